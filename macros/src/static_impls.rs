@@ -1,0 +1,192 @@
+//! Expansion of the hidden `__static_shape_impls!(MAX_RANK)`.
+//!
+//! For tuples of every rank up to `MAX_RANK` it writes:
+//! - `Shape` and `StaticShape` (the rank as a typenum number);
+//! - `ShapePair<(B..)> for (A..)` (behind the one blanket `BroadcastShape`
+//!   impl) for every pair of ranks, with the
+//!   trailing dimensions aligned and each aligned pair bounded by
+//!   `BroadcastDim`, so that a mismatch is reported on the two sizes and rustc's
+//!   note names both whole shapes, with no intermediate types in between;
+//! - `ShapeExpands<(T..)> for (S..)` (behind `ExpandsTo`) for every pair where `S` has no more
+//!   dimensions than `T`, each aligned pair bounded by `DimExpandsTo`;
+//! - the impls that mix a tuple with the dynamic-rank shape `DynRank`.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::LitInt;
+
+fn params(prefix: &str, rank: usize) -> Vec<Ident> {
+    (0..rank)
+        .map(|i| format_ident!("{}{}", prefix, i))
+        .collect()
+}
+
+fn tuple(dims: &[TokenStream]) -> TokenStream {
+    match dims.len() {
+        1 => {
+            let d = &dims[0];
+            quote!((#d,))
+        }
+        _ => quote!((#(#dims),*)),
+    }
+}
+
+fn idents_tuple(ids: &[Ident]) -> TokenStream {
+    tuple(&ids.iter().map(|i| quote!(#i)).collect::<Vec<_>>())
+}
+
+fn shape_impl(rank: usize) -> TokenStream {
+    let a = params("A", rank);
+    let ty = idents_tuple(&a);
+    let rank_ty = format_ident!("U{}", rank);
+    quote! {
+        impl<#(#a: crate::shape::Dim),*> crate::shape::sealed::Sealed for #ty {}
+        impl<#(#a: crate::shape::Dim),*> crate::shape::Shape for #ty {
+            type Dims = ::generic_array::GenericArray<usize, ::typenum::#rank_ty>;
+            const RANK: ::core::option::Option<usize> = ::core::option::Option::Some(#rank);
+            const STATIC_DIMS: &'static [::core::option::Option<usize>] = &[#(<#a as crate::shape::Dim>::SIZE),*];
+        }
+        impl<#(#a: crate::shape::Dim),*> crate::shape::StaticShape for #ty {
+            type Rank = ::typenum::#rank_ty;
+        }
+        impl<#(#a: crate::shape::FixedDim),*> crate::shape::FixedShape for #ty {
+            const NUMEL: usize = 1 #(* <#a as crate::shape::FixedDim>::N)*;
+        }
+        impl<#(#a: crate::shape::Dim),*> crate::shape::broadcast::ShapePair<crate::shape::DynRank> for #ty {
+            type Output = crate::shape::DynRank;
+        }
+        impl<#(#a: crate::shape::Dim),*> crate::shape::expand::ShapeExpands<#ty> for crate::shape::DynRank {}
+    }
+}
+
+/// `(A..) ⊕ (B..)`, aligned at the trailing dimension.
+fn broadcast_impl(ra: usize, rb: usize) -> TokenStream {
+    let a = params("A", ra);
+    let b = params("B", rb);
+    let r = ra.max(rb);
+    let mut out = Vec::with_capacity(r);
+    let mut bounds = Vec::new();
+    for k in 0..r {
+        let ia = (k + ra).checked_sub(r).map(|i| &a[i]);
+        let ib = (k + rb).checked_sub(r).map(|i| &b[i]);
+        out.push(match (ia, ib) {
+            (Some(x), Some(y)) => {
+                bounds.push(quote!(#x: crate::shape::BroadcastDim<#y>));
+                quote!(<#x as crate::shape::BroadcastDim<#y>>::Output)
+            }
+            (Some(x), None) => quote!(#x),
+            (None, Some(y)) => quote!(#y),
+            (None, None) => unreachable!("k < max(ra, rb)"),
+        });
+    }
+    let ta = idents_tuple(&a);
+    let tb = idents_tuple(&b);
+    let to = tuple(&out);
+    quote! {
+        impl<#(#a: crate::shape::Dim,)* #(#b: crate::shape::Dim),*>
+            crate::shape::broadcast::ShapePair<#tb> for #ta
+        where #(#bounds),*
+        {
+            type Output = #to;
+        }
+    }
+}
+
+/// `(S..)` expands to `(T..)` when `rank(S) <= rank(T)`.
+fn expand_impl(rs: usize, rt: usize) -> TokenStream {
+    let s = params("S", rs);
+    let t = params("T", rt);
+    let bounds = (0..rs).map(|i| {
+        let si = &s[i];
+        let tj = &t[i + rt - rs];
+        quote!(#si: crate::shape::DimExpandsTo<#tj>)
+    });
+    let ts = idents_tuple(&s);
+    let tt = idents_tuple(&t);
+    quote! {
+        impl<#(#s: crate::shape::Dim,)* #(#t: crate::shape::Dim),*>
+            crate::shape::expand::ShapeExpands<#tt> for #ts
+        where #(#bounds),*
+        {}
+    }
+}
+
+/// Axis manipulations of a tuple of rank `r` at axis `k < r` (and `k <= r`
+/// for insertion): insert `One`, remove, replace with `One`, squeeze.
+fn axis_impls(r: usize, max: usize) -> TokenStream {
+    let a = params("A", r);
+    let ty = idents_tuple(&a);
+    let mut items = Vec::new();
+    for k in 0..=r {
+        let mut ins: Vec<TokenStream> = a.iter().map(|i| quote!(#i)).collect();
+        ins.insert(k, quote!(crate::shape::One));
+        let ins = tuple(&ins);
+        if r < max {
+            items.push(quote! {
+            impl<#(#a: crate::shape::Dim),*> crate::shape::InsertAxis<#k> for #ty {
+                type Output = #ins;
+            }
+            });
+        }
+        if k == r {
+            continue;
+        }
+        let removed: Vec<TokenStream> = a
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != k)
+            .map(|(_, i)| quote!(#i))
+            .collect();
+        let removed = tuple(&removed);
+        let kept: Vec<TokenStream> = a
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                if i == k {
+                    quote!(crate::shape::One)
+                } else {
+                    quote!(#id)
+                }
+            })
+            .collect();
+        let kept = tuple(&kept);
+        let ak = &a[k];
+        items.push(quote! {
+            impl<#(#a: crate::shape::Dim),*> crate::shape::RemoveAxis<#k> for #ty {
+                type Output = #removed;
+                type KeepDim = #kept;
+                type Removed = #ak;
+            }
+        });
+        for j in 0..r {
+            let mut sw: Vec<TokenStream> = a.iter().map(|i| quote!(#i)).collect();
+            sw.swap(k, j);
+            let sw = tuple(&sw);
+            items.push(quote! {
+                impl<#(#a: crate::shape::Dim),*> crate::shape::SwapAxes<#k, #j> for #ty {
+                    type Output = #sw;
+                }
+            });
+        }
+    }
+    quote!(#(#items)*)
+}
+
+pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
+    let max: usize = syn::parse2::<LitInt>(input)?.base10_parse()?;
+    if max > 32 {
+        return Err(syn::Error::new(Span::call_site(), "at most rank 32"));
+    }
+    let mut items = Vec::new();
+    for ra in 0..=max {
+        items.push(shape_impl(ra));
+        items.push(axis_impls(ra, max));
+        for rb in 0..=max {
+            items.push(broadcast_impl(ra, rb));
+            if ra <= rb {
+                items.push(expand_impl(ra, rb));
+            }
+        }
+    }
+    Ok(quote!(#(#items)*))
+}

@@ -1,0 +1,289 @@
+//! Elementwise loops over an iteration plan: `map*` write a fresh output
+//! from 1-3 inputs, `update*` read-modify-write the output in place with
+//! 0-2 more inputs.
+//!
+//! Every function here is `unsafe` with one contract, stated once:
+//!
+//! **Contract.** Each pointer is the base of a buffer, and every element
+//! offset the plan produces for that operand (its offset plus the sum over
+//! dimensions of index times stride) is in bounds of that buffer. For `map*`
+//! the output buffer has room for every output offset and does not overlap
+//! any input; for `update*` the output's offsets are pairwise distinct and no
+//! input shares the output's buffer. Callers build plans from tensor layouts,
+//! whose invariant is that every addressed element lies inside the storage,
+//! and check overlap before writing in place.
+
+use core::mem::MaybeUninit;
+
+use crate::iter::Plan;
+
+/// A read-only input: the base pointer of its buffer.
+#[derive(Debug)]
+pub(crate) struct Src<T>(pub *const T);
+
+impl<T> Src<T> {
+    /// The pointer (a method, so closures capture the `Sync` wrapper).
+    fn ptr(self) -> *const T {
+        self.0
+    }
+}
+
+impl<T> Clone for Src<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Src<T> {}
+// SAFETY: the buffer behind the pointer is held under a read guard for the
+// whole kernel call, and only read.
+unsafe impl<T: Sync> Send for Src<T> {}
+// SAFETY: as above: shared reads only.
+unsafe impl<T: Sync> Sync for Src<T> {}
+
+/// The output: the base pointer of its buffer.
+#[derive(Debug)]
+struct Dst<T>(*mut T);
+impl<T> Dst<T> {
+    /// The pointer (a method, so closures capture the `Sync` wrapper).
+    fn ptr(self) -> *mut T {
+        self.0
+    }
+}
+impl<T> Clone for Dst<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Dst<T> {}
+// SAFETY: the plan gives each thread a disjoint range of output offsets (the
+// contract requires distinct output offsets), under the caller's exclusive
+// guard.
+unsafe impl<T: Send> Send for Dst<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for Dst<T> {}
+
+/// `out = f(a)`.
+///
+/// # Safety
+/// The module's contract, for a plan of operands `[out, a]`.
+pub(crate) unsafe fn map1<A: Copy + Sync, O: Copy + Send>(
+    plan: &Plan<2>,
+    out: *mut O,
+    a: Src<A>,
+    f: impl Fn(A) -> O + Sync,
+) {
+    let out = Dst(out);
+    plan.par_segments(|offs, st, len| {
+        // SAFETY: offsets and `len` steps of the inner strides stay in bounds
+        // by the contract; the output range is written by this segment only.
+        unsafe {
+            let (o, a) = (out.ptr().add(offs[0]), a.ptr().add(offs[1]));
+            match st {
+                [1, 1] => {
+                    let o = core::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, len);
+                    let a = core::slice::from_raw_parts(a, len);
+                    for (o, &x) in o.iter_mut().zip(a) {
+                        o.write(f(x));
+                    }
+                }
+                [so, sa] => {
+                    for i in 0..len {
+                        o.add(i * so).write(f(*a.add(i * sa)));
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// `out = f(a, b)`, with fast loops for contiguous and stride-0 inputs.
+///
+/// # Safety
+/// The module's contract, for a plan of operands `[out, a, b]`.
+pub(crate) unsafe fn map2<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
+    plan: &Plan<3>,
+    out: *mut O,
+    a: Src<A>,
+    b: Src<B>,
+    f: impl Fn(A, B) -> O + Sync,
+) {
+    let out = Dst(out);
+    plan.par_segments(|offs, st, len| {
+        // SAFETY: as in `map1`.
+        unsafe {
+            let o = out.ptr().add(offs[0]);
+            let (a, b) = (a.ptr().add(offs[1]), b.ptr().add(offs[2]));
+            let slice_o = || core::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, len);
+            match st {
+                [1, 1, 1] => {
+                    let (a, b) = (
+                        core::slice::from_raw_parts(a, len),
+                        core::slice::from_raw_parts(b, len),
+                    );
+                    for ((o, &x), &y) in slice_o().iter_mut().zip(a).zip(b) {
+                        o.write(f(x, y));
+                    }
+                }
+                [1, 1, 0] => {
+                    let (a, y) = (core::slice::from_raw_parts(a, len), *b);
+                    for (o, &x) in slice_o().iter_mut().zip(a) {
+                        o.write(f(x, y));
+                    }
+                }
+                [1, 0, 1] => {
+                    let (x, b) = (*a, core::slice::from_raw_parts(b, len));
+                    for (o, &y) in slice_o().iter_mut().zip(b) {
+                        o.write(f(x, y));
+                    }
+                }
+                [so, sa, sb] => {
+                    for i in 0..len {
+                        o.add(i * so).write(f(*a.add(i * sa), *b.add(i * sb)));
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// `out = f(a, b, c)`.
+///
+/// # Safety
+/// The module's contract, for a plan of operands `[out, a, b, c]`.
+pub(crate) unsafe fn map3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, O: Copy + Send>(
+    plan: &Plan<4>,
+    out: *mut O,
+    a: Src<A>,
+    b: Src<B>,
+    c: Src<C>,
+    f: impl Fn(A, B, C) -> O + Sync,
+) {
+    let out = Dst(out);
+    plan.par_segments(|offs, st, len| {
+        // SAFETY: as in `map1`.
+        unsafe {
+            let o = out.ptr().add(offs[0]);
+            let (a, b, c) = (
+                a.ptr().add(offs[1]),
+                b.ptr().add(offs[2]),
+                c.ptr().add(offs[3]),
+            );
+            match st {
+                [1, 1, 1, 1] => {
+                    let o = core::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, len);
+                    let a = core::slice::from_raw_parts(a, len);
+                    let b = core::slice::from_raw_parts(b, len);
+                    let c = core::slice::from_raw_parts(c, len);
+                    for (((o, &x), &y), &z) in o.iter_mut().zip(a).zip(b).zip(c) {
+                        o.write(f(x, y, z));
+                    }
+                }
+                [so, sa, sb, sc] => {
+                    for i in 0..len {
+                        o.add(i * so)
+                            .write(f(*a.add(i * sa), *b.add(i * sb), *c.add(i * sc)));
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// `out = f(out)` in place.
+///
+/// # Safety
+/// The module's contract, for a plan of operands `[out]`.
+pub(crate) unsafe fn update1<O: Copy + Send + Sync>(
+    plan: &Plan<1>,
+    out: *mut O,
+    f: impl Fn(O) -> O + Sync,
+) {
+    let out = Dst(out);
+    plan.par_segments(|offs, st, len| {
+        // SAFETY: as in `map1`; the output offsets are distinct.
+        unsafe {
+            let o = out.ptr().add(offs[0]);
+            match st {
+                [1] => {
+                    for o in core::slice::from_raw_parts_mut(o, len) {
+                        *o = f(*o);
+                    }
+                }
+                [so] => {
+                    for i in 0..len {
+                        let p = o.add(i * so);
+                        *p = f(*p);
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// `out = f(out, b)` in place.
+///
+/// # Safety
+/// The module's contract, for a plan of operands `[out, b]`.
+pub(crate) unsafe fn update2<O: Copy + Send + Sync, B: Copy + Sync>(
+    plan: &Plan<2>,
+    out: *mut O,
+    b: Src<B>,
+    f: impl Fn(O, B) -> O + Sync,
+) {
+    let out = Dst(out);
+    plan.par_segments(|offs, st, len| {
+        // SAFETY: as in `map1`; `b` does not share the output's buffer.
+        unsafe {
+            let (o, b) = (out.ptr().add(offs[0]), b.ptr().add(offs[1]));
+            match st {
+                [1, 1] => {
+                    let o = core::slice::from_raw_parts_mut(o, len);
+                    for (o, &y) in o.iter_mut().zip(core::slice::from_raw_parts(b, len)) {
+                        *o = f(*o, y);
+                    }
+                }
+                [1, 0] => {
+                    let y = *b;
+                    for o in core::slice::from_raw_parts_mut(o, len) {
+                        *o = f(*o, y);
+                    }
+                }
+                [so, sb] => {
+                    for i in 0..len {
+                        let p = o.add(i * so);
+                        *p = f(*p, *b.add(i * sb));
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// `out = f(out, b, c)` in place.
+///
+/// # Safety
+/// The module's contract, for a plan of operands `[out, b, c]`.
+pub(crate) unsafe fn update3<O: Copy + Send + Sync, B: Copy + Sync, C: Copy + Sync>(
+    plan: &Plan<3>,
+    out: *mut O,
+    b: Src<B>,
+    c: Src<C>,
+    f: impl Fn(O, B, C) -> O + Sync,
+) {
+    let out = Dst(out);
+    plan.par_segments(|offs, st, len| {
+        // SAFETY: as in `update2`.
+        unsafe {
+            let (o, b, c) = (
+                out.ptr().add(offs[0]),
+                b.ptr().add(offs[1]),
+                c.ptr().add(offs[2]),
+            );
+            let [so, sb, sc] = st;
+            for i in 0..len {
+                let p = o.add(i * so);
+                *p = f(*p, *b.add(i * sb), *c.add(i * sc));
+            }
+        }
+    });
+}

@@ -1,0 +1,240 @@
+//! Runs elementwise kernels for tensors: broadcasts the sizes, builds the
+//! iteration plan, takes the storage guards, allocates the output and calls
+//! the CPU loops.
+//!
+//! Generic over element types only: tensors are erased to a [`Layout`] before
+//! anything else happens, so this code is compiled once per element type and
+//! closure, not once per shape.
+
+use std::sync::Arc;
+
+use crate::backend::cpu::{self, Src};
+use crate::element::Element;
+use crate::iter::{broadcast_strides, contiguous_strides, Plan};
+use crate::shape::{broadcast_pair, check_expand, Shape, ShapeError};
+use crate::tensor::storage::Storage;
+use crate::Tensor;
+
+/// A tensor with its shape type erased.
+pub(crate) struct Layout<'a, T> {
+    pub storage: &'a Arc<Storage<T>>,
+    pub dims: &'a [usize],
+    pub strides: &'a [usize],
+    pub offset: usize,
+}
+
+impl<T: Element, S: Shape> Tensor<T, S> {
+    pub(crate) fn layout(&self) -> Layout<'_, T> {
+        Layout {
+            storage: &self.storage,
+            dims: self.dims.as_ref(),
+            strides: self.strides.as_ref(),
+            offset: self.offset,
+        }
+    }
+}
+
+/// PyTorch's message for writing into a tensor whose elements overlap.
+const OVERLAP: &str = "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.";
+
+/// An error unless every element of `l` has its own memory location.
+pub(crate) fn check_no_internal_overlap<T>(l: &Layout<'_, T>) -> Result<(), ShapeError> {
+    let overlaps = l.dims.iter().zip(l.strides).any(|(&d, &s)| d > 1 && s == 0);
+    if overlaps && l.dims.iter().all(|&d| d > 0) {
+        return Err(ShapeError::Invalid(OVERLAP.into()));
+    }
+    Ok(())
+}
+
+/// A fresh contiguous tensor of sizes `dims` whose elements `fill` writes
+/// through an output pointer.
+///
+/// # Safety
+/// `fill` must write every element of a contiguous buffer of `numel(dims)`.
+unsafe fn alloc_output<O: Element, SO: Shape>(
+    dims: &[usize],
+    fill: impl FnOnce(*mut O),
+) -> Result<Tensor<O, SO>, ShapeError> {
+    let d = SO::check_dims(dims)?;
+    let n = dims.iter().product();
+    // SAFETY: forwarded to the caller.
+    let data = unsafe { cpu::alloc_filled_by(n, fill) };
+    Ok(Tensor::from_parts(data, d))
+}
+
+/// `f` applied to every element of `a`, into a new tensor of `a`'s sizes.
+pub(crate) fn map1<A: Element, O: Element, SO: Shape>(
+    a: Layout<'_, A>,
+    f: impl Fn(A) -> O + Sync,
+) -> Result<Tensor<O, SO>, ShapeError> {
+    let out_strides = contiguous_strides(a.dims);
+    let plan = Plan::new(a.dims, [(&out_strides, 0), (a.strides, a.offset)]);
+    let ga = a.storage.read();
+    // SAFETY: the output is fresh and contiguous with `numel` elements, and
+    // the plan covers each of them once; `a`'s offsets come from its layout,
+    // which lies inside its storage (the tensor invariant).
+    unsafe { alloc_output(a.dims, |o| cpu::map1(&plan, o, Src(ga.as_ptr()), f)) }
+}
+
+/// `f` applied to `a` and `b` broadcast together, into a new tensor.
+pub(crate) fn map2<A: Element, B: Element, O: Element, SO: Shape>(
+    a: Layout<'_, A>,
+    b: Layout<'_, B>,
+    f: impl Fn(A, B) -> O + Sync,
+) -> Result<Tensor<O, SO>, ShapeError> {
+    let dims = broadcast_pair(a.dims, b.dims)?;
+    let out_strides = contiguous_strides(&dims);
+    let (sa, sb) = (
+        broadcast_strides(a.dims, a.strides, &dims),
+        broadcast_strides(b.dims, b.strides, &dims),
+    );
+    let plan = Plan::new(&dims, [(&out_strides, 0), (&sa, a.offset), (&sb, b.offset)]);
+    let (ga, gb) = (a.storage.read(), b.storage.read());
+    // SAFETY: as in `map1`; broadcast strides only repeat elements of each
+    // input (stride 0), never leave its layout.
+    unsafe {
+        alloc_output(&dims, |o| {
+            cpu::map2(&plan, o, Src(ga.as_ptr()), Src(gb.as_ptr()), f)
+        })
+    }
+}
+
+/// `f` applied to `a`, `b` and `c` broadcast together, into a new tensor.
+pub(crate) fn map3<A: Element, B: Element, C: Element, O: Element, SO: Shape>(
+    a: Layout<'_, A>,
+    b: Layout<'_, B>,
+    c: Layout<'_, C>,
+    f: impl Fn(A, B, C) -> O + Sync,
+) -> Result<Tensor<O, SO>, ShapeError> {
+    let dims = broadcast_pair(&broadcast_pair(a.dims, b.dims)?, c.dims)?;
+    let out_strides = contiguous_strides(&dims);
+    let sa = broadcast_strides(a.dims, a.strides, &dims);
+    let sb = broadcast_strides(b.dims, b.strides, &dims);
+    let sc = broadcast_strides(c.dims, c.strides, &dims);
+    let plan = Plan::new(
+        &dims,
+        [
+            (&out_strides, 0),
+            (&sa, a.offset),
+            (&sb, b.offset),
+            (&sc, c.offset),
+        ],
+    );
+    let (ga, gb, gc) = (a.storage.read(), b.storage.read(), c.storage.read());
+    // SAFETY: as in `map2`.
+    unsafe {
+        alloc_output(&dims, |o| {
+            cpu::map3(
+                &plan,
+                o,
+                Src(ga.as_ptr()),
+                Src(gb.as_ptr()),
+                Src(gc.as_ptr()),
+                f,
+            )
+        })
+    }
+}
+
+/// A storage's address, for lock ordering.
+fn addr<T>(s: &Arc<Storage<T>>) -> usize {
+    Arc::as_ptr(s) as *const () as usize
+}
+
+/// Whether two storages are the same buffer.
+fn same_storage<A, B>(a: &Arc<Storage<A>>, b: &Arc<Storage<B>>) -> bool {
+    Arc::as_ptr(a) as *const () == Arc::as_ptr(b) as *const ()
+}
+
+/// A contiguous copy of `l`'s elements, used when an in-place operation reads
+/// the storage it writes.
+fn copy_of<T: Element>(l: &Layout<'_, T>) -> Result<Tensor<T, crate::DynRank>, ShapeError> {
+    map1(Layout { ..*l }, |x| x)
+}
+
+impl<T> Clone for Layout<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Layout<'_, T> {}
+
+/// `out = f(out)` for every element of `out`, in place.
+pub(crate) fn update1<O: Element>(
+    out: Layout<'_, O>,
+    f: impl Fn(O) -> O + Sync,
+) -> Result<(), ShapeError> {
+    check_no_internal_overlap(&out)?;
+    let plan = Plan::new(out.dims, [(out.strides, out.offset)]);
+    let mut g = out.storage.write();
+    // SAFETY: `out`'s offsets lie in its storage and are pairwise distinct
+    // (checked above), and we hold the only guard.
+    unsafe { cpu::update1(&plan, g.as_mut_ptr(), f) };
+    Ok(())
+}
+
+/// `out = f(out, b)` with `b` expanded to `out`'s sizes, in place.
+pub(crate) fn update2<O: Element, B: Element>(
+    out: Layout<'_, O>,
+    b: Layout<'_, B>,
+    f: impl Fn(O, B) -> O + Sync,
+) -> Result<(), ShapeError> {
+    check_expand(b.dims, out.dims)?;
+    check_no_internal_overlap(&out)?;
+    if same_storage(out.storage, b.storage) {
+        let copy = copy_of(&b)?;
+        return update2(out, copy.layout(), f);
+    }
+    let sb = broadcast_strides(b.dims, b.strides, out.dims);
+    let plan = Plan::new(out.dims, [(out.strides, out.offset), (&sb, b.offset)]);
+    // Lock in address order, so two threads updating each other's operands
+    // cannot deadlock.
+    let (gb, mut g) = if addr(b.storage) < addr(out.storage) {
+        let gb = b.storage.read();
+        (gb, out.storage.write())
+    } else {
+        let g = out.storage.write();
+        (b.storage.read(), g)
+    };
+    // SAFETY: as in `update1`; `b` is a different buffer (copied above if
+    // not) and its broadcast offsets stay inside its layout.
+    unsafe { cpu::update2(&plan, g.as_mut_ptr(), Src(gb.as_ptr()), f) };
+    Ok(())
+}
+
+/// `out = f(out, b, c)` with `b` and `c` expanded to `out`'s sizes, in place.
+pub(crate) fn update3<O: Element, B: Element, C: Element>(
+    out: Layout<'_, O>,
+    b: Layout<'_, B>,
+    c: Layout<'_, C>,
+    f: impl Fn(O, B, C) -> O + Sync,
+) -> Result<(), ShapeError> {
+    check_expand(b.dims, out.dims)?;
+    check_expand(c.dims, out.dims)?;
+    check_no_internal_overlap(&out)?;
+    if same_storage(out.storage, b.storage) {
+        let copy = copy_of(&b)?;
+        return update3(out, copy.layout(), c, f);
+    }
+    if same_storage(out.storage, c.storage) {
+        let copy = copy_of(&c)?;
+        return update3(out, b, copy.layout(), f);
+    }
+    let sb = broadcast_strides(b.dims, b.strides, out.dims);
+    let sc = broadcast_strides(c.dims, c.strides, out.dims);
+    let plan = Plan::new(
+        out.dims,
+        [(out.strides, out.offset), (&sb, b.offset), (&sc, c.offset)],
+    );
+    // Lock in address order (see `update2`).
+    let (gb, gc, mut g) = if addr(b.storage).max(addr(c.storage)) < addr(out.storage) {
+        let (gb, gc) = (b.storage.read(), c.storage.read());
+        (gb, gc, out.storage.write())
+    } else {
+        let g = out.storage.write();
+        (b.storage.read(), c.storage.read(), g)
+    };
+    // SAFETY: as in `update2`.
+    unsafe { cpu::update3(&plan, g.as_mut_ptr(), Src(gb.as_ptr()), Src(gc.as_ptr()), f) };
+    Ok(())
+}

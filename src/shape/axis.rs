@@ -1,0 +1,83 @@
+//! Axis arithmetic at the type level: the shape after inserting, removing or
+//! swapping a dimension at a compile-time axis. An axis out of range has no
+//! impl, so it is a compile error.
+//!
+//! ```
+//! use shaped::{Shape, shape::{InsertAxis, RemoveAxis, SwapAxes}};
+//! let _: <Shape![4, 3, 5] as RemoveAxis<1>>::Output = <Shape![4, 5]>::default();
+//! let _: <Shape![4, 3, 5] as RemoveAxis<1>>::KeepDim = <Shape![4, 1, 5]>::default();
+//! let _: <Shape![4, 5] as InsertAxis<0>>::Output = <Shape![1, 4, 5]>::default();
+//! let _: <Shape![4, 5] as SwapAxes<0, 1>>::Output = <Shape![5, 4]>::default();
+//! ```
+
+use super::{Dim, DynRank, Shape};
+
+/// The shape with a `One` inserted before axis `K` (`K` may equal the rank).
+///
+/// ```
+/// use shaped::{Shape, shape::InsertAxis};
+/// let _: <Shape![3] as InsertAxis<1>>::Output = <Shape![3, 1]>::default();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "axis {K} is out of range for inserting a dimension into a tensor of shape `{Self}`",
+    label = "no axis {K} here",
+    note = "a new axis goes at 0..=rank"
+)]
+pub trait InsertAxis<const K: usize>: Shape {
+    /// The shape after insertion.
+    type Output: Shape;
+}
+
+/// The shape without axis `K`, and with it set to `One` (`KeepDim`), as a
+/// reduction over `K` produces.
+///
+/// ```
+/// use shaped::{Const, Shape, shape::RemoveAxis};
+/// let _: <Shape![2, 7] as RemoveAxis<1>>::Removed = Const::<7>;
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "axis {K} is out of range for a tensor of shape `{Self}`",
+    label = "no axis {K} here",
+    note = "axes of a tensor of rank r are 0..r"
+)]
+pub trait RemoveAxis<const K: usize>: Shape {
+    /// The shape without axis `K`.
+    type Output: Shape;
+    /// The shape with axis `K` of size `One` (keepdim).
+    type KeepDim: Shape;
+    /// The dimension removed.
+    type Removed: Dim;
+}
+
+/// The shape with axes `I` and `J` swapped.
+///
+/// ```
+/// use shaped::{Shape, shape::SwapAxes};
+/// let _: <Shape![2, 3, 4] as SwapAxes<2, 0>>::Output = <Shape![4, 3, 2]>::default();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "axes {I} and {J} are not both in range for a tensor of shape `{Self}`",
+    label = "axis out of range",
+    note = "axes of a tensor of rank r are 0..r"
+)]
+pub trait SwapAxes<const I: usize, const J: usize>: Shape {
+    /// The shape after the swap.
+    type Output: Shape;
+}
+
+/// Dynamic rank: the axis is checked at run time.
+impl<const K: usize> InsertAxis<K> for DynRank {
+    type Output = DynRank;
+}
+
+/// Dynamic rank: the axis is checked at run time.
+impl<const K: usize> RemoveAxis<K> for DynRank {
+    type Output = DynRank;
+    type KeepDim = DynRank;
+    type Removed = super::Dyn;
+}
+
+/// Dynamic rank: the axes are checked at run time.
+impl<const I: usize, const J: usize> SwapAxes<I, J> for DynRank {
+    type Output = DynRank;
+}

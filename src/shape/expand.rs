@@ -1,0 +1,77 @@
+//! The in-place rule at the type level: a shape expands to a target shape
+//! when broadcasting the two gives the target back unchanged.
+//!
+//! This is the rule of `expand`, `broadcast_to`, `copy_from` and every
+//! in-place operation (`a += b` needs `B: ExpandsTo<A>`): the in-place tensor
+//! never changes shape.
+//!
+//! ```
+//! use shaped::{ExpandsTo, Shape};
+//! fn check<S: ExpandsTo<T>, T: shaped::shape::Shape>() {}
+//! check::<Shape![3, 1, 1], Shape![5, 3, 4, 1]>();
+//! ```
+
+use super::{Const, Dim, Dyn, DynRank, One, Shape};
+
+/// A dimension of the source can be expanded to the target's dimension.
+///
+/// ```
+/// use shaped::{Const, DimExpandsTo, One};
+/// fn check<S: DimExpandsTo<T>, T: shaped::Dim>() {}
+/// check::<One, Const<7>>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "in-place shape mismatch: a dimension of size `{Self}` cannot expand to the existing size `{Target}`",
+    label = "the in-place tensor cannot change its shape",
+    note = "in place, the other operand's size must be 1 (`One`) or equal to the tensor's own size; `{Self}` is neither for `{Target}`"
+)]
+pub trait DimExpandsTo<Target: Dim>: Dim {}
+
+/// `One → X`
+#[diagnostic::do_not_recommend]
+impl<X: Dim> DimExpandsTo<X> for One {}
+
+/// `Const<N> → Const<N>`
+#[diagnostic::do_not_recommend]
+impl<const N: usize> DimExpandsTo<Const<N>> for Const<N> {}
+
+/// `Const<N> → Dyn`, checked at run time
+#[diagnostic::do_not_recommend]
+impl<const N: usize> DimExpandsTo<Dyn> for Const<N> {}
+
+/// `Dyn → X`, checked at run time
+#[diagnostic::do_not_recommend]
+impl<X: Dim> DimExpandsTo<X> for Dyn {}
+
+/// A shape expands to `Target` without changing it: trailing dimensions
+/// aligned, `Self` no longer than `Target`, each aligned pair
+/// [`DimExpandsTo`].
+///
+/// ```
+/// use shaped::{DynRank, ExpandsTo, Shape};
+/// fn check<S: ExpandsTo<T>, T: shaped::shape::Shape>() {}
+/// check::<Shape![4], Shape![3, 4]>();
+/// check::<Shape![4], DynRank>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a tensor of shape `{Self}` cannot be expanded in place to shape `{Target}`",
+    label = "it has more dimensions than the in-place tensor",
+    note = "in place, the other operand must have at most as many dimensions as the tensor it writes into"
+)]
+pub trait ExpandsTo<Target: Shape>: Shape {}
+
+/// `S → T` for every pair of shapes with a rule.
+impl<S: Shape + ShapeExpands<T>, T: Shape> ExpandsTo<T> for S {}
+
+/// The in-place rule for one pair of shapes, generated for every pair of tuple
+/// ranks; hidden behind [`ExpandsTo`] so that errors list no other impls.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a tensor of shape `{Self}` cannot be expanded in place to shape `{Target}`",
+    label = "it has more dimensions than the in-place tensor",
+    note = "in place, the other operand must have at most as many dimensions as the tensor it writes into"
+)]
+pub trait ShapeExpands<Target> {}
+
+/// `S → DynRank`, checked at run time
+impl<S: Shape> ShapeExpands<DynRank> for S {}

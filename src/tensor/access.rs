@@ -1,0 +1,208 @@
+//! Sizes, strides, elements, and conversions between shape types.
+//!
+//! ```
+//! use shaped::{DynRank, Shape, Tensor};
+//! let a = Tensor::<f32, Shape![2, 3]>::zeros();
+//! let d: Tensor<f32, DynRank> = a.clone().into_dyn();
+//! let back: Tensor<f32, Shape![2, _]> = d.try_into_shape().unwrap();
+//! assert_eq!(back.dims(), &[2, 3]);
+//! ```
+
+use std::sync::Arc;
+
+use crate::element::Element;
+use crate::ops::exec;
+use crate::shape::{DynRank, Shape, ShapeError};
+
+use super::Tensor;
+
+impl<T: Element, S: Shape> Tensor<T, S> {
+    /// The sizes, as PyTorch's `size()`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// assert_eq!(Tensor::<f32, Shape![4, 1, 5]>::zeros().dims(), &[4, 1, 5]);
+    /// ```
+    pub fn dims(&self) -> &[usize] {
+        self.dims.as_ref()
+    }
+
+    /// The strides, in elements.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// assert_eq!(Tensor::<f32, Shape![4, 5]>::zeros().strides(), &[5, 1]);
+    /// ```
+    pub fn strides(&self) -> &[usize] {
+        self.strides.as_ref()
+    }
+
+    /// The offset of the first element in the storage.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![4]>::zeros();
+    /// assert_eq!(t.narrow::<Shape![2]>(0, 1, 2).unwrap().offset(), 1);
+    /// ```
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The number of dimensions.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// assert_eq!(Tensor::<f32, Shape![4, 5]>::zeros().rank(), 2);
+    /// ```
+    pub fn rank(&self) -> usize {
+        self.dims().len()
+    }
+
+    /// The number of elements.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// assert_eq!(Tensor::<f32, Shape![4, 5]>::zeros().numel(), 20);
+    /// ```
+    pub fn numel(&self) -> usize {
+        self.dims().iter().product()
+    }
+
+    /// Whether the elements lie in row-major order without gaps.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![4, 5]>::zeros();
+    /// assert!(t.is_contiguous());
+    /// assert!(!t.transpose::<0, 1>().is_contiguous());
+    /// ```
+    pub fn is_contiguous(&self) -> bool {
+        let mut expected = 1;
+        for (&d, &s) in self.dims().iter().zip(self.strides()).rev() {
+            if d != 1 && s != expected {
+                return false;
+            }
+            expected *= d;
+        }
+        true
+    }
+
+    /// The elements in row-major order.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2, 2]>::from_vec(vec![1, 2, 3, 4]);
+    /// assert_eq!(t.transpose::<0, 1>().to_vec(), vec![1, 3, 2, 4]);
+    /// ```
+    pub fn to_vec(&self) -> Vec<T> {
+        if self.is_contiguous() {
+            let g = self.storage.read();
+            return g[self.offset..self.offset + self.numel()].to_vec();
+        }
+        self.deep_copy().into_vec()
+    }
+
+    /// A contiguous copy of the elements, in new storage (PyTorch's
+    /// `clone()`; `Clone` on a tensor shares the storage instead).
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2]>::zeros();
+    /// let mut b = a.deep_copy();
+    /// b.fill_(1.0);
+    /// assert_eq!(a.to_vec(), vec![0.0, 0.0]);
+    /// ```
+    pub fn deep_copy(&self) -> Self {
+        exec::map1(self.layout(), |x| x).expect("a tensor's own sizes fit its shape")
+    }
+
+    /// This tensor if contiguous, else a contiguous copy.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![2, 3]>::zeros().transpose::<0, 1>();
+    /// assert!(t.contiguous().is_contiguous());
+    /// ```
+    pub fn contiguous(&self) -> Self {
+        if self.is_contiguous() {
+            self.clone()
+        } else {
+            self.deep_copy()
+        }
+    }
+
+    /// The single element of a one-element tensor, as PyTorch's `item()`.
+    ///
+    /// # Errors
+    /// When the tensor does not have exactly one element.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// assert_eq!(Tensor::<f32, DynRank>::scalar(4.0).try_item().unwrap(), 4.0);
+    /// ```
+    pub fn try_item(&self) -> Result<T, ShapeError> {
+        if self.numel() != 1 {
+            return Err(ShapeError::Invalid(format!(
+                "a Tensor with {} elements cannot be converted to Scalar",
+                self.numel()
+            )));
+        }
+        Ok(self.storage.read()[self.offset])
+    }
+
+    /// The same tensor with its rank known only at run time.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Shape, Tensor};
+    /// let d: Tensor<f32, DynRank> = Tensor::<f32, Shape![2]>::zeros().into_dyn();
+    /// assert_eq!(d.dims(), &[2]);
+    /// ```
+    pub fn into_dyn(self) -> Tensor<T, DynRank> {
+        let dims = crate::shape::DimVec::from_slice(self.dims());
+        self.view_as(dims, self.strides(), self.offset)
+    }
+
+    /// The same tensor seen with shape type `S2`, checked at run time.
+    ///
+    /// # Errors
+    /// When the sizes do not fit `S2` (rank, or a static size).
+    ///
+    /// ```
+    /// use shaped::{DynRank, Shape, Tensor};
+    /// let d = Tensor::<f32, DynRank>::try_zeros(&[2, 3]).unwrap();
+    /// assert!(d.try_into_shape::<Shape![2, 3]>().is_ok());
+    /// assert!(d.try_into_shape::<Shape![3, 2]>().is_err());
+    /// ```
+    pub fn try_into_shape<S2: Shape>(&self) -> Result<Tensor<T, S2>, ShapeError> {
+        let dims = S2::check_dims(self.dims())?;
+        Ok(self.view_as(dims, self.strides(), self.offset))
+    }
+
+    /// The storage's elements when this tensor owns all of them in order.
+    fn into_vec(self) -> Vec<T> {
+        let whole = self.offset == 0 && self.is_contiguous() && self.storage.len() == self.numel();
+        match Arc::try_unwrap(self.storage) {
+            Ok(s) if whole => s.into_inner(),
+            Ok(s) => {
+                let v = s.into_inner();
+                v[self.offset..self.offset + self.dims.as_ref().iter().product::<usize>()].to_vec()
+            }
+            Err(shared) => {
+                let g = shared.read();
+                g[self.offset..self.offset + self.dims.as_ref().iter().product::<usize>()].to_vec()
+            }
+        }
+    }
+}
+
+impl<T: Element> Tensor<T, ()> {
+    /// The element of a 0-d tensor.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// assert_eq!(Tensor::<i64, Shape![]>::full(3).item(), 3);
+    /// ```
+    pub fn item(&self) -> T {
+        self.storage.read()[self.offset]
+    }
+}

@@ -1,0 +1,99 @@
+//! `Tensor<T, S, D>`: shared storage, an offset, strides and a typed shape.
+//!
+//! Views (`expand`, `permute`, `narrow`, ...) share the storage and only
+//! change the offset, sizes and strides; an expanded dimension has stride 0.
+//! `Clone` makes another handle on the same storage, as a view does; use
+//! [`Tensor::deep_copy`] for a copy of the elements.
+//!
+//! | file | what |
+//! |---|---|
+//! | `storage.rs` | the shared buffer |
+//! | `construct.rs` | `from_vec`, `zeros`, `full`, `arange`, `rand`, ... |
+//! | `access.rs` | sizes, strides, `to_vec`, `item`, shape conversions |
+//! | `view.rs` | views: `expand`, `unsqueeze`, `permute`, `narrow`, `reshape`, ... |
+//! | `display.rs` | printing as PyTorch prints |
+//!
+//! ```
+//! use shaped::{Shape, Tensor};
+//! let a = Tensor::<f32, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]);
+//! let t = a.transpose::<0, 1>();
+//! assert_eq!(t.dims(), &[3, 2]);
+//! assert_eq!(t.to_vec(), vec![1., 4., 2., 5., 3., 6.]);
+//! ```
+
+mod access;
+mod construct;
+mod display;
+pub(crate) mod storage;
+mod view;
+
+use core::marker::PhantomData;
+use std::sync::Arc;
+
+use crate::device::{Cpu, Device};
+use crate::element::Element;
+use crate::shape::Shape;
+use storage::Storage;
+
+/// An n-dimensional array of `T` with shape type `S` on device `D`.
+///
+/// `S` is a tuple of dimensions written with [`Shape!`](crate::Shape) (sizes
+/// checked at compile time where static) or [`DynRank`](crate::DynRank).
+///
+/// ```
+/// use shaped::{Shape, Tensor};
+/// let a = Tensor::<f32, Shape![4, 1]>::ones();
+/// let b = Tensor::<f32, Shape![4]>::from_vec(vec![1., 2., 3., 4.]);
+/// let c: Tensor<f32, Shape![4, 4]> = &a + &b;
+/// assert_eq!(c.dims(), &[4, 4]);
+/// ```
+pub struct Tensor<T: Element, S: Shape, D: Device = Cpu> {
+    pub(crate) storage: Arc<Storage<T>>,
+    pub(crate) offset: usize,
+    pub(crate) dims: S::Dims,
+    pub(crate) strides: S::Dims,
+    pub(crate) device: PhantomData<D>,
+}
+
+impl<T: Element, S: Shape, D: Device> Clone for Tensor<T, S, D> {
+    /// Another handle on the same storage (a view of the whole tensor).
+    fn clone(&self) -> Self {
+        Tensor {
+            storage: Arc::clone(&self.storage),
+            offset: self.offset,
+            dims: self.dims.clone(),
+            strides: self.strides.clone(),
+            device: PhantomData,
+        }
+    }
+}
+
+impl<T: Element, S: Shape> Tensor<T, S> {
+    /// A tensor over `data` (row-major) with already checked `dims`.
+    pub(crate) fn from_parts(data: Vec<T>, dims: S::Dims) -> Self {
+        let strides = crate::iter::contiguous_strides(dims.as_ref());
+        Tensor {
+            storage: Arc::new(Storage::new(data)),
+            offset: 0,
+            strides: <S::Dims as crate::shape::Dims>::from_slice(&strides),
+            dims,
+            device: PhantomData,
+        }
+    }
+
+    /// A view of the same storage with other sizes, strides and offset.
+    pub(crate) fn view_as<S2: Shape>(
+        &self,
+        dims: S2::Dims,
+        strides: &[usize],
+        offset: usize,
+    ) -> Tensor<T, S2> {
+        Tensor {
+            storage: Arc::clone(&self.storage),
+            offset,
+            dims,
+            strides: <S2::Dims as crate::shape::Dims>::from_slice(strides),
+            device: PhantomData,
+        }
+    }
+}
