@@ -18,7 +18,9 @@ use core::fmt::{Debug, Display};
 /// use shaped::element::Element;
 /// assert_eq!(<bool as Element>::NAME, "bool");
 /// ```
-pub trait Element: Copy + Send + Sync + Debug + Display + PartialEq + Default + 'static {
+pub trait Element:
+    Copy + Send + Sync + Debug + Display + PartialEq + PartialOrd + Default + 'static
+{
     /// PyTorch's name for the dtype (`float32`, `int64`, ...).
     const NAME: &'static str;
 }
@@ -33,10 +35,22 @@ pub trait Element: Copy + Send + Sync + Debug + Display + PartialEq + Default + 
 pub trait Numeric:
     Element + num_traits::Num + num_traits::NumCast + PartialOrd + num_traits::Bounded
 {
+    /// Whether this is a floating-point type.
+    const IS_FLOAT: bool;
     /// Converts from `f64` (rounding toward zero and saturating for integers).
     fn from_f64(v: f64) -> Self;
     /// Converts to `f64`.
     fn to_f64(self) -> f64;
+    /// `self + o`, wrapping on integer overflow as PyTorch does.
+    fn wadd(self, o: Self) -> Self;
+    /// `self - o`, wrapping on integer overflow.
+    fn wsub(self, o: Self) -> Self;
+    /// `self * o`, wrapping on integer overflow.
+    fn wmul(self, o: Self) -> Self;
+    /// `self ^ e`: `powf` for floats; for integers exponentiation by squaring
+    /// (wrapping), and for a negative exponent 0 unless the base is 1 or -1,
+    /// as PyTorch's integer kernel.
+    fn pow_elem(self, e: Self) -> Self;
 }
 
 /// A signed numeric element (`f32`, `f64`, `i32`, `i64`).
@@ -61,7 +75,8 @@ pub trait Integer: Numeric + num_traits::PrimInt {}
 ///
 /// ```
 /// use shaped::element::Float;
-/// assert_eq!(<f32 as Float>::from_f64(0.5), 0.5f32);
+/// fn half<T: Float>() -> T { T::one() / (T::one() + T::one()) }
+/// assert_eq!(half::<f32>(), 0.5f32);
 /// ```
 pub trait Float: Signed + num_traits::Float + num_traits::FloatConst {}
 
@@ -75,16 +90,51 @@ macro_rules! element {
 element!(f32 => "float32", f64 => "float64", i32 => "int32", i64 => "int64", u8 => "uint8", bool => "bool");
 
 macro_rules! numeric {
-    ($($t:ty),*) => {$(
+    ($($t:ty: $float:tt),*) => {$(
         impl Numeric for $t {
+            const IS_FLOAT: bool = $float;
             #[inline(always)]
             fn from_f64(v: f64) -> Self { v as $t }
             #[inline(always)]
             fn to_f64(self) -> f64 { self as f64 }
+            numeric!(@$float $t);
         }
     )*};
+    (@true $t:ty) => {
+        #[inline(always)]
+        fn wadd(self, o: Self) -> Self { self + o }
+        #[inline(always)]
+        fn wsub(self, o: Self) -> Self { self - o }
+        #[inline(always)]
+        fn wmul(self, o: Self) -> Self { self * o }
+        #[inline(always)]
+        fn pow_elem(self, e: Self) -> Self { self.powf(e) }
+    };
+    (@false $t:ty) => {
+        #[inline(always)]
+        fn wadd(self, o: Self) -> Self { self.wrapping_add(o) }
+        #[inline(always)]
+        fn wsub(self, o: Self) -> Self { self.wrapping_sub(o) }
+        #[inline(always)]
+        fn wmul(self, o: Self) -> Self { self.wrapping_mul(o) }
+        #[allow(unused_comparisons)]
+        fn pow_elem(self, e: Self) -> Self {
+            if e < 0 {
+                return if self == 1 { 1 } else if self.wrapping_add(1) == 0 && self != 0 {
+                    if e % 2 == 0 { 1 } else { self }
+                } else { 0 };
+            }
+            let (mut base, mut exp, mut acc): (Self, Self, Self) = (self, e, 1);
+            while exp > 0 {
+                if exp & 1 == 1 { acc = acc.wrapping_mul(base); }
+                base = base.wrapping_mul(base);
+                exp >>= 1;
+            }
+            acc
+        }
+    };
 }
-numeric!(f32, f64, i32, i64, u8);
+numeric!(f32: true, f64: true, i32: false, i64: false, u8: false);
 
 impl Signed for f32 {}
 impl Signed for f64 {}

@@ -39,4 +39,9 @@ pub use shape::{
     DimExpandsTo, Dyn, DynRank, ExpandsTo, FixedDim, FixedShape, One, ShapeError,
 };
 pub use shaped_macros::Shape;
+/// Re-exported: static ranks and sizes of dims storage use these.
+pub use generic_array;
+/// Re-exported: a static shape's rank is a typenum number.
+pub use typenum;
+pub use ops::{try_where_cond, where_cond};
 pub use tensor::Tensor;

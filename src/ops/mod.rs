@@ -1,4 +1,26 @@
 //! Operations, each defined once: its shape rule (type level and run time)
 //! and a call into the backend through the iteration plan.
+//!
+//! | file | operations |
+//! |---|---|
+//! | `map.rs` | `map`, `zip_map`, `zip_map3` and their in-place forms: the building blocks |
+//! | `binary.rs` | two-operand math, comparisons, logical ops |
+//! | `unary.rs` | one-operand math |
+//! | `ternary.rs` | three-operand ops: `addcmul`, `addcdiv`, `lerp`, `where_cond`, `clamp` |
+//! | `inplace.rs` | in-place forms (`add_`, ...) |
+//! | `operators.rs` | `std::ops` impls: `+ - * / %`, unary `-`, `+=` ... |
+//! | `scalar.rs` | the scalar functions with PyTorch's semantics |
+//!
+//! Naming: `op` panics with PyTorch's message on a run-time shape error,
+//! `try_op` returns it; a trailing `_` (`add_`) writes in place.
 
+mod binary;
 pub(crate) mod exec;
+mod inplace;
+mod map;
+mod operators;
+pub mod scalar;
+mod ternary;
+mod unary;
+
+pub use ternary::{try_where_cond, where_cond};

@@ -100,7 +100,7 @@ pub trait Shape: Copy + Default + Debug + Send + Sync + 'static + sealed::Sealed
 ///
 /// ```
 /// use shaped::{Shape, shape::StaticShape};
-/// use typenum::Unsigned;
+/// use shaped::typenum::Unsigned;
 /// assert_eq!(<<Shape![4, 1, 5] as StaticShape>::Rank as Unsigned>::USIZE, 3);
 /// ```
 pub trait StaticShape: Shape {
@@ -123,9 +123,10 @@ pub trait FixedShape: StaticShape {
 ///
 /// ```
 /// use shaped::shape::Dims;
-/// use generic_array::{GenericArray, typenum::U2};
+/// use shaped::generic_array::{GenericArray, typenum::U2};
 /// let d = <GenericArray<usize, U2> as Dims>::from_slice(&[3, 4]);
-/// assert_eq!(d.as_ref(), &[3, 4]);
+/// let sizes: &[usize] = d.as_ref();
+/// assert_eq!(sizes, &[3, 4]);
 /// ```
 pub trait Dims:
     Clone + Debug + PartialEq + Eq + Hash + Send + Sync + AsRef<[usize]> + AsMut<[usize]> + 'static

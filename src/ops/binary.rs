@@ -1,0 +1,391 @@
+//! Two-operand pointwise operations with broadcasting (seed 000's "pointwise
+//! two tensor operand math functions"): each is one line of the table below,
+//! giving its name, the element family it needs and its scalar function.
+//!
+//! Every operation `op` comes as `a.op(&b)`, which panics with PyTorch's
+//! message when a run-time size does not match, and `a.try_op(&b)`, which
+//! returns it. Static sizes are checked by the compiler.
+//!
+//! ```
+//! use shaped::{Shape, Tensor};
+//! let a = Tensor::<f32, Shape![5, 1, 4, 1]>::ones();
+//! let b = Tensor::<f32, Shape![3, 1, 1]>::ones();
+//! let c: Tensor<f32, Shape![5, 3, 4, 1]> = a.add(&b);
+//! assert!(c.to_vec().iter().all(|&x| x == 2.0));
+//! ```
+
+use crate::element::{Element, Float, Numeric};
+use crate::ops::scalar;
+use crate::shape::{Broadcast, BroadcastShape, Shape, ShapeError};
+use crate::Tensor;
+
+/// Defines `op` and `try_op` for a two-operand operation from its scalar
+/// function.
+macro_rules! binary_ops {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident / $try_name:ident : $bound:ident, $check:expr, |$x:ident, $y:ident| $body:expr;
+    )*) => {$(
+        impl<T: $bound, S: Shape> Tensor<T, S> {
+            $(#[$doc])*
+            ///
+            /// # Panics
+            /// With PyTorch's message when a run-time size does not match.
+            #[track_caller]
+            pub fn $name<S2: Shape>(&self, other: &Tensor<T, S2>) -> Tensor<T, Broadcast<S, S2>>
+            where
+                S: BroadcastShape<S2>,
+            {
+                self.$try_name(other).unwrap_or_else(|e| panic!("{e}"))
+            }
+
+            #[doc = concat!("The fallible form of [`Tensor::", stringify!($name), "`].")]
+            ///
+            /// # Errors
+            /// PyTorch's broadcast error when a run-time size does not match.
+            ///
+            /// ```
+            /// use shaped::{DynRank, Tensor};
+            /// let a = Tensor::<f64, DynRank>::try_ones(&[2, 3]).unwrap();
+            /// let b = Tensor::<f64, DynRank>::try_ones(&[2]).unwrap();
+            #[doc = concat!("assert!(a.", stringify!($try_name), "(&b).is_err());")]
+            #[doc = concat!("assert!(a.", stringify!($try_name), "(&a).is_ok());")]
+            /// ```
+            pub fn $try_name<S2: Shape>(&self, other: &Tensor<T, S2>) -> Result<Tensor<T, Broadcast<S, S2>>, ShapeError>
+            where
+                S: BroadcastShape<S2>,
+            {
+                let check: fn(&Tensor<T, S2>) -> Result<(), ShapeError> = $check;
+                check(other)?;
+                self.try_zip_map(other, |$x: T, $y: T| $body)
+            }
+        }
+    )*};
+}
+
+/// No precondition on the divisor.
+fn any<T: Element, S: Shape>(_: &Tensor<T, S>) -> Result<(), ShapeError> {
+    Ok(())
+}
+
+/// Integer division by zero is an error, as in PyTorch ("ZeroDivisionError");
+/// floats follow IEEE 754 (inf or NaN).
+fn nonzero_divisor<T: Numeric, S: Shape>(divisor: &Tensor<T, S>) -> Result<(), ShapeError> {
+    if !T::IS_FLOAT && divisor.to_vec().contains(&T::zero()) {
+        return Err(ShapeError::Invalid("ZeroDivisionError".into()));
+    }
+    Ok(())
+}
+
+binary_ops! {
+    /// `self + other`, as `torch.add` (integers wrap on overflow).
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i32, Shape![2, 1]>::from_vec(vec![1, 2]);
+    /// let b = Tensor::<i32, Shape![3]>::from_vec(vec![10, 20, 30]);
+    /// assert_eq!(a.add(&b).to_vec(), vec![11, 21, 31, 12, 22, 32]);
+    /// ```
+    add / try_add: Numeric, any, |x, y| x.wadd(y);
+
+    /// `self - other`, as `torch.sub`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![5., 7.]);
+    /// assert_eq!(a.sub(&a).to_vec(), vec![0., 0.]);
+    /// ```
+    sub / try_sub: Numeric, any, |x, y| x.wsub(y);
+
+    /// `self * other`, as `torch.mul`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<u8, Shape![2]>::from_vec(vec![3, 4]);
+    /// assert_eq!(a.mul(&a).to_vec(), vec![9, 16]);
+    /// ```
+    mul / try_mul: Numeric, any, |x, y| x.wmul(y);
+
+    /// True division `self / other`, as `torch.div` on floats (integer
+    /// tensors use [`Tensor::div_trunc`] or [`Tensor::div_floor`]).
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f64, Shape![2]>::from_vec(vec![1., -1.]);
+    /// let z = Tensor::<f64, Shape![1]>::zeros();
+    /// assert_eq!(a.div(&z).to_vec(), vec![f64::INFINITY, f64::NEG_INFINITY]);
+    /// ```
+    div / try_div: Float, any, |x, y| x / y;
+
+    /// `self / other` rounded toward zero, as `torch.div(.., rounding_mode="trunc")`.
+    /// Integer division by zero is an error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i32, Shape![2]>::from_vec(vec![7, -7]);
+    /// let b = Tensor::<i32, Shape![1]>::from_vec(vec![2]);
+    /// assert_eq!(a.div_trunc(&b).to_vec(), vec![3, -3]);
+    /// assert_eq!(a.try_div_trunc(&Tensor::<i32, Shape![1]>::zeros()).unwrap_err().to_string(), "ZeroDivisionError");
+    /// ```
+    div_trunc / try_div_trunc: Numeric, nonzero_divisor, |x, y| scalar::div_trunc(x, y);
+
+    /// `self / other` rounded toward negative infinity, as
+    /// `torch.div(.., rounding_mode="floor")` (Python's `//`).
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![7., -7.]);
+    /// let b = Tensor::<f32, Shape![1]>::from_vec(vec![2.]);
+    /// assert_eq!(a.div_floor(&b).to_vec(), vec![3., -4.]);
+    /// ```
+    div_floor / try_div_floor: Numeric, nonzero_divisor, |x, y| scalar::div_floor(x, y);
+
+    /// The remainder with the sign of the dividend, as `torch.fmod`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i64, Shape![2]>::from_vec(vec![-3, 3]);
+    /// let b = Tensor::<i64, Shape![1]>::from_vec(vec![2]);
+    /// assert_eq!(a.fmod(&b).to_vec(), vec![-1, 1]);
+    /// ```
+    fmod / try_fmod: Numeric, nonzero_divisor, |x, y| scalar::fmod(x, y);
+
+    /// The remainder with the sign of the divisor, as `torch.remainder`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![-3., 3.]);
+    /// let b = Tensor::<f32, Shape![1]>::from_vec(vec![2.]);
+    /// assert_eq!(a.remainder(&b).to_vec(), vec![1., 1.]);
+    /// ```
+    remainder / try_remainder: Numeric, nonzero_divisor, |x, y| scalar::remainder(x, y);
+
+    /// `self ^ other`, as `torch.pow` (integers by repeated squaring).
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i32, Shape![3]>::from_vec(vec![2, 3, 4]);
+    /// let e = Tensor::<i32, Shape![1]>::from_vec(vec![3]);
+    /// assert_eq!(a.pow(&e).to_vec(), vec![8, 27, 64]);
+    /// ```
+    pow / try_pow: Numeric, any, |x, y| x.pow_elem(y);
+
+    /// The four-quadrant arctangent of `self / other`, as `torch.atan2`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let y = Tensor::<f64, Shape![1]>::from_vec(vec![1.]);
+    /// let x = Tensor::<f64, Shape![1]>::from_vec(vec![-1.]);
+    /// assert_eq!(y.atan2(&x).to_vec(), vec![3.0 * std::f64::consts::FRAC_PI_4]);
+    /// ```
+    atan2 / try_atan2: Float, any, |x, y| x.atan2(y);
+
+    /// The elementwise maximum, NaN if either is NaN, as `torch.maximum`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i32, Shape![2]>::from_vec(vec![1, 5]);
+    /// let b = Tensor::<i32, Shape![1]>::from_vec(vec![3]);
+    /// assert_eq!(a.maximum(&b).to_vec(), vec![3, 5]);
+    /// ```
+    maximum / try_maximum: Numeric, any, |x, y| scalar::maximum(x, y);
+
+    /// The elementwise minimum, NaN if either is NaN, as `torch.minimum`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i32, Shape![2]>::from_vec(vec![1, 5]);
+    /// let b = Tensor::<i32, Shape![1]>::from_vec(vec![3]);
+    /// assert_eq!(a.minimum(&b).to_vec(), vec![1, 3]);
+    /// ```
+    minimum / try_minimum: Numeric, any, |x, y| scalar::minimum(x, y);
+}
+
+impl<T: Numeric, S: Shape> Tensor<T, S> {
+    /// `self + alpha * other`, as `torch.add(self, other, alpha=alpha)`.
+    ///
+    /// # Errors
+    /// PyTorch's broadcast error when a run-time size does not match.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]);
+    /// assert_eq!(a.try_add_alpha(&a, 10.).unwrap().to_vec(), vec![11., 22.]);
+    /// ```
+    pub fn try_add_alpha<S2: Shape>(&self, other: &Tensor<T, S2>, alpha: T) -> Result<Tensor<T, Broadcast<S, S2>>, ShapeError>
+    where
+        S: BroadcastShape<S2>,
+    {
+        self.try_zip_map(other, move |x, y| x.wadd(alpha.wmul(y)))
+    }
+
+    /// `self - alpha * other`, as `torch.sub(self, other, alpha=alpha)`.
+    ///
+    /// # Errors
+    /// PyTorch's broadcast error when a run-time size does not match.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]);
+    /// assert_eq!(a.try_sub_alpha(&a, 2.).unwrap().to_vec(), vec![-1., -2.]);
+    /// ```
+    pub fn try_sub_alpha<S2: Shape>(&self, other: &Tensor<T, S2>, alpha: T) -> Result<Tensor<T, Broadcast<S, S2>>, ShapeError>
+    where
+        S: BroadcastShape<S2>,
+    {
+        self.try_zip_map(other, move |x, y| x.wsub(alpha.wmul(y)))
+    }
+
+    /// The `p`-norm of `self - other` (broadcast together), as `torch.dist`:
+    /// `p = 0` counts nonzeros, `p = inf` takes the largest magnitude.
+    /// Accumulates in `f64`.
+    ///
+    /// # Errors
+    /// PyTorch's broadcast error when a run-time size does not match.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![3., 0.]);
+    /// let b = Tensor::<f32, Shape![2]>::from_vec(vec![0., 4.]);
+    /// assert_eq!(a.try_dist(&b, 2.0).unwrap().item(), 5.0);
+    /// assert_eq!(a.try_dist(&b, f64::INFINITY).unwrap().item(), 4.0);
+    /// ```
+    pub fn try_dist<S2: Shape>(&self, other: &Tensor<T, S2>, p: f64) -> Result<Tensor<T, ()>, ShapeError>
+    where
+        S: BroadcastShape<S2>,
+    {
+        let d = self.try_zip_map(other, |x, y| (x.to_f64() - y.to_f64()).abs())?.to_vec();
+        let norm = if p == 0.0 {
+            d.iter().filter(|&&v| v != 0.0).count() as f64
+        } else if p == f64::INFINITY {
+            d.iter().fold(0.0f64, |m, &v| if v > m || v != v { v } else { m })
+        } else if p == f64::NEG_INFINITY {
+            d.iter().fold(f64::INFINITY, |m, &v| if v < m || v != v { v } else { m })
+        } else {
+            d.iter().map(|v| v.powf(p)).sum::<f64>().powf(1.0 / p)
+        };
+        Ok(Tensor::<T, ()>::full(T::from_f64(norm)))
+    }
+}
+
+/// Comparisons and logical operations give `bool` tensors.
+macro_rules! predicate_ops {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident / $try_name:ident, |$x:ident, $y:ident| $body:expr;
+    )*) => {$(
+        impl<T: Element, S: Shape> Tensor<T, S> {
+            $(#[$doc])*
+            ///
+            /// # Panics
+            /// With PyTorch's message when a run-time size does not match.
+            #[track_caller]
+            pub fn $name<S2: Shape>(&self, other: &Tensor<T, S2>) -> Tensor<bool, Broadcast<S, S2>>
+            where
+                S: BroadcastShape<S2>,
+            {
+                self.$try_name(other).unwrap_or_else(|e| panic!("{e}"))
+            }
+
+            #[doc = concat!("The fallible form of [`Tensor::", stringify!($name), "`].")]
+            ///
+            /// # Errors
+            /// PyTorch's broadcast error when a run-time size does not match.
+            ///
+            /// ```
+            /// use shaped::{DynRank, Tensor};
+            /// let a = Tensor::<f64, DynRank>::try_ones(&[2, 3]).unwrap();
+            /// let b = Tensor::<f64, DynRank>::try_ones(&[2]).unwrap();
+            #[doc = concat!("assert!(a.", stringify!($try_name), "(&b).is_err());")]
+            /// ```
+            pub fn $try_name<S2: Shape>(&self, other: &Tensor<T, S2>) -> Result<Tensor<bool, Broadcast<S, S2>>, ShapeError>
+            where
+                S: BroadcastShape<S2>,
+            {
+                self.try_zip_map(other, |$x: T, $y: T| $body)
+            }
+        }
+    )*};
+}
+
+predicate_ops! {
+    /// `self == other` elementwise, as `torch.eq`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i32, Shape![3]>::from_vec(vec![1, 2, 3]);
+    /// let b = Tensor::<i32, Shape![1]>::from_vec(vec![2]);
+    /// assert_eq!(a.eq(&b).to_vec(), vec![false, true, false]);
+    /// ```
+    eq / try_eq, |x, y| x == y;
+    /// `self != other` elementwise, as `torch.ne`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i32, Shape![2]>::from_vec(vec![1, 2]);
+    /// assert_eq!(a.ne(&a).to_vec(), vec![false, false]);
+    /// ```
+    ne / try_ne, |x, y| x != y;
+    /// `self < other` elementwise, as `torch.lt`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]);
+    /// let b = Tensor::<f32, Shape![1]>::from_vec(vec![1.5]);
+    /// assert_eq!(a.lt(&b).to_vec(), vec![true, false]);
+    /// ```
+    lt / try_lt, |x, y| x < y;
+    /// `self <= other` elementwise, as `torch.le`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]);
+    /// assert_eq!(a.le(&a).to_vec(), vec![true, true]);
+    /// ```
+    le / try_le, |x, y| x <= y;
+    /// `self > other` elementwise, as `torch.gt`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]);
+    /// let b = Tensor::<f32, Shape![1]>::from_vec(vec![1.5]);
+    /// assert_eq!(a.gt(&b).to_vec(), vec![false, true]);
+    /// ```
+    gt / try_gt, |x, y| x > y;
+    /// `self >= other` elementwise, as `torch.ge`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<u8, Shape![2]>::from_vec(vec![1, 2]);
+    /// let b = Tensor::<u8, Shape![1]>::from_vec(vec![2]);
+    /// assert_eq!(a.ge(&b).to_vec(), vec![false, true]);
+    /// ```
+    ge / try_ge, |x, y| x >= y;
+    /// Both nonzero (true), as `torch.logical_and`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i32, Shape![3]>::from_vec(vec![0, 1, 2]);
+    /// let b = Tensor::<i32, Shape![1]>::from_vec(vec![5]);
+    /// assert_eq!(a.logical_and(&b).to_vec(), vec![false, true, true]);
+    /// ```
+    logical_and / try_logical_and, |x, y| x != T::default() && y != T::default();
+    /// Either nonzero (true), as `torch.logical_or`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<bool, Shape![2]>::from_vec(vec![false, true]);
+    /// let b = Tensor::<bool, Shape![1]>::from_vec(vec![false]);
+    /// assert_eq!(a.logical_or(&b).to_vec(), vec![false, true]);
+    /// ```
+    logical_or / try_logical_or, |x, y| x != T::default() || y != T::default();
+    /// Exactly one nonzero (true), as `torch.logical_xor`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<bool, Shape![2]>::from_vec(vec![false, true]);
+    /// let b = Tensor::<bool, Shape![1]>::from_vec(vec![true]);
+    /// assert_eq!(a.logical_xor(&b).to_vec(), vec![true, false]);
+    /// ```
+    logical_xor / try_logical_xor, |x, y| (x != T::default()) != (y != T::default());
+}

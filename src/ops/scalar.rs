@@ -1,0 +1,210 @@
+//! The scalar functions behind the pointwise operations, with PyTorch's
+//! semantics where they differ from Rust's operators: `fmod` takes the
+//! dividend's sign, `remainder` the divisor's, floor division rounds toward
+//! negative infinity, `maximum`/`minimum` propagate NaN, `round` rounds half
+//! to even.
+//!
+//! ```
+//! use shaped::ops::scalar::{fmod, remainder};
+//! assert_eq!(fmod(-3.0f64, 2.0), -1.0);
+//! assert_eq!(remainder(-3.0f64, 2.0), 1.0);
+//! assert_eq!(remainder(-3i32, 2), 1);
+//! ```
+
+use crate::element::{Float, Numeric};
+
+/// `x - trunc(x / y) * y`: the sign of the dividend (C's `fmod`, Rust's `%`).
+///
+/// ```
+/// assert_eq!(shaped::ops::scalar::fmod(5i64, -3), 2);
+/// ```
+#[inline(always)]
+pub fn fmod<T: Numeric>(x: T, y: T) -> T {
+    x % y
+}
+
+/// `x - floor(x / y) * y`: the sign of the divisor (Python's `%`).
+///
+/// ```
+/// assert_eq!(shaped::ops::scalar::remainder(5i64, -3), -1);
+/// ```
+#[inline(always)]
+pub fn remainder<T: Numeric>(x: T, y: T) -> T {
+    let r = x % y;
+    if r != T::zero() && ((r < T::zero()) != (y < T::zero())) {
+        r + y
+    } else {
+        r
+    }
+}
+
+/// `x / y` rounded toward zero (`rounding_mode="trunc"`).
+///
+/// ```
+/// assert_eq!(shaped::ops::scalar::div_trunc(-7i32, 2), -3);
+/// assert_eq!(shaped::ops::scalar::div_trunc(-7.0f32, 2.0), -3.0);
+/// ```
+#[inline(always)]
+pub fn div_trunc<T: Numeric>(x: T, y: T) -> T {
+    let q = x / y;
+    if T::IS_FLOAT {
+        T::from_f64(q.to_f64().trunc())
+    } else {
+        q
+    }
+}
+
+/// `x / y` rounded toward negative infinity (`rounding_mode="floor"`),
+/// computed as PyTorch's `div_floor_floating` for floats so that results match
+/// Python's `//` exactly.
+///
+/// ```
+/// assert_eq!(shaped::ops::scalar::div_floor(-7i32, 2), -4);
+/// assert_eq!(shaped::ops::scalar::div_floor(-7.0f64, 2.0), -4.0);
+/// ```
+#[inline(always)]
+pub fn div_floor<T: Numeric>(x: T, y: T) -> T {
+    if !T::IS_FLOAT {
+        let q = x / y;
+        return if x % y != T::zero() && ((x < T::zero()) != (y < T::zero())) { q - T::one() } else { q };
+    }
+    let (a, b) = (x.to_f64(), y.to_f64());
+    if b == 0.0 {
+        return T::from_f64(a / b);
+    }
+    let m = a % b;
+    let mut div = (a - m) / b;
+    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+        div -= 1.0;
+    }
+    let floordiv = if div != 0.0 {
+        let f = div.floor();
+        if div - f > 0.5 { f + 1.0 } else { f }
+    } else {
+        (0.0f64).copysign(a / b)
+    };
+    T::from_f64(floordiv)
+}
+
+/// The larger of `x` and `y`, NaN if either is NaN (`torch.maximum`).
+///
+/// ```
+/// assert!(shaped::ops::scalar::maximum(1.0f32, f32::NAN).is_nan());
+/// ```
+#[inline(always)]
+pub fn maximum<T: Numeric>(x: T, y: T) -> T {
+    if x != x {
+        x
+    } else if y != y || y > x {
+        y
+    } else {
+        x
+    }
+}
+
+/// The smaller of `x` and `y`, NaN if either is NaN (`torch.minimum`).
+///
+/// ```
+/// assert_eq!(shaped::ops::scalar::minimum(3, -2), -2);
+/// ```
+#[inline(always)]
+pub fn minimum<T: Numeric>(x: T, y: T) -> T {
+    if x != x {
+        x
+    } else if y != y || y < x {
+        y
+    } else {
+        x
+    }
+}
+
+/// `min(max(x, lo), hi)`: `hi` wins when `lo > hi`, and a NaN `x` stays NaN
+/// (`torch.clamp`).
+///
+/// ```
+/// assert_eq!(shaped::ops::scalar::clamp(5, 0, 3), 3);
+/// assert_eq!(shaped::ops::scalar::clamp(1, 4, 2), 2);
+/// ```
+#[inline(always)]
+pub fn clamp<T: Numeric>(x: T, lo: T, hi: T) -> T {
+    if x != x {
+        return x;
+    }
+    let y = if x < lo { lo } else { x };
+    if y > hi {
+        hi
+    } else {
+        y
+    }
+}
+
+/// Round half to even, as `torch.round`.
+///
+/// ```
+/// assert_eq!(shaped::ops::scalar::round_half_even(2.5f64), 2.0);
+/// assert_eq!(shaped::ops::scalar::round_half_even(-0.5f32), -0.0);
+/// ```
+#[inline(always)]
+pub fn round_half_even<T: Float>(x: T) -> T {
+    let r = x.round();
+    if (x - x.trunc()).abs() == T::from_f64(0.5) {
+        let two = T::one() + T::one();
+        two * (x / two).round()
+    } else {
+        r
+    }
+}
+
+/// The logistic function `1 / (1 + e^-x)`.
+///
+/// ```
+/// assert_eq!(shaped::ops::scalar::sigmoid(0.0f64), 0.5);
+/// ```
+#[inline(always)]
+pub fn sigmoid<T: Float>(x: T) -> T {
+    T::one() / (T::one() + (-x).exp())
+}
+
+/// The exact GELU, `x * Φ(x) = x/2 * (1 + erf(x / √2))`, as
+/// `torch.nn.functional.gelu` with `approximate='none'`.
+///
+/// ```
+/// assert!((shaped::ops::scalar::gelu(1.0f64) - 0.8413447460685429).abs() < 1e-15);
+/// ```
+#[inline(always)]
+pub fn gelu<T: Float>(x: T) -> T {
+    let half = T::from_f64(0.5);
+    x * half * (T::one() + erf(x * T::FRAC_1_SQRT_2()))
+}
+
+/// The error function, to the precision of `T` (musl's, through `libm`).
+///
+/// ```
+/// assert!((shaped::ops::scalar::erf(0.5f64) - 0.5204998778130465).abs() < 1e-16);
+/// ```
+#[inline(always)]
+pub fn erf<T: Float>(x: T) -> T {
+    if core::mem::size_of::<T>() == 4 {
+        T::from_f64(libm::erff(x.to_f64() as f32) as f64)
+    } else {
+        T::from_f64(libm::erf(x.to_f64()))
+    }
+}
+
+/// The sign: -1, 0 or 1 (NaN gives 0, as PyTorch's kernel computes
+/// `(0 < x) - (x < 0)`).
+///
+/// ```
+/// assert_eq!(shaped::ops::scalar::sign(-4i64), -1);
+/// ```
+#[inline(always)]
+pub fn sign<T: Numeric>(x: T) -> T {
+    let (z, o) = (T::zero(), T::one());
+    if x > z {
+        o
+    } else if x < z {
+        z - o
+    } else {
+        z
+    }
+}
