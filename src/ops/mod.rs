@@ -19,6 +19,7 @@ pub(crate) mod exec;
 mod inplace;
 mod map;
 mod operators;
+pub(crate) mod reduce;
 pub mod scalar;
 mod ternary;
 mod unary;

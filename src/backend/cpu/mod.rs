@@ -7,6 +7,8 @@
 
 mod alloc;
 mod elementwise;
+mod reduce;
 
 pub(crate) use alloc::alloc_filled_by;
 pub(crate) use elementwise::{map1, map2, map3, update1, update2, update3, Src};
+pub(crate) use reduce::{reduce, Reducer, Run};

@@ -1,0 +1,125 @@
+//! Reductions: `sum`, `mean`, `prod`, `max`/`min` (values, indices),
+//! `argmax`/`argmin`, `var`/`std`, `norm`, `logsumexp`, `all`/`any`, over
+//! every dimension, one, or several, with or without `keepdim`; `softmax`
+//! and `log_softmax` along a dimension; and `sum_to` / `sum_to_size`, the
+//! reduction that undoes broadcasting.
+//!
+//! # Naming
+//! For a reduction `op`:
+//!
+//! | form | reduces | result shape |
+//! |---|---|---|
+//! | `t.op()` | every element | `Shape![]` (0-d), as `torch.op(t)` |
+//! | `t.op_dim::<K>()` | axis `K` | `S` without axis `K` ([`RemoveAxis::Output`](crate::shape::RemoveAxis)) |
+//! | `t.op_dim_keepdim::<K>()` | axis `K` | `S` with axis `K` of size 1 ([`RemoveAxis::KeepDim`](crate::shape::RemoveAxis)) |
+//! | `t.try_op_dims(&[..], keepdim)` | run-time dims, negative from the end | [`DynRank`](crate::DynRank) |
+//! | `t.op_dims(&[..], keepdim)` | the same, panicking on error | `DynRank` |
+//!
+//! For static shapes the compile-time axis `K` is checked by the compiler:
+//! an axis out of range is a type error ("axis 3 is out of range for a
+//! tensor of shape ..."). For [`DynRank`](crate::DynRank) tensors `K` is
+//! checked at run time with PyTorch's message.
+//!
+//! **Several static axes** are reduced by chaining, highest axis first so
+//! that the lower axis keeps its index: `t.sum_dim::<2>().sum_dim::<0>()`.
+//! Chaining is exact for `sum`, `prod`, `max`, `min`, `all`, `any`,
+//! `logsumexp` and (for equal group sizes) `mean`; `var`, `std` and `norm`
+//! do not compose that way, so reduce them over several axes at once with
+//! `try_op_dims(&[0, 2], keepdim)`.
+//!
+//! ```
+//! use shaped::{Shape, Tensor};
+//! let t = Tensor::<f32, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]);
+//! assert_eq!(t.sum().item(), 21.0);
+//! let rows: Tensor<f32, Shape![2]> = t.sum_dim::<1>();
+//! assert_eq!(rows.to_vec(), vec![6., 15.]);
+//! let cols: Tensor<f32, Shape![1, 3]> = t.sum_dim_keepdim::<0>();
+//! assert_eq!(cols.to_vec(), vec![5., 7., 9.]);
+//! assert_eq!(t.try_sum_dims(&[-1], false).unwrap().to_vec(), vec![6., 15.]);
+//! ```
+//!
+//! # Design
+//! Every reduction is one [`Reducer`](crate::backend::cpu::Reducer) (its
+//! accumulator, in `reducers.rs`) driven by the loops of
+//! `backend/cpu/reduce.rs` over the shared iteration plan; the typed
+//! methods only turn an axis into a mask of reduced dimensions and the
+//! result's sizes into its shape type.
+
+mod axes;
+mod indices;
+mod methods;
+pub(crate) mod reducers;
+mod softmax;
+mod sum_to;
+
+pub(crate) use axes::Mask;
+
+use crate::backend::cpu::{self, Reducer};
+use crate::element::Element;
+use crate::iter::{contiguous_strides, Plan};
+use crate::ops::exec::Layout;
+use crate::shape::{DimVec, Shape, ShapeError};
+use crate::Tensor;
+
+/// Reduces `l` over the dimensions in `mask`: one output per kept index,
+/// row-major over the kept dimensions.
+pub(crate) fn reduce_vec<T: Element, R: Reducer<T>>(l: Layout<'_, T>, mask: &[bool], r: &R) -> Vec<R::Out> {
+    let keep_sizes = axes::result_dims(l.dims, mask, true);
+    let reduced_sizes: DimVec = l.dims.iter().zip(mask).map(|(&d, &m)| if m { d } else { 1 }).collect();
+    let mut out_strides = contiguous_strides(&keep_sizes);
+    let mut index_strides = contiguous_strides(&reduced_sizes);
+    for (i, &m) in mask.iter().enumerate() {
+        if m {
+            out_strides[i] = 0;
+        } else {
+            index_strides[i] = 0;
+        }
+    }
+    let plan = Plan::new(l.dims, [(&out_strides, 0), (l.strides, l.offset), (&index_strides, 0)]);
+    let n_out: usize = keep_sizes.iter().product();
+    let g = l.storage.read();
+    // SAFETY: the output is fresh with `n_out` elements, one per kept index,
+    // each written once by the kernel; the input's offsets come from its
+    // layout, which lies inside its storage (the tensor invariant), held
+    // under a read guard.
+    unsafe { cpu::alloc_filled_by(n_out, |o| cpu::reduce(&plan, n_out, o, g.as_ptr(), r)) }
+}
+
+/// PyTorch's error for a reduction with no identity over no elements.
+fn check_nonempty(name: Option<&str>, dims: &[usize], mask: &[bool], all: bool) -> Result<(), ShapeError> {
+    let Some(name) = name else { return Ok(()) };
+    if all && dims.contains(&0) {
+        return Err(ShapeError::Invalid(format!(
+            "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+        )));
+    }
+    match dims.iter().zip(mask).position(|(&d, &m)| m && d == 0) {
+        Some(k) => Err(ShapeError::Invalid(format!(
+            "{name}(): Expected reduction dim {k} to have non-zero size."
+        ))),
+        None => Ok(()),
+    }
+}
+
+impl<T: Element, S: Shape> Tensor<T, S> {
+    /// Reduces over the dimensions in `mask` (`None`: every dimension, the
+    /// form without a dim argument) with the reducer `make` builds from the
+    /// number of elements each output reduces; the result has shape `SO`.
+    pub(crate) fn reduce_with<R: Reducer<T>, SO: Shape>(
+        &self,
+        mask: Option<&[bool]>,
+        keepdim: bool,
+        nonempty: Option<&str>,
+        make: impl FnOnce(usize) -> R,
+    ) -> Result<Tensor<R::Out, SO>, ShapeError>
+    where
+        R::Out: Element,
+    {
+        let every = axes::all(self.rank());
+        let m = mask.unwrap_or(&every);
+        check_nonempty(nonempty, self.dims(), m, mask.is_none())?;
+        let r = make(axes::reduced_count(self.dims(), m));
+        let data = reduce_vec(self.layout(), m, &r);
+        Tensor::try_from_vec(data, &axes::result_dims(self.dims(), m, keepdim))
+    }
+}

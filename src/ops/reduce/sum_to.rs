@@ -1,0 +1,108 @@
+//! `sum_to`: the reduction that undoes broadcasting, as PyTorch's
+//! `sum_to_size` and autograd's `reduce_grad` (seeds 003 and 004). A tensor
+//! of sizes `a` is summed to sizes `b` that broadcast to `a`: leading
+//! dimensions `b` lacks are summed away, and dimensions where `b` has 1 (and
+//! `a` does not) are summed keeping size 1. The gradient of a broadcast input
+//! is the upstream gradient summed to the input's sizes.
+//!
+//! Statically the target must expand to the tensor's shape (`Target:
+//! ExpandsTo<S>`), so a target that does not broadcast is a compile error.
+
+use super::axes::Mask;
+use super::reducers::Sum;
+use crate::element::Numeric;
+use crate::shape::{check_expand, ExpandsTo, FixedShape, Shape, ShapeError};
+use crate::Tensor;
+
+/// The dimensions of a tensor of sizes `from` that summing to `to` reduces,
+/// or `None` when `to` does not broadcast to `from`.
+pub(crate) fn sum_to_mask(from: &[usize], to: &[usize]) -> Option<Mask> {
+    check_expand(to, from).ok()?;
+    let lead = from.len() - to.len();
+    Some(
+        from.iter()
+            .enumerate()
+            .map(|(i, &f)| i < lead || (to[i - lead] == 1 && f != 1))
+            .collect(),
+    )
+}
+
+impl<T: Numeric, S: Shape> Tensor<T, S> {
+    /// Sums to sizes `dims`, which must broadcast to this tensor's sizes, as
+    /// PyTorch's `sum_to_size`. When nothing is summed the result is a view.
+    ///
+    /// # Errors
+    /// PyTorch's error when `dims` does not broadcast to this tensor's
+    /// sizes, or `dims` does not fit `S2`.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let g = Tensor::<f32, DynRank>::try_ones(&[2, 3, 4]).unwrap();
+    /// let b = g.try_sum_to_size::<DynRank>(&[3, 1]).unwrap();
+    /// assert_eq!(b.dims(), &[3, 1]);
+    /// assert_eq!(b.to_vec(), vec![8.0; 3]);
+    /// assert_eq!(g.try_sum_to_size::<DynRank>(&[5]).unwrap_err().to_string(),
+    ///     "size {[5]} is not expandable to size {[2, 3, 4]}.");
+    /// ```
+    pub fn try_sum_to_size<S2: Shape>(&self, dims: &[usize]) -> Result<Tensor<T, S2>, ShapeError>
+    where
+        S2: ExpandsTo<S>,
+    {
+        let mask = sum_to_mask(self.dims(), dims).ok_or_else(|| {
+            ShapeError::Invalid(format!(
+                "size {{{dims:?}}} is not expandable to size {{{:?}}}.",
+                self.dims()
+            ))
+        })?;
+        if !mask.iter().any(|&m| m) {
+            let d = S2::check_dims(dims)?;
+            return Ok(self.view_as(d, self.strides(), self.offset));
+        }
+        let data = super::reduce_vec(self.layout(), &mask, &Sum { divisor: None });
+        Tensor::try_from_vec(data, dims)
+    }
+
+    /// [`Tensor::try_sum_to_size`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of the `try_` form's error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let g = Tensor::<f32, Shape![_, 3]>::try_ones(&[4, 3]).unwrap();
+    /// let b: Tensor<f32, Shape![_]> = g.sum_to_size(&[3]);
+    /// assert_eq!(b.to_vec(), vec![4.0; 3]);
+    /// ```
+    #[track_caller]
+    pub fn sum_to_size<S2: Shape>(&self, dims: &[usize]) -> Tensor<T, S2>
+    where
+        S2: ExpandsTo<S>,
+    {
+        self.try_sum_to_size(dims).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Sums to the fixed shape `S2`, which the compiler checks broadcasts to
+    /// `S`: the gradient of a `S2` input broadcast into `S`.
+    ///
+    /// # Panics
+    /// Only when a `Dyn` size of `self` turns out not to fit `S2`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// // seed 004: (2, 1) + (2, 2) broadcasts, so the gradient of the
+    /// // (2, 1) input sums over dim 1 keeping it.
+    /// let upstream = Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
+    /// let g: Tensor<f32, Shape![2, 1]> = upstream.sum_to();
+    /// assert_eq!(g.to_vec(), vec![3., 7.]);
+    /// let b: Tensor<f32, Shape![1, 4096]> = Tensor::<f32, Shape![4096, 4096]>::ones().sum_to();
+    /// assert_eq!(b.to_vec()[0], 4096.0);
+    /// ```
+    #[track_caller]
+    pub fn sum_to<S2: FixedShape>(&self) -> Tensor<T, S2>
+    where
+        S2: ExpandsTo<S>,
+    {
+        let dims = S2::static_sizes().expect("a fixed shape has static sizes");
+        self.sum_to_size(dims.as_ref())
+    }
+}
