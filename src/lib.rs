@@ -26,6 +26,7 @@
 
 extern crate self as shaped;
 
+pub mod autograd;
 pub(crate) mod backend;
 pub mod device;
 pub mod element;

@@ -152,6 +152,7 @@ fn axis_impls(r: usize, max: usize) -> TokenStream {
         let kept = tuple(&kept);
         let ak = &a[k];
         items.push(quote! {
+            #[diagnostic::do_not_recommend]
             impl<#(#a: crate::shape::Dim),*> crate::shape::RemoveAxis<#k> for #ty {
                 type Output = #removed;
                 type KeepDim = #kept;

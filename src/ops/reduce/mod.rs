@@ -52,7 +52,9 @@ pub(crate) mod reducers;
 mod softmax;
 mod sum_to;
 
-pub(crate) use axes::Mask;
+pub(crate) use axes::{
+    all as all_mask, from_axis as axis_mask, from_dims as dims_mask, reduced_count, result_dims, Mask,
+};
 
 use crate::backend::cpu::{self, Reducer};
 use crate::element::Element;

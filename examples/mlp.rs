@@ -1,0 +1,92 @@
+//! Trains a 784-128-10 multilayer perceptron with plain SGD on generated
+//! data: seeded Gaussian inputs labelled by a fixed random linear teacher
+//! (the label is the argmax of `x · W_teacher`). The loss (cross-entropy,
+//! written as `-Σ one_hot ⊙ log_softmax(logits) / B`) falls as it trains.
+//!
+//! Every shape is static: `Var<f32, Shape![64, 784]>` times
+//! `Var<f32, Shape![784, 128]>` is `Var<f32, Shape![64, 128]>`, the bias
+//! `Shape![128]` broadcasts over the batch, and its gradient comes back as a
+//! `Tensor<f32, Shape![128]>`.
+//!
+//! The dense layer uses `Var::naive_matmul_for_autograd`, a temporary naive
+//! kernel until `ops::matmul` lands on this branch.
+//!
+//! Run with `cargo run --release --example mlp`.
+
+use shaped::autograd::{Gradients, Var};
+use shaped::shape::BroadcastShape;
+use shaped::{Shape, Tensor};
+
+const B: usize = 64;
+const STEPS: usize = 300;
+const LR: f32 = 0.05;
+
+type Batch = Tensor<f32, Shape![64, 784]>;
+
+/// One SGD step for one parameter: `p - lr * dL/dp`, a new leaf.
+fn sgd<S: BroadcastShape<S, Output = S>>(p: &Var<f32, S>, grads: &Gradients<f32>) -> Var<f32, S> {
+    let g = grads.wrt(p).expect("every parameter is used by the loss");
+    Var::param(p.value().sub(&g.map(|x| x * LR)))
+}
+
+/// A batch of inputs and the teacher's one-hot labels.
+fn batch(step: usize, teacher: &Var<f32, Shape![784, 10]>) -> (Batch, Tensor<f32, Shape![64, 10]>) {
+    let x = Batch::randn(1_000 + step as u64);
+    let logits = Var::constant(x.clone()).naive_matmul_for_autograd(teacher);
+    let labels = logits.value().argmax_dim::<1>().to_vec();
+    let mut one_hot = vec![0.0f32; B * 10];
+    for (i, &l) in labels.iter().enumerate() {
+        one_hot[i * 10 + l as usize] = 1.0;
+    }
+    (x, Tensor::from_vec(one_hot))
+}
+
+/// Scaled normal initial weights.
+fn init<S: shaped::shape::FixedShape>(seed: u64, scale: f32) -> Var<f32, S> {
+    Var::param(Tensor::<f32, S>::randn(seed).map(move |x| x * scale))
+}
+
+fn main() {
+    let teacher: Var<f32, Shape![784, 10]> = Var::constant(Tensor::randn(7));
+    let mut w1: Var<f32, Shape![784, 128]> = init(1, (2.0f32 / 784.0).sqrt());
+    let mut b1: Var<f32, Shape![128]> = Var::param(Tensor::zeros());
+    let mut w2: Var<f32, Shape![128, 10]> = init(2, (1.0f32 / 128.0).sqrt());
+    let mut b2: Var<f32, Shape![10]> = Var::param(Tensor::zeros());
+
+    let mut first = None;
+    let mut last = 0.0;
+    for step in 0..=STEPS {
+        let (x, y) = batch(step, &teacher);
+        let x = Var::constant(x);
+        let hidden = x.naive_matmul_for_autograd(&w1).add(&b1).relu();
+        let logits: Var<f32, Shape![64, 10]> = hidden.naive_matmul_for_autograd(&w2).add(&b2);
+        let log_p = logits.log_softmax_dim::<1>();
+        let loss = log_p.mul(&Var::constant(y.clone())).sum().mul_scalar(-1.0 / B as f32);
+
+        let value = loss.value().item();
+        first.get_or_insert(value);
+        last = value;
+        if step % 25 == 0 {
+            let hits = logits
+                .value()
+                .argmax_dim::<1>()
+                .to_vec()
+                .iter()
+                .zip(y.argmax_dim::<1>().to_vec())
+                .filter(|(a, b)| **a == *b)
+                .count();
+            println!("step {step:4}  loss {value:.4}  batch accuracy {:5.1}%", 100.0 * hits as f32 / B as f32);
+        }
+
+        let grads = loss.backward();
+        // The gradients have the parameters' own shapes.
+        let _: Tensor<f32, Shape![128]> = grads.wrt(&b1).expect("b1 is used");
+        w1 = sgd(&w1, &grads);
+        b1 = sgd(&b1, &grads);
+        w2 = sgd(&w2, &grads);
+        b2 = sgd(&b2, &grads);
+    }
+    let first = first.expect("at least one step");
+    println!("loss fell from {first:.4} to {last:.4}");
+    assert!(last < 0.5 * first, "the loss should fall");
+}

@@ -1,0 +1,136 @@
+//! The erased core: graph nodes, their backward functions, and the engine
+//! that walks them. Nothing here has a shape type parameter; values and
+//! gradients are [`DynRank`] tensors, so this code is compiled once per
+//! element type.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use crate::element::Float;
+use crate::shape::{DimVec, DynRank};
+use crate::Tensor;
+
+/// A tensor with its shape type erased.
+pub(crate) type Dyn<T> = Tensor<T, DynRank>;
+
+/// One gradient per parent (`None`: that parent needs none).
+pub(crate) type Grads<T> = SmallVec<[Option<Dyn<T>>; 3]>;
+
+/// Maps the gradient of a node's value to the gradients of its parents.
+/// The second argument says which parents need one.
+pub(crate) type BackwardFn<T> = Box<dyn Fn(&Dyn<T>, &[bool]) -> Grads<T> + Send + Sync>;
+
+/// Creation order: a node is always newer than its parents, so visiting
+/// nodes from newest to oldest is a reverse topological order.
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+/// A value that needs a gradient: a leaf (a parameter) or the result of an
+/// operation on at least one such value.
+pub(crate) struct Node<T: Float> {
+    pub(crate) id: u64,
+    /// The value's sizes: every gradient flowing into this node has them.
+    dims: DimVec,
+    parents: SmallVec<[Option<Arc<Node<T>>>; 3]>,
+    /// `None` for a leaf.
+    backward: Option<BackwardFn<T>>,
+}
+
+impl<T: Float> Node<T> {
+    /// A leaf of sizes `dims`.
+    pub(crate) fn leaf(dims: &[usize]) -> Arc<Self> {
+        Arc::new(Node {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            dims: DimVec::from_slice(dims),
+            parents: SmallVec::new(),
+            backward: None,
+        })
+    }
+}
+
+/// The node of an operation's result, or `None` (and no backward function
+/// built, nothing saved) when no input needs a gradient.
+pub(crate) fn record<T: Float>(
+    dims: &[usize],
+    parents: &[Option<&Arc<Node<T>>>],
+    backward: impl FnOnce() -> BackwardFn<T>,
+) -> Option<Arc<Node<T>>> {
+    if parents.iter().all(Option::is_none) {
+        return None;
+    }
+    Some(Arc::new(Node {
+        id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        dims: DimVec::from_slice(dims),
+        parents: parents.iter().map(|p| p.cloned()).collect(),
+        backward: Some(backward()),
+    }))
+}
+
+impl<T: Float> Drop for Node<T> {
+    /// Drops long chains of parents iteratively: a graph a million
+    /// operations deep must not overflow the stack when freed.
+    fn drop(&mut self) {
+        let mut stack: Vec<Arc<Node<T>>> = self.parents.drain(..).flatten().collect();
+        while let Some(node) = stack.pop() {
+            if let Ok(mut owned) = Arc::try_unwrap(node) {
+                stack.extend(owned.parents.drain(..).flatten());
+            }
+        }
+    }
+}
+
+/// Runs the backward pass from `root`, whose gradient is `seed`, and returns
+/// the gradients of the leaves reached, by node id.
+pub(crate) fn backward<T: Float>(root: &Arc<Node<T>>, seed: Dyn<T>) -> HashMap<u64, Dyn<T>> {
+    // Every node reachable from the root, newest first.
+    let mut seen: HashMap<u64, Arc<Node<T>>> = HashMap::new();
+    let mut stack = vec![Arc::clone(root)];
+    while let Some(n) = stack.pop() {
+        if seen.contains_key(&n.id) {
+            continue;
+        }
+        stack.extend(n.parents.iter().flatten().cloned());
+        seen.insert(n.id, n);
+    }
+    let mut order: Vec<Arc<Node<T>>> = seen.into_values().collect();
+    order.sort_unstable_by_key(|n| std::cmp::Reverse(n.id));
+
+    let mut pending: HashMap<u64, Dyn<T>> = HashMap::new();
+    pending.insert(root.id, seed);
+    let mut leaves = HashMap::new();
+    for node in order {
+        // A gradient is freed as soon as its node has passed it on.
+        let Some(grad) = pending.remove(&node.id) else { continue };
+        let Some(backward) = &node.backward else {
+            leaves.insert(node.id, grad);
+            continue;
+        };
+        let needs: SmallVec<[bool; 3]> = node.parents.iter().map(Option::is_some).collect();
+        let grads = backward(&grad, &needs);
+        for (parent, g) in node.parents.iter().zip(grads) {
+            let (Some(parent), Some(g)) = (parent, g) else { continue };
+            assert_eq!(
+                g.dims(),
+                parent.dims.as_slice(),
+                "autograd: a backward rule returned a gradient of the wrong shape"
+            );
+            accumulate(&mut pending, parent.id, g);
+        }
+    }
+    leaves
+}
+
+/// Adds `g` to the gradient pending for node `id`: a value used several
+/// times receives the sum of its uses' gradients.
+fn accumulate<T: Float>(pending: &mut HashMap<u64, Dyn<T>>, id: u64, g: Dyn<T>) {
+    match pending.remove(&id) {
+        Some(prev) => {
+            pending.insert(id, prev.add(&g));
+        }
+        None => {
+            pending.insert(id, g);
+        }
+    }
+}

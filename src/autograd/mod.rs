@@ -1,0 +1,80 @@
+//! Reverse-mode automatic differentiation whose gradients come back in each
+//! input's own shape.
+//!
+//! ```
+//! use shaped::autograd::Var;
+//! use shaped::{Shape, Tensor};
+//! // Seed 004: A = [1, 2, 3], B = [1.], C = A + B; C.sum().backward().
+//! let a = Var::param(Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]));
+//! let b = Var::param(Tensor::<f32, Shape![1]>::from_vec(vec![1.]));
+//! let grads = a.add(&b).sum().backward();
+//! let ga: Tensor<f32, Shape![3]> = grads.wrt(&a).unwrap();
+//! let gb: Tensor<f32, Shape![1]> = grads.wrt(&b).unwrap();
+//! assert_eq!(ga.to_vec(), vec![1., 1., 1.]);
+//! assert_eq!(gb.to_vec(), vec![3.]);
+//! ```
+//!
+//! # Design
+//! **A `Var` wrapper, not a flag on `Tensor`.** [`Var<T, S>`](Var) holds a
+//! [`Tensor<T, S>`](crate::Tensor) and, when it needs a gradient, an
+//! `Arc` to its node in the graph. Keeping the graph out of `Tensor` leaves
+//! the ops layer untouched (no op file knows about gradients), keeps
+//! `Tensor` a plain value that is `Clone` without graph bookkeeping, and
+//! makes "needs a gradient" visible in the types a function takes. A value
+//! computed only from constants has no node: its operation is the tensor
+//! operation alone, with no closure built and nothing saved.
+//!
+//! **Typed front, erased core.** Each `Var` method computes its value with
+//! the typed tensor operation (so the result type is the same as for
+//! tensors, e.g. `Broadcast<S, S2>`), then records a node whose backward
+//! function works on [`DynRank`](crate::DynRank) tensors and is generic over
+//! the element type only. The engine checks that every gradient has exactly
+//! the sizes of the value it belongs to, and [`Gradients::wrt`] returns the
+//! gradient of a `Var<T, S>` as a `Tensor<T, S>`: for an input that was
+//! broadcast, the only way to that type is through `sum_to`, which every
+//! broadcasting rule applies (seeds 003 and 004).
+//!
+//! **The graph.** Nodes are numbered in creation order, so a node is always
+//! newer than its inputs; the backward pass visits the nodes reachable from
+//! the loss newest first (a reverse topological order), accumulates the
+//! gradients of a value used several times, and frees each gradient once
+//! passed on. Gradients are returned in a [`Gradients`] map rather than
+//! stored in the parameters, so a backward pass has no side effects.
+//!
+//! **No materialised broadcasts.** The gradient of `sum` is the upstream
+//! gradient expanded (stride 0), and the gradient of a broadcast input is
+//! `sum_to` of the upstream gradient, reduced by the iteration plan with the
+//! broadcast dimensions at stride 0: the backward pass of `(4096, 4096) +
+//! (4096,)` never builds a 4096×4096 copy of the bias (see
+//! `tests/autograd_memory.rs`).
+//!
+//! | file | gradients of |
+//! |---|---|
+//! | `graph.rs` | (the nodes and the engine) |
+//! | `var.rs` | (`Var`, `Gradients`, `backward`) |
+//! | `pointwise.rs` | `add` ... `atan2`, `addcmul`, `addcdiv`, `lerp`, `clamp`, `where_cond` |
+//! | `unary.rs` | `neg` ... `reciprocal`; rounding and `sign` (zero) |
+//! | `views.rs` | `expand`, `broadcast_to`, `broadcast_in_dim`, `permute`, `transpose`, `unsqueeze`, `squeeze`, `reshape`, `narrow` |
+//! | `reduce.rs` | `sum` ... `logsumexp`, `softmax`, `log_softmax`, `sum_to` |
+//! | `matmul.rs` | the temporary `naive_matmul_for_autograd` |
+//! | `operators.rs` | `+ - * /` and unary `-` |
+//!
+//! **Adding matmul.** When `ops::matmul` lands, its gradient is one method
+//! in `matmul.rs`: compute the value with `Tensor::matmul`, and record
+//! `Var::from_op(value, &[a.node, b.node], ..)` with a backward function
+//! returning `g · bᵀ` and `aᵀ · g` (for batched operands, each summed to its
+//! input's sizes with `sum_to`, since batch dimensions broadcast). Then
+//! `naive_matmul_for_autograd` and its kernel are deleted, and
+//! `examples/mlp.rs` calls the new method.
+
+mod graph;
+mod matmul;
+mod operators;
+mod pointwise;
+mod reduce;
+mod unary;
+mod var;
+mod views;
+
+pub use pointwise::where_cond;
+pub use var::{Gradients, Var};

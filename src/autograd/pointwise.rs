@@ -1,0 +1,446 @@
+//! Gradients of the two- and three-operand pointwise operations. Each
+//! input's gradient is the upstream gradient times the partial derivative,
+//! computed at the broadcast shape, then summed back to the input's own
+//! sizes with `sum_to` (seeds 003 and 004); an input that was not broadcast
+//! is passed through without a copy.
+
+use smallvec::smallvec;
+
+use super::graph::{BackwardFn, Dyn};
+use super::Var;
+use crate::element::Float;
+use crate::shape::{Broadcast, Broadcast3, BroadcastShape, Shape, ShapeError};
+use crate::Tensor;
+
+/// `g` summed to the sizes of `like` (a view when nothing is summed).
+pub(crate) fn sum_to_like<T: Float>(g: Dyn<T>, like: &[usize]) -> Dyn<T> {
+    g.try_sum_to_size(like)
+        .expect("an input broadcasts to the result it produced")
+}
+
+/// The two-operand operations with a gradient.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Binary {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Maximum,
+    Minimum,
+    Atan2,
+}
+
+/// The backward function of `a op b`.
+fn binary_backward<T: Float>(op: Binary, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> {
+    Box::new(move |g, needs| {
+        let (da, db) = (needs[0], needs[1]);
+        let half = T::from_f64(0.5);
+        let zero = T::zero();
+        let map = |f: fn(T, T, T) -> T| g.try_zip_map3(&a, &b, f).expect("operands broadcast to the result");
+        let (ga, gb): (Option<Dyn<T>>, Option<Dyn<T>>) = match op {
+            Binary::Add => (da.then(|| g.clone()), db.then(|| g.clone())),
+            Binary::Sub => (
+                da.then(|| g.clone()),
+                db.then(|| sum_to_like(g.clone(), b.dims()).neg()),
+            ),
+            Binary::Mul => (da.then(|| g.mul(&b)), db.then(|| g.mul(&a))),
+            Binary::Div => (
+                da.then(|| g.div(&b)),
+                db.then(|| map(|g, x, y| -g * x / (y * y))),
+            ),
+            Binary::Pow => (
+                da.then(|| map(|g, x, y| if y == T::zero() { T::zero() } else { g * y * x.powf(y - T::one()) })),
+                db.then(|| map(|g, x, y| if x == T::zero() && y >= T::zero() { T::zero() } else { g * x.powf(y) * x.ln() })),
+            ),
+            // Ties split the gradient, as PyTorch does.
+            Binary::Maximum | Binary::Minimum => {
+                let max = matches!(op, Binary::Maximum);
+                let pick = move |g: T, x: T, y: T| if x == y { g * half } else if (x > y) == max { g } else { zero };
+                (
+                    da.then(|| g.try_zip_map3(&a, &b, pick).expect("operands broadcast")),
+                    db.then(|| g.try_zip_map3(&b, &a, pick).expect("operands broadcast")),
+                )
+            }
+            Binary::Atan2 => (
+                da.then(|| map(|g, x, y| g * y / (x * x + y * y))),
+                db.then(|| map(|g, x, y| -g * x / (x * x + y * y))),
+            ),
+        };
+        smallvec![
+            ga.map(|t| sum_to_like(t, a.dims())),
+            gb.map(|t| sum_to_like(t, b.dims())),
+        ]
+    })
+}
+
+impl<T: Float, S: Shape> Var<T, S> {
+    /// Records `self op other` whose value is `value`.
+    fn binary<S2: Shape, SO: Shape>(&self, other: &Var<T, S2>, value: Tensor<T, SO>, op: Binary) -> Var<T, SO> {
+        Var::from_op(value, &[self.node.as_ref(), other.node.as_ref()], || {
+            binary_backward(op, self.erased(), other.erased())
+        })
+    }
+}
+
+/// Defines `op` and `try_op` on `Var` from the tensor operation of the same
+/// name.
+macro_rules! binary_vars {
+    ($($(#[$doc:meta])* $name:ident / $try_name:ident => $op:ident;)*) => {$(
+        impl<T: Float, S: Shape> Var<T, S> {
+            $(#[$doc])*
+            ///
+            /// # Panics
+            /// With PyTorch's message when a run-time size does not match.
+            #[track_caller]
+            pub fn $name<S2: Shape>(&self, other: &Var<T, S2>) -> Var<T, Broadcast<S, S2>>
+            where
+                S: BroadcastShape<S2>,
+            {
+                self.$try_name(other).unwrap_or_else(|e| panic!("{e}"))
+            }
+
+            #[doc = concat!("The fallible form of [`Var::", stringify!($name), "`].")]
+            ///
+            /// # Errors
+            /// PyTorch's broadcast error when a run-time size does not match.
+            ///
+            /// ```
+            /// use shaped::autograd::Var;
+            /// use shaped::{DynRank, Tensor};
+            /// let a = Var::param(Tensor::<f64, DynRank>::try_ones(&[2, 3]).unwrap());
+            /// let b = Var::param(Tensor::<f64, DynRank>::try_ones(&[2]).unwrap());
+            #[doc = concat!("assert!(a.", stringify!($try_name), "(&b).is_err());")]
+            /// ```
+            pub fn $try_name<S2: Shape>(&self, other: &Var<T, S2>) -> Result<Var<T, Broadcast<S, S2>>, ShapeError>
+            where
+                S: BroadcastShape<S2>,
+            {
+                let value = self.value.$try_name(&other.value)?;
+                Ok(self.binary(other, value, Binary::$op))
+            }
+        }
+    )*};
+}
+
+binary_vars! {
+    /// `self + other`, broadcasting; each gradient is summed back to its
+    /// input's shape.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let a = Var::param(Tensor::<f32, Shape![2, 1]>::ones());
+    /// let b = Var::param(Tensor::<f32, Shape![2, 2]>::ones());
+    /// let g = a.add(&b).sum().backward();
+    /// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![2., 2.]);
+    /// ```
+    add / try_add => Add;
+    /// `self - other`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let a = Var::param(Tensor::<f32, Shape![2]>::ones());
+    /// let b = Var::param(Tensor::<f32, Shape![1]>::ones());
+    /// assert_eq!(a.sub(&b).sum().backward().wrt(&b).unwrap().to_vec(), vec![-2.]);
+    /// ```
+    sub / try_sub => Sub;
+    /// `self * other`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let a = Var::param(Tensor::<f32, Shape![2]>::from_vec(vec![2., 3.]));
+    /// let b = Var::param(Tensor::<f32, Shape![2]>::from_vec(vec![5., 7.]));
+    /// assert_eq!(a.mul(&b).sum().backward().wrt(&a).unwrap().to_vec(), vec![5., 7.]);
+    /// ```
+    mul / try_mul => Mul;
+    /// `self / other`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let a = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![1.]));
+    /// let b = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![2.]));
+    /// let g = a.div(&b).sum().backward();
+    /// assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![-0.25]);
+    /// ```
+    div / try_div => Div;
+    /// `self ^ other`; the exponent's gradient is 0 where the base is 0, as
+    /// in PyTorch.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![3.]));
+    /// let e = Var::constant(Tensor::<f64, Shape![1]>::from_vec(vec![2.]));
+    /// assert_eq!(x.pow(&e).sum().backward().wrt(&x).unwrap().to_vec(), vec![6.]);
+    /// ```
+    pow / try_pow => Pow;
+    /// The elementwise maximum; ties split the gradient in halves.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let a = Var::param(Tensor::<f32, Shape![2]>::from_vec(vec![1., 5.]));
+    /// let b = Var::constant(Tensor::<f32, Shape![1]>::from_vec(vec![3.]));
+    /// assert_eq!(a.maximum(&b).sum().backward().wrt(&a).unwrap().to_vec(), vec![0., 1.]);
+    /// ```
+    maximum / try_maximum => Maximum;
+    /// The elementwise minimum; ties split the gradient in halves.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let a = Var::param(Tensor::<f32, Shape![2]>::from_vec(vec![3., 5.]));
+    /// let b = Var::constant(Tensor::<f32, Shape![1]>::from_vec(vec![3.]));
+    /// assert_eq!(a.minimum(&b).sum().backward().wrt(&a).unwrap().to_vec(), vec![0.5, 0.]);
+    /// ```
+    minimum / try_minimum => Minimum;
+    /// The four-quadrant arctangent of `self / other`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let y = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![0.]));
+    /// let x = Var::constant(Tensor::<f64, Shape![1]>::from_vec(vec![2.]));
+    /// assert_eq!(y.atan2(&x).sum().backward().wrt(&y).unwrap().to_vec(), vec![0.5]);
+    /// ```
+    atan2 / try_atan2 => Atan2;
+}
+
+/// The three-operand operations with a gradient.
+#[derive(Clone, Copy, Debug)]
+enum Ternary<T> {
+    Addcmul(T),
+    Addcdiv(T),
+    Lerp,
+    ClampTensor,
+}
+
+/// The backward function of a three-operand operation on `s`, `a`, `b`.
+fn ternary_backward<T: Float>(op: Ternary<T>, s: Dyn<T>, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> {
+    Box::new(move |g, needs| {
+        let zero = T::zero();
+        let (ds, da, db) = (needs[0], needs[1], needs[2]);
+        let m3 = |x: &Dyn<T>, y: &Dyn<T>, f: &(dyn Fn(T, T, T) -> T + Sync)| {
+            g.try_zip_map3(x, y, f).expect("operands broadcast to the result")
+        };
+        let (gs, ga, gb) = match op {
+            Ternary::Addcmul(v) => (
+                ds.then(|| g.clone()),
+                da.then(|| m3(&b, &b, &|g, y, _| g * v * y)),
+                db.then(|| m3(&a, &a, &|g, x, _| g * v * x)),
+            ),
+            Ternary::Addcdiv(v) => (
+                ds.then(|| g.clone()),
+                da.then(|| m3(&b, &b, &|g, y, _| g * v / y)),
+                db.then(|| m3(&a, &b, &|g, x, y| -g * v * x / (y * y))),
+            ),
+            // lerp(s, a = end, b = weight) = s + b (a - s).
+            Ternary::Lerp => (
+                ds.then(|| m3(&b, &b, &|g, w, _| g * (T::one() - w))),
+                da.then(|| m3(&b, &b, &|g, w, _| g * w)),
+                db.then(|| m3(&s, &a, &|g, x, e| g * (e - x))),
+            ),
+            // clamp(s, a = min, b = max), as PyTorch's clamp_backward_min_max.
+            Ternary::ClampTensor => {
+                let lo_hi = s.try_zip_map3(&a, &b, |x, lo, hi| {
+                    let inside = x >= lo && x <= hi;
+                    let below = x < lo && lo < hi;
+                    let above = x > hi || hi < lo;
+                    (inside as u8) | ((below as u8) << 1) | ((above as u8) << 2)
+                });
+                let flags = lo_hi.expect("operands broadcast to the result");
+                let pick = |bit: u8| {
+                    g.try_zip_map(&flags, move |g, f: u8| if f & bit != 0 { g } else { zero })
+                        .expect("same sizes")
+                };
+                (ds.then(|| pick(1)), da.then(|| pick(2)), db.then(|| pick(4)))
+            }
+        };
+        smallvec![
+            gs.map(|t| sum_to_like(t, s.dims())),
+            ga.map(|t| sum_to_like(t, a.dims())),
+            gb.map(|t| sum_to_like(t, b.dims())),
+        ]
+    })
+}
+
+/// The result of broadcasting three shapes.
+type Out3<T, A, B, C> = Var<T, <A as Broadcast3<B, C>>::Output>;
+
+impl<T: Float, S: Shape> Var<T, S> {
+    /// Records a three-operand operation whose value is `value`.
+    fn ternary<S1: Shape, S2: Shape, SO: Shape>(
+        &self,
+        a: &Var<T, S1>,
+        b: &Var<T, S2>,
+        value: Tensor<T, SO>,
+        op: Ternary<T>,
+    ) -> Var<T, SO> {
+        Var::from_op(value, &[self.node.as_ref(), a.node.as_ref(), b.node.as_ref()], || {
+            ternary_backward(op, self.erased(), a.erased(), b.erased())
+        })
+    }
+
+    /// `self + value * t1 * t2`, as `torch.addcmul`, all three broadcast
+    /// together.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not match.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let s = Var::param(Tensor::<f64, Shape![2]>::zeros());
+    /// let a = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![3.]));
+    /// let b = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., 2.]));
+    /// let g = s.addcmul(&a, &b, 2.).sum().backward();
+    /// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![6.]);
+    /// assert_eq!(g.wrt(&s).unwrap().to_vec(), vec![1., 1.]);
+    /// ```
+    #[track_caller]
+    pub fn addcmul<S1: Shape, S2: Shape>(&self, t1: &Var<T, S1>, t2: &Var<T, S2>, value: T) -> Out3<T, S, S1, S2>
+    where
+        S: Broadcast3<S1, S2>,
+    {
+        let v = self.value.addcmul(&t1.value, &t2.value, value);
+        self.ternary(t1, t2, v, Ternary::Addcmul(value))
+    }
+
+    /// `self + value * t1 / t2`, as `torch.addcdiv`.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not match.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let s = Var::param(Tensor::<f64, Shape![1]>::zeros());
+    /// let a = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![3.]));
+    /// let b = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![2.]));
+    /// let g = s.addcdiv(&a, &b, 1.).sum().backward();
+    /// assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![-0.75]);
+    /// ```
+    #[track_caller]
+    pub fn addcdiv<S1: Shape, S2: Shape>(&self, t1: &Var<T, S1>, t2: &Var<T, S2>, value: T) -> Out3<T, S, S1, S2>
+    where
+        S: Broadcast3<S1, S2>,
+    {
+        let v = self.value.addcdiv(&t1.value, &t2.value, value);
+        self.ternary(t1, t2, v, Ternary::Addcdiv(value))
+    }
+
+    /// `self + weight * (end - self)`, as `torch.lerp`.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not match.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let a = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![0.]));
+    /// let b = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![10.]));
+    /// let w = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![0.25]));
+    /// let g = a.lerp(&b, &w).sum().backward();
+    /// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![0.75]);
+    /// assert_eq!(g.wrt(&w).unwrap().to_vec(), vec![10.]);
+    /// ```
+    #[track_caller]
+    pub fn lerp<S1: Shape, S2: Shape>(&self, end: &Var<T, S1>, weight: &Var<T, S2>) -> Out3<T, S, S1, S2>
+    where
+        S: Broadcast3<S1, S2>,
+    {
+        let v = self.value.lerp(&end.value, &weight.value);
+        self.ternary(end, weight, v, Ternary::Lerp)
+    }
+
+    /// Clamps into `[min, max]` with tensor bounds, as `torch.clamp`; the
+    /// gradient goes to whichever of the three the result came from.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not match.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![-5., 0., 5.]));
+    /// let lo = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![-1.]));
+    /// let hi = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![1.]));
+    /// let g = x.clamp_tensor(&lo, &hi).sum().backward();
+    /// assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![0., 1., 0.]);
+    /// assert_eq!(g.wrt(&lo).unwrap().to_vec(), vec![1.]);
+    /// ```
+    #[track_caller]
+    pub fn clamp_tensor<S1: Shape, S2: Shape>(&self, min: &Var<T, S1>, max: &Var<T, S2>) -> Out3<T, S, S1, S2>
+    where
+        S: Broadcast3<S1, S2>,
+    {
+        let v = self.value.clamp_tensor(&min.value, &max.value);
+        self.ternary(min, max, v, Ternary::ClampTensor)
+    }
+
+    /// Clamps into `[min, max]`, as `torch.clamp`; the gradient passes where
+    /// `min <= x <= max`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![3]>::from_vec(vec![-5., 0.5, 5.]));
+    /// assert_eq!(x.clamp(0., 1.).sum().backward().wrt(&x).unwrap().to_vec(), vec![0., 1., 0.]);
+    /// ```
+    pub fn clamp(&self, min: T, max: T) -> Var<T, S> {
+        let x = self.erased();
+        Var::from_op(self.value.clamp(min, max), &[self.node.as_ref()], move || {
+            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+                let inside = g.try_zip_map(&x, move |g, x| if x >= min && x <= max { g } else { T::zero() });
+                smallvec![Some(inside.expect("same sizes"))]
+            })
+        })
+    }
+}
+
+/// `x` where `cond` holds, else `y`, all three broadcast together, as
+/// `torch.where(cond, x, y)`: the gradient goes to `x` where `cond` holds
+/// and to `y` elsewhere.
+///
+/// # Panics
+/// With PyTorch's message when a run-time size does not match.
+///
+/// ```
+/// use shaped::autograd::{where_cond, Var};
+/// use shaped::{Shape, Tensor};
+/// let c = Tensor::<bool, Shape![2]>::from_vec(vec![true, false]);
+/// let x = Var::param(Tensor::<f32, Shape![2]>::ones());
+/// let y = Var::param(Tensor::<f32, Shape![1]>::ones());
+/// let g = where_cond(&c, &x, &y).sum().backward();
+/// assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![1., 0.]);
+/// assert_eq!(g.wrt(&y).unwrap().to_vec(), vec![1.]);
+/// ```
+#[track_caller]
+pub fn where_cond<T: Float, SC: Shape, SX: Shape, SY: Shape>(
+    cond: &Tensor<bool, SC>,
+    x: &Var<T, SX>,
+    y: &Var<T, SY>,
+) -> Var<T, <SC as Broadcast3<SX, SY>>::Output>
+where
+    SC: Broadcast3<SX, SY>,
+{
+    let value = crate::where_cond(cond, &x.value, &y.value);
+    let (c, dx, dy) = (cond.clone().into_dyn(), x.value.dims().to_vec(), y.value.dims().to_vec());
+    Var::from_op(value, &[x.node.as_ref(), y.node.as_ref()], move || {
+        Box::new(move |g: &Dyn<T>, needs: &[bool]| {
+            let pick = |keep: bool| {
+                let z = T::zero();
+                g.try_zip_map(&c, move |g, c| if c == keep { g } else { z })
+                    .expect("the condition broadcasts to the result")
+            };
+            smallvec![
+                needs[0].then(|| sum_to_like(pick(true), &dx)),
+                needs[1].then(|| sum_to_like(pick(false), &dy)),
+            ]
+        })
+    })
+}

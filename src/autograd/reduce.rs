@@ -1,0 +1,506 @@
+//! Gradients of reductions. The upstream gradient has the reduced sizes; it
+//! is first seen with the reduced dims kept as 1 (a view), then broadcast back
+//! over the input (stride 0, no copy) and combined with the input where the
+//! derivative needs it:
+//!
+//! | op | gradient of `x` |
+//! |---|---|
+//! | `sum` | `g`, expanded |
+//! | `mean` | `g / n`, expanded |
+//! | `prod` | `g · Π_{j≠i} x_j` (zeros handled as PyTorch does) |
+//! | `max`, `min` | `g / count` on the elements equal to the result |
+//! | `var` | `g · 2(x - mean) / (n - correction)` |
+//! | `std` | `g · (x - mean) / ((n - correction) std)` |
+//! | `norm` | PyTorch's `norm_backward` for each `p` |
+//! | `logsumexp` | `g · exp(x - lse)` |
+//! | `softmax` | `y (g - Σ g y)` |
+//! | `log_softmax` | `g - exp(y) Σ g` |
+//! | `sum_to` | `g`, expanded |
+
+use smallvec::smallvec;
+
+use super::graph::Dyn;
+use super::unary::zeros_like;
+use super::views::reshape_to;
+use super::Var;
+use crate::element::Float;
+use crate::ops::reduce::reducers::{Extreme, Moments, Norm, NormKind, Prod, Sum};
+use crate::ops::reduce::Mask;
+use crate::ops::scalar;
+use crate::shape::{DimVec, DynRank, ExpandsTo, FixedShape, RemoveAxis, Shape, ShapeError};
+use crate::Tensor;
+
+/// A reduction with a gradient.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Reduction {
+    Sum,
+    Mean,
+    Prod,
+    Max,
+    Min,
+    Var(usize),
+    Std(usize),
+    Norm(f64),
+    LogSumExp,
+}
+
+/// `x` reduced by `op` over `mask`, with the reduced dims kept as 1.
+fn forward_keepdim<T: Float>(op: Reduction, x: &Dyn<T>, mask: &[bool]) -> Dyn<T> {
+    let m = Some(mask);
+    let r = match op {
+        Reduction::Sum => x.reduce_with(m, true, None, |_| Sum { divisor: None }),
+        Reduction::Mean => x.reduce_with(m, true, None, |n| Sum { divisor: Some(T::from_f64(n as f64)) }),
+        Reduction::Prod => x.reduce_with(m, true, None, |_| Prod),
+        Reduction::Max => x.reduce_with(m, true, Some("max"), |_| Extreme::<true>),
+        Reduction::Min => x.reduce_with(m, true, Some("min"), |_| Extreme::<false>),
+        Reduction::Var(c) | Reduction::Std(c) => x.reduce_with(m, true, None, |_| Moments {
+            correction: c as f64,
+            sqrt: matches!(op, Reduction::Std(_)),
+        }),
+        Reduction::Norm(p) => x.reduce_with(m, true, None, |_| Norm(NormKind::of(p))),
+        Reduction::LogSumExp => x.reduce_with(m, true, None, |_| crate::ops::reduce::reducers::LogSumExp),
+    };
+    r.expect("keepdim sizes fit a dynamic rank")
+}
+
+/// `a op b` at the broadcast of the two (here always `x`'s sizes).
+fn zip<T: Float>(a: &Dyn<T>, b: &Dyn<T>, f: impl Fn(T, T) -> T + Sync) -> Dyn<T> {
+    a.try_zip_map(b, f).expect("a keepdim result broadcasts to its input")
+}
+
+/// `f(a, b, c)` at the broadcast of the three.
+fn zip3<T: Float>(a: &Dyn<T>, b: &Dyn<T>, c: &Dyn<T>, f: impl Fn(T, T, T) -> T + Sync) -> Dyn<T> {
+    a.try_zip_map3(b, c, f).expect("keepdim results broadcast to their input")
+}
+
+/// The gradient of `x` for `y = op(x)` (keepdim sizes for `y` and `g`).
+fn reduction_grad<T: Float>(op: Reduction, x: &Dyn<T>, y: &Dyn<T>, g: &Dyn<T>, mask: &[bool]) -> Dyn<T> {
+    let n = crate::ops::reduce::reduced_count(x.dims(), mask);
+    let nf = T::from_f64(n as f64);
+    let zero = T::zero();
+    let sum_k = |t: &Dyn<T>| forward_keepdim(Reduction::Sum, t, mask);
+    let expand = |t: Dyn<T>| t.try_broadcast_to::<DynRank>(x.dims()).expect("keepdim sizes expand");
+    match op {
+        Reduction::Sum => expand(g.clone()),
+        Reduction::Mean => expand(g.map(move |g| g / nf)),
+        Reduction::Prod => {
+            // The product of the nonzero elements and the number of zeros.
+            let nonzero = forward_keepdim(Reduction::Prod, &x.map(move |v| if v == zero { T::one() } else { v }), mask);
+            let zeros = sum_k(&x.map(move |v| if v == zero { T::one() } else { zero }));
+            let others = zip3(x, &nonzero, &zeros, move |v, p, z| {
+                if z == zero {
+                    p / v
+                } else if z == T::one() && v == zero {
+                    p
+                } else {
+                    zero
+                }
+            });
+            zip(&others, g, |o, g| o * g)
+        }
+        Reduction::Max | Reduction::Min => {
+            // Ties share the gradient evenly, as PyTorch's amax/amin.
+            let count = sum_k(&zip(x, y, move |v, m| if v == m { T::one() } else { zero }));
+            let share = zip(g, &count, |g, c| g / c);
+            zip3(x, y, &share, move |v, m, s| if v == m { s } else { zero })
+        }
+        Reduction::Var(c) => {
+            let mean = forward_keepdim(Reduction::Mean, x, mask);
+            let k = T::from_f64(2.0 / (n as f64 - c as f64).max(0.0));
+            zip3(x, &mean, g, move |v, m, g| g * k * (v - m))
+        }
+        Reduction::Std(c) => {
+            let mean = forward_keepdim(Reduction::Mean, x, mask);
+            let dof = T::from_f64((n as f64 - c as f64).max(0.0));
+            let scale = zip(g, y, move |g, s| g / (dof * s));
+            zip3(x, &mean, &scale, |v, m, s| s * (v - m))
+        }
+        Reduction::Norm(p) => norm_grad(NormKind::of(p), x, y, g, mask),
+        Reduction::LogSumExp => zip3(x, y, g, |v, l, g| g * (v - l).exp()),
+    }
+}
+
+/// PyTorch's `norm_backward`.
+fn norm_grad<T: Float>(kind: NormKind, x: &Dyn<T>, y: &Dyn<T>, g: &Dyn<T>, mask: &[bool]) -> Dyn<T> {
+    let zero = T::zero();
+    match kind {
+        NormKind::Zero => zeros_like(x.dims()),
+        NormKind::One => zip(x, g, |v, g| g * scalar::sign(v)),
+        NormKind::Two => zip3(x, y, g, move |v, n, g| if n == zero { zero } else { g * v / n }),
+        NormKind::Inf | NormKind::NegInf => {
+            let hit = x.try_zip_map(y, move |v, n| if v.abs() == n { T::one() } else { zero }).expect("keepdim");
+            let count = forward_keepdim(Reduction::Sum, &hit, mask);
+            let share = zip(g, &count, |g, c| g / c);
+            zip3(x, y, &share, move |v, n, s| if v.abs() == n { s * scalar::sign(v) } else { zero })
+        }
+        NormKind::P(p) => {
+            let pm1 = T::from_f64(p - 1.0);
+            let scale = zip(g, y, move |g, n| if n == zero { zero } else { g / n.powf(pm1) });
+            zip(x, &scale, move |v, s| if v == zero { zero } else { s * scalar::sign(v) * v.abs().powf(pm1) })
+        }
+    }
+}
+
+impl<T: Float, S: Shape> Var<T, S> {
+    /// `op` over `mask` (`None`: all dims), recorded.
+    fn reduce<SO: Shape>(&self, op: Reduction, mask: Option<&[bool]>, keepdim: bool) -> Result<Var<T, SO>, ShapeError> {
+        let all = crate::ops::reduce::all_mask(self.value.rank());
+        let mask: Mask = Mask::from_slice(mask.unwrap_or(&all));
+        let x = self.erased();
+        let y = forward_keepdim(op, &x, &mask);
+        let out_dims = crate::ops::reduce::result_dims(x.dims(), &mask, keepdim);
+        let value: Tensor<T, SO> = reshape_to(&y, &out_dims).try_into_shape()?;
+        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+            let keep: DimVec = y.dims().into();
+            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+                let g = reshape_to(g, &keep);
+                smallvec![Some(reduction_grad(op, &x, &y, &g, &mask))]
+            })
+        }))
+    }
+}
+
+macro_rules! reduction_vars {
+    ($(
+        $(#[$doc:meta])*
+        $all:ident, $dim:ident, $keep:ident, $dims:ident, $try_dims:ident,
+        ($($arg:ident: $argty:ty = $ex:literal),*) => $op:expr;
+    )*) => {$(
+        impl<T: Float, S: Shape> Var<T, S> {
+            $(#[$doc])*
+            #[track_caller]
+            pub fn $all(&self $(, $arg: $argty)*) -> Var<T, ()> {
+                self.reduce($op, None, false).unwrap_or_else(|e| panic!("{e}"))
+            }
+
+            #[doc = concat!("[`Var::", stringify!($all), "`] over axis `K`, which the result drops.")]
+            ///
+            /// # Panics
+            /// For [`DynRank`] values, when `K` is out of range.
+            ///
+            /// ```
+            /// use shaped::autograd::Var;
+            /// use shaped::{Shape, Tensor};
+            /// let x = Var::param(Tensor::<f64, Shape![2, 3]>::from_vec(vec![1., -2., 3., 4., 5., -6.]));
+            #[doc = concat!("let r: Var<f64, Shape![2]> = x.", stringify!($dim), "::<1>(", $(stringify!($ex),)* ");")]
+            #[doc = concat!("assert_eq!(r.value().to_vec(), x.value().", stringify!($dim), "::<1>(", $(stringify!($ex),)* ").to_vec());")]
+            /// assert_eq!(r.sum().backward().wrt(&x).unwrap().dims(), &[2, 3]);
+            /// ```
+            #[track_caller]
+            pub fn $dim<const K: usize>(&self $(, $arg: $argty)*) -> Var<T, <S as RemoveAxis<K>>::Output>
+            where
+                S: RemoveAxis<K>,
+            {
+                crate::ops::reduce::axis_mask(K, self.value.rank())
+                    .and_then(|m| self.reduce($op, Some(&m), false))
+                    .unwrap_or_else(|e| panic!("{e}"))
+            }
+
+            #[doc = concat!("[`Var::", stringify!($all), "`] over axis `K`, kept with size 1.")]
+            ///
+            /// # Panics
+            /// For [`DynRank`] values, when `K` is out of range.
+            ///
+            /// ```
+            /// use shaped::autograd::Var;
+            /// use shaped::{Shape, Tensor};
+            /// let x = Var::param(Tensor::<f64, Shape![2, 3]>::from_vec(vec![1., -2., 3., 4., 5., -6.]));
+            #[doc = concat!("let r: Var<f64, Shape![1, 3]> = x.", stringify!($keep), "::<0>(", $(stringify!($ex),)* ");")]
+            /// assert_eq!(r.sum().backward().wrt(&x).unwrap().dims(), &[2, 3]);
+            /// ```
+            #[track_caller]
+            pub fn $keep<const K: usize>(&self $(, $arg: $argty)*) -> Var<T, <S as RemoveAxis<K>>::KeepDim>
+            where
+                S: RemoveAxis<K>,
+            {
+                crate::ops::reduce::axis_mask(K, self.value.rank())
+                    .and_then(|m| self.reduce($op, Some(&m), true))
+                    .unwrap_or_else(|e| panic!("{e}"))
+            }
+
+            #[doc = concat!("[`Var::", stringify!($all), "`] over the run-time dims `dims` (negative from the end; empty means all).")]
+            ///
+            /// # Errors
+            /// PyTorch's errors for a dim out of range or given twice.
+            ///
+            /// ```
+            /// use shaped::autograd::Var;
+            /// use shaped::{DynRank, Tensor};
+            /// let x = Var::param(Tensor::<f64, DynRank>::try_from_vec(vec![1., -2., 3., 4., 5., -6.], &[2, 3]).unwrap());
+            #[doc = concat!("let r = x.", stringify!($try_dims), "(&[0, 1], false", $(", ", stringify!($ex),)* ").unwrap();")]
+            /// assert_eq!(r.try_backward().unwrap().wrt(&x).unwrap().dims(), &[2, 3]);
+            #[doc = concat!("assert!(x.", stringify!($try_dims), "(&[2], false", $(", ", stringify!($ex),)* ").is_err());")]
+            /// ```
+            pub fn $try_dims(&self, dims: &[isize], keepdim: bool $(, $arg: $argty)*) -> Result<Var<T, DynRank>, ShapeError> {
+                let m = crate::ops::reduce::dims_mask(dims, self.value.rank())?;
+                self.reduce($op, Some(&m), keepdim)
+            }
+
+            #[doc = concat!("[`Var::", stringify!($try_dims), "`], panicking on error.")]
+            ///
+            /// # Panics
+            /// With the message of the `try_` form's error.
+            ///
+            /// ```
+            /// use shaped::autograd::Var;
+            /// use shaped::{Shape, Tensor};
+            /// let x = Var::param(Tensor::<f64, Shape![2, 3]>::from_vec(vec![1., -2., 3., 4., 5., -6.]));
+            #[doc = concat!("assert_eq!(x.", stringify!($dims), "(&[-1], true", $(", ", stringify!($ex),)* ").dims(), &[2, 1]);")]
+            /// ```
+            #[track_caller]
+            pub fn $dims(&self, dims: &[isize], keepdim: bool $(, $arg: $argty)*) -> Var<T, DynRank> {
+                self.$try_dims(dims, keepdim $(, $arg)*).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+    )*};
+}
+
+reduction_vars! {
+    /// The sum of all elements; its gradient is the upstream gradient
+    /// expanded over the input (no copy).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![2, 2]>::ones());
+    /// let g = x.sum().backward().wrt(&x).unwrap();
+    /// assert_eq!(g.strides(), &[0, 0]); // an expanded 1
+    /// assert_eq!(g.to_vec(), vec![1.; 4]);
+    /// ```
+    sum, sum_dim, sum_dim_keepdim, sum_dims, try_sum_dims, () => Reduction::Sum;
+    /// The mean of all elements.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![4]>::ones());
+    /// assert_eq!(x.mean().backward().wrt(&x).unwrap().to_vec(), vec![0.25; 4]);
+    /// ```
+    mean, mean_dim, mean_dim_keepdim, mean_dims, try_mean_dims, () => Reduction::Mean;
+    /// The product of all elements; the gradient of each is the product of
+    /// the others (exact with zeros).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![2., 0., 4.]));
+    /// assert_eq!(x.prod().backward().wrt(&x).unwrap().to_vec(), vec![0., 8., 0.]);
+    /// ```
+    prod, prod_dim, prod_dim_keepdim, prod_dims, try_prod_dims, () => Reduction::Prod;
+    /// The largest element (`torch.amax`); ties share the gradient evenly.
+    ///
+    /// # Panics
+    /// When the value is empty.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![3]>::from_vec(vec![5., 1., 5.]));
+    /// assert_eq!(x.max().backward().wrt(&x).unwrap().to_vec(), vec![0.5, 0., 0.5]);
+    /// ```
+    max, max_dim, max_dim_keepdim, max_dims, try_max_dims, () => Reduction::Max;
+    /// The smallest element (`torch.amin`); ties share the gradient evenly.
+    ///
+    /// # Panics
+    /// When the value is empty.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![3]>::from_vec(vec![5., 1., 5.]));
+    /// assert_eq!(x.min().backward().wrt(&x).unwrap().to_vec(), vec![0., 1., 0.]);
+    /// ```
+    min, min_dim, min_dim_keepdim, min_dims, try_min_dims, () => Reduction::Min;
+    /// The variance with `correction` (PyTorch's default 1).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., 3.]));
+    /// assert_eq!(x.var(1).backward().wrt(&x).unwrap().to_vec(), vec![-2., 2.]);
+    /// ```
+    var, var_dim, var_dim_keepdim, var_dims, try_var_dims, (correction: usize = 1) => Reduction::Var(correction);
+    /// The standard deviation with `correction` (PyTorch's default 1).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., 3.]));
+    /// let g = x.std(0).backward().wrt(&x).unwrap();
+    /// assert_eq!(g.to_vec(), vec![-0.5, 0.5]);
+    /// ```
+    std, std_dim, std_dim_keepdim, std_dims, try_std_dims, (correction: usize = 1) => Reduction::Std(correction);
+    /// The `p`-norm.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![3., 4.]));
+    /// assert_eq!(x.norm(2.0).backward().wrt(&x).unwrap().to_vec(), vec![0.6, 0.8]);
+    /// ```
+    norm, norm_dim, norm_dim_keepdim, norm_dims, try_norm_dims, (p: f64 = 2.0) => Reduction::Norm(p);
+    /// `log Σ exp x`; its gradient is the softmax.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., 1.]));
+    /// assert_eq!(x.logsumexp().backward().wrt(&x).unwrap().to_vec(), vec![0.5, 0.5]);
+    /// ```
+    logsumexp, logsumexp_dim, logsumexp_dim_keepdim, logsumexp_dims, try_logsumexp_dims, () => Reduction::LogSumExp;
+}
+
+/// `softmax` or `log_softmax`.
+#[derive(Clone, Copy)]
+enum Normalize {
+    Softmax,
+    LogSoftmax,
+}
+
+impl<T: Float, S: Shape> Var<T, S> {
+    /// `softmax` or `log_softmax` along `dim`, recorded.
+    fn normalize(&self, dim: isize, op: Normalize) -> Result<Var<T, S>, ShapeError> {
+        let value = match op {
+            Normalize::Softmax => self.value.try_softmax(dim)?,
+            Normalize::LogSoftmax => self.value.try_log_softmax(dim)?,
+        };
+        let y = value.clone().into_dyn();
+        let mask = crate::ops::reduce::dims_mask(&[dim], self.value.rank())?;
+        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+                let grad = match op {
+                    Normalize::Softmax => {
+                        let gy = forward_keepdim(Reduction::Sum, &zip(g, &y, |g, y| g * y), &mask);
+                        zip3(&y, g, &gy, |y, g, s| y * (g - s))
+                    }
+                    Normalize::LogSoftmax => {
+                        let gs = forward_keepdim(Reduction::Sum, g, &mask);
+                        zip3(g, &y, &gs, |g, y, s| g - y.exp() * s)
+                    }
+                };
+                smallvec![Some(grad)]
+            })
+        }))
+    }
+
+    /// `softmax` along the run-time dim `dim`, as [`Tensor::try_softmax`].
+    ///
+    /// # Errors
+    /// PyTorch's error when `dim` is out of range.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![0., 0.]));
+    /// let w = Var::constant(Tensor::<f64, Shape![2]>::from_vec(vec![1., 0.]));
+    /// let g = x.try_softmax(0).unwrap().mul(&w).sum().backward();
+    /// assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![0.25, -0.25]);
+    /// ```
+    pub fn try_softmax(&self, dim: isize) -> Result<Var<T, S>, ShapeError> {
+        self.normalize(dim, Normalize::Softmax)
+    }
+
+    /// `softmax` along axis `K`.
+    ///
+    /// # Panics
+    /// For [`DynRank`] values, when `K` is out of range.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![2, 2]>::ones());
+    /// assert_eq!(x.softmax_dim::<1>().value().to_vec(), vec![0.5; 4]);
+    /// ```
+    #[track_caller]
+    pub fn softmax_dim<const K: usize>(&self) -> Var<T, S>
+    where
+        S: RemoveAxis<K>,
+    {
+        self.normalize(K as isize, Normalize::Softmax).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// `log_softmax` along the run-time dim `dim`, as
+    /// [`Tensor::try_log_softmax`].
+    ///
+    /// # Errors
+    /// PyTorch's error when `dim` is out of range.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![0., 0.]));
+    /// let w = Var::constant(Tensor::<f64, Shape![2]>::from_vec(vec![1., 0.]));
+    /// let g = x.try_log_softmax(-1).unwrap().mul(&w).sum().backward();
+    /// assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![0.5, -0.5]);
+    /// ```
+    pub fn try_log_softmax(&self, dim: isize) -> Result<Var<T, S>, ShapeError> {
+        self.normalize(dim, Normalize::LogSoftmax)
+    }
+
+    /// `log_softmax` along axis `K`.
+    ///
+    /// # Panics
+    /// For [`DynRank`] values, when `K` is out of range.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1, 2]>::ones());
+    /// assert_eq!(x.log_softmax_dim::<1>().value().to_vec(), vec![-(2f64.ln()); 2]);
+    /// ```
+    #[track_caller]
+    pub fn log_softmax_dim<const K: usize>(&self) -> Var<T, S>
+    where
+        S: RemoveAxis<K>,
+    {
+        self.normalize(K as isize, Normalize::LogSoftmax).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Sums to sizes `dims`, which broadcast to this value's, as
+    /// [`Tensor::try_sum_to_size`]; the gradient is expanded back.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_sum_to_size`].
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{DynRank, Tensor};
+    /// let x = Var::param(Tensor::<f32, DynRank>::try_ones(&[2, 3]).unwrap());
+    /// let s = x.try_sum_to_size::<DynRank>(&[3]).unwrap();
+    /// assert_eq!(s.value().to_vec(), vec![2.; 3]);
+    /// ```
+    pub fn try_sum_to_size<S2: Shape>(&self, dims: &[usize]) -> Result<Var<T, S2>, ShapeError>
+    where
+        S2: ExpandsTo<S>,
+    {
+        let value = self.value.try_sum_to_size(dims)?;
+        let from = DimVec::from_slice(self.dims());
+        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+                smallvec![Some(g.try_broadcast_to::<DynRank>(&from).expect("sum_to target expands back"))]
+            })
+        }))
+    }
+
+    /// Sums to the fixed shape `S2`, which the compiler checks broadcasts to
+    /// `S`, as [`Tensor::sum_to`].
+    ///
+    /// # Panics
+    /// Only when a `Dyn` size of `self` turns out not to fit `S2`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![2, 3]>::ones());
+    /// let s: Var<f32, Shape![1, 3]> = x.sum_to();
+    /// assert_eq!(s.sum().backward().wrt(&x).unwrap().to_vec(), vec![1.; 6]);
+    /// ```
+    #[track_caller]
+    pub fn sum_to<S2: FixedShape>(&self) -> Var<T, S2>
+    where
+        S2: ExpandsTo<S>,
+    {
+        let dims = S2::static_sizes().expect("a fixed shape has static sizes");
+        self.try_sum_to_size(dims.as_ref()).unwrap_or_else(|e| panic!("{e}"))
+    }
+}

@@ -1,0 +1,308 @@
+//! Gradients of the one-operand pointwise operations: the upstream gradient
+//! times the derivative, written with the input `x` and the result `y`.
+//! Rounding and `sign` are piecewise constant: their gradient is zero, given
+//! as an expanded zero (no memory), as PyTorch gives zeros.
+
+use smallvec::smallvec;
+
+use super::graph::{BackwardFn, Dyn};
+use super::Var;
+use crate::element::Float;
+use crate::ops::scalar;
+use crate::shape::{DynRank, Shape};
+use crate::Tensor;
+
+/// A zero gradient of sizes `dims`: one element, expanded.
+pub(crate) fn zeros_like<T: Float>(dims: &[usize]) -> Dyn<T> {
+    Tensor::<T, DynRank>::scalar(T::zero())
+        .try_broadcast_to(dims)
+        .expect("a scalar broadcasts to any sizes")
+}
+
+/// The backward function for `y = f(x)` with derivative `dy(g, x, y)`.
+fn unary_backward<T: Float>(x: Dyn<T>, y: Dyn<T>, d: fn(T, T, T) -> T) -> BackwardFn<T> {
+    Box::new(move |g, _| smallvec![Some(g.try_zip_map3(&x, &y, d).expect("same sizes"))])
+}
+
+macro_rules! unary_vars {
+    ($($(#[$doc:meta])* $name:ident, |$g:ident, $x:ident, $y:ident| $d:expr;)*) => {$(
+        impl<T: Float, S: Shape> Var<T, S> {
+            $(#[$doc])*
+            pub fn $name(&self) -> Var<T, S> {
+                let value = self.value.$name();
+                let (x, y) = (self.erased(), value.clone().into_dyn());
+                Var::from_op(value, &[self.node.as_ref()], move || {
+                    unary_backward(x, y, |$g: T, $x: T, $y: T| $d)
+                })
+            }
+        }
+    )*};
+}
+
+macro_rules! zero_grad_vars {
+    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+        impl<T: Float, S: Shape> Var<T, S> {
+            $(#[$doc])*
+            pub fn $name(&self) -> Var<T, S> {
+                let value = self.value.$name();
+                let dims = value.dims().to_vec();
+                Var::from_op(value, &[self.node.as_ref()], move || {
+                    Box::new(move |_: &Dyn<T>, _: &[bool]| smallvec![Some(zeros_like(&dims))])
+                })
+            }
+        }
+    )*};
+}
+
+/// `1/√(2π)`.
+const FRAC_1_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
+
+unary_vars! {
+    /// `-x`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![1]>::ones());
+    /// assert_eq!(x.neg().sum().backward().wrt(&x).unwrap().to_vec(), vec![-1.]);
+    /// ```
+    neg, |g, _x, _y| -g;
+    /// `|x|`; the gradient at 0 is 0, as PyTorch's `sgn`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![3]>::from_vec(vec![-2., 0., 2.]));
+    /// assert_eq!(x.abs().sum().backward().wrt(&x).unwrap().to_vec(), vec![-1., 0., 1.]);
+    /// ```
+    abs, |g, x, _y| g * scalar::sign(x);
+    /// `e^x`, whose derivative is itself.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
+    /// assert_eq!(x.exp().sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
+    /// ```
+    exp, |g, _x, y| g * y;
+    /// `ln x`, derivative `1/x`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![4.]));
+    /// assert_eq!(x.log().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.25]);
+    /// ```
+    log, |g, x, _y| g / x;
+    /// `ln(1 + x)`, derivative `1/(1 + x)`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![1.]));
+    /// assert_eq!(x.log1p().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.5]);
+    /// ```
+    log1p, |g, x, _y| g / (T::one() + x);
+    /// `e^x - 1`, derivative `e^x`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
+    /// assert_eq!(x.expm1().sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
+    /// ```
+    expm1, |g, _x, y| g * (y + T::one());
+    /// `√x`, derivative `1/(2√x)`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![4.]));
+    /// assert_eq!(x.sqrt().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.25]);
+    /// ```
+    sqrt, |g, _x, y| g / (y + y);
+    /// `1/√x`, derivative `-y³/2`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![4.]));
+    /// assert_eq!(x.rsqrt().sum().backward().wrt(&x).unwrap().to_vec(), vec![-1. / 16.]);
+    /// ```
+    rsqrt, |g, _x, y| -g * y * y * y * T::from_f64(0.5);
+    /// `sin x`, derivative `cos x`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
+    /// assert_eq!(x.sin().sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
+    /// ```
+    sin, |g, x, _y| g * x.cos();
+    /// `cos x`, derivative `-sin x`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
+    /// assert_eq!(x.cos().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.]);
+    /// ```
+    cos, |g, x, _y| -g * x.sin();
+    /// `tan x`, derivative `1 + tan² x`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
+    /// assert_eq!(x.tan().sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
+    /// ```
+    tan, |g, _x, y| g * (T::one() + y * y);
+    /// `tanh x`, derivative `1 - tanh² x`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
+    /// assert_eq!(x.tanh().sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
+    /// ```
+    tanh, |g, _x, y| g * (T::one() - y * y);
+    /// `σ(x)`, derivative `σ(x)(1 - σ(x))`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
+    /// assert_eq!(x.sigmoid().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.25]);
+    /// ```
+    sigmoid, |g, _x, y| g * y * (T::one() - y);
+    /// `max(x, 0)`; the gradient passes where the result is positive.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![2]>::from_vec(vec![-1., 2.]));
+    /// assert_eq!(x.relu().sum().backward().wrt(&x).unwrap().to_vec(), vec![0., 1.]);
+    /// ```
+    relu, |g, _x, y| if y > T::zero() { g } else { T::zero() };
+    /// The exact GELU `x Φ(x)`, derivative `Φ(x) + x φ(x)`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
+    /// assert_eq!(x.gelu().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.5]);
+    /// ```
+    gelu, |g, x, _y| {
+        let cdf = T::from_f64(0.5) * (T::one() + scalar::erf(x * T::FRAC_1_SQRT_2()));
+        let pdf = T::from_f64(FRAC_1_SQRT_2PI) * (-x * x * T::from_f64(0.5)).exp();
+        g * (cdf + x * pdf)
+    };
+    /// `x σ(x)`, derivative `σ(x)(1 + x(1 - σ(x)))`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
+    /// assert_eq!(x.silu().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.5]);
+    /// ```
+    silu, |g, x, _y| {
+        let s = scalar::sigmoid(x);
+        g * s * (T::one() + x * (T::one() - s))
+    };
+    /// `x²`, derivative `2x`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![3.]));
+    /// assert_eq!(x.square().sum().backward().wrt(&x).unwrap().to_vec(), vec![6.]);
+    /// ```
+    square, |g, x, _y| g * (x + x);
+    /// `1/x`, derivative `-1/x²`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![2.]));
+    /// assert_eq!(x.reciprocal().sum().backward().wrt(&x).unwrap().to_vec(), vec![-0.25]);
+    /// ```
+    reciprocal, |g, _x, y| -g * y * y;
+}
+
+zero_grad_vars! {
+    /// Rounds down; zero gradient.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![1]>::from_vec(vec![1.5]));
+    /// assert_eq!(x.floor().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.]);
+    /// ```
+    floor;
+    /// Rounds up; zero gradient.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![1]>::from_vec(vec![1.5]));
+    /// assert_eq!(x.ceil().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.]);
+    /// ```
+    ceil;
+    /// Rounds half to even; zero gradient.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![1]>::from_vec(vec![1.5]));
+    /// assert_eq!(x.round().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.]);
+    /// ```
+    round;
+    /// Rounds toward zero; zero gradient.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![1]>::from_vec(vec![1.5]));
+    /// assert_eq!(x.trunc().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.]);
+    /// ```
+    trunc;
+    /// `-1`, `0` or `1`; zero gradient.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![1]>::from_vec(vec![-3.]));
+    /// assert_eq!(x.sign().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.]);
+    /// ```
+    sign;
+}
+
+impl<T: Float, S: Shape> Var<T, S> {
+    /// `self * c` for a scalar `c`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![2]>::ones());
+    /// assert_eq!(x.mul_scalar(3.).sum().backward().wrt(&x).unwrap().to_vec(), vec![3., 3.]);
+    /// ```
+    pub fn mul_scalar(&self, c: T) -> Var<T, S> {
+        Var::from_op(self.value.map(move |x| x * c), &[self.node.as_ref()], move || {
+            Box::new(move |g: &Dyn<T>, _: &[bool]| smallvec![Some(g.map(move |g| g * c))])
+        })
+    }
+
+    /// `self + c` for a scalar `c`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![2]>::ones());
+    /// assert_eq!(x.add_scalar(3.).value().to_vec(), vec![4., 4.]);
+    /// ```
+    pub fn add_scalar(&self, c: T) -> Var<T, S> {
+        Var::from_op(self.value.map(move |x| x + c), &[self.node.as_ref()], move || {
+            Box::new(move |g: &Dyn<T>, _: &[bool]| smallvec![Some(g.clone())])
+        })
+    }
+}

@@ -1,0 +1,260 @@
+//! `Var`: a tensor and, when it needs a gradient, its node in the graph.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::graph::{self, Dyn, Node};
+use crate::element::Float;
+use crate::shape::{DynRank, Shape, ShapeError};
+use crate::Tensor;
+
+/// A tensor that records the operations applied to it, so that gradients can
+/// flow back to the parameters it came from.
+///
+/// A `Var` made with [`Var::param`] needs a gradient; one made with
+/// [`Var::constant`] does not, and neither does any result computed only
+/// from constants: such results carry no graph node and cost nothing beyond
+/// the tensor operation itself.
+///
+/// ```
+/// use shaped::autograd::Var;
+/// use shaped::{Shape, Tensor};
+/// let w = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![1., 2., 3.]));
+/// let x = Var::constant(Tensor::<f64, Shape![2, 1]>::from_vec(vec![10., 20.]));
+/// let loss = w.mul(&x).sum();
+/// let grads = loss.backward();
+/// let gw: Tensor<f64, Shape![3]> = grads.wrt(&w).unwrap();
+/// assert_eq!(gw.to_vec(), vec![30., 30., 30.]);
+/// ```
+pub struct Var<T: Float, S: Shape> {
+    pub(crate) value: Tensor<T, S>,
+    pub(crate) node: Option<Arc<Node<T>>>,
+}
+
+impl<T: Float, S: Shape> Clone for Var<T, S> {
+    /// Another handle on the same value and graph node.
+    fn clone(&self) -> Self {
+        Var {
+            value: self.value.clone(),
+            node: self.node.clone(),
+        }
+    }
+}
+
+impl<T: Float, S: Shape> Var<T, S> {
+    /// A parameter: a leaf whose gradient [`Gradients::wrt`] returns.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// assert!(Var::param(Tensor::<f32, Shape![2]>::zeros()).requires_grad());
+    /// ```
+    pub fn param(value: Tensor<T, S>) -> Self {
+        let node = Some(Node::leaf(value.dims()));
+        Var { value, node }
+    }
+
+    /// A value that needs no gradient.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// assert!(!Var::constant(Tensor::<f32, Shape![2]>::zeros()).requires_grad());
+    /// ```
+    pub fn constant(value: Tensor<T, S>) -> Self {
+        Var { value, node: None }
+    }
+
+    /// The value.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let v = Var::constant(Tensor::<f32, Shape![2]>::ones());
+    /// assert_eq!(v.value().to_vec(), vec![1., 1.]);
+    /// ```
+    pub fn value(&self) -> &Tensor<T, S> {
+        &self.value
+    }
+
+    /// The value, without the graph.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t: Tensor<f32, Shape![2]> = Var::param(Tensor::ones()).into_value();
+    /// assert_eq!(t.dims(), &[2]);
+    /// ```
+    pub fn into_value(self) -> Tensor<T, S> {
+        self.value
+    }
+
+    /// The sizes of the value.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// assert_eq!(Var::constant(Tensor::<f32, Shape![2, 3]>::zeros()).dims(), &[2, 3]);
+    /// ```
+    pub fn dims(&self) -> &[usize] {
+        self.value.dims()
+    }
+
+    /// Whether gradients flow through this value.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let p = Var::param(Tensor::<f32, Shape![2]>::ones());
+    /// let c = Var::constant(Tensor::<f32, Shape![2]>::ones());
+    /// assert!(p.add(&c).requires_grad());
+    /// assert!(!c.add(&c).requires_grad());
+    /// ```
+    pub fn requires_grad(&self) -> bool {
+        self.node.is_some()
+    }
+
+    /// The same value as a constant, cut from the graph (PyTorch's
+    /// `detach`).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let p = Var::param(Tensor::<f32, Shape![2]>::ones());
+    /// assert!(!p.exp().detach().requires_grad());
+    /// ```
+    pub fn detach(&self) -> Self {
+        Var::constant(self.value.clone())
+    }
+
+    /// The value with its shape type erased, for backward functions.
+    pub(crate) fn erased(&self) -> Dyn<T> {
+        self.value.clone().into_dyn()
+    }
+
+    /// Wraps the result `value` of an operation on inputs with graph nodes
+    /// `parents`; `backward` is built only when some input needs a gradient.
+    pub(crate) fn from_op(
+        value: Tensor<T, S>,
+        parents: &[Option<&Arc<Node<T>>>],
+        backward: impl FnOnce() -> graph::BackwardFn<T>,
+    ) -> Self {
+        let node = graph::record(value.dims(), parents, backward);
+        Var { value, node }
+    }
+
+    /// Backpropagates from this value with upstream gradient `seed` (of
+    /// this value's sizes).
+    ///
+    /// # Errors
+    /// When `seed`'s sizes differ from the value's.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., 2.]));
+    /// let y = x.square();
+    /// let seed = Tensor::<f64, Shape![2]>::from_vec(vec![1., 10.]);
+    /// let g = y.try_backward_with(&seed).unwrap().wrt(&x).unwrap();
+    /// assert_eq!(g.to_vec(), vec![2., 40.]);
+    /// ```
+    pub fn try_backward_with(&self, seed: &Tensor<T, S>) -> Result<Gradients<T>, ShapeError> {
+        if seed.dims() != self.dims() {
+            return Err(ShapeError::Invalid(format!(
+                "Mismatch in shape: grad_output[0] has a shape of {:?} and output[0] has a shape of {:?}.",
+                seed.dims(),
+                self.dims()
+            )));
+        }
+        let grads = match &self.node {
+            Some(node) => graph::backward(node, seed.clone().into_dyn()),
+            None => HashMap::new(),
+        };
+        Ok(Gradients { grads })
+    }
+}
+
+impl<T: Float> Var<T, ()> {
+    /// Backpropagates from this scalar (its gradient is 1), as PyTorch's
+    /// `loss.backward()`; only a 0-d value has this method, so the seed's
+    /// shape is never in doubt.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]));
+    /// let g = x.square().sum().backward();
+    /// assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![2., 4.]);
+    /// ```
+    pub fn backward(&self) -> Gradients<T> {
+        self.try_backward_with(&Tensor::full(T::one()))
+            .expect("a 0-d seed fits a 0-d value")
+    }
+}
+
+impl<T: Float> Var<T, DynRank> {
+    /// Backpropagates from this value, which must hold one element, as
+    /// PyTorch's `backward()`.
+    ///
+    /// # Errors
+    /// PyTorch's error when the value has more than one element.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{DynRank, Tensor};
+    /// let x = Var::param(Tensor::<f64, DynRank>::try_ones(&[3]).unwrap());
+    /// assert!(x.try_backward().is_err());
+    /// let g = x.try_sum_dims(&[0], true).unwrap().try_backward().unwrap();
+    /// assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![1., 1., 1.]);
+    /// ```
+    pub fn try_backward(&self) -> Result<Gradients<T>, ShapeError> {
+        if self.value.numel() != 1 {
+            return Err(ShapeError::Invalid(
+                "grad can be implicitly created only for scalar outputs".into(),
+            ));
+        }
+        self.try_backward_with(&Tensor::try_full(self.dims(), T::one())?)
+    }
+}
+
+/// The gradients of one backward pass, by parameter.
+///
+/// ```
+/// use shaped::autograd::Var;
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f32, Shape![2]>::ones());
+/// let b = Var::param(Tensor::<f32, Shape![2]>::ones());
+/// let g = a.exp().sum().backward();
+/// assert!(g.wrt(&a).is_some());
+/// assert!(g.wrt(&b).is_none()); // not used by the loss
+/// ```
+pub struct Gradients<T: Float> {
+    grads: HashMap<u64, Dyn<T>>,
+}
+
+impl<T: Float> Gradients<T> {
+    /// The gradient of the loss with respect to `param`, with `param`'s own
+    /// shape type: for an input that was broadcast, the upstream gradient
+    /// has been summed back to its shape (`sum_to`). `None` when `param`
+    /// needs no gradient or the loss does not depend on it.
+    ///
+    /// The result may be a view (an expanded constant, for instance); call
+    /// [`Tensor::contiguous`] before writing into it.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let a = Var::param(Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]));
+    /// let b = Var::param(Tensor::<f32, Shape![1]>::from_vec(vec![1.]));
+    /// let g = a.add(&b).sum().backward();
+    /// let gb: Tensor<f32, Shape![1]> = g.wrt(&b).unwrap();
+    /// assert_eq!(gb.to_vec(), vec![3.]);
+    /// ```
+    pub fn wrt<S: Shape>(&self, param: &Var<T, S>) -> Option<Tensor<T, S>> {
+        let g = self.grads.get(&param.node.as_ref()?.id)?;
+        Some(
+            g.try_into_shape()
+                .expect("the engine checks every gradient has its value's sizes"),
+        )
+    }
+}

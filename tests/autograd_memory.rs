@@ -1,0 +1,76 @@
+//! The backward pass of `(4096, 4096) + (4096,)` never materialises the
+//! broadcast bias: the bias gradient is `sum_to` of the upstream gradient,
+//! reduced in place of a copy. Measured by counting the bytes allocated
+//! while `backward` runs, with a counting global allocator (this file is its
+//! own test binary, with one test, so nothing else allocates meanwhile).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use shaped::autograd::Var;
+use shaped::{Shape, Tensor};
+
+struct Counting;
+
+static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator, only counting the bytes asked for.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATED.fetch_add(layout.size(), Ordering::Relaxed);
+        // SAFETY: the caller's contract is the system allocator's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATED.fetch_add(new_size, Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Bytes allocated while `f` runs.
+fn allocated_by<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let before = ALLOCATED.load(Ordering::SeqCst);
+    let r = f();
+    (r, ALLOCATED.load(Ordering::SeqCst) - before)
+}
+
+const N: usize = 4096;
+const FULL: usize = N * N * 4; // bytes of one 4096x4096 f32 tensor
+
+#[test]
+fn bias_gradient_is_summed_not_materialised() {
+    let x = Var::param(Tensor::<f32, Shape![4096, 4096]>::full(0.5));
+    let b = Var::param(Tensor::<f32, Shape![4096]>::from_vec((0..N).map(|i| i as f32).collect()));
+
+    // 1. loss = (x + b).sum(): the upstream gradient of x + b is an expanded
+    //    1 (sum's gradient), x's gradient is that view, and b's is its
+    //    sum_to: backward allocates a few KiB, not 64 MiB.
+    let loss = x.add(&b).sum();
+    let (grads, bytes) = allocated_by(|| loss.backward());
+    assert!(bytes < 1 << 20, "backward allocated {bytes} bytes");
+    let gb: Tensor<f32, Shape![4096]> = grads.wrt(&b).unwrap();
+    assert!(gb.to_vec().iter().all(|&g| g == 4096.0));
+    assert_eq!(grads.wrt(&x).unwrap().strides(), &[0, 0]);
+
+    // 2. loss = (x + b)².sum(): now the upstream gradient of x + b is a real
+    //    4096x4096 tensor (2(x + b)), allocated once; the bias gradient is
+    //    reduced from it, so the total stays one full tensor plus a little,
+    //    where materialising the broadcast bias would add another 64 MiB.
+    let loss = x.add(&b).square().sum();
+    let (grads, bytes) = allocated_by(|| loss.backward());
+    assert!(bytes < FULL + (1 << 20), "backward allocated {bytes} bytes, one full tensor is {FULL}");
+    let gb = grads.wrt(&b).unwrap().to_vec();
+    // d/db_j Σ_i (0.5 + j)² = 4096 · 2 (0.5 + j).
+    for (j, &g) in gb.iter().enumerate().step_by(511) {
+        let want = N as f64 * 2.0 * (0.5 + j as f64);
+        assert!(((g as f64 - want) / want).abs() < 1e-5, "b[{j}]: {g} vs {want}");
+    }
+}
