@@ -1,7 +1,9 @@
 //! Trains a 784-128-10 multilayer perceptron with plain SGD on generated
-//! data: seeded Gaussian inputs labelled by a fixed random linear teacher
-//! (the label is the argmax of `x · W_teacher`). The loss (cross-entropy,
-//! written as `-Σ one_hot ⊙ log_softmax(logits) / B`) falls as it trains.
+//! data: 4096 seeded Gaussian inputs labelled by a fixed random linear
+//! teacher (the label is the argmax of `x · W_teacher`), in batches of 64.
+//! The loss (cross-entropy, written as `-Σ one_hot ⊙ log_softmax(logits) /
+//! B`) falls as it trains; the example prints it every 25 steps, with the
+//! accuracy on a held-out batch.
 //!
 //! Every shape is static: `Var<f32, Shape![64, 784]>` times
 //! `Var<f32, Shape![784, 128]>` is `Var<f32, Shape![64, 128]>`, the bias
@@ -18,8 +20,9 @@ use shaped::shape::BroadcastShape;
 use shaped::{Shape, Tensor};
 
 const B: usize = 64;
-const STEPS: usize = 300;
-const LR: f32 = 0.05;
+const BATCHES: usize = 64;
+const STEPS: usize = 1000;
+const LR: f32 = 0.1;
 
 type Batch = Tensor<f32, Shape![64, 784]>;
 
@@ -29,9 +32,9 @@ fn sgd<S: BroadcastShape<S, Output = S>>(p: &Var<f32, S>, grads: &Gradients<f32>
     Var::param(p.value().sub(&g.map(|x| x * LR)))
 }
 
-/// A batch of inputs and the teacher's one-hot labels.
-fn batch(step: usize, teacher: &Var<f32, Shape![784, 10]>) -> (Batch, Tensor<f32, Shape![64, 10]>) {
-    let x = Batch::randn(1_000 + step as u64);
+/// Batch `k` of inputs and the teacher's one-hot labels.
+fn batch(k: usize, teacher: &Var<f32, Shape![784, 10]>) -> (Batch, Tensor<f32, Shape![64, 10]>) {
+    let x = Batch::randn(1_000 + k as u64);
     let logits = Var::constant(x.clone()).naive_matmul_for_autograd(teacher);
     let labels = logits.value().argmax_dim::<1>().to_vec();
     let mut one_hot = vec![0.0f32; B * 10];
@@ -53,29 +56,36 @@ fn main() {
     let mut w2: Var<f32, Shape![128, 10]> = init(2, (1.0f32 / 128.0).sqrt());
     let mut b2: Var<f32, Shape![10]> = Var::param(Tensor::zeros());
 
+    let data: Vec<_> = (0..BATCHES).map(|k| batch(k, &teacher)).collect();
+    let held_out = batch(BATCHES, &teacher);
+    let forward = |x: &Batch, w1: &Var<f32, Shape![784, 128]>, b1: &Var<f32, Shape![128]>, w2: &Var<f32, Shape![128, 10]>, b2: &Var<f32, Shape![10]>| {
+        let hidden = Var::constant(x.clone()).naive_matmul_for_autograd(w1).add(b1).relu();
+        let logits: Var<f32, Shape![64, 10]> = hidden.naive_matmul_for_autograd(w2).add(b2);
+        logits
+    };
+    let accuracy = |logits: &Tensor<f32, Shape![64, 10]>, y: &Tensor<f32, Shape![64, 10]>| {
+        let hits = logits.argmax_dim::<1>().to_vec().into_iter().zip(y.argmax_dim::<1>().to_vec()).filter(|(a, b)| a == b).count();
+        100.0 * hits as f32 / B as f32
+    };
+
+    let start = std::time::Instant::now();
     let mut first = None;
     let mut last = 0.0;
     for step in 0..=STEPS {
-        let (x, y) = batch(step, &teacher);
-        let x = Var::constant(x);
-        let hidden = x.naive_matmul_for_autograd(&w1).add(&b1).relu();
-        let logits: Var<f32, Shape![64, 10]> = hidden.naive_matmul_for_autograd(&w2).add(&b2);
+        let (x, y) = &data[step % BATCHES];
+        let logits = forward(x, &w1, &b1, &w2, &b2);
         let log_p = logits.log_softmax_dim::<1>();
         let loss = log_p.mul(&Var::constant(y.clone())).sum().mul_scalar(-1.0 / B as f32);
 
         let value = loss.value().item();
         first.get_or_insert(value);
         last = value;
-        if step % 25 == 0 {
-            let hits = logits
-                .value()
-                .argmax_dim::<1>()
-                .to_vec()
-                .iter()
-                .zip(y.argmax_dim::<1>().to_vec())
-                .filter(|(a, b)| **a == *b)
-                .count();
-            println!("step {step:4}  loss {value:.4}  batch accuracy {:5.1}%", 100.0 * hits as f32 / B as f32);
+        if step % 50 == 0 {
+            let test = forward(&held_out.0, &w1, &b1, &w2, &b2);
+            println!(
+                "step {step:4}  loss {value:.4}  held-out accuracy {:5.1}%",
+                accuracy(test.value(), &held_out.1)
+            );
         }
 
         let grads = loss.backward();
@@ -87,6 +97,6 @@ fn main() {
         b2 = sgd(&b2, &grads);
     }
     let first = first.expect("at least one step");
-    println!("loss fell from {first:.4} to {last:.4}");
+    println!("loss fell from {first:.4} to {last:.4} in {STEPS} steps ({:.1} s)", start.elapsed().as_secs_f32());
     assert!(last < 0.5 * first, "the loss should fall");
 }

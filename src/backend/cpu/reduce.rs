@@ -22,6 +22,7 @@
 //! every offset the plan produces for the input lies inside its buffer, and
 //! the output buffer has room for `out_len` elements and overlaps no input.
 
+use core::cell::RefCell;
 use core::marker::PhantomData;
 
 use rayon::prelude::*;
@@ -402,14 +403,23 @@ impl Split {
         i: usize,
         width: usize,
     ) {
+        // Buffers freed by the cascade are reused for later blocks.
+        let pool: RefCell<Vec<Vec<R::Acc>>> = RefCell::new(Vec::new());
+        let fresh = || {
+            let mut v = pool.borrow_mut().pop().unwrap_or_default();
+            v.clear();
+            v.resize(width, r.init());
+            v
+        };
         let combine = |mut a: Vec<R::Acc>, b: Vec<R::Acc>| {
-            for (x, y) in a.iter_mut().zip(b) {
+            for (x, &y) in a.iter_mut().zip(&b) {
                 *x = r.combine(*x, y);
             }
+            pool.borrow_mut().push(b);
             a
         };
         let mut cascade = Cascade::new();
-        let mut block = vec![r.init(); width];
+        let mut block = fresh();
         let mut rows_in_block = 0;
         self.red.segments(0, self.red.numel(), |offs, st, len| {
             for q in 0..len {
@@ -420,7 +430,7 @@ impl Split {
                 r.fold_row(&mut block, row, idx);
                 rows_in_block += 1;
                 if rows_in_block == ROW_BLOCK {
-                    let full = core::mem::replace(&mut block, vec![r.init(); width]);
+                    let full = core::mem::replace(&mut block, fresh());
                     cascade.push(full, &combine);
                     rows_in_block = 0;
                 }
