@@ -124,13 +124,12 @@ impl<T: Float, S: Shape> Var<T, S> {
         Ok(self.view(value, move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
                 // Sum every result axis that is new or stretched.
-                let mask: DimVec = (0..g.rank())
+                let mask: Vec<bool> = (0..g.rank())
                     .map(|j| match bdims.iter().position(|&b| b == j) {
-                        None => 1,
-                        Some(i) => (dims[i] == 1 && g.dims()[j] != 1) as usize,
+                        None => true,
+                        Some(i) => dims[i] == 1 && g.dims()[j] != 1,
                     })
                     .collect();
-                let mask: Vec<bool> = mask.iter().map(|&m| m == 1).collect();
                 let summed: Dyn<T> = g
                     .reduce_with(Some(&mask), true, None, |_| Sum { divisor: None })
                     .expect("keepdim sizes fit a dynamic rank");

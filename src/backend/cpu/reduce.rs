@@ -122,6 +122,15 @@ pub(crate) trait Reducer<T: Copy>: Sync {
         acc
     }
 
+    /// [`Reducer::fold_row`] for four consecutive rows; sums override it to
+    /// add the rows before touching the accumulators.
+    #[inline(always)]
+    fn fold_rows4(&self, acc: &mut [Self::Acc], rows: [Run<'_, T>; 4], index: [usize; 4]) {
+        for (row, i) in rows.into_iter().zip(index) {
+            self.fold_row(acc, row, i);
+        }
+    }
+
     /// `acc[j] = fold(acc[j], row[j], index)` for a row of outputs.
     #[inline(always)]
     fn fold_row(&self, acc: &mut [Self::Acc], row: Run<'_, T>, index: usize) {
@@ -422,13 +431,20 @@ impl Split {
         let mut block = fresh();
         let mut rows_in_block = 0;
         self.red.segments(0, self.red.numel(), |offs, st, len| {
-            for q in 0..len {
-                let (p, idx) = (offs[0] + q * st[0], offs[1] + q * st[1]);
-                // SAFETY: the row's `width` elements are part of the input's
-                // layout (kept stride 1 inside the tile).
-                let row = unsafe { Run::new(input.ptr().add(i + p), 1, width) };
-                r.fold_row(&mut block, row, idx);
-                rows_in_block += 1;
+            // SAFETY: the row's `width` elements are part of the input's
+            // layout (kept stride 1 inside the tile).
+            let row = |q: usize| unsafe { Run::new(input.ptr().add(i + offs[0] + q * st[0]), 1, width) };
+            let index = |q: usize| offs[1] + q * st[1];
+            let mut q = 0;
+            while q < len {
+                if q + 4 <= len && rows_in_block + 4 <= ROW_BLOCK {
+                    let qs = [q, q + 1, q + 2, q + 3];
+                    r.fold_rows4(&mut block, qs.map(row), qs.map(index));
+                    (q, rows_in_block) = (q + 4, rows_in_block + 4);
+                } else {
+                    r.fold_row(&mut block, row(q), index(q));
+                    (q, rows_in_block) = (q + 1, rows_in_block + 1);
+                }
                 if rows_in_block == ROW_BLOCK {
                     let full = core::mem::replace(&mut block, fresh());
                     cascade.push(full, &combine);

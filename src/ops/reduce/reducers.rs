@@ -94,6 +94,23 @@ impl<T: Numeric> Reducer<T> for Sum<T> {
     fn fold_run(&self, acc: T, run: Run<'_, T>, _: usize, _: usize) -> T {
         acc.wadd(pairwise(run, &|x| x))
     }
+    #[inline]
+    fn fold_rows4(&self, acc: &mut [T], rows: [Run<'_, T>; 4], index: [usize; 4]) {
+        match rows.each_ref().map(Run::as_slice) {
+            [Some(a), Some(b), Some(c), Some(d)] => {
+                let n = acc.len();
+                let (a, b, c, d) = (&a[..n], &b[..n], &c[..n], &d[..n]);
+                for j in 0..n {
+                    acc[j] = acc[j].wadd(a[j].wadd(b[j]).wadd(c[j].wadd(d[j])));
+                }
+            }
+            _ => {
+                for (row, i) in rows.into_iter().zip(index) {
+                    self.fold_row(acc, row, i);
+                }
+            }
+        }
+    }
 }
 
 /// `Π x`.
