@@ -92,17 +92,27 @@ fn broadcast_impl(ra: usize, rb: usize) -> TokenStream {
     }
 }
 
-/// `(S..)` expands to `(T..)` when `rank(S) <= rank(T)`.
+/// `(S..)` expands to `(T..)` when `rank(S) <= rank(T)`; for a higher
+/// `rank(S)` the impl's bound is the never-implemented `FewerDimsThan`, which
+/// reports the error.
 fn expand_impl(rs: usize, rt: usize) -> TokenStream {
     let s = params("S", rs);
     let t = params("T", rt);
-    let bounds = (0..rs).map(|i| {
+    let bounds = (0..rs.min(rt)).map(|i| {
         let si = &s[i];
         let tj = &t[i + rt - rs];
         quote!(#si: crate::shape::DimExpandsTo<#tj>)
     });
     let ts = idents_tuple(&s);
     let tt = idents_tuple(&t);
+    if rs > rt {
+        return quote! {
+            impl<#(#s: crate::shape::Dim,)* #(#t: crate::shape::Dim),*>
+                crate::shape::expand::ShapeExpands<#tt> for #ts
+            where #ts: crate::shape::expand::FewerDimsThan<#tt>
+            {}
+        };
+    }
     quote! {
         impl<#(#s: crate::shape::Dim,)* #(#t: crate::shape::Dim),*>
             crate::shape::expand::ShapeExpands<#tt> for #ts
@@ -183,9 +193,7 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
         items.push(axis_impls(ra, max));
         for rb in 0..=max {
             items.push(broadcast_impl(ra, rb));
-            if ra <= rb {
-                items.push(expand_impl(ra, rb));
-            }
+            items.push(expand_impl(ra, rb));
         }
     }
     Ok(quote!(#(#items)*))
