@@ -19,9 +19,9 @@ fn main() -> Result<(), shaped::ShapeError> {
     println!("(5,1,4,1) * (3,1,1) -> {:?}", c.dims());
 
     // Three operands broadcast together (seed 000's addcmul rule).
-    let s = Tensor::<f32, Shape![3, 1]>::zeros();
+    let s = Tensor::<f32, Shape![3, 1, 1]>::zeros();
     let t = s.addcmul(&y, &x.unsqueeze::<0>(), 0.5);
-    println!("addcmul((3,1), (3,), (1,4,1)) -> {:?}", t.dims());
+    println!("addcmul((3,1,1), (3,), (1,4,1)) -> {:?}", t.dims());
 
     // Views never copy: an expanded dimension has stride 0.
     let e: Tensor<f32, Shape![2, 3]> = y.broadcast_to();

@@ -125,8 +125,8 @@ fn three_operand_ops_broadcast_all_together() {
         assert_close(&r.to_vec(), &reference(&|x, y, z| x + 0.5 * y * z), 1e-12, &format!("addcmul {what}"));
         assert_close(&a.addcdiv(&b, &c, 0.5).to_vec(), &reference(&|x, y, z| x + 0.5 * y / z), 1e-12, &format!("addcdiv {what}"));
         assert_close(&a.lerp(&b, &c).to_vec(), &reference(&|x, y, w| x + w * (y - x)), 1e-12, &format!("lerp {what}"));
-        let lo = c.map(|v| -v);
-        assert_close(&a.clamp_tensor(&lo, &c).to_vec(), &reference(&|x, _, z| x.max(-z).min(z)), 0.0, &format!("clamp {what}"));
+        let lo = b.map(|v| v - 1.0);
+        assert_close(&a.clamp_tensor(&lo, &c).to_vec(), &reference(&|x, y, z| x.max(y - 1.0).min(z)), 0.0, &format!("clamp {what}"));
         let cond = b.map(|v| v > 0.0);
         let w = try_where_cond(&cond, &a, &c).unwrap();
         assert_eq!(w.dims(), naive_broadcast(&[db, da, dc]).unwrap().as_slice());

@@ -95,6 +95,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.transpose::<0, 1>().to_vec(), vec![1, 3, 2, 4]);
     /// ```
     pub fn to_vec(&self) -> Vec<T> {
+        if self.numel() == 0 {
+            return Vec::new();
+        }
         if self.is_contiguous() {
             let g = self.storage.read();
             return g[self.offset..self.offset + self.numel()].to_vec();
