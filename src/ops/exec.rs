@@ -99,6 +99,39 @@ pub(crate) fn map2<A: Element, B: Element, O: Element, SO: Shape>(
     }
 }
 
+/// `f` applied to `a` and `b` broadcast together, written into the
+/// existing `out`, whose sizes must be the broadcast sizes (PyTorch's `out=`,
+/// without resizing).
+pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
+    a: Layout<'_, A>,
+    b: Layout<'_, B>,
+    out: Layout<'_, O>,
+    f: impl Fn(A, B) -> O + Sync,
+) -> Result<(), ShapeError> {
+    let dims = broadcast_pair(a.dims, b.dims)?;
+    if dims.as_slice() != out.dims {
+        return Err(ShapeError::OutputShape { output: out.dims.to_vec(), broadcast: dims.into_vec() });
+    }
+    check_no_internal_overlap(&out)?;
+    if same_storage(out.storage, a.storage) {
+        let copy = copy_of(&a)?;
+        return map2_into(copy.layout(), b, out, f);
+    }
+    if same_storage(out.storage, b.storage) {
+        let copy = copy_of(&b)?;
+        return map2_into(a, copy.layout(), out, f);
+    }
+    let (sa, sb) = (broadcast_strides(a.dims, a.strides, &dims), broadcast_strides(b.dims, b.strides, &dims));
+    let plan = Plan::new(&dims, [(out.strides, out.offset), (&sa, a.offset), (&sb, b.offset)]);
+    let (ga, gb) = (a.storage.read(), b.storage.read());
+    let mut g = out.storage.write();
+    // SAFETY: `out`'s offsets lie in its storage and are pairwise distinct
+    // (checked above); the inputs are other buffers (copied above if not),
+    // read within their layouts.
+    unsafe { cpu::map2(&plan, g.as_mut_ptr(), Src(ga.as_ptr()), Src(gb.as_ptr()), f) };
+    Ok(())
+}
+
 /// `f` applied to `a`, `b` and `c` broadcast together, into a new tensor.
 pub(crate) fn map3<A: Element, B: Element, C: Element, O: Element, SO: Shape>(
     a: Layout<'_, A>,

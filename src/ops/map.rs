@@ -75,6 +75,34 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         self.try_zip_map(other, f).unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// `f` applied to `self` and `other` broadcast together, written into
+    /// `out` (PyTorch's `out=` argument; `out` is not resized, so its sizes
+    /// must be the broadcast sizes).
+    ///
+    /// # Errors
+    /// PyTorch's broadcast error, or when `out`'s sizes differ from the
+    /// broadcast sizes, or elements of `out` share memory.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2, 1]>::from_vec(vec![1., 2.]);
+    /// let b = Tensor::<f32, Shape![2]>::from_vec(vec![10., 20.]);
+    /// let mut out = Tensor::<f32, Shape![2, 2]>::zeros();
+    /// a.try_zip_map_into(&b, &mut out, |x, y| x + y).unwrap();
+    /// assert_eq!(out.to_vec(), vec![11., 21., 12., 22.]);
+    /// ```
+    pub fn try_zip_map_into<U: Element, O: Element, S2: Shape>(
+        &self,
+        other: &Tensor<U, S2>,
+        out: &mut Tensor<O, Broadcast<S, S2>>,
+        f: impl Fn(T, U) -> O + Sync,
+    ) -> Result<(), ShapeError>
+    where
+        S: BroadcastShape<S2>,
+    {
+        exec::map2_into(self.layout(), other.layout(), out.layout(), f)
+    }
+
     /// `f` applied to `self`, `b` and `c`, all three broadcast together (seed
     /// 000: as if the operation were broken into two-operand steps).
     ///
