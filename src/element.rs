@@ -61,7 +61,8 @@ pub trait Integer: Numeric + num_traits::PrimInt {}
 ///
 /// ```
 /// use shaped::element::Float;
-/// assert_eq!(<f32 as Float>::from_f64(0.5), 0.5f32);
+/// fn half<T: Float>() -> T { T::from_f64(0.5) }
+/// assert_eq!(half::<f32>(), 0.5f32);
 /// ```
 pub trait Float: Signed + num_traits::Float + num_traits::FloatConst {}
 

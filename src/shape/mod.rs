@@ -125,7 +125,7 @@ pub trait FixedShape: StaticShape {
 /// use shaped::shape::Dims;
 /// use generic_array::{GenericArray, typenum::U2};
 /// let d = <GenericArray<usize, U2> as Dims>::from_slice(&[3, 4]);
-/// assert_eq!(d.as_ref(), &[3, 4]);
+/// assert_eq!(&d[..], &[3, 4]);
 /// ```
 pub trait Dims:
     Clone + Debug + PartialEq + Eq + Hash + Send + Sync + AsRef<[usize]> + AsMut<[usize]> + 'static

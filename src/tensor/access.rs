@@ -107,10 +107,11 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
-    /// let a = Tensor::<f32, Shape![2]>::zeros();
-    /// let mut b = a.deep_copy();
-    /// b.fill_(1.0);
-    /// assert_eq!(a.to_vec(), vec![0.0, 0.0]);
+    /// let a = Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
+    /// let t = a.transpose::<0, 1>();
+    /// let c = t.deep_copy();
+    /// assert!(c.is_contiguous() && !t.is_contiguous());
+    /// assert_eq!(c.to_vec(), vec![1., 3., 2., 4.]);
     /// ```
     pub fn deep_copy(&self) -> Self {
         exec::map1(self.layout(), |x| x).expect("a tensor's own sizes fit its shape")
