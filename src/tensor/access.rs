@@ -68,15 +68,20 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         self.dims().iter().product()
     }
 
-    /// Whether the elements lie in row-major order without gaps.
+    /// Whether the elements lie in row-major order without gaps. A tensor
+    /// without elements is contiguous, as in PyTorch.
     ///
     /// ```
-    /// use shaped::{Shape, Tensor};
+    /// use shaped::{DynRank, Shape, Tensor};
     /// let t = Tensor::<f32, Shape![4, 5]>::zeros();
     /// assert!(t.is_contiguous());
     /// assert!(!t.transpose::<0, 1>().is_contiguous());
+    /// assert!(Tensor::<f32, DynRank>::try_zeros(&[2, 0, 3]).unwrap().is_contiguous());
     /// ```
     pub fn is_contiguous(&self) -> bool {
+        if self.numel() == 0 {
+            return true;
+        }
         let mut expected = 1;
         for (&d, &s) in self.dims().iter().zip(self.strides()).rev() {
             if d != 1 && s != expected {
@@ -96,6 +101,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     pub fn to_vec(&self) -> Vec<T> {
         if self.numel() == 0 {
+            // The offset of an empty view may lie past the end of the storage.
             return Vec::new();
         }
         if self.is_contiguous() {

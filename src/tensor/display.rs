@@ -1,31 +1,8 @@
 //! Printing, as PyTorch prints: `tensor([[1., 2.],\n        [3., 4.]])`.
 //!
-//! The rules are those of PyTorch's `torch/_tensor_str.py` with its default
-//! print options (precision 4, threshold 1000, edge items 3, line width 80):
-//!
-//! - one width for every element of a tensor, elements right-aligned;
-//! - integers and booleans as Python writes them (`7`, `True`);
-//! - floats, judged on their nonzero finite values: all integers print as
-//!   `1.`; otherwise with 4 decimals (`0.1235`); in scientific notation
-//!   (`1.0000e+10`) when the largest magnitude over the smallest exceeds 1000,
-//!   the largest exceeds 1e8, or (for non-integers) the smallest is below
-//!   1e-4. `nan`, `inf` and `-inf` print as such;
-//! - more than 1000 elements are summarised: the first and last 3 entries of
-//!   each dimension, with `...` between (the width is then computed over the
-//!   entries shown only);
-//! - rows wrap at 80 columns; rows of a 2-d block are separated by a newline,
-//!   2-d blocks by a blank line, and so on.
-//!
-//! # Design
-//!
-//! `Display` prints what `print(t)` prints for PyTorch's default dtype of the
-//! same kind (`float32`, `int64`, `bool`): without a `dtype=` suffix, so `f32`
-//! and `f64` tensors, and tensors of every integer type, print alike. `Debug`
-//! adds the sizes and the dtype (`size=(2,), dtype=torch.float64`), which
-//! also tells apart tensors whose elements print alike. An empty tensor that
-//! is not 1-d shows its sizes in both, as in PyTorch (`tensor([], size=(2,
-//! 0))`). A precision in the format string (`{:.2}`) plays the role of
-//! `torch.set_printoptions(precision=2)`.
+//! The rules (those of PyTorch's `torch/_tensor_str.py`) are documented on
+//! the `Display` impl, where users of `Tensor` see them. Each private item
+//! below names the PyTorch function it follows.
 //!
 //! Printing is generic over the element type only: the tensor is read into a
 //! row-major `Vec` (so views print their logical elements) and handed to code
@@ -60,9 +37,35 @@ const LINE_WIDTH: usize = 80;
 /// Every tensor prints inside `tensor(...)`.
 const PREFIX: &str = "tensor(";
 
+/// Prints as PyTorch's `print(t)` does, with PyTorch's default print options
+/// (precision 4, threshold 1000, edge items 3, line width 80):
+///
+/// - one width for every element of a tensor, elements right-aligned;
+/// - integers and booleans as Python writes them (`7`, `True`);
+/// - floats, judged on their nonzero finite values: all integers print as
+///   `1.`; otherwise with 4 decimals (`0.1235`); in scientific notation
+///   (`1.0000e+10`) when the largest magnitude over the smallest exceeds 1000,
+///   the largest exceeds 1e8, or (for non-integers) the smallest is below
+///   1e-4. `nan`, `inf` and `-inf` print as such;
+/// - more than 1000 elements are summarised: the first and last 3 entries of
+///   each dimension, with `...` between (the width is then computed over the
+///   entries shown only);
+/// - rows wrap at 80 columns; rows of a 2-d block are separated by a newline,
+///   2-d blocks by a blank line, and so on.
+///
+/// # Design
+///
+/// `Display` prints what PyTorch prints for its default dtype of the same
+/// kind (`float32`, `int64`, `bool`): without a `dtype=` suffix, so `f32` and
+/// `f64` tensors, and tensors of every integer type, print alike. `Debug`
+/// adds the sizes and the dtype (`size=(2,), dtype=torch.float64`), which
+/// tells apart tensors whose elements print alike. An empty tensor that is
+/// not 1-d shows its sizes in both, as in PyTorch (`tensor([], size=(2,
+/// 0))`). A precision in the format string (`{:.2}`) plays the role of
+/// `torch.set_printoptions(precision=2)`.
 impl<T: Element, S: Shape> fmt::Display for Tensor<T, S> {
     /// Prints as PyTorch's `print(t)` does for the default dtype of `T`'s
-    /// kind; see the [module docs](self) for the rules.
+    /// kind.
     ///
     /// ```
     /// use shaped::{DynRank, Shape, Tensor};

@@ -44,7 +44,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// and `-1` keeps a size.
     ///
     /// # Errors
-    /// PyTorch's expand errors, and a mismatch with `S2`.
+    /// PyTorch's expand errors, found as PyTorch finds them, from the last
+    /// dimension (a size mismatch comes before a `-1` in a new leading
+    /// dimension); a size below -1; a mismatch with `S2`.
     ///
     /// ```
     /// use shaped::{DynRank, Shape, Tensor};
@@ -66,17 +68,27 @@ impl<T: Element, S: Shape> Tensor<T, S> {
                 self.rank()
             )));
         }
-        let mut target = DimVec::with_capacity(rank);
-        for (i, &s) in sizes.iter().enumerate() {
-            target.push(match s {
+        if let Some(&s) = sizes.iter().find(|&&s| s < -1) {
+            return Err(ShapeError::Invalid(format!(
+                "Trying to create tensor with negative dimension {s}: {sizes:?}"
+            )));
+        }
+        let target: DimVec = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| match s {
                 -1 if i >= lead => self.dims()[i - lead],
-                s if s >= 0 => s as usize,
-                _ => {
-                    return Err(ShapeError::Invalid(format!(
-                        "The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing dimension {i}"
-                    )))
-                }
-            });
+                -1 => 1, // a new leading dimension: reported below
+                s => s as usize,
+            })
+            .collect();
+        // PyTorch walks from the last dimension, so a mismatch in an existing
+        // dimension is reported before a -1 in a new leading one.
+        check_expand(self.dims(), &target)?;
+        if let Some(i) = sizes[..lead].iter().rposition(|&s| s == -1) {
+            return Err(ShapeError::Invalid(format!(
+                "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"
+            )));
         }
         self.try_broadcast_to(&target)
     }
@@ -175,7 +187,8 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ///
     /// # Errors
     /// When the size at `K` is not 1 (possible only for `Dyn` sizes and
-    /// dynamic rank).
+    /// dynamic rank), or `K` is out of range for a dynamic rank. As in
+    /// PyTorch, squeezing dimension 0 of a 0-d tensor gives it back.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
@@ -189,6 +202,11 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         S::Removed: crate::shape::DimExpandsTo<One>,
     {
         let k = wrap_dim(K as isize, self.rank())?;
+        if self.rank() == 0 {
+            // Dimension 0 of a 0-d tensor: PyTorch gives the tensor back.
+            let d = <S::Output as Shape>::check_dims(&[])?;
+            return Ok(self.view_as(d, &[], self.offset));
+        }
         if self.dims()[k] != 1 {
             return Err(ShapeError::Invalid(format!(
                 "squeeze: dimension {k} has size {}, not 1",
@@ -283,8 +301,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// PyTorch's `narrow`. The caller states the result shape `S2`.
     ///
     /// # Errors
-    /// When `dim` is out of range, `start + len` exceeds the size, or the
-    /// result does not fit `S2`.
+    /// When the tensor is 0-d, `dim` is out of range, `start` exceeds the
+    /// size, `start + len` exceeds the size, or the result does not fit `S2`
+    /// (checked in this order, with PyTorch's messages).
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
@@ -300,14 +319,20 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         start: usize,
         len: usize,
     ) -> Result<Tensor<T, S2>, ShapeError> {
-        let d = wrap_dim(dim, self.rank())?;
         if self.rank() == 0 {
             return Err(ShapeError::Invalid(
                 "narrow() cannot be applied to a 0-dim tensor.".into(),
             ));
         }
+        let d = wrap_dim(dim, self.rank())?;
         let size = self.dims()[d];
-        if start.checked_add(len).is_none_or(|end| end > size) {
+        if start > size {
+            return Err(ShapeError::Invalid(format!(
+                "start out of range (expected to be in range of [{}, {size}], but got {start})",
+                -(size as isize)
+            )));
+        }
+        if len > size - start {
             return Err(ShapeError::Invalid(format!(
                 "start ({start}) + length ({len}) exceeds dimension size ({size})."
             )));
@@ -445,6 +470,11 @@ fn infer_size(sizes: &[isize], numel: usize) -> Result<DimVec, ShapeError> {
     let shown = || sizes.iter().map(|&s| s as usize).collect::<Vec<_>>();
     let mut dims: DimVec = sizes.iter().map(|&s| s.max(0) as usize).collect();
     if let Some(i) = infer {
+        if known == 0 && numel == 0 {
+            return Err(ShapeError::Invalid(format!(
+                "cannot reshape tensor of 0 elements into shape {sizes:?} because the unspecified dimension size -1 can be any value and is ambiguous"
+            )));
+        }
         if known == 0 || numel % known != 0 {
             let shape: Vec<isize> = sizes.to_vec();
             return Err(ShapeError::Invalid(format!(
