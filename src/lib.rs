@@ -38,5 +38,6 @@ pub use shape::{
     broadcast_shapes, Broadcast, Broadcast3, BroadcastDim, BroadcastShape, Const, Dim,
     DimExpandsTo, Dyn, DynRank, ExpandsTo, FixedDim, FixedShape, One, ShapeError,
 };
+pub use shaped_macros::tensor;
 pub use shaped_macros::Shape;
 pub use tensor::Tensor;
