@@ -38,6 +38,7 @@ pub use shape::{
     broadcast_shapes, Broadcast, Broadcast3, BroadcastDim, BroadcastShape, Const, Dim,
     DimExpandsTo, Dyn, DynRank, ExpandsTo, FixedDim, FixedShape, One, ShapeError,
 };
+pub use shaped_macros::tensor;
 pub use shaped_macros::Shape;
 /// Re-exported: static ranks and sizes of dims storage use these.
 pub use generic_array;
