@@ -58,26 +58,44 @@ fn main() {
     let b = Tensor::<f32, Shape![4096, 4096]>::rand(2);
     let mut out = Tensor::<f32, Shape![4096, 4096]>::zeros();
     println!("same_alloc\t{:.0}", median_ns(9, 1, || drop(&a + &b)));
-    println!("same_out\t{:.0}", median_ns(9, 1, || a.add_out(&b, &mut out).unwrap()));
+    println!(
+        "same_out\t{:.0}",
+        median_ns(9, 1, || a.add_out(&b, &mut out).unwrap())
+    );
 
     let col = Tensor::<f32, Shape![4096, 1]>::rand(3);
     let row = Tensor::<f32, Shape![1, 4096]>::rand(4);
     println!("outer_alloc\t{:.0}", median_ns(9, 1, || drop(&col + &row)));
-    println!("outer_out\t{:.0}", median_ns(9, 1, || col.add_out(&row, &mut out).unwrap()));
+    println!(
+        "outer_out\t{:.0}",
+        median_ns(9, 1, || col.add_out(&row, &mut out).unwrap())
+    );
 
     let v = Tensor::<f32, Shape![4096]>::rand(5);
     println!("row_alloc\t{:.0}", median_ns(9, 1, || drop(&a + &v)));
-    println!("row_out\t{:.0}", median_ns(9, 1, || a.add_out(&v, &mut out).unwrap()));
+    println!(
+        "row_out\t{:.0}",
+        median_ns(9, 1, || a.add_out(&v, &mut out).unwrap())
+    );
 
     let p = Tensor::<f32, Shape![256, 1, 1024]>::rand(6);
     let q = Tensor::<f32, Shape![1, 256, 1024]>::rand(7);
     let mut out3 = Tensor::<f32, Shape![256, 256, 1024]>::zeros();
     println!("batch_alloc\t{:.0}", median_ns(9, 1, || drop(&p + &q)));
-    println!("batch_out\t{:.0}", median_ns(9, 1, || p.add_out(&q, &mut out3).unwrap()));
+    println!(
+        "batch_out\t{:.0}",
+        median_ns(9, 1, || p.add_out(&q, &mut out3).unwrap())
+    );
 
     let s = Tensor::<f32, Shape![8, 8]>::rand(8);
     let t = Tensor::<f32, Shape![8]>::rand(9);
     let mut o = Tensor::<f32, Shape![8, 8]>::zeros();
-    println!("small_alloc\t{:.1}", median_ns(21, 20_000, || drop(&s + &t)));
-    println!("small_out\t{:.1}", median_ns(21, 20_000, || s.add_out(&t, &mut o).unwrap()));
+    println!(
+        "small_alloc\t{:.1}",
+        median_ns(21, 20_000, || drop(&s + &t))
+    );
+    println!(
+        "small_out\t{:.1}",
+        median_ns(21, 20_000, || s.add_out(&t, &mut o).unwrap())
+    );
 }

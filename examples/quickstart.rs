@@ -3,7 +3,7 @@
 //!
 //! Run with `cargo run --release --example quickstart`.
 
-use shaped::{broadcast_shapes, where_cond, DynRank, Shape, Tensor};
+use shaped::{DynRank, Shape, Tensor, broadcast_shapes, where_cond};
 
 fn main() -> Result<(), shaped::ShapeError> {
     // Static shapes: the result type of `x + y` is computed by the compiler.
@@ -27,7 +27,11 @@ fn main() -> Result<(), shaped::ShapeError> {
     let e: Tensor<f32, Shape![2, 3]> = y.broadcast_to();
     println!("broadcast_to (2, 3): strides {:?}", e.strides());
     let tr = z.transpose::<0, 1>();
-    println!("transpose: dims {:?}, strides {:?}\n{tr}\n", tr.dims(), tr.strides());
+    println!(
+        "transpose: dims {:?}, strides {:?}\n{tr}\n",
+        tr.dims(),
+        tr.strides()
+    );
 
     // Pointwise math with PyTorch's semantics.
     let n = Tensor::<f64, Shape![4]>::from_vec(vec![-3.5, -0.5, 0.5, 2.5]);
@@ -37,7 +41,10 @@ fn main() -> Result<(), shaped::ShapeError> {
     println!("round     {}", n.round());
     println!("gelu      {}", n.gelu());
     let mask = n.gt(&Tensor::<f64, Shape![]>::full(0.0));
-    println!("where(n > 0, n, 0) {}\n", where_cond(&mask, &n, &Tensor::<f64, Shape![]>::full(0.0)));
+    println!(
+        "where(n > 0, n, 0) {}\n",
+        where_cond(&mask, &n, &Tensor::<f64, Shape![]>::full(0.0))
+    );
 
     // In place, the tensor keeps its shape; `y` broadcasts into it.
     let mut acc = Tensor::<f32, Shape![4, 3]>::zeros();

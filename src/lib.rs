@@ -34,15 +34,20 @@ pub mod ops;
 pub mod shape;
 pub mod tensor;
 
-pub use shape::{
-    broadcast_shapes, Broadcast, Broadcast3, BroadcastDim, BroadcastShape, Const, Dim,
-    DimExpandsTo, Dyn, DynRank, ExpandsTo, FixedDim, FixedShape, One, ShapeError,
-};
-pub use shaped_macros::tensor;
-pub use shaped_macros::Shape;
 /// Re-exported: static ranks and sizes of dims storage use these.
 pub use generic_array;
+pub use ops::{try_where_cond, where_cond};
+pub use shape::{
+    Broadcast, Broadcast3, BroadcastDim, BroadcastShape, Const, Dim, DimExpandsTo, Dyn, DynRank,
+    ExpandsTo, FixedDim, FixedShape, One, ShapeError, broadcast_shapes,
+};
+pub use shaped_macros::Shape;
+pub use shaped_macros::tensor;
+pub use tensor::Tensor;
 /// Re-exported: a static shape's rank is a typenum number.
 pub use typenum;
-pub use ops::{try_where_cond, where_cond};
-pub use tensor::Tensor;
+
+/// The README's examples, compiled and run as doctests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -10,7 +10,7 @@
 
 use proptest::prelude::*;
 use shaped::shape::{check_expand, checked_numel};
-use shaped::{broadcast_shapes, ShapeError};
+use shaped::{ShapeError, broadcast_shapes};
 
 /// What the reference says about a broadcast.
 #[derive(Debug, PartialEq)]

@@ -5,8 +5,11 @@
 
 mod common;
 
-use common::{assert_close, broadcastable, indices, naive_binary, naive_broadcast, operand, pick, Layout, Rng, LAYOUTS};
-use shaped::{try_where_cond, DynRank, Shape, ShapeError, Tensor};
+use common::{
+    LAYOUTS, Layout, Rng, assert_close, broadcastable, indices, naive_binary, naive_broadcast,
+    operand, pick,
+};
+use shaped::{DynRank, Shape, ShapeError, Tensor, try_where_cond};
 
 type T = Tensor<f64, DynRank>;
 type BinOp = fn(&T, &T) -> Result<T, ShapeError>;
@@ -22,17 +25,27 @@ fn layout(rng: &mut Rng) -> Layout {
 
 /// Runs `op` and `reference` over many random operand pairs.
 fn check_binary(name: &str, op: BinOp, reference: fn(f64, f64) -> f64, (lo, hi): (f64, f64)) {
-    let mut rng = Rng(0x9E37_79B9 ^ name.len() as u64 * 7919);
+    let mut rng = Rng(0x9E37_79B9 ^ (name.len() as u64 * 7919));
     for case in 0..300 {
         let base = random_dims(&mut rng);
         let other = broadcastable(&base, &mut rng);
-        let (da, db) = if case % 2 == 0 { (base, other) } else { (other, base) };
+        let (da, db) = if case % 2 == 0 {
+            (base, other)
+        } else {
+            (other, base)
+        };
         let (a, va) = operand(&da, layout(&mut rng), &mut rng, lo, hi);
         let (b, vb) = operand(&db, layout(&mut rng), &mut rng, lo, hi);
-        let (dims, want) = naive_binary((&va, &da), (&vb, &db), reference).expect("broadcastable by construction");
+        let (dims, want) =
+            naive_binary((&va, &da), (&vb, &db), reference).expect("broadcastable by construction");
         let got = op(&a, &b).unwrap_or_else(|e| panic!("{name} {da:?} {db:?}: {e}"));
         assert_eq!(got.dims(), dims.as_slice(), "{name} {da:?} {db:?}");
-        assert_close(&got.to_vec(), &want, 1e-12, &format!("{name} {da:?} {db:?}"));
+        assert_close(
+            &got.to_vec(),
+            &want,
+            1e-12,
+            &format!("{name} {da:?} {db:?}"),
+        );
     }
 }
 
@@ -42,31 +55,69 @@ fn two_operand_math_matches_the_reference() {
     check_binary("sub", |a, b| a.try_sub(b), |x, y| x - y, (-3.0, 3.0));
     check_binary("mul", |a, b| a.try_mul(b), |x, y| x * y, (-3.0, 3.0));
     check_binary("div", |a, b| a.try_div(b), |x, y| x / y, (-3.0, 3.0));
-    check_binary("div_trunc", |a, b| a.try_div_trunc(b), |x, y| (x / y).trunc(), (-3.0, 3.0));
-    check_binary("div_floor", |a, b| a.try_div_floor(b), |x, y| (x / y).floor(), (-3.0, 3.0));
+    check_binary(
+        "div_trunc",
+        |a, b| a.try_div_trunc(b),
+        |x, y| (x / y).trunc(),
+        (-3.0, 3.0),
+    );
+    check_binary(
+        "div_floor",
+        |a, b| a.try_div_floor(b),
+        |x, y| (x / y).floor(),
+        (-3.0, 3.0),
+    );
     check_binary("fmod", |a, b| a.try_fmod(b), |x, y| x % y, (-3.0, 3.0));
-    check_binary("remainder", |a, b| a.try_remainder(b), |x, y| x - y * (x / y).floor(), (-3.0, 3.0));
+    check_binary(
+        "remainder",
+        |a, b| a.try_remainder(b),
+        |x, y| x - y * (x / y).floor(),
+        (-3.0, 3.0),
+    );
     check_binary("pow", |a, b| a.try_pow(b), f64::powf, (0.5, 2.0));
     check_binary("atan2", |a, b| a.try_atan2(b), f64::atan2, (-3.0, 3.0));
     check_binary("maximum", |a, b| a.try_maximum(b), f64::max, (-3.0, 3.0));
     check_binary("minimum", |a, b| a.try_minimum(b), f64::min, (-3.0, 3.0));
-    check_binary("add_alpha", |a, b| a.try_add_alpha(b, 2.5), |x, y| x + 2.5 * y, (-3.0, 3.0));
-    check_binary("sub_alpha", |a, b| a.try_sub_alpha(b, 2.5), |x, y| x - 2.5 * y, (-3.0, 3.0));
+    check_binary(
+        "add_alpha",
+        |a, b| a.try_add_alpha(b, 2.5),
+        |x, y| x + 2.5 * y,
+        (-3.0, 3.0),
+    );
+    check_binary(
+        "sub_alpha",
+        |a, b| a.try_sub_alpha(b, 2.5),
+        |x, y| x - 2.5 * y,
+        (-3.0, 3.0),
+    );
 }
 
 #[test]
 fn comparisons_and_logic_match_the_reference() {
     type Pred = fn(&T, &T) -> Result<Tensor<bool, DynRank>, ShapeError>;
-    let cases: [(&str, Pred, fn(f64, f64) -> bool); 9] = [
+    type Case = (&'static str, Pred, fn(f64, f64) -> bool);
+    let cases: [Case; 9] = [
         ("eq", |a, b| a.try_eq(b), |x, y| x == y),
         ("ne", |a, b| a.try_ne(b), |x, y| x != y),
         ("lt", |a, b| a.try_lt(b), |x, y| x < y),
         ("le", |a, b| a.try_le(b), |x, y| x <= y),
         ("gt", |a, b| a.try_gt(b), |x, y| x > y),
         ("ge", |a, b| a.try_ge(b), |x, y| x >= y),
-        ("logical_and", |a, b| a.try_logical_and(b), |x, y| x != 0.0 && y != 0.0),
-        ("logical_or", |a, b| a.try_logical_or(b), |x, y| x != 0.0 || y != 0.0),
-        ("logical_xor", |a, b| a.try_logical_xor(b), |x, y| (x != 0.0) != (y != 0.0)),
+        (
+            "logical_and",
+            |a, b| a.try_logical_and(b),
+            |x, y| x != 0.0 && y != 0.0,
+        ),
+        (
+            "logical_or",
+            |a, b| a.try_logical_or(b),
+            |x, y| x != 0.0 || y != 0.0,
+        ),
+        (
+            "logical_xor",
+            |a, b| a.try_logical_xor(b),
+            |x, y| (x != 0.0) != (y != 0.0),
+        ),
     ];
     let mut rng = Rng(42);
     for (name, op, reference) in cases {
@@ -77,7 +128,10 @@ fn comparisons_and_logic_match_the_reference() {
             let (a, va) = operand(&da, layout(&mut rng), &mut rng, -1.0, 2.0);
             let (b, vb) = operand(&db, layout(&mut rng), &mut rng, -1.0, 2.0);
             let (a, b) = (a.map(f64::floor), b.map(f64::floor));
-            let (va, vb): (Vec<f64>, Vec<f64>) = (va.iter().map(|v| v.floor()).collect(), vb.iter().map(|v| v.floor()).collect());
+            let (va, vb): (Vec<f64>, Vec<f64>) = (
+                va.iter().map(|v| v.floor()).collect(),
+                vb.iter().map(|v| v.floor()).collect(),
+            );
             let (dims, want) = naive_binary((&va, &da), (&vb, &db), reference).unwrap();
             let got = op(&a, &b).unwrap();
             assert_eq!(got.dims(), dims.as_slice());
@@ -110,7 +164,11 @@ fn three_operand_ops_broadcast_all_together() {
     let mut rng = Rng(3);
     for case in 0..200 {
         let base = random_dims(&mut rng);
-        let mut dims = [base.clone(), broadcastable(&base, &mut rng), broadcastable(&base, &mut rng)];
+        let mut dims = [
+            base.clone(),
+            broadcastable(&base, &mut rng),
+            broadcastable(&base, &mut rng),
+        ];
         dims.rotate_left(case % 3);
         let [da, db, dc] = &dims;
         let (a, va) = operand(da, layout(&mut rng), &mut rng, -2.0, 2.0);
@@ -118,26 +176,60 @@ fn three_operand_ops_broadcast_all_together() {
         let (c, vc) = operand(dc, layout(&mut rng), &mut rng, 0.5, 2.0);
         let out = naive_broadcast(&[da, db, dc]).unwrap();
         let at = |i: &Vec<usize>| (pick(&va, da, i), pick(&vb, db, i), pick(&vc, dc, i));
-        let reference = |f: &dyn Fn(f64, f64, f64) -> f64| indices(&out).iter().map(|i| { let (x, y, z) = at(i); f(x, y, z) }).collect::<Vec<_>>();
+        let reference = |f: &dyn Fn(f64, f64, f64) -> f64| {
+            indices(&out)
+                .iter()
+                .map(|i| {
+                    let (x, y, z) = at(i);
+                    f(x, y, z)
+                })
+                .collect::<Vec<_>>()
+        };
         let what = format!("{da:?} {db:?} {dc:?}");
         let r = a.addcmul(&b, &c, 0.5);
         assert_eq!(r.dims(), out.as_slice());
-        assert_close(&r.to_vec(), &reference(&|x, y, z| x + 0.5 * y * z), 1e-12, &format!("addcmul {what}"));
-        assert_close(&a.addcdiv(&b, &c, 0.5).to_vec(), &reference(&|x, y, z| x + 0.5 * y / z), 1e-12, &format!("addcdiv {what}"));
-        assert_close(&a.lerp(&b, &c).to_vec(), &reference(&|x, y, w| x + w * (y - x)), 1e-12, &format!("lerp {what}"));
+        assert_close(
+            &r.to_vec(),
+            &reference(&|x, y, z| x + 0.5 * y * z),
+            1e-12,
+            &format!("addcmul {what}"),
+        );
+        assert_close(
+            &a.addcdiv(&b, &c, 0.5).to_vec(),
+            &reference(&|x, y, z| x + 0.5 * y / z),
+            1e-12,
+            &format!("addcdiv {what}"),
+        );
+        assert_close(
+            &a.lerp(&b, &c).to_vec(),
+            &reference(&|x, y, w| x + w * (y - x)),
+            1e-12,
+            &format!("lerp {what}"),
+        );
         let lo = b.map(|v| v - 1.0);
-        assert_close(&a.clamp_tensor(&lo, &c).to_vec(), &reference(&|x, y, z| x.max(y - 1.0).min(z)), 0.0, &format!("clamp {what}"));
+        assert_close(
+            &a.clamp_tensor(&lo, &c).to_vec(),
+            &reference(&|x, y, z| x.max(y - 1.0).min(z)),
+            0.0,
+            &format!("clamp {what}"),
+        );
         let cond = b.map(|v| v > 0.0);
         let w = try_where_cond(&cond, &a, &c).unwrap();
         assert_eq!(w.dims(), naive_broadcast(&[db, da, dc]).unwrap().as_slice());
-        assert_close(&w.to_vec(), &reference(&|x, y, z| if y > 0.0 { x } else { z }), 0.0, &format!("where {what}"));
+        assert_close(
+            &w.to_vec(),
+            &reference(&|x, y, z| if y > 0.0 { x } else { z }),
+            0.0,
+            &format!("where {what}"),
+        );
     }
 }
 
 #[test]
 fn unary_ops_match_std() {
     type Un = fn(&T) -> T;
-    let cases: [(&str, Un, fn(f64) -> f64, (f64, f64)); 23] = [
+    type Case = (&'static str, Un, fn(f64) -> f64, (f64, f64));
+    let cases: [Case; 23] = [
         ("neg", |a| a.neg(), |x| -x, (-3.0, 3.0)),
         ("abs", |a| a.abs(), f64::abs, (-3.0, 3.0)),
         ("exp", |a| a.exp(), f64::exp, (-3.0, 3.0)),
@@ -150,17 +242,45 @@ fn unary_ops_match_std() {
         ("cos", |a| a.cos(), f64::cos, (-3.0, 3.0)),
         ("tan", |a| a.tan(), f64::tan, (-1.0, 1.0)),
         ("tanh", |a| a.tanh(), f64::tanh, (-3.0, 3.0)),
-        ("sigmoid", |a| a.sigmoid(), |x| 1.0 / (1.0 + (-x).exp()), (-5.0, 5.0)),
+        (
+            "sigmoid",
+            |a| a.sigmoid(),
+            |x| 1.0 / (1.0 + (-x).exp()),
+            (-5.0, 5.0),
+        ),
         ("relu", |a| a.relu(), |x| x.max(0.0), (-3.0, 3.0)),
-        ("silu", |a| a.silu(), |x| x / (1.0 + (-x).exp()), (-5.0, 5.0)),
+        (
+            "silu",
+            |a| a.silu(),
+            |x| x / (1.0 + (-x).exp()),
+            (-5.0, 5.0),
+        ),
         ("floor", |a| a.floor(), f64::floor, (-3.0, 3.0)),
         ("ceil", |a| a.ceil(), f64::ceil, (-3.0, 3.0)),
         ("round", |a| a.round(), f64::round_ties_even, (-4.0, 4.0)),
         ("trunc", |a| a.trunc(), f64::trunc, (-3.0, 3.0)),
-        ("sign", |a| a.sign(), |x| if x > 0.0 { 1.0 } else if x < 0.0 { -1.0 } else { 0.0 }, (-3.0, 3.0)),
+        (
+            "sign",
+            |a| a.sign(),
+            |x| {
+                if x > 0.0 {
+                    1.0
+                } else if x < 0.0 {
+                    -1.0
+                } else {
+                    0.0
+                }
+            },
+            (-3.0, 3.0),
+        ),
         ("reciprocal", |a| a.reciprocal(), f64::recip, (0.1, 3.0)),
         ("square", |a| a.square(), |x| x * x, (-3.0, 3.0)),
-        ("gelu", |a| a.gelu(), |x| 0.5 * x * (1.0 + erf_series(x / std::f64::consts::SQRT_2)), (-3.0, 3.0)),
+        (
+            "gelu",
+            |a| a.gelu(),
+            |x| 0.5 * x * (1.0 + erf_series(x / std::f64::consts::SQRT_2)),
+            (-3.0, 3.0),
+        ),
     ];
     let mut rng = Rng(11);
     for (name, op, reference, (lo, hi)) in cases {
@@ -196,14 +316,20 @@ fn in_place_ops_keep_the_shape_and_match_the_reference() {
         let dx = random_dims(&mut rng);
         let db = broadcastable(&dx, &mut rng);
         // Destinations may be transposed or sliced views, never expanded.
-        let lx = [Layout::Contiguous, Layout::Transposed, Layout::Sliced][(rng.next_u64() % 3) as usize];
+        let lx =
+            [Layout::Contiguous, Layout::Transposed, Layout::Sliced][(rng.next_u64() % 3) as usize];
         let (mut x, vx) = operand(&dx, lx, &mut rng, -2.0, 2.0);
         let (b, vb) = operand(&db, layout(&mut rng), &mut rng, 0.5, 2.0);
         let (_, want) = naive_binary((&vx, &dx), (&vb, &db), |p, q| p * q + q).unwrap();
         x.try_mul_(&b).unwrap();
         x.try_add_(&b).unwrap();
         assert_eq!(x.dims(), dx.as_slice());
-        assert_close(&x.to_vec(), &want, 1e-12, &format!("in place {dx:?} {db:?}"));
+        assert_close(
+            &x.to_vec(),
+            &want,
+            1e-12,
+            &format!("in place {dx:?} {db:?}"),
+        );
         let mut y = Tensor::<f64, DynRank>::try_zeros(&dx).unwrap();
         y.try_copy_from(&b).unwrap();
         let (_, want) = naive_binary((&vx, &dx), (&vb, &db), |_, q| q).unwrap();
@@ -221,11 +347,16 @@ fn in_place_errors_follow_pytorch() {
     );
     let mut x = Tensor::<f32, DynRank>::try_zeros(&[3]).unwrap();
     let y = Tensor::<f32, DynRank>::try_zeros(&[1, 3]).unwrap();
-    assert_eq!(x.try_add_(&y).unwrap_err().to_string(), "output with shape [3] doesn't match the broadcast shape [1, 3]");
+    assert_eq!(
+        x.try_add_(&y).unwrap_err().to_string(),
+        "output with shape [3] doesn't match the broadcast shape [1, 3]"
+    );
     // Writing into an expanded view is refused, as PyTorch refuses it.
     let base = Tensor::<f32, Shape![1, 3]>::zeros();
     let mut e = base.expand::<DynRank>(&[4, 3]).unwrap();
-    let err = e.try_add_(&Tensor::<f32, DynRank>::try_ones(&[3]).unwrap()).unwrap_err();
+    let err = e
+        .try_add_(&Tensor::<f32, DynRank>::try_ones(&[3]).unwrap())
+        .unwrap_err();
     assert!(err.to_string().starts_with("unsupported operation: more than one element of the written-to tensor refers to a single memory location"));
     assert_eq!(base.to_vec(), vec![0.0; 3], "nothing was written");
 }
@@ -268,16 +399,35 @@ fn fmod_remainder_and_rounding_division_follow_pytorch_docs() {
     assert_eq!(x.div_floor(&t).to_vec(), vec![-4., 3., -1., 0.]);
     assert_eq!(x.div_trunc(&t).to_vec(), vec![-3., 3., -0., 0.]);
     let z = Tensor::<f64, Shape![]>::full(0.);
-    assert_eq!(x.div_floor(&z).to_vec(), vec![f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY]);
+    assert_eq!(
+        x.div_floor(&z).to_vec(),
+        vec![
+            f64::NEG_INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::INFINITY
+        ]
+    );
     // Integer division by zero is an error, never a wrong value.
     let zero = Tensor::<i64, Shape![]>::full(0);
-    for r in [i.try_div_floor(&zero), i.try_div_trunc(&zero), i.try_fmod(&zero), i.try_remainder(&zero)] {
+    for r in [
+        i.try_div_floor(&zero),
+        i.try_div_trunc(&zero),
+        i.try_fmod(&zero),
+        i.try_remainder(&zero),
+    ] {
         assert_eq!(r.unwrap_err().to_string(), "ZeroDivisionError");
     }
     // pow: integers by squaring (negative exponents as PyTorch), atan2's quadrants.
     let base = Tensor::<i32, Shape![4]>::from_vec(vec![2, -1, 1, 3]);
-    assert_eq!(base.pow(&Tensor::<i32, Shape![]>::full(-1)).to_vec(), vec![0, -1, 1, 0]);
-    assert_eq!(base.pow(&Tensor::<i32, Shape![]>::full(3)).to_vec(), vec![8, -1, 1, 27]);
+    assert_eq!(
+        base.pow(&Tensor::<i32, Shape![]>::full(-1)).to_vec(),
+        vec![0, -1, 1, 0]
+    );
+    assert_eq!(
+        base.pow(&Tensor::<i32, Shape![]>::full(3)).to_vec(),
+        vec![8, -1, 1, 27]
+    );
     let y = Tensor::<f64, Shape![4]>::from_vec(vec![1., 1., -1., -1.]);
     let xq = Tensor::<f64, Shape![4]>::from_vec(vec![1., -1., -1., 1.]);
     let q = std::f64::consts::FRAC_PI_4;
@@ -317,7 +467,9 @@ fn operators_on_values_references_and_scalars() {
 }
 
 #[test]
-#[should_panic(expected = "The size of tensor a (4) must match the size of tensor b (5) at non-singleton dimension 1")]
+#[should_panic(
+    expected = "The size of tensor a (4) must match the size of tensor b (5) at non-singleton dimension 1"
+)]
 fn operators_panic_with_pytorchs_message_on_run_time_mismatch() {
     let a = Tensor::<f32, Shape![2, _]>::try_zeros(&[2, 4]).unwrap();
     let b = Tensor::<f32, Shape![_]>::try_zeros(&[5]).unwrap();
@@ -337,7 +489,12 @@ fn zero_size_and_zero_dim_tensors() {
     let r = Tensor::<f32, DynRank>::try_ones(&[1, 1]).unwrap();
     assert_eq!(e.try_add(&r).unwrap().dims(), &[3, 0]);
     let bad = Tensor::<f32, DynRank>::try_zeros(&[3]).unwrap();
-    assert!(Tensor::<f32, DynRank>::try_zeros(&[0]).unwrap().try_add(&bad).is_err());
+    assert!(
+        Tensor::<f32, DynRank>::try_zeros(&[0])
+            .unwrap()
+            .try_add(&bad)
+            .is_err()
+    );
     let s = Tensor::<f32, Shape![]>::full(2.);
     let m = Tensor::<f32, Shape![2, 2]>::ones();
     let p: Tensor<f32, Shape![2, 2]> = &s * &m;

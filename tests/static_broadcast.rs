@@ -18,10 +18,10 @@
 use core::marker::PhantomData;
 
 use proptest::prelude::*;
-use shaped::shape::{check_expand, InsertAxis, RemoveAxis, Shape, SwapAxes};
+use shaped::shape::{InsertAxis, RemoveAxis, Shape, SwapAxes, check_expand};
 use shaped::{
-    broadcast_shapes, Broadcast, Broadcast3, Const, Dim, Dyn, DynRank, ExpandsTo, One, ShapeError,
-    Tensor,
+    Broadcast, Broadcast3, Const, Dim, Dyn, DynRank, ExpandsTo, One, ShapeError, Tensor,
+    broadcast_shapes,
 };
 
 /// Compiles only when both arguments have the same type.

@@ -4,7 +4,7 @@
 //! explicitly typed `Tensor<_, Shape![...]>`) and at run time (`dims`), and
 //! each value against the expected flat vector.
 
-use shaped::{tensor, Const, One, Shape, Tensor};
+use shaped::{Const, One, Shape, Tensor, tensor};
 
 #[test]
 fn matrix_shape_and_values() {

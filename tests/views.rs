@@ -346,7 +346,7 @@ fn naive_expand(src: &[usize], target: &[isize]) -> Result<Vec<usize>, String> {
             (-1, None) => {
                 return Err(format!(
                     "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {j}"
-                ))
+                ));
             }
             (t, _) => t as usize,
         };
@@ -755,7 +755,10 @@ fn reshape_errors() {
     assert_eq!(msg(&[-2, 3]), "invalid shape dimension -2");
     let empty = Tensor::<i64, DynRank>::try_zeros(&[0, 3]).unwrap();
     assert_eq!(
-        empty.try_reshape::<DynRank>(&[0, -1]).unwrap_err().to_string(),
+        empty
+            .try_reshape::<DynRank>(&[0, -1])
+            .unwrap_err()
+            .to_string(),
         "cannot reshape tensor of 0 elements into shape [0, -1] because the unspecified dimension size -1 can be any value and is ambiguous"
     );
     assert_eq!(

@@ -18,9 +18,9 @@
 //! | `x; 3, 1` | `Tensor::<_, (Const<3>, One)>::full(x)` |
 
 use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
-use quote::{quote, ToTokens};
+use quote::{ToTokens, quote};
 use syn::parse::{Parse, ParseStream, Parser};
-use syn::{bracketed, token, Expr, LitInt, Token};
+use syn::{Expr, LitInt, Token, bracketed, token};
 
 /// The highest rank a literal may have: the rank up to which `shaped` stamps
 /// out its shape traits for tuples (`shaped::shape::MAX_STATIC_RANK`, the
@@ -191,15 +191,16 @@ impl Parse for Literal {
         let first: Entry = input.parse()?;
         if input.peek(Token![;]) {
             let semi: Token![;] = input.parse()?;
-            let value =
-                match first {
-                    Entry::Element(value) => value.into_iter().collect(),
-                    Entry::Row(row) => return Err(syn::Error::new(
+            let value = match first {
+                Entry::Element(value) => value.into_iter().collect(),
+                Entry::Row(row) => {
+                    return Err(syn::Error::new(
                         row.span,
                         "the value repeated by `tensor![value; sizes]` is one element, found a \
                          row: give the sizes of every dimension after `;` instead",
-                    )),
-                };
+                    ));
+                }
+            };
             let sizes = parse_sizes(input, semi)?;
             return Ok(Literal::Repeat { value, sizes });
         }

@@ -14,10 +14,10 @@
 //! assert!(c.to_vec().iter().all(|&x| x == 2.0));
 //! ```
 
+use crate::Tensor;
 use crate::element::{Element, Float, Numeric};
 use crate::ops::scalar;
 use crate::shape::{Broadcast, BroadcastShape, Shape, ShapeError};
-use crate::Tensor;
 
 /// Defines `op` and `try_op` for a two-operand operation from its scalar
 /// function.
@@ -234,7 +234,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]);
     /// assert_eq!(a.try_add_alpha(&a, 10.).unwrap().to_vec(), vec![11., 22.]);
     /// ```
-    pub fn try_add_alpha<S2: Shape>(&self, other: &Tensor<T, S2>, alpha: T) -> Result<Tensor<T, Broadcast<S, S2>>, ShapeError>
+    pub fn try_add_alpha<S2: Shape>(
+        &self,
+        other: &Tensor<T, S2>,
+        alpha: T,
+    ) -> Result<Tensor<T, Broadcast<S, S2>>, ShapeError>
     where
         S: BroadcastShape<S2>,
     {
@@ -251,7 +255,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]);
     /// assert_eq!(a.try_sub_alpha(&a, 2.).unwrap().to_vec(), vec![-1., -2.]);
     /// ```
-    pub fn try_sub_alpha<S2: Shape>(&self, other: &Tensor<T, S2>, alpha: T) -> Result<Tensor<T, Broadcast<S, S2>>, ShapeError>
+    pub fn try_sub_alpha<S2: Shape>(
+        &self,
+        other: &Tensor<T, S2>,
+        alpha: T,
+    ) -> Result<Tensor<T, Broadcast<S, S2>>, ShapeError>
     where
         S: BroadcastShape<S2>,
     {
@@ -272,17 +280,27 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(a.try_dist(&b, 2.0).unwrap().item(), 5.0);
     /// assert_eq!(a.try_dist(&b, f64::INFINITY).unwrap().item(), 4.0);
     /// ```
-    pub fn try_dist<S2: Shape>(&self, other: &Tensor<T, S2>, p: f64) -> Result<Tensor<T, ()>, ShapeError>
+    pub fn try_dist<S2: Shape>(
+        &self,
+        other: &Tensor<T, S2>,
+        p: f64,
+    ) -> Result<Tensor<T, ()>, ShapeError>
     where
         S: BroadcastShape<S2>,
     {
-        let d = self.try_zip_map(other, |x, y| (x.to_f64() - y.to_f64()).abs())?.to_vec();
+        let d = self
+            .try_zip_map(other, |x, y| (x.to_f64() - y.to_f64()).abs())?
+            .to_vec();
         let norm = if p == 0.0 {
             d.iter().filter(|&&v| v != 0.0).count() as f64
         } else if p == f64::INFINITY {
-            d.iter().fold(0.0f64, |m, &v| if v > m || v != v { v } else { m })
+            d.iter()
+                .fold(0.0f64, |m, &v| if v > m || v.is_nan() { v } else { m })
         } else if p == f64::NEG_INFINITY {
-            d.iter().fold(f64::INFINITY, |m, &v| if v < m || v != v { v } else { m })
+            d.iter().fold(
+                f64::INFINITY,
+                |m, &v| if v < m || v.is_nan() { v } else { m },
+            )
         } else {
             d.iter().map(|v| v.powf(p)).sum::<f64>().powf(1.0 / p)
         };

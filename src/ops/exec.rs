@@ -8,12 +8,12 @@
 
 use std::sync::Arc;
 
+use crate::Tensor;
 use crate::backend::cpu::{self, Src};
 use crate::element::Element;
-use crate::iter::{broadcast_strides, contiguous_strides, Plan};
-use crate::shape::{broadcast_pair, check_expand, Shape, ShapeError};
+use crate::iter::{Plan, broadcast_strides, contiguous_strides};
+use crate::shape::{Shape, ShapeError, broadcast_pair, check_expand};
 use crate::tensor::storage::Storage;
-use crate::Tensor;
 
 /// A tensor with its shape type erased.
 pub(crate) struct Layout<'a, T> {
@@ -110,7 +110,10 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
 ) -> Result<(), ShapeError> {
     let dims = broadcast_pair(a.dims, b.dims)?;
     if dims.as_slice() != out.dims {
-        return Err(ShapeError::OutputShape { output: out.dims.to_vec(), broadcast: dims.into_vec() });
+        return Err(ShapeError::OutputShape {
+            output: out.dims.to_vec(),
+            broadcast: dims.into_vec(),
+        });
     }
     check_no_internal_overlap(&out)?;
     if same_storage(out.storage, a.storage) {
@@ -121,8 +124,14 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
         let copy = copy_of(&b)?;
         return map2_into(a, copy.layout(), out, f);
     }
-    let (sa, sb) = (broadcast_strides(a.dims, a.strides, &dims), broadcast_strides(b.dims, b.strides, &dims));
-    let plan = Plan::new(&dims, [(out.strides, out.offset), (&sa, a.offset), (&sb, b.offset)]);
+    let (sa, sb) = (
+        broadcast_strides(a.dims, a.strides, &dims),
+        broadcast_strides(b.dims, b.strides, &dims),
+    );
+    let plan = Plan::new(
+        &dims,
+        [(out.strides, out.offset), (&sa, a.offset), (&sb, b.offset)],
+    );
     let (ga, gb) = (a.storage.read(), b.storage.read());
     let mut g = out.storage.write();
     // SAFETY: `out`'s offsets lie in its storage and are pairwise distinct

@@ -13,7 +13,7 @@
 //! ```
 
 use crate::element::{Element, Float, Numeric};
-use crate::shape::{checked_numel, Dyn, FixedShape, Shape, ShapeError};
+use crate::shape::{Dyn, FixedShape, Shape, ShapeError, checked_numel};
 
 use super::Tensor;
 

@@ -360,9 +360,9 @@ mod tests {
     //! (`torch.tensor(...)`, default print options, dtype float32 unless
     //! said), written out by hand.
 
+    use crate::Tensor;
     use crate::element::Element;
     use crate::shape::DynRank;
-    use crate::Tensor;
 
     fn t<T: Element>(data: Vec<T>, dims: &[usize]) -> Tensor<T, DynRank> {
         Tensor::try_from_vec(data, dims).unwrap()

@@ -19,8 +19,8 @@
 use crate::element::Element;
 use crate::iter::contiguous_strides;
 use crate::shape::{
-    check_expand, DimVec, ExpandsTo, FixedShape, InsertAxis, One, RemoveAxis, Shape, ShapeError,
-    SwapAxes,
+    DimVec, ExpandsTo, FixedShape, InsertAxis, One, RemoveAxis, Shape, ShapeError, SwapAxes,
+    check_expand,
 };
 
 use super::Tensor;
@@ -461,7 +461,7 @@ fn infer_size(sizes: &[isize], numel: usize) -> Result<DimVec, ShapeError> {
             -1 => {
                 return Err(ShapeError::Invalid(
                     "only one dimension can be inferred".into(),
-                ))
+                ));
             }
             s if s >= 0 => known = known.saturating_mul(s as usize),
             s => return Err(ShapeError::Invalid(format!("invalid shape dimension {s}"))),

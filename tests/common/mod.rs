@@ -18,7 +18,12 @@ pub enum Layout {
     Expanded,
 }
 
-pub const LAYOUTS: [Layout; 4] = [Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded];
+pub const LAYOUTS: [Layout; 4] = [
+    Layout::Contiguous,
+    Layout::Transposed,
+    Layout::Sliced,
+    Layout::Expanded,
+];
 
 /// A small deterministic generator for test values.
 pub struct Rng(pub u64);
@@ -62,7 +67,9 @@ pub fn naive_broadcast(shapes: &[&[usize]]) -> Option<Vec<usize>> {
     let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
     let mut out = vec![1; rank];
     for s in shapes {
-        let padded: Vec<usize> = std::iter::repeat_n(1, rank - s.len()).chain(s.iter().copied()).collect();
+        let padded: Vec<usize> = std::iter::repeat_n(1, rank - s.len())
+            .chain(s.iter().copied())
+            .collect();
         for (o, p) in out.iter_mut().zip(padded) {
             if *o == 1 {
                 *o = p;
@@ -78,13 +85,23 @@ pub fn naive_broadcast(shapes: &[&[usize]]) -> Option<Vec<usize>> {
 /// lands at `out_idx` of a broadcast result.
 pub fn pick<T: Copy>(vals: &[T], dims: &[usize], out_idx: &[usize]) -> T {
     let lead = out_idx.len() - dims.len();
-    let idx: Vec<usize> = dims.iter().enumerate().map(|(i, &d)| if d == 1 { 0 } else { out_idx[lead + i] }).collect();
+    let idx: Vec<usize> = dims
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| if d == 1 { 0 } else { out_idx[lead + i] })
+        .collect();
     vals[flat(&idx, dims)]
 }
 
 /// A `DynRank` tensor of sizes `dims` laid out as `layout`, with its logical
 /// (row-major) values.
-pub fn operand(dims: &[usize], layout: Layout, rng: &mut Rng, lo: f64, hi: f64) -> (Tensor<f64, DynRank>, Vec<f64>) {
+pub fn operand(
+    dims: &[usize],
+    layout: Layout,
+    rng: &mut Rng,
+    lo: f64,
+    hi: f64,
+) -> (Tensor<f64, DynRank>, Vec<f64>) {
     let n: usize = dims.iter().product();
     let rank = dims.len();
     match layout {
@@ -108,7 +125,9 @@ pub fn operand(dims: &[usize], layout: Layout, rng: &mut Rng, lo: f64, hi: f64) 
         Layout::Sliced if rank >= 1 => {
             let mut big = dims.to_vec();
             big[0] += 3;
-            let stored: Vec<f64> = (0..big.iter().product::<usize>()).map(|_| rng.uniform(lo, hi)).collect();
+            let stored: Vec<f64> = (0..big.iter().product::<usize>())
+                .map(|_| rng.uniform(lo, hi))
+                .collect();
             let t = Tensor::<f64, DynRank>::try_from_vec(stored.clone(), &big).unwrap();
             let v = t.narrow::<DynRank>(0, 2, dims[0]).unwrap();
             let vals = indices(dims)
@@ -123,7 +142,9 @@ pub fn operand(dims: &[usize], layout: Layout, rng: &mut Rng, lo: f64, hi: f64) 
         Layout::Expanded if rank >= 1 && dims[0] != 1 => {
             let mut small = dims.to_vec();
             small[0] = 1;
-            let stored: Vec<f64> = (0..small.iter().product::<usize>()).map(|_| rng.uniform(lo, hi)).collect();
+            let stored: Vec<f64> = (0..small.iter().product::<usize>())
+                .map(|_| rng.uniform(lo, hi))
+                .collect();
             let t = Tensor::<f64, DynRank>::try_from_vec(stored.clone(), &small).unwrap();
             let sizes: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
             let v = t.expand::<DynRank>(&sizes).unwrap();
@@ -138,7 +159,10 @@ pub fn operand(dims: &[usize], layout: Layout, rng: &mut Rng, lo: f64, hi: f64) 
         }
         _ => {
             let vals: Vec<f64> = (0..n).map(|_| rng.uniform(lo, hi)).collect();
-            (Tensor::<f64, DynRank>::try_from_vec(vals.clone(), dims).unwrap(), vals)
+            (
+                Tensor::<f64, DynRank>::try_from_vec(vals.clone(), dims).unwrap(),
+                vals,
+            )
         }
     }
 }
@@ -150,7 +174,10 @@ pub fn naive_binary<T: Copy, U: Copy, O>(
     f: impl Fn(T, U) -> O,
 ) -> Option<(Vec<usize>, Vec<O>)> {
     let out = naive_broadcast(&[a.1, b.1])?;
-    let vals = indices(&out).iter().map(|i| f(pick(a.0, a.1, i), pick(b.0, b.1, i))).collect();
+    let vals = indices(&out)
+        .iter()
+        .map(|i| f(pick(a.0, a.1, i), pick(b.0, b.1, i)))
+        .collect();
     Some((out, vals))
 }
 
@@ -158,7 +185,10 @@ pub fn naive_binary<T: Copy, U: Copy, O>(
 /// with `base` (sizes replaced by 1 or dropped at random).
 pub fn broadcastable(base: &[usize], rng: &mut Rng) -> Vec<usize> {
     let drop = (rng.next_u64() % (base.len() as u64 + 1)) as usize;
-    base[drop..].iter().map(|&d| if rng.next_u64() % 3 == 0 { 1 } else { d }).collect()
+    base[drop..]
+        .iter()
+        .map(|&d| if rng.next_u64() % 3 == 0 { 1 } else { d })
+        .collect()
 }
 
 /// Asserts two float vectors are equal, NaN equal to NaN, to a tolerance.
