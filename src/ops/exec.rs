@@ -76,12 +76,65 @@ pub(crate) fn map1<A: Element, O: Element, SO: Shape>(
     unsafe { alloc_output(a.dims, |o| cpu::map1(&plan, o, Src(ga.as_ptr()), f)) }
 }
 
+/// Whether `l` is contiguous (row-major, no gaps).
+fn contiguous<T>(l: &Layout<'_, T>) -> bool {
+    let mut expected = 1;
+    for (&d, &s) in l.dims.iter().zip(l.strides).rev() {
+        if d != 1 && s != expected {
+            return false;
+        }
+        expected *= d;
+    }
+    true
+}
+
+/// The row fast path of a binary operation: both contiguous, and one
+/// operand's sizes (leading 1s aside) the trailing sizes of the other's.
+/// Returns `(rows, row_len, a_is_row)`.
+fn rows_fast_path<A, B>(a: &Layout<'_, A>, b: &Layout<'_, B>) -> Option<(usize, usize, bool)> {
+    if !contiguous(a) || !contiguous(b) {
+        return None;
+    }
+    let strip = |d: &[usize]| -> usize { d.iter().take_while(|&&x| x == 1).count() };
+    let (ta, tb) = (&a.dims[strip(a.dims)..], &b.dims[strip(b.dims)..]);
+    let (full, row, a_is_row) = if ta.len() >= tb.len() {
+        (ta, tb, false)
+    } else {
+        (tb, ta, true)
+    };
+    if !full.ends_with(row)
+        || a.dims.len().max(b.dims.len()) != if a_is_row { b.dims.len() } else { a.dims.len() }
+    {
+        return None;
+    }
+    let row_len: usize = row.iter().product();
+    let total: usize = full.iter().product();
+    if row_len == 0 {
+        return None;
+    }
+    Some((total / row_len, row_len, a_is_row))
+}
+
 /// `f` applied to `a` and `b` broadcast together, into a new tensor.
 pub(crate) fn map2<A: Element, B: Element, O: Element, SO: Shape>(
     a: Layout<'_, A>,
     b: Layout<'_, B>,
     f: impl Fn(A, B) -> O + Sync,
 ) -> Result<Tensor<O, SO>, ShapeError> {
+    if let Some((rows, row_len, a_is_row)) = rows_fast_path(&a, &b) {
+        let dims = if a_is_row { b.dims } else { a.dims };
+        let (ga, gb) = (a.storage.read(), b.storage.read());
+        // SAFETY: both inputs are contiguous from their offsets, the full one
+        // with `rows * row_len` elements and the row one with `row_len`; the
+        // output is fresh with `rows * row_len` elements, all written.
+        return unsafe {
+            alloc_output(dims, |o| {
+                let pa = Src(ga.as_ptr().add(a.offset));
+                let pb = Src(gb.as_ptr().add(b.offset));
+                cpu::map2_rows(o, pa, pb, rows, row_len, a_is_row, f)
+            })
+        };
+    }
     let dims = broadcast_pair(a.dims, b.dims)?;
     let out_strides = contiguous_strides(&dims);
     let (sa, sb) = (
