@@ -56,7 +56,7 @@ pub use shape::{
 };
 pub use shaped_macros::Shape;
 pub use shaped_macros::tensor;
-pub use tensor::Tensor;
+pub use tensor::{Tensor, try_broadcast_tensors, try_broadcast_tensors3};
 /// Re-exported: a static shape's rank is a typenum number.
 pub use typenum;
 

@@ -27,6 +27,8 @@ mod display;
 pub(crate) mod storage;
 mod view;
 
+pub use view::{try_broadcast_tensors, try_broadcast_tensors3};
+
 use core::marker::PhantomData;
 use std::sync::Arc;
 
