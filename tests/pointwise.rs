@@ -524,3 +524,31 @@ fn large_operands_take_the_parallel_path() {
         }
     }
 }
+
+#[test]
+fn out_forms_write_into_any_layout() {
+    let mut rng = Rng(17);
+    for _ in 0..200 {
+        let da = random_dims(&mut rng);
+        let db = broadcastable(&da, &mut rng);
+        let (a, va) = operand(&da, layout(&mut rng), &mut rng, -2.0, 2.0);
+        let (b, vb) = operand(&db, layout(&mut rng), &mut rng, -2.0, 2.0);
+        let (dims, want) = naive_binary((&va, &da), (&vb, &db), |x, y| x * y).unwrap();
+        let lo =
+            [Layout::Contiguous, Layout::Transposed, Layout::Sliced][(rng.next_u64() % 3) as usize];
+        let (mut out, _) = operand(&dims, lo, &mut rng, 0.0, 1.0);
+        a.mul_out(&b, &mut out).unwrap();
+        assert_close(&out.to_vec(), &want, 0.0, &format!("mul_out {da:?} {db:?}"));
+        // The output may not be broadcast by the operation.
+        if !dims.is_empty() && dims.iter().product::<usize>() > 1 {
+            let mut small = Tensor::<f64, DynRank>::try_zeros(&dims[1..]).unwrap();
+            assert!(a.mul_out(&b, &mut small).is_err());
+        }
+    }
+    // Writing the result into one of the inputs reads the old values first.
+    let mut x = Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
+    let y = x.clone();
+    let row = Tensor::<f32, Shape![2]>::from_vec(vec![10., 20.]);
+    y.add_out(&row, &mut x).unwrap();
+    assert_eq!(x.to_vec(), vec![11., 22., 13., 24.]);
+}

@@ -177,6 +177,30 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
         let copy = copy_of(&b)?;
         return map2_into(a, copy.layout(), out, f);
     }
+    if let (true, Some((rows, row_len, a_is_row))) = (contiguous(&out), rows_fast_path(&a, &b)) {
+        let (ga, gb) = (a.storage.read(), b.storage.read());
+        let mut g = out.storage.write();
+        // SAFETY: `out` is contiguous from its offset with `rows * row_len`
+        // elements (its sizes are the broadcast sizes, checked above) in a
+        // buffer no input shares; the inputs are contiguous from their
+        // offsets with the element counts `map2_rows` reads.
+        unsafe {
+            let (pa, pb) = (
+                Src(ga.as_ptr().add(a.offset)),
+                Src(gb.as_ptr().add(b.offset)),
+            );
+            cpu::map2_rows(
+                g.as_mut_ptr().add(out.offset),
+                pa,
+                pb,
+                rows,
+                row_len,
+                a_is_row,
+                f,
+            );
+        }
+        return Ok(());
+    }
     let (sa, sb) = (
         broadcast_strides(a.dims, a.strides, &dims),
         broadcast_strides(b.dims, b.strides, &dims),
