@@ -44,4 +44,5 @@ pub use generic_array;
 /// Re-exported: a static shape's rank is a typenum number.
 pub use typenum;
 pub use ops::{try_where_cond, where_cond};
+pub use ops::index::IndexElement;
 pub use tensor::Tensor;

@@ -16,6 +16,7 @@
 
 mod binary;
 pub(crate) mod exec;
+pub mod index;
 mod inplace;
 mod map;
 mod operators;

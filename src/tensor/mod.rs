@@ -26,6 +26,7 @@ mod construct;
 mod display;
 pub(crate) mod storage;
 mod view;
+pub(crate) use view::wrap_dim;
 
 use core::marker::PhantomData;
 use std::sync::Arc;
