@@ -92,7 +92,13 @@ fn first_bad_index<I: Copy + Into<i64>>(
     index: Strided<'_, I>,
     upper: usize,
 ) -> Option<i64> {
-    let plan = Plan::new(dims, [(index.strides, index.offset)]);
+    // A stride-0 (broadcast) dimension repeats the same values: visit it once.
+    let once: Vec<usize> = dims
+        .iter()
+        .zip(index.strides)
+        .map(|(&d, &s)| if s == 0 { d.min(1) } else { d })
+        .collect();
+    let plan = Plan::new(&once, [(index.strides, index.offset)]);
     let mut bad = None;
     plan.segments(0, plan.numel(), |offs, st, len| {
         if bad.is_some() {

@@ -51,8 +51,10 @@ pub(crate) enum Source<'a, T> {
 /// `out[i with dim replaced by index[i]] = f(that, src[i])` for every `i` of
 /// `dims`: the erased core of `scatter_`, `scatter_add_`, `index_add_` and
 /// `index_copy_`. `index` and `src` carry strides in `dims`; `out` its own
-/// sizes and strides (0-d already seen as 1-d).
+/// sizes and strides (0-d already seen as 1-d). `op` prefixes the message
+/// of an index out of range (`"index_copy_(): "`, as PyTorch words it).
 pub(crate) fn run_scatter<T: Element, I: IndexElement>(
+    op: &str,
     out: Layout<'_, T>,
     dim: usize,
     dims: &[usize],
@@ -64,12 +66,12 @@ pub(crate) fn run_scatter<T: Element, I: IndexElement>(
     // Inputs that share the written buffer are copied first.
     if storage_addr(index.storage) == storage_addr(out.storage) {
         let copy = exec::map1::<I, I, crate::DynRank>(index, |x| x)?;
-        return run_scatter(out, dim, dims, copy.layout(), src, f);
+        return run_scatter(op, out, dim, dims, copy.layout(), src, f);
     }
     if let Source::Tensor(s) = &src {
         if storage_addr(s.storage) == storage_addr(out.storage) {
             let copy = exec::map1::<T, T, crate::DynRank>(*s, |x| x)?;
-            return run_scatter(out, dim, dims, index, Source::Tensor(copy.layout()), f);
+            return run_scatter(op, out, dim, dims, index, Source::Tensor(copy.layout()), f);
         }
     }
     let (src_storage, src_strides, src_offset, value) = match src {
@@ -122,7 +124,10 @@ pub(crate) fn run_scatter<T: Element, I: IndexElement>(
         },
         f,
     );
-    result.map_err(|v| out_of_bounds(v, dim, out.dims[dim]))
+    result.map_err(|v| {
+        let e = out_of_bounds(v, dim, out.dims[dim]);
+        ShapeError::Invalid(format!("{op}{e}"))
+    })
 }
 
 /// `out[i] = src[i with dim replaced by index[i]]` for every `i` of `dims`:
@@ -271,7 +276,7 @@ fn scatter_impl<T: Element, I: IndexElement>(
         strides: &ix.strides,
         ..index
     };
-    run_scatter(out, dim, &ix.dims, idx, src, f)
+    run_scatter("", out, dim, &ix.dims, idx, src, f)
 }
 
 impl<T: Element, S: Shape> Tensor<T, S> {
@@ -541,17 +546,16 @@ fn take_along_dim_impl<T: Element, I: IndexElement>(
         )));
     }
     let dim = wrap_dim(k as isize, src.dims.len())?;
-    let (s, ix) = (NonEmpty::of(&src), NonEmpty::of(&indices));
     // The result's sizes: `self` with `indices`' size along `dim`, broadcast
     // with `indices`; `self` is read at the same sizes but its own along dim.
-    let mut self_sizes = s.dims.clone();
-    self_sizes[dim] = ix.dims[dim];
-    let out = broadcast_pair(&self_sizes, &ix.dims)?;
-    let mut index_sizes = ix.dims.clone();
-    index_sizes[dim] = s.dims[dim];
-    let read = broadcast_pair(&index_sizes, &s.dims)?;
-    let idx_strides = broadcast_strides(&ix.dims, &ix.strides, &out);
-    let src_strides = broadcast_strides(&s.dims, &s.strides, &read);
+    let mut self_sizes = src.dims.to_vec();
+    self_sizes[dim] = indices.dims[dim];
+    let out = broadcast_pair(&self_sizes, indices.dims)?;
+    let mut index_sizes = indices.dims.to_vec();
+    index_sizes[dim] = src.dims[dim];
+    let read = broadcast_pair(&index_sizes, src.dims)?;
+    let idx_strides = broadcast_strides(indices.dims, indices.strides, &out);
+    let src_strides = broadcast_strides(src.dims, src.strides, &read);
     let idx = Layout {
         dims: &out,
         strides: &idx_strides,
@@ -562,7 +566,7 @@ fn take_along_dim_impl<T: Element, I: IndexElement>(
         strides: &src_strides,
         ..src
     };
-    let data = run_gather(&out, dim, idx, sl, (s.dims[dim], s.strides[dim]))?;
+    let data = run_gather(&out, dim, idx, sl, (src.dims[dim], src.strides[dim]))?;
     Ok((out.to_vec(), data))
 }
 

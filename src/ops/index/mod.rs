@@ -69,7 +69,7 @@ mod select;
 mod slice;
 mod split;
 
-pub use slice::{AxisIndex, Stepped};
+pub use slice::{AxisIndex, AxisRange, Stepped};
 
 use crate::element::Integer;
 use crate::ops::exec::Layout;

@@ -172,8 +172,7 @@ fn index_put_impl<T: Element, I: IndexElement>(
     } else {
         ""
     };
-    run_scatter(o, dim, &s.dims, idx, Source::Tensor(src), f)
-        .map_err(|e| ShapeError::Invalid(format!("{prefix}{e}")))
+    run_scatter(prefix, o, dim, &s.dims, idx, Source::Tensor(src), f)
 }
 
 impl<T: Element, S: Shape> Tensor<T, S> {

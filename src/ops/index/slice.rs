@@ -317,7 +317,11 @@ fn slice_layout(
         offset
     };
     d[k] = len;
-    s[k] *= step;
+    // With two or more positions, `step * stride` stays inside the axis's
+    // span; with fewer the stride is never used, so it is left as it was.
+    if len > 1 {
+        s[k] *= step;
+    }
     Ok((d, s, off))
 }
 
