@@ -49,6 +49,7 @@ pub mod tensor;
 
 /// Re-exported: static ranks and sizes of dims storage use these.
 pub use generic_array;
+pub use ops::index::IndexElement;
 pub use ops::{try_where_cond, where_cond};
 pub use shape::{
     Broadcast, Broadcast3, BroadcastDim, BroadcastShape, Const, Dim, DimExpandsTo, Dyn, DynRank,

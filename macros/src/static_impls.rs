@@ -122,7 +122,8 @@ fn expand_impl(rs: usize, rt: usize) -> TokenStream {
 }
 
 /// Axis manipulations of a tuple of rank `r` at axis `k < r` (and `k <= r`
-/// for insertion): insert `One`, remove, replace with `One`, squeeze.
+/// for insertion): insert `One`, remove, replace with `One`, replace with any
+/// dimension (`SetAxis`), swap.
 fn axis_impls(r: usize, max: usize) -> TokenStream {
     let a = params("A", r);
     let ty = idents_tuple(&a);
@@ -161,11 +162,20 @@ fn axis_impls(r: usize, max: usize) -> TokenStream {
             .collect();
         let kept = tuple(&kept);
         let ak = &a[k];
+        let set: Vec<TokenStream> = a
+            .iter()
+            .enumerate()
+            .map(|(i, id)| if i == k { quote!(__D) } else { quote!(#id) })
+            .collect();
+        let set = tuple(&set);
         items.push(quote! {
             impl<#(#a: crate::shape::Dim),*> crate::shape::RemoveAxis<#k> for #ty {
                 type Output = #removed;
                 type KeepDim = #kept;
                 type Removed = #ak;
+            }
+            impl<#(#a: crate::shape::Dim,)* __D: crate::shape::Dim> crate::shape::SetAxis<#k, __D> for #ty {
+                type Output = #set;
             }
         });
         for j in 0..r {

@@ -31,7 +31,7 @@ mod error;
 pub(crate) mod expand;
 mod runtime;
 
-pub use axis::{InsertAxis, RemoveAxis, SwapAxes};
+pub use axis::{InsertAxis, RemoveAxis, SetAxis, SwapAxes};
 #[doc(hidden)]
 pub use broadcast::ShapePair;
 pub use broadcast::{Broadcast, Broadcast3, BroadcastDim, BroadcastShape};

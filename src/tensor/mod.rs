@@ -26,6 +26,7 @@ mod construct;
 mod display;
 pub(crate) mod storage;
 mod view;
+pub(crate) use view::wrap_dim;
 
 pub use view::{try_broadcast_tensors, try_broadcast_tensors3};
 

@@ -7,6 +7,7 @@
 
 mod alloc;
 mod elementwise;
+pub(crate) mod index;
 
 pub(crate) use alloc::alloc_filled_by;
 pub(crate) use elementwise::{Src, map1, map2, map2_rows, map3, update1, update2, update3};
