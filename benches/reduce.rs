@@ -9,7 +9,9 @@
 //! .venv/bin/python benches/compare_reduce.py
 //! ```
 
-use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
 use shaped::{Shape, Tensor};
 
 type Square = Tensor<f32, Shape![4096, 4096]>;

@@ -58,13 +58,26 @@ fn main() {
 
     let data: Vec<_> = (0..BATCHES).map(|k| batch(k, &teacher)).collect();
     let held_out = batch(BATCHES, &teacher);
-    let forward = |x: &Batch, w1: &Var<f32, Shape![784, 128]>, b1: &Var<f32, Shape![128]>, w2: &Var<f32, Shape![128, 10]>, b2: &Var<f32, Shape![10]>| {
-        let hidden = Var::constant(x.clone()).naive_matmul_for_autograd(w1).add(b1).relu();
+    let forward = |x: &Batch,
+                   w1: &Var<f32, Shape![784, 128]>,
+                   b1: &Var<f32, Shape![128]>,
+                   w2: &Var<f32, Shape![128, 10]>,
+                   b2: &Var<f32, Shape![10]>| {
+        let hidden = Var::constant(x.clone())
+            .naive_matmul_for_autograd(w1)
+            .add(b1)
+            .relu();
         let logits: Var<f32, Shape![64, 10]> = hidden.naive_matmul_for_autograd(w2).add(b2);
         logits
     };
     let accuracy = |logits: &Tensor<f32, Shape![64, 10]>, y: &Tensor<f32, Shape![64, 10]>| {
-        let hits = logits.argmax_dim::<1>().to_vec().into_iter().zip(y.argmax_dim::<1>().to_vec()).filter(|(a, b)| a == b).count();
+        let hits = logits
+            .argmax_dim::<1>()
+            .to_vec()
+            .into_iter()
+            .zip(y.argmax_dim::<1>().to_vec())
+            .filter(|(a, b)| a == b)
+            .count();
         100.0 * hits as f32 / B as f32
     };
 
@@ -75,7 +88,10 @@ fn main() {
         let (x, y) = &data[step % BATCHES];
         let logits = forward(x, &w1, &b1, &w2, &b2);
         let log_p = logits.log_softmax_dim::<1>();
-        let loss = log_p.mul(&Var::constant(y.clone())).sum().mul_scalar(-1.0 / B as f32);
+        let loss = log_p
+            .mul(&Var::constant(y.clone()))
+            .sum()
+            .mul_scalar(-1.0 / B as f32);
 
         let value = loss.value().item();
         first.get_or_insert(value);
@@ -97,6 +113,9 @@ fn main() {
         b2 = sgd(&b2, &grads);
     }
     let first = first.expect("at least one step");
-    println!("loss fell from {first:.4} to {last:.4} in {STEPS} steps ({:.1} s)", start.elapsed().as_secs_f32());
+    println!(
+        "loss fell from {first:.4} to {last:.4} in {STEPS} steps ({:.1} s)",
+        start.elapsed().as_secs_f32()
+    );
     assert!(last < 0.5 * first, "the loss should fall");
 }

@@ -6,7 +6,7 @@
 //! Inputs have random shapes that broadcast against each other, and some are
 //! expanded (stride-0) views.
 
-use shaped::autograd::{where_cond, Var};
+use shaped::autograd::{Var, where_cond};
 use shaped::{DynRank, Shape, Tensor};
 
 type D = Tensor<f64, DynRank>;
@@ -34,15 +34,23 @@ impl Rng {
     /// Sizes that broadcast to `out`: some leading dims dropped, some 1.
     fn broadcastable(&mut self, out: &[usize]) -> Vec<usize> {
         let drop = self.below(out.len() + 1);
-        out[drop..].iter().map(|&d| if self.below(3) == 0 { 1 } else { d }).collect()
+        out[drop..]
+            .iter()
+            .map(|&d| if self.below(3) == 0 { 1 } else { d })
+            .collect()
     }
     /// A tensor of sizes `dims` with values in `[lo, hi)`; sometimes an
     /// expanded view (stride 0 on the even axes).
     fn tensor(&mut self, dims: &[usize], lo: f64, hi: f64) -> D {
         if !dims.is_empty() && self.below(3) == 0 {
-            let small: Vec<usize> = dims.iter().enumerate().map(|(i, &d)| if i % 2 == 0 { 1 } else { d }).collect();
+            let small: Vec<usize> = dims
+                .iter()
+                .enumerate()
+                .map(|(i, &d)| if i % 2 == 0 { 1 } else { d })
+                .collect();
             let n = small.iter().product();
-            let base = D::try_from_vec((0..n).map(|_| self.uniform(lo, hi)).collect(), &small).unwrap();
+            let base =
+                D::try_from_vec((0..n).map(|_| self.uniform(lo, hi)).collect(), &small).unwrap();
             return base.try_broadcast_to(dims).unwrap();
         }
         let n = dims.iter().product();
@@ -60,14 +68,21 @@ fn check(name: &str, rng: &mut Rng, inputs: &[D], f: &dyn Fn(&[V]) -> V) {
     let vars: Vec<V> = inputs.iter().map(|t| Var::param(t.clone())).collect();
     let out = f(&vars);
     let w = rng.tensor(out.dims(), -1.0, 1.0).contiguous();
-    let loss = out.mul(&Var::constant(w.clone())).try_sum_dims(&[], false).unwrap();
+    let loss = out
+        .mul(&Var::constant(w.clone()))
+        .try_sum_dims(&[], false)
+        .unwrap();
     let grads = loss.try_backward().unwrap();
     let h = 1e-6;
     for (i, x) in inputs.iter().enumerate() {
         let base = x.to_vec();
         let analytic = match grads.wrt(&vars[i]) {
             Some(g) => {
-                assert_eq!(g.dims(), x.dims(), "{name}: gradient {i} has its input's sizes");
+                assert_eq!(
+                    g.dims(),
+                    x.dims(),
+                    "{name}: gradient {i} has its input's sizes"
+                );
                 g.to_vec()
             }
             None => vec![0.0; base.len()],
@@ -79,7 +94,13 @@ fn check(name: &str, rng: &mut Rng, inputs: &[D], f: &dyn Fn(&[V]) -> V) {
                 let consts: Vec<V> = inputs
                     .iter()
                     .enumerate()
-                    .map(|(k, t)| Var::constant(if k == i { D::try_from_vec(v.clone(), x.dims()).unwrap() } else { t.clone() }))
+                    .map(|(k, t)| {
+                        Var::constant(if k == i {
+                            D::try_from_vec(v.clone(), x.dims()).unwrap()
+                        } else {
+                            t.clone()
+                        })
+                    })
                     .collect();
                 weighted(f(&consts).value(), &w)
             };
@@ -98,7 +119,11 @@ fn check(name: &str, rng: &mut Rng, inputs: &[D], f: &dyn Fn(&[V]) -> V) {
 fn pair(rng: &mut Rng, lo: (f64, f64), hi: (f64, f64)) -> Vec<D> {
     let out = rng.dims(3);
     let (a, b) = (rng.broadcastable(&out), rng.broadcastable(&out));
-    let (a, b) = if rng.below(2) == 0 { (out.clone(), b) } else { (a, out.clone()) };
+    let (a, b) = if rng.below(2) == 0 {
+        (out.clone(), b)
+    } else {
+        (a, out.clone())
+    };
     vec![rng.tensor(&a, lo.0, lo.1), rng.tensor(&b, hi.0, hi.1)]
 }
 
@@ -108,7 +133,11 @@ fn triple(rng: &mut Rng, ranges: [(f64, f64); 3]) -> Vec<D> {
     let full = rng.below(3);
     (0..3)
         .map(|k| {
-            let dims = if k == full { out.clone() } else { rng.broadcastable(&out) };
+            let dims = if k == full {
+                out.clone()
+            } else {
+                rng.broadcastable(&out)
+            };
             rng.tensor(&dims, ranges[k].0, ranges[k].1)
         })
         .collect()
@@ -129,7 +158,9 @@ fn binary_ops() {
         check("maximum", &mut rng, &i, &|v| v[0].maximum(&v[1]));
         check("minimum", &mut rng, &i, &|v| v[0].minimum(&v[1]));
         check("atan2", &mut rng, &i, &|v| v[0].atan2(&v[1]));
-        check("operators", &mut rng, &i, &|v| &(&(&v[0] + &v[1]) * &v[0]) - &(-&v[1]));
+        check("operators", &mut rng, &i, &|v| {
+            &(&(&v[0] + &v[1]) * &v[0]) - &(-&v[1])
+        });
         let i = pair(&mut rng, ANY, POS);
         check("div", &mut rng, &i, &|v| v[0].div(&v[1]));
         check("div operator", &mut rng, &i, &|v| &v[0] / &v[1]);
@@ -143,21 +174,31 @@ fn ternary_ops() {
     let mut rng = Rng(2);
     for _ in 0..CASES {
         let i = triple(&mut rng, [ANY, ANY, ANY]);
-        check("addcmul", &mut rng, &i, &|v| v[0].addcmul(&v[1], &v[2], 0.7));
+        check("addcmul", &mut rng, &i, &|v| {
+            v[0].addcmul(&v[1], &v[2], 0.7)
+        });
         check("lerp", &mut rng, &i, &|v| v[0].lerp(&v[1], &v[2]));
         let i = triple(&mut rng, [ANY, ANY, POS]);
-        check("addcdiv", &mut rng, &i, &|v| v[0].addcdiv(&v[1], &v[2], -1.3));
+        check("addcdiv", &mut rng, &i, &|v| {
+            v[0].addcdiv(&v[1], &v[2], -1.3)
+        });
         let i = triple(&mut rng, [(-3.0, 3.0), (-2.0, 0.0), (0.0, 2.0)]);
-        check("clamp_tensor", &mut rng, &i, &|v| v[0].clamp_tensor(&v[1], &v[2]));
+        check("clamp_tensor", &mut rng, &i, &|v| {
+            v[0].clamp_tensor(&v[1], &v[2])
+        });
         // Bounds crossed (min > max): the result is max, as in PyTorch.
         let i = triple(&mut rng, [(-3.0, 3.0), (0.5, 1.0), (-1.0, 0.0)]);
-        check("clamp_tensor crossed", &mut rng, &i, &|v| v[0].clamp_tensor(&v[1], &v[2]));
+        check("clamp_tensor crossed", &mut rng, &i, &|v| {
+            v[0].clamp_tensor(&v[1], &v[2])
+        });
         check("clamp", &mut rng, &i[..1], &|v| v[0].clamp(-1.0, 0.5));
         let i = pair(&mut rng, ANY, ANY);
         let out = shaped::broadcast_shapes(&[i[0].dims(), i[1].dims()]).unwrap();
         let c_dims = rng.broadcastable(&out);
         let cond = rng.tensor(&c_dims, -1.0, 1.0).map(|x| x > 0.0);
-        check("where_cond", &mut rng, &i, &|v| where_cond(&cond, &v[0], &v[1]));
+        check("where_cond", &mut rng, &i, &|v| {
+            where_cond(&cond, &v[0], &v[1])
+        });
     }
 }
 
@@ -198,7 +239,9 @@ fn unary_ops() {
         for (name, f) in any {
             check(name, &mut rng, &x, &|v| f(&v[0]));
         }
-        check("scalar ops", &mut rng, &x, &|v| v[0].mul_scalar(-3.0).add_scalar(2.0));
+        check("scalar ops", &mut rng, &x, &|v| {
+            v[0].mul_scalar(-3.0).add_scalar(2.0)
+        });
         let x = [rng.tensor(&dims, POS.0, POS.1)];
         for (name, f) in pos {
             check(name, &mut rng, &x, &|v| f(&v[0]));
@@ -219,26 +262,46 @@ fn views() {
         let small = rng.broadcastable(&out);
         let x = [rng.tensor(&small, ANY.0, ANY.1)];
         let sizes: Vec<isize> = out.iter().map(|&d| d as isize).collect();
-        check("expand", &mut rng, &x, &|v| v[0].expand::<DynRank>(&sizes).unwrap());
-        check("broadcast_to", &mut rng, &x, &|v| v[0].try_broadcast_to::<DynRank>(&out).unwrap());
+        check("expand", &mut rng, &x, &|v| {
+            v[0].expand::<DynRank>(&sizes).unwrap()
+        });
+        check("broadcast_to", &mut rng, &x, &|v| {
+            v[0].try_broadcast_to::<DynRank>(&out).unwrap()
+        });
         // broadcast_in_dim: put x's axes on increasing result axes.
         let r = small.len();
         let bdims: Vec<usize> = (out.len() - r..out.len()).collect();
-        check("broadcast_in_dim", &mut rng, &x, &|v| v[0].broadcast_in_dim::<DynRank>(&out, &bdims).unwrap());
+        check("broadcast_in_dim", &mut rng, &x, &|v| {
+            v[0].broadcast_in_dim::<DynRank>(&out, &bdims).unwrap()
+        });
         let x = [rng.tensor(&out, ANY.0, ANY.1)];
         let rank = out.len();
         let mut perm: Vec<isize> = (0..rank as isize).collect();
         perm.rotate_left(1);
-        check("permute", &mut rng, &x, &|v| v[0].permute::<DynRank>(&perm).unwrap());
+        check("permute", &mut rng, &x, &|v| {
+            v[0].permute::<DynRank>(&perm).unwrap()
+        });
         check("transpose", &mut rng, &x, &|v| v[0].transpose::<0, 1>());
         check("unsqueeze", &mut rng, &x, &|v| v[0].unsqueeze::<1>());
-        check("squeeze", &mut rng, &x, &|v| v[0].unsqueeze::<0>().squeeze::<0>().unwrap());
-        check("reshape", &mut rng, &x, &|v| v[0].try_reshape::<DynRank>(&[-1]).unwrap());
+        check("squeeze", &mut rng, &x, &|v| {
+            v[0].unsqueeze::<0>().squeeze::<0>().unwrap()
+        });
+        check("reshape", &mut rng, &x, &|v| {
+            v[0].try_reshape::<DynRank>(&[-1]).unwrap()
+        });
         let n = out[0];
-        check("narrow", &mut rng, &x, &|v| v[0].narrow::<DynRank>(0, 1, n - 1).unwrap());
-        check("narrow last", &mut rng, &x, &|v| v[0].narrow::<DynRank>(-1, 0, 1).unwrap());
+        check("narrow", &mut rng, &x, &|v| {
+            v[0].narrow::<DynRank>(0, 1, n - 1).unwrap()
+        });
+        check("narrow last", &mut rng, &x, &|v| {
+            v[0].narrow::<DynRank>(-1, 0, 1).unwrap()
+        });
         // A view then an op using the same input twice: gradients accumulate.
-        check("reuse", &mut rng, &x, &|v| v[0].transpose::<0, 1>().mul(&v[0].transpose::<0, 1>()).add(&v[0].transpose::<0, 1>()));
+        check("reuse", &mut rng, &x, &|v| {
+            v[0].transpose::<0, 1>()
+                .mul(&v[0].transpose::<0, 1>())
+                .add(&v[0].transpose::<0, 1>())
+        });
     }
 }
 
@@ -257,43 +320,82 @@ fn reductions() {
         let mut list: Vec<isize> = Vec::new();
         for i in 0..rank {
             if rng.below(2) == 0 {
-                list.push(if rng.below(2) == 0 { i as isize } else { i as isize - rank as isize });
+                list.push(if rng.below(2) == 0 {
+                    i as isize
+                } else {
+                    i as isize - rank as isize
+                });
             }
         }
         let keep = rng.below(2) == 0;
         // Distinct values, so that max/min and norm(inf) have no ties.
         let distinct = |x: &D| {
             let n = x.numel();
-            let vals: Vec<f64> = (0..n).map(|k| (k as f64 * 0.37).sin() * 2.0 + k as f64 * 1e-3).collect();
+            let vals: Vec<f64> = (0..n)
+                .map(|k| (k as f64 * 0.37).sin() * 2.0 + k as f64 * 1e-3)
+                .collect();
             D::try_from_vec(vals, x.dims()).unwrap()
         };
         let xd = [distinct(&x[0])];
-        check("sum", &mut rng, &x, &|v| v[0].try_sum_dims(&list, keep).unwrap());
-        check("mean", &mut rng, &x, &|v| v[0].try_mean_dims(&list, keep).unwrap());
-        check("prod", &mut rng, &x, &|v| v[0].try_prod_dims(&list, keep).unwrap());
-        check("max", &mut rng, &xd, &|v| v[0].try_max_dims(&list, keep).unwrap());
-        check("min", &mut rng, &xd, &|v| v[0].try_min_dims(&list, keep).unwrap());
+        check("sum", &mut rng, &x, &|v| {
+            v[0].try_sum_dims(&list, keep).unwrap()
+        });
+        check("mean", &mut rng, &x, &|v| {
+            v[0].try_mean_dims(&list, keep).unwrap()
+        });
+        check("prod", &mut rng, &x, &|v| {
+            v[0].try_prod_dims(&list, keep).unwrap()
+        });
+        check("max", &mut rng, &xd, &|v| {
+            v[0].try_max_dims(&list, keep).unwrap()
+        });
+        check("min", &mut rng, &xd, &|v| {
+            v[0].try_min_dims(&list, keep).unwrap()
+        });
         // With one element per group, var with correction 1 is NaN and std
         // is 0, where its gradient is NaN (as in PyTorch): check groups of 2+.
-        let group: usize = if list.is_empty() { dims.iter().product() } else { list.iter().map(|&d| dims[d.rem_euclid(rank as isize) as usize]).product() };
+        let group: usize = if list.is_empty() {
+            dims.iter().product()
+        } else {
+            list.iter()
+                .map(|&d| dims[d.rem_euclid(rank as isize) as usize])
+                .product()
+        };
         for c in [0, 1] {
             if group > 1 {
-                check("var", &mut rng, &x, &|v| v[0].try_var_dims(&list, keep, c).unwrap());
-                check("std", &mut rng, &xd, &|v| v[0].try_std_dims(&list, keep, c).unwrap());
+                check("var", &mut rng, &x, &|v| {
+                    v[0].try_var_dims(&list, keep, c).unwrap()
+                });
+                check("std", &mut rng, &xd, &|v| {
+                    v[0].try_std_dims(&list, keep, c).unwrap()
+                });
             }
         }
         for p in [1.0, 2.0, 3.0, 0.5, f64::INFINITY, f64::NEG_INFINITY, 0.0] {
-            check("norm", &mut rng, &xd, &|v| v[0].try_norm_dims(&list, keep, p).unwrap());
+            check("norm", &mut rng, &xd, &|v| {
+                v[0].try_norm_dims(&list, keep, p).unwrap()
+            });
         }
-        check("logsumexp", &mut rng, &x, &|v| v[0].try_logsumexp_dims(&list, keep).unwrap());
+        check("logsumexp", &mut rng, &x, &|v| {
+            v[0].try_logsumexp_dims(&list, keep).unwrap()
+        });
         let d = rng.below(rank) as isize;
         check("softmax", &mut rng, &x, &|v| v[0].try_softmax(d).unwrap());
-        check("log_softmax", &mut rng, &x, &|v| v[0].try_log_softmax(d - rank as isize).unwrap());
+        check("log_softmax", &mut rng, &x, &|v| {
+            v[0].try_log_softmax(d - rank as isize).unwrap()
+        });
         let target = rng.broadcastable(&dims);
-        check("sum_to", &mut rng, &x, &|v| v[0].try_sum_to_size::<DynRank>(&target).unwrap());
+        check("sum_to", &mut rng, &x, &|v| {
+            v[0].try_sum_to_size::<DynRank>(&target).unwrap()
+        });
         // The whole-tensor forms.
         check("sum all", &mut rng, &x, &|v| v[0].sum().into_dyn_var());
-        check("prod with zeros", &mut rng, &[x[0].map(|v| if v < -1.0 { 0.0 } else { v })], &|v| v[0].try_prod_dims(&list, keep).unwrap());
+        check(
+            "prod with zeros",
+            &mut rng,
+            &[x[0].map(|v| if v < -1.0 { 0.0 } else { v })],
+            &|v| v[0].try_prod_dims(&list, keep).unwrap(),
+        );
     }
 }
 
@@ -309,7 +411,9 @@ impl IntoDynVar for Var<f64, ()> {
 
 #[test]
 fn prod_with_one_and_two_zeros() {
-    let x = Var::param(Tensor::<f64, Shape![2, 3]>::from_vec(vec![2., 0., 3., 0., 5., 0.]));
+    let x = Var::param(Tensor::<f64, Shape![2, 3]>::from_vec(vec![
+        2., 0., 3., 0., 5., 0.,
+    ]));
     let g = x.prod_dim::<1>().sum().backward().wrt(&x).unwrap();
     // Row 0 has one zero: only it gets the product of the others; row 1 has two.
     assert_eq!(g.to_vec(), vec![0., 6., 0., 0., 0., 0.]);
@@ -322,9 +426,15 @@ fn naive_matmul() {
         let (m, k, n) = (1 + rng.below(4), 1 + rng.below(4), 1 + rng.below(4));
         let a = rng.tensor(&[m, k], ANY.0, ANY.1);
         let b = rng.tensor(&[k, n], ANY.0, ANY.1);
-        let as2 = |v: &V| v.try_reshape::<Shape![_, _]>(&[-1, v.dims()[1] as isize]).unwrap();
+        let as2 = |v: &V| {
+            v.try_reshape::<Shape![_, _]>(&[-1, v.dims()[1] as isize])
+                .unwrap()
+        };
         check("naive_matmul_for_autograd", &mut rng, &[a, b], &|v| {
-            as2(&v[0]).naive_matmul_for_autograd(&as2(&v[1])).try_reshape::<DynRank>(&[m as isize, n as isize]).unwrap()
+            as2(&v[0])
+                .naive_matmul_for_autograd(&as2(&v[1]))
+                .try_reshape::<DynRank>(&[m as isize, n as isize])
+                .unwrap()
         });
     }
 }
@@ -347,7 +457,9 @@ fn seed_bias_of_one() {
 fn seed_keepdim_sum() {
     let a = Var::param(Tensor::<f32, Shape![2, 1]>::from_vec(vec![1., 2.]));
     let b = Var::param(Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]));
-    let w = Var::constant(Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 10., 100., 1000.]));
+    let w = Var::constant(Tensor::<f32, Shape![2, 2]>::from_vec(vec![
+        1., 10., 100., 1000.,
+    ]));
     let g = a.add(&b).mul(&w).sum().backward();
     let ga: Tensor<f32, Shape![2, 1]> = g.wrt(&a).unwrap();
     assert_eq!(ga.to_vec(), vec![11., 1100.]);

@@ -48,7 +48,9 @@ const FULL: usize = N * N * 4; // bytes of one 4096x4096 f32 tensor
 #[test]
 fn bias_gradient_is_summed_not_materialised() {
     let x = Var::param(Tensor::<f32, Shape![4096, 4096]>::full(0.5));
-    let b = Var::param(Tensor::<f32, Shape![4096]>::from_vec((0..N).map(|i| i as f32).collect()));
+    let b = Var::param(Tensor::<f32, Shape![4096]>::from_vec(
+        (0..N).map(|i| i as f32).collect(),
+    ));
 
     // 1. loss = (x + b).sum(): the upstream gradient of x + b is an expanded
     //    1 (sum's gradient), x's gradient is that view, and b's is its
@@ -67,12 +69,20 @@ fn bias_gradient_is_summed_not_materialised() {
     //    where materialising the broadcast bias would add another 64 MiB.
     let loss = x.add(&b).square().sum();
     let (grads, bytes) = allocated_by(|| loss.backward());
-    println!("(x + b).square().sum(): backward allocated {bytes} bytes (one 4096x4096 f32 is {FULL})");
-    assert!(bytes < FULL + (1 << 20), "backward allocated {bytes} bytes, one full tensor is {FULL}");
+    println!(
+        "(x + b).square().sum(): backward allocated {bytes} bytes (one 4096x4096 f32 is {FULL})"
+    );
+    assert!(
+        bytes < FULL + (1 << 20),
+        "backward allocated {bytes} bytes, one full tensor is {FULL}"
+    );
     let gb = grads.wrt(&b).unwrap().to_vec();
     // d/db_j Σ_i (0.5 + j)² = 4096 · 2 (0.5 + j).
     for (j, &g) in gb.iter().enumerate().step_by(511) {
         let want = N as f64 * 2.0 * (0.5 + j as f64);
-        assert!(((g as f64 - want) / want).abs() < 1e-5, "b[{j}]: {g} vs {want}");
+        assert!(
+            ((g as f64 - want) / want).abs() < 1e-5,
+            "b[{j}]: {g} vs {want}"
+        );
     }
 }

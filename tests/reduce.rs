@@ -66,20 +66,29 @@ fn random_view(rng: &mut Rng, dims: &[usize], kind: usize) -> (Tensor<f64, DynRa
         1 if rank > 1 => {
             let rev: Vec<usize> = dims.iter().rev().copied().collect();
             let n = rev.iter().product();
-            let base = Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| rng.value()).collect(), &rev).unwrap();
+            let base =
+                Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| rng.value()).collect(), &rev)
+                    .unwrap();
             let perm: Vec<isize> = (0..rank as isize).rev().collect();
             base.permute::<DynRank>(&perm).unwrap()
         }
         // Expanded: size 1 where the dim is even-indexed, stretched by stride 0.
         2 => {
-            let small: Vec<usize> = dims.iter().enumerate().map(|(i, &d)| if i % 2 == 0 { 1 } else { d }).collect();
+            let small: Vec<usize> = dims
+                .iter()
+                .enumerate()
+                .map(|(i, &d)| if i % 2 == 0 { 1 } else { d })
+                .collect();
             let n = small.iter().product();
-            let base = Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| rng.value()).collect(), &small).unwrap();
+            let base =
+                Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| rng.value()).collect(), &small)
+                    .unwrap();
             base.try_broadcast_to::<DynRank>(dims).unwrap()
         }
         _ => {
             let n = dims.iter().product();
-            Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| rng.value()).collect(), dims).unwrap()
+            Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| rng.value()).collect(), dims)
+                .unwrap()
         }
     };
     let v = t.to_vec();
@@ -124,42 +133,107 @@ fn check_case(rng: &mut Rng, dims: &[usize], kind: usize) {
     let (t, values) = random_view(rng, dims, kind);
     let rank = dims.len();
     let mask: Vec<bool> = (0..rank).map(|_| rng.below(2) == 1).collect();
-    let list: Vec<isize> = (0..rank).filter(|&i| mask[i]).map(|i| if rng.below(2) == 0 { i as isize } else { i as isize - rank as isize }).collect();
+    let list: Vec<isize> = (0..rank)
+        .filter(|&i| mask[i])
+        .map(|i| {
+            if rng.below(2) == 0 {
+                i as isize
+            } else {
+                i as isize - rank as isize
+            }
+        })
+        .collect();
     // An empty list reduces everything.
-    let full_mask: Vec<bool> = if list.is_empty() { vec![true; rank] } else { mask.clone() };
+    let full_mask: Vec<bool> = if list.is_empty() {
+        vec![true; rank]
+    } else {
+        mask.clone()
+    };
     let gs = groups(&values, dims, &full_mask);
     let keepdim = rng.below(2) == 1;
-    let want_dims: Vec<usize> = (0..rank).filter_map(|i| match (full_mask[i], keepdim) {
-        (false, _) => Some(dims[i]),
-        (true, true) => Some(1),
-        (true, false) => None,
-    }).collect();
+    let want_dims: Vec<usize> = (0..rank)
+        .filter_map(|i| match (full_mask[i], keepdim) {
+            (false, _) => Some(dims[i]),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect();
     let what = format!("dims {dims:?} kind {kind} list {list:?} keepdim {keepdim}");
     let check = |got: Tensor<f64, DynRank>, f: &dyn Fn(&[f64]) -> f64, name: &str| {
         assert_eq!(got.dims(), want_dims.as_slice(), "{name} {what}");
         let want: Vec<f64> = gs.iter().map(|g| f(g)).collect();
         assert_close(&got.to_vec(), &want, 1e-10, &format!("{name} {what}"));
     };
-    check(t.try_sum_dims(&list, keepdim).unwrap(), &|g| g.iter().sum(), "sum");
-    check(t.try_mean_dims(&list, keepdim).unwrap(), &|g| g.iter().sum::<f64>() / g.len() as f64, "mean");
+    check(
+        t.try_sum_dims(&list, keepdim).unwrap(),
+        &|g| g.iter().sum(),
+        "sum",
+    );
+    check(
+        t.try_mean_dims(&list, keepdim).unwrap(),
+        &|g| g.iter().sum::<f64>() / g.len() as f64,
+        "mean",
+    );
     // Products of thousands of terms overflow in an order-dependent way.
     if gs.iter().all(|g| g.len() <= 64) {
-        check(t.try_prod_dims(&list, keepdim).unwrap(), &|g| g.iter().product(), "prod");
+        check(
+            t.try_prod_dims(&list, keepdim).unwrap(),
+            &|g| g.iter().product(),
+            "prod",
+        );
     }
-    check(t.try_max_dims(&list, keepdim).unwrap(), &|g| g.iter().cloned().fold(f64::NEG_INFINITY, f64::max), "max");
-    check(t.try_min_dims(&list, keepdim).unwrap(), &|g| g.iter().cloned().fold(f64::INFINITY, f64::min), "min");
+    check(
+        t.try_max_dims(&list, keepdim).unwrap(),
+        &|g| g.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+        "max",
+    );
+    check(
+        t.try_min_dims(&list, keepdim).unwrap(),
+        &|g| g.iter().cloned().fold(f64::INFINITY, f64::min),
+        "min",
+    );
     for c in [0usize, 1] {
-        check(t.try_var_dims(&list, keepdim, c).unwrap(), &|g| naive_var(g, c as f64), "var");
-        check(t.try_std_dims(&list, keepdim, c).unwrap(), &|g| naive_var(g, c as f64).sqrt(), "std");
+        check(
+            t.try_var_dims(&list, keepdim, c).unwrap(),
+            &|g| naive_var(g, c as f64),
+            "var",
+        );
+        check(
+            t.try_std_dims(&list, keepdim, c).unwrap(),
+            &|g| naive_var(g, c as f64).sqrt(),
+            "std",
+        );
     }
     for p in [0.0, 1.0, 2.0, 3.0, 0.5, f64::INFINITY, f64::NEG_INFINITY] {
-        check(t.try_norm_dims(&list, keepdim, p).unwrap(), &|g| naive_norm(g, p), "norm");
+        check(
+            t.try_norm_dims(&list, keepdim, p).unwrap(),
+            &|g| naive_norm(g, p),
+            "norm",
+        );
     }
-    check(t.try_logsumexp_dims(&list, keepdim).unwrap(), &naive_lse, "logsumexp");
-    let as_f64 = |b: Tensor<bool, DynRank>| Tensor::<f64, DynRank>::try_from_vec(b.to_vec().iter().map(|&x| x as u8 as f64).collect(), b.dims()).unwrap();
-    check(as_f64(t.try_all_dims(&list, keepdim).unwrap()), &|g| g.iter().all(|&x| x != 0.0) as u8 as f64, "all");
+    check(
+        t.try_logsumexp_dims(&list, keepdim).unwrap(),
+        &naive_lse,
+        "logsumexp",
+    );
+    let as_f64 = |b: Tensor<bool, DynRank>| {
+        Tensor::<f64, DynRank>::try_from_vec(
+            b.to_vec().iter().map(|&x| x as u8 as f64).collect(),
+            b.dims(),
+        )
+        .unwrap()
+    };
+    check(
+        as_f64(t.try_all_dims(&list, keepdim).unwrap()),
+        &|g| g.iter().all(|&x| x != 0.0) as u8 as f64,
+        "all",
+    );
     let pos = t.map(|x| x > 0.0);
-    check(as_f64(pos.try_any_dims(&list, keepdim).unwrap()), &|g| g.iter().any(|&x| x > 0.0) as u8 as f64, "any");
+    check(
+        as_f64(pos.try_any_dims(&list, keepdim).unwrap()),
+        &|g| g.iter().any(|&x| x > 0.0) as u8 as f64,
+        "any",
+    );
 }
 
 #[test]
@@ -175,7 +249,14 @@ fn random_shapes_match_the_naive_reference() {
 #[test]
 fn large_shapes_run_in_parallel_and_match() {
     let mut rng = Rng(77);
-    for dims in [vec![300, 257], vec![3, 40_000], vec![40_000, 3], vec![2, 70, 513], vec![70_001], vec![9, 1, 4001]] {
+    for dims in [
+        vec![300, 257],
+        vec![3, 40_000],
+        vec![40_000, 3],
+        vec![2, 70, 513],
+        vec![70_001],
+        vec![9, 1, 4001],
+    ] {
         for kind in 0..3 {
             check_case(&mut rng, &dims, kind);
         }
@@ -198,12 +279,20 @@ fn indices_follow_the_first_extreme() {
         mask[d] = true;
         let gs = groups(&values, &dims, &mask);
         for max in [true, false] {
-            let (v, i) = if max { t.try_max_with_indices(d as isize, false).unwrap() } else { t.try_min_with_indices(d as isize, false).unwrap() };
+            let (v, i) = if max {
+                t.try_max_with_indices(d as isize, false).unwrap()
+            } else {
+                t.try_min_with_indices(d as isize, false).unwrap()
+            };
             let want_i: Vec<i64> = gs.iter().map(|g| naive_arg(g, max) as i64).collect();
             let want_v: Vec<f64> = gs.iter().map(|g| g[naive_arg(g, max)]).collect();
             assert_eq!(i.to_vec(), want_i, "dims {dims:?} d {d} max {max}");
             assert_eq!(v.to_vec(), want_v);
-            let a = if max { t.try_argmax(d as isize - rank as isize, true).unwrap() } else { t.try_argmin(d as isize, true).unwrap() };
+            let a = if max {
+                t.try_argmax(d as isize - rank as isize, true).unwrap()
+            } else {
+                t.try_argmin(d as isize, true).unwrap()
+            };
             assert_eq!(a.to_vec(), want_i);
         }
         let flat = naive_arg(&values, true) as i64;
@@ -219,9 +308,14 @@ fn static_result_types_are_exact() {
     let c: Tensor<f32, Shape![3]> = t.sum_dim::<2>().sum_dim::<0>();
     let d: Tensor<i64, Shape![4, 3]> = t.argmax_dim::<2>();
     let e: Tensor<bool, Shape![]> = t.all();
-    let (v, i): (Tensor<f32, Shape![3, 5]>, Tensor<i64, Shape![3, 5]>) = t.max_dim_with_indices::<0>();
+    let (v, i) = t.max_dim_with_indices::<0>();
+    let v: Tensor<f32, Shape![3, 5]> = v;
+    let i: Tensor<i64, Shape![3, 5]> = i;
     assert_eq!(a.to_vec(), b.to_vec());
-    assert_eq!((c.dims(), d.dims(), e.dims(), v.dims(), i.dims()), (&[3][..], &[4, 3][..], &[][..], &[3, 5][..], &[3, 5][..]));
+    assert_eq!(
+        (c.dims(), d.dims(), e.dims(), v.dims(), i.dims()),
+        (&[3][..], &[4, 3][..], &[][..], &[3, 5][..], &[3, 5][..])
+    );
     let s: Tensor<f32, Shape![4, 3, 5]> = t.softmax_dim::<1>();
     let ones = s.sum_dim::<1>().to_vec();
     assert!(ones.iter().all(|&x| (x - 1.0).abs() < 1e-6));
@@ -231,12 +325,29 @@ fn static_result_types_are_exact() {
 fn dynamic_rank_axes_are_checked_at_run_time() {
     let t = Tensor::<f32, DynRank>::try_zeros(&[2, 3]).unwrap();
     let msg = |r: Result<Tensor<f32, DynRank>, shaped::ShapeError>| r.err().unwrap().to_string();
-    assert_eq!(msg(t.try_sum_dims(&[2], false)), "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
-    assert_eq!(msg(t.try_sum_dims(&[-3], false)), "Dimension out of range (expected to be in range of [-2, 1], but got -3)");
-    assert_eq!(msg(t.try_mean_dims(&[0, -2], false)), "dim 0 appears multiple times in the list of dims");
-    assert_eq!(msg(t.try_softmax(2)), "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| t.sum_dim::<2>())).err().unwrap();
-    assert_eq!(r.downcast_ref::<String>().unwrap(), "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+    assert_eq!(
+        msg(t.try_sum_dims(&[2], false)),
+        "Dimension out of range (expected to be in range of [-2, 1], but got 2)"
+    );
+    assert_eq!(
+        msg(t.try_sum_dims(&[-3], false)),
+        "Dimension out of range (expected to be in range of [-2, 1], but got -3)"
+    );
+    assert_eq!(
+        msg(t.try_mean_dims(&[0, -2], false)),
+        "dim 0 appears multiple times in the list of dims"
+    );
+    assert_eq!(
+        msg(t.try_softmax(2)),
+        "Dimension out of range (expected to be in range of [-2, 1], but got 2)"
+    );
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| t.sum_dim::<2>()))
+        .err()
+        .unwrap();
+    assert_eq!(
+        r.downcast_ref::<String>().unwrap(),
+        "Dimension out of range (expected to be in range of [-2, 1], but got 2)"
+    );
     assert_eq!(t.sum_dim::<1>().dims(), &[2]);
 }
 
@@ -245,13 +356,30 @@ fn empty_reductions_follow_pytorch() {
     let t = Tensor::<f32, DynRank>::try_zeros(&[3, 0]).unwrap();
     assert_eq!(t.try_sum_dims(&[1], false).unwrap().to_vec(), vec![0.0; 3]);
     assert_eq!(t.try_prod_dims(&[1], false).unwrap().to_vec(), vec![1.0; 3]);
-    assert!(t.try_mean_dims(&[1], false).unwrap().to_vec().iter().all(|x| x.is_nan()));
-    assert_eq!(t.try_logsumexp_dims(&[1], false).unwrap().to_vec(), vec![f32::NEG_INFINITY; 3]);
+    assert!(
+        t.try_mean_dims(&[1], false)
+            .unwrap()
+            .to_vec()
+            .iter()
+            .all(|x| x.is_nan())
+    );
+    assert_eq!(
+        t.try_logsumexp_dims(&[1], false).unwrap().to_vec(),
+        vec![f32::NEG_INFINITY; 3]
+    );
     assert_eq!(t.try_all_dims(&[1], false).unwrap().to_vec(), vec![true; 3]);
-    assert_eq!(t.try_max_dims(&[1], false).err().unwrap().to_string(), "max(): Expected reduction dim 1 to have non-zero size.");
+    assert_eq!(
+        t.try_max_dims(&[1], false).err().unwrap().to_string(),
+        "max(): Expected reduction dim 1 to have non-zero size."
+    );
     assert_eq!(t.try_max_dims(&[0], false).unwrap().dims(), &[0]);
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| t.max())).err().unwrap();
-    assert_eq!(r.downcast_ref::<String>().unwrap(), "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| t.max()))
+        .err()
+        .unwrap();
+    assert_eq!(
+        r.downcast_ref::<String>().unwrap(),
+        "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+    );
 }
 
 #[test]
@@ -279,17 +407,38 @@ fn f32_sums_are_pairwise() {
     let exact = 0.1f32 as f64 * n as f64;
     let rel = |got: f32, want: f64| ((got as f64 - want) / want).abs();
     let t = Tensor::<f32, DynRank>::try_full(&[n], 0.1).unwrap();
-    assert!(rel(t.sum().item(), exact) < 1e-4, "contiguous: {}", t.sum().item());
+    assert!(
+        rel(t.sum().item(), exact) < 1e-4,
+        "contiguous: {}",
+        t.sum().item()
+    );
     let rows = Tensor::<f32, DynRank>::try_full(&[n / 1000, 1000], 0.1).unwrap();
     let cols = rows.try_sum_dims(&[0], false).unwrap().to_vec();
     let col_exact = 0.1f32 as f64 * (n / 1000) as f64;
-    assert!(cols.iter().all(|&c| rel(c, col_exact) < 1e-4), "outer: {}", cols[0]);
+    assert!(
+        cols.iter().all(|&c| rel(c, col_exact) < 1e-4),
+        "outer: {}",
+        cols[0]
+    );
     let per_row = rows.try_sum_dims(&[1], false).unwrap().to_vec();
-    assert!(per_row.iter().all(|&c| rel(c, 1000.0 * 0.1f32 as f64) < 1e-4));
-    let expanded = Tensor::<f32, DynRank>::scalar(0.1).try_broadcast_to::<DynRank>(&[n]).unwrap();
-    assert!(rel(expanded.sum().item(), exact) < 1e-4, "stride 0: {}", expanded.sum().item());
+    assert!(
+        per_row
+            .iter()
+            .all(|&c| rel(c, 1000.0 * 0.1f32 as f64) < 1e-4)
+    );
+    let expanded = Tensor::<f32, DynRank>::scalar(0.1)
+        .try_broadcast_to::<DynRank>(&[n])
+        .unwrap();
+    assert!(
+        rel(expanded.sum().item(), exact) < 1e-4,
+        "stride 0: {}",
+        expanded.sum().item()
+    );
     let naive: f32 = (0..n).map(|_| 0.1f32).sum();
-    assert!(rel(naive, exact) > 1e-3, "a naive f32 loop drifts ({naive}), so the test can tell");
+    assert!(
+        rel(naive, exact) > 1e-3,
+        "a naive f32 loop drifts ({naive}), so the test can tell"
+    );
 }
 
 #[test]
@@ -315,9 +464,17 @@ fn sum_to_reduces_broadcast_dims() {
         let kind = rng.below(3);
         let (t, values) = random_view(&mut rng, &dims, kind);
         let lead = rng.below(rank + 1);
-        let target: Vec<usize> = dims[lead..].iter().map(|&d| if rng.below(2) == 0 { 1 } else { d }).collect();
-        let mask: Vec<bool> = (0..rank).map(|i| i < lead || (target[i - lead] == 1 && dims[i] != 1)).collect();
-        let want: Vec<f64> = groups(&values, &dims, &mask).iter().map(|g| g.iter().sum()).collect();
+        let target: Vec<usize> = dims[lead..]
+            .iter()
+            .map(|&d| if rng.below(2) == 0 { 1 } else { d })
+            .collect();
+        let mask: Vec<bool> = (0..rank)
+            .map(|i| i < lead || (target[i - lead] == 1 && dims[i] != 1))
+            .collect();
+        let want: Vec<f64> = groups(&values, &dims, &mask)
+            .iter()
+            .map(|g| g.iter().sum())
+            .collect();
         let got = t.try_sum_to_size::<DynRank>(&target).unwrap();
         assert_eq!(got.dims(), target.as_slice());
         assert_close(&got.to_vec(), &want, 1e-12, "sum_to");

@@ -4,6 +4,8 @@
 //! generation sit in their own file.
 //!
 //! - [`Shape!`](macro@Shape): a shape type written with plain numbers.
+//! - [`tensor!`](macro@tensor): a tensor literal whose static shape is read
+//!   off its brackets.
 //! - `__static_shape_impls!`: a hidden helper that stamps out the shape traits
 //!   for tuples; `shaped` calls it once.
 
@@ -11,6 +13,7 @@ use proc_macro::TokenStream;
 
 mod shape_type;
 mod static_impls;
+mod tensor_literal;
 
 /// Writes a static shape type with plain numbers.
 ///
@@ -37,6 +40,83 @@ mod static_impls;
 pub fn Shape(input: TokenStream) -> TokenStream {
     shape_type::expand(input.into())
         .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// A CPU tensor written as nested rows, with its static shape read off the
+/// brackets: `tensor![[1., 2., 3.], [4., 5., 6.]]` is a
+/// `Tensor<f64, Shape![2, 3]>`.
+///
+/// - **Rows.** A bracket group `[...]` standing alone as an entry is a row, one
+///   more dimension; anything else is an element, any expression. The outer
+///   brackets of `tensor![...]` are the outermost row. Rows at the same depth
+///   must have the same length, and every element must sit at the same depth;
+///   a ragged or mixed literal is a compile error on the row or element that
+///   breaks it. Rows nest to any depth up to the highest static rank, 12
+///   ([`MAX_STATIC_RANK`]).
+/// - **Sizes.** Each size is static: `Const<N>`, or `One` for size 1 (so
+///   `tensor![[1., 2.]]` has shape `(One, Const<2>)`, `Shape![1, 2]`). An empty
+///   row is a size 0: `tensor![[], []]` has shape `Shape![2, 0]` and
+///   `tensor![]` has shape `Shape![0]` (these need a type annotation for the
+///   element type).
+/// - **Scalars.** A single element with no comma is a 0-d tensor, shape `()`:
+///   `tensor!(3.0)`. A macro cannot tell `tensor!(x)` from `tensor![x]`, so a
+///   1-d tensor of one element is written with a trailing comma,
+///   `tensor![x,]`, as a one-element tuple is.
+/// - **Repeat.** `tensor![value; 3, 4]` is a tensor of static shape
+///   `Shape![3, 4]` filled with `value`, as `vec![value; n]` is (it calls
+///   `Tensor::full`). Sizes are integer literals.
+/// - **Element type.** Inferred as for an array literal: from a suffix
+///   (`1i64`), a type annotation on the result, or the element expressions;
+///   floating-point literals nothing constrains are `f64`, integer ones `i32`.
+///
+/// The expansion is one `Tensor::<_, Shape>::from_vec(vec![...])` holding the
+/// elements row-major, in the order they are written, so it compiles in time
+/// linear in the number of elements.
+///
+/// [`MAX_STATIC_RANK`]: https://docs.rs/shaped/latest/shaped/shape/constant.MAX_STATIC_RANK.html
+///
+/// # Examples
+///
+/// ```
+/// use shaped::{tensor, One, Shape, Tensor};
+///
+/// // Unconstrained floats are `f64`; the shape is in the type.
+/// let a: Tensor<f64, Shape![2, 3]> = tensor![[1., 2., 3.], [4., 5., 6.]];
+/// assert_eq!(a.dims(), &[2, 3]);
+/// assert_eq!(a.to_vec(), vec![1., 2., 3., 4., 5., 6.]);
+///
+/// // Elements are expressions; a type annotation picks the element type.
+/// let x = 0.5;
+/// let b: Tensor<f32, _> = tensor![[x, x * 2.0], [-x, 1.0 + x]];
+/// assert_eq!(b.to_vec(), vec![0.5f32, 1.0, -0.5, 1.5]);
+///
+/// // Size 1 is `One`, the dimension that broadcasts.
+/// let row: Tensor<i64, (One, shaped::Const<2>)> = tensor![[1i64, 2]];
+/// assert_eq!(row.dims(), &[1, 2]);
+///
+/// // A scalar, a one-element vector, and a repeat.
+/// assert_eq!(tensor!(3.0).item(), 3.0);
+/// let v: Tensor<i32, Shape![1]> = tensor![7,];
+/// assert_eq!(v.to_vec(), vec![7]);
+/// let z: Tensor<u8, Shape![3, 4]> = tensor![9; 3, 4];
+/// assert_eq!(z.to_vec(), vec![9; 12]);
+///
+/// // Empty dimensions.
+/// let e: Tensor<f32, Shape![2, 0]> = tensor![[], []];
+/// assert_eq!(e.dims(), &[2, 0]);
+/// ```
+///
+/// A ragged literal does not compile:
+///
+/// ```compile_fail
+/// let t = shaped::tensor![[1., 2.], [3.]];
+/// // error: this row has 1 element, but the first row has 2; ...
+/// ```
+#[proc_macro]
+pub fn tensor(input: TokenStream) -> TokenStream {
+    tensor_literal::expand(input.into())
+        .unwrap_or_else(tensor_literal::errors)
         .into()
 }
 

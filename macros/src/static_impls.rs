@@ -92,17 +92,27 @@ fn broadcast_impl(ra: usize, rb: usize) -> TokenStream {
     }
 }
 
-/// `(S..)` expands to `(T..)` when `rank(S) <= rank(T)`.
+/// `(S..)` expands to `(T..)` when `rank(S) <= rank(T)`; for a higher
+/// `rank(S)` the impl's bound is the never-implemented `FewerDimsThan`, which
+/// reports the error.
 fn expand_impl(rs: usize, rt: usize) -> TokenStream {
     let s = params("S", rs);
     let t = params("T", rt);
-    let bounds = (0..rs).map(|i| {
+    let bounds = (0..rs.min(rt)).map(|i| {
         let si = &s[i];
         let tj = &t[i + rt - rs];
         quote!(#si: crate::shape::DimExpandsTo<#tj>)
     });
     let ts = idents_tuple(&s);
     let tt = idents_tuple(&t);
+    if rs > rt {
+        return quote! {
+            impl<#(#s: crate::shape::Dim,)* #(#t: crate::shape::Dim),*>
+                crate::shape::expand::ShapeExpands<#tt> for #ts
+            where #ts: crate::shape::expand::FewerDimsThan<#tt>
+            {}
+        };
+    }
     quote! {
         impl<#(#s: crate::shape::Dim,)* #(#t: crate::shape::Dim),*>
             crate::shape::expand::ShapeExpands<#tt> for #ts
@@ -112,7 +122,8 @@ fn expand_impl(rs: usize, rt: usize) -> TokenStream {
 }
 
 /// Axis manipulations of a tuple of rank `r` at axis `k < r` (and `k <= r`
-/// for insertion): insert `One`, remove, replace with `One`, squeeze.
+/// for insertion): insert `One`, remove, replace with `One`, replace with any
+/// dimension (`SetAxis`), swap.
 fn axis_impls(r: usize, max: usize) -> TokenStream {
     let a = params("A", r);
     let ty = idents_tuple(&a);
@@ -151,12 +162,21 @@ fn axis_impls(r: usize, max: usize) -> TokenStream {
             .collect();
         let kept = tuple(&kept);
         let ak = &a[k];
+        let set: Vec<TokenStream> = a
+            .iter()
+            .enumerate()
+            .map(|(i, id)| if i == k { quote!(__D) } else { quote!(#id) })
+            .collect();
+        let set = tuple(&set);
         items.push(quote! {
             #[diagnostic::do_not_recommend]
             impl<#(#a: crate::shape::Dim),*> crate::shape::RemoveAxis<#k> for #ty {
                 type Output = #removed;
                 type KeepDim = #kept;
                 type Removed = #ak;
+            }
+            impl<#(#a: crate::shape::Dim,)* __D: crate::shape::Dim> crate::shape::SetAxis<#k, __D> for #ty {
+                type Output = #set;
             }
         });
         for j in 0..r {
@@ -184,9 +204,7 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
         items.push(axis_impls(ra, max));
         for rb in 0..=max {
             items.push(broadcast_impl(ra, rb));
-            if ra <= rb {
-                items.push(expand_impl(ra, rb));
-            }
+            items.push(expand_impl(ra, rb));
         }
     }
     Ok(quote!(#(#items)*))

@@ -4,14 +4,14 @@
 //! element type.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use smallvec::SmallVec;
 
+use crate::Tensor;
 use crate::element::Float;
 use crate::shape::{DimVec, DynRank};
-use crate::Tensor;
 
 /// A tensor with its shape type erased.
 pub(crate) type Dyn<T> = Tensor<T, DynRank>;
@@ -102,7 +102,9 @@ pub(crate) fn backward<T: Float>(root: &Arc<Node<T>>, seed: Dyn<T>) -> HashMap<u
     let mut leaves = HashMap::new();
     for node in order {
         // A gradient is freed as soon as its node has passed it on.
-        let Some(grad) = pending.remove(&node.id) else { continue };
+        let Some(grad) = pending.remove(&node.id) else {
+            continue;
+        };
         let Some(backward) = &node.backward else {
             leaves.insert(node.id, grad);
             continue;
@@ -110,7 +112,9 @@ pub(crate) fn backward<T: Float>(root: &Arc<Node<T>>, seed: Dyn<T>) -> HashMap<u
         let needs: SmallVec<[bool; 3]> = node.parents.iter().map(Option::is_some).collect();
         let grads = backward(&grad, &needs);
         for (parent, g) in node.parents.iter().zip(grads) {
-            let (Some(parent), Some(g)) = (parent, g) else { continue };
+            let (Some(parent), Some(g)) = (parent, g) else {
+                continue;
+            };
             assert_eq!(
                 g.dims(),
                 parent.dims.as_slice(),

@@ -10,11 +10,11 @@
 use rayon::prelude::*;
 use smallvec::smallvec;
 
-use super::graph::Dyn;
 use super::Var;
+use super::graph::Dyn;
+use crate::Tensor;
 use crate::element::Float;
 use crate::shape::{Dim, DynRank, ShapeError};
-use crate::Tensor;
 
 /// `a (m×k) · b (k×n)`, both read in row-major order, into a new `m×n`
 /// tensor.
@@ -36,7 +36,8 @@ fn naive_matmul<T: Float>(a: &Dyn<T>, b: &Dyn<T>) -> Dyn<T> {
 
 /// The transpose of a matrix, as a view.
 fn t<T: Float>(a: &Dyn<T>) -> Dyn<T> {
-    a.permute::<DynRank>(&[1, 0]).expect("a matrix has two axes")
+    a.permute::<DynRank>(&[1, 0])
+        .expect("a matrix has two axes")
 }
 
 impl<T: Float, M: Dim, K: Dim> Var<T, (M, K)> {
@@ -59,7 +60,10 @@ impl<T: Float, M: Dim, K: Dim> Var<T, (M, K)> {
     /// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![2., 2., 2., 2.]);
     /// assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![4., 4., 4., 6., 6., 6.]);
     /// ```
-    pub fn try_naive_matmul_for_autograd<N: Dim>(&self, other: &Var<T, (K, N)>) -> Result<Var<T, (M, N)>, ShapeError> {
+    pub fn try_naive_matmul_for_autograd<N: Dim>(
+        &self,
+        other: &Var<T, (K, N)>,
+    ) -> Result<Var<T, (M, N)>, ShapeError> {
         let (a, b) = (self.erased(), other.erased());
         if a.dims()[1] != b.dims()[0] {
             return Err(ShapeError::Invalid(format!(
@@ -71,14 +75,18 @@ impl<T: Float, M: Dim, K: Dim> Var<T, (M, K)> {
             )));
         }
         let value = naive_matmul(&a, &b).try_into_shape()?;
-        Ok(Var::from_op(value, &[self.node.as_ref(), other.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-                smallvec![
-                    needs[0].then(|| naive_matmul(g, &t(&b))),
-                    needs[1].then(|| naive_matmul(&t(&a), g)),
-                ]
-            })
-        }))
+        Ok(Var::from_op(
+            value,
+            &[self.node.as_ref(), other.node.as_ref()],
+            move || {
+                Box::new(move |g: &Dyn<T>, needs: &[bool]| {
+                    smallvec![
+                        needs[0].then(|| naive_matmul(g, &t(&b))),
+                        needs[1].then(|| naive_matmul(&t(&a), g)),
+                    ]
+                })
+            },
+        ))
     }
 
     /// [`Var::try_naive_matmul_for_autograd`], panicking on error.
@@ -96,6 +104,7 @@ impl<T: Float, M: Dim, K: Dim> Var<T, (M, K)> {
     /// ```
     #[track_caller]
     pub fn naive_matmul_for_autograd<N: Dim>(&self, other: &Var<T, (K, N)>) -> Var<T, (M, N)> {
-        self.try_naive_matmul_for_autograd(other).unwrap_or_else(|e| panic!("{e}"))
+        self.try_naive_matmul_for_autograd(other)
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 }

@@ -6,11 +6,11 @@
 
 use smallvec::smallvec;
 
-use super::graph::{BackwardFn, Dyn};
 use super::Var;
+use super::graph::{BackwardFn, Dyn};
+use crate::Tensor;
 use crate::element::Float;
 use crate::shape::{Broadcast, Broadcast3, BroadcastShape, Shape, ShapeError};
-use crate::Tensor;
 
 /// `g` summed to the sizes of `like` (a view when nothing is summed).
 pub(crate) fn sum_to_like<T: Float>(g: Dyn<T>, like: &[usize]) -> Dyn<T> {
@@ -37,7 +37,10 @@ fn binary_backward<T: Float>(op: Binary, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> 
         let (da, db) = (needs[0], needs[1]);
         let half = T::from_f64(0.5);
         let zero = T::zero();
-        let map = |f: fn(T, T, T) -> T| g.try_zip_map3(&a, &b, f).expect("operands broadcast to the result");
+        let map = |f: fn(T, T, T) -> T| {
+            g.try_zip_map3(&a, &b, f)
+                .expect("operands broadcast to the result")
+        };
         let (ga, gb): (Option<Dyn<T>>, Option<Dyn<T>>) = match op {
             Binary::Add => (da.then(|| g.clone()), db.then(|| g.clone())),
             Binary::Sub => (
@@ -50,13 +53,37 @@ fn binary_backward<T: Float>(op: Binary, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> 
                 db.then(|| map(|g, x, y| -g * x / (y * y))),
             ),
             Binary::Pow => (
-                da.then(|| map(|g, x, y| if y == T::zero() { T::zero() } else { g * y * x.powf(y - T::one()) })),
-                db.then(|| map(|g, x, y| if x == T::zero() && y >= T::zero() { T::zero() } else { g * x.powf(y) * x.ln() })),
+                da.then(|| {
+                    map(|g, x, y| {
+                        if y == T::zero() {
+                            T::zero()
+                        } else {
+                            g * y * x.powf(y - T::one())
+                        }
+                    })
+                }),
+                db.then(|| {
+                    map(|g, x, y| {
+                        if x == T::zero() && y >= T::zero() {
+                            T::zero()
+                        } else {
+                            g * x.powf(y) * x.ln()
+                        }
+                    })
+                }),
             ),
             // Ties split the gradient, as PyTorch does.
             Binary::Maximum | Binary::Minimum => {
                 let max = matches!(op, Binary::Maximum);
-                let pick = move |g: T, x: T, y: T| if x == y { g * half } else if (x > y) == max { g } else { zero };
+                let pick = move |g: T, x: T, y: T| {
+                    if x == y {
+                        g * half
+                    } else if (x > y) == max {
+                        g
+                    } else {
+                        zero
+                    }
+                };
                 (
                     da.then(|| g.try_zip_map3(&a, &b, pick).expect("operands broadcast")),
                     db.then(|| g.try_zip_map3(&b, &a, pick).expect("operands broadcast")),
@@ -76,7 +103,12 @@ fn binary_backward<T: Float>(op: Binary, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> 
 
 impl<T: Float, S: Shape> Var<T, S> {
     /// Records `self op other` whose value is `value`.
-    fn binary<S2: Shape, SO: Shape>(&self, other: &Var<T, S2>, value: Tensor<T, SO>, op: Binary) -> Var<T, SO> {
+    fn binary<S2: Shape, SO: Shape>(
+        &self,
+        other: &Var<T, S2>,
+        value: Tensor<T, SO>,
+        op: Binary,
+    ) -> Var<T, SO> {
         Var::from_op(value, &[self.node.as_ref(), other.node.as_ref()], || {
             binary_backward(op, self.erased(), other.erased())
         })
@@ -225,7 +257,8 @@ fn ternary_backward<T: Float>(op: Ternary<T>, s: Dyn<T>, a: Dyn<T>, b: Dyn<T>) -
         let zero = T::zero();
         let (ds, da, db) = (needs[0], needs[1], needs[2]);
         let m3 = |x: &Dyn<T>, y: &Dyn<T>, f: &(dyn Fn(T, T, T) -> T + Sync)| {
-            g.try_zip_map3(x, y, f).expect("operands broadcast to the result")
+            g.try_zip_map3(x, y, f)
+                .expect("operands broadcast to the result")
         };
         let (gs, ga, gb) = match op {
             Ternary::Addcmul(v) => (
@@ -257,7 +290,11 @@ fn ternary_backward<T: Float>(op: Ternary<T>, s: Dyn<T>, a: Dyn<T>, b: Dyn<T>) -
                     g.try_zip_map(&flags, move |g, f: u8| if f & bit != 0 { g } else { zero })
                         .expect("same sizes")
                 };
-                (ds.then(|| pick(1)), da.then(|| pick(2)), db.then(|| pick(4)))
+                (
+                    ds.then(|| pick(1)),
+                    da.then(|| pick(2)),
+                    db.then(|| pick(4)),
+                )
             }
         };
         smallvec![
@@ -280,9 +317,11 @@ impl<T: Float, S: Shape> Var<T, S> {
         value: Tensor<T, SO>,
         op: Ternary<T>,
     ) -> Var<T, SO> {
-        Var::from_op(value, &[self.node.as_ref(), a.node.as_ref(), b.node.as_ref()], || {
-            ternary_backward(op, self.erased(), a.erased(), b.erased())
-        })
+        Var::from_op(
+            value,
+            &[self.node.as_ref(), a.node.as_ref(), b.node.as_ref()],
+            || ternary_backward(op, self.erased(), a.erased(), b.erased()),
+        )
     }
 
     /// `self + value * t1 * t2`, as `torch.addcmul`, all three broadcast
@@ -302,7 +341,12 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(g.wrt(&s).unwrap().to_vec(), vec![1., 1.]);
     /// ```
     #[track_caller]
-    pub fn addcmul<S1: Shape, S2: Shape>(&self, t1: &Var<T, S1>, t2: &Var<T, S2>, value: T) -> Out3<T, S, S1, S2>
+    pub fn addcmul<S1: Shape, S2: Shape>(
+        &self,
+        t1: &Var<T, S1>,
+        t2: &Var<T, S2>,
+        value: T,
+    ) -> Out3<T, S, S1, S2>
     where
         S: Broadcast3<S1, S2>,
     {
@@ -325,7 +369,12 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![-0.75]);
     /// ```
     #[track_caller]
-    pub fn addcdiv<S1: Shape, S2: Shape>(&self, t1: &Var<T, S1>, t2: &Var<T, S2>, value: T) -> Out3<T, S, S1, S2>
+    pub fn addcdiv<S1: Shape, S2: Shape>(
+        &self,
+        t1: &Var<T, S1>,
+        t2: &Var<T, S2>,
+        value: T,
+    ) -> Out3<T, S, S1, S2>
     where
         S: Broadcast3<S1, S2>,
     {
@@ -349,7 +398,11 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(g.wrt(&w).unwrap().to_vec(), vec![10.]);
     /// ```
     #[track_caller]
-    pub fn lerp<S1: Shape, S2: Shape>(&self, end: &Var<T, S1>, weight: &Var<T, S2>) -> Out3<T, S, S1, S2>
+    pub fn lerp<S1: Shape, S2: Shape>(
+        &self,
+        end: &Var<T, S1>,
+        weight: &Var<T, S2>,
+    ) -> Out3<T, S, S1, S2>
     where
         S: Broadcast3<S1, S2>,
     {
@@ -374,7 +427,11 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(g.wrt(&lo).unwrap().to_vec(), vec![1.]);
     /// ```
     #[track_caller]
-    pub fn clamp_tensor<S1: Shape, S2: Shape>(&self, min: &Var<T, S1>, max: &Var<T, S2>) -> Out3<T, S, S1, S2>
+    pub fn clamp_tensor<S1: Shape, S2: Shape>(
+        &self,
+        min: &Var<T, S1>,
+        max: &Var<T, S2>,
+    ) -> Out3<T, S, S1, S2>
     where
         S: Broadcast3<S1, S2>,
     {
@@ -393,12 +450,20 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// ```
     pub fn clamp(&self, min: T, max: T) -> Var<T, S> {
         let x = self.erased();
-        Var::from_op(self.value.clamp(min, max), &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                let inside = g.try_zip_map(&x, move |g, x| if x >= min && x <= max { g } else { T::zero() });
-                smallvec![Some(inside.expect("same sizes"))]
-            })
-        })
+        Var::from_op(
+            self.value.clamp(min, max),
+            &[self.node.as_ref()],
+            move || {
+                Box::new(move |g: &Dyn<T>, _: &[bool]| {
+                    let inside =
+                        g.try_zip_map(
+                            &x,
+                            move |g, x| if x >= min && x <= max { g } else { T::zero() },
+                        );
+                    smallvec![Some(inside.expect("same sizes"))]
+                })
+            },
+        )
     }
 }
 
@@ -420,16 +485,20 @@ impl<T: Float, S: Shape> Var<T, S> {
 /// assert_eq!(g.wrt(&y).unwrap().to_vec(), vec![1.]);
 /// ```
 #[track_caller]
-pub fn where_cond<T: Float, SC: Shape, SX: Shape, SY: Shape>(
+pub fn where_cond<T: Float, SC, SX: Shape, SY: Shape>(
     cond: &Tensor<bool, SC>,
     x: &Var<T, SX>,
     y: &Var<T, SY>,
 ) -> Var<T, <SC as Broadcast3<SX, SY>>::Output>
 where
-    SC: Broadcast3<SX, SY>,
+    SC: Shape + Broadcast3<SX, SY>,
 {
     let value = crate::where_cond(cond, &x.value, &y.value);
-    let (c, dx, dy) = (cond.clone().into_dyn(), x.value.dims().to_vec(), y.value.dims().to_vec());
+    let (c, dx, dy) = (
+        cond.clone().into_dyn(),
+        x.value.dims().to_vec(),
+        y.value.dims().to_vec(),
+    );
     Var::from_op(value, &[x.node.as_ref(), y.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, needs: &[bool]| {
             let pick = |keep: bool| {

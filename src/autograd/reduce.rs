@@ -19,16 +19,16 @@
 
 use smallvec::smallvec;
 
+use super::Var;
 use super::graph::Dyn;
 use super::unary::zeros_like;
 use super::views::reshape_to;
-use super::Var;
+use crate::Tensor;
 use crate::element::Float;
-use crate::ops::reduce::reducers::{Extreme, Moments, Norm, NormKind, Prod, Sum};
 use crate::ops::reduce::Mask;
+use crate::ops::reduce::reducers::{Extreme, Moments, Norm, NormKind, Prod, Sum};
 use crate::ops::scalar;
 use crate::shape::{DimVec, DynRank, ExpandsTo, FixedShape, RemoveAxis, Shape, ShapeError};
-use crate::Tensor;
 
 /// A reduction with a gradient.
 #[derive(Clone, Copy, Debug)]
@@ -49,7 +49,9 @@ fn forward_keepdim<T: Float>(op: Reduction, x: &Dyn<T>, mask: &[bool]) -> Dyn<T>
     let m = Some(mask);
     let r = match op {
         Reduction::Sum => x.reduce_with(m, true, None, |_| Sum { divisor: None }),
-        Reduction::Mean => x.reduce_with(m, true, None, |n| Sum { divisor: Some(T::from_f64(n as f64)) }),
+        Reduction::Mean => x.reduce_with(m, true, None, |n| Sum {
+            divisor: Some(T::from_f64(n as f64)),
+        }),
         Reduction::Prod => x.reduce_with(m, true, None, |_| Prod),
         Reduction::Max => x.reduce_with(m, true, Some("max"), |_| Extreme::<true>),
         Reduction::Min => x.reduce_with(m, true, Some("min"), |_| Extreme::<false>),
@@ -58,34 +60,51 @@ fn forward_keepdim<T: Float>(op: Reduction, x: &Dyn<T>, mask: &[bool]) -> Dyn<T>
             sqrt: matches!(op, Reduction::Std(_)),
         }),
         Reduction::Norm(p) => x.reduce_with(m, true, None, |_| Norm(NormKind::of(p))),
-        Reduction::LogSumExp => x.reduce_with(m, true, None, |_| crate::ops::reduce::reducers::LogSumExp),
+        Reduction::LogSumExp => {
+            x.reduce_with(m, true, None, |_| crate::ops::reduce::reducers::LogSumExp)
+        }
     };
     r.expect("keepdim sizes fit a dynamic rank")
 }
 
 /// `a op b` at the broadcast of the two (here always `x`'s sizes).
 fn zip<T: Float>(a: &Dyn<T>, b: &Dyn<T>, f: impl Fn(T, T) -> T + Sync) -> Dyn<T> {
-    a.try_zip_map(b, f).expect("a keepdim result broadcasts to its input")
+    a.try_zip_map(b, f)
+        .expect("a keepdim result broadcasts to its input")
 }
 
 /// `f(a, b, c)` at the broadcast of the three.
 fn zip3<T: Float>(a: &Dyn<T>, b: &Dyn<T>, c: &Dyn<T>, f: impl Fn(T, T, T) -> T + Sync) -> Dyn<T> {
-    a.try_zip_map3(b, c, f).expect("keepdim results broadcast to their input")
+    a.try_zip_map3(b, c, f)
+        .expect("keepdim results broadcast to their input")
 }
 
 /// The gradient of `x` for `y = op(x)` (keepdim sizes for `y` and `g`).
-fn reduction_grad<T: Float>(op: Reduction, x: &Dyn<T>, y: &Dyn<T>, g: &Dyn<T>, mask: &[bool]) -> Dyn<T> {
+fn reduction_grad<T: Float>(
+    op: Reduction,
+    x: &Dyn<T>,
+    y: &Dyn<T>,
+    g: &Dyn<T>,
+    mask: &[bool],
+) -> Dyn<T> {
     let n = crate::ops::reduce::reduced_count(x.dims(), mask);
     let nf = T::from_f64(n as f64);
     let zero = T::zero();
     let sum_k = |t: &Dyn<T>| forward_keepdim(Reduction::Sum, t, mask);
-    let expand = |t: Dyn<T>| t.try_broadcast_to::<DynRank>(x.dims()).expect("keepdim sizes expand");
+    let expand = |t: Dyn<T>| {
+        t.try_broadcast_to::<DynRank>(x.dims())
+            .expect("keepdim sizes expand")
+    };
     match op {
         Reduction::Sum => expand(g.clone()),
         Reduction::Mean => expand(g.map(move |g| g / nf)),
         Reduction::Prod => {
             // The product of the nonzero elements and the number of zeros.
-            let nonzero = forward_keepdim(Reduction::Prod, &x.map(move |v| if v == zero { T::one() } else { v }), mask);
+            let nonzero = forward_keepdim(
+                Reduction::Prod,
+                &x.map(move |v| if v == zero { T::one() } else { v }),
+                mask,
+            );
             let zeros = sum_k(&x.map(move |v| if v == zero { T::one() } else { zero }));
             let others = zip3(x, &nonzero, &zeros, move |v, p, z| {
                 if z == zero {
@@ -121,29 +140,63 @@ fn reduction_grad<T: Float>(op: Reduction, x: &Dyn<T>, y: &Dyn<T>, g: &Dyn<T>, m
 }
 
 /// PyTorch's `norm_backward`.
-fn norm_grad<T: Float>(kind: NormKind, x: &Dyn<T>, y: &Dyn<T>, g: &Dyn<T>, mask: &[bool]) -> Dyn<T> {
+fn norm_grad<T: Float>(
+    kind: NormKind,
+    x: &Dyn<T>,
+    y: &Dyn<T>,
+    g: &Dyn<T>,
+    mask: &[bool],
+) -> Dyn<T> {
     let zero = T::zero();
     match kind {
         NormKind::Zero => zeros_like(x.dims()),
         NormKind::One => zip(x, g, |v, g| g * scalar::sign(v)),
-        NormKind::Two => zip3(x, y, g, move |v, n, g| if n == zero { zero } else { g * v / n }),
+        NormKind::Two => zip3(
+            x,
+            y,
+            g,
+            move |v, n, g| if n == zero { zero } else { g * v / n },
+        ),
         NormKind::Inf | NormKind::NegInf => {
-            let hit = x.try_zip_map(y, move |v, n| if v.abs() == n { T::one() } else { zero }).expect("keepdim");
+            let hit = x
+                .try_zip_map(y, move |v, n| if v.abs() == n { T::one() } else { zero })
+                .expect("keepdim");
             let count = forward_keepdim(Reduction::Sum, &hit, mask);
             let share = zip(g, &count, |g, c| g / c);
-            zip3(x, y, &share, move |v, n, s| if v.abs() == n { s * scalar::sign(v) } else { zero })
+            zip3(x, y, &share, move |v, n, s| {
+                if v.abs() == n {
+                    s * scalar::sign(v)
+                } else {
+                    zero
+                }
+            })
         }
         NormKind::P(p) => {
             let pm1 = T::from_f64(p - 1.0);
-            let scale = zip(g, y, move |g, n| if n == zero { zero } else { g / n.powf(pm1) });
-            zip(x, &scale, move |v, s| if v == zero { zero } else { s * scalar::sign(v) * v.abs().powf(pm1) })
+            let scale = zip(
+                g,
+                y,
+                move |g, n| if n == zero { zero } else { g / n.powf(pm1) },
+            );
+            zip(x, &scale, move |v, s| {
+                if v == zero {
+                    zero
+                } else {
+                    s * scalar::sign(v) * v.abs().powf(pm1)
+                }
+            })
         }
     }
 }
 
 impl<T: Float, S: Shape> Var<T, S> {
     /// `op` over `mask` (`None`: all dims), recorded.
-    fn reduce<SO: Shape>(&self, op: Reduction, mask: Option<&[bool]>, keepdim: bool) -> Result<Var<T, SO>, ShapeError> {
+    fn reduce<SO: Shape>(
+        &self,
+        op: Reduction,
+        mask: Option<&[bool]>,
+        keepdim: bool,
+    ) -> Result<Var<T, SO>, ShapeError> {
         let all = crate::ops::reduce::all_mask(self.value.rank());
         let mask: Mask = Mask::from_slice(mask.unwrap_or(&all));
         let x = self.erased();
@@ -416,7 +469,8 @@ impl<T: Float, S: Shape> Var<T, S> {
     where
         S: RemoveAxis<K>,
     {
-        self.normalize(K as isize, Normalize::Softmax).unwrap_or_else(|e| panic!("{e}"))
+        self.normalize(K as isize, Normalize::Softmax)
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// `log_softmax` along the run-time dim `dim`, as
@@ -453,7 +507,8 @@ impl<T: Float, S: Shape> Var<T, S> {
     where
         S: RemoveAxis<K>,
     {
-        self.normalize(K as isize, Normalize::LogSoftmax).unwrap_or_else(|e| panic!("{e}"))
+        self.normalize(K as isize, Normalize::LogSoftmax)
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Sums to sizes `dims`, which broadcast to this value's, as
@@ -469,15 +524,18 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let s = x.try_sum_to_size::<DynRank>(&[3]).unwrap();
     /// assert_eq!(s.value().to_vec(), vec![2.; 3]);
     /// ```
-    pub fn try_sum_to_size<S2: Shape>(&self, dims: &[usize]) -> Result<Var<T, S2>, ShapeError>
+    pub fn try_sum_to_size<S2>(&self, dims: &[usize]) -> Result<Var<T, S2>, ShapeError>
     where
-        S2: ExpandsTo<S>,
+        S2: Shape + ExpandsTo<S>,
     {
         let value = self.value.try_sum_to_size(dims)?;
         let from = DimVec::from_slice(self.dims());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                smallvec![Some(g.try_broadcast_to::<DynRank>(&from).expect("sum_to target expands back"))]
+                smallvec![Some(
+                    g.try_broadcast_to::<DynRank>(&from)
+                        .expect("sum_to target expands back")
+                )]
             })
         }))
     }
@@ -496,11 +554,12 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(s.sum().backward().wrt(&x).unwrap().to_vec(), vec![1.; 6]);
     /// ```
     #[track_caller]
-    pub fn sum_to<S2: FixedShape>(&self) -> Var<T, S2>
+    pub fn sum_to<S2>(&self) -> Var<T, S2>
     where
-        S2: ExpandsTo<S>,
+        S2: FixedShape + ExpandsTo<S>,
     {
         let dims = S2::static_sizes().expect("a fixed shape has static sizes");
-        self.try_sum_to_size(dims.as_ref()).unwrap_or_else(|e| panic!("{e}"))
+        self.try_sum_to_size(dims.as_ref())
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 }

@@ -5,12 +5,12 @@
 
 use smallvec::smallvec;
 
-use super::graph::{BackwardFn, Dyn};
 use super::Var;
+use super::graph::{BackwardFn, Dyn};
+use crate::Tensor;
 use crate::element::Float;
 use crate::ops::scalar;
 use crate::shape::{DynRank, Shape};
-use crate::Tensor;
 
 /// A zero gradient of sizes `dims`: one element, expanded.
 pub(crate) fn zeros_like<T: Float>(dims: &[usize]) -> Dyn<T> {
@@ -287,9 +287,11 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(x.mul_scalar(3.).sum().backward().wrt(&x).unwrap().to_vec(), vec![3., 3.]);
     /// ```
     pub fn mul_scalar(&self, c: T) -> Var<T, S> {
-        Var::from_op(self.value.map(move |x| x * c), &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| smallvec![Some(g.map(move |g| g * c))])
-        })
+        Var::from_op(
+            self.value.map(move |x| x * c),
+            &[self.node.as_ref()],
+            move || Box::new(move |g: &Dyn<T>, _: &[bool]| smallvec![Some(g.map(move |g| g * c))]),
+        )
     }
 
     /// `self + c` for a scalar `c`.
@@ -301,8 +303,10 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(x.add_scalar(3.).value().to_vec(), vec![4., 4.]);
     /// ```
     pub fn add_scalar(&self, c: T) -> Var<T, S> {
-        Var::from_op(self.value.map(move |x| x + c), &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| smallvec![Some(g.clone())])
-        })
+        Var::from_op(
+            self.value.map(move |x| x + c),
+            &[self.node.as_ref()],
+            move || Box::new(move |g: &Dyn<T>, _: &[bool]| smallvec![Some(g.clone())]),
+        )
     }
 }

@@ -4,9 +4,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::graph::{self, Dyn, Node};
+use crate::Tensor;
 use crate::element::Float;
 use crate::shape::{DynRank, Shape, ShapeError};
-use crate::Tensor;
 
 /// A tensor that records the operations applied to it, so that gradients can
 /// flow back to the parameters it came from.

@@ -6,13 +6,16 @@
 
 use smallvec::smallvec;
 
+use super::Var;
 use super::graph::{BackwardFn, Dyn};
 use super::pointwise::sum_to_like;
-use super::Var;
+use crate::Tensor;
 use crate::element::{Element, Float};
 use crate::ops::reduce::reducers::Sum;
-use crate::shape::{DimVec, DynRank, ExpandsTo, FixedShape, InsertAxis, One, RemoveAxis, Shape, ShapeError, SwapAxes};
-use crate::Tensor;
+use crate::shape::{
+    DimVec, DynRank, ExpandsTo, FixedShape, InsertAxis, One, RemoveAxis, Shape, ShapeError,
+    SwapAxes,
+};
 
 /// `g` reshaped to sizes `dims` (a view when the strides allow).
 pub(crate) fn reshape_to<T: Element>(g: &Dyn<T>, dims: &[usize]) -> Dyn<T> {
@@ -33,7 +36,11 @@ fn expand_backward<T: Float>(dims: DimVec) -> BackwardFn<T> {
 
 impl<T: Float, S: Shape> Var<T, S> {
     /// Records a view `value` of `self` with backward function `backward`.
-    fn view<S2: Shape>(&self, value: Tensor<T, S2>, backward: impl FnOnce() -> BackwardFn<T>) -> Var<T, S2> {
+    fn view<S2: Shape>(
+        &self,
+        value: Tensor<T, S2>,
+        backward: impl FnOnce() -> BackwardFn<T>,
+    ) -> Var<T, S2> {
         Var::from_op(value, &[self.node.as_ref()], backward)
     }
 
@@ -118,7 +125,11 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let b = t.broadcast_in_dim::<Shape![3, 2]>(&[3, 2], &[0]).unwrap();
     /// assert_eq!(b.sum().backward().wrt(&t).unwrap().to_vec(), vec![2.; 3]);
     /// ```
-    pub fn broadcast_in_dim<S2: Shape>(&self, out_dims: &[usize], bdims: &[usize]) -> Result<Var<T, S2>, ShapeError> {
+    pub fn broadcast_in_dim<S2: Shape>(
+        &self,
+        out_dims: &[usize],
+        bdims: &[usize],
+    ) -> Result<Var<T, S2>, ShapeError> {
         let value = self.value.broadcast_in_dim(out_dims, bdims)?;
         let (dims, bdims) = (self.dim_vec(), bdims.to_vec());
         Ok(self.view(value, move || {
@@ -267,13 +278,20 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let n = t.narrow::<Shape![2]>(0, 1, 2).unwrap();
     /// assert_eq!(n.sum().backward().wrt(&t).unwrap().to_vec(), vec![0., 1., 1., 0.]);
     /// ```
-    pub fn narrow<S2: Shape>(&self, dim: isize, start: usize, len: usize) -> Result<Var<T, S2>, ShapeError> {
+    pub fn narrow<S2: Shape>(
+        &self,
+        dim: isize,
+        start: usize,
+        len: usize,
+    ) -> Result<Var<T, S2>, ShapeError> {
         let value = self.value.narrow(dim, start, len)?;
         let dims = self.dim_vec();
         Ok(self.view(value, move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
                 let full = Tensor::<T, DynRank>::try_zeros(&dims).expect("the input's sizes");
-                let mut part = full.narrow::<DynRank>(dim, start, len).expect("the forward narrow");
+                let mut part = full
+                    .narrow::<DynRank>(dim, start, len)
+                    .expect("the forward narrow");
                 part.try_copy_from(g).expect("the narrowed sizes");
                 smallvec![Some(full)]
             })

@@ -19,4 +19,4 @@
 
 mod plan;
 
-pub use plan::{broadcast_strides, contiguous_strides, Plan, PARALLEL_GRAIN};
+pub use plan::{PARALLEL_GRAIN, Plan, broadcast_strides, contiguous_strides};

@@ -199,10 +199,10 @@ impl<const N: usize> Plan<N> {
         if n == 0 {
             return;
         }
-        let threads = rayon::current_num_threads();
-        if n < PARALLEL_GRAIN || threads == 1 {
+        if n < PARALLEL_GRAIN || rayon::current_num_threads() == 1 {
             return self.segments(0, n, f);
         }
+        let threads = rayon::current_num_threads();
         let chunks = (n / PARALLEL_GRAIN).clamp(1, threads * 4);
         use rayon::prelude::*;
         (0..chunks).into_par_iter().for_each(|c| {

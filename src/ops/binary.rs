@@ -14,17 +14,17 @@
 //! assert!(c.to_vec().iter().all(|&x| x == 2.0));
 //! ```
 
+use crate::Tensor;
 use crate::element::{Element, Float, Numeric};
 use crate::ops::scalar;
 use crate::shape::{Broadcast, BroadcastShape, Shape, ShapeError};
-use crate::Tensor;
 
 /// Defines `op` and `try_op` for a two-operand operation from its scalar
 /// function.
 macro_rules! binary_ops {
     ($(
         $(#[$doc:meta])*
-        $name:ident / $try_name:ident : $bound:ident, $check:expr, |$x:ident, $y:ident| $body:expr;
+        $name:ident / $try_name:ident / $out_name:ident : $bound:ident, $check:expr, |$x:ident, $y:ident| $body:expr;
     )*) => {$(
         impl<T: $bound, S: Shape> Tensor<T, S> {
             $(#[$doc])*
@@ -59,6 +59,28 @@ macro_rules! binary_ops {
                 check(other)?;
                 self.try_zip_map(other, |$x: T, $y: T| $body)
             }
+
+            #[doc = concat!("[`Tensor::", stringify!($name), "`] written into `out`, as PyTorch's `out=` argument (`out` is not resized).")]
+            ///
+            /// # Errors
+            /// PyTorch's broadcast error, or when `out`'s sizes are not the
+            /// broadcast sizes, or elements of `out` share memory.
+            ///
+            /// ```
+            /// use shaped::{DynRank, Tensor};
+            /// let a = Tensor::<f64, DynRank>::try_ones(&[2, 3]).unwrap();
+            /// let mut out = Tensor::<f64, DynRank>::try_zeros(&[2, 3]).unwrap();
+            #[doc = concat!("a.", stringify!($out_name), "(&a, &mut out).unwrap();")]
+            #[doc = concat!("assert_eq!(out.to_vec(), a.", stringify!($name), "(&a).to_vec());")]
+            /// ```
+            pub fn $out_name<S2: Shape>(&self, other: &Tensor<T, S2>, out: &mut Tensor<T, Broadcast<S, S2>>) -> Result<(), ShapeError>
+            where
+                S: BroadcastShape<S2>,
+            {
+                let check: fn(&Tensor<T, S2>) -> Result<(), ShapeError> = $check;
+                check(other)?;
+                self.try_zip_map_into(other, out, |$x: T, $y: T| $body)
+            }
         }
     )*};
 }
@@ -86,7 +108,7 @@ binary_ops! {
     /// let b = Tensor::<i32, Shape![3]>::from_vec(vec![10, 20, 30]);
     /// assert_eq!(a.add(&b).to_vec(), vec![11, 21, 31, 12, 22, 32]);
     /// ```
-    add / try_add: Numeric, any, |x, y| x.wadd(y);
+    add / try_add / add_out: Numeric, any, |x, y| x.wadd(y);
 
     /// `self - other`, as `torch.sub`.
     ///
@@ -95,7 +117,7 @@ binary_ops! {
     /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![5., 7.]);
     /// assert_eq!(a.sub(&a).to_vec(), vec![0., 0.]);
     /// ```
-    sub / try_sub: Numeric, any, |x, y| x.wsub(y);
+    sub / try_sub / sub_out: Numeric, any, |x, y| x.wsub(y);
 
     /// `self * other`, as `torch.mul`.
     ///
@@ -104,7 +126,7 @@ binary_ops! {
     /// let a = Tensor::<u8, Shape![2]>::from_vec(vec![3, 4]);
     /// assert_eq!(a.mul(&a).to_vec(), vec![9, 16]);
     /// ```
-    mul / try_mul: Numeric, any, |x, y| x.wmul(y);
+    mul / try_mul / mul_out: Numeric, any, |x, y| x.wmul(y);
 
     /// True division `self / other`, as `torch.div` on floats (integer
     /// tensors use [`Tensor::div_trunc`] or [`Tensor::div_floor`]).
@@ -115,7 +137,7 @@ binary_ops! {
     /// let z = Tensor::<f64, Shape![1]>::zeros();
     /// assert_eq!(a.div(&z).to_vec(), vec![f64::INFINITY, f64::NEG_INFINITY]);
     /// ```
-    div / try_div: Float, any, |x, y| x / y;
+    div / try_div / div_out: Float, any, |x, y| x / y;
 
     /// `self / other` rounded toward zero, as `torch.div(.., rounding_mode="trunc")`.
     /// Integer division by zero is an error.
@@ -127,7 +149,7 @@ binary_ops! {
     /// assert_eq!(a.div_trunc(&b).to_vec(), vec![3, -3]);
     /// assert_eq!(a.try_div_trunc(&Tensor::<i32, Shape![1]>::zeros()).unwrap_err().to_string(), "ZeroDivisionError");
     /// ```
-    div_trunc / try_div_trunc: Numeric, nonzero_divisor, |x, y| scalar::div_trunc(x, y);
+    div_trunc / try_div_trunc / div_trunc_out: Numeric, nonzero_divisor, |x, y| scalar::div_trunc(x, y);
 
     /// `self / other` rounded toward negative infinity, as
     /// `torch.div(.., rounding_mode="floor")` (Python's `//`).
@@ -138,7 +160,7 @@ binary_ops! {
     /// let b = Tensor::<f32, Shape![1]>::from_vec(vec![2.]);
     /// assert_eq!(a.div_floor(&b).to_vec(), vec![3., -4.]);
     /// ```
-    div_floor / try_div_floor: Numeric, nonzero_divisor, |x, y| scalar::div_floor(x, y);
+    div_floor / try_div_floor / div_floor_out: Numeric, nonzero_divisor, |x, y| scalar::div_floor(x, y);
 
     /// The remainder with the sign of the dividend, as `torch.fmod`.
     ///
@@ -148,7 +170,7 @@ binary_ops! {
     /// let b = Tensor::<i64, Shape![1]>::from_vec(vec![2]);
     /// assert_eq!(a.fmod(&b).to_vec(), vec![-1, 1]);
     /// ```
-    fmod / try_fmod: Numeric, nonzero_divisor, |x, y| scalar::fmod(x, y);
+    fmod / try_fmod / fmod_out: Numeric, nonzero_divisor, |x, y| scalar::fmod(x, y);
 
     /// The remainder with the sign of the divisor, as `torch.remainder`.
     ///
@@ -158,7 +180,7 @@ binary_ops! {
     /// let b = Tensor::<f32, Shape![1]>::from_vec(vec![2.]);
     /// assert_eq!(a.remainder(&b).to_vec(), vec![1., 1.]);
     /// ```
-    remainder / try_remainder: Numeric, nonzero_divisor, |x, y| scalar::remainder(x, y);
+    remainder / try_remainder / remainder_out: Numeric, nonzero_divisor, |x, y| scalar::remainder(x, y);
 
     /// `self ^ other`, as `torch.pow` (integers by repeated squaring).
     ///
@@ -168,7 +190,7 @@ binary_ops! {
     /// let e = Tensor::<i32, Shape![1]>::from_vec(vec![3]);
     /// assert_eq!(a.pow(&e).to_vec(), vec![8, 27, 64]);
     /// ```
-    pow / try_pow: Numeric, any, |x, y| x.pow_elem(y);
+    pow / try_pow / pow_out: Numeric, any, |x, y| x.pow_elem(y);
 
     /// The four-quadrant arctangent of `self / other`, as `torch.atan2`.
     ///
@@ -178,7 +200,7 @@ binary_ops! {
     /// let x = Tensor::<f64, Shape![1]>::from_vec(vec![-1.]);
     /// assert_eq!(y.atan2(&x).to_vec(), vec![3.0 * std::f64::consts::FRAC_PI_4]);
     /// ```
-    atan2 / try_atan2: Float, any, |x, y| x.atan2(y);
+    atan2 / try_atan2 / atan2_out: Float, any, |x, y| x.atan2(y);
 
     /// The elementwise maximum, NaN if either is NaN, as `torch.maximum`.
     ///
@@ -188,7 +210,7 @@ binary_ops! {
     /// let b = Tensor::<i32, Shape![1]>::from_vec(vec![3]);
     /// assert_eq!(a.maximum(&b).to_vec(), vec![3, 5]);
     /// ```
-    maximum / try_maximum: Numeric, any, |x, y| scalar::maximum(x, y);
+    maximum / try_maximum / maximum_out: Numeric, any, |x, y| scalar::maximum(x, y);
 
     /// The elementwise minimum, NaN if either is NaN, as `torch.minimum`.
     ///
@@ -198,7 +220,7 @@ binary_ops! {
     /// let b = Tensor::<i32, Shape![1]>::from_vec(vec![3]);
     /// assert_eq!(a.minimum(&b).to_vec(), vec![1, 3]);
     /// ```
-    minimum / try_minimum: Numeric, any, |x, y| scalar::minimum(x, y);
+    minimum / try_minimum / minimum_out: Numeric, any, |x, y| scalar::minimum(x, y);
 }
 
 impl<T: Numeric, S: Shape> Tensor<T, S> {
@@ -212,7 +234,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]);
     /// assert_eq!(a.try_add_alpha(&a, 10.).unwrap().to_vec(), vec![11., 22.]);
     /// ```
-    pub fn try_add_alpha<S2: Shape>(&self, other: &Tensor<T, S2>, alpha: T) -> Result<Tensor<T, Broadcast<S, S2>>, ShapeError>
+    pub fn try_add_alpha<S2: Shape>(
+        &self,
+        other: &Tensor<T, S2>,
+        alpha: T,
+    ) -> Result<Tensor<T, Broadcast<S, S2>>, ShapeError>
     where
         S: BroadcastShape<S2>,
     {
@@ -229,7 +255,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]);
     /// assert_eq!(a.try_sub_alpha(&a, 2.).unwrap().to_vec(), vec![-1., -2.]);
     /// ```
-    pub fn try_sub_alpha<S2: Shape>(&self, other: &Tensor<T, S2>, alpha: T) -> Result<Tensor<T, Broadcast<S, S2>>, ShapeError>
+    pub fn try_sub_alpha<S2: Shape>(
+        &self,
+        other: &Tensor<T, S2>,
+        alpha: T,
+    ) -> Result<Tensor<T, Broadcast<S, S2>>, ShapeError>
     where
         S: BroadcastShape<S2>,
     {
@@ -250,17 +280,27 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(a.try_dist(&b, 2.0).unwrap().item(), 5.0);
     /// assert_eq!(a.try_dist(&b, f64::INFINITY).unwrap().item(), 4.0);
     /// ```
-    pub fn try_dist<S2: Shape>(&self, other: &Tensor<T, S2>, p: f64) -> Result<Tensor<T, ()>, ShapeError>
+    pub fn try_dist<S2: Shape>(
+        &self,
+        other: &Tensor<T, S2>,
+        p: f64,
+    ) -> Result<Tensor<T, ()>, ShapeError>
     where
         S: BroadcastShape<S2>,
     {
-        let d = self.try_zip_map(other, |x, y| (x.to_f64() - y.to_f64()).abs())?.to_vec();
+        let d = self
+            .try_zip_map(other, |x, y| (x.to_f64() - y.to_f64()).abs())?
+            .to_vec();
         let norm = if p == 0.0 {
             d.iter().filter(|&&v| v != 0.0).count() as f64
         } else if p == f64::INFINITY {
-            d.iter().fold(0.0f64, |m, &v| if v > m || v != v { v } else { m })
+            d.iter()
+                .fold(0.0f64, |m, &v| if v > m || v.is_nan() { v } else { m })
         } else if p == f64::NEG_INFINITY {
-            d.iter().fold(f64::INFINITY, |m, &v| if v < m || v != v { v } else { m })
+            d.iter().fold(
+                f64::INFINITY,
+                |m, &v| if v < m || v.is_nan() { v } else { m },
+            )
         } else {
             d.iter().map(|v| v.powf(p)).sum::<f64>().powf(1.0 / p)
         };

@@ -8,12 +8,12 @@
 
 use std::sync::Arc;
 
+use crate::Tensor;
 use crate::backend::cpu::{self, Src};
 use crate::element::Element;
-use crate::iter::{broadcast_strides, contiguous_strides, Plan};
-use crate::shape::{broadcast_pair, check_expand, Shape, ShapeError};
+use crate::iter::{Plan, broadcast_strides, contiguous_strides};
+use crate::shape::{Shape, ShapeError, broadcast_pair, check_expand};
 use crate::tensor::storage::Storage;
-use crate::Tensor;
 
 /// A tensor with its shape type erased.
 pub(crate) struct Layout<'a, T> {
@@ -76,12 +76,65 @@ pub(crate) fn map1<A: Element, O: Element, SO: Shape>(
     unsafe { alloc_output(a.dims, |o| cpu::map1(&plan, o, Src(ga.as_ptr()), f)) }
 }
 
+/// Whether `l` is contiguous (row-major, no gaps).
+fn contiguous<T>(l: &Layout<'_, T>) -> bool {
+    let mut expected = 1;
+    for (&d, &s) in l.dims.iter().zip(l.strides).rev() {
+        if d != 1 && s != expected {
+            return false;
+        }
+        expected *= d;
+    }
+    true
+}
+
+/// The row fast path of a binary operation: both contiguous, and one
+/// operand's sizes (leading 1s aside) the trailing sizes of the other's.
+/// Returns `(rows, row_len, a_is_row)`.
+fn rows_fast_path<A, B>(a: &Layout<'_, A>, b: &Layout<'_, B>) -> Option<(usize, usize, bool)> {
+    if !contiguous(a) || !contiguous(b) {
+        return None;
+    }
+    let strip = |d: &[usize]| -> usize { d.iter().take_while(|&&x| x == 1).count() };
+    let (ta, tb) = (&a.dims[strip(a.dims)..], &b.dims[strip(b.dims)..]);
+    let (full, row, a_is_row) = if ta.len() >= tb.len() {
+        (ta, tb, false)
+    } else {
+        (tb, ta, true)
+    };
+    if !full.ends_with(row)
+        || a.dims.len().max(b.dims.len()) != if a_is_row { b.dims.len() } else { a.dims.len() }
+    {
+        return None;
+    }
+    let row_len: usize = row.iter().product();
+    let total: usize = full.iter().product();
+    if row_len == 0 {
+        return None;
+    }
+    Some((total / row_len, row_len, a_is_row))
+}
+
 /// `f` applied to `a` and `b` broadcast together, into a new tensor.
 pub(crate) fn map2<A: Element, B: Element, O: Element, SO: Shape>(
     a: Layout<'_, A>,
     b: Layout<'_, B>,
     f: impl Fn(A, B) -> O + Sync,
 ) -> Result<Tensor<O, SO>, ShapeError> {
+    if let Some((rows, row_len, a_is_row)) = rows_fast_path(&a, &b) {
+        let dims = if a_is_row { b.dims } else { a.dims };
+        let (ga, gb) = (a.storage.read(), b.storage.read());
+        // SAFETY: both inputs are contiguous from their offsets, the full one
+        // with `rows * row_len` elements and the row one with `row_len`; the
+        // output is fresh with `rows * row_len` elements, all written.
+        return unsafe {
+            alloc_output(dims, |o| {
+                let pa = Src(ga.as_ptr().add(a.offset));
+                let pb = Src(gb.as_ptr().add(b.offset));
+                cpu::map2_rows(o, pa, pb, rows, row_len, a_is_row, f)
+            })
+        };
+    }
     let dims = broadcast_pair(a.dims, b.dims)?;
     let out_strides = contiguous_strides(&dims);
     let (sa, sb) = (
@@ -97,6 +150,72 @@ pub(crate) fn map2<A: Element, B: Element, O: Element, SO: Shape>(
             cpu::map2(&plan, o, Src(ga.as_ptr()), Src(gb.as_ptr()), f)
         })
     }
+}
+
+/// `f` applied to `a` and `b` broadcast together, written into the
+/// existing `out`, whose sizes must be the broadcast sizes (PyTorch's `out=`,
+/// without resizing).
+pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
+    a: Layout<'_, A>,
+    b: Layout<'_, B>,
+    out: Layout<'_, O>,
+    f: impl Fn(A, B) -> O + Sync,
+) -> Result<(), ShapeError> {
+    let dims = broadcast_pair(a.dims, b.dims)?;
+    if dims.as_slice() != out.dims {
+        return Err(ShapeError::OutputShape {
+            output: out.dims.to_vec(),
+            broadcast: dims.into_vec(),
+        });
+    }
+    check_no_internal_overlap(&out)?;
+    if same_storage(out.storage, a.storage) {
+        let copy = copy_of(&a)?;
+        return map2_into(copy.layout(), b, out, f);
+    }
+    if same_storage(out.storage, b.storage) {
+        let copy = copy_of(&b)?;
+        return map2_into(a, copy.layout(), out, f);
+    }
+    if let (true, Some((rows, row_len, a_is_row))) = (contiguous(&out), rows_fast_path(&a, &b)) {
+        let (ga, gb) = (a.storage.read(), b.storage.read());
+        let mut g = out.storage.write();
+        // SAFETY: `out` is contiguous from its offset with `rows * row_len`
+        // elements (its sizes are the broadcast sizes, checked above) in a
+        // buffer no input shares; the inputs are contiguous from their
+        // offsets with the element counts `map2_rows` reads.
+        unsafe {
+            let (pa, pb) = (
+                Src(ga.as_ptr().add(a.offset)),
+                Src(gb.as_ptr().add(b.offset)),
+            );
+            cpu::map2_rows(
+                g.as_mut_ptr().add(out.offset),
+                pa,
+                pb,
+                rows,
+                row_len,
+                a_is_row,
+                f,
+            );
+        }
+        return Ok(());
+    }
+    let (sa, sb) = (
+        broadcast_strides(a.dims, a.strides, &dims),
+        broadcast_strides(b.dims, b.strides, &dims),
+    );
+    let plan = Plan::new(
+        &dims,
+        [(out.strides, out.offset), (&sa, a.offset), (&sb, b.offset)],
+    );
+    let (ga, gb) = (a.storage.read(), b.storage.read());
+    let mut g = out.storage.write();
+    // SAFETY: `out`'s offsets lie in its storage and are pairwise distinct
+    // (checked above); the inputs are other buffers (copied above if not),
+    // read within their layouts.
+    unsafe { cpu::map2(&plan, g.as_mut_ptr(), Src(ga.as_ptr()), Src(gb.as_ptr()), f) };
+    Ok(())
 }
 
 /// `f` applied to `a`, `b` and `c` broadcast together, into a new tensor.

@@ -12,10 +12,10 @@
 //! assert_eq!(x.dims(), &[5, 3, 4, 1]);
 //! ```
 
+use crate::Tensor;
 use crate::element::{Float, Numeric};
 use crate::ops::scalar;
 use crate::shape::{ExpandsTo, Shape, ShapeError};
-use crate::Tensor;
 
 macro_rules! inplace_ops {
     ($(
@@ -28,7 +28,7 @@ macro_rules! inplace_ops {
             /// # Panics
             /// With the message of the `try_` form's error.
             #[track_caller]
-            pub fn $name<S2: Shape>(&mut self, other: &Tensor<T, S2>)
+            pub fn $name<S2>(&mut self, other: &Tensor<T, S2>)
             where
                 S2: ExpandsTo<S>,
             {
@@ -47,7 +47,7 @@ macro_rules! inplace_ops {
             /// let b = Tensor::<f64, DynRank>::try_ones(&[2]).unwrap();
             #[doc = concat!("assert!(a.", stringify!($try_name), "(&b).is_err());")]
             /// ```
-            pub fn $try_name<S2: Shape>(&mut self, other: &Tensor<T, S2>) -> Result<(), ShapeError>
+            pub fn $try_name<S2>(&mut self, other: &Tensor<T, S2>) -> Result<(), ShapeError>
             where
                 S2: ExpandsTo<S>,
             {

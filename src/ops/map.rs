@@ -10,10 +10,10 @@
 //! assert_eq!(c.to_vec(), vec![10., 20., 30., 20., 40., 60.]);
 //! ```
 
+use crate::Tensor;
 use crate::element::Element;
 use crate::ops::exec;
 use crate::shape::{Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape, ShapeError};
-use crate::Tensor;
 
 impl<T: Element, S: Shape> Tensor<T, S> {
     /// `f` applied to every element, into a new tensor of the same shape.
@@ -75,6 +75,34 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         self.try_zip_map(other, f).unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// `f` applied to `self` and `other` broadcast together, written into
+    /// `out` (PyTorch's `out=` argument; `out` is not resized, so its sizes
+    /// must be the broadcast sizes).
+    ///
+    /// # Errors
+    /// PyTorch's broadcast error, or when `out`'s sizes differ from the
+    /// broadcast sizes, or elements of `out` share memory.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2, 1]>::from_vec(vec![1., 2.]);
+    /// let b = Tensor::<f32, Shape![2]>::from_vec(vec![10., 20.]);
+    /// let mut out = Tensor::<f32, Shape![2, 2]>::zeros();
+    /// a.try_zip_map_into(&b, &mut out, |x, y| x + y).unwrap();
+    /// assert_eq!(out.to_vec(), vec![11., 21., 12., 22.]);
+    /// ```
+    pub fn try_zip_map_into<U: Element, O: Element, S2: Shape>(
+        &self,
+        other: &Tensor<U, S2>,
+        out: &mut Tensor<O, Broadcast<S, S2>>,
+        f: impl Fn(T, U) -> O + Sync,
+    ) -> Result<(), ShapeError>
+    where
+        S: BroadcastShape<S2>,
+    {
+        exec::map2_into(self.layout(), other.layout(), out.layout(), f)
+    }
+
     /// `f` applied to `self`, `b` and `c`, all three broadcast together (seed
     /// 000: as if the operation were broken into two-operand steps).
     ///
@@ -131,7 +159,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(x.try_zip_map_(&y, |a, b| a + b).unwrap_err().to_string(),
     ///     "The expanded size of the tensor (1) must match the existing size (7) at non-singleton dimension 2.");
     /// ```
-    pub fn try_zip_map_<U: Element, S2: Shape>(
+    pub fn try_zip_map_<U: Element, S2>(
         &mut self,
         other: &Tensor<U, S2>,
         f: impl Fn(T, U) -> T + Sync,
@@ -156,7 +184,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// x.try_zip_map3_(&b, &c, |x, b, c| x + b * c).unwrap();
     /// assert_eq!(x.to_vec(), vec![11., 21., 21., 41.]);
     /// ```
-    pub fn try_zip_map3_<U: Element, V: Element, S2: Shape, S3: Shape>(
+    pub fn try_zip_map3_<U: Element, V: Element, S2, S3>(
         &mut self,
         b: &Tensor<U, S2>,
         c: &Tensor<V, S3>,
@@ -197,7 +225,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// t.try_copy_from(&Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.])).unwrap();
     /// assert_eq!(t.to_vec(), vec![1., 2., 3., 1., 2., 3.]);
     /// ```
-    pub fn try_copy_from<S2: Shape>(&mut self, src: &Tensor<T, S2>) -> Result<(), ShapeError>
+    pub fn try_copy_from<S2>(&mut self, src: &Tensor<T, S2>) -> Result<(), ShapeError>
     where
         S2: ExpandsTo<S>,
     {
@@ -216,7 +244,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.to_vec(), vec![1, 1, 2, 2]);
     /// ```
     #[track_caller]
-    pub fn copy_from<S2: Shape>(&mut self, src: &Tensor<T, S2>)
+    pub fn copy_from<S2>(&mut self, src: &Tensor<T, S2>)
     where
         S2: ExpandsTo<S>,
     {

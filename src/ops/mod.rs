@@ -10,12 +10,14 @@
 //! | `inplace.rs` | in-place forms (`add_`, ...) |
 //! | `operators.rs` | `std::ops` impls: `+ - * / %`, unary `-`, `+=` ... |
 //! | `scalar.rs` | the scalar functions with PyTorch's semantics |
+//! | `index/` | indexing (`select`, `slice`, `index!`), joining (`cat`, `stack`, `split`), `gather` / `scatter`, `index_select`, masked ops |
 //!
 //! Naming: `op` panics with PyTorch's message on a run-time shape error,
 //! `try_op` returns it; a trailing `_` (`add_`) writes in place.
 
 mod binary;
 pub(crate) mod exec;
+pub mod index;
 mod inplace;
 mod map;
 mod operators;

@@ -18,11 +18,13 @@
 //! assert_eq!(d.to_vec()[..4], [2., 3., 4., 5.]);
 //! ```
 
-use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign};
+use core::ops::{
+    Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
+};
 
+use crate::Tensor;
 use crate::element::{Numeric, Signed};
 use crate::shape::{Broadcast, BroadcastShape, ExpandsTo, Shape, ShapeError};
-use crate::Tensor;
 
 /// The scalar function behind each operator.
 trait ScalarOp<T> {
@@ -71,7 +73,9 @@ impl<T: Numeric> ScalarOp<T> for RemOp {
 }
 
 /// Integer division by zero: the panic Rust gives for integers.
-fn check_divisor<T: Numeric, Op: ScalarOp<T>, S: Shape>(rhs: &Tensor<T, S>) -> Result<(), ShapeError> {
+fn check_divisor<T: Numeric, Op: ScalarOp<T>, S: Shape>(
+    rhs: &Tensor<T, S>,
+) -> Result<(), ShapeError> {
     if Op::DIVIDES && !T::IS_FLOAT && rhs.to_vec().contains(&T::zero()) {
         return Err(ShapeError::Invalid("ZeroDivisionError".into()));
     }
@@ -79,7 +83,10 @@ fn check_divisor<T: Numeric, Op: ScalarOp<T>, S: Shape>(rhs: &Tensor<T, S>) -> R
 }
 
 #[track_caller]
-fn tensor_op<T: Numeric, Op: ScalarOp<T>, S: Shape, S2: Shape>(a: &Tensor<T, S>, b: &Tensor<T, S2>) -> Tensor<T, Broadcast<S, S2>>
+fn tensor_op<T: Numeric, Op: ScalarOp<T>, S, S2: Shape>(
+    a: &Tensor<T, S>,
+    b: &Tensor<T, S2>,
+) -> Tensor<T, Broadcast<S, S2>>
 where
     S: BroadcastShape<S2>,
 {
@@ -89,7 +96,7 @@ where
 }
 
 #[track_caller]
-fn assign_op<T: Numeric, Op: ScalarOp<T>, S: Shape, S2: Shape>(a: &mut Tensor<T, S>, b: &Tensor<T, S2>)
+fn assign_op<T: Numeric, Op: ScalarOp<T>, S: Shape, S2>(a: &mut Tensor<T, S>, b: &Tensor<T, S2>)
 where
     S2: ExpandsTo<S>,
 {

@@ -66,7 +66,11 @@ pub fn div_trunc<T: Numeric>(x: T, y: T) -> T {
 pub fn div_floor<T: Numeric>(x: T, y: T) -> T {
     if !T::IS_FLOAT {
         let q = x / y;
-        return if x % y != T::zero() && ((x < T::zero()) != (y < T::zero())) { q - T::one() } else { q };
+        return if x % y != T::zero() && ((x < T::zero()) != (y < T::zero())) {
+            q - T::one()
+        } else {
+            q
+        };
     }
     let (a, b) = (x.to_f64(), y.to_f64());
     if b == 0.0 {
@@ -86,6 +90,13 @@ pub fn div_floor<T: Numeric>(x: T, y: T) -> T {
     T::from_f64(floordiv)
 }
 
+/// Whether `x` is NaN (never for integers): the one value unequal to itself.
+#[inline(always)]
+#[allow(clippy::eq_op)]
+fn is_nan<T: Numeric>(x: T) -> bool {
+    x != x
+}
+
 /// The larger of `x` and `y`, NaN if either is NaN (`torch.maximum`).
 ///
 /// ```
@@ -93,9 +104,9 @@ pub fn div_floor<T: Numeric>(x: T, y: T) -> T {
 /// ```
 #[inline(always)]
 pub fn maximum<T: Numeric>(x: T, y: T) -> T {
-    if x != x {
+    if is_nan(x) {
         x
-    } else if y != y || y > x {
+    } else if is_nan(y) || y > x {
         y
     } else {
         x
@@ -109,9 +120,9 @@ pub fn maximum<T: Numeric>(x: T, y: T) -> T {
 /// ```
 #[inline(always)]
 pub fn minimum<T: Numeric>(x: T, y: T) -> T {
-    if x != x {
+    if is_nan(x) {
         x
-    } else if y != y || y < x {
+    } else if is_nan(y) || y < x {
         y
     } else {
         x
@@ -127,15 +138,11 @@ pub fn minimum<T: Numeric>(x: T, y: T) -> T {
 /// ```
 #[inline(always)]
 pub fn clamp<T: Numeric>(x: T, lo: T, hi: T) -> T {
-    if x != x {
+    if is_nan(x) {
         return x;
     }
     let y = if x < lo { lo } else { x };
-    if y > hi {
-        hi
-    } else {
-        y
-    }
+    if y > hi { hi } else { y }
 }
 
 /// Round half to even, as `torch.round`.

@@ -11,10 +11,10 @@
 //! assert!(r.to_vec().iter().all(|&x| x == 1.0));
 //! ```
 
+use crate::Tensor;
 use crate::element::{Element, Float, Numeric};
 use crate::ops::scalar;
 use crate::shape::{Broadcast3, ExpandsTo, Shape, ShapeError};
-use crate::Tensor;
 
 /// The result of broadcasting three tensors with shapes `A`, `B`, `C`.
 type Out3<T, A, B, C> = Tensor<T, <A as Broadcast3<B, C>>::Output>;
@@ -32,7 +32,12 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(s.addcmul(&t, &t, 2.).to_vec(), vec![19., 20.]);
     /// ```
     #[track_caller]
-    pub fn addcmul<S1: Shape, S2: Shape>(&self, t1: &Tensor<T, S1>, t2: &Tensor<T, S2>, value: T) -> Out3<T, S, S1, S2>
+    pub fn addcmul<S1: Shape, S2: Shape>(
+        &self,
+        t1: &Tensor<T, S1>,
+        t2: &Tensor<T, S2>,
+        value: T,
+    ) -> Out3<T, S, S1, S2>
     where
         S: Broadcast3<S1, S2>,
     {
@@ -52,7 +57,12 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// s.try_addcmul_(&t, &t, 1.).unwrap();
     /// assert_eq!(s.to_vec(), vec![1., 4., 1., 4.]);
     /// ```
-    pub fn try_addcmul_<S1: Shape, S2: Shape>(&mut self, t1: &Tensor<T, S1>, t2: &Tensor<T, S2>, value: T) -> Result<(), ShapeError>
+    pub fn try_addcmul_<S1, S2>(
+        &mut self,
+        t1: &Tensor<T, S1>,
+        t2: &Tensor<T, S2>,
+        value: T,
+    ) -> Result<(), ShapeError>
     where
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
@@ -74,11 +84,16 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(x.clamp_tensor(&lo, &hi).to_vec(), vec![-1, 0, 1, -1, 0, 2]);
     /// ```
     #[track_caller]
-    pub fn clamp_tensor<S1: Shape, S2: Shape>(&self, min: &Tensor<T, S1>, max: &Tensor<T, S2>) -> Out3<T, S, S1, S2>
+    pub fn clamp_tensor<S1: Shape, S2: Shape>(
+        &self,
+        min: &Tensor<T, S1>,
+        max: &Tensor<T, S2>,
+    ) -> Out3<T, S, S1, S2>
     where
         S: Broadcast3<S1, S2>,
     {
-        self.try_zip_map3(min, max, scalar::clamp).unwrap_or_else(|e| panic!("{e}"))
+        self.try_zip_map3(min, max, scalar::clamp)
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Clamps into `[min, max]` with scalar bounds, as `torch.clamp`.
@@ -107,11 +122,17 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert_eq!(s.addcdiv(&a, &b, 2.).to_vec(), vec![7., 8., 4., 5.]);
     /// ```
     #[track_caller]
-    pub fn addcdiv<S1: Shape, S2: Shape>(&self, t1: &Tensor<T, S1>, t2: &Tensor<T, S2>, value: T) -> Out3<T, S, S1, S2>
+    pub fn addcdiv<S1: Shape, S2: Shape>(
+        &self,
+        t1: &Tensor<T, S1>,
+        t2: &Tensor<T, S2>,
+        value: T,
+    ) -> Out3<T, S, S1, S2>
     where
         S: Broadcast3<S1, S2>,
     {
-        self.try_zip_map3(t1, t2, move |s, a, b| s + value * a / b).unwrap_or_else(|e| panic!("{e}"))
+        self.try_zip_map3(t1, t2, move |s, a, b| s + value * a / b)
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// `addcdiv` in place: `t1` and `t2` broadcast to `self`'s shape.
@@ -126,7 +147,12 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// s.try_addcdiv_(&t, &t, 3.).unwrap();
     /// assert_eq!(s.to_vec(), vec![3., 3.]);
     /// ```
-    pub fn try_addcdiv_<S1: Shape, S2: Shape>(&mut self, t1: &Tensor<T, S1>, t2: &Tensor<T, S2>, value: T) -> Result<(), ShapeError>
+    pub fn try_addcdiv_<S1, S2>(
+        &mut self,
+        t1: &Tensor<T, S1>,
+        t2: &Tensor<T, S2>,
+        value: T,
+    ) -> Result<(), ShapeError>
     where
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
@@ -148,11 +174,16 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert_eq!(a.lerp(&b, &w).to_vec(), vec![0., 5., 10.]);
     /// ```
     #[track_caller]
-    pub fn lerp<S1: Shape, S2: Shape>(&self, end: &Tensor<T, S1>, weight: &Tensor<T, S2>) -> Out3<T, S, S1, S2>
+    pub fn lerp<S1: Shape, S2: Shape>(
+        &self,
+        end: &Tensor<T, S1>,
+        weight: &Tensor<T, S2>,
+    ) -> Out3<T, S, S1, S2>
     where
         S: Broadcast3<S1, S2>,
     {
-        self.try_zip_map3(end, weight, lerp).unwrap_or_else(|e| panic!("{e}"))
+        self.try_zip_map3(end, weight, lerp)
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 }
 
@@ -181,7 +212,7 @@ fn lerp<T: Float>(start: T, end: T, w: T) -> T {
 /// assert_eq!(where_cond(&c, &x, &y).to_vec(), vec![1, 2, 3, 0, 0, 0]);
 /// ```
 #[track_caller]
-pub fn where_cond<T: Element, SC: Shape, SX: Shape, SY: Shape>(
+pub fn where_cond<T: Element, SC, SX: Shape, SY: Shape>(
     cond: &Tensor<bool, SC>,
     x: &Tensor<T, SX>,
     y: &Tensor<T, SY>,
@@ -203,7 +234,7 @@ where
 /// let x = Tensor::<f32, DynRank>::try_zeros(&[3]).unwrap();
 /// assert!(try_where_cond(&c, &x, &x).is_err());
 /// ```
-pub fn try_where_cond<T: Element, SC: Shape, SX: Shape, SY: Shape>(
+pub fn try_where_cond<T: Element, SC, SX: Shape, SY: Shape>(
     cond: &Tensor<bool, SC>,
     x: &Tensor<T, SX>,
     y: &Tensor<T, SY>,

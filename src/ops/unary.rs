@@ -9,10 +9,10 @@
 //! assert_eq!(t.to_vec(), vec![1., 0., 4.]);
 //! ```
 
+use crate::Tensor;
 use crate::element::{Float, Numeric, Signed};
 use crate::ops::scalar;
 use crate::shape::Shape;
-use crate::Tensor;
 
 macro_rules! unary_ops {
     ($(

@@ -1,13 +1,14 @@
-//! Axis arithmetic at the type level: the shape after inserting, removing or
-//! swapping a dimension at a compile-time axis. An axis out of range has no
+//! Axis arithmetic at the type level: the shape after inserting, removing,
+//! replacing or swapping a dimension at a compile-time axis. An axis out of range has no
 //! impl, so it is a compile error.
 //!
 //! ```
-//! use shaped::{Shape, shape::{InsertAxis, RemoveAxis, SwapAxes}};
+//! use shaped::{Dyn, Shape, shape::{InsertAxis, RemoveAxis, SetAxis, SwapAxes}};
 //! let _: <Shape![4, 3, 5] as RemoveAxis<1>>::Output = <Shape![4, 5]>::default();
 //! let _: <Shape![4, 3, 5] as RemoveAxis<1>>::KeepDim = <Shape![4, 1, 5]>::default();
 //! let _: <Shape![4, 5] as InsertAxis<0>>::Output = <Shape![1, 4, 5]>::default();
 //! let _: <Shape![4, 5] as SwapAxes<0, 1>>::Output = <Shape![5, 4]>::default();
+//! let _: <Shape![4, 5] as SetAxis<0, Dyn>>::Output = <Shape![_, 5]>::default();
 //! ```
 
 use super::{Dim, DynRank, Shape};
@@ -49,6 +50,25 @@ pub trait RemoveAxis<const K: usize>: Shape {
     type Removed: Dim;
 }
 
+/// The shape with axis `K` replaced by the dimension `D`: what joining,
+/// splitting and slicing along `K` produce (`D = Dyn`: a size known only at
+/// run time), or an axis picked by a 1-d index of length `D`
+/// (`index_select`).
+///
+/// ```
+/// use shaped::{Dyn, Shape, shape::SetAxis};
+/// let _: <Shape![4, 3, 5] as SetAxis<1, Dyn>>::Output = <Shape![4, _, 5]>::default();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "axis {K} is out of range for a tensor of shape `{Self}`",
+    label = "no axis {K} here",
+    note = "axes of a tensor of rank r are 0..r"
+)]
+pub trait SetAxis<const K: usize, D: Dim>: Shape {
+    /// The shape with axis `K` replaced by `D`.
+    type Output: Shape;
+}
+
 /// The shape with axes `I` and `J` swapped.
 ///
 /// ```
@@ -75,6 +95,11 @@ impl<const K: usize> RemoveAxis<K> for DynRank {
     type Output = DynRank;
     type KeepDim = DynRank;
     type Removed = super::Dyn;
+}
+
+/// Dynamic rank: the axis is checked at run time.
+impl<const K: usize, D: Dim> SetAxis<K, D> for DynRank {
+    type Output = DynRank;
 }
 
 /// Dynamic rank: the axes are checked at run time.

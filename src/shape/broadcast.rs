@@ -44,43 +44,36 @@ pub trait BroadcastDim<Rhs: Dim>: Dim {
 }
 
 /// `Const<N> ⊕ Const<N> = Const<N>`
-#[diagnostic::do_not_recommend]
 impl<const N: usize> BroadcastDim<Const<N>> for Const<N> {
     type Output = Const<N>;
 }
 
 /// `One ⊕ X = X`
-#[diagnostic::do_not_recommend]
 impl<X: Dim> BroadcastDim<X> for One {
     type Output = X;
 }
 
 /// `Const<N> ⊕ One = Const<N>`
-#[diagnostic::do_not_recommend]
 impl<const N: usize> BroadcastDim<One> for Const<N> {
     type Output = Const<N>;
 }
 
 /// `Const<N> ⊕ Dyn = Const<N>`, checked at run time
-#[diagnostic::do_not_recommend]
 impl<const N: usize> BroadcastDim<Dyn> for Const<N> {
     type Output = Const<N>;
 }
 
 /// `Dyn ⊕ Const<N> = Const<N>`, checked at run time
-#[diagnostic::do_not_recommend]
 impl<const N: usize> BroadcastDim<Const<N>> for Dyn {
     type Output = Const<N>;
 }
 
 /// `Dyn ⊕ One = Dyn`
-#[diagnostic::do_not_recommend]
 impl BroadcastDim<One> for Dyn {
     type Output = Dyn;
 }
 
 /// `Dyn ⊕ Dyn = Dyn`, checked at run time
-#[diagnostic::do_not_recommend]
 impl BroadcastDim<Dyn> for Dyn {
     type Output = Dyn;
 }

@@ -99,7 +99,11 @@ impl fmt::Display for ShapeError {
                 f,
                 "The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension {dim}"
             ),
-            ShapeError::Expand { expanded, existing, dim } => write!(
+            ShapeError::Expand {
+                expanded,
+                existing,
+                dim,
+            } => write!(
                 f,
                 "The expanded size of the tensor ({expanded}) must match the existing size ({existing}) at non-singleton dimension {dim}."
             ),
@@ -112,7 +116,11 @@ impl fmt::Display for ShapeError {
                 "expected a tensor with {expected} dimensions, but got one of shape {found:?} ({} dimensions)",
                 found.len()
             ),
-            ShapeError::StaticSize { dim, expected, found } => write!(
+            ShapeError::StaticSize {
+                dim,
+                expected,
+                found,
+            } => write!(
                 f,
                 "expected size {expected} at dimension {dim}, but got shape {found:?}"
             ),
@@ -120,8 +128,15 @@ impl fmt::Display for ShapeError {
                 write!(f, "shape '{shape:?}' is invalid for input of size {numel}")
             }
             ShapeError::DimOutOfRange { dim, rank } => {
-                let (lo, hi) = if *rank == 0 { (-1, 0) } else { (-(*rank as isize), *rank as isize - 1) };
-                write!(f, "Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+                let (lo, hi) = if *rank == 0 {
+                    (-1, 0)
+                } else {
+                    (-(*rank as isize), *rank as isize - 1)
+                };
+                write!(
+                    f,
+                    "Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+                )
             }
             ShapeError::Invalid(msg) => f.write_str(msg),
             ShapeError::TooLarge { shape } => write!(

@@ -68,10 +68,21 @@ impl<S: Shape + ShapeExpands<T>, T: Shape> ExpandsTo<T> for S {}
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "a tensor of shape `{Self}` cannot be expanded in place to shape `{Target}`",
-    label = "it has more dimensions than the in-place tensor",
-    note = "in place, the other operand must have at most as many dimensions as the tensor it writes into"
+    label = "no in-place rule for these shapes",
+    note = "static shapes have in-place rules up to rank 12; use `DynRank` for higher ranks"
 )]
 pub trait ShapeExpands<Target> {}
+
+/// Never implemented: the bound of the in-place rule for a source with more
+/// dimensions than the target, so that the error says so and names both
+/// shapes.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "in-place shape mismatch: a tensor of shape `{Self}` has more dimensions than the tensor of shape `{Target}` it would be written into",
+    label = "the in-place tensor cannot gain dimensions",
+    note = "in place, the other operand must have at most as many dimensions as the tensor it writes into"
+)]
+pub trait FewerDimsThan<Target> {}
 
 /// `S → DynRank`, checked at run time
 impl<S: Shape> ShapeExpands<DynRank> for S {}

@@ -31,7 +31,7 @@ mod error;
 pub(crate) mod expand;
 mod runtime;
 
-pub use axis::{InsertAxis, RemoveAxis, SwapAxes};
+pub use axis::{InsertAxis, RemoveAxis, SetAxis, SwapAxes};
 #[doc(hidden)]
 pub use broadcast::ShapePair;
 pub use broadcast::{Broadcast, Broadcast3, BroadcastDim, BroadcastShape};
@@ -41,8 +41,8 @@ pub use error::ShapeError;
 #[doc(hidden)]
 pub use expand::ShapeExpands;
 pub use expand::{DimExpandsTo, ExpandsTo};
+pub use runtime::{DimVec, broadcast_shapes, check_expand, checked_numel};
 pub(crate) use runtime::{broadcast_pair, check_static};
-pub use runtime::{broadcast_shapes, check_expand, checked_numel, DimVec};
 
 use core::fmt::Debug;
 use core::hash::Hash;

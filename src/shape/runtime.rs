@@ -178,8 +178,11 @@ fn aligned(shape: &[usize], dim: usize, rank: usize) -> usize {
 mod tests {
     use super::*;
 
-    /// (a, b, expected result or `None` for an error), from seeds 000-002.
-    const CASES: &[(&[usize], &[usize], Option<&[usize]>)] = &[
+    /// (a, b, expected result or `None` for an error).
+    type Case = (&'static [usize], &'static [usize], Option<&'static [usize]>);
+
+    /// Cases from seeds 000-002.
+    const CASES: &[Case] = &[
         (&[5, 7, 3], &[5, 7, 3], Some(&[5, 7, 3])),
         (&[5, 1, 4, 1], &[3, 1, 1], Some(&[5, 3, 4, 1])),
         (&[1], &[3, 1, 7], Some(&[3, 1, 7])),

@@ -68,15 +68,20 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         self.dims().iter().product()
     }
 
-    /// Whether the elements lie in row-major order without gaps.
+    /// Whether the elements lie in row-major order without gaps. A tensor
+    /// without elements is contiguous, as in PyTorch.
     ///
     /// ```
-    /// use shaped::{Shape, Tensor};
+    /// use shaped::{DynRank, Shape, Tensor};
     /// let t = Tensor::<f32, Shape![4, 5]>::zeros();
     /// assert!(t.is_contiguous());
     /// assert!(!t.transpose::<0, 1>().is_contiguous());
+    /// assert!(Tensor::<f32, DynRank>::try_zeros(&[2, 0, 3]).unwrap().is_contiguous());
     /// ```
     pub fn is_contiguous(&self) -> bool {
+        if self.numel() == 0 {
+            return true;
+        }
         let mut expected = 1;
         for (&d, &s) in self.dims().iter().zip(self.strides()).rev() {
             if d != 1 && s != expected {
@@ -95,6 +100,10 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.transpose::<0, 1>().to_vec(), vec![1, 3, 2, 4]);
     /// ```
     pub fn to_vec(&self) -> Vec<T> {
+        if self.numel() == 0 {
+            // The offset of an empty view may lie past the end of the storage.
+            return Vec::new();
+        }
         if self.is_contiguous() {
             let g = self.storage.read();
             return g[self.offset..self.offset + self.numel()].to_vec();
@@ -107,10 +116,11 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
-    /// let a = Tensor::<f32, Shape![2]>::zeros();
-    /// let mut b = a.deep_copy();
-    /// b.fill_(1.0);
-    /// assert_eq!(a.to_vec(), vec![0.0, 0.0]);
+    /// let a = Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
+    /// let t = a.transpose::<0, 1>();
+    /// let c = t.deep_copy();
+    /// assert!(c.is_contiguous() && !t.is_contiguous());
+    /// assert_eq!(c.to_vec(), vec![1., 3., 2., 4.]);
     /// ```
     pub fn deep_copy(&self) -> Self {
         exec::map1(self.layout(), |x| x).expect("a tensor's own sizes fit its shape")

@@ -13,7 +13,7 @@
 //! ```
 
 use crate::element::{Element, Float, Numeric};
-use crate::shape::{checked_numel, Dyn, FixedShape, Shape, ShapeError};
+use crate::shape::{Dyn, FixedShape, Shape, ShapeError, checked_numel};
 
 use super::Tensor;
 
@@ -251,11 +251,13 @@ impl<T: Numeric> Tensor<T, (Dyn,)> {
 
 impl<T: Float> Tensor<T, (Dyn,)> {
     /// `steps` evenly spaced values from `start` to `end` inclusive, as
-    /// `torch.linspace` (computed from both ends, so `end` is exact).
+    /// `torch.linspace` (computed from both ends, so `end` is exact; one
+    /// step gives `start`).
     ///
     /// ```
     /// use shaped::Tensor;
     /// assert_eq!(Tensor::<f64, _>::linspace(0.0, 1.0, 5).to_vec(), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    /// assert_eq!(Tensor::<f64, _>::linspace(3.0, 7.0, 1).to_vec(), vec![3.0]);
     /// ```
     pub fn linspace(start: T, end: T, steps: usize) -> Self {
         let (s, e) = (start.to_f64(), end.to_f64());
@@ -266,7 +268,9 @@ impl<T: Float> Tensor<T, (Dyn,)> {
         };
         let data = (0..steps)
             .map(|i| {
-                let v = if i < steps / 2 {
+                // `torch.linspace` fills the first half from `start` and the
+                // rest from `end`; a single step is `start`.
+                let v = if i < steps / 2 || steps == 1 {
                     s + step * i as f64
                 } else {
                     e - step * (steps - 1 - i) as f64

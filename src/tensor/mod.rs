@@ -28,6 +28,8 @@ pub(crate) mod storage;
 mod view;
 pub(crate) use view::wrap_dim;
 
+pub use view::{try_broadcast_tensors, try_broadcast_tensors3};
+
 use core::marker::PhantomData;
 use std::sync::Arc;
 
@@ -43,10 +45,10 @@ use storage::Storage;
 ///
 /// ```
 /// use shaped::{Shape, Tensor};
-/// let a = Tensor::<f32, Shape![4, 1]>::ones();
 /// let b = Tensor::<f32, Shape![4]>::from_vec(vec![1., 2., 3., 4.]);
-/// let c: Tensor<f32, Shape![4, 4]> = &a + &b;
+/// let c: Tensor<f32, Shape![4, 4]> = b.broadcast_to();
 /// assert_eq!(c.dims(), &[4, 4]);
+/// assert_eq!(c.strides(), &[0, 1]);
 /// ```
 pub struct Tensor<T: Element, S: Shape, D: Device = Cpu> {
     pub(crate) storage: Arc<Storage<T>>,

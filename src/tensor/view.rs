@@ -19,8 +19,8 @@
 use crate::element::Element;
 use crate::iter::contiguous_strides;
 use crate::shape::{
-    check_expand, DimVec, ExpandsTo, FixedShape, InsertAxis, One, RemoveAxis, Shape, ShapeError,
-    SwapAxes,
+    Broadcast, Broadcast3, BroadcastShape, DimVec, ExpandsTo, FixedShape, InsertAxis, One,
+    RemoveAxis, Shape, ShapeError, SwapAxes, check_expand,
 };
 
 use super::Tensor;
@@ -44,7 +44,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// and `-1` keeps a size.
     ///
     /// # Errors
-    /// PyTorch's expand errors, and a mismatch with `S2`.
+    /// PyTorch's expand errors, found as PyTorch finds them, from the last
+    /// dimension (a size mismatch comes before a `-1` in a new leading
+    /// dimension); a size below -1; a mismatch with `S2`.
     ///
     /// ```
     /// use shaped::{DynRank, Shape, Tensor};
@@ -66,17 +68,27 @@ impl<T: Element, S: Shape> Tensor<T, S> {
                 self.rank()
             )));
         }
-        let mut target = DimVec::with_capacity(rank);
-        for (i, &s) in sizes.iter().enumerate() {
-            target.push(match s {
+        if let Some(&s) = sizes.iter().find(|&&s| s < -1) {
+            return Err(ShapeError::Invalid(format!(
+                "Trying to create tensor with negative dimension {s}: {sizes:?}"
+            )));
+        }
+        let target: DimVec = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| match s {
                 -1 if i >= lead => self.dims()[i - lead],
-                s if s >= 0 => s as usize,
-                _ => {
-                    return Err(ShapeError::Invalid(format!(
-                        "The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing dimension {i}"
-                    )))
-                }
-            });
+                -1 => 1, // a new leading dimension: reported below
+                s => s as usize,
+            })
+            .collect();
+        // PyTorch walks from the last dimension, so a mismatch in an existing
+        // dimension is reported before a -1 in a new leading one.
+        check_expand(self.dims(), &target)?;
+        if let Some(i) = sizes[..lead].iter().rposition(|&s| s == -1) {
+            return Err(ShapeError::Invalid(format!(
+                "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"
+            )));
         }
         self.try_broadcast_to(&target)
     }
@@ -175,7 +187,8 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ///
     /// # Errors
     /// When the size at `K` is not 1 (possible only for `Dyn` sizes and
-    /// dynamic rank).
+    /// dynamic rank), or `K` is out of range for a dynamic rank. As in
+    /// PyTorch, squeezing dimension 0 of a 0-d tensor gives it back.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
@@ -189,6 +202,11 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         S::Removed: crate::shape::DimExpandsTo<One>,
     {
         let k = wrap_dim(K as isize, self.rank())?;
+        if self.rank() == 0 {
+            // Dimension 0 of a 0-d tensor: PyTorch gives the tensor back.
+            let d = <S::Output as Shape>::check_dims(&[])?;
+            return Ok(self.view_as(d, &[], self.offset));
+        }
         if self.dims()[k] != 1 {
             return Err(ShapeError::Invalid(format!(
                 "squeeze: dimension {k} has size {}, not 1",
@@ -283,8 +301,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// PyTorch's `narrow`. The caller states the result shape `S2`.
     ///
     /// # Errors
-    /// When `dim` is out of range, `start + len` exceeds the size, or the
-    /// result does not fit `S2`.
+    /// When the tensor is 0-d, `dim` is out of range, `start` exceeds the
+    /// size, `start + len` exceeds the size, or the result does not fit `S2`
+    /// (checked in this order, with PyTorch's messages).
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
@@ -300,14 +319,20 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         start: usize,
         len: usize,
     ) -> Result<Tensor<T, S2>, ShapeError> {
-        let d = wrap_dim(dim, self.rank())?;
         if self.rank() == 0 {
             return Err(ShapeError::Invalid(
                 "narrow() cannot be applied to a 0-dim tensor.".into(),
             ));
         }
+        let d = wrap_dim(dim, self.rank())?;
         let size = self.dims()[d];
-        if start.checked_add(len).is_none_or(|end| end > size) {
+        if start > size {
+            return Err(ShapeError::Invalid(format!(
+                "start out of range (expected to be in range of [{}, {size}], but got {start})",
+                -(size as isize)
+            )));
+        }
+        if len > size - start {
             return Err(ShapeError::Invalid(format!(
                 "start ({start}) + length ({len}) exceeds dimension size ({size})."
             )));
@@ -436,7 +461,7 @@ fn infer_size(sizes: &[isize], numel: usize) -> Result<DimVec, ShapeError> {
             -1 => {
                 return Err(ShapeError::Invalid(
                     "only one dimension can be inferred".into(),
-                ))
+                ));
             }
             s if s >= 0 => known = known.saturating_mul(s as usize),
             s => return Err(ShapeError::Invalid(format!("invalid shape dimension {s}"))),
@@ -445,6 +470,11 @@ fn infer_size(sizes: &[isize], numel: usize) -> Result<DimVec, ShapeError> {
     let shown = || sizes.iter().map(|&s| s as usize).collect::<Vec<_>>();
     let mut dims: DimVec = sizes.iter().map(|&s| s.max(0) as usize).collect();
     if let Some(i) = infer {
+        if known == 0 && numel == 0 {
+            return Err(ShapeError::Invalid(format!(
+                "cannot reshape tensor of 0 elements into shape {sizes:?} because the unspecified dimension size -1 can be any value and is ambiguous"
+            )));
+        }
         if known == 0 || numel % known != 0 {
             let shape: Vec<isize> = sizes.to_vec();
             return Err(ShapeError::Invalid(format!(
@@ -494,6 +524,82 @@ fn view_strides(old: &[usize], old_strides: &[usize], new: &[usize]) -> Option<D
         }
     }
     (view_d == -1).then_some(strides)
+}
+
+/// `a` and `b` as views of their common broadcast shape (stride 0 where
+/// stretched), as `torch.broadcast_tensors(a, b)`.
+///
+/// # Errors
+/// PyTorch's broadcast error when a run-time size does not match.
+///
+/// ```
+/// use shaped::{try_broadcast_tensors, Shape, Tensor};
+/// let a = Tensor::<f32, Shape![3, 1]>::zeros();
+/// let b = Tensor::<i64, Shape![4]>::zeros();
+/// let (x, y) = try_broadcast_tensors(&a, &b).unwrap();
+/// let _: (Tensor<f32, Shape![3, 4]>, Tensor<i64, Shape![3, 4]>) = (x.clone(), y.clone());
+/// assert_eq!((x.strides(), y.strides()), (&[1, 0][..], &[0, 1][..]));
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn try_broadcast_tensors<T: Element, U: Element, SA, SB: Shape>(
+    a: &Tensor<T, SA>,
+    b: &Tensor<U, SB>,
+) -> Result<(Tensor<T, Broadcast<SA, SB>>, Tensor<U, Broadcast<SA, SB>>), ShapeError>
+where
+    SA: BroadcastShape<SB>,
+{
+    let dims = crate::shape::broadcast_pair(a.dims(), b.dims())?;
+    Ok((a.stretched_to(&dims)?, b.stretched_to(&dims)?))
+}
+
+/// `a`, `b` and `c` as views of their common broadcast shape, as
+/// `torch.broadcast_tensors(a, b, c)`.
+///
+/// # Errors
+/// PyTorch's broadcast error when a run-time size does not match.
+///
+/// ```
+/// use shaped::{try_broadcast_tensors3, Shape, Tensor};
+/// let a = Tensor::<f32, Shape![3, 1]>::zeros();
+/// let b = Tensor::<f32, Shape![4]>::zeros();
+/// let c = Tensor::<bool, Shape![2, 1, 1]>::zeros();
+/// let (x, y, z) = try_broadcast_tensors3(&a, &b, &c).unwrap();
+/// assert_eq!((x.dims(), y.dims(), z.dims()), (&[2, 3, 4][..], &[2, 3, 4][..], &[2, 3, 4][..]));
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn try_broadcast_tensors3<T: Element, U: Element, V: Element, SA, SB: Shape, SC: Shape>(
+    a: &Tensor<T, SA>,
+    b: &Tensor<U, SB>,
+    c: &Tensor<V, SC>,
+) -> Result<
+    (
+        Tensor<T, <SA as Broadcast3<SB, SC>>::Output>,
+        Tensor<U, <SA as Broadcast3<SB, SC>>::Output>,
+        Tensor<V, <SA as Broadcast3<SB, SC>>::Output>,
+    ),
+    ShapeError,
+>
+where
+    SA: Broadcast3<SB, SC>,
+{
+    let ab = crate::shape::broadcast_pair(a.dims(), b.dims())?;
+    let dims = crate::shape::broadcast_pair(&ab, c.dims())?;
+    Ok((
+        a.stretched_to(&dims)?,
+        b.stretched_to(&dims)?,
+        c.stretched_to(&dims)?,
+    ))
+}
+
+impl<T: Element, S: Shape> Tensor<T, S> {
+    /// A view broadcast to `dims`, which the caller has computed as a
+    /// broadcast shape that `self` takes part in.
+    fn stretched_to<S2: Shape>(&self, dims: &[usize]) -> Result<Tensor<T, S2>, ShapeError> {
+        check_expand(self.dims(), dims)?;
+        let d = S2::check_dims(dims)?;
+        let strides = crate::iter::broadcast_strides(self.dims(), self.strides(), dims);
+        Ok(self.view_as(d, &strides, self.offset))
+    }
 }
 
 #[cfg(test)]

@@ -287,3 +287,65 @@ pub(crate) unsafe fn update3<O: Copy + Send + Sync, B: Copy + Sync, C: Copy + Sy
         }
     });
 }
+
+/// `out = f(a, b)` where both inputs are contiguous and one of them (`full`)
+/// has `rows * row_len` elements while the other (`row`) has `row_len`,
+/// repeated for every row: the common "bias" broadcast, and the equal-shape
+/// case when `rows == 1`. No plan is built, which keeps small calls cheap.
+///
+/// `row_first` says whether the repeated row is `f`'s first argument.
+///
+/// # Safety
+/// `out` has room for `rows * row_len` elements and overlaps neither input;
+/// `full` has `rows * row_len` readable elements, `row` has `row_len`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn map2_rows<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
+    out: *mut O,
+    a: Src<A>,
+    b: Src<B>,
+    rows: usize,
+    row_len: usize,
+    a_is_row: bool,
+    f: impl Fn(A, B) -> O + Sync,
+) {
+    let out = Dst(out);
+    // Elements s..e of the flattened result, walked as pieces of rows.
+    let run = |s: usize, e: usize| {
+        let (mut pos, mut j) = (s, s % row_len);
+        while pos < e {
+            let len = (row_len - j).min(e - pos);
+            // SAFETY: pos..pos + len lies inside `out` and `full`, and
+            // j..j + len inside `row` (j + len <= row_len), by the contract;
+            // each call writes its own range of `out`.
+            unsafe {
+                let o =
+                    core::slice::from_raw_parts_mut(out.ptr().add(pos) as *mut MaybeUninit<O>, len);
+                if a_is_row {
+                    let a = core::slice::from_raw_parts(a.ptr().add(j), len);
+                    let b = core::slice::from_raw_parts(b.ptr().add(pos), len);
+                    for ((o, &x), &y) in o.iter_mut().zip(a).zip(b) {
+                        o.write(f(x, y));
+                    }
+                } else {
+                    let a = core::slice::from_raw_parts(a.ptr().add(pos), len);
+                    let b = core::slice::from_raw_parts(b.ptr().add(j), len);
+                    for ((o, &x), &y) in o.iter_mut().zip(a).zip(b) {
+                        o.write(f(x, y));
+                    }
+                }
+            }
+            pos += len;
+            j = 0;
+        }
+    };
+    let total = rows * row_len;
+    if total < crate::iter::PARALLEL_GRAIN || rayon::current_num_threads() == 1 {
+        return run(0, total);
+    }
+    let threads = rayon::current_num_threads();
+    let chunks = (total / crate::iter::PARALLEL_GRAIN).clamp(1, threads * 4);
+    use rayon::prelude::*;
+    (0..chunks)
+        .into_par_iter()
+        .for_each(|c| run(c * total / chunks, (c + 1) * total / chunks));
+}

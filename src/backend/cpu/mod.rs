@@ -7,8 +7,9 @@
 
 mod alloc;
 mod elementwise;
+pub(crate) mod index;
 mod reduce;
 
 pub(crate) use alloc::alloc_filled_by;
-pub(crate) use elementwise::{map1, map2, map3, update1, update2, update3, Src};
-pub(crate) use reduce::{reduce, Reducer, Run};
+pub(crate) use elementwise::{Src, map1, map2, map2_rows, map3, update1, update2, update3};
+pub(crate) use reduce::{Reducer, Run, reduce};

@@ -28,7 +28,7 @@ use core::marker::PhantomData;
 use rayon::prelude::*;
 use smallvec::SmallVec;
 
-use crate::iter::{Plan, PARALLEL_GRAIN};
+use crate::iter::{PARALLEL_GRAIN, Plan};
 
 /// `len` elements of an input, `stride` elements apart: one inner loop.
 pub(crate) struct Run<'a, T> {
@@ -79,7 +79,13 @@ impl<'a, T: Copy> Run<'a, T> {
     pub(crate) fn sub(&self, lo: usize, hi: usize) -> Run<'a, T> {
         assert!(lo <= hi && hi <= self.len, "sub-run out of bounds");
         // SAFETY: a sub-range of a valid run is valid.
-        unsafe { Run::new(self.ptr.wrapping_add(lo * self.stride), self.stride, hi - lo) }
+        unsafe {
+            Run::new(
+                self.ptr.wrapping_add(lo * self.stride),
+                self.stride,
+                hi - lo,
+            )
+        }
     }
 }
 
@@ -180,11 +186,7 @@ impl<P> Cascade<P> {
     /// Everything pushed, combined in push order; `None` if nothing was.
     fn finish(self, combine: &impl Fn(P, P) -> P) -> Option<P> {
         // Higher levels hold earlier pushes.
-        self.levels
-            .into_iter()
-            .rev()
-            .flatten()
-            .reduce(|earlier, later| combine(earlier, later))
+        self.levels.into_iter().rev().flatten().reduce(combine)
     }
 }
 
@@ -287,7 +289,11 @@ impl Split {
         let kept_stride = *self.kept.strides(1).last()?;
         let red_stride = *self.red.strides(0).last()?;
         let kept_contiguous_out = *self.kept.strides(0).last()? == 1;
-        (self.red.numel() > 1 && kept_stride == 1 && red_stride != 1 && kept_contiguous_out && w >= 8)
+        (self.red.numel() > 1
+            && kept_stride == 1
+            && red_stride != 1
+            && kept_contiguous_out
+            && w >= 8)
             .then_some(w)
     }
 
@@ -324,7 +330,12 @@ impl Split {
     ///
     /// # Safety
     /// The module's contract.
-    unsafe fn inner<T: Copy + Sync, R: Reducer<T>>(&self, out: &OutPtr<R::Out>, input: &In<T>, r: &R) {
+    unsafe fn inner<T: Copy + Sync, R: Reducer<T>>(
+        &self,
+        out: &OutPtr<R::Out>,
+        input: &In<T>,
+        r: &R,
+    ) {
         let (n_out, n_red) = (self.kept.numel(), self.red.numel());
         let threads = rayon::current_num_threads();
         let outputs = |start: usize, end: usize| {
@@ -344,7 +355,9 @@ impl Split {
             return outputs(0, n_out);
         }
         if n_out >= 4 * threads {
-            let chunks = (n_out * n_red / PARALLEL_GRAIN).clamp(1, 8 * threads).min(n_out);
+            let chunks = (n_out * n_red / PARALLEL_GRAIN)
+                .clamp(1, 8 * threads)
+                .min(n_out);
             (0..chunks)
                 .into_par_iter()
                 .for_each(|c| outputs(c * n_out / chunks, (c + 1) * n_out / chunks));
@@ -359,7 +372,9 @@ impl Split {
                 let partials: Vec<R::Acc> = (0..pieces)
                     .into_par_iter()
                     // SAFETY: forwarded.
-                    .map(|p| unsafe { self.fold_piece(input, i, p * n_red / pieces, (p + 1) * n_red / pieces, r) })
+                    .map(|p| unsafe {
+                        self.fold_piece(input, i, p * n_red / pieces, (p + 1) * n_red / pieces, r)
+                    })
                     .collect();
                 let mut cascade = Cascade::new();
                 for p in partials {
@@ -377,7 +392,12 @@ impl Split {
     ///
     /// # Safety
     /// The module's contract.
-    unsafe fn outer<T: Copy + Sync, R: Reducer<T>>(&self, out: &OutPtr<R::Out>, input: &In<T>, r: &R) {
+    unsafe fn outer<T: Copy + Sync, R: Reducer<T>>(
+        &self,
+        out: &OutPtr<R::Out>,
+        input: &In<T>,
+        r: &R,
+    ) {
         let w = self.outer_tile().expect("checked by the caller");
         let n_rows = self.kept.numel() / w;
         let tiles = w.div_ceil(TILE);
@@ -387,7 +407,8 @@ impl Split {
             let (lo, hi) = (tile * TILE, ((tile + 1) * TILE).min(w));
             // Offsets of element `lo` of kept row `row`.
             let mut base = [0usize; 3];
-            self.kept.segments(row * w + lo, row * w + lo + 1, |offs, _, _| base = offs);
+            self.kept
+                .segments(row * w + lo, row * w + lo + 1, |offs, _, _| base = offs);
             // SAFETY: forwarded.
             unsafe { self.outer_tile_fold(out, input, r, base[0], base[1], hi - lo) };
         };
@@ -433,7 +454,8 @@ impl Split {
         self.red.segments(0, self.red.numel(), |offs, st, len| {
             // SAFETY: the row's `width` elements are part of the input's
             // layout (kept stride 1 inside the tile).
-            let row = |q: usize| unsafe { Run::new(input.ptr().add(i + offs[0] + q * st[0]), 1, width) };
+            let row =
+                |q: usize| unsafe { Run::new(input.ptr().add(i + offs[0] + q * st[0]), 1, width) };
             let index = |q: usize| offs[1] + q * st[1];
             let mut q = 0;
             while q < len {
@@ -455,7 +477,9 @@ impl Split {
         if rows_in_block > 0 {
             cascade.push(block, &combine);
         }
-        let acc = cascade.finish(&combine).unwrap_or_else(|| vec![r.init(); width]);
+        let acc = cascade
+            .finish(&combine)
+            .unwrap_or_else(|| vec![r.init(); width]);
         for (j, a) in acc.into_iter().enumerate() {
             // SAFETY: outputs `o..o + width` belong to this tile alone.
             unsafe { out.ptr().add(o + j).write(r.finish(a)) };

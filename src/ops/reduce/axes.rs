@@ -50,7 +50,11 @@ pub(crate) fn from_axis(k: usize, rank: usize) -> Result<Mask, ShapeError> {
 
 /// The number of elements each output reduces.
 pub(crate) fn reduced_count(dims: &[usize], mask: &[bool]) -> usize {
-    dims.iter().zip(mask).filter(|&(_, &m)| m).map(|(&d, _)| d).product()
+    dims.iter()
+        .zip(mask)
+        .filter(|&(_, &m)| m)
+        .map(|(&d, _)| d)
+        .product()
 }
 
 /// The result's sizes: reduced dimensions dropped, or kept as 1.
@@ -71,7 +75,10 @@ mod tests {
 
     #[test]
     fn dims_wrap_and_refuse_duplicates() {
-        assert_eq!(from_dims(&[-1], 3).unwrap().as_slice(), &[false, false, true]);
+        assert_eq!(
+            from_dims(&[-1], 3).unwrap().as_slice(),
+            &[false, false, true]
+        );
         assert_eq!(from_dims(&[], 2).unwrap().as_slice(), &[true, true]);
         assert_eq!(
             from_dims(&[2], 2).unwrap_err().to_string(),
@@ -87,8 +94,14 @@ mod tests {
 
     #[test]
     fn result_sizes() {
-        assert_eq!(result_dims(&[4, 3, 5], &[false, true, false], false).as_slice(), &[4, 5]);
-        assert_eq!(result_dims(&[4, 3, 5], &[false, true, false], true).as_slice(), &[4, 1, 5]);
+        assert_eq!(
+            result_dims(&[4, 3, 5], &[false, true, false], false).as_slice(),
+            &[4, 5]
+        );
+        assert_eq!(
+            result_dims(&[4, 3, 5], &[false, true, false], true).as_slice(),
+            &[4, 1, 5]
+        );
         assert_eq!(reduced_count(&[4, 3, 5], &[true, false, true]), 20);
     }
 }

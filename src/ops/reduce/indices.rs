@@ -6,9 +6,9 @@
 
 use super::axes;
 use super::reducers::ArgExtreme;
+use crate::Tensor;
 use crate::element::Numeric;
 use crate::shape::{DynRank, RemoveAxis, Shape, ShapeError};
-use crate::Tensor;
 
 /// Values and indices of an extreme along some dims.
 type Pair<T, S> = (Tensor<T, S>, Tensor<i64, S>);
@@ -28,7 +28,10 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         let pairs = super::reduce_vec(self.layout(), m, &ArgExtreme::<MAX>);
         let dims = axes::result_dims(self.dims(), m, keepdim);
         let (values, indices): (Vec<T>, Vec<i64>) = pairs.into_iter().unzip();
-        Ok((Tensor::try_from_vec(values, &dims)?, Tensor::try_from_vec(indices, &dims)?))
+        Ok((
+            Tensor::try_from_vec(values, &dims)?,
+            Tensor::try_from_vec(indices, &dims)?,
+        ))
     }
 }
 

@@ -4,9 +4,9 @@
 
 use super::axes;
 use super::reducers::{Extreme, Moments, Norm, NormKind, Prod, Sum, Truth};
+use crate::Tensor;
 use crate::element::{Element, Float, Numeric};
 use crate::shape::{DynRank, RemoveAxis, Shape, ShapeError};
-use crate::Tensor;
 
 macro_rules! reductions {
     ($(

@@ -53,21 +53,31 @@ mod softmax;
 mod sum_to;
 
 pub(crate) use axes::{
-    all as all_mask, from_axis as axis_mask, from_dims as dims_mask, reduced_count, result_dims, Mask,
+    Mask, all as all_mask, from_axis as axis_mask, from_dims as dims_mask, reduced_count,
+    result_dims,
 };
 
+use crate::Tensor;
 use crate::backend::cpu::{self, Reducer};
 use crate::element::Element;
-use crate::iter::{contiguous_strides, Plan};
+use crate::iter::{Plan, contiguous_strides};
 use crate::ops::exec::Layout;
 use crate::shape::{DimVec, Shape, ShapeError};
-use crate::Tensor;
 
 /// Reduces `l` over the dimensions in `mask`: one output per kept index,
 /// row-major over the kept dimensions.
-pub(crate) fn reduce_vec<T: Element, R: Reducer<T>>(l: Layout<'_, T>, mask: &[bool], r: &R) -> Vec<R::Out> {
+pub(crate) fn reduce_vec<T: Element, R: Reducer<T>>(
+    l: Layout<'_, T>,
+    mask: &[bool],
+    r: &R,
+) -> Vec<R::Out> {
     let keep_sizes = axes::result_dims(l.dims, mask, true);
-    let reduced_sizes: DimVec = l.dims.iter().zip(mask).map(|(&d, &m)| if m { d } else { 1 }).collect();
+    let reduced_sizes: DimVec = l
+        .dims
+        .iter()
+        .zip(mask)
+        .map(|(&d, &m)| if m { d } else { 1 })
+        .collect();
     let mut out_strides = contiguous_strides(&keep_sizes);
     let mut index_strides = contiguous_strides(&reduced_sizes);
     for (i, &m) in mask.iter().enumerate() {
@@ -77,7 +87,14 @@ pub(crate) fn reduce_vec<T: Element, R: Reducer<T>>(l: Layout<'_, T>, mask: &[bo
             index_strides[i] = 0;
         }
     }
-    let plan = Plan::new(l.dims, [(&out_strides, 0), (l.strides, l.offset), (&index_strides, 0)]);
+    let plan = Plan::new(
+        l.dims,
+        [
+            (&out_strides, 0),
+            (l.strides, l.offset),
+            (&index_strides, 0),
+        ],
+    );
     let n_out: usize = keep_sizes.iter().product();
     let g = l.storage.read();
     // SAFETY: the output is fresh with `n_out` elements, one per kept index,
@@ -88,7 +105,12 @@ pub(crate) fn reduce_vec<T: Element, R: Reducer<T>>(l: Layout<'_, T>, mask: &[bo
 }
 
 /// PyTorch's error for a reduction with no identity over no elements.
-fn check_nonempty(name: Option<&str>, dims: &[usize], mask: &[bool], all: bool) -> Result<(), ShapeError> {
+fn check_nonempty(
+    name: Option<&str>,
+    dims: &[usize],
+    mask: &[bool],
+    all: bool,
+) -> Result<(), ShapeError> {
     let Some(name) = name else { return Ok(()) };
     if all && dims.contains(&0) {
         return Err(ShapeError::Invalid(format!(

@@ -57,7 +57,13 @@ fn pairwise<T: Numeric>(run: Run<'_, T>, f: &impl Fn(T) -> T) -> T {
 
 /// Folds a run one element at a time (the default for non-sums).
 #[inline(always)]
-fn fold_seq<T: Copy, R: Reducer<T>>(r: &R, acc: R::Acc, run: Run<'_, T>, index: usize, step: usize) -> R::Acc {
+fn fold_seq<T: Copy, R: Reducer<T>>(
+    r: &R,
+    acc: R::Acc,
+    run: Run<'_, T>,
+    index: usize,
+    step: usize,
+) -> R::Acc {
     let mut acc = acc;
     for k in 0..run.len() {
         acc = r.fold(acc, run.get(k), index + k * step);
@@ -170,7 +176,11 @@ impl<T: Numeric, const MAX: bool> Reducer<T> for Extreme<MAX> {
     }
     #[inline(always)]
     fn fold(&self, acc: T, x: T, _: usize) -> T {
-        if MAX { scalar::maximum(acc, x) } else { scalar::minimum(acc, x) }
+        if MAX {
+            scalar::maximum(acc, x)
+        } else {
+            scalar::minimum(acc, x)
+        }
     }
     fn combine(&self, a: T, b: T) -> T {
         self.fold(a, b, 0)
@@ -194,7 +204,12 @@ impl<const MAX: bool> ArgExtreme<MAX> {
         if is_nan(earlier.0) {
             return false;
         }
-        is_nan(later.0) || if MAX { later.0 > earlier.0 } else { later.0 < earlier.0 }
+        is_nan(later.0)
+            || if MAX {
+                later.0 > earlier.0
+            } else {
+                later.0 < earlier.0
+            }
     }
 }
 
@@ -207,10 +222,18 @@ impl<T: Numeric, const MAX: bool> Reducer<T> for ArgExtreme<MAX> {
     }
     #[inline(always)]
     fn fold(&self, acc: (T, usize), x: T, index: usize) -> (T, usize) {
-        if Self::wins(acc, (x, index)) { (x, index) } else { acc }
+        if Self::wins(acc, (x, index)) {
+            (x, index)
+        } else {
+            acc
+        }
     }
     fn combine(&self, a: (T, usize), b: (T, usize)) -> (T, usize) {
-        if b.1 != usize::MAX && Self::wins(a, b) { b } else { a }
+        if b.1 != usize::MAX && Self::wins(a, b) {
+            b
+        } else {
+            a
+        }
     }
     fn finish(&self, acc: (T, usize)) -> (T, i64) {
         (acc.0, acc.1 as i64)
@@ -303,7 +326,11 @@ impl Norm {
     fn term<T: Float>(&self, x: T) -> T {
         match self.0 {
             NormKind::Zero => {
-                if x == T::zero() { T::zero() } else { T::one() }
+                if x == T::zero() {
+                    T::zero()
+                } else {
+                    T::one()
+                }
             }
             NormKind::One => x.abs(),
             NormKind::Two => x * x,

@@ -4,14 +4,18 @@
 
 use super::axes;
 use super::reducers::MaxAndSum;
+use crate::Tensor;
 use crate::element::Float;
 use crate::ops::exec;
 use crate::shape::{DynRank, RemoveAxis, Shape, ShapeError};
-use crate::Tensor;
 
 impl<T: Float, S: Shape> Tensor<T, S> {
     /// `f(x, m, s)` for each element, with `m` and `s` of its slice along `dim`.
-    fn along_slices(&self, dim: isize, f: impl Fn(T, T, T) -> T + Sync) -> Result<Tensor<T, S>, ShapeError> {
+    fn along_slices(
+        &self,
+        dim: isize,
+        f: impl Fn(T, T, T) -> T + Sync,
+    ) -> Result<Tensor<T, S>, ShapeError> {
         let m = axes::from_dims(&[dim], self.rank())?;
         let stats = super::reduce_vec(self.layout(), &m, &MaxAndSum);
         let dims = axes::result_dims(self.dims(), &m, true);

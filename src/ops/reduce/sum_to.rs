@@ -10,9 +10,9 @@
 
 use super::axes::Mask;
 use super::reducers::Sum;
-use crate::element::Numeric;
-use crate::shape::{check_expand, ExpandsTo, FixedShape, Shape, ShapeError};
 use crate::Tensor;
+use crate::element::Numeric;
+use crate::shape::{ExpandsTo, FixedShape, Shape, ShapeError, check_expand};
 
 /// The dimensions of a tensor of sizes `from` that summing to `to` reduces,
 /// or `None` when `to` does not broadcast to `from`.
@@ -44,9 +44,9 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(g.try_sum_to_size::<DynRank>(&[5]).unwrap_err().to_string(),
     ///     "size {[5]} is not expandable to size {[2, 3, 4]}.");
     /// ```
-    pub fn try_sum_to_size<S2: Shape>(&self, dims: &[usize]) -> Result<Tensor<T, S2>, ShapeError>
+    pub fn try_sum_to_size<S2>(&self, dims: &[usize]) -> Result<Tensor<T, S2>, ShapeError>
     where
-        S2: ExpandsTo<S>,
+        S2: Shape + ExpandsTo<S>,
     {
         let mask = sum_to_mask(self.dims(), dims).ok_or_else(|| {
             ShapeError::Invalid(format!(
@@ -74,9 +74,9 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(b.to_vec(), vec![4.0; 3]);
     /// ```
     #[track_caller]
-    pub fn sum_to_size<S2: Shape>(&self, dims: &[usize]) -> Tensor<T, S2>
+    pub fn sum_to_size<S2>(&self, dims: &[usize]) -> Tensor<T, S2>
     where
-        S2: ExpandsTo<S>,
+        S2: Shape + ExpandsTo<S>,
     {
         self.try_sum_to_size(dims).unwrap_or_else(|e| panic!("{e}"))
     }
@@ -98,9 +98,9 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(b.to_vec()[0], 4096.0);
     /// ```
     #[track_caller]
-    pub fn sum_to<S2: FixedShape>(&self) -> Tensor<T, S2>
+    pub fn sum_to<S2>(&self) -> Tensor<T, S2>
     where
-        S2: ExpandsTo<S>,
+        S2: FixedShape + ExpandsTo<S>,
     {
         let dims = S2::static_sizes().expect("a fixed shape has static sizes");
         self.sum_to_size(dims.as_ref())

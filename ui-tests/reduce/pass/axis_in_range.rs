@@ -1,4 +1,4 @@
-// The compiling twin of `axis_out_of_range.rs`: axis 2 exists.
+// The compiling twin of `../axis_out_of_range.rs`: axis 2 exists.
 use shaped::{Shape, Tensor};
 
 fn main() {

@@ -1,4 +1,4 @@
-// The compiling twin of `sum_to_not_broadcast.rs`: (3,) and (2, 1)
+// The compiling twin of `../sum_to_not_broadcast.rs`: (3,) and (2, 1)
 // broadcast to (2, 3).
 use shaped::{Shape, Tensor};
 

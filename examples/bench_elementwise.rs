@@ -1,0 +1,101 @@
+//! Timing harness for the elementwise benchmark cases, run side by side with
+//! NumPy and PyTorch by `benches/compare_elementwise.py`. Prints one line per
+//! case: `name<TAB>median nanoseconds per call`, plus a STREAM-style add
+//! bandwidth measured in the same process.
+//!
+//! `cargo run --release --example bench_elementwise`
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+use shaped::{Shape, Tensor};
+
+/// Median time per call of `f`, in nanoseconds, over `reps` timed batches of
+/// `inner` calls each (after one warm-up batch).
+fn median_ns(reps: usize, inner: usize, mut f: impl FnMut()) -> f64 {
+    for _ in 0..inner {
+        f();
+    }
+    let mut t: Vec<f64> = (0..reps)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..inner {
+                f();
+            }
+            start.elapsed().as_nanos() as f64 / inner as f64
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[reps / 2]
+}
+
+/// STREAM's add kernel, `c = a + b`, on 256 MiB arrays with the same threads
+/// as the library; returns GB/s counting three arrays of traffic.
+fn stream_add_gbs() -> f64 {
+    let n = 64 << 20;
+    let a = vec![1.0f32; n];
+    let b = vec![2.0f32; n];
+    let mut c = vec![0.0f32; n];
+    let chunk = n / rayon::current_num_threads() / 4;
+    let ns = median_ns(7, 1, || {
+        c.par_chunks_mut(chunk)
+            .zip(a.par_chunks(chunk).zip(b.par_chunks(chunk)))
+            .for_each(|(c, (a, b))| {
+                for ((c, a), b) in c.iter_mut().zip(a).zip(b) {
+                    *c = a + b;
+                }
+            });
+    });
+    assert!(c.iter().all(|&x| x == 3.0));
+    3.0 * (n * 4) as f64 / ns
+}
+
+fn main() {
+    println!("stream_add_GBps\t{:.2}", stream_add_gbs());
+    println!("threads\t{}", rayon::current_num_threads());
+
+    let a = Tensor::<f32, Shape![4096, 4096]>::rand(1);
+    let b = Tensor::<f32, Shape![4096, 4096]>::rand(2);
+    let mut out = Tensor::<f32, Shape![4096, 4096]>::zeros();
+    println!("same_alloc\t{:.0}", median_ns(9, 1, || drop(&a + &b)));
+    println!(
+        "same_out\t{:.0}",
+        median_ns(9, 1, || a.add_out(&b, &mut out).unwrap())
+    );
+
+    let col = Tensor::<f32, Shape![4096, 1]>::rand(3);
+    let row = Tensor::<f32, Shape![1, 4096]>::rand(4);
+    println!("outer_alloc\t{:.0}", median_ns(9, 1, || drop(&col + &row)));
+    println!(
+        "outer_out\t{:.0}",
+        median_ns(9, 1, || col.add_out(&row, &mut out).unwrap())
+    );
+
+    let v = Tensor::<f32, Shape![4096]>::rand(5);
+    println!("row_alloc\t{:.0}", median_ns(9, 1, || drop(&a + &v)));
+    println!(
+        "row_out\t{:.0}",
+        median_ns(9, 1, || a.add_out(&v, &mut out).unwrap())
+    );
+
+    let p = Tensor::<f32, Shape![256, 1, 1024]>::rand(6);
+    let q = Tensor::<f32, Shape![1, 256, 1024]>::rand(7);
+    let mut out3 = Tensor::<f32, Shape![256, 256, 1024]>::zeros();
+    println!("batch_alloc\t{:.0}", median_ns(9, 1, || drop(&p + &q)));
+    println!(
+        "batch_out\t{:.0}",
+        median_ns(9, 1, || p.add_out(&q, &mut out3).unwrap())
+    );
+
+    let s = Tensor::<f32, Shape![8, 8]>::rand(8);
+    let t = Tensor::<f32, Shape![8]>::rand(9);
+    let mut o = Tensor::<f32, Shape![8, 8]>::zeros();
+    println!(
+        "small_alloc\t{:.1}",
+        median_ns(21, 20_000, || drop(&s + &t))
+    );
+    println!(
+        "small_out\t{:.1}",
+        median_ns(21, 20_000, || s.add_out(&t, &mut o).unwrap())
+    );
+}

@@ -1,0 +1,673 @@
+//! `gather`, the scatter family and `take_along_dim`: an index tensor picks,
+//! for each of its elements, a position along `dim`.
+//!
+//! Shape rules, as current PyTorch (no broadcasting of the index: the wiki
+//! left it open and PyTorch settled on none):
+//! - `gather(dim, index)`: `index.dim() == self.dim()`, and
+//!   `index.size(d) <= self.size(d)` for `d != dim`; the result has the
+//!   index's shape (and type).
+//! - `scatter_(dim, index, src)`, `scatter_add_`: `index.dim() == self.dim()
+//!   == src.dim()`, `index.size(d) <= self.size(d)` for `d != dim` and
+//!   `index.size(d) <= src.size(d)` for every `d`; an empty index writes
+//!   nothing and is not checked. `self` keeps its shape.
+//! - `take_along_dim::<K>(indices)`: equal ranks; `self` and `indices`
+//!   broadcast against each other everywhere but along `K`, then gather.
+//!
+//! A 0-d tensor counts as 1-d of size 1, as PyTorch's `ensure_nonempty_dim`.
+//! Repeated indices: `scatter_add_` adds every contribution; `scatter_`
+//! keeps the last one in row-major order (PyTorch leaves it unspecified).
+//!
+//! ```
+//! use shaped::{Shape, Tensor};
+//! let t = Tensor::<f32, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]);
+//! let idx = Tensor::<i64, Shape![2, 1]>::from_vec(vec![2, 0]);
+//! let g: Tensor<f32, Shape![2, 1]> = t.gather(1, &idx);
+//! assert_eq!(g.to_vec(), vec![3., 4.]);
+//! // The backward of gather: scatter_add into zeros of self's shape.
+//! let mut grad = Tensor::<f32, Shape![2, 3]>::zeros();
+//! grad.scatter_add_(1, &idx, &Tensor::<f32, Shape![2, 1]>::ones());
+//! assert_eq!(grad.to_vec(), vec![0., 0., 1., 1., 0., 0.]);
+//! ```
+
+use crate::Tensor;
+use crate::backend::cpu::index::{self as kernel, ScatterOut, Strided};
+use crate::element::{Element, Numeric};
+use crate::iter::broadcast_strides;
+use crate::ops::exec::{self, Layout};
+use crate::shape::{Broadcast, BroadcastShape, One, SetAxis, Shape, ShapeError, broadcast_pair};
+use crate::tensor::wrap_dim;
+
+use super::{IndexElement, NonEmpty, out_of_bounds, storage_addr};
+
+/// The written values of a scatter: a tensor read through strides in the
+/// index's sizes, or one value for every position.
+pub(crate) enum Source<'a, T> {
+    /// A tensor, its strides given in the iteration's sizes.
+    Tensor(Layout<'a, T>),
+    /// One value.
+    Value(T),
+}
+
+/// `out[i with dim replaced by index[i]] = f(that, src[i])` for every `i` of
+/// `dims`: the erased core of `scatter_`, `scatter_add_`, `index_add_` and
+/// `index_copy_`. `index` and `src` carry strides in `dims`; `out` its own
+/// sizes and strides (0-d already seen as 1-d). `op` prefixes the message
+/// of an index out of range (`"index_copy_(): "`, as PyTorch words it).
+pub(crate) fn run_scatter<T: Element, I: IndexElement>(
+    op: &str,
+    out: Layout<'_, T>,
+    dim: usize,
+    dims: &[usize],
+    index: Layout<'_, I>,
+    src: Source<'_, T>,
+    f: impl Fn(T, T) -> T + Sync,
+) -> Result<(), ShapeError> {
+    exec::check_no_internal_overlap(&out)?;
+    // Inputs that share the written buffer are copied first.
+    if storage_addr(index.storage) == storage_addr(out.storage) {
+        let copy = exec::map1::<I, I, crate::DynRank>(index, |x| x)?;
+        return run_scatter(op, out, dim, dims, copy.layout(), src, f);
+    }
+    if let Source::Tensor(s) = &src {
+        if storage_addr(s.storage) == storage_addr(out.storage) {
+            let copy = exec::map1::<T, T, crate::DynRank>(*s, |x| x)?;
+            return run_scatter(op, out, dim, dims, index, Source::Tensor(copy.layout()), f);
+        }
+    }
+    let (src_storage, src_strides, src_offset, value) = match src {
+        Source::Tensor(s) => (
+            Some(s.storage),
+            s.strides.to_vec(),
+            s.offset,
+            [T::default()],
+        ),
+        Source::Value(v) => (None, vec![0; dims.len()], 0, [v]),
+    };
+    // Take the locks in address order (see `exec::update2`).
+    let mut order = [
+        (storage_addr(out.storage), 0),
+        (storage_addr(index.storage), 1),
+        (src_storage.map_or(usize::MAX, storage_addr), 2),
+    ];
+    order.sort_unstable();
+    let (mut g_out, mut g_idx, mut g_src) = (None, None, None);
+    for (_, which) in order {
+        match which {
+            0 => g_out = Some(out.storage.write()),
+            1 => g_idx = Some(index.storage.read()),
+            _ => g_src = src_storage.map(|s| s.read()),
+        }
+    }
+    let (mut g_out, g_idx) = (g_out.expect("locked"), g_idx.expect("locked"));
+    let src_data: &[T] = match &g_src {
+        Some(g) => g,
+        None => &value,
+    };
+    let result = kernel::scatter(
+        ScatterOut {
+            data: &mut g_out,
+            strides: out.strides,
+            offset: out.offset,
+            dims: out.dims,
+        },
+        dims,
+        dim,
+        Strided {
+            data: &g_idx,
+            strides: index.strides,
+            offset: index.offset,
+        },
+        Strided {
+            data: src_data,
+            strides: &src_strides,
+            offset: src_offset,
+        },
+        f,
+    );
+    result.map_err(|v| {
+        let e = out_of_bounds(v, dim, out.dims[dim]);
+        ShapeError::Invalid(format!("{op}{e}"))
+    })
+}
+
+/// `out[i] = src[i with dim replaced by index[i]]` for every `i` of `dims`:
+/// the erased core of `gather`, `take_along_dim` and `index_select`.
+/// `index` and `src` carry strides in `dims`; `src_dim` is `src`'s size and
+/// stride along `dim`.
+pub(crate) fn run_gather<T: Element, I: IndexElement>(
+    dims: &[usize],
+    dim: usize,
+    index: Layout<'_, I>,
+    src: Layout<'_, T>,
+    src_dim: (usize, usize),
+) -> Result<Vec<T>, ShapeError> {
+    let (g_idx, g_src) = (index.storage.read(), src.storage.read());
+    kernel::gather(
+        dims,
+        dim,
+        Strided {
+            data: &g_idx,
+            strides: index.strides,
+            offset: index.offset,
+        },
+        Strided {
+            data: &g_src,
+            strides: src.strides,
+            offset: src.offset,
+        },
+        src_dim,
+    )
+    .map_err(|v| out_of_bounds(v, dim, src_dim.0))
+}
+
+/// `gather`'s shape checks and call, on erased layouts.
+fn gather_impl<T: Element, I: IndexElement>(
+    src: Layout<'_, T>,
+    dim: isize,
+    index: Layout<'_, I>,
+) -> Result<Vec<T>, ShapeError> {
+    let (s, ix) = (NonEmpty::of(&src), NonEmpty::of(&index));
+    let dim = wrap_dim(dim, src.dims.len())?;
+    if s.dims.len() != ix.dims.len() {
+        return Err(ShapeError::Invalid(
+            "Index tensor must have the same number of dimensions as input tensor".into(),
+        ));
+    }
+    for d in (0..s.dims.len()).filter(|&d| d != dim) {
+        if ix.dims[d] > s.dims[d] {
+            return Err(ShapeError::Invalid(format!(
+                "Size does not match at dimension {d} expected index {:?} to be no larger than self {:?} apart from dimension {dim}",
+                index.dims, src.dims
+            )));
+        }
+    }
+    let idx = Layout {
+        dims: &ix.dims,
+        strides: &ix.strides,
+        ..index
+    };
+    let sl = Layout {
+        dims: &s.dims,
+        strides: &s.strides,
+        ..src
+    };
+    run_gather(&ix.dims, dim, idx, sl, (s.dims[dim], s.strides[dim]))
+}
+
+/// PyTorch's `scatter_shape_check`: `Ok(None)` when the index is empty
+/// (nothing to write, nothing checked), else the wrapped `dim`.
+fn scatter_checks(
+    self_dims: &[usize],
+    dim: isize,
+    index_dims: &[usize],
+    src_dims: Option<&[usize]>,
+) -> Result<Option<usize>, ShapeError> {
+    let dim = wrap_dim(dim, self_dims.len())?;
+    if index_dims.contains(&0) {
+        return Ok(None);
+    }
+    let nonempty = |d: &[usize]| if d.is_empty() { vec![1] } else { d.to_vec() };
+    let (s, ix) = (nonempty(self_dims), nonempty(index_dims));
+    if s.len() != ix.len() {
+        return Err(ShapeError::Invalid(
+            "Index tensor must have the same number of dimensions as self tensor".into(),
+        ));
+    }
+    let mut wrong = (0..s.len()).any(|d| d != dim && ix[d] > s[d]);
+    if let Some(src) = src_dims {
+        let sr = nonempty(src);
+        if !wrong && sr.len() == ix.len() {
+            wrong = (0..ix.len()).any(|d| ix[d] > sr[d]);
+        }
+        if sr.len() != ix.len() {
+            return Err(ShapeError::Invalid(
+                "Index tensor must have the same number of dimensions as src tensor".into(),
+            ));
+        }
+        if wrong {
+            return Err(ShapeError::Invalid(format!(
+                "Expected index {index_dims:?} to be no larger than self {self_dims:?} apart from dimension {dim} and to be no larger size than src {src:?}"
+            )));
+        }
+    } else if wrong {
+        return Err(ShapeError::Invalid(format!(
+            "Expected index {index_dims:?} to be no larger than self {self_dims:?} apart from dimension {dim}"
+        )));
+    }
+    Ok(Some(dim))
+}
+
+/// `scatter`'s checks and call, on erased layouts.
+fn scatter_impl<T: Element, I: IndexElement>(
+    out: Layout<'_, T>,
+    dim: isize,
+    index: Layout<'_, I>,
+    src: Source<'_, T>,
+    f: impl Fn(T, T) -> T + Sync,
+) -> Result<(), ShapeError> {
+    let src_dims = match &src {
+        Source::Tensor(s) => Some(s.dims),
+        Source::Value(_) => None,
+    };
+    let Some(dim) = scatter_checks(out.dims, dim, index.dims, src_dims)? else {
+        return Ok(());
+    };
+    let (o, ix) = (NonEmpty::of(&out), NonEmpty::of(&index));
+    let src_ne = match &src {
+        Source::Tensor(s) => Some(NonEmpty::of(s)),
+        Source::Value(_) => None,
+    };
+    let src = match (&src, &src_ne) {
+        (Source::Tensor(s), Some(ne)) => Source::Tensor(Layout {
+            dims: &ne.dims,
+            strides: &ne.strides,
+            ..*s
+        }),
+        (Source::Value(v), _) => Source::Value(*v),
+        (Source::Tensor(_), None) => unreachable!("a tensor source has its layout"),
+    };
+    let out = Layout {
+        dims: &o.dims,
+        strides: &o.strides,
+        ..out
+    };
+    let idx = Layout {
+        dims: &ix.dims,
+        strides: &ix.strides,
+        ..index
+    };
+    run_scatter("", out, dim, &ix.dims, idx, src, f)
+}
+
+impl<T: Element, S: Shape> Tensor<T, S> {
+    /// The elements of `self` picked along `dim` by `index`, as
+    /// `torch.gather(self, dim, index)`: `out[i][j][k] = self[index[i][j][k]][j][k]`
+    /// for `dim = 0`, and so on. The result has the index's shape.
+    ///
+    /// # Errors
+    /// PyTorch's: `dim` out of range; `Index tensor must have the same number
+    /// of dimensions as input tensor`; `Size does not match at dimension 1
+    /// expected index [2, 4] to be no larger than self [2, 3] apart from
+    /// dimension 0`; `index 3 is out of bounds for dimension 1 with size 3`
+    /// (negative values are out of range too).
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2, 3]>::from_vec(vec![1, 2, 3, 4, 5, 6]);
+    /// let idx = Tensor::<i64, Shape![1, 3]>::from_vec(vec![1, 0, 1]);
+    /// assert_eq!(t.try_gather(0, &idx).unwrap().to_vec(), vec![4, 2, 6]);
+    /// let bad = Tensor::<i64, Shape![1, 1]>::from_vec(vec![3]);
+    /// assert_eq!(t.try_gather(1, &bad).err().unwrap().to_string(),
+    ///     "index 3 is out of bounds for dimension 1 with size 3");
+    /// ```
+    pub fn try_gather<SI: Shape>(
+        &self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, SI>,
+    ) -> Result<Tensor<T, SI>, ShapeError> {
+        let data = gather_impl(self.layout(), dim, index.layout())?;
+        Ok(Tensor::from_parts(data, SI::check_dims(index.dims())?))
+    }
+
+    /// The elements of `self` picked along `dim` by `index`.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_gather`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f64, Shape![3]>::from_vec(vec![10., 20., 30.]);
+    /// let idx = Tensor::<i32, Shape![4]>::from_vec(vec![2, 2, 0, 1]);
+    /// assert_eq!(t.gather(-1, &idx).to_vec(), vec![30., 30., 10., 20.]);
+    /// ```
+    #[track_caller]
+    pub fn gather<SI: Shape>(
+        &self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, SI>,
+    ) -> Tensor<T, SI> {
+        self.try_gather(dim, index)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Writes `src[i][j][k]` into `self[index[i][j][k]][j][k]` (for `dim =
+    /// 0`, and so on), as `Tensor.scatter_(dim, index, src)`. With repeated
+    /// indices the last write (in row-major order of the index) wins.
+    ///
+    /// # Errors
+    /// PyTorch's: `dim` out of range; the index's rank differs from `self`'s
+    /// or `src`'s; `Expected index [3, 2] to be no larger than self [2, 2]
+    /// apart from dimension 1 and to be no larger size than src [3, 2]`; an
+    /// index value outside `0..self.size(dim)`. Nothing is written then.
+    /// Also when elements of `self` share memory.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut t = Tensor::<i32, Shape![2, 3]>::zeros();
+    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![2, 0]);
+    /// let src = Tensor::<i32, Shape![2, 2]>::from_vec(vec![7, 8, 9, 9]);
+    /// t.try_scatter_(1, &idx, &src).unwrap();
+    /// assert_eq!(t.to_vec(), vec![8, 0, 7, 0, 0, 0]);
+    /// ```
+    pub fn try_scatter_(
+        &mut self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        src: &Tensor<T, impl Shape>,
+    ) -> Result<(), ShapeError> {
+        scatter_impl(
+            self.layout(),
+            dim,
+            index.layout(),
+            Source::Tensor(src.layout()),
+            |_, s| s,
+        )
+    }
+
+    /// Writes `src` into `self` at the positions `index` gives along `dim`.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_scatter_`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut t = Tensor::<f32, Shape![4]>::zeros();
+    /// t.scatter_(0, &Tensor::<i64, Shape![2]>::from_vec(vec![3, 1]),
+    ///     &Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]));
+    /// assert_eq!(t.to_vec(), vec![0., 2., 0., 1.]);
+    /// ```
+    #[track_caller]
+    pub fn scatter_(
+        &mut self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        src: &Tensor<T, impl Shape>,
+    ) {
+        self.try_scatter_(dim, index, src)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A copy of `self` with `src` scattered into it, as
+    /// `torch.scatter(self, dim, index, src)`.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_scatter_`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![3]>::zeros();
+    /// let idx = Tensor::<i64, Shape![1]>::from_vec(vec![1]);
+    /// let r = t.try_scatter(0, &idx, &Tensor::<i32, Shape![1]>::from_vec(vec![5])).unwrap();
+    /// assert_eq!((r.to_vec(), t.to_vec()), (vec![0, 5, 0], vec![0, 0, 0]));
+    /// ```
+    pub fn try_scatter(
+        &self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        src: &Tensor<T, impl Shape>,
+    ) -> Result<Tensor<T, S>, ShapeError> {
+        let mut out = self.deep_copy();
+        out.try_scatter_(dim, index, src)?;
+        Ok(out)
+    }
+
+    /// A copy of `self` with `src` scattered into it.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_scatter_`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2]>::zeros();
+    /// let r = t.scatter(0, &Tensor::<i32, Shape![1]>::from_vec(vec![0]),
+    ///     &Tensor::<i32, Shape![1]>::from_vec(vec![4]));
+    /// assert_eq!(r.to_vec(), vec![4, 0]);
+    /// ```
+    #[track_caller]
+    pub fn scatter(
+        &self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        src: &Tensor<T, impl Shape>,
+    ) -> Tensor<T, S> {
+        self.try_scatter(dim, index, src)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Writes `value` at the positions `index` gives along `dim`, as
+    /// `Tensor.scatter_(dim, index, value)`.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_scatter_`], without the checks against `src`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut t = Tensor::<f32, Shape![2, 2]>::zeros();
+    /// let idx = Tensor::<i64, Shape![2, 1]>::from_vec(vec![1, 0]);
+    /// t.try_scatter_value_(1, &idx, 9.).unwrap();
+    /// assert_eq!(t.to_vec(), vec![0., 9., 9., 0.]);
+    /// ```
+    pub fn try_scatter_value_(
+        &mut self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        value: T,
+    ) -> Result<(), ShapeError> {
+        scatter_impl(
+            self.layout(),
+            dim,
+            index.layout(),
+            Source::Value(value),
+            |_, s| s,
+        )
+    }
+
+    /// The elements of `self` picked along axis `K` by `indices`, the two
+    /// broadcast against each other everywhere but along `K`, as
+    /// `torch.take_along_dim(self, indices, K)` (NumPy's
+    /// `take_along_axis`). The result has `indices`' size along `K` and the
+    /// broadcast size elsewhere.
+    ///
+    /// # Errors
+    /// PyTorch's: `torch.take_along_dim(): input and indices should have the
+    /// same number of dimensions, ...`; a broadcast mismatch away from `K`;
+    /// an index value outside `0..self.size(K)`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2, 3]>::from_vec(vec![1, 2, 3, 4, 5, 6]);
+    /// // One row of indices, broadcast over both rows of `t`.
+    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![2, 0]);
+    /// let r: Tensor<i32, Shape![2, 2]> = t.try_take_along_dim::<1, _>(&idx).unwrap();
+    /// assert_eq!(r.to_vec(), vec![3, 1, 6, 4]);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn try_take_along_dim<const K: usize, SI: Shape>(
+        &self,
+        indices: &Tensor<impl IndexElement, SI>,
+    ) -> Result<Tensor<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>>, ShapeError>
+    where
+        S: SetAxis<K, One>,
+        <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
+    {
+        let (dims, data) = take_along_dim_impl(self.layout(), K, indices.layout())?;
+        Ok(Tensor::from_parts(
+            data,
+            <Broadcast<<S as SetAxis<K, One>>::Output, SI>>::check_dims(&dims)?,
+        ))
+    }
+
+    /// The elements of `self` picked along axis `K` by `indices`, broadcast
+    /// together elsewhere.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_take_along_dim`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![2, 3]>::from_vec(vec![3., 1., 2., 9., 7., 8.]);
+    /// // The position of each row's maximum, as argmax(keepdim) would give it.
+    /// let arg = Tensor::<i64, Shape![2, 1]>::from_vec(vec![0, 0]);
+    /// let m: Tensor<f32, Shape![2, 1]> = t.take_along_dim::<1, _>(&arg);
+    /// assert_eq!(m.to_vec(), vec![3., 9.]);
+    /// ```
+    #[track_caller]
+    #[allow(clippy::type_complexity)]
+    pub fn take_along_dim<const K: usize, SI: Shape>(
+        &self,
+        indices: &Tensor<impl IndexElement, SI>,
+    ) -> Tensor<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>>
+    where
+        S: SetAxis<K, One>,
+        <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
+    {
+        self.try_take_along_dim::<K, SI>(indices)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+
+/// `take_along_dim`'s checks, broadcasting and gather, on erased layouts:
+/// the result's sizes and elements.
+fn take_along_dim_impl<T: Element, I: IndexElement>(
+    src: Layout<'_, T>,
+    k: usize,
+    indices: Layout<'_, I>,
+) -> Result<(Vec<usize>, Vec<T>), ShapeError> {
+    if src.dims.len() != indices.dims.len() {
+        return Err(ShapeError::Invalid(format!(
+            "torch.take_along_dim(): input and indices should have the same number of dimensions, but got {} dimensions for input, and {} dimensions for indices",
+            src.dims.len(),
+            indices.dims.len()
+        )));
+    }
+    if src.dims.is_empty() {
+        return Err(ShapeError::Invalid(format!(
+            "Dimension specified as {k} but tensor has no dimensions"
+        )));
+    }
+    let dim = wrap_dim(k as isize, src.dims.len())?;
+    // The result's sizes: `self` with `indices`' size along `dim`, broadcast
+    // with `indices`; `self` is read at the same sizes but its own along dim.
+    let mut self_sizes = src.dims.to_vec();
+    self_sizes[dim] = indices.dims[dim];
+    let out = broadcast_pair(&self_sizes, indices.dims)?;
+    let mut index_sizes = indices.dims.to_vec();
+    index_sizes[dim] = src.dims[dim];
+    let read = broadcast_pair(&index_sizes, src.dims)?;
+    let idx_strides = broadcast_strides(indices.dims, indices.strides, &out);
+    let src_strides = broadcast_strides(src.dims, src.strides, &read);
+    let idx = Layout {
+        dims: &out,
+        strides: &idx_strides,
+        ..indices
+    };
+    let sl = Layout {
+        dims: &read,
+        strides: &src_strides,
+        ..src
+    };
+    let data = run_gather(&out, dim, idx, sl, (src.dims[dim], src.strides[dim]))?;
+    Ok((out.to_vec(), data))
+}
+
+impl<T: Numeric, S: Shape> Tensor<T, S> {
+    /// Adds `src[i][j][k]` into `self[index[i][j][k]][j][k]` (for `dim = 0`,
+    /// and so on), as `Tensor.scatter_add_(dim, index, src)`: every
+    /// contribution counts, repeated indices included. The backward of
+    /// [`Tensor::gather`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_scatter_`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut t = Tensor::<i64, Shape![3]>::zeros();
+    /// let idx = Tensor::<i64, Shape![4]>::from_vec(vec![0, 2, 0, 0]);
+    /// t.try_scatter_add_(0, &idx, &Tensor::<i64, Shape![4]>::from_vec(vec![1, 2, 3, 4])).unwrap();
+    /// assert_eq!(t.to_vec(), vec![8, 0, 2]);
+    /// ```
+    pub fn try_scatter_add_(
+        &mut self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        src: &Tensor<T, impl Shape>,
+    ) -> Result<(), ShapeError> {
+        scatter_impl(
+            self.layout(),
+            dim,
+            index.layout(),
+            Source::Tensor(src.layout()),
+            |a, b| a.wadd(b),
+        )
+    }
+
+    /// Adds `src` into `self` at the positions `index` gives along `dim`.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_scatter_add_`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut t = Tensor::<f32, Shape![2, 2]>::zeros();
+    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![1, 1]);
+    /// t.scatter_add_(0, &idx, &Tensor::<f32, Shape![1, 2]>::from_vec(vec![1., 2.]));
+    /// assert_eq!(t.to_vec(), vec![0., 0., 1., 2.]);
+    /// ```
+    #[track_caller]
+    pub fn scatter_add_(
+        &mut self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        src: &Tensor<T, impl Shape>,
+    ) {
+        self.try_scatter_add_(dim, index, src)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A copy of `self` with `src` added at the positions `index` gives, as
+    /// `torch.scatter_add(self, dim, index, src)`.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_scatter_`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2]>::ones();
+    /// let idx = Tensor::<i64, Shape![3]>::from_vec(vec![1, 1, 1]);
+    /// let r = t.try_scatter_add(0, &idx, &Tensor::<i32, Shape![3]>::ones()).unwrap();
+    /// assert_eq!(r.to_vec(), vec![1, 4]);
+    /// ```
+    pub fn try_scatter_add(
+        &self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        src: &Tensor<T, impl Shape>,
+    ) -> Result<Tensor<T, S>, ShapeError> {
+        let mut out = self.deep_copy();
+        out.try_scatter_add_(dim, index, src)?;
+        Ok(out)
+    }
+
+    /// A copy of `self` with `src` added at the positions `index` gives.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_scatter_add_`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f64, Shape![2]>::zeros();
+    /// let r = t.scatter_add(0, &Tensor::<i32, Shape![2]>::from_vec(vec![0, 0]),
+    ///     &Tensor::<f64, Shape![2]>::from_vec(vec![0.5, 0.25]));
+    /// assert_eq!(r.to_vec(), vec![0.75, 0.]);
+    /// ```
+    #[track_caller]
+    pub fn scatter_add(
+        &self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        src: &Tensor<T, impl Shape>,
+    ) -> Tensor<T, S> {
+        self.try_scatter_add(dim, index, src)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+}

@@ -1,0 +1,299 @@
+//! Joining: `cat` lays tensors one after the other along an existing axis,
+//! `stack` along a new one. No broadcasting (the broadcasting notes: `cat`
+//! "no"): every size but the joined one must match.
+//!
+//! The axis is a const generic `K`, and the joined axis's size becomes `Dyn`
+//! in the result type, since stable Rust cannot add two `Const` sizes; state
+//! the size afterwards with [`Tensor::try_into_shape`], which checks it.
+//! - [`Tensor::cat`] and [`Tensor::stack`] take a slice of tensors of one
+//!   shape type (`Shape![_, 3]` for parts of different lengths, or
+//!   [`DynRank`](crate::DynRank));
+//! - [`Tensor::cat_with`] joins two tensors of different shape types, such
+//!   as `Shape![2, 3]` and `Shape![4, 3]`; their other sizes unify as in
+//!   broadcasting (a `Dyn` takes the static size), and two different static
+//!   sizes are a compile error.
+//!
+//! Unlike PyTorch, a 1-d empty tensor is not skipped when joined with
+//! tensors of higher rank (a legacy special case): ranks must match.
+//!
+//! ```
+//! use shaped::{Shape, Tensor};
+//! let a = Tensor::<i32, Shape![2, 2]>::from_vec(vec![1, 2, 3, 4]);
+//! let b = Tensor::<i32, Shape![1, 2]>::from_vec(vec![5, 6]);
+//! let c: Tensor<i32, Shape![_, 2]> = a.cat_with::<0, _>(&b);
+//! assert_eq!(c.dims(), &[3, 2]);
+//! let fixed: Tensor<i32, Shape![3, 2]> = c.try_into_shape().unwrap();
+//! assert_eq!(fixed.to_vec(), vec![1, 2, 3, 4, 5, 6]);
+//! ```
+
+use crate::Tensor;
+use crate::backend::cpu::index::{self as kernel, CatPart, Strided};
+use crate::element::Element;
+use crate::ops::exec::Layout;
+use crate::shape::{
+    Broadcast, BroadcastShape, DimVec, Dyn, InsertAxis, SetAxis, Shape, ShapeError, checked_numel,
+};
+use crate::tensor::wrap_dim;
+
+/// The shape of a join along axis `K`: `S` with a run-time size there.
+type Joined<S, const K: usize> = <S as SetAxis<K, Dyn>>::Output;
+
+/// The shape of a stack along a new axis `K`.
+type Stacked<S, const K: usize> = <<S as InsertAxis<K>>::Output as SetAxis<K, Dyn>>::Output;
+
+/// `cat`'s checks and copy, on erased layouts: the result's sizes and
+/// elements.
+pub(crate) fn cat_impl<T: Element>(
+    parts: &[Layout<'_, T>],
+    k: usize,
+) -> Result<(DimVec, Vec<T>), ShapeError> {
+    let first = parts.first().ok_or_else(|| {
+        ShapeError::Invalid("torch.cat(): expected a non-empty list of Tensors".into())
+    })?;
+    if let Some(i) = parts.iter().position(|p| p.dims.is_empty()) {
+        return Err(ShapeError::Invalid(format!(
+            "zero-dimensional tensor (at position {i}) cannot be concatenated"
+        )));
+    }
+    let dim = wrap_dim(k as isize, first.dims.len())?;
+    let mut out = DimVec::from_slice(first.dims);
+    for (i, p) in parts.iter().enumerate().skip(1) {
+        if p.dims.len() != first.dims.len() {
+            return Err(ShapeError::Invalid(format!(
+                "Tensors must have same number of dimensions: got {} and {}",
+                first.dims.len(),
+                p.dims.len()
+            )));
+        }
+        if let Some(d) = (0..out.len()).find(|&d| d != dim && p.dims[d] != out[d]) {
+            return Err(ShapeError::Invalid(format!(
+                "Sizes of tensors must match except in dimension {dim}. Expected size {} but got size {} for tensor number {i} in the list.",
+                out[d], p.dims[d]
+            )));
+        }
+        out[dim] = out[dim]
+            .checked_add(p.dims[dim])
+            .ok_or_else(|| ShapeError::TooLarge {
+                shape: out.to_vec(),
+            })?;
+    }
+    checked_numel(&out)?;
+    let guards: Vec<_> = parts.iter().map(|p| p.storage.read()).collect();
+    let cat_parts: Vec<CatPart<'_, T>> = parts
+        .iter()
+        .zip(&guards)
+        .map(|(p, g)| CatPart {
+            src: Strided {
+                data: g,
+                strides: p.strides,
+                offset: p.offset,
+            },
+            dims: p.dims,
+        })
+        .collect();
+    let data = kernel::cat(&out, dim, &cat_parts);
+    Ok((out, data))
+}
+
+/// `stack`'s checks, on erased layouts, then `cat` of the parts with a size-1
+/// axis inserted at `k`.
+fn stack_impl<T: Element>(
+    parts: &[Layout<'_, T>],
+    k: usize,
+) -> Result<(DimVec, Vec<T>), ShapeError> {
+    let first = parts
+        .first()
+        .ok_or_else(|| ShapeError::Invalid("stack expects a non-empty TensorList".into()))?;
+    for (i, p) in parts.iter().enumerate().skip(1) {
+        if p.dims != first.dims {
+            return Err(ShapeError::Invalid(format!(
+                "stack expects each tensor to be equal size, but got {:?} at entry 0 and {:?} at entry {i}",
+                first.dims, p.dims
+            )));
+        }
+    }
+    let dim = wrap_dim(k as isize, first.dims.len() + 1)?;
+    let unsqueezed: Vec<(DimVec, DimVec)> = parts
+        .iter()
+        .map(|p| {
+            let (mut d, mut s) = (DimVec::from_slice(p.dims), DimVec::from_slice(p.strides));
+            d.insert(dim, 1);
+            s.insert(dim, 0);
+            (d, s)
+        })
+        .collect();
+    let layouts: Vec<Layout<'_, T>> = parts
+        .iter()
+        .zip(&unsqueezed)
+        .map(|(p, (d, s))| Layout {
+            dims: d,
+            strides: s,
+            ..*p
+        })
+        .collect();
+    cat_impl(&layouts, dim)
+}
+
+impl<T: Element, S: Shape> Tensor<T, S> {
+    /// The tensors laid one after the other along axis `K`, as
+    /// `torch.cat(tensors, K)`, into a new tensor whose size along `K` is
+    /// `Dyn` (the sum of theirs).
+    ///
+    /// # Errors
+    /// PyTorch's: an empty list (`torch.cat(): expected a non-empty list of
+    /// Tensors`); a 0-d tensor; `K` out of range; `Sizes of tensors must
+    /// match except in dimension 0. Expected size 3 but got size 4 for
+    /// tensor number 1 in the list.`
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2, _]>::try_zeros(&[2, 1]).unwrap();
+    /// let b = Tensor::<f32, Shape![2, _]>::try_full(&[2, 2], 1.).unwrap();
+    /// let c = Tensor::try_cat::<1>(&[&a, &b]).unwrap();
+    /// assert_eq!(c.to_vec(), vec![0., 1., 1., 0., 1., 1.]);
+    /// let d = Tensor::<f32, Shape![3, _]>::try_zeros(&[3, 1]).unwrap().into_dyn();
+    /// assert_eq!(Tensor::try_cat::<1>(&[&a.into_dyn(), &d]).err().unwrap().to_string(),
+    ///     "Sizes of tensors must match except in dimension 1. Expected size 2 but got size 3 for tensor number 1 in the list.");
+    /// ```
+    pub fn try_cat<const K: usize>(
+        tensors: &[&Tensor<T, S>],
+    ) -> Result<Tensor<T, Joined<S, K>>, ShapeError>
+    where
+        S: SetAxis<K, Dyn>,
+    {
+        let layouts: Vec<_> = tensors.iter().map(|t| t.layout()).collect();
+        let (dims, data) = cat_impl(&layouts, K)?;
+        Ok(Tensor::from_parts(data, <Joined<S, K>>::check_dims(&dims)?))
+    }
+
+    /// The tensors laid one after the other along axis `K`.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_cat`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i64, Shape![2]>::from_vec(vec![1, 2]);
+    /// let c: Tensor<i64, Shape![_]> = Tensor::cat::<0>(&[&a, &a, &a]);
+    /// assert_eq!(c.to_vec(), vec![1, 2, 1, 2, 1, 2]);
+    /// ```
+    #[track_caller]
+    pub fn cat<const K: usize>(tensors: &[&Tensor<T, S>]) -> Tensor<T, Joined<S, K>>
+    where
+        S: SetAxis<K, Dyn>,
+    {
+        Self::try_cat::<K>(tensors).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// `self` then `other` along axis `K`, for two tensors of different
+    /// shape types: `K` becomes `Dyn`, and the other sizes unify as in
+    /// broadcasting (static where either is).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_cat`]: ranks or sizes away from `K` differ at run
+    /// time (a size 1 against another size included).
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i32, Shape![2, 1]>::from_vec(vec![1, 2]);
+    /// let b = Tensor::<i32, Shape![2, 2]>::from_vec(vec![3, 4, 5, 6]);
+    /// let c: Tensor<i32, Shape![2, _]> = a.try_cat_with::<1, _>(&b).unwrap();
+    /// assert_eq!(c.to_vec(), vec![1, 3, 4, 2, 5, 6]);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn try_cat_with<const K: usize, S2>(
+        &self,
+        other: &Tensor<T, S2>,
+    ) -> Result<Tensor<T, Broadcast<Joined<S, K>, Joined<S2, K>>>, ShapeError>
+    where
+        S: SetAxis<K, Dyn>,
+        S2: SetAxis<K, Dyn>,
+        Joined<S, K>: BroadcastShape<Joined<S2, K>>,
+    {
+        let (dims, data) = cat_impl(&[self.layout(), other.layout()], K)?;
+        Ok(Tensor::from_parts(
+            data,
+            <Broadcast<Joined<S, K>, Joined<S2, K>>>::check_dims(&dims)?,
+        ))
+    }
+
+    /// `self` then `other` along axis `K`, for two tensors of different
+    /// shape types.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_cat_with`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![3]>::ones();
+    /// let b = Tensor::<f32, Shape![2]>::zeros();
+    /// assert_eq!(a.cat_with::<0, _>(&b).to_vec(), vec![1., 1., 1., 0., 0.]);
+    /// ```
+    #[track_caller]
+    #[allow(clippy::type_complexity)]
+    pub fn cat_with<const K: usize, S2>(
+        &self,
+        other: &Tensor<T, S2>,
+    ) -> Tensor<T, Broadcast<Joined<S, K>, Joined<S2, K>>>
+    where
+        S: SetAxis<K, Dyn>,
+        S2: SetAxis<K, Dyn>,
+        Joined<S, K>: BroadcastShape<Joined<S2, K>>,
+    {
+        self.try_cat_with::<K, S2>(other)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The tensors, all of one size, stacked along a new axis `K`, as
+    /// `torch.stack(tensors, K)`; the new axis's size (their number) is
+    /// `Dyn`.
+    ///
+    /// # Errors
+    /// PyTorch's: `stack expects a non-empty TensorList`; `stack expects
+    /// each tensor to be equal size, but got [2] at entry 0 and [3] at entry
+    /// 1`; for dynamic rank, `K` greater than the rank.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i32, Shape![2]>::from_vec(vec![1, 2]);
+    /// let b = Tensor::<i32, Shape![2]>::from_vec(vec![3, 4]);
+    /// let s: Tensor<i32, Shape![2, _]> = Tensor::try_stack::<1>(&[&a, &b]).unwrap();
+    /// assert_eq!(s.to_vec(), vec![1, 3, 2, 4]);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn try_stack<const K: usize>(
+        tensors: &[&Tensor<T, S>],
+    ) -> Result<Tensor<T, Stacked<S, K>>, ShapeError>
+    where
+        S: InsertAxis<K>,
+        <S as InsertAxis<K>>::Output: SetAxis<K, Dyn>,
+    {
+        let layouts: Vec<_> = tensors.iter().map(|t| t.layout()).collect();
+        let (dims, data) = stack_impl(&layouts, K)?;
+        Ok(Tensor::from_parts(
+            data,
+            <Stacked<S, K>>::check_dims(&dims)?,
+        ))
+    }
+
+    /// The tensors stacked along a new axis `K`.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_stack`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2]>::ones();
+    /// let s: Tensor<f32, Shape![_, 2]> = Tensor::stack::<0>(&[&a, &a, &a]);
+    /// assert_eq!(s.dims(), &[3, 2]);
+    /// ```
+    #[track_caller]
+    #[allow(clippy::type_complexity)]
+    pub fn stack<const K: usize>(tensors: &[&Tensor<T, S>]) -> Tensor<T, Stacked<S, K>>
+    where
+        S: InsertAxis<K>,
+        <S as InsertAxis<K>>::Output: SetAxis<K, Dyn>,
+    {
+        Self::try_stack::<K>(tensors).unwrap_or_else(|e| panic!("{e}"))
+    }
+}

@@ -1,0 +1,140 @@
+//! Indexing, joining and masked operations, with PyTorch's shape rules
+//! (the broadcasting notes' "Indexing, Slicing, Joining, Mutating Ops" and
+//! "Uncategorized tensor functions", as current PyTorch settled them).
+//!
+//! | file | operations | broadcasting |
+//! |---|---|---|
+//! | `slice.rs` | `select`, `slice`, [`index!`](crate::index) / [`try_index!`](crate::try_index) (views) | none |
+//! | `join.rs` | `cat`, `cat_with`, `stack` | none: sizes must match away from the axis |
+//! | `split.rs` | `split`, `split_with_sizes`, `chunk` (views) | none |
+//! | `gather.rs` | `gather`, `scatter(_)`, `scatter_add(_)`, `take_along_dim` | `take_along_dim` only |
+//! | `select.rs` | `index_select`, `index_add(_)`, `index_copy(_)` | none |
+//! | `masked.rs` | `masked_fill(_)`, `masked_select`, `nonzero` | mask with `self` |
+//!
+//! # Axes: const or run time
+//! Where the axis changes the result's *type* (`select`, `slice`, `cat`,
+//! `stack`, `split`, `index_select`, `take_along_dim`) it is a const generic
+//! `K`, and the result type is computed: an integer index removes the axis
+//! ([`RemoveAxis`](crate::shape::RemoveAxis)), a range or a join makes its
+//! size `Dyn` ([`SetAxis`](crate::shape::SetAxis)); state a static size
+//! afterwards with [`Tensor::try_into_shape`](crate::Tensor::try_into_shape).
+//! Where the axis only says where to read or write (`gather`, the scatter
+//! family, `index_add_`, `index_copy_`) it is a run-time `dim: isize`, and
+//! negative values count from the end, as in PyTorch.
+//!
+//! # Broadcasting, as current PyTorch does it
+//! - `gather` and `scatter` do **not** broadcast the index (the wiki left it
+//!   open; current PyTorch settled on none: `index.dim() == self.dim()` and
+//!   `index.size(d) <= self.size(d)` for `d != dim`, and for scatter
+//!   `index.size(d) <= src.size(d)` for every `d`).
+//! - `take_along_dim` broadcasts `self` and the indices against each other
+//!   everywhere except along `dim` (NumPy's `take_along_axis` rule).
+//! - `cat`, `stack`, `index_select`, `index_add_`, `index_copy_`: no
+//!   broadcasting.
+//! - `masked_fill_` broadcasts the mask to `self`'s shape, which never
+//!   changes ([`ExpandsTo`](crate::ExpandsTo)); `masked_fill` and
+//!   `masked_select` broadcast `self` and the mask together.
+//!
+//! # Index values
+//! Index tensors hold `i64` or `i32` ([`IndexElement`]; anything else does not
+//! compile). An index out of range is an error that names the index, the
+//! dimension and its size (`index 5 is out of bounds for dimension 0 with
+//! size 3`), found before any element is written. As in PyTorch, negative
+//! values count from the end for integer indexing (`select`, `index!`), and
+//! are out of range in index *tensors*.
+//!
+//! # Gradients
+//! Each operation is built so that its backward is another operation here:
+//! `gather` ↔ `scatter_add` (into zeros of `self`'s shape), `index_select` ↔
+//! `index_add_`, `take_along_dim` ↔ `scatter_add` on the broadcast shape then
+//! a sum back to `self`'s shape, `cat` ↔ `split_with_sizes`, `select` and
+//! `slice` ↔ a copy into the same view of zeros, `masked_fill` ↔
+//! `masked_fill` of the gradient with 0, `masked_select` ↔ the same positions
+//! written back into zeros.
+//!
+//! ```
+//! use shaped::{index, Shape, Tensor};
+//! let t = Tensor::<i64, Shape![3, 4]>::from_vec((0..12).collect());
+//! let row: Tensor<i64, Shape![4]> = index!(t, -1);
+//! assert_eq!(row.to_vec(), vec![8, 9, 10, 11]);
+//! let idx = Tensor::<i64, Shape![2]>::from_vec(vec![3, 0]);
+//! let cols: Tensor<i64, Shape![3, 2]> = t.index_select::<1, _>(&idx);
+//! assert_eq!(cols.to_vec(), vec![3, 0, 7, 4, 11, 8]);
+//! ```
+
+mod gather;
+mod join;
+mod masked;
+mod select;
+mod slice;
+mod split;
+
+pub use slice::{AxisIndex, AxisRange, Stepped};
+
+use crate::element::Integer;
+use crate::ops::exec::Layout;
+use crate::shape::ShapeError;
+
+/// An element type that an index tensor may hold: `i64` or `i32`, as
+/// PyTorch's index arguments take `int64` (and `int32` for `index_select`,
+/// `index_add_` and `index_copy_`; here everywhere).
+///
+/// Sealed. A tensor of `f32`, `bool` or `u8` used as an index does not
+/// compile; convert it first, or use a `bool` tensor as a mask.
+///
+/// ```
+/// use shaped::ops::index::IndexElement;
+/// fn widest<I: IndexElement>(i: I) -> i64 { i.into() }
+/// assert_eq!(widest(-3i32), -3i64);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "an index tensor must hold `i64` or `i32`, but this one holds `{Self}`",
+    label = "index tensor of `{Self}`",
+    note = "convert it with `.map(|x| x as i64)`; to pick elements where a condition holds, pass a `bool` tensor to `masked_select` or `masked_fill` instead"
+)]
+pub trait IndexElement: Integer + Into<i64> + sealed::Sealed {}
+
+impl IndexElement for i64 {}
+impl IndexElement for i32 {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for i64 {}
+    impl Sealed for i32 {}
+}
+
+/// PyTorch's message for an index value out of range.
+pub(crate) fn out_of_bounds(index: i64, dim: usize, size: usize) -> ShapeError {
+    ShapeError::Invalid(format!(
+        "index {index} is out of bounds for dimension {dim} with size {size}"
+    ))
+}
+
+/// A 0-d layout seen as 1-d of size 1, as PyTorch's `ensure_nonempty_dim`.
+pub(crate) struct NonEmpty {
+    dims: Vec<usize>,
+    strides: Vec<usize>,
+}
+
+impl NonEmpty {
+    /// The sizes and strides of `l`, with `[1]` / `[0]` for a 0-d layout.
+    pub(crate) fn of<T>(l: &Layout<'_, T>) -> Self {
+        if l.dims.is_empty() {
+            NonEmpty {
+                dims: vec![1],
+                strides: vec![0],
+            }
+        } else {
+            NonEmpty {
+                dims: l.dims.to_vec(),
+                strides: l.strides.to_vec(),
+            }
+        }
+    }
+}
+
+/// A storage's address: equal for views of one buffer, and an order in which
+/// to take locks.
+pub(crate) fn storage_addr<T>(s: &std::sync::Arc<crate::tensor::storage::Storage<T>>) -> usize {
+    std::sync::Arc::as_ptr(s) as *const () as usize
+}
