@@ -35,6 +35,8 @@
 //!   backend. Naming: `op` panics on a run-time shape error, `try_op` returns
 //!   it, `op_` works in place, `op_out` writes into a given tensor.
 //! - `backend`: the loops that touch memory (all of the crate's `unsafe`).
+//! - [`autograd`]: reverse-mode gradients over the ops, each broadcast
+//!   input's gradient summed back to its own shape.
 #![warn(missing_docs)]
 
 extern crate self as shaped;

@@ -495,3 +495,26 @@ fn deep_graphs_do_not_overflow_the_stack() {
     assert_eq!(y.sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
     drop(y);
 }
+
+#[test]
+fn errors_carry_pytorchs_messages() {
+    let x = Var::param(D::try_zeros(&[2, 0]).unwrap());
+    let err = |r: Result<V, shaped::ShapeError>| r.err().unwrap().to_string();
+    assert_eq!(
+        err(x.try_max_dims(&[1], false)),
+        "max(): Expected reduction dim 1 to have non-zero size."
+    );
+    assert_eq!(
+        err(x.try_sum_dims(&[2], false)),
+        "Dimension out of range (expected to be in range of [-2, 1], but got 2)"
+    );
+    let y = Var::param(D::try_ones(&[3]).unwrap());
+    assert_eq!(
+        err(y.try_add(&Var::param(D::try_ones(&[2]).unwrap()))),
+        "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0"
+    );
+    assert_eq!(
+        y.try_backward().err().unwrap().to_string(),
+        "grad can be implicitly created only for scalar outputs"
+    );
+}

@@ -44,8 +44,21 @@ pub(crate) enum Reduction {
     LogSumExp,
 }
 
-/// `x` reduced by `op` over `mask`, with the reduced dims kept as 1.
+/// `x` reduced by `op` over `mask`, with the reduced dims kept as 1; for a
+/// forward pass already made, so it cannot fail.
 fn forward_keepdim<T: Float>(op: Reduction, x: &Dyn<T>, mask: &[bool]) -> Dyn<T> {
+    try_forward_keepdim(op, x, mask).expect("the forward pass succeeded")
+}
+
+/// `x` reduced by `op` over `mask`, with the reduced dims kept as 1.
+///
+/// # Errors
+/// PyTorch's error for `max` or `min` over no elements.
+fn try_forward_keepdim<T: Float>(
+    op: Reduction,
+    x: &Dyn<T>,
+    mask: &[bool],
+) -> Result<Dyn<T>, ShapeError> {
     let m = Some(mask);
     let r = match op {
         Reduction::Sum => x.reduce_with(m, true, None, |_| Sum { divisor: None }),
@@ -64,7 +77,7 @@ fn forward_keepdim<T: Float>(op: Reduction, x: &Dyn<T>, mask: &[bool]) -> Dyn<T>
             x.reduce_with(m, true, None, |_| crate::ops::reduce::reducers::LogSumExp)
         }
     };
-    r.expect("keepdim sizes fit a dynamic rank")
+    r
 }
 
 /// `a op b` at the broadcast of the two (here always `x`'s sizes).
@@ -200,7 +213,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         let all = crate::ops::reduce::all_mask(self.value.rank());
         let mask: Mask = Mask::from_slice(mask.unwrap_or(&all));
         let x = self.erased();
-        let y = forward_keepdim(op, &x, &mask);
+        let y = try_forward_keepdim(op, &x, &mask)?;
         let out_dims = crate::ops::reduce::result_dims(x.dims(), &mask, keepdim);
         let value: Tensor<T, SO> = reshape_to(&y, &out_dims).try_into_shape()?;
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {

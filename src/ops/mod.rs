@@ -10,6 +10,7 @@
 //! | `inplace.rs` | in-place forms (`add_`, ...) |
 //! | `operators.rs` | `std::ops` impls: `+ - * / %`, unary `-`, `+=` ... |
 //! | `scalar.rs` | the scalar functions with PyTorch's semantics |
+//! | `reduce/` | reductions with `keepdim`, `argmax`, `softmax`, `sum_to` (naming in its doc) |
 //! | `index/` | indexing (`select`, `slice`, `index!`), joining (`cat`, `stack`, `split`), `gather` / `scatter`, `index_select`, masked ops |
 //!
 //! Naming: `op` panics with PyTorch's message on a run-time shape error,
@@ -21,7 +22,7 @@ pub mod index;
 mod inplace;
 mod map;
 mod operators;
-pub(crate) mod reduce;
+pub mod reduce;
 pub mod scalar;
 mod ternary;
 mod unary;

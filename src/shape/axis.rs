@@ -91,6 +91,7 @@ impl<const K: usize> InsertAxis<K> for DynRank {
 }
 
 /// Dynamic rank: the axis is checked at run time.
+#[diagnostic::do_not_recommend]
 impl<const K: usize> RemoveAxis<K> for DynRank {
     type Output = DynRank;
     type KeepDim = DynRank;

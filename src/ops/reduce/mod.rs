@@ -39,11 +39,19 @@
 //! ```
 //!
 //! # Design
-//! Every reduction is one [`Reducer`](crate::backend::cpu::Reducer) (its
-//! accumulator, in `reducers.rs`) driven by the loops of
-//! `backend/cpu/reduce.rs` over the shared iteration plan; the typed
-//! methods only turn an axis into a mask of reduced dimensions and the
-//! result's sizes into its shape type.
+//! Every reduction is one `Reducer` (its accumulator, in `reducers.rs`)
+//! driven by the loops of `backend/cpu/reduce.rs` over the shared iteration
+//! plan: the plan gives the output stride 0 on the reduced dimensions, which
+//! sorts them innermost; then either each output folds its runs (reduced
+//! dimension contiguous) or tiles of outputs accumulate whole rows (a kept
+//! dimension contiguous). The typed methods only turn an axis into a mask
+//! of reduced dimensions and the result's sizes into its shape type, so the
+//! loops are compiled once per element type and reduction, not per shape.
+//!
+//! Sums are pairwise (blocks of 256 with 16 accumulators, then a binary
+//! tree, and partial results of separate runs or threads combined as a
+//! binary counter), so 10^7 copies of `0.1f32` sum to within 1e-4 of the
+//! exact value, where a plain `f32` loop drifts by percents.
 
 mod axes;
 mod indices;
