@@ -266,7 +266,7 @@ impl Split {
         let dims = plan.dims();
         let (so, si, sx) = (plan.strides(0), plan.strides(1), plan.strides(2));
         let k = so.iter().take_while(|&&s| s != 0).count();
-        // Offsets of the whole plan, recovered from an empty walk.
+        // Offsets of the whole plan: those of its first element.
         let mut base = [0usize; 3];
         plan.segments(0, 1, |offs, _, _| base = offs);
         let kept = Plan::new(
