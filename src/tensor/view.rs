@@ -526,6 +526,82 @@ fn view_strides(old: &[usize], old_strides: &[usize], new: &[usize]) -> Option<D
     (view_d == -1).then_some(strides)
 }
 
+/// `a` and `b` as views of their common broadcast shape (stride 0 where
+/// stretched), as `torch.broadcast_tensors(a, b)`.
+///
+/// # Errors
+/// PyTorch's broadcast error when a run-time size does not match.
+///
+/// ```
+/// use shaped::{try_broadcast_tensors, Shape, Tensor};
+/// let a = Tensor::<f32, Shape![3, 1]>::zeros();
+/// let b = Tensor::<i64, Shape![4]>::zeros();
+/// let (x, y) = try_broadcast_tensors(&a, &b).unwrap();
+/// let _: (Tensor<f32, Shape![3, 4]>, Tensor<i64, Shape![3, 4]>) = (x.clone(), y.clone());
+/// assert_eq!((x.strides(), y.strides()), (&[1, 0][..], &[0, 1][..]));
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn try_broadcast_tensors<T: Element, U: Element, SA, SB: Shape>(
+    a: &Tensor<T, SA>,
+    b: &Tensor<U, SB>,
+) -> Result<(Tensor<T, Broadcast<SA, SB>>, Tensor<U, Broadcast<SA, SB>>), ShapeError>
+where
+    SA: BroadcastShape<SB>,
+{
+    let dims = crate::shape::broadcast_pair(a.dims(), b.dims())?;
+    Ok((a.stretched_to(&dims)?, b.stretched_to(&dims)?))
+}
+
+/// `a`, `b` and `c` as views of their common broadcast shape, as
+/// `torch.broadcast_tensors(a, b, c)`.
+///
+/// # Errors
+/// PyTorch's broadcast error when a run-time size does not match.
+///
+/// ```
+/// use shaped::{try_broadcast_tensors3, Shape, Tensor};
+/// let a = Tensor::<f32, Shape![3, 1]>::zeros();
+/// let b = Tensor::<f32, Shape![4]>::zeros();
+/// let c = Tensor::<bool, Shape![2, 1, 1]>::zeros();
+/// let (x, y, z) = try_broadcast_tensors3(&a, &b, &c).unwrap();
+/// assert_eq!((x.dims(), y.dims(), z.dims()), (&[2, 3, 4][..], &[2, 3, 4][..], &[2, 3, 4][..]));
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn try_broadcast_tensors3<T: Element, U: Element, V: Element, SA, SB: Shape, SC: Shape>(
+    a: &Tensor<T, SA>,
+    b: &Tensor<U, SB>,
+    c: &Tensor<V, SC>,
+) -> Result<
+    (
+        Tensor<T, <SA as Broadcast3<SB, SC>>::Output>,
+        Tensor<U, <SA as Broadcast3<SB, SC>>::Output>,
+        Tensor<V, <SA as Broadcast3<SB, SC>>::Output>,
+    ),
+    ShapeError,
+>
+where
+    SA: Broadcast3<SB, SC>,
+{
+    let ab = crate::shape::broadcast_pair(a.dims(), b.dims())?;
+    let dims = crate::shape::broadcast_pair(&ab, c.dims())?;
+    Ok((
+        a.stretched_to(&dims)?,
+        b.stretched_to(&dims)?,
+        c.stretched_to(&dims)?,
+    ))
+}
+
+impl<T: Element, S: Shape> Tensor<T, S> {
+    /// A view broadcast to `dims`, which the caller has computed as a
+    /// broadcast shape that `self` takes part in.
+    fn stretched_to<S2: Shape>(&self, dims: &[usize]) -> Result<Tensor<T, S2>, ShapeError> {
+        check_expand(self.dims(), dims)?;
+        let d = S2::check_dims(dims)?;
+        let strides = crate::iter::broadcast_strides(self.dims(), self.strides(), dims);
+        Ok(self.view_as(d, &strides, self.offset))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -558,81 +634,5 @@ mod tests {
         assert_eq!(infer_size(&[-1, 4], 12).unwrap().as_slice(), &[3, 4]);
         assert!(infer_size(&[-1, -1], 12).is_err());
         assert!(infer_size(&[-1, 5], 12).is_err());
-    }
-}
-
-/// `a` and `b` as views of their common broadcast shape (stride 0 where
-/// stretched), as `torch.broadcast_tensors(a, b)`.
-///
-/// # Errors
-/// PyTorch's broadcast error when a run-time size does not match.
-///
-/// ```
-/// use shaped::{try_broadcast_tensors, Shape, Tensor};
-/// let a = Tensor::<f32, Shape![3, 1]>::zeros();
-/// let b = Tensor::<i64, Shape![4]>::zeros();
-/// let (x, y) = try_broadcast_tensors(&a, &b).unwrap();
-/// let _: (Tensor<f32, Shape![3, 4]>, Tensor<i64, Shape![3, 4]>) = (x.clone(), y.clone());
-/// assert_eq!((x.strides(), y.strides()), (&[1, 0][..], &[0, 1][..]));
-/// ```
-#[allow(clippy::type_complexity)]
-pub fn try_broadcast_tensors<T: Element, U: Element, SA: Shape, SB: Shape>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<U, SB>,
-) -> Result<(Tensor<T, Broadcast<SA, SB>>, Tensor<U, Broadcast<SA, SB>>), ShapeError>
-where
-    SA: BroadcastShape<SB>,
-{
-    let dims = crate::shape::broadcast_pair(a.dims(), b.dims())?;
-    Ok((a.stretched_to(&dims)?, b.stretched_to(&dims)?))
-}
-
-/// `a`, `b` and `c` as views of their common broadcast shape, as
-/// `torch.broadcast_tensors(a, b, c)`.
-///
-/// # Errors
-/// PyTorch's broadcast error when a run-time size does not match.
-///
-/// ```
-/// use shaped::{try_broadcast_tensors3, Shape, Tensor};
-/// let a = Tensor::<f32, Shape![3, 1]>::zeros();
-/// let b = Tensor::<f32, Shape![4]>::zeros();
-/// let c = Tensor::<bool, Shape![2, 1, 1]>::zeros();
-/// let (x, y, z) = try_broadcast_tensors3(&a, &b, &c).unwrap();
-/// assert_eq!((x.dims(), y.dims(), z.dims()), (&[2, 3, 4][..], &[2, 3, 4][..], &[2, 3, 4][..]));
-/// ```
-#[allow(clippy::type_complexity)]
-pub fn try_broadcast_tensors3<T: Element, U: Element, V: Element, SA: Shape, SB: Shape, SC: Shape>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<U, SB>,
-    c: &Tensor<V, SC>,
-) -> Result<
-    (
-        Tensor<T, <SA as Broadcast3<SB, SC>>::Output>,
-        Tensor<U, <SA as Broadcast3<SB, SC>>::Output>,
-        Tensor<V, <SA as Broadcast3<SB, SC>>::Output>,
-    ),
-    ShapeError,
->
-where
-    SA: Broadcast3<SB, SC>,
-{
-    let ab = crate::shape::broadcast_pair(a.dims(), b.dims())?;
-    let dims = crate::shape::broadcast_pair(&ab, c.dims())?;
-    Ok((
-        a.stretched_to(&dims)?,
-        b.stretched_to(&dims)?,
-        c.stretched_to(&dims)?,
-    ))
-}
-
-impl<T: Element, S: Shape> Tensor<T, S> {
-    /// A view broadcast to `dims`, which the caller has computed as a
-    /// broadcast shape that `self` takes part in.
-    fn stretched_to<S2: Shape>(&self, dims: &[usize]) -> Result<Tensor<T, S2>, ShapeError> {
-        check_expand(self.dims(), dims)?;
-        let d = S2::check_dims(dims)?;
-        let strides = crate::iter::broadcast_strides(self.dims(), self.strides(), dims);
-        Ok(self.view_as(d, &strides, self.offset))
     }
 }
