@@ -43,6 +43,7 @@ pub(crate) mod backend;
 pub mod device;
 pub mod element;
 pub mod iter;
+pub mod linalg;
 pub mod ops;
 pub mod shape;
 pub mod tensor;
