@@ -84,6 +84,18 @@ pub trait SquareMatrices: Matrices {
     type N: Dim;
 }
 
+/// Square when the two sizes match by [`MatchDim`]. Not recommended in
+/// errors, so that a failure is reported on the whole shape with the message
+/// above rather than on the two sizes, and with no list of impls.
+#[diagnostic::do_not_recommend]
+impl<S> SquareMatrices for S
+where
+    S: Matrices,
+    S::Rows: MatchDim<S::Cols>,
+{
+    type N = <S::Rows as MatchDim<S::Cols>>::Output;
+}
+
 /// Two sizes that must be equal: the inner sizes of a product, or the rows of
 /// a matrix and of its right-hand side. `Output` is the static one where
 /// either is static; [`Dyn`] sizes are checked at run time.
@@ -93,9 +105,8 @@ pub trait SquareMatrices: Matrices {
 /// let _: <Dyn as MatchDim<Const<4>>>::Output = Const::<4>;
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "linalg: incompatible matrix sizes: `{Self}` must equal `{Rhs}`",
-    label = "the matrices' sizes do not match",
-    note = "for A X = B, A is `(..., n, n)` (or `(..., m, n)` for lstsq) and B is `(..., n, k)` (or `(..., m, k)`): the sizes marked n (or m) must be equal"
+    message = "linalg: the matrix sizes `{Self}` and `{Rhs}` must be equal",
+    label = "the matrices' sizes do not match"
 )]
 pub trait MatchDim<Rhs: Dim>: Dim {
     /// The common size.
@@ -126,11 +137,17 @@ impl MatchDim<Dyn> for One {
 /// let _: <Shape![2, 1, 4, 4] as SolveShape<Shape![3, 4, 5]>>::Output =
 ///     <Shape![2, 3, 4, 5]>::default();
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "linalg: cannot solve A X = B for A of shape `{Self}` and B of shape `{B}`",
+    label = "A and B do not fit A X = B",
+    note = "A must be square matrices `(..., n, n)` and B `(..., n, k)` with the same n; their batch dimensions `...` broadcast"
+)]
 pub trait SolveShape<B: Shape>: SquareMatrices {
     /// The shape of `X`.
     type Output: Shape;
 }
 
+#[diagnostic::do_not_recommend]
 impl<A, B> SolveShape<B> for A
 where
     A: SquareMatrices,
@@ -152,11 +169,17 @@ where
 /// use shaped::{Shape, linalg::SolveVecShape};
 /// let _: <Shape![2, 4, 4] as SolveVecShape<Shape![4]>>::Output = <Shape![2, 4]>::default();
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "linalg: cannot solve A x = b for A of shape `{Self}` and b of shape `{B}`",
+    label = "A and b do not fit A x = b",
+    note = "A must be square matrices `(..., n, n)` and b vectors `(..., n)` with the same n; their batch dimensions `...` broadcast"
+)]
 pub trait SolveVecShape<B: Shape>: SquareMatrices {
     /// The shape of `x`.
     type Output: Shape;
 }
 
+#[diagnostic::do_not_recommend]
 impl<A, B> SolveVecShape<B> for A
 where
     A: SquareMatrices,
@@ -176,11 +199,17 @@ where
 /// use shaped::{Shape, linalg::LstsqShape};
 /// let _: <Shape![5, 3] as LstsqShape<Shape![2, 5, 2]>>::Output = <Shape![2, 3, 2]>::default();
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "linalg: cannot solve A X = B in least squares for A of shape `{Self}` and B of shape `{B}`",
+    label = "A and B do not fit A X = B",
+    note = "A must be matrices `(..., m, n)` and B `(..., m, k)` with the same m; their batch dimensions `...` broadcast"
+)]
 pub trait LstsqShape<B: Shape>: Matrices {
     /// The shape of `X`.
     type Output: Shape;
 }
 
+#[diagnostic::do_not_recommend]
 impl<A, B> LstsqShape<B> for A
 where
     A: Matrices,
@@ -216,9 +245,6 @@ impl Vectors for DynRank {
     type Batch = DynRank;
     type Len = Dyn;
 }
-impl SquareMatrices for DynRank {
-    type N = Dyn;
-}
 
 /// `WithTail` for a tuple batch of the given parameters.
 macro_rules! with_tail {
@@ -235,21 +261,6 @@ macro_rules! with_tail {
             type Batch = ($($b,)*);
             type Rows = R;
             type Cols = C;
-        }
-        impl<$($b: Dim,)* const N: usize> SquareMatrices for ($($b,)* Const<N>, Const<N>) {
-            type N = Const<N>;
-        }
-        impl<$($b: Dim),*> SquareMatrices for ($($b,)* One, One) {
-            type N = One;
-        }
-        impl<$($b: Dim,)* X: Dim> SquareMatrices for ($($b,)* Dyn, X) {
-            type N = X;
-        }
-        impl<$($b: Dim,)* const N: usize> SquareMatrices for ($($b,)* Const<N>, Dyn) {
-            type N = Const<N>;
-        }
-        impl<$($b: Dim),*> SquareMatrices for ($($b,)* One, Dyn) {
-            type N = One;
         }
     };
 }
