@@ -34,6 +34,8 @@
 //! - [`ops`]: each operation once: its shape rule and its call into the
 //!   backend. Naming: `op` panics on a run-time shape error, `try_op` returns
 //!   it, `op_` works in place, `op_out` writes into a given tensor.
+//! - [`linalg`]: batched linear algebra (`inv`, `solve`, `svd`, ...) with
+//!   PyTorch's batching, on the CPU through faer.
 //! - `backend`: the loops that touch memory (all of the crate's `unsafe`).
 #![warn(missing_docs)]
 

@@ -549,7 +549,9 @@ fn f32_inputs() {
 fn static_result_types() {
     let a = Tensor::<f64, Shape![2, 3, 3]>::zeros();
     let _: Tensor<f64, Shape![2]> = linalg::det(&a);
-    let _: (Tensor<f64, Shape![2, 3]>, Tensor<f64, Shape![2, 3, 3]>) = linalg::eigh(&a);
+    let (w, v) = linalg::eigh(&a);
+    let _: Tensor<f64, Shape![2, 3]> = w;
+    let _: Tensor<f64, Shape![2, 3, 3]> = v;
     let r = Tensor::<f64, Shape![4, 2]>::zeros();
     let _: Tensor<f64, Shape![2, 4]> = linalg::pinv(&r);
     let _: Tensor<f64, Shape![]> = linalg::matrix_norm(&r, MatrixNorm::Fro);

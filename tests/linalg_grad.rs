@@ -65,8 +65,8 @@ fn inv_backward_matches_finite_differences() {
     let ga = grad::inv_backward(&t(g.clone(), &dims), &y)
         .unwrap()
         .to_vec();
-    for i in 0..a.len() {
-        close(ga[i], numeric(&a, i, &f));
+    for (i, &g) in ga.iter().enumerate() {
+        close(g, numeric(&a, i, &f));
     }
 }
 
@@ -82,8 +82,8 @@ fn det_backward_matches_finite_differences() {
     let ga = grad::det_backward(&t(g.clone(), &[3]), &at, &d)
         .unwrap()
         .to_vec();
-    for i in 0..a.len() {
-        close(ga[i], numeric(&a, i, &f));
+    for (i, &g) in ga.iter().enumerate() {
+        close(g, numeric(&a, i, &f));
     }
 }
 
@@ -110,11 +110,11 @@ fn solve_backward_matches_finite_differences() {
             &linalg::solve(&t(a.clone(), &ad), &t(v.to_vec(), &bd)).to_vec(),
         )
     };
-    for i in 0..a.len() {
-        close(ga[i], numeric(&a, i, &fa));
+    for (i, &g) in ga.iter().enumerate() {
+        close(g, numeric(&a, i, &fa));
     }
-    for i in 0..b.len() {
-        close(gb[i], numeric(&b, i, &fb));
+    for (i, &g) in gb.iter().enumerate() {
+        close(g, numeric(&b, i, &fb));
     }
 }
 

@@ -50,12 +50,10 @@ pub fn try_matrix_norm<T: LinalgFloat, S: Matrices>(
     let name = "linalg.matrix_norm";
     let a = Operand::matrices(a.layout(), name, "A")?;
     let (m, n) = (a.rows(), a.cols());
-    if m == 0 || n == 0 {
-        if !matches!(ord, MatrixNorm::Fro | MatrixNorm::Nuc) {
-            return Err(ShapeError::Invalid(format!(
-                "{name}: Expected a non-empty matrix for this norm, but got {m} by {n} matrices"
-            )));
-        }
+    if (m == 0 || n == 0) && !matches!(ord, MatrixNorm::Fro | MatrixNorm::Nuc) {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: Expected a non-empty matrix for this norm, but got {m} by {n} matrices"
+        )));
     }
     let vals = a.each(name, |x| {
         let abs = |i: usize, j: usize| <T as num_traits::Float>::abs(x[(i, j)]);

@@ -94,6 +94,7 @@ pub fn qr_complete<T: LinalgFloat, S: Matrices>(
     expect(try_qr_complete(a))
 }
 
+#[allow(clippy::type_complexity)]
 fn qr_core<T: LinalgFloat, S: Matrices, SQ: crate::shape::Shape, SR: crate::shape::Shape>(
     a: &Tensor<T, S>,
     complete: bool,

@@ -95,7 +95,8 @@ pub fn svd_full<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Usv<T, S, Rows
 /// ```
 /// use shaped::{linalg, Shape, Tensor};
 /// let a = Tensor::<f64, Shape![2, 2, 2]>::from_vec(vec![0., 2., 1., 0., 3., 0., 0., -5.]);
-/// assert_eq!(linalg::try_svdvals(&a).unwrap().to_vec(), vec![2., 1., 5., 3.]);
+/// let s = linalg::try_svdvals(&a).unwrap().to_vec();
+/// assert!(s.iter().zip([2., 1., 5., 3.]).all(|(x, y)| (x - y).abs() < 1e-12));
 /// ```
 pub fn try_svdvals<T: LinalgFloat, S: Matrices>(
     a: &Tensor<T, S>,
@@ -123,6 +124,7 @@ pub fn svdvals<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Tensor<T, Svals
 
 /// `(U, S, V)` of one matrix, reduced, with `S` descending: shared with
 /// `lstsq`, `pinv` and `matrix_norm`.
+#[allow(clippy::type_complexity)]
 pub(super) fn thin<T: LinalgFloat>(
     x: &faer::Mat<T>,
 ) -> Result<(faer::Mat<T>, Vec<T>, faer::Mat<T>), String> {
