@@ -18,6 +18,7 @@ mod binary;
 pub(crate) mod exec;
 mod inplace;
 mod map;
+pub mod matmul;
 mod operators;
 pub mod scalar;
 mod ternary;

@@ -1,5 +1,5 @@
 //! The CPU backend: elementwise loops over the iteration plan, parallelised
-//! with rayon, and buffer allocation.
+//! with rayon, matrix products (`gemm.rs`), and buffer allocation.
 //!
 //! Inner loops are chosen by the plan's inner strides: all 1 (slices, which
 //! the compiler vectorises), a stride-0 input (a hoisted scalar), or general
@@ -7,6 +7,8 @@
 
 mod alloc;
 mod elementwise;
+mod gemm;
 
+pub(crate) use self::gemm::{Accum, Batches, GemmProblem, MatDesc, gemm};
 pub(crate) use alloc::alloc_filled_by;
 pub(crate) use elementwise::{map1, map2, map3, update1, update2, update3, Src};
