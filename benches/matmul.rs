@@ -1,6 +1,7 @@
 //! Criterion benchmarks for `matmul`: f32 256^3, 1024^3 and 2048^3, and a
 //! batch (16, 256, 256) @ (256, 256) whose right operand broadcasts.
-//! Throughput is in elements of the output; `benches/README.md` gives
+//! Throughput counts floating-point operations (`2 m k n`), so criterion's
+//! "Gelem/s" reads as GFLOP/s; `benches/README.md` gives
 //! GFLOP/s side by side with NumPy and PyTorch (`compare_matmul.py`).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};

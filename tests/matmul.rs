@@ -190,7 +190,7 @@ fn integer_matmul_is_exact_and_wraps() {
 }
 
 #[test]
-fn large_integer_products_split_rows_across_threads() {
+fn large_integer_products_split_across_threads() {
     let (m, k, n) = (150, 70, 90);
     let va: Vec<i32> = (0..m * k).map(|i| (i % 13) as i32 - 6).collect();
     let vb: Vec<i32> = (0..k * n).map(|i| (i % 7) as i32 - 3).collect();
@@ -310,6 +310,7 @@ fn transposed_and_sliced_operands() {
         (vec![16, 70, 33], vec![33, 40]),
         (vec![8, 64, 64], vec![8, 64, 64]),
         (vec![2, 130, 70], vec![70, 90]),
+        (vec![1, 70, 50], vec![50, 400]),
     ] {
         let (x, y) = (rand_dyn(&ad, 12), rand_dyn(&bd, 13));
         let xt = x.permute::<DynRank>(&[0, 2, 1]).unwrap().contiguous();
@@ -532,6 +533,16 @@ fn in_place_forms_write_into_their_input() {
     let one = Tensor::<f64, Shape![1, 2]>::zeros();
     let mut e = one.try_broadcast_to::<DynRank>(&[3, 2]).unwrap();
     assert!(e.try_addmm_(&a, &b, 1.0, 1.0).is_err());
+    // Large enough to be cut into tiles across threads, into a transposed
+    // view (the destination's columns contiguous).
+    let x = rand_dyn(&[70, 50], 37);
+    let y = rand_dyn(&[50, 300], 38);
+    let (p, _) = reference(&x.to_vec(), &[70, 50], &y.to_vec(), &[50, 300], fma);
+    let base = rand_dyn(&[300, 70], 39);
+    let mut c = base.permute::<DynRank>(&[1, 0]).unwrap();
+    let before = c.to_vec();
+    c.addmm_(&x, &y, -1.0, 2.0);
+    assert_close(&c.to_vec(), &axpby(&before, &p, -1.0, 2.0), "tiled addmm_");
     // baddbmm_ and addr_ against their out-of-place forms.
     let x = Tensor::<f32, Shape![2, 3, 4]>::randn(34);
     let y = Tensor::<f32, Shape![2, 4, 5]>::randn(35);

@@ -13,8 +13,23 @@
 //! and the result continue their rows are folded into the rows, so that
 //! `(16, 256, 256) @ (256, 256)` is one `4096 x 256 x 256` product (the right
 //! operand packed once), as PyTorch folds it. The remaining batch runs in
-//! parallel, one product per task, when it has at least as many entries as
-//! threads; otherwise each product is parallel inside.
+//! parallel, one single-threaded product per task, when it has at least as
+//! many entries as threads; otherwise each product is cut into tiles of
+//! whole rows or columns, a few per thread, each a single-threaded product
+//! run as a rayon task.
+//!
+//! # Design
+//! Why tiles rather than the crate's own threading: on a shared machine a
+//! thread is often descheduled for a while, and a multithreaded GEMM whose
+//! threads meet at every block then runs at the pace of the slowest one.
+//! Tiles, with more of them than threads and work stealing between them, let
+//! the free core take the slowed thread's share, and the threads meet once.
+//! Measured side by side on the project machine (2 vCPUs, shared): f32
+//! 2048^3 at 108 GFLOP/s best and 108 median with tiles, against 94 and 91
+//! with `gemm::Parallelism::Rayon`; at 1024^3 116 / 104 against 108 / 98;
+//! equal at 256^3 (see `benches/README.md`). The cost is that each tile
+//! packs the whole of the operand it shares with the others: a few percent
+//! of the work at these sizes.
 //!
 //! **Contract** of every `unsafe fn` here: each pointer is the base of a
 //! buffer, and every element address a [`GemmProblem`] describes for that
@@ -332,16 +347,106 @@ unsafe fn single<T: Numeric>(
         )
     };
     let dims = (p.m, p.n, p.k);
-    if has_simd_kernel::<T>() {
-        // SAFETY: forwarded.
-        unsafe { simd(dims, dst, lhs, rhs, alpha, accum, par) }
-    } else if par == Par::Rayon && p.m > 1 {
-        // SAFETY: forwarded; row blocks write disjoint destination rows.
-        unsafe { plain_par_rows(dims, dst, lhs, rhs, alpha, accum) }
-    } else {
-        // SAFETY: forwarded.
-        unsafe { plain(dims, dst, lhs, rhs, alpha, accum) }
+    // SAFETY: forwarded.
+    unsafe {
+        match par {
+            Par::Rayon => tiled(dims, dst, lhs, rhs, alpha, accum),
+            Par::Seq => kernel(dims, dst, lhs, rhs, alpha, accum),
+        }
     }
+}
+
+/// One product on the calling thread: the `gemm` crate for `f32` and
+/// `f64`, the plain loop otherwise.
+///
+/// # Safety
+/// The module's contract for one product.
+unsafe fn kernel<T: Numeric>(
+    dims: (usize, usize, usize),
+    dst: Mat<*mut T>,
+    lhs: Mat<*const T>,
+    rhs: Mat<*const T>,
+    alpha: T,
+    accum: Accum<T>,
+) {
+    // SAFETY: forwarded; `simd` gets only the types it supports.
+    unsafe {
+        if has_simd_kernel::<T>() {
+            simd(dims, dst, lhs, rhs, alpha, accum)
+        } else {
+            plain(dims, dst, lhs, rhs, alpha, accum)
+        }
+    }
+}
+
+/// Tiles per thread when one product is split across threads.
+const TILES_PER_THREAD: usize = 4;
+/// The fewest rows or columns in a tile.
+const MIN_TILE: usize = 64;
+
+/// One product on all threads: cut into tiles of whole columns (or whole
+/// rows, when there are more rows), each a single-threaded product run as a
+/// rayon task. There are more tiles than threads, so that a thread slowed
+/// down by other load on the machine takes fewer of them, and the threads
+/// meet once, at the end, instead of at every block of a multithreaded
+/// GEMM; each tile packs its share of one operand and all of the other.
+///
+/// # Safety
+/// The module's contract for one product; tiles write disjoint parts of the
+/// destination.
+unsafe fn tiled<T: Numeric>(
+    (m, n, k): (usize, usize, usize),
+    dst: Mat<*mut T>,
+    lhs: Mat<*const T>,
+    rhs: Mat<*const T>,
+    alpha: T,
+    accum: Accum<T>,
+) {
+    let by_cols = n >= m;
+    let len = if by_cols { n } else { m };
+    let tiles = (rayon::current_num_threads() * TILES_PER_THREAD)
+        .min(len / MIN_TILE)
+        .max(1);
+    let bases = Bases {
+        dst: dst.ptr,
+        lhs: lhs.ptr,
+        rhs: rhs.ptr,
+    };
+    let [drs, dcs, lrs, lcs, rrs, rcs] = [dst.rs, dst.cs, lhs.rs, lhs.cs, rhs.rs, rhs.cs];
+    (0..tiles).into_par_iter().for_each(|t| {
+        let (start, end) = (t * len / tiles, (t + 1) * len / tiles);
+        let (d, l, r) = bases.parts();
+        // Where the tile starts in each operand, and its sizes.
+        let (dims, d_at, l_at, r_at) = if by_cols {
+            ((m, end - start, k), start * dcs, 0, start * rcs)
+        } else {
+            ((end - start, n, k), start * drs, start * lrs, 0)
+        };
+        // SAFETY: the tile's rows or columns lie inside the product's, in
+        // bounds by the contract; tiles write disjoint destination elements.
+        unsafe {
+            kernel(
+                dims,
+                Mat {
+                    ptr: d.add(d_at),
+                    rs: drs,
+                    cs: dcs,
+                },
+                Mat {
+                    ptr: l.add(l_at),
+                    rs: lrs,
+                    cs: lcs,
+                },
+                Mat {
+                    ptr: r.add(r_at),
+                    rs: rrs,
+                    cs: rcs,
+                },
+                alpha,
+                accum,
+            );
+        }
+    });
 }
 
 /// One product through the `gemm` crate (`f32`, `f64`).
@@ -355,17 +460,12 @@ unsafe fn simd<T: Numeric>(
     rhs: Mat<*const T>,
     alpha: T,
     accum: Accum<T>,
-    par: Par,
 ) {
     // The crate computes `dst = a * dst + b * lhs @ rhs`, reading `dst` only
     // when asked to.
     let (read_dst, a) = match accum {
         Accum::Replace => (false, T::zero()),
         Accum::Add(beta) => (true, beta),
-    };
-    let parallelism = match par {
-        Par::Seq => ::gemm::Parallelism::None,
-        Par::Rayon => ::gemm::Parallelism::Rayon(rayon::current_num_threads()),
     };
     let s = |x: usize| x as isize;
     // SAFETY: `T` is one of the crate's types (it panics on others, never
@@ -392,55 +492,9 @@ unsafe fn simd<T: Numeric>(
             false,
             false,
             false,
-            parallelism,
+            ::gemm::Parallelism::None,
         );
     }
-}
-
-/// `plain` over blocks of rows in parallel.
-///
-/// # Safety
-/// As `plain`.
-unsafe fn plain_par_rows<T: Numeric>(
-    (m, n, k): (usize, usize, usize),
-    dst: Mat<*mut T>,
-    lhs: Mat<*const T>,
-    rhs: Mat<*const T>,
-    alpha: T,
-    accum: Accum<T>,
-) {
-    let bases = Bases {
-        dst: dst.ptr,
-        lhs: lhs.ptr,
-        rhs: rhs.ptr,
-    };
-    let blocks = m.min(rayon::current_num_threads() * 8);
-    let strides = [dst.rs, dst.cs, lhs.rs, lhs.cs, rhs.rs, rhs.cs];
-    (0..blocks).into_par_iter().for_each(|b| {
-        let (r0, r1) = (b * m / blocks, (b + 1) * m / blocks);
-        let (d, l, r) = bases.parts();
-        let [drs, dcs, lrs, lcs, rrs, rcs] = strides;
-        // SAFETY: rows `r0..r1` of the destination and the left operand are
-        // in bounds; blocks write disjoint rows.
-        unsafe {
-            let d = Mat {
-                ptr: d.add(r0 * drs),
-                rs: drs,
-                cs: dcs,
-            };
-            let l = Mat {
-                ptr: l.add(r0 * lrs),
-                rs: lrs,
-                cs: lcs,
-            };
-            let r = Mat {
-                ptr: r,
-                rs: rrs,
-                cs: rcs,
-            };
-            plain((r1 - r0, n, k), d, l, r, alpha, accum);
-        }
-    });
 }
 
 /// One product with a plain loop, for integer types: wrapping arithmetic,
