@@ -31,8 +31,12 @@
 //! packs the whole of the operand it shares with the others: a few percent
 //! of the work at these sizes.
 //!
+//! The two entry points, [`gemm_new`] and [`gemm_into`], are safe: they
+//! check that every layout stays inside its slice and that the
+//! destination's elements are distinct, then call the `unsafe` core.
+//!
 //! **Contract** of every `unsafe fn` here: each pointer is the base of a
-//! buffer, and every element address a [`GemmProblem`] describes for that
+//! buffer, and every element address a [`Problem`] describes for that
 //! operand (offset, plus index times stride over the batch, rows, columns
 //! and the contracted dimension, for indices below the sizes) is in bounds
 //! of it. The destination's addresses are pairwise distinct, except across
@@ -45,6 +49,7 @@ use core::any::TypeId;
 
 use rayon::prelude::*;
 
+use super::alloc as cpu_alloc;
 use crate::element::Numeric;
 use crate::iter::Plan;
 use crate::shape::DimVec;
@@ -83,25 +88,25 @@ pub(crate) enum Accum<T> {
     Add(T),
 }
 
-/// A batch of `m x k` by `k x n` products.
+/// A batch of `m x k` by `k x n` products, with its destination.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct GemmProblem {
+struct Problem {
     /// Rows of each product.
-    pub m: usize,
+    m: usize,
     /// Columns of each product.
-    pub n: usize,
+    n: usize,
     /// The contracted size.
-    pub k: usize,
+    k: usize,
     /// The batch sizes.
-    pub batch: DimVec,
+    batch: DimVec,
     /// Whether products are kept or summed over the batch.
-    pub batches: Batches,
+    batches: Batches,
     /// The result.
-    pub dst: MatDesc,
+    dst: MatDesc,
     /// The left operand (`m x k`).
-    pub lhs: MatDesc,
+    lhs: MatDesc,
     /// The right operand (`k x n`).
-    pub rhs: MatDesc,
+    rhs: MatDesc,
 }
 
 /// A matrix: base pointer, row stride, column stride.
@@ -153,12 +158,201 @@ fn has_simd_kernel<T: 'static>() -> bool {
     TypeId::of::<T>() == TypeId::of::<f32>() || TypeId::of::<T>() == TypeId::of::<f64>()
 }
 
+/// A batch of `m x k` by `k x n` products, given by its operands; the
+/// destination is given where the product is run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct GemmProblem {
+    /// Rows of each product.
+    pub m: usize,
+    /// Columns of each product.
+    pub n: usize,
+    /// The contracted size.
+    pub k: usize,
+    /// The batch sizes.
+    pub batch: DimVec,
+    /// Whether products are kept or summed over the batch.
+    pub batches: Batches,
+    /// The left operand (`m x k`).
+    pub lhs: MatDesc,
+    /// The right operand (`k x n`).
+    pub rhs: MatDesc,
+}
+
+impl GemmProblem {
+    fn with_dst(&self, dst: MatDesc) -> Problem {
+        Problem {
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            batch: self.batch.clone(),
+            batches: self.batches,
+            dst,
+            lhs: self.lhs.clone(),
+            rhs: self.rhs.clone(),
+        }
+    }
+
+    /// The number of elements of a contiguous result: the batch (unless
+    /// summed), rows and columns.
+    fn out_len(&self) -> usize {
+        let mn = self.m * self.n;
+        match self.batches {
+            Batches::Each => self.batch.iter().product::<usize>() * mn,
+            Batches::Sum => mn,
+        }
+    }
+
+    /// The contiguous layout of a fresh result.
+    fn contiguous_dst(&self) -> MatDesc {
+        let mut batch_strides: DimVec = smallvec::smallvec![0; self.batch.len()];
+        if self.batches == Batches::Each {
+            let mut step = self.m * self.n;
+            for (s, &d) in batch_strides.iter_mut().zip(&self.batch).rev() {
+                *s = step;
+                step *= d.max(1);
+            }
+        }
+        MatDesc {
+            offset: 0,
+            batch_strides,
+            rs: self.n,
+            cs: 1,
+        }
+    }
+}
+
+/// `alpha * lhs @ rhs` into a new contiguous buffer (batch, rows, columns),
+/// summed over the batch in [`Batches::Sum`] mode.
+///
+/// # Panics
+/// When an operand's layout reaches outside its buffer (an internal error:
+/// layouts come from tensors).
+pub(crate) fn gemm_new<T: Numeric>(p: &GemmProblem, lhs: &[T], rhs: &[T], alpha: T) -> Vec<T> {
+    let q = p.with_dst(p.contiguous_dst());
+    check_operands(&q, lhs, rhs);
+    // SAFETY: the operands' extents lie in their slices (checked above);
+    // the destination is a fresh contiguous buffer of `out_len` elements,
+    // whose distinct addresses the problem covers exactly, every one written
+    // by `Accum::Replace` (each product, or zeros for an empty sum).
+    unsafe {
+        cpu_alloc::alloc_filled_by(p.out_len(), |o| {
+            run(&q, o, lhs.as_ptr(), rhs.as_ptr(), alpha, Accum::Replace)
+        })
+    }
+}
+
+/// `out = alpha * lhs @ rhs + beta * out` (per `accum`) in place, `out`
+/// laid out by `dst`.
+///
+/// # Panics
+/// When a layout reaches outside its buffer, or two elements of the
+/// destination (outside a summed batch) may share an address (internal
+/// errors: callers check overlap with PyTorch's message first).
+pub(crate) fn gemm_into<T: Numeric>(
+    p: &GemmProblem,
+    dst: MatDesc,
+    out: &mut [T],
+    lhs: &[T],
+    rhs: &[T],
+    alpha: T,
+    accum: Accum<T>,
+) {
+    let q = p.with_dst(dst);
+    check_operands(&q, lhs, rhs);
+    assert!(
+        within(&q.dst, &q.batch, q.m, q.n, out.len()),
+        "gemm: the destination's layout reaches outside its buffer"
+    );
+    let mut dims: DimVec = DimVec::from_slice(&[q.m, q.n]);
+    let mut strides: DimVec = DimVec::from_slice(&[q.dst.rs, q.dst.cs]);
+    if q.batches == Batches::Each {
+        dims.extend_from_slice(&q.batch);
+        strides.extend_from_slice(&q.dst.batch_strides);
+    }
+    assert!(
+        non_overlapping(&dims, &strides),
+        "gemm: elements of the destination may share memory"
+    );
+    // SAFETY: every operand's extent lies in its slice and the
+    // destination's elements are distinct (checked above); `out` is a
+    // `&mut` slice, so no operand slice overlaps it, and it is initialised.
+    unsafe {
+        run(
+            &q,
+            out.as_mut_ptr(),
+            lhs.as_ptr(),
+            rhs.as_ptr(),
+            alpha,
+            accum,
+        )
+    }
+}
+
+/// Panics unless both operands' layouts lie inside their buffers.
+fn check_operands<T>(q: &Problem, lhs: &[T], rhs: &[T]) {
+    assert!(
+        within(&q.lhs, &q.batch, q.m, q.k, lhs.len()),
+        "gemm: the left operand's layout reaches outside its buffer"
+    );
+    assert!(
+        within(&q.rhs, &q.batch, q.k, q.n, rhs.len()),
+        "gemm: the right operand's layout reaches outside its buffer"
+    );
+}
+
+/// Whether every element a matrix layout addresses over the batch, `rows`
+/// and `cols` is below `len` (true when there is none).
+fn within(d: &MatDesc, batch: &[usize], rows: usize, cols: usize, len: usize) -> bool {
+    let sizes = batch.iter().chain([&rows, &cols]);
+    let strides = d.batch_strides.iter().chain([&d.rs, &d.cs]);
+    let mut last = Some(d.offset);
+    for (&size, &stride) in sizes.zip(strides) {
+        if size == 0 {
+            return true;
+        }
+        last = last.and_then(|l| {
+            (size - 1)
+                .checked_mul(stride)
+                .and_then(|x| l.checked_add(x))
+        });
+    }
+    last.is_some_and(|l| l < len)
+}
+
+/// A sufficient condition for a strided layout's elements to be distinct:
+/// ordered by stride, each stride of a dimension larger than 1 exceeds the
+/// extent of all smaller ones (true of every view `shaped` makes other than
+/// an expanded one).
+fn non_overlapping(dims: &[usize], strides: &[usize]) -> bool {
+    if dims.contains(&0) {
+        return true;
+    }
+    let mut order: Vec<(usize, usize)> = strides
+        .iter()
+        .zip(dims)
+        .filter(|&(_, &d)| d > 1)
+        .map(|(&s, &d)| (s, d))
+        .collect();
+    order.sort_unstable();
+    let mut extent = 0usize;
+    for (s, d) in order {
+        if s <= extent {
+            return false;
+        }
+        extent = match (d - 1).checked_mul(s).and_then(|x| x.checked_add(extent)) {
+            Some(e) => e,
+            None => return false,
+        };
+    }
+    true
+}
+
 /// Runs the batched product `p`.
 ///
 /// # Safety
 /// The module's contract, for `p` over the buffers `dst`, `lhs`, `rhs`.
-pub(crate) unsafe fn gemm<T: Numeric>(
-    p: &GemmProblem,
+unsafe fn run<T: Numeric>(
+    p: &Problem,
     dst: *mut T,
     lhs: *const T,
     rhs: *const T,
@@ -181,7 +375,7 @@ pub(crate) unsafe fn gemm<T: Numeric>(
 /// `p` with batch dimensions folded into the rows where that describes the
 /// same elements: the right operand does not move along the dimension, and
 /// the left operand and the destination step by exactly `m` rows.
-fn fold_into_rows(p: &GemmProblem) -> GemmProblem {
+fn fold_into_rows(p: &Problem) -> Problem {
     let mut q = p.clone();
     while let Some(i) = q.batch.len().checked_sub(1) {
         let size = q.batch[i];
@@ -210,7 +404,7 @@ fn fold_into_rows(p: &GemmProblem) -> GemmProblem {
 ///
 /// # Safety
 /// The module's contract.
-unsafe fn each<T: Numeric>(p: &GemmProblem, bases: Bases<T>, alpha: T, accum: Accum<T>) {
+unsafe fn each<T: Numeric>(p: &Problem, bases: Bases<T>, alpha: T, accum: Accum<T>) {
     let nb: usize = p.batch.iter().product();
     if nb == 0 {
         return;
@@ -250,7 +444,7 @@ unsafe fn each<T: Numeric>(p: &GemmProblem, bases: Bases<T>, alpha: T, accum: Ac
 ///
 /// # Safety
 /// The module's contract.
-unsafe fn sum<T: Numeric>(p: &GemmProblem, bases: Bases<T>, alpha: T, accum: Accum<T>) {
+unsafe fn sum<T: Numeric>(p: &Problem, bases: Bases<T>, alpha: T, accum: Accum<T>) {
     let nb: usize = p.batch.iter().product();
     let dst = Mat {
         // SAFETY: the destination's offset is in bounds (contract).
@@ -319,7 +513,7 @@ enum Par {
 /// # Safety
 /// The module's contract, for one batch entry at `offsets`.
 unsafe fn single<T: Numeric>(
-    p: &GemmProblem,
+    p: &Problem,
     bases: Bases<T>,
     offsets: [usize; 3],
     alpha: T,
@@ -553,7 +747,7 @@ mod tests {
     #[test]
     fn a_broadcast_right_operand_folds_into_rows() {
         // (16, 8, 4) @ (4, 5), all contiguous.
-        let p = GemmProblem {
+        let p = Problem {
             m: 8,
             n: 5,
             k: 4,
@@ -569,6 +763,35 @@ mod tests {
         let mut t = p.clone();
         t.lhs = desc(0, &[32], 1, 8);
         assert_eq!(fold_into_rows(&t).m, 8);
+    }
+
+    #[test]
+    fn layouts_are_checked_before_the_kernel_runs() {
+        // A (2, 3, 4) batch, contiguous: last element at 23.
+        let d = desc(0, &[12], 4, 1);
+        assert!(within(&d, &[2], 3, 4, 24));
+        assert!(!within(&d, &[2], 3, 4, 23));
+        assert!(within(&desc(100, &[12], 4, 1), &[2], 0, 4, 0));
+        // Transposed and sliced layouts are distinct; expanded ones are not.
+        assert!(non_overlapping(&[3, 4], &[1, 3]));
+        assert!(non_overlapping(&[2, 3], &[8, 1]));
+        assert!(!non_overlapping(&[3, 4], &[0, 1]));
+        assert!(!non_overlapping(&[3, 4], &[2, 1]));
+    }
+
+    #[test]
+    #[should_panic(expected = "the left operand's layout reaches outside its buffer")]
+    fn an_operand_outside_its_buffer_panics() {
+        let p = GemmProblem {
+            m: 2,
+            n: 2,
+            k: 2,
+            batch: DimVec::new(),
+            batches: Batches::Each,
+            lhs: desc(0, &[], 2, 1),
+            rhs: desc(0, &[], 2, 1),
+        };
+        let _ = gemm_new(&p, &[1.0f32; 3], &[1.0; 4], 1.0);
     }
 
     #[test]

@@ -9,6 +9,6 @@ mod alloc;
 mod elementwise;
 mod gemm;
 
-pub(crate) use self::gemm::{Accum, Batches, GemmProblem, MatDesc, gemm};
+pub(crate) use self::gemm::{gemm_into, gemm_new, Accum, Batches, GemmProblem, MatDesc};
 pub(crate) use alloc::alloc_filled_by;
 pub(crate) use elementwise::{map1, map2, map3, update1, update2, update3, Src};

@@ -8,7 +8,7 @@ use super::rules::{self, Axes, Batch, Geometry};
 use crate::Tensor;
 use crate::backend::cpu::{self, Accum, Batches, GemmProblem, MatDesc};
 use crate::element::Numeric;
-use crate::iter::{broadcast_strides, contiguous_strides};
+use crate::iter::broadcast_strides;
 use crate::ops::exec::{self, Layout, check_no_internal_overlap};
 use crate::shape::{DimVec, DynRank, ShapeError, check_expand};
 use crate::tensor::storage::Storage;
@@ -68,7 +68,7 @@ fn destination(strides: &[usize], offset: usize, geo: &Geometry) -> MatDesc {
     }
 }
 
-fn problem<T>(geo: &Geometry, dst: MatDesc, a: &Layout<'_, T>, b: &Layout<'_, T>) -> GemmProblem {
+fn problem<T>(geo: &Geometry, a: &Layout<'_, T>, b: &Layout<'_, T>) -> GemmProblem {
     GemmProblem {
         m: geo.m,
         n: geo.n,
@@ -78,7 +78,6 @@ fn problem<T>(geo: &Geometry, dst: MatDesc, a: &Layout<'_, T>, b: &Layout<'_, T>
             Batch::Each => Batches::Each,
             Batch::Sum => Batches::Sum,
         },
-        dst,
         lhs: operand(a, geo.lhs, &geo.batch, Side::Left),
         rhs: operand(b, geo.rhs, &geo.batch, Side::Right),
     }
@@ -91,20 +90,9 @@ pub(crate) fn product<T: Numeric>(
     geo: &Geometry,
     alpha: T,
 ) -> Tensor<T, DynRank> {
-    let strides = contiguous_strides(&geo.out);
-    let p = problem(geo, destination(&strides, 0, geo), &a, &b);
-    let numel = geo.out.iter().product();
+    let p = problem(geo, &a, &b);
     let (ga, gb) = (a.storage.read(), b.storage.read());
-    // SAFETY: the operands' descriptors come from their layouts, whose
-    // elements lie in their storages (the tensor invariant), read under the
-    // guards held here; the destination is a fresh contiguous buffer of
-    // `numel(geo.out)` elements, every one of which the kernel writes
-    // (`Accum::Replace`: each product, or zeros for an empty sum).
-    let data = unsafe {
-        cpu::alloc_filled_by(numel, |o| {
-            cpu::gemm(&p, o, ga.as_ptr(), gb.as_ptr(), alpha, Accum::Replace)
-        })
-    };
+    let data = cpu::gemm_new(&p, &ga, &gb, alpha);
     Tensor::from_parts(data, DimVec::from_slice(&geo.out))
 }
 
@@ -175,7 +163,8 @@ fn accumulate<T: Numeric>(
     } else {
         Accum::Add(beta)
     };
-    let p = problem(geo, destination(out.strides, out.offset, geo), &a, &b);
+    let p = problem(geo, &a, &b);
+    let dst = destination(out.strides, out.offset, geo);
     // Lock in address order, as `exec::update3` does, so that two threads
     // writing each other's operands cannot deadlock.
     let (ga, gb, mut g) = if addr(a.storage).max(addr(b.storage)) < addr(out.storage) {
@@ -185,11 +174,7 @@ fn accumulate<T: Numeric>(
         let g = out.storage.write();
         (a.storage.read(), b.storage.read(), g)
     };
-    // SAFETY: the descriptors come from the layouts, whose elements lie in
-    // their storages; `out`'s elements are distinct and initialised, and its
-    // storage is neither operand's (callers copy a shared operand first);
-    // all three guards are held for the call.
-    unsafe { cpu::gemm(&p, g.as_mut_ptr(), ga.as_ptr(), gb.as_ptr(), alpha, accum) };
+    cpu::gemm_into(&p, dst, &mut g, &ga, &gb, alpha, accum);
 }
 
 /// A storage's address, for lock ordering.
