@@ -11,7 +11,7 @@ mod gemm;
 pub(crate) mod index;
 mod reduce;
 
-pub(crate) use self::gemm::{gemm_into, gemm_new, Accum, Batches, GemmProblem, MatDesc};
+pub(crate) use self::gemm::{Accum, Batches, GemmProblem, MatDesc, gemm_into, gemm_new};
 pub(crate) use alloc::alloc_filled_by;
 pub(crate) use elementwise::{Src, map1, map2, map2_rows, map3, update1, update2, update3};
 pub(crate) use reduce::{Reducer, Run, reduce};
