@@ -60,7 +60,7 @@ fn try_forward_keepdim<T: Float>(
     mask: &[bool],
 ) -> Result<Dyn<T>, ShapeError> {
     let m = Some(mask);
-    let r = match op {
+    match op {
         Reduction::Sum => x.reduce_with(m, true, None, |_| Sum { divisor: None }),
         Reduction::Mean => x.reduce_with(m, true, None, |n| Sum {
             divisor: Some(T::from_f64(n as f64)),
@@ -76,8 +76,7 @@ fn try_forward_keepdim<T: Float>(
         Reduction::LogSumExp => {
             x.reduce_with(m, true, None, |_| crate::ops::reduce::reducers::LogSumExp)
         }
-    };
-    r
+    }
 }
 
 /// `a op b` at the broadcast of the two (here always `x`'s sizes).
