@@ -34,6 +34,8 @@
 //! - [`ops`]: each operation once: its shape rule and its call into the
 //!   backend. Naming: `op` panics on a run-time shape error, `try_op` returns
 //!   it, `op_` works in place, `op_out` writes into a given tensor.
+//! - [`linalg`]: batched linear algebra (`inv`, `solve`, `svd`, ...) with
+//!   PyTorch's batching, on the CPU through faer.
 //! - `backend`: the loops that touch memory (all of the crate's `unsafe`).
 //! - [`autograd`]: reverse-mode gradients over the ops, each broadcast
 //!   input's gradient summed back to its own shape.
@@ -46,6 +48,7 @@ pub(crate) mod backend;
 pub mod device;
 pub mod element;
 pub mod iter;
+pub mod linalg;
 pub mod ops;
 pub mod shape;
 pub mod tensor;

@@ -8,9 +8,12 @@
 //!   off its brackets.
 //! - `__static_shape_impls!`: a hidden helper that stamps out the shape traits
 //!   for tuples; `shaped` calls it once.
+//! - `__matmul_impls!`: a hidden helper that stamps out the matrix-product
+//!   shape rules for tuples; `shaped` calls it once.
 
 use proc_macro::TokenStream;
 
+mod matmul_impls;
 mod shape_type;
 mod static_impls;
 mod tensor_literal;
@@ -129,6 +132,19 @@ pub fn tensor(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn __static_shape_impls(input: TokenStream) -> TokenStream {
     static_impls::expand(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Stamps out the shape rules of matrix products for tuples: one
+/// `MatmulPair` impl per pair of ranks from 1 to the given rank, and one
+/// `AddendPair` impl per (input, product) pair of ranks for fused products.
+///
+/// Used once, inside `shaped::ops::matmul`; not part of the public API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __matmul_impls(input: TokenStream) -> TokenStream {
+    matmul_impls::expand(input.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -21,6 +21,7 @@ pub(crate) mod exec;
 pub mod index;
 mod inplace;
 mod map;
+pub mod matmul;
 mod operators;
 pub mod reduce;
 pub mod scalar;

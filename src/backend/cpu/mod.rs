@@ -1,5 +1,5 @@
 //! The CPU backend: elementwise loops over the iteration plan, parallelised
-//! with rayon, and buffer allocation.
+//! with rayon, matrix products (`gemm.rs`), and buffer allocation.
 //!
 //! Inner loops are chosen by the plan's inner strides: all 1 (slices, which
 //! the compiler vectorises), a stride-0 input (a hoisted scalar), or general
@@ -7,9 +7,11 @@
 
 mod alloc;
 mod elementwise;
+mod gemm;
 pub(crate) mod index;
 mod reduce;
 
+pub(crate) use self::gemm::{gemm_into, gemm_new, Accum, Batches, GemmProblem, MatDesc};
 pub(crate) use alloc::alloc_filled_by;
 pub(crate) use elementwise::{Src, map1, map2, map2_rows, map3, update1, update2, update3};
 pub(crate) use reduce::{Reducer, Run, reduce};

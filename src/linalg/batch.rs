@@ -1,0 +1,282 @@
+//! The batching machinery every linear-algebra function shares: reading the
+//! matrices (or vectors) of a tensor of any strides, broadcasting the batch
+//! dimensions of two operands, running one kernel per batch element in
+//! parallel with rayon, and assembling the outputs.
+//!
+//! Erased: generic over the element type only.
+
+use parking_lot::RwLockReadGuard;
+
+use faer::{Mat, MatRef};
+use rayon::prelude::*;
+
+use super::LinalgFloat;
+use crate::ops::exec::Layout;
+use crate::shape::{Shape, ShapeError, broadcast_pair};
+use crate::tensor::Tensor;
+
+/// A tensor read as a batch of matrices (`core == 2`) or vectors
+/// (`core == 1`).
+pub(crate) struct Operand<'a, T> {
+    data: RwLockReadGuard<'a, Vec<T>>,
+    dims: &'a [usize],
+    strides: &'a [usize],
+    offset: usize,
+    core: usize,
+}
+
+impl<'a, T: LinalgFloat> Operand<'a, T> {
+    /// Reads `l` as a batch of matrices; `name` is the function (for
+    /// messages), `arg` the argument's name.
+    pub fn matrices(l: Layout<'a, T>, name: &str, arg: &str) -> Result<Self, ShapeError> {
+        if l.dims.len() < 2 {
+            return Err(ShapeError::Invalid(format!(
+                "{name}: The input tensor {arg} must have at least 2 dimensions."
+            )));
+        }
+        Ok(Self::new(l, 2))
+    }
+
+    /// Reads `l` as a batch of vectors.
+    pub fn vectors(l: Layout<'a, T>, name: &str, arg: &str) -> Result<Self, ShapeError> {
+        if l.dims.is_empty() {
+            return Err(ShapeError::Invalid(format!(
+                "{name}: The input tensor {arg} must have at least 1 dimension."
+            )));
+        }
+        Ok(Self::new(l, 1))
+    }
+
+    fn new(l: Layout<'a, T>, core: usize) -> Self {
+        Operand {
+            data: l.storage.read(),
+            dims: l.dims,
+            strides: l.strides,
+            offset: l.offset,
+            core,
+        }
+    }
+
+    /// All sizes.
+    pub fn dims_vec(&self) -> Vec<usize> {
+        self.dims.to_vec()
+    }
+
+    /// The batch dimensions.
+    pub fn batch(&self) -> &[usize] {
+        &self.dims[..self.dims.len() - self.core]
+    }
+
+    /// Rows of each matrix (the length of each vector).
+    pub fn rows(&self) -> usize {
+        self.dims[self.dims.len() - self.core]
+    }
+
+    /// Columns of each matrix (1 for vectors).
+    pub fn cols(&self) -> usize {
+        if self.core == 2 {
+            self.dims[self.dims.len() - 1]
+        } else {
+            1
+        }
+    }
+
+    /// The offset of each matrix, one per element of the batch `out`
+    /// (which this operand's batch broadcasts to), row-major.
+    pub fn offsets(&self, out: &[usize]) -> Vec<usize> {
+        let b = self.batch();
+        let bs = &self.strides[..b.len()];
+        let lead = out.len() - b.len();
+        let n: usize = out.iter().product();
+        let mut offs = Vec::with_capacity(n);
+        let mut idx = vec![0usize; out.len()];
+        for _ in 0..n {
+            let mut off = self.offset;
+            for (k, &i) in idx.iter().enumerate().skip(lead) {
+                if b[k - lead] != 1 {
+                    off += i * bs[k - lead];
+                }
+            }
+            offs.push(off);
+            for k in (0..out.len()).rev() {
+                idx[k] += 1;
+                if idx[k] < out[k] {
+                    break;
+                }
+                idx[k] = 0;
+            }
+        }
+        offs
+    }
+
+    /// `f` on a copy of each matrix of this operand's own batch, in
+    /// parallel.
+    pub fn each<R: Send>(
+        &self,
+        name: &str,
+        f: impl Fn(Mat<T>) -> Result<R, String> + Sync,
+    ) -> Result<Vec<R>, ShapeError> {
+        let batch = self.batch().to_vec();
+        let offs = self.offsets(&batch);
+        par_batches(name, &batch, |i| f(self.mat(offs[i])))
+    }
+
+    /// A copy of the matrix (or the column vector) at `off`.
+    pub fn mat(&self, off: usize) -> Mat<T> {
+        let r = self.dims.len();
+        let (rs, cs) = if self.core == 2 {
+            (self.strides[r - 2], self.strides[r - 1])
+        } else {
+            (self.strides[r - 1], 0)
+        };
+        let d = &self.data;
+        Mat::from_fn(self.rows(), self.cols(), |i, j| d[off + i * rs + j * cs])
+    }
+}
+
+/// For each element of the batch `out`, the row-major index of the element
+/// of the batch `src` (which broadcasts to `out`) it reads.
+pub(crate) fn bcast_index(src: &[usize], out: &[usize]) -> Vec<usize> {
+    let lead = out.len() - src.len();
+    let n: usize = out.iter().product();
+    let mut strides = vec![0usize; src.len()];
+    let mut acc = 1;
+    for k in (0..src.len()).rev() {
+        strides[k] = if src[k] == 1 { 0 } else { acc };
+        acc *= src[k];
+    }
+    let mut res = Vec::with_capacity(n);
+    let mut idx = vec![0usize; out.len()];
+    for _ in 0..n {
+        res.push(
+            idx.iter()
+                .skip(lead)
+                .zip(&strides)
+                .map(|(i, s)| i * s)
+                .sum(),
+        );
+        for k in (0..out.len()).rev() {
+            idx[k] += 1;
+            if idx[k] < out[k] {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+    res
+}
+
+/// The batch both operands broadcast to.
+pub(crate) fn broadcast_batch(a: &[usize], b: &[usize]) -> Result<Vec<usize>, ShapeError> {
+    Ok(broadcast_pair(a, b)?.to_vec())
+}
+
+/// Runs `f` on every batch element in parallel. On failure, the error of the
+/// first failing batch element, worded as PyTorch words it: the message is
+/// prefixed with `(Batch element i): ` when there is a batch.
+pub(crate) fn par_batches<R: Send>(
+    name: &str,
+    batch: &[usize],
+    f: impl Fn(usize) -> Result<R, String> + Sync,
+) -> Result<Vec<R>, ShapeError> {
+    let n: usize = batch.iter().product();
+    let results: Vec<Result<R, String>> = (0..n).into_par_iter().map(&f).collect();
+    let mut out = Vec::with_capacity(n);
+    for (i, r) in results.into_iter().enumerate() {
+        match r {
+            Ok(v) => out.push(v),
+            Err(msg) if batch.is_empty() => {
+                return Err(ShapeError::Invalid(format!("{name}: {msg}")));
+            }
+            Err(msg) => {
+                return Err(ShapeError::Invalid(format!(
+                    "{name}: (Batch element {i}): {msg}"
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Appends `m` row-major to `out`.
+pub(crate) fn push_mat<T: LinalgFloat>(out: &mut Vec<T>, m: MatRef<'_, T>) {
+    for i in 0..m.nrows() {
+        for j in 0..m.ncols() {
+            out.push(m[(i, j)]);
+        }
+    }
+}
+
+/// The matrices `mats` stacked row-major.
+pub(crate) fn stack<T: LinalgFloat>(mats: &[Mat<T>], numel: usize) -> Vec<T> {
+    let mut out = Vec::with_capacity(mats.len() * numel);
+    for m in mats {
+        push_mat(&mut out, m.as_ref());
+    }
+    out
+}
+
+/// `batch` followed by `tail`.
+pub(crate) fn dims_with(batch: &[usize], tail: &[usize]) -> Vec<usize> {
+    let mut d = batch.to_vec();
+    d.extend_from_slice(tail);
+    d
+}
+
+/// A fresh tensor of sizes `dims` over `data`, checked against `S`.
+pub(crate) fn tensor<E: crate::element::Element, S: Shape>(
+    data: Vec<E>,
+    dims: &[usize],
+) -> Result<Tensor<E, S>, ShapeError> {
+    debug_assert_eq!(data.len(), dims.iter().product::<usize>());
+    Ok(Tensor::from_parts(data, S::check_dims(dims)?))
+}
+
+/// PyTorch's message for a non-square input.
+pub(crate) fn check_square<T: LinalgFloat>(
+    a: &Operand<'_, T>,
+    name: &str,
+    arg: &str,
+) -> Result<usize, ShapeError> {
+    if a.rows() != a.cols() {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: {arg} must be batches of square matrices, but they are {} by {} matrices",
+            a.rows(),
+            a.cols()
+        )));
+    }
+    Ok(a.rows())
+}
+
+/// PyTorch's message when `A X = B` has incompatible sizes.
+pub(crate) fn incompatible(
+    name: &str,
+    a: &Operand<'_, impl LinalgFloat>,
+    b: &Operand<'_, impl LinalgFloat>,
+    vec: bool,
+) -> ShapeError {
+    let bs = if vec {
+        format!("{}", b.rows())
+    } else {
+        format!("{}x{}", b.rows(), b.cols())
+    };
+    ShapeError::Invalid(format!(
+        "{name}: Incompatible shapes of A and B for the equation AX = B ({}x{} and {bs})",
+        a.rows(),
+        a.cols()
+    ))
+}
+
+/// `lhs · rhs`, sequential (the batch is the parallel loop).
+pub(crate) fn matmul<T: LinalgFloat>(lhs: MatRef<'_, T>, rhs: MatRef<'_, T>) -> Mat<T> {
+    let mut out = Mat::zeros(lhs.nrows(), rhs.ncols());
+    faer::linalg::matmul::matmul(
+        out.as_mut(),
+        faer::Accum::Replace,
+        lhs,
+        rhs,
+        T::one(),
+        faer::Par::Seq,
+    );
+    out
+}

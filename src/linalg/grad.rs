@@ -1,0 +1,214 @@
+//! Backward formulas (vector-Jacobian products) for `inv`, `det`, `solve`
+//! and `cholesky`, as plain functions on tensors, so that autograd can wire
+//! each in one line. Checked against finite differences in
+//! `tests/linalg_grad.rs`. Real matrices; the batch dimensions are those of
+//! the forward output (a caller that broadcast an input sums the gradient
+//! over the broadcast dimensions, as for elementwise operations).
+
+use faer::Mat;
+
+use super::batch::{Operand, matmul, tensor};
+use super::solve::pairwise;
+use super::{BatchOf, LinalgFloat, SquareMatrices, lu};
+use crate::shape::{DynRank, Shape};
+use crate::{ShapeError, Tensor};
+
+fn inverse<T: LinalgFloat>(a: &Mat<T>) -> Result<Mat<T>, String> {
+    use faer::linalg::solvers::DenseSolveCore;
+    let (f, zero) = lu(a);
+    match zero {
+        Some(_) => Err("The matrix is singular.".into()),
+        None => Ok(f.inverse()),
+    }
+}
+
+/// The gradient of `inv`: for `Y = A⁻¹` and an upstream gradient `G`,
+/// `∂L/∂A = -Yᵀ G Yᵀ`.
+///
+/// # Errors
+/// Shapes that are not batches of square matrices or that differ.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let y = Tensor::<f64, Shape![1, 1]>::from_vec(vec![0.5]); // A = [[2]]
+/// let g = Tensor::<f64, Shape![1, 1]>::from_vec(vec![1.]);
+/// assert_eq!(linalg::grad::inv_backward(&g, &y).unwrap().to_vec(), vec![-0.25]);
+/// ```
+pub fn inv_backward<T: LinalgFloat, S: SquareMatrices>(
+    grad: &Tensor<T, S>,
+    inv_out: &Tensor<T, S>,
+) -> Result<Tensor<T, S>, ShapeError> {
+    let name = "inv_backward";
+    let g = Operand::matrices(grad.layout(), name, "grad")?;
+    let y = Operand::matrices(inv_out.layout(), name, "inv_out")?;
+    same(name, &g, &y)?;
+    let n = y.rows();
+    let (data, dims) = pairwise(name, &g, &y, n, n, false, |gm, ym| {
+        let t = matmul(ym.transpose(), gm.as_ref());
+        let mut r = matmul(t.as_ref(), ym.transpose());
+        neg(&mut r);
+        Ok(r)
+    })?;
+    tensor(data, &dims)
+}
+
+/// The gradient of `det`: for `d = det(A)` and an upstream gradient `g`
+/// (one per matrix), `∂L/∂A = g · d · A⁻ᵀ`.
+///
+/// # Errors
+/// Shapes that do not fit; a singular `A` (this formula needs `A⁻¹`).
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![2, 2]>::from_vec(vec![2., 0., 0., 3.]);
+/// let d = linalg::det(&a);
+/// let g = Tensor::<f64, Shape![]>::from_vec(vec![1.]);
+/// assert_eq!(linalg::grad::det_backward(&g, &a, &d).unwrap().to_vec(), vec![3., 0., 0., 2.]);
+/// ```
+pub fn det_backward<T: LinalgFloat, S: SquareMatrices>(
+    grad: &Tensor<T, BatchOf<S>>,
+    a: &Tensor<T, S>,
+    det_out: &Tensor<T, BatchOf<S>>,
+) -> Result<Tensor<T, S>, ShapeError> {
+    let name = "det_backward";
+    let am = Operand::matrices(a.layout(), name, "A")?;
+    let n = am.rows();
+    let (g, d) = (grad.to_vec(), det_out.to_vec());
+    if grad.dims() != am.batch() || det_out.dims() != am.batch() {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: grad {:?} and det {:?} must have A's batch shape {:?}",
+            grad.dims(),
+            det_out.dims(),
+            am.batch()
+        )));
+    }
+    let batch = am.batch().to_vec();
+    let offs = am.offsets(&batch);
+    let mats = super::batch::par_batches(name, &batch, |i| {
+        let inv = inverse(&am.mat(offs[i]))?;
+        let s = g[i] * d[i];
+        Ok(Mat::from_fn(n, n, |r, c| s * inv[(c, r)]))
+    })?;
+    tensor(super::batch::stack(&mats, n * n), &am.dims_vec())
+}
+
+/// The gradients of `solve`: for `X = A⁻¹ B` and an upstream gradient `G`
+/// (shape of `X`), `∂L/∂B = A⁻ᵀ G` and `∂L/∂A = -(∂L/∂B) Xᵀ`, returned as
+/// `(∂L/∂A, ∂L/∂B)` with `X`'s batch dimensions.
+///
+/// # Errors
+/// Shapes that do not fit; a singular `A`.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![1, 1]>::from_vec(vec![2.]);
+/// let x = Tensor::<f64, Shape![1, 1]>::from_vec(vec![3.]); // B = [[6]]
+/// let g = Tensor::<f64, Shape![1, 1]>::from_vec(vec![1.]);
+/// let (ga, gb) = linalg::grad::solve_backward(&g, &a, &x).unwrap();
+/// assert_eq!((ga.to_vec(), gb.to_vec()), (vec![-1.5], vec![0.5]));
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn solve_backward<T: LinalgFloat, SA: SquareMatrices, SX: Shape>(
+    grad: &Tensor<T, SX>,
+    a: &Tensor<T, SA>,
+    x: &Tensor<T, SX>,
+) -> Result<(Tensor<T, DynRank>, Tensor<T, SX>), ShapeError> {
+    let name = "solve_backward";
+    let am = Operand::matrices(a.layout(), name, "A")?;
+    let g = Operand::matrices(grad.layout(), name, "grad")?;
+    let n = am.rows();
+    if g.rows() != n || grad.dims() != x.dims() {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: grad {:?} and X {:?} must be equal and have A's n = {n} rows",
+            grad.dims(),
+            x.dims()
+        )));
+    }
+    let k = g.cols();
+    let (gb, dims) = pairwise(name, &am, &g, n, k, false, |am, gm| {
+        let inv = inverse(&am)?;
+        Ok(matmul(inv.transpose(), gm.as_ref()))
+    })?;
+    let gbt: Tensor<T, SX> = tensor(gb, &dims)?;
+    let gbo = Operand::matrices(gbt.layout(), name, "grad")?;
+    let xo = Operand::matrices(x.layout(), name, "X")?;
+    let (ga, gdims) = pairwise(name, &gbo, &xo, n, n, false, |gbm, xm| {
+        let mut r = matmul(gbm.as_ref(), xm.transpose());
+        neg(&mut r);
+        Ok(r)
+    })?;
+    let ga = tensor(ga, &gdims)?;
+    drop((gbo, xo));
+    Ok((ga, gbt))
+}
+
+/// The gradient of `cholesky`: for `L = cholesky(A)` and an upstream
+/// gradient `G`, with `Φ(M)` the lower triangle of `M` with its diagonal
+/// halved, `S = L⁻ᵀ Φ(Lᵀ G) L⁻¹` and `∂L/∂A = (S + Sᵀ) / 2` (symmetric, as
+/// PyTorch returns it).
+///
+/// # Errors
+/// Shapes that differ; a zero on the diagonal of `L`.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let l = Tensor::<f64, Shape![1, 1]>::from_vec(vec![2.]); // A = [[4]], L = sqrt(A)
+/// let g = Tensor::<f64, Shape![1, 1]>::from_vec(vec![1.]);
+/// assert_eq!(linalg::grad::cholesky_backward(&g, &l).unwrap().to_vec(), vec![0.25]);
+/// ```
+pub fn cholesky_backward<T: LinalgFloat, S: SquareMatrices>(
+    grad: &Tensor<T, S>,
+    l: &Tensor<T, S>,
+) -> Result<Tensor<T, S>, ShapeError> {
+    let name = "cholesky_backward";
+    let g = Operand::matrices(grad.layout(), name, "grad")?;
+    let lo = Operand::matrices(l.layout(), name, "L")?;
+    same(name, &g, &lo)?;
+    let n = lo.rows();
+    let (data, dims) = pairwise(name, &g, &lo, n, n, false, |gm, lm| {
+        if (0..n).any(|k| lm[(k, k)] == T::zero()) {
+            return Err("The diagonal of L has a zero.".into());
+        }
+        let half = T::one() / (T::one() + T::one());
+        let mut phi = matmul(lm.transpose(), gm.as_ref());
+        for i in 0..n {
+            for j in 0..n {
+                if j > i {
+                    phi[(i, j)] = T::zero();
+                } else if i == j {
+                    phi[(i, j)] *= half;
+                }
+            }
+        }
+        // S = L⁻ᵀ Φ L⁻¹: solve Lᵀ Y = Φ, then S Lᵀ... via Sᵀ = L⁻ᵀ Yᵀ.
+        let lr = lm.as_ref();
+        lr.transpose().solve_upper_triangular_in_place(&mut phi);
+        let mut st = phi.transpose().to_owned();
+        lr.transpose().solve_upper_triangular_in_place(&mut st);
+        Ok(Mat::from_fn(n, n, |i, j| half * (st[(i, j)] + st[(j, i)])))
+    })?;
+    tensor(data, &dims)
+}
+
+fn neg<T: LinalgFloat>(m: &mut Mat<T>) {
+    for j in 0..m.ncols() {
+        for i in 0..m.nrows() {
+            m[(i, j)] = -m[(i, j)];
+        }
+    }
+}
+
+fn same<T: LinalgFloat>(
+    name: &str,
+    a: &Operand<'_, T>,
+    b: &Operand<'_, T>,
+) -> Result<(), ShapeError> {
+    if a.dims_vec() != b.dims_vec() || a.rows() != a.cols() {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: expected two batches of square matrices of the same shape, but got {:?} and {:?}",
+            a.dims_vec(),
+            b.dims_vec()
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! `matrix_norm`.
+
+use super::batch::{Operand, tensor};
+use super::svd::thin;
+use super::{BatchOf, LinalgFloat, Matrices, expect};
+use crate::{ShapeError, Tensor};
+
+/// Which matrix norm [`matrix_norm`] computes (PyTorch's and NumPy's `ord`).
+///
+/// ```
+/// use shaped::linalg::MatrixNorm;
+/// assert_ne!(MatrixNorm::Fro, MatrixNorm::Nuc);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MatrixNorm {
+    /// Frobenius: the square root of the sum of squares (`'fro'`).
+    Fro,
+    /// Nuclear: the sum of the singular values (`'nuc'`).
+    Nuc,
+    /// The largest absolute column sum (`1`).
+    One,
+    /// The smallest absolute column sum (`-1`).
+    NegOne,
+    /// The largest absolute row sum (`inf`).
+    Inf,
+    /// The smallest absolute row sum (`-inf`).
+    NegInf,
+    /// The largest singular value (`2`).
+    Two,
+    /// The smallest singular value (`-2`).
+    NegTwo,
+}
+
+/// The norm `ord` of each matrix of `a` `(..., m, n)`, shape `(...)`.
+///
+/// # Errors
+/// A shape of rank < 2; no convergence of the SVD (for `Nuc`, `Two`,
+/// `NegTwo`).
+///
+/// ```
+/// use shaped::{linalg::{self, MatrixNorm}, DynRank, Tensor};
+/// let a = Tensor::<f64, DynRank>::try_zeros(&[3]).unwrap();
+/// assert_eq!(linalg::try_matrix_norm(&a, MatrixNorm::Fro).unwrap_err().to_string(),
+///     "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
+/// ```
+pub fn try_matrix_norm<T: LinalgFloat, S: Matrices>(
+    a: &Tensor<T, S>,
+    ord: MatrixNorm,
+) -> Result<Tensor<T, BatchOf<S>>, ShapeError> {
+    let name = "linalg.matrix_norm";
+    let a = Operand::matrices(a.layout(), name, "A")?;
+    let (m, n) = (a.rows(), a.cols());
+    if (m == 0 || n == 0) && !matches!(ord, MatrixNorm::Fro | MatrixNorm::Nuc) {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: Expected a non-empty matrix for this norm, but got {m} by {n} matrices"
+        )));
+    }
+    let vals = a.each(name, |x| {
+        let abs = |i: usize, j: usize| <T as num_traits::Float>::abs(x[(i, j)]);
+        let col = |j: usize| (0..m).fold(T::zero(), |s, i| s + abs(i, j));
+        let row = |i: usize| (0..n).fold(T::zero(), |s, j| s + abs(i, j));
+        let max = |v: &mut dyn Iterator<Item = T>| {
+            v.fold(T::neg_infinity(), |a, b| if b > a { b } else { a })
+        };
+        let min = |v: &mut dyn Iterator<Item = T>| {
+            v.fold(T::infinity(), |a, b| if b < a { b } else { a })
+        };
+        Ok(match ord {
+            MatrixNorm::Fro => {
+                let mut s = T::zero();
+                for i in 0..m {
+                    for j in 0..n {
+                        s += x[(i, j)] * x[(i, j)];
+                    }
+                }
+                <T as num_traits::Float>::sqrt(s)
+            }
+            MatrixNorm::One => max(&mut (0..n).map(col)),
+            MatrixNorm::NegOne => min(&mut (0..n).map(col)),
+            MatrixNorm::Inf => max(&mut (0..m).map(row)),
+            MatrixNorm::NegInf => min(&mut (0..m).map(row)),
+            MatrixNorm::Nuc | MatrixNorm::Two | MatrixNorm::NegTwo => {
+                let s = if m == 0 || n == 0 {
+                    Vec::new()
+                } else {
+                    thin(&x)?.1
+                };
+                match ord {
+                    MatrixNorm::Nuc => s.iter().fold(T::zero(), |a, &b| a + b),
+                    MatrixNorm::Two => s[0],
+                    _ => s[s.len() - 1],
+                }
+            }
+        })
+    })?;
+    tensor(vals, a.batch())
+}
+
+/// The norm `ord` of each matrix; panics where [`try_matrix_norm`] errs.
+///
+/// ```
+/// use shaped::{linalg::{self, MatrixNorm}, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., -2., 3., 4.]);
+/// assert_eq!(linalg::matrix_norm(&a, MatrixNorm::One).item(), 6.);
+/// assert_eq!(linalg::matrix_norm(&a, MatrixNorm::Inf).item(), 7.);
+/// assert_eq!(linalg::matrix_norm(&a, MatrixNorm::Fro).item(), 30f64.sqrt());
+/// ```
+#[track_caller]
+pub fn matrix_norm<T: LinalgFloat, S: Matrices>(
+    a: &Tensor<T, S>,
+    ord: MatrixNorm,
+) -> Tensor<T, BatchOf<S>> {
+    expect(try_matrix_norm(a, ord))
+}

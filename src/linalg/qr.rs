@@ -1,0 +1,129 @@
+//! `qr` (reduced) and `qr_complete`.
+
+use super::batch::{Operand, dims_with, stack, tensor};
+use super::{LinalgFloat, Matrices, WithTail, expect};
+use crate::shape::Dyn;
+use crate::{ShapeError, Tensor};
+
+type Mat<S, R, C> = <<S as Matrices>::Batch as WithTail>::Mat<R, C>;
+type Rows<S> = <S as Matrices>::Rows;
+type Cols<S> = <S as Matrices>::Cols;
+
+/// The reduced QR factorization `A = Q R` of each matrix of `a` `(..., m, n)`:
+/// `Q` `(..., m, k)` with orthonormal columns and `R` `(..., k, n)` upper
+/// triangular, `k = min(m, n)` (a `Dyn` size: stable Rust cannot compute the
+/// minimum of two const generics).
+///
+/// # Errors
+/// A shape of rank < 2 (`DynRank`).
+///
+/// ```
+/// use shaped::{linalg, DynRank, Tensor};
+/// let a = Tensor::<f64, DynRank>::try_zeros(&[3]).unwrap();
+/// assert_eq!(linalg::try_qr(&a).unwrap_err().to_string(),
+///     "linalg.qr: The input tensor A must have at least 2 dimensions.");
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn try_qr<T: LinalgFloat, S: Matrices>(
+    a: &Tensor<T, S>,
+) -> Result<
+    (
+        Tensor<T, Mat<S, Rows<S>, Dyn>>,
+        Tensor<T, Mat<S, Dyn, Cols<S>>>,
+    ),
+    ShapeError,
+> {
+    qr_core(a, false)
+}
+
+/// `(Q, R)`, reduced; panics where [`try_qr`] errs.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![3, 2]>::from_vec(vec![1., 0., 0., 1., 0., 0.]);
+/// let (q, r) = linalg::qr(&a);
+/// assert_eq!((q.dims(), r.dims()), (&[3, 2][..], &[2, 2][..]));
+/// assert_eq!(r.to_vec().iter().map(|x| x.abs()).collect::<Vec<_>>(), vec![1., 0., 0., 1.]);
+/// ```
+#[track_caller]
+#[allow(clippy::type_complexity)]
+pub fn qr<T: LinalgFloat, S: Matrices>(
+    a: &Tensor<T, S>,
+) -> (
+    Tensor<T, Mat<S, Rows<S>, Dyn>>,
+    Tensor<T, Mat<S, Dyn, Cols<S>>>,
+) {
+    expect(try_qr(a))
+}
+
+/// The complete QR factorization: `Q` `(..., m, m)` orthogonal and `R`
+/// `(..., m, n)` upper triangular.
+///
+/// # Errors
+/// A shape of rank < 2 (`DynRank`).
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![3, 2]>::from_vec(vec![1., 0., 0., 1., 0., 0.]);
+/// let (q, r): (Tensor<f64, Shape![3, 3]>, Tensor<f64, Shape![3, 2]>) =
+///     linalg::try_qr_complete(&a).unwrap();
+/// assert_eq!(r.to_vec()[4..], [0., 0.]);
+/// assert_eq!(q.dims(), &[3, 3]);
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn try_qr_complete<T: LinalgFloat, S: Matrices>(
+    a: &Tensor<T, S>,
+) -> Result<(Tensor<T, Mat<S, Rows<S>, Rows<S>>>, Tensor<T, S>), ShapeError> {
+    qr_core(a, true)
+}
+
+/// `(Q, R)`, complete; panics where [`try_qr_complete`] errs.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f32, Shape![2, 2]>::from_vec(vec![3., 0., 4., 0.]);
+/// let (q, r) = linalg::qr_complete(&a);
+/// assert!((r.to_vec()[0].abs() - 5.0).abs() < 1e-6);
+/// assert_eq!(q.dims(), &[2, 2]);
+/// ```
+#[track_caller]
+#[allow(clippy::type_complexity)]
+pub fn qr_complete<T: LinalgFloat, S: Matrices>(
+    a: &Tensor<T, S>,
+) -> (Tensor<T, Mat<S, Rows<S>, Rows<S>>>, Tensor<T, S>) {
+    expect(try_qr_complete(a))
+}
+
+#[allow(clippy::type_complexity)]
+fn qr_core<T: LinalgFloat, S: Matrices, SQ: crate::shape::Shape, SR: crate::shape::Shape>(
+    a: &Tensor<T, S>,
+    complete: bool,
+) -> Result<(Tensor<T, SQ>, Tensor<T, SR>), ShapeError> {
+    let name = "linalg.qr";
+    let a = Operand::matrices(a.layout(), name, "A")?;
+    let (m, n) = (a.rows(), a.cols());
+    let k = if complete { m } else { m.min(n) };
+    let res = a.each(name, |x| {
+        let f = x.qr();
+        if complete {
+            // faer keeps R as min(m, n) by n; the complete R has m rows.
+            let r = f.R();
+            let full = faer::Mat::from_fn(
+                m,
+                n,
+                |i, j| {
+                    if i < r.nrows() { r[(i, j)] } else { T::zero() }
+                },
+            );
+            Ok((f.compute_Q(), full))
+        } else {
+            Ok((f.compute_thin_Q(), f.thin_R().to_owned()))
+        }
+    })?;
+    let (qs, rs): (Vec<_>, Vec<_>) = res.into_iter().unzip();
+    let b = a.batch();
+    Ok((
+        tensor(stack(&qs, m * k), &dims_with(b, &[m, k]))?,
+        tensor(stack(&rs, k * n), &dims_with(b, &[k, n]))?,
+    ))
+}

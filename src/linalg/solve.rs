@@ -1,0 +1,155 @@
+//! `solve` (matrix right-hand sides) and `solve_vec` (vector right-hand
+//! sides): `A X = B` for every pair of a broadcast batch.
+
+use faer::Mat;
+use faer::linalg::solvers::Solve;
+
+use super::batch::{
+    Operand, broadcast_batch, check_square, dims_with, incompatible, par_batches, stack, tensor,
+};
+use super::{LinalgFloat, SolveShape, SolveVecShape, expect, lu};
+use crate::ops::exec::Layout;
+use crate::shape::Shape;
+use crate::{ShapeError, Tensor};
+
+/// The solution `X` of `A X = B` for each matrix `A` `(..., n, n)` and
+/// right-hand sides `B` `(..., n, k)`; the batch dimensions broadcast.
+///
+/// # Errors
+/// Non-square `A`, rows of `B` other than `n`, batches that do not broadcast
+/// (run time for `Dyn`/`DynRank`); an exactly singular `A`.
+///
+/// ```
+/// use shaped::{linalg, DynRank, Tensor};
+/// let a = Tensor::<f64, DynRank>::try_zeros(&[3, 3]).unwrap();
+/// let b = Tensor::<f64, DynRank>::try_zeros(&[4, 2]).unwrap();
+/// assert_eq!(linalg::try_solve(&a, &b).unwrap_err().to_string(),
+///     "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x2)");
+/// ```
+pub fn try_solve<T: LinalgFloat, SA, SB>(
+    a: &Tensor<T, SA>,
+    b: &Tensor<T, SB>,
+) -> Result<Tensor<T, SA::Output>, ShapeError>
+where
+    SA: SolveShape<SB>,
+    SB: Shape,
+{
+    let (data, dims) = solve_core(a.layout(), b.layout(), false)?;
+    tensor(data, &dims)
+}
+
+/// `X` with `A X = B`, batches broadcast; panics where [`try_solve`] errs.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![2, 1, 2, 2]>::from_vec(vec![2., 0., 0., 4., 1., 0., 0., 1.]);
+/// let b = Tensor::<f64, Shape![3, 2, 1]>::from_vec(vec![2., 4., 4., 8., 6., 12.]);
+/// let x: Tensor<f64, Shape![2, 3, 2, 1]> = linalg::solve(&a, &b);
+/// assert_eq!(x.to_vec()[..6], [1., 1., 2., 2., 3., 3.]);
+/// ```
+#[track_caller]
+pub fn solve<T: LinalgFloat, SA, SB>(a: &Tensor<T, SA>, b: &Tensor<T, SB>) -> Tensor<T, SA::Output>
+where
+    SA: SolveShape<SB>,
+    SB: Shape,
+{
+    expect(try_solve(a, b))
+}
+
+/// The solution `x` of `A x = b` for each matrix `A` `(..., n, n)` and
+/// vector `b` `(..., n)`; the batch dimensions broadcast. (NumPy guesses
+/// whether `b` is a vector from its rank; here the function says it.)
+///
+/// # Errors
+/// As [`try_solve`].
+///
+/// ```
+/// use shaped::{linalg, DynRank, Tensor};
+/// let a = Tensor::<f64, DynRank>::try_zeros(&[3, 3]).unwrap();
+/// let b = Tensor::<f64, DynRank>::try_zeros(&[4]).unwrap();
+/// assert_eq!(linalg::try_solve_vec(&a, &b).unwrap_err().to_string(),
+///     "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4)");
+/// ```
+pub fn try_solve_vec<T: LinalgFloat, SA, SB>(
+    a: &Tensor<T, SA>,
+    b: &Tensor<T, SB>,
+) -> Result<Tensor<T, SA::Output>, ShapeError>
+where
+    SA: SolveVecShape<SB>,
+    SB: Shape,
+{
+    let (data, dims) = solve_core(a.layout(), b.layout(), true)?;
+    tensor(data, &dims)
+}
+
+/// `x` with `A x = b`, batches broadcast; panics where [`try_solve_vec`]
+/// errs.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f32, Shape![2, 2]>::from_vec(vec![2., 0., 0., 4.]);
+/// let b = Tensor::<f32, Shape![3, 2]>::from_vec(vec![2., 4., 4., 8., 6., 12.]);
+/// let x: Tensor<f32, Shape![3, 2]> = linalg::solve_vec(&a, &b);
+/// assert_eq!(x.to_vec(), vec![1., 1., 2., 2., 3., 3.]);
+/// ```
+#[track_caller]
+pub fn solve_vec<T: LinalgFloat, SA, SB>(
+    a: &Tensor<T, SA>,
+    b: &Tensor<T, SB>,
+) -> Tensor<T, SA::Output>
+where
+    SA: SolveVecShape<SB>,
+    SB: Shape,
+{
+    expect(try_solve_vec(a, b))
+}
+
+/// Runs `f(a_i, b_i)` for each pair of a broadcast batch, each giving a
+/// matrix of `out_rows` by `out_cols`; `vec` drops the column dimension of
+/// the output.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn pairwise<T: LinalgFloat>(
+    name: &str,
+    a: &Operand<'_, T>,
+    b: &Operand<'_, T>,
+    out_rows: usize,
+    out_cols: usize,
+    vec: bool,
+    f: impl Fn(Mat<T>, Mat<T>) -> Result<Mat<T>, String> + Sync,
+) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
+    let batch = broadcast_batch(a.batch(), b.batch())?;
+    let (oa, ob) = (a.offsets(&batch), b.offsets(&batch));
+    let mats = par_batches(name, &batch, |i| f(a.mat(oa[i]), b.mat(ob[i])))?;
+    let dims = if vec {
+        dims_with(&batch, &[out_rows])
+    } else {
+        dims_with(&batch, &[out_rows, out_cols])
+    };
+    Ok((stack(&mats, out_rows * out_cols), dims))
+}
+
+fn solve_core<T: LinalgFloat>(
+    a: Layout<'_, T>,
+    b: Layout<'_, T>,
+    vec: bool,
+) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
+    let name = "linalg.solve";
+    let a = Operand::matrices(a, name, "A")?;
+    let b = if vec {
+        Operand::vectors(b, name, "B")?
+    } else {
+        Operand::matrices(b, name, "B")?
+    };
+    let n = check_square(&a, name, "A")?;
+    if b.rows() != n {
+        return Err(incompatible(name, &a, &b, vec));
+    }
+    pairwise(name, &a, &b, n, b.cols(), vec, |am, mut bm| {
+        let (lu, zero) = lu(&am);
+        if zero.is_some() {
+            return Err("The solver failed because the input matrix is singular.".into());
+        }
+        lu.solve_in_place(&mut bm);
+        Ok(bm)
+    })
+}

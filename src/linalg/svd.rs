@@ -1,0 +1,166 @@
+//! `svd` (reduced), `svd_full` and `svdvals`.
+
+use super::batch::{Operand, dims_with, stack, tensor};
+use super::{LinalgFloat, Matrices, SvalsOf, WithTail, expect};
+use crate::shape::{Dyn, Shape};
+use crate::{ShapeError, Tensor};
+
+type Mat<S, R, C> = <<S as Matrices>::Batch as WithTail>::Mat<R, C>;
+type Rows<S> = <S as Matrices>::Rows;
+type Cols<S> = <S as Matrices>::Cols;
+
+/// What `svd`'s of a batch of `R` by `C` matrices return: `(U, S, Vh)`.
+type Usv<T, S, UC, VR> = (
+    Tensor<T, Mat<S, Rows<S>, UC>>,
+    Tensor<T, SvalsOf<S>>,
+    Tensor<T, Mat<S, VR, Cols<S>>>,
+);
+
+const NO_CONVERGENCE: &str = "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated singular values.";
+
+/// The reduced singular value decomposition `A = U diag(S) Vh` of each matrix
+/// of `a` `(..., m, n)`: `U` `(..., m, k)`, `S` `(..., k)` in descending
+/// order, `Vh` `(..., k, n)`, `k = min(m, n)` (`Dyn`). NumPy's
+/// `svd(a, full_matrices=False)`.
+///
+/// # Errors
+/// A shape of rank < 2; no convergence.
+///
+/// ```
+/// use shaped::{linalg, DynRank, Tensor};
+/// let a = Tensor::<f64, DynRank>::try_zeros(&[2]).unwrap();
+/// assert!(linalg::try_svd(&a).is_err());
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn try_svd<T: LinalgFloat, S: Matrices>(
+    a: &Tensor<T, S>,
+) -> Result<Usv<T, S, Dyn, Dyn>, ShapeError> {
+    svd_core(a, false)
+}
+
+/// `(U, S, Vh)`, reduced; panics where [`try_svd`] errs.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![2, 3]>::from_vec(vec![3., 0., 0., 0., 4., 0.]);
+/// let (u, s, vh) = linalg::svd(&a);
+/// assert_eq!((u.dims(), s.to_vec(), vh.dims()), (&[2, 2][..], vec![4., 3.], &[2, 3][..]));
+/// ```
+#[track_caller]
+pub fn svd<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Usv<T, S, Dyn, Dyn> {
+    expect(try_svd(a))
+}
+
+/// The full singular value decomposition: `U` `(..., m, m)` and `Vh`
+/// `(..., n, n)` orthogonal, `S` `(..., min(m, n))`. NumPy's
+/// `svd(a, full_matrices=True)`.
+///
+/// # Errors
+/// As [`try_svd`].
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![2, 3]>::from_vec(vec![3., 0., 0., 0., 4., 0.]);
+/// let (u, s, vh): (Tensor<f64, Shape![2, 2]>, _, Tensor<f64, Shape![3, 3]>) =
+///     linalg::try_svd_full(&a).unwrap();
+/// assert_eq!(s.to_vec(), vec![4., 3.]);
+/// # let _ = (u, vh);
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn try_svd_full<T: LinalgFloat, S: Matrices>(
+    a: &Tensor<T, S>,
+) -> Result<Usv<T, S, Rows<S>, Cols<S>>, ShapeError> {
+    svd_core(a, true)
+}
+
+/// `(U, S, Vh)`, full; panics where [`try_svd_full`] errs.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f32, Shape![3, 1]>::from_vec(vec![0., 3., 4.]);
+/// let (u, s, vh) = linalg::svd_full(&a);
+/// assert_eq!((u.dims(), s.to_vec(), vh.to_vec().len()), (&[3, 3][..], vec![5.], 1));
+/// ```
+#[track_caller]
+pub fn svd_full<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Usv<T, S, Rows<S>, Cols<S>> {
+    expect(try_svd_full(a))
+}
+
+/// The singular values of each matrix of `a` `(..., m, n)`, descending,
+/// `(..., min(m, n))`.
+///
+/// # Errors
+/// As [`try_svd`].
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![2, 2, 2]>::from_vec(vec![0., 2., 1., 0., 3., 0., 0., -5.]);
+/// let s = linalg::try_svdvals(&a).unwrap().to_vec();
+/// assert!(s.iter().zip([2., 1., 5., 3.]).all(|(x, y)| (x - y).abs() < 1e-12));
+/// ```
+pub fn try_svdvals<T: LinalgFloat, S: Matrices>(
+    a: &Tensor<T, S>,
+) -> Result<Tensor<T, SvalsOf<S>>, ShapeError> {
+    let name = "linalg.svdvals";
+    let a = Operand::matrices(a.layout(), name, "A")?;
+    let k = a.rows().min(a.cols());
+    let vals = a.each(name, |x| {
+        x.singular_values().map_err(|_| NO_CONVERGENCE.to_string())
+    })?;
+    tensor(vals.concat(), &dims_with(a.batch(), &[k]))
+}
+
+/// The singular values; panics where [`try_svdvals`] errs.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f32, Shape![1, 2]>::from_vec(vec![3., 4.]);
+/// assert_eq!(linalg::svdvals(&a).to_vec(), vec![5.]);
+/// ```
+#[track_caller]
+pub fn svdvals<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Tensor<T, SvalsOf<S>> {
+    expect(try_svdvals(a))
+}
+
+/// `(U, S, V)` of one matrix, reduced, with `S` descending: shared with
+/// `lstsq`, `pinv` and `matrix_norm`.
+#[allow(clippy::type_complexity)]
+pub(super) fn thin<T: LinalgFloat>(
+    x: &faer::Mat<T>,
+) -> Result<(faer::Mat<T>, Vec<T>, faer::Mat<T>), String> {
+    let f = x.thin_svd().map_err(|_| NO_CONVERGENCE.to_string())?;
+    let s = f.S().column_vector().iter().copied().collect();
+    Ok((f.U().to_owned(), s, f.V().to_owned()))
+}
+
+#[allow(clippy::type_complexity)]
+fn svd_core<T: LinalgFloat, S: Matrices, SU: Shape, SS: Shape, SV: Shape>(
+    a: &Tensor<T, S>,
+    full: bool,
+) -> Result<(Tensor<T, SU>, Tensor<T, SS>, Tensor<T, SV>), ShapeError> {
+    let name = "linalg.svd";
+    let a = Operand::matrices(a.layout(), name, "A")?;
+    let (m, n) = (a.rows(), a.cols());
+    let k = m.min(n);
+    let (uc, vr) = if full { (m, n) } else { (k, k) };
+    let res = a.each(name, |x| {
+        let f = if full { x.svd() } else { x.thin_svd() };
+        let f = f.map_err(|_| NO_CONVERGENCE.to_string())?;
+        let s: Vec<T> = f.S().column_vector().iter().copied().collect();
+        Ok((f.U().to_owned(), s, f.V().transpose().to_owned()))
+    })?;
+    let mut us = Vec::with_capacity(res.len());
+    let mut ss = Vec::with_capacity(res.len() * k);
+    let mut vs = Vec::with_capacity(res.len());
+    for (u, s, v) in res {
+        us.push(u);
+        ss.extend_from_slice(&s[..k]);
+        vs.push(v);
+    }
+    let b = a.batch();
+    Ok((
+        tensor(stack(&us, m * uc), &dims_with(b, &[m, uc]))?,
+        tensor(ss, &dims_with(b, &[k]))?,
+        tensor(stack(&vs, vr * n), &dims_with(b, &[vr, n]))?,
+    ))
+}

@@ -1,0 +1,733 @@
+//! The fused products `beta * input + alpha * product`, as PyTorch's
+//! `addmm`, `addmv`, `addr`, `baddbmm` and `addbmm`, and their in-place
+//! forms (`addmm_`, ...).
+//!
+//! Only the input broadcasts, to the shape of the unfused product
+//! ([`AddendShape`]); the operands of the product follow `mm`, `mv`,
+//! `outer` and `bmm`. `addbmm` adds the sum over the batch of the products
+//! to an input of one matrix's shape. The in-place forms write into the
+//! input, which must already have the product's shape ([`FitsProduct`]).
+//! With `beta == 0` the input's values are ignored, NaN and infinity
+//! included, as PyTorch documents.
+//!
+//! ```
+//! use shaped::{Shape, Tensor};
+//! let bias = Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]);
+//! let x = Tensor::<f32, Shape![2, 4]>::ones();
+//! let w = Tensor::<f32, Shape![4, 3]>::ones();
+//! let y: Tensor<f32, Shape![2, 3]> = bias.addmm(&x, &w, 1.0, 0.5);
+//! assert_eq!(y.to_vec(), vec![3., 4., 5., 3., 4., 5.]);
+//! ```
+
+use super::rules;
+use super::run;
+use super::shape::{
+    AddendShape, BatchShape, ContractsWith, FitsProduct, MatrixShape, SameBatch, VectorShape,
+};
+use crate::Tensor;
+use crate::element::Numeric;
+use crate::shape::{Shape, ShapeError};
+
+/// The length of `A` by the length of `B`.
+type OuterOut<A, B> = (<A as VectorShape>::Len, <B as VectorShape>::Len);
+/// Rows of `A` by columns of `B`.
+type MatrixOut<A, B> = (<A as MatrixShape>::Rows, <B as MatrixShape>::Cols);
+/// Rows of a batch `A` by columns of a batch `B`.
+type BatchMatrixOut<A, B> = (<A as BatchShape>::Rows, <B as BatchShape>::Cols);
+/// The batch of `A` and `B`, rows of `A` by columns of `B`.
+type BatchOut<A, B> = (
+    <<A as BatchShape>::Batch as SameBatch<<B as BatchShape>::Batch>>::Output,
+    <A as BatchShape>::Rows,
+    <B as BatchShape>::Cols,
+);
+
+impl<T: Numeric, S: Shape> Tensor<T, S> {
+    /// `beta * self + alpha * (mat1 @ mat2)`, as `torch.addmm(self, mat1,
+    /// mat2, beta=beta, alpha=alpha)`; `self` broadcasts to `(n, p)`.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not fit; see
+    /// [`Tensor::try_addmm`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let c = Tensor::<f64, Shape![2, 1]>::from_vec(vec![1., f64::NAN]);
+    /// let a = Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
+    /// let i = Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 0., 0., 1.]);
+    /// // beta = 0: the input is ignored, its NaN included.
+    /// assert_eq!(Tensor::addmm(&c, &a, &i, 0.0, 2.0).to_vec(), vec![2., 4., 6., 8.]);
+    /// ```
+    #[track_caller]
+    pub fn addmm<SA: MatrixShape, SB: MatrixShape>(
+        &self,
+        mat1: &Tensor<T, SA>,
+        mat2: &Tensor<T, SB>,
+        beta: T,
+        alpha: T,
+    ) -> Tensor<T, MatrixOut<SA, SB>>
+    where
+        SA::Cols: ContractsWith<SB::Rows>,
+        S: AddendShape<MatrixOut<SA, SB>>,
+    {
+        self.try_addmm(mat1, mat2, beta, alpha)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The fallible form of [`Tensor::addmm`].
+    ///
+    /// # Errors
+    /// `mm`'s messages for the operands (`mat1 must be a matrix, got 3-D
+    /// tensor` for a [`DynRank`](crate::DynRank) one), then PyTorch's expand
+    /// message when `self` does not broadcast to the product.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let c = Tensor::<f32, DynRank>::try_zeros(&[3]).unwrap();
+    /// let a = Tensor::<f32, DynRank>::try_zeros(&[2, 4]).unwrap();
+    /// let b = Tensor::<f32, DynRank>::try_zeros(&[4, 5]).unwrap();
+    /// assert_eq!(c.try_addmm(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
+    ///     "The expanded size of the tensor (5) must match the existing size (3) at non-singleton dimension 1.");
+    /// ```
+    pub fn try_addmm<SA: MatrixShape, SB: MatrixShape>(
+        &self,
+        mat1: &Tensor<T, SA>,
+        mat2: &Tensor<T, SB>,
+        beta: T,
+        alpha: T,
+    ) -> Result<Tensor<T, MatrixOut<SA, SB>>, ShapeError>
+    where
+        SA::Cols: ContractsWith<SB::Rows>,
+        S: AddendShape<MatrixOut<SA, SB>>,
+    {
+        let geo = addmm_rule(mat1.dims(), mat2.dims())?;
+        run::fused(
+            self.layout(),
+            mat1.layout(),
+            mat2.layout(),
+            &geo,
+            beta,
+            alpha,
+        )?
+        .try_into_shape()
+    }
+
+    /// `self = beta * self + alpha * (mat1 @ mat2)` in place, as
+    /// `Tensor.addmm_`; `self` has the product's shape.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not fit; see
+    /// [`Tensor::try_addmm_`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut c = Tensor::<i32, Shape![2, 2]>::ones();
+    /// let a = Tensor::<i32, Shape![2, 3]>::ones();
+    /// let b = Tensor::<i32, Shape![3, 2]>::ones();
+    /// c.addmm_(&a, &b, 10, 1);
+    /// assert_eq!(c.to_vec(), vec![13; 4]);
+    /// ```
+    #[track_caller]
+    pub fn addmm_<SA: MatrixShape, SB: MatrixShape>(
+        &mut self,
+        mat1: &Tensor<T, SA>,
+        mat2: &Tensor<T, SB>,
+        beta: T,
+        alpha: T,
+    ) where
+        SA::Cols: ContractsWith<SB::Rows>,
+        S: MatrixShape,
+        S::Rows: FitsProduct<SA::Rows>,
+        S::Cols: FitsProduct<SB::Cols>,
+    {
+        self.try_addmm_(mat1, mat2, beta, alpha)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The fallible form of [`Tensor::addmm_`].
+    ///
+    /// # Errors
+    /// `mm`'s messages for the operands; `Bad in-place call: input tensor
+    /// size [2, 3] and output tensor size [2, 5] should match` when `self`
+    /// does not have the product's shape; PyTorch's overlap message when
+    /// elements of `self` share memory.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let mut c = Tensor::<f32, DynRank>::try_zeros(&[2, 3]).unwrap();
+    /// let a = Tensor::<f32, DynRank>::try_zeros(&[2, 4]).unwrap();
+    /// let b = Tensor::<f32, DynRank>::try_zeros(&[4, 5]).unwrap();
+    /// assert_eq!(c.try_addmm_(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
+    ///     "Bad in-place call: input tensor size [2, 3] and output tensor size [2, 5] should match");
+    /// ```
+    pub fn try_addmm_<SA: MatrixShape, SB: MatrixShape>(
+        &mut self,
+        mat1: &Tensor<T, SA>,
+        mat2: &Tensor<T, SB>,
+        beta: T,
+        alpha: T,
+    ) -> Result<(), ShapeError>
+    where
+        SA::Cols: ContractsWith<SB::Rows>,
+        S: MatrixShape,
+        S::Rows: FitsProduct<SA::Rows>,
+        S::Cols: FitsProduct<SB::Cols>,
+    {
+        let geo = addmm_rule(mat1.dims(), mat2.dims())?;
+        run::fused_inplace(
+            self.layout(),
+            mat1.layout(),
+            mat2.layout(),
+            &geo,
+            beta,
+            alpha,
+        )
+    }
+
+    /// `beta * self + alpha * (mat @ vec)`, as `torch.addmv`; `self` is 1-D
+    /// or 0-d and broadcasts to `(n,)`.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not fit; see
+    /// [`Tensor::try_addmv`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let c = Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]);
+    /// let a = Tensor::<f32, Shape![2, 3]>::ones();
+    /// let v = Tensor::<f32, Shape![3]>::ones();
+    /// assert_eq!(c.addmv(&a, &v, 2.0, 1.0).to_vec(), vec![5., 7.]);
+    /// ```
+    #[track_caller]
+    pub fn addmv<SA: MatrixShape, SV: VectorShape>(
+        &self,
+        mat: &Tensor<T, SA>,
+        vec: &Tensor<T, SV>,
+        beta: T,
+        alpha: T,
+    ) -> Tensor<T, (SA::Rows,)>
+    where
+        SA::Cols: ContractsWith<SV::Len>,
+        S: AddendShape<(SA::Rows,)>,
+    {
+        self.try_addmv(mat, vec, beta, alpha)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The fallible form of [`Tensor::addmv`].
+    ///
+    /// # Errors
+    /// `vector + matrix @ vector expected, got 2, 2, 1` when `self` has more
+    /// than one dimension (or an operand the wrong rank), and `size
+    /// mismatch, got input (3), mat (2x3), vec (3)` when a size differs.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let c = Tensor::<f32, DynRank>::try_zeros(&[3]).unwrap();
+    /// let a = Tensor::<f32, DynRank>::try_zeros(&[2, 3]).unwrap();
+    /// let v = Tensor::<f32, DynRank>::try_zeros(&[3]).unwrap();
+    /// assert_eq!(c.try_addmv(&a, &v, 1.0, 1.0).err().unwrap().to_string(),
+    ///     "size mismatch, got input (3), mat (2x3), vec (3)");
+    /// ```
+    pub fn try_addmv<SA: MatrixShape, SV: VectorShape>(
+        &self,
+        mat: &Tensor<T, SA>,
+        vec: &Tensor<T, SV>,
+        beta: T,
+        alpha: T,
+    ) -> Result<Tensor<T, (SA::Rows,)>, ShapeError>
+    where
+        SA::Cols: ContractsWith<SV::Len>,
+        S: AddendShape<(SA::Rows,)>,
+    {
+        let geo = rules::mv(mat.dims(), vec.dims(), Some(self.dims()))?;
+        run::fused(self.layout(), mat.layout(), vec.layout(), &geo, beta, alpha)?.try_into_shape()
+    }
+
+    /// `self = beta * self + alpha * (mat @ vec)` in place, as
+    /// `Tensor.addmv_`.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not fit; see
+    /// [`Tensor::try_addmv_`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut y = Tensor::<f64, Shape![2]>::ones();
+    /// let a = Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
+    /// let x = Tensor::<f64, Shape![2]>::from_vec(vec![1., 1.]);
+    /// y.addmv_(&a, &x, -1.0, 1.0);
+    /// assert_eq!(y.to_vec(), vec![2., 6.]);
+    /// ```
+    #[track_caller]
+    pub fn addmv_<SA: MatrixShape, SV: VectorShape>(
+        &mut self,
+        mat: &Tensor<T, SA>,
+        vec: &Tensor<T, SV>,
+        beta: T,
+        alpha: T,
+    ) where
+        SA::Cols: ContractsWith<SV::Len>,
+        S: VectorShape,
+        S::Len: FitsProduct<SA::Rows>,
+    {
+        self.try_addmv_(mat, vec, beta, alpha)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The fallible form of [`Tensor::addmv_`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_addmv`], and PyTorch's in-place message when `self`
+    /// does not have the product's shape.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let mut y = Tensor::<f32, DynRank>::try_zeros(&[1]).unwrap();
+    /// let a = Tensor::<f32, DynRank>::try_zeros(&[2, 3]).unwrap();
+    /// let v = Tensor::<f32, DynRank>::try_zeros(&[3]).unwrap();
+    /// assert_eq!(y.try_addmv_(&a, &v, 1.0, 1.0).err().unwrap().to_string(),
+    ///     "Bad in-place call: input tensor size [1] and output tensor size [2] should match");
+    /// ```
+    pub fn try_addmv_<SA: MatrixShape, SV: VectorShape>(
+        &mut self,
+        mat: &Tensor<T, SA>,
+        vec: &Tensor<T, SV>,
+        beta: T,
+        alpha: T,
+    ) -> Result<(), ShapeError>
+    where
+        SA::Cols: ContractsWith<SV::Len>,
+        S: VectorShape,
+        S::Len: FitsProduct<SA::Rows>,
+    {
+        let geo = rules::mv(mat.dims(), vec.dims(), Some(self.dims()))?;
+        run::fused_inplace(self.layout(), mat.layout(), vec.layout(), &geo, beta, alpha)
+    }
+
+    /// `beta * self + alpha * outer(vec1, vec2)`, as `torch.addr`; `self`
+    /// broadcasts to `(n, m)`.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not fit; see
+    /// [`Tensor::try_addr`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let c = Tensor::<i64, Shape![1]>::from_vec(vec![100]);
+    /// let u = Tensor::<i64, Shape![2]>::from_vec(vec![1, 2]);
+    /// let v = Tensor::<i64, Shape![2]>::from_vec(vec![3, 4]);
+    /// assert_eq!(c.addr(&u, &v, 1, 1).to_vec(), vec![103, 104, 106, 108]);
+    /// ```
+    #[track_caller]
+    pub fn addr<S1: VectorShape, S2: VectorShape>(
+        &self,
+        vec1: &Tensor<T, S1>,
+        vec2: &Tensor<T, S2>,
+        beta: T,
+        alpha: T,
+    ) -> Tensor<T, OuterOut<S1, S2>>
+    where
+        S: AddendShape<(S1::Len, S2::Len)>,
+    {
+        self.try_addr(vec1, vec2, beta, alpha)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The fallible form of [`Tensor::addr`].
+    ///
+    /// # Errors
+    /// `addr: Expected 1-D argument vec1, but got 2-D` (or `vec2`), then
+    /// PyTorch's expand message when `self` does not broadcast.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let c = Tensor::<f32, DynRank>::try_zeros(&[3, 3]).unwrap();
+    /// let u = Tensor::<f32, DynRank>::try_zeros(&[2]).unwrap();
+    /// assert!(c.try_addr(&u, &u, 1.0, 1.0).is_err());
+    /// ```
+    pub fn try_addr<S1: VectorShape, S2: VectorShape>(
+        &self,
+        vec1: &Tensor<T, S1>,
+        vec2: &Tensor<T, S2>,
+        beta: T,
+        alpha: T,
+    ) -> Result<Tensor<T, OuterOut<S1, S2>>, ShapeError>
+    where
+        S: AddendShape<(S1::Len, S2::Len)>,
+    {
+        let geo = rules::outer(vec1.dims(), vec2.dims(), "addr")?;
+        run::fused(
+            self.layout(),
+            vec1.layout(),
+            vec2.layout(),
+            &geo,
+            beta,
+            alpha,
+        )?
+        .try_into_shape()
+    }
+
+    /// `self = beta * self + alpha * outer(vec1, vec2)` in place, as
+    /// `Tensor.addr_`.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not fit; see
+    /// [`Tensor::try_addr_`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut c = Tensor::<f32, Shape![2, 2]>::zeros();
+    /// let u = Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]);
+    /// c.addr_(&u, &u, 1.0, 1.0);
+    /// assert_eq!(c.to_vec(), vec![1., 2., 2., 4.]);
+    /// ```
+    #[track_caller]
+    pub fn addr_<S1: VectorShape, S2: VectorShape>(
+        &mut self,
+        vec1: &Tensor<T, S1>,
+        vec2: &Tensor<T, S2>,
+        beta: T,
+        alpha: T,
+    ) where
+        S: MatrixShape,
+        S::Rows: FitsProduct<S1::Len>,
+        S::Cols: FitsProduct<S2::Len>,
+    {
+        self.try_addr_(vec1, vec2, beta, alpha)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The fallible form of [`Tensor::addr_`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_addr`], and PyTorch's in-place message when `self`
+    /// does not have the product's shape.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let mut c = Tensor::<f32, DynRank>::try_zeros(&[2, 1]).unwrap();
+    /// let u = Tensor::<f32, DynRank>::try_zeros(&[2]).unwrap();
+    /// assert!(c.try_addr_(&u, &u, 1.0, 1.0).is_err());
+    /// ```
+    pub fn try_addr_<S1: VectorShape, S2: VectorShape>(
+        &mut self,
+        vec1: &Tensor<T, S1>,
+        vec2: &Tensor<T, S2>,
+        beta: T,
+        alpha: T,
+    ) -> Result<(), ShapeError>
+    where
+        S: MatrixShape,
+        S::Rows: FitsProduct<S1::Len>,
+        S::Cols: FitsProduct<S2::Len>,
+    {
+        let geo = rules::outer(vec1.dims(), vec2.dims(), "addr")?;
+        run::fused_inplace(
+            self.layout(),
+            vec1.layout(),
+            vec2.layout(),
+            &geo,
+            beta,
+            alpha,
+        )
+    }
+
+    /// `beta * self + alpha * bmm(batch1, batch2)`, as `torch.baddbmm`;
+    /// `self` broadcasts to `(b, n, p)`.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not fit; see
+    /// [`Tensor::try_baddbmm`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let c = Tensor::<f32, Shape![2, 1, 1]>::from_vec(vec![1., 2.]);
+    /// let a = Tensor::<f32, Shape![2, 2, 3]>::ones();
+    /// let b = Tensor::<f32, Shape![2, 3, 2]>::ones();
+    /// let y: Tensor<f32, Shape![2, 2, 2]> = c.baddbmm(&a, &b, 1.0, 1.0);
+    /// assert_eq!(y.to_vec(), vec![4., 4., 4., 4., 5., 5., 5., 5.]);
+    /// ```
+    #[track_caller]
+    pub fn baddbmm<SA: BatchShape, SB: BatchShape>(
+        &self,
+        batch1: &Tensor<T, SA>,
+        batch2: &Tensor<T, SB>,
+        beta: T,
+        alpha: T,
+    ) -> Tensor<T, BatchOut<SA, SB>>
+    where
+        SA::Batch: SameBatch<SB::Batch>,
+        SA::Cols: ContractsWith<SB::Rows>,
+        S: AddendShape<BatchOut<SA, SB>>,
+    {
+        self.try_baddbmm(batch1, batch2, beta, alpha)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The fallible form of [`Tensor::baddbmm`].
+    ///
+    /// # Errors
+    /// `bmm`'s messages for the operands, then PyTorch's expand message when
+    /// `self` does not broadcast to the product.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let c = Tensor::<f32, DynRank>::try_zeros(&[3, 1, 1]).unwrap();
+    /// let a = Tensor::<f32, DynRank>::try_zeros(&[2, 2, 3]).unwrap();
+    /// let b = Tensor::<f32, DynRank>::try_zeros(&[2, 3, 2]).unwrap();
+    /// assert_eq!(c.try_baddbmm(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
+    ///     "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 0.");
+    /// ```
+    pub fn try_baddbmm<SA: BatchShape, SB: BatchShape>(
+        &self,
+        batch1: &Tensor<T, SA>,
+        batch2: &Tensor<T, SB>,
+        beta: T,
+        alpha: T,
+    ) -> Result<Tensor<T, BatchOut<SA, SB>>, ShapeError>
+    where
+        SA::Batch: SameBatch<SB::Batch>,
+        SA::Cols: ContractsWith<SB::Rows>,
+        S: AddendShape<BatchOut<SA, SB>>,
+    {
+        let geo = rules::bmm(batch1.dims(), batch2.dims())?;
+        run::fused(
+            self.layout(),
+            batch1.layout(),
+            batch2.layout(),
+            &geo,
+            beta,
+            alpha,
+        )?
+        .try_into_shape()
+    }
+
+    /// `self = beta * self + alpha * bmm(batch1, batch2)` in place, as
+    /// `Tensor.baddbmm_`.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not fit; see
+    /// [`Tensor::try_baddbmm_`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut c = Tensor::<f32, Shape![3, 2, 2]>::ones();
+    /// let a = Tensor::<f32, Shape![3, 2, 4]>::ones();
+    /// let b = Tensor::<f32, Shape![3, 4, 2]>::ones();
+    /// c.baddbmm_(&a, &b, 0.5, 0.25);
+    /// assert_eq!(c.to_vec(), vec![1.5; 12]);
+    /// ```
+    #[track_caller]
+    pub fn baddbmm_<SA: BatchShape, SB: BatchShape>(
+        &mut self,
+        batch1: &Tensor<T, SA>,
+        batch2: &Tensor<T, SB>,
+        beta: T,
+        alpha: T,
+    ) where
+        SA::Batch: SameBatch<SB::Batch>,
+        SA::Cols: ContractsWith<SB::Rows>,
+        S: BatchShape,
+        S::Batch: FitsProduct<SA::Batch>,
+        S::Rows: FitsProduct<SA::Rows>,
+        S::Cols: FitsProduct<SB::Cols>,
+    {
+        self.try_baddbmm_(batch1, batch2, beta, alpha)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The fallible form of [`Tensor::baddbmm_`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_baddbmm`], and PyTorch's in-place message when
+    /// `self` does not have the product's shape.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let mut c = Tensor::<f32, DynRank>::try_zeros(&[1, 2, 2]).unwrap();
+    /// let a = Tensor::<f32, DynRank>::try_zeros(&[3, 2, 4]).unwrap();
+    /// let b = Tensor::<f32, DynRank>::try_zeros(&[3, 4, 2]).unwrap();
+    /// assert_eq!(c.try_baddbmm_(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
+    ///     "Bad in-place call: input tensor size [1, 2, 2] and output tensor size [3, 2, 2] should match");
+    /// ```
+    pub fn try_baddbmm_<SA: BatchShape, SB: BatchShape>(
+        &mut self,
+        batch1: &Tensor<T, SA>,
+        batch2: &Tensor<T, SB>,
+        beta: T,
+        alpha: T,
+    ) -> Result<(), ShapeError>
+    where
+        SA::Batch: SameBatch<SB::Batch>,
+        SA::Cols: ContractsWith<SB::Rows>,
+        S: BatchShape,
+        S::Batch: FitsProduct<SA::Batch>,
+        S::Rows: FitsProduct<SA::Rows>,
+        S::Cols: FitsProduct<SB::Cols>,
+    {
+        let geo = rules::bmm(batch1.dims(), batch2.dims())?;
+        run::fused_inplace(
+            self.layout(),
+            batch1.layout(),
+            batch2.layout(),
+            &geo,
+            beta,
+            alpha,
+        )
+    }
+
+    /// `beta * self + alpha * (sum over i of batch1[i] @ batch2[i])`, as
+    /// `torch.addbmm`; `self` broadcasts to `(n, p)`.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not fit; see
+    /// [`Tensor::try_addbmm`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let c = Tensor::<f32, Shape![]>::full(1.0);
+    /// let a = Tensor::<f32, Shape![4, 2, 3]>::ones();
+    /// let b = Tensor::<f32, Shape![4, 3, 2]>::ones();
+    /// let y: Tensor<f32, Shape![2, 2]> = c.addbmm(&a, &b, 1.0, 1.0);
+    /// assert_eq!(y.to_vec(), vec![13.0; 4]);
+    /// ```
+    #[track_caller]
+    pub fn addbmm<SA: BatchShape, SB: BatchShape>(
+        &self,
+        batch1: &Tensor<T, SA>,
+        batch2: &Tensor<T, SB>,
+        beta: T,
+        alpha: T,
+    ) -> Tensor<T, BatchMatrixOut<SA, SB>>
+    where
+        SA::Batch: SameBatch<SB::Batch>,
+        SA::Cols: ContractsWith<SB::Rows>,
+        S: AddendShape<BatchMatrixOut<SA, SB>>,
+    {
+        self.try_addbmm(batch1, batch2, beta, alpha)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The fallible form of [`Tensor::addbmm`].
+    ///
+    /// # Errors
+    /// PyTorch's `addbmm` messages (`batch1 and batch2 must have same number
+    /// of batches, got 2 and 3`, `Incompatible matrix sizes for bmm (2x3 and
+    /// 4x2)`), then its expand message when `self` does not broadcast.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let c = Tensor::<f32, DynRank>::try_zeros(&[2, 2]).unwrap();
+    /// let a = Tensor::<f32, DynRank>::try_zeros(&[2, 2, 3]).unwrap();
+    /// let b = Tensor::<f32, DynRank>::try_zeros(&[3, 3, 2]).unwrap();
+    /// assert_eq!(c.try_addbmm(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
+    ///     "batch1 and batch2 must have same number of batches, got 2 and 3");
+    /// ```
+    pub fn try_addbmm<SA: BatchShape, SB: BatchShape>(
+        &self,
+        batch1: &Tensor<T, SA>,
+        batch2: &Tensor<T, SB>,
+        beta: T,
+        alpha: T,
+    ) -> Result<Tensor<T, BatchMatrixOut<SA, SB>>, ShapeError>
+    where
+        SA::Batch: SameBatch<SB::Batch>,
+        SA::Cols: ContractsWith<SB::Rows>,
+        S: AddendShape<BatchMatrixOut<SA, SB>>,
+    {
+        let geo = rules::bmm_sum(batch1.dims(), batch2.dims())?;
+        run::fused(
+            self.layout(),
+            batch1.layout(),
+            batch2.layout(),
+            &geo,
+            beta,
+            alpha,
+        )?
+        .try_into_shape()
+    }
+
+    /// `self = beta * self + alpha * (sum over i of batch1[i] @ batch2[i])`
+    /// in place, as `Tensor.addbmm_`.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not fit; see
+    /// [`Tensor::try_addbmm_`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut c = Tensor::<i32, Shape![2, 2]>::zeros();
+    /// let a = Tensor::<i32, Shape![5, 2, 1]>::ones();
+    /// let b = Tensor::<i32, Shape![5, 1, 2]>::ones();
+    /// c.addbmm_(&a, &b, 1, 2);
+    /// assert_eq!(c.to_vec(), vec![10; 4]);
+    /// ```
+    #[track_caller]
+    pub fn addbmm_<SA: BatchShape, SB: BatchShape>(
+        &mut self,
+        batch1: &Tensor<T, SA>,
+        batch2: &Tensor<T, SB>,
+        beta: T,
+        alpha: T,
+    ) where
+        SA::Batch: SameBatch<SB::Batch>,
+        SA::Cols: ContractsWith<SB::Rows>,
+        S: MatrixShape,
+        S::Rows: FitsProduct<SA::Rows>,
+        S::Cols: FitsProduct<SB::Cols>,
+    {
+        self.try_addbmm_(batch1, batch2, beta, alpha)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The fallible form of [`Tensor::addbmm_`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_addbmm`], and PyTorch's in-place message when `self`
+    /// does not have the product's shape.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let mut c = Tensor::<f32, DynRank>::try_zeros(&[2, 3]).unwrap();
+    /// let a = Tensor::<f32, DynRank>::try_zeros(&[4, 2, 3]).unwrap();
+    /// let b = Tensor::<f32, DynRank>::try_zeros(&[4, 3, 2]).unwrap();
+    /// assert!(c.try_addbmm_(&a, &b, 1.0, 1.0).is_err());
+    /// ```
+    pub fn try_addbmm_<SA: BatchShape, SB: BatchShape>(
+        &mut self,
+        batch1: &Tensor<T, SA>,
+        batch2: &Tensor<T, SB>,
+        beta: T,
+        alpha: T,
+    ) -> Result<(), ShapeError>
+    where
+        SA::Batch: SameBatch<SB::Batch>,
+        SA::Cols: ContractsWith<SB::Rows>,
+        S: MatrixShape,
+        S::Rows: FitsProduct<SA::Rows>,
+        S::Cols: FitsProduct<SB::Cols>,
+    {
+        let geo = rules::bmm_sum(batch1.dims(), batch2.dims())?;
+        run::fused_inplace(
+            self.layout(),
+            batch1.layout(),
+            batch2.layout(),
+            &geo,
+            beta,
+            alpha,
+        )
+    }
+}
+
+/// `addmm`'s rule for its operands: `mm`'s, with its own rank messages.
+fn addmm_rule(a: &[usize], b: &[usize]) -> Result<rules::Geometry, ShapeError> {
+    for (dims, name) in [(a, "mat1"), (b, "mat2")] {
+        if dims.len() != 2 {
+            return Err(ShapeError::Invalid(format!(
+                "{name} must be a matrix, got {}-D tensor",
+                dims.len()
+            )));
+        }
+    }
+    rules::mm(a, b)
+}

@@ -1,0 +1,188 @@
+//! The erased core of matrix products: tensor layouts and a [`Geometry`] in,
+//! one batched GEMM problem out to the backend. Generic over the element
+//! type only, so it is compiled once per element type, not per shape.
+
+use std::sync::Arc;
+
+use super::rules::{self, Axes, Batch, Geometry};
+use crate::Tensor;
+use crate::backend::cpu::{self, Accum, Batches, GemmProblem, MatDesc};
+use crate::element::Numeric;
+use crate::iter::broadcast_strides;
+use crate::ops::exec::{self, Layout, check_no_internal_overlap};
+use crate::shape::{DimVec, DynRank, ShapeError, check_expand};
+use crate::tensor::storage::Storage;
+
+/// Which side of the product an operand is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Left,
+    Right,
+}
+
+/// An operand's place in the batched product: its batch strides broadcast to
+/// the product's batch (0 where expanded or missing), and its row and column
+/// strides. A promoted size-1 axis gets stride 1, which is never stepped.
+fn operand<T>(l: &Layout<'_, T>, axes: Axes, batch: &[usize], side: Side) -> MatDesc {
+    let stride = |axis: Option<usize>| axis.map_or(1, |i| l.strides[i]);
+    let (outer, inner) = (stride(axes.outer), stride(axes.inner));
+    let (rs, cs) = match side {
+        Side::Left => (outer, inner),
+        Side::Right => (inner, outer),
+    };
+    MatDesc {
+        offset: l.offset,
+        batch_strides: broadcast_strides(&l.dims[..axes.batch], &l.strides[..axes.batch], batch),
+        rs,
+        cs,
+    }
+}
+
+/// The result's place in the batched product, from its strides: batch
+/// dimensions first (none when the batch is summed), then the rows and the
+/// columns where the operands have them.
+fn destination(strides: &[usize], offset: usize, geo: &Geometry) -> MatDesc {
+    let lead = match geo.mode {
+        Batch::Each => geo.batch.len(),
+        Batch::Sum => 0,
+    };
+    let mut axis = lead;
+    let mut next = |present: bool| {
+        if !present {
+            return 1;
+        }
+        axis += 1;
+        strides[axis - 1]
+    };
+    let rs = next(geo.lhs.outer.is_some());
+    let cs = next(geo.rhs.outer.is_some());
+    let batch_strides = match geo.mode {
+        Batch::Each => DimVec::from_slice(&strides[..lead]),
+        Batch::Sum => smallvec::smallvec![0; geo.batch.len()],
+    };
+    MatDesc {
+        offset,
+        batch_strides,
+        rs,
+        cs,
+    }
+}
+
+fn problem<T>(geo: &Geometry, a: &Layout<'_, T>, b: &Layout<'_, T>) -> GemmProblem {
+    GemmProblem {
+        m: geo.m,
+        n: geo.n,
+        k: geo.k,
+        batch: geo.batch.clone(),
+        batches: match geo.mode {
+            Batch::Each => Batches::Each,
+            Batch::Sum => Batches::Sum,
+        },
+        lhs: operand(a, geo.lhs, &geo.batch, Side::Left),
+        rhs: operand(b, geo.rhs, &geo.batch, Side::Right),
+    }
+}
+
+/// `alpha * (a @ b)` into a new contiguous tensor of sizes `geo.out`.
+pub(crate) fn product<T: Numeric>(
+    a: Layout<'_, T>,
+    b: Layout<'_, T>,
+    geo: &Geometry,
+    alpha: T,
+) -> Tensor<T, DynRank> {
+    let p = problem(geo, &a, &b);
+    let (ga, gb) = (a.storage.read(), b.storage.read());
+    let data = cpu::gemm_new(&p, &ga, &gb, alpha);
+    Tensor::from_parts(data, DimVec::from_slice(&geo.out))
+}
+
+/// `beta * c + alpha * (a @ b)` with `c` broadcast to the product's shape,
+/// into a new tensor. With `beta == 0`, `c`'s values are not read.
+pub(crate) fn fused<T: Numeric>(
+    c: Layout<'_, T>,
+    a: Layout<'_, T>,
+    b: Layout<'_, T>,
+    geo: &Geometry,
+    beta: T,
+    alpha: T,
+) -> Result<Tensor<T, DynRank>, ShapeError> {
+    check_expand(c.dims, &geo.out)?;
+    if beta == T::zero() {
+        return Ok(product(a, b, geo, alpha));
+    }
+    let strides = broadcast_strides(c.dims, c.strides, &geo.out);
+    let expanded = Layout {
+        dims: &geo.out,
+        strides: &strides,
+        ..c
+    };
+    let out: Tensor<T, DynRank> = exec::map1(expanded, |x| x)?;
+    accumulate(out.layout(), a, b, geo, beta, alpha);
+    Ok(out)
+}
+
+/// `c = beta * c + alpha * (a @ b)` in place; `c` must have the product's
+/// shape and no two of its elements may share memory.
+pub(crate) fn fused_inplace<T: Numeric>(
+    c: Layout<'_, T>,
+    a: Layout<'_, T>,
+    b: Layout<'_, T>,
+    geo: &Geometry,
+    beta: T,
+    alpha: T,
+) -> Result<(), ShapeError> {
+    rules::check_inplace(c.dims, &geo.out)?;
+    check_no_internal_overlap(&c)?;
+    // An operand that shares `c`'s storage is read from a copy, so that the
+    // kernel never reads what it writes.
+    if same_storage(c.storage, a.storage) {
+        let copy: Tensor<T, DynRank> = exec::map1(a, |x| x)?;
+        return fused_inplace(c, copy.layout(), b, geo, beta, alpha);
+    }
+    if same_storage(c.storage, b.storage) {
+        let copy: Tensor<T, DynRank> = exec::map1(b, |x| x)?;
+        return fused_inplace(c, a, copy.layout(), geo, beta, alpha);
+    }
+    accumulate(c, a, b, geo, beta, alpha);
+    Ok(())
+}
+
+/// `out = beta * out + alpha * (a @ b)` (`out`'s values ignored when
+/// `beta == 0`), where `out` has the product's sizes, distinct elements, and
+/// a storage of its own.
+fn accumulate<T: Numeric>(
+    out: Layout<'_, T>,
+    a: Layout<'_, T>,
+    b: Layout<'_, T>,
+    geo: &Geometry,
+    beta: T,
+    alpha: T,
+) {
+    let accum = if beta == T::zero() {
+        Accum::Replace
+    } else {
+        Accum::Add(beta)
+    };
+    let p = problem(geo, &a, &b);
+    let dst = destination(out.strides, out.offset, geo);
+    // Lock in address order, as `exec::update3` does, so that two threads
+    // writing each other's operands cannot deadlock.
+    let (ga, gb, mut g) = if addr(a.storage).max(addr(b.storage)) < addr(out.storage) {
+        let (ga, gb) = (a.storage.read(), b.storage.read());
+        (ga, gb, out.storage.write())
+    } else {
+        let g = out.storage.write();
+        (a.storage.read(), b.storage.read(), g)
+    };
+    cpu::gemm_into(&p, dst, &mut g, &ga, &gb, alpha, accum);
+}
+
+/// A storage's address, for lock ordering.
+fn addr<T>(s: &Arc<Storage<T>>) -> usize {
+    Arc::as_ptr(s) as *const () as usize
+}
+
+/// Whether two layouts view the same buffer.
+fn same_storage<T>(x: &Arc<Storage<T>>, y: &Arc<Storage<T>>) -> bool {
+    Arc::ptr_eq(x, y)
+}

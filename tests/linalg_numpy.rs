@@ -1,0 +1,125 @@
+//! Linear algebra against NumPy: inputs and NumPy's results are checked in
+//! at `tests/data/linalg_cases.json`, written by
+//! `tests/data/gen_linalg_data.py` (seeded).
+
+use serde_json::Value;
+use shaped::linalg::{self, MatrixNorm};
+use shaped::{DynRank, Tensor};
+
+fn cases() -> Value {
+    let text = include_str!("data/linalg_cases.json");
+    serde_json::from_str(text).unwrap()
+}
+
+fn tensor(v: &Value) -> Tensor<f64, DynRank> {
+    let shape: Vec<usize> = v["shape"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_u64().unwrap() as usize)
+        .collect();
+    let data: Vec<f64> = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    Tensor::try_from_vec(data, &shape).unwrap()
+}
+
+#[track_caller]
+fn same(got: &Tensor<f64, DynRank>, want: &Value, tol: f64) {
+    let want = tensor(want);
+    assert_eq!(got.dims(), want.dims());
+    for (i, (x, y)) in got.to_vec().iter().zip(want.to_vec()).enumerate() {
+        assert!(
+            (x - y).abs() <= tol * (1.0 + y.abs()) || (x.is_infinite() && *x == y),
+            "at {i}: {x} vs NumPy's {y}"
+        );
+    }
+}
+
+#[test]
+fn inv_det_slogdet() {
+    let c = cases();
+    same(
+        &linalg::inv(&tensor(&c["inv"]["a"])),
+        &c["inv"]["out"],
+        1e-12,
+    );
+    same(
+        &linalg::det(&tensor(&c["det"]["a"])),
+        &c["det"]["out"],
+        1e-12,
+    );
+    let (s, l) = linalg::slogdet(&tensor(&c["slogdet"]["a"]));
+    same(&s, &c["slogdet"]["sign"], 0.0);
+    same(&l, &c["slogdet"]["logabs"], 1e-12);
+}
+
+#[test]
+fn solve_broadcast() {
+    let c = &cases()["solve"];
+    same(
+        &linalg::solve(&tensor(&c["a"]), &tensor(&c["b"])),
+        &c["out"],
+        1e-12,
+    );
+}
+
+#[test]
+fn lstsq_full_rank_and_rank_deficient() {
+    let all = cases();
+    for name in ["lstsq", "lstsq_rank_deficient"] {
+        let c = &all[name];
+        same(
+            &linalg::lstsq(&tensor(&c["a"]), &tensor(&c["b"])),
+            &c["out"],
+            1e-10,
+        );
+    }
+}
+
+#[test]
+fn pinv() {
+    let c = &cases()["pinv"];
+    same(&linalg::pinv(&tensor(&c["a"])), &c["out"], 1e-12);
+}
+
+#[test]
+fn matrix_norms() {
+    let c = &cases()["matrix_norm"];
+    let a = tensor(&c["a"]);
+    for (name, ord) in [
+        ("fro", MatrixNorm::Fro),
+        ("nuc", MatrixNorm::Nuc),
+        ("one", MatrixNorm::One),
+        ("neg_one", MatrixNorm::NegOne),
+        ("inf", MatrixNorm::Inf),
+        ("neg_inf", MatrixNorm::NegInf),
+        ("two", MatrixNorm::Two),
+        ("neg_two", MatrixNorm::NegTwo),
+    ] {
+        same(&linalg::matrix_norm(&a, ord), &c[name], 1e-12);
+    }
+}
+
+#[test]
+fn singular_values_eigenvalues_cholesky() {
+    let c = cases();
+    same(
+        &linalg::svdvals(&tensor(&c["svdvals"]["a"])),
+        &c["svdvals"]["out"],
+        1e-12,
+    );
+    same(
+        &linalg::eigvalsh(&tensor(&c["eigvalsh"]["a"])),
+        &c["eigvalsh"]["out"],
+        1e-12,
+    );
+    same(
+        &linalg::cholesky(&tensor(&c["cholesky"]["a"])),
+        &c["cholesky"]["out"],
+        1e-12,
+    );
+}
