@@ -12,35 +12,34 @@ use shaped::{DynRank, Shape, Tensor};
 type D = Tensor<f64, DynRank>;
 type V = Var<f64, DynRank>;
 
-/// A small deterministic generator (xorshift), independent of the crate's.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
+mod common;
+
+use common::Rng;
+
+/// Random sizes and tensors for the checks.
+trait Gen {
+    /// A number below `n`.
+    fn below(&mut self, n: usize) -> usize;
+    /// Sizes of rank `0..=max_rank`, each 1 to 4.
+    fn dims(&mut self, max_rank: usize) -> Vec<usize>;
+    /// Sizes that broadcast to `out`: some leading dims dropped, some 1.
+    fn broadcastable(&mut self, out: &[usize]) -> Vec<usize>;
+    /// A tensor of sizes `dims` with values in `[lo, hi)`; sometimes an
+    /// expanded view (stride 0 on the even axes).
+    fn tensor(&mut self, dims: &[usize], lo: f64, hi: f64) -> D;
+}
+
+impl Gen for Rng {
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
+        (self.next_u64() % n as u64) as usize
     }
     fn dims(&mut self, max_rank: usize) -> Vec<usize> {
         let rank = self.below(max_rank + 1);
         (0..rank).map(|_| 1 + self.below(4)).collect()
     }
-    /// Sizes that broadcast to `out`: some leading dims dropped, some 1.
     fn broadcastable(&mut self, out: &[usize]) -> Vec<usize> {
-        let drop = self.below(out.len() + 1);
-        out[drop..]
-            .iter()
-            .map(|&d| if self.below(3) == 0 { 1 } else { d })
-            .collect()
+        common::broadcastable(out, self)
     }
-    /// A tensor of sizes `dims` with values in `[lo, hi)`; sometimes an
-    /// expanded view (stride 0 on the even axes).
     fn tensor(&mut self, dims: &[usize], lo: f64, hi: f64) -> D {
         if !dims.is_empty() && self.below(3) == 0 {
             let small: Vec<usize> = dims

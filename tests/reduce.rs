@@ -1,26 +1,24 @@
 //! Reductions checked against a naive reference: for each output, the
 //! elements it reduces are gathered from the row-major values (`to_vec`,
 //! which does not use the reduction code) and reduced by a plain loop in
-//! `f64`. Inputs are contiguous, permuted and expanded (stride 0) views of
-//! random shapes, small and large enough to run in parallel.
+//! `f64`. Inputs are contiguous, permuted, expanded (stride 0) and narrowed
+//! (offset and gaps) views of random shapes, small and large enough to run
+//! in parallel.
 
 use shaped::{DynRank, Shape, Tensor};
 
-/// A small deterministic generator (xorshift), independent of the crate's.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn value(&mut self) -> f64 {
-        (self.next() % 2001) as f64 / 200.0 - 5.0
-    }
+mod common;
+
+use common::{Layout, Rng, assert_close};
+
+/// A number below `n`.
+fn below(rng: &mut Rng, n: usize) -> usize {
+    (rng.next_u64() % n as u64) as usize
+}
+
+/// A value in [-5, 5] on a grid of 1/200, so that zeros and ties occur.
+fn value(rng: &mut Rng) -> f64 {
+    (rng.next_u64() % 2001) as f64 / 200.0 - 5.0
 }
 
 /// For each output (row-major over the kept dims), the elements it reduces,
@@ -46,28 +44,21 @@ fn groups(values: &[f64], dims: &[usize], mask: &[bool]) -> Vec<Vec<f64>> {
     out
 }
 
-fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
-}
-
-fn assert_close(got: &[f64], want: &[f64], tol: f64, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: lengths");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(close(*g, *w, tol), "{what}: element {i}: got {g}, want {w}");
-    }
-}
-
-/// A random tensor of sizes `dims`, as a contiguous, permuted or expanded
-/// view, with its row-major values.
+/// A random tensor of sizes `dims`, as a contiguous, permuted, expanded or
+/// narrowed view (kinds 0 to 3), with its row-major values.
 fn random_view(rng: &mut Rng, dims: &[usize], kind: usize) -> (Tensor<f64, DynRank>, Vec<f64>) {
     let rank = dims.len();
+    if kind == 3 {
+        // Narrowed out of a larger tensor: an offset and gaps.
+        return common::operand(dims, Layout::Sliced, rng, -5.0, 5.0);
+    }
     let t = match kind {
         // Permuted: build the reversed tensor and reverse its axes.
         1 if rank > 1 => {
             let rev: Vec<usize> = dims.iter().rev().copied().collect();
             let n = rev.iter().product();
             let base =
-                Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| rng.value()).collect(), &rev)
+                Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| value(rng)).collect(), &rev)
                     .unwrap();
             let perm: Vec<isize> = (0..rank as isize).rev().collect();
             base.permute::<DynRank>(&perm).unwrap()
@@ -81,13 +72,13 @@ fn random_view(rng: &mut Rng, dims: &[usize], kind: usize) -> (Tensor<f64, DynRa
                 .collect();
             let n = small.iter().product();
             let base =
-                Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| rng.value()).collect(), &small)
+                Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| value(rng)).collect(), &small)
                     .unwrap();
             base.try_broadcast_to::<DynRank>(dims).unwrap()
         }
         _ => {
             let n = dims.iter().product();
-            Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| rng.value()).collect(), dims)
+            Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| value(rng)).collect(), dims)
                 .unwrap()
         }
     };
@@ -132,11 +123,11 @@ fn naive_arg(g: &[f64], max: bool) -> usize {
 fn check_case(rng: &mut Rng, dims: &[usize], kind: usize) {
     let (t, values) = random_view(rng, dims, kind);
     let rank = dims.len();
-    let mask: Vec<bool> = (0..rank).map(|_| rng.below(2) == 1).collect();
+    let mask: Vec<bool> = (0..rank).map(|_| below(rng, 2) == 1).collect();
     let list: Vec<isize> = (0..rank)
         .filter(|&i| mask[i])
         .map(|i| {
-            if rng.below(2) == 0 {
+            if below(rng, 2) == 0 {
                 i as isize
             } else {
                 i as isize - rank as isize
@@ -150,7 +141,7 @@ fn check_case(rng: &mut Rng, dims: &[usize], kind: usize) {
         mask.clone()
     };
     let gs = groups(&values, dims, &full_mask);
-    let keepdim = rng.below(2) == 1;
+    let keepdim = below(rng, 2) == 1;
     let want_dims: Vec<usize> = (0..rank)
         .filter_map(|i| match (full_mask[i], keepdim) {
             (false, _) => Some(dims[i]),
@@ -240,9 +231,9 @@ fn check_case(rng: &mut Rng, dims: &[usize], kind: usize) {
 fn random_shapes_match_the_naive_reference() {
     let mut rng = Rng(0x5eed);
     for case in 0..300 {
-        let rank = 1 + rng.below(4);
-        let dims: Vec<usize> = (0..rank).map(|_| 1 + rng.below(5)).collect();
-        check_case(&mut rng, &dims, case % 3);
+        let rank = 1 + below(&mut rng, 4);
+        let dims: Vec<usize> = (0..rank).map(|_| 1 + below(&mut rng, 5)).collect();
+        check_case(&mut rng, &dims, case % 4);
     }
 }
 
@@ -257,7 +248,7 @@ fn large_shapes_run_in_parallel_and_match() {
         vec![70_001],
         vec![9, 1, 4001],
     ] {
-        for kind in 0..3 {
+        for kind in 0..4 {
             check_case(&mut rng, &dims, kind);
         }
     }
@@ -268,13 +259,13 @@ fn large_shapes_run_in_parallel_and_match() {
 fn indices_follow_the_first_extreme() {
     let mut rng = Rng(99);
     for case in 0..120 {
-        let rank = 1 + rng.below(3);
-        let dims: Vec<usize> = (0..rank).map(|_| 1 + rng.below(5)).collect();
-        let (t, _) = random_view(&mut rng, &dims, case % 3);
+        let rank = 1 + below(&mut rng, 3);
+        let dims: Vec<usize> = (0..rank).map(|_| 1 + below(&mut rng, 5)).collect();
+        let (t, _) = random_view(&mut rng, &dims, case % 4);
         // Round to few values, so that ties happen.
         let t = t.map(|x| x.round());
         let values = t.to_vec();
-        let d = rng.below(rank);
+        let d = below(&mut rng, rank);
         let mut mask = vec![false; rank];
         mask[d] = true;
         let gs = groups(&values, &dims, &mask);
@@ -459,14 +450,14 @@ fn sum_to_reduces_broadcast_dims() {
     // Random shapes against the naive reference.
     let mut rng = Rng(5);
     for _ in 0..100 {
-        let rank = 1 + rng.below(4);
-        let dims: Vec<usize> = (0..rank).map(|_| 1 + rng.below(4)).collect();
-        let kind = rng.below(3);
+        let rank = 1 + below(&mut rng, 4);
+        let dims: Vec<usize> = (0..rank).map(|_| 1 + below(&mut rng, 4)).collect();
+        let kind = below(&mut rng, 4);
         let (t, values) = random_view(&mut rng, &dims, kind);
-        let lead = rng.below(rank + 1);
+        let lead = below(&mut rng, rank + 1);
         let target: Vec<usize> = dims[lead..]
             .iter()
-            .map(|&d| if rng.below(2) == 0 { 1 } else { d })
+            .map(|&d| if below(&mut rng, 2) == 0 { 1 } else { d })
             .collect();
         let mask: Vec<bool> = (0..rank)
             .map(|i| i < lead || (target[i - lead] == 1 && dims[i] != 1))

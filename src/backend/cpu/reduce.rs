@@ -214,7 +214,7 @@ unsafe impl<T: Send> Sync for OutPtr<T> {}
 /// Rows of a tile folded before the tile joins the cascade.
 const ROW_BLOCK: usize = 64;
 /// Outputs per tile in the outer loop.
-const TILE: usize = 512;
+const TILE: usize = 2048;
 
 /// Reduces the input into `out_len` contiguous outputs.
 ///

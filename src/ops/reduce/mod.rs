@@ -48,7 +48,7 @@
 //! of reduced dimensions and the result's sizes into its shape type, so the
 //! loops are compiled once per element type and reduction, not per shape.
 //!
-//! Sums are pairwise (blocks of 256 with 16 accumulators, then a binary
+//! Sums are pairwise (blocks of 2048 with 32 accumulators, then a binary
 //! tree, and partial results of separate runs or threads combined as a
 //! binary counter), so 10^7 copies of `0.1f32` sum to within 1e-4 of the
 //! exact value, where a plain `f32` loop drifts by percents.

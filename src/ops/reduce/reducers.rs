@@ -12,9 +12,9 @@ use crate::element::{Element, Float, Numeric};
 use crate::ops::scalar;
 
 /// Elements summed directly before a run is halved.
-pub(crate) const BLOCK: usize = 256;
+pub(crate) const BLOCK: usize = 2048;
 /// Independent accumulators in a block.
-pub(crate) const LANES: usize = 16;
+pub(crate) const LANES: usize = 32;
 
 /// The pairwise sum of `f(x)` over a run.
 #[inline]
