@@ -102,7 +102,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// ```
     /// use shaped::autograd::Var;
     /// use shaped::{DynRank, Shape, Tensor};
-    /// let a = Var::param(Tensor::<f64, Shape![2, 1, 2]>::from_vec(vec![1., 2., 3., 4.]));
+    /// let a = Var::param(Tensor::<f64, Shape![2, 1, 1, 2]>::from_vec(vec![1., 2., 3., 4.]));
     /// let b = Var::param(Tensor::<f64, Shape![3, 2, 1]>::ones());
     /// let c: Var<f64, Shape![2, 3, 1, 1]> = a.try_matmul(&b).unwrap();
     /// assert_eq!(c.value().to_vec(), vec![3., 3., 3., 7., 7., 7.]);
