@@ -10,8 +10,8 @@
 //! `Shape![128]` broadcasts over the batch, and its gradient comes back as a
 //! `Tensor<f32, Shape![128]>`.
 //!
-//! The dense layer uses `Var::naive_matmul_for_autograd`, a temporary naive
-//! kernel until `ops::matmul` lands on this branch.
+//! The dense layer is `Var::matmul`: `ops::matmul` for the value, and
+//! `g · Wᵀ`, `xᵀ · g` for the gradients.
 //!
 //! Run with `cargo run --release --example mlp`.
 
@@ -35,7 +35,7 @@ fn sgd<S: BroadcastShape<S, Output = S>>(p: &Var<f32, S>, grads: &Gradients<f32>
 /// Batch `k` of inputs and the teacher's one-hot labels.
 fn batch(k: usize, teacher: &Var<f32, Shape![784, 10]>) -> (Batch, Tensor<f32, Shape![64, 10]>) {
     let x = Batch::randn(1_000 + k as u64);
-    let logits = Var::constant(x.clone()).naive_matmul_for_autograd(teacher);
+    let logits = Var::constant(x.clone()).matmul(teacher);
     let labels = logits.value().argmax_dim::<1>().to_vec();
     let mut one_hot = vec![0.0f32; B * 10];
     for (i, &l) in labels.iter().enumerate() {
@@ -63,11 +63,8 @@ fn main() {
                    b1: &Var<f32, Shape![128]>,
                    w2: &Var<f32, Shape![128, 10]>,
                    b2: &Var<f32, Shape![10]>| {
-        let hidden = Var::constant(x.clone())
-            .naive_matmul_for_autograd(w1)
-            .add(b1)
-            .relu();
-        let logits: Var<f32, Shape![64, 10]> = hidden.naive_matmul_for_autograd(w2).add(b2);
+        let hidden = Var::constant(x.clone()).matmul(w1).add(b1).relu();
+        let logits: Var<f32, Shape![64, 10]> = hidden.matmul(w2).add(b2);
         logits
     };
     let accuracy = |logits: &Tensor<f32, Shape![64, 10]>, y: &Tensor<f32, Shape![64, 10]>| {

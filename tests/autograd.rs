@@ -419,21 +419,14 @@ fn prod_with_one_and_two_zeros() {
 }
 
 #[test]
-fn naive_matmul() {
+fn matmul() {
     let mut rng = Rng(6);
     for _ in 0..CASES {
         let (m, k, n) = (1 + rng.below(4), 1 + rng.below(4), 1 + rng.below(4));
         let a = rng.tensor(&[m, k], ANY.0, ANY.1);
         let b = rng.tensor(&[k, n], ANY.0, ANY.1);
-        let as2 = |v: &V| {
-            v.try_reshape::<Shape![_, _]>(&[-1, v.dims()[1] as isize])
-                .unwrap()
-        };
-        check("naive_matmul_for_autograd", &mut rng, &[a, b], &|v| {
-            as2(&v[0])
-                .naive_matmul_for_autograd(&as2(&v[1]))
-                .try_reshape::<DynRank>(&[m as isize, n as isize])
-                .unwrap()
+        check("matmul", &mut rng, &[a, b], &|v| {
+            v[0].try_matmul(&v[1]).unwrap()
         });
     }
 }

@@ -1,110 +1,211 @@
-//! A temporary dense layer for training examples until `ops::matmul` lands.
+//! Gradients of the matrix products [`Var::matmul`] (NumPy's rules, batch
+//! dimensions broadcast) and [`Var::mm`].
 //!
-//! [`Var::naive_matmul_for_autograd`] multiplies two matrices with a plain
-//! row-parallel loop (rayon over output rows, the inner loop over the
-//! right-hand side's contiguous rows so that it vectorises). It exists only
-//! so that this branch can train a small network; it is replaced by
-//! `ops::matmul` when that lands (see the module doc of `autograd` for the
-//! one place to change).
+//! The value is computed by [`Tensor::try_matmul`]. The backward function
+//! works on the promoted forms: a 1-D left operand becomes a `1 × k` row, a
+//! 1-D right operand a `k × 1` column, and the upstream gradient is reshaped
+//! to the un-squeezed product `batch × m × n`. Then `grad_a = g · bᵀ` and
+//! `grad_b = aᵀ · g` (transposes of the last two axes, as views), each
+//! computed at the broadcast batch, summed with `sum_to` to its operand's
+//! promoted sizes (the batch dimensions it was broadcast over) and reshaped
+//! back to the operand's own sizes.
+//!
+//! ```
+//! use shaped::autograd::Var;
+//! use shaped::{Shape, Tensor};
+//! let a = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![1., 2., 3.]));
+//! let b = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![4., 5., 6.]));
+//! let c: Var<f64, Shape![]> = a.matmul(&b);
+//! assert_eq!(c.value().item(), 32.);
+//! let g = c.backward();
+//! assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![4., 5., 6.]);
+//! assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![1., 2., 3.]);
+//! ```
 
-use rayon::prelude::*;
 use smallvec::smallvec;
 
 use super::Var;
-use super::graph::Dyn;
-use crate::Tensor;
+use super::graph::{BackwardFn, Dyn};
+use super::pointwise::sum_to_like;
+use super::views::reshape_to;
 use crate::element::Float;
-use crate::shape::{Dim, DynRank, ShapeError};
+use crate::ops::matmul::{ContractsWith, Matmul, MatmulShape, MatrixShape};
+use crate::shape::{DimVec, DynRank, Shape, ShapeError};
 
-/// `a (m×k) · b (k×n)`, both read in row-major order, into a new `m×n`
-/// tensor.
-fn naive_matmul<T: Float>(a: &Dyn<T>, b: &Dyn<T>) -> Dyn<T> {
-    let (m, k, n) = (a.dims()[0], a.dims()[1], b.dims()[1]);
-    let (av, bv) = (a.to_vec(), b.to_vec());
-    let mut out = vec![T::zero(); m * n];
-    if n > 0 {
-        out.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
-            for (p, &x) in av[i * k..(i + 1) * k].iter().enumerate() {
-                for (o, &y) in row.iter_mut().zip(&bv[p * n..(p + 1) * n]) {
-                    *o = *o + x * y;
-                }
-            }
-        });
+/// The transpose of the last two axes of `a` (rank ≥ 2), as a view.
+fn mt<T: Float>(a: &Dyn<T>) -> Dyn<T> {
+    let r = a.dims().len() as isize;
+    let mut perm: Vec<isize> = (0..r).collect();
+    perm.swap(r as usize - 2, r as usize - 1);
+    a.permute::<DynRank>(&perm)
+        .expect("a permutation of the axes")
+}
+
+/// `a` with a 1-D operand promoted to a matrix: a row (`1 × k`) when `left`,
+/// a column (`k × 1`) otherwise; other ranks as they are.
+fn promote<T: Float>(a: &Dyn<T>, left: bool) -> Dyn<T> {
+    match a.dims() {
+        &[k] if left => reshape_to(a, &[1, k]),
+        &[k] => reshape_to(a, &[k, 1]),
+        _ => a.clone(),
     }
-    Tensor::try_from_vec(out, &[m, n]).expect("m×n elements")
 }
 
-/// The transpose of a matrix, as a view.
-fn t<T: Float>(a: &Dyn<T>) -> Dyn<T> {
-    a.permute::<DynRank>(&[1, 0])
-        .expect("a matrix has two axes")
+/// The backward function of `a.matmul(b)` (any ranks ≥ 1, batch dimensions
+/// broadcast), given both operands.
+fn matmul_backward<T: Float>(a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> {
+    Box::new(move |g, needs| {
+        let (a2, b2) = (promote(&a, true), promote(&b, false));
+        // The un-squeezed product's sizes: the broadcast batch, m, n.
+        let (ra, rb) = (a2.dims().len(), b2.dims().len());
+        let (ba, bb) = (&a2.dims()[..ra - 2], &b2.dims()[..rb - 2]);
+        let rank = ba.len().max(bb.len());
+        let mut full: DimVec = (0..rank)
+            .map(|i| {
+                let pick = |d: &[usize]| (i + d.len()).checked_sub(rank).map_or(1, |j| d[j]);
+                let (x, y) = (pick(ba), pick(bb));
+                if x == 1 { y } else { x }
+            })
+            .collect();
+        full.push(a2.dims()[ra - 2]);
+        full.push(b2.dims()[rb - 1]);
+        let g2 = reshape_to(g, &full);
+        let product = |x: &Dyn<T>, y: &Dyn<T>| -> Dyn<T> {
+            x.try_matmul(y)
+                .expect("the operands' transposes multiply as the forward did")
+        };
+        smallvec![
+            needs[0].then(|| {
+                let ga = sum_to_like(product(&g2, &mt(&b2)), a2.dims());
+                reshape_to(&ga, a.dims())
+            }),
+            needs[1].then(|| {
+                let gb = sum_to_like(product(&mt(&a2), &g2), b2.dims());
+                reshape_to(&gb, b.dims())
+            }),
+        ]
+    })
 }
 
-impl<T: Float, M: Dim, K: Dim> Var<T, (M, K)> {
-    /// The matrix product `self · other` by a naive parallel loop, with its
-    /// gradient (`g · otherᵀ` and `selfᵀ · g`). **Temporary**: replaced by
-    /// `ops::matmul` when that lands.
+impl<T: Float, S: Shape> Var<T, S> {
+    /// The matrix product with NumPy's rules, as `torch.matmul`, with its
+    /// gradient: 1-D · 1-D is a dot product, a 1-D left operand is a row and
+    /// a 1-D right operand a column (the promoted 1 removed from the
+    /// result), and batch dimensions broadcast; each gradient comes back in
+    /// its operand's own shape (summed over the batch dimensions it was
+    /// broadcast over).
     ///
     /// # Errors
-    /// PyTorch's error when the inner sizes differ (possible only for `Dyn`
-    /// sizes; static ones must be the same type).
+    /// The errors of [`Tensor::try_matmul`](crate::Tensor::try_matmul)
+    /// (possible only for `Dyn` sizes and `DynRank` operands).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{DynRank, Shape, Tensor};
+    /// let a = Var::param(Tensor::<f64, Shape![2, 1, 1, 2]>::from_vec(vec![1., 2., 3., 4.]));
+    /// let b = Var::param(Tensor::<f64, Shape![3, 2, 1]>::ones());
+    /// let c: Var<f64, Shape![2, 3, 1, 1]> = a.try_matmul(&b).unwrap();
+    /// assert_eq!(c.value().to_vec(), vec![3., 3., 3., 7., 7., 7.]);
+    /// let g = c.sum().backward();
+    /// // Each row of `a` was used by the 3 batches of `b`.
+    /// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![3., 3., 3., 3.]);
+    /// assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![4., 6., 4., 6., 4., 6.]);
+    /// let x = Var::constant(Tensor::<f64, DynRank>::try_zeros(&[2, 3]).unwrap());
+    /// assert!(x.try_matmul(&x).is_err());
+    /// ```
+    pub fn try_matmul<S2: Shape>(
+        &self,
+        other: &Var<T, S2>,
+    ) -> Result<Var<T, Matmul<S, S2>>, ShapeError>
+    where
+        S: MatmulShape<S2>,
+    {
+        let value = self.value.try_matmul(&other.value)?;
+        Ok(Var::from_op(
+            value,
+            &[self.node.as_ref(), other.node.as_ref()],
+            || matmul_backward(self.erased(), other.erased()),
+        ))
+    }
+
+    /// [`Var::try_matmul`], panicking on error.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not fit (static
+    /// sizes are checked by the compiler).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]));
+    /// let v = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., -1.]));
+    /// let y: Var<f64, Shape![2]> = a.matmul(&v);
+    /// assert_eq!(y.value().to_vec(), vec![-1., -1.]);
+    /// let g = y.sum().backward();
+    /// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![1., -1., 1., -1.]);
+    /// assert_eq!(g.wrt(&v).unwrap().to_vec(), vec![4., 6.]);
+    /// ```
+    #[track_caller]
+    pub fn matmul<S2: Shape>(&self, other: &Var<T, S2>) -> Var<T, Matmul<S, S2>>
+    where
+        S: MatmulShape<S2>,
+    {
+        self.try_matmul(other).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The product of two matrices, as `torch.mm` (no broadcasting), with
+    /// its gradient (`g · otherᵀ` and `selfᵀ · g`).
+    ///
+    /// # Errors
+    /// The errors of [`Tensor::try_mm`](crate::Tensor::try_mm): a `DynRank`
+    /// operand that is not a matrix, or contracted sizes that differ.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let a = Var::param(Tensor::<f64, Shape![2, _]>::try_zeros(&[2, 3]).unwrap());
+    /// let b = Var::param(Tensor::<f64, Shape![_, 5]>::try_zeros(&[4, 5]).unwrap());
+    /// assert_eq!(a.try_mm(&b).err().unwrap().to_string(),
+    ///     "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+    /// ```
+    pub fn try_mm<S2: MatrixShape>(
+        &self,
+        mat2: &Var<T, S2>,
+    ) -> Result<Var<T, (S::Rows, S2::Cols)>, ShapeError>
+    where
+        S: MatrixShape,
+        S::Cols: ContractsWith<S2::Rows>,
+    {
+        let value = self.value.try_mm(&mat2.value)?;
+        Ok(Var::from_op(
+            value,
+            &[self.node.as_ref(), mat2.node.as_ref()],
+            || matmul_backward(self.erased(), mat2.erased()),
+        ))
+    }
+
+    /// [`Var::try_mm`], panicking on error.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size or rank does not fit.
     ///
     /// ```
     /// use shaped::autograd::Var;
     /// use shaped::{Shape, Tensor};
     /// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]));
     /// let b = Var::param(Tensor::<f64, Shape![2, 3]>::from_vec(vec![1., 0., 1., 0., 1., 1.]));
-    /// let c: Var<f64, Shape![2, 3]> = a.try_naive_matmul_for_autograd(&b).unwrap();
+    /// let c: Var<f64, Shape![2, 3]> = a.mm(&b);
     /// assert_eq!(c.value().to_vec(), vec![1., 2., 3., 3., 4., 7.]);
     /// let g = c.sum().backward();
     /// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![2., 2., 2., 2.]);
     /// assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![4., 4., 4., 6., 6., 6.]);
     /// ```
-    pub fn try_naive_matmul_for_autograd<N: Dim>(
-        &self,
-        other: &Var<T, (K, N)>,
-    ) -> Result<Var<T, (M, N)>, ShapeError> {
-        let (a, b) = (self.erased(), other.erased());
-        if a.dims()[1] != b.dims()[0] {
-            return Err(ShapeError::Invalid(format!(
-                "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
-                a.dims()[0],
-                a.dims()[1],
-                b.dims()[0],
-                b.dims()[1]
-            )));
-        }
-        let value = naive_matmul(&a, &b).try_into_shape()?;
-        Ok(Var::from_op(
-            value,
-            &[self.node.as_ref(), other.node.as_ref()],
-            move || {
-                Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-                    smallvec![
-                        needs[0].then(|| naive_matmul(g, &t(&b))),
-                        needs[1].then(|| naive_matmul(&t(&a), g)),
-                    ]
-                })
-            },
-        ))
-    }
-
-    /// [`Var::try_naive_matmul_for_autograd`], panicking on error.
-    /// **Temporary**: replaced by `ops::matmul` when that lands.
-    ///
-    /// # Panics
-    /// With PyTorch's message when the inner sizes differ.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let a = Var::constant(Tensor::<f32, Shape![1, 2]>::from_vec(vec![1., 2.]));
-    /// let b = Var::constant(Tensor::<f32, Shape![2, 1]>::from_vec(vec![3., 4.]));
-    /// assert_eq!(a.naive_matmul_for_autograd(&b).value().to_vec(), vec![11.]);
-    /// ```
     #[track_caller]
-    pub fn naive_matmul_for_autograd<N: Dim>(&self, other: &Var<T, (K, N)>) -> Var<T, (M, N)> {
-        self.try_naive_matmul_for_autograd(other)
-            .unwrap_or_else(|e| panic!("{e}"))
+    pub fn mm<S2: MatrixShape>(&self, mat2: &Var<T, S2>) -> Var<T, (S::Rows, S2::Cols)>
+    where
+        S: MatrixShape,
+        S::Cols: ContractsWith<S2::Rows>,
+    {
+        self.try_mm(mat2).unwrap_or_else(|e| panic!("{e}"))
     }
 }

@@ -56,16 +56,15 @@
 //! | `unary.rs` | `neg` ... `reciprocal`; rounding and `sign` (zero) |
 //! | `views.rs` | `expand`, `broadcast_to`, `broadcast_in_dim`, `permute`, `transpose`, `unsqueeze`, `squeeze`, `reshape`, `narrow` |
 //! | `reduce.rs` | `sum` ... `logsumexp`, `softmax`, `log_softmax`, `sum_to` |
-//! | `matmul.rs` | the temporary `naive_matmul_for_autograd` |
+//! | `matmul.rs` | `matmul` (NumPy's rules, batch broadcasting), `mm` |
 //! | `operators.rs` | `+ - * /` and unary `-` |
 //!
-//! **Adding matmul.** When `ops::matmul` lands, its gradient is one method
-//! in `matmul.rs`: compute the value with `Tensor::matmul`, and record
-//! `Var::from_op(value, &[a.node, b.node], ..)` with a backward function
-//! returning `g · bᵀ` and `aᵀ · g` (for batched operands, each summed to its
-//! input's sizes with `sum_to`, since batch dimensions broadcast). Then
-//! `naive_matmul_for_autograd` and its kernel are deleted, and
-//! `examples/mlp.rs` calls the new method.
+//! **Matmul.** [`Var::matmul`] computes its value with
+//! [`Tensor::try_matmul`](crate::Tensor::try_matmul) (result type
+//! `Matmul<S, S2>`) and records `g · bᵀ` and `aᵀ · g`, computed on the
+//! operands promoted to matrices (a 1-D left operand a row, a 1-D right one
+//! a column) at the broadcast batch, then summed with `sum_to` to each
+//! operand's promoted sizes and reshaped back to its own.
 
 mod graph;
 mod matmul;
