@@ -56,6 +56,8 @@
 //! | `unary.rs` | `neg` ... `reciprocal`; rounding and `sign` (zero) |
 //! | `views.rs` | `expand`, `broadcast_to`, `broadcast_in_dim`, `permute`, `transpose`, `unsqueeze`, `squeeze`, `reshape`, `narrow` |
 //! | `reduce.rs` | `sum` ... `logsumexp`, `softmax`, `log_softmax`, `sum_to` |
+//! | `index.rs` | `gather`, `index_select`, `take_along_dim`, `masked_fill`, `cat`, `select`, `slice`, `slice_step` |
+//! | `linalg.rs` | `inv`, `det`, `solve`, `cholesky` (wired to `linalg::grad`) |
 //! | `matmul.rs` | the temporary `naive_matmul_for_autograd` |
 //! | `operators.rs` | `+ - * /` and unary `-` |
 //!
@@ -68,6 +70,8 @@
 //! `examples/mlp.rs` calls the new method.
 
 mod graph;
+mod index;
+pub mod linalg;
 mod matmul;
 mod operators;
 mod pointwise;
