@@ -56,6 +56,8 @@
 //! | `unary.rs` | `neg` ... `reciprocal`; rounding and `sign` (zero) |
 //! | `views.rs` | `expand`, `broadcast_to`, `broadcast_in_dim`, `permute`, `transpose`, `unsqueeze`, `squeeze`, `reshape`, `narrow` |
 //! | `reduce.rs` | `sum` ... `logsumexp`, `softmax`, `log_softmax`, `sum_to` |
+//! | `index.rs` | `gather`, `index_select`, `take_along_dim`, `masked_fill`, `cat`, `select`, `slice`, `slice_step` |
+//! | `linalg.rs` | `inv`, `det`, `solve`, `cholesky` (wired to `linalg::grad`) |
 //! | `matmul.rs` | `matmul` (NumPy's rules, batch broadcasting), `mm` |
 //! | `operators.rs` | `+ - * /` and unary `-` |
 //!
@@ -67,6 +69,8 @@
 //! operand's promoted sizes and reshaped back to its own.
 
 mod graph;
+mod index;
+pub mod linalg;
 mod matmul;
 mod operators;
 mod pointwise;

@@ -1,0 +1,488 @@
+//! Gradients of indexing, joining and masked operations. Each backward is
+//! the operation `ops::index` pairs with the forward one: `gather` ↔
+//! `scatter_add` into zeros, `index_select` ↔ `index_add` into zeros,
+//! `take_along_dim` ↔ `scatter_add` on the broadcast shape then `sum_to`,
+//! `masked_fill` ↔ the gradient with the masked positions zeroed (then
+//! `sum_to`), `cat` ↔ `split_with_sizes`, `select` and `slice` ↔ a copy
+//! into the same view of zeros.
+
+use std::ops::Bound;
+
+use smallvec::{SmallVec, smallvec};
+
+use super::Var;
+use super::graph::{BackwardFn, Dyn};
+use super::pointwise::sum_to_like;
+use crate::Tensor;
+use crate::element::Float;
+use crate::ops::index::{AxisRange, IndexElement};
+use crate::shape::{
+    Broadcast, BroadcastShape, Dim, DimVec, Dyn as DynSize, DynRank, One, RemoveAxis, SetAxis,
+    Shape, ShapeError,
+};
+
+/// Zeros of sizes `dims`.
+fn zeros<T: Float>(dims: &[usize]) -> Dyn<T> {
+    Tensor::try_zeros(dims).expect("the input's sizes")
+}
+
+/// The backward function of a view of an input of sizes `dims`: `view`
+/// takes the same view of a zero tensor, into which the gradient is copied.
+fn into_view_of_zeros<T: Float>(
+    dims: DimVec,
+    view: impl Fn(&Dyn<T>) -> Dyn<T> + Send + Sync + 'static,
+) -> BackwardFn<T> {
+    Box::new(move |g: &Dyn<T>, _: &[bool]| {
+        let full = zeros(&dims);
+        let mut part = view(&full);
+        part.try_copy_from(g).expect("the forward view's sizes");
+        smallvec![Some(full)]
+    })
+}
+
+impl<T: Float, S: Shape> Var<T, S> {
+    /// The elements picked along `dim` by `index`, as [`Tensor::try_gather`];
+    /// the gradient is the upstream one added (`scatter_add`) into zeros at
+    /// the same positions.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_gather`].
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![10., 20., 30.]));
+    /// let idx = Tensor::<i64, Shape![4]>::from_vec(vec![2, 2, 0, 1]);
+    /// let g = t.try_gather(0, &idx).unwrap();
+    /// assert_eq!(g.value().to_vec(), vec![30., 30., 10., 20.]);
+    /// assert_eq!(g.sum().backward().wrt(&t).unwrap().to_vec(), vec![1., 1., 2.]);
+    /// ```
+    pub fn try_gather<I: IndexElement, SI: Shape>(
+        &self,
+        dim: isize,
+        index: &Tensor<I, SI>,
+    ) -> Result<Var<T, SI>, ShapeError> {
+        let value = self.value.try_gather(dim, index)?;
+        let (dims, index) = (DimVec::from_slice(self.dims()), index.clone().into_dyn());
+        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+                let r = zeros(&dims)
+                    .try_scatter_add(dim, &index, g)
+                    .expect("the forward gather's index");
+                smallvec![Some(r)]
+            })
+        }))
+    }
+
+    /// [`Var::try_gather`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_gather`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]));
+    /// let idx = Tensor::<i64, Shape![2, 1]>::from_vec(vec![1, 0]);
+    /// let g = t.gather(1, &idx);
+    /// assert_eq!(g.value().to_vec(), vec![2., 3.]);
+    /// assert_eq!(g.sum().backward().wrt(&t).unwrap().to_vec(), vec![0., 1., 1., 0.]);
+    /// ```
+    #[track_caller]
+    pub fn gather<I: IndexElement, SI: Shape>(
+        &self,
+        dim: isize,
+        index: &Tensor<I, SI>,
+    ) -> Var<T, SI> {
+        self.try_gather(dim, index)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The slices along axis `K` that `index` picks, as
+    /// [`Tensor::try_index_select`]; the gradient is the upstream one added
+    /// (`index_add`) into zeros.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_index_select`].
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![3, 2]>::ones());
+    /// let idx = Tensor::<i64, Shape![3]>::from_vec(vec![2, 0, 2]);
+    /// let r: Var<f64, Shape![3, 2]> = t.try_index_select::<0, _, _>(&idx).unwrap();
+    /// let g = r.sum().backward().wrt(&t).unwrap();
+    /// assert_eq!(g.to_vec(), vec![1., 1., 0., 0., 2., 2.]);
+    /// ```
+    pub fn try_index_select<const K: usize, I: IndexElement, D: Dim>(
+        &self,
+        index: &Tensor<I, (D,)>,
+    ) -> Result<Var<T, <S as SetAxis<K, D>>::Output>, ShapeError>
+    where
+        S: SetAxis<K, D>,
+    {
+        let value = self.value.try_index_select::<K, D>(index)?;
+        let (dims, index) = (DimVec::from_slice(self.dims()), index.clone());
+        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+                let r = zeros(&dims)
+                    .try_index_add(K as isize, &index, g)
+                    .expect("the forward index_select's index");
+                smallvec![Some(r)]
+            })
+        }))
+    }
+
+    /// [`Var::try_index_select`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_index_select`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]));
+    /// let idx = Tensor::<i32, Shape![2]>::from_vec(vec![2, 2]);
+    /// let r: Var<f64, Shape![2, 2]> = t.index_select::<1, _, _>(&idx);
+    /// assert_eq!(r.value().to_vec(), vec![3., 3., 6., 6.]);
+    /// let g = r.sum().backward().wrt(&t).unwrap();
+    /// assert_eq!(g.to_vec(), vec![0., 0., 2., 0., 0., 2.]);
+    /// ```
+    #[track_caller]
+    pub fn index_select<const K: usize, I: IndexElement, D: Dim>(
+        &self,
+        index: &Tensor<I, (D,)>,
+    ) -> Var<T, <S as SetAxis<K, D>>::Output>
+    where
+        S: SetAxis<K, D>,
+    {
+        self.try_index_select::<K, I, D>(index)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The elements picked along axis `K` by `indices`, broadcast together
+    /// elsewhere, as [`Tensor::try_take_along_dim`]; the gradient is added
+    /// (`scatter_add`) into zeros of the broadcast shape, then summed to
+    /// this shape.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_take_along_dim`].
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![1, 3]>::from_vec(vec![1., 2., 3.]));
+    /// let idx = Tensor::<i64, Shape![2, 1]>::from_vec(vec![2, 0]);
+    /// let r: Var<f64, Shape![2, 1]> = t.try_take_along_dim::<1, _, _>(&idx).unwrap();
+    /// assert_eq!(r.value().to_vec(), vec![3., 1.]);
+    /// assert_eq!(r.sum().backward().wrt(&t).unwrap().to_vec(), vec![1., 0., 1.]);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn try_take_along_dim<const K: usize, I: IndexElement, SI: Shape>(
+        &self,
+        indices: &Tensor<I, SI>,
+    ) -> Result<Var<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>>, ShapeError>
+    where
+        S: SetAxis<K, One>,
+        <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
+    {
+        let value = self.value.try_take_along_dim::<K, SI>(indices)?;
+        let (dims, indices) = (DimVec::from_slice(self.dims()), indices.clone().into_dyn());
+        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+                // The broadcast shape: the result's, with this input's size on K.
+                let mut bdims = DimVec::from_slice(g.dims());
+                bdims[K] = dims[K];
+                let mut idims = DimVec::from_slice(g.dims());
+                idims[K] = indices.dims()[K];
+                let idx = indices
+                    .try_broadcast_to::<DynRank>(&idims)
+                    .expect("the forward broadcast");
+                let r = zeros(&bdims)
+                    .try_scatter_add(K as isize, &idx, g)
+                    .expect("the forward take_along_dim's index");
+                smallvec![Some(sum_to_like(r, &dims))]
+            })
+        }))
+    }
+
+    /// [`Var::try_take_along_dim`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_take_along_dim`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![3., 1., 2., 9.]));
+    /// let arg = Tensor::<i64, Shape![2, 1]>::from_vec(vec![0, 1]);
+    /// let m: Var<f64, Shape![2, 1]> = t.take_along_dim::<1, _, _>(&arg);
+    /// assert_eq!(m.sum().backward().wrt(&t).unwrap().to_vec(), vec![1., 0., 0., 1.]);
+    /// ```
+    #[track_caller]
+    #[allow(clippy::type_complexity)]
+    pub fn take_along_dim<const K: usize, I: IndexElement, SI: Shape>(
+        &self,
+        indices: &Tensor<I, SI>,
+    ) -> Var<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>>
+    where
+        S: SetAxis<K, One>,
+        <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
+    {
+        self.try_take_along_dim::<K, I, SI>(indices)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// This value with the elements where `mask` holds set to `value`, the
+    /// two broadcast together, as [`Tensor::try_masked_fill`]; the gradient
+    /// is the upstream one with the masked positions zeroed, summed to this
+    /// shape.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_masked_fill`].
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![1., 2., 3.]));
+    /// let m = Tensor::<bool, Shape![2, 1]>::from_vec(vec![true, false]);
+    /// let r: Var<f64, Shape![2, 3]> = t.try_masked_fill(&m, 0.).unwrap();
+    /// assert_eq!(r.value().to_vec(), vec![0., 0., 0., 1., 2., 3.]);
+    /// assert_eq!(r.sum().backward().wrt(&t).unwrap().to_vec(), vec![1., 1., 1.]);
+    /// ```
+    pub fn try_masked_fill<SM: Shape>(
+        &self,
+        mask: &Tensor<bool, SM>,
+        value: T,
+    ) -> Result<Var<T, Broadcast<S, SM>>, ShapeError>
+    where
+        S: BroadcastShape<SM>,
+    {
+        let out = self.value.try_masked_fill(mask, value)?;
+        let (dims, mask) = (DimVec::from_slice(self.dims()), mask.clone().into_dyn());
+        Ok(Var::from_op(out, &[self.node.as_ref()], move || {
+            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+                let r: Dyn<T> = g
+                    .try_masked_fill(&mask, T::zero())
+                    .expect("the forward broadcast");
+                smallvec![Some(sum_to_like(r, &dims))]
+            })
+        }))
+    }
+
+    /// [`Var::try_masked_fill`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_masked_fill`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., 2.]));
+    /// let m = Tensor::<bool, Shape![2]>::from_vec(vec![false, true]);
+    /// let r = t.masked_fill(&m, -1.);
+    /// assert_eq!(r.value().to_vec(), vec![1., -1.]);
+    /// assert_eq!(r.sum().backward().wrt(&t).unwrap().to_vec(), vec![1., 0.]);
+    /// ```
+    #[track_caller]
+    pub fn masked_fill<SM: Shape>(
+        &self,
+        mask: &Tensor<bool, SM>,
+        value: T,
+    ) -> Var<T, Broadcast<S, SM>>
+    where
+        S: BroadcastShape<SM>,
+    {
+        self.try_masked_fill(mask, value)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The values laid one after the other along axis `K`, as
+    /// [`Tensor::try_cat`]; each gradient is its part of the upstream one
+    /// (`split_with_sizes`).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_cat`].
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let a = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., 2.]));
+    /// let b = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![3., 4.]));
+    /// let c: Var<f64, Shape![_]> = Var::try_cat::<0>(&[&a, &b]).unwrap();
+    /// assert_eq!(c.value().to_vec(), vec![1., 2., 3., 4.]);
+    /// let g = c.mul(&c).sum().backward();
+    /// assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![6., 8.]);
+    /// ```
+    pub fn try_cat<const K: usize>(
+        vars: &[&Var<T, S>],
+    ) -> Result<Var<T, <S as SetAxis<K, DynSize>>::Output>, ShapeError>
+    where
+        S: SetAxis<K, DynSize>,
+    {
+        let values: Vec<&Tensor<T, S>> = vars.iter().map(|v| &v.value).collect();
+        let value = Tensor::try_cat::<K>(&values)?;
+        let sizes: Vec<usize> = vars.iter().map(|v| v.dims()[K]).collect();
+        let parents: Vec<_> = vars.iter().map(|v| v.node.as_ref()).collect();
+        Ok(Var::from_op(value, &parents, move || {
+            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
+                let parts = g
+                    .try_split_with_sizes::<K>(&sizes)
+                    .expect("the forward sizes");
+                parts
+                    .into_iter()
+                    .zip(needs)
+                    .map(|(p, &n)| n.then_some(p))
+                    .collect::<SmallVec<_>>()
+            })
+        }))
+    }
+
+    /// [`Var::try_cat`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_cat`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let a = Var::param(Tensor::<f64, Shape![1, 2]>::from_vec(vec![1., 2.]));
+    /// let c: Var<f64, Shape![1, _]> = Var::cat::<1>(&[&a, &a]);
+    /// assert_eq!(c.sum().backward().wrt(&a).unwrap().to_vec(), vec![2., 2.]);
+    /// ```
+    #[track_caller]
+    pub fn cat<const K: usize>(vars: &[&Var<T, S>]) -> Var<T, <S as SetAxis<K, DynSize>>::Output>
+    where
+        S: SetAxis<K, DynSize>,
+    {
+        Self::try_cat::<K>(vars).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The view at position `index` of axis `K`, as [`Tensor::try_select`];
+    /// the gradient is zero elsewhere.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_select`].
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![3, 2]>::ones());
+    /// let r: Var<f64, Shape![2]> = t.try_select::<0>(-1).unwrap();
+    /// let g = r.sum().backward().wrt(&t).unwrap();
+    /// assert_eq!(g.to_vec(), vec![0., 0., 0., 0., 1., 1.]);
+    /// ```
+    pub fn try_select<const K: usize>(&self, index: isize) -> Result<Var<T, S::Output>, ShapeError>
+    where
+        S: RemoveAxis<K>,
+    {
+        let value = self.value.try_select::<K>(index)?;
+        let dims = DimVec::from_slice(self.dims());
+        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+            into_view_of_zeros(dims, move |z| {
+                z.try_select::<K>(index).expect("the forward select")
+            })
+        }))
+    }
+
+    /// [`Var::try_select`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_select`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![2, 2]>::ones());
+    /// let c: Var<f64, Shape![2]> = t.select::<1>(0);
+    /// assert_eq!(c.sum().backward().wrt(&t).unwrap().to_vec(), vec![1., 0., 1., 0.]);
+    /// ```
+    #[track_caller]
+    pub fn select<const K: usize>(&self, index: isize) -> Var<T, S::Output>
+    where
+        S: RemoveAxis<K>,
+    {
+        self.try_select::<K>(index)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The view of every `step`-th position of `range` on axis `K`, as
+    /// [`Tensor::try_slice_step`]; the gradient is zero elsewhere.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_slice_step`].
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![5]>::ones());
+    /// let s: Var<f64, Shape![_]> = t.try_slice_step::<0>(1.., 2).unwrap();
+    /// let g = s.sum().backward().wrt(&t).unwrap();
+    /// assert_eq!(g.to_vec(), vec![0., 1., 0., 1., 0.]);
+    /// ```
+    pub fn try_slice_step<const K: usize>(
+        &self,
+        range: impl AxisRange,
+        step: usize,
+    ) -> Result<Var<T, <S as SetAxis<K, DynSize>>::Output>, ShapeError>
+    where
+        S: SetAxis<K, DynSize>,
+    {
+        let bounds: (Bound<isize>, Bound<isize>) = range.bounds();
+        let value = self.value.try_slice_step::<K>(bounds, step)?;
+        let dims = DimVec::from_slice(self.dims());
+        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+            into_view_of_zeros(dims, move |z| {
+                z.try_slice_step::<K>(bounds, step)
+                    .expect("the forward slice")
+            })
+        }))
+    }
+
+    /// The view of the positions `range` of axis `K`, as
+    /// [`Tensor::try_slice`]; the gradient is zero elsewhere.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_slice`].
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![2, 3]>::ones());
+    /// let s: Var<f64, Shape![2, _]> = t.try_slice::<1>(..2).unwrap();
+    /// let g = s.sum().backward().wrt(&t).unwrap();
+    /// assert_eq!(g.to_vec(), vec![1., 1., 0., 1., 1., 0.]);
+    /// ```
+    pub fn try_slice<const K: usize>(
+        &self,
+        range: impl AxisRange,
+    ) -> Result<Var<T, <S as SetAxis<K, DynSize>>::Output>, ShapeError>
+    where
+        S: SetAxis<K, DynSize>,
+    {
+        self.try_slice_step::<K>(range, 1)
+    }
+
+    /// [`Var::try_slice`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_slice`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![4]>::ones());
+    /// let s: Var<f64, Shape![_]> = t.slice::<0>(-2..);
+    /// assert_eq!(s.sum().backward().wrt(&t).unwrap().to_vec(), vec![0., 0., 1., 1.]);
+    /// ```
+    #[track_caller]
+    pub fn slice<const K: usize>(
+        &self,
+        range: impl AxisRange,
+    ) -> Var<T, <S as SetAxis<K, DynSize>>::Output>
+    where
+        S: SetAxis<K, DynSize>,
+    {
+        self.try_slice::<K>(range).unwrap_or_else(|e| panic!("{e}"))
+    }
+}
