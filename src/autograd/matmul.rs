@@ -44,9 +44,9 @@ fn mt<T: Float>(a: &Dyn<T>) -> Dyn<T> {
 /// `a` with a 1-D operand promoted to a matrix: a row (`1 × k`) when `left`,
 /// a column (`k × 1`) otherwise; other ranks as they are.
 fn promote<T: Float>(a: &Dyn<T>, left: bool) -> Dyn<T> {
-    match a.dims() {
-        &[k] if left => reshape_to(a, &[1, k]),
-        &[k] => reshape_to(a, &[k, 1]),
+    match *a.dims() {
+        [k] if left => reshape_to(a, &[1, k]),
+        [k] => reshape_to(a, &[k, 1]),
         _ => a.clone(),
     }
 }
@@ -168,6 +168,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(a.try_mm(&b).err().unwrap().to_string(),
     ///     "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
     /// ```
+    #[allow(clippy::type_complexity)]
     pub fn try_mm<S2: MatrixShape>(
         &self,
         mat2: &Var<T, S2>,
