@@ -552,3 +552,34 @@ fn out_forms_write_into_any_layout() {
     y.add_out(&row, &mut x).unwrap();
     assert_eq!(x.to_vec(), vec![11., 22., 13., 24.]);
 }
+
+#[test]
+fn row_broadcasts_of_every_row_length_match_the_reference() {
+    // The row fast path (contiguous operands, one a suffix of the other):
+    // short rows are tiled, long rows are not; the row on either side; sizes
+    // above the parallel grain, whose chunks start mid-row; operands that
+    // start at an offset (a narrowed contiguous view); `out=` forms too.
+    let mut rng = Rng(99);
+    for (rows, row) in [(8, 8), (3, 1), (1, 5), (20000, 3), (700, 7), (40, 1000), (9, 65)] {
+        for lead in [0usize, 1] {
+            let n = rows * row;
+            let base: Vec<f64> = (0..n + lead).map(|_| rng.uniform(-2.0, 2.0)).collect();
+            let full = Tensor::<f64, DynRank>::try_from_vec(base.clone(), &[n + lead])
+                .unwrap()
+                .narrow::<DynRank>(0, lead, n)
+                .unwrap()
+                .try_reshape::<DynRank>(&[rows as isize, row as isize])
+                .unwrap();
+            let vr: Vec<f64> = (0..row).map(|_| rng.uniform(-2.0, 2.0)).collect();
+            let r = Tensor::<f64, DynRank>::try_from_vec(vr.clone(), &[row]).unwrap();
+            let vf = &base[lead..];
+            let want_fr: Vec<f64> = (0..n).map(|i| vf[i] - vr[i % row]).collect();
+            let want_rf: Vec<f64> = (0..n).map(|i| vr[i % row] - vf[i]).collect();
+            assert_eq!(full.try_sub(&r).unwrap().to_vec(), want_fr, "{rows}x{row}");
+            assert_eq!(r.try_sub(&full).unwrap().to_vec(), want_rf, "{rows}x{row}");
+            let mut out = Tensor::<f64, DynRank>::try_zeros(&[rows, row]).unwrap();
+            r.sub_out(&full, &mut out).unwrap();
+            assert_eq!(out.to_vec(), want_rf, "sub_out {rows}x{row}");
+        }
+    }
+}

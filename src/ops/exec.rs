@@ -89,29 +89,32 @@ fn contiguous<T>(l: &Layout<'_, T>) -> bool {
 }
 
 /// The row fast path of a binary operation: both contiguous, and one
-/// operand's sizes (leading 1s aside) the trailing sizes of the other's.
-/// Returns `(rows, row_len, a_is_row)`.
+/// operand's sizes (leading 1s aside) the trailing sizes of the other's,
+/// which has the larger rank. Returns `(rows, row_len, a_is_row)`; the
+/// broadcast sizes are then the other operand's sizes.
 fn rows_fast_path<A, B>(a: &Layout<'_, A>, b: &Layout<'_, B>) -> Option<(usize, usize, bool)> {
-    if !contiguous(a) || !contiguous(b) {
+    // `full` has the larger rank (`a` on a tie, unless `a`'s non-1 sizes are
+    // fewer than `b`'s).
+    let lead = |d: &[usize]| d.iter().take_while(|&&x| x == 1).count();
+    let (na, nb) = (a.dims.len() - lead(a.dims), b.dims.len() - lead(b.dims));
+    let a_is_row = na < nb;
+    let (full, row) = if a_is_row { (b.dims, a.dims) } else { (a.dims, b.dims) };
+    if full.len() < row.len() || !contiguous(a) || !contiguous(b) {
         return None;
     }
-    let strip = |d: &[usize]| -> usize { d.iter().take_while(|&&x| x == 1).count() };
-    let (ta, tb) = (&a.dims[strip(a.dims)..], &b.dims[strip(b.dims)..]);
-    let (full, row, a_is_row) = if ta.len() >= tb.len() {
-        (ta, tb, false)
-    } else {
-        (tb, ta, true)
-    };
-    if !full.ends_with(row)
-        || a.dims.len().max(b.dims.len()) != if a_is_row { b.dims.len() } else { a.dims.len() }
-    {
-        return None;
+    // The row's sizes after its leading 1s must end `full`'s sizes.
+    let r = &row[lead(row)..];
+    let mut row_len = 1usize;
+    for (&x, &y) in r.iter().rev().zip(full.iter().rev()) {
+        if x != y {
+            return None;
+        }
+        row_len *= x;
     }
-    let row_len: usize = row.iter().product();
-    let total: usize = full.iter().product();
     if row_len == 0 {
         return None;
     }
+    let total: usize = full.iter().product();
     Some((total / row_len, row_len, a_is_row))
 }
 
@@ -161,6 +164,31 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
     out: Layout<'_, O>,
     f: impl Fn(A, B) -> O + Sync,
 ) -> Result<(), ShapeError> {
+    if let Some((rows, row_len, a_is_row)) = rows_fast_path(&a, &b) {
+        // The broadcast sizes are the full operand's sizes.
+        let full = if a_is_row { b.dims } else { a.dims };
+        if full == out.dims
+            && contiguous(&out)
+            && !same_storage(out.storage, a.storage)
+            && !same_storage(out.storage, b.storage)
+        {
+            let (ga, gb) = (a.storage.read(), b.storage.read());
+            let mut g = out.storage.write();
+            // SAFETY: `out` is contiguous from its offset with `rows *
+            // row_len` elements (its sizes are the broadcast sizes) in a
+            // buffer no input shares; the inputs are contiguous from their
+            // offsets with the element counts `map2_rows` reads.
+            unsafe {
+                let (pa, pb) = (
+                    Src(ga.as_ptr().add(a.offset)),
+                    Src(gb.as_ptr().add(b.offset)),
+                );
+                let o = g.as_mut_ptr().add(out.offset);
+                cpu::map2_rows(o, pa, pb, rows, row_len, a_is_row, f);
+            }
+            return Ok(());
+        }
+    }
     let dims = broadcast_pair(a.dims, b.dims)?;
     if dims.as_slice() != out.dims {
         return Err(ShapeError::OutputShape {
@@ -176,30 +204,6 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
     if same_storage(out.storage, b.storage) {
         let copy = copy_of(&b)?;
         return map2_into(a, copy.layout(), out, f);
-    }
-    if let (true, Some((rows, row_len, a_is_row))) = (contiguous(&out), rows_fast_path(&a, &b)) {
-        let (ga, gb) = (a.storage.read(), b.storage.read());
-        let mut g = out.storage.write();
-        // SAFETY: `out` is contiguous from its offset with `rows * row_len`
-        // elements (its sizes are the broadcast sizes, checked above) in a
-        // buffer no input shares; the inputs are contiguous from their
-        // offsets with the element counts `map2_rows` reads.
-        unsafe {
-            let (pa, pb) = (
-                Src(ga.as_ptr().add(a.offset)),
-                Src(gb.as_ptr().add(b.offset)),
-            );
-            cpu::map2_rows(
-                g.as_mut_ptr().add(out.offset),
-                pa,
-                pb,
-                rows,
-                row_len,
-                a_is_row,
-                f,
-            );
-        }
-        return Ok(());
     }
     let (sa, sb) = (
         broadcast_strides(a.dims, a.strides, &dims),

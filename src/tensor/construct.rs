@@ -12,6 +12,7 @@
 //! assert_eq!((a.numel(), b.numel(), c.numel()), (4, 6, 3));
 //! ```
 
+use crate::backend::cpu::vec_from_fn;
 use crate::element::{Element, Float, Numeric};
 use crate::shape::{Dyn, FixedShape, Shape, ShapeError, checked_numel};
 
@@ -55,7 +56,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_full(dims: &[usize], value: T) -> Result<Self, ShapeError> {
         let d = S::check_dims(dims)?;
-        Ok(Self::from_parts(vec![value; checked_numel(dims)?], d))
+        Ok(Self::from_parts(vec_from_fn(checked_numel(dims)?, |_| value), d))
     }
 
     /// A tensor of sizes `dims` filled with `T::default()` (zero, or `false`).
@@ -116,9 +117,9 @@ impl<T: Float, S: Shape> Tensor<T, S> {
         let mut rng = SplitMix64(seed);
         // Rounding to f32 can carry a value just below 1 up to 1: clamp it.
         let below_one = T::one() - T::epsilon() / (T::one() + T::one());
-        let data = (0..checked_numel(dims)?)
-            .map(|_| T::from_f64(rng.uniform()).min(below_one))
-            .collect();
+        let data = vec_from_fn(checked_numel(dims)?, |_| {
+            T::from_f64(rng.uniform()).min(below_one)
+        });
         Ok(Self::from_parts(data, d))
     }
 
@@ -137,9 +138,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     pub fn try_randn(dims: &[usize], seed: u64) -> Result<Self, ShapeError> {
         let d = S::check_dims(dims)?;
         let mut rng = SplitMix64(seed);
-        let data = (0..checked_numel(dims)?)
-            .map(|_| T::from_f64(rng.normal()))
-            .collect();
+        let data = vec_from_fn(checked_numel(dims)?, |_| T::from_f64(rng.normal()));
         Ok(Self::from_parts(data, d))
     }
 }
@@ -170,7 +169,7 @@ impl<T: Element, S: FixedShape> Tensor<T, S> {
     /// ```
     pub fn full(value: T) -> Self {
         let dims = S::static_sizes().expect("a fixed shape has static sizes");
-        Self::from_parts(vec![value; S::NUMEL], dims)
+        Self::from_parts(vec_from_fn(S::NUMEL, |_| value), dims)
     }
 
     /// A tensor filled with `T::default()` (zero, or `false`).

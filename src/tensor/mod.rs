@@ -74,11 +74,18 @@ impl<T: Element, S: Shape, D: Device> Clone for Tensor<T, S, D> {
 impl<T: Element, S: Shape> Tensor<T, S> {
     /// A tensor over `data` (row-major) with already checked `dims`.
     pub(crate) fn from_parts(data: Vec<T>, dims: S::Dims) -> Self {
-        let strides = crate::iter::contiguous_strides(dims.as_ref());
+        // Row-major strides, as `iter::contiguous_strides` computes them,
+        // written in place (this runs on every allocating operation).
+        let mut strides = dims.clone();
+        let mut acc = 1usize;
+        for (s, &d) in strides.as_mut().iter_mut().zip(dims.as_ref()).rev() {
+            *s = acc;
+            acc = acc.saturating_mul(d.max(1));
+        }
         Tensor {
             storage: Arc::new(Storage::new(data)),
             offset: 0,
-            strides: <S::Dims as crate::shape::Dims>::from_slice(&strides),
+            strides,
             dims,
             device: PhantomData,
         }

@@ -1,5 +1,5 @@
-//! Output buffers: allocated without zero-filling, written once by a kernel,
-//! and advised onto transparent huge pages when large (as NumPy does), since
+//! Buffers: allocated without zero-filling, written once by a kernel or a
+//! constructor, and advised onto transparent huge pages when large (as NumPy does), since
 //! first-touch page faults dominate allocating operations on large tensors
 //! (see ../shared/DESIGN.md: 37 ms with 4 KiB pages vs 7 ms with huge pages
 //! for 64 MiB).
@@ -25,6 +25,21 @@ pub(crate) unsafe fn alloc_filled_by<T: Copy>(len: usize, fill: impl FnOnce(*mut
     // `len` elements; `T: Copy` has no drop glue to run on them.
     unsafe { v.set_len(len) };
     v
+}
+
+/// A buffer of `len` elements, element `i` being `f(i)`, on huge pages when
+/// large: what the constructors (`zeros`, `full`, `rand`, ...) allocate, so
+/// that later kernels over them see the same pages as over kernel outputs.
+pub(crate) fn vec_from_fn<T: Copy>(len: usize, mut f: impl FnMut(usize) -> T) -> Vec<T> {
+    // SAFETY: the loop writes every element `0..len` through the base
+    // pointer of a buffer with room for `len` elements.
+    unsafe {
+        alloc_filled_by(len, |p: *mut T| {
+            for i in 0..len {
+                p.add(i).write(f(i));
+            }
+        })
+    }
 }
 
 #[cfg(target_os = "linux")]

@@ -15,6 +15,7 @@
 
 use core::mem::MaybeUninit;
 
+use super::store::{Tile, zip1, zip2, zip3};
 use crate::iter::Plan;
 
 /// A read-only input: the base pointer of its buffer.
@@ -62,6 +63,16 @@ unsafe impl<T: Send> Send for Dst<T> {}
 // SAFETY: as above.
 unsafe impl<T: Send> Sync for Dst<T> {}
 
+/// The `len` output elements at `o`, to be written.
+///
+/// # Safety
+/// `o..o + len` is writable and written by no one else while the slice lives.
+#[inline(always)]
+unsafe fn slice_out<'a, O>(o: *mut O, len: usize) -> &'a mut [MaybeUninit<O>] {
+    // SAFETY: the caller's contract.
+    unsafe { core::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, len) }
+}
+
 /// `out = f(a)`.
 ///
 /// # Safety
@@ -80,11 +91,8 @@ pub(crate) unsafe fn map1<A: Copy + Sync, O: Copy + Send>(
             let (o, a) = (out.ptr().add(offs[0]), a.ptr().add(offs[1]));
             match st {
                 [1, 1] => {
-                    let o = core::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, len);
                     let a = core::slice::from_raw_parts(a, len);
-                    for (o, &x) in o.iter_mut().zip(a) {
-                        o.write(f(x));
-                    }
+                    zip1(slice_out(o, len), a, &f);
                 }
                 [so, sa] => {
                     for i in 0..len {
@@ -113,28 +121,21 @@ pub(crate) unsafe fn map2<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
         unsafe {
             let o = out.ptr().add(offs[0]);
             let (a, b) = (a.ptr().add(offs[1]), b.ptr().add(offs[2]));
-            let slice_o = || core::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, len);
             match st {
                 [1, 1, 1] => {
                     let (a, b) = (
                         core::slice::from_raw_parts(a, len),
                         core::slice::from_raw_parts(b, len),
                     );
-                    for ((o, &x), &y) in slice_o().iter_mut().zip(a).zip(b) {
-                        o.write(f(x, y));
-                    }
+                    zip2(slice_out(o, len), a, b, &f);
                 }
                 [1, 1, 0] => {
                     let (a, y) = (core::slice::from_raw_parts(a, len), *b);
-                    for (o, &x) in slice_o().iter_mut().zip(a) {
-                        o.write(f(x, y));
-                    }
+                    zip1(slice_out(o, len), a, &|x| f(x, y));
                 }
                 [1, 0, 1] => {
                     let (x, b) = (*a, core::slice::from_raw_parts(b, len));
-                    for (o, &y) in slice_o().iter_mut().zip(b) {
-                        o.write(f(x, y));
-                    }
+                    zip1(slice_out(o, len), b, &|y| f(x, y));
                 }
                 [so, sa, sb] => {
                     for i in 0..len {
@@ -170,13 +171,10 @@ pub(crate) unsafe fn map3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, O: Cop
             );
             match st {
                 [1, 1, 1, 1] => {
-                    let o = core::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, len);
                     let a = core::slice::from_raw_parts(a, len);
                     let b = core::slice::from_raw_parts(b, len);
                     let c = core::slice::from_raw_parts(c, len);
-                    for (((o, &x), &y), &z) in o.iter_mut().zip(a).zip(b).zip(c) {
-                        o.write(f(x, y, z));
-                    }
+                    zip3(slice_out(o, len), a, b, c, &f);
                 }
                 [so, sa, sb, sc] => {
                     for i in 0..len {
@@ -293,7 +291,7 @@ pub(crate) unsafe fn update3<O: Copy + Send + Sync, B: Copy + Sync, C: Copy + Sy
 /// repeated for every row: the common "bias" broadcast, and the equal-shape
 /// case when `rows == 1`. No plan is built, which keeps small calls cheap.
 ///
-/// `row_first` says whether the repeated row is `f`'s first argument.
+/// `a_is_row` says whether the repeated row is `f`'s first argument.
 ///
 /// # Safety
 /// `out` has room for `rows * row_len` elements and overlaps neither input;
@@ -309,43 +307,72 @@ pub(crate) unsafe fn map2_rows<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
     f: impl Fn(A, B) -> O + Sync,
 ) {
     let out = Dst(out);
-    // Elements s..e of the flattened result, walked as pieces of rows.
-    let run = |s: usize, e: usize| {
+    let total = rows * row_len;
+    // A short row is repeated into a tile first: the tile is periodic with
+    // the row's length, so element `pos` of the result still pairs with
+    // element `pos % row_len` of the (tiled) row.
+    let (mut tile_a, mut tile_b) = (Tile::new(), Tile::new());
+    let (a, b, row_len) = match a_is_row {
+        // SAFETY: the row operand has `row_len` readable elements (the
+        // contract), and `fits` is checked.
+        true if Tile::fits::<A>(row_len, rows) => {
+            let t = unsafe { tile_a.repeat(a.ptr(), row_len, rows) };
+            (Src(t.as_ptr()), b, t.len())
+        }
+        // SAFETY: as above.
+        false if Tile::fits::<B>(row_len, rows) => {
+            let t = unsafe { tile_b.repeat(b.ptr(), row_len, rows) };
+            (a, Src(t.as_ptr()), t.len())
+        }
+        _ => (a, b, row_len),
+    };
+    let rows = RowsRun { out, a, b, row_len, a_is_row };
+    if total < crate::iter::PARALLEL_GRAIN || rayon::current_num_threads() == 1 {
+        // SAFETY: the contract, for the whole range.
+        return unsafe { rows.run(0, total, &f) };
+    }
+    let threads = rayon::current_num_threads();
+    let chunks = (total / crate::iter::PARALLEL_GRAIN).clamp(1, threads * 4);
+    use rayon::prelude::*;
+    (0..chunks).into_par_iter().for_each(|c| {
+        // SAFETY: the contract; the chunks are disjoint ranges of `out`.
+        unsafe { rows.run(c * total / chunks, (c + 1) * total / chunks, &f) }
+    });
+}
+
+/// The operands of [`map2_rows`] after tiling.
+struct RowsRun<A, B, O> {
+    out: Dst<O>,
+    a: Src<A>,
+    b: Src<B>,
+    row_len: usize,
+    a_is_row: bool,
+}
+
+impl<A: Copy + Sync, B: Copy + Sync, O: Copy + Send> RowsRun<A, B, O> {
+    /// Elements `s..e` of the flattened result, walked as pieces of rows.
+    ///
+    /// # Safety
+    /// [`map2_rows`]'s contract, with `e <= rows * row_len`; no one else
+    /// writes `s..e` of the output during the call.
+    #[inline(always)]
+    unsafe fn run(&self, s: usize, e: usize, f: &impl Fn(A, B) -> O) {
+        let row_len = self.row_len;
         let (mut pos, mut j) = (s, s % row_len);
         while pos < e {
             let len = (row_len - j).min(e - pos);
             // SAFETY: pos..pos + len lies inside `out` and `full`, and
             // j..j + len inside `row` (j + len <= row_len), by the contract;
-            // each call writes its own range of `out`.
+            // this call alone writes that range of `out`.
             unsafe {
-                let o =
-                    core::slice::from_raw_parts_mut(out.ptr().add(pos) as *mut MaybeUninit<O>, len);
-                if a_is_row {
-                    let a = core::slice::from_raw_parts(a.ptr().add(j), len);
-                    let b = core::slice::from_raw_parts(b.ptr().add(pos), len);
-                    for ((o, &x), &y) in o.iter_mut().zip(a).zip(b) {
-                        o.write(f(x, y));
-                    }
-                } else {
-                    let a = core::slice::from_raw_parts(a.ptr().add(pos), len);
-                    let b = core::slice::from_raw_parts(b.ptr().add(j), len);
-                    for ((o, &x), &y) in o.iter_mut().zip(a).zip(b) {
-                        o.write(f(x, y));
-                    }
-                }
+                let o = self.out.ptr().add(pos);
+                let (ia, ib) = if self.a_is_row { (j, pos) } else { (pos, j) };
+                let a = core::slice::from_raw_parts(self.a.ptr().add(ia), len);
+                let b = core::slice::from_raw_parts(self.b.ptr().add(ib), len);
+                zip2(slice_out(o, len), a, b, f);
             }
             pos += len;
             j = 0;
         }
-    };
-    let total = rows * row_len;
-    if total < crate::iter::PARALLEL_GRAIN || rayon::current_num_threads() == 1 {
-        return run(0, total);
     }
-    let threads = rayon::current_num_threads();
-    let chunks = (total / crate::iter::PARALLEL_GRAIN).clamp(1, threads * 4);
-    use rayon::prelude::*;
-    (0..chunks)
-        .into_par_iter()
-        .for_each(|c| run(c * total / chunks, (c + 1) * total / chunks));
 }
