@@ -5,6 +5,8 @@
 
 use shaped::{DynRank, Tensor};
 
+pub mod grad;
+
 /// How an operand's elements are laid out in memory.
 #[derive(Clone, Copy, Debug)]
 pub enum Layout {
@@ -165,6 +167,20 @@ pub fn operand(
             )
         }
     }
+}
+
+/// A tensor of sizes `dims` expanded (stride 0) from size 1 on the
+/// even-indexed axes, its stored values drawn from `value` in order.
+pub fn expanded_even(dims: &[usize], mut value: impl FnMut() -> f64) -> Tensor<f64, DynRank> {
+    let small: Vec<usize> = dims
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| if i % 2 == 0 { 1 } else { d })
+        .collect();
+    let n = small.iter().product();
+    let base =
+        Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| value()).collect(), &small).unwrap();
+    base.try_broadcast_to::<DynRank>(dims).unwrap()
 }
 
 /// `f` over `a` and `b` broadcast, index by index.
