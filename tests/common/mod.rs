@@ -43,6 +43,27 @@ impl Rng {
     }
 }
 
+/// A small seeded generator (SplitMix64), independent of the library's.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (0 when `n == 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next_u64() % n as u64) as usize
+        }
+    }
+}
+
 /// Row-major flat index of `idx` in `dims`.
 pub fn flat(idx: &[usize], dims: &[usize]) -> usize {
     idx.iter().zip(dims).fold(0, |acc, (&i, &d)| acc * d + i)
