@@ -2,116 +2,15 @@
 //! checked by central finite differences in `f64` on random batch shapes
 //! (for `solve`, batch dimensions that broadcast, and inputs that are
 //! expanded stride-0 views), plus small exact cases. The helpers are those
-//! of `tests/autograd.rs`.
+//! of `tests/common/grad.rs`.
 
 use shaped::autograd::{Var, linalg};
 use shaped::{DynRank, Shape, Tensor};
 
-type D = Tensor<f64, DynRank>;
-type V = Var<f64, DynRank>;
+mod common;
 
-/// A small deterministic generator (xorshift), independent of the crate's.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
-    }
-    fn dims(&mut self, max_rank: usize) -> Vec<usize> {
-        let rank = self.below(max_rank + 1);
-        (0..rank).map(|_| 1 + self.below(4)).collect()
-    }
-    /// Sizes that broadcast to `out`: some leading dims dropped, some 1.
-    fn broadcastable(&mut self, out: &[usize]) -> Vec<usize> {
-        let drop = self.below(out.len() + 1);
-        out[drop..]
-            .iter()
-            .map(|&d| if self.below(3) == 0 { 1 } else { d })
-            .collect()
-    }
-    /// A tensor of sizes `dims` with values in `[lo, hi)`; sometimes an
-    /// expanded view (stride 0 on the even axes).
-    fn tensor(&mut self, dims: &[usize], lo: f64, hi: f64) -> D {
-        if !dims.is_empty() && self.below(3) == 0 {
-            let small: Vec<usize> = dims
-                .iter()
-                .enumerate()
-                .map(|(i, &d)| if i % 2 == 0 { 1 } else { d })
-                .collect();
-            let n = small.iter().product();
-            let base =
-                D::try_from_vec((0..n).map(|_| self.uniform(lo, hi)).collect(), &small).unwrap();
-            return base.try_broadcast_to(dims).unwrap();
-        }
-        let n = dims.iter().product();
-        D::try_from_vec((0..n).map(|_| self.uniform(lo, hi)).collect(), dims).unwrap()
-    }
-}
-
-/// The loss `Σ w ⊙ out` as a number.
-fn weighted(out: &D, w: &D) -> f64 {
-    out.mul(w).sum().item()
-}
-
-/// Checks the gradients of `f` at `inputs` against central differences.
-fn check(name: &str, rng: &mut Rng, inputs: &[D], f: &dyn Fn(&[V]) -> V) {
-    let vars: Vec<V> = inputs.iter().map(|t| Var::param(t.clone())).collect();
-    let out = f(&vars);
-    let w = rng.tensor(out.dims(), -1.0, 1.0).contiguous();
-    let loss = out
-        .mul(&Var::constant(w.clone()))
-        .try_sum_dims(&[], false)
-        .unwrap();
-    let grads = loss.try_backward().unwrap();
-    let h = 1e-6;
-    for (i, x) in inputs.iter().enumerate() {
-        let base = x.to_vec();
-        let analytic = match grads.wrt(&vars[i]) {
-            Some(g) => {
-                assert_eq!(
-                    g.dims(),
-                    x.dims(),
-                    "{name}: gradient {i} has its input's sizes"
-                );
-                g.to_vec()
-            }
-            None => vec![0.0; base.len()],
-        };
-        for j in 0..base.len() {
-            let eval = |delta: f64| {
-                let mut v = base.clone();
-                v[j] += delta;
-                let consts: Vec<V> = inputs
-                    .iter()
-                    .enumerate()
-                    .map(|(k, t)| {
-                        Var::constant(if k == i {
-                            D::try_from_vec(v.clone(), x.dims()).unwrap()
-                        } else {
-                            t.clone()
-                        })
-                    })
-                    .collect();
-                weighted(f(&consts).value(), &w)
-            };
-            let fd = (eval(h) - eval(-h)) / (2.0 * h);
-            let a = analytic[j];
-            assert!(
-                (a - fd).abs() <= 1e-5 * (1.0 + fd.abs()),
-                "{name}: input {i} {:?} element {j}: autograd {a}, finite difference {fd}",
-                x.dims()
-            );
-        }
-    }
-}
+use common::Rng;
+use common::grad::{D, Gen, V, check};
 
 /// `c` times the identity, broadcast to batches of `n × n` matrices.
 fn eye(n: usize, c: f64) -> D {

@@ -7,65 +7,30 @@
 use shaped::autograd::Var;
 use shaped::{DynRank, Shape, Tensor};
 
-type D = Tensor<f64, DynRank>;
-type V = Var<f64, DynRank>;
+mod common;
 
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn uniform(&mut self) -> f64 {
-        -1.0 + 2.0 * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
-    }
-    fn tensor(&mut self, dims: &[usize]) -> D {
-        let n = dims.iter().product();
-        D::try_from_vec((0..n).map(|_| self.uniform()).collect(), dims).unwrap()
-    }
+use common::Rng;
+use common::grad::{D, Reach, V, check_weighted, contiguous};
+
+/// Checks the gradients of `f(a, b)` against central differences; both
+/// operands need a gradient.
+fn check(rng: &mut Rng, a: &D, b: &D, f: &dyn Fn(&V, &V) -> V) {
+    let name = format!("{:?}·{:?}", a.dims(), b.dims());
+    let weights = |dims: &[usize]| contiguous(rng, dims, -1.0, 1.0);
+    let f = |v: &[V]| f(&v[0], &v[1]);
+    check_weighted(
+        &name,
+        &[a.clone(), b.clone()],
+        weights,
+        &f,
+        Reach::All,
+        1e-6,
+    );
 }
 
-/// Checks the gradients of `f(a, b)` against central differences.
-fn check(rng: &mut Rng, a: &D, b: &D, f: &dyn Fn(&V, &V) -> V) {
-    let inputs = [a.clone(), b.clone()];
-    let vars: Vec<V> = inputs.iter().map(|t| Var::param(t.clone())).collect();
-    let out = f(&vars[0], &vars[1]);
-    let w = rng.tensor(out.dims());
-    let loss = out
-        .mul(&Var::constant(w.clone()))
-        .try_sum_dims(&[], false)
-        .unwrap();
-    let grads = loss.try_backward().unwrap();
-    let h = 1e-6;
-    for (i, x) in inputs.iter().enumerate() {
-        let g = grads.wrt(&vars[i]).expect("both operands need a gradient");
-        assert_eq!(g.dims(), x.dims(), "gradient {i} has its input's sizes");
-        let (analytic, base) = (g.to_vec(), x.to_vec());
-        for j in 0..base.len() {
-            let eval = |delta: f64| {
-                let mut v = base.clone();
-                v[j] += delta;
-                let moved = Var::constant(D::try_from_vec(v, x.dims()).unwrap());
-                let (p, q) = if i == 0 {
-                    (moved, Var::constant(b.clone()))
-                } else {
-                    (Var::constant(a.clone()), moved)
-                };
-                f(&p, &q).value().mul(&w).sum().item()
-            };
-            let fd = (eval(h) - eval(-h)) / (2.0 * h);
-            assert!(
-                (analytic[j] - fd).abs() <= 1e-6 * (1.0 + fd.abs()),
-                "{:?}·{:?}: input {i} element {j}: autograd {}, finite difference {fd}",
-                a.dims(),
-                b.dims(),
-                analytic[j]
-            );
-        }
-    }
+/// A contiguous tensor of sizes `dims` with values in `[-1, 1)`.
+fn tensor(rng: &mut Rng, dims: &[usize]) -> D {
+    contiguous(rng, dims, -1.0, 1.0)
 }
 
 fn matmul(a: &V, b: &V) -> V {
@@ -76,7 +41,7 @@ fn matmul(a: &V, b: &V) -> V {
 fn case(seed: u64, da: &[usize], db: &[usize]) {
     let mut rng = Rng(seed);
     for _ in 0..3 {
-        let (a, b) = (rng.tensor(da), rng.tensor(db));
+        let (a, b) = (tensor(&mut rng, da), tensor(&mut rng, db));
         check(&mut rng, &a, &b, &matmul);
     }
 }
@@ -113,18 +78,18 @@ fn batch_broadcast() {
 fn random_shapes() {
     let mut rng = Rng(0xfeed_f00d);
     for _ in 0..20 {
-        let pick = |rng: &mut Rng, n| 1 + (rng.next() % n) as usize;
+        let pick = |rng: &mut Rng, n| 1 + (rng.next_u64() % n) as usize;
         let (m, k, n) = (pick(&mut rng, 4), pick(&mut rng, 4), pick(&mut rng, 4));
-        let batch: Vec<usize> = (0..rng.next() % 3).map(|_| pick(&mut rng, 3)).collect();
+        let batch: Vec<usize> = (0..rng.next_u64() % 3).map(|_| pick(&mut rng, 3)).collect();
         let side = |rng: &mut Rng, tail: [usize; 2], vector: usize| -> Vec<usize> {
-            match rng.next() % 4 {
+            match rng.next_u64() % 4 {
                 0 => vec![vector],
                 1 => tail.to_vec(),
                 _ => {
-                    let drop = (rng.next() as usize) % (batch.len() + 1);
+                    let drop = (rng.next_u64() as usize) % (batch.len() + 1);
                     let mut d: Vec<usize> = batch[drop..]
                         .iter()
-                        .map(|&s| if rng.next() % 3 == 0 { 1 } else { s })
+                        .map(|&s| if rng.next_u64() % 3 == 0 { 1 } else { s })
                         .collect();
                     d.extend(tail);
                     d
@@ -133,7 +98,7 @@ fn random_shapes() {
         };
         let da = side(&mut rng, [m, k], k);
         let db = side(&mut rng, [k, n], k);
-        let (a, b) = (rng.tensor(&da), rng.tensor(&db));
+        let (a, b) = (tensor(&mut rng, &da), tensor(&mut rng, &db));
         check(&mut rng, &a, &b, &matmul);
     }
 }
@@ -144,8 +109,8 @@ fn expanded_operands() {
     // A stride-0 batch and a stride-0 row on the left, a stride-0 column on
     // the right; the gradient comes back in the base's sizes through the
     // `expand` rule, and the matmul rule sees the strided forms.
-    let base_a = rng.tensor(&[1, 1, 4]);
-    let base_b = rng.tensor(&[3, 1]);
+    let base_a = tensor(&mut rng, &[1, 1, 4]);
+    let base_b = tensor(&mut rng, &[3, 1]);
     let f = |a: &V, b: &V| -> V {
         let a = a.try_broadcast_to::<DynRank>(&[2, 3, 4]).unwrap();
         let b = b.try_broadcast_to::<DynRank>(&[3, 5]).unwrap();
@@ -156,15 +121,17 @@ fn expanded_operands() {
     };
     check(&mut rng, &base_a, &base_b, &f);
     // An expanded tensor as a leaf: its gradient has the expanded sizes.
-    let a = rng.tensor(&[3, 1]).try_broadcast_to(&[3, 4]).unwrap();
-    let b = rng.tensor(&[1, 4, 2]).try_broadcast_to(&[3, 4, 2]).unwrap();
+    let a = tensor(&mut rng, &[3, 1]).try_broadcast_to(&[3, 4]).unwrap();
+    let b = tensor(&mut rng, &[1, 4, 2])
+        .try_broadcast_to(&[3, 4, 2])
+        .unwrap();
     check(&mut rng, &a, &b, &matmul);
 }
 
 #[test]
 fn mm_matches_finite_differences() {
     let mut rng = Rng(0x0000_0a11);
-    let (a, b) = (rng.tensor(&[3, 2]), rng.tensor(&[2, 4]));
+    let (a, b) = (tensor(&mut rng, &[3, 2]), tensor(&mut rng, &[2, 4]));
     check(&mut rng, &a, &b, &|a: &V, b: &V| {
         let c = a.try_mm(b).unwrap();
         c.try_broadcast_to::<DynRank>(c.dims()).unwrap()

@@ -5,25 +5,17 @@
 
 use shaped::{DynRank, Shape, Tensor, index, try_index};
 
-/// A small seeded generator (SplitMix64), independent of the library's.
-struct Rng(u64);
+mod common;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (0 when `n == 0`).
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
+use common::SplitMix as Rng;
+
+/// Random sizes and values for the index tests.
+trait Draw {
+    fn dims(&mut self, rank: usize, max: usize) -> Vec<usize>;
+    fn values(&mut self, n: usize) -> Vec<i64>;
+}
+
+impl Draw for Rng {
     fn dims(&mut self, rank: usize, max: usize) -> Vec<usize> {
         (0..rank).map(|_| self.below(max + 1)).collect()
     }

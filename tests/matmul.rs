@@ -6,21 +6,9 @@
 
 use shaped::{DynRank, Shape, Tensor};
 
-/// SplitMix64, for seeded shapes and values.
-struct Rng(u64);
+mod common;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use common::SplitMix as Rng;
 
 /// NumPy's matmul on row-major buffers, by definition: promote 1-D
 /// operands, broadcast the batch, sum over the contracted index.

@@ -64,18 +64,7 @@ fn random_view(rng: &mut Rng, dims: &[usize], kind: usize) -> (Tensor<f64, DynRa
             base.permute::<DynRank>(&perm).unwrap()
         }
         // Expanded: size 1 where the dim is even-indexed, stretched by stride 0.
-        2 => {
-            let small: Vec<usize> = dims
-                .iter()
-                .enumerate()
-                .map(|(i, &d)| if i % 2 == 0 { 1 } else { d })
-                .collect();
-            let n = small.iter().product();
-            let base =
-                Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| value(rng)).collect(), &small)
-                    .unwrap();
-            base.try_broadcast_to::<DynRank>(dims).unwrap()
-        }
+        2 => common::expanded_even(dims, || value(rng)),
         _ => {
             let n = dims.iter().product();
             Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| value(rng)).collect(), dims)

@@ -7,24 +7,9 @@
 //! compiler the messages' layout may differ, so the cases are skipped with a
 //! note (refresh with `TRYBUILD=overwrite cargo test --test ui_matmul`).
 
-/// The rustc release the snapshots under `ui-tests/matmul/` match.
-const SNAPSHOT_RUSTC: &str = "rustc 1.95.";
+mod ui_support;
 
-/// Whether this compiler is the one the snapshots were recorded with;
-/// prints why the cases are skipped otherwise.
-fn snapshot_compiler() -> bool {
-    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let version = std::process::Command::new(rustc)
-        .arg("--version")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
-    let same = version.starts_with(SNAPSHOT_RUSTC);
-    if !same {
-        println!("skipped: ui snapshots are recorded with {SNAPSHOT_RUSTC}x, this is {version}");
-    }
-    same
-}
+use ui_support::snapshot_compiler;
 
 #[test]
 fn matmul_errors_read_well() {

@@ -13,6 +13,7 @@
 
 use proc_macro::TokenStream;
 
+mod common;
 mod matmul_impls;
 mod shape_type;
 mod static_impls;

@@ -14,55 +14,14 @@
 //! A rank-0 operand gets no impl, so it is a compile error, as it is a
 //! run-time error in PyTorch.
 
-use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
 use syn::LitInt;
+
+use crate::common::{broadcast, idents_tuple, params, tuple};
 
 /// The highest rank of a fused product: `baddbmm`'s 3.
 const MAX_FUSED_RANK: usize = 3;
-
-fn params(prefix: &str, rank: usize) -> Vec<Ident> {
-    (0..rank)
-        .map(|i| format_ident!("{}{}", prefix, i))
-        .collect()
-}
-
-fn tuple(dims: &[TokenStream]) -> TokenStream {
-    match dims.len() {
-        1 => {
-            let d = &dims[0];
-            quote!((#d,))
-        }
-        _ => quote!((#(#dims),*)),
-    }
-}
-
-fn idents_tuple(ids: &[Ident]) -> TokenStream {
-    tuple(&ids.iter().map(|i| quote!(#i)).collect::<Vec<_>>())
-}
-
-/// The batch dimensions of `a` and `b` broadcast, trailing dimensions
-/// aligned: the result's sizes and the bounds that make each pair legal.
-fn broadcast_batch(a: &[Ident], b: &[Ident]) -> (Vec<TokenStream>, Vec<TokenStream>) {
-    let (ra, rb) = (a.len(), b.len());
-    let r = ra.max(rb);
-    let mut out = Vec::with_capacity(r);
-    let mut bounds = Vec::new();
-    for k in 0..r {
-        let ia = (k + ra).checked_sub(r).map(|i| &a[i]);
-        let ib = (k + rb).checked_sub(r).map(|i| &b[i]);
-        out.push(match (ia, ib) {
-            (Some(x), Some(y)) => {
-                bounds.push(quote!(#x: crate::shape::BroadcastDim<#y>));
-                quote!(<#x as crate::shape::BroadcastDim<#y>>::Output)
-            }
-            (Some(x), None) => quote!(#x),
-            (None, Some(y)) => quote!(#y),
-            (None, None) => unreachable!("k < max(ra, rb)"),
-        });
-    }
-    (out, bounds)
-}
 
 /// `(A..) @ (B..)` for ranks `ra, rb >= 1`.
 fn matmul_impl(ra: usize, rb: usize) -> TokenStream {
@@ -72,7 +31,7 @@ fn matmul_impl(ra: usize, rb: usize) -> TokenStream {
     let b_inner = if rb == 1 { &b[0] } else { &b[rb - 2] };
     let a_batch = &a[..ra.saturating_sub(2)];
     let b_batch = &b[..rb.saturating_sub(2)];
-    let (mut out, mut bounds) = broadcast_batch(a_batch, b_batch);
+    let (mut out, mut bounds) = broadcast(a_batch, b_batch);
     bounds.insert(
         0,
         quote!(#a_inner: crate::ops::matmul::ContractsWith<#b_inner>),

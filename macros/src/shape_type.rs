@@ -39,15 +39,7 @@ impl Entry {
         Ok(match self {
             Entry::Size(lit) => {
                 let value: u128 = lit.base10_parse()?;
-                if !lit.suffix().is_empty() && lit.suffix() != "usize" {
-                    return Err(syn::Error::new(
-                        lit.span(),
-                        format!(
-                            "a dimension size is a `usize`; found the suffix `{}`",
-                            lit.suffix()
-                        ),
-                    ));
-                }
+                crate::common::usize_suffix(lit)?;
                 if value == 1 {
                     quote_spanned!(lit.span()=> ::shaped::One)
                 } else {

@@ -11,29 +11,11 @@
 //!   dimensions than `T`, each aligned pair bounded by `DimExpandsTo`;
 //! - the impls that mix a tuple with the dynamic-rank shape `DynRank`.
 
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::LitInt;
 
-fn params(prefix: &str, rank: usize) -> Vec<Ident> {
-    (0..rank)
-        .map(|i| format_ident!("{}{}", prefix, i))
-        .collect()
-}
-
-fn tuple(dims: &[TokenStream]) -> TokenStream {
-    match dims.len() {
-        1 => {
-            let d = &dims[0];
-            quote!((#d,))
-        }
-        _ => quote!((#(#dims),*)),
-    }
-}
-
-fn idents_tuple(ids: &[Ident]) -> TokenStream {
-    tuple(&ids.iter().map(|i| quote!(#i)).collect::<Vec<_>>())
-}
+use crate::common::{broadcast, idents_tuple, params, tuple};
 
 fn shape_impl(rank: usize) -> TokenStream {
     let a = params("A", rank);
@@ -63,22 +45,7 @@ fn shape_impl(rank: usize) -> TokenStream {
 fn broadcast_impl(ra: usize, rb: usize) -> TokenStream {
     let a = params("A", ra);
     let b = params("B", rb);
-    let r = ra.max(rb);
-    let mut out = Vec::with_capacity(r);
-    let mut bounds = Vec::new();
-    for k in 0..r {
-        let ia = (k + ra).checked_sub(r).map(|i| &a[i]);
-        let ib = (k + rb).checked_sub(r).map(|i| &b[i]);
-        out.push(match (ia, ib) {
-            (Some(x), Some(y)) => {
-                bounds.push(quote!(#x: crate::shape::BroadcastDim<#y>));
-                quote!(<#x as crate::shape::BroadcastDim<#y>>::Output)
-            }
-            (Some(x), None) => quote!(#x),
-            (None, Some(y)) => quote!(#y),
-            (None, None) => unreachable!("k < max(ra, rb)"),
-        });
-    }
+    let (out, bounds) = broadcast(&a, &b);
     let ta = idents_tuple(&a);
     let tb = idents_tuple(&b);
     let to = tuple(&out);

@@ -159,15 +159,7 @@ fn parse_sizes(input: ParseStream, semi: Token![;]) -> syn::Result<Vec<usize>> {
                 "a size in `tensor![value; sizes]` is an integer literal, as in `tensor![0.0; 2, 3]`",
             )
         })?;
-        if !lit.suffix().is_empty() && lit.suffix() != "usize" {
-            return Err(syn::Error::new(
-                lit.span(),
-                format!(
-                    "a dimension size is a `usize`; found the suffix `{}`",
-                    lit.suffix()
-                ),
-            ));
-        }
+        crate::common::usize_suffix(&lit)?;
         sizes.push(lit.base10_parse::<usize>()?);
         if sizes.len() == MAX_RANK + 1 {
             first_too_many = Some(lit.span());

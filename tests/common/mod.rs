@@ -5,6 +5,8 @@
 
 use shaped::{DynRank, Tensor};
 
+pub mod grad;
+
 /// How an operand's elements are laid out in memory.
 #[derive(Clone, Copy, Debug)]
 pub enum Layout {
@@ -38,6 +40,27 @@ impl Rng {
     /// Uniform in [lo, hi).
     pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
         lo + (hi - lo) * ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
+    }
+}
+
+/// A small seeded generator (SplitMix64), independent of the library's.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (0 when `n == 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next_u64() % n as u64) as usize
+        }
     }
 }
 
@@ -165,6 +188,20 @@ pub fn operand(
             )
         }
     }
+}
+
+/// A tensor of sizes `dims` expanded (stride 0) from size 1 on the
+/// even-indexed axes, its stored values drawn from `value` in order.
+pub fn expanded_even(dims: &[usize], mut value: impl FnMut() -> f64) -> Tensor<f64, DynRank> {
+    let small: Vec<usize> = dims
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| if i % 2 == 0 { 1 } else { d })
+        .collect();
+    let n = small.iter().product();
+    let base =
+        Tensor::<f64, DynRank>::try_from_vec((0..n).map(|_| value()).collect(), &small).unwrap();
+    base.try_broadcast_to::<DynRank>(dims).unwrap()
 }
 
 /// `f` over `a` and `b` broadcast, index by index.

@@ -406,9 +406,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         index: &Tensor<impl IndexElement, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) -> Result<Tensor<T, S>, ShapeError> {
-        let mut out = self.deep_copy();
-        out.try_scatter_(dim, index, src)?;
-        Ok(out)
+        self.try_on_copy(|out| out.try_scatter_(dim, index, src))
     }
 
     /// A copy of `self` with `src` scattered into it.
@@ -643,9 +641,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         index: &Tensor<impl IndexElement, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) -> Result<Tensor<T, S>, ShapeError> {
-        let mut out = self.deep_copy();
-        out.try_scatter_add_(dim, index, src)?;
-        Ok(out)
+        self.try_on_copy(|out| out.try_scatter_add_(dim, index, src))
     }
 
     /// A copy of `self` with `src` added at the positions `index` gives.

@@ -133,6 +133,19 @@ impl NonEmpty {
     }
 }
 
+impl<T: crate::element::Element, S: crate::shape::Shape> crate::Tensor<T, S> {
+    /// A deep copy of `self` changed by the in-place `op`: the body of the
+    /// out-of-place `try_` forms (`try_scatter`, `try_index_add`, ...).
+    fn try_on_copy(
+        &self,
+        op: impl FnOnce(&mut Self) -> Result<(), ShapeError>,
+    ) -> Result<Self, ShapeError> {
+        let mut out = self.deep_copy();
+        op(&mut out)?;
+        Ok(out)
+    }
+}
+
 /// A storage's address: equal for views of one buffer, and an order in which
 /// to take locks.
 pub(crate) fn storage_addr<T>(s: &std::sync::Arc<crate::tensor::storage::Storage<T>>) -> usize {

@@ -310,9 +310,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         index: &Tensor<impl IndexElement, (impl Dim,)>,
         source: &Tensor<T, impl Shape>,
     ) -> Result<Tensor<T, S>, ShapeError> {
-        let mut out = self.deep_copy();
-        out.try_index_copy_(dim, index, source)?;
-        Ok(out)
+        self.try_on_copy(|out| out.try_index_copy_(dim, index, source))
     }
 }
 
@@ -395,8 +393,6 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         index: &Tensor<impl IndexElement, (impl Dim,)>,
         source: &Tensor<T, impl Shape>,
     ) -> Result<Tensor<T, S>, ShapeError> {
-        let mut out = self.deep_copy();
-        out.try_index_add_(dim, index, source)?;
-        Ok(out)
+        self.try_on_copy(|out| out.try_index_add_(dim, index, source))
     }
 }

@@ -22,24 +22,12 @@
 use super::rules;
 use super::run;
 use super::shape::{
-    AddendShape, BatchShape, ContractsWith, FitsProduct, MatrixShape, SameBatch, VectorShape,
+    AddendShape, BatchMatrixOut, BatchOut, BatchShape, ContractsWith, FitsProduct, MatrixOut,
+    MatrixShape, OuterOut, SameBatch, VectorShape,
 };
 use crate::Tensor;
 use crate::element::Numeric;
 use crate::shape::{Shape, ShapeError};
-
-/// The length of `A` by the length of `B`.
-type OuterOut<A, B> = (<A as VectorShape>::Len, <B as VectorShape>::Len);
-/// Rows of `A` by columns of `B`.
-type MatrixOut<A, B> = (<A as MatrixShape>::Rows, <B as MatrixShape>::Cols);
-/// Rows of a batch `A` by columns of a batch `B`.
-type BatchMatrixOut<A, B> = (<A as BatchShape>::Rows, <B as BatchShape>::Cols);
-/// The batch of `A` and `B`, rows of `A` by columns of `B`.
-type BatchOut<A, B> = (
-    <<A as BatchShape>::Batch as SameBatch<<B as BatchShape>::Batch>>::Output,
-    <A as BatchShape>::Rows,
-    <B as BatchShape>::Cols,
-);
 
 impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// `beta * self + alpha * (mat1 @ mat2)`, as `torch.addmm(self, mat1,
@@ -99,16 +87,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         SA::Cols: ContractsWith<SB::Rows>,
         S: AddendShape<MatrixOut<SA, SB>>,
     {
-        let geo = addmm_rule(mat1.dims(), mat2.dims())?;
-        run::fused(
-            self.layout(),
-            mat1.layout(),
-            mat2.layout(),
-            &geo,
-            beta,
-            alpha,
-        )?
-        .try_into_shape()
+        self.fused_product(mat1, mat2, beta, alpha, addmm_rule)
     }
 
     /// `self = beta * self + alpha * (mat1 @ mat2)` in place, as
@@ -172,15 +151,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S::Rows: FitsProduct<SA::Rows>,
         S::Cols: FitsProduct<SB::Cols>,
     {
-        let geo = addmm_rule(mat1.dims(), mat2.dims())?;
-        run::fused_inplace(
-            self.layout(),
-            mat1.layout(),
-            mat2.layout(),
-            &geo,
-            beta,
-            alpha,
-        )
+        self.fused_product_(mat1, mat2, beta, alpha, addmm_rule)
     }
 
     /// `beta * self + alpha * (mat @ vec)`, as `torch.addmv`; `self` is 1-D
@@ -239,8 +210,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         SA::Cols: ContractsWith<SV::Len>,
         S: AddendShape<(SA::Rows,)>,
     {
-        let geo = rules::mv(mat.dims(), vec.dims(), Some(self.dims()))?;
-        run::fused(self.layout(), mat.layout(), vec.layout(), &geo, beta, alpha)?.try_into_shape()
+        self.fused_product(mat, vec, beta, alpha, addmv_rule)
     }
 
     /// `self = beta * self + alpha * (mat @ vec)` in place, as
@@ -300,8 +270,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S: VectorShape,
         S::Len: FitsProduct<SA::Rows>,
     {
-        let geo = rules::mv(mat.dims(), vec.dims(), Some(self.dims()))?;
-        run::fused_inplace(self.layout(), mat.layout(), vec.layout(), &geo, beta, alpha)
+        self.fused_product_(mat, vec, beta, alpha, addmv_rule)
     }
 
     /// `beta * self + alpha * outer(vec1, vec2)`, as `torch.addr`; `self`
@@ -355,16 +324,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     where
         S: AddendShape<(S1::Len, S2::Len)>,
     {
-        let geo = rules::outer(vec1.dims(), vec2.dims(), "addr")?;
-        run::fused(
-            self.layout(),
-            vec1.layout(),
-            vec2.layout(),
-            &geo,
-            beta,
-            alpha,
-        )?
-        .try_into_shape()
+        self.fused_product(vec1, vec2, beta, alpha, addr_rule)
     }
 
     /// `self = beta * self + alpha * outer(vec1, vec2)` in place, as
@@ -421,15 +381,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S::Rows: FitsProduct<S1::Len>,
         S::Cols: FitsProduct<S2::Len>,
     {
-        let geo = rules::outer(vec1.dims(), vec2.dims(), "addr")?;
-        run::fused_inplace(
-            self.layout(),
-            vec1.layout(),
-            vec2.layout(),
-            &geo,
-            beta,
-            alpha,
-        )
+        self.fused_product_(vec1, vec2, beta, alpha, addr_rule)
     }
 
     /// `beta * self + alpha * bmm(batch1, batch2)`, as `torch.baddbmm`;
@@ -490,16 +442,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         SA::Cols: ContractsWith<SB::Rows>,
         S: AddendShape<BatchOut<SA, SB>>,
     {
-        let geo = rules::bmm(batch1.dims(), batch2.dims())?;
-        run::fused(
-            self.layout(),
-            batch1.layout(),
-            batch2.layout(),
-            &geo,
-            beta,
-            alpha,
-        )?
-        .try_into_shape()
+        self.fused_product(batch1, batch2, beta, alpha, baddbmm_rule)
     }
 
     /// `self = beta * self + alpha * bmm(batch1, batch2)` in place, as
@@ -565,15 +508,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S::Rows: FitsProduct<SA::Rows>,
         S::Cols: FitsProduct<SB::Cols>,
     {
-        let geo = rules::bmm(batch1.dims(), batch2.dims())?;
-        run::fused_inplace(
-            self.layout(),
-            batch1.layout(),
-            batch2.layout(),
-            &geo,
-            beta,
-            alpha,
-        )
+        self.fused_product_(batch1, batch2, beta, alpha, baddbmm_rule)
     }
 
     /// `beta * self + alpha * (sum over i of batch1[i] @ batch2[i])`, as
@@ -635,16 +570,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         SA::Cols: ContractsWith<SB::Rows>,
         S: AddendShape<BatchMatrixOut<SA, SB>>,
     {
-        let geo = rules::bmm_sum(batch1.dims(), batch2.dims())?;
-        run::fused(
-            self.layout(),
-            batch1.layout(),
-            batch2.layout(),
-            &geo,
-            beta,
-            alpha,
-        )?
-        .try_into_shape()
+        self.fused_product(batch1, batch2, beta, alpha, addbmm_rule)
     }
 
     /// `self = beta * self + alpha * (sum over i of batch1[i] @ batch2[i])`
@@ -707,20 +633,44 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S::Rows: FitsProduct<SA::Rows>,
         S::Cols: FitsProduct<SB::Cols>,
     {
-        let geo = rules::bmm_sum(batch1.dims(), batch2.dims())?;
-        run::fused_inplace(
-            self.layout(),
-            batch1.layout(),
-            batch2.layout(),
-            &geo,
-            beta,
-            alpha,
-        )
+        self.fused_product_(batch1, batch2, beta, alpha, addbmm_rule)
+    }
+
+    /// `beta * self + alpha * (a @ b)` for the product `rule` describes,
+    /// `self` broadcast to its shape; the body of the `try_` forms.
+    fn fused_product<SA: Shape, SB: Shape, O: Shape>(
+        &self,
+        a: &Tensor<T, SA>,
+        b: &Tensor<T, SB>,
+        beta: T,
+        alpha: T,
+        rule: Rule,
+    ) -> Result<Tensor<T, O>, ShapeError> {
+        let geo = rule(a.dims(), b.dims(), self.dims())?;
+        run::fused(self.layout(), a.layout(), b.layout(), &geo, beta, alpha)?.try_into_shape()
+    }
+
+    /// `self = beta * self + alpha * (a @ b)` in place for the product
+    /// `rule` describes; the body of the `try_..._` forms.
+    fn fused_product_<SA: Shape, SB: Shape>(
+        &mut self,
+        a: &Tensor<T, SA>,
+        b: &Tensor<T, SB>,
+        beta: T,
+        alpha: T,
+        rule: Rule,
+    ) -> Result<(), ShapeError> {
+        let geo = rule(a.dims(), b.dims(), self.dims())?;
+        run::fused_inplace(self.layout(), a.layout(), b.layout(), &geo, beta, alpha)
     }
 }
 
+/// The run-time rule of a fused product: its geometry from the sizes of its
+/// two operands and of the added input, or PyTorch's message.
+type Rule = fn(&[usize], &[usize], &[usize]) -> Result<rules::Geometry, ShapeError>;
+
 /// `addmm`'s rule for its operands: `mm`'s, with its own rank messages.
-fn addmm_rule(a: &[usize], b: &[usize]) -> Result<rules::Geometry, ShapeError> {
+fn addmm_rule(a: &[usize], b: &[usize], _input: &[usize]) -> Result<rules::Geometry, ShapeError> {
     for (dims, name) in [(a, "mat1"), (b, "mat2")] {
         if dims.len() != 2 {
             return Err(ShapeError::Invalid(format!(
@@ -730,4 +680,28 @@ fn addmm_rule(a: &[usize], b: &[usize]) -> Result<rules::Geometry, ShapeError> {
         }
     }
     rules::mm(a, b)
+}
+
+/// `addmv`'s rule: `mv`'s, which also checks the input.
+fn addmv_rule(
+    mat: &[usize],
+    vec: &[usize],
+    input: &[usize],
+) -> Result<rules::Geometry, ShapeError> {
+    rules::mv(mat, vec, Some(input))
+}
+
+/// `addr`'s rule: `outer`'s, with `addr`'s name in its messages.
+fn addr_rule(a: &[usize], b: &[usize], _input: &[usize]) -> Result<rules::Geometry, ShapeError> {
+    rules::outer(a, b, "addr")
+}
+
+/// `baddbmm`'s rule: `bmm`'s.
+fn baddbmm_rule(a: &[usize], b: &[usize], _input: &[usize]) -> Result<rules::Geometry, ShapeError> {
+    rules::bmm(a, b)
+}
+
+/// `addbmm`'s rule: `bmm`'s, the batch summed.
+fn addbmm_rule(a: &[usize], b: &[usize], _input: &[usize]) -> Result<rules::Geometry, ShapeError> {
+    rules::bmm_sum(a, b)
 }

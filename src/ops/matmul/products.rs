@@ -13,22 +13,12 @@
 use super::rules;
 use super::run;
 use super::shape::{
-    BatchShape, ContractsWith, Matmul, MatmulShape, MatrixShape, SameBatch, VectorShape,
+    BatchOut, BatchShape, ContractsWith, Matmul, MatmulShape, MatrixOut, MatrixShape, OuterOut,
+    SameBatch, VectorShape,
 };
 use crate::Tensor;
 use crate::element::Numeric;
 use crate::shape::{Shape, ShapeError};
-
-/// The length of `A` by the length of `B`.
-type OuterOut<A, B> = (<A as VectorShape>::Len, <B as VectorShape>::Len);
-/// Rows of `S` by columns of `S2`.
-type MatrixOut<S, S2> = (<S as MatrixShape>::Rows, <S2 as MatrixShape>::Cols);
-/// The batch of `S` and `S2`, rows of `S` by columns of `S2`.
-type BatchOut<S, S2> = (
-    <<S as BatchShape>::Batch as SameBatch<<S2 as BatchShape>::Batch>>::Output,
-    <S as BatchShape>::Rows,
-    <S2 as BatchShape>::Cols,
-);
 
 impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// The matrix product with NumPy's rules, as `torch.matmul` (`@`):

@@ -219,6 +219,20 @@ impl<S: Shape> MatmulPair<S> for DynRank {
 /// ```
 pub type Matmul<A, B> = <A as MatmulShape<B>>::Output;
 
+/// The length of `A` by the length of `B`: the shape of `outer` and `addr`.
+pub(super) type OuterOut<A, B> = (<A as VectorShape>::Len, <B as VectorShape>::Len);
+/// Rows of `A` by columns of `B`: the shape of `mm` and `addmm`.
+pub(super) type MatrixOut<A, B> = (<A as MatrixShape>::Rows, <B as MatrixShape>::Cols);
+/// Rows of a batch `A` by columns of a batch `B`: the shape of `addbmm`.
+pub(super) type BatchMatrixOut<A, B> = (<A as BatchShape>::Rows, <B as BatchShape>::Cols);
+/// The batch of `A` and `B`, rows of `A` by columns of `B`: the shape of
+/// `bmm` and `baddbmm`.
+pub(super) type BatchOut<A, B> = (
+    <<A as BatchShape>::Batch as SameBatch<<B as BatchShape>::Batch>>::Output,
+    <A as BatchShape>::Rows,
+    <B as BatchShape>::Cols,
+);
+
 /// The added input of a fused product broadcasts to the product's shape
 /// `Product`: trailing dimensions aligned, no more dimensions than the
 /// product, each aligned pair [`AddendDim`]. A [`DynRank`] input is checked
