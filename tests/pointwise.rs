@@ -560,7 +560,15 @@ fn row_broadcasts_of_every_row_length_match_the_reference() {
     // above the parallel grain, whose chunks start mid-row; operands that
     // start at an offset (a narrowed contiguous view); `out=` forms too.
     let mut rng = Rng(99);
-    for (rows, row) in [(8, 8), (3, 1), (1, 5), (20000, 3), (700, 7), (40, 1000), (9, 65)] {
+    for (rows, row) in [
+        (8, 8),
+        (3, 1),
+        (1, 5),
+        (20000, 3),
+        (700, 7),
+        (40, 1000),
+        (9, 65),
+    ] {
         for lead in [0usize, 1] {
             let n = rows * row;
             let base: Vec<f64> = (0..n + lead).map(|_| rng.uniform(-2.0, 2.0)).collect();

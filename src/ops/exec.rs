@@ -98,7 +98,11 @@ fn rows_fast_path<A, B>(a: &Layout<'_, A>, b: &Layout<'_, B>) -> Option<(usize, 
     let lead = |d: &[usize]| d.iter().take_while(|&&x| x == 1).count();
     let (na, nb) = (a.dims.len() - lead(a.dims), b.dims.len() - lead(b.dims));
     let a_is_row = na < nb;
-    let (full, row) = if a_is_row { (b.dims, a.dims) } else { (a.dims, b.dims) };
+    let (full, row) = if a_is_row {
+        (b.dims, a.dims)
+    } else {
+        (a.dims, b.dims)
+    };
     if full.len() < row.len() || !contiguous(a) || !contiguous(b) {
         return None;
     }

@@ -56,7 +56,10 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_full(dims: &[usize], value: T) -> Result<Self, ShapeError> {
         let d = S::check_dims(dims)?;
-        Ok(Self::from_parts(vec_from_fn(checked_numel(dims)?, |_| value), d))
+        Ok(Self::from_parts(
+            vec_from_fn(checked_numel(dims)?, |_| value),
+            d,
+        ))
     }
 
     /// A tensor of sizes `dims` filled with `T::default()` (zero, or `false`).

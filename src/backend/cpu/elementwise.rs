@@ -326,7 +326,13 @@ pub(crate) unsafe fn map2_rows<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
         }
         _ => (a, b, row_len),
     };
-    let rows = RowsRun { out, a, b, row_len, a_is_row };
+    let rows = RowsRun {
+        out,
+        a,
+        b,
+        row_len,
+        a_is_row,
+    };
     if total < crate::iter::PARALLEL_GRAIN || rayon::current_num_threads() == 1 {
         // SAFETY: the contract, for the whole range.
         return unsafe { rows.run(0, total, &f) };

@@ -138,7 +138,12 @@ impl Tile {
     ///
     /// # Safety
     /// `row` points to `row_len` readable elements, and `Tile::fits::<T>(row_len, rows)`.
-    pub(crate) unsafe fn repeat<T: Copy>(&mut self, row: *const T, row_len: usize, rows: usize) -> &[T] {
+    pub(crate) unsafe fn repeat<T: Copy>(
+        &mut self,
+        row: *const T,
+        row_len: usize,
+        rows: usize,
+    ) -> &[T] {
         let copies = (TILE_BYTES / size_of::<T>() / row_len).min(rows);
         let n = copies * row_len;
         let buf = self.0.0.as_mut_ptr() as *mut T;
