@@ -1,0 +1,285 @@
+//! Opening a GPU, the storage of CUDA tensors, and NVRTC compilation with a
+//! per-process cache.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream};
+use cudarc::nvrtc::{CompileOptions, Ptx};
+use parking_lot::RwLock;
+
+use super::CudaError;
+use super::source::KernelSource;
+use crate::element::Element;
+
+/// An element type the CUDA kernels handle: every [`Element`].
+///
+/// ```
+/// # #[cfg(feature = "cuda")] {
+/// use shaped::device::CudaElement;
+/// fn on_gpu<T: CudaElement>() {}
+/// on_gpu::<f32>();
+/// # }
+/// ```
+pub trait CudaElement:
+    Element + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits
+{
+}
+impl CudaElement for f32 {}
+impl CudaElement for f64 {}
+impl CudaElement for i32 {}
+impl CudaElement for i64 {}
+impl CudaElement for u8 {}
+impl CudaElement for bool {}
+
+/// Whether the shared library cudarc looks for under `names` loads. This
+/// is cudarc's own probe (it only calls `dlopen`), used before anything in
+/// cudarc that would panic on a missing library.
+fn present(check: unsafe fn() -> bool) -> bool {
+    // SAFETY: `is_culib_present` only tries to `dlopen` the library's
+    // candidate names and drops what it opened; loading the CUDA libraries
+    // runs no initialisers with preconditions.
+    unsafe { check() }
+}
+
+/// Whether NVRTC can be loaded.
+fn nvrtc_present() -> bool {
+    present(cudarc::nvrtc::sys::is_culib_present)
+}
+
+/// Whether the CUDA driver library can be loaded.
+fn driver_present() -> bool {
+    present(cudarc::driver::sys::is_culib_present)
+}
+
+/// Whether cuBLAS can be loaded.
+pub(crate) fn cublas_present() -> bool {
+    present(cudarc::cublas::sys::is_culib_present)
+}
+
+/// Compiles `src` to PTX for compute capability `arch` (`(8, 0)` for
+/// `compute_80`), caching by module name and architecture for the life of
+/// the process.
+///
+/// # Errors
+/// [`CudaError::Unavailable`] when NVRTC cannot be loaded,
+/// [`CudaError::Compile`] with NVRTC's log when compilation fails.
+///
+/// ```
+/// # #[cfg(feature = "cuda")] {
+/// use shaped::device::cuda_kernels::{all_kernel_sources, compile_ptx};
+/// let k = &all_kernel_sources()[0];
+/// match compile_ptx(k, (8, 0)) {
+///     Ok(ptx) => assert!(ptx.contains(".entry")),
+///     Err(e) => println!("{e}"),
+/// }
+/// # }
+/// ```
+pub fn compile_ptx(k: &KernelSource, arch: (u32, u32)) -> Result<String, CudaError> {
+    static CACHE: OnceLock<Mutex<HashMap<(String, (u32, u32)), String>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (k.name.clone(), arch);
+    if let Some(ptx) = cache.lock().expect("kernel cache").get(&key) {
+        return Ok(ptx.clone());
+    }
+    if !nvrtc_present() {
+        return Err(CudaError::Unavailable(
+            "the NVRTC library (libnvrtc) cannot be loaded".into(),
+        ));
+    }
+    let opts = CompileOptions {
+        options: vec![
+            format!("--gpu-architecture=compute_{}{}", arch.0, arch.1),
+            "--std=c++17".into(),
+        ],
+        name: Some(format!("{}.cu", k.name)),
+        ..Default::default()
+    };
+    let ptx =
+        cudarc::nvrtc::compile_ptx_with_opts(&k.source, opts).map_err(|e| CudaError::Compile {
+            kernel: k.name.clone(),
+            log: format!("{e:?}"),
+        })?;
+    let text = ptx.to_src();
+    cache
+        .lock()
+        .expect("kernel cache")
+        .insert(key, text.clone());
+    Ok(text)
+}
+
+/// A handle on one GPU: its context, the stream every operation of
+/// `shaped` runs on (so operations are ordered), and the kernels loaded on
+/// it. Cloning shares all of these.
+///
+/// ```
+/// use shaped::device::Cuda;
+/// match Cuda::device(0) {
+///     Ok(dev) => println!("{} (sm_{}{})", dev.name(), dev.compute_capability().0, dev.compute_capability().1),
+///     Err(e) => println!("{e}"),
+/// }
+/// ```
+#[derive(Clone)]
+pub struct CudaDevice {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) ctx: Arc<CudaContext>,
+    pub(crate) stream: Arc<CudaStream>,
+    name: String,
+    ordinal: usize,
+    arch: (u32, u32),
+    modules: Mutex<HashMap<String, Arc<CudaModule>>>,
+    pub(crate) blas: OnceLock<Result<cudarc::cublas::CudaBlas, CudaError>>,
+}
+
+impl core::fmt::Debug for CudaDevice {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CudaDevice")
+            .field("ordinal", &self.inner.ordinal)
+            .field("name", &self.inner.name)
+            .field("arch", &self.inner.arch)
+            .finish()
+    }
+}
+
+impl PartialEq for CudaDevice {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+/// Opens GPU `ordinal` (once per process; later calls share the handle).
+pub fn open(ordinal: usize) -> Result<CudaDevice, CudaError> {
+    static OPEN: OnceLock<Mutex<HashMap<usize, CudaDevice>>> = OnceLock::new();
+    let open = OPEN.get_or_init(Default::default);
+    let mut open = open.lock().expect("device table");
+    if let Some(d) = open.get(&ordinal) {
+        return Ok(d.clone());
+    }
+    if !driver_present() {
+        return Err(CudaError::Unavailable(
+            "the CUDA driver library (libcuda) cannot be loaded".into(),
+        ));
+    }
+    if !nvrtc_present() {
+        return Err(CudaError::Unavailable(
+            "the NVRTC library (libnvrtc) cannot be loaded".into(),
+        ));
+    }
+    let count = CudaContext::device_count()?;
+    if ordinal >= count.max(0) as usize {
+        return Err(CudaError::Driver(format!(
+            "no CUDA device {ordinal} ({count} present)"
+        )));
+    }
+    let ctx = CudaContext::new(ordinal)?;
+    let (major, minor) = ctx.compute_capability()?;
+    let stream = ctx.default_stream();
+    let dev = CudaDevice {
+        inner: Arc::new(Inner {
+            name: ctx.name()?,
+            stream,
+            ctx,
+            ordinal,
+            arch: (major as u32, minor as u32),
+            modules: Mutex::new(HashMap::new()),
+            blas: OnceLock::new(),
+        }),
+    };
+    open.insert(ordinal, dev.clone());
+    Ok(dev)
+}
+
+impl CudaDevice {
+    /// The GPU's name, as the driver reports it.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The device's ordinal (0 for the first GPU).
+    pub fn ordinal(&self) -> usize {
+        self.inner.ordinal
+    }
+
+    /// The compute capability, `(major, minor)`; kernels are compiled for it.
+    pub fn compute_capability(&self) -> (u32, u32) {
+        self.inner.arch
+    }
+
+    /// Waits until every operation queued on this device has finished.
+    ///
+    /// # Errors
+    /// A driver error raised by an earlier asynchronous operation.
+    pub fn synchronize(&self) -> Result<(), CudaError> {
+        Ok(self.inner.stream.synchronize()?)
+    }
+
+    /// The stream every operation runs on.
+    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
+        &self.inner.stream
+    }
+
+    /// Kernel `kernel` of module `k`, compiled for this device's
+    /// architecture and loaded once.
+    pub(crate) fn function(
+        &self,
+        k: &KernelSource,
+        kernel: &str,
+    ) -> Result<CudaFunction, CudaError> {
+        let module = {
+            let mut modules = self.inner.modules.lock().expect("module table");
+            match modules.get(&k.name) {
+                Some(m) => Arc::clone(m),
+                None => {
+                    let ptx = compile_ptx(k, self.inner.arch)?;
+                    let m = self.inner.ctx.load_module(Ptx::from_src(ptx))?;
+                    modules.insert(k.name.clone(), Arc::clone(&m));
+                    m
+                }
+            }
+        };
+        Ok(module.load_function(kernel)?)
+    }
+
+    /// A fresh buffer of `n` elements (at least one is allocated, since the
+    /// driver refuses empty allocations), zeroed.
+    pub(crate) fn alloc_zeros<T: CudaElement>(&self, n: usize) -> Result<CudaSlice<T>, CudaError> {
+        Ok(self.inner.stream.alloc_zeros::<T>(n.max(1))?)
+    }
+
+    /// A fresh buffer of `n` elements whose contents the caller overwrites.
+    pub(crate) fn alloc<T: CudaElement>(&self, n: usize) -> Result<CudaSlice<T>, CudaError> {
+        // SAFETY: the memory is uninitialised; every caller launches a
+        // kernel or copy that writes all `n` elements before anything reads
+        // them, and `T` is a plain value type (`DeviceRepr`).
+        Ok(unsafe { self.inner.stream.alloc::<T>(n.max(1)) }?)
+    }
+
+    /// A device buffer holding `data`.
+    pub(crate) fn upload<T: CudaElement>(&self, data: &[T]) -> Result<CudaSlice<T>, CudaError> {
+        if data.is_empty() {
+            return self.alloc_zeros(0);
+        }
+        Ok(self.inner.stream.clone_htod(data)?)
+    }
+}
+
+/// The storage of a CUDA tensor and its views: a device buffer and the
+/// device it lives on. The lock plays the CPU storage's role: kernels that
+/// read take a read guard, in-place kernels a write guard.
+#[doc(hidden)]
+pub struct CudaStorage<T> {
+    pub(crate) buf: RwLock<CudaSlice<T>>,
+    pub(crate) dev: CudaDevice,
+}
+
+impl<T> CudaStorage<T> {
+    pub(crate) fn new(buf: CudaSlice<T>, dev: CudaDevice) -> Self {
+        CudaStorage {
+            buf: RwLock::new(buf),
+            dev,
+        }
+    }
+}
