@@ -89,6 +89,8 @@ impl Cuda {
 
 #[cfg(feature = "cuda")]
 pub use crate::backend::cuda::CudaElement;
+#[cfg(feature = "cuda")]
+pub use crate::backend::cuda::blas::BlasElement as CudaBlasElement;
 pub use crate::backend::cuda::{CudaDevice, CudaError};
 
 /// The generated CUDA kernel sources and their NVRTC compilation, public so

@@ -50,8 +50,17 @@ impl GemmBatch {
     }
 }
 
-/// cuBLAS for element type `T` (`f32`, `f64`).
-pub(crate) trait BlasElement: CudaElement {
+/// An element type cuBLAS multiplies: `f32`, `f64`.
+///
+/// ```
+/// # #[cfg(feature = "cuda")] {
+/// fn gemm_ok<T: shaped::device::CudaBlasElement>() {}
+/// gemm_ok::<f64>();
+/// # }
+/// ```
+pub trait BlasElement: CudaElement + num_traits::One + num_traits::Zero {
+    /// One strided-batched GEMM call.
+    #[doc(hidden)]
     fn gemm(
         blas: &CudaBlas,
         cfg: StridedBatchedConfig<Self>,

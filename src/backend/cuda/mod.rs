@@ -25,7 +25,7 @@ mod error;
 pub use error::CudaError;
 
 #[cfg(feature = "cuda")]
-mod blas;
+pub(crate) mod blas;
 #[cfg(feature = "cuda")]
 mod device;
 #[cfg(feature = "cuda")]

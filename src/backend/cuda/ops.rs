@@ -1,9 +1,10 @@
 //! The table naming every operation the GPU runs, with its scalar function
 //! written in CUDA C: the GPU twin of the CPU tables in `ops/binary.rs`,
 //! `ops/unary.rs` and `ops/ternary.rs`, with the same PyTorch semantics (see
-//! `ops/scalar.rs`). The tensor methods in `ops/cuda/` and the kernel list
-//! that `tests/cuda_kernels.rs` compiles are both generated from this one
-//! table, so an op cannot have a method without a kernel or the reverse.
+//! `ops/scalar.rs`). Each tensor method in `ops/cuda/` looks its kernel up
+//! here by its own name, and the kernel list that `tests/cuda_kernels.rs`
+//! compiles is generated from this table, so every kernel a method can
+//! launch has been compiled in CI.
 //!
 //! Expressions see the operands `a`, `b`, `c`, the scalar argument `s` (all
 //! of type `T`, or `bool` where the table says so) and the helper functions
