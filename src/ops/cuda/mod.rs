@@ -207,6 +207,21 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
     }
 }
 
+/// The sizes, strides, dtype and device (not the elements, which would need
+/// a copy from the GPU: use [`Tensor::to_cpu`] to print them).
+impl<T: CudaElement, S: Shape> core::fmt::Debug for Tensor<T, S, Cuda> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "tensor(size={:?}, stride={:?}, dtype={}, device='cuda:{}')",
+            self.dims(),
+            self.strides(),
+            T::NAME,
+            self.device().ordinal()
+        )
+    }
+}
+
 /// A fresh contiguous CUDA tensor of sizes `dims` on `dev`, whose elements
 /// the caller's kernel writes.
 pub(crate) fn output<O: CudaElement, SO: Shape>(
