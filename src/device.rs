@@ -92,6 +92,7 @@ pub use crate::backend::cuda::CudaElement;
 #[cfg(feature = "cuda")]
 pub use crate::backend::cuda::blas::BlasElement as CudaBlasElement;
 pub use crate::backend::cuda::{CudaDevice, CudaError};
+pub use crate::ops::devices::SameDevice;
 
 /// The generated CUDA kernel sources and their NVRTC compilation, public so
 /// that a test can compile every kernel on a machine without a GPU.

@@ -216,6 +216,37 @@ impl CudaDevice {
         Ok(self.inner.stream.synchronize()?)
     }
 
+    /// Device-to-device copy bandwidth in GB/s (bytes read plus written per
+    /// second), measured with the driver's `cuMemcpyDtoD` on two fresh
+    /// buffers of `bytes` bytes: the median of `reps` timed copies. The
+    /// yardstick for memory-bound kernels (`examples/bench_cuda.rs`).
+    ///
+    /// # Errors
+    /// A driver error (out of memory, ...).
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     assert!(dev.copy_bandwidth(1 << 20, 3).unwrap() > 0.0);
+    /// }
+    /// ```
+    pub fn copy_bandwidth(&self, bytes: usize, reps: usize) -> Result<f64, CudaError> {
+        let stream = self.stream();
+        let src = self.alloc_zeros::<u8>(bytes)?;
+        let mut dst = self.alloc_zeros::<u8>(bytes)?;
+        stream.memcpy_dtod(&src, &mut dst)?;
+        stream.synchronize()?;
+        let mut times = Vec::with_capacity(reps.max(1));
+        for _ in 0..reps.max(1) {
+            let start = std::time::Instant::now();
+            stream.memcpy_dtod(&src, &mut dst)?;
+            stream.synchronize()?;
+            times.push(start.elapsed().as_secs_f64());
+        }
+        times.sort_by(f64::total_cmp);
+        Ok(2.0 * bytes as f64 / times[times.len() / 2] / 1e9)
+    }
+
     /// The stream every operation runs on.
     pub(crate) fn stream(&self) -> &Arc<CudaStream> {
         &self.inner.stream

@@ -95,7 +95,7 @@ fn scalar_on<T: CudaElement, S: Shape>(
 }
 
 macro_rules! binary {
-    ($($name:ident / $try_name:ident : $bound:ident, $divides:literal, $torch:literal;)*) => {$(
+    ($($name:ident / $try_name:ident / $out_name:ident : $bound:ident, $divides:literal, $torch:literal;)*) => {$(
         impl<T: $bound + CudaElement, S: Shape> Tensor<T, S, Cuda> {
             #[doc = concat!("`", $torch, "` on the GPU, broadcasting as [`Tensor::", stringify!($name), "`] on the CPU.")]
             ///
@@ -124,23 +124,65 @@ macro_rules! binary {
                 }
                 apply(find(stringify!($name)), self.operand(), &[other.operand()], T::default())
             }
+
+            #[doc = concat!("[`Tensor::", stringify!($name), "`] on CUDA tensors written into `out`, as PyTorch's `out=` argument (`out` is not resized).")]
+            ///
+            /// # Errors
+            /// PyTorch's broadcast error, when `out`'s sizes are not the
+            /// broadcast sizes or its elements share memory, a driver error,
+            /// or `ZeroDivisionError` for an integer divisor holding 0.
+            pub fn $out_name<S2: Shape>(&self, other: &Tensor<T, S2, Cuda>, out: &mut Tensor<T, Broadcast<S, S2>, Cuda>) -> Result<(), CudaError>
+            where
+                S: BroadcastShape<S2>,
+            {
+                if $divides {
+                    check_divisor(other)?;
+                }
+                apply_out(find(stringify!($name)), self.operand(), &[other.operand()], out)
+            }
         }
     )*};
 }
 
+/// Runs `op` on `a` and `rest` broadcast together into `out`, whose sizes
+/// must be the broadcast sizes.
+fn apply_out<T: CudaElement, SO: Shape>(
+    op: &OpDef,
+    a: Operand<'_, T>,
+    rest: &[Operand<'_, T>],
+    out: &mut Tensor<T, SO, Cuda>,
+) -> Result<(), CudaError> {
+    let mut dims = crate::shape::DimVec::from_slice(a.dims);
+    for r in rest {
+        same_device(&a.storage.dev, &r.storage.dev)?;
+        dims = broadcast_pair(&dims, r.dims)?;
+    }
+    same_device(&a.storage.dev, out.device())?;
+    if dims.as_slice() != out.dims() {
+        return Err(CudaError::Shape(ShapeError::Invalid(format!(
+            "out has sizes {:?}, but the result has sizes {:?}",
+            out.dims(),
+            dims.as_slice()
+        ))));
+    }
+    check_no_overlap(out.dims(), out.strides())?;
+    let dev = out.device().clone();
+    launch(&dev, op, out.operand(), a, rest, T::default())
+}
+
 binary! {
-    add / try_add: Numeric, false, "torch.add";
-    sub / try_sub: Numeric, false, "torch.sub";
-    mul / try_mul: Numeric, false, "torch.mul";
-    div / try_div: Float, false, "torch.div";
-    div_trunc / try_div_trunc: Numeric, true, "torch.div(rounding_mode=\"trunc\")";
-    div_floor / try_div_floor: Numeric, true, "torch.div(rounding_mode=\"floor\")";
-    fmod / try_fmod: Numeric, true, "torch.fmod";
-    remainder / try_remainder: Numeric, true, "torch.remainder";
-    pow / try_pow: Numeric, false, "torch.pow";
-    atan2 / try_atan2: Float, false, "torch.atan2";
-    maximum / try_maximum: Numeric, false, "torch.maximum";
-    minimum / try_minimum: Numeric, false, "torch.minimum";
+    add / try_add / add_out: Numeric, false, "torch.add";
+    sub / try_sub / sub_out: Numeric, false, "torch.sub";
+    mul / try_mul / mul_out: Numeric, false, "torch.mul";
+    div / try_div / div_out: Float, false, "torch.div";
+    div_trunc / try_div_trunc / div_trunc_out: Numeric, true, "torch.div(rounding_mode=\"trunc\")";
+    div_floor / try_div_floor / div_floor_out: Numeric, true, "torch.div(rounding_mode=\"floor\")";
+    fmod / try_fmod / fmod_out: Numeric, true, "torch.fmod";
+    remainder / try_remainder / remainder_out: Numeric, true, "torch.remainder";
+    pow / try_pow / pow_out: Numeric, false, "torch.pow";
+    atan2 / try_atan2 / atan2_out: Float, false, "torch.atan2";
+    maximum / try_maximum / maximum_out: Numeric, false, "torch.maximum";
+    minimum / try_minimum / minimum_out: Numeric, false, "torch.minimum";
 }
 
 impl<T: Numeric + CudaElement, S: Shape> Tensor<T, S, Cuda> {
