@@ -39,6 +39,10 @@ fn main() {
         Ok(d) => d,
         Err(e) => {
             eprintln!("skipped: no CUDA device ({e})");
+            // On the GPU machine (`run.sh` sets this) a missing GPU is a failure.
+            if std::env::var_os("SHAPED_REQUIRE_CUDA").is_some() {
+                std::process::exit(1);
+            }
             return;
         }
     };

@@ -2,7 +2,8 @@
 //! table, reductions, matmul, in-place and ternary ops, including
 //! broadcasting, expanded (stride-0) and transposed views, zero-size dims
 //! and 0-d tensors. Without a GPU each test prints "skipped: no CUDA
-//! device" and returns.
+//! device" and returns (or fails, when `SHAPED_REQUIRE_CUDA` is set, as
+//! the GPU machine's `run.sh` sets it).
 #![cfg(feature = "cuda")]
 
 use shaped::device::{Cuda, CudaDevice, CudaElement, CudaError};
@@ -14,6 +15,9 @@ type T<E> = Tensor<E, DynRank>;
 fn device() -> Option<CudaDevice> {
     match Cuda::device(0) {
         Ok(d) => Some(d),
+        Err(e) if std::env::var_os("SHAPED_REQUIRE_CUDA").is_some() => {
+            panic!("SHAPED_REQUIRE_CUDA is set but there is no CUDA device: {e}")
+        }
         Err(e) => {
             eprintln!("skipped: no CUDA device ({e})");
             None

@@ -146,6 +146,8 @@ pub(crate) fn gemm_strided_batched<T: BlasElement>(
         stride_c: (m * n) as i64,
     };
     let blas = handle(dev)?;
+    // cuBLAS runs in the calling thread's current context.
+    dev.inner.ctx.bind_to_thread()?;
     let av = a.0.slice(a.1.offset..);
     let bv = b.0.slice(b.1.offset..);
     let mut cv = c.slice_mut(0..batch * m * n);

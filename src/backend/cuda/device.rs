@@ -211,9 +211,11 @@ impl CudaDevice {
     /// Waits until every operation queued on this device has finished.
     ///
     /// # Errors
-    /// A driver error raised by an earlier asynchronous operation.
+    /// A driver error raised by an earlier asynchronous operation (cudarc
+    /// records errors of work it cannot report at once, such as frees).
     pub fn synchronize(&self) -> Result<(), CudaError> {
-        Ok(self.inner.stream.synchronize()?)
+        self.inner.stream.synchronize()?;
+        Ok(self.inner.ctx.check_err()?)
     }
 
     /// Device-to-device copy bandwidth in GB/s (bytes read plus written per
@@ -259,6 +261,7 @@ impl CudaDevice {
         k: &KernelSource,
         kernel: &str,
     ) -> Result<CudaFunction, CudaError> {
+        self.inner.ctx.bind_to_thread()?;
         let module = {
             let mut modules = self.inner.modules.lock().expect("module table");
             match modules.get(&k.name) {

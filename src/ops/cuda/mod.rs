@@ -172,6 +172,9 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
         let g = c.storage.buf.read();
         let view = g.slice(c.offset..c.offset + n);
         let data = self.device().stream().clone_dtoh(&view)?;
+        // A copy to pageable memory completes before the call returns; the
+        // synchronisation also reports errors of earlier asynchronous work.
+        self.device().synchronize()?;
         Ok(Tensor::from_parts(data, self.dims.clone()))
     }
 

@@ -52,17 +52,31 @@ fn reduce_mask<T: CudaElement, S: Shape>(
         check_nonempty(def.name, t.dims(), mask)?;
     }
     let rank = t.rank();
-    if rank == 0 {
-        // A 0-d tensor reduces to itself (a copy, as PyTorch's).
+    if mask.iter().all(|&m| m) {
+        // Every axis (or a 0-d tensor): one pass over the contiguous
+        // elements seen as a single row, then the result's sizes.
+        let c = t.contiguous()?;
         let flat = Tensor::<T, DynRank, Cuda> {
-            storage: t.storage.clone(),
-            offset: t.offset,
-            dims: smallvec::smallvec![1],
+            storage: c.storage.clone(),
+            offset: c.offset,
+            dims: smallvec::smallvec![c.numel()],
             strides: smallvec::smallvec![1],
             device: core::marker::PhantomData,
         };
         let r = reduce_axis(def, &flat, 0, false)?;
-        return Ok(r);
+        let dims: crate::shape::DimVec = if keepdim {
+            smallvec::smallvec![1; rank]
+        } else {
+            Default::default()
+        };
+        let strides = crate::iter::contiguous_strides(&dims);
+        return Ok(Tensor {
+            storage: r.storage,
+            offset: 0,
+            dims,
+            strides,
+            device: core::marker::PhantomData,
+        });
     }
     let mut cur = Tensor::<T, DynRank, Cuda> {
         storage: t.storage.clone(),
