@@ -76,7 +76,9 @@ pub(crate) fn cublas_present() -> bool {
 /// # }
 /// ```
 pub fn compile_ptx(k: &KernelSource, arch: (u32, u32)) -> Result<String, CudaError> {
-    static CACHE: OnceLock<Mutex<HashMap<(String, (u32, u32)), String>>> = OnceLock::new();
+    /// PTX by module name and architecture.
+    type PtxCache = Mutex<HashMap<(String, (u32, u32)), String>>;
+    static CACHE: OnceLock<PtxCache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let key = (k.name.clone(), arch);
     if let Some(ptx) = cache.lock().expect("kernel cache").get(&key) {

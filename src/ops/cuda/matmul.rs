@@ -82,13 +82,16 @@ fn single_stride(batch: &[usize], strides: &[usize]) -> Option<usize> {
     Some(out)
 }
 
+/// A copy made for cuBLAS (if one was needed) and how cuBLAS reads it.
+type Prepared<T> = (Option<Arc<CudaStorage<T>>>, GemmBatch);
+
 /// The operand as cuBLAS reads it, copying it first when needed; the copy
 /// (if any) is returned to keep it alive.
 fn prepare<T: BlasElement>(
     dev: &CudaDevice,
     s: &Side<'_, T>,
     batch: &[usize],
-) -> Result<(Option<Arc<CudaStorage<T>>>, GemmBatch), CudaError> {
+) -> Result<Prepared<T>, CudaError> {
     let direct = GemmBatch {
         offset: s.op.offset,
         row_stride: s.rs,
