@@ -5,7 +5,7 @@
 //! operator resolves to an impl here whose bound, [`SameDevice`], cannot
 //! hold, and its diagnostic names both devices and the fix.
 //!
-//! ```compile_fail
+//! ```compile_fail,E0277
 //! use shaped::device::Cuda;
 //! use shaped::{Shape, Tensor};
 //! fn add(a: &Tensor<f32, Shape![2]>, b: &Tensor<f32, Shape![2], Cuda>) {

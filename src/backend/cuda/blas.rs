@@ -159,3 +159,34 @@ pub(crate) fn gemm_strided_batched<T: BlasElement>(
     }
     T::gemm(blas, cfg, &bv, &av, &mut cv)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn g(row_stride: usize, col_stride: usize) -> GemmBatch {
+        GemmBatch {
+            offset: 0,
+            row_stride,
+            col_stride,
+            batch_stride: 0,
+        }
+    }
+
+    #[test]
+    fn operands_map_to_cublas_transposes() {
+        use cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
+        // Row-major (3, 4): cuBLAS reads it as its transpose, no op.
+        assert_eq!(g(4, 1).blas_view(3, 4), Some((CUBLAS_OP_N, 4)));
+        // A transposed view of a (4, 3) matrix: column-major, op T.
+        assert_eq!(g(1, 3).blas_view(3, 4), Some((CUBLAS_OP_T, 3)));
+        // Padded rows (a narrowed view) keep their leading dimension.
+        assert_eq!(g(10, 1).blas_view(3, 4), Some((CUBLAS_OP_N, 10)));
+        // Expanded rows (stride 0) or two non-unit strides need a copy.
+        assert_eq!(g(0, 1).blas_view(3, 4), None);
+        assert_eq!(g(8, 2).blas_view(3, 4), None);
+        // A single row or column is readable whatever its other stride.
+        assert!(g(0, 1).is_blas_layout(1, 4));
+        assert!(g(5, 0).is_blas_layout(4, 1));
+    }
+}

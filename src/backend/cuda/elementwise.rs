@@ -106,6 +106,25 @@ fn vec_width(sizes: &[usize]) -> u64 {
     16 / sizes.iter().copied().max().unwrap_or(1).max(1) as u64
 }
 
+/// The kernel variant for a plan: 64-bit strided when an index may not fit
+/// in 32 bits; at rank 1 the vectorised one when the output and every
+/// non-broadcast operand are contiguous and aligned to `vec` elements, else
+/// the linear one; otherwise 32-bit strided.
+fn choose_variant(l: &KLayout, nops: usize, numel: usize, vec: u64) -> &'static str {
+    if !fits_u32(l, nops, numel) {
+        "s64"
+    } else if l.rank == 1 {
+        let vectorisable = l.strides[0][0] == 1
+            && (0..nops).all(|i| {
+                let st = l.strides[i][0];
+                st == 0 || (st == 1 && l.offsets[i] % vec == 0)
+            });
+        if vectorisable { "v32" } else { "l32" }
+    } else {
+        "s32"
+    }
+}
+
 const BLOCK: u32 = 256;
 
 fn config(work: u64) -> LaunchConfig {
@@ -146,18 +165,7 @@ pub(crate) fn launch<T: CudaElement, A0: CudaElement, O: CudaElement>(
     let nops = ops.len();
     let k = elementwise_source(op, T::NAME);
     let vec = vec_width(&[size_of::<A0>(), size_of::<T>(), size_of::<O>()]);
-    let variant = if !fits_u32(&l, nops, numel) {
-        "s64"
-    } else if l.rank == 1 {
-        let vectorisable = l.strides[0][0] == 1
-            && (0..nops).all(|i| {
-                let st = l.strides[i][0];
-                st == 0 || (st == 1 && l.offsets[i] % vec == 0)
-            });
-        if vectorisable { "v32" } else { "l32" }
-    } else {
-        "s32"
-    };
+    let variant = choose_variant(&l, nops, numel, vec);
     let f = dev.function(&k, &format!("{}_{variant}", k.name))?;
     let work = if variant == "v32" {
         numel as u64 / vec
@@ -214,4 +222,73 @@ pub(crate) fn launch<T: CudaElement, A0: CudaElement, O: CudaElement>(
     unsafe { b.launch(config(work)) }?;
     drop(syncs);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn variant(dims: &[usize], ops: &[(&[usize], usize)], vec: u64) -> &'static str {
+        let (l, n) = plan_layout(dims, ops).unwrap();
+        choose_variant(&l, ops.len(), n, vec)
+    }
+
+    #[test]
+    fn variants_follow_the_layouts() {
+        // out, a, b all contiguous (4096, 4096): one coalesced dim, float4.
+        let c: &[usize] = &[4096, 1];
+        assert_eq!(variant(&[4096, 4096], &[(c, 0), (c, 0), (c, 0)], 4), "v32");
+        // b a scalar broadcast (stride 0 everywhere): still vectorised.
+        assert_eq!(
+            variant(&[4096, 4096], &[(c, 0), (c, 0), (&[0, 0], 0)], 4),
+            "v32"
+        );
+        // a misaligned offset: the linear kernel.
+        assert_eq!(variant(&[4096, 4096], &[(c, 0), (c, 1), (c, 0)], 4), "l32");
+        // a row vector broadcast over rows: rank 2, 32-bit strided.
+        assert_eq!(
+            variant(&[4096, 4096], &[(c, 0), (c, 0), (&[0, 1], 0)], 4),
+            "s32"
+        );
+        // a transposed input.
+        assert_eq!(
+            variant(&[64, 32], &[(&[32, 1], 0), (&[1, 64], 0)], 4),
+            "s32"
+        );
+        // more elements than 32-bit indexing reaches.
+        let big: &[usize] = &[1 << 20, 1];
+        assert_eq!(
+            variant(&[1 << 12, 1 << 20], &[(big, 0), (big, 0)], 4),
+            "s64"
+        );
+    }
+
+    #[test]
+    fn layouts_carry_coalesced_dims_and_strides() {
+        let (l, n) = plan_layout(
+            &[5, 3, 4, 1],
+            &[(&[12, 4, 1, 1], 0), (&[4, 0, 1, 1], 7), (&[0, 1, 0, 0], 0)],
+        )
+        .unwrap();
+        assert_eq!(n, 60);
+        assert_eq!(l.rank, 3);
+        assert_eq!(&l.dims[..3], &[5, 3, 4]);
+        assert_eq!(&l.strides[1][..3], &[4, 0, 1]);
+        assert_eq!(l.offsets[1], 7);
+        // Rank above MAX_RANK after coalescing is refused.
+        let dims = [2usize; 10];
+        let alt: Vec<usize> = (0..10)
+            .map(|i| if i % 2 == 0 { 1 << (9 - i) } else { 0 })
+            .collect();
+        let out = crate::iter::contiguous_strides(&dims);
+        assert!(plan_layout(&dims, &[(&out, 0), (&alt, 0)]).is_err());
+    }
+
+    #[test]
+    fn vector_width_is_sixteen_bytes_of_the_widest_type() {
+        assert_eq!(vec_width(&[4, 4, 4]), 4);
+        assert_eq!(vec_width(&[4, 4, 1]), 4);
+        assert_eq!(vec_width(&[8, 8, 8]), 2);
+        assert_eq!(vec_width(&[1, 1, 1]), 16);
+    }
 }

@@ -284,3 +284,20 @@ impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
         self.try_bmm(batch2).unwrap_or_else(|e| panic!("{e}"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::single_stride;
+
+    #[test]
+    fn batch_strides_collapse_to_one_when_they_chain() {
+        assert_eq!(single_stride(&[], &[]), Some(0));
+        assert_eq!(single_stride(&[4, 3], &[36, 12]), Some(12));
+        assert_eq!(single_stride(&[4, 3], &[0, 0]), Some(0));
+        assert_eq!(single_stride(&[4, 1, 3], &[36, 7, 12]), Some(12));
+        // Broadcast over one batch dim only, or a gap: no single stride.
+        assert_eq!(single_stride(&[4, 3], &[12, 0]), None);
+        assert_eq!(single_stride(&[4, 3], &[0, 12]), None);
+        assert_eq!(single_stride(&[4, 3], &[40, 12]), None);
+    }
+}
