@@ -110,6 +110,11 @@ pub fn compile_ptx(k: &KernelSource, arch: (u32, u32)) -> Result<String, CudaErr
     Ok(text)
 }
 
+/// A loaded kernel's key: op (or reduction) name, element type name and
+/// variant suffix, all static, so a launch looks its kernel up without
+/// building a string.
+pub(crate) type KernelKey = (&'static str, &'static str, &'static str);
+
 /// A handle on one GPU: its context, the stream every operation of
 /// `shaped` runs on (so operations are ordered), and the kernels loaded on
 /// it. Cloning shares all of these.
@@ -133,6 +138,7 @@ pub(crate) struct Inner {
     ordinal: usize,
     arch: (u32, u32),
     modules: Mutex<HashMap<String, Arc<CudaModule>>>,
+    functions: Mutex<HashMap<KernelKey, CudaFunction>>,
     pub(crate) blas: OnceLock<Result<cudarc::cublas::CudaBlas, CudaError>>,
 }
 
@@ -187,6 +193,7 @@ pub fn open(ordinal: usize) -> Result<CudaDevice, CudaError> {
             ordinal,
             arch: (major as u32, minor as u32),
             modules: Mutex::new(HashMap::new()),
+            functions: Mutex::new(HashMap::new()),
             blas: OnceLock::new(),
         }),
     };
@@ -277,6 +284,26 @@ impl CudaDevice {
             }
         };
         Ok(module.load_function(kernel)?)
+    }
+
+    /// The kernel `key`, from the source `make` builds the first time
+    /// (later launches find the loaded function without generating source).
+    pub(crate) fn kernel(
+        &self,
+        key: KernelKey,
+        make: impl FnOnce() -> KernelSource,
+    ) -> Result<CudaFunction, CudaError> {
+        if let Some(f) = self.inner.functions.lock().expect("kernel table").get(&key) {
+            return Ok(f.clone());
+        }
+        let k = make();
+        let f = self.function(&k, &format!("{}_{}", k.name, key.2))?;
+        self.inner
+            .functions
+            .lock()
+            .expect("kernel table")
+            .insert(key, f.clone());
+        Ok(f)
     }
 
     /// A fresh buffer of `n` elements (at least one is allocated, since the

@@ -163,10 +163,11 @@ pub(crate) fn launch<T: CudaElement, A0: CudaElement, O: CudaElement>(
         return Ok(());
     }
     let nops = ops.len();
-    let k = elementwise_source(op, T::NAME);
     let vec = vec_width(&[size_of::<A0>(), size_of::<T>(), size_of::<O>()]);
     let variant = choose_variant(&l, nops, numel, vec);
-    let f = dev.function(&k, &format!("{}_{variant}", k.name))?;
+    let f = dev.kernel((op.name, T::NAME, variant), || {
+        elementwise_source(op, T::NAME)
+    })?;
     let work = if variant == "v32" {
         numel as u64 / vec
     } else {

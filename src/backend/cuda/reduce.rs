@@ -30,14 +30,14 @@ pub(crate) fn reduce<T: CudaElement>(
     if outer == 0 || inner == 0 {
         return Ok(());
     }
-    let k = reduce_source(def, T::NAME);
+    let make = || reduce_source(def, T::NAME);
     let stream = dev.stream();
     let scale = 1.0 / r as f64;
     let (outer, r64, inner, off) = (outer as u64, r as u64, inner as u64, off as u64);
     let (pi, _si) = input.device_ptr(stream);
     let (po, _so) = out.device_ptr_mut(stream);
     if inner > 1 {
-        let f = dev.function(&k, &format!("{}_cols", k.name))?;
+        let f = dev.kernel((def.name, T::NAME, "cols"), make)?;
         let total = outer * inner;
         let cfg = LaunchConfig {
             grid_dim: (total.div_ceil(256).clamp(1, 1 << 16) as u32, 1, 1),
@@ -59,13 +59,13 @@ pub(crate) fn reduce<T: CudaElement>(
         unsafe { b.launch(cfg) }?;
         return Ok(());
     }
-    let rows_f = dev.function(&k, &format!("{}_rows", k.name))?;
+    let rows_f = dev.kernel((def.name, T::NAME, "rows"), make)?;
     if outer == 1 && r64 > 256 * 64 {
         // One long row: per-block partials, then one row over them.
         let blocks = r64.div_ceil(256).min(PARTIALS);
         let mut partials = dev.alloc::<T>(blocks as usize)?;
         let (pp, _sp) = partials.device_ptr_mut(stream);
-        let f = dev.function(&k, &format!("{}_partial", k.name))?;
+        let f = dev.kernel((def.name, T::NAME, "partial"), make)?;
         let cfg = LaunchConfig {
             grid_dim: (blocks as u32, 1, 1),
             block_dim: (256, 1, 1),
