@@ -98,7 +98,7 @@ pub use crate::ops::devices::SameDevice;
 /// that a test can compile every kernel on a machine without a GPU.
 #[cfg(feature = "cuda")]
 pub mod cuda_kernels {
-    pub use crate::backend::cuda::{KernelSource, all_kernel_sources, compile_ptx};
+    pub use crate::backend::cuda::{KernelSource, all_kernel_sources, compile_cubin, compile_ptx};
 }
 
 mod sealed {

@@ -6,7 +6,7 @@
 #![cfg(feature = "cuda")]
 
 use shaped::device::CudaError;
-use shaped::device::cuda_kernels::{all_kernel_sources, compile_ptx};
+use shaped::device::cuda_kernels::{all_kernel_sources, compile_cubin, compile_ptx};
 
 #[test]
 fn every_kernel_compiles_for_sm80_and_sm90() {
@@ -83,4 +83,39 @@ fn vectorised_variant_uses_16_byte_accesses() {
         Err(CudaError::Unavailable(why)) => eprintln!("skipped: NVRTC not found ({why})"),
         Err(e) => panic!("{e}"),
     }
+}
+
+/// Machine code too: NVRTC's assembler accepts every kernel for sm_80 and
+/// sm_90 (what the driver would do with the PTX on such a GPU).
+#[test]
+fn every_kernel_assembles_to_cubin_for_sm80_and_sm90() {
+    let all = all_kernel_sources();
+    let mut failures = Vec::new();
+    for arch in [(8, 0), (9, 0)] {
+        for k in &all {
+            match compile_cubin(k, arch) {
+                Ok(cubin) => assert_eq!(
+                    &cubin[..4],
+                    b"\x7fELF",
+                    "{} for sm_{}{}",
+                    k.name,
+                    arch.0,
+                    arch.1
+                ),
+                Err(CudaError::Unavailable(why))
+                    if std::env::var_os("SHAPED_REQUIRE_NVRTC").is_none() =>
+                {
+                    eprintln!("skipped: NVRTC not found ({why})");
+                    return;
+                }
+                Err(e) => failures.push(format!("{arch:?}: {e}")),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

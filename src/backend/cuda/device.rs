@@ -110,6 +110,71 @@ pub fn compile_ptx(k: &KernelSource, arch: (u32, u32)) -> Result<String, CudaErr
     Ok(text)
 }
 
+/// Compiles `k` to machine code (a CUBIN) for `sm_XY`, `arch = (X, Y)`,
+/// with NVRTC's built-in assembler, and returns it: a stronger check than
+/// PTX (register allocation and shared memory are settled here), used by
+/// `tests/cuda_kernels.rs`; at run time kernels are loaded as PTX, which the
+/// driver assembles for the GPU at hand.
+///
+/// # Errors
+/// [`CudaError::Unavailable`] when NVRTC cannot be loaded,
+/// [`CudaError::Compile`] with NVRTC's log when compilation fails.
+///
+/// ```
+/// # #[cfg(feature = "cuda")] {
+/// use shaped::device::cuda_kernels::{all_kernel_sources, compile_cubin};
+/// if let Ok(cubin) = compile_cubin(&all_kernel_sources()[0], (9, 0)) {
+///     assert_eq!(&cubin[..4], b"\x7fELF");
+/// }
+/// # }
+/// ```
+pub fn compile_cubin(k: &KernelSource, arch: (u32, u32)) -> Result<Vec<u8>, CudaError> {
+    use cudarc::nvrtc::{result, sys};
+    if !nvrtc_present() {
+        return Err(CudaError::Unavailable(
+            "the NVRTC library (libnvrtc) cannot be loaded".into(),
+        ));
+    }
+    let fail = |log: String| CudaError::Compile {
+        kernel: k.name.clone(),
+        log,
+    };
+    let src = std::ffi::CString::new(k.source.as_str()).map_err(|e| fail(e.to_string()))?;
+    let prog = result::create_program(&src, None).map_err(|e| fail(format!("{e:?}")))?;
+    let opts = [
+        format!("--gpu-architecture=sm_{}{}", arch.0, arch.1),
+        "--std=c++17".to_string(),
+    ];
+    // SAFETY: `prog` was created above and is destroyed only at the end of
+    // this function; the CUBIN buffer has the size NVRTC reports for it.
+    unsafe {
+        let compiled = result::compile_program(prog, &opts);
+        let out = match compiled {
+            Err(e) => {
+                let log = result::get_program_log(prog)
+                    .map(|l| l.iter().map(|&c| c as u8 as char).collect::<String>())
+                    .unwrap_or_default();
+                Err(fail(format!("{e:?}\n{log}")))
+            }
+            Ok(()) => {
+                let mut size = 0usize;
+                sys::nvrtcGetCUBINSize(prog, &mut size)
+                    .result()
+                    .map_err(|e| fail(format!("{e:?}")))
+                    .and_then(|()| {
+                        let mut buf = vec![0u8; size];
+                        sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr().cast())
+                            .result()
+                            .map(|()| buf)
+                            .map_err(|e| fail(format!("{e:?}")))
+                    })
+            }
+        };
+        let _ = result::destroy_program(prog);
+        out
+    }
+}
+
 /// A loaded kernel's key: op (or reduction) name, element type name and
 /// variant suffix, all static, so a launch looks its kernel up without
 /// building a string.

@@ -40,7 +40,7 @@ pub(crate) mod source;
 #[cfg(feature = "cuda")]
 pub(crate) use blas::{GemmBatch, gemm_strided_batched};
 #[cfg(feature = "cuda")]
-pub use device::{CudaDevice, CudaElement, CudaStorage, compile_ptx, open};
+pub use device::{CudaDevice, CudaElement, CudaStorage, compile_cubin, compile_ptx, open};
 #[cfg(feature = "cuda")]
 pub use source::{KernelSource, all_kernel_sources};
 
