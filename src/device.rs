@@ -8,6 +8,8 @@
 //! assert_eq!(t.to_vec(), vec![0.0, 0.0]);
 //! ```
 
+use crate::element::Element;
+
 /// A device a tensor can live on.
 ///
 /// ```
@@ -19,6 +21,11 @@ pub trait Device:
 {
     /// PyTorch's name for the device type.
     const NAME: &'static str;
+
+    /// The buffer a tensor's elements live in on this device (shared by a
+    /// tensor and its views through an `Arc`).
+    #[doc(hidden)]
+    type Storage<T: Element>: Send + Sync;
 }
 
 /// The CPU, with kernels parallelised by rayon.
@@ -32,9 +39,70 @@ pub struct Cpu;
 
 impl Device for Cpu {
     const NAME: &'static str = "cpu";
+    type Storage<T: Element> = crate::tensor::storage::Storage<T>;
+}
+
+/// An NVIDIA GPU, driven through the CUDA driver API (cudarc), NVRTC and
+/// cuBLAS, all loaded at run time.
+///
+/// The type exists with or without the `cuda` feature, so that code naming
+/// it type-checks everywhere; a handle on an actual GPU is a
+/// [`CudaDevice`], obtained from [`Cuda::device`], which returns an error
+/// (never panics) when the feature is off or no driver, library or GPU is
+/// present.
+///
+/// ```
+/// use shaped::device::{Cuda, Device};
+/// assert_eq!(Cuda::NAME, "cuda");
+/// match Cuda::device(0) {
+///     Ok(dev) => println!("running on {}", dev.name()),
+///     Err(e) => println!("no GPU here: {e}"),
+/// }
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Cuda;
+
+impl Device for Cuda {
+    const NAME: &'static str = "cuda";
+    type Storage<T: Element> = crate::backend::cuda::CudaStorage<T>;
+}
+
+impl Cuda {
+    /// A handle on GPU number `ordinal`: loads libcuda, NVRTC and cuBLAS,
+    /// and creates (or reuses) the device's primary context and a stream.
+    ///
+    /// # Errors
+    /// [`CudaError::Unavailable`] when `shaped` was built without the `cuda`
+    /// feature or a library cannot be loaded, [`CudaError::Driver`] when the
+    /// driver refuses (no such GPU, ...).
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// if let Err(e) = Cuda::device(0) {
+    ///     eprintln!("skipped: {e}");
+    /// }
+    /// ```
+    pub fn device(ordinal: usize) -> Result<CudaDevice, CudaError> {
+        crate::backend::cuda::open(ordinal)
+    }
+}
+
+#[cfg(feature = "cuda")]
+pub use crate::backend::cuda::CudaElement;
+#[cfg(feature = "cuda")]
+pub use crate::backend::cuda::blas::BlasElement as CudaBlasElement;
+pub use crate::backend::cuda::{CudaDevice, CudaError};
+pub use crate::ops::devices::SameDevice;
+
+/// The generated CUDA kernel sources and their NVRTC compilation, public so
+/// that a test can compile every kernel on a machine without a GPU.
+#[cfg(feature = "cuda")]
+pub mod cuda_kernels {
+    pub use crate::backend::cuda::{KernelSource, all_kernel_sources, compile_cubin, compile_ptx};
 }
 
 mod sealed {
     pub trait Sealed {}
     impl Sealed for super::Cpu {}
+    impl Sealed for super::Cuda {}
 }

@@ -36,7 +36,11 @@
 //!   it, `op_` works in place, `op_out` writes into a given tensor.
 //! - [`linalg`]: batched linear algebra (`inv`, `solve`, `svd`, ...) with
 //!   PyTorch's batching, on the CPU through faer.
-//! - `backend`: the loops that touch memory (all of the crate's `unsafe`).
+//! - `backend`: the loops that touch memory (all of the crate's `unsafe`):
+//!   `cpu`, and `cuda` (kernels generated as CUDA C, compiled by NVRTC,
+//!   cuBLAS; feature `cuda`). Operations on CUDA tensors are in `ops::cuda`;
+//!   [`device`] has the [`Cuda`](device::Cuda) device type, present in every
+//!   build so that mixing devices is a compile error everywhere.
 //! - [`autograd`]: reverse-mode gradients over the ops, each broadcast
 //!   input's gradient summed back to its own shape.
 #![warn(missing_docs)]

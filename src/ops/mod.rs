@@ -11,12 +11,17 @@
 //! | `operators.rs` | `std::ops` impls: `+ - * / %`, unary `-`, `+=` ... |
 //! | `scalar.rs` | the scalar functions with PyTorch's semantics |
 //! | `reduce/` | reductions with `keepdim`, `argmax`, `softmax`, `sum_to` (naming in its doc) |
+//! | `cuda/` | the same operations on CUDA tensors (feature `cuda`) |
+//! | `devices.rs` | the compile error for operators between devices ([`SameDevice`](crate::device::SameDevice)) |
 //! | `index/` | indexing (`select`, `slice`, `index!`), joining (`cat`, `stack`, `split`), `gather` / `scatter`, `index_select`, masked ops |
 //!
 //! Naming: `op` panics with PyTorch's message on a run-time shape error,
 //! `try_op` returns it; a trailing `_` (`add_`) writes in place.
 
 mod binary;
+#[cfg(feature = "cuda")]
+pub mod cuda;
+pub(crate) mod devices;
 pub(crate) mod exec;
 pub mod index;
 mod inplace;

@@ -51,7 +51,7 @@ use storage::Storage;
 /// assert_eq!(c.strides(), &[0, 1]);
 /// ```
 pub struct Tensor<T: Element, S: Shape, D: Device = Cpu> {
-    pub(crate) storage: Arc<Storage<T>>,
+    pub(crate) storage: Arc<D::Storage<T>>,
     pub(crate) offset: usize,
     pub(crate) dims: S::Dims,
     pub(crate) strides: S::Dims,

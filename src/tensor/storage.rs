@@ -2,14 +2,14 @@
 
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// The elements behind a tensor and all its views.
+/// The elements behind a CPU tensor and all its views.
 ///
 /// A lock guards the buffer: kernels read under a read guard and in-place
 /// operations write under a write guard, so a view written on one thread
 /// never races a read on another. Reads are recursive, so one operation may
 /// read the same storage through several operands.
 #[derive(Debug)]
-pub(crate) struct Storage<T> {
+pub struct Storage<T> {
     data: RwLock<Vec<T>>,
 }
 

@@ -40,7 +40,7 @@
 
 mod fused;
 mod products;
-mod rules;
+pub(crate) mod rules;
 mod run;
 mod shape;
 

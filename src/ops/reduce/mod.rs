@@ -53,7 +53,7 @@
 //! binary counter), so 10^7 copies of `0.1f32` sum to within 1e-4 of the
 //! exact value, where a plain `f32` loop drifts by percents.
 
-mod axes;
+pub(crate) mod axes;
 mod indices;
 mod methods;
 pub(crate) mod reducers;

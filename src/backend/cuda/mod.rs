@@ -1,0 +1,93 @@
+//! The CUDA backend: device handles, kernels generated as CUDA C and compiled
+//! at run time by NVRTC, launches over the shared iteration plan, and cuBLAS
+//! for matrix products.
+//!
+//! | file | what |
+//! |---|---|
+//! | `error.rs` | [`CudaError`], with or without the `cuda` feature |
+//! | `device.rs` | loading the libraries, [`CudaDevice`], [`CudaStorage`], the kernel cache |
+//! | `source.rs` | CUDA C for every kernel: one template per kind, op expressions from `ops.rs` |
+//! | `ops.rs` | the table naming every op the GPU runs, with its CUDA C expression |
+//! | `elementwise.rs` | layouts from the iteration plan, variant choice, launches |
+//! | `reduce.rs` | reductions over a dimension or all (warp shuffles) |
+//! | `blas.rs` | matrix products through cuBLAS (strided-batched GEMM) |
+//!
+//! cudarc panics when it cannot load a library, so [`open`] checks with
+//! cudarc's own `is_culib_present` (which only tries `dlopen`) before
+//! calling anything else in cudarc, and returns [`CudaError::Unavailable`].
+//!
+//! Without the `cuda` feature only the error type, an uninhabited storage
+//! type and a [`CudaDevice`] that cannot be constructed exist, so that
+//! [`Cuda`](crate::device::Cuda) and the device-mismatch compile errors are
+//! the same in every build.
+
+mod error;
+pub use error::CudaError;
+
+#[cfg(feature = "cuda")]
+pub(crate) mod blas;
+#[cfg(feature = "cuda")]
+mod device;
+#[cfg(feature = "cuda")]
+pub(crate) mod elementwise;
+#[cfg(feature = "cuda")]
+pub(crate) mod ops;
+#[cfg(feature = "cuda")]
+pub(crate) mod reduce;
+#[cfg(feature = "cuda")]
+pub(crate) mod source;
+
+#[cfg(feature = "cuda")]
+pub(crate) use blas::{GemmBatch, gemm_strided_batched};
+#[cfg(feature = "cuda")]
+pub use device::{CudaDevice, CudaElement, CudaStorage, compile_cubin, compile_ptx, open};
+#[cfg(feature = "cuda")]
+pub use source::{KernelSource, all_kernel_sources};
+
+#[cfg(not(feature = "cuda"))]
+mod disabled {
+    use core::marker::PhantomData;
+
+    use super::CudaError;
+
+    /// A handle on one GPU. Without the `cuda` feature none can be made:
+    /// [`Cuda::device`](crate::device::Cuda::device) returns
+    /// [`CudaError::Unavailable`].
+    #[derive(Clone, Debug)]
+    pub struct CudaDevice {
+        never: core::convert::Infallible,
+    }
+
+    impl CudaDevice {
+        /// The GPU's name, as the driver reports it.
+        pub fn name(&self) -> &str {
+            match self.never {}
+        }
+
+        /// The device's ordinal (0 for the first GPU).
+        pub fn ordinal(&self) -> usize {
+            match self.never {}
+        }
+
+        /// The compute capability, `(major, minor)`.
+        pub fn compute_capability(&self) -> (u32, u32) {
+            match self.never {}
+        }
+    }
+
+    /// The storage of a CUDA tensor: uninhabited without the `cuda` feature.
+    #[doc(hidden)]
+    pub struct CudaStorage<T> {
+        _never: core::convert::Infallible,
+        _t: PhantomData<fn() -> T>,
+    }
+
+    /// Always [`CudaError::Unavailable`]: built without the `cuda` feature.
+    pub fn open(_ordinal: usize) -> Result<CudaDevice, CudaError> {
+        Err(CudaError::Unavailable(
+            "shaped was built without the `cuda` feature".into(),
+        ))
+    }
+}
+#[cfg(not(feature = "cuda"))]
+pub use disabled::{CudaDevice, CudaStorage, open};

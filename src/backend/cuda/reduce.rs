@@ -1,0 +1,116 @@
+//! Reductions of a contiguous buffer viewed as `(outer, r, inner)` over the
+//! middle dimension: rows (`inner == 1`) reduce with one block per output
+//! and warp shuffles; columns (`inner > 1`) with one thread per output,
+//! neighbouring threads reading neighbouring elements; a single long row
+//! first reduces into per-block partials.
+
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
+
+use super::CudaError;
+use super::device::{CudaDevice, CudaElement};
+use super::ops::ReduceDef;
+use super::source::reduce_source;
+
+/// Most blocks of the partial pass of a full reduction.
+const PARTIALS: u64 = 1024;
+
+/// `out[o * inner + i] = reduce_k in[off + (o * r + k) * inner + i]`
+/// (divided by `r` for a mean).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn reduce<T: CudaElement>(
+    dev: &CudaDevice,
+    def: &ReduceDef,
+    input: &CudaSlice<T>,
+    off: usize,
+    outer: usize,
+    r: usize,
+    inner: usize,
+    out: &mut CudaSlice<T>,
+) -> Result<(), CudaError> {
+    if outer == 0 || inner == 0 {
+        return Ok(());
+    }
+    let make = || reduce_source(def, T::NAME);
+    let stream = dev.stream();
+    let scale = 1.0 / r as f64;
+    let (outer, r64, inner, off) = (outer as u64, r as u64, inner as u64, off as u64);
+    let (pi, _si) = input.device_ptr(stream);
+    let (po, _so) = out.device_ptr_mut(stream);
+    if inner > 1 {
+        let f = dev.kernel((def.name, T::NAME, "cols"), make)?;
+        let total = outer * inner;
+        let cfg = LaunchConfig {
+            grid_dim: (total.div_ceil(256).clamp(1, 1 << 16) as u32, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut b = stream.launch_builder(&f);
+        b.arg(&po)
+            .arg(&pi)
+            .arg(&off)
+            .arg(&outer)
+            .arg(&r64)
+            .arg(&inner)
+            .arg(&scale);
+        // SAFETY: `_cols(T*, const T*, u64 off, u64 outer, u64 r, u64 inner,
+        // double)` matches the pushed arguments; the caller guarantees
+        // `input` holds `off + outer * r * inner` elements and `out`
+        // `outer * inner`; the kernel reads and writes only those.
+        unsafe { b.launch(cfg) }?;
+        return Ok(());
+    }
+    let rows_f = dev.kernel((def.name, T::NAME, "rows"), make)?;
+    if outer == 1 && r64 > 256 * 64 {
+        // One long row: per-block partials, then one row over them.
+        let blocks = r64.div_ceil(256).min(PARTIALS);
+        let mut partials = dev.alloc::<T>(blocks as usize)?;
+        let (pp, _sp) = partials.device_ptr_mut(stream);
+        let f = dev.kernel((def.name, T::NAME, "partial"), make)?;
+        let cfg = LaunchConfig {
+            grid_dim: (blocks as u32, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut b = stream.launch_builder(&f);
+        b.arg(&pp).arg(&pi).arg(&off).arg(&r64);
+        // SAFETY: `_partial(T*, const T*, u64 off, u64 n)`; `partials` has
+        // one element per block, `input` at least `off + r` elements.
+        unsafe { b.launch(cfg) }?;
+        let (zero, one) = (0u64, 1u64);
+        let mut b = stream.launch_builder(&rows_f);
+        b.arg(&po)
+            .arg(&pp)
+            .arg(&zero)
+            .arg(&one)
+            .arg(&blocks)
+            .arg(&scale);
+        // SAFETY: `_rows(T*, const T*, u64 off, u64 rows, u64 r, double)`
+        // over one row of `blocks` partials, written to `out[0]`.
+        unsafe { b.launch(cfg_rows(1, blocks)) }?;
+        drop(_sp);
+        return Ok(());
+    }
+    let mut b = stream.launch_builder(&rows_f);
+    b.arg(&po)
+        .arg(&pi)
+        .arg(&off)
+        .arg(&outer)
+        .arg(&r64)
+        .arg(&scale);
+    // SAFETY: `_rows(T*, const T*, u64 off, u64 rows, u64 r, double)`; the
+    // caller guarantees `input` holds `off + outer * r` elements and `out`
+    // `outer`.
+    unsafe { b.launch(cfg_rows(outer, r64)) }?;
+    Ok(())
+}
+
+/// One block per row (up to 65535 blocks, grid-strided beyond), with a
+/// multiple of 32 threads, no more than the row needs.
+fn cfg_rows(rows: u64, r: u64) -> LaunchConfig {
+    let threads = r.clamp(1, 256).div_ceil(32) * 32;
+    LaunchConfig {
+        grid_dim: (rows.clamp(1, 65535) as u32, 1, 1),
+        block_dim: (threads as u32, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}

@@ -1,0 +1,405 @@
+//! CUDA C for every kernel, generated from the op table (`ops.rs`): one
+//! template per kind, instantiated per op and element type.
+//!
+//! - Elementwise (n-ary, broadcasting): one module per op and element type
+//!   holds four kernels, chosen at launch (see `elementwise.rs`):
+//!   `_s64` / `_s32` walk the iteration plan's coalesced sizes and
+//!   per-operand strides (0 where broadcast) with 64- or 32-bit index math;
+//!   `_l32` is the rank-1 case (one coalesced dimension, any strides, so
+//!   contiguous and stride-0 operands); `_v32` additionally loads and stores
+//!   16 bytes at a time when every non-broadcast operand is contiguous and
+//!   aligned.
+//! - Reductions: one module per reduction and element type, with a kernel
+//!   reducing contiguous rows with warp shuffles (`_rows`), one reducing
+//!   along a strided column (`_cols`, each thread one output) and the grid
+//!   partial pass of a full reduction (`_partial`).
+//!
+//! The sources are plain strings, so `tests/cuda_kernels.rs` compiles every
+//! one of them with NVRTC on a machine without a GPU.
+
+use super::ops::{OPS, OpDef, REDUCTIONS, ReduceDef};
+
+/// The largest rank (after coalescing) the strided kernels take; plans of
+/// higher rank are materialised first.
+pub const MAX_RANK: usize = 8;
+/// The most operands (output included) of an elementwise kernel.
+pub const MAX_OPERANDS: usize = 4;
+
+/// The element types and their CUDA C names and suffixes.
+pub(crate) const TYPES: &[(&str, &str, &str)] = &[
+    ("float32", "float", "f32"),
+    ("float64", "double", "f64"),
+    ("int32", "int", "i32"),
+    ("int64", "long long", "i64"),
+    ("uint8", "unsigned char", "u8"),
+    ("bool", "bool", "bool"),
+];
+
+/// CUDA C name and short suffix of the element type named `t`.
+pub(crate) fn c_type(t: &str) -> (&'static str, &'static str) {
+    let (_, c, short) = TYPES
+        .iter()
+        .find(|(name, _, _)| *name == t)
+        .unwrap_or_else(|| panic!("no CUDA type for {t}"));
+    (c, short)
+}
+
+/// Definitions every module starts with: the plan layout and the scalar
+/// helpers with PyTorch's semantics (integers wrap, `fmod` takes the
+/// dividend's sign, `maximum` propagates NaN, ...).
+const PRELUDE: &str = r#"
+#define SH_MAX_RANK 8
+#define SH_MAX_OPS 4
+struct ShLayout {
+    unsigned long long dims[SH_MAX_RANK];
+    unsigned long long strides[SH_MAX_OPS][SH_MAX_RANK];
+    unsigned long long offsets[SH_MAX_OPS];
+    int rank;
+    int pad;
+};
+template <typename T, int N> struct __align__(sizeof(T) * N) ShVec { T v[N]; };
+
+template <typename T> __device__ __forceinline__ T sh_wadd(T x, T y) { return x + y; }
+template <typename T> __device__ __forceinline__ T sh_wsub(T x, T y) { return x - y; }
+template <typename T> __device__ __forceinline__ T sh_wmul(T x, T y) { return x * y; }
+__device__ __forceinline__ int sh_wadd(int x, int y) { return (int)((unsigned)x + (unsigned)y); }
+__device__ __forceinline__ int sh_wsub(int x, int y) { return (int)((unsigned)x - (unsigned)y); }
+__device__ __forceinline__ int sh_wmul(int x, int y) { return (int)((unsigned)x * (unsigned)y); }
+__device__ __forceinline__ long long sh_wadd(long long x, long long y) { return (long long)((unsigned long long)x + (unsigned long long)y); }
+__device__ __forceinline__ long long sh_wsub(long long x, long long y) { return (long long)((unsigned long long)x - (unsigned long long)y); }
+__device__ __forceinline__ long long sh_wmul(long long x, long long y) { return (long long)((unsigned long long)x * (unsigned long long)y); }
+__device__ __forceinline__ unsigned char sh_wadd(unsigned char x, unsigned char y) { return (unsigned char)(x + y); }
+__device__ __forceinline__ unsigned char sh_wsub(unsigned char x, unsigned char y) { return (unsigned char)(x - y); }
+__device__ __forceinline__ unsigned char sh_wmul(unsigned char x, unsigned char y) { return (unsigned char)(x * y); }
+
+template <typename T> __device__ __forceinline__ bool sh_isnan(T x) { return x != x; }
+template <typename T> __device__ __forceinline__ T sh_maximum(T x, T y) { return sh_isnan(x) ? x : ((sh_isnan(y) || y > x) ? y : x); }
+template <typename T> __device__ __forceinline__ T sh_minimum(T x, T y) { return sh_isnan(x) ? x : ((sh_isnan(y) || y < x) ? y : x); }
+template <typename T> __device__ __forceinline__ T sh_clamp(T x, T lo, T hi) {
+    if (sh_isnan(x)) return x;
+    T y = x < lo ? lo : x;
+    return y > hi ? hi : y;
+}
+
+template <typename T> __device__ __forceinline__ T sh_fmod(T x, T y) { return x % y; }
+__device__ __forceinline__ float sh_fmod(float x, float y) { return fmodf(x, y); }
+__device__ __forceinline__ double sh_fmod(double x, double y) { return fmod(x, y); }
+template <typename T> __device__ __forceinline__ T sh_remainder(T x, T y) {
+    T r = sh_fmod(x, y);
+    return (r != (T)0 && ((r < (T)0) != (y < (T)0))) ? (T)(r + y) : r;
+}
+template <typename T> __device__ __forceinline__ T sh_div_trunc(T x, T y) { return x / y; }
+__device__ __forceinline__ float sh_div_trunc(float x, float y) { return truncf(x / y); }
+__device__ __forceinline__ double sh_div_trunc(double x, double y) { return trunc(x / y); }
+template <typename T> __device__ __forceinline__ T sh_div_floor(T x, T y) {
+    T q = x / y;
+    return (x % y != (T)0 && ((x < (T)0) != (y < (T)0))) ? (T)(q - (T)1) : q;
+}
+/* PyTorch's div_floor_floating, computed in double as the CPU path does. */
+__device__ __forceinline__ double sh_div_floor_f(double a, double b) {
+    if (b == 0.0) return a / b;
+    double m = fmod(a, b);
+    double div = (a - m) / b;
+    if (m != 0.0 && ((b < 0.0) != (m < 0.0))) div -= 1.0;
+    if (div != 0.0) {
+        double f = floor(div);
+        return (div - f > 0.5) ? f + 1.0 : f;
+    }
+    return copysign(0.0, a / b);
+}
+__device__ __forceinline__ float sh_div_floor(float x, float y) { return (float)sh_div_floor_f((double)x, (double)y); }
+__device__ __forceinline__ double sh_div_floor(double x, double y) { return sh_div_floor_f(x, y); }
+
+template <typename T> __device__ __forceinline__ T sh_pow(T x, T e) {
+    if (e < (T)0) {
+        if (x == (T)1) return (T)1;
+        if (x == (T)-1) return (e % (T)2 == (T)0) ? (T)1 : x;
+        return (T)0;
+    }
+    T acc = (T)1, base = x;
+    while (e > (T)0) {
+        if (e & (T)1) acc = sh_wmul(acc, base);
+        base = sh_wmul(base, base);
+        e >>= 1;
+    }
+    return acc;
+}
+__device__ __forceinline__ unsigned char sh_pow(unsigned char x, unsigned char e) {
+    unsigned char acc = 1, base = x;
+    while (e > 0) {
+        if (e & 1) acc = (unsigned char)(acc * base);
+        base = (unsigned char)(base * base);
+        e >>= 1;
+    }
+    return acc;
+}
+__device__ __forceinline__ float sh_pow(float x, float e) { return powf(x, e); }
+__device__ __forceinline__ double sh_pow(double x, double e) { return pow(x, e); }
+
+template <typename T> __device__ __forceinline__ T sh_lerp(T a, T b, T w) {
+    return (fabs((double)w) < 0.5) ? (T)(a + w * (b - a)) : (T)(b - (b - a) * ((T)1 - w));
+}
+
+template <typename T> __device__ __forceinline__ T sh_lowest();
+template <typename T> __device__ __forceinline__ T sh_highest();
+template <> __device__ __forceinline__ float sh_lowest<float>() { return -__int_as_float(0x7f800000); }
+template <> __device__ __forceinline__ float sh_highest<float>() { return __int_as_float(0x7f800000); }
+template <> __device__ __forceinline__ double sh_lowest<double>() { return -__longlong_as_double(0x7ff0000000000000LL); }
+template <> __device__ __forceinline__ double sh_highest<double>() { return __longlong_as_double(0x7ff0000000000000LL); }
+template <> __device__ __forceinline__ int sh_lowest<int>() { return (int)0x80000000; }
+template <> __device__ __forceinline__ int sh_highest<int>() { return 0x7fffffff; }
+template <> __device__ __forceinline__ long long sh_lowest<long long>() { return (long long)0x8000000000000000ULL; }
+template <> __device__ __forceinline__ long long sh_highest<long long>() { return 0x7fffffffffffffffLL; }
+template <> __device__ __forceinline__ unsigned char sh_lowest<unsigned char>() { return 0; }
+template <> __device__ __forceinline__ unsigned char sh_highest<unsigned char>() { return 255; }
+"#;
+
+/// The elementwise template: `OP` is the op's scalar function, `A0..A2` the
+/// operand types, `OUT` the result type, `NIN` the operand count, `VEC` the
+/// elements per 16-byte vector access.
+const ELEMENTWISE: &str = r#"
+template <typename IDX>
+__device__ __forceinline__ void sh_strided(const ShLayout& L, OUT* o, const A0* a0, const A1* a1, const A2* a2, T s, unsigned long long n) {
+    for (IDX i = (IDX)blockIdx.x * (IDX)blockDim.x + (IDX)threadIdx.x; i < (IDX)n; i += (IDX)blockDim.x * (IDX)gridDim.x) {
+        IDX rem = i;
+        IDX p0 = (IDX)L.offsets[0], p1 = (IDX)L.offsets[1], p2 = (IDX)L.offsets[2], p3 = (IDX)L.offsets[3];
+        for (int d = L.rank - 1; d >= 0; --d) {
+            IDX sz = (IDX)L.dims[d];
+            IDX c = rem % sz;
+            rem /= sz;
+            p0 += c * (IDX)L.strides[0][d];
+            p1 += c * (IDX)L.strides[1][d];
+            if (NIN > 1) p2 += c * (IDX)L.strides[2][d];
+            if (NIN > 2) p3 += c * (IDX)L.strides[3][d];
+        }
+        A0 x = a0[p1];
+        A1 y = NIN > 1 ? a1[p2] : (A1)0;
+        A2 z = NIN > 2 ? a2[p3] : (A2)0;
+        o[p0] = sh_op(x, y, z, s);
+    }
+}
+
+extern "C" __global__ void KNAME_s64(ShLayout L, OUT* o, const A0* a0, const A1* a1, const A2* a2, T s, unsigned long long n) {
+    sh_strided<unsigned long long>(L, o, a0, a1, a2, s, n);
+}
+
+extern "C" __global__ void KNAME_s32(ShLayout L, OUT* o, const A0* a0, const A1* a1, const A2* a2, T s, unsigned long long n) {
+    sh_strided<unsigned int>(L, o, a0, a1, a2, s, n);
+}
+
+/* Rank 1: any strides (1 for contiguous, 0 for broadcast), 32-bit. */
+extern "C" __global__ void KNAME_l32(ShLayout L, OUT* o, const A0* a0, const A1* a1, const A2* a2, T s, unsigned long long n) {
+    const unsigned int s0 = (unsigned int)L.strides[0][0], s1 = (unsigned int)L.strides[1][0];
+    const unsigned int s2 = (unsigned int)L.strides[2][0], s3 = (unsigned int)L.strides[3][0];
+    OUT* op = o + L.offsets[0];
+    const A0* p1 = a0 + L.offsets[1];
+    const A1* p2 = a1 + L.offsets[2];
+    const A2* p3 = a2 + L.offsets[3];
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < (unsigned int)n; i += blockDim.x * gridDim.x) {
+        A0 x = p1[i * s1];
+        A1 y = NIN > 1 ? p2[i * s2] : (A1)0;
+        A2 z = NIN > 2 ? p3[i * s3] : (A2)0;
+        op[i * s0] = sh_op(x, y, z, s);
+    }
+}
+
+/* Rank 1, output and every operand of stride 1 aligned to VEC elements or
+   of stride 0 (broadcast scalars): 16-byte loads and stores, then a tail. */
+extern "C" __global__ void KNAME_v32(ShLayout L, OUT* o, const A0* a0, const A1* a1, const A2* a2, T s, unsigned long long n) {
+    OUT* op = o + L.offsets[0];
+    const A0* p1 = a0 + L.offsets[1];
+    const A1* p2 = a1 + L.offsets[2];
+    const A2* p3 = a2 + L.offsets[3];
+    const bool c1 = L.strides[1][0] != 0, c2 = L.strides[2][0] != 0, c3 = L.strides[3][0] != 0;
+    const unsigned int nv = (unsigned int)(n / VEC);
+    const unsigned int step = blockDim.x * gridDim.x;
+    const unsigned int tid = blockIdx.x * blockDim.x + threadIdx.x;
+    for (unsigned int v = tid; v < nv; v += step) {
+        ShVec<A0, VEC> x;
+        ShVec<A1, VEC> y;
+        ShVec<A2, VEC> z;
+        if (c1) x = *(const ShVec<A0, VEC>*)(p1 + (unsigned long long)v * VEC);
+        else for (int k = 0; k < VEC; ++k) x.v[k] = p1[0];
+        if (NIN > 1) {
+            if (c2) y = *(const ShVec<A1, VEC>*)(p2 + (unsigned long long)v * VEC);
+            else for (int k = 0; k < VEC; ++k) y.v[k] = p2[0];
+        } else for (int k = 0; k < VEC; ++k) y.v[k] = (A1)0;
+        if (NIN > 2) {
+            if (c3) z = *(const ShVec<A2, VEC>*)(p3 + (unsigned long long)v * VEC);
+            else for (int k = 0; k < VEC; ++k) z.v[k] = p3[0];
+        } else for (int k = 0; k < VEC; ++k) z.v[k] = (A2)0;
+        ShVec<OUT, VEC> r;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) r.v[k] = sh_op(x.v[k], y.v[k], z.v[k], s);
+        *(ShVec<OUT, VEC>*)(op + (unsigned long long)v * VEC) = r;
+    }
+    for (unsigned int i = nv * VEC + tid; i < (unsigned int)n; i += step) {
+        A0 x = p1[c1 ? i : 0];
+        A1 y = NIN > 1 ? p2[c2 ? i : 0] : (A1)0;
+        A2 z = NIN > 2 ? p3[c3 ? i : 0] : (A2)0;
+        op[i] = sh_op(x, y, z, s);
+    }
+}
+"#;
+
+/// The reduction template: `sh_combine` merges two partials, `sh_init` is
+/// the identity. Rows: one block of `blockDim.x` (a multiple of 32) threads
+/// per output, each output's `r` inputs contiguous from `row * r`; shared
+/// memory holds one partial per warp.
+const REDUCE: &str = r#"
+__device__ __forceinline__ T sh_warp(T x) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) x = sh_combine(x, (T)__shfl_down_sync(0xffffffffu, x, d));
+    return x;
+}
+
+__device__ __forceinline__ T sh_block(T x) {
+    __shared__ T warps[32];
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    x = sh_warp(x);
+    if (lane == 0) warps[w] = x;
+    __syncthreads();
+    const int nw = (blockDim.x + 31) >> 5;
+    x = (threadIdx.x < nw) ? warps[lane] : sh_init();
+    if (w == 0) x = sh_warp(x);
+    return x;
+}
+
+/* out[row] = reduce(in[off + row * r .. off + row * r + r]) * scale */
+extern "C" __global__ void KNAME_rows(T* out, const T* in, unsigned long long off, unsigned long long rows, unsigned long long r, double scale) {
+    for (unsigned long long row = blockIdx.x; row < rows; row += gridDim.x) {
+        const T* p = in + off + row * r;
+        T acc = sh_init();
+        for (unsigned long long k = threadIdx.x; k < r; k += blockDim.x) acc = sh_combine(acc, p[k]);
+        acc = sh_block(acc);
+        if (threadIdx.x == 0) out[row] = sh_finish(acc, scale);
+        __syncthreads();
+    }
+}
+
+/* out[o * inner + i] = reduce over k of in[off + (o * r + k) * inner + i] * scale */
+extern "C" __global__ void KNAME_cols(T* out, const T* in, unsigned long long off, unsigned long long outer, unsigned long long r, unsigned long long inner, double scale) {
+    const unsigned long long total = outer * inner;
+    for (unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; j < total; j += (unsigned long long)blockDim.x * gridDim.x) {
+        const unsigned long long o = j / inner, i = j % inner;
+        const T* p = in + off + o * r * inner + i;
+        T acc = sh_init();
+        for (unsigned long long k = 0; k < r; ++k) acc = sh_combine(acc, p[k * inner]);
+        out[j] = sh_finish(acc, scale);
+    }
+}
+
+/* partials[block] = reduce of a grid-strided share of in[off .. off + n] */
+extern "C" __global__ void KNAME_partial(T* partials, const T* in, unsigned long long off, unsigned long long n) {
+    T acc = sh_init();
+    for (unsigned long long k = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (unsigned long long)blockDim.x * gridDim.x)
+        acc = sh_combine(acc, in[off + k]);
+    acc = sh_block(acc);
+    if (threadIdx.x == 0) partials[blockIdx.x] = acc;
+}
+"#;
+
+/// One kernel module's source.
+#[derive(Clone, Debug)]
+pub struct KernelSource {
+    /// The module's name; its kernels are `name` plus a variant suffix.
+    pub name: String,
+    /// The CUDA C source.
+    pub source: String,
+    /// The kernels the module defines.
+    pub kernels: Vec<String>,
+}
+
+/// The module name of elementwise op `op` on element type `t`.
+pub(crate) fn elementwise_name(op: &OpDef, t: &str) -> String {
+    format!("sh_{}_{}", op.name, c_type(t).1)
+}
+
+/// The module name of reduction `r` on element type `t`.
+pub(crate) fn reduce_name(r: &ReduceDef, t: &str) -> String {
+    format!("sh_red_{}_{}", r.name, c_type(t).1)
+}
+
+/// The source of elementwise op `op` on element type `t` (the type named by
+/// `Element::NAME`).
+pub(crate) fn elementwise_source(op: &OpDef, t: &str) -> KernelSource {
+    let (ct, _) = c_type(t);
+    let name = elementwise_name(op, t);
+    let a0 = if op.bool_first { "bool" } else { ct };
+    let out = if op.bool_out { "bool" } else { ct };
+    let size = |c: &str| match c {
+        "double" | "long long" => 8,
+        "float" | "int" => 4,
+        _ => 1,
+    };
+    let widest = [a0, ct, out].into_iter().map(size).max().unwrap_or(1);
+    let vec = 16 / widest;
+    let head = format!(
+        "typedef {ct} T;\ntypedef {a0} A0;\ntypedef {ct} A1;\ntypedef {ct} A2;\ntypedef {out} OUT;\n\
+         #define NIN {nin}\n#define VEC {vec}\n\
+         __device__ __forceinline__ OUT sh_op(A0 a, A1 b, A2 c, T s) {{ return (OUT)({expr}); }}\n",
+        nin = op.arity,
+        expr = op.expr,
+    );
+    let body = ELEMENTWISE.replace("KNAME", &name);
+    let kernels = ["s64", "s32", "l32", "v32"]
+        .iter()
+        .map(|v| format!("{name}_{v}"))
+        .collect();
+    KernelSource {
+        source: format!("{PRELUDE}{head}{body}"),
+        name,
+        kernels,
+    }
+}
+
+/// The source of reduction `r` on element type `t`.
+pub(crate) fn reduce_source(r: &ReduceDef, t: &str) -> KernelSource {
+    let (ct, _) = c_type(t);
+    let name = reduce_name(r, t);
+    let finish = if r.mean {
+        "return (T)(x * scale);"
+    } else {
+        "return x;"
+    };
+    let head = format!(
+        "typedef {ct} T;\n\
+         __device__ __forceinline__ T sh_init() {{ return {init}; }}\n\
+         __device__ __forceinline__ T sh_combine(T x, T y) {{ return {combine}; }}\n\
+         __device__ __forceinline__ T sh_finish(T x, double scale) {{ {finish} }}\n",
+        init = r.init,
+        combine = r.combine,
+    );
+    let body = REDUCE.replace("KNAME", &name);
+    let kernels = ["rows", "cols", "partial"]
+        .iter()
+        .map(|v| format!("{name}_{v}"))
+        .collect();
+    KernelSource {
+        source: format!("{PRELUDE}{head}{body}"),
+        name,
+        kernels,
+    }
+}
+
+/// Every kernel module the backend can generate: each op of the table for
+/// each element type its family admits, each reduction likewise.
+///
+/// ```
+/// # #[cfg(feature = "cuda")] {
+/// let all = shaped::device::cuda_kernels::all_kernel_sources();
+/// assert!(all.iter().any(|k| k.name == "sh_add_f32"));
+/// # }
+/// ```
+pub fn all_kernel_sources() -> Vec<KernelSource> {
+    let mut out = Vec::new();
+    for (t, _, _) in TYPES {
+        for op in OPS.iter().filter(|o| o.family.admits(t)) {
+            out.push(elementwise_source(op, t));
+        }
+        for r in REDUCTIONS.iter().filter(|r| r.family.admits(t)) {
+            out.push(reduce_source(r, t));
+        }
+    }
+    out
+}

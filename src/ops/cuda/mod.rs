@@ -1,0 +1,250 @@
+//! Operations on CUDA tensors (`Tensor<T, S, Cuda>`, feature `cuda`): the
+//! same shape rules as the CPU operations (the same traits at compile time,
+//! `broadcast_pair` and PyTorch's messages at run time), run by the kernels
+//! of `backend::cuda`.
+//!
+//! | file | what |
+//! |---|---|
+//! | `mod.rs` | transfers (`to_device`, `to_cpu`), sizes and strides, `contiguous` |
+//! | `pointwise.rs` | unary, binary, comparison, ternary ops, scalar forms, in-place forms, `std::ops` |
+//! | `reduce.rs` | `sum`, `mean`, `prod`, `max`, `min` over all, one axis, or run-time dims |
+//! | `matmul.rs` | `matmul`, `mm`, `bmm` through cuBLAS |
+//!
+//! Fallible forms return [`CudaError`] (a shape error is
+//! [`CudaError::Shape`], with the CPU's wording), since any launch can also
+//! fail in the driver; the panicking forms panic with the same message.
+//!
+//! Not here yet: autograd on CUDA tensors, indexing ops, views on CUDA
+//! tensors (make the view on the CPU: [`Tensor::to_device`] keeps its
+//! strides, so a transposed or expanded view arrives as one).
+//!
+//! ```
+//! use shaped::device::Cuda;
+//! use shaped::{Shape, Tensor};
+//! let a = Tensor::<f32, Shape![2, 1]>::from_vec(vec![1., 2.]);
+//! let b = Tensor::<f32, Shape![3]>::from_vec(vec![10., 20., 30.]);
+//! match Cuda::device(0) {
+//!     Ok(dev) => {
+//!         let (ga, gb) = (a.to_device(&dev).unwrap(), b.to_device(&dev).unwrap());
+//!         let c: Tensor<f32, Shape![2, 3], Cuda> = &ga + &gb;
+//!         assert_eq!(c.to_cpu().unwrap().to_vec(), (&a + &b).to_vec());
+//!     }
+//!     Err(e) => println!("skipped: {e}"),
+//! }
+//! ```
+
+mod matmul;
+mod pointwise;
+mod reduce;
+
+use core::marker::PhantomData;
+use std::sync::Arc;
+
+use crate::Tensor;
+use crate::backend::cuda::elementwise::{Operand, launch};
+use crate::backend::cuda::ops::find;
+use crate::backend::cuda::{CudaDevice, CudaElement, CudaError, CudaStorage};
+use crate::device::Cuda;
+use crate::iter::contiguous_strides;
+use crate::shape::{Dims, Shape, ShapeError};
+
+impl<T: CudaElement, S: Shape> Tensor<T, S> {
+    /// A copy of this tensor on GPU `dev`, with the same sizes, strides and
+    /// offset relative to the copied span (so a transposed or expanded view
+    /// stays one; only the span of storage it reaches is copied).
+    ///
+    /// # Errors
+    /// A driver error (out of memory, ...).
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![2, 3]>::zeros().transpose::<0, 1>();
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let g = t.to_device(&dev).unwrap();
+    ///     assert_eq!(g.strides(), t.strides());
+    ///     assert_eq!(g.to_cpu().unwrap().to_vec(), t.to_vec());
+    /// }
+    /// ```
+    pub fn to_device(&self, dev: &CudaDevice) -> Result<Tensor<T, S, Cuda>, CudaError> {
+        let (lo, hi) = span(self.dims(), self.strides(), self.offset());
+        let g = self.storage.read();
+        let buf = dev.upload(&g[lo..hi])?;
+        drop(g);
+        Ok(Tensor {
+            storage: Arc::new(CudaStorage::new(buf, dev.clone())),
+            offset: self.offset() - lo,
+            dims: self.dims.clone(),
+            strides: self.strides.clone(),
+            device: PhantomData,
+        })
+    }
+}
+
+/// The range of storage indices a layout reaches (empty for no elements).
+fn span(dims: &[usize], strides: &[usize], offset: usize) -> (usize, usize) {
+    if dims.contains(&0) {
+        return (0, 0);
+    }
+    let reach: usize = dims.iter().zip(strides).map(|(&d, &s)| (d - 1) * s).sum();
+    (offset, offset + reach + 1)
+}
+
+impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
+    /// A contiguous tensor over `buf` (at least `numel(dims)` elements).
+    pub(crate) fn from_cuda_parts(buf: Arc<CudaStorage<T>>, dims: S::Dims) -> Self {
+        let strides = contiguous_strides(dims.as_ref());
+        Tensor {
+            storage: buf,
+            offset: 0,
+            strides: <S::Dims as Dims>::from_slice(&strides),
+            dims,
+            device: PhantomData,
+        }
+    }
+
+    /// The kernels' view of this tensor.
+    pub(crate) fn operand(&self) -> Operand<'_, T> {
+        Operand {
+            storage: &self.storage,
+            dims: self.dims(),
+            strides: self.strides(),
+            offset: self.offset,
+        }
+    }
+
+    /// The GPU this tensor lives on.
+    pub fn device(&self) -> &CudaDevice {
+        &self.storage.dev
+    }
+
+    /// The size of each dimension.
+    pub fn dims(&self) -> &[usize] {
+        self.dims.as_ref()
+    }
+
+    /// The stride of each dimension, in elements (0 where expanded).
+    pub fn strides(&self) -> &[usize] {
+        self.strides.as_ref()
+    }
+
+    /// The offset of the first element in the storage, in elements.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The number of dimensions.
+    pub fn rank(&self) -> usize {
+        self.dims().len()
+    }
+
+    /// The number of elements.
+    pub fn numel(&self) -> usize {
+        self.dims().iter().product()
+    }
+
+    /// Whether the elements are contiguous in row-major order.
+    pub fn is_contiguous(&self) -> bool {
+        let mut expected = 1;
+        if self.numel() == 0 {
+            return true;
+        }
+        for (&d, &s) in self.dims().iter().zip(self.strides()).rev() {
+            if d != 1 && s != expected {
+                return false;
+            }
+            expected *= d;
+        }
+        true
+    }
+
+    /// The elements copied back to the CPU, as a contiguous tensor.
+    ///
+    /// # Errors
+    /// A driver error (including one raised by an earlier asynchronous
+    /// kernel on this device).
+    pub fn to_cpu(&self) -> Result<Tensor<T, S>, CudaError> {
+        let n = self.numel();
+        if n == 0 {
+            return Ok(Tensor::from_parts(Vec::new(), self.dims.clone()));
+        }
+        let c = self.contiguous()?;
+        let g = c.storage.buf.read();
+        let view = g.slice(c.offset..c.offset + n);
+        let data = self.device().stream().clone_dtoh(&view)?;
+        // A copy to pageable memory completes before the call returns; the
+        // synchronisation also reports errors of earlier asynchronous work.
+        self.device().synchronize()?;
+        Ok(Tensor::from_parts(data, self.dims.clone()))
+    }
+
+    /// A contiguous copy of the elements in new device storage (PyTorch's
+    /// `clone()`).
+    ///
+    /// # Errors
+    /// A driver error.
+    pub fn deep_copy(&self) -> Result<Self, CudaError> {
+        let dev = self.device().clone();
+        let out = Arc::new(CudaStorage::new(dev.alloc::<T>(self.numel())?, dev.clone()));
+        let t = Tensor::from_cuda_parts(out, self.dims.clone());
+        launch(
+            &dev,
+            find("copy"),
+            t.operand(),
+            self.operand(),
+            &[],
+            T::default(),
+        )?;
+        Ok(t)
+    }
+
+    /// This tensor if contiguous, else a contiguous copy.
+    ///
+    /// # Errors
+    /// A driver error.
+    pub fn contiguous(&self) -> Result<Self, CudaError> {
+        if self.is_contiguous() {
+            return Ok(self.clone());
+        }
+        self.deep_copy()
+    }
+}
+
+/// The sizes, strides, dtype and device (not the elements, which would need
+/// a copy from the GPU: use [`Tensor::to_cpu`] to print them).
+impl<T: CudaElement, S: Shape> core::fmt::Debug for Tensor<T, S, Cuda> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "tensor(size={:?}, stride={:?}, dtype={}, device='cuda:{}')",
+            self.dims(),
+            self.strides(),
+            T::NAME,
+            self.device().ordinal()
+        )
+    }
+}
+
+/// A fresh contiguous CUDA tensor of sizes `dims` on `dev`, whose elements
+/// the caller's kernel writes.
+pub(crate) fn output<O: CudaElement, SO: Shape>(
+    dev: &CudaDevice,
+    dims: &[usize],
+) -> Result<Tensor<O, SO, Cuda>, CudaError> {
+    let d = SO::check_dims(dims)?;
+    let n: usize = dims.iter().product();
+    let buf = Arc::new(CudaStorage::new(dev.alloc::<O>(n)?, dev.clone()));
+    Ok(Tensor::from_cuda_parts(buf, d))
+}
+
+/// PyTorch's error when operands live on different GPUs.
+pub(crate) fn same_device(a: &CudaDevice, b: &CudaDevice) -> Result<(), CudaError> {
+    if a != b {
+        return Err(CudaError::Shape(ShapeError::Invalid(format!(
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:{} and cuda:{}!",
+            a.ordinal(),
+            b.ordinal()
+        ))));
+    }
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! Every generated CUDA kernel compiles with NVRTC to PTX for compute
+//! capabilities 8.0 and 9.0. Needs only NVRTC (no GPU, no driver): CI
+//! installs it from the `nvidia-cuda-nvrtc-cu12` wheel (see `.ci/run`) and
+//! sets `SHAPED_REQUIRE_NVRTC`, so that a missing library fails the test
+//! there instead of skipping it.
+#![cfg(feature = "cuda")]
+
+use shaped::device::CudaError;
+use shaped::device::cuda_kernels::{all_kernel_sources, compile_cubin, compile_ptx};
+
+#[test]
+fn every_kernel_compiles_for_sm80_and_sm90() {
+    let all = all_kernel_sources();
+    // Every op of the table for every element type it admits, and every
+    // reduction: well over a hundred modules.
+    assert!(all.len() > 150, "only {} kernel modules", all.len());
+    let mut failures = Vec::new();
+    let mut compiled = 0;
+    for arch in [(8, 0), (9, 0)] {
+        for k in &all {
+            match compile_ptx(k, arch) {
+                Ok(ptx) => {
+                    for name in &k.kernels {
+                        assert!(
+                            ptx.contains(&format!(".entry {name}(")),
+                            "{name} missing from the PTX of {}",
+                            k.name
+                        );
+                    }
+                    assert!(ptx.contains(&format!(".target sm_{}{}", arch.0, arch.1)));
+                    compiled += 1;
+                }
+                Err(CudaError::Unavailable(why))
+                    if std::env::var_os("SHAPED_REQUIRE_NVRTC").is_none() =>
+                {
+                    eprintln!("skipped: NVRTC not found ({why})");
+                    return;
+                }
+                Err(e) => failures.push(format!("{arch:?}: {e}")),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert_eq!(compiled, 2 * all.len());
+    eprintln!("compiled {compiled} kernel modules");
+}
+
+#[test]
+fn kernel_names_are_unique() {
+    let all = all_kernel_sources();
+    let mut names: Vec<_> = all.iter().flat_map(|k| k.kernels.iter()).collect();
+    let n = names.len();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), n);
+}
+
+/// The vectorised variant really issues 16-byte loads and stores.
+#[test]
+fn vectorised_variant_uses_16_byte_accesses() {
+    let all = all_kernel_sources();
+    let add = all
+        .iter()
+        .find(|k| k.name == "sh_add_f32")
+        .expect("sh_add_f32");
+    match compile_ptx(add, (8, 0)) {
+        Ok(ptx) => {
+            let v = &ptx[ptx.find(".entry sh_add_f32_v32(").expect("v32 kernel")..];
+            assert!(
+                v.contains("ld.global.v4.f32") || v.contains("ld.v4.f32"),
+                "no float4 load"
+            );
+            assert!(
+                v.contains("st.global.v4.f32") || v.contains("st.v4.f32"),
+                "no float4 store"
+            );
+        }
+        Err(CudaError::Unavailable(why)) => eprintln!("skipped: NVRTC not found ({why})"),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Machine code too: NVRTC's assembler accepts every kernel for sm_80 and
+/// sm_90 (what the driver would do with the PTX on such a GPU).
+#[test]
+fn every_kernel_assembles_to_cubin_for_sm80_and_sm90() {
+    let all = all_kernel_sources();
+    let mut failures = Vec::new();
+    for arch in [(8, 0), (9, 0)] {
+        for k in &all {
+            match compile_cubin(k, arch) {
+                Ok(cubin) => assert_eq!(
+                    &cubin[..4],
+                    b"\x7fELF",
+                    "{} for sm_{}{}",
+                    k.name,
+                    arch.0,
+                    arch.1
+                ),
+                Err(CudaError::Unavailable(why))
+                    if std::env::var_os("SHAPED_REQUIRE_NVRTC").is_none() =>
+                {
+                    eprintln!("skipped: NVRTC not found ({why})");
+                    return;
+                }
+                Err(e) => failures.push(format!("{arch:?}: {e}")),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,710 @@
+//! CUDA against CPU on the same random inputs: every pointwise op of the
+//! table, reductions, matmul, in-place and ternary ops, including
+//! broadcasting, expanded (stride-0) and transposed views, zero-size dims
+//! and 0-d tensors. Without a GPU each test prints "skipped: no CUDA
+//! device" and returns (or fails, when `SHAPED_REQUIRE_CUDA` is set, as
+//! the GPU machine's `run.sh` sets it).
+#![cfg(feature = "cuda")]
+
+use shaped::device::{Cuda, CudaDevice, CudaElement, CudaError};
+use shaped::element::Element;
+use shaped::{DynRank, Shape, Tensor};
+
+type T<E> = Tensor<E, DynRank>;
+
+fn device() -> Option<CudaDevice> {
+    match Cuda::device(0) {
+        Ok(d) => Some(d),
+        Err(e) if std::env::var_os("SHAPED_REQUIRE_CUDA").is_some() => {
+            panic!("SHAPED_REQUIRE_CUDA is set but there is no CUDA device: {e}")
+        }
+        Err(e) => {
+            eprintln!("skipped: no CUDA device ({e})");
+            None
+        }
+    }
+}
+
+/// Deterministic values in `[-4, 4)`, never 0 when `nonzero`.
+fn values(n: usize, seed: u64, nonzero: bool) -> Vec<f64> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let v = ((s >> 11) as f64 / (1u64 << 53) as f64) * 8.0 - 4.0;
+            if nonzero && v.abs() < 0.5 { 1.5 } else { v }
+        })
+        .collect()
+}
+
+trait Gen: Element {
+    fn make(n: usize, seed: u64, nonzero: bool) -> Vec<Self>;
+}
+impl Gen for f32 {
+    fn make(n: usize, seed: u64, nz: bool) -> Vec<Self> {
+        values(n, seed, nz).into_iter().map(|v| v as f32).collect()
+    }
+}
+impl Gen for f64 {
+    fn make(n: usize, seed: u64, nz: bool) -> Vec<Self> {
+        values(n, seed, nz)
+    }
+}
+impl Gen for i32 {
+    fn make(n: usize, seed: u64, nz: bool) -> Vec<Self> {
+        values(n, seed, nz)
+            .into_iter()
+            .map(|v| {
+                if nz && v.trunc() == 0.0 {
+                    1
+                } else {
+                    v.trunc() as i32
+                }
+            })
+            .collect()
+    }
+}
+impl Gen for i64 {
+    fn make(n: usize, seed: u64, nz: bool) -> Vec<Self> {
+        values(n, seed, nz)
+            .into_iter()
+            .map(|v| {
+                if nz && v.trunc() == 0.0 {
+                    -3
+                } else {
+                    v.trunc() as i64 * 1000
+                }
+            })
+            .collect()
+    }
+}
+impl Gen for u8 {
+    fn make(n: usize, seed: u64, nz: bool) -> Vec<Self> {
+        values(n, seed, nz)
+            .into_iter()
+            .map(|v| ((v + 4.0) * 30.0) as u8 + nz as u8)
+            .collect()
+    }
+}
+impl Gen for bool {
+    fn make(n: usize, seed: u64, _: bool) -> Vec<Self> {
+        values(n, seed, false)
+            .into_iter()
+            .map(|v| v > 0.0)
+            .collect()
+    }
+}
+
+fn rand<E: Gen>(dims: &[usize], seed: u64, nonzero: bool) -> T<E> {
+    T::<E>::try_from_vec(E::make(dims.iter().product(), seed, nonzero), dims).unwrap()
+}
+
+/// Equal elementwise: exactly for integers and bools, within `tol` (relative,
+/// NaN equal to NaN) for floats.
+trait Close: Element {
+    fn close(a: Self, b: Self) -> bool;
+}
+impl Close for f32 {
+    fn close(a: f32, b: f32) -> bool {
+        (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 2e-5 * a.abs().max(1.0)
+    }
+}
+impl Close for f64 {
+    fn close(a: f64, b: f64) -> bool {
+        (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-12 * a.abs().max(1.0)
+    }
+}
+macro_rules! exact { ($($t:ty),*) => {$(impl Close for $t { fn close(a: $t, b: $t) -> bool { a == b } })*}; }
+exact!(i32, i64, u8, bool);
+
+#[track_caller]
+fn assert_same<E: Close + CudaElement>(what: &str, cpu: &T<E>, gpu: &Tensor<E, DynRank, Cuda>) {
+    let back = gpu.to_cpu().unwrap();
+    assert_eq!(cpu.dims(), back.dims(), "{what}: sizes");
+    let (a, b) = (cpu.to_vec(), back.to_vec());
+    for (i, (&x, &y)) in a.iter().zip(&b).enumerate() {
+        assert!(E::close(x, y), "{what}: element {i}: cpu {x} vs cuda {y}");
+    }
+}
+
+/// Pairs of operand layouts: plain broadcasting, zero-size, 0-d, a
+/// transposed view and an expanded (stride-0) view on the left.
+fn pairs<E: Gen>(seed: u64, nonzero_rhs: bool) -> Vec<(String, T<E>, T<E>)> {
+    let mut out = Vec::new();
+    for (i, (a, b)) in [
+        (vec![4usize, 5], vec![5usize]),
+        (vec![3, 1, 4], vec![2, 1]),
+        (vec![257, 33], vec![257, 33]),
+        (vec![2, 0, 3], vec![3]),
+        (vec![], vec![2, 3]),
+        (vec![6], vec![]),
+        (vec![1000], vec![1000]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let s = seed + i as u64 * 7;
+        out.push((
+            format!("{a:?} with {b:?}"),
+            rand(&a, s, false),
+            rand(&b, s + 1, nonzero_rhs),
+        ));
+    }
+    let base = rand::<E>(&[5, 7], seed + 100, false);
+    let t: T<E> = base.permute(&[1, 0]).unwrap();
+    out.push((
+        "transposed (7, 5) with (5,)".into(),
+        t,
+        rand(&[5], seed + 101, nonzero_rhs),
+    ));
+    let row = rand::<E>(&[1, 9], seed + 102, false);
+    let e: T<E> = row.expand(&[6, 9]).unwrap();
+    out.push((
+        "expanded (6, 9) with (6, 1)".into(),
+        e,
+        rand(&[6, 1], seed + 103, nonzero_rhs),
+    ));
+    let wide = rand::<E>(&[4, 10], seed + 104, false);
+    let n: T<E> = wide.narrow(1, 3, 5).unwrap();
+    out.push((
+        "narrowed (4, 5) with (4, 5)".into(),
+        n,
+        rand(&[4, 5], seed + 105, nonzero_rhs),
+    ));
+    out
+}
+
+macro_rules! binary_cases {
+    ($dev:expr, $e:ty, nonzero $nz:literal, [$($op:ident / $try_op:ident),*]) => {$(
+        for (what, a, b) in pairs::<$e>(11, $nz) {
+            let (ga, gb) = (a.to_device(&$dev).unwrap(), b.to_device(&$dev).unwrap());
+            let cpu = a.$try_op(&b).unwrap();
+            let gpu = ga.$try_op(&gb).unwrap();
+            assert_same(&format!("{} {} {}", stringify!($op), <$e as Element>::NAME, what), &cpu, &gpu);
+        }
+    )*};
+}
+
+#[test]
+fn binary_ops_match_cpu() {
+    let Some(dev) = device() else { return };
+    macro_rules! numeric_binaries {
+        ($($e:ty),*) => {$(
+            binary_cases!(dev, $e, nonzero false, [add / try_add, sub / try_sub, mul / try_mul, maximum / try_maximum, minimum / try_minimum]);
+            binary_cases!(dev, $e, nonzero true, [div_trunc / try_div_trunc, div_floor / try_div_floor, fmod / try_fmod, remainder / try_remainder]);
+        )*};
+    }
+    numeric_binaries!(f32, f64, i32, i64, u8);
+    binary_cases!(dev, f32, nonzero false, [div / try_div, atan2 / try_atan2, pow / try_pow]);
+    binary_cases!(dev, f64, nonzero false, [div / try_div, atan2 / try_atan2, pow / try_pow]);
+    // Small integer powers (exponents may be negative: PyTorch's rules).
+    for (what, a, b) in pairs::<i32>(5, false) {
+        let b =
+            T::<i32>::try_from_vec(b.to_vec().iter().map(|x| x % 4).collect(), b.dims()).unwrap();
+        let cpu = a.try_pow(&b).unwrap();
+        let gpu = a
+            .to_device(&dev)
+            .unwrap()
+            .try_pow(&b.to_device(&dev).unwrap())
+            .unwrap();
+        assert_same(&format!("pow int32 {what}"), &cpu, &gpu);
+    }
+    // alpha forms.
+    let (a, b) = (rand::<f32>(&[3, 4], 1, false), rand::<f32>(&[4], 2, false));
+    let (ga, gb) = (a.to_device(&dev).unwrap(), b.to_device(&dev).unwrap());
+    assert_same(
+        "add_alpha",
+        &a.try_add_alpha(&b, 2.5).unwrap(),
+        &ga.try_add_alpha(&gb, 2.5).unwrap(),
+    );
+    assert_same(
+        "sub_alpha",
+        &a.try_sub_alpha(&b, 2.5).unwrap(),
+        &ga.try_sub_alpha(&gb, 2.5).unwrap(),
+    );
+}
+
+#[test]
+fn comparisons_and_logical_ops_match_cpu() {
+    let Some(dev) = device() else { return };
+    macro_rules! preds {
+        ($($e:ty),*) => {$(
+            binary_cases!(dev, $e, nonzero false, [eq / try_eq, ne / try_ne, lt / try_lt, le / try_le, gt / try_gt, ge / try_ge,
+                logical_and / try_logical_and, logical_or / try_logical_or, logical_xor / try_logical_xor]);
+        )*};
+    }
+    preds!(f32, f64, i32, i64, u8, bool);
+}
+
+#[test]
+fn unary_ops_match_cpu() {
+    let Some(dev) = device() else { return };
+    macro_rules! unary {
+        ($e:ty: $($op:ident / $try_op:ident),*) => {$(
+            for dims in [vec![3usize, 70], vec![0, 2], vec![], vec![1025]] {
+                let a = rand::<$e>(&dims, 3, false);
+                let cpu = a.$op();
+                let gpu = a.to_device(&dev).unwrap().$try_op().unwrap();
+                assert_same(&format!("{} {} {dims:?}", stringify!($op), <$e as Element>::NAME), &cpu, &gpu);
+            }
+        )*};
+    }
+    macro_rules! floats {
+        ($($e:ty),*) => {$(
+            unary!($e: neg / try_neg, abs / try_abs, sign / try_sign, square / try_square, relu / try_relu,
+                exp / try_exp, log / try_log, log1p / try_log1p, expm1 / try_expm1, sqrt / try_sqrt,
+                rsqrt / try_rsqrt, sin / try_sin, cos / try_cos, tan / try_tan, tanh / try_tanh,
+                sigmoid / try_sigmoid, gelu / try_gelu, silu / try_silu, floor / try_floor,
+                ceil / try_ceil, round / try_round, trunc / try_trunc, reciprocal / try_reciprocal);
+        )*};
+    }
+    floats!(f32, f64);
+    unary!(i32: neg / try_neg, abs / try_abs, sign / try_sign, square / try_square, relu / try_relu);
+    unary!(i64: neg / try_neg, abs / try_abs, sign / try_sign, square / try_square, relu / try_relu);
+    unary!(u8: sign / try_sign, square / try_square, relu / try_relu);
+}
+
+#[test]
+fn transfers_keep_values_and_layouts() {
+    let Some(dev) = device() else { return };
+    let a = rand::<f32>(&[3, 4, 5], 1, false);
+    let cases: Vec<(&str, T<f32>)> = vec![
+        ("contiguous", a.clone()),
+        ("transposed", a.permute(&[2, 0, 1]).unwrap()),
+        (
+            "expanded",
+            rand::<f32>(&[4, 1], 2, false).expand(&[3, 4, 6]).unwrap(),
+        ),
+        ("narrowed", a.narrow(2, 1, 3).unwrap()),
+        ("zero-size", rand::<f32>(&[3, 0, 2], 3, false)),
+        ("0-d", rand::<f32>(&[], 4, false)),
+    ];
+    for (what, t) in cases {
+        let g = t.to_device(&dev).unwrap();
+        assert_eq!(g.dims(), t.dims(), "{what}");
+        if t.numel() > 0 {
+            assert_eq!(g.strides(), t.strides(), "{what}");
+        }
+        assert_eq!(g.to_cpu().unwrap().to_vec(), t.to_vec(), "{what}");
+        let c = g.contiguous().unwrap();
+        assert!(c.is_contiguous());
+        assert_eq!(
+            c.to_cpu().unwrap().to_vec(),
+            t.to_vec(),
+            "{what} contiguous"
+        );
+    }
+    for (what, t) in [
+        ("i64", rand::<i64>(&[7, 3], 5, false)),
+        (
+            "i64 transposed",
+            rand::<i64>(&[7, 3], 6, false).permute(&[1, 0]).unwrap(),
+        ),
+    ] {
+        assert_eq!(
+            t.to_device(&dev).unwrap().to_cpu().unwrap().to_vec(),
+            t.to_vec(),
+            "{what}"
+        );
+    }
+    let b = rand::<bool>(&[33], 7, false);
+    assert_eq!(
+        b.to_device(&dev).unwrap().to_cpu().unwrap().to_vec(),
+        b.to_vec()
+    );
+    let u: T<u8> = rand::<u8>(&[4, 9], 8, false).permute(&[1, 0]).unwrap();
+    assert_eq!(
+        u.to_device(&dev).unwrap().to_cpu().unwrap().to_vec(),
+        u.to_vec()
+    );
+}
+
+#[test]
+fn static_shapes_and_operators() {
+    let Some(dev) = device() else { return };
+    let a = Tensor::<f32, Shape![5, 1, 4, 1]>::try_from_vec(f32::make(20, 1, false), &[5, 1, 4, 1])
+        .unwrap();
+    let b =
+        Tensor::<f32, Shape![3, 1, 1]>::try_from_vec(f32::make(3, 2, false), &[3, 1, 1]).unwrap();
+    let (ga, gb) = (a.to_device(&dev).unwrap(), b.to_device(&dev).unwrap());
+    let c: Tensor<f32, Shape![5, 3, 4, 1], Cuda> = &ga + &gb;
+    assert_eq!(c.to_cpu().unwrap().to_vec(), (&a + &b).to_vec());
+    let d = &ga * 3.0;
+    assert_eq!(d.to_cpu().unwrap().to_vec(), (&a * 3.0).to_vec());
+    let n = -&ga;
+    assert_eq!(n.to_cpu().unwrap().to_vec(), (-&a).to_vec());
+    let mut x = ga.deep_copy().unwrap();
+    let mut y = a.deep_copy();
+    x += &gb.sum_dim_keepdim::<0>();
+    y += &b.sum_dim_keepdim::<0>();
+    assert_eq!(x.to_cpu().unwrap().to_vec(), y.to_vec());
+    let i = Tensor::<i32, Shape![4]>::from_vec(vec![7, -7, 9, -9]);
+    let j = Tensor::<i32, Shape![1]>::from_vec(vec![2]);
+    let (gi, gj) = (i.to_device(&dev).unwrap(), j.to_device(&dev).unwrap());
+    assert_eq!((&gi / &gj).to_cpu().unwrap().to_vec(), (&i / &j).to_vec());
+    assert_eq!((&gi % &gj).to_cpu().unwrap().to_vec(), (&i % &j).to_vec());
+}
+
+#[test]
+fn inplace_ops_match_cpu() {
+    let Some(dev) = device() else { return };
+    let a = rand::<f64>(&[4, 6], 1, false);
+    let b = rand::<f64>(&[6], 2, true);
+    macro_rules! inplace {
+        ($($op:ident / $try_op:ident),*) => {$(
+            let mut cpu = a.deep_copy();
+            cpu.$try_op(&b).unwrap();
+            let mut gpu = a.to_device(&dev).unwrap();
+            gpu.$try_op(&b.to_device(&dev).unwrap()).unwrap();
+            assert_same(stringify!($op), &cpu, &gpu);
+        )*};
+    }
+    inplace!(
+        add_ / try_add_,
+        sub_ / try_sub_,
+        mul_ / try_mul_,
+        div_ / try_div_,
+        fmod_ / try_fmod_,
+        remainder_ / try_remainder_,
+        pow_ / try_pow_
+    );
+    // In place into a transposed view writes through its strides.
+    let mut cpu = a.permute(&[1, 0]).unwrap().deep_copy();
+    let mut gpu = a.to_device(&dev).unwrap();
+    let mut gt: Tensor<f64, DynRank, Cuda> = gpu_transpose(&mut gpu);
+    gt.exp_();
+    cpu.exp_();
+    assert_same("exp_ on a transposed view", &cpu, &gt);
+    // Unary in place.
+    let mut c = a.deep_copy();
+    let mut g = a.to_device(&dev).unwrap();
+    c.tanh_();
+    g.tanh_();
+    assert_same("tanh_", &c, &g);
+    // Refusals, with the CPU's messages.
+    let mut small = rand::<f64>(&[1, 6], 3, false).to_device(&dev).unwrap();
+    let err = small.try_add_(&a.to_device(&dev).unwrap()).unwrap_err();
+    let cpu_err = rand::<f64>(&[1, 6], 3, false).try_add_(&a).unwrap_err();
+    assert_eq!(err.to_string(), cpu_err.to_string());
+    let expanded: T<f64> = rand::<f64>(&[1, 6], 3, false).expand(&[4, 6]).unwrap();
+    let mut expanded = expanded.to_device(&dev).unwrap();
+    assert!(expanded.try_add_(&b.to_device(&dev).unwrap()).is_err());
+}
+
+/// The transposed view of a CUDA tensor, made on the CPU side of the
+/// layout: views are CPU-only, so build it from a CPU view of the same span.
+fn gpu_transpose(g: &mut Tensor<f64, DynRank, Cuda>) -> Tensor<f64, DynRank, Cuda> {
+    let cpu = g.to_cpu().unwrap();
+    cpu.permute(&[1, 0]).unwrap().to_device(g.device()).unwrap()
+}
+
+#[test]
+fn ternary_ops_match_cpu() {
+    let Some(dev) = device() else { return };
+    let (s, t1, t2) = (
+        rand::<f32>(&[3, 1], 1, false),
+        rand::<f32>(&[4], 2, false),
+        rand::<f32>(&[2, 1, 1], 3, true),
+    );
+    let (gs, g1, g2) = (
+        s.to_device(&dev).unwrap(),
+        t1.to_device(&dev).unwrap(),
+        t2.to_device(&dev).unwrap(),
+    );
+    assert_same(
+        "addcmul",
+        &s.addcmul(&t1, &t2, 0.5),
+        &gs.try_addcmul(&g1, &g2, 0.5).unwrap(),
+    );
+    assert_same(
+        "addcdiv",
+        &s.addcdiv(&t1, &t2, 0.5),
+        &gs.try_addcdiv(&g1, &g2, 0.5).unwrap(),
+    );
+    let w = rand::<f32>(&[4], 4, false).sigmoid();
+    assert_same(
+        "lerp",
+        &s.lerp(&t1, &w),
+        &gs.try_lerp(&g1, &w.to_device(&dev).unwrap()).unwrap(),
+    );
+    assert_same(
+        "clamp_tensor",
+        &s.clamp_tensor(&t1, &t2),
+        &gs.try_clamp_tensor(&g1, &g2).unwrap(),
+    );
+    assert_same(
+        "clamp",
+        &s.clamp(-1.0, 1.0),
+        &gs.try_clamp(-1.0, 1.0).unwrap(),
+    );
+    let cond = rand::<bool>(&[2, 3, 1], 5, false);
+    let cpu = shaped::try_where_cond(&cond, &s, &t1).unwrap();
+    let gpu = cond
+        .to_device(&dev)
+        .unwrap()
+        .try_where_cond(&gs, &g1)
+        .unwrap();
+    assert_same("where", &cpu, &gpu);
+    let mut c = rand::<f32>(&[2, 3, 4], 6, false);
+    let mut g = c.to_device(&dev).unwrap();
+    c.try_addcmul_(&t1, &s, 2.0).unwrap();
+    g.try_addcmul_(&g1, &gs, 2.0).unwrap();
+    assert_same("addcmul_", &c, &g);
+}
+
+#[test]
+fn reductions_match_cpu() {
+    let Some(dev) = device() else { return };
+    macro_rules! red {
+        ($e:ty: $($try_dims:ident),*) => {$(
+            for (dims, seed) in [(vec![3usize, 70, 5], 1u64), (vec![1000, 3], 2), (vec![200_000], 3), (vec![4, 0, 3], 4), (vec![], 5)] {
+                let a = rand::<$e>(&dims, seed, false);
+                let g = a.to_device(&dev).unwrap();
+                let mut reductions: Vec<Vec<isize>> = vec![vec![]];
+                for k in 0..dims.len() as isize {
+                    reductions.push(vec![k]);
+                }
+                if dims.len() == 3 {
+                    reductions.push(vec![0, 2]);
+                }
+                for rd in reductions {
+                    for keep in [false, true] {
+                        match (a.$try_dims(&rd, keep), g.$try_dims(&rd, keep)) {
+                            (Ok(c), Ok(x)) => assert_same(&format!("{} {} {dims:?} over {rd:?} keepdim {keep}", stringify!($try_dims), <$e as Element>::NAME), &c, &x),
+                            (Err(c), Err(x)) => assert_eq!(c.to_string(), x.to_string()),
+                            (c, x) => panic!("{} {dims:?} {rd:?}: cpu {:?} vs cuda {:?}", stringify!($try_dims), c.map(|t| t.to_vec()), x.map(|t| t.dims().to_vec())),
+                        }
+                    }
+                }
+            }
+        )*};
+    }
+    red!(f64: try_sum_dims, try_mean_dims, try_prod_dims, try_max_dims, try_min_dims);
+    red!(i64: try_sum_dims, try_max_dims, try_min_dims);
+    red!(i32: try_sum_dims, try_max_dims, try_min_dims);
+    // f32 sums accumulate in another order: compare with a looser bound.
+    let a = rand::<f32>(&[1 << 20], 9, false);
+    let (c, g) = (
+        a.sum().item(),
+        a.to_device(&dev).unwrap().sum().to_cpu().unwrap().item(),
+    );
+    assert!(
+        (c - g).abs() <= 1e-3 * c.abs().max(1.0) + 0.5,
+        "sum f32: {c} vs {g}"
+    );
+    let t = Tensor::<f32, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]);
+    let gt = t.to_device(&dev).unwrap();
+    let r: Tensor<f32, Shape![2], Cuda> = gt.sum_dim::<1>();
+    assert_eq!(r.to_cpu().unwrap().to_vec(), vec![6., 15.]);
+    let r: Tensor<f32, Shape![1, 3], Cuda> = gt.max_dim_keepdim::<0>();
+    assert_eq!(r.to_cpu().unwrap().to_vec(), vec![4., 5., 6.]);
+}
+
+#[test]
+fn matmul_matches_cpu() {
+    let Some(dev) = device() else { return };
+    let cases: Vec<(&str, T<f64>, T<f64>)> = vec![
+        ("mm", rand(&[5, 3], 1, false), rand(&[3, 4], 2, false)),
+        (
+            "matrix @ vector",
+            rand(&[7, 3], 3, false),
+            rand(&[3], 4, false),
+        ),
+        (
+            "vector @ matrix",
+            rand(&[3], 5, false),
+            rand(&[3, 6], 6, false),
+        ),
+        (
+            "broadcast batch",
+            rand(&[2, 1, 5, 3], 7, false),
+            rand(&[4, 3, 2], 8, false),
+        ),
+        (
+            "batch @ matrix",
+            rand(&[16, 32, 24], 9, false),
+            rand(&[24, 8], 10, false),
+        ),
+        (
+            "transposed lhs",
+            rand::<f64>(&[3, 5], 11, false).permute(&[1, 0]).unwrap(),
+            rand(&[3, 4], 12, false),
+        ),
+        (
+            "transposed batch",
+            rand::<f64>(&[2, 4, 3], 13, false)
+                .permute(&[0, 2, 1])
+                .unwrap(),
+            rand(&[2, 4, 6], 14, false),
+        ),
+        ("zero k", rand(&[3, 0], 15, false), rand(&[0, 2], 16, false)),
+        (
+            "zero batch",
+            rand(&[0, 3, 2], 17, false),
+            rand(&[2, 5], 18, false),
+        ),
+        (
+            "expanded rhs",
+            rand(&[3, 4, 5], 19, false),
+            rand::<f64>(&[1, 5, 2], 20, false)
+                .expand(&[3, 5, 2])
+                .unwrap(),
+        ),
+    ];
+    for (what, a, b) in cases {
+        let cpu = a.try_matmul(&b).unwrap();
+        let gpu = a
+            .to_device(&dev)
+            .unwrap()
+            .try_matmul(&b.to_device(&dev).unwrap())
+            .unwrap();
+        assert_same(what, &cpu, &gpu);
+    }
+    let (a, b) = (
+        rand::<f32>(&[16, 64, 64], 21, false),
+        rand::<f32>(&[64, 64], 22, false),
+    );
+    let cpu = a.try_matmul(&b).unwrap();
+    let gpu = a
+        .to_device(&dev)
+        .unwrap()
+        .try_matmul(&b.to_device(&dev).unwrap())
+        .unwrap()
+        .to_cpu()
+        .unwrap();
+    for (x, y) in cpu.to_vec().iter().zip(gpu.to_vec()) {
+        assert!(
+            (x - y).abs() <= 1e-3 * x.abs().max(1.0),
+            "f32 batched: {x} vs {y}"
+        );
+    }
+    let m = Tensor::<f64, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]);
+    let n = Tensor::<f64, Shape![3, 2]>::from_vec(vec![1., 0., 0., 1., 1., 1.]);
+    let gm: Tensor<f64, Shape![2, 2], Cuda> =
+        m.to_device(&dev).unwrap().mm(&n.to_device(&dev).unwrap());
+    assert_eq!(gm.to_cpu().unwrap().to_vec(), m.mm(&n).to_vec());
+    let bad = rand::<f64>(&[2, 3], 1, false)
+        .to_device(&dev)
+        .unwrap()
+        .try_matmul(&rand::<f64>(&[4, 5], 2, false).to_device(&dev).unwrap());
+    assert_eq!(
+        bad.unwrap_err().to_string(),
+        "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"
+    );
+}
+
+#[test]
+fn errors_match_cpu() {
+    let Some(dev) = device() else { return };
+    let (a, b) = (
+        rand::<f32>(&[5, 2, 4, 1], 1, false),
+        rand::<f32>(&[3, 1, 1], 2, false),
+    );
+    let cpu = a.try_add(&b).unwrap_err().to_string();
+    let gpu = a
+        .to_device(&dev)
+        .unwrap()
+        .try_add(&b.to_device(&dev).unwrap())
+        .unwrap_err();
+    assert!(matches!(gpu, CudaError::Shape(_)));
+    assert_eq!(gpu.to_string(), cpu);
+    let i = rand::<i32>(&[4], 3, false).to_device(&dev).unwrap();
+    let z = T::<i32>::try_zeros(&[1]).unwrap().to_device(&dev).unwrap();
+    assert_eq!(
+        i.try_div_trunc(&z).unwrap_err().to_string(),
+        "ZeroDivisionError"
+    );
+    assert_eq!(
+        i.try_remainder(&z).unwrap_err().to_string(),
+        "ZeroDivisionError"
+    );
+    let empty = T::<f32>::try_zeros(&[0]).unwrap().to_device(&dev).unwrap();
+    assert_eq!(
+        empty.try_max().unwrap_err().to_string(),
+        T::<f32>::try_zeros(&[0])
+            .unwrap()
+            .try_max_dims(&[], false)
+            .unwrap_err()
+            .to_string()
+    );
+}
+
+#[test]
+fn every_table_op_is_exercised() {
+    // The op names the tests above call, against the kernel table: a new
+    // table entry must get a comparison here.
+    let tested = [
+        "copy",
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "div_trunc",
+        "div_floor",
+        "fmod",
+        "remainder",
+        "pow",
+        "atan2",
+        "maximum",
+        "minimum",
+        "add_alpha",
+        "sub_alpha",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "logical_and",
+        "logical_or",
+        "logical_xor",
+        "neg",
+        "abs",
+        "sign",
+        "square",
+        "relu",
+        "exp",
+        "log",
+        "log1p",
+        "expm1",
+        "sqrt",
+        "rsqrt",
+        "sin",
+        "cos",
+        "tan",
+        "tanh",
+        "sigmoid",
+        "gelu",
+        "silu",
+        "floor",
+        "ceil",
+        "round",
+        "trunc",
+        "reciprocal",
+        "addcmul",
+        "addcdiv",
+        "lerp",
+        "lerp_scalar",
+        "clamp",
+        "where",
+    ];
+    let names: std::collections::BTreeSet<String> =
+        shaped::device::cuda_kernels::all_kernel_sources()
+            .into_iter()
+            .filter(|k| !k.name.starts_with("sh_red_"))
+            .map(|k| {
+                k.name
+                    .trim_start_matches("sh_")
+                    .rsplit_once('_')
+                    .unwrap()
+                    .0
+                    .to_string()
+            })
+            .collect();
+    let tested: std::collections::BTreeSet<String> = tested.iter().map(|s| s.to_string()).collect();
+    assert_eq!(names, tested);
+}
