@@ -46,7 +46,7 @@ mod shape;
 
 pub use shape::{
     AddendDim, AddendShape, BatchShape, ContractsWith, FitsProduct, Matmul, MatmulShape,
-    MatrixShape, SameBatch, VectorShape,
+    MatrixShape, MmWith, SameBatch, VectorShape,
 };
 #[doc(hidden)]
 pub use shape::{AddendPair, MatmulPair};

@@ -13,7 +13,7 @@
 use super::rules;
 use super::run;
 use super::shape::{
-    BatchOut, BatchShape, ContractsWith, Matmul, MatmulShape, MatrixOut, MatrixShape, OuterOut,
+    BatchOut, BatchShape, ContractsWith, Matmul, MatmulShape, MatrixShape, MmWith, OuterOut,
     SameBatch, VectorShape,
 };
 use crate::Tensor;
@@ -87,11 +87,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(a.mm(&i).to_vec(), vec![1, 2, 3, 4]);
     /// ```
     #[track_caller]
-    pub fn mm<S2: MatrixShape>(&self, mat2: &Tensor<T, S2>) -> Tensor<T, MatrixOut<S, S2>>
-    where
-        S: MatrixShape,
-        S::Cols: ContractsWith<S2::Rows>,
-    {
+    pub fn mm<S2: MmWith<S>>(&self, mat2: &Tensor<T, S2>) -> Tensor<T, S2::Output> {
         self.try_mm(mat2).unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -110,14 +106,10 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(a.try_mm(&b).err().unwrap().to_string(),
     ///     "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
     /// ```
-    pub fn try_mm<S2: MatrixShape>(
+    pub fn try_mm<S2: MmWith<S>>(
         &self,
         mat2: &Tensor<T, S2>,
-    ) -> Result<Tensor<T, MatrixOut<S, S2>>, ShapeError>
-    where
-        S: MatrixShape,
-        S::Cols: ContractsWith<S2::Rows>,
-    {
+    ) -> Result<Tensor<T, S2::Output>, ShapeError> {
         let geo = rules::mm(self.dims(), mat2.dims())?;
         run::product(self.layout(), mat2.layout(), &geo, T::one()).try_into_shape()
     }

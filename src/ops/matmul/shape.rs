@@ -223,6 +223,32 @@ pub type Matmul<A, B> = <A as MatmulShape<B>>::Output;
 pub(super) type OuterOut<A, B> = (<A as VectorShape>::Len, <B as VectorShape>::Len);
 /// Rows of `A` by columns of `B`: the shape of `mm` and `addmm`.
 pub(super) type MatrixOut<A, B> = (<A as MatrixShape>::Rows, <B as MatrixShape>::Cols);
+
+/// `S` and `Self` are the shapes of `torch.mm`'s operands (`self` and
+/// `mat2`): both matrices, with contracted sizes that agree
+/// ([`ContractsWith`]); `Output` is the product's shape.
+///
+/// The bound sits on the method's own parameter (`mat2`'s shape), so that a
+/// 3-D `self` is reported by [`MatrixShape`]'s message ("expected a matrix
+/// (2 dimensions), found a tensor of shape ...") instead of as a method whose
+/// bounds are not met.
+///
+/// ```
+/// use shaped::{Shape, ops::matmul::MmWith};
+/// let _: <Shape![3, 4] as MmWith<Shape![2, 3]>>::Output = (shaped::Const::<2>, shaped::Const::<4>);
+/// ```
+pub trait MmWith<S: Shape>: Shape {
+    /// The product's shape: `self`'s rows by `mat2`'s columns.
+    type Output: Shape;
+}
+
+/// Two matrices whose inner sizes agree
+impl<S: MatrixShape, S2: MatrixShape> MmWith<S> for S2
+where
+    S::Cols: ContractsWith<S2::Rows>,
+{
+    type Output = (S::Rows, S2::Cols);
+}
 /// Rows of a batch `A` by columns of a batch `B`: the shape of `addbmm`.
 pub(super) type BatchMatrixOut<A, B> = (<A as BatchShape>::Rows, <B as BatchShape>::Cols);
 /// The batch of `A` and `B`, rows of `A` by columns of `B`: the shape of
