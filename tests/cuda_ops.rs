@@ -395,11 +395,66 @@ fn inplace_ops_match_cpu() {
     assert!(expanded.try_add_(&b.to_device(&dev).unwrap()).is_err());
 }
 
-/// The transposed view of a CUDA tensor, made on the CPU side of the
-/// layout: views are CPU-only, so build it from a CPU view of the same span.
+/// The transposed view of a CUDA tensor (a view on the GPU: no copy).
 fn gpu_transpose(g: &mut Tensor<f64, DynRank, Cuda>) -> Tensor<f64, DynRank, Cuda> {
-    let cpu = g.to_cpu().unwrap();
-    cpu.permute(&[1, 0]).unwrap().to_device(g.device()).unwrap()
+    g.permute(&[1, 0]).unwrap()
+}
+
+#[test]
+fn views_on_the_gpu_match_cpu() {
+    let Some(dev) = device() else { return };
+    let c = rand::<f64>(&[3, 1, 4], 41, false);
+    let g = c.to_device(&dev).unwrap();
+    // Views share the GPU storage and have the CPU view's layout.
+    let cases: Vec<(&str, T<f64>, Tensor<f64, DynRank, Cuda>)> = vec![
+        (
+            "permute",
+            c.permute(&[2, 0, 1]).unwrap(),
+            g.permute(&[2, 0, 1]).unwrap(),
+        ),
+        (
+            "expand",
+            c.expand(&[2, 3, 5, 4]).unwrap(),
+            g.expand(&[2, 3, 5, 4]).unwrap(),
+        ),
+        (
+            "narrow",
+            c.narrow(2, 1, 2).unwrap(),
+            g.narrow(2, 1, 2).unwrap(),
+        ),
+        (
+            "squeeze",
+            c.squeeze::<1>().unwrap(),
+            g.squeeze::<1>().unwrap(),
+        ),
+        (
+            "broadcast_in_dim",
+            c.broadcast_in_dim(&[3, 2, 4], &[0, 1, 2]).unwrap(),
+            g.broadcast_in_dim(&[3, 2, 4], &[0, 1, 2]).unwrap(),
+        ),
+        (
+            "reshape as a view",
+            c.try_reshape(&[12]).unwrap(),
+            g.try_reshape(&[12]).unwrap(),
+        ),
+    ];
+    for (what, cpu, gpu) in &cases {
+        assert_eq!(cpu.strides(), gpu.strides(), "{what}: strides");
+        assert_same(what, cpu, gpu);
+    }
+    // A reshape the strides do not allow copies, on the GPU.
+    let t: T<f64> = c.permute(&[2, 0, 1]).unwrap();
+    let gt: Tensor<f64, DynRank, Cuda> = g.permute(&[2, 0, 1]).unwrap();
+    let (cpu, gpu) = (
+        t.try_reshape(&[4, 3]).unwrap(),
+        gt.try_reshape(&[4, 3]).unwrap(),
+    );
+    assert!(gpu.is_contiguous());
+    assert_same("reshape as a copy", &cpu, &gpu);
+    // Ops read views in place: a permuted (4, 3, 1) and a narrowed (1, 1, 4).
+    let sum = gt.try_add(&g.narrow::<DynRank>(0, 0, 1).unwrap()).unwrap();
+    let want = t.try_add(&c.narrow::<DynRank>(0, 0, 1).unwrap()).unwrap();
+    assert_same("add of views", &want, &sum);
 }
 
 #[test]

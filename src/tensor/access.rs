@@ -10,13 +10,14 @@
 
 use std::sync::Arc;
 
+use crate::device::Device;
 use crate::element::Element;
 use crate::ops::exec;
 use crate::shape::{DynRank, Shape, ShapeError};
 
 use super::Tensor;
 
-impl<T: Element, S: Shape> Tensor<T, S> {
+impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     /// The sizes, as PyTorch's `size()`.
     ///
     /// ```
@@ -91,7 +92,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         }
         true
     }
+}
 
+impl<T: Element, S: Shape> Tensor<T, S> {
     /// The elements in row-major order.
     ///
     /// ```

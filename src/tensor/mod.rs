@@ -26,7 +26,7 @@ mod construct;
 mod display;
 pub(crate) mod storage;
 mod view;
-pub(crate) use view::wrap_dim;
+pub(crate) use view::{infer_size, view_strides, wrap_dim};
 
 pub use view::{try_broadcast_tensors, try_broadcast_tensors3};
 
@@ -90,14 +90,16 @@ impl<T: Element, S: Shape> Tensor<T, S> {
             device: PhantomData,
         }
     }
+}
 
+impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     /// A view of the same storage with other sizes, strides and offset.
     pub(crate) fn view_as<S2: Shape>(
         &self,
         dims: S2::Dims,
         strides: &[usize],
         offset: usize,
-    ) -> Tensor<T, S2> {
+    ) -> Tensor<T, S2, D> {
         Tensor {
             storage: Arc::clone(&self.storage),
             offset,

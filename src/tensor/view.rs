@@ -16,6 +16,7 @@
 //! assert_eq!(e.to_vec(), vec![1., 2., 3., 1., 2., 3.]);
 //! ```
 
+use crate::device::Device;
 use crate::element::Element;
 use crate::iter::contiguous_strides;
 use crate::shape::{
@@ -38,7 +39,7 @@ pub(crate) fn wrap_dim(dim: isize, rank: usize) -> Result<usize, ShapeError> {
     })
 }
 
-impl<T: Element, S: Shape> Tensor<T, S> {
+impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     /// A view with sizes `sizes`, as PyTorch's `expand`: each dimension of
     /// size 1 may stretch (stride 0), new leading dimensions may be added,
     /// and `-1` keeps a size.
@@ -57,7 +58,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(err.to_string(),
     ///     "The expanded size of the tensor (5) must match the existing size (3) at non-singleton dimension 1.");
     /// ```
-    pub fn expand<S2: Shape>(&self, sizes: &[isize]) -> Result<Tensor<T, S2>, ShapeError>
+    pub fn expand<S2: Shape>(&self, sizes: &[isize]) -> Result<Tensor<T, S2, D>, ShapeError>
     where
         S: ExpandsTo<S2>,
     {
@@ -105,7 +106,10 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// let e = t.try_broadcast_to::<Shape![_, 4]>(&[3, 4]).unwrap();
     /// assert_eq!(e.dims(), &[3, 4]);
     /// ```
-    pub fn try_broadcast_to<S2: Shape>(&self, dims: &[usize]) -> Result<Tensor<T, S2>, ShapeError>
+    pub fn try_broadcast_to<S2: Shape>(
+        &self,
+        dims: &[usize],
+    ) -> Result<Tensor<T, S2, D>, ShapeError>
     where
         S: ExpandsTo<S2>,
     {
@@ -129,7 +133,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(e.strides(), &[0, 0, 1]);
     /// ```
     #[track_caller]
-    pub fn broadcast_to<S2: FixedShape>(&self) -> Tensor<T, S2>
+    pub fn broadcast_to<S2: FixedShape>(&self) -> Tensor<T, S2, D>
     where
         S: ExpandsTo<S2>,
     {
@@ -151,7 +155,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(u.dims(), &[3, 1]);
     /// ```
     #[track_caller]
-    pub fn unsqueeze<const K: usize>(&self) -> Tensor<T, S::Output>
+    pub fn unsqueeze<const K: usize>(&self) -> Tensor<T, S::Output, D>
     where
         S: InsertAxis<K>,
     {
@@ -196,7 +200,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// let s: Tensor<f32, Shape![3]> = t.squeeze::<1>().unwrap();
     /// assert_eq!(s.dims(), &[3]);
     /// ```
-    pub fn squeeze<const K: usize>(&self) -> Result<Tensor<T, S::Output>, ShapeError>
+    pub fn squeeze<const K: usize>(&self) -> Result<Tensor<T, S::Output, D>, ShapeError>
     where
         S: RemoveAxis<K>,
         S::Removed: crate::shape::DimExpandsTo<One>,
@@ -235,7 +239,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(u.strides(), &[1, 4, 12]);
     /// ```
     #[track_caller]
-    pub fn transpose<const I: usize, const J: usize>(&self) -> Tensor<T, S::Output>
+    pub fn transpose<const I: usize, const J: usize>(&self) -> Tensor<T, S::Output, D>
     where
         S: SwapAxes<I, J>,
     {
@@ -273,7 +277,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// let p = t.permute::<Shape![4, 2, 3]>(&[2, 0, 1]).unwrap();
     /// assert_eq!(p.strides(), &[1, 12, 4]);
     /// ```
-    pub fn permute<S2: Shape>(&self, perm: &[isize]) -> Result<Tensor<T, S2>, ShapeError> {
+    pub fn permute<S2: Shape>(&self, perm: &[isize]) -> Result<Tensor<T, S2, D>, ShapeError> {
         let rank = self.rank();
         if perm.len() != rank {
             return Err(ShapeError::Invalid(format!(
@@ -318,7 +322,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         dim: isize,
         start: usize,
         len: usize,
-    ) -> Result<Tensor<T, S2>, ShapeError> {
+    ) -> Result<Tensor<T, S2, D>, ShapeError> {
         if self.rank() == 0 {
             return Err(ShapeError::Invalid(
                 "narrow() cannot be applied to a 0-dim tensor.".into(),
@@ -348,32 +352,6 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         Ok(self.view_as(checked, self.strides(), offset))
     }
 
-    /// The same elements with sizes `sizes` (one may be `-1`, inferred), as
-    /// PyTorch's `reshape`: a view when the strides allow, else a copy.
-    ///
-    /// # Errors
-    /// When the element counts differ, more than one size is `-1`, or the
-    /// sizes do not fit `S2`.
-    ///
-    /// ```
-    /// use shaped::{DynRank, Shape, Tensor};
-    /// let t = Tensor::<i32, Shape![2, 3]>::from_vec((0..6).collect());
-    /// let r = t.try_reshape::<Shape![3, _]>(&[3, -1]).unwrap();
-    /// assert_eq!(r.dims(), &[3, 2]);
-    /// assert_eq!(t.try_reshape::<DynRank>(&[4, 2]).unwrap_err().to_string(),
-    ///     "shape '[4, 2]' is invalid for input of size 6");
-    /// ```
-    pub fn try_reshape<S2: Shape>(&self, sizes: &[isize]) -> Result<Tensor<T, S2>, ShapeError> {
-        let dims = infer_size(sizes, self.numel())?;
-        let checked = S2::check_dims(&dims)?;
-        match view_strides(self.dims(), self.strides(), &dims) {
-            Some(strides) => Ok(self.view_as(checked, &strides, self.offset)),
-            None => Ok(self
-                .deep_copy()
-                .view_as(checked, &contiguous_strides(&dims), 0)),
-        }
-    }
-
     /// `self` seen in a result of sizes `out_dims`, axis `i` of `self` going
     /// to axis `bdims[i]` of the result: JAX's `broadcast_in_dim` (seed 004).
     /// Each size of `self` must be 1 or equal to its result size; other
@@ -394,7 +372,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         &self,
         out_dims: &[usize],
         bdims: &[usize],
-    ) -> Result<Tensor<T, S2>, ShapeError> {
+    ) -> Result<Tensor<T, S2, D>, ShapeError> {
         if bdims.len() != self.rank() {
             return Err(ShapeError::Invalid(format!(
                 "broadcast_in_dim: {} broadcast dimensions given for a tensor of rank {}",
@@ -427,6 +405,34 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     }
 }
 
+impl<T: Element, S: Shape> Tensor<T, S> {
+    /// The same elements with sizes `sizes` (one may be `-1`, inferred), as
+    /// PyTorch's `reshape`: a view when the strides allow, else a copy.
+    ///
+    /// # Errors
+    /// When the element counts differ, more than one size is `-1`, or the
+    /// sizes do not fit `S2`.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2, 3]>::from_vec((0..6).collect());
+    /// let r = t.try_reshape::<Shape![3, _]>(&[3, -1]).unwrap();
+    /// assert_eq!(r.dims(), &[3, 2]);
+    /// assert_eq!(t.try_reshape::<DynRank>(&[4, 2]).unwrap_err().to_string(),
+    ///     "shape '[4, 2]' is invalid for input of size 6");
+    /// ```
+    pub fn try_reshape<S2: Shape>(&self, sizes: &[isize]) -> Result<Tensor<T, S2>, ShapeError> {
+        let dims = infer_size(sizes, self.numel())?;
+        let checked = S2::check_dims(&dims)?;
+        match view_strides(self.dims(), self.strides(), &dims) {
+            Some(strides) => Ok(self.view_as(checked, &strides, self.offset)),
+            None => Ok(self
+                .deep_copy()
+                .view_as(checked, &contiguous_strides(&dims), 0)),
+        }
+    }
+}
+
 impl<T: Element, S: FixedShape> Tensor<T, S> {
     /// The same elements with the fixed shape `S2`; that both shapes have the
     /// same number of elements is checked when the program is built.
@@ -452,7 +458,7 @@ impl<T: Element, S: FixedShape> Tensor<T, S> {
 }
 
 /// Sizes with one `-1` inferred from `numel`, as PyTorch's `infer_size`.
-fn infer_size(sizes: &[isize], numel: usize) -> Result<DimVec, ShapeError> {
+pub(crate) fn infer_size(sizes: &[isize], numel: usize) -> Result<DimVec, ShapeError> {
     let mut infer = None;
     let mut known = 1usize;
     for (i, &s) in sizes.iter().enumerate() {
@@ -495,7 +501,7 @@ fn infer_size(sizes: &[isize], numel: usize) -> Result<DimVec, ShapeError> {
 /// without a copy, or `None` when no view exists (PyTorch's
 /// `computeStride`): each run of old dimensions that is contiguous in memory
 /// ("chunk") must split into whole new dimensions.
-fn view_strides(old: &[usize], old_strides: &[usize], new: &[usize]) -> Option<DimVec> {
+pub(crate) fn view_strides(old: &[usize], old_strides: &[usize], new: &[usize]) -> Option<DimVec> {
     let mut strides: DimVec = smallvec::smallvec![0; new.len()];
     if old.iter().product::<usize>() == 0 || old.is_empty() {
         return Some(contiguous_strides(new));
@@ -591,10 +597,10 @@ where
     ))
 }
 
-impl<T: Element, S: Shape> Tensor<T, S> {
+impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     /// A view broadcast to `dims`, which the caller has computed as a
     /// broadcast shape that `self` takes part in.
-    fn stretched_to<S2: Shape>(&self, dims: &[usize]) -> Result<Tensor<T, S2>, ShapeError> {
+    fn stretched_to<S2: Shape>(&self, dims: &[usize]) -> Result<Tensor<T, S2, D>, ShapeError> {
         check_expand(self.dims(), dims)?;
         let d = S2::check_dims(dims)?;
         let strides = crate::iter::broadcast_strides(self.dims(), self.strides(), dims);

@@ -5,7 +5,7 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | `mod.rs` | transfers (`to_device`, `to_cpu`), sizes and strides, `contiguous` |
+//! | `mod.rs` | transfers (`to_device`, `to_cpu`), `contiguous`, `try_reshape` |
 //! | `pointwise.rs` | unary, binary, comparison, ternary ops, scalar forms, in-place forms, `std::ops` |
 //! | `reduce.rs` | `sum`, `mean`, `prod`, `max`, `min` over all, one axis, or run-time dims |
 //! | `matmul.rs` | `matmul`, `mm`, `bmm` through cuBLAS |
@@ -14,9 +14,12 @@
 //! [`CudaError::Shape`], with the CPU's wording), since any launch can also
 //! fail in the driver; the panicking forms panic with the same message.
 //!
-//! Not here yet: autograd on CUDA tensors, indexing ops, views on CUDA
-//! tensors (make the view on the CPU: [`Tensor::to_device`] keeps its
-//! strides, so a transposed or expanded view arrives as one).
+//! Views (`transpose`, `permute`, `expand`, `broadcast_to`, `narrow`,
+//! `unsqueeze`, `squeeze`, `broadcast_in_dim`) are the CPU's, written once
+//! for every device; `try_reshape` copies on the GPU when it must.
+//! [`Tensor::to_device`] keeps a view's strides.
+//!
+//! Not here yet: autograd on CUDA tensors, indexing ops.
 //!
 //! ```
 //! use shaped::device::Cuda;
@@ -47,6 +50,7 @@ use crate::backend::cuda::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::device::Cuda;
 use crate::iter::contiguous_strides;
 use crate::shape::{Dims, Shape, ShapeError};
+use crate::tensor::{infer_size, view_strides};
 
 impl<T: CudaElement, S: Shape> Tensor<T, S> {
     /// A copy of this tensor on GPU `dev`, with the same sizes, strides and
@@ -118,46 +122,6 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
         &self.storage.dev
     }
 
-    /// The size of each dimension.
-    pub fn dims(&self) -> &[usize] {
-        self.dims.as_ref()
-    }
-
-    /// The stride of each dimension, in elements (0 where expanded).
-    pub fn strides(&self) -> &[usize] {
-        self.strides.as_ref()
-    }
-
-    /// The offset of the first element in the storage, in elements.
-    pub fn offset(&self) -> usize {
-        self.offset
-    }
-
-    /// The number of dimensions.
-    pub fn rank(&self) -> usize {
-        self.dims().len()
-    }
-
-    /// The number of elements.
-    pub fn numel(&self) -> usize {
-        self.dims().iter().product()
-    }
-
-    /// Whether the elements are contiguous in row-major order.
-    pub fn is_contiguous(&self) -> bool {
-        let mut expected = 1;
-        if self.numel() == 0 {
-            return true;
-        }
-        for (&d, &s) in self.dims().iter().zip(self.strides()).rev() {
-            if d != 1 && s != expected {
-                return false;
-            }
-            expected *= d;
-        }
-        true
-    }
-
     /// The elements copied back to the CPU, as a contiguous tensor.
     ///
     /// # Errors
@@ -207,6 +171,41 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
             return Ok(self.clone());
         }
         self.deep_copy()
+    }
+
+    /// The same elements with sizes `sizes` (one may be `-1`, inferred), as
+    /// PyTorch's `reshape` and the CPU's [`Tensor::try_reshape`]: a view
+    /// when the strides allow, else a contiguous copy on the GPU. (The other
+    /// views, `transpose`, `permute`, `expand`, `narrow`, `unsqueeze`, ...,
+    /// are the CPU's, shared by every device.)
+    ///
+    /// # Errors
+    /// The CPU's shape errors (as [`CudaError::Shape`]); a driver error when
+    /// a copy is needed.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{DynRank, Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]);
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let g = t.to_device(&dev).unwrap().transpose::<0, 1>();
+    ///     let r = g.try_reshape::<DynRank>(&[-1]).unwrap();
+    ///     assert_eq!(r.to_cpu().unwrap().to_vec(), vec![1., 4., 2., 5., 3., 6.]);
+    /// }
+    /// ```
+    pub fn try_reshape<S2: Shape>(
+        &self,
+        sizes: &[isize],
+    ) -> Result<Tensor<T, S2, Cuda>, CudaError> {
+        let dims = infer_size(sizes, self.numel())?;
+        let checked = S2::check_dims(&dims)?;
+        match view_strides(self.dims(), self.strides(), &dims) {
+            Some(strides) => Ok(self.view_as(checked, &strides, self.offset)),
+            None => {
+                let c = self.deep_copy()?;
+                Ok(c.view_as(checked, &contiguous_strides(&dims), c.offset))
+            }
+        }
     }
 }
 
