@@ -26,7 +26,9 @@ mod construct;
 mod display;
 pub(crate) mod storage;
 mod view;
-pub(crate) use view::{infer_size, view_strides, wrap_dim};
+pub(crate) use view::wrap_dim;
+#[cfg(feature = "cuda")]
+pub(crate) use view::{infer_size, view_strides};
 
 pub use view::{try_broadcast_tensors, try_broadcast_tensors3};
 
