@@ -11,6 +11,7 @@ use shaped::element::Element;
 use shaped::{DynRank, Shape, Tensor};
 
 type T<E> = Tensor<E, DynRank>;
+type G<E> = Tensor<E, DynRank, Cuda>;
 
 fn device() -> Option<CudaDevice> {
     match Cuda::device(0) {
@@ -406,7 +407,7 @@ fn views_on_the_gpu_match_cpu() {
     let c = rand::<f64>(&[3, 1, 4], 41, false);
     let g = c.to_device(&dev).unwrap();
     // Views share the GPU storage and have the CPU view's layout.
-    let cases: Vec<(&str, T<f64>, Tensor<f64, DynRank, Cuda>)> = vec![
+    let cases: Vec<(&str, T<f64>, G<f64>)> = vec![
         (
             "permute",
             c.permute(&[2, 0, 1]).unwrap(),
@@ -444,7 +445,7 @@ fn views_on_the_gpu_match_cpu() {
     }
     // A reshape the strides do not allow copies, on the GPU.
     let t: T<f64> = c.permute(&[2, 0, 1]).unwrap();
-    let gt: Tensor<f64, DynRank, Cuda> = g.permute(&[2, 0, 1]).unwrap();
+    let gt: G<f64> = g.permute(&[2, 0, 1]).unwrap();
     let (cpu, gpu) = (
         t.try_reshape(&[4, 3]).unwrap(),
         gt.try_reshape(&[4, 3]).unwrap(),
