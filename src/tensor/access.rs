@@ -92,6 +92,34 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
         }
         true
     }
+
+    /// The same tensor with its rank known only at run time.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Shape, Tensor};
+    /// let d: Tensor<f32, DynRank> = Tensor::<f32, Shape![2]>::zeros().into_dyn();
+    /// assert_eq!(d.dims(), &[2]);
+    /// ```
+    pub fn into_dyn(self) -> Tensor<T, DynRank, D> {
+        let dims = crate::shape::DimVec::from_slice(self.dims());
+        self.view_as(dims, self.strides(), self.offset)
+    }
+
+    /// The same tensor seen with shape type `S2`, checked at run time.
+    ///
+    /// # Errors
+    /// When the sizes do not fit `S2` (rank, or a static size).
+    ///
+    /// ```
+    /// use shaped::{DynRank, Shape, Tensor};
+    /// let d = Tensor::<f32, DynRank>::try_zeros(&[2, 3]).unwrap();
+    /// assert!(d.try_into_shape::<Shape![2, 3]>().is_ok());
+    /// assert!(d.try_into_shape::<Shape![3, 2]>().is_err());
+    /// ```
+    pub fn try_into_shape<S2: Shape>(&self) -> Result<Tensor<T, S2, D>, ShapeError> {
+        let dims = S2::check_dims(self.dims())?;
+        Ok(self.view_as(dims, self.strides(), self.offset))
+    }
 }
 
 impl<T: Element, S: Shape> Tensor<T, S> {
@@ -161,34 +189,6 @@ impl<T: Element, S: Shape> Tensor<T, S> {
             )));
         }
         Ok(self.storage.read()[self.offset])
-    }
-
-    /// The same tensor with its rank known only at run time.
-    ///
-    /// ```
-    /// use shaped::{DynRank, Shape, Tensor};
-    /// let d: Tensor<f32, DynRank> = Tensor::<f32, Shape![2]>::zeros().into_dyn();
-    /// assert_eq!(d.dims(), &[2]);
-    /// ```
-    pub fn into_dyn(self) -> Tensor<T, DynRank> {
-        let dims = crate::shape::DimVec::from_slice(self.dims());
-        self.view_as(dims, self.strides(), self.offset)
-    }
-
-    /// The same tensor seen with shape type `S2`, checked at run time.
-    ///
-    /// # Errors
-    /// When the sizes do not fit `S2` (rank, or a static size).
-    ///
-    /// ```
-    /// use shaped::{DynRank, Shape, Tensor};
-    /// let d = Tensor::<f32, DynRank>::try_zeros(&[2, 3]).unwrap();
-    /// assert!(d.try_into_shape::<Shape![2, 3]>().is_ok());
-    /// assert!(d.try_into_shape::<Shape![3, 2]>().is_err());
-    /// ```
-    pub fn try_into_shape<S2: Shape>(&self) -> Result<Tensor<T, S2>, ShapeError> {
-        let dims = S2::check_dims(self.dims())?;
-        Ok(self.view_as(dims, self.strides(), self.offset))
     }
 
     /// The storage's elements when this tensor owns all of them in order.

@@ -176,15 +176,7 @@ fn product<T: BlasElement>(
 fn typed<T: BlasElement, S2: Shape>(
     t: Tensor<T, DynRank, Cuda>,
 ) -> Result<Tensor<T, S2, Cuda>, CudaError> {
-    let dims = S2::check_dims(t.dims())?;
-    let strides = <S2::Dims as crate::shape::Dims>::from_slice(t.strides());
-    Ok(Tensor {
-        storage: t.storage,
-        offset: t.offset,
-        dims,
-        strides,
-        device: core::marker::PhantomData,
-    })
+    Ok(t.try_into_shape()?)
 }
 
 impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
