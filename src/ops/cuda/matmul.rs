@@ -186,6 +186,17 @@ impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
     /// # Panics
     /// With PyTorch's message when a run-time size does not match, or on a
     /// driver or cuBLAS error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = Tensor::<f32, Shape![4, 2, 3]>::ones().to_device(&dev).unwrap();
+    ///     let b = Tensor::<f32, Shape![3, 5]>::ones().to_device(&dev).unwrap();
+    ///     let c: Tensor<f32, Shape![4, 2, 5], Cuda> = a.matmul(&b);
+    ///     assert!(c.to_cpu().unwrap().to_vec().iter().all(|&x| x == 3.));
+    /// }
+    /// ```
     #[track_caller]
     pub fn matmul<S2: Shape>(&self, other: &Tensor<T, S2, Cuda>) -> Tensor<T, Matmul<S, S2>, Cuda>
     where
@@ -198,6 +209,15 @@ impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Errors
     /// PyTorch's shape errors, or a driver or cuBLAS error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = shaped::Tensor::<f32, shaped::DynRank>::try_ones(&[2, 3]).unwrap().to_device(&dev).unwrap();
+    ///     assert!(a.try_matmul(&a).is_err());
+    /// }
+    /// ```
     pub fn try_matmul<S2: Shape>(
         &self,
         other: &Tensor<T, S2, Cuda>,
@@ -213,6 +233,16 @@ impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Errors
     /// PyTorch's shape errors, or a driver or cuBLAS error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = Tensor::<f32, Shape![2, 3]>::ones().to_device(&dev).unwrap();
+    ///     let b = Tensor::<f32, Shape![3, 4]>::ones().to_device(&dev).unwrap();
+    ///     assert_eq!(a.try_mm(&b).unwrap().dims(), &[2, 4]);
+    /// }
+    /// ```
     pub fn try_mm<S2: MatrixShape>(
         &self,
         mat2: &Tensor<T, S2, Cuda>,
@@ -229,6 +259,17 @@ impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Panics
     /// As [`Tensor::try_mm`]'s errors.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = Tensor::<f32, Shape![2, 3]>::ones().to_device(&dev).unwrap();
+    ///     let b = Tensor::<f32, Shape![3, 4]>::ones().to_device(&dev).unwrap();
+    ///     let c: Tensor<f32, Shape![2, 4], Cuda> = a.mm(&b);
+    ///     assert!(c.to_cpu().unwrap().to_vec().iter().all(|&x| x == 3.));
+    /// }
+    /// ```
     #[track_caller]
     pub fn mm<S2: MatrixShape>(
         &self,
@@ -246,6 +287,16 @@ impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Errors
     /// PyTorch's shape errors, or a driver or cuBLAS error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = Tensor::<f32, Shape![2, 2, 3]>::ones().to_device(&dev).unwrap();
+    ///     let b = Tensor::<f32, Shape![2, 3, 4]>::ones().to_device(&dev).unwrap();
+    ///     assert_eq!(a.try_bmm(&b).unwrap().dims(), &[2, 2, 4]);
+    /// }
+    /// ```
     pub fn try_bmm<S2: BatchShape>(
         &self,
         batch2: &Tensor<T, S2, Cuda>,
@@ -263,6 +314,17 @@ impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Panics
     /// As [`Tensor::try_bmm`]'s errors.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = Tensor::<f32, Shape![2, 2, 3]>::ones().to_device(&dev).unwrap();
+    ///     let b = Tensor::<f32, Shape![2, 3, 4]>::ones().to_device(&dev).unwrap();
+    ///     let c: Tensor<f32, Shape![2, 2, 4], Cuda> = a.bmm(&b);
+    ///     assert!(c.to_cpu().unwrap().to_vec().iter().all(|&x| x == 3.));
+    /// }
+    /// ```
     #[track_caller]
     pub fn bmm<S2: BatchShape>(
         &self,

@@ -118,6 +118,15 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
     }
 
     /// The GPU this tensor lives on.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = Tensor::<f32, Shape![2]>::zeros().to_device(&dev).unwrap();
+    ///     assert_eq!(a.device().ordinal(), dev.ordinal());
+    /// }
+    /// ```
     pub fn device(&self) -> &CudaDevice {
         &self.storage.dev
     }
@@ -127,6 +136,15 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
     /// # Errors
     /// A driver error (including one raised by an earlier asynchronous
     /// kernel on this device).
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = Tensor::<i64, Shape![3]>::from_vec(vec![1, 2, 3]);
+    ///     assert_eq!(a.to_device(&dev).unwrap().to_cpu().unwrap().to_vec(), a.to_vec());
+    /// }
+    /// ```
     pub fn to_cpu(&self) -> Result<Tensor<T, S>, CudaError> {
         let n = self.numel();
         if n == 0 {
@@ -147,6 +165,16 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Errors
     /// A driver error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = Tensor::<f32, Shape![2, 3]>::zeros().to_device(&dev).unwrap().transpose::<0, 1>();
+    ///     let c = a.deep_copy().unwrap();
+    ///     assert!(c.is_contiguous() && !a.is_contiguous());
+    /// }
+    /// ```
     pub fn deep_copy(&self) -> Result<Self, CudaError> {
         let dev = self.device().clone();
         let out = Arc::new(CudaStorage::new(dev.alloc::<T>(self.numel())?, dev.clone()));
@@ -166,6 +194,15 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Errors
     /// A driver error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = Tensor::<f32, Shape![2, 3]>::zeros().to_device(&dev).unwrap().transpose::<0, 1>();
+    ///     assert!(a.contiguous().unwrap().is_contiguous());
+    /// }
+    /// ```
     pub fn contiguous(&self) -> Result<Self, CudaError> {
         if self.is_contiguous() {
             return Ok(self.clone());

@@ -102,6 +102,18 @@ macro_rules! binary {
             /// # Panics
             /// With PyTorch's message when a run-time size does not match,
             /// or on a driver error.
+            ///
+            /// ```
+            /// use shaped::device::Cuda;
+            /// use shaped::{Shape, Tensor};
+            /// if let Ok(dev) = Cuda::device(0) {
+            ///     let a = Tensor::<f32, Shape![2, 1]>::from_vec(vec![1., 2.]);
+            ///     let b = Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]);
+            ///     let (ga, gb) = (a.to_device(&dev).unwrap(), b.to_device(&dev).unwrap());
+            #[doc = concat!("    let c: Tensor<f32, Shape![2, 3], Cuda> = ga.", stringify!($name), "(&gb);")]
+            #[doc = concat!("    assert_eq!(c.to_cpu().unwrap().to_vec(), a.", stringify!($name), "(&b).to_vec());")]
+            /// }
+            /// ```
             #[track_caller]
             pub fn $name<S2: Shape>(&self, other: &Tensor<T, S2, Cuda>) -> Tensor<T, Broadcast<S, S2>, Cuda>
             where
@@ -190,6 +202,16 @@ impl<T: Numeric + CudaElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Errors
     /// PyTorch's broadcast error, or a driver error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]).to_device(&dev).unwrap();
+    ///     let c = a.try_add_alpha(&a, 2.0).unwrap();
+    ///     assert_eq!(c.to_cpu().unwrap().to_vec(), vec![3., 6., 9.]);
+    /// }
+    /// ```
     pub fn try_add_alpha<S2: Shape>(
         &self,
         other: &Tensor<T, S2, Cuda>,
@@ -205,6 +227,16 @@ impl<T: Numeric + CudaElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Errors
     /// PyTorch's broadcast error, or a driver error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]).to_device(&dev).unwrap();
+    ///     let c = a.try_sub_alpha(&a, 2.0).unwrap();
+    ///     assert_eq!(c.to_cpu().unwrap().to_vec(), vec![-1., -2., -3.]);
+    /// }
+    /// ```
     pub fn try_sub_alpha<S2: Shape>(
         &self,
         other: &Tensor<T, S2, Cuda>,
@@ -225,6 +257,18 @@ macro_rules! predicate {
             /// # Panics
             /// With PyTorch's message when a run-time size does not match,
             /// or on a driver error.
+            ///
+            /// ```
+            /// use shaped::device::Cuda;
+            /// use shaped::{Shape, Tensor};
+            /// if let Ok(dev) = Cuda::device(0) {
+            ///     let a = Tensor::<i32, Shape![2, 1]>::from_vec(vec![1, 2]);
+            ///     let b = Tensor::<i32, Shape![3]>::from_vec(vec![1, 2, 3]);
+            ///     let (ga, gb) = (a.to_device(&dev).unwrap(), b.to_device(&dev).unwrap());
+            #[doc = concat!("    let c: Tensor<bool, Shape![2, 3], Cuda> = ga.", stringify!($name), "(&gb);")]
+            #[doc = concat!("    assert_eq!(c.to_cpu().unwrap().to_vec(), a.", stringify!($name), "(&b).to_vec());")]
+            /// }
+            /// ```
             #[track_caller]
             pub fn $name<S2: Shape>(&self, other: &Tensor<T, S2, Cuda>) -> Tensor<bool, Broadcast<S, S2>, Cuda>
             where
@@ -266,6 +310,17 @@ macro_rules! unary {
             ///
             /// # Panics
             /// On a driver error.
+            ///
+            /// ```
+            /// use shaped::device::Cuda;
+            /// use shaped::{Shape, Tensor};
+            /// if let Ok(dev) = Cuda::device(0) {
+            ///     let a = Tensor::<f32, Shape![2, 2]>::from_vec(vec![0.5, 1.0, 1.5, 2.0]);
+            #[doc = concat!("    let g = a.to_device(&dev).unwrap().", stringify!($name), "();")]
+            #[doc = concat!("    let (got, want) = (g.to_cpu().unwrap().to_vec(), a.", stringify!($name), "().to_vec());")]
+            ///     assert!(got.iter().zip(&want).all(|(x, y)| (x - y).abs() <= 1e-5 * y.abs().max(1.0)));
+            /// }
+            /// ```
             #[track_caller]
             pub fn $name(&self) -> Tensor<T, S, Cuda> {
                 self.$try_name().unwrap_or_else(|e| panic!("{e}"))
@@ -327,6 +382,19 @@ macro_rules! inplace {
             /// With PyTorch's message when `other` does not expand to
             /// `self`'s sizes, when `self`'s elements share memory, or on a
             /// driver error.
+            ///
+            /// ```
+            /// use shaped::device::Cuda;
+            /// use shaped::{Shape, Tensor};
+            /// if let Ok(dev) = Cuda::device(0) {
+            ///     let mut a = Tensor::<f32, Shape![2, 3]>::full(2.0);
+            ///     let b = Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]);
+            ///     let (mut ga, gb) = (a.to_device(&dev).unwrap(), b.to_device(&dev).unwrap());
+            #[doc = concat!("    ga.", stringify!($name), "(&gb);")]
+            #[doc = concat!("    a.", stringify!($name), "(&b);")]
+            ///     assert_eq!(ga.to_cpu().unwrap().to_vec(), a.to_vec());
+            /// }
+            /// ```
             #[track_caller]
             pub fn $name<S2>(&mut self, other: &Tensor<T, S2, Cuda>)
             where
@@ -371,6 +439,17 @@ impl<T: Numeric + CudaElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Errors
     /// PyTorch's broadcast error, or a driver error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = Tensor::<f32, Shape![2, 1]>::zeros().to_device(&dev).unwrap();
+    ///     let t = Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]).to_device(&dev).unwrap();
+    ///     let c: Tensor<f32, Shape![2, 3], Cuda> = a.try_addcmul(&t, &t, 0.5).unwrap();
+    ///     assert_eq!(c.to_cpu().unwrap().to_vec(), vec![0.5, 2., 4.5, 0.5, 2., 4.5]);
+    /// }
+    /// ```
     pub fn try_addcmul<S1: Shape, S2: Shape>(
         &self,
         t1: &Tensor<T, S1, Cuda>,
@@ -393,6 +472,17 @@ impl<T: Numeric + CudaElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Errors
     /// PyTorch's broadcast error, or a driver error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let x = Tensor::<f32, Shape![3]>::from_vec(vec![-1., 0.5, 2.]).to_device(&dev).unwrap();
+    ///     let (lo, hi) = (Tensor::<f32, Shape![]>::full(0.).to_device(&dev).unwrap(), Tensor::<f32, Shape![]>::full(1.).to_device(&dev).unwrap());
+    ///     let c: Tensor<f32, Shape![3], Cuda> = x.try_clamp_tensor(&lo, &hi).unwrap();
+    ///     assert_eq!(c.to_cpu().unwrap().to_vec(), vec![0., 0.5, 1.]);
+    /// }
+    /// ```
     pub fn try_clamp_tensor<S1: Shape, S2: Shape>(
         &self,
         min: &Tensor<T, S1, Cuda>,
@@ -413,6 +503,15 @@ impl<T: Numeric + CudaElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Errors
     /// A driver error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let x = Tensor::<f32, Shape![3]>::from_vec(vec![-1., 0.5, 2.]).to_device(&dev).unwrap();
+    ///     assert_eq!(x.try_clamp(0., 1.).unwrap().to_cpu().unwrap().to_vec(), vec![0., 0.5, 1.]);
+    /// }
+    /// ```
     pub fn try_clamp(&self, min: T, max: T) -> Result<Tensor<T, S, Cuda>, CudaError> {
         let (lo, hi) = (scalar_on(self, min)?, scalar_on(self, max)?);
         apply(
@@ -428,6 +527,17 @@ impl<T: Numeric + CudaElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Errors
     /// PyTorch's expand error, the overlap error, or a driver error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let mut a = Tensor::<f32, Shape![2, 3]>::zeros().to_device(&dev).unwrap();
+    ///     let t = Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]).to_device(&dev).unwrap();
+    ///     a.try_addcmul_(&t, &t, 1.0).unwrap();
+    ///     assert_eq!(a.to_cpu().unwrap().to_vec(), vec![1., 4., 9., 1., 4., 9.]);
+    /// }
+    /// ```
     pub fn try_addcmul_<S1, S2>(
         &mut self,
         t1: &Tensor<T, S1, Cuda>,
@@ -448,6 +558,17 @@ impl<T: Float + CudaElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Errors
     /// PyTorch's broadcast error, or a driver error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = Tensor::<f32, Shape![3]>::zeros().to_device(&dev).unwrap();
+    ///     let t = Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 4.]).to_device(&dev).unwrap();
+    ///     let c: Tensor<f32, Shape![3], Cuda> = a.try_addcdiv(&t, &t, 2.0).unwrap();
+    ///     assert_eq!(c.to_cpu().unwrap().to_vec(), vec![2., 2., 2.]);
+    /// }
+    /// ```
     pub fn try_addcdiv<S1: Shape, S2: Shape>(
         &self,
         t1: &Tensor<T, S1, Cuda>,
@@ -470,6 +591,18 @@ impl<T: Float + CudaElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Errors
     /// PyTorch's broadcast error, or a driver error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = Tensor::<f32, Shape![2]>::from_vec(vec![0., 10.]).to_device(&dev).unwrap();
+    ///     let b = Tensor::<f32, Shape![2]>::from_vec(vec![10., 20.]).to_device(&dev).unwrap();
+    ///     let w = Tensor::<f32, Shape![]>::full(0.5).to_device(&dev).unwrap();
+    ///     let c: Tensor<f32, Shape![2], Cuda> = a.try_lerp(&b, &w).unwrap();
+    ///     assert_eq!(c.to_cpu().unwrap().to_vec(), vec![5., 15.]);
+    /// }
+    /// ```
     pub fn try_lerp<S1: Shape, S2: Shape>(
         &self,
         end: &Tensor<T, S1, Cuda>,
@@ -490,6 +623,16 @@ impl<T: Float + CudaElement, S: Shape> Tensor<T, S, Cuda> {
     ///
     /// # Errors
     /// PyTorch's broadcast error, or a driver error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let a = Tensor::<f32, Shape![2]>::from_vec(vec![0., 10.]).to_device(&dev).unwrap();
+    ///     let b = Tensor::<f32, Shape![2]>::from_vec(vec![10., 20.]).to_device(&dev).unwrap();
+    ///     assert_eq!(a.try_lerp_scalar(&b, 0.5).unwrap().to_cpu().unwrap().to_vec(), vec![5., 15.]);
+    /// }
+    /// ```
     pub fn try_lerp_scalar<S1: Shape>(
         &self,
         end: &Tensor<T, S1, Cuda>,
@@ -513,6 +656,17 @@ impl<SC: Shape> Tensor<bool, SC, Cuda> {
     ///
     /// # Errors
     /// PyTorch's broadcast error, or a driver error.
+    ///
+    /// ```
+    /// use shaped::device::Cuda;
+    /// use shaped::{Shape, Tensor};
+    /// if let Ok(dev) = Cuda::device(0) {
+    ///     let c = Tensor::<bool, Shape![2, 1]>::from_vec(vec![true, false]).to_device(&dev).unwrap();
+    ///     let (x, y) = (Tensor::<f32, Shape![2]>::ones().to_device(&dev).unwrap(), Tensor::<f32, Shape![2]>::zeros().to_device(&dev).unwrap());
+    ///     let r: Tensor<f32, Shape![2, 2], Cuda> = c.try_where_cond(&x, &y).unwrap();
+    ///     assert_eq!(r.to_cpu().unwrap().to_vec(), vec![1., 1., 0., 0.]);
+    /// }
+    /// ```
     pub fn try_where_cond<T: CudaElement, SX: Shape, SY: Shape>(
         &self,
         x: &Tensor<T, SX, Cuda>,

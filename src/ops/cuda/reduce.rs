@@ -133,6 +133,17 @@ macro_rules! reductions {
             ///
             /// # Panics
             /// As [`Tensor::try_sum`]'s errors.
+            ///
+            /// ```
+            /// use shaped::device::Cuda;
+            /// use shaped::{Shape, Tensor};
+            /// if let Ok(dev) = Cuda::device(0) {
+            ///     let a = Tensor::<f32, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]);
+            #[doc = concat!("    let g = a.to_device(&dev).unwrap().", stringify!($all), "();")]
+            #[doc = concat!("    let want = a.", stringify!($all), "().item();")]
+            ///     assert!((g.to_cpu().unwrap().item() - want).abs() <= 1e-5 * want.abs().max(1.0));
+            /// }
+            /// ```
             #[track_caller]
             pub fn $all(&self) -> Tensor<T, (), Cuda> {
                 self.$try_all().unwrap_or_else(|e| panic!("{e}"))
