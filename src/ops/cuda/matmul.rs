@@ -18,15 +18,10 @@ use crate::backend::cuda::{CudaDevice, CudaError, CudaStorage, GemmBatch, gemm_s
 use crate::device::Cuda;
 use crate::iter::{broadcast_strides, contiguous_strides};
 use crate::ops::matmul::rules::{self, Axes, Geometry};
-use crate::ops::matmul::{BatchShape, ContractsWith, Matmul, MatmulShape, MatrixShape, SameBatch};
+use crate::ops::matmul::{
+    BatchOut, BatchShape, ContractsWith, Matmul, MatmulShape, MmWith, SameBatch,
+};
 use crate::shape::{DimVec, DynRank, Shape};
-
-type MatrixOut<S, S2> = (<S as MatrixShape>::Rows, <S2 as MatrixShape>::Cols);
-type BatchOut<S, S2> = (
-    <<S as BatchShape>::Batch as SameBatch<<S2 as BatchShape>::Batch>>::Output,
-    <S as BatchShape>::Rows,
-    <S2 as BatchShape>::Cols,
-);
 
 /// One operand seen as a batch of `rows x cols` matrices over `batch`.
 struct Side<'a, T> {
@@ -173,12 +168,6 @@ fn product<T: BlasElement>(
     Ok(out)
 }
 
-fn typed<T: BlasElement, S2: Shape>(
-    t: Tensor<T, DynRank, Cuda>,
-) -> Result<Tensor<T, S2, Cuda>, CudaError> {
-    Ok(t.try_into_shape()?)
-}
-
 impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
     /// The matrix product with NumPy's rules, as `torch.matmul`, on the GPU
     /// (`f32`, `f64`) through cuBLAS.
@@ -226,7 +215,7 @@ impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
         S: MatmulShape<S2>,
     {
         let geo = rules::matmul(self.dims(), other.dims())?;
-        typed(product(self.operand(), other.operand(), &geo)?)
+        Ok(product(self.operand(), other.operand(), &geo)?.try_into_shape()?)
     }
 
     /// The product of two matrices, as `torch.mm`, on the GPU.
@@ -243,16 +232,12 @@ impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
     ///     assert_eq!(a.try_mm(&b).unwrap().dims(), &[2, 4]);
     /// }
     /// ```
-    pub fn try_mm<S2: MatrixShape>(
+    pub fn try_mm<S2: MmWith<S>>(
         &self,
         mat2: &Tensor<T, S2, Cuda>,
-    ) -> Result<Tensor<T, MatrixOut<S, S2>, Cuda>, CudaError>
-    where
-        S: MatrixShape,
-        S::Cols: ContractsWith<S2::Rows>,
-    {
+    ) -> Result<Tensor<T, S2::Output, Cuda>, CudaError> {
         let geo = rules::mm(self.dims(), mat2.dims())?;
-        typed(product(self.operand(), mat2.operand(), &geo)?)
+        Ok(product(self.operand(), mat2.operand(), &geo)?.try_into_shape()?)
     }
 
     /// The product of two matrices, as `torch.mm`, on the GPU.
@@ -271,14 +256,7 @@ impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
     /// }
     /// ```
     #[track_caller]
-    pub fn mm<S2: MatrixShape>(
-        &self,
-        mat2: &Tensor<T, S2, Cuda>,
-    ) -> Tensor<T, MatrixOut<S, S2>, Cuda>
-    where
-        S: MatrixShape,
-        S::Cols: ContractsWith<S2::Rows>,
-    {
+    pub fn mm<S2: MmWith<S>>(&self, mat2: &Tensor<T, S2, Cuda>) -> Tensor<T, S2::Output, Cuda> {
         self.try_mm(mat2).unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -307,7 +285,7 @@ impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
         S::Cols: ContractsWith<S2::Rows>,
     {
         let geo = rules::bmm(self.dims(), batch2.dims())?;
-        typed(product(self.operand(), batch2.operand(), &geo)?)
+        Ok(product(self.operand(), batch2.operand(), &geo)?.try_into_shape()?)
     }
 
     /// Batched matrix products, as `torch.bmm`, on the GPU.

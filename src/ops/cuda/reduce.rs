@@ -111,21 +111,6 @@ fn check_nonempty(name: &str, dims: &[usize], mask: &[bool]) -> Result<(), CudaE
     Ok(())
 }
 
-/// Into the static result shape (sizes come from the checked rule).
-fn typed<T: CudaElement, S2: Shape>(
-    t: Tensor<T, DynRank, Cuda>,
-) -> Result<Tensor<T, S2, Cuda>, CudaError> {
-    let dims = S2::check_dims(t.dims())?;
-    let strides = <S2::Dims as crate::shape::Dims>::from_slice(t.strides());
-    Ok(Tensor {
-        storage: t.storage,
-        offset: t.offset,
-        dims,
-        strides,
-        device: core::marker::PhantomData,
-    })
-}
-
 macro_rules! reductions {
     ($($all:ident, $try_all:ident, $dim:ident, $keep:ident, $try_dims:ident : $bound:ident, $nonempty:literal;)*) => {$(
         impl<T: $bound + CudaElement, S: Shape> Tensor<T, S, Cuda> {
@@ -156,7 +141,7 @@ macro_rules! reductions {
             /// error.
             pub fn $try_all(&self) -> Result<Tensor<T, (), Cuda>, CudaError> {
                 let m = axes::all(self.rank());
-                typed(reduce_mask(find_reduction(stringify!($all)), $nonempty, self, &m, false)?)
+                Ok(reduce_mask(find_reduction(stringify!($all)), $nonempty, self, &m, false)?.try_into_shape()?)
             }
 
             #[doc = concat!("[`Tensor::", stringify!($all), "`] over axis `K`, which the result drops.")]
@@ -171,7 +156,7 @@ macro_rules! reductions {
                 axes::from_axis(K, self.rank())
                     .map_err(CudaError::from)
                     .and_then(|m| reduce_mask(find_reduction(stringify!($all)), $nonempty, self, &m, false))
-                    .and_then(typed)
+                    .and_then(|t| Ok(t.try_into_shape()?))
                     .unwrap_or_else(|e| panic!("{e}"))
             }
 
@@ -187,7 +172,7 @@ macro_rules! reductions {
                 axes::from_axis(K, self.rank())
                     .map_err(CudaError::from)
                     .and_then(|m| reduce_mask(find_reduction(stringify!($all)), $nonempty, self, &m, true))
-                    .and_then(typed)
+                    .and_then(|t| Ok(t.try_into_shape()?))
                     .unwrap_or_else(|e| panic!("{e}"))
             }
 

@@ -44,6 +44,8 @@ pub(crate) mod rules;
 mod run;
 mod shape;
 
+#[cfg(feature = "cuda")]
+pub(crate) use shape::BatchOut;
 pub use shape::{
     AddendDim, AddendShape, BatchShape, ContractsWith, FitsProduct, Matmul, MatmulShape,
     MatrixShape, MmWith, SameBatch, VectorShape,

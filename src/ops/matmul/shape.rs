@@ -253,7 +253,7 @@ where
 pub(super) type BatchMatrixOut<A, B> = (<A as BatchShape>::Rows, <B as BatchShape>::Cols);
 /// The batch of `A` and `B`, rows of `A` by columns of `B`: the shape of
 /// `bmm` and `baddbmm`.
-pub(super) type BatchOut<A, B> = (
+pub(crate) type BatchOut<A, B> = (
     <<A as BatchShape>::Batch as SameBatch<<B as BatchShape>::Batch>>::Output,
     <A as BatchShape>::Rows,
     <B as BatchShape>::Cols,
