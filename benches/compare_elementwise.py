@@ -26,8 +26,11 @@ def ensure_venv():
         os.execv(py, [py] + sys.argv)
 
 
-def median_ns(fn, reps=9, inner=1):
-    for _ in range(inner):
+def median_ns(fn, reps=30, inner=1):
+    """Median time per call over `reps` batches of `inner` calls, after
+    max(inner, 10) warm-up calls (as examples/bench_elementwise.rs does: a
+    64 MiB output reaches its steady speed only after several passes)."""
+    for _ in range(max(inner, 10)):
         fn()
     ts = []
     for _ in range(reps):

@@ -10,10 +10,17 @@ use std::time::Instant;
 use rayon::prelude::*;
 use shaped::{Shape, Tensor};
 
+/// Calls before timing starts: a 64 MiB output reaches its steady speed
+/// only after several passes (the caches settle), in every library.
+const WARM_UP: usize = 10;
+
+/// Timed calls of each large case.
+const REPS: usize = 30;
+
 /// Median time per call of `f`, in nanoseconds, over `reps` timed batches of
-/// `inner` calls each (after one warm-up batch).
+/// `inner` calls each (after `max(inner, WARM_UP)` warm-up calls).
 fn median_ns(reps: usize, inner: usize, mut f: impl FnMut()) -> f64 {
-    for _ in 0..inner {
+    for _ in 0..inner.max(WARM_UP) {
         f();
     }
     let mut t: Vec<f64> = (0..reps)
@@ -57,34 +64,37 @@ fn main() {
     let a = Tensor::<f32, Shape![4096, 4096]>::rand(1);
     let b = Tensor::<f32, Shape![4096, 4096]>::rand(2);
     let mut out = Tensor::<f32, Shape![4096, 4096]>::zeros();
-    println!("same_alloc\t{:.0}", median_ns(9, 1, || drop(&a + &b)));
+    println!("same_alloc\t{:.0}", median_ns(REPS, 1, || drop(&a + &b)));
     println!(
         "same_out\t{:.0}",
-        median_ns(9, 1, || a.add_out(&b, &mut out).unwrap())
+        median_ns(REPS, 1, || a.add_out(&b, &mut out).unwrap())
     );
 
     let col = Tensor::<f32, Shape![4096, 1]>::rand(3);
     let row = Tensor::<f32, Shape![1, 4096]>::rand(4);
-    println!("outer_alloc\t{:.0}", median_ns(9, 1, || drop(&col + &row)));
+    println!(
+        "outer_alloc\t{:.0}",
+        median_ns(REPS, 1, || drop(&col + &row))
+    );
     println!(
         "outer_out\t{:.0}",
-        median_ns(9, 1, || col.add_out(&row, &mut out).unwrap())
+        median_ns(REPS, 1, || col.add_out(&row, &mut out).unwrap())
     );
 
     let v = Tensor::<f32, Shape![4096]>::rand(5);
-    println!("row_alloc\t{:.0}", median_ns(9, 1, || drop(&a + &v)));
+    println!("row_alloc\t{:.0}", median_ns(REPS, 1, || drop(&a + &v)));
     println!(
         "row_out\t{:.0}",
-        median_ns(9, 1, || a.add_out(&v, &mut out).unwrap())
+        median_ns(REPS, 1, || a.add_out(&v, &mut out).unwrap())
     );
 
     let p = Tensor::<f32, Shape![256, 1, 1024]>::rand(6);
     let q = Tensor::<f32, Shape![1, 256, 1024]>::rand(7);
     let mut out3 = Tensor::<f32, Shape![256, 256, 1024]>::zeros();
-    println!("batch_alloc\t{:.0}", median_ns(9, 1, || drop(&p + &q)));
+    println!("batch_alloc\t{:.0}", median_ns(REPS, 1, || drop(&p + &q)));
     println!(
         "batch_out\t{:.0}",
-        median_ns(9, 1, || p.add_out(&q, &mut out3).unwrap())
+        median_ns(REPS, 1, || p.add_out(&q, &mut out3).unwrap())
     );
 
     let s = Tensor::<f32, Shape![8, 8]>::rand(8);

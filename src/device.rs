@@ -28,7 +28,8 @@ pub trait Device:
     type Storage<T: Element>: Send + Sync;
 }
 
-/// The CPU, with kernels parallelised by rayon.
+/// The CPU, with kernels parallelised over its cores (`RAYON_NUM_THREADS`
+/// threads when set).
 ///
 /// ```
 /// use shaped::device::Cpu;

@@ -4,8 +4,9 @@
 //! inner loops handed out for threads.
 //!
 //! Device-neutral: nothing here touches memory or has a shape type
-//! parameter; the CPU backend walks [`Plan::par_segments`], and a GPU backend
-//! can read the same coalesced sizes and strides.
+//! parameter; the CPU backend walks [`Plan::segments`] over ranges it runs
+//! in parallel, and a GPU backend can read the same coalesced sizes and
+//! strides.
 //!
 //! ```
 //! use shaped::iter::{broadcast_strides, Plan};
@@ -19,4 +20,4 @@
 
 mod plan;
 
-pub use plan::{PARALLEL_GRAIN, Plan, broadcast_strides, contiguous_strides};
+pub use plan::{Plan, broadcast_strides, contiguous_strides};

@@ -1,15 +1,13 @@
 //! The iteration plan: one output and its inputs, broadcast to one shape,
-//! reordered and coalesced, then walked as inner loops ("segments") that can
-//! be split across threads.
+//! reordered and coalesced, then walked as inner loops ("segments") over any
+//! range of linear indices, so that a backend can split the work across
+//! threads.
 //!
 //! See `README.md` beside this file for the design.
 
 use smallvec::SmallVec;
 
 use crate::shape::DimVec;
-
-/// Elements below which a plan runs on the calling thread.
-pub const PARALLEL_GRAIN: usize = 1 << 15;
 
 /// The strides of a tensor of sizes `dims` and strides `strides`, seen in a
 /// broadcast result of sizes `out` (trailing dimensions aligned): 0 where the
@@ -191,24 +189,6 @@ impl<const N: usize> Plan<N> {
             }
         }
     }
-
-    /// Like [`Plan::segments`] over the whole plan, split into contiguous
-    /// ranges of linear indices run in parallel when the plan is large.
-    pub fn par_segments(&self, f: impl Fn([usize; N], [usize; N], usize) + Sync) {
-        let n = self.numel;
-        if n == 0 {
-            return;
-        }
-        if n < PARALLEL_GRAIN || rayon::current_num_threads() == 1 {
-            return self.segments(0, n, f);
-        }
-        let threads = rayon::current_num_threads();
-        let chunks = (n / PARALLEL_GRAIN).clamp(1, threads * 4);
-        use rayon::prelude::*;
-        (0..chunks).into_par_iter().for_each(|c| {
-            self.segments(c * n / chunks, (c + 1) * n / chunks, &f);
-        });
-    }
 }
 
 #[cfg(test)]
@@ -245,6 +225,6 @@ mod tests {
     fn zero_size_plans_visit_nothing() {
         let plan = Plan::new(&[3, 0], [(&[0, 1][..], 0)]);
         assert_eq!(plan.numel(), 0);
-        plan.par_segments(|_, _, _| panic!("visited"));
+        plan.segments(0, plan.numel(), |_, _, _| panic!("visited"));
     }
 }

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use crate::Tensor;
-use crate::backend::cpu::{self, Src};
+use crate::backend::cpu::{self, Out, Src};
 use crate::element::Element;
 use crate::iter::{Plan, broadcast_strides, contiguous_strides};
 use crate::shape::{Shape, ShapeError, broadcast_pair, check_expand};
@@ -73,7 +73,11 @@ pub(crate) fn map1<A: Element, O: Element, SO: Shape>(
     // SAFETY: the output is fresh and contiguous with `numel` elements, and
     // the plan covers each of them once; `a`'s offsets come from its layout,
     // which lies inside its storage (the tensor invariant).
-    unsafe { alloc_output(a.dims, |o| cpu::map1(&plan, o, Src(ga.as_ptr()), f)) }
+    unsafe {
+        alloc_output(a.dims, |o| {
+            cpu::map1(&plan, Out::Fresh(o), Src(ga.as_ptr()), f)
+        })
+    }
 }
 
 /// Whether `l` is contiguous (row-major, no gaps).
@@ -138,7 +142,7 @@ pub(crate) fn map2<A: Element, B: Element, O: Element, SO: Shape>(
             alloc_output(dims, |o| {
                 let pa = Src(ga.as_ptr().add(a.offset));
                 let pb = Src(gb.as_ptr().add(b.offset));
-                cpu::map2_rows(o, pa, pb, rows, row_len, a_is_row, f)
+                cpu::map2_rows(Out::Fresh(o), pa, pb, rows, row_len, a_is_row, f)
             })
         };
     }
@@ -154,7 +158,7 @@ pub(crate) fn map2<A: Element, B: Element, O: Element, SO: Shape>(
     // input (stride 0), never leave its layout.
     unsafe {
         alloc_output(&dims, |o| {
-            cpu::map2(&plan, o, Src(ga.as_ptr()), Src(gb.as_ptr()), f)
+            cpu::map2(&plan, Out::Fresh(o), Src(ga.as_ptr()), Src(gb.as_ptr()), f)
         })
     }
 }
@@ -188,7 +192,7 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
                     Src(gb.as_ptr().add(b.offset)),
                 );
                 let o = g.as_mut_ptr().add(out.offset);
-                cpu::map2_rows(o, pa, pb, rows, row_len, a_is_row, f);
+                cpu::map2_rows(Out::Existing(o), pa, pb, rows, row_len, a_is_row, f);
             }
             return Ok(());
         }
@@ -222,7 +226,10 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
     // SAFETY: `out`'s offsets lie in its storage and are pairwise distinct
     // (checked above); the inputs are other buffers (copied above if not),
     // read within their layouts.
-    unsafe { cpu::map2(&plan, g.as_mut_ptr(), Src(ga.as_ptr()), Src(gb.as_ptr()), f) };
+    unsafe {
+        let o = Out::Existing(g.as_mut_ptr());
+        cpu::map2(&plan, o, Src(ga.as_ptr()), Src(gb.as_ptr()), f)
+    };
     Ok(())
 }
 
@@ -253,7 +260,7 @@ pub(crate) fn map3<A: Element, B: Element, C: Element, O: Element, SO: Shape>(
         alloc_output(&dims, |o| {
             cpu::map3(
                 &plan,
-                o,
+                Out::Fresh(o),
                 Src(ga.as_ptr()),
                 Src(gb.as_ptr()),
                 Src(gc.as_ptr()),

@@ -15,21 +15,24 @@
 //! operand packed once), as PyTorch folds it. The remaining batch runs in
 //! parallel, one single-threaded product per task, when it has at least as
 //! many entries as threads; otherwise each product is cut into tiles of
-//! whole rows or columns, a few per thread, each a single-threaded product
-//! run as a rayon task.
+//! whole rows or columns, each a single-threaded product. Both run on the
+//! CPU backend's pool (`pool.rs`), whose helper threads spin between calls.
 //!
 //! # Design
 //! Why tiles rather than the crate's own threading: on a shared machine a
 //! thread is often descheduled for a while, and a multithreaded GEMM whose
 //! threads meet at every block then runs at the pace of the slowest one.
-//! Tiles, with more of them than threads and work stealing between them, let
-//! the free core take the slowed thread's share, and the threads meet once.
-//! Measured side by side on the project machine (2 vCPUs, shared): f32
-//! 2048^3 at 108 GFLOP/s best and 108 median with tiles, against 94 and 91
-//! with `gemm::Parallelism::Rayon`; at 1024^3 116 / 104 against 108 / 98;
-//! equal at 256^3 (see `benches/README.md`). The cost is that each tile
-//! packs the whole of the operand it shares with the others: a few percent
-//! of the work at these sizes.
+//! Tiles, handed out one at a time, let the free core take the slowed
+//! thread's share, and the threads meet once. Measured on the Cascade Lake
+//! machine of an earlier session (2 vCPUs, shared): f32 2048^3 at 108
+//! GFLOP/s best and 108 median with tiles, against 94 and 91 with
+//! `gemm::Parallelism::Rayon`. On this session's machine, quiet, tiles on
+//! the pool and the crate's threading were level at 1024^3 and 2048^3, and
+//! tiles ahead at 256^3 (349 against 333 GFLOP/s best), see
+//! `benches/README.md`. A tile packs the whole of the operand it shares
+//! with the others, so small products get one tile per thread
+//! ([`tile_count`]); a single-threaded `2048^3` cut into 8 column tiles ran
+//! as fast as uncut.
 //!
 //! The two entry points, [`gemm_new`] and [`gemm_into`], are safe: they
 //! check that every layout stays inside its slice and that the
@@ -47,9 +50,8 @@
 
 use core::any::TypeId;
 
-use rayon::prelude::*;
-
 use super::alloc as cpu_alloc;
+use super::pool;
 use crate::element::Numeric;
 use crate::iter::Plan;
 use crate::shape::DimVec;
@@ -124,7 +126,7 @@ impl<P: Copy> Clone for Mat<P> {
 }
 impl<P: Copy> Copy for Mat<P> {}
 
-/// Base pointers of the three buffers, shareable across rayon tasks.
+/// Base pointers of the three buffers, shareable across threads.
 #[derive(Debug)]
 struct Bases<T> {
     dst: *mut T,
@@ -418,7 +420,7 @@ unsafe fn each<T: Numeric>(p: &Problem, bases: Bases<T>, alpha: T, accum: Accum<
         ],
     );
     let work = p.m.saturating_mul(p.n).saturating_mul(p.k);
-    let threads = rayon::current_num_threads();
+    let threads = pool::threads();
     let parallel = threads > 1 && work.saturating_mul(nb) >= PARALLEL_WORK;
     let run = |start: usize, end: usize, par: Par| {
         plan.segments(start, end, |offs, st, len| {
@@ -432,11 +434,11 @@ unsafe fn each<T: Numeric>(p: &Problem, bases: Bases<T>, alpha: T, accum: Accum<
     };
     if parallel && nb >= threads {
         let chunks = nb.min(threads * 8);
-        (0..chunks)
-            .into_par_iter()
-            .for_each(|c| run(c * nb / chunks, (c + 1) * nb / chunks, Par::Seq));
+        pool::for_each_tile(chunks, &|c| {
+            run(c * nb / chunks, (c + 1) * nb / chunks, Par::Seq)
+        });
     } else {
-        run(0, nb, if parallel { Par::Rayon } else { Par::Seq });
+        run(0, nb, if parallel { Par::Pool } else { Par::Seq });
     }
 }
 
@@ -465,8 +467,8 @@ unsafe fn sum<T: Numeric>(p: &Problem, bases: Bases<T>, alpha: T, accum: Accum<T
         ],
     );
     let work = p.m.saturating_mul(p.n).saturating_mul(p.k);
-    let par = if rayon::current_num_threads() > 1 && work >= PARALLEL_WORK {
-        Par::Rayon
+    let par = if pool::threads() > 1 && work >= PARALLEL_WORK {
+        Par::Pool
     } else {
         Par::Seq
     };
@@ -504,8 +506,10 @@ unsafe fn scale<T: Numeric>(m: usize, n: usize, dst: Mat<*mut T>, accum: Accum<T
 /// Whether one product may use several threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Par {
+    /// On the calling thread.
     Seq,
-    Rayon,
+    /// Cut into tiles run by the calling thread and the pool's helpers.
+    Pool,
 }
 
 /// One `m x k` by `k x n` product at the given offsets of the three buffers.
@@ -544,7 +548,7 @@ unsafe fn single<T: Numeric>(
     // SAFETY: forwarded.
     unsafe {
         match par {
-            Par::Rayon => tiled(dims, dst, lhs, rhs, alpha, accum),
+            Par::Pool => tiled(dims, dst, lhs, rhs, alpha, accum),
             Par::Seq => kernel(dims, dst, lhs, rhs, alpha, accum),
         }
     }
@@ -573,17 +577,30 @@ unsafe fn kernel<T: Numeric>(
     }
 }
 
-/// Tiles per thread when one product is split across threads.
-const TILES_PER_THREAD: usize = 4;
-/// The fewest rows or columns in a tile.
-const MIN_TILE: usize = 64;
+/// The most tiles per thread when one product is split across threads.
+const MAX_TILES_PER_THREAD: usize = 4;
+/// Rows or columns per thread for each tile beyond the first.
+const TILE_STEP: usize = 256;
+
+/// How many tiles a product whose longer side is `len` is cut into, for
+/// `threads` threads: one per thread while each thread's share is under
+/// [`TILE_STEP`] wide, then one more per thread for each further
+/// [`TILE_STEP`], up to [`MAX_TILES_PER_THREAD`]. Small products are not
+/// cut finer because each tile packs all of the operand it shares with the
+/// others; large ones are, so that a thread slowed down by other load takes
+/// fewer tiles (measured on the project machine: `benches/README.md`).
+fn tile_count(len: usize, threads: usize) -> usize {
+    let per_thread = (len / threads.max(1) / TILE_STEP).clamp(1, MAX_TILES_PER_THREAD);
+    (threads * per_thread).min(len).max(1)
+}
 
 /// One product on all threads: cut into tiles of whole columns (or whole
-/// rows, when there are more rows), each a single-threaded product run as a
-/// rayon task. There are more tiles than threads, so that a thread slowed
-/// down by other load on the machine takes fewer of them, and the threads
-/// meet once, at the end, instead of at every block of a multithreaded
-/// GEMM; each tile packs its share of one operand and all of the other.
+/// rows, when there are more rows), each a single-threaded product, run by
+/// the calling thread and the pool's helpers (`pool.rs`: they spin between
+/// calls, so a product of 100 us does not wait for threads to wake). The
+/// threads meet once, at the end, instead of at every block of a
+/// multithreaded GEMM; each tile packs its share of one operand and all of
+/// the other.
 ///
 /// # Safety
 /// The module's contract for one product; tiles write disjoint parts of the
@@ -598,16 +615,14 @@ unsafe fn tiled<T: Numeric>(
 ) {
     let by_cols = n >= m;
     let len = if by_cols { n } else { m };
-    let tiles = (rayon::current_num_threads() * TILES_PER_THREAD)
-        .min(len / MIN_TILE)
-        .max(1);
+    let tiles = tile_count(len, pool::threads());
     let bases = Bases {
         dst: dst.ptr,
         lhs: lhs.ptr,
         rhs: rhs.ptr,
     };
     let [drs, dcs, lrs, lcs, rrs, rcs] = [dst.rs, dst.cs, lhs.rs, lhs.cs, rhs.rs, rhs.cs];
-    (0..tiles).into_par_iter().for_each(|t| {
+    pool::for_each_tile(tiles, &|t| {
         let (start, end) = (t * len / tiles, (t + 1) * len / tiles);
         let (d, l, r) = bases.parts();
         // Where the tile starts in each operand, and its sizes.

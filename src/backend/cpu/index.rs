@@ -23,7 +23,7 @@
 use crate::iter::{Plan, contiguous_strides};
 
 use super::alloc_filled_by;
-use super::elementwise::{Src, map1};
+use super::elementwise::{Out, Src, map1, par_segments};
 
 /// A strided read-only operand: its whole buffer, its strides in the
 /// iteration's dimensions, and its offset.
@@ -200,7 +200,7 @@ where
     let n = plan.numel();
     let fill = |out: *mut T| {
         let out = Dst(out);
-        plan.par_segments(|offs, st, len| {
+        par_segments(&plan, false, |offs, st, len| {
             for k in 0..len {
                 // SAFETY: `offs[1] + k * st[1]` is an offset of the index's
                 // layout over `dims` (span checked against its buffer above).
@@ -293,7 +293,7 @@ where
         Rd(index.data.as_ptr()),
         Rd(src.data.as_ptr()),
     );
-    plan.par_segments(|offs, st, len| {
+    par_segments(&plan, false, |offs, st, len| {
         for l in 0..len {
             let (o, i, s) = (
                 offs[0] + l * st[0],
@@ -373,7 +373,7 @@ pub(crate) fn cat<T: Copy + Send + Sync>(
             // coordinate along `dim` is in `start..start + p.dims[dim]`: in
             // bounds of the `n`-element output, and disjoint from every
             // other part's. The output is a fresh buffer no input shares.
-            unsafe { map1(&plan, out, Src(p.src.data.as_ptr()), |x| x) };
+            unsafe { map1(&plan, Out::Fresh(out), Src(p.src.data.as_ptr()), |x| x) };
             start += p.dims[dim];
         }
     };

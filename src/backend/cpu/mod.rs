@@ -1,5 +1,7 @@
-//! The CPU backend: elementwise loops over the iteration plan, parallelised
-//! with rayon, matrix products (`gemm.rs`), and buffer allocation.
+//! The CPU backend: elementwise loops over the iteration plan
+//! (`elementwise.rs`, `store.rs`), reductions, index kernels, matrix
+//! products (`gemm.rs`) and buffer allocation, all parallelised on one
+//! work-sharing pool (`pool.rs`).
 //!
 //! Inner loops are chosen by the plan's inner strides: all 1 (slices, which
 //! the compiler vectorises), a stride-0 input (a hoisted scalar), or general
@@ -9,10 +11,11 @@ mod alloc;
 mod elementwise;
 mod gemm;
 pub(crate) mod index;
+mod pool;
 mod reduce;
 mod store;
 
 pub(crate) use self::gemm::{Accum, Batches, GemmProblem, MatDesc, gemm_into, gemm_new};
 pub(crate) use alloc::{alloc_filled_by, vec_from_fn};
-pub(crate) use elementwise::{Src, map1, map2, map2_rows, map3, update1, update2, update3};
+pub(crate) use elementwise::{Out, Src, map1, map2, map2_rows, map3, update1, update2, update3};
 pub(crate) use reduce::{Reducer, Run, reduce};

@@ -24,11 +24,12 @@
 
 use core::cell::RefCell;
 use core::marker::PhantomData;
+use std::sync::OnceLock;
 
-use rayon::prelude::*;
 use smallvec::SmallVec;
 
-use crate::iter::{PARALLEL_GRAIN, Plan};
+use super::pool::{self, GRAIN};
+use crate::iter::Plan;
 
 /// `len` elements of an input, `stride` elements apart: one inner loop.
 pub(crate) struct Run<'a, T> {
@@ -337,7 +338,7 @@ impl Split {
         r: &R,
     ) {
         let (n_out, n_red) = (self.kept.numel(), self.red.numel());
-        let threads = rayon::current_num_threads();
+        let threads = pool::threads();
         let outputs = |start: usize, end: usize| {
             self.kept.segments(start, end, |offs, st, len| {
                 for t in 0..len {
@@ -351,34 +352,36 @@ impl Split {
                 }
             })
         };
-        if threads == 1 || n_out * n_red < PARALLEL_GRAIN {
+        if threads == 1 || n_out * n_red < GRAIN {
             return outputs(0, n_out);
         }
         if n_out >= 4 * threads {
-            let chunks = (n_out * n_red / PARALLEL_GRAIN)
-                .clamp(1, 8 * threads)
-                .min(n_out);
-            (0..chunks)
-                .into_par_iter()
-                .for_each(|c| outputs(c * n_out / chunks, (c + 1) * n_out / chunks));
+            let chunks = (n_out * n_red / GRAIN).clamp(1, 8 * threads).min(n_out);
+            pool::for_each_tile(chunks, &|c| {
+                outputs(c * n_out / chunks, (c + 1) * n_out / chunks)
+            });
             return;
         }
         // Few outputs: split each reduction and combine the pieces in order.
-        let pieces = (n_red / PARALLEL_GRAIN).clamp(1, 4 * threads);
+        let pieces = (n_red / GRAIN).clamp(1, 4 * threads);
         let combine = |a, b| r.combine(a, b);
         self.kept.segments(0, n_out, |offs, st, len| {
             for t in 0..len {
                 let (o, i) = (offs[0] + t * st[0], offs[1] + t * st[1]);
-                let partials: Vec<R::Acc> = (0..pieces)
-                    .into_par_iter()
+                let partials: Vec<OnceLock<R::Acc>> =
+                    (0..pieces).map(|_| OnceLock::new()).collect();
+                pool::for_each_tile(pieces, &|p| {
                     // SAFETY: forwarded.
-                    .map(|p| unsafe {
+                    let acc = unsafe {
                         self.fold_piece(input, i, p * n_red / pieces, (p + 1) * n_red / pieces, r)
-                    })
-                    .collect();
+                    };
+                    // Each piece runs once, so its slot is empty.
+                    let _ = partials[p].set(acc);
+                });
                 let mut cascade = Cascade::new();
                 for p in partials {
-                    cascade.push(p, &combine);
+                    let acc = p.into_inner().expect("every piece ran");
+                    cascade.push(acc, &combine);
                 }
                 let acc = cascade.finish(&combine).unwrap_or_else(|| r.init());
                 // SAFETY: `o < out_len`, written once.
@@ -412,11 +415,10 @@ impl Split {
             // SAFETY: forwarded.
             unsafe { self.outer_tile_fold(out, input, r, base[0], base[1], hi - lo) };
         };
-        let threads = rayon::current_num_threads();
-        if threads == 1 || items == 1 || self.kept.numel() * self.red.numel() < PARALLEL_GRAIN {
+        if pool::threads() == 1 || items == 1 || self.kept.numel() * self.red.numel() < GRAIN {
             (0..items).for_each(item);
         } else {
-            (0..items).into_par_iter().for_each(item);
+            pool::for_each_tile(items, &item);
         }
     }
 
