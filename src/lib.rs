@@ -29,7 +29,7 @@
 //! Layers, each depending only on those before it:
 //! - [`shape`]: dimensions, shapes, broadcasting rules (type level and run
 //!   time), shape errors. No tensors.
-//! - [`tensor`]: `Tensor<T, S, D>`, constructors, views, printing.
+//! - [`tensor`](mod@tensor): `Tensor<T, S, D>`, constructors, views, printing.
 //! - [`iter`]: the one iteration plan every elementwise kernel uses.
 //! - [`ops`]: each operation once: its shape rule and its call into the
 //!   backend. Naming: `op` panics on a run-time shape error, `try_op` returns

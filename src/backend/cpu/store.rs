@@ -9,8 +9,9 @@
 //! the plain loop, whose unrolled vector body is faster there (measured:
 //! chunks of 8 on long runs cost up to 30% on the large broadcast cases).
 //!
-//! Large outputs are written with streaming (non-temporal) stores
-//! ([`stream_out`]): a plain store to a line that is not cached first reads
+//! Large existing outputs (`out=` forms; `elementwise::Out` says which) are
+//! written with streaming (non-temporal) stores ([`stream_out`]): a plain
+//! store to a line that is not cached first reads
 //! it (write-allocate), a streaming store does not, and it does not evict
 //! the cache for data that will not fit anyway. Measured on the project
 //! machine (2 threads, AVX-512, a KVM guest that reports a 480 MiB L3):
@@ -22,7 +23,7 @@
 //! guest reports, so the threshold is the smaller of the two (see
 //! [`streams`]). (On the Cascade Lake guest of an earlier session streaming
 //! stores were 15% slower at 256 MiB: it is the machine's memory system
-//! that decides.)
+//! that decides.) Fresh outputs are not streamed: see `elementwise::Out`.
 
 use core::mem::MaybeUninit;
 
