@@ -123,10 +123,10 @@ fn write_run<O>(
     }
 }
 
-/// Calls `seg(offsets, inner_strides, len)` for every segment of `plan`,
-/// in ranges run in parallel by the pool; when the output is streamed
-/// (`stream`), each range ends with a store fence on its own thread.
-pub(crate) fn par_segments<const N: usize>(
+/// [`pool::par_segments`] for a fresh-written output: when it is streamed
+/// (`stream`), each parallel range ends with a store fence on the thread
+/// that wrote it.
+fn map_segments<const N: usize>(
     plan: &Plan<N>,
     stream: bool,
     seg: impl Fn([usize; N], [usize; N], usize) + Sync,
@@ -150,7 +150,7 @@ pub(crate) unsafe fn map1<A: Copy + Sync, O: Copy + Send>(
     f: impl Fn(A) -> O + Sync,
 ) {
     let (out, stream) = out.parts(plan.numel());
-    par_segments(plan, stream, |offs, st, len| {
+    map_segments(plan, stream, |offs, st, len| {
         // SAFETY: offsets and `len` steps of the inner strides stay in bounds
         // by the contract; the output range is written by this segment only.
         unsafe {
@@ -182,7 +182,7 @@ pub(crate) unsafe fn map2<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
     f: impl Fn(A, B) -> O + Sync,
 ) {
     let (out, stream) = out.parts(plan.numel());
-    par_segments(plan, stream, |offs, st, len| {
+    map_segments(plan, stream, |offs, st, len| {
         // SAFETY: as in `map1`.
         unsafe {
             let o = out.ptr().add(offs[0]);
@@ -232,7 +232,7 @@ pub(crate) unsafe fn map3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, O: Cop
     f: impl Fn(A, B, C) -> O + Sync,
 ) {
     let (out, stream) = out.parts(plan.numel());
-    par_segments(plan, stream, |offs, st, len| {
+    map_segments(plan, stream, |offs, st, len| {
         // SAFETY: as in `map1`.
         unsafe {
             let o = out.ptr().add(offs[0]);
@@ -271,7 +271,7 @@ pub(crate) unsafe fn update1<O: Copy + Send + Sync>(
     f: impl Fn(O) -> O + Sync,
 ) {
     let out = Dst(out);
-    par_segments(plan, false, |offs, st, len| {
+    pool::par_segments(plan, |offs, st, len| {
         // SAFETY: as in `map1`; the output offsets are distinct.
         unsafe {
             let o = out.ptr().add(offs[0]);
@@ -303,7 +303,7 @@ pub(crate) unsafe fn update2<O: Copy + Send + Sync, B: Copy + Sync>(
     f: impl Fn(O, B) -> O + Sync,
 ) {
     let out = Dst(out);
-    par_segments(plan, false, |offs, st, len| {
+    pool::par_segments(plan, |offs, st, len| {
         // SAFETY: as in `map1`; `b` does not share the output's buffer.
         unsafe {
             let (o, b) = (out.ptr().add(offs[0]), b.ptr().add(offs[1]));
@@ -343,7 +343,7 @@ pub(crate) unsafe fn update3<O: Copy + Send + Sync, B: Copy + Sync, C: Copy + Sy
     f: impl Fn(O, B, C) -> O + Sync,
 ) {
     let out = Dst(out);
-    par_segments(plan, false, |offs, st, len| {
+    pool::par_segments(plan, |offs, st, len| {
         // SAFETY: as in `update2`.
         unsafe {
             let (o, b, c) = (

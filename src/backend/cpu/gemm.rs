@@ -26,13 +26,13 @@
 //! thread's share, and the threads meet once. Measured on the Cascade Lake
 //! machine of an earlier session (2 vCPUs, shared): f32 2048^3 at 108
 //! GFLOP/s best and 108 median with tiles, against 94 and 91 with
-//! `gemm::Parallelism::Rayon`. On this session's machine, quiet, tiles on
-//! the pool and the crate's threading were level at 1024^3 and 2048^3, and
-//! tiles ahead at 256^3 (349 against 333 GFLOP/s best), see
-//! `benches/README.md`. A tile packs the whole of the operand it shares
-//! with the others, so small products get one tile per thread
-//! ([`tile_count`]); a single-threaded `2048^3` cut into 8 column tiles ran
-//! as fast as uncut.
+//! `gemm::Parallelism::Rayon`. On the AVX-512 machine of 2026-11-23
+//! (quiet), tiles on the pool and the crate's threading were level at
+//! 1024^3 and 2048^3, and tiles ahead at 256^3 (349 against 333 GFLOP/s
+//! best). A tile packs the whole of the operand it shares with the others,
+//! so small products get one tile per thread ([`tile_count`]); a
+//! single-threaded `2048^3` cut into 8 column tiles ran as fast as uncut.
+//! Figures in `benches/README.md` ("Tile counts").
 //!
 //! The two entry points, [`gemm_new`] and [`gemm_into`], are safe: they
 //! check that every layout stays inside its slice and that the
@@ -588,7 +588,7 @@ const TILE_STEP: usize = 256;
 /// [`TILE_STEP`], up to [`MAX_TILES_PER_THREAD`]. Small products are not
 /// cut finer because each tile packs all of the operand it shares with the
 /// others; large ones are, so that a thread slowed down by other load takes
-/// fewer tiles (measured on the project machine: `benches/README.md`).
+/// fewer tiles (`benches/README.md`, "Tile counts").
 fn tile_count(len: usize, threads: usize) -> usize {
     let per_thread = (len / threads.max(1) / TILE_STEP).clamp(1, MAX_TILES_PER_THREAD);
     (threads * per_thread).min(len).max(1)

@@ -23,7 +23,8 @@
 use crate::iter::{Plan, contiguous_strides};
 
 use super::alloc_filled_by;
-use super::elementwise::{Out, Src, map1, par_segments};
+use super::elementwise::{Out, Src, map1};
+use super::pool::par_segments;
 
 /// A strided read-only operand: its whole buffer, its strides in the
 /// iteration's dimensions, and its offset.
@@ -200,7 +201,7 @@ where
     let n = plan.numel();
     let fill = |out: *mut T| {
         let out = Dst(out);
-        par_segments(&plan, false, |offs, st, len| {
+        par_segments(&plan, |offs, st, len| {
             for k in 0..len {
                 // SAFETY: `offs[1] + k * st[1]` is an offset of the index's
                 // layout over `dims` (span checked against its buffer above).
@@ -293,7 +294,7 @@ where
         Rd(index.data.as_ptr()),
         Rd(src.data.as_ptr()),
     );
-    par_segments(&plan, false, |offs, st, len| {
+    par_segments(&plan, |offs, st, len| {
         for l in 0..len {
             let (o, i, s) = (
                 offs[0] + l * st[0],

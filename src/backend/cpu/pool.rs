@@ -1,7 +1,8 @@
 //! A work-sharing pool for one large kernel at a time: the calling thread
 //! and a few helper threads take numbered tiles from a shared counter until
-//! none are left. Every parallel CPU kernel runs on it: elementwise loops
-//! and reductions (cut into ranges by [`par_ranges`]) and matrix products.
+//! none are left. Every parallel CPU kernel runs on it: elementwise, index
+//! and reduction loops (cut into ranges by [`par_ranges`], walked by
+//! [`par_segments`]) and matrix products.
 //!
 //! # Why not rayon here
 //! A matrix product of `256^3` takes about 100 us on two cores. rayon's
@@ -11,8 +12,9 @@
 //! measured side by side on the project machine, `256^3` ran at 316 GFLOP/s
 //! best and 202 median through rayon tiles, and at 349 / 306 with a helper
 //! that spins between calls, as OpenMP's threads (PyTorch's, OpenBLAS's) do.
-//! An elementwise `(256, 512) * (256, 1)` called every 200 us took 77-99 us
-//! (median) through rayon and 11 us here; back to back, 12 us and 7 us.
+//! An allocating `(256, 512) * (256, 1)` called every 200 us took 77-99 us
+//! (median) through rayon and 11 us here; `(256, 512) + (256, 1)` into an
+//! existing output, back to back, 12 us and 7 us.
 //! The helpers here therefore wait for the next job by spinning, yielding
 //! the core to any other runnable thread on every round, for
 //! [`SPIN_WINDOW`] after their last job, and only then park.
@@ -39,6 +41,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
+
+use crate::iter::Plan;
 
 /// How long an idle helper keeps watching for the next job before it parks.
 const SPIN_WINDOW: Duration = Duration::from_millis(1);
@@ -83,7 +87,9 @@ struct Pool {
 unsafe impl Sync for Pool {}
 
 /// The process's pool, created on first use with one helper fewer than
-/// rayon's thread count (so `RAYON_NUM_THREADS` bounds both).
+/// rayon's thread count (so `RAYON_NUM_THREADS` bounds both). The count is
+/// read once, on the calling thread: a first use inside a custom rayon
+/// pool's `install` sizes the pool from that pool.
 fn pool() -> &'static Pool {
     static POOL: OnceLock<&'static Pool> = OnceLock::new();
     POOL.get_or_init(|| {
@@ -140,6 +146,15 @@ pub(crate) fn par_ranges(n: usize, f: &(dyn Fn(usize, usize) + Sync)) {
     }
     let chunks = (n / GRAIN).clamp(1, threads * 4);
     for_each_tile(chunks, &|c| f(c * n / chunks, (c + 1) * n / chunks));
+}
+
+/// Calls `seg(offsets, inner_strides, len)` for every segment of `plan`,
+/// walking the ranges of [`par_ranges`] each on its own thread.
+pub(crate) fn par_segments<const N: usize>(
+    plan: &Plan<N>,
+    seg: impl Fn([usize; N], [usize; N], usize) + Sync,
+) {
+    par_ranges(plan.numel(), &|start, end| plan.segments(start, end, &seg));
 }
 
 /// Runs `f(t)` for every `t` in `0..tiles`, each exactly once, spread over
