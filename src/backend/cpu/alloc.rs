@@ -43,7 +43,7 @@ pub(crate) fn vec_from_fn<T: Copy>(len: usize, mut f: impl FnMut(usize) -> T) ->
 }
 
 #[cfg(target_os = "linux")]
-fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
+pub(super) fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
     let page = 4096usize;
     let start = (ptr as usize).div_ceil(page) * page;
     let end = (ptr as usize + bytes) / page * page;
@@ -58,4 +58,4 @@ fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_ptr: *mut u8, _bytes: usize) {}
+pub(super) fn advise_huge_pages(_ptr: *mut u8, _bytes: usize) {}

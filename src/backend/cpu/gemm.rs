@@ -51,6 +51,8 @@
 use core::any::TypeId;
 
 use super::alloc as cpu_alloc;
+#[cfg(target_arch = "x86_64")]
+use super::amx;
 use super::pool;
 use crate::element::Numeric;
 use crate::iter::Plan;
@@ -546,12 +548,90 @@ unsafe fn single<T: Numeric>(
     };
     let dims = (p.m, p.n, p.k);
     // SAFETY: forwarded.
+    if unsafe { amx_product(dims, dst, lhs, rhs, alpha, accum, par) } {
+        return;
+    }
+    // SAFETY: forwarded.
     unsafe {
         match par {
             Par::Pool => tiled(dims, dst, lhs, rhs, alpha, accum),
             Par::Seq => kernel(dims, dst, lhs, rhs, alpha, accum),
         }
     }
+}
+
+/// Runs an `f32` product on AMX tiles (`amx.rs`) when the machine has them
+/// and the product is large enough; false when it did not (other types,
+/// other machines, small products, or an operand value outside the AMX
+/// path's range), with the destination untouched.
+///
+/// # Safety
+/// The module's contract for one product.
+#[cfg(target_arch = "x86_64")]
+unsafe fn amx_product<T: Numeric>(
+    (m, n, k): (usize, usize, usize),
+    dst: Mat<*mut T>,
+    lhs: Mat<*const T>,
+    rhs: Mat<*const T>,
+    alpha: T,
+    accum: Accum<T>,
+    par: Par,
+) -> bool {
+    use core::any::Any;
+    let as_f32 = |x: &T| (x as &dyn Any).downcast_ref::<f32>().copied();
+    let Some(alpha) = as_f32(&alpha) else {
+        return false;
+    };
+    if !(amx::worth_it(m, n, k) && amx::enabled()) {
+        return false;
+    }
+    let beta = match accum {
+        Accum::Replace => None,
+        Accum::Add(beta) => as_f32(&beta),
+    };
+    // SAFETY: `T` is `f32` (the downcast succeeded), so the pointers are
+    // `f32` pointers; the layouts are as the module's contract states,
+    // which is `amx::product`'s; AMX is enabled (checked).
+    unsafe {
+        amx::product(
+            (m, n, k),
+            amx::View {
+                ptr: dst.ptr as *mut f32,
+                rs: dst.rs,
+                cs: dst.cs,
+            },
+            amx::View {
+                ptr: lhs.ptr as *const f32,
+                rs: lhs.rs,
+                cs: lhs.cs,
+            },
+            amx::View {
+                ptr: rhs.ptr as *const f32,
+                rs: rhs.rs,
+                cs: rhs.cs,
+            },
+            alpha,
+            beta,
+            par == Par::Pool,
+        )
+    }
+}
+
+/// Without AMX (not x86_64), every product takes the other paths.
+///
+/// # Safety
+/// None needed; `unsafe` to match the x86_64 version.
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn amx_product<T: Numeric>(
+    _: (usize, usize, usize),
+    _: Mat<*mut T>,
+    _: Mat<*const T>,
+    _: Mat<*const T>,
+    _: T,
+    _: Accum<T>,
+    _: Par,
+) -> bool {
+    false
 }
 
 /// One product on the calling thread: the `gemm` crate for `f32` and

@@ -8,6 +8,8 @@
 //! strides.
 
 mod alloc;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod amx;
 mod elementwise;
 mod gemm;
 pub(crate) mod index;

@@ -9,6 +9,7 @@
 //! | `products.rs` | `matmul`, `mm`, `mv`, `bmm`, `dot`, `outer` |
 //! | `fused.rs` | `addmm`, `addmv`, `addr`, `baddbmm`, `addbmm` and their in-place forms |
 //! | `run.rs` | the erased core: layouts to one batched GEMM problem |
+//! | `amx.rs` | the switch for `f32` products on AMX tiles |
 //!
 //! Static sizes are checked by the compiler: the contracted sizes must be
 //! equal ([`ContractsWith`]), `matmul`'s batch dimensions broadcast
@@ -38,12 +39,14 @@
 //! per batch dimension (0 where broadcast), so expanded, transposed and
 //! sliced operands are read where they lie, never copied.
 
+mod amx;
 mod fused;
 mod products;
 pub(crate) mod rules;
 mod run;
 mod shape;
 
+pub use amx::{amx_active, set_amx};
 #[cfg(feature = "cuda")]
 pub(crate) use shape::BatchOut;
 pub use shape::{
