@@ -76,8 +76,11 @@ const PREFETCH_STEP: usize = 24 * 64;
 /// Products go to AMX only when `2mn / (m + n)` (the multiply-adds each
 /// packed element serves, per unit of `k`) is at least this: below it,
 /// splitting and packing the operands (about 0.3 ns an element) costs more
-/// than the faster kernel saves (`benches/README.md`).
-const MIN_SIDE: usize = 384;
+/// than the faster kernel saves. Measured with 2 threads (GFLOP/s, AMX
+/// against AVX-512): 256^3 313-330 against 340-360, 384^3 360 against 395,
+/// 512^3 395 against 389, 768^3 445 against 364, and `4096 x 256 x 256`
+/// (side 482) 430-450 against 390-400.
+const MIN_SIDE: usize = 448;
 /// ... and `k` at least this (each block's accumulators are stored and
 /// added into the destination once per call).
 const MIN_K: usize = 64;
@@ -307,13 +310,7 @@ pub(crate) unsafe fn product(
         // SAFETY: the buffer has room for `tiles` tiles, which the packing
         // writes in full before the products read them; the operands and
         // destination are as the caller promises.
-        unsafe {
-            if !pack(&g, packed, lhs, rhs, parallel) {
-                return false;
-            }
-            multiply(&g, packed, dst, alpha, beta, parallel);
-        }
-        true
+        unsafe { pack_and_multiply(&g, packed, dst, lhs, rhs, alpha, beta, parallel) }
     };
     let kept = PACKED.with(|cell| match cell.try_borrow_mut() {
         Ok(mut buf) => {
@@ -328,24 +325,32 @@ pub(crate) unsafe fn product(
     kept.unwrap_or_else(|| run(&mut Vec::new()))
 }
 
-/// Packs both operands into `packed`; false if a value is out of range.
+/// Packs both operands into `packed`, then, if every value is in range,
+/// runs every block of the result; false (the destination untouched) if a
+/// value is out of range. On the pool's threads when `parallel`, in one job
+/// of two phases.
 ///
 /// # Safety
-/// `packed` has room for `g.tiles()` tiles; the operands are in bounds.
-unsafe fn pack(
+/// `packed` has room for `g.tiles()` tiles; the operands and destination
+/// are as in [`product`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn pack_and_multiply(
     g: &Geometry,
     packed: Shared<Tile>,
+    dst: View<*mut f32>,
     lhs: View<*const f32>,
     rhs: View<*const f32>,
+    alpha: f32,
+    beta: Option<f32>,
     parallel: bool,
 ) -> bool {
     let lhs = Shared(lhs.ptr as *mut f32).with(lhs);
     let rhs = Shared(rhs.ptr as *mut f32).with(rhs);
     let panels = g.kb * (g.mp + g.np);
     let bad = AtomicBool::new(false);
-    let task = |t: usize| {
+    let pack_one = |t: usize| {
         let (pc, i) = (t / (g.mp + g.np), t % (g.mp + g.np));
-        // SAFETY: each task writes only its own panel's tiles, in the
+        // SAFETY: each call writes only its own panel's tiles, in the
         // buffer by `Geometry`'s offsets; it reads operand elements inside
         // the sizes.
         let ok = unsafe {
@@ -360,10 +365,27 @@ unsafe fn pack(
             bad.store(true, Ordering::Relaxed);
         }
     };
+    let blocks = Blocks::new(g, if parallel { pool::threads() } else { 1 });
+    let d = Shared(dst.ptr);
+    let (drs, dcs) = (dst.rs, dst.cs);
+    let multiply_one = |t: usize| {
+        if bad.load(Ordering::Relaxed) {
+            return;
+        }
+        let dst = View {
+            ptr: d.get(),
+            rs: drs,
+            cs: dcs,
+        };
+        // SAFETY: every panel is packed (this runs after the packing
+        // phase); block `t` is this call's own part of the destination.
+        unsafe { multiply_block(g, packed, dst, alpha, beta, &blocks, t) };
+    };
     if parallel {
-        pool::for_each_tile(panels, &task);
+        pool::two_phases(panels, &pack_one, blocks.count(), &multiply_one);
     } else {
-        (0..panels).for_each(task);
+        (0..panels).for_each(pack_one);
+        (0..blocks.count()).for_each(multiply_one);
     }
     !bad.load(Ordering::Relaxed)
 }
@@ -591,83 +613,93 @@ struct Sums {
     corr: [f32; PANEL * PANEL],
 }
 
-/// Runs every block of the result over every `KC` block of the packed
+/// How the result is cut into blocks, one a task: [`ROW_PANELS`] row
+/// panels by up to [`COL_PANELS`] column panels, narrower when that gives
+/// each thread two blocks.
+struct Blocks {
+    row_blocks: usize,
+    cols: usize,
+    col_blocks: usize,
+}
+
+impl Blocks {
+    fn new(g: &Geometry, threads: usize) -> Self {
+        let row_blocks = g.mp.div_ceil(ROW_PANELS);
+        let mut cols = COL_PANELS.min(g.np);
+        while cols > 1 && row_blocks * g.np.div_ceil(cols) < 2 * threads {
+            cols = cols.div_ceil(2);
+        }
+        Self {
+            row_blocks,
+            cols,
+            col_blocks: g.np.div_ceil(cols),
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.row_blocks * self.col_blocks
+    }
+}
+
+/// Runs block `t` of the result over every `KC` block of the packed
 /// operands, adding into `dst`.
 ///
 /// # Safety
-/// `packed` holds both operands packed for `g`; `dst` as in [`product`].
-unsafe fn multiply(
+/// `packed` holds both operands packed for `g`; `dst` as in [`product`];
+/// no other thread writes block `t` meanwhile.
+unsafe fn multiply_block(
     g: &Geometry,
     packed: Shared<Tile>,
     dst: View<*mut f32>,
     alpha: f32,
     beta: Option<f32>,
-    parallel: bool,
+    blocks: &Blocks,
+    t: usize,
 ) {
-    // Blocks of the result: ROW_PANELS row panels by up to COL_PANELS
-    // column panels, narrower when that gives each thread two blocks.
-    let threads = if parallel { pool::threads() } else { 1 };
-    let row_blocks = g.mp.div_ceil(ROW_PANELS);
-    let mut cols = COL_PANELS.min(g.np);
-    while cols > 1 && row_blocks * g.np.div_ceil(cols) < 2 * threads {
-        cols = cols.div_ceil(2);
-    }
-    let col_blocks = g.np.div_ceil(cols);
-    let d = Shared(dst.ptr);
-    let (drs, dcs) = (dst.rs, dst.cs);
-    let task = |t: usize| {
-        let (ib, jb) = (t % row_blocks, t / row_blocks);
-        let rows = ib * ROW_PANELS..((ib + 1) * ROW_PANELS).min(g.mp);
-        let colr = jb * cols..((jb + 1) * cols).min(g.np);
-        let mut sums = Sums {
-            lead: [0.0; PANEL * PANEL],
-            corr: [0.0; PANEL * PANEL],
-        };
-        // SAFETY: the tile configuration is loaded before the kernels run
-        // on this thread and released after; the kernels read packed
-        // panels inside the buffer and write `sums`; each task adds into its
-        // own block of the destination.
-        unsafe {
-            load_config();
-            for pc in 0..g.kb {
-                let steps = g.steps(pc);
-                for cb in colr.clone() {
-                    for rb in rows.clone() {
-                        let a = packed.get().add(g.lhs_panel(pc, rb));
-                        let b = packed.get().add(g.rhs_panel(pc, cb));
-                        // While the block's row panels pass over this
-                        // column panel, each call prefetches its share of
-                        // the next one into L2 (it would otherwise come
-                        // from L3 at the pace of the tile loads).
-                        let pf = if cb + 1 < colr.end {
-                            let next = packed.get().add(g.rhs_panel(pc, cb + 1)) as *const u8;
-                            let share = steps * PREFETCH_STEP;
-                            next.wrapping_add((rb - rows.start) * share)
-                        } else {
-                            a as *const u8
-                        };
-                        kernel(a, b, steps, &mut sums, pf);
-                        let (r0, c0) = (rb * PANEL, cb * PANEL);
-                        let at = d.get().add(r0 * drs + c0 * dcs);
-                        let block = View {
-                            ptr: at,
-                            rs: drs,
-                            cs: dcs,
-                        };
-                        let shape = (PANEL.min(g.m - r0), PANEL.min(g.n - c0));
-                        let scale = if pc == 0 { Some(beta) } else { None };
-                        add_block(block, shape, &sums, alpha, scale);
-                    }
+    let (ib, jb) = (t % blocks.row_blocks, t / blocks.row_blocks);
+    let rows = ib * ROW_PANELS..((ib + 1) * ROW_PANELS).min(g.mp);
+    let colr = jb * blocks.cols..((jb + 1) * blocks.cols).min(g.np);
+    let mut sums = Sums {
+        lead: [0.0; PANEL * PANEL],
+        corr: [0.0; PANEL * PANEL],
+    };
+    // SAFETY: the tile configuration is loaded before the kernels run on
+    // this thread and released after; the kernels read packed panels
+    // inside the buffer and write `sums`; the block's elements of the
+    // destination are in bounds and this call's alone (caller).
+    unsafe {
+        load_config();
+        for pc in 0..g.kb {
+            let steps = g.steps(pc);
+            for cb in colr.clone() {
+                for rb in rows.clone() {
+                    let a = packed.get().add(g.lhs_panel(pc, rb));
+                    let b = packed.get().add(g.rhs_panel(pc, cb));
+                    // While the block's row panels pass over this column
+                    // panel, each call prefetches its share of the next one
+                    // into L2 (it would otherwise come from L3 at the pace
+                    // of the tile loads).
+                    let pf = if cb + 1 < colr.end {
+                        let next = packed.get().add(g.rhs_panel(pc, cb + 1)) as *const u8;
+                        let share = steps * PREFETCH_STEP;
+                        next.wrapping_add((rb - rows.start) * share)
+                    } else {
+                        a as *const u8
+                    };
+                    kernel(a, b, steps, &mut sums, pf);
+                    let (r0, c0) = (rb * PANEL, cb * PANEL);
+                    let block = View {
+                        ptr: dst.ptr.add(r0 * dst.rs + c0 * dst.cs),
+                        rs: dst.rs,
+                        cs: dst.cs,
+                    };
+                    let shape = (PANEL.min(g.m - r0), PANEL.min(g.n - c0));
+                    let scale = if pc == 0 { Some(beta) } else { None };
+                    add_block(block, shape, &sums, alpha, scale);
                 }
             }
-            release_tiles();
         }
-    };
-    let tasks = row_blocks * col_blocks;
-    if parallel {
-        pool::for_each_tile(tasks, &task);
-    } else {
-        (0..tasks).for_each(task);
+        release_tiles();
     }
 }
 

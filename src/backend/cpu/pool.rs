@@ -196,6 +196,63 @@ pub(crate) fn for_each_tile(tiles: usize, f: &(dyn Fn(usize) + Sync)) {
     }
 }
 
+/// Runs `first(j)` for every `j` in `0..n1`, then, once all of them have
+/// returned, `second(t)` for every `t` in `0..n2`, in one job of the pool
+/// (one wake-up of the helpers instead of two). Each thread takes work
+/// from the first phase while there is any, waits for the others' last
+/// items of it, then takes from the second; any one thread can do all of
+/// it, so a helper that joins late (or never) only costs time.
+///
+/// # Panics
+/// When `first` or `second` panics (the other threads then stop waiting).
+pub(crate) fn two_phases(
+    n1: usize,
+    first: &(dyn Fn(usize) + Sync),
+    n2: usize,
+    second: &(dyn Fn(usize) + Sync),
+) {
+    let (next1, done1, next2) = (
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+    );
+    let failed = AtomicBool::new(false);
+    /// Marks the job failed if dropped while unwinding.
+    struct Failed<'a>(&'a AtomicBool);
+    impl Drop for Failed<'_> {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                self.0.store(true, SeqCst);
+            }
+        }
+    }
+    let region = |_| {
+        let _guard = Failed(&failed);
+        loop {
+            let j = next1.fetch_add(1, SeqCst);
+            if j >= n1 {
+                break;
+            }
+            first(j);
+            done1.fetch_add(1, SeqCst);
+        }
+        while done1.load(SeqCst) < n1 {
+            if failed.load(SeqCst) {
+                return;
+            }
+            core::hint::spin_loop();
+        }
+        loop {
+            let t = next2.fetch_add(1, SeqCst);
+            if t >= n2 {
+                break;
+            }
+            second(t);
+        }
+    };
+    for_each_tile(threads(), &region);
+}
+
 /// The open job of one caller. Closing it (by [`Close::finish`], or on
 /// drop while unwinding from a panicking tile) stops helpers from joining,
 /// returns once every helper that joined has left, and frees the pool.
@@ -334,6 +391,56 @@ mod tests {
             }
         });
         assert_eq!(total.load(SeqCst), 4 * 50 * 6 * 3);
+    }
+
+    #[test]
+    fn two_phases_finish_the_first_before_the_second() {
+        for (n1, n2) in [(0, 0), (0, 5), (5, 0), (1, 1), (37, 3), (3, 37)] {
+            let first: Vec<AtomicU64> = (0..n1).map(|_| AtomicU64::new(0)).collect();
+            let second: Vec<AtomicU64> = (0..n2).map(|_| AtomicU64::new(0)).collect();
+            let done = AtomicU64::new(0);
+            two_phases(
+                n1,
+                &|j| {
+                    // Uneven work, so that threads finish at different times.
+                    std::thread::sleep(Duration::from_micros(20 * (j % 3) as u64));
+                    first[j].fetch_add(1, SeqCst);
+                    done.fetch_add(1, SeqCst);
+                },
+                n2,
+                &|t| {
+                    assert_eq!(done.load(SeqCst), n1 as u64, "second phase started early");
+                    second[t].fetch_add(1, SeqCst);
+                },
+            );
+            assert!(
+                first.iter().chain(&second).all(|h| h.load(SeqCst) == 1),
+                "{n1}, {n2}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_panic_in_the_first_phase_stops_the_waiting() {
+        let r = std::panic::catch_unwind(|| {
+            two_phases(
+                8,
+                &|j| {
+                    if j == 5 {
+                        std::thread::sleep(Duration::from_millis(2));
+                        panic!("item 5");
+                    }
+                },
+                4,
+                &|_| {},
+            )
+        });
+        assert!(r.is_err());
+        let count = AtomicU64::new(0);
+        two_phases(2, &|_| {}, 3, &|_| {
+            count.fetch_add(1, SeqCst);
+        });
+        assert_eq!(count.load(SeqCst), 3);
     }
 
     #[test]
