@@ -50,6 +50,7 @@
 //! (`arch_prctl(ARCH_REQ_XCOMP_PERM)`), and the path is used only if that
 //! succeeded.
 
+use core::arch::x86_64::*;
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
@@ -157,7 +158,10 @@ fn detect() -> bool {
     if std::env::var_os("SHAPED_AMX").is_some_and(|v| v == "0") {
         return false;
     }
-    if !(std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")) {
+    if !(std::is_x86_feature_detected!("avx512f")
+        && std::is_x86_feature_detected!("avx512bw")
+        && std::is_x86_feature_detected!("avx512bf16"))
+    {
         return false;
     }
     // CPUID leaf 7, sub-leaf 0: EDX bit 22 is AMX-BF16, bit 24 AMX-TILE.
@@ -418,28 +422,49 @@ impl SharedView {
     }
 }
 
-/// The three `bf16` parts of `x`, each as the high half of an `f32`'s bits
-/// (the low half zero). Rounds to nearest even; `x` is finite and below
-/// `2^127` in magnitude (checked by the callers before use).
-#[inline(always)]
-fn split(x: f32) -> [u32; PARTS] {
-    #[inline(always)]
-    fn round(x: f32) -> u32 {
-        let b = x.to_bits();
-        b.wrapping_add(0x7fff + ((b >> 16) & 1)) & 0xffff_0000
-    }
-    let h = round(x);
-    let r = x - f32::from_bits(h);
-    let m = round(r);
-    let l = round(r - f32::from_bits(m));
-    [h, m, l]
-}
-
 /// Whether `x` is zero or of magnitude in `[LO, HI]` (false for NaN).
-#[inline(always)]
+#[cfg(test)]
 fn in_range(x: f32) -> bool {
     let a = x.abs();
     a == 0.0 || (LO..=HI).contains(&a)
+}
+
+/// The three `bf16` parts of 32 values (`x0` then `x1`), each part as 32
+/// `bf16` in order, and whether all values are in range (zero, or
+/// magnitude in `[LO, HI]`; NaN is not).
+///
+/// `VCVTNE2PS2BF16` rounds to nearest even; it would flush a subnormal
+/// input to zero, but the remainders of values in range are zero or at
+/// least `2^-64` in magnitude, so each split is exact.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
+fn split32(x0: __m512, x1: __m512) -> ([__m512i; PARTS], bool) {
+    /// The `f32` values of the 32 `bf16` in `h` (low half, high half).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn widen(h: __m512i) -> (__m512, __m512) {
+        let lo = _mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(h)));
+        let hi = _mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64::<1>(h)));
+        (_mm512_castsi512_ps(lo), _mm512_castsi512_ps(hi))
+    }
+    let bf = |a: __m512, b: __m512| -> __m512i {
+        // SAFETY: `__m512bh` and `__m512i` are both 64 bytes of plain data.
+        unsafe { core::mem::transmute::<__m512bh, __m512i>(_mm512_cvtne2ps_pbh(b, a)) }
+    };
+    let in_range = |x: __m512| -> __mmask16 {
+        let a = _mm512_abs_ps(x);
+        let inside = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(a, _mm512_set1_ps(LO))
+            & _mm512_cmp_ps_mask::<_CMP_LE_OQ>(a, _mm512_set1_ps(HI));
+        inside | _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(a, _mm512_setzero_ps())
+    };
+    let ok = (in_range(x0) & in_range(x1)) == 0xffff;
+    let h = bf(x0, x1);
+    let (h0, h1) = widen(h);
+    let (r0, r1) = (_mm512_sub_ps(x0, h0), _mm512_sub_ps(x1, h1));
+    let m = bf(r0, r1);
+    let (m0, m1) = widen(m);
+    let l = bf(_mm512_sub_ps(r0, m0), _mm512_sub_ps(r1, m1));
+    ([h, m, l], ok)
 }
 
 /// Packs 32 consecutive `k` of one row into its three parts' tile rows
@@ -448,48 +473,45 @@ fn in_range(x: f32) -> bool {
 ///
 /// # Safety
 /// `out` and the rows two and four tiles on are writable for 32 `u16`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
 unsafe fn pack_row(src: &[f32; STEP], out: *mut u16) -> bool {
-    let mut parts = [[0u16; STEP]; PARTS];
-    let mut ok = true;
-    for (kk, &x) in src.iter().enumerate() {
-        ok &= in_range(x);
-        let s = split(x);
-        for p in 0..PARTS {
-            parts[p][kk] = (s[p] >> 16) as u16;
-        }
-    }
+    // SAFETY: `src` holds 32 `f32`.
+    let (x0, x1) = unsafe {
+        (
+            _mm512_loadu_ps(src.as_ptr()),
+            _mm512_loadu_ps(src.as_ptr().add(16)),
+        )
+    };
+    let (parts, ok) = split32(x0, x1);
     for (p, part) in parts.iter().enumerate() {
         // SAFETY: the caller's promise, part `p` being `2p` tiles on.
-        unsafe { core::ptr::copy_nonoverlapping(part.as_ptr(), out.add(p * 2 * 512), STEP) };
+        unsafe { _mm512_storeu_si512(out.add(p * 2 * 512) as *mut __m512i, *part) };
     }
     ok
 }
 
 /// Packs 16 columns of two consecutive rows `k`, `k + 1` into one VNNI tile
-/// row per part (`out`: the part-0 row). Returns whether all values are in
-/// range.
+/// row per part (`out`: the part-0 row): the two rows' `bf16` interleaved.
+/// Returns whether all values are in range.
 ///
 /// # Safety
 /// As [`pack_row`].
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
 unsafe fn pack_pair(r0: &[f32; 16], r1: &[f32; 16], out: *mut u16) -> bool {
-    let mut parts = [[0u32; 16]; PARTS];
-    let mut ok = true;
-    for j in 0..16 {
-        ok &= in_range(r0[j]) & in_range(r1[j]);
-        let (a, b) = (split(r0[j]), split(r1[j]));
-        for p in 0..PARTS {
-            parts[p][j] = (a[p] >> 16) | b[p];
-        }
-    }
+    // SAFETY: each row holds 16 `f32`.
+    let (x0, x1) = unsafe { (_mm512_loadu_ps(r0.as_ptr()), _mm512_loadu_ps(r1.as_ptr())) };
+    let (parts, ok) = split32(x0, x1);
+    // Lane 2j takes row 0's column j, lane 2j + 1 row 1's.
+    let order = _mm512_set_epi16(
+        31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22, 6, 21, 5, 20, 4,
+        19, 3, 18, 2, 17, 1, 16, 0,
+    );
     for (p, part) in parts.iter().enumerate() {
-        // SAFETY: as in `pack_row`; 16 `u32` are 32 `u16`.
-        unsafe {
-            core::ptr::copy_nonoverlapping(part.as_ptr() as *const u16, out.add(p * 2 * 512), STEP)
-        };
+        let v = _mm512_permutexvar_epi16(order, *part);
+        // SAFETY: as in `pack_row`.
+        unsafe { _mm512_storeu_si512(out.add(p * 2 * 512) as *mut __m512i, v) };
     }
     ok
 }
@@ -526,6 +548,7 @@ unsafe fn gather<const N: usize>(
 ///
 /// # Safety
 /// `out` has room for the panel; the operand is in bounds.
+#[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
 unsafe fn pack_lhs(
     g: &Geometry,
     pc: usize,
@@ -565,6 +588,7 @@ unsafe fn pack_lhs(
 ///
 /// # Safety
 /// As [`pack_lhs`].
+#[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
 unsafe fn pack_rhs(
     g: &Geometry,
     pc: usize,
@@ -1136,20 +1160,68 @@ mod tests {
                 "{bad}: the destination was written"
             );
         }
-        // The range's ends and zeros are in.
-        assert!(in_range(0.0) && in_range(-0.0) && in_range(LO) && in_range(-HI));
     }
 
     #[test]
     fn the_split_is_exact() {
+        if skip() {
+            return;
+        }
         let mut rng = Rng(7);
-        for _ in 0..10_000 {
-            let x = rng.uniform() * 2f32.powi((rng.uniform() * 60.0) as i32);
-            let [h, m, l] = split(x).map(f32::from_bits);
-            assert_eq!((h as f64) + (m as f64) + (l as f64), x as f64, "{x}");
-            for p in [h, m, l] {
-                assert_eq!(p.to_bits() & 0xffff, 0, "{x}: a part is not a bf16");
+        for round in 0..2_000 {
+            let x: [f32; 32] = core::array::from_fn(|i| {
+                // Magnitudes across the range: (1 + u) 2^e, e in [-39, 38].
+                let e = (rng.uniform() * 39.0) as i32;
+                let v = (1.0 + rng.uniform().abs()) * rng.uniform().signum() * 2f32.powi(e);
+                if (round + i) % 7 == 0 { 0.0 } else { v }
+            });
+            // SAFETY: AVX-512 with BF16 is present (`usable`); the arrays
+            // hold 16 `f32` each side.
+            let (parts, ok) = unsafe {
+                split32(
+                    _mm512_loadu_ps(x.as_ptr()),
+                    _mm512_loadu_ps(x.as_ptr().add(16)),
+                )
+            };
+            assert!(ok, "{x:?}");
+            let parts: Vec<[u16; 32]> = parts
+                .iter()
+                .map(|p| unsafe { core::mem::transmute::<__m512i, [u16; 32]>(*p) })
+                .collect();
+            for (i, &v) in x.iter().enumerate() {
+                let f = |p: usize| f32::from_bits((parts[p][i] as u32) << 16) as f64;
+                assert_eq!(f(0) + f(1) + f(2), v as f64, "{v}");
             }
         }
+    }
+
+    #[test]
+    fn the_range_check_flags_each_lane() {
+        if skip() {
+            return;
+        }
+        for bad in [
+            f32::NAN,
+            f32::INFINITY,
+            -f32::INFINITY,
+            1e-30,
+            -1e30,
+            HI * 2.0,
+            LO / 2.0,
+        ] {
+            for lane in [0, 15, 16, 31] {
+                let mut x = [0.5f32; 32];
+                x[lane] = bad;
+                // SAFETY: as above.
+                let (_, ok) = unsafe {
+                    split32(
+                        _mm512_loadu_ps(x.as_ptr()),
+                        _mm512_loadu_ps(x.as_ptr().add(16)),
+                    )
+                };
+                assert!(!ok, "{bad} in lane {lane}");
+            }
+        }
+        assert!(in_range(0.0) && in_range(-0.0) && in_range(LO) && in_range(-HI));
     }
 }
