@@ -89,7 +89,13 @@ fn random_shapes() {
                     let drop = (rng.next_u64() as usize) % (batch.len() + 1);
                     let mut d: Vec<usize> = batch[drop..]
                         .iter()
-                        .map(|&s| if rng.next_u64() % 3 == 0 { 1 } else { s })
+                        .map(|&s| {
+                            if rng.next_u64().is_multiple_of(3) {
+                                1
+                            } else {
+                                s
+                            }
+                        })
                         .collect();
                     d.extend(tail);
                     d

@@ -350,12 +350,13 @@ fn naive_expand(src: &[usize], target: &[isize]) -> Result<Vec<usize>, String> {
             }
             (t, _) => t as usize,
         };
-        if let Some(s) = existing {
-            if s != 1 && s != size {
-                return Err(format!(
-                    "The expanded size of the tensor ({size}) must match the existing size ({s}) at non-singleton dimension {j}."
-                ));
-            }
+        if let Some(s) = existing
+            && s != 1
+            && s != size
+        {
+            return Err(format!(
+                "The expanded size of the tensor ({size}) must match the existing size ({s}) at non-singleton dimension {j}."
+            ));
         }
         out[j] = size;
     }
@@ -599,7 +600,7 @@ fn factorise(numel: usize, picks: &[u8]) -> Vec<usize> {
     let mut rest = numel;
     let mut out = Vec::new();
     for &p in picks {
-        let divisors: Vec<usize> = (1..=rest).filter(|d| rest % d == 0).collect();
+        let divisors: Vec<usize> = (1..=rest).filter(|d| rest.is_multiple_of(*d)).collect();
         let d = divisors[p as usize % divisors.len()];
         out.push(d);
         rest /= d;

@@ -152,14 +152,14 @@ pub(crate) fn check_static(
             });
         }
         for (dim, (want, &got)) in static_dims.iter().zip(dims).enumerate() {
-            if let Some(expected) = *want {
-                if expected != got {
-                    return Err(ShapeError::StaticSize {
-                        dim,
-                        expected,
-                        found: dims.to_vec(),
-                    });
-                }
+            if let Some(expected) = *want
+                && expected != got
+            {
+                return Err(ShapeError::StaticSize {
+                    dim,
+                    expected,
+                    found: dims.to_vec(),
+                });
             }
         }
     }

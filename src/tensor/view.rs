@@ -481,7 +481,7 @@ pub(crate) fn infer_size(sizes: &[isize], numel: usize) -> Result<DimVec, ShapeE
                 "cannot reshape tensor of 0 elements into shape {sizes:?} because the unspecified dimension size -1 can be any value and is ambiguous"
             )));
         }
-        if known == 0 || numel % known != 0 {
+        if known == 0 || !numel.is_multiple_of(known) {
             let shape: Vec<isize> = sizes.to_vec();
             return Err(ShapeError::Invalid(format!(
                 "shape '{shape:?}' is invalid for input of size {numel}"

@@ -224,7 +224,13 @@ pub fn broadcastable(base: &[usize], rng: &mut Rng) -> Vec<usize> {
     let drop = (rng.next_u64() % (base.len() as u64 + 1)) as usize;
     base[drop..]
         .iter()
-        .map(|&d| if rng.next_u64() % 3 == 0 { 1 } else { d })
+        .map(|&d| {
+            if rng.next_u64().is_multiple_of(3) {
+                1
+            } else {
+                d
+            }
+        })
         .collect()
 }
 

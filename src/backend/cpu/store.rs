@@ -192,7 +192,7 @@ pub(crate) fn stream_out<O>(
         use core::arch::x86_64::{__m128i, _mm_load_si128, _mm_stream_si128};
         let size = size_of::<O>();
         let addr = o.as_ptr() as usize;
-        if size == 0 || 16 % size != 0 || addr % size != 0 {
+        if size == 0 || 16 % size != 0 || !addr.is_multiple_of(size) {
             return fill(o, 0);
         }
         let head = ((addr.next_multiple_of(16) - addr) / size).min(o.len());

@@ -117,7 +117,7 @@ fn choose_variant(l: &KLayout, nops: usize, numel: usize, vec: u64) -> &'static 
         let vectorisable = l.strides[0][0] == 1
             && (0..nops).all(|i| {
                 let st = l.strides[i][0];
-                st == 0 || (st == 1 && l.offsets[i] % vec == 0)
+                st == 0 || (st == 1 && l.offsets[i].is_multiple_of(vec))
             });
         if vectorisable { "v32" } else { "l32" }
     } else {

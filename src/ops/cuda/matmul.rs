@@ -93,16 +93,16 @@ fn prepare<T: BlasElement>(
         col_stride: s.cs,
         batch_stride: 0,
     };
-    if direct.is_blas_layout(s.rows, s.cols) {
-        if let Some(bs) = single_stride(batch, &s.batch_strides) {
-            return Ok((
-                None,
-                GemmBatch {
-                    batch_stride: bs,
-                    ..direct
-                },
-            ));
-        }
+    if direct.is_blas_layout(s.rows, s.cols)
+        && let Some(bs) = single_stride(batch, &s.batch_strides)
+    {
+        return Ok((
+            None,
+            GemmBatch {
+                batch_stride: bs,
+                ..direct
+            },
+        ));
     }
     // Copy into a contiguous (batch..., rows, cols) buffer.
     let mut dims: DimVec = batch.iter().copied().collect();

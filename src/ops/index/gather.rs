@@ -68,11 +68,11 @@ pub(crate) fn run_scatter<T: Element, I: IndexElement>(
         let copy = exec::map1::<I, I, crate::DynRank>(index, |x| x)?;
         return run_scatter(op, out, dim, dims, copy.layout(), src, f);
     }
-    if let Source::Tensor(s) = &src {
-        if storage_addr(s.storage) == storage_addr(out.storage) {
-            let copy = exec::map1::<T, T, crate::DynRank>(*s, |x| x)?;
-            return run_scatter(op, out, dim, dims, index, Source::Tensor(copy.layout()), f);
-        }
+    if let Source::Tensor(s) = &src
+        && storage_addr(s.storage) == storage_addr(out.storage)
+    {
+        let copy = exec::map1::<T, T, crate::DynRank>(*s, |x| x)?;
+        return run_scatter(op, out, dim, dims, index, Source::Tensor(copy.layout()), f);
     }
     let (src_storage, src_strides, src_offset, value) = match src {
         Source::Tensor(s) => (
