@@ -1,7 +1,7 @@
 //! The CPU backend: elementwise loops over the iteration plan
 //! (`elementwise.rs`, `store.rs`), reductions, index kernels, matrix
-//! products (`gemm.rs`) and buffer allocation, all parallelised on one
-//! work-sharing pool (`pool.rs`).
+//! products (`gemm.rs`, with `amx.rs` for `f32` on AMX tiles) and buffer
+//! allocation, all parallelised on one work-sharing pool (`pool.rs`).
 //!
 //! Inner loops are chosen by the plan's inner strides: all 1 (slices, which
 //! the compiler vectorises), a stride-0 input (a hoisted scalar), or general
