@@ -215,3 +215,52 @@ fn fused_products_scale_and_ignore_as_pytorch() {
         );
     }
 }
+
+/// `x @ y` for each of `batch` pairs of row-major matrices.
+fn batched_reference(
+    x: &[f32],
+    y: &[f32],
+    batch: usize,
+    (m, n, k): (usize, usize, usize),
+) -> (Vec<f64>, Vec<f64>) {
+    let (mut out, mut mag) = (Vec::new(), Vec::new());
+    for s in 0..batch {
+        let (o, g) = reference(
+            &x[s * m * k..(s + 1) * m * k],
+            &y[s * k * n..(s + 1) * k * n],
+            (m, n, k),
+        );
+        out.extend(o);
+        mag.extend(g);
+    }
+    (out, mag)
+}
+
+#[test]
+fn batches_of_distinct_products_and_their_sum() {
+    let _g = lock();
+    let (batch, m, n, k) = (3, 480, 520, 200);
+    let (x, y) = (values(batch * m * k, 41), values(batch * k * n, 42));
+    let (tx, ty) = (
+        tensor(x.clone(), &[batch, m, k]),
+        tensor(y.clone(), &[batch, k, n]),
+    );
+    let (want, mag) = batched_reference(&x, &y, batch, (m, n, k));
+    // bmm: one product per entry, the entries spread over the threads.
+    let got = tx.bmm(&ty).to_vec();
+    assert!(errors(&got, &want, &mag).1 < 1e-5, "bmm");
+    // addbmm: the entries' products summed into one matrix, plus beta * c.
+    let c = values(m * n, 43);
+    let got = tensor(c.clone(), &[m, n])
+        .addbmm(&tx, &ty, 0.25, 1.0)
+        .to_vec();
+    for i in 0..m * n {
+        let sum: f64 = (0..batch).map(|s| want[s * m * n + i]).sum();
+        let scale: f64 = (0..batch).map(|s| mag[s * m * n + i]).sum::<f64>() + c[i].abs() as f64;
+        let w = 0.25 * c[i] as f64 + sum;
+        assert!(
+            (got[i] as f64 - w).abs() <= 1e-5 * scale,
+            "addbmm element {i}"
+        );
+    }
+}
