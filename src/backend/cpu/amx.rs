@@ -6,9 +6,10 @@
 //! `m = bf16(x - h)` and `l = x - h - m` (each rounding takes the next 8 of
 //! the 24 significant bits, so the last remainder is itself a `bf16`). Then
 //! `a * b` is the sum of nine products of parts, each exact in `f32`
-//! (8-bit by 8-bit significands); the three smallest (`m*l`, `l*m`, `l*l`,
-//! at most `2^-24 |a b|` together, under half an `f32` rounding of the
-//! product) are left out. `TDPBF16PS` adds the products into `f32`
+//! (8-bit by 8-bit significands); the three smallest are left out (`|m|`
+//! is at most `2^-8 |x|` and `|l|` at most `2^-16 |x|`, so `m*l`, `l*m`
+//! and `l*l` come to at most about `2^-23 |a b|`, the size of one `f32`
+//! rounding of the product). `TDPBF16PS` adds the products into `f32`
 //! accumulators, rounding to nearest even. The leading product `h*h` is
 //! accumulated in its own tiles and the five correction products in others,
 //! and the two are added at the end: the correction sum is about `2^-8` of
