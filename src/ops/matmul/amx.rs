@@ -11,6 +11,10 @@
 //! IEEE arithmetic element by element. Other types, small products, and
 //! other machines never use the tiles.
 //!
+//! Each thread that runs such a product keeps its buffer of packed operands
+//! (6 bytes an element of both operands) for the next one, up to 64 MiB;
+//! larger buffers are freed after the product.
+//!
 //! The path is on by default where the machine has it. Turn it off for the
 //! whole process with the environment variable `SHAPED_AMX=0`, or at run
 //! time with [`set_amx`].
