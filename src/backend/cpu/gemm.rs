@@ -116,12 +116,12 @@ struct Problem {
     rhs: MatDesc,
 }
 
-/// A matrix: base pointer, row stride, column stride.
+/// A matrix: base pointer, row stride, column stride (in elements).
 #[derive(Debug)]
-struct Mat<P> {
-    ptr: P,
-    rs: usize,
-    cs: usize,
+pub(super) struct Mat<P> {
+    pub(super) ptr: P,
+    pub(super) rs: usize,
+    pub(super) cs: usize,
 }
 
 impl<P: Copy> Clone for Mat<P> {
@@ -130,6 +130,28 @@ impl<P: Copy> Clone for Mat<P> {
     }
 }
 impl<P: Copy> Copy for Mat<P> {}
+
+impl<T> Mat<*const T> {
+    /// The same layout over elements of type `U`.
+    fn cast<U>(self) -> Mat<*const U> {
+        Mat {
+            ptr: self.ptr as *const U,
+            rs: self.rs,
+            cs: self.cs,
+        }
+    }
+}
+
+impl<T> Mat<*mut T> {
+    /// The same layout over elements of type `U`.
+    fn cast<U>(self) -> Mat<*mut U> {
+        Mat {
+            ptr: self.ptr as *mut U,
+            rs: self.rs,
+            cs: self.cs,
+        }
+    }
+}
 
 /// Base pointers of the three buffers, shareable across threads.
 #[derive(Debug)]
@@ -598,21 +620,9 @@ unsafe fn amx_product<T: Numeric>(
     unsafe {
         amx::product(
             (m, n, k),
-            amx::View {
-                ptr: dst.ptr as *mut f32,
-                rs: dst.rs,
-                cs: dst.cs,
-            },
-            amx::View {
-                ptr: lhs.ptr as *const f32,
-                rs: lhs.rs,
-                cs: lhs.cs,
-            },
-            amx::View {
-                ptr: rhs.ptr as *const f32,
-                rs: rhs.rs,
-                cs: rhs.cs,
-            },
+            dst.cast(),
+            lhs.cast(),
+            rhs.cast(),
             alpha,
             beta,
             par == Par::Pool,
@@ -677,11 +687,9 @@ fn tile_count(len: usize, threads: usize) -> usize {
     (threads * per_thread).min(len).max(1)
 }
 
-/// One product on all threads: cut into tiles of whole columns (or whole
-/// rows, when there are more rows, or as many, and one tile per thread:
-/// a square `f32` 256^3 ran 3% faster best and 6% median cut into rows,
-/// 2026-11-23, 2 threads, 12 interleaved runs; larger squares, cut finer,
-/// ran 6-10% slower in rows), each a single-threaded product, run by
+/// One product on all threads: cut into tiles of whole columns or whole
+/// rows (which, the body says, with its measurement), each a
+/// single-threaded product, run by
 /// the calling thread and the pool's helpers (`pool.rs`: they spin between
 /// calls, so a product of 100 us does not wait for threads to wake). The
 /// threads meet once, at the end, instead of at every block of a
@@ -700,6 +708,10 @@ unsafe fn tiled<T: Numeric>(
     accum: Accum<T>,
 ) {
     let threads = pool::threads();
+    // Columns when there are more columns; a square product is cut into
+    // rows when each thread gets one tile (f32 256^3: 3% faster best, 6%
+    // median, 12 interleaved runs, 2 threads, 2026-11-23) and into columns
+    // when cut finer (rows were 6-10% slower at 1024^3 and 2048^3).
     let by_cols = if tile_count(m.max(n), threads) == threads {
         n > m
     } else {
