@@ -86,15 +86,33 @@ macro_rules! binary_ops {
 }
 
 /// No precondition on the divisor.
-fn any<T: Element, S: Shape>(_: &Tensor<T, S>) -> Result<(), ShapeError> {
+pub(super) fn any<T: Element, S: Shape>(_: &Tensor<T, S>) -> Result<(), ShapeError> {
     Ok(())
 }
 
 /// Integer division by zero is an error, as in PyTorch ("ZeroDivisionError");
 /// floats follow IEEE 754 (inf or NaN).
-fn nonzero_divisor<T: Numeric, S: Shape>(divisor: &Tensor<T, S>) -> Result<(), ShapeError> {
+pub(super) fn nonzero_divisor<T: Numeric, S: Shape>(
+    divisor: &Tensor<T, S>,
+) -> Result<(), ShapeError> {
     if !T::IS_FLOAT && divisor.to_vec().contains(&T::zero()) {
         return Err(ShapeError::Invalid("ZeroDivisionError".into()));
+    }
+    Ok(())
+}
+
+/// An integer power with a negative exponent is an error, as in NumPy and in
+/// PyTorch's `pow` with a scalar exponent ("Integers to negative integer
+/// powers are not allowed."): the exact result is a fraction. (PyTorch's
+/// tensor-tensor integer kernel returns 0 there instead; NumPy and the
+/// scalar form agree on the error, and silently returning 0 hides a bug.)
+pub(super) fn nonnegative_exponent<T: Numeric, S: Shape>(
+    exponent: &Tensor<T, S>,
+) -> Result<(), ShapeError> {
+    if !T::IS_FLOAT && exponent.to_vec().iter().any(|&e| e < T::zero()) {
+        return Err(ShapeError::Invalid(
+            "Integers to negative integer powers are not allowed.".into(),
+        ));
     }
     Ok(())
 }
@@ -182,15 +200,18 @@ binary_ops! {
     /// ```
     remainder / try_remainder / remainder_out: Numeric, nonzero_divisor, |x, y| scalar::remainder(x, y);
 
-    /// `self ^ other`, as `torch.pow` (integers by repeated squaring).
+    /// `self ^ other`, as `torch.pow` (integers by repeated squaring,
+    /// wrapping on overflow). A negative integer exponent is an error.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// let a = Tensor::<i32, Shape![3]>::from_vec(vec![2, 3, 4]);
     /// let e = Tensor::<i32, Shape![1]>::from_vec(vec![3]);
     /// assert_eq!(a.pow(&e).to_vec(), vec![8, 27, 64]);
+    /// let n = Tensor::<i32, Shape![1]>::from_vec(vec![-1]);
+    /// assert_eq!(a.try_pow(&n).unwrap_err().to_string(), "Integers to negative integer powers are not allowed.");
     /// ```
-    pow / try_pow / pow_out: Numeric, any, |x, y| x.pow_elem(y);
+    pow / try_pow / pow_out: Numeric, nonnegative_exponent, |x, y| x.pow_elem(y);
 
     /// The four-quadrant arctangent of `self / other`, as `torch.atan2`.
     ///

@@ -13,6 +13,7 @@ use crate::backend::cpu::{self, Out, Src};
 use crate::element::Element;
 use crate::iter::{Plan, broadcast_strides, contiguous_strides};
 use crate::shape::{Shape, ShapeError, broadcast_pair, check_expand};
+use crate::ops::locks::{read_write, read2_write, same_storage};
 use crate::tensor::storage::Storage;
 
 /// A tensor with its shape type erased.
@@ -46,6 +47,53 @@ pub(crate) fn check_no_internal_overlap<T>(l: &Layout<'_, T>) -> Result<(), Shap
     Ok(())
 }
 
+/// PyTorch's message for an input that partly overlaps the written tensor.
+const PARTIAL_OVERLAP: &str = "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.";
+
+/// Whether `l`'s elements fill a block of memory exactly, in some order of
+/// its dimensions (PyTorch's `is_non_overlapping_and_dense`).
+fn dense<T>(l: &Layout<'_, T>) -> bool {
+    let mut order: Vec<usize> = (0..l.dims.len()).filter(|&i| l.dims[i] >= 2).collect();
+    order.sort_by_key(|&i| l.strides[i]);
+    let mut expected = 1;
+    for i in order {
+        if l.strides[i] != expected {
+            return false;
+        }
+        expected *= l.dims[i];
+    }
+    true
+}
+
+/// An error when `input` and the written `out` share some but not all of
+/// their memory, as PyTorch's `assert_no_partial_overlap`: both dense, on
+/// one storage, and their element ranges intersect without being the same
+/// range with the same strides (`a.add_(&a.t())`). Inputs that are the
+/// written tensor itself, or too irregular to tell (not dense), are allowed:
+/// the kernels read those from a copy.
+pub(crate) fn check_no_partial_overlap<A, B>(
+    out: &Layout<'_, A>,
+    input: &Layout<'_, B>,
+) -> Result<(), ShapeError> {
+    let (n_out, n_in): (usize, usize) = (out.dims.iter().product(), input.dims.iter().product());
+    if n_out == 0 || n_in == 0 || !same_storage(out.storage, input.storage) {
+        return Ok(());
+    }
+    if !dense(out) || !dense(input) {
+        return Ok(());
+    }
+    let (out_end, in_end) = (out.offset + n_out, input.offset + n_in);
+    let partial = if out.offset == input.offset && out_end == in_end {
+        out.strides != input.strides
+    } else {
+        out.offset < in_end && input.offset < out_end
+    };
+    if partial {
+        return Err(ShapeError::Invalid(PARTIAL_OVERLAP.into()));
+    }
+    Ok(())
+}
+
 /// A fresh contiguous tensor of sizes `dims` whose elements `fill` writes
 /// through an output pointer.
 ///
@@ -56,9 +104,8 @@ unsafe fn alloc_output<O: Element, SO: Shape>(
     fill: impl FnOnce(*mut O),
 ) -> Result<Tensor<O, SO>, ShapeError> {
     let d = SO::check_dims(dims)?;
-    let n = dims.iter().product();
     // SAFETY: forwarded to the caller.
-    let data = unsafe { cpu::alloc_filled_by(n, fill) };
+    let data = unsafe { cpu::try_alloc_filled_by(dims, fill) }?;
     Ok(Tensor::from_parts(data, d))
 }
 
@@ -180,8 +227,7 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
             && !same_storage(out.storage, a.storage)
             && !same_storage(out.storage, b.storage)
         {
-            let (ga, gb) = (a.storage.read(), b.storage.read());
-            let mut g = out.storage.write();
+            let (ga, gb, mut g) = read2_write(a.storage, b.storage, out.storage);
             // SAFETY: `out` is contiguous from its offset with `rows *
             // row_len` elements (its sizes are the broadcast sizes) in a
             // buffer no input shares; the inputs are contiguous from their
@@ -205,6 +251,8 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
         });
     }
     check_no_internal_overlap(&out)?;
+    check_no_partial_overlap(&out, &a)?;
+    check_no_partial_overlap(&out, &b)?;
     if same_storage(out.storage, a.storage) {
         let copy = copy_of(&a)?;
         return map2_into(copy.layout(), b, out, f);
@@ -221,8 +269,7 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
         &dims,
         [(out.strides, out.offset), (&sa, a.offset), (&sb, b.offset)],
     );
-    let (ga, gb) = (a.storage.read(), b.storage.read());
-    let mut g = out.storage.write();
+    let (ga, gb, mut g) = read2_write(a.storage, b.storage, out.storage);
     // SAFETY: `out`'s offsets lie in its storage and are pairwise distinct
     // (checked above); the inputs are other buffers (copied above if not),
     // read within their layouts.
@@ -270,16 +317,6 @@ pub(crate) fn map3<A: Element, B: Element, C: Element, O: Element, SO: Shape>(
     }
 }
 
-/// A storage's address, for lock ordering.
-fn addr<T>(s: &Arc<Storage<T>>) -> usize {
-    Arc::as_ptr(s) as *const () as usize
-}
-
-/// Whether two storages are the same buffer.
-fn same_storage<A, B>(a: &Arc<Storage<A>>, b: &Arc<Storage<B>>) -> bool {
-    Arc::as_ptr(a) as *const () == Arc::as_ptr(b) as *const ()
-}
-
 /// A contiguous copy of `l`'s elements, used when an in-place operation reads
 /// the storage it writes.
 fn copy_of<T: Element>(l: &Layout<'_, T>) -> Result<Tensor<T, crate::DynRank>, ShapeError> {
@@ -315,21 +352,16 @@ pub(crate) fn update2<O: Element, B: Element>(
 ) -> Result<(), ShapeError> {
     check_expand(b.dims, out.dims)?;
     check_no_internal_overlap(&out)?;
+    check_no_partial_overlap(&out, &b)?;
     if same_storage(out.storage, b.storage) {
         let copy = copy_of(&b)?;
         return update2(out, copy.layout(), f);
     }
     let sb = broadcast_strides(b.dims, b.strides, out.dims);
     let plan = Plan::new(out.dims, [(out.strides, out.offset), (&sb, b.offset)]);
-    // Lock in address order, so two threads updating each other's operands
-    // cannot deadlock.
-    let (gb, mut g) = if addr(b.storage) < addr(out.storage) {
-        let gb = b.storage.read();
-        (gb, out.storage.write())
-    } else {
-        let g = out.storage.write();
-        (b.storage.read(), g)
-    };
+    // The lock order (`ops::locks`): two threads updating each other's
+    // operands cannot deadlock.
+    let (gb, mut g) = read_write(b.storage, out.storage);
     // SAFETY: as in `update1`; `b` is a different buffer (copied above if
     // not) and its broadcast offsets stay inside its layout.
     unsafe { cpu::update2(&plan, g.as_mut_ptr(), Src(gb.as_ptr()), f) };
@@ -346,6 +378,8 @@ pub(crate) fn update3<O: Element, B: Element, C: Element>(
     check_expand(b.dims, out.dims)?;
     check_expand(c.dims, out.dims)?;
     check_no_internal_overlap(&out)?;
+    check_no_partial_overlap(&out, &b)?;
+    check_no_partial_overlap(&out, &c)?;
     if same_storage(out.storage, b.storage) {
         let copy = copy_of(&b)?;
         return update3(out, copy.layout(), c, f);
@@ -360,14 +394,8 @@ pub(crate) fn update3<O: Element, B: Element, C: Element>(
         out.dims,
         [(out.strides, out.offset), (&sb, b.offset), (&sc, c.offset)],
     );
-    // Lock in address order (see `update2`).
-    let (gb, gc, mut g) = if addr(b.storage).max(addr(c.storage)) < addr(out.storage) {
-        let (gb, gc) = (b.storage.read(), c.storage.read());
-        (gb, gc, out.storage.write())
-    } else {
-        let g = out.storage.write();
-        (b.storage.read(), c.storage.read(), g)
-    };
+    // The lock order (`ops::locks`).
+    let (gb, gc, mut g) = read2_write(b.storage, c.storage, out.storage);
     // SAFETY: as in `update2`.
     unsafe { cpu::update3(&plan, g.as_mut_ptr(), Src(gb.as_ptr()), Src(gc.as_ptr()), f) };
     Ok(())

@@ -14,13 +14,14 @@
 
 use crate::Tensor;
 use crate::element::{Float, Numeric};
+use crate::ops::binary::{any, nonnegative_exponent, nonzero_divisor};
 use crate::ops::scalar;
 use crate::shape::{ExpandsTo, Shape, ShapeError};
 
 macro_rules! inplace_ops {
     ($(
         $(#[$doc:meta])*
-        $name:ident / $try_name:ident : $bound:ident, $zero_check:literal, |$x:ident, $y:ident| $body:expr;
+        $name:ident / $try_name:ident : $bound:ident, $check:path, |$x:ident, $y:ident| $body:expr;
     )*) => {$(
         impl<T: $bound, S: Shape> Tensor<T, S> {
             $(#[$doc])*
@@ -51,9 +52,7 @@ macro_rules! inplace_ops {
             where
                 S2: ExpandsTo<S>,
             {
-                if $zero_check && !T::IS_FLOAT && other.to_vec().contains(&T::zero()) {
-                    return Err(ShapeError::Invalid("ZeroDivisionError".into()));
-                }
+                $check(other)?;
                 self.try_zip_map_(other, |$x: T, $y: T| $body)
             }
         }
@@ -69,7 +68,7 @@ inplace_ops! {
     /// a.add_(&Tensor::<i32, Shape![2]>::from_vec(vec![1, 2]));
     /// assert_eq!(a.to_vec(), vec![1, 2, 1, 2]);
     /// ```
-    add_ / try_add_: Numeric, false, |x, y| x.wadd(y);
+    add_ / try_add_: Numeric, any, |x, y| x.wadd(y);
     /// `self -= other`, as `Tensor.sub_`.
     ///
     /// ```
@@ -78,7 +77,7 @@ inplace_ops! {
     /// a.sub_(&Tensor::<i32, Shape![1]>::from_vec(vec![1]));
     /// assert_eq!(a.to_vec(), vec![-1, -1]);
     /// ```
-    sub_ / try_sub_: Numeric, false, |x, y| x.wsub(y);
+    sub_ / try_sub_: Numeric, any, |x, y| x.wsub(y);
     /// `self *= other`, as `Tensor.mul_`.
     ///
     /// ```
@@ -87,7 +86,7 @@ inplace_ops! {
     /// a.mul_(&Tensor::<f32, Shape![1]>::from_vec(vec![3.]));
     /// assert_eq!(a.to_vec(), vec![3., 6.]);
     /// ```
-    mul_ / try_mul_: Numeric, false, |x, y| x.wmul(y);
+    mul_ / try_mul_: Numeric, any, |x, y| x.wmul(y);
     /// `self /= other` (true division), as `Tensor.div_`.
     ///
     /// ```
@@ -96,7 +95,7 @@ inplace_ops! {
     /// a.div_(&Tensor::<f32, Shape![1]>::from_vec(vec![2.]));
     /// assert_eq!(a.to_vec(), vec![0.5, 1.]);
     /// ```
-    div_ / try_div_: Float, false, |x, y| x / y;
+    div_ / try_div_: Float, any, |x, y| x / y;
     /// `self = fmod(self, other)`, as `Tensor.fmod_`.
     ///
     /// ```
@@ -105,7 +104,7 @@ inplace_ops! {
     /// a.fmod_(&Tensor::<i32, Shape![1]>::from_vec(vec![2]));
     /// assert_eq!(a.to_vec(), vec![-1, 1]);
     /// ```
-    fmod_ / try_fmod_: Numeric, true, |x, y| scalar::fmod(x, y);
+    fmod_ / try_fmod_: Numeric, nonzero_divisor, |x, y| scalar::fmod(x, y);
     /// `self = remainder(self, other)`, as `Tensor.remainder_`.
     ///
     /// ```
@@ -114,7 +113,7 @@ inplace_ops! {
     /// a.remainder_(&Tensor::<i32, Shape![1]>::from_vec(vec![2]));
     /// assert_eq!(a.to_vec(), vec![1, 1]);
     /// ```
-    remainder_ / try_remainder_: Numeric, true, |x, y| scalar::remainder(x, y);
+    remainder_ / try_remainder_: Numeric, nonzero_divisor, |x, y| scalar::remainder(x, y);
     /// `self = self ^ other`, as `Tensor.pow_`.
     ///
     /// ```
@@ -123,5 +122,5 @@ inplace_ops! {
     /// a.pow_(&Tensor::<f64, Shape![1]>::from_vec(vec![2.]));
     /// assert_eq!(a.to_vec(), vec![4., 9.]);
     /// ```
-    pow_ / try_pow_: Numeric, false, |x, y| x.pow_elem(y);
+    pow_ / try_pow_: Numeric, nonnegative_exponent, |x, y| x.pow_elem(y);
 }

@@ -10,6 +10,7 @@
 //! | `inplace.rs` | in-place forms (`add_`, ...) |
 //! | `operators.rs` | `std::ops` impls: `+ - * / %`, unary `-`, `+=` ... |
 //! | `scalar.rs` | the scalar functions with PyTorch's semantics |
+//! | `locks.rs` | the one order in which operations take storage guards |
 //! | `reduce/` | reductions with `keepdim`, `argmax`, `softmax`, `sum_to` (naming in its doc) |
 //! | `cuda/` | the same operations on CUDA tensors (feature `cuda`) |
 //! | `devices.rs` | the compile error for operators between devices ([`SameDevice`](crate::device::SameDevice)) |
@@ -25,6 +26,7 @@ pub(crate) mod devices;
 pub(crate) mod exec;
 pub mod index;
 mod inplace;
+pub(crate) mod locks;
 mod map;
 pub mod matmul;
 mod operators;

@@ -13,23 +13,44 @@
 
 use crate::element::{Float, Numeric};
 
+/// Whether integer division `x / y` overflows: the most negative value of
+/// a signed type divided by -1, whose quotient does not fit. The crate
+/// wraps every integer overflow, so such a quotient is the dividend itself
+/// (`MIN`, as NumPy gives) and the remainder 0, never a panic.
+#[inline(always)]
+fn overflowing_division<T: Numeric>(x: T, y: T) -> bool {
+    !T::IS_FLOAT && T::min_value() < T::zero() && x == T::min_value() && y == T::zero().wsub(T::one())
+}
+
 /// `x - trunc(x / y) * y`: the sign of the dividend (C's `fmod`, Rust's `%`).
+///
+/// `i32::MIN` by -1 gives 0 (NumPy's value), where Rust's `%` panics.
 ///
 /// ```
 /// assert_eq!(shaped::ops::scalar::fmod(5i64, -3), 2);
+/// assert_eq!(shaped::ops::scalar::fmod(i32::MIN, -1), 0);
 /// ```
 #[inline(always)]
 pub fn fmod<T: Numeric>(x: T, y: T) -> T {
+    if overflowing_division(x, y) {
+        return T::zero();
+    }
     x % y
 }
 
 /// `x - floor(x / y) * y`: the sign of the divisor (Python's `%`).
 ///
+/// `i32::MIN` by -1 gives 0.
+///
 /// ```
 /// assert_eq!(shaped::ops::scalar::remainder(5i64, -3), -1);
+/// assert_eq!(shaped::ops::scalar::remainder(i64::MIN, -1), 0);
 /// ```
 #[inline(always)]
 pub fn remainder<T: Numeric>(x: T, y: T) -> T {
+    if overflowing_division(x, y) {
+        return T::zero();
+    }
     let r = x % y;
     if r != T::zero() && ((r < T::zero()) != (y < T::zero())) {
         r + y
@@ -40,12 +61,19 @@ pub fn remainder<T: Numeric>(x: T, y: T) -> T {
 
 /// `x / y` rounded toward zero (`rounding_mode="trunc"`).
 ///
+/// `i32::MIN` by -1 wraps to `i32::MIN` (NumPy's value), where Rust's `/`
+/// panics.
+///
 /// ```
 /// assert_eq!(shaped::ops::scalar::div_trunc(-7i32, 2), -3);
 /// assert_eq!(shaped::ops::scalar::div_trunc(-7.0f32, 2.0), -3.0);
+/// assert_eq!(shaped::ops::scalar::div_trunc(i32::MIN, -1), i32::MIN);
 /// ```
 #[inline(always)]
 pub fn div_trunc<T: Numeric>(x: T, y: T) -> T {
+    if overflowing_division(x, y) {
+        return x;
+    }
     let q = x / y;
     if T::IS_FLOAT {
         T::from_f64(q.to_f64().trunc())
@@ -58,12 +86,18 @@ pub fn div_trunc<T: Numeric>(x: T, y: T) -> T {
 /// computed as PyTorch's `div_floor_floating` for floats so that results match
 /// Python's `//` exactly.
 ///
+/// `i32::MIN` by -1 wraps to `i32::MIN`.
+///
 /// ```
 /// assert_eq!(shaped::ops::scalar::div_floor(-7i32, 2), -4);
 /// assert_eq!(shaped::ops::scalar::div_floor(-7.0f64, 2.0), -4.0);
+/// assert_eq!(shaped::ops::scalar::div_floor(i64::MIN, -1), i64::MIN);
 /// ```
 #[inline(always)]
 pub fn div_floor<T: Numeric>(x: T, y: T) -> T {
+    if overflowing_division(x, y) {
+        return x;
+    }
     if !T::IS_FLOAT {
         let q = x / y;
         return if x % y != T::zero() && ((x < T::zero()) != (y < T::zero())) {

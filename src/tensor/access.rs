@@ -145,6 +145,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// A contiguous copy of the elements, in new storage (PyTorch's
     /// `clone()`; `Clone` on a tensor shares the storage instead).
     ///
+    /// # Panics
+    /// With the message of [`Tensor::try_deep_copy`]'s error.
+    ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// let a = Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
@@ -153,22 +156,59 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert!(c.is_contiguous() && !t.is_contiguous());
     /// assert_eq!(c.to_vec(), vec![1., 3., 2., 4.]);
     /// ```
+    #[track_caller]
     pub fn deep_copy(&self) -> Self {
-        exec::map1(self.layout(), |x| x).expect("a tensor's own sizes fit its shape")
+        self.try_deep_copy().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The fallible form of [`Tensor::deep_copy`].
+    ///
+    /// # Errors
+    /// When the copy's buffer cannot be allocated (an expanded view can ask
+    /// for far more memory than it shares): PyTorch's "... you tried to
+    /// allocate N bytes ..." or its size overflow message.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let one = Tensor::<f32, DynRank>::try_ones(&[1]).unwrap();
+    /// let wide = one.try_broadcast_to::<DynRank>(&[1 << 40]).unwrap();
+    /// let e = wide.try_deep_copy().unwrap_err();
+    /// assert!(e.to_string().contains("you tried to allocate 4398046511104 bytes"));
+    /// ```
+    pub fn try_deep_copy(&self) -> Result<Self, ShapeError> {
+        exec::map1(self.layout(), |x| x)
     }
 
     /// This tensor if contiguous, else a contiguous copy.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_contiguous`]'s error.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// let t = Tensor::<f32, Shape![2, 3]>::zeros().transpose::<0, 1>();
     /// assert!(t.contiguous().is_contiguous());
     /// ```
+    #[track_caller]
     pub fn contiguous(&self) -> Self {
+        self.try_contiguous().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The fallible form of [`Tensor::contiguous`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_deep_copy`].
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let t = Tensor::<f64, DynRank>::try_zeros(&[2, 3]).unwrap();
+    /// assert!(t.try_contiguous().unwrap().is_contiguous());
+    /// ```
+    pub fn try_contiguous(&self) -> Result<Self, ShapeError> {
         if self.is_contiguous() {
-            self.clone()
+            Ok(self.clone())
         } else {
-            self.deep_copy()
+            self.try_deep_copy()
         }
     }
 

@@ -12,7 +12,7 @@
 //! assert_eq!((a.numel(), b.numel(), c.numel()), (4, 6, 3));
 //! ```
 
-use crate::backend::cpu::vec_from_fn;
+use crate::backend::cpu::{checked_len, try_vec_from_fn, vec_from_fn};
 use crate::element::{Element, Float, Numeric};
 use crate::shape::{Dyn, FixedShape, Shape, ShapeError, checked_numel};
 
@@ -47,7 +47,10 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// A tensor of sizes `dims` filled with `value`.
     ///
     /// # Errors
-    /// When `dims` does not fit `S`.
+    /// When `dims` does not fit `S`; PyTorch's "Storage size calculation
+    /// overflowed with sizes=[..]" when the byte count does not fit in
+    /// `isize`, and its "... you tried to allocate N bytes ..." when the
+    /// allocator refuses the buffer.
     ///
     /// ```
     /// use shaped::{DynRank, Tensor};
@@ -55,22 +58,25 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.to_vec(), vec![9; 4]);
     /// ```
     pub fn try_full(dims: &[usize], value: T) -> Result<Self, ShapeError> {
+        // The byte count first, so that a size overflow reads as PyTorch's
+        // "Storage size calculation overflowed".
+        checked_len::<T>(dims)?;
         let d = S::check_dims(dims)?;
-        Ok(Self::from_parts(
-            vec_from_fn(checked_numel(dims)?, |_| value),
-            d,
-        ))
+        Ok(Self::from_parts(try_vec_from_fn(dims, |_| value)?, d))
     }
 
     /// A tensor of sizes `dims` filled with `T::default()` (zero, or `false`).
     ///
     /// # Errors
-    /// When `dims` does not fit `S`.
+    /// As [`Tensor::try_full`]: a request too large for the machine is an
+    /// error, never an abort.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// let t = Tensor::<f32, Shape![_]>::try_zeros(&[3]).unwrap();
     /// assert_eq!(t.to_vec(), vec![0.0; 3]);
+    /// let e = Tensor::<f32, Shape![_]>::try_zeros(&[1 << 62]).unwrap_err();
+    /// assert_eq!(e.to_string(), "Storage size calculation overflowed with sizes=[4611686018427387904]");
     /// ```
     pub fn try_zeros(dims: &[usize]) -> Result<Self, ShapeError> {
         Self::try_full(dims, T::default())
@@ -116,13 +122,12 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert!(t.to_vec().iter().all(|&x| (0.0..1.0).contains(&x)));
     /// ```
     pub fn try_rand(dims: &[usize], seed: u64) -> Result<Self, ShapeError> {
+        checked_len::<T>(dims)?;
         let d = S::check_dims(dims)?;
         let mut rng = SplitMix64(seed);
         // Rounding to f32 can carry a value just below 1 up to 1: clamp it.
         let below_one = T::one() - T::epsilon() / (T::one() + T::one());
-        let data = vec_from_fn(checked_numel(dims)?, |_| {
-            T::from_f64(rng.uniform()).min(below_one)
-        });
+        let data = try_vec_from_fn(dims, |_| T::from_f64(rng.uniform()).min(below_one))?;
         Ok(Self::from_parts(data, d))
     }
 
@@ -139,9 +144,10 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert!(mean.abs() < 0.05);
     /// ```
     pub fn try_randn(dims: &[usize], seed: u64) -> Result<Self, ShapeError> {
+        checked_len::<T>(dims)?;
         let d = S::check_dims(dims)?;
         let mut rng = SplitMix64(seed);
-        let data = vec_from_fn(checked_numel(dims)?, |_| T::from_f64(rng.normal()));
+        let data = try_vec_from_fn(dims, |_| T::from_f64(rng.normal()))?;
         Ok(Self::from_parts(data, d))
     }
 }
@@ -228,26 +234,84 @@ impl<T: Numeric> Tensor<T, (Dyn,)> {
     /// `start, start + step, ...` up to but excluding `end`, as `torch.arange`.
     ///
     /// # Errors
-    /// When `step` is zero or points away from `end`.
+    /// PyTorch's errors, in its order: a zero step ("step must be nonzero"),
+    /// a step that is not finite, a bound that is not finite ("unsupported
+    /// range: 0 -> inf"), a step pointing away from `end`, a length past
+    /// `i64::MAX` ("invalid size, possible overflow?"), and a buffer too
+    /// large to allocate (see [`Tensor::try_full`]).
     ///
     /// ```
     /// use shaped::Tensor;
     /// assert_eq!(Tensor::<i64, _>::arange(0, 5, 2).unwrap().to_vec(), vec![0, 2, 4]);
     /// assert_eq!(Tensor::<f32, _>::arange(1.0, 2.0, 0.25).unwrap().to_vec(), vec![1.0, 1.25, 1.5, 1.75]);
+    /// let e = Tensor::<f64, _>::arange(0.0, f64::INFINITY, 1.0).unwrap_err();
+    /// assert_eq!(e.to_string(), "unsupported range: 0 -> inf");
     /// ```
     pub fn arange(start: T, end: T, step: T) -> Result<Self, ShapeError> {
         let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
         if st == 0.0 {
             return Err(ShapeError::Invalid("step must be nonzero".into()));
         }
+        if !st.is_finite() {
+            return Err(ShapeError::Invalid(format!(
+                "step must be finite but got {}",
+                format_g(st)
+            )));
+        }
+        if !s.is_finite() || !e.is_finite() {
+            return Err(ShapeError::Invalid(format!(
+                "unsupported range: {} -> {}",
+                format_g(s),
+                format_g(e)
+            )));
+        }
         if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
             return Err(ShapeError::Invalid(
-                "upper bound and larger bound inconsistent with step sign".into(),
+                "upper bound and lower bound inconsistent with step sign".into(),
             ));
         }
-        let n = ((e - s) / st).ceil().max(0.0) as usize;
-        let data = (0..n).map(|i| T::from_f64(s + i as f64 * st)).collect();
+        let len = ((e - s) / st).ceil();
+        if !(0.0..=i64::MAX as f64).contains(&len) {
+            return Err(ShapeError::Invalid(
+                "invalid size, possible overflow?".into(),
+            ));
+        }
+        let n = len as usize;
+        let data = try_vec_from_fn(&[n], |i| T::from_f64(s + i as f64 * st))?;
         Self::try_from_vec(data, &[n])
+    }
+}
+
+/// `x` as C++'s `ostream` prints a double by default (`%g`, 6 significant
+/// digits), as PyTorch's messages show numbers: `0`, `0.5`, `1e+20`, `inf`,
+/// `nan`.
+fn format_g(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let strip = |m: &str| -> String {
+        if m.contains('.') {
+            m.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            m.to_string()
+        }
+    };
+    // Rounded to 6 significant digits first: the exponent after rounding
+    // picks the notation, as `%g` does.
+    let sci = format!("{x:.5e}");
+    let (mantissa, exp) = sci.split_once('e').expect("`{:e}` has an exponent");
+    let exp: i32 = exp.parse().expect("`{:e}`'s exponent is an integer");
+    if !(-4..6).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", strip(mantissa), exp.abs())
+    } else {
+        strip(&format!("{x:.*}", (5 - exp) as usize))
     }
 }
 
@@ -256,31 +320,49 @@ impl<T: Float> Tensor<T, (Dyn,)> {
     /// `torch.linspace` (computed from both ends, so `end` is exact; one
     /// step gives `start`).
     ///
+    /// # Panics
+    /// With the message of [`Tensor::try_linspace`]'s error.
+    ///
     /// ```
     /// use shaped::Tensor;
     /// assert_eq!(Tensor::<f64, _>::linspace(0.0, 1.0, 5).to_vec(), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
     /// assert_eq!(Tensor::<f64, _>::linspace(3.0, 7.0, 1).to_vec(), vec![3.0]);
     /// ```
+    #[track_caller]
     pub fn linspace(start: T, end: T, steps: usize) -> Self {
+        Self::try_linspace(start, end, steps).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The fallible form of [`Tensor::linspace`].
+    ///
+    /// # Errors
+    /// When the buffer's byte count does not fit in `isize` or the allocator
+    /// refuses it (PyTorch's messages, see [`Tensor::try_full`]).
+    ///
+    /// ```
+    /// use shaped::Tensor;
+    /// assert_eq!(Tensor::<f32, _>::try_linspace(0.0, 1.0, 3).unwrap().to_vec(), vec![0.0, 0.5, 1.0]);
+    /// let e = Tensor::<f32, _>::try_linspace(0.0, 1.0, usize::MAX).unwrap_err();
+    /// assert_eq!(e.to_string(), format!("Storage size calculation overflowed with sizes=[{}]", usize::MAX));
+    /// ```
+    pub fn try_linspace(start: T, end: T, steps: usize) -> Result<Self, ShapeError> {
         let (s, e) = (start.to_f64(), end.to_f64());
         let step = if steps > 1 {
             (e - s) / (steps - 1) as f64
         } else {
             0.0
         };
-        let data = (0..steps)
-            .map(|i| {
-                // `torch.linspace` fills the first half from `start` and the
-                // rest from `end`; a single step is `start`.
-                let v = if i < steps / 2 || steps == 1 {
-                    s + step * i as f64
-                } else {
-                    e - step * (steps - 1 - i) as f64
-                };
-                T::from_f64(v)
-            })
-            .collect();
-        Self::try_from_vec(data, &[steps]).expect("a 1-d shape fits (Dyn,)")
+        let data = try_vec_from_fn(&[steps], |i| {
+            // `torch.linspace` fills the first half from `start` and the
+            // rest from `end`; a single step is `start`.
+            let v = if i < steps / 2 || steps == 1 {
+                s + step * i as f64
+            } else {
+                e - step * (steps - 1 - i) as f64
+            };
+            T::from_f64(v)
+        })?;
+        Self::try_from_vec(data, &[steps])
     }
 }
 
@@ -306,5 +388,29 @@ impl SplitMix64 {
         let u1 = 1.0 - self.uniform();
         let u2 = self.uniform();
         (-2.0 * u1.ln()).sqrt() * (2.0 * core::f64::consts::PI * u2).cos()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_g;
+
+    /// Against C's `printf("%g")` (what `std::ostream` prints by default).
+    #[test]
+    fn format_g_matches_printf() {
+        for (x, want) in [
+            (0.0, "0"),
+            (0.5, "0.5"),
+            (5.0, "5"),
+            (1e20, "1e+20"),
+            (-1.5e-7, "-1.5e-07"),
+            (123456.0, "123456"),
+            (1234567.0, "1.23457e+06"),
+            (0.0001, "0.0001"),
+            (f64::NAN, "nan"),
+            (f64::NEG_INFINITY, "-inf"),
+        ] {
+            assert_eq!(format_g(x), want, "{x}");
+        }
     }
 }

@@ -96,12 +96,20 @@ impl<T: Element, S: Shape> Tensor<T, S> {
 
 impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     /// A view of the same storage with other sizes, strides and offset.
+    ///
+    /// A view with no elements gets offset 0: its offset would never be read
+    /// through, and an offset past the end of an empty (or shorter) buffer
+    /// would make the kernels' `ptr.add(offset)` undefined behaviour. Every
+    /// view goes through here, so no kernel sees an empty layout whose offset
+    /// lies outside its storage.
     pub(crate) fn view_as<S2: Shape>(
         &self,
         dims: S2::Dims,
         strides: &[usize],
         offset: usize,
     ) -> Tensor<T, S2, D> {
+        let empty = dims.as_ref().contains(&0);
+        let offset = if empty { 0 } else { offset };
         Tensor {
             storage: Arc::clone(&self.storage),
             offset,

@@ -2,44 +2,117 @@
 //! constructor, and advised onto transparent huge pages when large (as NumPy does), since
 //! first-touch page faults dominate allocating operations on large tensors
 //! (see ../shared/DESIGN.md: 37 ms with 4 KiB pages vs 7 ms with huge pages
-//! for 64 MiB).
+//! for 64 MiB). Allocation is fallible: a byte count past `isize::MAX` or a
+//! request the allocator refuses is PyTorch's error, never an abort.
 
 /// Buffers at least this large ask the kernel for huge pages.
 const HUGE_PAGE_BYTES: usize = 4 << 20;
 
-/// A buffer of `len` elements, every one written by `fill` before it is
-/// returned. `fill` receives the buffer's base pointer and must write all
-/// `len` elements.
+use crate::shape::ShapeError;
+
+/// PyTorch's message when a buffer's byte count does not fit in `isize`.
+fn overflow_message(sizes: &[usize]) -> String {
+    format!("Storage size calculation overflowed with sizes={sizes:?}")
+}
+
+/// PyTorch's message when the allocator refuses a buffer of `bytes` bytes.
+fn out_of_memory_message(bytes: usize) -> String {
+    format!(
+        "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes. Error code 12 (Cannot allocate memory)"
+    )
+}
+
+/// The number of elements of a buffer of sizes `sizes` of `T`, when its byte
+/// count fits in `isize` (Rust's limit for one allocation; PyTorch's error
+/// otherwise).
+pub(crate) fn checked_len<T>(sizes: &[usize]) -> Result<usize, ShapeError> {
+    let overflow = || ShapeError::Invalid(overflow_message(sizes));
+    let len = if sizes.contains(&0) {
+        0
+    } else {
+        sizes
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d))
+            .ok_or_else(overflow)?
+    };
+    match len.checked_mul(core::mem::size_of::<T>()) {
+        Some(bytes) if bytes <= isize::MAX as usize => Ok(len),
+        _ => Err(overflow()),
+    }
+}
+
+/// A buffer for a tensor of sizes `sizes`, every element written by `fill`
+/// before it is returned. `fill` receives the buffer's base pointer and must
+/// write all `numel(sizes)` elements.
+///
+/// # Errors
+/// PyTorch's messages: "Storage size calculation overflowed with
+/// sizes=[..]" when the byte count does not fit in `isize`, and "...
+/// you tried to allocate N bytes ..." when the allocator refuses the buffer
+/// (the allocation is fallible: a request too large for the machine is an
+/// error, not an abort).
 ///
 /// # Safety
-/// The caller's `fill` must initialise every element `0..len` through the
-/// pointer (the kernels do: their plan covers exactly `len` output elements).
-pub(crate) unsafe fn alloc_filled_by<T: Copy>(len: usize, fill: impl FnOnce(*mut T)) -> Vec<T> {
-    let mut v: Vec<T> = Vec::with_capacity(len);
+/// The caller's `fill` must initialise every element `0..numel(sizes)`
+/// through the pointer (the kernels do: their plan covers exactly that many
+/// output elements).
+pub(crate) unsafe fn try_alloc_filled_by<T: Copy>(
+    sizes: &[usize],
+    fill: impl FnOnce(*mut T),
+) -> Result<Vec<T>, ShapeError> {
+    let len = checked_len::<T>(sizes)?;
+    let mut v: Vec<T> = Vec::new();
     let bytes = len * core::mem::size_of::<T>();
+    v.try_reserve_exact(len)
+        .map_err(|_| ShapeError::Invalid(out_of_memory_message(bytes)))?;
     if bytes >= HUGE_PAGE_BYTES {
         advise_huge_pages(v.as_mut_ptr() as *mut u8, bytes);
     }
     fill(v.as_mut_ptr());
-    // SAFETY: capacity is `len`, and the caller guarantees `fill` wrote all
-    // `len` elements; `T: Copy` has no drop glue to run on them.
+    // SAFETY: capacity is at least `len`, and the caller guarantees `fill`
+    // wrote all `len` elements; `T: Copy` has no drop glue to run on them.
     unsafe { v.set_len(len) };
-    v
+    Ok(v)
 }
 
-/// A buffer of `len` elements, element `i` being `f(i)`, on huge pages when
+/// [`try_alloc_filled_by`] for `len` elements, panicking with its message
+/// where it returns an error (for callers whose sizes came from tensors
+/// that already exist).
+///
+/// # Safety
+/// As for [`try_alloc_filled_by`].
+#[track_caller]
+pub(crate) unsafe fn alloc_filled_by<T: Copy>(len: usize, fill: impl FnOnce(*mut T)) -> Vec<T> {
+    // SAFETY: forwarded to the caller.
+    unsafe { try_alloc_filled_by(&[len], fill) }.unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A buffer for sizes `sizes`, element `i` being `f(i)`, on huge pages when
 /// large: what the constructors (`zeros`, `full`, `rand`, ...) allocate, so
 /// that later kernels over them see the same pages as over kernel outputs.
-pub(crate) fn vec_from_fn<T: Copy>(len: usize, mut f: impl FnMut(usize) -> T) -> Vec<T> {
+///
+/// # Errors
+/// As [`try_alloc_filled_by`].
+pub(crate) fn try_vec_from_fn<T: Copy>(
+    sizes: &[usize],
+    mut f: impl FnMut(usize) -> T,
+) -> Result<Vec<T>, ShapeError> {
+    let len = checked_len::<T>(sizes)?;
     // SAFETY: the loop writes every element `0..len` through the base
     // pointer of a buffer with room for `len` elements.
     unsafe {
-        alloc_filled_by(len, |p: *mut T| {
+        try_alloc_filled_by(sizes, |p: *mut T| {
             for i in 0..len {
                 p.add(i).write(f(i));
             }
         })
     }
+}
+
+/// [`try_vec_from_fn`] for `len` elements, panicking with its message.
+#[track_caller]
+pub(crate) fn vec_from_fn<T: Copy>(len: usize, f: impl FnMut(usize) -> T) -> Vec<T> {
+    try_vec_from_fn(&[len], f).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[cfg(target_os = "linux")]

@@ -59,7 +59,7 @@ use super::amx;
 use super::pool;
 use crate::element::Numeric;
 use crate::iter::Plan;
-use crate::shape::DimVec;
+use crate::shape::{DimVec, ShapeError};
 
 /// Products smaller than this many multiply-adds run on one thread.
 const PARALLEL_WORK: usize = 1 << 18;
@@ -221,16 +221,6 @@ impl GemmProblem {
         }
     }
 
-    /// The number of elements of a contiguous result: the batch (unless
-    /// summed), rows and columns.
-    fn out_len(&self) -> usize {
-        let mn = self.m * self.n;
-        match self.batches {
-            Batches::Each => self.batch.iter().product::<usize>() * mn,
-            Batches::Sum => mn,
-        }
-    }
-
     /// The contiguous layout of a fresh result.
     fn contiguous_dst(&self) -> MatDesc {
         let mut batch_strides: DimVec = smallvec::smallvec![0; self.batch.len()];
@@ -253,18 +243,35 @@ impl GemmProblem {
 /// `alpha * lhs @ rhs` into a new contiguous buffer (batch, rows, columns),
 /// summed over the batch in [`Batches::Sum`] mode.
 ///
+/// # Errors
+/// When the result's buffer cannot be allocated (PyTorch's messages, see
+/// `alloc.rs`).
+///
 /// # Panics
 /// When an operand's layout reaches outside its buffer (an internal error:
 /// layouts come from tensors).
-pub(crate) fn gemm_new<T: Numeric>(p: &GemmProblem, lhs: &[T], rhs: &[T], alpha: T) -> Vec<T> {
+pub(crate) fn gemm_new<T: Numeric>(
+    p: &GemmProblem,
+    lhs: &[T],
+    rhs: &[T],
+    alpha: T,
+) -> Result<Vec<T>, ShapeError> {
+    let mut sizes: DimVec = match p.batches {
+        Batches::Each => p.batch.clone(),
+        Batches::Sum => DimVec::new(),
+    };
+    sizes.extend_from_slice(&[p.m, p.n]);
+    // The byte count is checked before `out_len` and the strides multiply
+    // sizes out.
+    cpu_alloc::checked_len::<T>(&sizes)?;
     let q = p.with_dst(p.contiguous_dst());
     check_operands(&q, lhs, rhs);
     // SAFETY: the operands' extents lie in their slices (checked above);
-    // the destination is a fresh contiguous buffer of `out_len` elements,
+    // the destination is a fresh contiguous buffer of `numel(sizes)` elements,
     // whose distinct addresses the problem covers exactly, every one written
     // by `Accum::Replace` (each product, or zeros for an empty sum).
     unsafe {
-        cpu_alloc::alloc_filled_by(p.out_len(), |o| {
+        cpu_alloc::try_alloc_filled_by(&sizes, |o| {
             run(&q, o, lhs.as_ptr(), rhs.as_ptr(), alpha, Accum::Replace)
         })
     }
@@ -475,6 +482,10 @@ unsafe fn each<T: Numeric>(p: &Problem, bases: Bases<T>, alpha: T, accum: Accum<
 /// The module's contract.
 unsafe fn sum<T: Numeric>(p: &Problem, bases: Bases<T>, alpha: T, accum: Accum<T>) {
     let nb: usize = p.batch.iter().product();
+    if p.m == 0 || p.n == 0 {
+        // An empty destination: nothing to write, no offset to apply.
+        return;
+    }
     let dst = Mat {
         // SAFETY: the destination's offset is in bounds (contract).
         ptr: unsafe { bases.dst.add(p.dst.offset) },
@@ -551,26 +562,41 @@ unsafe fn single<T: Numeric>(
     accum: Accum<T>,
     par: Par,
 ) {
-    // SAFETY: the offsets are in bounds (contract).
-    let (dst, lhs, rhs) = unsafe {
-        (
-            Mat {
-                ptr: bases.dst.add(offsets[0]),
-                rs: p.dst.rs,
-                cs: p.dst.cs,
-            },
-            Mat {
-                ptr: bases.lhs.add(offsets[1]),
-                rs: p.lhs.rs,
-                cs: p.lhs.cs,
-            },
-            Mat {
-                ptr: bases.rhs.add(offsets[2]),
-                rs: p.rhs.rs,
-                cs: p.rhs.cs,
-            },
-        )
+    // A product with no elements writes nothing; an operand with no
+    // elements (`k == 0`) is never read. Neither may take part in pointer
+    // arithmetic: its offset (batch index times a stride) can point past the
+    // end of an empty buffer, and `add` there is undefined behaviour.
+    if p.m == 0 || p.n == 0 {
+        return;
+    }
+    let operand = |base: *const T, offset: usize| {
+        if p.k == 0 {
+            base
+        } else {
+            // SAFETY: the offset is in bounds of a non-empty operand
+            // (contract).
+            unsafe { base.add(offset) }
+        }
     };
+    let (dst, lhs, rhs) = (
+        Mat {
+            // SAFETY: the destination has `m * n > 0` elements and the
+            // offset is in bounds (contract).
+            ptr: unsafe { bases.dst.add(offsets[0]) },
+            rs: p.dst.rs,
+            cs: p.dst.cs,
+        },
+        Mat {
+            ptr: operand(bases.lhs, offsets[1]),
+            rs: p.lhs.rs,
+            cs: p.lhs.cs,
+        },
+        Mat {
+            ptr: operand(bases.rhs, offsets[2]),
+            rs: p.rhs.rs,
+            cs: p.rhs.cs,
+        },
+    );
     let dims = (p.m, p.n, p.k);
     // SAFETY: forwarded.
     if unsafe { amx_product(dims, dst, lhs, rhs, alpha, accum, par) } {

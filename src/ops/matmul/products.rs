@@ -71,7 +71,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S: MatmulShape<S2>,
     {
         let geo = rules::matmul(self.dims(), other.dims())?;
-        run::product(self.layout(), other.layout(), &geo, T::one()).try_into_shape()
+        run::product(self.layout(), other.layout(), &geo, T::one())?.try_into_shape()
     }
 
     /// The product of two matrices, as `torch.mm` (no broadcasting).
@@ -111,7 +111,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         mat2: &Tensor<T, S2>,
     ) -> Result<Tensor<T, S2::Output>, ShapeError> {
         let geo = rules::mm(self.dims(), mat2.dims())?;
-        run::product(self.layout(), mat2.layout(), &geo, T::one()).try_into_shape()
+        run::product(self.layout(), mat2.layout(), &geo, T::one())?.try_into_shape()
     }
 
     /// The product of a matrix and a vector, as `torch.mv`.
@@ -160,7 +160,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S::Cols: ContractsWith<S2::Len>,
     {
         let geo = rules::mv(self.dims(), vec.dims(), None)?;
-        run::product(self.layout(), vec.layout(), &geo, T::one()).try_into_shape()
+        run::product(self.layout(), vec.layout(), &geo, T::one())?.try_into_shape()
     }
 
     /// The products of two batches of matrices, entry by entry, as
@@ -211,7 +211,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S::Cols: ContractsWith<S2::Rows>,
     {
         let geo = rules::bmm(self.dims(), batch2.dims())?;
-        run::product(self.layout(), batch2.layout(), &geo, T::one()).try_into_shape()
+        run::product(self.layout(), batch2.layout(), &geo, T::one())?.try_into_shape()
     }
 
     /// The dot product of two vectors, a 0-d tensor, as `torch.dot`.
@@ -256,7 +256,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S::Len: ContractsWith<S2::Len>,
     {
         let geo = rules::dot(self.dims(), other.dims())?;
-        run::product(self.layout(), other.layout(), &geo, T::one()).try_into_shape()
+        run::product(self.layout(), other.layout(), &geo, T::one())?.try_into_shape()
     }
 
     /// The outer product of two vectors, as `torch.outer`: element `(i, j)`
@@ -301,7 +301,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S: VectorShape,
     {
         let geo = rules::outer(self.dims(), vec2.dims(), "outer")?;
-        run::product(self.layout(), vec2.layout(), &geo, T::one()).try_into_shape()
+        run::product(self.layout(), vec2.layout(), &geo, T::one())?.try_into_shape()
     }
 
     /// The outer product, under its BLAS name, as `torch.ger`; see

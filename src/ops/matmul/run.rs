@@ -2,16 +2,14 @@
 //! one batched GEMM problem out to the backend. Generic over the element
 //! type only, so it is compiled once per element type, not per shape.
 
-use std::sync::Arc;
-
 use super::rules::{self, Axes, Batch, Geometry};
 use crate::Tensor;
 use crate::backend::cpu::{self, Accum, Batches, GemmProblem, MatDesc};
 use crate::element::Numeric;
 use crate::iter::broadcast_strides;
 use crate::ops::exec::{self, Layout, check_no_internal_overlap};
+use crate::ops::locks::{read2_write, same_storage};
 use crate::shape::{DimVec, DynRank, ShapeError, check_expand};
-use crate::tensor::storage::Storage;
 
 /// Which side of the product an operand is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,17 +81,18 @@ fn problem<T>(geo: &Geometry, a: &Layout<'_, T>, b: &Layout<'_, T>) -> GemmProbl
     }
 }
 
-/// `alpha * (a @ b)` into a new contiguous tensor of sizes `geo.out`.
+/// `alpha * (a @ b)` into a new contiguous tensor of sizes `geo.out`; an
+/// error when its buffer cannot be allocated.
 pub(crate) fn product<T: Numeric>(
     a: Layout<'_, T>,
     b: Layout<'_, T>,
     geo: &Geometry,
     alpha: T,
-) -> Tensor<T, DynRank> {
+) -> Result<Tensor<T, DynRank>, ShapeError> {
     let p = problem(geo, &a, &b);
     let (ga, gb) = (a.storage.read(), b.storage.read());
-    let data = cpu::gemm_new(&p, &ga, &gb, alpha);
-    Tensor::from_parts(data, DimVec::from_slice(&geo.out))
+    let data = cpu::gemm_new(&p, &ga, &gb, alpha)?;
+    Ok(Tensor::from_parts(data, DimVec::from_slice(&geo.out)))
 }
 
 /// `beta * c + alpha * (a @ b)` with `c` broadcast to the product's shape,
@@ -108,7 +107,7 @@ pub(crate) fn fused<T: Numeric>(
 ) -> Result<Tensor<T, DynRank>, ShapeError> {
     check_expand(c.dims, &geo.out)?;
     if beta == T::zero() {
-        return Ok(product(a, b, geo, alpha));
+        return product(a, b, geo, alpha);
     }
     let strides = broadcast_strides(c.dims, c.strides, &geo.out);
     let expanded = Layout {
@@ -165,24 +164,8 @@ fn accumulate<T: Numeric>(
     };
     let p = problem(geo, &a, &b);
     let dst = destination(out.strides, out.offset, geo);
-    // Lock in address order, as `exec::update3` does, so that two threads
-    // writing each other's operands cannot deadlock.
-    let (ga, gb, mut g) = if addr(a.storage).max(addr(b.storage)) < addr(out.storage) {
-        let (ga, gb) = (a.storage.read(), b.storage.read());
-        (ga, gb, out.storage.write())
-    } else {
-        let g = out.storage.write();
-        (a.storage.read(), b.storage.read(), g)
-    };
+    // The lock order (`ops::locks`), so that two threads writing each
+    // other's operands cannot deadlock.
+    let (ga, gb, mut g) = read2_write(a.storage, b.storage, out.storage);
     cpu::gemm_into(&p, dst, &mut g, &ga, &gb, alpha, accum);
-}
-
-/// A storage's address, for lock ordering.
-fn addr<T>(s: &Arc<Storage<T>>) -> usize {
-    Arc::as_ptr(s) as *const () as usize
-}
-
-/// Whether two layouts view the same buffer.
-fn same_storage<T>(x: &Arc<Storage<T>>, y: &Arc<Storage<T>>) -> bool {
-    Arc::ptr_eq(x, y)
 }

@@ -25,7 +25,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         let every = axes::all(self.rank());
         let m = mask.unwrap_or(&every);
         super::check_nonempty(Some(name), self.dims(), m, mask.is_none())?;
-        let pairs = super::reduce_vec(self.layout(), m, &ArgExtreme::<MAX>);
+        let pairs = super::reduce_vec(self.layout(), m, &ArgExtreme::<MAX>)?;
         let dims = axes::result_dims(self.dims(), m, keepdim);
         let (values, indices): (Vec<T>, Vec<i64>) = pairs.into_iter().unzip();
         Ok((
@@ -77,7 +77,10 @@ macro_rules! arg_reductions {
             where
                 S: RemoveAxis<K>,
             {
-                self.$with::<K>().1
+                axes::from_axis(K, self.rank())
+                    .and_then(|m| self.extreme_with_indices::<$max, _>(Some(&m), false, $name))
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .1
             }
 
             #[doc = concat!("[`Tensor::", stringify!($arg_dim), "`] keeping axis `K` with size 1.")]
@@ -96,7 +99,10 @@ macro_rules! arg_reductions {
             where
                 S: RemoveAxis<K>,
             {
-                self.$with_keep::<K>().1
+                axes::from_axis(K, self.rank())
+                    .and_then(|m| self.extreme_with_indices::<$max, _>(Some(&m), true, $name))
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .1
             }
 
             #[doc = concat!("[`Tensor::", stringify!($arg_dim), "`] along the run-time dim `dim` (negative counts from the end).")]
@@ -111,7 +117,8 @@ macro_rules! arg_reductions {
             #[doc = concat!("assert_eq!(i.to_vec(), t.", stringify!($arg_dim), "::<1>().to_vec());")]
             /// ```
             pub fn $try_arg(&self, dim: isize, keepdim: bool) -> Result<Tensor<i64, DynRank>, ShapeError> {
-                self.$try_with(dim, keepdim).map(|(_, i)| i)
+                let m = axes::from_dims(&[dim], self.rank())?;
+                self.extreme_with_indices::<$max, _>(Some(&m), keepdim, $name).map(|(_, i)| i)
             }
 
             #[doc = concat!("The ", $word, " values along axis `K` and their indices, as `torch.", $vname, "(t, K)`.")]

@@ -108,13 +108,22 @@ macro_rules! reductions {
 
 reductions! {
     /// The sum of all elements, as `torch.sum` (pairwise, so `f32` sums
-    /// stay accurate; integers wrap in their own type, where PyTorch
-    /// widens them to `int64`).
+    /// stay accurate).
+    ///
+    /// Integer sums are kept in the element's type and wrap on overflow,
+    /// as every integer operation of this crate wraps: a reduction's element
+    /// type is its input's, so the result type does not depend on the
+    /// operation. PyTorch instead accumulates `int32` (and `uint8`) sums in
+    /// `int64` and returns `int64`; for PyTorch's value, widen first:
+    /// `t.map(|x| x as i64).sum()`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// let t = Tensor::<i32, Shape![2, 2]>::from_vec(vec![1, 2, 3, 4]);
     /// assert_eq!(t.sum().item(), 10);
+    /// let big = Tensor::<i32, Shape![2]>::from_vec(vec![i32::MAX, 1]);
+    /// assert_eq!(big.sum().item(), i32::MIN);
+    /// assert_eq!(big.map(|x| x as i64).sum().item(), 2_147_483_648); // torch.sum's int64
     /// ```
     sum, sum_dim, sum_dim_keepdim, sum_dims, try_sum_dims:
     Numeric -> T, nonempty None, (), |_n| Sum { divisor: None };

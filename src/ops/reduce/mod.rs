@@ -78,7 +78,7 @@ pub(crate) fn reduce_vec<T: Element, R: Reducer<T>>(
     l: Layout<'_, T>,
     mask: &[bool],
     r: &R,
-) -> Vec<R::Out> {
+) -> Result<Vec<R::Out>, ShapeError> {
     let keep_sizes = axes::result_dims(l.dims, mask, true);
     let reduced_sizes: DimVec = l
         .dims
@@ -109,7 +109,11 @@ pub(crate) fn reduce_vec<T: Element, R: Reducer<T>>(
     // each written once by the kernel; the input's offsets come from its
     // layout, which lies inside its storage (the tensor invariant), held
     // under a read guard.
-    unsafe { cpu::alloc_filled_by(n_out, |o| cpu::reduce(&plan, n_out, o, g.as_ptr(), r)) }
+    unsafe {
+        cpu::try_alloc_filled_by(&keep_sizes, |o| {
+            cpu::reduce(&plan, n_out, o, g.as_ptr(), r)
+        })
+    }
 }
 
 /// PyTorch's error for a reduction with no identity over no elements.
@@ -121,8 +125,14 @@ fn check_nonempty(
 ) -> Result<(), ShapeError> {
     let Some(name) = name else { return Ok(()) };
     if all && dims.contains(&0) {
+        // PyTorch's `argmax`/`argmin` stop after the first sentence.
+        let hint = if name.starts_with("arg") {
+            ""
+        } else {
+            " Specify the reduction dim with the 'dim' argument."
+        };
         return Err(ShapeError::Invalid(format!(
-            "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+            "{name}(): Expected reduction dim to be specified for input.numel() == 0.{hint}"
         )));
     }
     match dims.iter().zip(mask).position(|(&d, &m)| m && d == 0) {
@@ -151,7 +161,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         let m = mask.unwrap_or(&every);
         check_nonempty(nonempty, self.dims(), m, mask.is_none())?;
         let r = make(axes::reduced_count(self.dims(), m));
-        let data = reduce_vec(self.layout(), m, &r);
+        let data = reduce_vec(self.layout(), m, &r)?;
         Tensor::try_from_vec(data, &axes::result_dims(self.dims(), m, keepdim))
     }
 }

@@ -465,6 +465,12 @@ impl<T: Float> Reducer<T> for MaxAndSum {
         LogSumExp.combine(a, b)
     }
     fn finish(&self, (m, s): (T, f64)) -> (T, T) {
+        // A slice whose maximum is +inf: PyTorch's sum of `exp(x - max)`
+        // includes `exp(inf - inf)`, NaN, so every output of the slice is
+        // NaN (`softmax([inf, 1])` is `[nan, nan]`).
+        if m == T::infinity() {
+            return (m, T::nan());
+        }
         (m, T::from_f64(s))
     }
 }

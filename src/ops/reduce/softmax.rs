@@ -17,7 +17,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
         f: impl Fn(T, T, T) -> T + Sync,
     ) -> Result<Tensor<T, S>, ShapeError> {
         let m = axes::from_dims(&[dim], self.rank())?;
-        let stats = super::reduce_vec(self.layout(), &m, &MaxAndSum);
+        let stats = super::reduce_vec(self.layout(), &m, &MaxAndSum)?;
         let dims = axes::result_dims(self.dims(), &m, true);
         let (max, sum): (Vec<T>, Vec<T>) = stats.into_iter().unzip();
         let max = Tensor::<T, DynRank>::try_from_vec(max, &dims)?;

@@ -58,7 +58,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
             let d = S2::check_dims(dims)?;
             return Ok(self.view_as(d, self.strides(), self.offset));
         }
-        let data = super::reduce_vec(self.layout(), &mask, &Sum { divisor: None });
+        let data = super::reduce_vec(self.layout(), &mask, &Sum { divisor: None })?;
         Tensor::try_from_vec(data, dims)
     }
 

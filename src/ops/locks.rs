@@ -1,0 +1,72 @@
+//! The one lock order: an operation that writes a storage while holding
+//! guards on others takes all of its guards in the order of the storages'
+//! addresses, so that two threads writing each other's operands
+//! (`a.add_out(&a, &mut b)` against `b.add_out(&b, &mut a)`) cannot each
+//! hold the guard the other waits for.
+//!
+//! Two operands on the same storage share one place in the order: reads are
+//! recursive (`Storage::read`), so reading one storage twice is one step, and
+//! a written storage is never also read (callers copy such an operand
+//! first). Read-only operations may take their guards in any order: a
+//! recursive read never waits behind a queued writer, and each operation
+//! holds at most one write guard, so no cycle can pass through them.
+//! `ops::index::gather` follows the same rule with an optional operand.
+
+use std::sync::Arc;
+
+use parking_lot::{RwLockReadGuard, RwLockWriteGuard};
+
+use crate::tensor::storage::Storage;
+
+/// A storage's address: its place in the lock order.
+pub(crate) fn addr<T>(s: &Arc<Storage<T>>) -> usize {
+    Arc::as_ptr(s) as *const () as usize
+}
+
+/// Whether two storages are the same buffer.
+pub(crate) fn same_storage<A, B>(a: &Arc<Storage<A>>, b: &Arc<Storage<B>>) -> bool {
+    addr(a) == addr(b)
+}
+
+type Read<'s, T> = RwLockReadGuard<'s, Vec<T>>;
+type Write<'s, T> = RwLockWriteGuard<'s, Vec<T>>;
+
+/// Read guards on `a` and `b` and the write guard on `out`, taken in address
+/// order. `out` must be another storage than `a`'s and `b`'s.
+pub(crate) fn read2_write<'s, A, B, O>(
+    a: &'s Arc<Storage<A>>,
+    b: &'s Arc<Storage<B>>,
+    out: &'s Arc<Storage<O>>,
+) -> (Read<'s, A>, Read<'s, B>, Write<'s, O>) {
+    debug_assert!(!same_storage(a, out) && !same_storage(b, out));
+    let mut order = [(addr(a), 0u8), (addr(b), 1), (addr(out), 2)];
+    order.sort_unstable();
+    let (mut ga, mut gb, mut go) = (None, None, None);
+    for (_, which) in order {
+        match which {
+            0 => ga = Some(a.read()),
+            1 => gb = Some(b.read()),
+            _ => go = Some(out.write()),
+        }
+    }
+    match (ga, gb, go) {
+        (Some(ga), Some(gb), Some(go)) => (ga, gb, go),
+        _ => unreachable!("the loop takes all three guards"),
+    }
+}
+
+/// The read guard on `b` and the write guard on `out`, taken in address
+/// order. `out` must be another storage than `b`'s.
+pub(crate) fn read_write<'s, B, O>(
+    b: &'s Arc<Storage<B>>,
+    out: &'s Arc<Storage<O>>,
+) -> (Read<'s, B>, Write<'s, O>) {
+    debug_assert!(!same_storage(b, out));
+    if addr(b) < addr(out) {
+        let gb = b.read();
+        (gb, out.write())
+    } else {
+        let go = out.write();
+        (b.read(), go)
+    }
+}

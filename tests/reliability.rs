@@ -1,0 +1,480 @@
+//! Reliability (issue 20): empty views never reach out-of-bounds pointer
+//! arithmetic, operations on each other's operands never deadlock, `try_`
+//! forms return an error (never abort) for requests too large to allocate,
+//! integer edge cases do not panic, and PyTorch's errors for the smaller
+//! divergences.
+//!
+//! Expected values come from PyTorch 2.x and NumPy (stated beside each
+//! case), or from a naive element-by-element computation in the test.
+//! The empty-view and aliasing cases also run under Miri (`scripts/miri.sh`);
+//! the allocation cases do not (Miri stops at a request larger than its
+//! memory), nor the deadlock cases (slow under Miri, and threads it runs
+//! one at a time cannot show a lock-order cycle reliably).
+
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use shaped::{DynRank, ShapeError, Tensor};
+
+type T32 = Tensor<f32, DynRank>;
+type I32 = Tensor<i32, DynRank>;
+
+fn t32(data: Vec<f32>, dims: &[usize]) -> T32 {
+    T32::try_from_vec(data, dims).unwrap()
+}
+
+fn msg<X>(r: Result<X, ShapeError>) -> String {
+    match r {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// The message of a panic in `f`.
+fn panic_msg(f: impl FnOnce()) -> String {
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_err();
+    match err.downcast_ref::<String>() {
+        Some(s) => s.clone(),
+        None => err.downcast_ref::<&str>().unwrap().to_string(),
+    }
+}
+
+// ---------------------------------------------------------------- empty views
+
+/// `try_zeros(&[0, 4, 3]).try_select::<1>(3)` was a `[0, 3]` view at offset 9
+/// over 0 elements: every kernel then offset its pointer past the buffer.
+fn empty_selected() -> T32 {
+    T32::try_zeros(&[0, 4, 3])
+        .unwrap()
+        .try_select::<1>(3)
+        .unwrap()
+}
+
+#[test]
+fn an_empty_view_has_offset_zero() {
+    let e = empty_selected();
+    assert_eq!(e.dims(), &[0, 3]);
+    assert_eq!(e.offset(), 0);
+    let n = T32::try_zeros(&[2, 4])
+        .unwrap()
+        .narrow::<DynRank>(1, 4, 0)
+        .unwrap();
+    assert_eq!((n.dims(), n.offset()), (&[2, 0][..], 0));
+    let s = T32::try_zeros(&[3, 0, 2])
+        .unwrap()
+        .try_select::<0>(2)
+        .unwrap();
+    assert_eq!((s.dims(), s.offset()), (&[0, 2][..], 0));
+}
+
+#[test]
+fn empty_views_through_elementwise_kernels() {
+    let e = empty_selected();
+    let r = e.try_reshape::<DynRank>(&[0, 3]).unwrap();
+    let row = t32(vec![1., 2., 3.], &[3]);
+    // The row fast path (contiguous full operand, trailing row).
+    let sum = r.try_add(&row).unwrap();
+    assert_eq!(sum.dims(), &[0, 3]);
+    assert!(sum.to_vec().is_empty());
+    let sum = row.try_add(&r).unwrap();
+    assert_eq!(sum.dims(), &[0, 3]);
+    // `out=` through the row fast path and the general path.
+    let mut out = T32::try_zeros(&[0, 3]).unwrap();
+    r.add_out(&row, &mut out).unwrap();
+    let p = e.permute::<DynRank>(&[1, 0]).unwrap();
+    let mut out_t = T32::try_zeros(&[3, 0]).unwrap();
+    p.add_out(&p, &mut out_t).unwrap();
+    // In place, on an empty view of a non-empty buffer.
+    let mut v = T32::try_ones(&[2, 4])
+        .unwrap()
+        .narrow::<DynRank>(1, 4, 0)
+        .unwrap();
+    v.try_add_(&t32(vec![5.], &[1])).unwrap();
+    v.try_addcmul_(&v.clone(), &v.clone(), 2.0).unwrap();
+    // Unary, ternary, copies.
+    assert!(e.map(|x| x + 1.0).to_vec().is_empty());
+    assert!(e.try_contiguous().unwrap().to_vec().is_empty());
+    assert!(p.deep_copy().to_vec().is_empty());
+    let three = e.addcmul(&row, &row, 1.0);
+    assert_eq!(three.dims(), &[0, 3]);
+}
+
+#[test]
+fn empty_views_through_matmul() {
+    let e = empty_selected(); // [0, 3]
+    let p = e.permute::<DynRank>(&[1, 0]).unwrap(); // [3, 0]
+    let b = t32(vec![1.; 15], &[3, 5]);
+    assert_eq!(e.try_matmul(&b).unwrap().dims(), &[0, 5]);
+    // k = 0: the product is zeros.
+    let z = T32::try_zeros(&[0, 4]).unwrap();
+    let prod = p.try_matmul(&z).unwrap();
+    assert_eq!((prod.dims(), prod.to_vec()), (&[3, 4][..], vec![0.0; 12]));
+    // Batched, with an empty contraction: batch strides over a buffer of
+    // no elements.
+    let a = T32::try_zeros(&[2, 3, 0]).unwrap();
+    let b = T32::try_zeros(&[2, 0, 4]).unwrap();
+    let prod = a.try_matmul(&b).unwrap();
+    assert_eq!((prod.dims(), prod.to_vec()), (&[2, 3, 4][..], vec![0.0; 24]));
+    // Batched, with no rows.
+    let a = T32::try_zeros(&[2, 0, 3]).unwrap();
+    let b = t32(vec![1.; 24], &[2, 3, 4]);
+    assert_eq!(a.try_matmul(&b).unwrap().dims(), &[2, 0, 4]);
+    // In place into an empty destination.
+    let mut c = T32::try_zeros(&[0, 5]).unwrap();
+    c.try_addmm_(&e, &t32(vec![1.; 15], &[3, 5]), 1.0, 1.0)
+        .unwrap();
+}
+
+#[test]
+fn empty_views_through_reductions_and_index_ops() {
+    let e = empty_selected();
+    assert_eq!(e.sum().item(), 0.0);
+    assert_eq!(e.try_sum_dims(&[0], false).unwrap().to_vec(), vec![0.0; 3]);
+    assert_eq!(e.try_sum_dims(&[1], false).unwrap().dims(), &[0]);
+    assert_eq!(e.try_softmax(1).unwrap().dims(), &[0, 3]);
+    let idx = Tensor::<i64, DynRank>::try_zeros(&[0, 2]).unwrap();
+    assert_eq!(e.try_gather(1, &idx).unwrap().dims(), &[0, 2]);
+    let stepped = t32((0..12).map(|x| x as f32).collect(), &[4, 3])
+        .try_slice_step::<0>(4..4, 2)
+        .unwrap();
+    assert_eq!((stepped.dims(), stepped.offset()), (&[0, 3][..], 0));
+    assert!(stepped.to_vec().is_empty());
+}
+
+// -------------------------------------------------------------- aliasing
+
+#[test]
+fn in_place_operations_on_their_own_storage() {
+    let base: Vec<f32> = (0..9).map(|x| x as f32).collect();
+    // Full overlap: `a += a`.
+    let mut a = t32(base.clone(), &[3, 3]);
+    let same = a.clone();
+    a.try_add_(&same).unwrap();
+    assert_eq!(a.to_vec(), base.iter().map(|x| 2.0 * x).collect::<Vec<_>>());
+    // `out=` into an operand's own storage.
+    let a = t32(base.clone(), &[3, 3]);
+    let mut out = a.clone();
+    a.mul_out(&a, &mut out).unwrap();
+    assert_eq!(a.to_vec(), base.iter().map(|x| x * x).collect::<Vec<_>>());
+    // `addcmul_` reading itself twice.
+    let mut a = t32(base.clone(), &[3, 3]);
+    let same = a.clone();
+    a.try_addcmul_(&same, &same, 1.0).unwrap();
+    let want: Vec<f32> = base.iter().map(|x| x + x * x).collect();
+    assert_eq!(a.to_vec(), want);
+    // `c = c @ c` in place: the product reads the old `c`.
+    let mut c = t32(base.clone(), &[3, 3]);
+    let same = c.clone();
+    c.try_addmm_(&same, &same, 0.0, 1.0).unwrap();
+    let mut want = vec![0.0; 9];
+    for i in 0..3 {
+        for j in 0..3 {
+            want[i * 3 + j] = (0..3).map(|k| base[i * 3 + k] * base[k * 3 + j]).sum();
+        }
+    }
+    assert_eq!(c.to_vec(), want);
+    // Non-dense operands on the written storage are read from a copy
+    // (PyTorch: `b[:, :2].add_(b[:, 1:])` is [[1, 3], [7, 9], [13, 15]]).
+    let b = t32(base.clone(), &[3, 3]);
+    let mut left = b.narrow::<DynRank>(1, 0, 2).unwrap();
+    let right = b.narrow::<DynRank>(1, 1, 2).unwrap();
+    left.try_add_(&right).unwrap();
+    assert_eq!(left.to_vec(), vec![1., 3., 7., 9., 13., 15.]);
+}
+
+/// PyTorch's `assert_no_partial_overlap`.
+const PARTIAL: &str = "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.";
+
+#[test]
+fn partial_overlap_is_refused_as_pytorch_refuses_it() {
+    let base: Vec<f32> = (0..9).map(|x| x as f32).collect();
+    let mut a = t32(base.clone(), &[3, 3]);
+    let t = a.permute::<DynRank>(&[1, 0]).unwrap();
+    assert_eq!(msg(a.try_add_(&t)), PARTIAL);
+    let row = a.try_select::<0>(0).unwrap();
+    assert_eq!(msg(a.try_add_(&row)), PARTIAL);
+    let mut top = a.narrow::<DynRank>(0, 0, 2).unwrap();
+    let bottom = a.narrow::<DynRank>(0, 1, 2).unwrap();
+    assert_eq!(msg(top.try_add_(&bottom)), PARTIAL);
+    assert_eq!(msg(a.try_addcmul_(&t, &a.clone(), 1.0)), PARTIAL);
+    let mut out = a.permute::<DynRank>(&[1, 0]).unwrap();
+    assert_eq!(msg(a.add_out(&a, &mut out)), PARTIAL);
+    // Refused before anything is written.
+    assert_eq!(a.to_vec(), base);
+    // Disjoint rows of one buffer are fine (PyTorch: [3, 5, 7]).
+    let mut r0 = a.try_select::<0>(0).unwrap();
+    r0.try_add_(&a.try_select::<0>(1).unwrap()).unwrap();
+    assert_eq!(r0.to_vec(), vec![3., 5., 7.]);
+    // An expanded (not dense) input is read from a copy (PyTorch:
+    // `b.add_(b[0].expand(3, 3))`).
+    let mut b = t32(base.clone(), &[3, 3]);
+    let e = b
+        .try_select::<0>(0)
+        .unwrap()
+        .try_broadcast_to::<DynRank>(&[3, 3])
+        .unwrap();
+    b.try_add_(&e).unwrap();
+    assert_eq!(b.to_vec(), vec![0., 2., 4., 3., 5., 7., 6., 8., 10.]);
+}
+
+// -------------------------------------------------------------- lock order
+
+/// Runs `f` and `g` on two threads, each `rounds` times, and fails unless
+/// both finish within a deadline (a lock-order cycle hangs them forever).
+fn both_finish(rounds: usize, f: impl Fn() + Send + 'static, g: impl Fn() + Send + 'static) {
+    let (tx, rx) = mpsc::channel();
+    let tx2 = tx.clone();
+    thread::spawn(move || {
+        for _ in 0..rounds {
+            f();
+        }
+        tx.send(()).unwrap();
+    });
+    thread::spawn(move || {
+        for _ in 0..rounds {
+            g();
+        }
+        tx2.send(()).unwrap();
+    });
+    for _ in 0..2 {
+        rx.recv_timeout(Duration::from_secs(60))
+            .expect("deadlock: two threads writing each other's operands did not finish");
+    }
+}
+
+const ROUNDS: usize = 3000;
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn add_out_into_each_others_operands() {
+    // Contiguous: the row fast path.
+    let a = T32::try_zeros(&[8, 8]).unwrap();
+    let b = T32::try_zeros(&[8, 8]).unwrap();
+    let (a1, b1, b2, a2) = (a.clone(), b.clone(), b.clone(), a.clone());
+    both_finish(
+        ROUNDS,
+        move || a1.add_out(&a1, &mut b1.clone()).unwrap(),
+        move || b2.add_out(&b2, &mut a2.clone()).unwrap(),
+    );
+    // Transposed inputs: the general path.
+    let at = a.permute::<DynRank>(&[1, 0]).unwrap();
+    let bt = b.permute::<DynRank>(&[1, 0]).unwrap();
+    let (a1, b1) = (at.clone(), b.clone());
+    let (b2, a2) = (bt.clone(), a.clone());
+    both_finish(
+        ROUNDS,
+        move || a1.add_out(&a1, &mut b1.clone()).unwrap(),
+        move || b2.add_out(&b2, &mut a2.clone()).unwrap(),
+    );
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn addcmul_against_add_on_each_others_operands() {
+    let m = T32::try_zeros(&[8, 8]).unwrap();
+    let lo = T32::try_zeros(&[8, 8]).unwrap();
+    let hi = T32::try_zeros(&[8, 8]).unwrap();
+    let (m1, lo1, hi1) = (m.clone(), lo.clone(), hi.clone());
+    let (m2, lo2) = (m.clone(), lo.clone());
+    both_finish(
+        ROUNDS,
+        move || m1.clone().try_addcmul_(&lo1, &hi1, 1.0).unwrap(),
+        move || lo2.clone().try_add_(&m2).unwrap(),
+    );
+    // Two-operand in place both ways.
+    let (x1, y1, x2, y2) = (m.clone(), lo.clone(), m.clone(), lo.clone());
+    both_finish(
+        ROUNDS,
+        move || x1.clone().try_sub_(&y1).unwrap(),
+        move || y2.clone().try_sub_(&x2).unwrap(),
+    );
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn addmm_into_each_others_operands() {
+    let a = T32::try_zeros(&[4, 4]).unwrap();
+    let b = T32::try_zeros(&[4, 4]).unwrap();
+    let c = T32::try_zeros(&[4, 4]).unwrap();
+    let (a1, b1, c1) = (a.clone(), b.clone(), c.clone());
+    let (a2, b2, c2) = (a.clone(), b.clone(), c.clone());
+    both_finish(
+        ROUNDS,
+        move || c1.clone().try_addmm_(&a1, &b1, 1.0, 1.0).unwrap(),
+        move || a2.clone().try_addmm_(&c2, &b2, 1.0, 1.0).unwrap(),
+    );
+}
+
+// -------------------------------------------------------------- allocation
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn too_large_requests_are_errors() {
+    // PyTorch: torch.empty(1 << 62) (float32).
+    assert_eq!(
+        msg(T32::try_zeros(&[1 << 62])),
+        "Storage size calculation overflowed with sizes=[4611686018427387904]"
+    );
+    assert_eq!(
+        msg(Tensor::<f64, DynRank>::try_zeros(&[1 << 40, 1 << 30])),
+        "Storage size calculation overflowed with sizes=[1099511627776, 1073741824]"
+    );
+    // PyTorch: torch.zeros(1 << 40): 4 TiB.
+    let oom = "DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)";
+    assert_eq!(msg(T32::try_zeros(&[1 << 40])), oom);
+    assert_eq!(msg(T32::try_rand(&[1 << 40], 1)), oom);
+    // 256 TiB: more than any x86-64 address space.
+    assert!(msg(Tensor::<f64, DynRank>::try_full(&[1 << 45], 1.0)).contains("you tried to allocate 281474976710656 bytes"));
+    // torch.ones(1).expand(1 << 40).contiguous()
+    let wide = T32::try_ones(&[1])
+        .unwrap()
+        .try_broadcast_to::<DynRank>(&[1 << 40])
+        .unwrap();
+    assert_eq!(msg(wide.try_contiguous()), oom);
+    assert_eq!(msg(wide.try_add(&wide)), oom);
+    assert_eq!(panic_msg(|| drop(wide.contiguous())), oom);
+    // A product of two expanded vectors: 4 TiB of result.
+    let col = T32::try_ones(&[1, 1])
+        .unwrap()
+        .try_broadcast_to::<DynRank>(&[1 << 20, 1])
+        .unwrap();
+    let row = T32::try_ones(&[1, 1])
+        .unwrap()
+        .try_broadcast_to::<DynRank>(&[1, 1 << 20])
+        .unwrap();
+    assert_eq!(msg(col.try_matmul(&row)), oom);
+    // A reduction keeping 2^40 outputs.
+    let cube = T32::try_ones(&[1, 1, 1])
+        .unwrap()
+        .try_broadcast_to::<DynRank>(&[1 << 20, 1 << 20, 2])
+        .unwrap();
+    assert_eq!(msg(cube.try_sum_dims(&[2], false)), oom);
+    // torch.arange(0, 1e12, dtype=torch.float64): 8e12 bytes.
+    assert_eq!(
+        msg(Tensor::<f64, _>::arange(0.0, 1e12, 1.0)),
+        "DefaultCPUAllocator: can't allocate memory: you tried to allocate 8000000000000 bytes. Error code 12 (Cannot allocate memory)"
+    );
+    assert_eq!(
+        msg(Tensor::<f32, _>::try_linspace(0.0, 1.0, usize::MAX)),
+        format!("Storage size calculation overflowed with sizes=[{}]", usize::MAX)
+    );
+    assert_eq!(
+        panic_msg(|| drop(Tensor::<f64, _>::linspace(0.0, 1.0, 1 << 61))),
+        "Storage size calculation overflowed with sizes=[2305843009213693952]"
+    );
+}
+
+// -------------------------------------------------------------- integers
+
+#[test]
+fn integer_min_by_minus_one_wraps() {
+    // NumPy: int32 MIN // -1 = MIN, fmod and remainder 0.
+    let a = I32::try_from_vec(vec![i32::MIN, i32::MIN, 7, -7], &[4]).unwrap();
+    let b = I32::try_from_vec(vec![-1, 1, -1, -1], &[4]).unwrap();
+    assert_eq!(a.try_div_trunc(&b).unwrap().to_vec(), vec![i32::MIN, i32::MIN, -7, 7]);
+    assert_eq!(a.try_div_floor(&b).unwrap().to_vec(), vec![i32::MIN, i32::MIN, -7, 7]);
+    assert_eq!(a.try_fmod(&b).unwrap().to_vec(), vec![0, 0, 0, 0]);
+    assert_eq!(a.try_remainder(&b).unwrap().to_vec(), vec![0, 0, 0, 0]);
+    let a = Tensor::<i64, DynRank>::try_from_vec(vec![i64::MIN], &[1]).unwrap();
+    let m1 = Tensor::<i64, DynRank>::try_from_vec(vec![-1], &[1]).unwrap();
+    assert_eq!(a.try_div_floor(&m1).unwrap().to_vec(), vec![i64::MIN]);
+    let mut r = a.deep_copy();
+    r.try_remainder_(&m1).unwrap();
+    assert_eq!(r.to_vec(), vec![0]);
+}
+
+#[test]
+fn integer_pow_with_a_negative_exponent_is_an_error() {
+    // PyTorch: torch.tensor([2]).pow(-1); NumPy: same words.
+    let words = "Integers to negative integer powers are not allowed.";
+    let a = I32::try_from_vec(vec![2, 1, -1], &[3]).unwrap();
+    let e = I32::try_from_vec(vec![-1], &[1]).unwrap();
+    assert_eq!(msg(a.try_pow(&e)), words);
+    let mut b = a.deep_copy();
+    assert_eq!(msg(b.try_pow_(&e)), words);
+    assert_eq!(b.to_vec(), vec![2, 1, -1]);
+    assert_eq!(panic_msg(|| drop(a.pow(&e))), words);
+    // Floats are IEEE: 2^-1 = 0.5.
+    let f = t32(vec![2.0], &[1]).try_pow(&t32(vec![-1.0], &[1])).unwrap();
+    assert_eq!(f.to_vec(), vec![0.5]);
+    // Non-negative exponents still wrap (2^31 in int32 is MIN).
+    let p = a.try_pow(&I32::try_from_vec(vec![31], &[1]).unwrap()).unwrap();
+    assert_eq!(p.to_vec(), vec![i32::MIN, 1, -1]);
+}
+
+#[test]
+fn integer_sums_wrap_in_their_type_and_widen_on_request() {
+    // PyTorch: torch.tensor([2**31 - 1, 1], dtype=torch.int32).sum() is
+    // tensor(2147483648) (int64); here the sum stays int32 (documented on
+    // `Tensor::sum`), and widening first gives PyTorch's value.
+    let a = I32::try_from_vec(vec![i32::MAX, 1, i32::MAX, 1], &[2, 2]).unwrap();
+    assert_eq!(a.sum().item(), 0);
+    assert_eq!(a.try_sum_dims(&[1], false).unwrap().to_vec(), vec![i32::MIN; 2]);
+    let wide = a.map(|x| x as i64);
+    assert_eq!(wide.sum().item(), 4_294_967_296);
+    assert_eq!(
+        wide.try_sum_dims(&[1], false).unwrap().to_vec(),
+        vec![2_147_483_648; 2]
+    );
+}
+
+// -------------------------------------------------------------- divergences
+
+#[test]
+fn arange_and_linspace_errors_are_pytorchs() {
+    let f = |s: f64, e: f64, st: f64| msg(Tensor::<f64, _>::arange(s, e, st));
+    assert_eq!(f(0.0, f64::INFINITY, 1.0), "unsupported range: 0 -> inf");
+    assert_eq!(f(0.5, f64::NEG_INFINITY, -1.0), "unsupported range: 0.5 -> -inf");
+    assert_eq!(f(f64::NAN, 5.0, 1.0), "unsupported range: nan -> 5");
+    assert_eq!(f(1e20, f64::NAN, 1.0), "unsupported range: 1e+20 -> nan");
+    assert_eq!(f(0.0, 1.0, f64::NAN), "step must be finite but got nan");
+    assert_eq!(f(0.0, 10.0, f64::NEG_INFINITY), "step must be finite but got -inf");
+    assert_eq!(f(f64::NAN, 10.0, 0.0), "step must be nonzero");
+    assert_eq!(f(0.0, 1e30, 1.0), "invalid size, possible overflow?");
+    assert_eq!(
+        f(0.0, 10.0, -1.0),
+        "upper bound and lower bound inconsistent with step sign"
+    );
+    assert_eq!(
+        Tensor::<f64, _>::arange(0.0, 1.0, 0.25).unwrap().to_vec(),
+        vec![0.0, 0.25, 0.5, 0.75]
+    );
+    assert_eq!(Tensor::<i64, _>::arange(5, 5, 1).unwrap().dims(), &[0]);
+}
+
+#[test]
+fn argmax_of_nothing_names_argmax() {
+    let e = T32::try_zeros(&[2, 0]).unwrap();
+    // PyTorch: torch.zeros(2, 0).argmax(1)
+    assert_eq!(
+        msg(e.try_argmax(1, false)),
+        "argmax(): Expected reduction dim 1 to have non-zero size."
+    );
+    assert_eq!(
+        msg(e.try_argmin(-1, true)),
+        "argmin(): Expected reduction dim 1 to have non-zero size."
+    );
+    // PyTorch: torch.zeros(2, 0).argmax()
+    assert_eq!(
+        panic_msg(|| drop(e.argmax())),
+        "argmax(): Expected reduction dim to be specified for input.numel() == 0."
+    );
+    // `max` keeps its own name and hint.
+    assert_eq!(
+        msg(e.try_max_with_indices(1, false)),
+        "max(): Expected reduction dim 1 to have non-zero size."
+    );
+}
+
+#[test]
+fn softmax_with_infinities_is_pytorchs() {
+    // PyTorch: torch.softmax(torch.tensor([inf, 1.]), 0) and log_softmax:
+    // tensor([nan, nan]) both.
+    let x = t32(vec![f32::INFINITY, 1.0], &[2]);
+    assert!(x.try_softmax(0).unwrap().to_vec().iter().all(|v| v.is_nan()));
+    assert!(x.try_log_softmax(0).unwrap().to_vec().iter().all(|v| v.is_nan()));
+    // A -inf among finite values is an exact 0 (PyTorch: [0., 1.]).
+    let y = t32(vec![f32::NEG_INFINITY, 1.0], &[2]);
+    assert_eq!(y.try_softmax(0).unwrap().to_vec(), vec![0.0, 1.0]);
+}
