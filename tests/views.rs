@@ -1005,7 +1005,7 @@ fn arange_values_follow_torch() {
     );
     assert_eq!(
         Tensor::<i64, _>::arange(5, 0, 1).unwrap_err().to_string(),
-        "upper bound and larger bound inconsistent with step sign"
+        "upper bound and lower bound inconsistent with step sign"
     );
 }
 

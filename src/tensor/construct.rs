@@ -12,7 +12,7 @@
 //! assert_eq!((a.numel(), b.numel(), c.numel()), (4, 6, 3));
 //! ```
 
-use crate::backend::cpu::{checked_len, try_vec_from_fn, vec_from_fn};
+use crate::backend::cpu::{try_vec_from_fn, vec_from_fn};
 use crate::element::{Element, Float, Numeric};
 use crate::shape::{Dyn, FixedShape, Shape, ShapeError, checked_numel};
 
@@ -47,10 +47,11 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// A tensor of sizes `dims` filled with `value`.
     ///
     /// # Errors
-    /// When `dims` does not fit `S`; PyTorch's "Storage size calculation
-    /// overflowed with sizes=[..]" when the byte count does not fit in
-    /// `isize`, and its "... you tried to allocate N bytes ..." when the
-    /// allocator refuses the buffer.
+    /// When `dims` does not fit `S` ([`ShapeError::TooLarge`] when their
+    /// element count does not fit in `usize`); PyTorch's "Storage size
+    /// calculation overflowed with sizes=[..]" when the byte count does not
+    /// fit in `isize`, and its "... you tried to allocate N bytes ..." when
+    /// the allocator refuses the buffer.
     ///
     /// ```
     /// use shaped::{DynRank, Tensor};
@@ -58,9 +59,6 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.to_vec(), vec![9; 4]);
     /// ```
     pub fn try_full(dims: &[usize], value: T) -> Result<Self, ShapeError> {
-        // The byte count first, so that a size overflow reads as PyTorch's
-        // "Storage size calculation overflowed".
-        checked_len::<T>(dims)?;
         let d = S::check_dims(dims)?;
         Ok(Self::from_parts(try_vec_from_fn(dims, |_| value)?, d))
     }
@@ -122,7 +120,6 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert!(t.to_vec().iter().all(|&x| (0.0..1.0).contains(&x)));
     /// ```
     pub fn try_rand(dims: &[usize], seed: u64) -> Result<Self, ShapeError> {
-        checked_len::<T>(dims)?;
         let d = S::check_dims(dims)?;
         let mut rng = SplitMix64(seed);
         // Rounding to f32 can carry a value just below 1 up to 1: clamp it.
@@ -144,7 +141,6 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert!(mean.abs() < 0.05);
     /// ```
     pub fn try_randn(dims: &[usize], seed: u64) -> Result<Self, ShapeError> {
-        checked_len::<T>(dims)?;
         let d = S::check_dims(dims)?;
         let mut rng = SplitMix64(seed);
         let data = try_vec_from_fn(dims, |_| T::from_f64(rng.normal()))?;
