@@ -184,7 +184,7 @@ fn apply(t: &T, r: &Ref, s: &Step, write: bool) -> Option<(T, Ref)> {
         }
         // expand: size-1 dims stretch, maybe a new leading dim
         4 => {
-            let lead = usize::from(rank < 4 && s.a % 2 == 0);
+            let lead = usize::from(rank < 4 && s.a.is_multiple_of(2));
             let mut dims: Vec<usize> = vec![s.b % 3; lead];
             for (i, &d) in r.dims.iter().enumerate() {
                 dims.push(if d == 1 { (s.c >> i) % 3 + 1 } else { d });
@@ -203,7 +203,7 @@ fn apply(t: &T, r: &Ref, s: &Step, write: bool) -> Option<(T, Ref)> {
             let n: usize = r.dims.iter().product();
             let dims = match s.a % 3 {
                 0 => vec![n],
-                1 if n > 0 && n % 2 == 0 => vec![2, n / 2],
+                1 if n > 0 && n.is_multiple_of(2) => vec![2, n / 2],
                 _ => vec![1, n, 1],
             };
             let sizes: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
@@ -247,8 +247,16 @@ fn broadcast(a: &[usize], b: &[usize]) -> Result<Vec<usize>, String> {
     let rank = a.len().max(b.len());
     let mut out = vec![0; rank];
     for d in (0..rank).rev() {
-        let x = if d + a.len() >= rank { a[d + a.len() - rank] } else { 1 };
-        let y = if d + b.len() >= rank { b[d + b.len() - rank] } else { 1 };
+        let x = if d + a.len() >= rank {
+            a[d + a.len() - rank]
+        } else {
+            1
+        };
+        let y = if d + b.len() >= rank {
+            b[d + b.len() - rank]
+        } else {
+            1
+        };
         out[d] = if x == y || y == 1 {
             x
         } else if x == 1 {

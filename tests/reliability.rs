@@ -115,7 +115,10 @@ fn empty_views_through_matmul() {
     let a = T32::try_zeros(&[2, 3, 0]).unwrap();
     let b = T32::try_zeros(&[2, 0, 4]).unwrap();
     let prod = a.try_matmul(&b).unwrap();
-    assert_eq!((prod.dims(), prod.to_vec()), (&[2, 3, 4][..], vec![0.0; 24]));
+    assert_eq!(
+        (prod.dims(), prod.to_vec()),
+        (&[2, 3, 4][..], vec![0.0; 24])
+    );
     // Batched, with no rows.
     let a = T32::try_zeros(&[2, 0, 3]).unwrap();
     let b = t32(vec![1.; 24], &[2, 3, 4]);
@@ -331,7 +334,10 @@ fn too_large_requests_are_errors() {
     assert_eq!(msg(T32::try_zeros(&[1 << 40])), oom);
     assert_eq!(msg(T32::try_rand(&[1 << 40], 1)), oom);
     // 256 TiB: more than any x86-64 address space.
-    assert!(msg(Tensor::<f64, DynRank>::try_full(&[1 << 45], 1.0)).contains("you tried to allocate 281474976710656 bytes"));
+    assert!(
+        msg(Tensor::<f64, DynRank>::try_full(&[1 << 45], 1.0))
+            .contains("you tried to allocate 281474976710656 bytes")
+    );
     // torch.ones(1).expand(1 << 40).contiguous()
     let wide = T32::try_ones(&[1])
         .unwrap()
@@ -363,7 +369,10 @@ fn too_large_requests_are_errors() {
     );
     assert_eq!(
         msg(Tensor::<f32, _>::try_linspace(0.0, 1.0, usize::MAX)),
-        format!("Storage size calculation overflowed with sizes=[{}]", usize::MAX)
+        format!(
+            "Storage size calculation overflowed with sizes=[{}]",
+            usize::MAX
+        )
     );
     assert_eq!(
         panic_msg(|| drop(Tensor::<f64, _>::linspace(0.0, 1.0, 1 << 61))),
@@ -378,8 +387,14 @@ fn integer_min_by_minus_one_wraps() {
     // NumPy: int32 MIN // -1 = MIN, fmod and remainder 0.
     let a = I32::try_from_vec(vec![i32::MIN, i32::MIN, 7, -7], &[4]).unwrap();
     let b = I32::try_from_vec(vec![-1, 1, -1, -1], &[4]).unwrap();
-    assert_eq!(a.try_div_trunc(&b).unwrap().to_vec(), vec![i32::MIN, i32::MIN, -7, 7]);
-    assert_eq!(a.try_div_floor(&b).unwrap().to_vec(), vec![i32::MIN, i32::MIN, -7, 7]);
+    assert_eq!(
+        a.try_div_trunc(&b).unwrap().to_vec(),
+        vec![i32::MIN, i32::MIN, -7, 7]
+    );
+    assert_eq!(
+        a.try_div_floor(&b).unwrap().to_vec(),
+        vec![i32::MIN, i32::MIN, -7, 7]
+    );
     assert_eq!(a.try_fmod(&b).unwrap().to_vec(), vec![0, 0, 0, 0]);
     assert_eq!(a.try_remainder(&b).unwrap().to_vec(), vec![0, 0, 0, 0]);
     let a = Tensor::<i64, DynRank>::try_from_vec(vec![i64::MIN], &[1]).unwrap();
@@ -402,10 +417,14 @@ fn integer_pow_with_a_negative_exponent_is_an_error() {
     assert_eq!(b.to_vec(), vec![2, 1, -1]);
     assert_eq!(panic_msg(|| drop(a.pow(&e))), words);
     // Floats are IEEE: 2^-1 = 0.5.
-    let f = t32(vec![2.0], &[1]).try_pow(&t32(vec![-1.0], &[1])).unwrap();
+    let f = t32(vec![2.0], &[1])
+        .try_pow(&t32(vec![-1.0], &[1]))
+        .unwrap();
     assert_eq!(f.to_vec(), vec![0.5]);
     // Non-negative exponents still wrap (2^31 in int32 is MIN).
-    let p = a.try_pow(&I32::try_from_vec(vec![31], &[1]).unwrap()).unwrap();
+    let p = a
+        .try_pow(&I32::try_from_vec(vec![31], &[1]).unwrap())
+        .unwrap();
     assert_eq!(p.to_vec(), vec![i32::MIN, 1, -1]);
 }
 
@@ -416,7 +435,10 @@ fn integer_sums_wrap_in_their_type_and_widen_on_request() {
     // `Tensor::sum`), and widening first gives PyTorch's value.
     let a = I32::try_from_vec(vec![i32::MAX, 1, i32::MAX, 1], &[2, 2]).unwrap();
     assert_eq!(a.sum().item(), 0);
-    assert_eq!(a.try_sum_dims(&[1], false).unwrap().to_vec(), vec![i32::MIN; 2]);
+    assert_eq!(
+        a.try_sum_dims(&[1], false).unwrap().to_vec(),
+        vec![i32::MIN; 2]
+    );
     let wide = a.map(|x| x as i64);
     assert_eq!(wide.sum().item(), 4_294_967_296);
     assert_eq!(
@@ -431,11 +453,17 @@ fn integer_sums_wrap_in_their_type_and_widen_on_request() {
 fn arange_and_linspace_errors_are_pytorchs() {
     let f = |s: f64, e: f64, st: f64| msg(Tensor::<f64, _>::arange(s, e, st));
     assert_eq!(f(0.0, f64::INFINITY, 1.0), "unsupported range: 0 -> inf");
-    assert_eq!(f(0.5, f64::NEG_INFINITY, -1.0), "unsupported range: 0.5 -> -inf");
+    assert_eq!(
+        f(0.5, f64::NEG_INFINITY, -1.0),
+        "unsupported range: 0.5 -> -inf"
+    );
     assert_eq!(f(f64::NAN, 5.0, 1.0), "unsupported range: nan -> 5");
     assert_eq!(f(1e20, f64::NAN, 1.0), "unsupported range: 1e+20 -> nan");
     assert_eq!(f(0.0, 1.0, f64::NAN), "step must be finite but got nan");
-    assert_eq!(f(0.0, 10.0, f64::NEG_INFINITY), "step must be finite but got -inf");
+    assert_eq!(
+        f(0.0, 10.0, f64::NEG_INFINITY),
+        "step must be finite but got -inf"
+    );
     assert_eq!(f(f64::NAN, 10.0, 0.0), "step must be nonzero");
     assert_eq!(f(0.0, 1e30, 1.0), "invalid size, possible overflow?");
     assert_eq!(
@@ -478,8 +506,20 @@ fn softmax_with_infinities_is_pytorchs() {
     // PyTorch: torch.softmax(torch.tensor([inf, 1.]), 0) and log_softmax:
     // tensor([nan, nan]) both.
     let x = t32(vec![f32::INFINITY, 1.0], &[2]);
-    assert!(x.try_softmax(0).unwrap().to_vec().iter().all(|v| v.is_nan()));
-    assert!(x.try_log_softmax(0).unwrap().to_vec().iter().all(|v| v.is_nan()));
+    assert!(
+        x.try_softmax(0)
+            .unwrap()
+            .to_vec()
+            .iter()
+            .all(|v| v.is_nan())
+    );
+    assert!(
+        x.try_log_softmax(0)
+            .unwrap()
+            .to_vec()
+            .iter()
+            .all(|v| v.is_nan())
+    );
     // A -inf among finite values is an exact 0 (PyTorch: [0., 1.]).
     let y = t32(vec![f32::NEG_INFINITY, 1.0], &[2]);
     assert_eq!(y.try_softmax(0).unwrap().to_vec(), vec![0.0, 1.0]);

@@ -12,8 +12,8 @@ use crate::Tensor;
 use crate::backend::cpu::{self, Out, Src};
 use crate::element::Element;
 use crate::iter::{Plan, broadcast_strides, contiguous_strides};
-use crate::shape::{Shape, ShapeError, broadcast_pair, check_expand};
 use crate::ops::locks::{read_write, read2_write, same_storage};
+use crate::shape::{Shape, ShapeError, broadcast_pair, check_expand};
 use crate::tensor::storage::Storage;
 
 /// A tensor with its shape type erased.

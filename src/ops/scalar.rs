@@ -19,7 +19,10 @@ use crate::element::{Float, Numeric};
 /// (`MIN`, as NumPy gives) and the remainder 0, never a panic.
 #[inline(always)]
 fn overflowing_division<T: Numeric>(x: T, y: T) -> bool {
-    !T::IS_FLOAT && T::min_value() < T::zero() && x == T::min_value() && y == T::zero().wsub(T::one())
+    !T::IS_FLOAT
+        && T::min_value() < T::zero()
+        && x == T::min_value()
+        && y == T::zero().wsub(T::one())
 }
 
 /// `x - trunc(x / y) * y`: the sign of the dividend (C's `fmod`, Rust's `%`).

@@ -110,9 +110,7 @@ pub(crate) fn reduce_vec<T: Element, R: Reducer<T>>(
     // layout, which lies inside its storage (the tensor invariant), held
     // under a read guard.
     unsafe {
-        cpu::try_alloc_filled_by(&keep_sizes, |o| {
-            cpu::reduce(&plan, n_out, o, g.as_ptr(), r)
-        })
+        cpu::try_alloc_filled_by(&keep_sizes, |o| cpu::reduce(&plan, n_out, o, g.as_ptr(), r))
     }
 }
 
