@@ -12,6 +12,9 @@
 //! Cases per property: `PROPTEST_CASES` (default 600, 3600 in all
 //! over the properties); `scripts/differential.sh` runs them for minutes.
 
+mod common;
+
+use common::{flat, indices, pick};
 use proptest::prelude::*;
 use shaped::{DynRank, Tensor};
 
@@ -30,29 +33,6 @@ fn config() -> ProptestConfig {
         failure_persistence: None,
         ..ProptestConfig::default()
     }
-}
-
-/// Every multi-index of `dims` in row-major order.
-fn indices(dims: &[usize]) -> Vec<Vec<usize>> {
-    let n: usize = dims.iter().product();
-    let mut out = Vec::with_capacity(n);
-    let mut idx = vec![0; dims.len()];
-    for _ in 0..n {
-        out.push(idx.clone());
-        for d in (0..dims.len()).rev() {
-            idx[d] += 1;
-            if idx[d] < dims[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
-    out
-}
-
-/// The row-major flat position of `idx` in `dims`.
-fn flat(dims: &[usize], idx: &[usize]) -> usize {
-    dims.iter().zip(idx).fold(0, |acc, (&d, &i)| acc * d + i)
 }
 
 /// A view in the reference: its sizes and the storage position of each
@@ -76,7 +56,7 @@ impl Ref {
     fn remap(&self, dims: Vec<usize>, old: impl Fn(&[usize]) -> Vec<usize>) -> Ref {
         let pos = indices(&dims)
             .iter()
-            .map(|i| self.pos[flat(&self.dims, &old(i))])
+            .map(|i| self.pos[flat(&old(i), &self.dims)])
             .collect();
         Ref { dims, pos }
     }
@@ -270,15 +250,6 @@ fn broadcast(a: &[usize], b: &[usize]) -> Result<Vec<usize>, String> {
     Ok(out)
 }
 
-/// The index of an operand of sizes `dims` read at `idx` of the broadcast.
-fn broadcast_index(dims: &[usize], idx: &[usize]) -> Vec<usize> {
-    let lead = idx.len() - dims.len();
-    dims.iter()
-        .zip(&idx[lead..])
-        .map(|(&d, &i)| if d == 1 { 0 } else { i })
-        .collect()
-}
-
 fn binary_ref(op: u8, x: i64, y: i64) -> i64 {
     match op % 3 {
         0 => x.wrapping_add(y),
@@ -323,9 +294,7 @@ proptest! {
                 let want: Vec<i64> = indices(&out)
                     .iter()
                     .map(|i| {
-                        let x = va[flat(&ra.dims, &broadcast_index(&ra.dims, i))];
-                        let y = vb[flat(&rb.dims, &broadcast_index(&rb.dims, i))];
-                        binary_ref(op, x, y)
+                        binary_ref(op, pick(&va, &ra.dims, i), pick(&vb, &rb.dims, i))
                     })
                     .collect();
                 prop_assert_eq!(got.to_vec(), want);
@@ -363,7 +332,7 @@ proptest! {
                 let (vx, vy) = (rx.values(&data), ry.values(&data));
                 let mut want = data.clone();
                 for (k, i) in indices(&rx.dims).iter().enumerate() {
-                    let yv = vy[flat(&ry.dims, &broadcast_index(&ry.dims, i))];
+                    let yv = pick(&vy, &ry.dims, i);
                     want[rx.pos[k]] = binary_ref(op, vx[k], yv);
                 }
                 prop_assert_eq!(b0.to_vec(), want);
@@ -456,7 +425,7 @@ proptest! {
             .map(|(i, &v)| {
                 let mut src = i.clone();
                 src[d] = v as usize;
-                values[flat(&r.dims, &src)]
+                values[flat(&src, &r.dims)]
             })
             .collect();
         prop_assert_eq!(got.dims(), &idims[..]);
@@ -494,7 +463,7 @@ proptest! {
         let mut acc: Vec<Option<i64>> = vec![None; kept.iter().product()];
         for (k, i) in indices(&r.dims).iter().enumerate() {
             let o: Vec<usize> = (0..rank).map(|d| if mask[d] { 0 } else { i[d] }).collect();
-            let slot = &mut acc[flat(&kept, &o)];
+            let slot = &mut acc[flat(&o, &kept)];
             let v = values[k];
             *slot = Some(match (*slot, which) {
                 (None, _) => v,
