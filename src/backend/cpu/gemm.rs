@@ -261,8 +261,7 @@ pub(crate) fn gemm_new<T: Numeric>(
         Batches::Sum => DimVec::new(),
     };
     sizes.extend_from_slice(&[p.m, p.n]);
-    // The byte count is checked before `out_len` and the strides multiply
-    // sizes out.
+    // The byte count is checked before the strides multiply sizes out.
     cpu_alloc::checked_len::<T>(&sizes)?;
     let q = p.with_dst(p.contiguous_dst());
     check_operands(&q, lhs, rhs);
