@@ -346,6 +346,11 @@ fn too_large_requests_are_errors() {
     assert_eq!(msg(wide.try_contiguous()), oom);
     assert_eq!(msg(wide.try_add(&wide)), oom);
     assert_eq!(panic_msg(|| drop(wide.contiguous())), oom);
+    // `cat` of two expanded views: 8 TiB.
+    assert_eq!(
+        msg(T32::try_cat::<0>(&[&wide, &wide])),
+        "DefaultCPUAllocator: can't allocate memory: you tried to allocate 8796093022208 bytes. Error code 12 (Cannot allocate memory)"
+    );
     // A product of two expanded vectors: 4 TiB of result.
     let col = T32::try_ones(&[1, 1])
         .unwrap()

@@ -21,10 +21,11 @@
 //! may write the same location (repeated indices), while two lines never do.
 
 use crate::iter::{Plan, contiguous_strides};
+use crate::shape::ShapeError;
 
-use super::alloc_filled_by;
 use super::elementwise::{Out, Src, map1};
 use super::pool::par_segments;
+use super::{alloc_filled_by, try_alloc_filled_by};
 
 /// A strided read-only operand: its whole buffer, its strides in the
 /// iteration's dimensions, and its offset.
@@ -341,7 +342,7 @@ pub(crate) fn cat<T: Copy + Send + Sync>(
     out_dims: &[usize],
     dim: usize,
     parts: &[CatPart<'_, T>],
-) -> Vec<T> {
+) -> Result<Vec<T>, ShapeError> {
     let mut total = 0usize;
     for p in parts {
         assert_eq!(p.dims.len(), out_dims.len(), "cat: ranks differ");
@@ -358,7 +359,6 @@ pub(crate) fn cat<T: Copy + Send + Sync>(
     }
     assert_eq!(total, out_dims[dim], "cat: sizes along dim do not add up");
     let out_strides = contiguous_strides(out_dims);
-    let n: usize = out_dims.iter().product();
     let fill = |out: *mut T| {
         let mut start = 0usize;
         for p in parts {
@@ -372,7 +372,7 @@ pub(crate) fn cat<T: Copy + Send + Sync>(
             // SAFETY: the part's offsets lie in its buffer (span checked).
             // Its output offsets are those of the output's elements whose
             // coordinate along `dim` is in `start..start + p.dims[dim]`: in
-            // bounds of the `n`-element output, and disjoint from every
+            // bounds of the `numel(out_dims)`-element output, and disjoint from every
             // other part's. The output is a fresh buffer no input shares.
             unsafe { map1(&plan, Out::Fresh(out), Src(p.src.data.as_ptr()), |x| x) };
             start += p.dims[dim];
@@ -381,7 +381,7 @@ pub(crate) fn cat<T: Copy + Send + Sync>(
     // SAFETY: the parts' ranges along `dim` tile `0..out_dims[dim]` (checked
     // above) and each part's plan covers its whole range, so every output
     // element is written.
-    unsafe { alloc_filled_by(n, fill) }
+    unsafe { try_alloc_filled_by(out_dims, fill) }
 }
 
 #[cfg(test)]

@@ -91,7 +91,7 @@ pub(crate) fn cat_impl<T: Element>(
             dims: p.dims,
         })
         .collect();
-    let data = kernel::cat(&out, dim, &cat_parts);
+    let data = kernel::cat(&out, dim, &cat_parts)?;
     Ok((out, data))
 }
 
