@@ -343,7 +343,7 @@ fn in_place_errors_follow_pytorch() {
     let y = Tensor::<f32, DynRank>::try_zeros(&[3, 1, 7]).unwrap();
     assert_eq!(
         x.try_add_(&y).unwrap_err().to_string(),
-        "The expanded size of the tensor (1) must match the existing size (7) at non-singleton dimension 2."
+        "output with shape [1, 3, 1] doesn't match the broadcast shape [3, 3, 7]"
     );
     let mut x = Tensor::<f32, DynRank>::try_zeros(&[3]).unwrap();
     let y = Tensor::<f32, DynRank>::try_zeros(&[1, 3]).unwrap();

@@ -41,7 +41,7 @@ pub use error::ShapeError;
 #[doc(hidden)]
 pub use expand::ShapeExpands;
 pub use expand::{DimExpandsTo, ExpandsTo};
-pub use runtime::{DimVec, broadcast_shapes, check_expand, checked_numel};
+pub use runtime::{DimVec, broadcast_shapes, check_expand, check_inplace, checked_numel};
 pub(crate) use runtime::{broadcast_pair, check_static};
 
 use core::fmt::Debug;

@@ -18,7 +18,7 @@ use crate::device::Cuda;
 use crate::element::{Element, Float, Numeric, Signed};
 use crate::shape::{
     Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape, ShapeError, broadcast_pair,
-    check_expand,
+    check_inplace,
 };
 
 /// Runs `op` on `a` and `rest` broadcast together, into a new tensor.
@@ -49,8 +49,9 @@ fn apply_<T: CudaElement, S: Shape>(
 ) -> Result<(), CudaError> {
     for r in rest {
         same_device(target.device(), &r.storage.dev)?;
-        check_expand(r.dims, target.dims())?;
     }
+    let dims: Vec<&[usize]> = rest.iter().map(|r| r.dims).collect();
+    check_inplace(target.dims(), &dims)?;
     check_no_overlap(target.dims(), target.strides())?;
     let dev = target.device().clone();
     launch(&dev, op, target.operand(), target.operand(), rest, s)

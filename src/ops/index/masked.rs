@@ -37,8 +37,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// shape.
     ///
     /// # Errors
-    /// PyTorch's expand error when the mask does not broadcast to `self`'s
-    /// shape (a compile error for static shapes); elements of `self` that
+    /// As PyTorch's in-place operations (a compile error for static shapes):
+    /// the broadcast error naming `self` then the mask, or "output with shape
+    /// .. doesn't match the broadcast shape .."; elements of `self` that
     /// share memory.
     ///
     /// ```
@@ -49,7 +50,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.to_vec(), vec![7, 0, 7, 7, 0, 7]);
     /// let wide = Tensor::<bool, DynRank>::try_full(&[4], true).unwrap();
     /// assert_eq!(t.try_masked_fill_(&wide, 1).err().unwrap().to_string(),
-    ///     "The expanded size of the tensor (3) must match the existing size (4) at non-singleton dimension 1.");
+    ///     "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1");
     /// ```
     pub fn try_masked_fill_<SM>(
         &mut self,
@@ -86,7 +87,8 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// broadcast together, as `torch.masked_fill(self, mask, value)`.
     ///
     /// # Errors
-    /// PyTorch's broadcast error when a run-time size does not match.
+    /// PyTorch's broadcast error when a run-time size does not match, naming
+    /// the mask as tensor a and `self` as tensor b (PyTorch's order).
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
@@ -103,6 +105,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: BroadcastShape<SM>,
     {
+        broadcast_pair(mask.dims(), self.dims())?;
         self.try_zip_map(mask, move |x, m| if m { value } else { x })
     }
 
@@ -150,7 +153,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: BroadcastShape<SM>,
     {
-        let dims = broadcast_pair(self.dims(), mask.dims())?;
+        let dims = broadcast_pair(mask.dims(), self.dims())?;
         checked_numel(&dims)?;
         let values = self.try_broadcast_to::<DynRank>(&dims)?.to_vec();
         let keep = mask.try_broadcast_to::<DynRank>(&dims)?.to_vec();
