@@ -45,7 +45,9 @@ fn binary_backward<T: Float>(op: Binary, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> 
             Binary::Add => (da.then(|| g.clone()), db.then(|| g.clone())),
             Binary::Sub => (
                 da.then(|| g.clone()),
-                db.then(|| sum_to_like(g.clone(), b.dims()).neg()),
+                // Negate before summing, as PyTorch: the sign of a zero sum
+                // depends on the order.
+                db.then(|| sum_to_like(g.neg(), b.dims())),
             ),
             Binary::Mul => (da.then(|| g.mul(&b)), db.then(|| g.mul(&a))),
             Binary::Div => (
