@@ -370,7 +370,7 @@ fn in_place_reads_of_the_written_storage_see_the_old_values() {
     x += &row;
     assert_eq!(x.to_vec(), vec![2, 4, 11, 22]);
     let mut y = Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]);
-    let same = y.clone();
+    let same = y.share();
     y *= &same;
     assert_eq!(y.to_vec(), vec![1., 4., 9.]);
 }
@@ -547,7 +547,7 @@ fn out_forms_write_into_any_layout() {
     }
     // Writing the result into one of the inputs reads the old values first.
     let mut x = Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
-    let y = x.clone();
+    let y = x.share();
     let row = Tensor::<f32, Shape![2]>::from_vec(vec![10., 20.]);
     y.add_out(&row, &mut x).unwrap();
     assert_eq!(x.to_vec(), vec![11., 22., 13., 24.]);

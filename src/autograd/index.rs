@@ -63,7 +63,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         index: &Tensor<I, SI>,
     ) -> Result<Var<T, SI>, ShapeError> {
         let value = self.value.try_gather(dim, index)?;
-        let (dims, index) = (DimVec::from_slice(self.dims()), index.clone().into_dyn());
+        let (dims, index) = (DimVec::from_slice(self.dims()), index.share().into_dyn());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
                 let r = zeros(&dims)
@@ -122,7 +122,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         S: SetAxis<K, D>,
     {
         let value = self.value.try_index_select::<K, D>(index)?;
-        let (dims, index) = (DimVec::from_slice(self.dims()), index.clone());
+        let (dims, index) = (DimVec::from_slice(self.dims()), index.share());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
                 let r = zeros(&dims)
@@ -187,7 +187,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
     {
         let value = self.value.try_take_along_dim::<K, SI>(indices)?;
-        let (dims, indices) = (DimVec::from_slice(self.dims()), indices.clone().into_dyn());
+        let (dims, indices) = (DimVec::from_slice(self.dims()), indices.share().into_dyn());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
                 // The broadcast shape: the result's, with this input's size on K.
@@ -259,7 +259,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         S: BroadcastShape<SM>,
     {
         let out = self.value.try_masked_fill(mask, value)?;
-        let (dims, mask) = (DimVec::from_slice(self.dims()), mask.clone().into_dyn());
+        let (dims, mask) = (DimVec::from_slice(self.dims()), mask.share().into_dyn());
         Ok(Var::from_op(out, &[self.node.as_ref()], move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
                 let r: Dyn<T> = g

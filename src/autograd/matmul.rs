@@ -47,7 +47,7 @@ fn promote<T: Float>(a: &Dyn<T>, left: bool) -> Dyn<T> {
     match *a.dims() {
         [k] if left => reshape_to(a, &[1, k]),
         [k] => reshape_to(a, &[k, 1]),
-        _ => a.clone(),
+        _ => a.share(),
     }
 }
 

@@ -143,7 +143,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     }
 
     /// A contiguous copy of the elements, in new storage (PyTorch's
-    /// `clone()`; `Clone` on a tensor shares the storage instead).
+    /// `clone()`; `Clone` does the same, [`Tensor::share`] shares instead).
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
@@ -157,7 +157,8 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         exec::map1(self.layout(), |x| x).expect("a tensor's own sizes fit its shape")
     }
 
-    /// This tensor if contiguous, else a contiguous copy.
+    /// This tensor (shared, as [`Tensor::share`]) if contiguous, else a
+    /// contiguous copy, as PyTorch's `contiguous()`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
@@ -166,7 +167,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     pub fn contiguous(&self) -> Self {
         if self.is_contiguous() {
-            self.clone()
+            self.share()
         } else {
             self.deep_copy()
         }
