@@ -14,10 +14,10 @@
 //! assert!(c.to_vec().iter().all(|&x| x == 2.0));
 //! ```
 
+use crate::DynRank;
 use crate::Tensor;
 use crate::element::{Element, Float, Numeric};
 use crate::ops::scalar;
-use crate::DynRank;
 use crate::shape::{Broadcast, BroadcastShape, ExpandsTo, Shape, ShapeError};
 
 /// Defines every form of a two-operand operation from its scalar function:

@@ -278,8 +278,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     where
         S: Broadcast3<S1, S2>,
     {
-        self.try_lerp(end, weight)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_lerp(end, weight).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// The fallible form of [`Tensor::lerp`].
@@ -364,7 +363,11 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert_eq!(a.lerp_scalar(&b, 0.5).to_vec(), vec![10., 15., 15., 20.]);
     /// ```
     #[track_caller]
-    pub fn lerp_scalar<S1: Shape>(&self, end: &Tensor<T, S1>, weight: T) -> Tensor<T, Broadcast<S, S1>>
+    pub fn lerp_scalar<S1: Shape>(
+        &self,
+        end: &Tensor<T, S1>,
+        weight: T,
+    ) -> Tensor<T, Broadcast<S, S1>>
     where
         S: BroadcastShape<S1>,
     {

@@ -87,7 +87,13 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
         // dimension is reported before a -1 in a new leading one.
         check_expand(self.dims(), &target).map_err(|e| match e {
             // PyTorch reports the target sizes as given, -1s included.
-            ShapeError::Expand { target: _, expanded, existing, dim, tensor } => ShapeError::Expand {
+            ShapeError::Expand {
+                target: _,
+                expanded,
+                existing,
+                dim,
+                tensor,
+            } => ShapeError::Expand {
                 expanded,
                 existing,
                 dim,
