@@ -577,7 +577,10 @@ fn run_time_errors_have_pytorch_wording() {
         .try_addmm(&z(&[2, 2, 2]), &z(&[2, 2]), 1.0, 1.0)
         .err()
         .unwrap();
-    assert_eq!(e.to_string(), "addmm: self must be a matrix, got 3-D tensor");
+    assert_eq!(
+        e.to_string(),
+        "addmm: self must be a matrix, got 3-D tensor"
+    );
     let e = z(&[2, 2])
         .try_addmv(&z(&[2, 3]), &z(&[3]), 1.0, 1.0)
         .err()

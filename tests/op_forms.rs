@@ -64,10 +64,12 @@ const EXPECTED: &[&str] = &[
 /// divisor side is never 0.
 fn values(rng: &mut Rng, n: usize, nonzero: bool) -> Vec<f64> {
     (0..n)
-        .map(|_| loop {
-            let v = (rng.uniform(-4.0, 5.0)).floor();
-            if !nonzero || v != 0.0 {
-                break v;
+        .map(|_| {
+            loop {
+                let v = (rng.uniform(-4.0, 5.0)).floor();
+                if !nonzero || v != 0.0 {
+                    break v;
+                }
             }
         })
         .collect()
@@ -79,7 +81,9 @@ fn tensor(vals: &[f64], dims: &[usize]) -> D {
 
 fn random_dims(rng: &mut Rng) -> Vec<usize> {
     let rank = (rng.next_u64() % 4) as usize;
-    (0..rank).map(|_| 1 + (rng.next_u64() % 3) as usize).collect()
+    (0..rank)
+        .map(|_| 1 + (rng.next_u64() % 3) as usize)
+        .collect()
 }
 
 fn check_op(f: &BinaryOpForms<f64>, rng: &mut Rng) {
@@ -95,7 +99,11 @@ fn check_op(f: &BinaryOpForms<f64>, rng: &mut Rng) {
         let what = format!("{name}: {ad:?} with {bd:?}");
 
         let got = (f.op)(&a, &b);
-        assert_eq!((got.dims(), got.to_vec()), (&dims[..], want.clone()), "{what}");
+        assert_eq!(
+            (got.dims(), got.to_vec()),
+            (&dims[..], want.clone()),
+            "{what}"
+        );
         let got = (f.try_op)(&a, &b).unwrap();
         assert_eq!(got.to_vec(), want, "try_ {what}");
         let mut out = D::try_zeros(&dims).unwrap();
@@ -120,7 +128,11 @@ fn check_op(f: &BinaryOpForms<f64>, rng: &mut Rng) {
     let mut out = D::try_zeros(&[2, 3]).unwrap();
     assert_eq!((f.out)(&a, &b, &mut out).unwrap_err(), mismatch, "{name}");
     let mut a_ = a.clone();
-    assert_eq!((f.try_inplace)(&mut a_, &b).unwrap_err(), mismatch, "{name}");
+    assert_eq!(
+        (f.try_inplace)(&mut a_, &b).unwrap_err(),
+        mismatch,
+        "{name}"
+    );
     let mut row = D::try_ones(&[1, 3]).unwrap();
     assert_eq!(
         (f.try_inplace)(&mut row, &a).unwrap_err(),
@@ -131,7 +143,10 @@ fn check_op(f: &BinaryOpForms<f64>, rng: &mut Rng) {
         "{name}"
     );
     let mut wrong = D::try_zeros(&[3, 3]).unwrap();
-    assert!((f.out)(&a, &a, &mut wrong).is_err(), "{name}: out= of other sizes");
+    assert!(
+        (f.out)(&a, &a, &mut wrong).is_err(),
+        "{name}: out= of other sizes"
+    );
 }
 
 #[test]
@@ -186,14 +201,24 @@ fn ternary_ops_have_try_in_place_and_scalar_weight_forms() {
             .map(|(i, d)| values(&mut rng, n(d), i == 2))
             .collect();
         let ts: Vec<D> = vs.iter().zip(&ds).map(|(v, d)| tensor(v, d)).collect();
-        let ops = [(&vs[0][..], &ds[0][..]), (&vs[1][..], &ds[1][..]), (&vs[2][..], &ds[2][..])];
+        let ops = [
+            (&vs[0][..], &ds[0][..]),
+            (&vs[1][..], &ds[1][..]),
+            (&vs[2][..], &ds[2][..]),
+        ];
         let (dims, mul) = naive3(ops, |s, a, b| s + 0.5 * a * b);
         let (_, div) = naive3(ops, |s, a, b| s + 0.5 * a / b);
         let (_, lrp) = naive3(ops, |s, e, w| lerp(s, e, w / 4.0));
         let w4 = ts[2].div(&D::try_full(&[], 4.0).unwrap());
 
-        assert_eq!(ts[0].try_addcmul(&ts[1], &ts[2], 0.5).unwrap().to_vec(), mul);
-        assert_eq!(ts[0].try_addcdiv(&ts[1], &ts[2], 0.5).unwrap().to_vec(), div);
+        assert_eq!(
+            ts[0].try_addcmul(&ts[1], &ts[2], 0.5).unwrap().to_vec(),
+            mul
+        );
+        assert_eq!(
+            ts[0].try_addcdiv(&ts[1], &ts[2], 0.5).unwrap().to_vec(),
+            div
+        );
         assert_eq!(ts[0].try_lerp(&ts[1], &w4).unwrap().to_vec(), lrp);
 
         // In place into a tensor of the broadcast shape.

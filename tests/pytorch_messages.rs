@@ -77,8 +77,14 @@ fn in_place_binary_ops_report_the_broadcast_or_the_output_shape() {
 fn in_place_ternary_ops_and_masked_fill_follow_the_same_rule() {
     // torch.ones(1, 4).addcmul_(torch.ones(3, 4), torch.ones(4)), and the
     // operands swapped.
-    assert_eq!(msg(z(&[1, 4]).try_addcmul_(&z(&[3, 4]), &z(&[4]), 1.)), OUT_1_4);
-    assert_eq!(msg(z(&[1, 4]).try_addcmul_(&z(&[4]), &z(&[3, 4]), 1.)), OUT_1_4);
+    assert_eq!(
+        msg(z(&[1, 4]).try_addcmul_(&z(&[3, 4]), &z(&[4]), 1.)),
+        OUT_1_4
+    );
+    assert_eq!(
+        msg(z(&[1, 4]).try_addcmul_(&z(&[4]), &z(&[3, 4]), 1.)),
+        OUT_1_4
+    );
     // torch.ones(2, 3).addcmul_(torch.ones(3), torch.ones(2))
     assert_eq!(msg(z(&[2, 3]).try_addcmul_(&z(&[3]), &z(&[2]), 1.)), A3_B2);
     // torch.ones(2, 3).addcmul_(torch.ones(2, 1), torch.ones(5))
@@ -86,13 +92,19 @@ fn in_place_ternary_ops_and_masked_fill_follow_the_same_rule() {
         msg(z(&[2, 3]).try_addcmul_(&z(&[2, 1]), &z(&[5]), 1.)),
         "The size of tensor a (3) must match the size of tensor b (5) at non-singleton dimension 1"
     );
-    assert_eq!(msg(z(&[1, 4]).try_addcdiv_(&z(&[3, 4]), &z(&[4]), 1.)), OUT_1_4);
+    assert_eq!(
+        msg(z(&[1, 4]).try_addcdiv_(&z(&[3, 4]), &z(&[4]), 1.)),
+        OUT_1_4
+    );
     assert_eq!(msg(z(&[1, 4]).try_lerp_(&z(&[3, 4]), &z(&[4]))), OUT_1_4);
     assert_eq!(msg(z(&[2, 3]).try_lerp_(&z(&[2]), &z(&[3]))), A3_B2);
     assert_eq!(msg(z(&[1, 4]).try_lerp_scalar_(&z(&[3, 4]), 0.5)), OUT_1_4);
     assert_eq!(msg(z(&[2, 3]).try_lerp_scalar_(&z(&[2]), 0.5)), A3_B2);
     // torch.ones(1, 4).masked_fill_(torch.ones(3, 4, dtype=bool), 0.)
-    assert_eq!(msg(z(&[1, 4]).try_masked_fill_(&mask(&[3, 4]), 0.)), OUT_1_4);
+    assert_eq!(
+        msg(z(&[1, 4]).try_masked_fill_(&mask(&[3, 4]), 0.)),
+        OUT_1_4
+    );
     assert_eq!(msg(z(&[2, 3]).try_masked_fill_(&mask(&[2]), 0.)), A3_B2);
     assert_eq!(
         panic_msg(|| z(&[1, 4]).addcdiv_(&z(&[3, 4]), &z(&[4]), 1.)),
@@ -207,8 +219,14 @@ fn an_out_of_range_dim_is_reported_before_any_other_check() {
     // torch.ones(2, 3).gather(3, torch.zeros(2, dtype=long)): the index's
     // rank is wrong too, but the dim is checked first.
     assert_eq!(msg(z(&[2, 3]).try_gather(3, &idx(&[2]))), want(3));
-    assert_eq!(msg(z(&[2, 3]).try_scatter_(3, &idx(&[2]), &z(&[2]))), want(3));
-    assert_eq!(msg(z(&[2, 3]).try_scatter_value_(-3, &idx(&[2]), 1.)), want(-3));
+    assert_eq!(
+        msg(z(&[2, 3]).try_scatter_(3, &idx(&[2]), &z(&[2]))),
+        want(3)
+    );
+    assert_eq!(
+        msg(z(&[2, 3]).try_scatter_value_(-3, &idx(&[2]), 1.)),
+        want(-3)
+    );
     assert_eq!(msg(z(&[2, 3]).try_sum_dims(&[0, 5], false)), want(5));
     assert_eq!(msg(z(&[2, 3]).try_argmax(3, false)), want(3));
     assert_eq!(msg(z(&[2, 3]).try_log_softmax(-3)), want(-3));
