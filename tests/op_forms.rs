@@ -220,6 +220,9 @@ fn ternary_ops_have_try_in_place_and_scalar_weight_forms() {
             div
         );
         assert_eq!(ts[0].try_lerp(&ts[1], &w4).unwrap().to_vec(), lrp);
+        // torch.clamp(x, min, max) = min(max(x, min), max): max wins.
+        let (_, clamped) = naive3(ops, |x, lo, hi| x.max(lo).min(hi));
+        assert_eq!(ts[0].try_clamp_tensor(&ts[1], &ts[2]).unwrap().to_vec(), clamped);
 
         // In place into a tensor of the broadcast shape.
         let bv = values(&mut rng, n(&dims), false);
@@ -252,4 +255,5 @@ fn ternary_ops_have_try_in_place_and_scalar_weight_forms() {
     assert!(a.try_addcdiv(&a, &b, 1.0).is_err());
     assert!(a.try_lerp(&a, &b).is_err());
     assert!(a.try_lerp_scalar(&b, 0.5).is_err());
+    assert!(a.try_clamp_tensor(&a, &b).is_err());
 }

@@ -141,8 +141,30 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     where
         S: Broadcast3<S1, S2>,
     {
-        self.try_zip_map3(min, max, scalar::clamp)
+        self.try_clamp_tensor(min, max)
             .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The fallible form of [`Tensor::clamp_tensor`].
+    ///
+    /// # Errors
+    /// PyTorch's broadcast error when a run-time size does not match.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let x = Tensor::<f32, DynRank>::try_zeros(&[2, 3]).unwrap();
+    /// let lo = Tensor::<f32, DynRank>::try_zeros(&[2]).unwrap();
+    /// assert!(x.try_clamp_tensor(&lo, &x).is_err());
+    /// ```
+    pub fn try_clamp_tensor<S1: Shape, S2: Shape>(
+        &self,
+        min: &Tensor<T, S1>,
+        max: &Tensor<T, S2>,
+    ) -> Result<Out3<T, S, S1, S2>, ShapeError>
+    where
+        S: Broadcast3<S1, S2>,
+    {
+        self.try_zip_map3(min, max, scalar::clamp)
     }
 
     /// Clamps into `[min, max]` with scalar bounds, as `torch.clamp`.
