@@ -37,6 +37,7 @@ pub use broadcast::ShapePair;
 pub use broadcast::{Broadcast, Broadcast3, BroadcastDim, BroadcastShape};
 pub use dim::{Const, Dim, Dyn, FixedDim, One};
 pub use dyn_rank::DynRank;
+pub(crate) use error::OrPanic;
 pub use error::ShapeError;
 #[doc(hidden)]
 pub use expand::ShapeExpands;

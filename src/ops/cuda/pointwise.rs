@@ -775,6 +775,7 @@ scalar_operators!(f32, f64, i32, i64, u8);
 /// `-x` for every element, on the GPU.
 impl<T: Signed + CudaElement, S: Shape> core::ops::Neg for &Tensor<T, S, Cuda> {
     type Output = Tensor<T, S, Cuda>;
+    #[track_caller]
     fn neg(self) -> Tensor<T, S, Cuda> {
         self.try_neg().unwrap_or_else(|e| panic!("{e}"))
     }
