@@ -222,7 +222,10 @@ fn ternary_ops_have_try_in_place_and_scalar_weight_forms() {
         assert_eq!(ts[0].try_lerp(&ts[1], &w4).unwrap().to_vec(), lrp);
         // torch.clamp(x, min, max) = min(max(x, min), max): max wins.
         let (_, clamped) = naive3(ops, |x, lo, hi| x.max(lo).min(hi));
-        assert_eq!(ts[0].try_clamp_tensor(&ts[1], &ts[2]).unwrap().to_vec(), clamped);
+        assert_eq!(
+            ts[0].try_clamp_tensor(&ts[1], &ts[2]).unwrap().to_vec(),
+            clamped
+        );
 
         // In place into a tensor of the broadcast shape.
         let bv = values(&mut rng, n(&dims), false);
