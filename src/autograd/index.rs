@@ -40,6 +40,30 @@ fn into_view_of_zeros<T: Float>(
     })
 }
 
+/// The backward function of `take_along_dim` along axis `k` of an input of
+/// sizes `dims`: the gradient added (`scatter_add`) into zeros of the
+/// broadcast shape, then summed to `dims`.
+fn take_along_dim_backward<T: Float, I: IndexElement>(
+    k: usize,
+    dims: DimVec,
+    indices: Tensor<I, DynRank>,
+) -> BackwardFn<T> {
+    Box::new(move |g: &Dyn<T>, _: &[bool]| {
+        // The broadcast shape: the result's, with the input's size on k.
+        let mut bdims = DimVec::from_slice(g.dims());
+        bdims[k] = dims[k];
+        let mut idims = DimVec::from_slice(g.dims());
+        idims[k] = indices.dims()[k];
+        let idx = indices
+            .try_broadcast_to::<DynRank>(&idims)
+            .expect("the forward broadcast");
+        let r = zeros(&bdims)
+            .try_scatter_add(k as isize, &idx, g)
+            .expect("the forward take_along_dim's index");
+        smallvec![Some(sum_to_like(r, &dims))]
+    })
+}
+
 impl<T: Float, S: Shape> Var<T, S> {
     /// The elements picked along `dim` by `index`, as [`Tensor::try_gather`];
     /// the gradient is the upstream one added (`scatter_add`) into zeros at
@@ -189,20 +213,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         let value = self.value.try_take_along_dim::<K, SI>(indices)?;
         let (dims, indices) = (DimVec::from_slice(self.dims()), indices.share().into_dyn());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                // The broadcast shape: the result's, with this input's size on K.
-                let mut bdims = DimVec::from_slice(g.dims());
-                bdims[K] = dims[K];
-                let mut idims = DimVec::from_slice(g.dims());
-                idims[K] = indices.dims()[K];
-                let idx = indices
-                    .try_broadcast_to::<DynRank>(&idims)
-                    .expect("the forward broadcast");
-                let r = zeros(&bdims)
-                    .try_scatter_add(K as isize, &idx, g)
-                    .expect("the forward take_along_dim's index");
-                smallvec![Some(sum_to_like(r, &dims))]
-            })
+            take_along_dim_backward(K, dims, indices)
         }))
     }
 
@@ -322,19 +333,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         let k = crate::tensor::wrap_dim(dim, self.value.rank())?;
         let (dims, indices) = (DimVec::from_slice(self.dims()), indices.share().into_dyn());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                let mut bdims = DimVec::from_slice(g.dims());
-                bdims[k] = dims[k];
-                let mut idims = DimVec::from_slice(g.dims());
-                idims[k] = indices.dims()[k];
-                let idx = indices
-                    .try_broadcast_to::<DynRank>(&idims)
-                    .expect("the forward broadcast");
-                let r = zeros(&bdims)
-                    .try_scatter_add(k as isize, &idx, g)
-                    .expect("the forward take_along_dim's index");
-                smallvec![Some(sum_to_like(r, &dims))]
-            })
+            take_along_dim_backward(k, dims, indices)
         }))
     }
 
