@@ -407,7 +407,7 @@ macro_rules! inplace {
             #[doc = concat!("The fallible form of [`Tensor::", stringify!($name), "`] on CUDA tensors.")]
             ///
             /// # Errors
-            /// PyTorch's expand error, the overlap error, `ZeroDivisionError`
+            /// PyTorch's in-place broadcast or output-shape error, the overlap error, `ZeroDivisionError`
             /// for an integer divisor holding 0, or a driver error.
             pub fn $try_name<S2>(&mut self, other: &Tensor<T, S2, Cuda>) -> Result<(), CudaError>
             where
@@ -527,7 +527,7 @@ impl<T: Numeric + CudaElement, S: Shape> Tensor<T, S, Cuda> {
     /// `self`'s shape, as `Tensor.addcmul_`.
     ///
     /// # Errors
-    /// PyTorch's expand error, the overlap error, or a driver error.
+    /// PyTorch's in-place broadcast or output-shape error, the overlap error, or a driver error.
     ///
     /// ```
     /// use shaped::device::Cuda;
