@@ -59,10 +59,17 @@ fn main() -> Result<(), shaped::ShapeError> {
         Ok(_) => unreachable!("(5,2,4,1) and (3,1,1) do not broadcast"),
         Err(e) => println!("dynamic (5,2,4,1) + (3,1,1): {e}"),
     }
+    // In place, as PyTorch 2.x: "output with shape [1, 3, 1] doesn't match
+    // the broadcast shape [3, 3, 7]" when the operands broadcast to another
+    // shape, the broadcast error when they do not broadcast at all.
     let mut r = Tensor::<f32, DynRank>::try_zeros(&[1, 3, 1])?;
     let w = Tensor::<f32, DynRank>::try_zeros(&[3, 1, 7])?;
     if let Err(e) = r.try_add_(&w) {
         println!("dynamic (1,3,1).add_((3,1,7)): {e}");
+    }
+    let v = Tensor::<f32, DynRank>::try_zeros(&[5, 1])?;
+    if let Err(e) = r.try_add_(&v) {
+        println!("dynamic (1,3,1).add_((5,1)): {e}");
     }
     println!(
         "broadcast_shapes((2,3,4,5,1,1,1), (4,1,6,7,8)) = {:?}",

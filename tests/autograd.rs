@@ -410,3 +410,23 @@ fn errors_carry_pytorchs_messages() {
         "grad can be implicitly created only for scalar outputs"
     );
 }
+
+/// Signs of zero as PyTorch: the gradient of `a - b` for a broadcast `b`
+/// negates the upstream gradient before summing it, so an upstream `[0, -0]`
+/// gives `+0` (torch: `((a - b) * w).sum().backward()` with `w = [0., -0.]`
+/// leaves `b.grad == tensor([0.])`, sign bit clear), as does `[-0, -0]`.
+#[test]
+fn sub_gradient_negates_before_summing() {
+    for weights in [[0.0, -0.0], [-0.0, -0.0]] {
+        let a = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., 2.]));
+        let b = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![3.]));
+        let w = Var::constant(Tensor::<f64, Shape![2]>::from_vec(weights.to_vec()));
+        let grads = a.sub(&b).mul(&w).sum().backward();
+        let gb = grads.wrt(&b).unwrap().to_vec();
+        assert_eq!(gb, vec![0.0]);
+        assert!(
+            gb[0].is_sign_positive(),
+            "d(a - b)/db summed to -0 for w = {weights:?}"
+        );
+    }
+}

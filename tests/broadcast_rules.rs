@@ -210,6 +210,7 @@ fn naive_expand(src: &[usize], target: &[usize]) -> Result<(), ShapeError> {
             Err((a, b, dim)) => Err(ShapeError::Mismatch { a, b, dim }),
         };
     }
+    let unpadded = src;
     let src = pad(src, target.len());
     let mut error = Ok(());
     for dim in 0..target.len() {
@@ -218,6 +219,8 @@ fn naive_expand(src: &[usize], target: &[usize]) -> Result<(), ShapeError> {
                 expanded: target[dim],
                 existing: src[dim],
                 dim,
+                target: target.iter().map(|&d| d as isize).collect(),
+                tensor: unpadded.to_vec(),
             });
         }
     }
@@ -275,7 +278,9 @@ fn zero_sized_dimensions() {
         Err(ShapeError::Expand {
             expanded: 3,
             existing: 0,
-            dim: 0
+            dim: 0,
+            target: vec![3],
+            tensor: vec![0],
         })
     );
 }
@@ -341,7 +346,7 @@ fn in_place_seed_examples() {
     let e = check_expand(&[3, 1, 7], &[1, 3, 1]).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "The expanded size of the tensor (1) must match the existing size (7) at non-singleton dimension 2."
+        "The expanded size of the tensor (1) must match the existing size (7) at non-singleton dimension 2.  Target sizes: [1, 3, 1].  Tensor sizes: [3, 1, 7]"
     );
     // More dimensions than the in-place tensor: the output would change shape.
     let e = check_expand(&[2, 3], &[3]).unwrap_err();

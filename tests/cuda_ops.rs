@@ -649,7 +649,7 @@ fn matmul_matches_cpu() {
         .try_matmul(&rand::<f64>(&[4, 5], 2, false).to_device(&dev).unwrap());
     assert_eq!(
         bad.unwrap_err().to_string(),
-        "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"
+        "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"
     );
 }
 

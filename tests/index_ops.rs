@@ -642,13 +642,13 @@ fn expanded_inputs_and_index() {
 fn scatter_reads_its_own_storage_as_before_the_write() {
     // src is a view of the tensor being written: it is read as it was.
     let mut t = Tensor::<i32, Shape![4]>::from_vec(vec![1, 2, 3, 4]);
-    let view = t.clone();
+    let view = t.share();
     let idx = Tensor::<i64, Shape![4]>::from_vec(vec![3, 2, 1, 0]);
     t.scatter_(0, &idx, &view);
     assert_eq!(t.to_vec(), vec![4, 3, 2, 1]);
     // An i64 tensor indexed by (a view of) itself.
     let mut s = Tensor::<i64, Shape![3]>::from_vec(vec![2, 0, 1]);
-    let same = s.clone();
+    let same = s.share();
     s.scatter_add_(
         0,
         &same,

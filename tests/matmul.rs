@@ -507,7 +507,7 @@ fn in_place_forms_write_into_their_input() {
     let mut s = Tensor::<f64, Shape![3, 3]>::randn(33);
     let s0 = s.to_vec();
     let (sq, _) = reference(&s0, &[3, 3], &s0, &[3, 3], fma);
-    let alias = s.clone();
+    let alias = s.share();
     s.addmm_(&alias, &alias, 1.0, 1.0);
     assert_close(&s.to_vec(), &axpby(&s0, &sq, 1.0, 1.0), "aliased addmm_");
     // Dynamic shapes are checked at run time, with PyTorch's message.
@@ -550,7 +550,7 @@ fn run_time_errors_have_pytorch_wording() {
     let msg = |r: Result<Tensor<f32, DynRank>, shaped::ShapeError>| r.err().unwrap().to_string();
     assert_eq!(
         msg(z(&[2, 3]).try_matmul(&z(&[4, 5]))),
-        "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"
+        "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"
     );
     assert_eq!(
         msg(z(&[2, 3]).try_matmul(&z(&[4]))),
@@ -565,7 +565,7 @@ fn run_time_errors_have_pytorch_wording() {
         "both arguments to matmul need to be at least 1D, but they are 0D and 1D"
     );
     let e = z(&[2, 3, 4]).try_mm(&z(&[4, 5])).err().unwrap();
-    assert_eq!(e.to_string(), "self must be a matrix");
+    assert_eq!(e.to_string(), "mm: self must be a matrix, got 3-D tensor");
     let e = z(&[3]).try_dot(&z(&[3, 1])).err().unwrap();
     assert_eq!(
         e.to_string(),
@@ -577,7 +577,10 @@ fn run_time_errors_have_pytorch_wording() {
         .try_addmm(&z(&[2, 2, 2]), &z(&[2, 2]), 1.0, 1.0)
         .err()
         .unwrap();
-    assert_eq!(e.to_string(), "mat1 must be a matrix, got 3-D tensor");
+    assert_eq!(
+        e.to_string(),
+        "addmm: self must be a matrix, got 3-D tensor"
+    );
     let e = z(&[2, 2])
         .try_addmv(&z(&[2, 3]), &z(&[3]), 1.0, 1.0)
         .err()
@@ -592,7 +595,7 @@ fn run_time_errors_have_pytorch_wording() {
         .unwrap();
     assert_eq!(
         e.to_string(),
-        "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 0."
+        "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 0.  Target sizes: [2, 3].  Tensor sizes: [3, 3]"
     );
     let e = z(&[2, 2])
         .try_addbmm(&z(&[2, 2, 3]), &z(&[2, 4, 2]), 1.0, 1.0)
@@ -609,7 +612,7 @@ fn run_time_errors_have_pytorch_wording() {
 }
 
 #[test]
-#[should_panic(expected = "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)")]
+#[should_panic(expected = "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)")]
 fn the_panicking_form_panics_with_the_message() {
     let a = Tensor::<f32, Shape![2, _]>::try_zeros(&[2, 3]).unwrap();
     let b = Tensor::<f32, Shape![_, 5]>::try_zeros(&[4, 5]).unwrap();

@@ -355,7 +355,7 @@ fn naive_expand(src: &[usize], target: &[isize]) -> Result<Vec<usize>, String> {
             && s != size
         {
             return Err(format!(
-                "The expanded size of the tensor ({size}) must match the existing size ({s}) at non-singleton dimension {j}."
+                "The expanded size of the tensor ({size}) must match the existing size ({s}) at non-singleton dimension {j}.  Target sizes: {target:?}.  Tensor sizes: {src:?}"
             ));
         }
         out[j] = size;
@@ -425,7 +425,7 @@ fn expand_and_broadcast_to_examples() {
     assert_eq!(e.to_vec(), [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3].repeat(2));
     assert_eq!(
         t.expand::<DynRank>(&[3, 5, 4]).unwrap_err().to_string(),
-        "The expanded size of the tensor (5) must match the existing size (3) at non-singleton dimension 1."
+        "The expanded size of the tensor (5) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [3, 5, 4].  Tensor sizes: [3, 1]"
     );
     assert_eq!(
         t.expand::<DynRank>(&[-1, 3, 1]).unwrap_err().to_string(),
@@ -434,7 +434,7 @@ fn expand_and_broadcast_to_examples() {
     // A mismatch in an existing dimension is met before a leading -1.
     assert_eq!(
         t.expand::<DynRank>(&[-1, 4, 1]).unwrap_err().to_string(),
-        "The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1."
+        "The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [-1, 4, 1].  Tensor sizes: [3, 1]"
     );
     // Sizes below -1 are never allowed.
     assert!(t.expand::<DynRank>(&[-2, 3, 1]).is_err());
@@ -458,7 +458,7 @@ fn expand_and_broadcast_to_examples() {
     let err = d.try_broadcast_to::<Shape![4, 3]>(&[4, 3]).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 1."
+        "The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 1.  Target sizes: [4, 3].  Tensor sizes: [2]"
     );
 }
 
@@ -861,7 +861,9 @@ fn broadcast_in_dim_examples() {
         ShapeError::Expand {
             expanded: 4,
             existing: 3,
-            dim: 0
+            dim: 0,
+            target: vec![4, 2],
+            tensor: vec![3],
         }
     );
     let m = Tensor::<i64, Shape![2, 2]>::zeros();

@@ -40,6 +40,30 @@ fn into_view_of_zeros<T: Float>(
     })
 }
 
+/// The backward function of `take_along_dim` along axis `k` of an input of
+/// sizes `dims`: the gradient added (`scatter_add`) into zeros of the
+/// broadcast shape, then summed to `dims`.
+fn take_along_dim_backward<T: Float, I: IndexElement>(
+    k: usize,
+    dims: DimVec,
+    indices: Tensor<I, DynRank>,
+) -> BackwardFn<T> {
+    Box::new(move |g: &Dyn<T>, _: &[bool]| {
+        // The broadcast shape: the result's, with the input's size on k.
+        let mut bdims = DimVec::from_slice(g.dims());
+        bdims[k] = dims[k];
+        let mut idims = DimVec::from_slice(g.dims());
+        idims[k] = indices.dims()[k];
+        let idx = indices
+            .try_broadcast_to::<DynRank>(&idims)
+            .expect("the forward broadcast");
+        let r = zeros(&bdims)
+            .try_scatter_add(k as isize, &idx, g)
+            .expect("the forward take_along_dim's index");
+        smallvec![Some(sum_to_like(r, &dims))]
+    })
+}
+
 impl<T: Float, S: Shape> Var<T, S> {
     /// The elements picked along `dim` by `index`, as [`Tensor::try_gather`];
     /// the gradient is the upstream one added (`scatter_add`) into zeros at
@@ -63,7 +87,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         index: &Tensor<I, SI>,
     ) -> Result<Var<T, SI>, ShapeError> {
         let value = self.value.try_gather(dim, index)?;
-        let (dims, index) = (DimVec::from_slice(self.dims()), index.clone().into_dyn());
+        let (dims, index) = (DimVec::from_slice(self.dims()), index.share().into_dyn());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
                 let r = zeros(&dims)
@@ -122,7 +146,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         S: SetAxis<K, D>,
     {
         let value = self.value.try_index_select::<K, D>(index)?;
-        let (dims, index) = (DimVec::from_slice(self.dims()), index.clone());
+        let (dims, index) = (DimVec::from_slice(self.dims()), index.share());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
                 let r = zeros(&dims)
@@ -187,22 +211,9 @@ impl<T: Float, S: Shape> Var<T, S> {
         <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
     {
         let value = self.value.try_take_along_dim::<K, SI>(indices)?;
-        let (dims, indices) = (DimVec::from_slice(self.dims()), indices.clone().into_dyn());
+        let (dims, indices) = (DimVec::from_slice(self.dims()), indices.share().into_dyn());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                // The broadcast shape: the result's, with this input's size on K.
-                let mut bdims = DimVec::from_slice(g.dims());
-                bdims[K] = dims[K];
-                let mut idims = DimVec::from_slice(g.dims());
-                idims[K] = indices.dims()[K];
-                let idx = indices
-                    .try_broadcast_to::<DynRank>(&idims)
-                    .expect("the forward broadcast");
-                let r = zeros(&bdims)
-                    .try_scatter_add(K as isize, &idx, g)
-                    .expect("the forward take_along_dim's index");
-                smallvec![Some(sum_to_like(r, &dims))]
-            })
+            take_along_dim_backward(K, dims, indices)
         }))
     }
 
@@ -259,7 +270,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         S: BroadcastShape<SM>,
     {
         let out = self.value.try_masked_fill(mask, value)?;
-        let (dims, mask) = (DimVec::from_slice(self.dims()), mask.clone().into_dyn());
+        let (dims, mask) = (DimVec::from_slice(self.dims()), mask.share().into_dyn());
         Ok(Var::from_op(out, &[self.node.as_ref()], move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
                 let r: Dyn<T> = g
@@ -294,6 +305,271 @@ impl<T: Float, S: Shape> Var<T, S> {
         S: BroadcastShape<SM>,
     {
         self.try_masked_fill(mask, value)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The elements picked by `indices` along an axis given at run time, as
+    /// [`Tensor::try_take_along_dim_at`]; the gradient as
+    /// [`Var::try_take_along_dim`]'s.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_take_along_dim_at`].
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![1, 3]>::from_vec(vec![1., 2., 3.]));
+    /// let idx = Tensor::<i64, Shape![2, 1]>::from_vec(vec![2, 0]);
+    /// let r = t.try_take_along_dim_at(-1, &idx).unwrap();
+    /// assert_eq!(r.value().to_vec(), vec![3., 1.]);
+    /// assert_eq!(r.sum().backward().wrt(&t).unwrap().to_vec(), vec![1., 0., 1.]);
+    /// ```
+    pub fn try_take_along_dim_at<I: IndexElement>(
+        &self,
+        dim: isize,
+        indices: &Tensor<I, impl Shape>,
+    ) -> Result<Var<T, DynRank>, ShapeError> {
+        let value = self.value.try_take_along_dim_at(dim, indices)?;
+        let k = crate::tensor::wrap_dim(dim, self.value.rank())?;
+        let (dims, indices) = (DimVec::from_slice(self.dims()), indices.share().into_dyn());
+        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+            take_along_dim_backward(k, dims, indices)
+        }))
+    }
+
+    /// [`Var::try_take_along_dim_at`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_take_along_dim_at`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![5., 6.]));
+    /// let idx = Tensor::<i64, Shape![3]>::from_vec(vec![1, 1, 0]);
+    /// let r = t.take_along_dim_at(0, &idx);
+    /// assert_eq!(r.sum().backward().wrt(&t).unwrap().to_vec(), vec![1., 2.]);
+    /// ```
+    #[track_caller]
+    pub fn take_along_dim_at<I: IndexElement>(
+        &self,
+        dim: isize,
+        indices: &Tensor<I, impl Shape>,
+    ) -> Var<T, DynRank> {
+        self.try_take_along_dim_at(dim, indices)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The elements of this value flattened, picked by `indices` flattened,
+    /// as [`Tensor::try_take_along_dim_flat`]; the gradient is added
+    /// (`scatter_add`) into zeros at the picked positions.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_take_along_dim_flat`].
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]));
+    /// let idx = Tensor::<i64, Shape![3]>::from_vec(vec![3, 0, 3]);
+    /// let r = t.try_take_along_dim_flat(&idx).unwrap();
+    /// assert_eq!(r.value().to_vec(), vec![4., 1., 4.]);
+    /// assert_eq!(r.sum().backward().wrt(&t).unwrap().to_vec(), vec![1., 0., 0., 2.]);
+    /// ```
+    pub fn try_take_along_dim_flat<I: IndexElement>(
+        &self,
+        indices: &Tensor<I, impl Shape>,
+    ) -> Result<Var<T, (DynSize,)>, ShapeError> {
+        let value = self.value.try_take_along_dim_flat(indices)?;
+        let dims = DimVec::from_slice(self.dims());
+        let flat = Tensor::<I, DynRank>::try_from_vec(indices.to_vec(), &[indices.numel()])?;
+        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+                let n = dims.iter().product::<usize>();
+                let r = zeros(&[n])
+                    .try_scatter_add(0, &flat, g)
+                    .expect("the forward take_along_dim's index");
+                let r = Tensor::try_from_vec(r.to_vec(), &dims).expect("the input's sizes");
+                smallvec![Some(r)]
+            })
+        }))
+    }
+
+    /// [`Var::try_take_along_dim_flat`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_take_along_dim_flat`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., 2.]));
+    /// let r = t.take_along_dim_flat(&Tensor::<i64, Shape![1]>::from_vec(vec![1]));
+    /// assert_eq!(r.sum().backward().wrt(&t).unwrap().to_vec(), vec![0., 1.]);
+    /// ```
+    #[track_caller]
+    pub fn take_along_dim_flat<I: IndexElement>(
+        &self,
+        indices: &Tensor<I, impl Shape>,
+    ) -> Var<T, (DynSize,)> {
+        self.try_take_along_dim_flat(indices)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// This value and `mask` broadcast together, with the elements of
+    /// `source` copied in where the mask holds, as
+    /// [`Tensor::try_masked_scatter`]. The gradient of this value is the
+    /// upstream one with the masked positions zeroed (summed to this shape);
+    /// `source`'s is the upstream gradient at the masked positions, in
+    /// order, and 0 for the elements not used.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_masked_scatter`].
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![1., 2., 3.]));
+    /// let src = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![7., 8., 9.]));
+    /// let m = Tensor::<bool, Shape![3]>::from_vec(vec![false, true, true]);
+    /// let r = t.try_masked_scatter(&m, &src).unwrap();
+    /// assert_eq!(r.value().to_vec(), vec![1., 7., 8.]);
+    /// let g = r.sum().backward();
+    /// assert_eq!(g.wrt(&t).unwrap().to_vec(), vec![1., 0., 0.]);
+    /// assert_eq!(g.wrt(&src).unwrap().to_vec(), vec![1., 1., 0.]);
+    /// ```
+    pub fn try_masked_scatter<SM: Shape, SS: Shape>(
+        &self,
+        mask: &Tensor<bool, SM>,
+        source: &Var<T, SS>,
+    ) -> Result<Var<T, Broadcast<S, SM>>, ShapeError>
+    where
+        S: BroadcastShape<SM>,
+    {
+        let out = self.value.try_masked_scatter(mask, &source.value)?;
+        let (dims, sdims) = (
+            DimVec::from_slice(self.dims()),
+            DimVec::from_slice(source.dims()),
+        );
+        let mask = mask.share().into_dyn();
+        let parents = [self.node.as_ref(), source.node.as_ref()];
+        Ok(Var::from_op(out, &parents, move || {
+            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
+                let gs = needs[0].then(|| {
+                    let r: Dyn<T> = g
+                        .try_masked_fill(&mask, T::zero())
+                        .expect("the forward broadcast");
+                    sum_to_like(r, &dims)
+                });
+                let gsrc = needs[1].then(|| {
+                    let mut picked = g
+                        .try_masked_select(&mask)
+                        .expect("the forward broadcast")
+                        .to_vec();
+                    picked.resize(sdims.iter().product(), T::zero());
+                    Tensor::try_from_vec(picked, &sdims).expect("the source's sizes")
+                });
+                smallvec![gs, gsrc]
+            })
+        }))
+    }
+
+    /// [`Var::try_masked_scatter`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_masked_scatter`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![2]>::zeros());
+    /// let src = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![5.]));
+    /// let r = t.masked_scatter(&Tensor::<bool, Shape![2]>::from_vec(vec![true, false]), &src);
+    /// assert_eq!(r.value().to_vec(), vec![5., 0.]);
+    /// ```
+    #[track_caller]
+    pub fn masked_scatter<SM: Shape, SS: Shape>(
+        &self,
+        mask: &Tensor<bool, SM>,
+        source: &Var<T, SS>,
+    ) -> Var<T, Broadcast<S, SM>>
+    where
+        S: BroadcastShape<SM>,
+    {
+        self.try_masked_scatter(mask, source)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Var::try_masked_fill`] with the value a 0-d `Var`, as
+    /// [`Tensor::try_masked_fill_tensor`]; the value's gradient is the sum
+    /// of the upstream gradient where the mask holds.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_masked_fill_tensor`].
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![1., 2., 3.]));
+    /// let v = Var::param(Tensor::<f64, Shape![]>::full(-1.));
+    /// let m = Tensor::<bool, Shape![3]>::from_vec(vec![true, false, true]);
+    /// let r = t.try_masked_fill_tensor(&m, &v).unwrap();
+    /// assert_eq!(r.value().to_vec(), vec![-1., 2., -1.]);
+    /// let g = r.sum().backward();
+    /// assert_eq!(g.wrt(&v).unwrap().to_vec(), vec![2.]);
+    /// ```
+    pub fn try_masked_fill_tensor<SM: Shape, SV: Shape>(
+        &self,
+        mask: &Tensor<bool, SM>,
+        value: &Var<T, SV>,
+    ) -> Result<Var<T, Broadcast<S, SM>>, ShapeError>
+    where
+        S: BroadcastShape<SM>,
+    {
+        let out = self.value.try_masked_fill_tensor(mask, &value.value)?;
+        let dims = DimVec::from_slice(self.dims());
+        let mask = mask.share().into_dyn();
+        let parents = [self.node.as_ref(), value.node.as_ref()];
+        Ok(Var::from_op(out, &parents, move || {
+            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
+                let gs = needs[0].then(|| {
+                    let r: Dyn<T> = g
+                        .try_masked_fill(&mask, T::zero())
+                        .expect("the forward broadcast");
+                    sum_to_like(r, &dims)
+                });
+                let gv = needs[1].then(|| {
+                    let picked = g.try_masked_select(&mask).expect("the forward broadcast");
+                    picked.sum().into_dyn()
+                });
+                smallvec![gs, gv]
+            })
+        }))
+    }
+
+    /// [`Var::try_masked_fill_tensor`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_masked_fill_tensor`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., 2.]));
+    /// let v = Var::param(Tensor::<f64, Shape![]>::full(0.));
+    /// let r = t.masked_fill_tensor(&Tensor::<bool, Shape![2]>::from_vec(vec![false, true]), &v);
+    /// assert_eq!(r.value().to_vec(), vec![1., 0.]);
+    /// ```
+    #[track_caller]
+    pub fn masked_fill_tensor<SM: Shape, SV: Shape>(
+        &self,
+        mask: &Tensor<bool, SM>,
+        value: &Var<T, SV>,
+    ) -> Var<T, Broadcast<S, SM>>
+    where
+        S: BroadcastShape<SM>,
+    {
+        self.try_masked_fill_tensor(mask, value)
             .unwrap_or_else(|e| panic!("{e}"))
     }
 

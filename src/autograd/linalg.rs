@@ -36,7 +36,7 @@ use crate::shape::{DynRank, Shape, ShapeError};
 /// ```
 pub fn try_inv<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Result<Var<T, S>, ShapeError> {
     let value = la::try_inv(&a.value)?;
-    let y = value.clone().into_dyn();
+    let y = value.share().into_dyn();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
             smallvec![Some(
@@ -83,7 +83,7 @@ pub fn try_det<T: LinalgFloat, S: SquareMatrices>(
     a: &Var<T, S>,
 ) -> Result<Var<T, BatchOf<S>>, ShapeError> {
     let value = la::try_det(&a.value)?;
-    let (av, d) = (a.erased(), value.clone().into_dyn());
+    let (av, d) = (a.erased(), value.share().into_dyn());
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
             smallvec![Some(
@@ -138,7 +138,7 @@ where
     SB: Shape,
 {
     let value = la::try_solve(&a.value, &b.value)?;
-    let (av, x) = (a.erased(), value.clone().into_dyn());
+    let (av, x) = (a.erased(), value.share().into_dyn());
     let bdims = b.value.dims().to_vec();
     Ok(Var::from_op(
         value,
@@ -197,7 +197,7 @@ pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices>(
     a: &Var<T, S>,
 ) -> Result<Var<T, S>, ShapeError> {
     let value = la::try_cholesky(&a.value)?;
-    let l = value.clone().into_dyn();
+    let l = value.share().into_dyn();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
             smallvec![Some(

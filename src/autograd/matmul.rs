@@ -47,7 +47,7 @@ fn promote<T: Float>(a: &Dyn<T>, left: bool) -> Dyn<T> {
     match *a.dims() {
         [k] if left => reshape_to(a, &[1, k]),
         [k] => reshape_to(a, &[k, 1]),
-        _ => a.clone(),
+        _ => a.share(),
     }
 }
 
@@ -166,7 +166,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let a = Var::param(Tensor::<f64, Shape![2, _]>::try_zeros(&[2, 3]).unwrap());
     /// let b = Var::param(Tensor::<f64, Shape![_, 5]>::try_zeros(&[4, 5]).unwrap());
     /// assert_eq!(a.try_mm(&b).err().unwrap().to_string(),
-    ///     "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+    ///     "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
     /// ```
     #[allow(clippy::type_complexity)]
     pub fn try_mm<S2: MatrixShape>(

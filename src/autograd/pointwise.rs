@@ -42,10 +42,12 @@ fn binary_backward<T: Float>(op: Binary, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> 
                 .expect("operands broadcast to the result")
         };
         let (ga, gb): (Option<Dyn<T>>, Option<Dyn<T>>) = match op {
-            Binary::Add => (da.then(|| g.clone()), db.then(|| g.clone())),
+            Binary::Add => (da.then(|| g.share()), db.then(|| g.share())),
             Binary::Sub => (
-                da.then(|| g.clone()),
-                db.then(|| sum_to_like(g.clone(), b.dims()).neg()),
+                da.then(|| g.share()),
+                // Negate before summing, as PyTorch: the sign of a zero sum
+                // depends on the order.
+                db.then(|| sum_to_like(g.neg(), b.dims())),
             ),
             Binary::Mul => (da.then(|| g.mul(&b)), db.then(|| g.mul(&a))),
             Binary::Div => (
@@ -262,12 +264,12 @@ fn ternary_backward<T: Float>(op: Ternary<T>, s: Dyn<T>, a: Dyn<T>, b: Dyn<T>) -
         };
         let (gs, ga, gb) = match op {
             Ternary::Addcmul(v) => (
-                ds.then(|| g.clone()),
+                ds.then(|| g.share()),
                 da.then(|| m3(&b, &b, &|g, y, _| g * v * y)),
                 db.then(|| m3(&a, &a, &|g, x, _| g * v * x)),
             ),
             Ternary::Addcdiv(v) => (
-                ds.then(|| g.clone()),
+                ds.then(|| g.share()),
                 da.then(|| m3(&b, &b, &|g, y, _| g * v / y)),
                 db.then(|| m3(&a, &b, &|g, x, y| -g * v * x / (y * y))),
             ),
@@ -495,7 +497,7 @@ where
 {
     let value = crate::where_cond(cond, &x.value, &y.value);
     let (c, dx, dy) = (
-        cond.clone().into_dyn(),
+        cond.share().into_dyn(),
         x.value.dims().to_vec(),
         y.value.dims().to_vec(),
     );

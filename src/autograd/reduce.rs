@@ -108,7 +108,7 @@ fn reduction_grad<T: Float>(
             .expect("keepdim sizes expand")
     };
     match op {
-        Reduction::Sum => expand(g.clone()),
+        Reduction::Sum => expand(g.share()),
         Reduction::Mean => expand(g.map(move |g| g / nf)),
         Reduction::Prod => {
             // The product of the nonzero elements and the number of zeros.
@@ -430,7 +430,7 @@ impl<T: Float, S: Shape> Var<T, S> {
             Normalize::Softmax => self.value.try_softmax(dim)?,
             Normalize::LogSoftmax => self.value.try_log_softmax(dim)?,
         };
-        let y = value.clone().into_dyn();
+        let y = value.share().into_dyn();
         let mask = crate::ops::reduce::dims_mask(&[dim], self.value.rank())?;
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {

@@ -30,7 +30,7 @@ macro_rules! unary_vars {
             $(#[$doc])*
             pub fn $name(&self) -> Var<T, S> {
                 let value = self.value.$name();
-                let (x, y) = (self.erased(), value.clone().into_dyn());
+                let (x, y) = (self.erased(), value.share().into_dyn());
                 Var::from_op(value, &[self.node.as_ref()], move || {
                     unary_backward(x, y, |$g: T, $x: T, $y: T| $d)
                 })
@@ -306,7 +306,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         Var::from_op(
             self.value.map(move |x| x + c),
             &[self.node.as_ref()],
-            move || Box::new(move |g: &Dyn<T>, _: &[bool]| smallvec![Some(g.clone())]),
+            move || Box::new(move |g: &Dyn<T>, _: &[bool]| smallvec![Some(g.share())]),
         )
     }
 }

@@ -35,7 +35,7 @@ impl<T: Float, S: Shape> Clone for Var<T, S> {
     /// Another handle on the same value and graph node.
     fn clone(&self) -> Self {
         Var {
-            value: self.value.clone(),
+            value: self.value.share(),
             node: self.node.clone(),
         }
     }
@@ -124,12 +124,12 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert!(!p.exp().detach().requires_grad());
     /// ```
     pub fn detach(&self) -> Self {
-        Var::constant(self.value.clone())
+        Var::constant(self.value.share())
     }
 
     /// The value with its shape type erased, for backward functions.
     pub(crate) fn erased(&self) -> Dyn<T> {
-        self.value.clone().into_dyn()
+        self.value.share().into_dyn()
     }
 
     /// Wraps the result `value` of an operation on inputs with graph nodes
@@ -167,7 +167,7 @@ impl<T: Float, S: Shape> Var<T, S> {
             )));
         }
         let grads = match &self.node {
-            Some(node) => graph::backward(node, seed.clone().into_dyn()),
+            Some(node) => graph::backward(node, seed.share().into_dyn()),
             None => HashMap::new(),
         };
         Ok(Gradients { grads })

@@ -13,7 +13,9 @@
 use crate::Tensor;
 use crate::element::Element;
 use crate::ops::exec;
-use crate::shape::{Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape, ShapeError};
+use crate::shape::{
+    Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape, ShapeError, check_inplace,
+};
 
 impl<T: Element, S: Shape> Tensor<T, S> {
     /// `f` applied to every element, into a new tensor of the same shape.
@@ -148,16 +150,17 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// which never changes (seed 002's in-place rule).
     ///
     /// # Errors
-    /// PyTorch's expand error when `other` does not broadcast to `self`
-    /// (checked by the compiler for static sizes), or when elements of `self`
-    /// share memory.
+    /// As current PyTorch (checked by the compiler for static sizes): the
+    /// broadcast error when `self` and `other` do not broadcast, "output with
+    /// shape .. doesn't match the broadcast shape .." when they broadcast to
+    /// another shape than `self`'s; or when elements of `self` share memory.
     ///
     /// ```
     /// use shaped::{DynRank, Tensor};
-    /// let mut x = Tensor::<f32, DynRank>::try_zeros(&[1, 3, 1]).unwrap();
-    /// let y = Tensor::<f32, DynRank>::try_zeros(&[3, 1, 7]).unwrap();
+    /// let mut x = Tensor::<f32, DynRank>::try_zeros(&[1, 4]).unwrap();
+    /// let y = Tensor::<f32, DynRank>::try_zeros(&[3, 4]).unwrap();
     /// assert_eq!(x.try_zip_map_(&y, |a, b| a + b).unwrap_err().to_string(),
-    ///     "The expanded size of the tensor (1) must match the existing size (7) at non-singleton dimension 2.");
+    ///     "output with shape [1, 4] doesn't match the broadcast shape [3, 4]");
     /// ```
     pub fn try_zip_map_<U: Element, S2>(
         &mut self,
@@ -167,6 +170,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S2: ExpandsTo<S>,
     {
+        check_inplace(self.dims(), &[other.dims()])?;
         exec::update2(self.layout(), other.layout(), f)
     }
 
@@ -194,6 +198,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         S2: ExpandsTo<S>,
         S3: ExpandsTo<S>,
     {
+        check_inplace(self.dims(), &[b.dims(), c.dims()])?;
         exec::update3(self.layout(), b.layout(), c.layout(), f)
     }
 

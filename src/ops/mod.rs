@@ -4,10 +4,9 @@
 //! | file | operations |
 //! |---|---|
 //! | `map.rs` | `map`, `zip_map`, `zip_map3` and their in-place forms: the building blocks |
-//! | `binary.rs` | two-operand math, comparisons, logical ops |
+//! | `binary.rs` | two-operand math (every form: `op`, `try_op`, `op_out`, `op_`, `try_op_`; the op table), comparisons, logical ops |
 //! | `unary.rs` | one-operand math |
 //! | `ternary.rs` | three-operand ops: `addcmul`, `addcdiv`, `lerp`, `where_cond`, `clamp` |
-//! | `inplace.rs` | in-place forms (`add_`, ...) |
 //! | `operators.rs` | `std::ops` impls: `+ - * / %`, unary `-`, `+=` ... |
 //! | `scalar.rs` | the scalar functions with PyTorch's semantics |
 //! | `locks.rs` | the one order in which operations take storage guards |
@@ -25,7 +24,6 @@ pub mod cuda;
 pub(crate) mod devices;
 pub(crate) mod exec;
 pub mod index;
-mod inplace;
 pub(crate) mod locks;
 mod map;
 pub mod matmul;
@@ -35,4 +33,5 @@ pub mod scalar;
 mod ternary;
 mod unary;
 
+pub use binary::{BinaryOpForms, binary_op_table};
 pub use ternary::{try_where_cond, where_cond};

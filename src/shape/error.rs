@@ -36,17 +36,23 @@ pub enum ShapeError {
         /// Index of the dimension in the broadcast result.
         dim: usize,
     },
-    /// In place (or `expand`): a tensor of size `existing` cannot be expanded
-    /// to size `expanded` at dimension `dim` of the target.
+    /// `expand` / `broadcast_to`: a tensor of size `existing` cannot be
+    /// expanded to size `expanded` at dimension `dim` of the target. (In-place
+    /// operations report [`ShapeError::Mismatch`] or
+    /// [`ShapeError::OutputShape`] instead, as current PyTorch does.)
     Expand {
-        /// The target size (the in-place tensor's own size).
+        /// The target size.
         expanded: usize,
         /// The size of the tensor being expanded.
         existing: usize,
         /// Index of the dimension in the target shape.
         dim: usize,
+        /// The whole target shape, as given (`expand` keeps its -1s).
+        target: Vec<isize>,
+        /// The whole shape of the tensor being expanded.
+        tensor: Vec<usize>,
     },
-    /// In place: broadcasting would change the shape of the output.
+    /// In place: the operands broadcast, but not to the output's shape.
     OutputShape {
         /// The output's shape.
         output: Vec<usize>,
@@ -103,9 +109,11 @@ impl fmt::Display for ShapeError {
                 expanded,
                 existing,
                 dim,
+                target,
+                tensor,
             } => write!(
                 f,
-                "The expanded size of the tensor ({expanded}) must match the existing size ({existing}) at non-singleton dimension {dim}."
+                "The expanded size of the tensor ({expanded}) must match the existing size ({existing}) at non-singleton dimension {dim}.  Target sizes: {target:?}.  Tensor sizes: {tensor:?}"
             ),
             ShapeError::OutputShape { output, broadcast } => write!(
                 f,
@@ -148,3 +156,23 @@ impl fmt::Display for ShapeError {
 }
 
 impl std::error::Error for ShapeError {}
+
+/// `Result::unwrap` for the panicking forms (`op` beside `try_op`): panics
+/// with the error's message, reported at the caller's line. A closure
+/// (`unwrap_or_else(|e| panic!("{e}"))`) cannot carry `#[track_caller]`, so
+/// its panic would point inside the library; this method can.
+pub(crate) trait OrPanic<T> {
+    /// The value, or a panic with the error's `Display` text.
+    #[track_caller]
+    fn or_panic(self) -> T;
+}
+
+impl<T, E: fmt::Display> OrPanic<T> for Result<T, E> {
+    #[track_caller]
+    fn or_panic(self) -> T {
+        match self {
+            Ok(v) => v,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}

@@ -37,11 +37,12 @@ pub use broadcast::ShapePair;
 pub use broadcast::{Broadcast, Broadcast3, BroadcastDim, BroadcastShape};
 pub use dim::{Const, Dim, Dyn, FixedDim, One};
 pub use dyn_rank::DynRank;
+pub(crate) use error::OrPanic;
 pub use error::ShapeError;
 #[doc(hidden)]
 pub use expand::ShapeExpands;
 pub use expand::{DimExpandsTo, ExpandsTo};
-pub use runtime::{DimVec, broadcast_shapes, check_expand, checked_numel};
+pub use runtime::{DimVec, broadcast_shapes, check_expand, check_inplace, checked_numel};
 pub(crate) use runtime::{broadcast_pair, check_static};
 
 use core::fmt::Debug;

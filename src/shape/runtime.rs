@@ -71,7 +71,7 @@ pub(crate) fn broadcast_pair(a: &[usize], b: &[usize]) -> Result<DimVec, ShapeEr
 }
 
 /// Checks that `src` expands to `target` without changing `target`: the rule
-/// of `expand` and of every in-place operation.
+/// of `expand` and `broadcast_to`.
 ///
 /// # Errors
 /// [`ShapeError::Expand`] at the trailing-most size of `src` that is neither
@@ -84,7 +84,7 @@ pub(crate) fn broadcast_pair(a: &[usize], b: &[usize]) -> Result<DimVec, ShapeEr
 /// assert!(check_expand(&[3, 1, 1], &[5, 3, 4, 1]).is_ok());
 /// assert_eq!(
 ///     check_expand(&[3, 1, 7], &[1, 3, 1]).unwrap_err().to_string(),
-///     "The expanded size of the tensor (1) must match the existing size (7) at non-singleton dimension 2."
+///     "The expanded size of the tensor (1) must match the existing size (7) at non-singleton dimension 2.  Target sizes: [1, 3, 1].  Tensor sizes: [3, 1, 7]"
 /// );
 /// ```
 pub fn check_expand(src: &[usize], target: &[usize]) -> Result<(), ShapeError> {
@@ -104,8 +104,45 @@ pub fn check_expand(src: &[usize], target: &[usize]) -> Result<(), ShapeError> {
                 expanded,
                 existing,
                 dim,
+                target: target.iter().map(|&d| d as isize).collect(),
+                tensor: src.to_vec(),
             });
         }
+    }
+    Ok(())
+}
+
+/// Checks an in-place operation `output.op_(operands...)` as current PyTorch
+/// does: `output` and the operands broadcast together (folded left to right,
+/// `output` first), and the result must be `output`'s own shape.
+///
+/// # Errors
+/// [`ShapeError::Mismatch`] when the shapes do not broadcast;
+/// [`ShapeError::OutputShape`] when they broadcast to another shape.
+///
+/// ```
+/// use shaped::shape::check_inplace;
+///
+/// assert!(check_inplace(&[5, 3, 4, 1], &[&[3, 1, 1]]).is_ok());
+/// assert_eq!(
+///     check_inplace(&[1, 4], &[&[3, 4]]).unwrap_err().to_string(),
+///     "output with shape [1, 4] doesn't match the broadcast shape [3, 4]"
+/// );
+/// assert_eq!(
+///     check_inplace(&[2, 1, 5], &[&[3]]).unwrap_err().to_string(),
+///     "The size of tensor a (5) must match the size of tensor b (3) at non-singleton dimension 2"
+/// );
+/// ```
+pub fn check_inplace(output: &[usize], operands: &[&[usize]]) -> Result<(), ShapeError> {
+    let mut shape = DimVec::from_slice(output);
+    for operand in operands {
+        shape = broadcast_pair(&shape, operand)?;
+    }
+    if shape.as_slice() != output {
+        return Err(ShapeError::OutputShape {
+            output: output.to_vec(),
+            broadcast: shape.into_vec(),
+        });
     }
     Ok(())
 }

@@ -143,7 +143,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     }
 
     /// A contiguous copy of the elements, in new storage (PyTorch's
-    /// `clone()`; `Clone` on a tensor shares the storage instead).
+    /// `clone()`; `Clone` does the same, [`Tensor::share`] shares instead).
     ///
     /// # Panics
     /// With the message of [`Tensor::try_deep_copy`]'s error.
@@ -179,7 +179,8 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         exec::map1(self.layout(), |x| x)
     }
 
-    /// This tensor if contiguous, else a contiguous copy.
+    /// This tensor (shared, as [`Tensor::share`]) if contiguous, else a
+    /// contiguous copy, as PyTorch's `contiguous()`.
     ///
     /// # Panics
     /// With the message of [`Tensor::try_contiguous`]'s error.
@@ -206,7 +207,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_contiguous(&self) -> Result<Self, ShapeError> {
         if self.is_contiguous() {
-            Ok(self.clone())
+            Ok(self.share())
         } else {
             self.try_deep_copy()
         }

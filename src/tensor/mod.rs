@@ -2,8 +2,10 @@
 //!
 //! Views (`expand`, `permute`, `narrow`, ...) share the storage and only
 //! change the offset, sizes and strides; an expanded dimension has stride 0.
-//! `Clone` makes another handle on the same storage, as a view does; use
-//! [`Tensor::deep_copy`] for a copy of the elements.
+//! `Clone` copies the elements, as PyTorch's `clone()` does, so that
+//! `let mut y = x.clone(); y.add_(..)` never changes `x`; another handle on
+//! the same storage (a view of the whole tensor) is the explicitly named
+//! [`Tensor::share`].
 //!
 //! | file | what |
 //! |---|---|
@@ -60,9 +62,20 @@ pub struct Tensor<T: Element, S: Shape, D: Device = Cpu> {
     pub(crate) device: PhantomData<D>,
 }
 
-impl<T: Element, S: Shape, D: Device> Clone for Tensor<T, S, D> {
-    /// Another handle on the same storage (a view of the whole tensor).
-    fn clone(&self) -> Self {
+impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
+    /// Another handle on the same storage: a view of the whole tensor, as
+    /// PyTorch's `t.view_as(t)` or `t.detach()` (without autograd) give.
+    /// Writes through either handle are seen by both; nothing is copied.
+    /// (`Clone` copies the elements, as PyTorch's `clone()`.)
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![2]>::zeros();
+    /// let mut y = x.share();
+    /// y.fill_(1.0);
+    /// assert_eq!(x.to_vec(), vec![1.0, 1.0]);
+    /// ```
+    pub fn share(&self) -> Self {
         Tensor {
             storage: Arc::clone(&self.storage),
             offset: self.offset,
@@ -70,6 +83,24 @@ impl<T: Element, S: Shape, D: Device> Clone for Tensor<T, S, D> {
             strides: self.strides.clone(),
             device: PhantomData,
         }
+    }
+}
+
+/// `clone()` copies the elements into a new contiguous buffer, as PyTorch's
+/// `Tensor.clone()`: writing into the copy never changes the original. A
+/// second handle on the same storage is [`Tensor::share`]. (A CUDA tensor
+/// copies with the fallible `deep_copy` instead, so it is not `Clone`.)
+///
+/// ```
+/// use shaped::{Shape, Tensor};
+/// let x = Tensor::<f32, Shape![2]>::zeros();
+/// let mut y = x.clone();
+/// y.fill_(1.0);
+/// assert_eq!((x.to_vec(), y.to_vec()), (vec![0.0, 0.0], vec![1.0, 1.0]));
+/// ```
+impl<T: Element, S: Shape> Clone for Tensor<T, S> {
+    fn clone(&self) -> Self {
+        self.deep_copy()
     }
 }
 

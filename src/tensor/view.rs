@@ -56,7 +56,7 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     /// assert_eq!(e.strides(), &[0, 1, 0]);
     /// let err = t.expand::<DynRank>(&[3, 5, 4]).unwrap_err();
     /// assert_eq!(err.to_string(),
-    ///     "The expanded size of the tensor (5) must match the existing size (3) at non-singleton dimension 1.");
+    ///     "The expanded size of the tensor (5) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [3, 5, 4].  Tensor sizes: [3, 1]");
     /// ```
     pub fn expand<S2: Shape>(&self, sizes: &[isize]) -> Result<Tensor<T, S2, D>, ShapeError>
     where
@@ -85,7 +85,23 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
             .collect();
         // PyTorch walks from the last dimension, so a mismatch in an existing
         // dimension is reported before a -1 in a new leading one.
-        check_expand(self.dims(), &target)?;
+        check_expand(self.dims(), &target).map_err(|e| match e {
+            // PyTorch reports the target sizes as given, -1s included.
+            ShapeError::Expand {
+                target: _,
+                expanded,
+                existing,
+                dim,
+                tensor,
+            } => ShapeError::Expand {
+                expanded,
+                existing,
+                dim,
+                target: sizes.to_vec(),
+                tensor,
+            },
+            e => e,
+        })?;
         if let Some(i) = sizes[..lead].iter().rposition(|&s| s == -1) {
             return Err(ShapeError::Invalid(format!(
                 "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"
@@ -396,6 +412,8 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
                     expanded: target,
                     existing: size,
                     dim: bd,
+                    target: out_dims.iter().map(|&d| d as isize).collect(),
+                    tensor: self.dims().to_vec(),
                 });
             }
             strides[bd] = if size == target { self.strides()[i] } else { 0 };

@@ -205,7 +205,7 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
     /// ```
     pub fn contiguous(&self) -> Result<Self, CudaError> {
         if self.is_contiguous() {
-            return Ok(self.clone());
+            return Ok(self.share());
         }
         self.deep_copy()
     }

@@ -18,7 +18,7 @@ use crate::device::Cuda;
 use crate::element::{Element, Float, Numeric, Signed};
 use crate::shape::{
     Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape, ShapeError, broadcast_pair,
-    check_expand,
+    check_inplace,
 };
 
 /// Runs `op` on `a` and `rest` broadcast together, into a new tensor.
@@ -49,8 +49,9 @@ fn apply_<T: CudaElement, S: Shape>(
 ) -> Result<(), CudaError> {
     for r in rest {
         same_device(target.device(), &r.storage.dev)?;
-        check_expand(r.dims, target.dims())?;
     }
+    let dims: Vec<&[usize]> = rest.iter().map(|r| r.dims).collect();
+    check_inplace(target.dims(), &dims)?;
     check_no_overlap(target.dims(), target.strides())?;
     let dev = target.device().clone();
     launch(&dev, op, target.operand(), target.operand(), rest, s)
@@ -406,7 +407,7 @@ macro_rules! inplace {
             #[doc = concat!("The fallible form of [`Tensor::", stringify!($name), "`] on CUDA tensors.")]
             ///
             /// # Errors
-            /// PyTorch's expand error, the overlap error, `ZeroDivisionError`
+            /// PyTorch's in-place broadcast or output-shape error, the overlap error, `ZeroDivisionError`
             /// for an integer divisor holding 0, or a driver error.
             pub fn $try_name<S2>(&mut self, other: &Tensor<T, S2, Cuda>) -> Result<(), CudaError>
             where
@@ -526,7 +527,7 @@ impl<T: Numeric + CudaElement, S: Shape> Tensor<T, S, Cuda> {
     /// `self`'s shape, as `Tensor.addcmul_`.
     ///
     /// # Errors
-    /// PyTorch's expand error, the overlap error, or a driver error.
+    /// PyTorch's in-place broadcast or output-shape error, the overlap error, or a driver error.
     ///
     /// ```
     /// use shaped::device::Cuda;
@@ -774,6 +775,7 @@ scalar_operators!(f32, f64, i32, i64, u8);
 /// `-x` for every element, on the GPU.
 impl<T: Signed + CudaElement, S: Shape> core::ops::Neg for &Tensor<T, S, Cuda> {
     type Output = Tensor<T, S, Cuda>;
+    #[track_caller]
     fn neg(self) -> Tensor<T, S, Cuda> {
         self.try_neg().unwrap_or_else(|e| panic!("{e}"))
     }

@@ -34,7 +34,9 @@ use crate::backend::cpu::index::{self as kernel, ScatterOut, Strided};
 use crate::element::{Element, Numeric};
 use crate::iter::broadcast_strides;
 use crate::ops::exec::{self, Layout};
-use crate::shape::{Broadcast, BroadcastShape, One, SetAxis, Shape, ShapeError, broadcast_pair};
+use crate::shape::{
+    Broadcast, BroadcastShape, Dyn, DynRank, One, SetAxis, Shape, ShapeError, broadcast_pair,
+};
 use crate::tensor::wrap_dim;
 
 use super::{IndexElement, NonEmpty, out_of_bounds, storage_addr};
@@ -355,12 +357,24 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         index: &Tensor<impl IndexElement, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) -> Result<(), ShapeError> {
+        self.try_scatter_with(dim, index, src, |_, s| s)
+    }
+
+    /// `self[.. index[i] ..] = f(self[.. index[i] ..], src[i])`: the scatter
+    /// pass that `scatter_`, `scatter_add_` and `scatter_reduce_` share.
+    pub(crate) fn try_scatter_with(
+        &mut self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        src: &Tensor<T, impl Shape>,
+        f: impl Fn(T, T) -> T + Sync,
+    ) -> Result<(), ShapeError> {
         scatter_impl(
             self.layout(),
             dim,
             index.layout(),
             Source::Tensor(src.layout()),
-            |_, s| s,
+            f,
         )
     }
 
@@ -460,6 +474,50 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         )
     }
 
+    /// A copy of `self` with `value` written at the positions `index` gives
+    /// along `dim`, as `torch.scatter(self, dim, index, value)` with a number.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_scatter_value_`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]);
+    /// let idx = Tensor::<i64, Shape![1]>::from_vec(vec![2]);
+    /// let r = t.try_scatter_value(0, &idx, 9.).unwrap();
+    /// assert_eq!((r.to_vec(), t.to_vec()), (vec![1., 2., 9.], vec![1., 2., 3.]));
+    /// ```
+    pub fn try_scatter_value(
+        &self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        value: T,
+    ) -> Result<Tensor<T, S>, ShapeError> {
+        self.try_on_copy(|out| out.try_scatter_value_(dim, index, value))
+    }
+
+    /// A copy of `self` with `value` written at the positions `index` gives.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_scatter_value_`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2, 2]>::zeros();
+    /// let idx = Tensor::<i64, Shape![2, 1]>::from_vec(vec![1, 0]);
+    /// assert_eq!(t.scatter_value(1, &idx, 5).to_vec(), vec![0, 5, 5, 0]);
+    /// ```
+    #[track_caller]
+    pub fn scatter_value(
+        &self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        value: T,
+    ) -> Tensor<T, S> {
+        self.try_scatter_value(dim, index, value)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
     /// The elements of `self` picked along axis `K` by `indices`, the two
     /// broadcast against each other everywhere but along `K`, as
     /// `torch.take_along_dim(self, indices, K)` (NumPy's
@@ -488,7 +546,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         S: SetAxis<K, One>,
         <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
     {
-        let (dims, data) = take_along_dim_impl(self.layout(), K, indices.layout())?;
+        let (dims, data) = take_along_dim_impl(self.layout(), K as isize, indices.layout())?;
         Ok(Tensor::from_parts(
             data,
             <Broadcast<<S as SetAxis<K, One>>::Output, SI>>::check_dims(&dims)?,
@@ -524,11 +582,105 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     }
 }
 
+impl<T: Element, S: Shape> Tensor<T, S> {
+    /// [`Tensor::try_take_along_dim`] with the axis given at run time (negative
+    /// counts from the end), as `torch.take_along_dim(self, indices, dim)`;
+    /// the result's rank is known only at run time.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_take_along_dim`], and `dim` out of range.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2, 3]>::from_vec(vec![1, 2, 3, 4, 5, 6]);
+    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![2, 0]);
+    /// let r = t.try_take_along_dim_at(-1, &idx).unwrap();
+    /// assert_eq!((r.dims(), r.to_vec()), (&[2, 2][..], vec![3, 1, 6, 4]));
+    /// ```
+    pub fn try_take_along_dim_at(
+        &self,
+        dim: isize,
+        indices: &Tensor<impl IndexElement, impl Shape>,
+    ) -> Result<Tensor<T, DynRank>, ShapeError> {
+        let (dims, data) = take_along_dim_impl(self.layout(), dim, indices.layout())?;
+        Tensor::try_from_vec(data, &dims)
+    }
+
+    /// [`Tensor::take_along_dim`] with the axis given at run time.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_take_along_dim_at`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
+    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![1, 0]);
+    /// assert_eq!(t.take_along_dim_at(0, &idx).to_vec(), vec![3., 2.]);
+    /// ```
+    #[track_caller]
+    pub fn take_along_dim_at(
+        &self,
+        dim: isize,
+        indices: &Tensor<impl IndexElement, impl Shape>,
+    ) -> Tensor<T, DynRank> {
+        self.try_take_along_dim_at(dim, indices)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The elements of `self` flattened (row-major), picked by `indices`
+    /// flattened, as `torch.take_along_dim(self, indices)` without a dim.
+    ///
+    /// # Errors
+    /// An index outside `0..self.numel()`, with PyTorch's message.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![2, 3]>::from_vec(vec![0., 1., 2., 3., 4., 5.]);
+    /// let idx = Tensor::<i64, Shape![3]>::from_vec(vec![5, 0, 2]);
+    /// assert_eq!(t.try_take_along_dim_flat(&idx).unwrap().to_vec(), vec![5., 0., 2.]);
+    /// let bad = Tensor::<i64, Shape![1]>::from_vec(vec![6]);
+    /// assert_eq!(t.try_take_along_dim_flat(&bad).unwrap_err().to_string(),
+    ///     "index 6 is out of bounds for dimension 0 with size 6");
+    /// ```
+    pub fn try_take_along_dim_flat<I: IndexElement>(
+        &self,
+        indices: &Tensor<I, impl Shape>,
+    ) -> Result<Tensor<T, (Dyn,)>, ShapeError> {
+        let flat = self.to_vec();
+        let idx = indices.to_vec();
+        let n = idx.len();
+        let flat = Tensor::<T, DynRank>::try_from_vec(flat, &[self.numel()])?;
+        let idx = Tensor::<I, DynRank>::try_from_vec(idx, &[n])?;
+        let data = gather_impl(flat.layout(), 0, idx.layout())?;
+        Tensor::try_from_vec(data, &[n])
+    }
+
+    /// The elements of `self` flattened, picked by `indices` flattened.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_take_along_dim_flat`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2, 2]>::from_vec(vec![1, 2, 3, 4]);
+    /// let idx = Tensor::<i64, Shape![2, 1]>::from_vec(vec![3, 3]);
+    /// assert_eq!(t.take_along_dim_flat(&idx).to_vec(), vec![4, 4]);
+    /// ```
+    #[track_caller]
+    pub fn take_along_dim_flat<I: IndexElement>(
+        &self,
+        indices: &Tensor<I, impl Shape>,
+    ) -> Tensor<T, (Dyn,)> {
+        self.try_take_along_dim_flat(indices)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+
 /// `take_along_dim`'s checks, broadcasting and gather, on erased layouts:
 /// the result's sizes and elements.
 fn take_along_dim_impl<T: Element, I: IndexElement>(
     src: Layout<'_, T>,
-    k: usize,
+    k: isize,
     indices: Layout<'_, I>,
 ) -> Result<(Vec<usize>, Vec<T>), ShapeError> {
     if src.dims.len() != indices.dims.len() {
@@ -543,7 +695,7 @@ fn take_along_dim_impl<T: Element, I: IndexElement>(
             "Dimension specified as {k} but tensor has no dimensions"
         )));
     }
-    let dim = wrap_dim(k as isize, src.dims.len())?;
+    let dim = wrap_dim(k, src.dims.len())?;
     // The result's sizes: `self` with `indices`' size along `dim`, broadcast
     // with `indices`; `self` is read at the same sizes but its own along dim.
     let mut self_sizes = src.dims.to_vec();
@@ -590,13 +742,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         index: &Tensor<impl IndexElement, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) -> Result<(), ShapeError> {
-        scatter_impl(
-            self.layout(),
-            dim,
-            index.layout(),
-            Source::Tensor(src.layout()),
-            |a, b| a.wadd(b),
-        )
+        self.try_scatter_with(dim, index, src, |a, b| a.wadd(b))
     }
 
     /// Adds `src` into `self` at the positions `index` gives along `dim`.

@@ -26,6 +26,7 @@
 
 use crate::Tensor;
 use crate::element::Element;
+use crate::ops::exec;
 use crate::shape::{
     Broadcast, BroadcastShape, Dyn, DynRank, ExpandsTo, Shape, ShapeError, broadcast_pair,
     checked_numel,
@@ -37,8 +38,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// shape.
     ///
     /// # Errors
-    /// PyTorch's expand error when the mask does not broadcast to `self`'s
-    /// shape (a compile error for static shapes); elements of `self` that
+    /// As PyTorch's in-place operations (a compile error for static shapes):
+    /// the broadcast error naming `self` then the mask, or "output with shape
+    /// .. doesn't match the broadcast shape .."; elements of `self` that
     /// share memory.
     ///
     /// ```
@@ -49,7 +51,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.to_vec(), vec![7, 0, 7, 7, 0, 7]);
     /// let wide = Tensor::<bool, DynRank>::try_full(&[4], true).unwrap();
     /// assert_eq!(t.try_masked_fill_(&wide, 1).err().unwrap().to_string(),
-    ///     "The expanded size of the tensor (3) must match the existing size (4) at non-singleton dimension 1.");
+    ///     "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1");
     /// ```
     pub fn try_masked_fill_<SM>(
         &mut self,
@@ -86,7 +88,8 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// broadcast together, as `torch.masked_fill(self, mask, value)`.
     ///
     /// # Errors
-    /// PyTorch's broadcast error when a run-time size does not match.
+    /// PyTorch's broadcast error when a run-time size does not match, naming
+    /// the mask as tensor a and `self` as tensor b (PyTorch's order).
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
@@ -103,6 +106,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: BroadcastShape<SM>,
     {
+        broadcast_pair(mask.dims(), self.dims())?;
         self.try_zip_map(mask, move |x, m| if m { value } else { x })
     }
 
@@ -150,7 +154,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: BroadcastShape<SM>,
     {
-        let dims = broadcast_pair(self.dims(), mask.dims())?;
+        let dims = broadcast_pair(mask.dims(), self.dims())?;
         checked_numel(&dims)?;
         let values = self.try_broadcast_to::<DynRank>(&dims)?.to_vec();
         let keep = mask.try_broadcast_to::<DynRank>(&dims)?.to_vec();
@@ -179,6 +183,230 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         S: BroadcastShape<SM>,
     {
         self.try_masked_select(mask)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Copies the elements of `source`, in row-major order, into the
+    /// positions of `self` where `mask` holds (row-major too), as
+    /// `Tensor.masked_scatter_(mask, source)`; the mask expands to `self`'s
+    /// shape, `source` may have any shape and must have at least as many
+    /// elements as the mask has `true`s.
+    ///
+    /// # Errors
+    /// PyTorch's expand error when the mask does not expand to `self`'s
+    /// shape; `Number of elements of source < number of ones in mask`;
+    /// elements of `self` that share memory. Nothing is written then.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut t = Tensor::<i32, Shape![2, 2]>::zeros();
+    /// let m = Tensor::<bool, Shape![2]>::from_vec(vec![false, true]);
+    /// t.try_masked_scatter_(&m, &Tensor::<i32, Shape![3]>::from_vec(vec![7, 8, 9])).unwrap();
+    /// assert_eq!(t.to_vec(), vec![0, 7, 0, 8]);
+    /// let few = Tensor::<i32, Shape![1]>::from_vec(vec![1]);
+    /// assert_eq!(t.try_masked_scatter_(&m, &few).unwrap_err().to_string(),
+    ///     "Number of elements of source < number of ones in mask");
+    /// ```
+    pub fn try_masked_scatter_<SM>(
+        &mut self,
+        mask: &Tensor<bool, SM>,
+        source: &Tensor<T, impl Shape>,
+    ) -> Result<(), ShapeError>
+    where
+        SM: ExpandsTo<S>,
+    {
+        let keep = mask.try_broadcast_to::<DynRank>(self.dims())?.to_vec();
+        let mut values = self.to_vec();
+        let mut src = source.to_vec().into_iter();
+        for (v, m) in values.iter_mut().zip(keep) {
+            if m {
+                *v = src.next().ok_or_else(|| {
+                    ShapeError::Invalid(
+                        "Number of elements of source < number of ones in mask".into(),
+                    )
+                })?;
+            }
+        }
+        let filled = Tensor::<T, DynRank>::try_from_vec(values, self.dims())?;
+        // Same sizes: the shape rule was checked by the mask's broadcast.
+        exec::update2(self.layout(), filled.layout(), |_, v| v)
+    }
+
+    /// Copies `source` into the positions of `self` where `mask` holds.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_masked_scatter_`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut t = Tensor::<f32, Shape![3]>::zeros();
+    /// let m = Tensor::<bool, Shape![3]>::from_vec(vec![true, false, true]);
+    /// t.masked_scatter_(&m, &Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]));
+    /// assert_eq!(t.to_vec(), vec![1., 0., 2.]);
+    /// ```
+    #[track_caller]
+    pub fn masked_scatter_<SM>(&mut self, mask: &Tensor<bool, SM>, source: &Tensor<T, impl Shape>)
+    where
+        SM: ExpandsTo<S>,
+    {
+        self.try_masked_scatter_(mask, source)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// `self` and `mask` broadcast together, with the elements of `source`
+    /// copied in row-major order where the mask holds, as
+    /// `torch.masked_scatter(self, mask, source)`.
+    ///
+    /// # Errors
+    /// PyTorch's broadcast error naming the mask as tensor a; too few
+    /// elements in `source`, as [`Tensor::try_masked_scatter_`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i64, Shape![3]>::from_vec(vec![1, 2, 3]);
+    /// let m = Tensor::<bool, Shape![2, 1]>::from_vec(vec![true, false]);
+    /// let src = Tensor::<i64, Shape![4]>::from_vec(vec![7, 8, 9, 10]);
+    /// let r: Tensor<i64, Shape![2, 3]> = t.try_masked_scatter(&m, &src).unwrap();
+    /// assert_eq!(r.to_vec(), vec![7, 8, 9, 1, 2, 3]);
+    /// ```
+    pub fn try_masked_scatter<SM: Shape>(
+        &self,
+        mask: &Tensor<bool, SM>,
+        source: &Tensor<T, impl Shape>,
+    ) -> Result<Tensor<T, Broadcast<S, SM>>, ShapeError>
+    where
+        S: BroadcastShape<SM>,
+    {
+        let dims = broadcast_pair(mask.dims(), self.dims())?;
+        let mut out = self.try_broadcast_to::<DynRank>(&dims)?.deep_copy();
+        out.try_masked_scatter_(mask, source)?;
+        out.try_into_shape()
+    }
+
+    /// `self` and `mask` broadcast together, `source` copied where the mask
+    /// holds.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_masked_scatter`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f64, Shape![2]>::zeros();
+    /// let m = Tensor::<bool, Shape![2]>::from_vec(vec![true, true]);
+    /// let r = t.masked_scatter(&m, &Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]));
+    /// assert_eq!(r.to_vec(), vec![1., 2.]);
+    /// ```
+    #[track_caller]
+    pub fn masked_scatter<SM: Shape>(
+        &self,
+        mask: &Tensor<bool, SM>,
+        source: &Tensor<T, impl Shape>,
+    ) -> Tensor<T, Broadcast<S, SM>>
+    where
+        S: BroadcastShape<SM>,
+    {
+        self.try_masked_scatter(mask, source)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Tensor::try_masked_fill`] with the value given as a 0-d tensor, as
+    /// `torch.masked_fill(self, mask, value)` with a tensor value.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_masked_fill`]; a `value` of another rank than 0
+    /// (possible for [`DynRank`]), with PyTorch's message.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]);
+    /// let m = Tensor::<bool, Shape![3]>::from_vec(vec![true, false, true]);
+    /// let v = Tensor::<f32, Shape![]>::full(-1.);
+    /// assert_eq!(t.try_masked_fill_tensor(&m, &v).unwrap().to_vec(), vec![-1., 2., -1.]);
+    /// let row = Tensor::<f32, DynRank>::try_full(&[1], -1.).unwrap();
+    /// assert_eq!(t.try_masked_fill_tensor(&m, &row).unwrap_err().to_string(),
+    ///     "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with 1 dimension(s).");
+    /// ```
+    pub fn try_masked_fill_tensor<SM: Shape>(
+        &self,
+        mask: &Tensor<bool, SM>,
+        value: &Tensor<T, impl Shape>,
+    ) -> Result<Tensor<T, Broadcast<S, SM>>, ShapeError>
+    where
+        S: BroadcastShape<SM>,
+    {
+        self.try_masked_fill(mask, scalar_value(value)?)
+    }
+
+    /// `self` with the elements where `mask` holds set to a 0-d tensor's
+    /// value.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_masked_fill_tensor`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2]>::from_vec(vec![1, 2]);
+    /// let m = Tensor::<bool, Shape![2]>::from_vec(vec![false, true]);
+    /// assert_eq!(t.masked_fill_tensor(&m, &Tensor::<i32, Shape![]>::full(9)).to_vec(), vec![1, 9]);
+    /// ```
+    #[track_caller]
+    pub fn masked_fill_tensor<SM: Shape>(
+        &self,
+        mask: &Tensor<bool, SM>,
+        value: &Tensor<T, impl Shape>,
+    ) -> Tensor<T, Broadcast<S, SM>>
+    where
+        S: BroadcastShape<SM>,
+    {
+        self.try_masked_fill_tensor(mask, value)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Tensor::try_masked_fill_`] with the value given as a 0-d tensor, as
+    /// `Tensor.masked_fill_(mask, value)` with a tensor value.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_masked_fill_`] and [`Tensor::try_masked_fill_tensor`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut t = Tensor::<f64, Shape![2, 2]>::zeros();
+    /// let m = Tensor::<bool, Shape![2]>::from_vec(vec![true, false]);
+    /// t.try_masked_fill_tensor_(&m, &Tensor::<f64, Shape![]>::full(4.)).unwrap();
+    /// assert_eq!(t.to_vec(), vec![4., 0., 4., 0.]);
+    /// ```
+    pub fn try_masked_fill_tensor_<SM>(
+        &mut self,
+        mask: &Tensor<bool, SM>,
+        value: &Tensor<T, impl Shape>,
+    ) -> Result<(), ShapeError>
+    where
+        SM: ExpandsTo<S>,
+    {
+        let v = scalar_value(value)?;
+        self.try_masked_fill_(mask, v)
+    }
+
+    /// Sets the elements of `self` where `mask` holds to a 0-d tensor's value.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_masked_fill_tensor_`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut t = Tensor::<u8, Shape![2]>::zeros();
+    /// t.masked_fill_tensor_(&Tensor::<bool, Shape![2]>::from_vec(vec![true, false]), &Tensor::<u8, Shape![]>::full(3));
+    /// assert_eq!(t.to_vec(), vec![3, 0]);
+    /// ```
+    #[track_caller]
+    pub fn masked_fill_tensor_<SM>(
+        &mut self,
+        mask: &Tensor<bool, SM>,
+        value: &Tensor<T, impl Shape>,
+    ) where
+        SM: ExpandsTo<S>,
+    {
+        self.try_masked_fill_tensor_(mask, value)
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -214,4 +442,16 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         }
         Tensor::try_from_vec(rows, &[n, rank]).expect("n rows of rank coordinates fit (Dyn, Dyn)")
     }
+}
+
+/// The one element of a 0-d `value` tensor, or PyTorch's error for another
+/// rank.
+fn scalar_value<T: Element>(value: &Tensor<T, impl Shape>) -> Result<T, ShapeError> {
+    if value.rank() != 0 {
+        return Err(ShapeError::Invalid(format!(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
+            value.rank()
+        )));
+    }
+    Ok(value.to_vec()[0])
 }

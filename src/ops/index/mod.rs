@@ -7,9 +7,10 @@
 //! | `slice.rs` | `select`, `slice`, [`index!`](crate::index) / [`try_index!`](crate::try_index) (views) | none |
 //! | `join.rs` | `cat`, `cat_with`, `stack` | none: sizes must match away from the axis |
 //! | `split.rs` | `split`, `split_with_sizes`, `chunk` (views) | none |
-//! | `gather.rs` | `gather`, `scatter(_)`, `scatter_add(_)`, `take_along_dim` | `take_along_dim` only |
+//! | `gather.rs` | `gather`, `scatter(_)`, `scatter_value(_)`, `scatter_add(_)`, `take_along_dim` (const, run-time or no axis) | `take_along_dim` only |
+//! | `scatter_reduce.rs` | `scatter_reduce(_)`: `sum`, `prod`, `mean`, `amax`, `amin`, `include_self` | none |
 //! | `select.rs` | `index_select`, `index_add(_)`, `index_copy(_)` | none |
-//! | `masked.rs` | `masked_fill(_)`, `masked_select`, `nonzero` | mask with `self` |
+//! | `masked.rs` | `masked_fill(_)` (a number or a 0-d tensor), `masked_scatter(_)`, `masked_select`, `nonzero` | mask with `self` |
 //!
 //! # Axes: const or run time
 //! Where the axis changes the result's *type* (`select`, `slice`, `cat`,
@@ -65,10 +66,12 @@
 mod gather;
 mod join;
 mod masked;
+mod scatter_reduce;
 mod select;
 mod slice;
 mod split;
 
+pub use scatter_reduce::ScatterReduce;
 pub use slice::{AxisIndex, AxisRange, Stepped};
 
 use crate::element::Integer;

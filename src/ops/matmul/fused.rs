@@ -64,8 +64,9 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// The fallible form of [`Tensor::addmm`].
     ///
     /// # Errors
-    /// `mm`'s messages for the operands (`mat1 must be a matrix, got 3-D
-    /// tensor` for a [`DynRank`](crate::DynRank) one), then PyTorch's expand
+    /// `mm`'s messages for the operands, prefixed `addmm:` (`addmm: self must
+    /// be a matrix, got 3-D tensor` for a [`DynRank`](crate::DynRank) one, as
+    /// PyTorch names the first operand), then PyTorch's expand
     /// message when `self` does not broadcast to the product.
     ///
     /// ```
@@ -74,7 +75,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// let a = Tensor::<f32, DynRank>::try_zeros(&[2, 4]).unwrap();
     /// let b = Tensor::<f32, DynRank>::try_zeros(&[4, 5]).unwrap();
     /// assert_eq!(c.try_addmm(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
-    ///     "The expanded size of the tensor (5) must match the existing size (3) at non-singleton dimension 1.");
+    ///     "The expanded size of the tensor (5) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 5].  Tensor sizes: [3]");
     /// ```
     pub fn try_addmm<SA: MatrixShape, SB: MatrixShape>(
         &self,
@@ -428,7 +429,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// let a = Tensor::<f32, DynRank>::try_zeros(&[2, 2, 3]).unwrap();
     /// let b = Tensor::<f32, DynRank>::try_zeros(&[2, 3, 2]).unwrap();
     /// assert_eq!(c.try_baddbmm(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
-    ///     "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 0.");
+    ///     "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 0.  Target sizes: [2, 2, 2].  Tensor sizes: [3, 1, 1]");
     /// ```
     pub fn try_baddbmm<SA: BatchShape, SB: BatchShape>(
         &self,
@@ -671,15 +672,7 @@ type Rule = fn(&[usize], &[usize], &[usize]) -> Result<rules::Geometry, ShapeErr
 
 /// `addmm`'s rule for its operands: `mm`'s, with its own rank messages.
 fn addmm_rule(a: &[usize], b: &[usize], _input: &[usize]) -> Result<rules::Geometry, ShapeError> {
-    for (dims, name) in [(a, "mat1"), (b, "mat2")] {
-        if dims.len() != 2 {
-            return Err(ShapeError::Invalid(format!(
-                "{name} must be a matrix, got {}-D tensor",
-                dims.len()
-            )));
-        }
-    }
-    rules::mm(a, b)
+    rules::mm_for("addmm", a, b)
 }
 
 /// `addmv`'s rule: `mv`'s, which also checks the input.

@@ -94,9 +94,10 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// The fallible form of [`Tensor::mm`].
     ///
     /// # Errors
-    /// `self must be a matrix` / `mat2 must be a matrix` for a
+    /// `mm: self must be a matrix, got 3-D tensor` / `mm: mat2 must be a
+    /// matrix, ..` for a
     /// [`DynRank`](crate::DynRank) operand of another rank, and
-    /// `mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)` when the
+    /// `mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)` when the
     /// contracted sizes differ.
     ///
     /// ```
@@ -104,7 +105,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// let a = Tensor::<f32, Shape![2, _]>::try_zeros(&[2, 3]).unwrap();
     /// let b = Tensor::<f32, Shape![_, 5]>::try_zeros(&[4, 5]).unwrap();
     /// assert_eq!(a.try_mm(&b).err().unwrap().to_string(),
-    ///     "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+    ///     "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
     /// ```
     pub fn try_mm<S2: MmWith<S>>(
         &self,

@@ -12,7 +12,7 @@
 //! let a = Tensor::<f32, DynRank>::try_zeros(&[2, 3]).unwrap();
 //! let b = Tensor::<f32, DynRank>::try_zeros(&[4, 5]).unwrap();
 //! assert_eq!(a.try_matmul(&b).err().unwrap().to_string(),
-//!     "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+//!     "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
 //! ```
 
 use crate::shape::{DimVec, ShapeError, broadcast_pair, checked_numel};
@@ -115,10 +115,11 @@ fn invalid(msg: String) -> ShapeError {
     ShapeError::Invalid(msg)
 }
 
-/// PyTorch's `mm` message, with the left operand's rows as given.
-fn mm_mismatch(rows: usize, k1: usize, k2: usize, n: usize) -> ShapeError {
+/// PyTorch's `mm` message for the op `op` (`mm`, `addmm`), with the left
+/// operand's rows as given.
+fn mm_mismatch(op: &str, rows: usize, k1: usize, k2: usize, n: usize) -> ShapeError {
     invalid(format!(
-        "mat1 and mat2 shapes cannot be multiplied ({rows}x{k1} and {k2}x{n})"
+        "{op}: mat1 and mat2 shapes cannot be multiplied ({rows}x{k1} and {k2}x{n})"
     ))
 }
 
@@ -164,7 +165,7 @@ pub(crate) fn matmul(a: &[usize], b: &[usize]) -> Result<Geometry, ShapeError> {
         let folded_rows = a[..lhs.batch].iter().product::<usize>() * m;
         return Err(match rb {
             1 => mv_mismatch(folded_rows, folded_rows, k1, k2),
-            2 => mm_mismatch(folded_rows, k1, k2, b[1]),
+            2 => mm_mismatch("mm", folded_rows, k1, k2, b[1]),
             _ => {
                 let nb = batch.iter().product();
                 bmm_mismatch(nb, k1, nb, k2)
@@ -178,14 +179,22 @@ pub(crate) fn matmul(a: &[usize], b: &[usize]) -> Result<Geometry, ShapeError> {
 
 /// `mm(a, b)`: two matrices.
 pub(crate) fn mm(a: &[usize], b: &[usize]) -> Result<Geometry, ShapeError> {
-    if a.len() != 2 {
-        return Err(invalid("self must be a matrix".into()));
-    }
-    if b.len() != 2 {
-        return Err(invalid("mat2 must be a matrix".into()));
+    mm_for("mm", a, b)
+}
+
+/// The rule of `mm` as the op `op` (`mm`, `addmm`) reports it: PyTorch names
+/// the left operand `self` in the rank message and `mat1` in the size one.
+pub(crate) fn mm_for(op: &str, a: &[usize], b: &[usize]) -> Result<Geometry, ShapeError> {
+    for (dims, name) in [(a, "self"), (b, "mat2")] {
+        if dims.len() != 2 {
+            return Err(invalid(format!(
+                "{op}: {name} must be a matrix, got {}-D tensor",
+                dims.len()
+            )));
+        }
     }
     if a[1] != b[0] {
-        return Err(mm_mismatch(a[0], a[1], b[0], b[1]));
+        return Err(mm_mismatch(op, a[0], a[1], b[0], b[1]));
     }
     Ok(Geometry::new(
         DimVec::new(),
@@ -379,17 +388,17 @@ mod tests {
             (
                 &[3],
                 &[4, 5],
-                Err("mat1 and mat2 shapes cannot be multiplied (1x3 and 4x5)"),
+                Err("mm: mat1 and mat2 shapes cannot be multiplied (1x3 and 4x5)"),
             ),
             (
                 &[2, 3],
                 &[4, 5],
-                Err("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"),
+                Err("mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"),
             ),
             (
                 &[6, 2, 3],
                 &[4, 5],
-                Err("mat1 and mat2 shapes cannot be multiplied (12x3 and 4x5)"),
+                Err("mm: mat1 and mat2 shapes cannot be multiplied (12x3 and 4x5)"),
             ),
             (
                 &[6, 2, 3],
@@ -421,7 +430,7 @@ mod tests {
     fn fixed_rank_messages() {
         assert_eq!(
             out(mm(&[2, 3, 4], &[4, 5])).unwrap_err(),
-            "self must be a matrix"
+            "mm: self must be a matrix, got 3-D tensor"
         );
         assert_eq!(
             out(mv(&[2, 3], &[3], Some(&[3]))).unwrap_err(),

@@ -1,0 +1,212 @@
+//! `scatter_reduce`: each element of `src` is combined into the position of
+//! `self` that `index` names along `dim`, with one of PyTorch's reductions
+//! (`sum`, `prod`, `mean`, `amax`, `amin`), `self`'s own value taking part or
+//! not (`include_self`). The shape rules are `scatter_add_`'s.
+//!
+//! Built from the scatter passes of `gather.rs`: with `include_self = false`
+//! the written positions first get the reduction's identity (or, for `amax`
+//! and `amin`, one of their own contributions), then every contribution is
+//! combined in; `mean` divides by the number of contributions (plus one with
+//! `include_self`), rounding toward negative infinity for integers, as
+//! PyTorch. Positions that nothing is scattered to keep `self`'s value.
+//!
+//! ```
+//! use shaped::ops::index::ScatterReduce;
+//! use shaped::{Shape, Tensor};
+//! let t = Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]);
+//! let idx = Tensor::<i64, Shape![4]>::from_vec(vec![0, 0, 2, 2]);
+//! let src = Tensor::<f32, Shape![4]>::from_vec(vec![5., 7., -1., 9.]);
+//! let r = t.scatter_reduce(0, &idx, &src, ScatterReduce::Amax, false);
+//! assert_eq!(r.to_vec(), vec![7., 2., 9.]);
+//! ```
+
+use crate::element::Numeric;
+use crate::ops::{exec, scalar};
+use crate::shape::{Shape, ShapeError};
+use crate::{DynRank, Tensor};
+
+use super::IndexElement;
+
+/// The reduction of [`Tensor::scatter_reduce`], PyTorch's `reduce=` names.
+///
+/// ```
+/// use shaped::ops::index::ScatterReduce;
+/// assert_eq!("amax".parse::<ScatterReduce>().unwrap(), ScatterReduce::Amax);
+/// assert!("max".parse::<ScatterReduce>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScatterReduce {
+    /// `"sum"`: the sum of the contributions.
+    Sum,
+    /// `"prod"`: their product.
+    Prod,
+    /// `"mean"`: their mean (floored for integers).
+    Mean,
+    /// `"amax"`: their maximum (NaN if any is NaN).
+    Amax,
+    /// `"amin"`: their minimum (NaN if any is NaN).
+    Amin,
+}
+
+impl core::str::FromStr for ScatterReduce {
+    type Err = ShapeError;
+
+    /// PyTorch's names; any other is PyTorch's error.
+    fn from_str(s: &str) -> Result<Self, ShapeError> {
+        Ok(match s {
+            "sum" => ScatterReduce::Sum,
+            "prod" => ScatterReduce::Prod,
+            "mean" => ScatterReduce::Mean,
+            "amax" => ScatterReduce::Amax,
+            "amin" => ScatterReduce::Amin,
+            _ => {
+                return Err(ShapeError::Invalid(format!(
+                    "reduce argument must be either sum, prod, mean, amax or amin, got {s}"
+                )));
+            }
+        })
+    }
+}
+
+impl<T: Numeric, S: Shape> Tensor<T, S> {
+    /// Combines `src` into `self` at the positions `index` gives along `dim`
+    /// with `reduce`, as `Tensor.scatter_reduce_(dim, index, src, reduce,
+    /// include_self=include_self)`.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_scatter_`]; nothing is written then.
+    ///
+    /// ```
+    /// use shaped::ops::index::ScatterReduce;
+    /// use shaped::{Shape, Tensor};
+    /// let mut t = Tensor::<i64, Shape![2]>::from_vec(vec![10, 20]);
+    /// let idx = Tensor::<i64, Shape![3]>::from_vec(vec![1, 1, 1]);
+    /// let src = Tensor::<i64, Shape![3]>::from_vec(vec![1, 2, 3]);
+    /// t.try_scatter_reduce_(0, &idx, &src, ScatterReduce::Sum, true).unwrap();
+    /// assert_eq!(t.to_vec(), vec![10, 26]);
+    /// let bad = Tensor::<i64, Shape![1]>::from_vec(vec![2]);
+    /// assert_eq!(t.try_scatter_reduce_(0, &bad, &src, ScatterReduce::Sum, true)
+    ///     .unwrap_err().to_string(), "index 2 is out of bounds for dimension 0 with size 2");
+    /// ```
+    pub fn try_scatter_reduce_(
+        &mut self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        src: &Tensor<T, impl Shape>,
+        reduce: ScatterReduce,
+        include_self: bool,
+    ) -> Result<(), ShapeError> {
+        use ScatterReduce::*;
+        // Each pass checks every size and index before it writes, so the
+        // first one to fail leaves `self` untouched.
+        if !include_self {
+            match reduce {
+                Sum | Mean => self.try_scatter_value_(dim, index, T::zero())?,
+                Prod => self.try_scatter_value_(dim, index, T::one())?,
+                Amax | Amin => self.try_scatter_(dim, index, src)?,
+            }
+        }
+        let combine: fn(T, T) -> T = match reduce {
+            Sum | Mean => T::wadd,
+            Prod => T::wmul,
+            Amax => scalar::maximum,
+            Amin => scalar::minimum,
+        };
+        self.try_scatter_with(dim, index, src, combine)?;
+        if reduce == Mean {
+            let ones = Tensor::<T, DynRank>::try_full(index.dims(), T::one())?;
+            let mut counts = Tensor::<T, DynRank>::try_zeros(self.dims())?;
+            counts.try_scatter_add_(dim, index, &ones)?;
+            let extra = if include_self { T::one() } else { T::zero() };
+            // `counts` has `self`'s sizes.
+            exec::update2(self.layout(), counts.layout(), move |sum, n| {
+                if n == T::zero() {
+                    sum
+                } else if T::IS_FLOAT {
+                    sum / (n + extra)
+                } else {
+                    scalar::div_floor(sum, n + extra)
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Combines `src` into `self` with `reduce`, in place.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_scatter_reduce_`]'s error.
+    ///
+    /// ```
+    /// use shaped::ops::index::ScatterReduce;
+    /// use shaped::{Shape, Tensor};
+    /// let mut t = Tensor::<f64, Shape![2]>::from_vec(vec![2., 3.]);
+    /// let idx = Tensor::<i64, Shape![2]>::from_vec(vec![0, 0]);
+    /// t.scatter_reduce_(0, &idx, &Tensor::<f64, Shape![2]>::from_vec(vec![4., 5.]), ScatterReduce::Prod, true);
+    /// assert_eq!(t.to_vec(), vec![40., 3.]);
+    /// ```
+    #[track_caller]
+    pub fn scatter_reduce_(
+        &mut self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        src: &Tensor<T, impl Shape>,
+        reduce: ScatterReduce,
+        include_self: bool,
+    ) {
+        self.try_scatter_reduce_(dim, index, src, reduce, include_self)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A copy of `self` with `src` combined in, as `torch.scatter_reduce`.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_scatter_reduce_`].
+    ///
+    /// ```
+    /// use shaped::ops::index::ScatterReduce;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![2]>::from_vec(vec![1., 1.]);
+    /// let idx = Tensor::<i64, Shape![2]>::from_vec(vec![1, 1]);
+    /// let src = Tensor::<f32, Shape![2]>::from_vec(vec![2., 6.]);
+    /// let r = t.try_scatter_reduce(0, &idx, &src, ScatterReduce::Mean, false).unwrap();
+    /// assert_eq!((r.to_vec(), t.to_vec()), (vec![1., 4.], vec![1., 1.]));
+    /// ```
+    pub fn try_scatter_reduce(
+        &self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        src: &Tensor<T, impl Shape>,
+        reduce: ScatterReduce,
+        include_self: bool,
+    ) -> Result<Tensor<T, S>, ShapeError> {
+        self.try_on_copy(|out| out.try_scatter_reduce_(dim, index, src, reduce, include_self))
+    }
+
+    /// A copy of `self` with `src` combined in.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_scatter_reduce_`]'s error.
+    ///
+    /// ```
+    /// use shaped::ops::index::ScatterReduce;
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2]>::from_vec(vec![5, 5]);
+    /// let idx = Tensor::<i64, Shape![2]>::from_vec(vec![0, 0]);
+    /// let src = Tensor::<i32, Shape![2]>::from_vec(vec![7, 9]);
+    /// assert_eq!(t.scatter_reduce(0, &idx, &src, ScatterReduce::Amin, true).to_vec(), vec![5, 5]);
+    /// assert_eq!(t.scatter_reduce(0, &idx, &src, ScatterReduce::Amin, false).to_vec(), vec![7, 5]);
+    /// ```
+    #[track_caller]
+    pub fn scatter_reduce(
+        &self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape>,
+        src: &Tensor<T, impl Shape>,
+        reduce: ScatterReduce,
+        include_self: bool,
+    ) -> Tensor<T, S> {
+        self.try_scatter_reduce(dim, index, src, reduce, include_self)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+}
