@@ -39,9 +39,10 @@ pub fn try_inv<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Result<Var<T
     let y = value.clone().into_dyn();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(
-                grad::inv_backward::<T, DynRank>(g, &y).expect("the forward shapes")
-            )]
+            smallvec![Some(nan_on_error(
+                grad::inv_backward::<T, DynRank>(g, &y),
+                y.dims()
+            ))]
         })
     }))
 }
@@ -64,7 +65,8 @@ pub fn inv<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S> {
 
 /// The determinant of each matrix of `a` `(..., n, n)`, as
 /// [`linalg::try_det`](crate::linalg::try_det), with gradient
-/// [`grad::det_backward`] (which needs `a` invertible).
+/// [`grad::det_backward`]: the transposed adjugate, defined at singular
+/// matrices too (`[[1, 2], [2, 4]]` gives `[[4, -2], [-2, 1]]`, as PyTorch).
 ///
 /// # Errors
 /// As [`linalg::try_det`](crate::linalg::try_det).
@@ -86,9 +88,10 @@ pub fn try_det<T: LinalgFloat, S: SquareMatrices>(
     let (av, d) = (a.erased(), value.clone().into_dyn());
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(
-                grad::det_backward::<T, DynRank>(g, &av, &d).expect("an invertible matrix")
-            )]
+            smallvec![Some(nan_on_error(
+                grad::det_backward::<T, DynRank>(g, &av, &d),
+                av.dims()
+            ))]
         })
     }))
 }
@@ -145,8 +148,12 @@ where
         &[a.node.as_ref(), b.node.as_ref()],
         move || {
             Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-                let (ga, gb) = grad::solve_backward::<T, DynRank, DynRank>(g, &av, &x)
-                    .expect("the forward shapes and an invertible A");
+                // The forward pass factored A without a zero pivot, so the
+                // backward one (the same factorization) cannot fail.
+                let (ga, gb) = match grad::solve_backward::<T, DynRank, DynRank>(g, &av, &x) {
+                    Ok(r) => r,
+                    Err(_) => (nan_like(av.dims()), nan_like(x.dims())),
+                };
                 smallvec![
                     needs[0].then(|| sum_to_like(ga, av.dims())),
                     needs[1].then(|| sum_to_like(gb, &bdims)),
@@ -200,9 +207,10 @@ pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices>(
     let l = value.clone().into_dyn();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(
-                grad::cholesky_backward::<T, DynRank>(g, &l).expect("the forward shapes")
-            )]
+            smallvec![Some(nan_on_error(
+                grad::cholesky_backward::<T, DynRank>(g, &l),
+                l.dims()
+            ))]
         })
     }))
 }
@@ -221,4 +229,15 @@ pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices>(
 #[track_caller]
 pub fn cholesky<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S> {
     try_cholesky(a).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A backward rule never panics: the engine has no error channel, so a rule
+/// that cannot produce a gradient (an SVD of non-finite values) gives NaN,
+/// as a non-finite forward value does elsewhere.
+fn nan_on_error<T: LinalgFloat>(r: Result<Dyn<T>, ShapeError>, dims: &[usize]) -> Dyn<T> {
+    r.unwrap_or_else(|_| nan_like(dims))
+}
+
+fn nan_like<T: LinalgFloat>(dims: &[usize]) -> Dyn<T> {
+    Dyn::<T>::try_full(dims, T::nan()).expect("the sizes of an existing tensor")
 }

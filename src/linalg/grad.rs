@@ -53,10 +53,15 @@ pub fn inv_backward<T: LinalgFloat, S: SquareMatrices>(
 }
 
 /// The gradient of `det`: for `d = det(A)` and an upstream gradient `g`
-/// (one per matrix), `∂L/∂A = g · d · A⁻ᵀ`.
+/// (one per matrix), `∂L/∂A = g · adj(A)ᵀ`, the transposed adjugate, which
+/// is `d · A⁻ᵀ` where `A` is invertible. At a singular `A` the adjugate is
+/// still defined (PyTorch returns it too): it is computed from the SVD
+/// `A = U Σ Vᵀ` as `adj(A) = det(U) det(V) · V adj(Σ) Uᵀ`, where `adj(Σ)`
+/// is diagonal with the products of the other singular values. This never
+/// fails on a singular matrix.
 ///
 /// # Errors
-/// Shapes that do not fit; a singular `A` (this formula needs `A⁻¹`).
+/// Shapes that do not fit; an SVD that does not converge (non-finite input).
 ///
 /// ```
 /// use shaped::{linalg, Shape, Tensor};
@@ -64,6 +69,11 @@ pub fn inv_backward<T: LinalgFloat, S: SquareMatrices>(
 /// let d = linalg::det(&a);
 /// let g = Tensor::<f64, Shape![]>::from_vec(vec![1.]);
 /// assert_eq!(linalg::grad::det_backward(&g, &a, &d).unwrap().to_vec(), vec![3., 0., 0., 2.]);
+/// // Singular: the adjugate [[4, -2], [-2, 1]] of [[1, 2], [2, 4]], as PyTorch.
+/// let s = Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 2., 2., 4.]);
+/// let gs = linalg::grad::det_backward(&g, &s, &linalg::det(&s)).unwrap().to_vec();
+/// let want = [4., -2., -2., 1.];
+/// assert!(gs.iter().zip(want).all(|(x, y)| (x - y).abs() < 1e-12));
 /// ```
 pub fn det_backward<T: LinalgFloat, S: SquareMatrices>(
     grad: &Tensor<T, BatchOf<S>>,
@@ -74,9 +84,9 @@ pub fn det_backward<T: LinalgFloat, S: SquareMatrices>(
     let am = Operand::matrices(a.layout(), name, "A")?;
     let n = am.rows();
     let (g, d) = (grad.to_vec(), det_out.to_vec());
-    if grad.dims() != am.batch() || det_out.dims() != am.batch() {
+    if grad.dims() != am.batch() || det_out.dims() != am.batch() || am.cols() != n {
         return Err(ShapeError::Invalid(format!(
-            "{name}: grad {:?} and det {:?} must have A's batch shape {:?}",
+            "{name}: grad {:?} and det {:?} must have the batch shape {:?} of square A",
             grad.dims(),
             det_out.dims(),
             am.batch()
@@ -85,11 +95,49 @@ pub fn det_backward<T: LinalgFloat, S: SquareMatrices>(
     let batch = am.batch().to_vec();
     let offs = am.offsets(&batch);
     let mats = super::batch::par_batches(name, &batch, |i| {
-        let inv = inverse(&am.mat(offs[i]))?;
-        let s = g[i] * d[i];
-        Ok(Mat::from_fn(n, n, |r, c| s * inv[(c, r)]))
+        let m = am.mat(offs[i]);
+        let adj_t = match inverse(&m) {
+            Ok(inv) => Mat::from_fn(n, n, |r, c| d[i] * inv[(c, r)]),
+            Err(_) => adjugate_t(&m)?,
+        };
+        Ok(Mat::from_fn(n, n, |r, c| g[i] * adj_t[(r, c)]))
     })?;
     tensor(super::batch::stack(&mats, n * n), &am.dims_vec())
+}
+
+/// `adj(A)ᵀ` of a square matrix, through its SVD (valid for any `A`).
+fn adjugate_t<T: LinalgFloat>(a: &Mat<T>) -> Result<Mat<T>, String> {
+    let n = a.nrows();
+    let (u, s, v) = super::svd::thin(a)?;
+    let sign = |q: &Mat<T>| {
+        let (f, _) = lu(q);
+        let u = f.U();
+        let mut p = if super::det::odd(f.P().arrays().0) {
+            -T::one()
+        } else {
+            T::one()
+        };
+        for k in 0..n {
+            if u[(k, k)] < T::zero() {
+                p = -p;
+            }
+        }
+        p
+    };
+    let c = sign(&u) * sign(&v);
+    // adj(Σ)_k = prod_{j != k} σ_j.
+    let cof: Vec<T> = (0..n)
+        .map(|k| {
+            s.iter()
+                .enumerate()
+                .filter(|&(j, _)| j != k)
+                .fold(T::one(), |p, (_, &x)| p * x)
+        })
+        .collect();
+    // adj(A) = c · V adj(Σ) Uᵀ, so adj(A)ᵀ = c · U adj(Σ) Vᵀ.
+    Ok(Mat::from_fn(n, n, |r, col| {
+        (0..n).fold(T::zero(), |acc, k| acc + u[(r, k)] * cof[k] * v[(col, k)]) * c
+    }))
 }
 
 /// The gradients of `solve`: for `X = A⁻¹ B` and an upstream gradient `G`
