@@ -9,13 +9,13 @@ use faer::Mat;
 
 use super::batch::{Operand, matmul, tensor};
 use super::solve::pairwise;
-use super::{BatchOf, LinalgFloat, SquareMatrices, lu};
+use super::{BatchOf, LinalgFloat, SquareMatrices, plu};
 use crate::shape::{DynRank, Shape};
 use crate::{ShapeError, Tensor};
 
 fn inverse<T: LinalgFloat>(a: &Mat<T>) -> Result<Mat<T>, String> {
     use faer::linalg::solvers::DenseSolveCore;
-    let (f, zero) = lu(a);
+    let (f, zero) = plu(a);
     match zero {
         Some(_) => Err("The matrix is singular.".into()),
         None => Ok(f.inverse()),
@@ -110,7 +110,7 @@ fn adjugate_t<T: LinalgFloat>(a: &Mat<T>) -> Result<Mat<T>, String> {
     let n = a.nrows();
     let (u, s, v) = super::svd::thin(a)?;
     let sign = |q: &Mat<T>| {
-        let (f, _) = lu(q);
+        let (f, _) = plu(q);
         let u = f.U();
         let mut p = if super::det::odd(f.P().arrays().0) {
             -T::one()

@@ -64,14 +64,17 @@ pub use cholesky::{cholesky, cholesky_solve, try_cholesky, try_cholesky_solve};
 pub use det::{det, slogdet, try_det, try_slogdet};
 pub use eigh::{eigh, eigvalsh, try_eigh, try_eigvalsh};
 pub use inv::{inv, try_inv};
-pub use lstsq::{lstsq, try_lstsq};
-pub use lu::{lu_factor, lu_solve, try_lu_factor, try_lu_solve};
+pub use lstsq::{Lstsq, LstsqDriver, lstsq, lstsq_vec, try_lstsq, try_lstsq_vec, try_lstsq_with};
+pub use lu::{
+    PLU, PivotsOf, lu, lu_factor, lu_factor_ex, lu_solve, try_lu, try_lu_factor, try_lu_factor_ex,
+    try_lu_solve,
+};
 pub use norm::{MatrixNorm, matrix_norm, try_matrix_norm};
 pub use pinv::{pinv, try_pinv};
 pub use qr::{qr, qr_complete, try_qr, try_qr_complete};
 pub use shape::{
-    BatchOf, EigvalsOf, LstsqShape, MatchDim, Matrices, SolveShape, SolveVecShape, SquareMatrices,
-    SvalsOf, Transposed, Vectors, WithTail,
+    BatchOf, EigvalsOf, LstsqShape, LstsqVecShape, MatchDim, Matrices, SolveShape, SolveVecShape,
+    SquareMatrices, SvalsOf, Transposed, Vectors, WithTail,
 };
 pub use solve::{solve, solve_vec, try_solve, try_solve_vec};
 pub use svd::{svd, svd_full, svdvals, try_svd, try_svd_full, try_svdvals};
@@ -104,7 +107,9 @@ fn expect<R>(r: Result<R, crate::ShapeError>) -> R {
 
 /// LU with partial pivoting, and the 1-based index of its first zero pivot
 /// (LAPACK's `info`), if any.
-fn lu<T: LinalgFloat>(m: &faer::Mat<T>) -> (faer::linalg::solvers::PartialPivLu<T>, Option<usize>) {
+fn plu<T: LinalgFloat>(
+    m: &faer::Mat<T>,
+) -> (faer::linalg::solvers::PartialPivLu<T>, Option<usize>) {
     let lu = m.partial_piv_lu();
     let u = lu.U();
     let zero = (0..u.nrows().min(u.ncols())).find(|&i| u[(i, i)] == T::zero());

@@ -33,15 +33,23 @@ pub enum MatrixNorm {
 
 /// The norm `ord` of each matrix of `a` `(..., m, n)`, shape `(...)`.
 ///
+/// An empty matrix has norm 0 for `Fro`, `Nuc`, `One`, `Inf` and `Two`
+/// (the largest of no values), as PyTorch.
+///
 /// # Errors
 /// A shape of rank < 2; no convergence of the SVD (for `Nuc`, `Two`,
-/// `NegTwo`).
+/// `NegTwo`); the smallest of no values (`NegOne` with no columns, `NegInf`
+/// with no rows, `NegTwo` on an empty matrix), with PyTorch's message.
 ///
 /// ```
 /// use shaped::{linalg::{self, MatrixNorm}, DynRank, Tensor};
 /// let a = Tensor::<f64, DynRank>::try_zeros(&[3]).unwrap();
 /// assert_eq!(linalg::try_matrix_norm(&a, MatrixNorm::Fro).unwrap_err().to_string(),
 ///     "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
+/// let e = Tensor::<f64, DynRank>::try_zeros(&[0, 3]).unwrap();
+/// assert_eq!(linalg::try_matrix_norm(&e, MatrixNorm::Two).unwrap().item(), 0.);
+/// assert_eq!(linalg::try_matrix_norm(&e, MatrixNorm::NegInf).unwrap_err().to_string(),
+///     "amin(): Expected reduction dim 0 to have non-zero size.");
 /// ```
 pub fn try_matrix_norm<T: LinalgFloat, S: Matrices>(
     a: &Tensor<T, S>,
@@ -50,18 +58,27 @@ pub fn try_matrix_norm<T: LinalgFloat, S: Matrices>(
     let name = "linalg.matrix_norm";
     let a = Operand::matrices(a.layout(), name, "A")?;
     let (m, n) = (a.rows(), a.cols());
-    if (m == 0 || n == 0) && !matches!(ord, MatrixNorm::Fro | MatrixNorm::Nuc) {
+    // An empty matrix: the largest of no values is 0, as PyTorch has it;
+    // the smallest of none is PyTorch's `amin` error, naming the dimension
+    // it reduces (of the column sums, the row sums or the singular values).
+    let bl = a.batch().len();
+    let empty_min = match ord {
+        MatrixNorm::NegOne if n == 0 => Some(bl.to_string()),
+        MatrixNorm::NegInf if m == 0 => Some(bl.to_string()),
+        MatrixNorm::NegTwo if m == 0 || n == 0 => Some("-1".to_string()),
+        _ => None,
+    };
+    if let Some(dim) = empty_min {
         return Err(ShapeError::Invalid(format!(
-            "{name}: Expected a non-empty matrix for this norm, but got {m} by {n} matrices"
+            "amin(): Expected reduction dim {dim} to have non-zero size."
         )));
     }
     let vals = a.each(name, |x| {
         let abs = |i: usize, j: usize| <T as num_traits::Float>::abs(x[(i, j)]);
         let col = |j: usize| (0..m).fold(T::zero(), |s, i| s + abs(i, j));
         let row = |i: usize| (0..n).fold(T::zero(), |s, j| s + abs(i, j));
-        let max = |v: &mut dyn Iterator<Item = T>| {
-            v.fold(T::neg_infinity(), |a, b| if b > a { b } else { a })
-        };
+        let max =
+            |v: &mut dyn Iterator<Item = T>| v.fold(T::zero(), |a, b| if b > a { b } else { a });
         let min = |v: &mut dyn Iterator<Item = T>| {
             v.fold(T::infinity(), |a, b| if b < a { b } else { a })
         };
@@ -87,8 +104,8 @@ pub fn try_matrix_norm<T: LinalgFloat, S: Matrices>(
                 };
                 match ord {
                     MatrixNorm::Nuc => s.iter().fold(T::zero(), |a, &b| a + b),
-                    MatrixNorm::Two => s[0],
-                    _ => s[s.len() - 1],
+                    MatrixNorm::Two => s.first().copied().unwrap_or(T::zero()),
+                    _ => s.last().copied().unwrap_or(T::zero()),
                 }
             }
         })
