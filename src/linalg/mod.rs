@@ -55,10 +55,13 @@ mod lstsq;
 mod lu;
 mod norm;
 mod pinv;
+mod power;
 mod qr;
 mod shape;
 mod solve;
 mod svd;
+mod triangular;
+mod vector;
 
 pub use cholesky::{cholesky, cholesky_solve, try_cholesky, try_cholesky_solve};
 pub use det::{det, slogdet, try_det, try_slogdet};
@@ -71,13 +74,22 @@ pub use lu::{
 };
 pub use norm::{MatrixNorm, matrix_norm, try_matrix_norm};
 pub use pinv::{pinv, try_pinv};
+pub use power::{matrix_exp, matrix_power, try_matrix_exp, try_matrix_power};
 pub use qr::{qr, qr_complete, try_qr, try_qr_complete};
 pub use shape::{
-    BatchOf, EigvalsOf, LstsqShape, LstsqVecShape, MatchDim, Matrices, SolveShape, SolveVecShape,
-    SquareMatrices, SvalsOf, Transposed, Vectors, WithTail,
+    BatchOf, EigvalsOf, LstsqShape, LstsqVecShape, MatchDim, Matrices, SolveRightShape, SolveShape,
+    SolveVecShape, SquareMatrices, SvalsOf, Transposed, Vectors, WithTail,
 };
 pub use solve::{solve, solve_vec, try_solve, try_solve_vec};
 pub use svd::{svd, svd_full, svdvals, try_svd, try_svd_full, try_svdvals};
+pub use triangular::{
+    Triangle, solve_triangular, solve_triangular_right, try_solve_triangular,
+    try_solve_triangular_right,
+};
+pub use vector::{
+    CrossShape, Three, cross, try_cross, try_vector_norm, try_vector_norm_dims, vector_norm,
+    vector_norm_dims,
+};
 
 /// An element type linear algebra works on: `f32` or `f64`.
 ///
