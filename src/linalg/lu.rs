@@ -253,7 +253,7 @@ pub(crate) fn getf2<T: LinalgFloat>(mut a: Mat<T>) -> (Mat<T>, Vec<i32>, i32) {
 
 /// `(LU, pivots, (info, batch))` of every matrix.
 #[allow(clippy::type_complexity)]
-fn lu_factor_core<T: LinalgFloat, S: Matrices>(
+pub(super) fn lu_factor_core<T: LinalgFloat, S: Matrices>(
     a: Layout<'_, T>,
 ) -> Result<
     (
@@ -334,7 +334,7 @@ pub fn lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape>(
     expect(try_lu_solve(lu, pivots, b))
 }
 
-fn lu_solve_core<T: LinalgFloat>(
+pub(super) fn lu_solve_core<T: LinalgFloat>(
     lu: Layout<'_, T>,
     pdims: &[usize],
     piv: &[i32],

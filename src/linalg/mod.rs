@@ -48,15 +48,20 @@
 mod batch;
 mod cholesky;
 mod det;
+mod eig;
 mod eigh;
+mod ex;
 pub mod grad;
+mod householder;
 mod inv;
 mod lstsq;
 mod lu;
+mod multi_dot;
 mod norm;
 mod pinv;
 mod power;
 mod qr;
+mod rank;
 mod shape;
 mod solve;
 mod svd;
@@ -65,17 +70,22 @@ mod vector;
 
 pub use cholesky::{cholesky, cholesky_solve, try_cholesky, try_cholesky_solve};
 pub use det::{det, slogdet, try_det, try_slogdet};
+pub use eig::{ComplexTensor, eig, eigvals, try_eig, try_eigvals};
 pub use eigh::{eigh, eigvalsh, try_eigh, try_eigvalsh};
+pub use ex::{cholesky_ex, inv_ex, solve_ex, try_cholesky_ex, try_inv_ex, try_solve_ex};
+pub use householder::{householder_product, try_householder_product};
 pub use inv::{inv, try_inv};
 pub use lstsq::{Lstsq, LstsqDriver, lstsq, lstsq_vec, try_lstsq, try_lstsq_vec, try_lstsq_with};
 pub use lu::{
     PLU, PivotsOf, lu, lu_factor, lu_factor_ex, lu_solve, try_lu, try_lu_factor, try_lu_factor_ex,
     try_lu_solve,
 };
+pub use multi_dot::{multi_dot, try_multi_dot};
 pub use norm::{MatrixNorm, matrix_norm, try_matrix_norm};
 pub use pinv::{pinv, try_pinv};
 pub use power::{matrix_exp, matrix_power, try_matrix_exp, try_matrix_power};
 pub use qr::{qr, qr_complete, try_qr, try_qr_complete};
+pub use rank::{RankTol, cond, matrix_rank, try_cond, try_matrix_rank};
 pub use shape::{
     BatchOf, EigvalsOf, LstsqShape, LstsqVecShape, MatchDim, Matrices, SolveRightShape, SolveShape,
     SolveVecShape, SquareMatrices, SvalsOf, Transposed, Vectors, WithTail,

@@ -73,43 +73,7 @@ pub fn try_matrix_norm<T: LinalgFloat, S: Matrices>(
             "amin(): Expected reduction dim {dim} to have non-zero size."
         )));
     }
-    let vals = a.each(name, |x| {
-        let abs = |i: usize, j: usize| <T as num_traits::Float>::abs(x[(i, j)]);
-        let col = |j: usize| (0..m).fold(T::zero(), |s, i| s + abs(i, j));
-        let row = |i: usize| (0..n).fold(T::zero(), |s, j| s + abs(i, j));
-        let max =
-            |v: &mut dyn Iterator<Item = T>| v.fold(T::zero(), |a, b| if b > a { b } else { a });
-        let min = |v: &mut dyn Iterator<Item = T>| {
-            v.fold(T::infinity(), |a, b| if b < a { b } else { a })
-        };
-        Ok(match ord {
-            MatrixNorm::Fro => {
-                let mut s = T::zero();
-                for i in 0..m {
-                    for j in 0..n {
-                        s += x[(i, j)] * x[(i, j)];
-                    }
-                }
-                <T as num_traits::Float>::sqrt(s)
-            }
-            MatrixNorm::One => max(&mut (0..n).map(col)),
-            MatrixNorm::NegOne => min(&mut (0..n).map(col)),
-            MatrixNorm::Inf => max(&mut (0..m).map(row)),
-            MatrixNorm::NegInf => min(&mut (0..m).map(row)),
-            MatrixNorm::Nuc | MatrixNorm::Two | MatrixNorm::NegTwo => {
-                let s = if m == 0 || n == 0 {
-                    Vec::new()
-                } else {
-                    thin(&x)?.1
-                };
-                match ord {
-                    MatrixNorm::Nuc => s.iter().fold(T::zero(), |a, &b| a + b),
-                    MatrixNorm::Two => s.first().copied().unwrap_or(T::zero()),
-                    _ => s.last().copied().unwrap_or(T::zero()),
-                }
-            }
-        })
-    })?;
+    let vals = a.each(name, |x| norm_of(&x, ord))?;
     tensor(vals, a.batch())
 }
 
@@ -128,4 +92,42 @@ pub fn matrix_norm<T: LinalgFloat, S: Matrices>(
     ord: MatrixNorm,
 ) -> Tensor<T, BatchOf<S>> {
     expect(try_matrix_norm(a, ord))
+}
+
+/// The norm `ord` of one matrix (an empty one has norm 0).
+pub(super) fn norm_of<T: LinalgFloat>(x: &faer::Mat<T>, ord: MatrixNorm) -> Result<T, String> {
+    let (m, n) = (x.nrows(), x.ncols());
+    let abs = |i: usize, j: usize| <T as num_traits::Float>::abs(x[(i, j)]);
+    let col = |j: usize| (0..m).fold(T::zero(), |s, i| s + abs(i, j));
+    let row = |i: usize| (0..n).fold(T::zero(), |s, j| s + abs(i, j));
+    let max = |v: &mut dyn Iterator<Item = T>| v.fold(T::zero(), |a, b| if b > a { b } else { a });
+    let min =
+        |v: &mut dyn Iterator<Item = T>| v.fold(T::infinity(), |a, b| if b < a { b } else { a });
+    Ok(match ord {
+        MatrixNorm::Fro => {
+            let mut s = T::zero();
+            for i in 0..m {
+                for j in 0..n {
+                    s += x[(i, j)] * x[(i, j)];
+                }
+            }
+            <T as num_traits::Float>::sqrt(s)
+        }
+        MatrixNorm::One => max(&mut (0..n).map(col)),
+        MatrixNorm::NegOne => min(&mut (0..n).map(col)),
+        MatrixNorm::Inf => max(&mut (0..m).map(row)),
+        MatrixNorm::NegInf => min(&mut (0..m).map(row)),
+        MatrixNorm::Nuc | MatrixNorm::Two | MatrixNorm::NegTwo => {
+            let s = if m == 0 || n == 0 {
+                Vec::new()
+            } else {
+                thin(&x)?.1
+            };
+            match ord {
+                MatrixNorm::Nuc => s.iter().fold(T::zero(), |a, &b| a + b),
+                MatrixNorm::Two => s.first().copied().unwrap_or(T::zero()),
+                _ => s.last().copied().unwrap_or(T::zero()),
+            }
+        }
+    })
 }
