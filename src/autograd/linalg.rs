@@ -241,3 +241,191 @@ fn nan_on_error<T: LinalgFloat>(r: Result<Dyn<T>, ShapeError>, dims: &[usize]) -
 fn nan_like<T: LinalgFloat>(dims: &[usize]) -> Dyn<T> {
     Dyn::<T>::try_full(dims, T::nan()).expect("the sizes of an existing tensor")
 }
+
+/// `X` with `A X = B` for triangular `A`, as
+/// [`linalg::try_solve_triangular`](crate::linalg::try_solve_triangular),
+/// with gradients [`grad::solve_triangular_backward`] summed to each
+/// input's sizes.
+///
+/// # Errors
+/// As [`linalg::try_solve_triangular`](crate::linalg::try_solve_triangular).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::linalg::Triangle;
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![2., 1., 0., 4.]));
+/// let b = Var::param(Tensor::<f64, Shape![2, 1]>::from_vec(vec![4., 8.]));
+/// let x = linalg::try_solve_triangular(&a, &b, Triangle { upper: true, unit: false }).unwrap();
+/// assert_eq!(x.value().to_vec(), vec![1., 2.]);
+/// let g = x.sum().backward();
+/// assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![0.5, 0.125]);
+/// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![-0.5, -1., 0., -0.25]);
+/// ```
+pub fn try_solve_triangular<T: LinalgFloat, SA, SB>(
+    a: &Var<T, SA>,
+    b: &Var<T, SB>,
+    tri: la::Triangle,
+) -> Result<Var<T, SA::Output>, ShapeError>
+where
+    SA: SolveShape<SB>,
+    SB: Shape,
+{
+    let value = la::try_solve_triangular(&a.value, &b.value, tri)?;
+    let (av, x) = (a.erased(), value.clone().into_dyn());
+    let bdims = b.value.dims().to_vec();
+    Ok(Var::from_op(
+        value,
+        &[a.node.as_ref(), b.node.as_ref()],
+        move || {
+            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
+                let (ga, gb) =
+                    grad::solve_triangular_backward::<T, DynRank, DynRank>(g, &av, &x, tri)
+                        .unwrap_or_else(|_| (nan_like(av.dims()), nan_like(x.dims())));
+                smallvec![
+                    needs[0].then(|| sum_to_like(ga, av.dims())),
+                    needs[1].then(|| sum_to_like(gb, &bdims)),
+                ]
+            })
+        },
+    ))
+}
+
+/// `Aᵏ`, as [`linalg::try_matrix_power`](crate::linalg::try_matrix_power),
+/// with gradient [`grad::matrix_power_backward`].
+///
+/// # Errors
+/// As [`linalg::try_matrix_power`](crate::linalg::try_matrix_power).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![1, 1]>::from_vec(vec![2.]));
+/// let y = linalg::try_matrix_power(&a, 3).unwrap();
+/// assert_eq!(y.value().to_vec(), vec![8.]);
+/// assert_eq!(y.sum().backward().wrt(&a).unwrap().to_vec(), vec![12.]);
+/// ```
+pub fn try_matrix_power<T: LinalgFloat, S: SquareMatrices>(
+    a: &Var<T, S>,
+    k: i64,
+) -> Result<Var<T, S>, ShapeError> {
+    let value = la::try_matrix_power(&a.value, k)?;
+    let av = a.erased();
+    Ok(Var::from_op(value, &[a.node.as_ref()], move || {
+        Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            smallvec![Some(nan_on_error(
+                grad::matrix_power_backward::<T, DynRank>(g, &av, k),
+                av.dims()
+            ))]
+        })
+    }))
+}
+
+/// `exp(A)`, as [`linalg::try_matrix_exp`](crate::linalg::try_matrix_exp),
+/// with gradient [`grad::matrix_exp_backward`].
+///
+/// # Errors
+/// As [`linalg::try_matrix_exp`](crate::linalg::try_matrix_exp).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![1, 1]>::from_vec(vec![0.]));
+/// let y = linalg::try_matrix_exp(&a).unwrap();
+/// assert_eq!(y.value().to_vec(), vec![1.]);
+/// assert_eq!(y.sum().backward().wrt(&a).unwrap().to_vec(), vec![1.]);
+/// ```
+pub fn try_matrix_exp<T: LinalgFloat, S: SquareMatrices>(
+    a: &Var<T, S>,
+) -> Result<Var<T, S>, ShapeError> {
+    let value = la::try_matrix_exp(&a.value)?;
+    let av = a.erased();
+    Ok(Var::from_op(value, &[a.node.as_ref()], move || {
+        Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            smallvec![Some(nan_on_error(
+                grad::matrix_exp_backward::<T, DynRank>(g, &av),
+                av.dims()
+            ))]
+        })
+    }))
+}
+
+/// The cross product along the last dimension, batches broadcast, as
+/// [`linalg::try_cross`](crate::linalg::try_cross); gradients `b × g` and
+/// `g × a`, summed to each input's sizes.
+///
+/// # Errors
+/// As [`linalg::try_cross`](crate::linalg::try_cross).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![1., 0., 0.]));
+/// let b = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![0., 1., 0.]));
+/// let c = linalg::try_cross(&a, &b).unwrap();
+/// assert_eq!(c.value().to_vec(), vec![0., 0., 1.]);
+/// let g = c.sum().backward();
+/// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![1., 0., -1.]); // b × (1, 1, 1)
+/// ```
+pub fn try_cross<T: LinalgFloat, SA, SB>(
+    a: &Var<T, SA>,
+    b: &Var<T, SB>,
+) -> Result<Var<T, SA::Output>, ShapeError>
+where
+    SA: la::CrossShape<SB>,
+    SB: Shape,
+{
+    let value = la::try_cross(&a.value, &b.value)?;
+    let (av, bv) = (a.erased(), b.erased());
+    Ok(Var::from_op(
+        value,
+        &[a.node.as_ref(), b.node.as_ref()],
+        move || {
+            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
+                let cross = |x: &Dyn<T>, y: &Dyn<T>, like: &[usize]| {
+                    let r = crate::linalg::cross_dyn(x, y);
+                    sum_to_like(r.unwrap_or_else(|_| nan_like(g.dims())), like)
+                };
+                smallvec![
+                    needs[0].then(|| cross(&bv, g, av.dims())),
+                    needs[1].then(|| cross(g, &av, bv.dims())),
+                ]
+            })
+        },
+    ))
+}
+
+/// The `ord` vector norm over `dims`, as
+/// [`linalg::try_vector_norm_dims`](crate::linalg::try_vector_norm_dims),
+/// with PyTorch's gradient (`g · sign(x) |x|^(p-1) / ‖x‖^(p-1)`, 0 where the
+/// norm is 0; for `±inf` shared among the elements attaining it).
+///
+/// # Errors
+/// As [`linalg::try_vector_norm_dims`](crate::linalg::try_vector_norm_dims).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![3., -4.]));
+/// let n = linalg::try_vector_norm_dims(&x, 2., &[], false).unwrap();
+/// assert_eq!(n.value().to_vec(), vec![5.]);
+/// let g = n.try_backward().unwrap().wrt(&x).unwrap();
+/// assert_eq!(g.to_vec(), vec![0.6, -0.8]);
+/// ```
+pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape>(
+    x: &Var<T, S>,
+    ord: f64,
+    dims: &[isize],
+    keepdim: bool,
+) -> Result<Var<T, DynRank>, ShapeError> {
+    let value = la::try_vector_norm_dims(&x.value, ord, dims, keepdim)?;
+    let (xv, norm, dims) = (x.erased(), value.to_vec(), dims.to_vec());
+    Ok(Var::from_op(value, &[x.node.as_ref()], move || {
+        Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            let r =
+                crate::linalg::vector::vector_norm_backward(&xv, ord, &dims, &g.to_vec(), &norm)
+                    .and_then(|v| Dyn::<T>::try_from_vec(v, xv.dims()));
+            smallvec![Some(nan_on_error(r, xv.dims()))]
+        })
+    }))
+}

@@ -260,3 +260,164 @@ fn same<T: LinalgFloat>(
     }
     Ok(())
 }
+
+/// The gradients of `solve_triangular` (left): for `X = A⁻¹ B` with `A`
+/// triangular as `tri` says and an upstream gradient `G` (shape of `X`),
+/// `∂L/∂B = A⁻ᵀ G` and `∂L/∂A = -(∂L/∂B) Xᵀ` restricted to the triangle
+/// that is read (without the diagonal for a unit triangle), returned as
+/// `(∂L/∂A, ∂L/∂B)` with `X`'s batch dimensions. A zero on the diagonal
+/// gives infinities and NaNs, as the forward pass does.
+///
+/// # Errors
+/// Shapes that do not fit.
+///
+/// ```
+/// use shaped::{linalg::{self, Triangle}, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![1, 1]>::from_vec(vec![2.]);
+/// let x = Tensor::<f64, Shape![1, 1]>::from_vec(vec![3.]); // B = [[6]]
+/// let g = Tensor::<f64, Shape![1, 1]>::from_vec(vec![1.]);
+/// let tri = Triangle { upper: true, unit: false };
+/// let (ga, gb) = linalg::grad::solve_triangular_backward(&g, &a, &x, tri).unwrap();
+/// assert_eq!((ga.to_vec(), gb.to_vec()), (vec![-1.5], vec![0.5]));
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn solve_triangular_backward<T: LinalgFloat, SA: SquareMatrices, SX: Shape>(
+    grad: &Tensor<T, SX>,
+    a: &Tensor<T, SA>,
+    x: &Tensor<T, SX>,
+    tri: super::Triangle,
+) -> Result<(Tensor<T, DynRank>, Tensor<T, SX>), ShapeError> {
+    let name = "solve_triangular_backward";
+    let am = Operand::matrices(a.layout(), name, "A")?;
+    let g = Operand::matrices(grad.layout(), name, "grad")?;
+    let n = am.rows();
+    if g.rows() != n || grad.dims() != x.dims() {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: grad {:?} and X {:?} must be equal and have A's n = {n} rows",
+            grad.dims(),
+            x.dims()
+        )));
+    }
+    let k = g.cols();
+    let flipped = super::Triangle {
+        upper: !tri.upper,
+        unit: tri.unit,
+    };
+    let (gb, dims) = pairwise(name, &am, &g, n, k, false, |am, mut gm| {
+        let at = am.transpose().to_owned();
+        super::triangular::solve_tri_in_place(&at, &mut gm, flipped);
+        Ok(gm)
+    })?;
+    let gbt: Tensor<T, SX> = tensor(gb, &dims)?;
+    let gbo = Operand::matrices(gbt.layout(), name, "grad")?;
+    let xo = Operand::matrices(x.layout(), name, "X")?;
+    let (ga, gdims) = pairwise(name, &gbo, &xo, n, n, false, |gbm, xm| {
+        let r = matmul(gbm.as_ref(), xm.transpose());
+        Ok(Mat::from_fn(n, n, |i, j| {
+            let inside = if tri.upper { j >= i } else { j <= i };
+            if inside && !(tri.unit && i == j) {
+                -r[(i, j)]
+            } else {
+                T::zero()
+            }
+        }))
+    })?;
+    let ga = tensor(ga, &gdims)?;
+    drop((gbo, xo));
+    Ok((ga, gbt))
+}
+
+/// `Σ_{i<k} Mⁱ G M^{k-1-i}` for `M = Aᵀ`: the gradient of `Aᵏ`, `k ≥ 1`.
+fn power_vjp<T: LinalgFloat>(a: &Mat<T>, g: &Mat<T>, k: u64) -> Mat<T> {
+    let n = a.nrows();
+    let at = a.transpose().to_owned();
+    // pows[i] = (Aᵀ)^i
+    let mut pows = vec![Mat::<T>::identity(n, n)];
+    for i in 1..k as usize {
+        pows.push(matmul(pows[i - 1].as_ref(), at.as_ref()));
+    }
+    let mut acc = Mat::<T>::zeros(n, n);
+    for i in 0..k as usize {
+        let t = matmul(pows[i].as_ref(), g.as_ref());
+        let t = matmul(t.as_ref(), pows[k as usize - 1 - i].as_ref());
+        acc = Mat::from_fn(n, n, |r, c| acc[(r, c)] + t[(r, c)]);
+    }
+    acc
+}
+
+/// The gradient of `matrix_power(A, k)`: `Σ_{i<k} (Aᵀ)ⁱ G (Aᵀ)^{k-1-i}` for
+/// `k > 0`, 0 for `k = 0`, and for `k < 0` (with `B = A⁻¹` and `∂B` the
+/// sum above for `B^{|k|}`) `-Bᵀ ∂B Bᵀ`.
+///
+/// # Errors
+/// Shapes that differ or are not square; for `k < 0`, a singular `A`.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![1, 1]>::from_vec(vec![2.]);
+/// let g = Tensor::<f64, Shape![1, 1]>::from_vec(vec![1.]);
+/// assert_eq!(linalg::grad::matrix_power_backward(&g, &a, 3).unwrap().to_vec(), vec![12.]);
+/// assert_eq!(linalg::grad::matrix_power_backward(&g, &a, -1).unwrap().to_vec(), vec![-0.25]);
+/// ```
+pub fn matrix_power_backward<T: LinalgFloat, S: SquareMatrices>(
+    grad: &Tensor<T, S>,
+    a: &Tensor<T, S>,
+    k: i64,
+) -> Result<Tensor<T, S>, ShapeError> {
+    let name = "matrix_power_backward";
+    let g = Operand::matrices(grad.layout(), name, "grad")?;
+    let am = Operand::matrices(a.layout(), name, "A")?;
+    same(name, &g, &am)?;
+    let n = am.rows();
+    let (data, dims) = pairwise(name, &g, &am, n, n, false, |gm, am| {
+        Ok(match k {
+            0 => Mat::zeros(n, n),
+            k if k > 0 => power_vjp(&am, &gm, k as u64),
+            k => {
+                let b = inverse(&am)?;
+                let gb = power_vjp(&b, &gm, k.unsigned_abs());
+                let mut r = matmul(b.transpose(), gb.as_ref());
+                r = matmul(r.as_ref(), b.transpose());
+                neg(&mut r);
+                r
+            }
+        })
+    })?;
+    tensor(data, &dims)
+}
+
+/// The gradient of `matrix_exp`: the upper-right block of
+/// `exp([[Aᵀ, G], [0, Aᵀ]])` (the Fréchet derivative of `exp` at `Aᵀ` in
+/// the direction `G`).
+///
+/// # Errors
+/// Shapes that differ or are not square.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![1, 1]>::from_vec(vec![1.]);
+/// let g = Tensor::<f64, Shape![1, 1]>::from_vec(vec![1.]);
+/// let d = linalg::grad::matrix_exp_backward(&g, &a).unwrap().to_vec();
+/// assert!((d[0] - 1f64.exp()).abs() < 1e-14);
+/// ```
+pub fn matrix_exp_backward<T: LinalgFloat, S: SquareMatrices>(
+    grad: &Tensor<T, S>,
+    a: &Tensor<T, S>,
+) -> Result<Tensor<T, S>, ShapeError> {
+    let name = "matrix_exp_backward";
+    let g = Operand::matrices(grad.layout(), name, "grad")?;
+    let am = Operand::matrices(a.layout(), name, "A")?;
+    same(name, &g, &am)?;
+    let n = am.rows();
+    let (data, dims) = pairwise(name, &g, &am, n, n, false, |gm, am| {
+        let big = Mat::from_fn(2 * n, 2 * n, |i, j| match (i < n, j < n) {
+            (true, true) => am[(j, i)],
+            (true, false) => gm[(i, j - n)],
+            (false, true) => T::zero(),
+            (false, false) => am[(j - n, i - n)],
+        });
+        let e = super::power::expm(&big);
+        Ok(Mat::from_fn(n, n, |i, j| e[(i, j + n)]))
+    })?;
+    tensor(data, &dims)
+}

@@ -66,7 +66,7 @@ mod shape;
 mod solve;
 mod svd;
 mod triangular;
-mod vector;
+pub(crate) mod vector;
 
 pub use cholesky::{cholesky, cholesky_solve, try_cholesky, try_cholesky_solve};
 pub use det::{det, slogdet, try_det, try_slogdet};
@@ -96,6 +96,7 @@ pub use triangular::{
     Triangle, solve_triangular, solve_triangular_right, try_solve_triangular,
     try_solve_triangular_right,
 };
+pub(crate) use vector::cross_dyn;
 pub use vector::{
     CrossShape, Three, cross, try_cross, try_vector_norm, try_vector_norm_dims, vector_norm,
     vector_norm_dims,

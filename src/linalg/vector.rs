@@ -281,3 +281,95 @@ pub(crate) fn cross_core<T: LinalgFloat, SA: Shape, SB: Shape>(
     }
     Ok((out, dims_with(&batch, &[3])))
 }
+
+/// The gradient of [`try_vector_norm_dims`] with respect to `x`, for the
+/// upstream gradient `g` and the norms `norm` (both of the result's sizes):
+/// `g · sign(x) |x|^(p-1) / norm^(p-1)` (0 where the norm is 0), for
+/// `±inf` `g · sign(x)` shared among the elements that attain the norm, 0
+/// for `p = 0`.
+pub(crate) fn vector_norm_backward<T: LinalgFloat>(
+    x: &Tensor<T, DynRank>,
+    ord: f64,
+    dims: &[isize],
+    g: &[T],
+    norm: &[T],
+) -> Result<Vec<T>, ShapeError> {
+    let sizes = x.dims();
+    let mask = axes::from_dims(dims, sizes.len())?;
+    let data = x.to_vec();
+    // The output index of each input element (row-major over kept dims).
+    let mut out_idx = vec![0usize; data.len()];
+    let mut idx = vec![0usize; sizes.len()];
+    for slot in out_idx.iter_mut() {
+        let mut o = 0;
+        for d in 0..sizes.len() {
+            if !mask[d] {
+                o = o * sizes[d] + idx[d];
+            }
+        }
+        *slot = o;
+        for d in (0..sizes.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < sizes[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    let sign = |v: T| {
+        if v > T::zero() {
+            T::one()
+        } else if v < T::zero() {
+            -T::one()
+        } else {
+            T::zero()
+        }
+    };
+    if ord.is_infinite() {
+        let mut count = vec![T::zero(); norm.len()];
+        for (i, &v) in data.iter().enumerate() {
+            if v.abs() == norm[out_idx[i]] {
+                count[out_idx[i]] += T::one();
+            }
+        }
+        return Ok(data
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let o = out_idx[i];
+                if v.abs() == norm[o] {
+                    g[o] * sign(v) / count[o]
+                } else {
+                    T::zero()
+                }
+            })
+            .collect());
+    }
+    if ord == 0.0 {
+        return Ok(vec![T::zero(); data.len()]);
+    }
+    let p = T::from(ord).unwrap_or(T::zero());
+    Ok(data
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let o = out_idx[i];
+            if norm[o] == T::zero() {
+                T::zero()
+            } else if ord == 1.0 {
+                g[o] * sign(v)
+            } else {
+                g[o] * sign(v) * (v.abs() / norm[o]).powf(p - T::one())
+            }
+        })
+        .collect())
+}
+
+/// [`try_cross`] on dynamic-rank tensors: for gradients.
+pub(crate) fn cross_dyn<T: LinalgFloat>(
+    a: &Tensor<T, DynRank>,
+    b: &Tensor<T, DynRank>,
+) -> Result<Tensor<T, DynRank>, ShapeError> {
+    let (data, dims) = cross_core(a, b)?;
+    tensor(data, &dims)
+}
