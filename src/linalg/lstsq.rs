@@ -145,7 +145,7 @@ pub fn lstsq<T: LinalgFloat, SA: LstsqShape<SB>, SB: Shape>(
 /// let b = Tensor::<f64, Shape![3]>::from_vec(vec![1., 2., 6.]);
 /// let r = linalg::try_lstsq_vec(&a, &b, None, LstsqDriver::Gels).unwrap();
 /// let x: Tensor<f64, Shape![1]> = r.solution;
-/// assert!((x.item() - 3.).abs() < 1e-12);
+/// assert!((x.to_vec()[0] - 3.).abs() < 1e-12);
 /// assert_eq!(r.residuals.dims(), &[1]);
 /// ```
 pub fn try_lstsq_vec<T: LinalgFloat, SA: LstsqVecShape<SB>, SB: Shape>(

@@ -9,14 +9,21 @@
 //! PyTorch's messages. Each function `f` has a `try_f` returning the error
 //! and an `f` panicking with the same message.
 //!
-//! **Singular input.** One policy everywhere: a function that cannot produce
-//! its result (`inv`, `solve`, `solve_vec`, `lu_solve` on an exactly singular
-//! matrix, `cholesky`/`cholesky_solve` on a matrix that is not positive
-//! definite) returns an error naming the first failing batch element, worded
-//! as PyTorch words it. Functions with a well-defined answer do not fail:
-//! `det` of a singular matrix is 0, `slogdet` gives sign 0 and `-inf`,
-//! `lu_factor` returns the factorization with its zero pivot, `lstsq` and
-//! `pinv` give the minimum-norm solution.
+//! **Singular input.** As PyTorch: a function that cannot produce its
+//! result raises, naming the first failing element of the input's own batch
+//! (`inv`, `solve`, `solve_vec` on an exactly singular matrix, `lu_factor`
+//! on a zero pivot, `cholesky` on a matrix that is not positive definite);
+//! its `*_ex` form (`inv_ex`, `solve_ex`, `lu_factor_ex`, `cholesky_ex`)
+//! returns LAPACK's `info` instead. Functions that PyTorch lets run into a
+//! division by zero give infinities and NaNs (`lu_solve`,
+//! `cholesky_solve`, `solve_triangular`); functions with a well-defined
+//! answer do not fail (`det` of a singular matrix is 0, `slogdet` gives
+//! sign 0 and `-inf`, `lu` factors it, `lstsq` and `pinv` give the
+//! minimum-norm solution, `cond` is `inf`).
+//!
+//! **Complex results.** `eig` and `eigvals` return [`ComplexTensor`]s (real
+//! and imaginary parts as two real tensors); see `eig.rs` for why there is
+//! no complex element type.
 //!
 //! Computation is on the CPU through [`faer`], one batch element per rayon
 //! task; `f32` and `f64`.
@@ -25,8 +32,13 @@
 //! |---|---|
 //! | `shape.rs` | the type-level rules |
 //! | `batch.rs` | reading, broadcasting and running batches |
-//! | `inv.rs`, `det.rs`, `cholesky.rs`, `qr.rs`, `svd.rs`, `eigh.rs`, `lu.rs`, `solve.rs`, `lstsq.rs`, `norm.rs`, `pinv.rs` | one family each |
-//! | `grad.rs` | backward formulas for inv, det, solve, cholesky |
+//! | `inv.rs`, `det.rs`, `cholesky.rs`, `qr.rs`, `svd.rs`, `eigh.rs`, `eig.rs`, `lu.rs`, `solve.rs`, `triangular.rs`, `lstsq.rs`, `norm.rs`, `pinv.rs` | one family each |
+//! | `power.rs` | `matrix_power`, `matrix_exp` |
+//! | `vector.rs` | `vector_norm`, `cross` |
+//! | `rank.rs` | `matrix_rank`, `cond` |
+//! | `multi_dot.rs`, `householder.rs` | one function each |
+//! | `ex.rs` | `inv_ex`, `cholesky_ex`, `solve_ex` |
+//! | `grad.rs` | backward formulas for inv, det, solve, cholesky, solve_triangular, matrix_power, matrix_exp |
 //!
 //! ```
 //! use shaped::{linalg, Shape, Tensor};

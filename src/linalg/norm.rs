@@ -47,7 +47,7 @@ pub enum MatrixNorm {
 /// assert_eq!(linalg::try_matrix_norm(&a, MatrixNorm::Fro).unwrap_err().to_string(),
 ///     "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
 /// let e = Tensor::<f64, DynRank>::try_zeros(&[0, 3]).unwrap();
-/// assert_eq!(linalg::try_matrix_norm(&e, MatrixNorm::Two).unwrap().item(), 0.);
+/// assert_eq!(linalg::try_matrix_norm(&e, MatrixNorm::Two).unwrap().to_vec(), vec![0.]);
 /// assert_eq!(linalg::try_matrix_norm(&e, MatrixNorm::NegInf).unwrap_err().to_string(),
 ///     "amin(): Expected reduction dim 0 to have non-zero size.");
 /// ```
