@@ -1,7 +1,8 @@
-//! Backward formulas (vector-Jacobian products) for `inv`, `det`, `solve`
-//! and `cholesky`, as plain functions on tensors, so that autograd can wire
-//! each in one line. Checked against finite differences in
-//! `tests/linalg_grad.rs`. Real matrices; the batch dimensions are those of
+//! Backward formulas (vector-Jacobian products) for `inv`, `det`, `solve`,
+//! `cholesky`, `solve_triangular`, `matrix_power` and `matrix_exp`, as plain
+//! functions on tensors, so that autograd can wire each in one line. Checked
+//! against finite differences in `tests/linalg_grad.rs` and against
+//! PyTorch in `tests/linalg_torch.rs`. Real matrices; the batch dimensions are those of
 //! the forward output (a caller that broadcast an input sums the gradient
 //! over the broadcast dimensions, as for elementwise operations).
 
@@ -327,27 +328,49 @@ pub fn solve_triangular_backward<T: LinalgFloat, SA: SquareMatrices, SX: Shape>(
     Ok((ga, gbt))
 }
 
-/// `Σ_{i<k} Mⁱ G M^{k-1-i}` for `M = Aᵀ`: the gradient of `Aᵏ`, `k ≥ 1`.
+/// The gradient of `Aᵏ` (`k ≥ 1`, computed by repeated squaring) for the
+/// upstream gradient `g`: reverse mode through the same squarings and
+/// products, so `O(log k)` products and memory (the sum
+/// `Σ_{i<k} (Aᵀ)ⁱ G (Aᵀ)^{k-1-i}` written out would take `O(k)`).
 fn power_vjp<T: LinalgFloat>(a: &Mat<T>, g: &Mat<T>, k: u64) -> Mat<T> {
     let n = a.nrows();
-    let at = a.transpose().to_owned();
-    // pows[i] = (Aᵀ)^i
-    let mut pows = vec![Mat::<T>::identity(n, n)];
-    for i in 1..k as usize {
-        pows.push(matmul(pows[i - 1].as_ref(), at.as_ref()));
+    let add = |x: &Mat<T>, y: &Mat<T>| Mat::from_fn(n, n, |i, j| x[(i, j)] + y[(i, j)]);
+    // bases[j] = A^(2^j); accs[t] the product before the t-th factor.
+    let bits = 64 - k.leading_zeros() as usize;
+    let mut bases = vec![a.clone()];
+    for j in 1..bits {
+        bases.push(matmul(bases[j - 1].as_ref(), bases[j - 1].as_ref()));
     }
-    let mut acc = Mat::<T>::zeros(n, n);
-    for i in 0..k as usize {
-        let t = matmul(pows[i].as_ref(), g.as_ref());
-        let t = matmul(t.as_ref(), pows[k as usize - 1 - i].as_ref());
-        acc = Mat::from_fn(n, n, |r, c| acc[(r, c)] + t[(r, c)]);
+    let mut acc = Mat::<T>::identity(n, n);
+    let mut steps = Vec::new();
+    for (j, base) in bases.iter().enumerate() {
+        if k >> j & 1 == 1 {
+            steps.push((acc.clone(), j));
+            acc = matmul(acc.as_ref(), base.as_ref());
+        }
     }
-    acc
+    // Back through acc_{t+1} = acc_t · bases[j].
+    let mut g_acc = g.clone();
+    let mut g_bases = vec![Mat::<T>::zeros(n, n); bases.len()];
+    for (prev, j) in steps.iter().rev() {
+        let gb = matmul(prev.transpose(), g_acc.as_ref());
+        g_bases[*j] = add(&g_bases[*j], &gb);
+        g_acc = matmul(g_acc.as_ref(), bases[*j].transpose());
+    }
+    // Back through bases[j] = bases[j-1]².
+    for j in (1..bases.len()).rev() {
+        let b = &bases[j - 1];
+        let l = matmul(g_bases[j].as_ref(), b.transpose());
+        let r = matmul(b.transpose(), g_bases[j].as_ref());
+        g_bases[j - 1] = add(&g_bases[j - 1], &add(&l, &r));
+    }
+    g_bases.swap_remove(0)
 }
 
 /// The gradient of `matrix_power(A, k)`: `Σ_{i<k} (Aᵀ)ⁱ G (Aᵀ)^{k-1-i}` for
-/// `k > 0`, 0 for `k = 0`, and for `k < 0` (with `B = A⁻¹` and `∂B` the
-/// sum above for `B^{|k|}`) `-Bᵀ ∂B Bᵀ`.
+/// `k > 0` (computed through the squarings, `O(log k)` products), 0 for
+/// `k = 0`, and for `k < 0` (with `B = A⁻¹` and `∂B` the same for
+/// `B^{|k|}`) `-Bᵀ ∂B Bᵀ`.
 ///
 /// # Errors
 /// Shapes that differ or are not square; for `k < 0`, a singular `A`.
