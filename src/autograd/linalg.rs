@@ -1,5 +1,8 @@
-//! Gradients of `inv`, `det`, `solve` and `cholesky`, each wired to its
-//! formula in [`crate::linalg::grad`]. Batch dimensions that broadcast in
+//! Gradients of `inv`, `det`, `solve`, `cholesky`, `solve_triangular`,
+//! `matrix_power` and `matrix_exp`, each wired to its formula in
+//! [`crate::linalg::grad`], and of `cross` and `vector_norm_dims`. No rule
+//! panics: the engine has no error channel, so a rule that cannot form a
+//! gradient (an SVD of non-finite values) gives NaN. Batch dimensions that broadcast in
 //! `solve` are summed back to each input's sizes (`sum_to`), as for
 //! elementwise operations.
 //!
@@ -428,4 +431,108 @@ pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape>(
             smallvec![Some(nan_on_error(r, xv.dims()))]
         })
     }))
+}
+
+/// [`try_solve_triangular`], panicking on error.
+///
+/// # Panics
+/// Where [`try_solve_triangular`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::linalg::Triangle;
+/// use shaped::{Shape, Tensor};
+/// let a = Var::constant(Tensor::<f64, Shape![1, 1]>::from_vec(vec![2.]));
+/// let b = Var::param(Tensor::<f64, Shape![1, 1]>::from_vec(vec![4.]));
+/// let x = linalg::solve_triangular(&a, &b, Triangle { upper: false, unit: false });
+/// assert_eq!(x.sum().backward().wrt(&b).unwrap().to_vec(), vec![0.5]);
+/// ```
+#[track_caller]
+pub fn solve_triangular<T: LinalgFloat, SA, SB>(
+    a: &Var<T, SA>,
+    b: &Var<T, SB>,
+    tri: la::Triangle,
+) -> Var<T, SA::Output>
+where
+    SA: SolveShape<SB>,
+    SB: Shape,
+{
+    try_solve_triangular(a, b, tri).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`try_matrix_power`], panicking on error.
+///
+/// # Panics
+/// Where [`try_matrix_power`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![1, 1]>::from_vec(vec![2.]));
+/// let g = linalg::matrix_power(&a, -1).sum().backward().wrt(&a).unwrap();
+/// assert_eq!(g.to_vec(), vec![-0.25]);
+/// ```
+#[track_caller]
+pub fn matrix_power<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>, k: i64) -> Var<T, S> {
+    try_matrix_power(a, k).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`try_matrix_exp`], panicking on error.
+///
+/// # Panics
+/// Where [`try_matrix_exp`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![1, 1]>::from_vec(vec![1.]));
+/// let g = linalg::matrix_exp(&a).sum().backward().wrt(&a).unwrap();
+/// assert!((g.to_vec()[0] - 1f64.exp()).abs() < 1e-14);
+/// ```
+#[track_caller]
+pub fn matrix_exp<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S> {
+    try_matrix_exp(a).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`try_cross`], panicking on error.
+///
+/// # Panics
+/// Where [`try_cross`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![0., 0., 1.]));
+/// let b = Var::constant(Tensor::<f64, Shape![3]>::from_vec(vec![1., 0., 0.]));
+/// assert_eq!(linalg::cross(&a, &b).value().to_vec(), vec![0., 1., 0.]);
+/// ```
+#[track_caller]
+pub fn cross<T: LinalgFloat, SA, SB>(a: &Var<T, SA>, b: &Var<T, SB>) -> Var<T, SA::Output>
+where
+    SA: la::CrossShape<SB>,
+    SB: Shape,
+{
+    try_cross(a, b).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`try_vector_norm_dims`], panicking on error.
+///
+/// # Panics
+/// Where [`try_vector_norm_dims`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let x = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., -1., 2., 0.]));
+/// let n = linalg::vector_norm_dims(&x, 1., &[1], false);
+/// assert_eq!(n.value().to_vec(), vec![2., 2.]);
+/// ```
+#[track_caller]
+pub fn vector_norm_dims<T: LinalgFloat, S: Shape>(
+    x: &Var<T, S>,
+    ord: f64,
+    dims: &[isize],
+    keepdim: bool,
+) -> Var<T, DynRank> {
+    try_vector_norm_dims(x, ord, dims, keepdim).unwrap_or_else(|e| panic!("{e}"))
 }
