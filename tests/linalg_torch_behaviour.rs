@@ -251,7 +251,7 @@ fn solve_reads_vectors_by_pytorchs_rule_and_names_as_batch_element() {
         "linalg.solve: The input tensor B must have at least 2 dimensions."
     );
     // A (3, 2, 2) with element 1 singular, B (2, 3, 2, 1): A's element 1.
-    let mut ad = vec![1., 0., 0., 1.].repeat(3);
+    let mut ad = [1., 0., 0., 1.].repeat(3);
     ad[4..8].fill(0.);
     let a = t(ad, &[3, 2, 2]);
     assert_eq!(

@@ -121,7 +121,7 @@ pub(super) fn norm_of<T: LinalgFloat>(x: &faer::Mat<T>, ord: MatrixNorm) -> Resu
             let s = if m == 0 || n == 0 {
                 Vec::new()
             } else {
-                thin(&x)?.1
+                thin(x)?.1
             };
             match ord {
                 MatrixNorm::Nuc => s.iter().fold(T::zero(), |a, &b| a + b),

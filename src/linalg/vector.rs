@@ -118,13 +118,12 @@ pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape>(
 ) -> Result<Tensor<T, DynRank>, ShapeError> {
     let sizes = x.dims();
     let mask = axes::from_dims(dims, sizes.len())?;
-    if needs_elements(ord) {
-        if let Some(d) = (0..sizes.len()).find(|&d| mask[d] && sizes[d] == 0) {
-            return Err(ShapeError::Invalid(format!(
-                "linalg.vector_norm cannot compute the {} norm on the dimension {d}because this dimension is empty and the operation does not have an identity",
-                ord_text(ord)
-            )));
-        }
+    let empty = (0..sizes.len()).find(|&d| mask[d] && sizes[d] == 0);
+    if let (true, Some(d)) = (needs_elements(ord), empty) {
+        return Err(ShapeError::Invalid(format!(
+            "linalg.vector_norm cannot compute the {} norm on the dimension {d}because this dimension is empty and the operation does not have an identity",
+            ord_text(ord)
+        )));
     }
     let out_dims = axes::result_dims(sizes, &mask, keepdim);
     let kept: Vec<usize> = (0..sizes.len()).filter(|&d| !mask[d]).collect();
