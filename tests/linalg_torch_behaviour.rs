@@ -328,3 +328,49 @@ fn lstsq_parts_per_driver_and_vector_rhs() {
         "linalg.pinv(Float{[]}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types"
     );
 }
+
+#[test]
+fn norm_follows_pytorchs_linalg_norm() {
+    use shaped::linalg::NormOrd;
+    let v = t(vec![0., 1., 2., 3.], &[4]);
+    let m = t(vec![0., 1., 2., 3.], &[2, 2]);
+    // torch.linalg.norm(arange(4.)), (.reshape(2, 2)), ord=3, ord=2, 'nuc'.
+    let cases = [
+        (&v, None, 3.7416573867739413),
+        (&m, None, 3.7416573867739413),
+        (&v, Some(NormOrd::Num(3.)), 3.3019272488946263),
+        (&m, Some(NormOrd::Num(2.)), 3.702459173643833),
+        (&m, Some(NormOrd::Nuc), 4.242640687119286),
+    ];
+    for (x, ord, want) in cases {
+        close(&[linalg::norm(x, ord).item()], &[want]);
+    }
+    assert_eq!(
+        err(linalg::try_norm(&v, Some(NormOrd::Nuc))),
+        "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+    );
+    assert_eq!(
+        err(linalg::try_norm(&m, Some(NormOrd::Num(0.5)))),
+        "linalg.matrix_norm: Order 0.5 not supported."
+    );
+    assert_eq!(
+        err(linalg::try_norm(&z(&[2, 2, 2]), Some(NormOrd::Fro))),
+        "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got 3D."
+    );
+}
+
+#[test]
+fn svd_full_matrices_flag_and_non_finite_input() {
+    let a = t((0..6).map(f64::from).collect(), &[3, 2]);
+    let (u, s, vh) = linalg::try_svd_with(&a, true).unwrap();
+    assert_eq!(
+        (u.dims(), s.dims(), vh.dims()),
+        (&[3, 3][..], &[2][..], &[2, 2][..])
+    );
+    let (u, _, _) = linalg::try_svd_with(&a, false).unwrap();
+    assert_eq!(u.dims(), &[3, 2]);
+    let nan = t(vec![f64::NAN; 4], &[2, 2]);
+    let msg = "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.";
+    assert_eq!(err(linalg::try_svd(&nan)), msg);
+    assert_eq!(err(linalg::try_svdvals(&nan)), msg);
+}

@@ -93,7 +93,7 @@ pub use lu::{
     try_lu_solve,
 };
 pub use multi_dot::{multi_dot, try_multi_dot};
-pub use norm::{MatrixNorm, matrix_norm, try_matrix_norm};
+pub use norm::{MatrixNorm, NormOrd, matrix_norm, norm, try_matrix_norm, try_norm};
 pub use pinv::{pinv, try_pinv};
 pub use power::{matrix_exp, matrix_power, try_matrix_exp, try_matrix_power};
 pub use qr::{qr, qr_complete, try_qr, try_qr_complete};
@@ -103,7 +103,7 @@ pub use shape::{
     SolveVecShape, SquareMatrices, SvalsOf, Transposed, Vectors, WithTail,
 };
 pub use solve::{solve, solve_vec, try_solve, try_solve_vec};
-pub use svd::{svd, svd_full, svdvals, try_svd, try_svd_full, try_svdvals};
+pub use svd::{svd, svd_full, svdvals, try_svd, try_svd_full, try_svd_with, try_svdvals};
 pub use triangular::{
     Triangle, solve_triangular, solve_triangular_right, try_solve_triangular,
     try_solve_triangular_right,

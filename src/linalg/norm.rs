@@ -131,3 +131,98 @@ pub(super) fn norm_of<T: LinalgFloat>(x: &faer::Mat<T>, ord: MatrixNorm) -> Resu
         }
     })
 }
+
+/// The `ord` of [`norm`]: a number (a vector norm of a 1-d input, or for a
+/// 2-d input one of 1, -1, 2, -2, ±inf), or Frobenius / nuclear (2-d
+/// inputs), as PyTorch's `linalg.norm`'s `ord`.
+///
+/// ```
+/// use shaped::linalg::NormOrd;
+/// assert_ne!(NormOrd::Num(2.), NormOrd::Fro);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NormOrd {
+    /// A number: `p` for vectors, or 1, -1, 2, -2, ±inf for matrices.
+    Num(f64),
+    /// `'fro'`.
+    Fro,
+    /// `'nuc'`.
+    Nuc,
+}
+
+/// PyTorch's `linalg.norm(x, ord)` without `dim`: for `ord = None` the
+/// 2-norm of all elements (any rank); otherwise `x` must be 1-d (a
+/// [`vector_norm`](super::vector_norm)) or 2-d (a [`matrix_norm`]).
+///
+/// # Errors
+/// An `ord` with a rank other than 1 or 2; `Fro`/`Nuc` of a vector; a
+/// number that is not a matrix norm for a matrix; PyTorch's messages. And
+/// those of the norm computed.
+///
+/// ```
+/// use shaped::{linalg::{self, NormOrd}, DynRank, Tensor};
+/// let x = Tensor::<f64, DynRank>::try_zeros(&[2, 2, 2]).unwrap();
+/// assert_eq!(linalg::try_norm(&x, None).unwrap().item(), 0.);
+/// assert_eq!(linalg::try_norm(&x, Some(NormOrd::Fro)).unwrap_err().to_string(),
+///     "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got 3D.");
+/// let m = Tensor::<f64, DynRank>::try_zeros(&[2, 2]).unwrap();
+/// assert_eq!(linalg::try_norm(&m, Some(NormOrd::Num(0.5))).unwrap_err().to_string(),
+///     "linalg.matrix_norm: Order 0.5 not supported.");
+/// ```
+pub fn try_norm<T: LinalgFloat, S: crate::shape::Shape>(
+    x: &Tensor<T, S>,
+    ord: Option<NormOrd>,
+) -> Result<Tensor<T, ()>, ShapeError> {
+    let Some(ord) = ord else {
+        return super::try_vector_norm(x, 2.0);
+    };
+    let rank = x.dims().len();
+    match rank {
+        1 => match ord {
+            NormOrd::Num(p) => super::try_vector_norm(x, p),
+            NormOrd::Fro | NormOrd::Nuc => Err(ShapeError::Invalid(
+                "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.".into(),
+            )),
+        },
+        2 => {
+            let m = match ord {
+                NormOrd::Fro => MatrixNorm::Fro,
+                NormOrd::Nuc => MatrixNorm::Nuc,
+                NormOrd::Num(p) if p == 1.0 => MatrixNorm::One,
+                NormOrd::Num(p) if p == -1.0 => MatrixNorm::NegOne,
+                NormOrd::Num(p) if p == 2.0 => MatrixNorm::Two,
+                NormOrd::Num(p) if p == -2.0 => MatrixNorm::NegTwo,
+                NormOrd::Num(p) if p == f64::INFINITY => MatrixNorm::Inf,
+                NormOrd::Num(p) if p == f64::NEG_INFINITY => MatrixNorm::NegInf,
+                NormOrd::Num(p) => {
+                    return Err(ShapeError::Invalid(format!(
+                        "linalg.matrix_norm: Order {p} not supported."
+                    )));
+                }
+            };
+            let v = try_matrix_norm(&x.clone().into_dyn(), m)?.to_vec();
+            super::batch::tensor(v, &[])
+        }
+        r => Err(ShapeError::Invalid(format!(
+            "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {r}D."
+        ))),
+    }
+}
+
+/// The norm; panics where [`try_norm`] errs.
+///
+/// ```
+/// use shaped::{linalg::{self, NormOrd}, Shape, Tensor};
+/// let m = Tensor::<f64, Shape![2, 2]>::from_vec(vec![0., 1., 2., 3.]);
+/// assert_eq!(linalg::norm(&m, None).item(), 14f64.sqrt());
+/// assert!((linalg::norm(&m, Some(NormOrd::Nuc)).item() - 18f64.sqrt()).abs() < 1e-12);
+/// let v = Tensor::<f64, Shape![4]>::from_vec(vec![0., 1., 2., 3.]);
+/// assert!((linalg::norm(&v, Some(NormOrd::Num(3.))).item() - 36f64.cbrt()).abs() < 1e-12);
+/// ```
+#[track_caller]
+pub fn norm<T: LinalgFloat, S: crate::shape::Shape>(
+    x: &Tensor<T, S>,
+    ord: Option<NormOrd>,
+) -> Tensor<T, ()> {
+    expect(try_norm(x, ord))
+}
