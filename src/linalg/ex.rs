@@ -31,10 +31,8 @@ use crate::{ShapeError, Tensor};
 pub fn try_inv_ex<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
 ) -> Result<(Tensor<T, S>, Tensor<i32, BatchOf<S>>), ShapeError> {
-    let name = "linalg.inv_ex";
-    let op = Operand::matrices(a.layout(), name, "A")?;
-    let n = check_square(&op, name, "A")?;
-    let res = op.each(name, |x| {
+    square_with_info(a, "linalg.inv_ex", |x| {
+        let n = x.nrows();
         let (lu, piv, info) = getf2(x);
         let mut rows: Vec<usize> = (0..n).collect();
         for (i, &p) in piv.iter().enumerate() {
@@ -45,14 +43,8 @@ pub fn try_inv_ex<T: LinalgFloat, S: SquareMatrices>(
         let lu = lu.as_ref();
         lu.solve_unit_lower_triangular_in_place(&mut inv);
         lu.solve_upper_triangular_in_place(&mut inv);
-        Ok((inv, info))
-    })?;
-    let mut data = Vec::with_capacity(res.len() * n * n);
-    for (m, _) in &res {
-        push_mat(&mut data, m.as_ref());
-    }
-    let info = res.iter().map(|r| r.1).collect();
-    Ok((tensor(data, &op.dims_vec())?, tensor(info, op.batch())?))
+        (inv, info)
+    })
 }
 
 /// `(inverse, info)`; panics where [`try_inv_ex`] errs (shapes only).
@@ -90,10 +82,8 @@ pub fn inv_ex<T: LinalgFloat, S: SquareMatrices>(
 pub fn try_cholesky_ex<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
 ) -> Result<(Tensor<T, S>, Tensor<i32, BatchOf<S>>), ShapeError> {
-    let name = "linalg.cholesky_ex";
-    let op = Operand::matrices(a.layout(), name, "A")?;
-    let n = check_square(&op, name, "A")?;
-    let res = op.each(name, |mut x| {
+    square_with_info(a, "linalg.cholesky_ex", |mut x| {
+        let n = x.nrows();
         // LAPACK's left-looking potf2 on the lower triangle.
         let mut info = 0;
         for j in 0..n {
@@ -110,17 +100,9 @@ pub fn try_cholesky_ex<T: LinalgFloat, S: SquareMatrices>(
                 x[(i, j)] = (x[(i, j)] - s) / ajj;
             }
         }
-        Ok((
-            Mat::from_fn(n, n, |i, j| if j > i { T::zero() } else { x[(i, j)] }),
-            info,
-        ))
-    })?;
-    let mut data = Vec::with_capacity(res.len() * n * n);
-    for (m, _) in &res {
-        push_mat(&mut data, m.as_ref());
-    }
-    let info = res.iter().map(|r| r.1).collect();
-    Ok((tensor(data, &op.dims_vec())?, tensor(info, op.batch())?))
+        let l = Mat::from_fn(n, n, |i, j| if j > i { T::zero() } else { x[(i, j)] });
+        (l, info)
+    })
 }
 
 /// `(L, info)`; panics where [`try_cholesky_ex`] errs (shapes only).
@@ -186,4 +168,23 @@ pub fn solve_ex<T: LinalgFloat, SA: SolveShape<SB>, SB: Shape>(
     b: &Tensor<T, SB>,
 ) -> (Tensor<T, SA::Output>, Tensor<i32, BatchOf<SA>>) {
     expect(try_solve_ex(a, b))
+}
+
+/// `f` on every square matrix of `a`: the matrices in `a`'s shape and the
+/// `info` values in its batch's.
+#[allow(clippy::type_complexity)]
+fn square_with_info<T: LinalgFloat, S: SquareMatrices>(
+    a: &Tensor<T, S>,
+    name: &str,
+    f: impl Fn(Mat<T>) -> (Mat<T>, i32) + Sync,
+) -> Result<(Tensor<T, S>, Tensor<i32, BatchOf<S>>), ShapeError> {
+    let op = Operand::matrices(a.layout(), name, "A")?;
+    let n = check_square(&op, name, "A")?;
+    let res = op.each(name, |x| Ok(f(x)))?;
+    let mut data = Vec::with_capacity(res.len() * n * n);
+    for (m, _) in &res {
+        push_mat(&mut data, m.as_ref());
+    }
+    let info = res.iter().map(|r| r.1).collect();
+    Ok((tensor(data, &op.dims_vec())?, tensor(info, op.batch())?))
 }

@@ -163,17 +163,7 @@ pub fn solve_backward<T: LinalgFloat, SA: SquareMatrices, SX: Shape>(
     x: &Tensor<T, SX>,
 ) -> Result<(Tensor<T, DynRank>, Tensor<T, SX>), ShapeError> {
     let name = "solve_backward";
-    let am = Operand::matrices(a.layout(), name, "A")?;
-    let g = Operand::matrices(grad.layout(), name, "grad")?;
-    let n = am.rows();
-    if g.rows() != n || grad.dims() != x.dims() {
-        return Err(ShapeError::Invalid(format!(
-            "{name}: grad {:?} and X {:?} must be equal and have A's n = {n} rows",
-            grad.dims(),
-            x.dims()
-        )));
-    }
-    let k = g.cols();
+    let (am, g, n, k) = solve_operands(name, grad, a, x)?;
     let (gb, dims) = pairwise(name, &am, &g, n, k, false, |am, gm| {
         let inv = inverse(&am)?;
         Ok(matmul(inv.transpose(), gm.as_ref()))
@@ -289,17 +279,7 @@ pub fn solve_triangular_backward<T: LinalgFloat, SA: SquareMatrices, SX: Shape>(
     tri: super::Triangle,
 ) -> Result<(Tensor<T, DynRank>, Tensor<T, SX>), ShapeError> {
     let name = "solve_triangular_backward";
-    let am = Operand::matrices(a.layout(), name, "A")?;
-    let g = Operand::matrices(grad.layout(), name, "grad")?;
-    let n = am.rows();
-    if g.rows() != n || grad.dims() != x.dims() {
-        return Err(ShapeError::Invalid(format!(
-            "{name}: grad {:?} and X {:?} must be equal and have A's n = {n} rows",
-            grad.dims(),
-            x.dims()
-        )));
-    }
-    let k = g.cols();
+    let (am, g, n, k) = solve_operands(name, grad, a, x)?;
     let flipped = super::Triangle {
         upper: !tri.upper,
         unit: tri.unit,
@@ -443,4 +423,27 @@ pub fn matrix_exp_backward<T: LinalgFloat, S: SquareMatrices>(
         Ok(Mat::from_fn(n, n, |i, j| e[(i, j + n)]))
     })?;
     tensor(data, &dims)
+}
+
+/// `A` and `G` read as matrices, with `n` and the columns `k` of `G`,
+/// checked to fit `X = A⁻¹ B`.
+#[allow(clippy::type_complexity)]
+fn solve_operands<'a, T: LinalgFloat, SA: Shape, SX: Shape>(
+    name: &str,
+    grad: &'a Tensor<T, SX>,
+    a: &'a Tensor<T, SA>,
+    x: &Tensor<T, SX>,
+) -> Result<(Operand<'a, T>, Operand<'a, T>, usize, usize), ShapeError> {
+    let am = Operand::matrices(a.layout(), name, "A")?;
+    let g = Operand::matrices(grad.layout(), name, "grad")?;
+    let n = am.rows();
+    if g.rows() != n || grad.dims() != x.dims() {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: grad {:?} and X {:?} must be equal and have A's n = {n} rows",
+            grad.dims(),
+            x.dims()
+        )));
+    }
+    let k = g.cols();
+    Ok((am, g, n, k))
 }

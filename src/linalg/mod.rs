@@ -110,8 +110,8 @@ pub use triangular::{
 };
 pub(crate) use vector::cross_dyn;
 pub use vector::{
-    CrossShape, Three, cross, try_cross, try_vector_norm, try_vector_norm_dims, vector_norm,
-    vector_norm_dims,
+    CrossShape, SameRank, Three, cross, try_cross, try_vector_norm, try_vector_norm_dims,
+    vector_norm, vector_norm_dims,
 };
 
 /// An element type linear algebra works on: `f32` or `f64`.

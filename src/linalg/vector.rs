@@ -179,8 +179,41 @@ pub trait Three: Dim {}
 impl Three for Const<3> {}
 impl Three for crate::shape::Dyn {}
 
+/// Two shapes of the same rank (PyTorch's `linalg.cross` wants it); a
+/// [`DynRank`] side is checked at run time.
+///
+/// ```
+/// use shaped::{Shape, linalg::SameRank};
+/// fn same<A: SameRank<B>, B: shaped::Shape>() {}
+/// same::<Shape![2, 3], Shape![1, 3]>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "linalg.cross: inputs must have the same number of dimensions, but `{Self}` and `{B}` differ",
+    label = "ranks differ"
+)]
+pub trait SameRank<B: Shape>: Shape {}
+impl<B: Shape> SameRank<B> for DynRank {}
+
+macro_rules! same_rank {
+    ($($a:ident $b:ident),*) => {
+        impl<$($a: Dim,)* $($b: Dim),*> SameRank<($($b,)*)> for ($($a,)*) {}
+        impl<$($a: Dim),*> SameRank<DynRank> for ($($a,)*) {}
+    };
+}
+same_rank!();
+same_rank!(A0 B0);
+same_rank!(A0 B0, A1 B1);
+same_rank!(A0 B0, A1 B1, A2 B2);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7, A8 B8);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7, A8 B8, A9 B9);
+
 /// The shape of `cross(a, b)` for `a` `(..., 3)` (`Self`) and `b`
-/// `(..., 3)`: the batch dimensions broadcast.
+/// `(..., 3)` of the same rank: the batch dimensions broadcast.
 ///
 /// ```
 /// use shaped::{Shape, linalg::CrossShape};
@@ -189,7 +222,7 @@ impl Three for crate::shape::Dyn {}
 #[diagnostic::on_unimplemented(
     message = "linalg.cross: cannot take the cross product of `{Self}` and `{B}`",
     label = "not two batches of 3-vectors that broadcast",
-    note = "both shapes must end in 3, and their other dimensions broadcast"
+    note = "both shapes must end in 3 and have the same rank; their other dimensions broadcast"
 )]
 pub trait CrossShape<B: Shape>: Vectors {
     /// The shape of the result.
@@ -203,6 +236,7 @@ where
     B: Vectors,
     A::Len: Three,
     B::Len: Three,
+    A::Batch: SameRank<B::Batch>,
     A::Batch: BroadcastShape<B::Batch>,
     Broadcast<A::Batch, B::Batch>: WithTail,
 {
@@ -211,8 +245,8 @@ where
 
 /// The cross product of the 3-vectors of `a` and `b` along the last
 /// dimension, the other dimensions broadcast, as PyTorch's
-/// `linalg.cross(a, b)`. A last dimension other than 3 is a compile error
-/// where it is static.
+/// `linalg.cross(a, b)`. A last dimension other than 3, or ranks that
+/// differ, are compile errors where they are static.
 ///
 /// # Errors
 /// Ranks that differ, a last dimension other than 3, batches that do not
@@ -237,7 +271,7 @@ pub fn try_cross<T: LinalgFloat, SA: CrossShape<SB>, SB: Shape>(
 /// ```
 /// use shaped::{linalg, Shape, Tensor};
 /// let x = Tensor::<f64, Shape![2, 3]>::from_vec(vec![1., 0., 0., 0., 1., 0.]);
-/// let y = Tensor::<f64, Shape![3]>::from_vec(vec![0., 1., 0.]);
+/// let y = Tensor::<f64, Shape![1, 3]>::from_vec(vec![0., 1., 0.]);
 /// let z: Tensor<f64, Shape![2, 3]> = linalg::cross(&x, &y);
 /// assert_eq!(z.to_vec(), vec![0., 0., 1., 0., 0., 0.]);
 /// ```
