@@ -147,3 +147,36 @@ fn errors_pass_through() {
     let b = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![-1., 0., 0., 1.]));
     assert!(linalg::try_cholesky(&b).is_err());
 }
+
+/// The gradient of `det` at singular matrices is the transposed adjugate,
+/// never a panic. Values from PyTorch 2.15
+/// (`torch.autograd.grad(det(a).sum(), a, create_graph=True)`, its exact
+/// formula; without `create_graph` PyTorch approximates it by 0).
+#[test]
+fn det_gradient_at_singular_matrices_is_the_adjugate() {
+    let a = Var::param(Tensor::<f64, Shape![3, 2, 2]>::from_vec(vec![
+        1., 2., 2., 4., 0., 0., 0., 1., 2., 1., 1., 3.,
+    ]));
+    let g = linalg::det(&a)
+        .sum()
+        .try_backward_with(&Tensor::full(1.))
+        .unwrap();
+    let g = g.wrt(&a).unwrap().to_vec();
+    let want = [4., -2., -2., 1., 1., 0., 0., 0., 3., -1., -1., 2.];
+    assert!(
+        g.iter().zip(want).all(|(x, y)| (x - y).abs() < 1e-12),
+        "{g:?}"
+    );
+    // Rank 2 of 3: the adjugate has rank 1; rank 1 of 3: it is 0.
+    let b = Var::param(Tensor::<f64, Shape![2, 3, 3]>::from_vec(vec![
+        1., 2., 3., 2., 4., 6., 1., 0., 1., 1., 2., 3., 2., 4., 6., 3., 6., 9.,
+    ]));
+    let g = linalg::det(&b).sum().backward().wrt(&b).unwrap().to_vec();
+    let want = [
+        4., 4., -4., -2., -2., 2., 0., 0., 0., 0., 0., 0., 0., 0., 0., 0., 0., 0.,
+    ];
+    assert!(
+        g.iter().zip(want).all(|(x, y)| (x - y).abs() < 1e-12),
+        "{g:?}"
+    );
+}

@@ -162,3 +162,69 @@ fn cholesky_backward_matches_symmetric_finite_differences() {
         }
     }
 }
+
+#[test]
+fn matrix_power_backward_matches_finite_differences() {
+    let mut rng = Rng(7);
+    let dims = [2, 3, 3];
+    // Entries of size about 1/3 around the identity: powers stay moderate.
+    let a: Vec<f64> = well_conditioned(&mut rng, 2, 3)
+        .iter()
+        .map(|x| x / 3.0)
+        .collect();
+    let g = rng.vec(18);
+    for k in [1, 2, 7, 13, -1, -6] {
+        let f = |x: &[f64]| dot(&g, &linalg::matrix_power(&t(x.to_vec(), &dims), k).to_vec());
+        let ga = grad::matrix_power_backward(&t(g.clone(), &dims), &t(a.clone(), &dims), k)
+            .unwrap()
+            .to_vec();
+        for (i, &gi) in ga.iter().enumerate() {
+            close(gi, numeric(&a, i, &f));
+        }
+    }
+}
+
+#[test]
+fn matrix_exp_backward_matches_finite_differences() {
+    let mut rng = Rng(8);
+    let dims = [2, 3, 3];
+    let a = rng.vec(18);
+    let g = rng.vec(18);
+    let f = |x: &[f64]| dot(&g, &linalg::matrix_exp(&t(x.to_vec(), &dims)).to_vec());
+    let ga = grad::matrix_exp_backward(&t(g.clone(), &dims), &t(a.clone(), &dims))
+        .unwrap()
+        .to_vec();
+    for (i, &gi) in ga.iter().enumerate() {
+        close(gi, numeric(&a, i, &f));
+    }
+}
+
+#[test]
+fn solve_triangular_backward_matches_finite_differences() {
+    let mut rng = Rng(9);
+    let (adims, bdims) = ([2, 3, 3], [2, 3, 2]);
+    let a = well_conditioned(&mut rng, 2, 3);
+    let b = rng.vec(12);
+    let g = rng.vec(12);
+    for (upper, unit) in [(true, false), (false, true)] {
+        let tri = linalg::Triangle { upper, unit };
+        let fa = |x: &[f64]| {
+            let y = linalg::solve_triangular(&t(x.to_vec(), &adims), &t(b.clone(), &bdims), tri);
+            dot(&g, &y.to_vec())
+        };
+        let fb = |x: &[f64]| {
+            let y = linalg::solve_triangular(&t(a.clone(), &adims), &t(x.to_vec(), &bdims), tri);
+            dot(&g, &y.to_vec())
+        };
+        let at = t(a.clone(), &adims);
+        let x = linalg::solve_triangular(&at, &t(b.clone(), &bdims), tri);
+        let (ga, gb) =
+            grad::solve_triangular_backward(&t(g.clone(), &bdims), &at, &x, tri).unwrap();
+        for (i, &gi) in ga.to_vec().iter().enumerate() {
+            close(gi, numeric(&a, i, &fa));
+        }
+        for (i, &gi) in gb.to_vec().iter().enumerate() {
+            close(gi, numeric(&b, i, &fb));
+        }
+    }
+}

@@ -73,7 +73,7 @@ fn lstsq_full_rank_and_rank_deficient() {
     for name in ["lstsq", "lstsq_rank_deficient"] {
         let c = &all[name];
         same(
-            &linalg::lstsq(&tensor(&c["a"]), &tensor(&c["b"])),
+            &linalg::lstsq(&tensor(&c["a"]), &tensor(&c["b"])).solution,
             &c["out"],
             1e-10,
         );

@@ -1,5 +1,8 @@
-//! Gradients of `inv`, `det`, `solve` and `cholesky`, each wired to its
-//! formula in [`crate::linalg::grad`]. Batch dimensions that broadcast in
+//! Gradients of `inv`, `det`, `solve`, `cholesky`, `solve_triangular`,
+//! `matrix_power` and `matrix_exp`, each wired to its formula in
+//! [`crate::linalg::grad`], and of `cross` and `vector_norm_dims`. No rule
+//! panics: the engine has no error channel, so a rule that cannot form a
+//! gradient (an SVD of non-finite values) gives NaN. Batch dimensions that broadcast in
 //! `solve` are summed back to each input's sizes (`sum_to`), as for
 //! elementwise operations.
 //!
@@ -39,9 +42,10 @@ pub fn try_inv<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Result<Var<T
     let y = value.share().into_dyn();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(
-                grad::inv_backward::<T, DynRank>(g, &y).expect("the forward shapes")
-            )]
+            smallvec![Some(nan_on_error(
+                grad::inv_backward::<T, DynRank>(g, &y),
+                y.dims()
+            ))]
         })
     }))
 }
@@ -64,7 +68,8 @@ pub fn inv<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S> {
 
 /// The determinant of each matrix of `a` `(..., n, n)`, as
 /// [`linalg::try_det`](crate::linalg::try_det), with gradient
-/// [`grad::det_backward`] (which needs `a` invertible).
+/// [`grad::det_backward`]: the transposed adjugate, defined at singular
+/// matrices too (`[[1, 2], [2, 4]]` gives `[[4, -2], [-2, 1]]`, as PyTorch).
 ///
 /// # Errors
 /// As [`linalg::try_det`](crate::linalg::try_det).
@@ -86,9 +91,10 @@ pub fn try_det<T: LinalgFloat, S: SquareMatrices>(
     let (av, d) = (a.erased(), value.share().into_dyn());
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(
-                grad::det_backward::<T, DynRank>(g, &av, &d).expect("an invertible matrix")
-            )]
+            smallvec![Some(nan_on_error(
+                grad::det_backward::<T, DynRank>(g, &av, &d),
+                av.dims()
+            ))]
         })
     }))
 }
@@ -145,8 +151,12 @@ where
         &[a.node.as_ref(), b.node.as_ref()],
         move || {
             Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-                let (ga, gb) = grad::solve_backward::<T, DynRank, DynRank>(g, &av, &x)
-                    .expect("the forward shapes and an invertible A");
+                // The forward pass factored A without a zero pivot, so the
+                // backward one (the same factorization) cannot fail.
+                let (ga, gb) = match grad::solve_backward::<T, DynRank, DynRank>(g, &av, &x) {
+                    Ok(r) => r,
+                    Err(_) => (nan_like(av.dims()), nan_like(x.dims())),
+                };
                 smallvec![
                     needs[0].then(|| sum_to_like(ga, av.dims())),
                     needs[1].then(|| sum_to_like(gb, &bdims)),
@@ -200,9 +210,10 @@ pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices>(
     let l = value.share().into_dyn();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(
-                grad::cholesky_backward::<T, DynRank>(g, &l).expect("the forward shapes")
-            )]
+            smallvec![Some(nan_on_error(
+                grad::cholesky_backward::<T, DynRank>(g, &l),
+                l.dims()
+            ))]
         })
     }))
 }
@@ -221,4 +232,308 @@ pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices>(
 #[track_caller]
 pub fn cholesky<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S> {
     try_cholesky(a).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A backward rule never panics: the engine has no error channel, so a rule
+/// that cannot produce a gradient (an SVD of non-finite values) gives NaN,
+/// as a non-finite forward value does elsewhere.
+fn nan_on_error<T: LinalgFloat>(r: Result<Dyn<T>, ShapeError>, dims: &[usize]) -> Dyn<T> {
+    r.unwrap_or_else(|_| nan_like(dims))
+}
+
+fn nan_like<T: LinalgFloat>(dims: &[usize]) -> Dyn<T> {
+    Dyn::<T>::try_full(dims, T::nan()).expect("the sizes of an existing tensor")
+}
+
+/// `X` with `A X = B` for triangular `A`, as
+/// [`linalg::try_solve_triangular`](crate::linalg::try_solve_triangular),
+/// with gradients [`grad::solve_triangular_backward`] summed to each
+/// input's sizes.
+///
+/// # Errors
+/// As [`linalg::try_solve_triangular`](crate::linalg::try_solve_triangular).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::linalg::Triangle;
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![2., 1., 0., 4.]));
+/// let b = Var::param(Tensor::<f64, Shape![2, 1]>::from_vec(vec![4., 8.]));
+/// let x = linalg::try_solve_triangular(&a, &b, Triangle { upper: true, unit: false }).unwrap();
+/// assert_eq!(x.value().to_vec(), vec![1., 2.]);
+/// let g = x.sum().backward();
+/// assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![0.5, 0.125]);
+/// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![-0.5, -1., 0., -0.25]);
+/// ```
+pub fn try_solve_triangular<T: LinalgFloat, SA, SB>(
+    a: &Var<T, SA>,
+    b: &Var<T, SB>,
+    tri: la::Triangle,
+) -> Result<Var<T, SA::Output>, ShapeError>
+where
+    SA: SolveShape<SB>,
+    SB: Shape,
+{
+    let value = la::try_solve_triangular(&a.value, &b.value, tri)?;
+    let (av, x) = (a.erased(), value.clone().into_dyn());
+    let bdims = b.value.dims().to_vec();
+    Ok(Var::from_op(
+        value,
+        &[a.node.as_ref(), b.node.as_ref()],
+        move || {
+            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
+                let (ga, gb) =
+                    grad::solve_triangular_backward::<T, DynRank, DynRank>(g, &av, &x, tri)
+                        .unwrap_or_else(|_| (nan_like(av.dims()), nan_like(x.dims())));
+                smallvec![
+                    needs[0].then(|| sum_to_like(ga, av.dims())),
+                    needs[1].then(|| sum_to_like(gb, &bdims)),
+                ]
+            })
+        },
+    ))
+}
+
+/// `Aᵏ`, as [`linalg::try_matrix_power`](crate::linalg::try_matrix_power),
+/// with gradient [`grad::matrix_power_backward`].
+///
+/// # Errors
+/// As [`linalg::try_matrix_power`](crate::linalg::try_matrix_power).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![1, 1]>::from_vec(vec![2.]));
+/// let y = linalg::try_matrix_power(&a, 3).unwrap();
+/// assert_eq!(y.value().to_vec(), vec![8.]);
+/// assert_eq!(y.sum().backward().wrt(&a).unwrap().to_vec(), vec![12.]);
+/// ```
+pub fn try_matrix_power<T: LinalgFloat, S: SquareMatrices>(
+    a: &Var<T, S>,
+    k: i64,
+) -> Result<Var<T, S>, ShapeError> {
+    let value = la::try_matrix_power(&a.value, k)?;
+    let av = a.erased();
+    Ok(Var::from_op(value, &[a.node.as_ref()], move || {
+        Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            smallvec![Some(nan_on_error(
+                grad::matrix_power_backward::<T, DynRank>(g, &av, k),
+                av.dims()
+            ))]
+        })
+    }))
+}
+
+/// `exp(A)`, as [`linalg::try_matrix_exp`](crate::linalg::try_matrix_exp),
+/// with gradient [`grad::matrix_exp_backward`].
+///
+/// # Errors
+/// As [`linalg::try_matrix_exp`](crate::linalg::try_matrix_exp).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![1, 1]>::from_vec(vec![0.]));
+/// let y = linalg::try_matrix_exp(&a).unwrap();
+/// assert_eq!(y.value().to_vec(), vec![1.]);
+/// let g = y.sum().backward().wrt(&a).unwrap().to_vec();
+/// assert!((g[0] - 1.).abs() < 1e-15);
+/// ```
+pub fn try_matrix_exp<T: LinalgFloat, S: SquareMatrices>(
+    a: &Var<T, S>,
+) -> Result<Var<T, S>, ShapeError> {
+    let value = la::try_matrix_exp(&a.value)?;
+    let av = a.erased();
+    Ok(Var::from_op(value, &[a.node.as_ref()], move || {
+        Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            smallvec![Some(nan_on_error(
+                grad::matrix_exp_backward::<T, DynRank>(g, &av),
+                av.dims()
+            ))]
+        })
+    }))
+}
+
+/// The cross product along the last dimension, batches broadcast, as
+/// [`linalg::try_cross`](crate::linalg::try_cross); gradients `b × g` and
+/// `g × a`, summed to each input's sizes.
+///
+/// # Errors
+/// As [`linalg::try_cross`](crate::linalg::try_cross).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![1., 0., 0.]));
+/// let b = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![0., 1., 0.]));
+/// let c = linalg::try_cross(&a, &b).unwrap();
+/// assert_eq!(c.value().to_vec(), vec![0., 0., 1.]);
+/// let g = c.sum().backward();
+/// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![1., 0., -1.]); // b × (1, 1, 1)
+/// ```
+pub fn try_cross<T: LinalgFloat, SA, SB>(
+    a: &Var<T, SA>,
+    b: &Var<T, SB>,
+) -> Result<Var<T, SA::Output>, ShapeError>
+where
+    SA: la::CrossShape<SB>,
+    SB: Shape,
+{
+    let value = la::try_cross(&a.value, &b.value)?;
+    let (av, bv) = (a.erased(), b.erased());
+    Ok(Var::from_op(
+        value,
+        &[a.node.as_ref(), b.node.as_ref()],
+        move || {
+            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
+                let cross = |x: &Dyn<T>, y: &Dyn<T>, like: &[usize]| {
+                    let r = crate::linalg::cross_dyn(x, y);
+                    sum_to_like(r.unwrap_or_else(|_| nan_like(g.dims())), like)
+                };
+                smallvec![
+                    needs[0].then(|| cross(&bv, g, av.dims())),
+                    needs[1].then(|| cross(g, &av, bv.dims())),
+                ]
+            })
+        },
+    ))
+}
+
+/// The `ord` vector norm over `dims`, as
+/// [`linalg::try_vector_norm_dims`](crate::linalg::try_vector_norm_dims),
+/// with PyTorch's gradient (`g · sign(x) |x|^(p-1) / ‖x‖^(p-1)`, 0 where the
+/// norm is 0; for `±inf` shared among the elements attaining it).
+///
+/// # Errors
+/// As [`linalg::try_vector_norm_dims`](crate::linalg::try_vector_norm_dims).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![3., -4.]));
+/// let n = linalg::try_vector_norm_dims(&x, 2., &[], false).unwrap();
+/// assert_eq!(n.value().to_vec(), vec![5.]);
+/// let g = n.try_backward().unwrap().wrt(&x).unwrap();
+/// assert_eq!(g.to_vec(), vec![0.6, -0.8]);
+/// ```
+pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape>(
+    x: &Var<T, S>,
+    ord: f64,
+    dims: &[isize],
+    keepdim: bool,
+) -> Result<Var<T, DynRank>, ShapeError> {
+    let value = la::try_vector_norm_dims(&x.value, ord, dims, keepdim)?;
+    let (xv, norm, dims) = (x.erased(), value.to_vec(), dims.to_vec());
+    Ok(Var::from_op(value, &[x.node.as_ref()], move || {
+        Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            let r =
+                crate::linalg::vector::vector_norm_backward(&xv, ord, &dims, &g.to_vec(), &norm)
+                    .and_then(|v| Dyn::<T>::try_from_vec(v, xv.dims()));
+            smallvec![Some(nan_on_error(r, xv.dims()))]
+        })
+    }))
+}
+
+/// [`try_solve_triangular`], panicking on error.
+///
+/// # Panics
+/// Where [`try_solve_triangular`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::linalg::Triangle;
+/// use shaped::{Shape, Tensor};
+/// let a = Var::constant(Tensor::<f64, Shape![1, 1]>::from_vec(vec![2.]));
+/// let b = Var::param(Tensor::<f64, Shape![1, 1]>::from_vec(vec![4.]));
+/// let x = linalg::solve_triangular(&a, &b, Triangle { upper: false, unit: false });
+/// assert_eq!(x.sum().backward().wrt(&b).unwrap().to_vec(), vec![0.5]);
+/// ```
+#[track_caller]
+pub fn solve_triangular<T: LinalgFloat, SA, SB>(
+    a: &Var<T, SA>,
+    b: &Var<T, SB>,
+    tri: la::Triangle,
+) -> Var<T, SA::Output>
+where
+    SA: SolveShape<SB>,
+    SB: Shape,
+{
+    try_solve_triangular(a, b, tri).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`try_matrix_power`], panicking on error.
+///
+/// # Panics
+/// Where [`try_matrix_power`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![1, 1]>::from_vec(vec![2.]));
+/// let g = linalg::matrix_power(&a, -1).sum().backward().wrt(&a).unwrap();
+/// assert_eq!(g.to_vec(), vec![-0.25]);
+/// ```
+#[track_caller]
+pub fn matrix_power<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>, k: i64) -> Var<T, S> {
+    try_matrix_power(a, k).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`try_matrix_exp`], panicking on error.
+///
+/// # Panics
+/// Where [`try_matrix_exp`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![1, 1]>::from_vec(vec![1.]));
+/// let g = linalg::matrix_exp(&a).sum().backward().wrt(&a).unwrap();
+/// assert!((g.to_vec()[0] - 1f64.exp()).abs() < 1e-14);
+/// ```
+#[track_caller]
+pub fn matrix_exp<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S> {
+    try_matrix_exp(a).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`try_cross`], panicking on error.
+///
+/// # Panics
+/// Where [`try_cross`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![0., 0., 1.]));
+/// let b = Var::constant(Tensor::<f64, Shape![3]>::from_vec(vec![1., 0., 0.]));
+/// assert_eq!(linalg::cross(&a, &b).value().to_vec(), vec![0., 1., 0.]);
+/// ```
+#[track_caller]
+pub fn cross<T: LinalgFloat, SA, SB>(a: &Var<T, SA>, b: &Var<T, SB>) -> Var<T, SA::Output>
+where
+    SA: la::CrossShape<SB>,
+    SB: Shape,
+{
+    try_cross(a, b).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`try_vector_norm_dims`], panicking on error.
+///
+/// # Panics
+/// Where [`try_vector_norm_dims`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let x = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., -1., 2., 0.]));
+/// let n = linalg::vector_norm_dims(&x, 1., &[1], false);
+/// assert_eq!(n.value().to_vec(), vec![2., 2.]);
+/// ```
+#[track_caller]
+pub fn vector_norm_dims<T: LinalgFloat, S: Shape>(
+    x: &Var<T, S>,
+    ord: f64,
+    dims: &[isize],
+    keepdim: bool,
+) -> Var<T, DynRank> {
+    try_vector_norm_dims(x, ord, dims, keepdim).unwrap_or_else(|e| panic!("{e}"))
 }

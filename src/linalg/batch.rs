@@ -180,18 +180,29 @@ pub(crate) fn par_batches<R: Send>(
     f: impl Fn(usize) -> Result<R, String> + Sync,
 ) -> Result<Vec<R>, ShapeError> {
     let n: usize = batch.iter().product();
+    let unbatched = batch.is_empty();
+    par_batches_labelled(name, n, |i| (!unbatched).then_some(i), f)
+}
+
+/// [`par_batches`] over `n` elements, where `label(i)` is the batch element
+/// an error at `i` names (`None`: no batch to name), e.g. the element of
+/// one operand's own batch before broadcasting, as PyTorch's `solve` names it.
+pub(crate) fn par_batches_labelled<R: Send>(
+    name: &str,
+    n: usize,
+    label: impl Fn(usize) -> Option<usize>,
+    f: impl Fn(usize) -> Result<R, String> + Sync,
+) -> Result<Vec<R>, ShapeError> {
     let results: Vec<Result<R, String>> = (0..n).into_par_iter().map(&f).collect();
     let mut out = Vec::with_capacity(n);
     for (i, r) in results.into_iter().enumerate() {
         match r {
             Ok(v) => out.push(v),
-            Err(msg) if batch.is_empty() => {
-                return Err(ShapeError::Invalid(format!("{name}: {msg}")));
-            }
             Err(msg) => {
-                return Err(ShapeError::Invalid(format!(
-                    "{name}: (Batch element {i}): {msg}"
-                )));
+                return Err(ShapeError::Invalid(match label(i) {
+                    None => format!("{name}: {msg}"),
+                    Some(k) => format!("{name}: (Batch element {k}): {msg}"),
+                }));
             }
         }
     }
@@ -253,17 +264,14 @@ pub(crate) fn incompatible(
     name: &str,
     a: &Operand<'_, impl LinalgFloat>,
     b: &Operand<'_, impl LinalgFloat>,
-    vec: bool,
 ) -> ShapeError {
-    let bs = if vec {
-        format!("{}", b.rows())
-    } else {
-        format!("{}x{}", b.rows(), b.cols())
-    };
+    // A vector right-hand side reads as one column, as PyTorch prints it.
     ShapeError::Invalid(format!(
-        "{name}: Incompatible shapes of A and B for the equation AX = B ({}x{} and {bs})",
+        "{name}: Incompatible shapes of A and B for the equation AX = B ({}x{} and {}x{})",
         a.rows(),
-        a.cols()
+        a.cols(),
+        b.rows(),
+        b.cols()
     ))
 }
 

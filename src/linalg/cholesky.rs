@@ -2,7 +2,7 @@
 
 use faer::Side;
 
-use super::batch::{Operand, check_square, incompatible, par_batches, stack, tensor};
+use super::batch::{Operand, check_square, par_batches, stack, tensor};
 use super::solve::pairwise;
 use super::{LinalgFloat, SolveShape, SquareMatrices, expect};
 use crate::ops::exec::Layout;
@@ -48,16 +48,19 @@ pub fn cholesky<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T
 /// the batch dimensions broadcast. Argument order as PyTorch's
 /// `cholesky_solve(B, L)`.
 ///
+/// A zero on the diagonal of `L` gives infinities and NaNs, as PyTorch.
+///
 /// # Errors
-/// Shapes as for [`try_solve`](super::try_solve); a zero on the diagonal of
-/// `L` (then `A` is not positive-definite).
+/// Shapes that do not fit, with PyTorch's wording for `cholesky_solve`.
 ///
 /// ```
 /// use shaped::{linalg, DynRank, Tensor};
 /// let l = Tensor::<f64, DynRank>::try_from_vec(vec![1., 0., 1., 0.], &[2, 2]).unwrap();
 /// let b = Tensor::<f64, DynRank>::try_from_vec(vec![1., 1.], &[2, 1]).unwrap();
-/// assert_eq!(linalg::try_cholesky_solve(&b, &l).unwrap_err().to_string(),
-///     "linalg.cholesky_solve: The diagonal element 2 of L is zero: A is not positive-definite.");
+/// assert!(linalg::try_cholesky_solve(&b, &l).unwrap().to_vec().iter().all(|x| x.is_nan()));
+/// let b4 = Tensor::<f64, DynRank>::try_zeros(&[4, 1]).unwrap();
+/// assert_eq!(linalg::try_cholesky_solve(&b4, &l).unwrap_err().to_string(),
+///     "Incompatible matrix sizes for cholesky_solve: each A matrix is 2 by 2 but each b matrix is 4 by 1");
 /// ```
 pub fn try_cholesky_solve<T: LinalgFloat, SB: Shape, SL: SolveShape<SB>>(
     b: &Tensor<T, SB>,
@@ -104,23 +107,40 @@ fn cholesky_solve_core<T: LinalgFloat>(
     l: Layout<'_, T>,
 ) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
     let name = "linalg.cholesky_solve";
+    // PyTorch's own wording here: no function prefix.
+    for (arg, dims) in [("b", b.dims), ("u", l.dims)] {
+        if dims.len() < 2 {
+            return Err(ShapeError::Invalid(format!(
+                "{arg} should have at least 2 dimensions, but has {} dimensions instead",
+                dims.len()
+            )));
+        }
+    }
     let l = Operand::matrices(l, name, "L")?;
     let b = Operand::matrices(b, name, "B")?;
-    let n = check_square(&l, name, "L")?;
-    if b.rows() != n {
-        return Err(incompatible(name, &l, &b, false));
+    if l.rows() != l.cols() {
+        return Err(ShapeError::Invalid(format!(
+            "A must be batches of square matrices, but they are {} by {} matrices",
+            l.rows(),
+            l.cols()
+        )));
     }
-    pairwise(name, &l, &b, n, b.cols(), false, |lm, mut x| {
-        if let Some(k) = (0..n).find(|&k| lm[(k, k)] == T::zero()) {
-            return Err(format!(
-                "The diagonal element {} of L is zero: A is not positive-definite.",
-                k + 1
-            ));
-        }
+    let n = l.rows();
+    if b.rows() != n {
+        return Err(ShapeError::Invalid(format!(
+            "Incompatible matrix sizes for cholesky_solve: each A matrix is {n} by {n} but each b matrix is {} by {}",
+            b.rows(),
+            b.cols()
+        )));
+    }
+    // B is "tensor a" in PyTorch's broadcast message.
+    let (data, dims) = pairwise(name, &b, &l, n, b.cols(), false, |mut x, lm| {
         let lm = lm.as_ref();
-        // Only the lower triangle of L is read, as PyTorch does.
+        // Only the lower triangle of L is read, as PyTorch does; a zero on
+        // its diagonal gives infinities and NaNs, as PyTorch.
         lm.solve_lower_triangular_in_place(&mut x);
         lm.transpose().solve_upper_triangular_in_place(&mut x);
         Ok(x)
-    })
+    })?;
+    Ok((data, dims))
 }

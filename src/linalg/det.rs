@@ -1,7 +1,7 @@
 //! `det` and `slogdet` of every square matrix of a batch, through LU.
 
 use super::batch::{Operand, check_square, par_batches, tensor};
-use super::{BatchOf, LinalgFloat, SquareMatrices, expect, lu};
+use super::{BatchOf, LinalgFloat, SquareMatrices, expect, plu};
 use crate::ops::exec::Layout;
 use crate::{ShapeError, Tensor};
 
@@ -108,7 +108,7 @@ fn slogdet_core<T: LinalgFloat>(
     let batch = a.batch().to_vec();
     let offs = a.offsets(&batch);
     let res = par_batches(name, &batch, |i| {
-        let (lu, zero) = lu(&a.mat(offs[i]));
+        let (lu, zero) = plu(&a.mat(offs[i]));
         if zero.is_some() {
             return Ok((T::zero(), T::neg_infinity(), T::zero()));
         }

@@ -3,7 +3,7 @@
 use faer::linalg::solvers::DenseSolveCore;
 
 use super::batch::{Operand, check_square, par_batches, stack, tensor};
-use super::{LinalgFloat, SquareMatrices, expect, lu};
+use super::{LinalgFloat, SquareMatrices, expect, plu};
 use crate::ops::exec::Layout;
 use crate::{ShapeError, Tensor};
 
@@ -49,7 +49,7 @@ fn inv_core<T: LinalgFloat>(a: Layout<'_, T>) -> Result<(Vec<T>, Vec<usize>), Sh
     let batch = a.batch().to_vec();
     let offs = a.offsets(&batch);
     let mats = par_batches(name, &batch, |i| {
-        let (lu, zero) = lu(&a.mat(offs[i]));
+        let (lu, zero) = plu(&a.mat(offs[i]));
         match zero {
             Some(k) => Err(format!(
                 "The diagonal element {k} is zero, the inversion could not be completed because the input matrix is singular."

@@ -1,26 +1,33 @@
-//! `lu_factor` (LU with partial pivoting, packed as LAPACK packs it) and
-//! `lu_solve`.
+//! `lu_factor` and `lu_factor_ex` (LU with partial pivoting, packed as
+//! LAPACK packs it), `lu` (the unpacked `P`, `L`, `U`) and `lu_solve`.
 
 use faer::Mat;
 
 use super::batch::{
     Operand, bcast_index, broadcast_batch, check_square, dims_with, incompatible, par_batches,
-    stack, tensor,
+    push_mat, stack, tensor,
 };
-use super::{EigvalsOf, LinalgFloat, SolveShape, SquareMatrices, expect, lu};
+use super::{BatchOf, LinalgFloat, Matrices, SolveShape, WithTail, expect};
 use crate::ops::exec::Layout;
-use crate::shape::Shape;
+use crate::shape::{Dyn, Shape};
 use crate::{ShapeError, Tensor};
 
-/// The packed LU factorization of each matrix of `a` `(..., n, n)`, as
-/// LAPACK's `getrf` and PyTorch's `lu_factor` return it: `LU` holds `U` on and
-/// above the diagonal and the unit-lower `L` below it, and `pivots`
-/// `(..., n)` says that row `i` was swapped with row `pivots[i] - 1`
-/// (1-based), in order. A singular matrix is factored too (a zero on the
-/// diagonal of `U`); solving with it fails.
+/// `(..., k)` with `k = min(m, n)` for `(..., m, n)`: the pivots of an LU
+/// factorization (dynamic, as stable Rust cannot compute a minimum of two
+/// const generics).
+pub type PivotsOf<S> = <<S as Matrices>::Batch as WithTail>::Vec<Dyn>;
+
+/// The packed LU factorization of each matrix of `a` `(..., m, n)`, as
+/// LAPACK's `getrf` and PyTorch's `linalg.lu_factor` return it: `LU`
+/// `(..., m, n)` holds `U` on and above the diagonal and the unit-lower `L`
+/// below it, and `pivots` `(..., k)`, `k = min(m, n)`, says that row `i` was
+/// swapped with row `pivots[i] - 1` (1-based), in order. Rectangular
+/// matrices are factored too.
 ///
 /// # Errors
-/// A non-square shape.
+/// A shape of rank < 2; a matrix with a zero on the diagonal of `U`
+/// (PyTorch's message, naming the first such `U[i,i]`, 1-based, and the
+/// batch element). [`try_lu_factor_ex`] factors it without failing.
 ///
 /// ```
 /// use shaped::{linalg, Shape, Tensor};
@@ -30,26 +37,28 @@ use crate::{ShapeError, Tensor};
 /// let v = lu.to_vec();
 /// assert_eq!(v[..3], [3., 4., 1. / 3.]);
 /// assert!((v[3] - 2. / 3.).abs() < 1e-12);
+/// let s = Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 2., 2., 4.]);
+/// assert_eq!(linalg::try_lu_factor(&s).unwrap_err().to_string(),
+///     "torch.linalg.lu_factor: U[2,2] is zero and using it on lu_solve would result in a division by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)");
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_lu_factor<T: LinalgFloat, S: SquareMatrices>(
+pub fn try_lu_factor<T: LinalgFloat, S: Matrices>(
     a: &Tensor<T, S>,
-) -> Result<(Tensor<T, S>, Tensor<i32, EigvalsOf<S>>), ShapeError> {
-    let name = "linalg.lu_factor";
-    let a = Operand::matrices(a.layout(), name, "A")?;
-    let n = check_square(&a, name, "A")?;
-    let batch = a.batch().to_vec();
-    let offs = a.offsets(&batch);
-    let res = par_batches(name, &batch, |i| Ok(packed_lu(&a.mat(offs[i]))))?;
-    let mut lu = Vec::with_capacity(res.len() * n * n);
-    let mut piv = Vec::with_capacity(res.len() * n);
-    for (m, p) in &res {
-        super::batch::push_mat(&mut lu, m.as_ref());
-        piv.extend_from_slice(p);
+) -> Result<(Tensor<T, S>, Tensor<i32, PivotsOf<S>>), ShapeError> {
+    let (lu, piv, info) = lu_factor_core(a.layout())?;
+    let name = "torch.linalg.lu_factor";
+    let batched = !info.1.is_empty();
+    if let Some((i, &k)) = info.0.iter().enumerate().find(|(_, k)| **k != 0) {
+        let at = if batched {
+            format!("(Batch element {i}): ")
+        } else {
+            String::new()
+        };
+        return Err(ShapeError::Invalid(format!(
+            "{name}: {at}U[{k},{k}] is zero and using it on lu_solve would result in a division by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        )));
     }
-    let mut pdims = batch.clone();
-    pdims.push(n);
-    Ok((tensor(lu, &a.dims_vec())?, tensor(piv, &pdims)?))
+    Ok((lu, piv))
 }
 
 /// `(LU, pivots)` of each matrix of `a`; panics where [`try_lu_factor`]
@@ -63,27 +72,238 @@ pub fn try_lu_factor<T: LinalgFloat, S: SquareMatrices>(
 /// ```
 #[track_caller]
 #[allow(clippy::type_complexity)]
-pub fn lu_factor<T: LinalgFloat, S: SquareMatrices>(
+pub fn lu_factor<T: LinalgFloat, S: Matrices>(
     a: &Tensor<T, S>,
-) -> (Tensor<T, S>, Tensor<i32, EigvalsOf<S>>) {
+) -> (Tensor<T, S>, Tensor<i32, PivotsOf<S>>) {
     expect(try_lu_factor(a))
 }
 
+/// `(LU, pivots, info)`: [`try_lu_factor`] without the error on a zero
+/// pivot, as PyTorch's `linalg.lu_factor_ex`. `info` `(...)` is 0 where the
+/// factorization has no zero on `U`'s diagonal, else the 1-based index of
+/// the first zero (LAPACK's `info`).
+///
+/// # Errors
+/// A shape of rank < 2.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![2, 2, 2]>::from_vec(vec![1., 2., 2., 4., 1., 0., 0., 1.]);
+/// let (lu, piv, info) = linalg::try_lu_factor_ex(&a).unwrap();
+/// assert_eq!(info.to_vec(), vec![2, 0]);
+/// assert_eq!(piv.to_vec(), vec![2, 2, 1, 2]);
+/// assert_eq!(lu.to_vec(), vec![2., 4., 0.5, 0., 1., 0., 0., 1.]);
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn try_lu_factor_ex<T: LinalgFloat, S: Matrices>(
+    a: &Tensor<T, S>,
+) -> Result<
+    (
+        Tensor<T, S>,
+        Tensor<i32, PivotsOf<S>>,
+        Tensor<i32, BatchOf<S>>,
+    ),
+    ShapeError,
+> {
+    let (lu, piv, (info, batch)) = lu_factor_core(a.layout())?;
+    Ok((lu, piv, tensor(info, &batch)?))
+}
+
+/// `(LU, pivots, info)`; panics where [`try_lu_factor_ex`] errs (only on a
+/// rank < 2 shape).
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![2, 3]>::from_vec(vec![0., 0., 1., 0., 0., 2.]);
+/// let (_, piv, info) = linalg::lu_factor_ex(&a);
+/// assert_eq!((piv.to_vec(), info.item()), (vec![1, 2], 1));
+/// ```
+#[track_caller]
+#[allow(clippy::type_complexity)]
+pub fn lu_factor_ex<T: LinalgFloat, S: Matrices>(
+    a: &Tensor<T, S>,
+) -> (
+    Tensor<T, S>,
+    Tensor<i32, PivotsOf<S>>,
+    Tensor<i32, BatchOf<S>>,
+) {
+    expect(try_lu_factor_ex(a))
+}
+
+/// `P`, `L`, `U` of [`lu`]: `(..., m, m)`, `(..., m, k)`, `(..., k, n)`.
+pub type PLU<T, S> = (
+    Tensor<
+        T,
+        <<S as Matrices>::Batch as WithTail>::Mat<<S as Matrices>::Rows, <S as Matrices>::Rows>,
+    >,
+    Tensor<T, <<S as Matrices>::Batch as WithTail>::Mat<<S as Matrices>::Rows, Dyn>>,
+    Tensor<T, <<S as Matrices>::Batch as WithTail>::Mat<Dyn, <S as Matrices>::Cols>>,
+);
+
+/// The LU factorization with partial pivoting `A = P L U` of each matrix of
+/// `a` `(..., m, n)`, unpacked, as PyTorch's `linalg.lu`: `P` `(..., m, m)` a
+/// permutation matrix, `L` `(..., m, k)` unit lower triangular, `U`
+/// `(..., k, n)` upper triangular, `k = min(m, n)`. Singular matrices are
+/// factored too.
+///
+/// # Errors
+/// A shape of rank < 2.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
+/// let (p, l, u) = linalg::try_lu(&a).unwrap();
+/// assert_eq!(p.to_vec(), vec![0., 1., 1., 0.]);
+/// assert_eq!(l.to_vec()[..3], [1., 0., 1. / 3.]);
+/// assert_eq!(u.to_vec()[..3], [3., 4., 0.]);
+/// ```
+pub fn try_lu<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Result<PLU<T, S>, ShapeError> {
+    let name = "linalg.lu";
+    let a = Operand::matrices(a.layout(), name, "A")?;
+    let (m, n) = (a.rows(), a.cols());
+    let k = m.min(n);
+    let res = a.each(name, |x| {
+        let (f, piv, _) = getf2(x);
+        let mut rows: Vec<usize> = (0..m).collect();
+        for (i, &p) in piv.iter().enumerate() {
+            rows.swap(i, p as usize - 1);
+        }
+        // (P A) row i is A's row rows[i]; A = Pᵀ (L U).
+        let p = Mat::from_fn(m, m, |r, c| if rows[c] == r { T::one() } else { T::zero() });
+        let l = Mat::from_fn(m, k, |r, c| match r.cmp(&c) {
+            std::cmp::Ordering::Greater => f[(r, c)],
+            std::cmp::Ordering::Equal => T::one(),
+            std::cmp::Ordering::Less => T::zero(),
+        });
+        let u = Mat::from_fn(k, n, |r, c| if r <= c { f[(r, c)] } else { T::zero() });
+        Ok((p, l, u))
+    })?;
+    let (mut ps, mut ls, mut us) = (Vec::new(), Vec::new(), Vec::new());
+    for (p, l, u) in &res {
+        push_mat(&mut ps, p.as_ref());
+        push_mat(&mut ls, l.as_ref());
+        push_mat(&mut us, u.as_ref());
+    }
+    let b = a.batch();
+    Ok((
+        tensor(ps, &dims_with(b, &[m, m]))?,
+        tensor(ls, &dims_with(b, &[m, k]))?,
+        tensor(us, &dims_with(b, &[k, n]))?,
+    ))
+}
+
+/// `(P, L, U)` with `A = P L U`; panics where [`try_lu`] errs.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![3, 2]>::from_vec(vec![1., 2., 3., 4., 5., 6.]);
+/// let (p, l, u) = linalg::lu(&a);
+/// assert_eq!((p.dims(), l.dims(), u.dims()), (&[3, 3][..], &[3, 2][..], &[2, 2][..]));
+/// ```
+#[track_caller]
+pub fn lu<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> PLU<T, S> {
+    expect(try_lu(a))
+}
+
+/// LAPACK's `getf2` on a copy: LU with partial pivoting of an `m` by `n`
+/// matrix, packed; the 1-based pivots (the first largest magnitude in the
+/// column, as `idamax` picks it); and `info`, the 1-based index of the first
+/// zero pivot or 0. A zero column is skipped, as LAPACK does.
+pub(crate) fn getf2<T: LinalgFloat>(mut a: Mat<T>) -> (Mat<T>, Vec<i32>, i32) {
+    let (m, n) = (a.nrows(), a.ncols());
+    let k = m.min(n);
+    let mut piv = Vec::with_capacity(k);
+    let mut info = 0;
+    for j in 0..k {
+        let mut p = j;
+        let mut best = a[(j, j)].abs();
+        for i in j + 1..m {
+            let v = a[(i, j)].abs();
+            if v > best {
+                best = v;
+                p = i;
+            }
+        }
+        piv.push(p as i32 + 1);
+        if a[(p, j)] != T::zero() {
+            if p != j {
+                for c in 0..n {
+                    let t = a[(j, c)];
+                    a[(j, c)] = a[(p, c)];
+                    a[(p, c)] = t;
+                }
+            }
+            let d = a[(j, j)];
+            for i in j + 1..m {
+                a[(i, j)] /= d;
+            }
+        } else if info == 0 {
+            info = j as i32 + 1;
+        }
+        for c in j + 1..n {
+            let u = a[(j, c)];
+            for i in j + 1..m {
+                let l = a[(i, j)];
+                a[(i, c)] -= l * u;
+            }
+        }
+    }
+    (a, piv, info)
+}
+
+/// `(LU, pivots, (info, batch))` of every matrix.
+#[allow(clippy::type_complexity)]
+pub(super) fn lu_factor_core<T: LinalgFloat, S: Matrices>(
+    a: Layout<'_, T>,
+) -> Result<
+    (
+        Tensor<T, S>,
+        Tensor<i32, PivotsOf<S>>,
+        (Vec<i32>, Vec<usize>),
+    ),
+    ShapeError,
+> {
+    if a.dims.len() < 2 {
+        return Err(ShapeError::Invalid(format!(
+            "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {:?} instead",
+            a.dims
+        )));
+    }
+    let name = "linalg.lu_factor";
+    let a = Operand::matrices(a, name, "A")?;
+    let k = a.rows().min(a.cols());
+    let res = a.each(name, |x| Ok(getf2(x)))?;
+    let mut lu = Vec::with_capacity(res.len() * a.rows() * a.cols());
+    let mut piv = Vec::with_capacity(res.len() * k);
+    let mut info = Vec::with_capacity(res.len());
+    for (m, p, i) in &res {
+        push_mat(&mut lu, m.as_ref());
+        piv.extend_from_slice(p);
+        info.push(*i);
+    }
+    let batch = a.batch().to_vec();
+    Ok((
+        tensor(lu, &a.dims_vec())?,
+        tensor(piv, &dims_with(&batch, &[k]))?,
+        (info, batch),
+    ))
+}
+
 /// The solution `X` of `A X = B` from the factorization `(LU, pivots)` of
-/// [`lu_factor`]; `LU` `(..., n, n)` and `B` `(..., n, k)` broadcast their
-/// batches, and `pivots` has `LU`'s batch and length `n`.
+/// [`lu_factor`] of a square `A`; `LU` `(..., n, n)` and `B` `(..., n, k)`
+/// broadcast their batches, and `pivots` has `LU`'s batch and length `n`.
+/// A zero on `U`'s diagonal gives infinities and NaNs, as PyTorch.
 ///
 /// # Errors
 /// Shapes as for [`try_solve`](super::try_solve), pivots of the wrong shape
-/// or out of range; a zero on the diagonal of `U`.
+/// or out of range.
 ///
 /// ```
 /// use shaped::{linalg, DynRank, Tensor};
-/// let a = Tensor::<f64, DynRank>::try_from_vec(vec![1., 2., 2., 4.], &[2, 2]).unwrap();
+/// let lu = Tensor::<f64, DynRank>::try_from_vec(vec![1., 2., 0., 0.], &[2, 2]).unwrap();
+/// let piv = Tensor::<i32, DynRank>::try_from_vec(vec![1, 2], &[2]).unwrap();
 /// let b = Tensor::<f64, DynRank>::try_from_vec(vec![1., 1.], &[2, 1]).unwrap();
-/// let (lu, piv) = linalg::lu_factor(&a);
-/// assert_eq!(linalg::try_lu_solve(&lu, &piv, &b).unwrap_err().to_string(),
-///     "linalg.lu_solve: The solver failed because the input matrix is singular.");
+/// assert_eq!(linalg::try_lu_solve(&lu, &piv, &b).unwrap().to_vec(), vec![f64::NEG_INFINITY, f64::INFINITY]);
 /// ```
 pub fn try_lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape>(
     lu: &Tensor<T, SA>,
@@ -114,28 +334,7 @@ pub fn lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape>(
     expect(try_lu_solve(lu, pivots, b))
 }
 
-/// LU of `m` packed, with LAPACK's 1-based sequential row swaps.
-fn packed_lu<T: LinalgFloat>(m: &Mat<T>) -> (Mat<T>, Vec<i32>) {
-    let n = m.nrows();
-    let (f, _) = lu(m);
-    let (l, u) = (f.L(), f.U());
-    let packed = Mat::from_fn(n, n, |i, j| if i > j { l[(i, j)] } else { u[(i, j)] });
-    // Row i of L U is row fwd[i] of A; replay that as swaps.
-    let fwd = f.P().arrays().0;
-    let mut cur: Vec<usize> = (0..n).collect();
-    let mut pos: Vec<usize> = (0..n).collect();
-    let mut piv = Vec::with_capacity(n);
-    for (i, &target) in fwd.iter().enumerate() {
-        let j = pos[target];
-        cur.swap(i, j);
-        pos[cur[i]] = i;
-        pos[cur[j]] = j;
-        piv.push(j as i32 + 1);
-    }
-    (packed, piv)
-}
-
-fn lu_solve_core<T: LinalgFloat>(
+pub(super) fn lu_solve_core<T: LinalgFloat>(
     lu: Layout<'_, T>,
     pdims: &[usize],
     piv: &[i32],
@@ -146,10 +345,9 @@ fn lu_solve_core<T: LinalgFloat>(
     let b = Operand::matrices(b, name, "B")?;
     let n = check_square(&a, name, "LU")?;
     if b.rows() != n {
-        return Err(incompatible(name, &a, &b, false));
+        return Err(incompatible(name, &a, &b));
     }
-    let mut want = a.batch().to_vec();
-    want.push(n);
+    let want = dims_with(a.batch(), &[n]);
     if pdims != want.as_slice() {
         return Err(ShapeError::Invalid(format!(
             "{name}: Expected pivots of shape {want:?} (LU's batch and n), but got {pdims:?}"
@@ -160,16 +358,14 @@ fn lu_solve_core<T: LinalgFloat>(
             "{name}: pivots must be between 1 and {n}"
         )));
     }
-    let batch = broadcast_batch(a.batch(), b.batch())?;
+    // B is "tensor a" in PyTorch's broadcast message.
+    let batch = broadcast_batch(b.batch(), a.batch())?;
     let (oa, ob) = (a.offsets(&batch), b.offsets(&batch));
     let pi = bcast_index(a.batch(), &batch);
     let k = b.cols();
     let mats = par_batches(name, &batch, |i| {
         let lu = a.mat(oa[i]);
         let mut x = b.mat(ob[i]);
-        if (0..n).any(|d| lu[(d, d)] == T::zero()) {
-            return Err("The solver failed because the input matrix is singular.".to_string());
-        }
         for (r, &p) in piv[pi[i] * n..(pi[i] + 1) * n].iter().enumerate() {
             let p = p as usize - 1;
             if p != r {

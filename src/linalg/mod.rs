@@ -9,14 +9,21 @@
 //! PyTorch's messages. Each function `f` has a `try_f` returning the error
 //! and an `f` panicking with the same message.
 //!
-//! **Singular input.** One policy everywhere: a function that cannot produce
-//! its result (`inv`, `solve`, `solve_vec`, `lu_solve` on an exactly singular
-//! matrix, `cholesky`/`cholesky_solve` on a matrix that is not positive
-//! definite) returns an error naming the first failing batch element, worded
-//! as PyTorch words it. Functions with a well-defined answer do not fail:
-//! `det` of a singular matrix is 0, `slogdet` gives sign 0 and `-inf`,
-//! `lu_factor` returns the factorization with its zero pivot, `lstsq` and
-//! `pinv` give the minimum-norm solution.
+//! **Singular input.** As PyTorch: a function that cannot produce its
+//! result raises, naming the first failing element of the input's own batch
+//! (`inv`, `solve`, `solve_vec` on an exactly singular matrix, `lu_factor`
+//! on a zero pivot, `cholesky` on a matrix that is not positive definite);
+//! its `*_ex` form (`inv_ex`, `solve_ex`, `lu_factor_ex`, `cholesky_ex`)
+//! returns LAPACK's `info` instead. Functions that PyTorch lets run into a
+//! division by zero give infinities and NaNs (`lu_solve`,
+//! `cholesky_solve`, `solve_triangular`); functions with a well-defined
+//! answer do not fail (`det` of a singular matrix is 0, `slogdet` gives
+//! sign 0 and `-inf`, `lu` factors it, `lstsq` and `pinv` give the
+//! minimum-norm solution, `cond` is `inf`).
+//!
+//! **Complex results.** `eig` and `eigvals` return [`ComplexTensor`]s (real
+//! and imaginary parts as two real tensors); see `eig.rs` for why there is
+//! no complex element type.
 //!
 //! Computation is on the CPU through [`faer`], one batch element per rayon
 //! task; `f32` and `f64`.
@@ -25,8 +32,13 @@
 //! |---|---|
 //! | `shape.rs` | the type-level rules |
 //! | `batch.rs` | reading, broadcasting and running batches |
-//! | `inv.rs`, `det.rs`, `cholesky.rs`, `qr.rs`, `svd.rs`, `eigh.rs`, `lu.rs`, `solve.rs`, `lstsq.rs`, `norm.rs`, `pinv.rs` | one family each |
-//! | `grad.rs` | backward formulas for inv, det, solve, cholesky |
+//! | `inv.rs`, `det.rs`, `cholesky.rs`, `qr.rs`, `svd.rs`, `eigh.rs`, `eig.rs`, `lu.rs`, `solve.rs`, `triangular.rs`, `lstsq.rs`, `norm.rs`, `pinv.rs` | one family each |
+//! | `power.rs` | `matrix_power`, `matrix_exp` |
+//! | `vector.rs` | `vector_norm`, `cross` |
+//! | `rank.rs` | `matrix_rank`, `cond` |
+//! | `multi_dot.rs`, `householder.rs` | one function each |
+//! | `ex.rs` | `inv_ex`, `cholesky_ex`, `solve_ex` |
+//! | `grad.rs` | backward formulas for inv, det, solve, cholesky, solve_triangular, matrix_power, matrix_exp |
 //!
 //! ```
 //! use shaped::{linalg, Shape, Tensor};
@@ -48,33 +60,59 @@
 mod batch;
 mod cholesky;
 mod det;
+mod eig;
 mod eigh;
+mod ex;
 pub mod grad;
+mod householder;
 mod inv;
 mod lstsq;
 mod lu;
+mod multi_dot;
 mod norm;
 mod pinv;
+mod power;
 mod qr;
+mod rank;
 mod shape;
 mod solve;
 mod svd;
+mod triangular;
+pub(crate) mod vector;
 
 pub use cholesky::{cholesky, cholesky_solve, try_cholesky, try_cholesky_solve};
 pub use det::{det, slogdet, try_det, try_slogdet};
+pub use eig::{ComplexTensor, eig, eigvals, try_eig, try_eigvals};
 pub use eigh::{eigh, eigvalsh, try_eigh, try_eigvalsh};
+pub use ex::{cholesky_ex, inv_ex, solve_ex, try_cholesky_ex, try_inv_ex, try_solve_ex};
+pub use householder::{householder_product, try_householder_product};
 pub use inv::{inv, try_inv};
-pub use lstsq::{lstsq, try_lstsq};
-pub use lu::{lu_factor, lu_solve, try_lu_factor, try_lu_solve};
-pub use norm::{MatrixNorm, matrix_norm, try_matrix_norm};
+pub use lstsq::{Lstsq, LstsqDriver, lstsq, lstsq_vec, try_lstsq, try_lstsq_vec, try_lstsq_with};
+pub use lu::{
+    PLU, PivotsOf, lu, lu_factor, lu_factor_ex, lu_solve, try_lu, try_lu_factor, try_lu_factor_ex,
+    try_lu_solve,
+};
+pub use multi_dot::{multi_dot, try_multi_dot};
+pub use norm::{MatrixNorm, NormOrd, matrix_norm, norm, try_matrix_norm, try_norm};
 pub use pinv::{pinv, try_pinv};
+pub use power::{matrix_exp, matrix_power, try_matrix_exp, try_matrix_power};
 pub use qr::{qr, qr_complete, try_qr, try_qr_complete};
+pub use rank::{RankTol, cond, matrix_rank, try_cond, try_matrix_rank};
 pub use shape::{
-    BatchOf, EigvalsOf, LstsqShape, MatchDim, Matrices, SolveShape, SolveVecShape, SquareMatrices,
-    SvalsOf, Transposed, Vectors, WithTail,
+    BatchOf, EigvalsOf, LstsqShape, LstsqVecShape, MatchDim, Matrices, SolveRightShape, SolveShape,
+    SolveVecShape, SquareMatrices, SvalsOf, Transposed, Vectors, WithTail,
 };
 pub use solve::{solve, solve_vec, try_solve, try_solve_vec};
-pub use svd::{svd, svd_full, svdvals, try_svd, try_svd_full, try_svdvals};
+pub use svd::{svd, svd_full, svdvals, try_svd, try_svd_full, try_svd_with, try_svdvals};
+pub use triangular::{
+    Triangle, solve_triangular, solve_triangular_right, try_solve_triangular,
+    try_solve_triangular_right,
+};
+pub(crate) use vector::cross_dyn;
+pub use vector::{
+    CrossShape, SameRank, Three, cross, try_cross, try_vector_norm, try_vector_norm_dims,
+    vector_norm, vector_norm_dims,
+};
 
 /// An element type linear algebra works on: `f32` or `f64`.
 ///
@@ -104,7 +142,9 @@ fn expect<R>(r: Result<R, crate::ShapeError>) -> R {
 
 /// LU with partial pivoting, and the 1-based index of its first zero pivot
 /// (LAPACK's `info`), if any.
-fn lu<T: LinalgFloat>(m: &faer::Mat<T>) -> (faer::linalg::solvers::PartialPivLu<T>, Option<usize>) {
+fn plu<T: LinalgFloat>(
+    m: &faer::Mat<T>,
+) -> (faer::linalg::solvers::PartialPivLu<T>, Option<usize>) {
     let lu = m.partial_piv_lu();
     let u = lu.U();
     let zero = (0..u.nrows().min(u.ncols())).find(|&i| u[(i, i)] == T::zero());

@@ -33,15 +33,23 @@ pub enum MatrixNorm {
 
 /// The norm `ord` of each matrix of `a` `(..., m, n)`, shape `(...)`.
 ///
+/// An empty matrix has norm 0 for `Fro`, `Nuc`, `One`, `Inf` and `Two`
+/// (the largest of no values), as PyTorch.
+///
 /// # Errors
 /// A shape of rank < 2; no convergence of the SVD (for `Nuc`, `Two`,
-/// `NegTwo`).
+/// `NegTwo`); the smallest of no values (`NegOne` with no columns, `NegInf`
+/// with no rows, `NegTwo` on an empty matrix), with PyTorch's message.
 ///
 /// ```
 /// use shaped::{linalg::{self, MatrixNorm}, DynRank, Tensor};
 /// let a = Tensor::<f64, DynRank>::try_zeros(&[3]).unwrap();
 /// assert_eq!(linalg::try_matrix_norm(&a, MatrixNorm::Fro).unwrap_err().to_string(),
 ///     "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
+/// let e = Tensor::<f64, DynRank>::try_zeros(&[0, 3]).unwrap();
+/// assert_eq!(linalg::try_matrix_norm(&e, MatrixNorm::Two).unwrap().to_vec(), vec![0.]);
+/// assert_eq!(linalg::try_matrix_norm(&e, MatrixNorm::NegInf).unwrap_err().to_string(),
+///     "amin(): Expected reduction dim 0 to have non-zero size.");
 /// ```
 pub fn try_matrix_norm<T: LinalgFloat, S: Matrices>(
     a: &Tensor<T, S>,
@@ -50,49 +58,22 @@ pub fn try_matrix_norm<T: LinalgFloat, S: Matrices>(
     let name = "linalg.matrix_norm";
     let a = Operand::matrices(a.layout(), name, "A")?;
     let (m, n) = (a.rows(), a.cols());
-    if (m == 0 || n == 0) && !matches!(ord, MatrixNorm::Fro | MatrixNorm::Nuc) {
+    // An empty matrix: the largest of no values is 0, as PyTorch has it;
+    // the smallest of none is PyTorch's `amin` error, naming the dimension
+    // it reduces (of the column sums, the row sums or the singular values).
+    let bl = a.batch().len();
+    let empty_min = match ord {
+        MatrixNorm::NegOne if n == 0 => Some(bl.to_string()),
+        MatrixNorm::NegInf if m == 0 => Some(bl.to_string()),
+        MatrixNorm::NegTwo if m == 0 || n == 0 => Some("-1".to_string()),
+        _ => None,
+    };
+    if let Some(dim) = empty_min {
         return Err(ShapeError::Invalid(format!(
-            "{name}: Expected a non-empty matrix for this norm, but got {m} by {n} matrices"
+            "amin(): Expected reduction dim {dim} to have non-zero size."
         )));
     }
-    let vals = a.each(name, |x| {
-        let abs = |i: usize, j: usize| <T as num_traits::Float>::abs(x[(i, j)]);
-        let col = |j: usize| (0..m).fold(T::zero(), |s, i| s + abs(i, j));
-        let row = |i: usize| (0..n).fold(T::zero(), |s, j| s + abs(i, j));
-        let max = |v: &mut dyn Iterator<Item = T>| {
-            v.fold(T::neg_infinity(), |a, b| if b > a { b } else { a })
-        };
-        let min = |v: &mut dyn Iterator<Item = T>| {
-            v.fold(T::infinity(), |a, b| if b < a { b } else { a })
-        };
-        Ok(match ord {
-            MatrixNorm::Fro => {
-                let mut s = T::zero();
-                for i in 0..m {
-                    for j in 0..n {
-                        s += x[(i, j)] * x[(i, j)];
-                    }
-                }
-                <T as num_traits::Float>::sqrt(s)
-            }
-            MatrixNorm::One => max(&mut (0..n).map(col)),
-            MatrixNorm::NegOne => min(&mut (0..n).map(col)),
-            MatrixNorm::Inf => max(&mut (0..m).map(row)),
-            MatrixNorm::NegInf => min(&mut (0..m).map(row)),
-            MatrixNorm::Nuc | MatrixNorm::Two | MatrixNorm::NegTwo => {
-                let s = if m == 0 || n == 0 {
-                    Vec::new()
-                } else {
-                    thin(&x)?.1
-                };
-                match ord {
-                    MatrixNorm::Nuc => s.iter().fold(T::zero(), |a, &b| a + b),
-                    MatrixNorm::Two => s[0],
-                    _ => s[s.len() - 1],
-                }
-            }
-        })
-    })?;
+    let vals = a.each(name, |x| norm_of(&x, ord))?;
     tensor(vals, a.batch())
 }
 
@@ -111,4 +92,137 @@ pub fn matrix_norm<T: LinalgFloat, S: Matrices>(
     ord: MatrixNorm,
 ) -> Tensor<T, BatchOf<S>> {
     expect(try_matrix_norm(a, ord))
+}
+
+/// The norm `ord` of one matrix (an empty one has norm 0).
+pub(super) fn norm_of<T: LinalgFloat>(x: &faer::Mat<T>, ord: MatrixNorm) -> Result<T, String> {
+    let (m, n) = (x.nrows(), x.ncols());
+    let abs = |i: usize, j: usize| <T as num_traits::Float>::abs(x[(i, j)]);
+    let col = |j: usize| (0..m).fold(T::zero(), |s, i| s + abs(i, j));
+    let row = |i: usize| (0..n).fold(T::zero(), |s, j| s + abs(i, j));
+    let max = |v: &mut dyn Iterator<Item = T>| v.fold(T::zero(), |a, b| if b > a { b } else { a });
+    let min =
+        |v: &mut dyn Iterator<Item = T>| v.fold(T::infinity(), |a, b| if b < a { b } else { a });
+    Ok(match ord {
+        MatrixNorm::Fro => {
+            let mut s = T::zero();
+            for i in 0..m {
+                for j in 0..n {
+                    s += x[(i, j)] * x[(i, j)];
+                }
+            }
+            <T as num_traits::Float>::sqrt(s)
+        }
+        MatrixNorm::One => max(&mut (0..n).map(col)),
+        MatrixNorm::NegOne => min(&mut (0..n).map(col)),
+        MatrixNorm::Inf => max(&mut (0..m).map(row)),
+        MatrixNorm::NegInf => min(&mut (0..m).map(row)),
+        MatrixNorm::Nuc | MatrixNorm::Two | MatrixNorm::NegTwo => {
+            let s = if m == 0 || n == 0 {
+                Vec::new()
+            } else {
+                thin(x)?.1
+            };
+            match ord {
+                MatrixNorm::Nuc => s.iter().fold(T::zero(), |a, &b| a + b),
+                MatrixNorm::Two => s.first().copied().unwrap_or(T::zero()),
+                _ => s.last().copied().unwrap_or(T::zero()),
+            }
+        }
+    })
+}
+
+/// The `ord` of [`norm`]: a number (a vector norm of a 1-d input, or for a
+/// 2-d input one of 1, -1, 2, -2, ±inf), or Frobenius / nuclear (2-d
+/// inputs), as PyTorch's `linalg.norm`'s `ord`.
+///
+/// ```
+/// use shaped::linalg::NormOrd;
+/// assert_ne!(NormOrd::Num(2.), NormOrd::Fro);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NormOrd {
+    /// A number: `p` for vectors, or 1, -1, 2, -2, ±inf for matrices.
+    Num(f64),
+    /// `'fro'`.
+    Fro,
+    /// `'nuc'`.
+    Nuc,
+}
+
+/// PyTorch's `linalg.norm(x, ord)` without `dim`: for `ord = None` the
+/// 2-norm of all elements (any rank); otherwise `x` must be 1-d (a
+/// [`vector_norm`](super::vector_norm)) or 2-d (a [`matrix_norm`]).
+///
+/// # Errors
+/// An `ord` with a rank other than 1 or 2; `Fro`/`Nuc` of a vector; a
+/// number that is not a matrix norm for a matrix; PyTorch's messages. And
+/// those of the norm computed.
+///
+/// ```
+/// use shaped::{linalg::{self, NormOrd}, DynRank, Tensor};
+/// let x = Tensor::<f64, DynRank>::try_zeros(&[2, 2, 2]).unwrap();
+/// assert_eq!(linalg::try_norm(&x, None).unwrap().item(), 0.);
+/// assert_eq!(linalg::try_norm(&x, Some(NormOrd::Fro)).unwrap_err().to_string(),
+///     "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got 3D.");
+/// let m = Tensor::<f64, DynRank>::try_zeros(&[2, 2]).unwrap();
+/// assert_eq!(linalg::try_norm(&m, Some(NormOrd::Num(0.5))).unwrap_err().to_string(),
+///     "linalg.matrix_norm: Order 0.5 not supported.");
+/// ```
+pub fn try_norm<T: LinalgFloat, S: crate::shape::Shape>(
+    x: &Tensor<T, S>,
+    ord: Option<NormOrd>,
+) -> Result<Tensor<T, ()>, ShapeError> {
+    let Some(ord) = ord else {
+        return super::try_vector_norm(x, 2.0);
+    };
+    let rank = x.dims().len();
+    match rank {
+        1 => match ord {
+            NormOrd::Num(p) => super::try_vector_norm(x, p),
+            NormOrd::Fro | NormOrd::Nuc => Err(ShapeError::Invalid(
+                "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.".into(),
+            )),
+        },
+        2 => {
+            let m = match ord {
+                NormOrd::Fro => MatrixNorm::Fro,
+                NormOrd::Nuc => MatrixNorm::Nuc,
+                NormOrd::Num(p) if p == 1.0 => MatrixNorm::One,
+                NormOrd::Num(p) if p == -1.0 => MatrixNorm::NegOne,
+                NormOrd::Num(p) if p == 2.0 => MatrixNorm::Two,
+                NormOrd::Num(p) if p == -2.0 => MatrixNorm::NegTwo,
+                NormOrd::Num(p) if p == f64::INFINITY => MatrixNorm::Inf,
+                NormOrd::Num(p) if p == f64::NEG_INFINITY => MatrixNorm::NegInf,
+                NormOrd::Num(p) => {
+                    return Err(ShapeError::Invalid(format!(
+                        "linalg.matrix_norm: Order {p} not supported."
+                    )));
+                }
+            };
+            let v = try_matrix_norm(&x.clone().into_dyn(), m)?.to_vec();
+            super::batch::tensor(v, &[])
+        }
+        r => Err(ShapeError::Invalid(format!(
+            "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {r}D."
+        ))),
+    }
+}
+
+/// The norm; panics where [`try_norm`] errs.
+///
+/// ```
+/// use shaped::{linalg::{self, NormOrd}, Shape, Tensor};
+/// let m = Tensor::<f64, Shape![2, 2]>::from_vec(vec![0., 1., 2., 3.]);
+/// assert_eq!(linalg::norm(&m, None).item(), 14f64.sqrt());
+/// assert!((linalg::norm(&m, Some(NormOrd::Nuc)).item() - 18f64.sqrt()).abs() < 1e-12);
+/// let v = Tensor::<f64, Shape![4]>::from_vec(vec![0., 1., 2., 3.]);
+/// assert!((linalg::norm(&v, Some(NormOrd::Num(3.))).item() - 36f64.cbrt()).abs() < 1e-12);
+/// ```
+#[track_caller]
+pub fn norm<T: LinalgFloat, S: crate::shape::Shape>(
+    x: &Tensor<T, S>,
+    ord: Option<NormOrd>,
+) -> Tensor<T, ()> {
+    expect(try_norm(x, ord))
 }

@@ -15,12 +15,24 @@ use crate::{ShapeError, Tensor};
 /// ```
 /// use shaped::{linalg, DynRank, Tensor};
 /// let a = Tensor::<f64, DynRank>::try_zeros(&[4]).unwrap();
-/// assert!(linalg::try_pinv(&a).is_err());
+/// assert_eq!(linalg::try_pinv(&a).unwrap_err().to_string(),
+///     "linalg.pinv(Double{[4]}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types");
 /// ```
 pub fn try_pinv<T: LinalgFloat, S: Matrices>(
     a: &Tensor<T, S>,
 ) -> Result<Tensor<T, Transposed<S>>, ShapeError> {
     let name = "linalg.pinv";
+    if a.dims().len() < 2 {
+        let ty = if std::mem::size_of::<T>() == 4 {
+            "Float"
+        } else {
+            "Double"
+        };
+        return Err(ShapeError::Invalid(format!(
+            "{name}({ty}{{{:?}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types",
+            a.dims()
+        )));
+    }
     let a = Operand::matrices(a.layout(), name, "A")?;
     let (m, n) = (a.rows(), a.cols());
     let ps = a.each(name, |x| pinv_of(&x))?;

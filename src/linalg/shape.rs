@@ -221,6 +221,68 @@ where
     type Output = <Broadcast<A::Batch, B::Batch> as WithTail>::Mat<A::Cols, B::Cols>;
 }
 
+/// The shape of the solution `X` of `X A = B` for a batch of square `A`
+/// (`Self`) and of `B` `(..., k, n)`: the batch dimensions broadcast.
+///
+/// ```
+/// use shaped::{Shape, linalg::SolveRightShape};
+/// let _: <Shape![2, 4, 4] as SolveRightShape<Shape![3, 1, 5, 4]>>::Output =
+///     <Shape![3, 2, 5, 4]>::default();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "linalg: cannot solve X A = B for A of shape `{Self}` and B of shape `{B}`",
+    label = "A and B do not fit X A = B",
+    note = "A must be square matrices `(..., n, n)` and B `(..., k, n)` with the same n; their batch dimensions `...` broadcast"
+)]
+pub trait SolveRightShape<B: Shape>: SquareMatrices {
+    /// The shape of `X`.
+    type Output: Shape;
+}
+
+#[diagnostic::do_not_recommend]
+impl<A, B> SolveRightShape<B> for A
+where
+    A: SquareMatrices,
+    B: Matrices,
+    A::N: MatchDim<B::Cols>,
+    A::Batch: BroadcastShape<B::Batch>,
+    Broadcast<A::Batch, B::Batch>: WithTail,
+{
+    type Output = <Broadcast<A::Batch, B::Batch> as WithTail>::Mat<
+        B::Rows,
+        <A::N as MatchDim<B::Cols>>::Output,
+    >;
+}
+
+/// The shape of the least-squares solution `x` of `A x = b` for `A`
+/// `(..., m, n)` (`Self`) and vectors `b` `(..., m)`: `(..., n)`.
+///
+/// ```
+/// use shaped::{Shape, linalg::LstsqVecShape};
+/// let _: <Shape![2, 5, 3] as LstsqVecShape<Shape![5]>>::Output = <Shape![2, 3]>::default();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "linalg: cannot solve A x = b in least squares for A of shape `{Self}` and b of shape `{B}`",
+    label = "A and b do not fit A x = b",
+    note = "A must be matrices `(..., m, n)` and b vectors `(..., m)` with the same m; their batch dimensions `...` broadcast"
+)]
+pub trait LstsqVecShape<B: Shape>: Matrices {
+    /// The shape of `x`.
+    type Output: Shape;
+}
+
+#[diagnostic::do_not_recommend]
+impl<A, B> LstsqVecShape<B> for A
+where
+    A: Matrices,
+    B: Vectors,
+    A::Rows: MatchDim<B::Len>,
+    A::Batch: BroadcastShape<B::Batch>,
+    Broadcast<A::Batch, B::Batch>: WithTail,
+{
+    type Output = <Broadcast<A::Batch, B::Batch> as WithTail>::Vec<A::Cols>;
+}
+
 /// `(..., n, m)` for `(..., m, n)`: the shape of a pseudo-inverse.
 pub type Transposed<S> =
     <<S as Matrices>::Batch as WithTail>::Mat<<S as Matrices>::Cols, <S as Matrices>::Rows>;

@@ -5,9 +5,10 @@ use faer::Mat;
 use faer::linalg::solvers::Solve;
 
 use super::batch::{
-    Operand, broadcast_batch, check_square, dims_with, incompatible, par_batches, stack, tensor,
+    Operand, bcast_index, broadcast_batch, check_square, dims_with, incompatible, par_batches,
+    par_batches_labelled, stack, tensor,
 };
-use super::{LinalgFloat, SolveShape, SolveVecShape, expect, lu};
+use super::{LinalgFloat, SolveShape, SolveVecShape, expect, plu};
 use crate::ops::exec::Layout;
 use crate::shape::Shape;
 use crate::{ShapeError, Tensor};
@@ -15,9 +16,15 @@ use crate::{ShapeError, Tensor};
 /// The solution `X` of `A X = B` for each matrix `A` `(..., n, n)` and
 /// right-hand sides `B` `(..., n, k)`; the batch dimensions broadcast.
 ///
+/// Where `B`'s rank is dynamic ([`DynRank`](crate::DynRank)), PyTorch's rule
+/// decides whether `B` is a batch of vectors `(..., n)`: when `B` is 1-d, or
+/// its sizes are `A`'s without the last (the result then has `B`'s rank).
+/// Where the types give the rank, they decide: [`solve_vec`] for vectors.
+///
 /// # Errors
 /// Non-square `A`, rows of `B` other than `n`, batches that do not broadcast
-/// (run time for `Dyn`/`DynRank`); an exactly singular `A`.
+/// (run time for `Dyn`/`DynRank`); an exactly singular `A`, named by its
+/// element in `A`'s own batch (none when `A` is one matrix), as PyTorch.
 ///
 /// ```
 /// use shaped::{linalg, DynRank, Tensor};
@@ -25,6 +32,16 @@ use crate::{ShapeError, Tensor};
 /// let b = Tensor::<f64, DynRank>::try_zeros(&[4, 2]).unwrap();
 /// assert_eq!(linalg::try_solve(&a, &b).unwrap_err().to_string(),
 ///     "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x2)");
+/// // A 1-d B is a vector.
+/// let a = Tensor::<f64, DynRank>::try_from_vec(vec![2., 0., 0., 4.], &[2, 2]).unwrap();
+/// let b = Tensor::<f64, DynRank>::try_from_vec(vec![2., 4.], &[2]).unwrap();
+/// let x = linalg::try_solve(&a, &b).unwrap();
+/// assert_eq!((x.dims(), x.to_vec()), (&[2][..], vec![1., 1.]));
+/// // Singular A (2, 1, 2, 2) broadcast against B (3, 2, 1): A's element 1, not the 4th.
+/// let a = Tensor::<f64, DynRank>::try_from_vec(vec![1., 0., 0., 1., 0., 0., 0., 0.], &[2, 1, 2, 2]).unwrap();
+/// let b = Tensor::<f64, DynRank>::try_zeros(&[3, 2, 1]).unwrap();
+/// assert_eq!(linalg::try_solve(&a, &b).unwrap_err().to_string(),
+///     "torch.linalg.solve: (Batch element 1): The solver failed because the input matrix is singular.");
 /// ```
 pub fn try_solve<T: LinalgFloat, SA, SB>(
     a: &Tensor<T, SA>,
@@ -34,7 +51,10 @@ where
     SA: SolveShape<SB>,
     SB: Shape,
 {
-    let (data, dims) = solve_core(a.layout(), b.layout(), false)?;
+    // With a dynamic-rank B, PyTorch's rule decides whether B is a batch of
+    // vectors; otherwise the types have decided (see `solve_vec`).
+    let vec = SB::RANK.is_none() && is_vector_rhs(a.dims(), b.dims());
+    let (data, dims) = solve_core(a.layout(), b.layout(), vec)?;
     tensor(data, &dims)
 }
 
@@ -68,7 +88,7 @@ where
 /// let a = Tensor::<f64, DynRank>::try_zeros(&[3, 3]).unwrap();
 /// let b = Tensor::<f64, DynRank>::try_zeros(&[4]).unwrap();
 /// assert_eq!(linalg::try_solve_vec(&a, &b).unwrap_err().to_string(),
-///     "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4)");
+///     "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x1)");
 /// ```
 pub fn try_solve_vec<T: LinalgFloat, SA, SB>(
     a: &Tensor<T, SA>,
@@ -128,7 +148,13 @@ pub(super) fn pairwise<T: LinalgFloat>(
     Ok((stack(&mats, out_rows * out_cols), dims))
 }
 
-fn solve_core<T: LinalgFloat>(
+/// PyTorch's rule for reading `B` as a batch of vectors in `solve(A, B)`:
+/// `B` is 1-d, or `B`'s sizes are `A`'s without the last one.
+pub(crate) fn is_vector_rhs(a: &[usize], b: &[usize]) -> bool {
+    b.len() == 1 || (!a.is_empty() && b == &a[..a.len() - 1])
+}
+
+pub(crate) fn solve_core<T: LinalgFloat>(
     a: Layout<'_, T>,
     b: Layout<'_, T>,
     vec: bool,
@@ -142,14 +168,33 @@ fn solve_core<T: LinalgFloat>(
     };
     let n = check_square(&a, name, "A")?;
     if b.rows() != n {
-        return Err(incompatible(name, &a, &b, vec));
+        return Err(incompatible(name, &a, &b));
     }
-    pairwise(name, &a, &b, n, b.cols(), vec, |am, mut bm| {
-        let (lu, zero) = lu(&am);
-        if zero.is_some() {
-            return Err("The solver failed because the input matrix is singular.".into());
-        }
-        lu.solve_in_place(&mut bm);
-        Ok(bm)
-    })
+    // B is "tensor a" in PyTorch's broadcast message.
+    let batch = broadcast_batch(b.batch(), a.batch())?;
+    let (oa, ob) = (a.offsets(&batch), b.offsets(&batch));
+    // A singular A is named by its element in A's own batch.
+    let own = bcast_index(a.batch(), &batch);
+    let unbatched = a.batch().is_empty();
+    let k = b.cols();
+    let mats = par_batches_labelled(
+        "torch.linalg.solve",
+        oa.len(),
+        |i| (!unbatched).then(|| own[i]),
+        |i| {
+            let (lu, zero) = plu(&a.mat(oa[i]));
+            if zero.is_some() {
+                return Err("The solver failed because the input matrix is singular.".into());
+            }
+            let mut bm = b.mat(ob[i]);
+            lu.solve_in_place(&mut bm);
+            Ok(bm)
+        },
+    )?;
+    let dims = if vec {
+        dims_with(&batch, &[n])
+    } else {
+        dims_with(&batch, &[n, k])
+    };
+    Ok((stack(&mats, n * k), dims))
 }

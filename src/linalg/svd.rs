@@ -16,6 +16,9 @@ type Usv<T, S, UC, VR> = (
     Tensor<T, Mat<S, VR, Cols<S>>>,
 );
 
+const NON_FINITE: &str =
+    "The algorithm failed to converge because the input matrix contained non-finite values.";
+
 const NO_CONVERGENCE: &str = "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated singular values.";
 
 /// The reduced singular value decomposition `A = U diag(S) Vh` of each matrix
@@ -101,10 +104,14 @@ pub fn svd_full<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Usv<T, S, Rows
 pub fn try_svdvals<T: LinalgFloat, S: Matrices>(
     a: &Tensor<T, S>,
 ) -> Result<Tensor<T, SvalsOf<S>>, ShapeError> {
-    let name = "linalg.svdvals";
+    // PyTorch names svdvals's errors `linalg.svd`.
+    let name = "linalg.svd";
     let a = Operand::matrices(a.layout(), name, "A")?;
     let k = a.rows().min(a.cols());
     let vals = a.each(name, |x| {
+        if !x.as_ref().is_all_finite() {
+            return Err(NON_FINITE.to_string());
+        }
         x.singular_values().map_err(|_| NO_CONVERGENCE.to_string())
     })?;
     tensor(vals.concat(), &dims_with(a.batch(), &[k]))
@@ -120,6 +127,33 @@ pub fn try_svdvals<T: LinalgFloat, S: Matrices>(
 #[track_caller]
 pub fn svdvals<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Tensor<T, SvalsOf<S>> {
     expect(try_svdvals(a))
+}
+
+/// PyTorch's `linalg.svd(A, full_matrices=...)` for a flag known at run
+/// time: `U` `(..., m, m or k)`, `S` `(..., k)`, `Vh` `(..., n or k, n)`, the
+/// varying sizes `Dyn`. ([`try_svd`] and [`try_svd_full`] give the static
+/// sizes where they are known.)
+///
+/// # Errors
+/// As [`try_svd`]; a NaN or infinity in `a` (PyTorch's message).
+///
+/// ```
+/// use shaped::{linalg, DynRank, Tensor};
+/// let a = Tensor::<f64, DynRank>::try_zeros(&[2, 3]).unwrap();
+/// let (u, s, vh) = linalg::try_svd_with(&a, true).unwrap();
+/// assert_eq!((u.dims(), s.dims(), vh.dims()), (&[2, 2][..], &[2][..], &[3, 3][..]));
+/// let (_, _, vh) = linalg::try_svd_with(&a, false).unwrap();
+/// assert_eq!(vh.dims(), &[2, 3]);
+/// let n = Tensor::<f64, DynRank>::try_from_vec(vec![f64::NAN; 4], &[2, 2]).unwrap();
+/// assert_eq!(linalg::try_svd_with(&n, false).unwrap_err().to_string(),
+///     "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.");
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn try_svd_with<T: LinalgFloat, S: Matrices>(
+    a: &Tensor<T, S>,
+    full_matrices: bool,
+) -> Result<Usv<T, S, Dyn, Dyn>, ShapeError> {
+    svd_core(a, full_matrices)
 }
 
 /// `(U, S, V)` of one matrix, reduced, with `S` descending: shared with
@@ -144,6 +178,9 @@ fn svd_core<T: LinalgFloat, S: Matrices, SU: Shape, SS: Shape, SV: Shape>(
     let k = m.min(n);
     let (uc, vr) = if full { (m, n) } else { (k, k) };
     let res = a.each(name, |x| {
+        if !x.as_ref().is_all_finite() {
+            return Err(NON_FINITE.to_string());
+        }
         let f = if full { x.svd() } else { x.thin_svd() };
         let f = f.map_err(|_| NO_CONVERGENCE.to_string())?;
         let s: Vec<T> = f.S().column_vector().iter().copied().collect();

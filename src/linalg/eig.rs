@@ -1,0 +1,207 @@
+//! `eig` and `eigvals`: eigenvalues and eigenvectors of general real
+//! matrices, which are complex.
+//!
+//! **Why no complex element type.** The crate's element types are real (and
+//! integer); a complex one would have to be carried by every kernel
+//! (pointwise, reductions, matmul, the CUDA backend) to be more than a
+//! container. `eig` returns [`ComplexTensor`]: the real and imaginary parts
+//! as two real tensors of the same shape, which is what the other
+//! functions of this crate can take, and which converts to
+//! `(re, im)` pairs with [`ComplexTensor::to_pairs`].
+
+use faer::Mat;
+
+use super::batch::{Operand, check_square, dims_with, push_mat, tensor};
+use super::{EigvalsOf, LinalgFloat, SquareMatrices, expect};
+use crate::shape::Shape;
+use crate::{ShapeError, Tensor};
+
+/// A complex tensor as its real and imaginary parts, both of shape `S`.
+///
+/// ```
+/// use shaped::{linalg::ComplexTensor, Shape, Tensor};
+/// let z = ComplexTensor {
+///     re: Tensor::<f64, Shape![2]>::from_vec(vec![1., 2.]),
+///     im: Tensor::<f64, Shape![2]>::from_vec(vec![0., -1.]),
+/// };
+/// assert_eq!(z.to_pairs(), vec![(1., 0.), (2., -1.)]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ComplexTensor<T: LinalgFloat, S: Shape> {
+    /// The real parts.
+    pub re: Tensor<T, S>,
+    /// The imaginary parts.
+    pub im: Tensor<T, S>,
+}
+
+impl<T: LinalgFloat, S: Shape> ComplexTensor<T, S> {
+    /// The elements as `(re, im)` pairs, row-major.
+    ///
+    /// ```
+    /// use shaped::{linalg, Shape, Tensor};
+    /// let a = Tensor::<f64, Shape![1, 1]>::from_vec(vec![3.]);
+    /// assert_eq!(linalg::eigvals(&a).to_pairs(), vec![(3., 0.)]);
+    /// ```
+    pub fn to_pairs(&self) -> Vec<(T, T)> {
+        self.re.to_vec().into_iter().zip(self.im.to_vec()).collect()
+    }
+}
+
+/// The eigenvalues `(..., n)` and eigenvectors `(..., n, n)` (column `j`
+/// belongs to eigenvalue `j`) of each real matrix of `a` `(..., n, n)`, as
+/// PyTorch's `linalg.eig`: complex, as [`ComplexTensor`]s. Each eigenvector
+/// has unit norm and its largest component real, as LAPACK's `geev` gives
+/// them; the order of the eigenvalues is not specified (as in PyTorch).
+///
+/// # Errors
+/// A non-square or rank < 2 shape; a NaN or infinity in `a`; no convergence.
+/// PyTorch's messages.
+///
+/// ```
+/// use shaped::{linalg, DynRank, Tensor};
+/// let a = Tensor::<f64, DynRank>::try_zeros(&[2, 3]).unwrap();
+/// assert_eq!(linalg::try_eig(&a).unwrap_err().to_string(),
+///     "linalg.eig: A must be batches of square matrices, but they are 2 by 3 matrices");
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn try_eig<T: LinalgFloat, S: SquareMatrices>(
+    a: &Tensor<T, S>,
+) -> Result<(ComplexTensor<T, EigvalsOf<S>>, ComplexTensor<T, S>), ShapeError> {
+    let name = "linalg.eig";
+    let op = Operand::matrices(a.layout(), name, "A")?;
+    let n = check_square(&op, name, "A")?;
+    finite(a)?;
+    let res = op.each(name, |x| {
+        let e = faer::linalg::solvers::Eigen::new_from_real(x.as_ref())
+            .map_err(|_| NO_CONVERGENCE.to_string())?;
+        let vals: Vec<(T, T)> = e.S().column_vector().iter().map(|z| (z.re, z.im)).collect();
+        let u = e.U();
+        let mut vre = Mat::<T>::zeros(n, n);
+        let mut vim = Mat::<T>::zeros(n, n);
+        for j in 0..n {
+            // Unit norm, and the largest component made real and positive.
+            let col: Vec<(T, T)> = (0..n).map(|i| (u[(i, j)].re, u[(i, j)].im)).collect();
+            let norm = col
+                .iter()
+                .fold(T::zero(), |s, &(r, i)| s + r * r + i * i)
+                .sqrt();
+            let big = col.iter().copied().fold((T::zero(), T::zero()), |b, c| {
+                if c.0 * c.0 + c.1 * c.1 > b.0 * b.0 + b.1 * b.1 {
+                    c
+                } else {
+                    b
+                }
+            });
+            let m = (big.0 * big.0 + big.1 * big.1).sqrt();
+            // Multiply by conj(big) / (|big| · norm).
+            let (pr, pi) = if m > T::zero() && norm > T::zero() {
+                (big.0 / (m * norm), -big.1 / (m * norm))
+            } else {
+                (T::one(), T::zero())
+            };
+            for (i, &(r, im)) in col.iter().enumerate() {
+                vre[(i, j)] = r * pr - im * pi;
+                vim[(i, j)] = r * pi + im * pr;
+            }
+        }
+        Ok((vals, vre, vim))
+    })?;
+    let (mut lre, mut lim, mut vre, mut vim) = (vec![], vec![], vec![], vec![]);
+    for (vals, r, i) in &res {
+        lre.extend(vals.iter().map(|v| v.0));
+        lim.extend(vals.iter().map(|v| v.1));
+        push_mat(&mut vre, r.as_ref());
+        push_mat(&mut vim, i.as_ref());
+    }
+    let vd = dims_with(op.batch(), &[n]);
+    Ok((
+        ComplexTensor {
+            re: tensor(lre, &vd)?,
+            im: tensor(lim, &vd)?,
+        },
+        ComplexTensor {
+            re: tensor(vre, &op.dims_vec())?,
+            im: tensor(vim, &op.dims_vec())?,
+        },
+    ))
+}
+
+/// `(eigenvalues, eigenvectors)`; panics where [`try_eig`] errs.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// // A rotation by 90 degrees: eigenvalues ±i.
+/// let a = Tensor::<f64, Shape![2, 2]>::from_vec(vec![0., -1., 1., 0.]);
+/// let (vals, vecs) = linalg::eig(&a);
+/// let mut im = vals.im.to_vec();
+/// im.sort_by(f64::total_cmp);
+/// assert!((im[0] + 1.).abs() < 1e-12 && (im[1] - 1.).abs() < 1e-12);
+/// assert!(vals.re.to_vec().iter().all(|r| r.abs() < 1e-12));
+/// assert_eq!(vecs.re.dims(), &[2, 2]);
+/// ```
+#[track_caller]
+#[allow(clippy::type_complexity)]
+pub fn eig<T: LinalgFloat, S: SquareMatrices>(
+    a: &Tensor<T, S>,
+) -> (ComplexTensor<T, EigvalsOf<S>>, ComplexTensor<T, S>) {
+    expect(try_eig(a))
+}
+
+/// The eigenvalues `(..., n)` of each real matrix of `a` `(..., n, n)`, as
+/// PyTorch's `linalg.eigvals`.
+///
+/// # Errors
+/// As [`try_eig`], named `linalg.eigvals`.
+///
+/// ```
+/// use shaped::{linalg, DynRank, Tensor};
+/// let a = Tensor::<f64, DynRank>::try_from_vec(vec![f64::NAN, 0., 0., 1.], &[2, 2]).unwrap();
+/// assert_eq!(linalg::try_eigvals(&a).unwrap_err().to_string(),
+///     "torch.linalg.eig: input tensor should not contain infs or NaNs.");
+/// ```
+pub fn try_eigvals<T: LinalgFloat, S: SquareMatrices>(
+    a: &Tensor<T, S>,
+) -> Result<ComplexTensor<T, EigvalsOf<S>>, ShapeError> {
+    let name = "linalg.eigvals";
+    let op = Operand::matrices(a.layout(), name, "A")?;
+    let n = check_square(&op, name, "A")?;
+    finite(a)?;
+    let res = op.each(name, |x| {
+        x.eigenvalues().map_err(|_| NO_CONVERGENCE.to_string())
+    })?;
+    let re = res.iter().flatten().map(|z| z.re).collect();
+    let im = res.iter().flatten().map(|z| z.im).collect();
+    let vd = dims_with(op.batch(), &[n]);
+    Ok(ComplexTensor {
+        re: tensor(re, &vd)?,
+        im: tensor(im, &vd)?,
+    })
+}
+
+/// The eigenvalues; panics where [`try_eigvals`] errs.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![2, 2, 2]>::from_vec(vec![2., 0., 0., 2., 1., 1., 0., 3.]);
+/// let v: Vec<(f64, f64)> = linalg::eigvals(&a).to_pairs();
+/// let mut re: Vec<f64> = v.iter().map(|z| z.0).collect();
+/// re[2..].sort_by(f64::total_cmp);
+/// assert_eq!(re, vec![2., 2., 1., 3.]);
+/// ```
+#[track_caller]
+pub fn eigvals<T: LinalgFloat, S: SquareMatrices>(
+    a: &Tensor<T, S>,
+) -> ComplexTensor<T, EigvalsOf<S>> {
+    expect(try_eigvals(a))
+}
+
+const NO_CONVERGENCE: &str = "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues.";
+
+fn finite<T: LinalgFloat, S: Shape>(a: &Tensor<T, S>) -> Result<(), ShapeError> {
+    if a.to_vec().iter().any(|x| !x.is_finite()) {
+        return Err(ShapeError::Invalid(
+            "torch.linalg.eig: input tensor should not contain infs or NaNs.".into(),
+        ));
+    }
+    Ok(())
+}

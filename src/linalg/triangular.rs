@@ -1,0 +1,165 @@
+//! `solve_triangular`: `A X = B` or `X A = B` for triangular `A`, by
+//! substitution.
+
+use faer::Mat;
+
+use super::batch::{Operand, check_square, incompatible, tensor};
+use super::solve::pairwise;
+use super::{LinalgFloat, SolveRightShape, SolveShape, expect};
+use crate::ops::exec::Layout;
+use crate::shape::Shape;
+use crate::{ShapeError, Tensor};
+
+/// Which triangle of `A` [`solve_triangular`] reads, and whether its
+/// diagonal is taken as ones (PyTorch's `upper` and `unitriangular`).
+///
+/// ```
+/// use shaped::linalg::Triangle;
+/// let t = Triangle { upper: true, unit: false };
+/// assert!(t.upper);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Triangle {
+    /// Read the upper triangle (else the lower).
+    pub upper: bool,
+    /// Take the diagonal as ones, not reading it.
+    pub unit: bool,
+}
+
+/// The solution `X` of `A X = B` for triangular matrices `A` `(..., n, n)`
+/// (only the triangle `tri` names is read) and `B` `(..., n, k)`, batches
+/// broadcast: PyTorch's `linalg.solve_triangular(A, B, upper=..., left=True,
+/// unitriangular=...)`. Static sizes are checked at compile time. A zero on
+/// the diagonal gives infinities and NaNs, as PyTorch.
+///
+/// # Errors
+/// Non-square `A`, rows of `B` other than `n`, batches that do not broadcast
+/// (run time for `Dyn`/`DynRank`), with PyTorch's messages.
+///
+/// ```
+/// use shaped::{linalg::{self, Triangle}, DynRank, Tensor};
+/// let a = Tensor::<f64, DynRank>::try_zeros(&[3, 3]).unwrap();
+/// let b = Tensor::<f64, DynRank>::try_zeros(&[4, 1]).unwrap();
+/// let up = Triangle { upper: true, unit: false };
+/// assert_eq!(linalg::try_solve_triangular(&a, &b, up).unwrap_err().to_string(),
+///     "linalg.solve_triangular: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x1)");
+/// ```
+pub fn try_solve_triangular<T: LinalgFloat, SA: SolveShape<SB>, SB: Shape>(
+    a: &Tensor<T, SA>,
+    b: &Tensor<T, SB>,
+    tri: Triangle,
+) -> Result<Tensor<T, SA::Output>, ShapeError> {
+    let (data, dims) = triangular_core(a.layout(), b.layout(), tri, true)?;
+    tensor(data, &dims)
+}
+
+/// `X` with `A X = B` for triangular `A`; panics where
+/// [`try_solve_triangular`] errs.
+///
+/// ```
+/// use shaped::{linalg::{self, Triangle}, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![2, 2]>::from_vec(vec![2., 1., 9., 4.]); // 9 is not read
+/// let b = Tensor::<f64, Shape![3, 2, 1]>::from_vec(vec![4., 8., 1., 4., 0., 0.]);
+/// let x: Tensor<f64, Shape![3, 2, 1]> =
+///     linalg::solve_triangular(&a, &b, Triangle { upper: true, unit: false });
+/// assert_eq!(x.to_vec(), vec![1., 2., 0., 1., 0., 0.]);
+/// ```
+#[track_caller]
+pub fn solve_triangular<T: LinalgFloat, SA: SolveShape<SB>, SB: Shape>(
+    a: &Tensor<T, SA>,
+    b: &Tensor<T, SB>,
+    tri: Triangle,
+) -> Tensor<T, SA::Output> {
+    expect(try_solve_triangular(a, b, tri))
+}
+
+/// The solution `X` of `X A = B` for triangular `A` `(..., n, n)` and `B`
+/// `(..., k, n)`: PyTorch's `solve_triangular(..., left=False)`.
+///
+/// # Errors
+/// As [`try_solve_triangular`], the equation written `XA = B`.
+///
+/// ```
+/// use shaped::{linalg::{self, Triangle}, DynRank, Tensor};
+/// let a = Tensor::<f64, DynRank>::try_zeros(&[3, 3]).unwrap();
+/// let b = Tensor::<f64, DynRank>::try_zeros(&[1, 4]).unwrap();
+/// let lo = Triangle { upper: false, unit: false };
+/// assert_eq!(linalg::try_solve_triangular_right(&a, &b, lo).unwrap_err().to_string(),
+///     "linalg.solve_triangular: Incompatible shapes of A and B for the equation XA = B (3x3 and 1x4)");
+/// ```
+pub fn try_solve_triangular_right<T: LinalgFloat, SA: SolveRightShape<SB>, SB: Shape>(
+    a: &Tensor<T, SA>,
+    b: &Tensor<T, SB>,
+    tri: Triangle,
+) -> Result<Tensor<T, SA::Output>, ShapeError> {
+    let (data, dims) = triangular_core(a.layout(), b.layout(), tri, false)?;
+    tensor(data, &dims)
+}
+
+/// `X` with `X A = B`; panics where [`try_solve_triangular_right`] errs.
+///
+/// ```
+/// use shaped::{linalg::{self, Triangle}, Shape, Tensor};
+/// let a = Tensor::<f64, Shape![2, 2]>::from_vec(vec![2., 0., 1., 4.]);
+/// let b = Tensor::<f64, Shape![1, 2]>::from_vec(vec![3., 4.]);
+/// let x: Tensor<f64, Shape![1, 2]> =
+///     linalg::solve_triangular_right(&a, &b, Triangle { upper: false, unit: false });
+/// assert_eq!(x.to_vec(), vec![1., 1.]);
+/// ```
+#[track_caller]
+pub fn solve_triangular_right<T: LinalgFloat, SA: SolveRightShape<SB>, SB: Shape>(
+    a: &Tensor<T, SA>,
+    b: &Tensor<T, SB>,
+    tri: Triangle,
+) -> Tensor<T, SA::Output> {
+    expect(try_solve_triangular_right(a, b, tri))
+}
+
+/// Solves `A X = B` in place for triangular `a`, reading only `tri`.
+pub(crate) fn solve_tri_in_place<T: LinalgFloat>(a: &Mat<T>, x: &mut Mat<T>, tri: Triangle) {
+    let a = a.as_ref();
+    match (tri.upper, tri.unit) {
+        (true, false) => a.solve_upper_triangular_in_place(x),
+        (true, true) => a.solve_unit_upper_triangular_in_place(x),
+        (false, false) => a.solve_lower_triangular_in_place(x),
+        (false, true) => a.solve_unit_lower_triangular_in_place(x),
+    }
+}
+
+fn triangular_core<T: LinalgFloat>(
+    a: Layout<'_, T>,
+    b: Layout<'_, T>,
+    tri: Triangle,
+    left: bool,
+) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
+    let name = "linalg.solve_triangular";
+    let a = Operand::matrices(a, name, "A")?;
+    let b = Operand::matrices(b, name, "B")?;
+    let n = check_square(&a, name, "A")?;
+    let (fits, eq) = if left {
+        (b.rows() == n, "AX = B")
+    } else {
+        (b.cols() == n, "XA = B")
+    };
+    if !fits {
+        let msg = incompatible(name, &a, &b).to_string();
+        return Err(ShapeError::Invalid(msg.replace("AX = B", eq)));
+    }
+    // B is "tensor a" in PyTorch's broadcast message.
+    pairwise(name, &b, &a, b.rows(), b.cols(), false, |mut x, am| {
+        if left {
+            solve_tri_in_place(&am, &mut x, tri);
+            Ok(x)
+        } else {
+            // X A = B  <=>  Aᵀ Xᵀ = Bᵀ, and Aᵀ has the other triangle.
+            let at = am.transpose().to_owned();
+            let mut xt = x.transpose().to_owned();
+            let flipped = Triangle {
+                upper: !tri.upper,
+                unit: tri.unit,
+            };
+            solve_tri_in_place(&at, &mut xt, flipped);
+            Ok(xt.transpose().to_owned())
+        }
+    })
+}

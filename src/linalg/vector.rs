@@ -1,0 +1,408 @@
+//! `vector_norm` (over all elements or over run-time dims) and `cross`
+//! (the cross product of 3-vectors along the last dimension).
+
+use super::batch::{Operand, broadcast_batch, dims_with, tensor};
+use super::{LinalgFloat, Vectors, WithTail, expect};
+use crate::ops::reduce::axes;
+use crate::shape::{Broadcast, BroadcastShape, Const, Dim, DynRank, Shape};
+use crate::{ShapeError, Tensor};
+
+/// PyTorch's spelling of an `ord` in messages: `inf`, `-inf`, `-1`, `0.5`.
+fn ord_text(ord: f64) -> String {
+    if ord.is_infinite() {
+        if ord > 0.0 { "inf" } else { "-inf" }.to_string()
+    } else {
+        format!("{ord}")
+    }
+}
+
+/// Whether the `ord` norm has no value on no elements (a minimum or a
+/// negative power has no identity).
+fn needs_elements(ord: f64) -> bool {
+    ord < 0.0 || ord.is_infinite()
+}
+
+/// The `ord` norm of the absolute values `v`: `Σ|x|^ord)^(1/ord)`, the
+/// largest (`inf`) or smallest (`-inf`) magnitude, or the count of nonzero
+/// values (`0`).
+fn norm_of<T: LinalgFloat>(v: impl Iterator<Item = T>, ord: f64) -> T {
+    let o = T::from(ord).unwrap_or(T::zero());
+    if ord == f64::INFINITY {
+        v.map(|x| x.abs())
+            .fold(T::zero(), |a, b| if b > a || b.is_nan() { b } else { a })
+    } else if ord == f64::NEG_INFINITY {
+        v.map(|x| x.abs()).fold(
+            T::infinity(),
+            |a, b| if b < a || b.is_nan() { b } else { a },
+        )
+    } else if ord == 0.0 {
+        v.fold(
+            T::zero(),
+            |a, x| if x != T::zero() { a + T::one() } else { a },
+        )
+    } else if ord == 1.0 {
+        v.fold(T::zero(), |a, x| a + x.abs())
+    } else if ord == 2.0 {
+        v.fold(T::zero(), |a, x| a + x * x).sqrt()
+    } else {
+        v.fold(T::zero(), |a, x| a + x.abs().powf(o))
+            .powf(T::one() / o)
+    }
+}
+
+/// The `ord` vector norm of all the elements of `x`, as PyTorch's
+/// `linalg.vector_norm(x, ord)`: `(Σ|x|^ord)^(1/ord)` for finite nonzero
+/// `ord` (2 is the Euclidean norm), the largest magnitude for `inf`, the
+/// smallest for `-inf`, the number of nonzero elements for `0`.
+///
+/// # Errors
+/// An empty `x` with `ord` negative or infinite (PyTorch's message).
+///
+/// ```
+/// use shaped::{linalg, DynRank, Tensor};
+/// let e = Tensor::<f64, DynRank>::try_zeros(&[0]).unwrap();
+/// assert_eq!(linalg::try_vector_norm(&e, f64::NEG_INFINITY).unwrap_err().to_string(),
+///     "linalg.vector_norm cannot compute the -inf norm on an empty tensor because the operation does not have an identity");
+/// assert_eq!(linalg::try_vector_norm(&e, 2.).unwrap().item(), 0.);
+/// ```
+pub fn try_vector_norm<T: LinalgFloat, S: Shape>(
+    x: &Tensor<T, S>,
+    ord: f64,
+) -> Result<Tensor<T, ()>, ShapeError> {
+    if x.numel() == 0 && needs_elements(ord) {
+        return Err(ShapeError::Invalid(format!(
+            "linalg.vector_norm cannot compute the {} norm on an empty tensor because the operation does not have an identity",
+            ord_text(ord)
+        )));
+    }
+    tensor(vec![norm_of(x.to_vec().into_iter(), ord)], &[])
+}
+
+/// The `ord` norm of all elements; panics where [`try_vector_norm`] errs.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let x = Tensor::<f64, Shape![2, 2]>::from_vec(vec![3., 0., -4., 0.]);
+/// assert_eq!(linalg::vector_norm(&x, 2.).item(), 5.);
+/// assert_eq!(linalg::vector_norm(&x, 1.).item(), 7.);
+/// assert_eq!(linalg::vector_norm(&x, f64::INFINITY).item(), 4.);
+/// assert_eq!(linalg::vector_norm(&x, 0.).item(), 2.);
+/// ```
+#[track_caller]
+pub fn vector_norm<T: LinalgFloat, S: Shape>(x: &Tensor<T, S>, ord: f64) -> Tensor<T, ()> {
+    expect(try_vector_norm(x, ord))
+}
+
+/// The `ord` vector norm over the dimensions `dims` of `x` (negative counts
+/// from the end; empty: all), keeping them as size 1 with `keepdim`, as
+/// PyTorch's `linalg.vector_norm(x, ord, dim, keepdim)`.
+///
+/// # Errors
+/// A dim out of range or named twice; an empty reduced dimension with `ord`
+/// negative or infinite. PyTorch's messages.
+///
+/// ```
+/// use shaped::{linalg, DynRank, Tensor};
+/// let x = Tensor::<f64, DynRank>::try_from_vec(vec![3., 4., 0., 1.], &[2, 2]).unwrap();
+/// let n = linalg::try_vector_norm_dims(&x, 2., &[-1], false).unwrap();
+/// assert_eq!((n.dims(), n.to_vec()), (&[2][..], vec![5., 1.]));
+/// let e = Tensor::<f64, DynRank>::try_zeros(&[2, 0]).unwrap();
+/// assert_eq!(linalg::try_vector_norm_dims(&e, f64::INFINITY, &[1], false).unwrap_err().to_string(),
+///     "linalg.vector_norm cannot compute the inf norm on the dimension 1because this dimension is empty and the operation does not have an identity");
+/// ```
+pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape>(
+    x: &Tensor<T, S>,
+    ord: f64,
+    dims: &[isize],
+    keepdim: bool,
+) -> Result<Tensor<T, DynRank>, ShapeError> {
+    let sizes = x.dims();
+    let mask = axes::from_dims(dims, sizes.len())?;
+    let empty = (0..sizes.len()).find(|&d| mask[d] && sizes[d] == 0);
+    if let (true, Some(d)) = (needs_elements(ord), empty) {
+        return Err(ShapeError::Invalid(format!(
+            "linalg.vector_norm cannot compute the {} norm on the dimension {d}because this dimension is empty and the operation does not have an identity",
+            ord_text(ord)
+        )));
+    }
+    let out_dims = axes::result_dims(sizes, &mask, keepdim);
+    let kept: Vec<usize> = (0..sizes.len()).filter(|&d| !mask[d]).collect();
+    let red: Vec<usize> = (0..sizes.len()).filter(|&d| mask[d]).collect();
+    let data = x.to_vec();
+    let mut strides = vec![1usize; sizes.len()];
+    for d in (0..sizes.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * sizes[d + 1];
+    }
+    let n_out: usize = kept.iter().map(|&d| sizes[d]).product();
+    let n_red: usize = red.iter().map(|&d| sizes[d]).product();
+    // The offset of the k-th combination of the dimensions `ds`, row-major.
+    let offset = |ds: &[usize], mut k: usize| {
+        let mut off = 0;
+        for &d in ds.iter().rev() {
+            off += (k % sizes[d]) * strides[d];
+            k /= sizes[d];
+        }
+        off
+    };
+    let out = (0..n_out)
+        .map(|o| {
+            let base = offset(&kept, o);
+            norm_of((0..n_red).map(|r| data[base + offset(&red, r)]), ord)
+        })
+        .collect();
+    tensor(out, &out_dims)
+}
+
+/// The norm over `dims`; panics where [`try_vector_norm_dims`] errs.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let x = Tensor::<f64, Shape![2, 2]>::from_vec(vec![3., 4., 0., 1.]);
+/// assert_eq!(linalg::vector_norm_dims(&x, 1., &[0], true).to_vec(), vec![3., 5.]);
+/// ```
+#[track_caller]
+pub fn vector_norm_dims<T: LinalgFloat, S: Shape>(
+    x: &Tensor<T, S>,
+    ord: f64,
+    dims: &[isize],
+    keepdim: bool,
+) -> Tensor<T, DynRank> {
+    expect(try_vector_norm_dims(x, ord, dims, keepdim))
+}
+
+/// A size that can be 3: `Const<3>`, or `Dyn` (checked at run time).
+#[diagnostic::on_unimplemented(
+    message = "linalg.cross: the last dimension must have length 3, but it is `{Self}`",
+    label = "not of length 3"
+)]
+pub trait Three: Dim {}
+impl Three for Const<3> {}
+impl Three for crate::shape::Dyn {}
+
+/// Two shapes of the same rank (PyTorch's `linalg.cross` wants it); a
+/// [`DynRank`] side is checked at run time.
+///
+/// ```
+/// use shaped::{Shape, linalg::SameRank};
+/// fn same<A: SameRank<B>, B: shaped::Shape>() {}
+/// same::<Shape![2, 3], Shape![1, 3]>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "linalg.cross: inputs must have the same number of dimensions, but `{Self}` and `{B}` differ",
+    label = "ranks differ"
+)]
+pub trait SameRank<B: Shape>: Shape {}
+impl<B: Shape> SameRank<B> for DynRank {}
+
+macro_rules! same_rank {
+    ($($a:ident $b:ident),*) => {
+        impl<$($a: Dim,)* $($b: Dim),*> SameRank<($($b,)*)> for ($($a,)*) {}
+        impl<$($a: Dim),*> SameRank<DynRank> for ($($a,)*) {}
+    };
+}
+same_rank!();
+same_rank!(A0 B0);
+same_rank!(A0 B0, A1 B1);
+same_rank!(A0 B0, A1 B1, A2 B2);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7, A8 B8);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7, A8 B8, A9 B9);
+
+/// The shape of `cross(a, b)` for `a` `(..., 3)` (`Self`) and `b`
+/// `(..., 3)` of the same rank: the batch dimensions broadcast.
+///
+/// ```
+/// use shaped::{Shape, linalg::CrossShape};
+/// let _: <Shape![2, 1, 3] as CrossShape<Shape![4, 3]>>::Output = <Shape![2, 4, 3]>::default();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "linalg.cross: cannot take the cross product of `{Self}` and `{B}`",
+    label = "not two batches of 3-vectors that broadcast",
+    note = "both shapes must end in 3 and have the same rank; their other dimensions broadcast"
+)]
+pub trait CrossShape<B: Shape>: Vectors {
+    /// The shape of the result.
+    type Output: Shape;
+}
+
+#[diagnostic::do_not_recommend]
+impl<A, B> CrossShape<B> for A
+where
+    A: Vectors,
+    B: Vectors,
+    A::Len: Three,
+    B::Len: Three,
+    A::Batch: SameRank<B::Batch>,
+    A::Batch: BroadcastShape<B::Batch>,
+    Broadcast<A::Batch, B::Batch>: WithTail,
+{
+    type Output = <Broadcast<A::Batch, B::Batch> as WithTail>::Vec<Const<3>>;
+}
+
+/// The cross product of the 3-vectors of `a` and `b` along the last
+/// dimension, the other dimensions broadcast, as PyTorch's
+/// `linalg.cross(a, b)`. A last dimension other than 3, or ranks that
+/// differ, are compile errors where they are static.
+///
+/// # Errors
+/// Ranks that differ, a last dimension other than 3, batches that do not
+/// broadcast (run time for `Dyn`/`DynRank`), with PyTorch's messages.
+///
+/// ```
+/// use shaped::{linalg, DynRank, Tensor};
+/// let a = Tensor::<f64, DynRank>::try_zeros(&[2, 4]).unwrap();
+/// assert_eq!(linalg::try_cross(&a, &a).unwrap_err().to_string(),
+///     "linalg.cross: inputs dimension -1 must have length 3. Got 4 and 4");
+/// ```
+pub fn try_cross<T: LinalgFloat, SA: CrossShape<SB>, SB: Shape>(
+    a: &Tensor<T, SA>,
+    b: &Tensor<T, SB>,
+) -> Result<Tensor<T, SA::Output>, ShapeError> {
+    let (data, dims) = cross_core(a, b)?;
+    tensor(data, &dims)
+}
+
+/// The cross product; panics where [`try_cross`] errs.
+///
+/// ```
+/// use shaped::{linalg, Shape, Tensor};
+/// let x = Tensor::<f64, Shape![2, 3]>::from_vec(vec![1., 0., 0., 0., 1., 0.]);
+/// let y = Tensor::<f64, Shape![1, 3]>::from_vec(vec![0., 1., 0.]);
+/// let z: Tensor<f64, Shape![2, 3]> = linalg::cross(&x, &y);
+/// assert_eq!(z.to_vec(), vec![0., 0., 1., 0., 0., 0.]);
+/// ```
+#[track_caller]
+pub fn cross<T: LinalgFloat, SA: CrossShape<SB>, SB: Shape>(
+    a: &Tensor<T, SA>,
+    b: &Tensor<T, SB>,
+) -> Tensor<T, SA::Output> {
+    expect(try_cross(a, b))
+}
+
+/// `(a × b, sizes)` for tensors of any shape types: shared with autograd.
+pub(crate) fn cross_core<T: LinalgFloat, SA: Shape, SB: Shape>(
+    a: &Tensor<T, SA>,
+    b: &Tensor<T, SB>,
+) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
+    let name = "linalg.cross";
+    if a.dims().len() != b.dims().len() {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: inputs must have the same number of dimensions."
+        )));
+    }
+    let a = Operand::vectors(a.layout(), name, "A")?;
+    let b = Operand::vectors(b.layout(), name, "B")?;
+    if a.rows() != 3 || b.rows() != 3 {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: inputs dimension -1 must have length 3. Got {} and {}",
+            a.rows(),
+            b.rows()
+        )));
+    }
+    let batch = broadcast_batch(a.batch(), b.batch())?;
+    let (oa, ob) = (a.offsets(&batch), b.offsets(&batch));
+    let mut out = Vec::with_capacity(oa.len() * 3);
+    for (&i, &j) in oa.iter().zip(&ob) {
+        let (u, v) = (a.mat(i), b.mat(j));
+        out.push(u[(1, 0)] * v[(2, 0)] - u[(2, 0)] * v[(1, 0)]);
+        out.push(u[(2, 0)] * v[(0, 0)] - u[(0, 0)] * v[(2, 0)]);
+        out.push(u[(0, 0)] * v[(1, 0)] - u[(1, 0)] * v[(0, 0)]);
+    }
+    Ok((out, dims_with(&batch, &[3])))
+}
+
+/// The gradient of [`try_vector_norm_dims`] with respect to `x`, for the
+/// upstream gradient `g` and the norms `norm` (both of the result's sizes):
+/// `g · sign(x) |x|^(p-1) / norm^(p-1)` (0 where the norm is 0), for
+/// `±inf` `g · sign(x)` shared among the elements that attain the norm, 0
+/// for `p = 0`.
+pub(crate) fn vector_norm_backward<T: LinalgFloat>(
+    x: &Tensor<T, DynRank>,
+    ord: f64,
+    dims: &[isize],
+    g: &[T],
+    norm: &[T],
+) -> Result<Vec<T>, ShapeError> {
+    let sizes = x.dims();
+    let mask = axes::from_dims(dims, sizes.len())?;
+    let data = x.to_vec();
+    // The output index of each input element (row-major over kept dims).
+    let mut out_idx = vec![0usize; data.len()];
+    let mut idx = vec![0usize; sizes.len()];
+    for slot in out_idx.iter_mut() {
+        let mut o = 0;
+        for d in 0..sizes.len() {
+            if !mask[d] {
+                o = o * sizes[d] + idx[d];
+            }
+        }
+        *slot = o;
+        for d in (0..sizes.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < sizes[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    let sign = |v: T| {
+        if v > T::zero() {
+            T::one()
+        } else if v < T::zero() {
+            -T::one()
+        } else {
+            T::zero()
+        }
+    };
+    if ord.is_infinite() {
+        let mut count = vec![T::zero(); norm.len()];
+        for (i, &v) in data.iter().enumerate() {
+            if v.abs() == norm[out_idx[i]] {
+                count[out_idx[i]] += T::one();
+            }
+        }
+        return Ok(data
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let o = out_idx[i];
+                if v.abs() == norm[o] {
+                    g[o] * sign(v) / count[o]
+                } else {
+                    T::zero()
+                }
+            })
+            .collect());
+    }
+    if ord == 0.0 {
+        return Ok(vec![T::zero(); data.len()]);
+    }
+    let p = T::from(ord).unwrap_or(T::zero());
+    Ok(data
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let o = out_idx[i];
+            if norm[o] == T::zero() {
+                T::zero()
+            } else if ord == 1.0 {
+                g[o] * sign(v)
+            } else {
+                g[o] * sign(v) * (v.abs() / norm[o]).powf(p - T::one())
+            }
+        })
+        .collect())
+}
+
+/// [`try_cross`] on dynamic-rank tensors: for gradients.
+pub(crate) fn cross_dyn<T: LinalgFloat>(
+    a: &Tensor<T, DynRank>,
+    b: &Tensor<T, DynRank>,
+) -> Result<Tensor<T, DynRank>, ShapeError> {
+    let (data, dims) = cross_core(a, b)?;
+    tensor(data, &dims)
+}
