@@ -25,11 +25,31 @@ use super::{Const, Dim, Dyn, DynRank, One, Shape};
     label = "the in-place tensor cannot change its shape",
     note = "in place, the other operand's size must be 1 (`One`) or equal to the tensor's own size; `{Self}` is neither for `{Target}`"
 )]
-pub trait DimExpandsTo<Target: Dim>: Dim {}
+pub trait DimExpandsTo<Target: Dim> {}
 
 /// `One → X`
 #[diagnostic::do_not_recommend]
 impl<X: Dim> DimExpandsTo<X> for One {}
+
+/// [`DimExpandsTo`] at dimension `DIM` of the in-place tensor (counted from
+/// the left): the bound the in-place rule states, so that a mismatch names
+/// the dimension.
+///
+/// ```
+/// use shaped::{Const, One, shape::ExpandsAt};
+/// fn check<S: ExpandsAt<T, 1>, T: shaped::Dim>() {}
+/// check::<One, Const<7>>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "in-place shape mismatch: a size `{Self}` cannot be written into the tensor's size `{Target}` at dimension {DIM}",
+    label = "the in-place tensor cannot change its shape",
+    note = "in place, the other operand's size must be 1 (`One`) or equal to the tensor's own size; two different generic sizes cannot be proven equal: call `.into_dyn()` on the other operand to check the sizes at run time"
+)]
+pub trait ExpandsAt<Target: Dim, const DIM: usize> {}
+
+/// Any pair with a [`DimExpandsTo`] rule.
+#[diagnostic::do_not_recommend]
+impl<S: DimExpandsTo<T>, T: Dim, const DIM: usize> ExpandsAt<T, DIM> for S {}
 
 /// `Const<N> → Const<N>`
 #[diagnostic::do_not_recommend]

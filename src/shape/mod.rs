@@ -10,6 +10,7 @@
 //! | `dim.rs` | the three dimension types |
 //! | `broadcast.rs` | `A ⊕ B` at the type level, two and three operands |
 //! | `expand.rs` | in place: `B` expands to `A` without changing `A` |
+//! | `same.rs` | two sizes that must be equal (no broadcasting): joins, products |
 //! | `dyn_rank.rs` | shapes of dynamic rank |
 //! | `runtime.rs` | the same rules on run-time sizes |
 //! | `error.rs` | `ShapeError`, worded as PyTorch words it |
@@ -30,17 +31,21 @@ mod dyn_rank;
 mod error;
 pub(crate) mod expand;
 mod runtime;
+mod same;
 
 pub use axis::{InsertAxis, RemoveAxis, SetAxis, SwapAxes};
 #[doc(hidden)]
 pub use broadcast::ShapePair;
-pub use broadcast::{Broadcast, Broadcast3, BroadcastDim, BroadcastShape};
+pub use broadcast::{Broadcast, Broadcast3, BroadcastDim, BroadcastShape, BroadcastsAt};
 pub use dim::{Const, Dim, Dyn, FixedDim, One};
 pub use dyn_rank::DynRank;
 pub use error::ShapeError;
 #[doc(hidden)]
 pub use expand::ShapeExpands;
-pub use expand::{DimExpandsTo, ExpandsTo};
+pub use expand::{DimExpandsTo, ExpandsAt, ExpandsTo};
+#[doc(hidden)]
+pub use same::JoinPair;
+pub use same::{JoinDim, JoinShape, SameDim};
 pub use runtime::{DimVec, broadcast_shapes, check_expand, checked_numel};
 pub(crate) use runtime::{broadcast_pair, check_static};
 
@@ -68,7 +73,32 @@ pub const MAX_STATIC_RANK: usize = 12;
 /// assert!(<Shape![2, _]>::check_dims(&[2, 9]).is_ok());
 /// assert!(<Shape![2, _]>::check_dims(&[3, 9]).is_err());
 /// ```
-pub trait Shape: Copy + Default + Debug + Send + Sync + 'static + sealed::Sealed {
+///
+/// A generic `S: Shape` broadcasts with itself and expands to itself in
+/// place, with no other bound (the supertraits are the hidden rules behind
+/// [`BroadcastShape`] and [`ExpandsTo`]):
+///
+/// ```
+/// use shaped::{Tensor, shape::Shape};
+/// fn double<S: Shape>(x: &Tensor<f32, S>) -> Tensor<f32, S> {
+///     let mut y = x + x;
+///     y += x;
+///     y
+/// }
+/// let x = Tensor::<f32, shaped::Shape![2]>::ones();
+/// assert_eq!(double(&x).to_vec(), vec![3.0, 3.0]);
+/// ```
+pub trait Shape:
+    Copy
+    + Default
+    + Debug
+    + Send
+    + Sync
+    + 'static
+    + sealed::Sealed
+    + ShapePair<Self, Joint = Self>
+    + ShapeExpands<Self>
+{
     /// Run-time storage for sizes and strides: `GenericArray<usize, Rank>` for
     /// a static rank, a small vector for [`DynRank`].
     type Dims: Dims;
