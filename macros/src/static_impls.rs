@@ -135,6 +135,7 @@ fn axis_impls(r: usize, max: usize) -> TokenStream {
         let ins = tuple(&ins);
         if r < max {
             items.push(quote! {
+            #[diagnostic::do_not_recommend]
             impl<#(#a: crate::shape::Dim),*> crate::shape::InsertAxis<#k> for #ty {
                 type Output = #ins;
             }
@@ -176,6 +177,7 @@ fn axis_impls(r: usize, max: usize) -> TokenStream {
                 type KeepDim = #kept;
                 type Removed = #ak;
             }
+            #[diagnostic::do_not_recommend]
             impl<#(#a: crate::shape::Dim,)* __D: crate::shape::Dim> crate::shape::SetAxis<#k, __D> for #ty {
                 type Output = #set;
             }
@@ -185,6 +187,7 @@ fn axis_impls(r: usize, max: usize) -> TokenStream {
             sw.swap(k, j);
             let sw = tuple(&sw);
             items.push(quote! {
+                #[diagnostic::do_not_recommend]
                 impl<#(#a: crate::shape::Dim),*> crate::shape::SwapAxes<#k, #j> for #ty {
                     type Output = #sw;
                 }

@@ -13,6 +13,7 @@
 //! | `same.rs` | two sizes that must be equal (no broadcasting): joins, products |
 //! | `dyn_rank.rs` | shapes of dynamic rank |
 //! | `runtime.rs` | the same rules on run-time sizes |
+//! | `const_message.rs` | messages of build-time shape errors, naming sizes |
 //! | `error.rs` | `ShapeError`, worded as PyTorch words it |
 //!
 //! ```
@@ -25,6 +26,7 @@
 //! ```
 
 mod axis;
+pub(crate) mod const_message;
 pub(crate) mod broadcast;
 mod dim;
 mod dyn_rank;
@@ -33,7 +35,7 @@ pub(crate) mod expand;
 mod runtime;
 mod same;
 
-pub use axis::{InsertAxis, RemoveAxis, SetAxis, SwapAxes};
+pub use axis::{InsertAxis, RemoveAxis, SetAxis, Squeezable, SwapAxes};
 #[doc(hidden)]
 pub use broadcast::ShapePair;
 pub use broadcast::{Broadcast, Broadcast3, BroadcastDim, BroadcastShape, BroadcastsAt};
