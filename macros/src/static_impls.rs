@@ -122,6 +122,22 @@ fn join_impl(r: usize) -> TokenStream {
     }
 }
 
+/// `(A..)` joined with `(B..)` of another rank: the impl's bound is the
+/// never-implemented `SameRank`, which reports the error.
+fn join_rank_impl(ra: usize, rb: usize) -> TokenStream {
+    let a = params("A", ra);
+    let b = params("B", rb);
+    let (ta, tb) = (idents_tuple(&a), idents_tuple(&b));
+    quote! {
+        impl<#(#a: crate::shape::Dim,)* #(#b: crate::shape::Dim,)* const AXIS: usize>
+            crate::shape::JoinPair<#tb, AXIS> for #ta
+        where #ta: crate::shape::same::SameRank<#tb>
+        {
+            type Output = crate::shape::DynRank;
+        }
+    }
+}
+
 /// Axis manipulations of a tuple of rank `r` at axis `k < r` (and `k <= r`
 /// for insertion): insert `One`, remove, replace with `One`, replace with any
 /// dimension (`SetAxis`), swap.
@@ -210,6 +226,9 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
         for rb in 0..=max {
             items.push(broadcast_impl(ra, rb));
             items.push(expand_impl(ra, rb));
+            if ra != rb {
+                items.push(join_rank_impl(ra, rb));
+            }
         }
     }
     Ok(quote!(#(#items)*))

@@ -13,8 +13,7 @@ use crate::Tensor;
 use crate::element::{Element, Float};
 use crate::ops::reduce::reducers::Sum;
 use crate::shape::{
-    DimVec, DynRank, ExpandsTo, FixedShape, InsertAxis, RemoveAxis, Shape, ShapeError,
-    SwapAxes,
+    DimVec, DynRank, ExpandsTo, FixedShape, InsertAxis, RemoveAxis, Shape, ShapeError, SwapAxes,
 };
 
 /// `g` reshaped to sizes `dims` (a view when the strides allow).

@@ -26,14 +26,14 @@
 //! ```
 
 mod axis;
-pub(crate) mod const_message;
 pub(crate) mod broadcast;
+pub(crate) mod const_message;
 mod dim;
 mod dyn_rank;
 mod error;
 pub(crate) mod expand;
 mod runtime;
-mod same;
+pub(crate) mod same;
 
 pub use axis::{InsertAxis, RemoveAxis, SetAxis, Squeezable, SwapAxes};
 #[doc(hidden)]
@@ -45,11 +45,11 @@ pub use error::ShapeError;
 #[doc(hidden)]
 pub use expand::ShapeExpands;
 pub use expand::{DimExpandsTo, ExpandsAt, ExpandsTo};
+pub use runtime::{DimVec, broadcast_shapes, check_expand, checked_numel};
+pub(crate) use runtime::{broadcast_pair, check_static};
 #[doc(hidden)]
 pub use same::JoinPair;
 pub use same::{JoinDim, JoinShape, SameDim};
-pub use runtime::{DimVec, broadcast_shapes, check_expand, checked_numel};
-pub(crate) use runtime::{broadcast_pair, check_static};
 
 use core::fmt::Debug;
 use core::hash::Hash;

@@ -116,6 +116,16 @@ pub trait JoinPair<Rhs, const AXIS: usize> {
     type Output: Shape;
 }
 
+/// Never implemented: the bound of the join rule for two tuples of different
+/// ranks, so that the error says so and names both shapes.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "tensors of shapes `{Self}` and `{Rhs}` cannot be joined: their ranks differ",
+    label = "these tensors have different numbers of dimensions",
+    note = "`cat_with` joins tensors of one rank along one of their axes"
+)]
+pub trait SameRank<Rhs> {}
+
 /// `DynRank` joined with anything is `DynRank`, checked at run time
 impl<S: Shape, const AXIS: usize> JoinPair<S, AXIS> for super::DynRank {
     type Output = super::DynRank;

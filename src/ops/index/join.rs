@@ -31,17 +31,14 @@ use crate::Tensor;
 use crate::backend::cpu::index::{self as kernel, CatPart, Strided};
 use crate::element::Element;
 use crate::ops::exec::Layout;
-use crate::shape::{
-    DimVec, Dyn, InsertAxis, JoinShape, SetAxis, Shape, ShapeError, checked_numel,
-};
+use crate::shape::{DimVec, Dyn, InsertAxis, JoinShape, SetAxis, Shape, ShapeError, checked_numel};
 use crate::tensor::wrap_dim;
 
 /// The shape of a join along axis `K`: `S` with a run-time size there.
 type Joined<S, const K: usize> = <S as SetAxis<K, Dyn>>::Output;
 
 /// The shape of `S` and `S2` joined along axis `K`.
-type JoinedWith<S, S2, const K: usize> =
-    <Joined<S, K> as JoinShape<Joined<S2, K>, K>>::Output;
+type JoinedWith<S, S2, const K: usize> = <Joined<S, K> as JoinShape<Joined<S2, K>, K>>::Output;
 
 /// The shape of a stack along a new axis `K`.
 type Stacked<S, const K: usize> = <<S as InsertAxis<K>>::Output as SetAxis<K, Dyn>>::Output;
