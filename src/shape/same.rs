@@ -19,7 +19,7 @@ use super::{Const, Dim, Dyn, One, Shape};
 #[diagnostic::on_unimplemented(
     message = "size mismatch: `{Self}` and `{Rhs}` must be equal",
     label = "these sizes differ",
-    note = "these sizes do not broadcast; two different generic sizes cannot be proven equal: call `.into_dyn()` on one tensor to check the sizes at run time"
+    note = "these sizes do not broadcast (the batches of `bmm`, `baddbmm` and `addbmm`, the inner sizes of a product, the rows of `solve`, the sizes away from the axis of `cat_with`); two different generic sizes cannot be proven equal: call `.into_dyn()` on one tensor to check them at run time"
 )]
 pub trait SameDim<Rhs: Dim> {
     /// The size both have: the static one where the other is `Dyn`.
