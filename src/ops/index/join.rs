@@ -203,8 +203,8 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// let b = Tensor::<i32, Shape![2, 2]>::from_vec(vec![3, 4, 5, 6]);
     /// let c: Tensor<i32, Shape![2, _]> = a.try_cat_with::<1, _>(&b).unwrap();
     /// assert_eq!(c.to_vec(), vec![1, 3, 4, 2, 5, 6]);
-    /// let d = Tensor::<i32, Shape![_, 3]>::try_zeros(&[1, 3]).unwrap();
-    /// assert!(b.try_cat_with::<0, _>(&d).is_err());
+    /// let d = Tensor::<i32, Shape![_, _]>::try_zeros(&[1, 3]).unwrap();
+    /// assert!(b.try_cat_with::<0, _>(&d).is_err()); // 2 and 3, checked at run time
     /// ```
     ///
     /// Sizes away from `K` do not broadcast:
