@@ -62,8 +62,9 @@ pub use generic_array;
 pub use ops::index::IndexElement;
 pub use ops::{try_where_cond, where_cond};
 pub use shape::{
-    Broadcast, Broadcast3, BroadcastDim, BroadcastShape, Const, Dim, DimExpandsTo, Dyn, DynRank,
-    ExpandsTo, FixedDim, FixedShape, One, ShapeError, broadcast_shapes,
+    Broadcast, Broadcast3, BroadcastDim, BroadcastShape, BroadcastsAt, Const, Dim, DimExpandsTo,
+    Dyn, DynRank, ExpandsTo, FixedDim, FixedShape, JoinDim, JoinShape, One, SameDim, ShapeError,
+    broadcast_shapes,
 };
 pub use shaped_macros::Shape;
 pub use shaped_macros::tensor;

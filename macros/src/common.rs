@@ -30,8 +30,14 @@ pub(crate) fn idents_tuple(ids: &[Ident]) -> TokenStream {
 }
 
 /// The dimensions `a` and `b` broadcast, trailing dimensions aligned: the
-/// result's sizes and the bounds that make each pair legal (`BroadcastDim`).
-pub(crate) fn broadcast(a: &[Ident], b: &[Ident]) -> (Vec<TokenStream>, Vec<TokenStream>) {
+/// result's sizes and the bounds that make each pair legal (`rule<B, DIM>`,
+/// with `DIM` the position in the result counted from the left, such as
+/// `crate::shape::BroadcastsAt`).
+pub(crate) fn broadcast(
+    a: &[Ident],
+    b: &[Ident],
+    rule: &TokenStream,
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let (ra, rb) = (a.len(), b.len());
     let r = ra.max(rb);
     let mut out = Vec::with_capacity(r);
@@ -41,8 +47,8 @@ pub(crate) fn broadcast(a: &[Ident], b: &[Ident]) -> (Vec<TokenStream>, Vec<Toke
         let ib = (k + rb).checked_sub(r).map(|i| &b[i]);
         out.push(match (ia, ib) {
             (Some(x), Some(y)) => {
-                bounds.push(quote!(#x: crate::shape::BroadcastDim<#y>));
-                quote!(<#x as crate::shape::BroadcastDim<#y>>::Output)
+                bounds.push(quote!(#x: #rule<#y, #k>));
+                quote!(<#x as #rule<#y, #k>>::Output)
             }
             (Some(x), None) => quote!(#x),
             (None, Some(y)) => quote!(#y),

@@ -4,7 +4,7 @@
 //! - `MatmulPair<(B..)> for (A..)` for every pair of ranks from 1 to
 //!   `MAX_RANK`: the contracted pair bounded by `ContractsWith`, the batch
 //!   dimensions (all but the last two) aligned at the trailing end and each
-//!   aligned pair bounded by `BroadcastDim`, the result being the broadcast
+//!   aligned pair bounded by `BatchBroadcastsAt`, the result being the broadcast
 //!   batch, then the rows of `A` (unless `A` is 1-D) and the columns of `B`
 //!   (unless `B` is 1-D); and `MatmulPair<DynRank>` for every rank from 1;
 //! - `AddendPair<(P..)> for (C..)` for every product rank from 1 to 3 (the
@@ -31,7 +31,11 @@ fn matmul_impl(ra: usize, rb: usize) -> TokenStream {
     let b_inner = if rb == 1 { &b[0] } else { &b[rb - 2] };
     let a_batch = &a[..ra.saturating_sub(2)];
     let b_batch = &b[..rb.saturating_sub(2)];
-    let (mut out, mut bounds) = broadcast(a_batch, b_batch);
+    let (mut out, mut bounds) = broadcast(
+        a_batch,
+        b_batch,
+        &quote!(crate::ops::matmul::BatchBroadcastsAt),
+    );
     bounds.insert(
         0,
         quote!(#a_inner: crate::ops::matmul::ContractsWith<#b_inner>),

@@ -9,6 +9,9 @@
 //!   note names both whole shapes, with no intermediate types in between;
 //! - `ShapeExpands<(T..)> for (S..)` (behind `ExpandsTo`) for every pair where `S` has no more
 //!   dimensions than `T`, each aligned pair bounded by `DimExpandsTo`;
+//! - `JoinPair<(B..), AXIS> for (A..)` (behind `JoinShape`) for every rank,
+//!   each pair bounded by `JoinDim`: `cat_with`'s rule, which does not
+//!   broadcast;
 //! - the impls that mix a tuple with the dynamic-rank shape `DynRank`.
 
 use proc_macro2::{Span, TokenStream};
@@ -35,7 +38,7 @@ fn shape_impl(rank: usize) -> TokenStream {
             const NUMEL: usize = 1 #(* <#a as crate::shape::FixedDim>::N)*;
         }
         impl<#(#a: crate::shape::Dim),*> crate::shape::broadcast::ShapePair<crate::shape::DynRank> for #ty {
-            type Output = crate::shape::DynRank;
+            type Joint = crate::shape::DynRank;
         }
         impl<#(#a: crate::shape::Dim),*> crate::shape::expand::ShapeExpands<#ty> for crate::shape::DynRank {}
     }
@@ -45,7 +48,7 @@ fn shape_impl(rank: usize) -> TokenStream {
 fn broadcast_impl(ra: usize, rb: usize) -> TokenStream {
     let a = params("A", ra);
     let b = params("B", rb);
-    let (out, bounds) = broadcast(&a, &b);
+    let (out, bounds) = broadcast(&a, &b, &quote!(crate::shape::BroadcastsAt));
     let ta = idents_tuple(&a);
     let tb = idents_tuple(&b);
     let to = tuple(&out);
@@ -54,7 +57,7 @@ fn broadcast_impl(ra: usize, rb: usize) -> TokenStream {
             crate::shape::broadcast::ShapePair<#tb> for #ta
         where #(#bounds),*
         {
-            type Output = #to;
+            type Joint = #to;
         }
     }
 }
@@ -67,8 +70,9 @@ fn expand_impl(rs: usize, rt: usize) -> TokenStream {
     let t = params("T", rt);
     let bounds = (0..rs.min(rt)).map(|i| {
         let si = &s[i];
-        let tj = &t[i + rt - rs];
-        quote!(#si: crate::shape::DimExpandsTo<#tj>)
+        let j = i + rt - rs;
+        let tj = &t[j];
+        quote!(#si: crate::shape::ExpandsAt<#tj, #j>)
     });
     let ts = idents_tuple(&s);
     let tt = idents_tuple(&t);
@@ -88,6 +92,52 @@ fn expand_impl(rs: usize, rt: usize) -> TokenStream {
     }
 }
 
+/// `(A..)` joined with `(B..)` of the same rank along `AXIS`: each pair
+/// bounded by `JoinDim`.
+fn join_impl(r: usize) -> TokenStream {
+    let a = params("A", r);
+    let b = params("B", r);
+    let out: Vec<TokenStream> = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| quote!(<#x as crate::shape::JoinDim<#y, AXIS>>::Output))
+        .collect();
+    let bounds = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| quote!(#x: crate::shape::JoinDim<#y, AXIS>));
+    let (ta, tb, to) = (idents_tuple(&a), idents_tuple(&b), tuple(&out));
+    quote! {
+        impl<#(#a: crate::shape::Dim,)* #(#b: crate::shape::Dim,)* const AXIS: usize>
+            crate::shape::JoinPair<#tb, AXIS> for #ta
+        where #(#bounds),*
+        {
+            type Output = #to;
+        }
+        impl<#(#a: crate::shape::Dim,)* const AXIS: usize>
+            crate::shape::JoinPair<crate::shape::DynRank, AXIS> for #ta
+        {
+            type Output = crate::shape::DynRank;
+        }
+    }
+}
+
+/// `(A..)` joined with `(B..)` of another rank: the impl's bound is the
+/// never-implemented `SameRank`, which reports the error.
+fn join_rank_impl(ra: usize, rb: usize) -> TokenStream {
+    let a = params("A", ra);
+    let b = params("B", rb);
+    let (ta, tb) = (idents_tuple(&a), idents_tuple(&b));
+    quote! {
+        impl<#(#a: crate::shape::Dim,)* #(#b: crate::shape::Dim,)* const AXIS: usize>
+            crate::shape::JoinPair<#tb, AXIS> for #ta
+        where #ta: crate::shape::same::SameRank<#tb>
+        {
+            type Output = crate::shape::DynRank;
+        }
+    }
+}
+
 /// Axis manipulations of a tuple of rank `r` at axis `k < r` (and `k <= r`
 /// for insertion): insert `One`, remove, replace with `One`, replace with any
 /// dimension (`SetAxis`), swap.
@@ -101,6 +151,7 @@ fn axis_impls(r: usize, max: usize) -> TokenStream {
         let ins = tuple(&ins);
         if r < max {
             items.push(quote! {
+            #[diagnostic::do_not_recommend]
             impl<#(#a: crate::shape::Dim),*> crate::shape::InsertAxis<#k> for #ty {
                 type Output = #ins;
             }
@@ -142,6 +193,7 @@ fn axis_impls(r: usize, max: usize) -> TokenStream {
                 type KeepDim = #kept;
                 type Removed = #ak;
             }
+            #[diagnostic::do_not_recommend]
             impl<#(#a: crate::shape::Dim,)* __D: crate::shape::Dim> crate::shape::SetAxis<#k, __D> for #ty {
                 type Output = #set;
             }
@@ -151,6 +203,7 @@ fn axis_impls(r: usize, max: usize) -> TokenStream {
             sw.swap(k, j);
             let sw = tuple(&sw);
             items.push(quote! {
+                #[diagnostic::do_not_recommend]
                 impl<#(#a: crate::shape::Dim),*> crate::shape::SwapAxes<#k, #j> for #ty {
                     type Output = #sw;
                 }
@@ -169,9 +222,13 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     for ra in 0..=max {
         items.push(shape_impl(ra));
         items.push(axis_impls(ra, max));
+        items.push(join_impl(ra));
         for rb in 0..=max {
             items.push(broadcast_impl(ra, rb));
             items.push(expand_impl(ra, rb));
+            if ra != rb {
+                items.push(join_rank_impl(ra, rb));
+            }
         }
     }
     Ok(quote!(#(#items)*))

@@ -13,8 +13,7 @@ use crate::Tensor;
 use crate::element::{Element, Float};
 use crate::ops::reduce::reducers::Sum;
 use crate::shape::{
-    DimVec, DynRank, ExpandsTo, FixedShape, InsertAxis, One, RemoveAxis, Shape, ShapeError,
-    SwapAxes,
+    DimVec, DynRank, ExpandsTo, FixedShape, InsertAxis, RemoveAxis, Shape, ShapeError, SwapAxes,
 };
 
 /// `g` reshaped to sizes `dims` (a view when the strides allow).
@@ -241,7 +240,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     pub fn squeeze<const K: usize>(&self) -> Result<Var<T, S::Output>, ShapeError>
     where
         S: RemoveAxis<K>,
-        S::Removed: crate::shape::DimExpandsTo<One>,
+        S::Removed: crate::shape::Squeezable<K>,
     {
         let value = self.value.squeeze::<K>()?;
         Ok(self.view(value, || reshape_backward(self.dim_vec())))

@@ -10,7 +10,7 @@
 //! let _: <Shape![2] as WithTail>::Mat<shaped::Dyn, shaped::One> = <Shape![2, _, 1]>::default();
 //! ```
 
-use crate::shape::{Broadcast, BroadcastShape, Const, Dim, Dyn, DynRank, One, Shape};
+use crate::shape::{Broadcast, BroadcastShape, Dim, Dyn, DynRank, SameDim, Shape};
 
 /// A shape to which matrix or vector dimensions can be appended: a batch
 /// prefix. Implemented for tuples up to rank 10 and for [`DynRank`].
@@ -113,20 +113,11 @@ pub trait MatchDim<Rhs: Dim>: Dim {
     type Output: Dim;
 }
 
-impl<const N: usize> MatchDim<Const<N>> for Const<N> {
-    type Output = Const<N>;
-}
-impl MatchDim<One> for One {
-    type Output = One;
-}
-impl<X: Dim> MatchDim<X> for Dyn {
-    type Output = X;
-}
-impl<const N: usize> MatchDim<Dyn> for Const<N> {
-    type Output = Const<N>;
-}
-impl MatchDim<Dyn> for One {
-    type Output = One;
+/// Any pair with a [`SameDim`] rule: equal, or one of them `Dyn` (checked at
+/// run time); a generic `N` matches itself.
+#[diagnostic::do_not_recommend]
+impl<A: Dim + SameDim<B>, B: Dim> MatchDim<B> for A {
+    type Output = <A as SameDim<B>>::Output;
 }
 
 /// The shape of the solution `X` of `A X = B` for a batch of square `A`

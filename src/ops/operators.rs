@@ -220,7 +220,7 @@ macro_rules! scalar_operators {
             type Output = Tensor<$t, S>;
             #[track_caller]
             fn $method(self, rhs: $t) -> Tensor<$t, S> {
-                (&self).$method(rhs)
+                <&Self as $Trait<$t>>::$method(&self, rhs)
             }
         }
         /// A scalar on the left, applied to every element.

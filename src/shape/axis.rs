@@ -85,7 +85,32 @@ pub trait SwapAxes<const I: usize, const J: usize>: Shape {
     type Output: Shape;
 }
 
+/// A dimension that `squeeze::<K>` may remove: `One`, or `Dyn` (its size
+/// checked at run time).
+///
+/// ```
+/// use shaped::{Dyn, One, shape::Squeezable};
+/// fn check<D: Squeezable<0>>() {}
+/// check::<One>();
+/// check::<Dyn>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "cannot squeeze dimension {K} of size `{Self}`: only a dimension of size 1 can be removed",
+    label = "dimension {K} is not of size 1",
+    note = "PyTorch's `squeeze(dim)` silently keeps a dimension of another size; here that is a compile error (a `Dyn` size is checked at run time)"
+)]
+pub trait Squeezable<const K: usize> {}
+
+/// Size 1
+#[diagnostic::do_not_recommend]
+impl<const K: usize> Squeezable<K> for super::One {}
+
+/// Checked at run time
+#[diagnostic::do_not_recommend]
+impl<const K: usize> Squeezable<K> for super::Dyn {}
+
 /// Dynamic rank: the axis is checked at run time.
+#[diagnostic::do_not_recommend]
 impl<const K: usize> InsertAxis<K> for DynRank {
     type Output = DynRank;
 }
@@ -99,11 +124,13 @@ impl<const K: usize> RemoveAxis<K> for DynRank {
 }
 
 /// Dynamic rank: the axis is checked at run time.
+#[diagnostic::do_not_recommend]
 impl<const K: usize, D: Dim> SetAxis<K, D> for DynRank {
     type Output = DynRank;
 }
 
 /// Dynamic rank: the axes are checked at run time.
+#[diagnostic::do_not_recommend]
 impl<const I: usize, const J: usize> SwapAxes<I, J> for DynRank {
     type Output = DynRank;
 }

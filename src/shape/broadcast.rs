@@ -27,55 +27,81 @@ use crate::shape::Dyn;
 
 /// A **type operator** giving the size two dimensions broadcast to.
 ///
+/// Every [`Dim`] broadcasts with itself, with [`One`] and with [`Dyn`] (in
+/// both orders), so a generic `B: Dim` needs no further bound for these.
+///
 /// ```
-/// use shaped::{BroadcastDim, Const, Dyn, One};
+/// use shaped::{BroadcastDim, Const, Dim, Dyn, One};
 /// let _: <One as BroadcastDim<Const<3>>>::Output = Const::<3>;
 /// let _: <Dyn as BroadcastDim<Const<3>>>::Output = Const::<3>;
 /// let _: <Dyn as BroadcastDim<Dyn>>::Output = Dyn;
+/// fn generic<B: Dim>() -> (<B as BroadcastDim<B>>::Output, <B as BroadcastDim<One>>::Output) {
+///     (B::default(), B::default())
+/// }
 /// ```
 #[diagnostic::on_unimplemented(
     message = "shape mismatch: a dimension of size `{Self}` cannot broadcast with one of size `{Rhs}`",
     label = "these shapes do not broadcast",
-    note = "two sizes broadcast when they are equal or one of them is 1 (`One`); `{Self}` and `{Rhs}` are neither"
+    note = "two sizes broadcast when they are equal or one of them is 1 (`One`); two different generic sizes cannot be proven equal: call `.into_dyn()` on one operand to check the sizes at run time"
 )]
-pub trait BroadcastDim<Rhs: Dim>: Dim {
+pub trait BroadcastDim<Rhs: Dim> {
     /// The broadcast size.
     type Output: Dim;
 }
 
 /// `Const<N> ⊕ Const<N> = Const<N>`
+#[diagnostic::do_not_recommend]
 impl<const N: usize> BroadcastDim<Const<N>> for Const<N> {
     type Output = Const<N>;
 }
 
 /// `One ⊕ X = X`
+#[diagnostic::do_not_recommend]
 impl<X: Dim> BroadcastDim<X> for One {
     type Output = X;
 }
 
 /// `Const<N> ⊕ One = Const<N>`
+#[diagnostic::do_not_recommend]
 impl<const N: usize> BroadcastDim<One> for Const<N> {
     type Output = Const<N>;
 }
 
 /// `Const<N> ⊕ Dyn = Const<N>`, checked at run time
+#[diagnostic::do_not_recommend]
 impl<const N: usize> BroadcastDim<Dyn> for Const<N> {
     type Output = Const<N>;
 }
 
-/// `Dyn ⊕ Const<N> = Const<N>`, checked at run time
-impl<const N: usize> BroadcastDim<Const<N>> for Dyn {
-    type Output = Const<N>;
+/// `Dyn ⊕ X = X::WithDyn`: `Const<N>` (checked at run time), or `Dyn` for
+/// `One` and `Dyn`
+#[diagnostic::do_not_recommend]
+impl<X: Dim> BroadcastDim<X> for Dyn {
+    type Output = X::WithDyn;
 }
 
-/// `Dyn ⊕ One = Dyn`
-impl BroadcastDim<One> for Dyn {
-    type Output = Dyn;
+/// [`BroadcastDim`] at dimension `DIM` of the broadcast shape (counted from
+/// the left, as PyTorch counts it): the bound the shape rules state, so that
+/// a mismatch names the dimension.
+///
+/// ```
+/// use shaped::{BroadcastsAt, Const, One};
+/// let _: <Const<4> as BroadcastsAt<One, 2>>::Output = Const::<4>;
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "shape mismatch: the size of tensor a (`{Self}`) must match the size of tensor b (`{Rhs}`) at non-singleton dimension {DIM}",
+    label = "these shapes do not broadcast",
+    note = "two sizes broadcast when they are equal or one of them is 1 (`One`); two different generic sizes cannot be proven equal: call `.into_dyn()` on one operand to check the sizes at run time"
+)]
+pub trait BroadcastsAt<Rhs: Dim, const DIM: usize> {
+    /// The broadcast size.
+    type Output: Dim;
 }
 
-/// `Dyn ⊕ Dyn = Dyn`, checked at run time
-impl BroadcastDim<Dyn> for Dyn {
-    type Output = Dyn;
+/// Any pair with a [`BroadcastDim`] rule.
+#[diagnostic::do_not_recommend]
+impl<A: BroadcastDim<B>, B: Dim, const DIM: usize> BroadcastsAt<B, DIM> for A {
+    type Output = <A as BroadcastDim<B>>::Output;
 }
 
 /// A **type operator** giving the shape two shapes broadcast to: trailing
@@ -101,7 +127,7 @@ pub trait BroadcastShape<Rhs: Shape>: Shape {
 
 /// `A ⊕ B`, for every pair of shapes with a rule.
 impl<A: Shape + ShapePair<B>, B: Shape> BroadcastShape<B> for A {
-    type Output = <A as ShapePair<B>>::Output;
+    type Output = <A as ShapePair<B>>::Joint;
 }
 
 /// The rule for one pair of shapes, generated for every pair of tuple ranks.
@@ -115,13 +141,14 @@ impl<A: Shape + ShapePair<B>, B: Shape> BroadcastShape<B> for A {
     note = "static shapes broadcast at compile time up to rank 12; use `DynRank` for higher ranks"
 )]
 pub trait ShapePair<Rhs> {
-    /// The broadcast shape.
-    type Output: Shape;
+    /// The broadcast shape (not `Output`, so that `S::Output` stays
+    /// unambiguous for a generic `S: Shape`, of which this is a supertrait).
+    type Joint: Shape;
 }
 
 /// `DynRank ⊕ S = DynRank`, checked at run time
 impl<S: Shape> ShapePair<S> for DynRank {
-    type Output = DynRank;
+    type Joint = DynRank;
 }
 
 /// The shape that `Self`, `B` and `C` broadcast to together, as three-operand

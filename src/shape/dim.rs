@@ -15,6 +15,8 @@
 
 use core::fmt::Debug;
 
+use super::{BroadcastDim, DimExpandsTo, SameDim};
+
 /// A dimension whose size `N` is known at compile time.
 ///
 /// `N` must not be 1: size 1 is written [`One`] (or `1` in
@@ -55,14 +57,58 @@ pub struct Dyn;
 ///
 /// Sealed: the broadcasting rules are written for exactly these three.
 ///
+/// # Generic dimensions
+///
+/// A function generic over `B: Dim` (a batch size, say) needs no other bound
+/// for the rules whose result the types decide: the supertraits state them
+/// for every dimension, so the trait solver knows them for a generic `B`.
+///
+/// | rule | result |
+/// |---|---|
+/// | `B ⊕ B`, `B ⊕ One`, `One ⊕ B` | `B` |
+/// | `B ⊕ Dyn`, `Dyn ⊕ B` | `B::WithDyn` (`Const<N>` stays, `One` gives `Dyn`) |
+/// | `B` equal to `B` or to `Dyn` (`matmul`'s inner sizes, `bmm`'s batches, `cat_with`) | `B` |
+/// | `B`, `One` or `Dyn` written in place into `B`; `B` into `Dyn` | allowed |
+///
+/// Two different parameters `B` and `C` cannot be proven equal, so `(B, 3) +
+/// (C, 3)` is a compile error; convert one side with
+/// [`Tensor::into_dyn`](crate::Tensor::into_dyn) to check the sizes at run
+/// time instead, and [`Tensor::try_into_shape`](crate::Tensor::try_into_shape)
+/// to get a static shape back.
+///
 /// ```
-/// use shaped::{Const, Dim};
+/// use shaped::{Const, Dim, Shape, Tensor};
+/// fn residual<B: Dim>(x: &Tensor<f32, Shape![B, 3]>, bias: &Tensor<f32, Shape![1, 3]>)
+///     -> Tensor<f32, Shape![B, 3]> {
+///     &(x + bias) + x
+/// }
 /// fn size_of<D: Dim>() -> Option<usize> { D::SIZE }
 /// assert_eq!(size_of::<Const<7>>(), Some(7));
+/// let x = Tensor::<f32, Shape![2, 3]>::ones();
+/// assert_eq!(residual(&x, &Tensor::zeros()).to_vec(), vec![2.0; 6]);
 /// ```
-pub trait Dim: Copy + Default + Debug + Send + Sync + 'static + sealed::Sealed {
+pub trait Dim:
+    Copy
+    + Default
+    + Debug
+    + Send
+    + Sync
+    + 'static
+    + sealed::Sealed
+    + BroadcastDim<Self, Output = Self>
+    + BroadcastDim<One, Output = Self>
+    + BroadcastDim<Dyn, Output = <Self as Dim>::WithDyn>
+    + SameDim<Self, Output = Self>
+    + SameDim<Dyn, Output = Self>
+    + DimExpandsTo<Self>
+    + DimExpandsTo<Dyn>
+{
     /// The size, when it is known at compile time.
     const SIZE: Option<usize>;
+    /// What this dimension broadcasts to with a [`Dyn`]: a `Const<N>` stays
+    /// (the run-time size is checked against it), `One` and `Dyn` give
+    /// `Dyn`.
+    type WithDyn: Dim;
 }
 
 impl<const N: usize> Dim for Const<N> {
@@ -73,14 +119,17 @@ impl<const N: usize> Dim for Const<N> {
         );
         Some(N)
     };
+    type WithDyn = Const<N>;
 }
 
 impl Dim for One {
     const SIZE: Option<usize> = Some(1);
+    type WithDyn = Dyn;
 }
 
 impl Dim for Dyn {
     const SIZE: Option<usize> = None;
+    type WithDyn = Dyn;
 }
 
 /// A dimension whose size is static: [`Const<N>`] or [`One`].

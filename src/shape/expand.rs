@@ -21,15 +21,35 @@ use super::{Const, Dim, Dyn, DynRank, One, Shape};
 /// check::<One, Const<7>>();
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "in-place shape mismatch: a dimension of size `{Self}` cannot expand to the existing size `{Target}`",
-    label = "the in-place tensor cannot change its shape",
-    note = "in place, the other operand's size must be 1 (`One`) or equal to the tensor's own size; `{Self}` is neither for `{Target}`"
+    message = "shape mismatch: a dimension of size `{Self}` cannot expand to the size `{Target}`",
+    label = "only a size 1 (`One`) expands to another size",
+    note = "an expanded size must be 1 (`One`) or equal to the target's size; `{Self}` is neither for `{Target}`"
 )]
-pub trait DimExpandsTo<Target: Dim>: Dim {}
+pub trait DimExpandsTo<Target: Dim> {}
 
 /// `One → X`
 #[diagnostic::do_not_recommend]
 impl<X: Dim> DimExpandsTo<X> for One {}
+
+/// [`DimExpandsTo`] at dimension `DIM` of the in-place tensor (counted from
+/// the left): the bound the in-place rule states, so that a mismatch names
+/// the dimension.
+///
+/// ```
+/// use shaped::{Const, One, shape::ExpandsAt};
+/// fn check<S: ExpandsAt<T, 1>, T: shaped::Dim>() {}
+/// check::<One, Const<7>>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "shape mismatch: a size `{Self}` cannot expand to the size `{Target}` at dimension {DIM} of the target",
+    label = "only a size 1 (`One`) expands to another size",
+    note = "`broadcast_to`, `expand` and in-place operations (`a += b`, whose target `a` keeps its shape) need each size of the expanded tensor to be 1 or equal to the target's; two different generic sizes cannot be proven equal: call `.into_dyn()` on the expanded tensor to check them at run time"
+)]
+pub trait ExpandsAt<Target: Dim, const DIM: usize> {}
+
+/// Any pair with a [`DimExpandsTo`] rule.
+#[diagnostic::do_not_recommend]
+impl<S: DimExpandsTo<T>, T: Dim, const DIM: usize> ExpandsAt<T, DIM> for S {}
 
 /// `Const<N> → Const<N>`
 #[diagnostic::do_not_recommend]
@@ -54,9 +74,9 @@ impl<X: Dim> DimExpandsTo<X> for Dyn {}
 /// check::<Shape![4], DynRank>();
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "a tensor of shape `{Self}` cannot be expanded in place to shape `{Target}`",
-    label = "it has more dimensions than the in-place tensor",
-    note = "in place, the other operand must have at most as many dimensions as the tensor it writes into"
+    message = "a tensor of shape `{Self}` cannot be expanded to shape `{Target}`",
+    label = "it has more dimensions than the target",
+    note = "the expanded tensor must have at most as many dimensions as the target (for `a += b`, the target is `a`)"
 )]
 pub trait ExpandsTo<Target: Shape>: Shape {}
 
@@ -67,8 +87,8 @@ impl<S: Shape + ShapeExpands<T>, T: Shape> ExpandsTo<T> for S {}
 /// ranks; hidden behind [`ExpandsTo`] so that errors list no other impls.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
-    message = "a tensor of shape `{Self}` cannot be expanded in place to shape `{Target}`",
-    label = "no in-place rule for these shapes",
+    message = "a tensor of shape `{Self}` cannot be expanded to shape `{Target}`",
+    label = "no expansion rule for these shapes",
     note = "static shapes have in-place rules up to rank 12; use `DynRank` for higher ranks"
 )]
 pub trait ShapeExpands<Target> {}
@@ -78,9 +98,9 @@ pub trait ShapeExpands<Target> {}
 /// shapes.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
-    message = "in-place shape mismatch: a tensor of shape `{Self}` has more dimensions than the tensor of shape `{Target}` it would be written into",
-    label = "the in-place tensor cannot gain dimensions",
-    note = "in place, the other operand must have at most as many dimensions as the tensor it writes into"
+    message = "shape mismatch: a tensor of shape `{Self}` has more dimensions than the target shape `{Target}`",
+    label = "the target cannot gain dimensions",
+    note = "`broadcast_to`, `expand` and in-place operations (`a += b`, whose target `a` keeps its shape) need the expanded tensor to have at most as many dimensions as the target"
 )]
 pub trait FewerDimsThan<Target> {}
 

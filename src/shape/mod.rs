@@ -10,8 +10,10 @@
 //! | `dim.rs` | the three dimension types |
 //! | `broadcast.rs` | `A ⊕ B` at the type level, two and three operands |
 //! | `expand.rs` | in place: `B` expands to `A` without changing `A` |
+//! | `same.rs` | two sizes that must be equal (no broadcasting): joins, products |
 //! | `dyn_rank.rs` | shapes of dynamic rank |
 //! | `runtime.rs` | the same rules on run-time sizes |
+//! | `const_message.rs` | messages of build-time shape errors, naming sizes |
 //! | `error.rs` | `ShapeError`, worded as PyTorch words it |
 //!
 //! ```
@@ -25,25 +27,30 @@
 
 mod axis;
 pub(crate) mod broadcast;
+pub(crate) mod const_message;
 mod dim;
 mod dyn_rank;
 mod error;
 pub(crate) mod expand;
 mod runtime;
+pub(crate) mod same;
 
-pub use axis::{InsertAxis, RemoveAxis, SetAxis, SwapAxes};
+pub use axis::{InsertAxis, RemoveAxis, SetAxis, Squeezable, SwapAxes};
 #[doc(hidden)]
 pub use broadcast::ShapePair;
-pub use broadcast::{Broadcast, Broadcast3, BroadcastDim, BroadcastShape};
+pub use broadcast::{Broadcast, Broadcast3, BroadcastDim, BroadcastShape, BroadcastsAt};
 pub use dim::{Const, Dim, Dyn, FixedDim, One};
 pub use dyn_rank::DynRank;
 pub(crate) use error::OrPanic;
 pub use error::ShapeError;
 #[doc(hidden)]
 pub use expand::ShapeExpands;
-pub use expand::{DimExpandsTo, ExpandsTo};
+pub use expand::{DimExpandsTo, ExpandsAt, ExpandsTo};
 pub use runtime::{DimVec, broadcast_shapes, check_expand, check_inplace, checked_numel};
 pub(crate) use runtime::{broadcast_pair, check_static};
+#[doc(hidden)]
+pub use same::JoinPair;
+pub use same::{JoinDim, JoinShape, SameDim};
 
 use core::fmt::Debug;
 use core::hash::Hash;
@@ -69,7 +76,32 @@ pub const MAX_STATIC_RANK: usize = 12;
 /// assert!(<Shape![2, _]>::check_dims(&[2, 9]).is_ok());
 /// assert!(<Shape![2, _]>::check_dims(&[3, 9]).is_err());
 /// ```
-pub trait Shape: Copy + Default + Debug + Send + Sync + 'static + sealed::Sealed {
+///
+/// A generic `S: Shape` broadcasts with itself and expands to itself in
+/// place, with no other bound (the supertraits are the hidden rules behind
+/// [`BroadcastShape`] and [`ExpandsTo`]):
+///
+/// ```
+/// use shaped::{Tensor, shape::Shape};
+/// fn double<S: Shape>(x: &Tensor<f32, S>) -> Tensor<f32, S> {
+///     let mut y = x + x;
+///     y += x;
+///     y
+/// }
+/// let x = Tensor::<f32, shaped::Shape![2]>::ones();
+/// assert_eq!(double(&x).to_vec(), vec![3.0, 3.0]);
+/// ```
+pub trait Shape:
+    Copy
+    + Default
+    + Debug
+    + Send
+    + Sync
+    + 'static
+    + sealed::Sealed
+    + ShapePair<Self, Joint = Self>
+    + ShapeExpands<Self>
+{
     /// Run-time storage for sizes and strides: `GenericArray<usize, Rank>` for
     /// a static rank, a small vector for [`DynRank`].
     type Dims: Dims;

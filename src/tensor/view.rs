@@ -20,8 +20,8 @@ use crate::device::Device;
 use crate::element::Element;
 use crate::iter::contiguous_strides;
 use crate::shape::{
-    Broadcast, Broadcast3, BroadcastShape, DimVec, ExpandsTo, FixedShape, InsertAxis, One,
-    RemoveAxis, Shape, ShapeError, SwapAxes, check_expand,
+    Broadcast, Broadcast3, BroadcastShape, DimVec, ExpandsTo, FixedShape, InsertAxis, RemoveAxis,
+    Shape, ShapeError, SwapAxes, check_expand, const_message::ConstMessage,
 };
 
 use super::Tensor;
@@ -219,7 +219,7 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     pub fn squeeze<const K: usize>(&self) -> Result<Tensor<T, S::Output, D>, ShapeError>
     where
         S: RemoveAxis<K>,
-        S::Removed: crate::shape::DimExpandsTo<One>,
+        S::Removed: crate::shape::Squeezable<K>,
     {
         let k = wrap_dim(K as isize, self.rank())?;
         if self.rank() == 0 {
@@ -455,6 +455,25 @@ impl<T: Element, S: FixedShape> Tensor<T, S> {
     /// The same elements with the fixed shape `S2`; that both shapes have the
     /// same number of elements is checked when the program is built.
     ///
+    /// That check is a `const` assertion, evaluated when the function is
+    /// instantiated: `cargo build` (and `cargo test`) report it, `cargo check`
+    /// and rust-analyzer do not. Stable Rust cannot compare the products of
+    /// two shapes' sizes in the trait solver (that needs
+    /// `generic_const_exprs`), so no bound can move it to `cargo check`. A
+    /// minimal reproduction of the limit, with no library code:
+    ///
+    /// ```compile_fail,E0080
+    /// trait Numel { const N: usize; }
+    /// struct A; impl Numel for A { const N: usize = 6; }
+    /// struct B; impl Numel for B { const N: usize = 8; }
+    /// fn reshape<S: Numel, S2: Numel>() { const { assert!(S::N == S2::N) } }
+    /// fn main() { reshape::<A, B>(); } // `cargo check` passes; `cargo build` fails
+    /// ```
+    ///
+    /// The build-time error's first line names both element counts:
+    /// `reshape: shape '[4, 2]' (8 elements) is invalid for input of size 6
+    /// (shape [2, 3])`.
+    ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// let t = Tensor::<i32, Shape![2, 3]>::from_vec((0..6).collect());
@@ -463,10 +482,19 @@ impl<T: Element, S: FixedShape> Tensor<T, S> {
     /// ```
     pub fn reshape<S2: FixedShape>(&self) -> Tensor<T, S2> {
         const {
-            assert!(
-                S::NUMEL == S2::NUMEL,
-                "reshape: the two shapes have different numbers of elements"
-            )
+            if S::NUMEL != S2::NUMEL {
+                let message = ConstMessage::new()
+                    .text("reshape: shape '")
+                    .sizes(S2::STATIC_DIMS)
+                    .text("' (")
+                    .number(S2::NUMEL)
+                    .text(" elements) is invalid for input of size ")
+                    .number(S::NUMEL)
+                    .text(" (shape ")
+                    .sizes(S::STATIC_DIMS)
+                    .text(")");
+                panic!("{}", message.as_str())
+            }
         };
         let dims = S2::static_sizes().expect("a fixed shape has static sizes");
         let sizes: Vec<isize> = dims.as_ref().iter().map(|&d| d as isize).collect();

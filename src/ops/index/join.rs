@@ -9,9 +9,10 @@
 //!   shape type (`Shape![_, 3]` for parts of different lengths, or
 //!   [`DynRank`](crate::DynRank));
 //! - [`Tensor::cat_with`] joins two tensors of different shape types, such
-//!   as `Shape![2, 3]` and `Shape![4, 3]`; their other sizes unify as in
-//!   broadcasting (a `Dyn` takes the static size), and two different static
-//!   sizes are a compile error.
+//!   as `Shape![2, 3]` and `Shape![4, 3]`; their other sizes must be equal
+//!   ([`JoinShape`]: a `Dyn` takes the static size, checked at run time), and
+//!   two different static sizes, a 1 against another size included, are a
+//!   compile error.
 //!
 //! Unlike PyTorch, a 1-d empty tensor is not skipped when joined with
 //! tensors of higher rank (a legacy special case): ranks must match.
@@ -30,13 +31,14 @@ use crate::Tensor;
 use crate::backend::cpu::index::{self as kernel, CatPart, Strided};
 use crate::element::Element;
 use crate::ops::exec::Layout;
-use crate::shape::{
-    Broadcast, BroadcastShape, DimVec, Dyn, InsertAxis, SetAxis, Shape, ShapeError, checked_numel,
-};
+use crate::shape::{DimVec, Dyn, InsertAxis, JoinShape, SetAxis, Shape, ShapeError, checked_numel};
 use crate::tensor::wrap_dim;
 
 /// The shape of a join along axis `K`: `S` with a run-time size there.
 type Joined<S, const K: usize> = <S as SetAxis<K, Dyn>>::Output;
+
+/// The shape of `S` and `S2` joined along axis `K`.
+type JoinedWith<S, S2, const K: usize> = <Joined<S, K> as JoinShape<Joined<S2, K>, K>>::Output;
 
 /// The shape of a stack along a new axis `K`.
 type Stacked<S, const K: usize> = <<S as InsertAxis<K>>::Output as SetAxis<K, Dyn>>::Output;
@@ -186,12 +188,14 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     }
 
     /// `self` then `other` along axis `K`, for two tensors of different
-    /// shape types: `K` becomes `Dyn`, and the other sizes unify as in
-    /// broadcasting (static where either is).
+    /// shape types: `K` becomes `Dyn`, and the other sizes must be equal, as
+    /// in `torch.cat` (no broadcasting): two different static sizes are a
+    /// compile error, a `Dyn` takes the static size and is checked at run
+    /// time.
     ///
     /// # Errors
     /// As [`Tensor::try_cat`]: ranks or sizes away from `K` differ at run
-    /// time (a size 1 against another size included).
+    /// time.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
@@ -199,21 +203,32 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// let b = Tensor::<i32, Shape![2, 2]>::from_vec(vec![3, 4, 5, 6]);
     /// let c: Tensor<i32, Shape![2, _]> = a.try_cat_with::<1, _>(&b).unwrap();
     /// assert_eq!(c.to_vec(), vec![1, 3, 4, 2, 5, 6]);
+    /// let d = Tensor::<i32, Shape![_, _]>::try_zeros(&[1, 3]).unwrap();
+    /// assert!(b.try_cat_with::<0, _>(&d).is_err()); // 2 and 3, checked at run time
+    /// ```
+    ///
+    /// Sizes away from `K` do not broadcast:
+    ///
+    /// ```compile_fail
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<i32, Shape![2, 1]>::zeros();
+    /// let b = Tensor::<i32, Shape![5, 4]>::zeros();
+    /// let _ = a.try_cat_with::<0, _>(&b); // 1 and 4 differ
     /// ```
     #[allow(clippy::type_complexity)]
     pub fn try_cat_with<const K: usize, S2>(
         &self,
         other: &Tensor<T, S2>,
-    ) -> Result<Tensor<T, Broadcast<Joined<S, K>, Joined<S2, K>>>, ShapeError>
+    ) -> Result<Tensor<T, JoinedWith<S, S2, K>>, ShapeError>
     where
         S: SetAxis<K, Dyn>,
         S2: SetAxis<K, Dyn>,
-        Joined<S, K>: BroadcastShape<Joined<S2, K>>,
+        Joined<S, K>: JoinShape<Joined<S2, K>, K>,
     {
         let (dims, data) = cat_impl(&[self.layout(), other.layout()], K)?;
         Ok(Tensor::from_parts(
             data,
-            <Broadcast<Joined<S, K>, Joined<S2, K>>>::check_dims(&dims)?,
+            <JoinedWith<S, S2, K>>::check_dims(&dims)?,
         ))
     }
 
@@ -234,11 +249,11 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn cat_with<const K: usize, S2>(
         &self,
         other: &Tensor<T, S2>,
-    ) -> Tensor<T, Broadcast<Joined<S, K>, Joined<S2, K>>>
+    ) -> Tensor<T, JoinedWith<S, S2, K>>
     where
         S: SetAxis<K, Dyn>,
         S2: SetAxis<K, Dyn>,
-        Joined<S, K>: BroadcastShape<Joined<S2, K>>,
+        Joined<S, K>: JoinShape<Joined<S2, K>, K>,
     {
         self.try_cat_with::<K, S2>(other)
             .unwrap_or_else(|e| panic!("{e}"))

@@ -50,8 +50,8 @@ pub use amx::{amx_active, set_amx};
 #[cfg(feature = "cuda")]
 pub(crate) use shape::BatchOut;
 pub use shape::{
-    AddendDim, AddendShape, BatchShape, ContractsWith, FitsProduct, Matmul, MatmulShape,
-    MatrixShape, MmWith, SameBatch, VectorShape,
+    AddendDim, AddendShape, BatchBroadcastsAt, BatchShape, ContractsWith, FitsProduct, Matmul,
+    MatmulShape, MatrixShape, MmWith, SameBatch, VectorShape,
 };
 #[doc(hidden)]
 pub use shape::{AddendPair, MatmulPair};

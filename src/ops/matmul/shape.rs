@@ -24,11 +24,12 @@
 //! let _: Matmul<Shape![7], Shape![7]> = ();
 //! ```
 
-use crate::shape::{Const, Dim, Dyn, DynRank, One, Shape};
+use crate::shape::{BroadcastDim, Dim, DimExpandsTo, Dyn, DynRank, SameDim, Shape};
 
-/// Declares a rule "these two sizes are equal": the static size wins over
-/// `Dyn` (checked at run time), as nalgebra's `DimEq` picks its
-/// representative.
+/// Declares a rule "these two sizes are equal" over [`SameDim`]: the static
+/// size wins over `Dyn` (checked at run time), as nalgebra's `DimEq` picks
+/// its representative. One blanket impl, left out of error reports, so that a
+/// mismatch is reported with this rule's own message.
 macro_rules! equal_sizes {
     (
         $(#[$doc:meta])*
@@ -36,51 +37,15 @@ macro_rules! equal_sizes {
     ) => {
         $(#[$doc])*
         #[diagnostic::on_unimplemented(message = $message, label = $label, note = $note)]
-        pub trait $name<Rhs: Dim>: Dim {
+        pub trait $name<Rhs: Dim> {
             /// The size both have: the static one where the other is `Dyn`.
             type Output: Dim;
         }
 
-        /// `Const<N> = Const<N>`
+        /// Any pair with a [`SameDim`] rule.
         #[diagnostic::do_not_recommend]
-        impl<const N: usize> $name<Const<N>> for Const<N> {
-            type Output = Const<N>;
-        }
-
-        /// `One = One`
-        #[diagnostic::do_not_recommend]
-        impl $name<One> for One {
-            type Output = One;
-        }
-
-        /// `Const<N> = Dyn`, checked at run time
-        #[diagnostic::do_not_recommend]
-        impl<const N: usize> $name<Dyn> for Const<N> {
-            type Output = Const<N>;
-        }
-
-        /// `One = Dyn`, checked at run time
-        #[diagnostic::do_not_recommend]
-        impl $name<Dyn> for One {
-            type Output = One;
-        }
-
-        /// `Dyn = Const<N>`, checked at run time
-        #[diagnostic::do_not_recommend]
-        impl<const N: usize> $name<Const<N>> for Dyn {
-            type Output = Const<N>;
-        }
-
-        /// `Dyn = One`, checked at run time
-        #[diagnostic::do_not_recommend]
-        impl $name<One> for Dyn {
-            type Output = One;
-        }
-
-        /// `Dyn = Dyn`, checked at run time
-        #[diagnostic::do_not_recommend]
-        impl $name<Dyn> for Dyn {
-            type Output = Dyn;
+        impl<A: SameDim<B>, B: Dim> $name<B> for A {
+            type Output = <A as SameDim<B>>::Output;
         }
     };
 }
@@ -145,23 +110,36 @@ equal_sizes! {
     label = "this input does not broadcast to the shape of the product",
     note = "the input of `addmm`, `addmv`, `addr`, `baddbmm` and `addbmm` broadcasts to the shape of the product: each of its sizes must be 1 (`One`) or the product's size"
 )]
-pub trait AddendDim<Target: Dim>: Dim {}
+pub trait AddendDim<Target: Dim> {}
 
-/// `One → X`
+/// Any pair with a [`DimExpandsTo`] rule: `One` or the same size (a `Dyn`
+/// checked at run time).
 #[diagnostic::do_not_recommend]
-impl<X: Dim> AddendDim<X> for One {}
+impl<A: DimExpandsTo<B>, B: Dim> AddendDim<B> for A {}
 
-/// `Const<N> → Const<N>`
-#[diagnostic::do_not_recommend]
-impl<const N: usize> AddendDim<Const<N>> for Const<N> {}
+/// [`BroadcastDim`] for the batch dimensions of `matmul`, at dimension `DIM`
+/// of the broadcast batch (counted from the left): the bound the `matmul`
+/// rule states, so that a mismatch says it is the batch.
+///
+/// ```
+/// use shaped::{Const, One, ops::matmul::BatchBroadcastsAt};
+/// let _: <One as BatchBroadcastsAt<Const<4>, 0>>::Output = Const::<4>;
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "matmul batch mismatch: the batch size `{Self}` of the left operand must match the batch size `{Rhs}` of the right operand at batch dimension {DIM}",
+    label = "the batch dimensions of these operands do not broadcast",
+    note = "`matmul` broadcasts the batch dimensions (all but the last two): two batch sizes must be equal or one of them 1 (`One`); two different generic sizes cannot be proven equal: call `.into_dyn()` on one operand to check them at run time"
+)]
+pub trait BatchBroadcastsAt<Rhs: Dim, const DIM: usize> {
+    /// The broadcast batch size.
+    type Output: Dim;
+}
 
-/// `Const<N> → Dyn`, checked at run time
+/// Any pair with a [`BroadcastDim`] rule.
 #[diagnostic::do_not_recommend]
-impl<const N: usize> AddendDim<Dyn> for Const<N> {}
-
-/// `Dyn → X`, checked at run time
-#[diagnostic::do_not_recommend]
-impl<X: Dim> AddendDim<X> for Dyn {}
+impl<A: BroadcastDim<B>, B: Dim, const DIM: usize> BatchBroadcastsAt<B, DIM> for A {
+    type Output = <A as BroadcastDim<B>>::Output;
+}
 
 /// A **type operator** giving the shape of `matmul(Self, Rhs)` with NumPy's
 /// rules: 1-D operands are promoted to matrices (a 1 prepended on the left,
@@ -182,7 +160,7 @@ impl<X: Dim> AddendDim<X> for Dyn {}
     label = "these shapes cannot be multiplied",
     note = "both operands need at least 1 dimension; static shapes multiply at compile time up to rank 12, use `DynRank` beyond"
 )]
-pub trait MatmulShape<Rhs: Shape>: Shape {
+pub trait MatmulShape<Rhs: Shape> {
     /// The shape of the product.
     type Output: Shape;
 }
