@@ -70,6 +70,7 @@
 
 mod graph;
 mod index;
+#[cfg(feature = "linalg")]
 pub mod linalg;
 mod matmul;
 mod operators;
