@@ -51,7 +51,12 @@ pub mod autograd;
 pub(crate) mod backend;
 pub mod device;
 pub mod element;
+#[cfg(any(feature = "ndarray", feature = "nalgebra"))]
+pub mod interop;
+#[cfg(any(feature = "npy", feature = "safetensors"))]
+pub mod io;
 pub mod iter;
+#[cfg(feature = "linalg")]
 pub mod linalg;
 pub mod ops;
 pub mod shape;

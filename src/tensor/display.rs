@@ -111,7 +111,7 @@ impl<T: Element, S: Shape> fmt::Debug for Tensor<T, S> {
 }
 
 /// The shape type as written with `Shape!` (`Shape![_, 3]`), or `DynRank`.
-fn shape_name<S: Shape>() -> String {
+pub(crate) fn shape_name<S: Shape>() -> String {
     if S::RANK.is_none() {
         return "DynRank".into();
     }

@@ -34,6 +34,7 @@ mod elements;
 pub(crate) mod storage;
 mod traits;
 mod view;
+pub(crate) use display::shape_name;
 pub(crate) use view::wrap_dim;
 #[cfg(feature = "cuda")]
 pub(crate) use view::{infer_size, view_strides};
