@@ -51,7 +51,7 @@ pub mod autograd;
 pub(crate) mod backend;
 pub mod device;
 pub mod element;
-#[cfg(any(feature = "ndarray", feature = "nalgebra"))]
+#[cfg(any(feature = "ndarray", feature = "nalgebra", feature = "serde"))]
 pub mod interop;
 #[cfg(any(feature = "npy", feature = "safetensors"))]
 pub mod io;

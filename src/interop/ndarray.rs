@@ -48,13 +48,14 @@ impl<T> NdarrayGuard<'_, T> {
     /// ```
     pub fn view(&self) -> ArrayViewD<'_, T> {
         let numel: usize = self.dims.iter().product();
-        // An empty view's offset may lie past the end of its storage.
-        let data: &[T] = if numel == 0 {
-            &[]
+        // An empty view's offset may lie past the end of its storage, and
+        // its strides mean nothing: view no storage, with zero strides.
+        let (data, strides): (&[T], Vec<usize>) = if numel == 0 {
+            (&[], vec![0; self.dims.len()])
         } else {
-            &self.data[self.offset..]
+            (&self.data[self.offset..], self.strides.clone())
         };
-        let shape = IxDyn(&self.dims).strides(IxDyn(&self.strides));
+        let shape = IxDyn(&self.dims).strides(IxDyn(&strides));
         ArrayViewD::from_shape(shape, data)
             .expect("a tensor's sizes and strides stay inside its storage")
     }

@@ -34,6 +34,7 @@ mod elements;
 pub(crate) mod storage;
 mod traits;
 mod view;
+#[cfg(any(feature = "npy", feature = "safetensors"))]
 pub(crate) use display::shape_name;
 pub(crate) use view::wrap_dim;
 #[cfg(feature = "cuda")]
