@@ -104,6 +104,9 @@ pub trait Numeric:
 {
     /// Whether this is a floating-point type.
     const IS_FLOAT: bool;
+    /// Whether matrix products of this type are computed in `f32` and
+    /// rounded once at the end (`f16`, `bf16`), as PyTorch does on the CPU.
+    const MATMUL_IN_F32: bool = false;
     /// Converts from `f64` (rounding toward zero and saturating for integers).
     fn from_f64(v: f64) -> Self;
     /// Converts to `f64`.
@@ -273,6 +276,7 @@ macro_rules! half_numeric {
     ($($t:ident),*) => {$(
         impl Numeric for $t {
             const IS_FLOAT: bool = true;
+            const MATMUL_IN_F32: bool = true;
             #[inline(always)]
             fn from_f64(v: f64) -> Self { $t::from_f64(v) }
             #[inline(always)]

@@ -1,5 +1,5 @@
 //! In-place two-operand operations: `self` keeps its shape and `other`
-//! broadcasts to it (seed 002's in-place rule): a compile error for static
+//! broadcasts to it (PyTorch's in-place rule): a compile error for static
 //! shapes, PyTorch's expand error at run time for dynamic ones. Writing into
 //! a tensor whose elements share memory (an expanded view) is refused, as
 //! PyTorch refuses it.

@@ -90,6 +90,9 @@ pub(crate) fn product<T: Numeric>(
     geo: &Geometry,
     alpha: T,
 ) -> Tensor<T, DynRank> {
+    if T::MATMUL_IN_F32 {
+        return super::widened::product(a, b, geo, alpha);
+    }
     let p = problem(geo, &a, &b);
     let (ga, gb) = (a.storage.read(), b.storage.read());
     let data = cpu::gemm_new(&p, &ga, &gb, alpha);
