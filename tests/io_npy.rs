@@ -5,8 +5,11 @@
 use std::io::Cursor;
 use std::path::PathBuf;
 
+mod common;
+
+use common::json_scalar::{dims, same};
 use serde_json::Value;
-use shaped::element::{Scalar, f16};
+use shaped::element::f16;
 use shaped::io::Error;
 use shaped::io::npy::{self, NpyElement, NpzReader, NpzWriter};
 use shaped::{DynRank, Shape, Tensor};
@@ -21,26 +24,8 @@ fn expected() -> serde_json::Map<String, Value> {
     v["files"].as_object().unwrap().clone()
 }
 
-/// Whether the widened element `got` is the JSON value `want`.
-fn same(got: Scalar, want: &Value) -> bool {
-    match got {
-        Scalar::Bool(b) => want.as_bool() == Some(b),
-        Scalar::Int(i) => want.as_i64() == Some(i),
-        Scalar::UInt(u) => want.as_u64() == Some(u),
-        Scalar::Float(f) => {
-            let w = want.as_f64().unwrap();
-            f == w && f.is_sign_negative() == w.is_sign_negative()
-        }
-    }
-}
-
 fn check<T: NpyElement>(name: &str, t: &Tensor<T, DynRank>, want: &Value) {
-    let dims: Vec<usize> = want["shape"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_u64().unwrap() as usize)
-        .collect();
+    let dims = dims(want);
     assert_eq!(t.dims(), &dims[..], "{name}");
     let data = want["data"].as_array().unwrap();
     assert_eq!(t.numel(), data.len(), "{name}");

@@ -5,8 +5,11 @@
 
 use std::path::PathBuf;
 
+mod common;
+
+use common::json_scalar::{dims, same};
 use serde_json::Value;
-use shaped::element::{Scalar, bf16, f16};
+use shaped::element::{bf16, f16};
 use shaped::io::Error;
 use shaped::io::safetensors::{SafeElement, SafeTensorsFile, SafeTensorsWriter};
 use shaped::{DynRank, Shape, Tensor};
@@ -15,26 +18,9 @@ fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/safetensors")
 }
 
-fn same(got: Scalar, want: &Value) -> bool {
-    match got {
-        Scalar::Bool(b) => want.as_bool() == Some(b),
-        Scalar::Int(i) => want.as_i64() == Some(i),
-        Scalar::UInt(u) => want.as_u64() == Some(u),
-        Scalar::Float(f) => {
-            let w = want.as_f64().unwrap();
-            f == w && f.is_sign_negative() == w.is_sign_negative()
-        }
-    }
-}
-
 fn check<T: SafeElement>(file: &SafeTensorsFile, name: &str, want: &Value) {
     let t: Tensor<T, DynRank> = file.load(name).unwrap();
-    let dims: Vec<usize> = want["shape"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_u64().unwrap() as usize)
-        .collect();
+    let dims = dims(want);
     assert_eq!(t.dims(), &dims[..], "{name}");
     let data = want["data"].as_array().unwrap();
     assert_eq!(t.numel(), data.len());

@@ -327,7 +327,7 @@ fn read_npy<T: NpyElement, S: Shape, R: Read>(file: NpyFile<R>) -> Result<Tensor
         }
     };
     let data = if fortran {
-        fortran_to_c(&data, &dims)
+        fortran_to_c(data, &dims)?
     } else {
         data
     };
@@ -339,27 +339,20 @@ fn read_npy<T: NpyElement, S: Shape, R: Read>(file: NpyFile<R>) -> Result<Tensor
 }
 
 /// The elements of a column-major (Fortran-order) buffer of sizes `dims`,
-/// in row-major order.
-fn fortran_to_c<T: Copy>(data: &[T], dims: &[usize]) -> Vec<T> {
-    let n = data.len();
-    let mut out = Vec::with_capacity(n);
-    let mut index = vec![0usize; dims.len()];
-    for _ in 0..n {
-        // Column-major position: the first index moves fastest.
-        let mut pos = 0;
-        for (&i, &d) in index.iter().zip(dims).rev() {
-            pos = pos * d + i;
-        }
-        out.push(data[pos]);
-        for d in (0..dims.len()).rev() {
-            index[d] += 1;
-            if index[d] < dims[d] {
-                break;
-            }
-            index[d] = 0;
-        }
-    }
-    out
+/// in row-major order: the buffer is the row-major layout of the reversed
+/// sizes, read through the reversed axes.
+fn fortran_to_c<T: Element>(data: Vec<T>, dims: &[usize]) -> Result<Vec<T>, Error> {
+    let reversed: Vec<usize> = dims.iter().rev().copied().collect();
+    let axes: Vec<isize> = (0..dims.len() as isize).rev().collect();
+    let shape_error = |reason| Error::Shape {
+        found: dims.to_vec(),
+        expected: "a Fortran-order array".into(),
+        reason,
+    };
+    let t = Tensor::<T, crate::DynRank>::try_from_vec(data, &reversed).map_err(shape_error)?;
+    Ok(t.permute::<crate::DynRank>(&axes)
+        .map_err(shape_error)?
+        .to_vec())
 }
 
 fn shape_u64(dims: &[usize]) -> Vec<u64> {

@@ -163,7 +163,7 @@ fn inferred_dims<S: Shape>(n: usize) -> Result<Vec<usize>, ShapeError> {
             "cannot infer the sizes of a shape with {dynamic} dynamic dimensions from {n} elements"
         )));
     }
-    let inferred = if fixed == 0 { 0 } else { n / fixed };
+    let inferred = n.checked_div(fixed).unwrap_or(0);
     Ok(S::STATIC_DIMS
         .iter()
         .map(|d| d.unwrap_or(inferred))
