@@ -4,7 +4,7 @@
 //! ```
 //! use shaped::autograd::Var;
 //! use shaped::{Shape, Tensor};
-//! // Seed 004: A = [1, 2, 3], B = [1.], C = A + B; C.sum().backward().
+//! // A = [1, 2, 3], B = [1.], C = A + B; C.sum().backward().
 //! let a = Var::param(Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]));
 //! let b = Var::param(Tensor::<f32, Shape![1]>::from_vec(vec![1.]));
 //! let grads = a.add(&b).sum().backward();
@@ -70,6 +70,7 @@
 
 mod graph;
 mod index;
+#[cfg(feature = "linalg")]
 pub mod linalg;
 mod matmul;
 mod operators;

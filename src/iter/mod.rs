@@ -1,5 +1,5 @@
 //! The one iteration plan shared by every elementwise and reduction kernel,
-//! like PyTorch's TensorIterator (seed 003): broadcast shape, each operand's
+//! like PyTorch's TensorIterator: broadcast shape, each operand's
 //! strides in it (0 where broadcast), dimensions reordered and coalesced, and
 //! inner loops handed out for threads.
 //!

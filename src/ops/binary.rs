@@ -1,4 +1,4 @@
-//! Two-operand pointwise operations with broadcasting (seed 000's "pointwise
+//! Two-operand pointwise operations with broadcasting (PyTorch's "pointwise
 //! two tensor operand math functions"): each is one line of the table below,
 //! giving its name, the element family it needs and its scalar function.
 //!

@@ -1,5 +1,5 @@
 //! Elementwise maps with a user function, the building block of every
-//! pointwise operation (PyTorch's `map_` / `map2_`, seed 000): one, two or
+//! pointwise operation (PyTorch's `map_` / `map2_`): one, two or
 //! three tensors broadcast together, out of place or in place.
 //!
 //! ```
@@ -147,7 +147,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     }
 
     /// `self = f(self, other)` in place, `other` broadcast to `self`'s shape,
-    /// which never changes (seed 002's in-place rule).
+    /// which never changes (PyTorch's in-place rule).
     ///
     /// # Errors
     /// As current PyTorch (checked by the compiler for static sizes): the

@@ -1,5 +1,5 @@
 //! Three-operand pointwise operations. Out of place, all three operands
-//! broadcast together (seed 000: equivalent to breaking the operation into
+//! broadcast together (as PyTorch documents: equivalent to breaking the operation into
 //! two-operand steps); in place, the other two broadcast to `self`'s shape.
 //!
 //! ```

@@ -152,7 +152,7 @@ impl<S: Shape> ShapePair<S> for DynRank {
 }
 
 /// The shape that `Self`, `B` and `C` broadcast to together, as three-operand
-/// operations (`addcmul`, `where`, `lerp`, `clamp`) broadcast: seed 000 shows
+/// operations (`addcmul`, `where`, `lerp`, `clamp`) broadcast: PyTorch's docs show
 /// that broadcasting all three at once equals broadcasting step by step.
 ///
 /// ```

@@ -14,14 +14,13 @@
 //! assert_eq!(t.to_string(), "tensor([[1., 2.],\n        [3., 4.]])");
 //! assert_eq!(
 //!     format!("{:?}", t),
-//!     "tensor([[1., 2.],\n        [3., 4.]], size=(2, 2), dtype=torch.float32)"
+//!     "tensor([[1., 2.],\n        [3., 4.]], size=(2, 2), dtype=f32, shape=Shape![2, 2])"
 //! );
 //! ```
 
-use core::any::{Any, TypeId};
 use core::fmt;
 
-use crate::element::Element;
+use crate::element::{Element, Scalar};
 use crate::shape::Shape;
 
 use super::Tensor;
@@ -58,8 +57,9 @@ const PREFIX: &str = "tensor(";
 /// `Display` prints what PyTorch prints for its default dtype of the same
 /// kind (`float32`, `int64`, `bool`): without a `dtype=` suffix, so `f32` and
 /// `f64` tensors, and tensors of every integer type, print alike. `Debug`
-/// adds the sizes and the dtype (`size=(2,), dtype=torch.float64`), which
-/// tells apart tensors whose elements print alike. An empty tensor that is
+/// adds the sizes, the Rust element type and `shaped`'s shape type
+/// (`size=(2,), dtype=f64, shape=Shape![_]`), which tells apart tensors whose
+/// elements print alike. An empty tensor that is
 /// not 1-d shows its sizes in both, as in PyTorch (`tensor([], size=(2,
 /// 0))`). A precision in the format string (`{:.2}`) plays the role of
 /// `torch.set_printoptions(precision=2)`.
@@ -89,22 +89,37 @@ impl<T: Element, S: Shape> fmt::Display for Tensor<T, S> {
 }
 
 impl<T: Element, S: Shape> fmt::Debug for Tensor<T, S> {
-    /// Prints as [`Display`](fmt::Display) does, followed by the sizes and
-    /// PyTorch's name for the dtype.
+    /// Prints as [`Display`](fmt::Display) does, followed by the sizes, the
+    /// element type's Rust name and the shape type as `Shape!` writes it.
     ///
     /// ```
-    /// use shaped::{Shape, Tensor};
+    /// use shaped::{DynRank, Shape, Tensor};
     /// let t = Tensor::<i32, Shape![3]>::from_vec(vec![1, 2, 3]);
-    /// assert_eq!(format!("{t:?}"), "tensor([1, 2, 3], size=(3,), dtype=torch.int32)");
+    /// assert_eq!(format!("{t:?}"), "tensor([1, 2, 3], size=(3,), dtype=i32, shape=Shape![3])");
+    /// let d = Tensor::<u8, Shape![_, 1]>::try_zeros(&[2, 1]).unwrap();
+    /// assert_eq!(format!("{d:?}"), "tensor([[0],\n        [0]], size=(2, 1), dtype=u8, shape=Shape![_, 1])");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let suffixes = [
             format!("size={}", py_tuple(self.dims())),
-            format!("dtype=torch.{}", T::NAME),
+            format!("dtype={}", T::RUST_NAME),
+            format!("shape={}", shape_name::<S>()),
         ];
         let precision = f.precision().unwrap_or(PRECISION);
         f.write_str(&render(self.dims(), &self.to_vec(), precision, &suffixes))
     }
+}
+
+/// The shape type as written with `Shape!` (`Shape![_, 3]`), or `DynRank`.
+pub(crate) fn shape_name<S: Shape>() -> String {
+    if S::RANK.is_none() {
+        return "DynRank".into();
+    }
+    let dims: Vec<String> = S::STATIC_DIMS
+        .iter()
+        .map(|d| d.map_or("_".into(), |n| n.to_string()))
+        .collect();
+    format!("Shape![{}]", dims.join(", "))
 }
 
 /// `tensor(...)` for the row-major `data` of sizes `dims`, with `suffixes`
@@ -308,23 +323,24 @@ impl<T: Element> Printer<'_, T> {
 
 /// Whether `T` is a float type, printed by the float rules.
 fn is_float<T: Element>() -> bool {
-    TypeId::of::<T>() == TypeId::of::<f32>() || TypeId::of::<T>() == TypeId::of::<f64>()
+    matches!(T::default().to_scalar(), Scalar::Float(_))
 }
 
-/// A float element as `f64` (exact for `f32`), or `None` for other types.
+/// A float element as `f64` (exact for every float type), or `None` for
+/// other types.
 fn as_f64<T: Element>(value: &T) -> Option<f64> {
-    let any = value as &dyn Any;
-    any.downcast_ref::<f32>()
-        .map(|&v| f64::from(v))
-        .or_else(|| any.downcast_ref::<f64>().copied())
+    match value.to_scalar() {
+        Scalar::Float(v) => Some(v),
+        _ => None,
+    }
 }
 
 /// A non-float element as Python's `str` writes it (`True`, `-3`).
 fn text<T: Element>(value: &T) -> String {
-    match (value as &dyn Any).downcast_ref::<bool>() {
-        Some(true) => "True".to_string(),
-        Some(false) => "False".to_string(),
-        None => value.to_string(),
+    match value.to_scalar() {
+        Scalar::Bool(true) => "True".to_string(),
+        Scalar::Bool(false) => "False".to_string(),
+        _ => value.to_string(),
     }
 }
 
@@ -683,15 +699,15 @@ mod tests {
     fn debug_adds_size_and_dtype() {
         assert_eq!(
             format!("{:?}", t(vec![1i32, 2, 3], &[3])),
-            "tensor([1, 2, 3], size=(3,), dtype=torch.int32)"
+            "tensor([1, 2, 3], size=(3,), dtype=i32, shape=DynRank)"
         );
         assert_eq!(
             format!("{:?}", t(vec![3.0f64], &[])),
-            "tensor(3., size=(), dtype=torch.float64)"
+            "tensor(3., size=(), dtype=f64, shape=DynRank)"
         );
         assert_eq!(
             format!("{:?}", t(Vec::<i64>::new(), &[2, 0])),
-            "tensor([], size=(2, 0), dtype=torch.int64)"
+            "tensor([], size=(2, 0), dtype=i64, shape=DynRank)"
         );
         // A suffix that would pass 80 columns goes on a new line.
         let v: Vec<f32> = (0..9).map(|x| x as f32 + 0.5).collect();
@@ -699,7 +715,7 @@ mod tests {
             format!("{:?}", t(v, &[9])),
             lines(&[
                 "tensor([0.5000, 1.5000, 2.5000, 3.5000, 4.5000, 5.5000, 6.5000, 7.5000, 8.5000],",
-                "       size=(9,), dtype=torch.float32)",
+                "       size=(9,), dtype=f32, shape=DynRank)",
             ])
         );
         let b = vec![
@@ -709,7 +725,7 @@ mod tests {
             format!("{:?}", t(b, &[12])),
             lines(&[
                 "tensor([ True, False,  True,  True, False, False,  True,  True, False, False,",
-                "         True, False], size=(12,), dtype=torch.bool)",
+                "         True, False], size=(12,), dtype=bool, shape=DynRank)",
             ])
         );
     }

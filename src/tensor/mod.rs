@@ -14,6 +14,10 @@
 //! | `access.rs` | sizes, strides, `to_vec`, `item`, shape conversions |
 //! | `view.rs` | views: `expand`, `unsqueeze`, `permute`, `narrow`, `reshape`, ... |
 //! | `display.rs` | printing as PyTorch prints |
+//! | `cast.rs` | `to_dtype` |
+//! | `element_access.rs` | `get`/`set`, `as_slice`/`as_mut_slice` |
+//! | `elements.rs` | `iter`, `IntoIterator`, `FromIterator` |
+//! | `traits.rs` | `PartialEq`, `Hash`, `Default`, `From`/`TryFrom`, `Not`, ... |
 //!
 //! ```
 //! use shaped::{Shape, Tensor};
@@ -24,14 +28,22 @@
 //! ```
 
 mod access;
+mod cast;
 mod construct;
 mod display;
+mod element_access;
+mod elements;
 pub(crate) mod storage;
+mod traits;
 mod view;
+#[cfg(any(feature = "npy", feature = "safetensors"))]
+pub(crate) use display::shape_name;
 pub(crate) use view::wrap_dim;
 #[cfg(feature = "cuda")]
 pub(crate) use view::{infer_size, view_strides};
 
+pub use element_access::{SliceGuard, SliceGuardMut};
+pub use elements::Iter;
 pub use view::{try_broadcast_tensors, try_broadcast_tensors3};
 
 use core::marker::PhantomData;

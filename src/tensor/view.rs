@@ -1,5 +1,5 @@
 //! Views: new sizes, strides and offset over the same storage, never a copy
-//! (seed 002: broadcasting expands "without making copies of the data"). An
+//! (NumPy: broadcasting expands "without making copies of the data"). An
 //! expanded dimension has stride 0. `reshape` is a view whenever the strides
 //! allow one and copies only otherwise, as PyTorch's does.
 //!
@@ -369,7 +369,7 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     }
 
     /// `self` seen in a result of sizes `out_dims`, axis `i` of `self` going
-    /// to axis `bdims[i]` of the result: JAX's `broadcast_in_dim` (seed 004).
+    /// to axis `bdims[i]` of the result: JAX's `broadcast_in_dim`.
     /// Each size of `self` must be 1 or equal to its result size; other
     /// result axes are new. A view with stride 0 where broadcast.
     ///

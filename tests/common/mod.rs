@@ -6,6 +6,7 @@
 use shaped::{DynRank, Tensor};
 
 pub mod grad;
+pub mod json_scalar;
 
 /// How an operand's elements are laid out in memory.
 #[derive(Clone, Copy, Debug)]

@@ -13,6 +13,8 @@ pub(crate) mod amx;
 mod elementwise;
 mod gemm;
 pub(crate) mod index;
+#[cfg(feature = "safetensors")]
+pub(crate) mod mmap;
 mod pool;
 mod reduce;
 mod store;

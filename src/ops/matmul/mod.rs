@@ -45,6 +45,7 @@ mod products;
 pub(crate) mod rules;
 mod run;
 mod shape;
+mod widened;
 
 pub use amx::{amx_active, set_amx};
 #[cfg(feature = "cuda")]

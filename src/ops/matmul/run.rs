@@ -89,6 +89,9 @@ pub(crate) fn product<T: Numeric>(
     geo: &Geometry,
     alpha: T,
 ) -> Result<Tensor<T, DynRank>, ShapeError> {
+    if T::MATMUL_IN_F32 {
+        return Ok(super::widened::product(a, b, geo, alpha));
+    }
     let p = problem(geo, &a, &b);
     let (ga, gb) = (a.storage.read(), b.storage.read());
     let data = cpu::gemm_new(&p, &ga, &gb, alpha)?;

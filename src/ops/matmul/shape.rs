@@ -16,7 +16,7 @@
 //!
 //! ```
 //! use shaped::{Shape, ops::matmul::Matmul};
-//! // Seed 002's example: (2,5,7) @ (5,2,7,3) -> (5,2,5,3).
+//! // NumPy's matmul example: (2,5,7) @ (5,2,7,3) -> (5,2,5,3).
 //! let _: Matmul<Shape![2, 5, 7], Shape![5, 2, 7, 3]> = <Shape![5, 2, 5, 3]>::default();
 //! // 1-D operands are promoted, and the promoted 1 removed again.
 //! let _: Matmul<Shape![7], Shape![4, 7, 3]> = <Shape![4, 3]>::default();

@@ -89,7 +89,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
-    /// // seed 004: (2, 1) + (2, 2) broadcasts, so the gradient of the
+    /// // (2, 1) + (2, 2) broadcasts, so the gradient of the
     /// // (2, 1) input sums over dim 1 keeping it.
     /// let upstream = Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
     /// let g: Tensor<f32, Shape![2, 1]> = upstream.sum_to();

@@ -1,0 +1,311 @@
+//! safetensors files through the `safetensors` crate (feature
+//! `safetensors`): read memory-mapped (`memmap2`), each tensor loaded by name
+//! into a typed tensor whose dtype and sizes are checked; written from any
+//! number of tensors of any element types.
+//!
+//! Loading a struct of typed parameters is one `load` per field; each
+//! field's type states the shape the file must have:
+//!
+//! ```
+//! use shaped::io::safetensors::{SafeTensorsFile, SafeTensorsWriter};
+//! use shaped::{Shape, Tensor};
+//!
+//! struct Linear {
+//!     weight: Tensor<f32, Shape![4, 3]>,
+//!     bias: Tensor<f32, Shape![4]>,
+//! }
+//!
+//! let path = std::env::temp_dir().join("shaped_doc_linear.safetensors");
+//! let mut w = SafeTensorsWriter::new();
+//! w.add("weight", &Tensor::<f32, Shape![4, 3]>::ones());
+//! w.add("bias", &Tensor::<f32, Shape![4]>::zeros());
+//! w.write(&path).unwrap();
+//!
+//! let file = SafeTensorsFile::open(&path).unwrap();
+//! let lin = Linear { weight: file.load("weight")?, bias: file.load("bias")? };
+//! assert_eq!(lin.weight.get([3, 2]), 1.0);
+//! // A field whose shape differs from the file's is an error naming both.
+//! let e = file.load::<f32, Shape![3, 4]>("weight").unwrap_err();
+//! assert_eq!(e.to_string(), "shape mismatch: the file holds sizes [4, 3], the tensor type is Shape![3, 4] (expected size 3 at dimension 0, but got shape [4, 3])");
+//! # Ok::<(), shaped::io::Error>(())
+//! ```
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::path::Path;
+
+use memmap2::Mmap;
+use safetensors::tensor::{Dtype, SafeTensors, View};
+
+use super::{Error, check_shape};
+use crate::element::{Element, bf16, f16};
+use crate::shape::Shape;
+use crate::tensor::Tensor;
+
+/// An element type safetensors files hold, with its little-endian bytes.
+///
+/// ```
+/// use shaped::io::safetensors::SafeElement;
+/// let mut out = Vec::new();
+/// 1.0f32.put_le(&mut out);
+/// assert_eq!(f32::from_le(&out), 1.0);
+/// ```
+pub trait SafeElement: Element {
+    /// The safetensors dtype.
+    const DTYPE: Dtype;
+    /// Size in bytes.
+    const SIZE: usize;
+    /// The value of `bytes` (`SIZE` of them, little-endian).
+    fn from_le(bytes: &[u8]) -> Self;
+    /// Appends the little-endian bytes of the value.
+    fn put_le(self, out: &mut Vec<u8>);
+}
+
+macro_rules! safe_element {
+    ($($t:ty => $d:ident),*) => {$(
+        impl SafeElement for $t {
+            const DTYPE: Dtype = Dtype::$d;
+            const SIZE: usize = core::mem::size_of::<$t>();
+            fn from_le(bytes: &[u8]) -> Self {
+                <$t>::from_le_bytes(bytes.try_into().expect("one element's bytes"))
+            }
+            fn put_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+safe_element!(
+    u8 => U8, u16 => U16, u32 => U32, u64 => U64,
+    i8 => I8, i16 => I16, i32 => I32, i64 => I64,
+    f16 => F16, bf16 => BF16, f32 => F32, f64 => F64
+);
+
+impl SafeElement for bool {
+    const DTYPE: Dtype = Dtype::BOOL;
+    const SIZE: usize = 1;
+    fn from_le(bytes: &[u8]) -> Self {
+        bytes[0] != 0
+    }
+    fn put_le(self, out: &mut Vec<u8>) {
+        out.push(u8::from(self));
+    }
+}
+
+/// The bytes of a safetensors file: memory-mapped, or owned.
+enum Bytes {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+/// A safetensors file, opened for loading its tensors by name.
+///
+/// ```
+/// use shaped::io::safetensors::{SafeTensorsFile, SafeTensorsWriter};
+/// use shaped::{DynRank, Shape, Tensor};
+/// let mut w = SafeTensorsWriter::new();
+/// w.add("x", &Tensor::<i64, Shape![2]>::from([1, 2]));
+/// let f = SafeTensorsFile::from_bytes(w.to_bytes().unwrap()).unwrap();
+/// assert_eq!(f.names(), vec!["x".to_string()]);
+/// let x: Tensor<i64, DynRank> = f.load("x").unwrap();
+/// assert_eq!(x.to_vec(), vec![1, 2]);
+/// ```
+pub struct SafeTensorsFile {
+    bytes: Bytes,
+}
+
+fn format_error(e: safetensors::SafeTensorError) -> Error {
+    Error::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+impl SafeTensorsFile {
+    /// Maps the file at `path` into memory (read-only) and checks its
+    /// header. The file must not be truncated or rewritten while the
+    /// returned value lives (the condition of every memory-mapped reader).
+    ///
+    /// # Errors
+    /// When the file cannot be opened or mapped, or is not a safetensors
+    /// file.
+    ///
+    /// ```no_run
+    /// let f = shaped::io::safetensors::SafeTensorsFile::open("model.safetensors").unwrap();
+    /// ```
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let file = File::open(path)?;
+        let map = crate::backend::cpu::mmap::map_read_only(&file)?;
+        Self::checked(Bytes::Mapped(map))
+    }
+
+    /// A file held in memory.
+    ///
+    /// # Errors
+    /// When the bytes are not a safetensors file.
+    ///
+    /// ```
+    /// use shaped::io::safetensors::SafeTensorsFile;
+    /// assert!(SafeTensorsFile::from_bytes(b"nope".to_vec()).is_err());
+    /// ```
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<Self, Error> {
+        Self::checked(Bytes::Owned(bytes))
+    }
+
+    fn checked(bytes: Bytes) -> Result<Self, Error> {
+        let f = SafeTensorsFile { bytes };
+        f.parsed()?;
+        Ok(f)
+    }
+
+    fn raw(&self) -> &[u8] {
+        match &self.bytes {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+
+    fn parsed(&self) -> Result<SafeTensors<'_>, Error> {
+        SafeTensors::deserialize(self.raw()).map_err(format_error)
+    }
+
+    /// The names of the tensors, sorted.
+    ///
+    /// ```no_run
+    /// let f = shaped::io::safetensors::SafeTensorsFile::open("model.safetensors").unwrap();
+    /// for name in f.names() { println!("{name}"); }
+    /// ```
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .parsed()
+            .map(|p| p.names().into_iter().map(str::to_string).collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    /// Loads the tensor `name`, checking its dtype against `T` and its sizes
+    /// against `S`.
+    ///
+    /// # Errors
+    /// [`Error::Missing`], [`Error::Dtype`] or [`Error::Shape`].
+    ///
+    /// ```no_run
+    /// use shaped::{Shape, Tensor};
+    /// let f = shaped::io::safetensors::SafeTensorsFile::open("model.safetensors").unwrap();
+    /// let w: Tensor<f32, Shape![_, 768]> = f.load("wte.weight").unwrap();
+    /// ```
+    pub fn load<T: SafeElement, S: Shape>(&self, name: &str) -> Result<Tensor<T, S>, Error> {
+        let parsed = self.parsed()?;
+        let view = parsed
+            .tensor(name)
+            .map_err(|_| Error::Missing(name.to_string()))?;
+        if view.dtype() != T::DTYPE {
+            return Err(Error::Dtype {
+                expected: T::NAME,
+                found: format!("{:?}", view.dtype()),
+            });
+        }
+        let dims = view.shape().to_vec();
+        check_shape::<S>(&dims)?;
+        let data: Vec<T> = view.data().chunks_exact(T::SIZE).map(T::from_le).collect();
+        Tensor::try_from_vec(data, &dims).map_err(|reason| Error::Shape {
+            found: dims.clone(),
+            expected: crate::tensor::shape_name::<S>(),
+            reason,
+        })
+    }
+}
+
+/// One tensor's bytes, ready for the safetensors serializer.
+struct Entry {
+    dtype: Dtype,
+    shape: Vec<usize>,
+    data: Vec<u8>,
+}
+
+impl View for &Entry {
+    fn dtype(&self) -> Dtype {
+        self.dtype
+    }
+    fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    fn data(&self) -> Cow<'_, [u8]> {
+        Cow::Borrowed(&self.data)
+    }
+    fn data_len(&self) -> usize {
+        self.data.len()
+    }
+}
+
+/// Named tensors of any element types, to write as one safetensors file;
+/// see [`SafeTensorsFile`] for an example.
+#[derive(Default)]
+pub struct SafeTensorsWriter {
+    entries: Vec<(String, Entry)>,
+}
+
+impl SafeTensorsWriter {
+    /// No tensors yet.
+    ///
+    /// ```
+    /// let w = shaped::io::safetensors::SafeTensorsWriter::new();
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `tensor` (its logical elements, row-major) under `name`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut w = shaped::io::safetensors::SafeTensorsWriter::new();
+    /// w.add("t", &Tensor::<u8, Shape![2, 2]>::zeros().transpose::<0, 1>());
+    /// ```
+    pub fn add<T: SafeElement, S: Shape>(&mut self, name: &str, tensor: &Tensor<T, S>) {
+        let mut data = Vec::with_capacity(tensor.numel() * T::SIZE);
+        for x in tensor.iter() {
+            x.put_le(&mut data);
+        }
+        let entry = Entry {
+            dtype: T::DTYPE,
+            shape: tensor.dims().to_vec(),
+            data,
+        };
+        self.entries.push((name.to_string(), entry));
+    }
+
+    /// The file's bytes.
+    ///
+    /// # Errors
+    /// When two tensors share a name, or serialization fails.
+    ///
+    /// ```
+    /// let w = shaped::io::safetensors::SafeTensorsWriter::new();
+    /// assert!(w.to_bytes().is_ok());
+    /// ```
+    pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
+        safetensors::serialize(self.views()?, None).map_err(format_error)
+    }
+
+    /// Writes the file at `path`.
+    ///
+    /// # Errors
+    /// As [`to_bytes`](SafeTensorsWriter::to_bytes), and when the file
+    /// cannot be written.
+    ///
+    /// ```no_run
+    /// let w = shaped::io::safetensors::SafeTensorsWriter::new();
+    /// w.write("empty.safetensors").unwrap();
+    /// ```
+    pub fn write(&self, path: impl AsRef<Path>) -> Result<(), Error> {
+        safetensors::serialize_to_file(self.views()?, None, path.as_ref()).map_err(format_error)
+    }
+
+    fn views(&self) -> Result<Vec<(&str, &Entry)>, Error> {
+        let mut names: Vec<&str> = self.entries.iter().map(|(n, _)| n.as_str()).collect();
+        names.sort_unstable();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(Error::Unsupported(format!("two tensors named '{}'", w[0])));
+        }
+        Ok(self.entries.iter().map(|(n, e)| (n.as_str(), e)).collect())
+    }
+}
