@@ -53,6 +53,7 @@ pub mod device;
 pub mod element;
 pub mod iter;
 pub mod linalg;
+pub mod nn;
 pub mod ops;
 pub mod shape;
 pub mod tensor;
