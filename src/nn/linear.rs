@@ -3,6 +3,7 @@
 
 use super::init::{kaiming_uniform, kaiming_uniform_bound, split_seed, uniform};
 use super::params::Parameters;
+use crate::Tensor;
 use crate::autograd::Var;
 use crate::element::Float;
 use crate::ops::matmul::{Matmul, MatmulShape};
@@ -68,6 +69,23 @@ impl<I: FixedDim, O: FixedDim, T: Float> Linear<I, O, T> {
 }
 
 impl<I: Dim, O: Dim, T: Float> Linear<I, O, T> {
+    /// A layer with the given weight `(O, I)` and bias `(O,)`, both made
+    /// parameters (to load trained or reference values).
+    ///
+    /// ```
+    /// use shaped::nn::Linear;
+    /// use shaped::{Const, One, Shape, Tensor};
+    /// let w = Tensor::<f32, Shape![1, 2]>::from_vec(vec![1., 2.]);
+    /// let l: Linear<Const<2>, One> = Linear::from_tensors(w, None);
+    /// assert!(l.bias.is_none());
+    /// ```
+    pub fn from_tensors(weight: Tensor<T, (O, I)>, bias: Option<Tensor<T, (O,)>>) -> Self {
+        Linear {
+            weight: Var::param(weight),
+            bias: bias.map(Var::param),
+        }
+    }
+
     /// `x · Wᵀ + b` for a batch `x` of shape `(B, I)`, any batch dimension
     /// `B` (static or `Dyn`).
     ///
