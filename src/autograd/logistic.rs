@@ -19,7 +19,9 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// with respect to `x` is `σ(x) - y`. The target needs no gradient.
     ///
     /// # Errors
-    /// When `target`'s sizes differ from this value's.
+    /// When `target`'s sizes differ from this value's, in PyTorch's words:
+    /// `Target size (torch.Size([3])) must be the same as input size
+    /// (torch.Size([2, 3]))`.
     ///
     /// ```
     /// use shaped::autograd::Var;
@@ -33,10 +35,14 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// ```
     pub fn try_logistic_loss(&self, target: &Tensor<T, S>) -> Result<Var<T, S>, ShapeError> {
         if target.dims() != self.dims() {
+            let size = |d: &[usize]| {
+                let d: Vec<String> = d.iter().map(usize::to_string).collect();
+                format!("torch.Size([{}])", d.join(", "))
+            };
             return Err(ShapeError::Invalid(format!(
-                "Target size ({:?}) must be the same as input size ({:?})",
-                target.dims(),
-                self.dims()
+                "Target size ({}) must be the same as input size ({})",
+                size(target.dims()),
+                size(self.dims())
             )));
         }
         let (x, y): (Dyn<T>, Dyn<T>) = (self.erased(), target.clone().into_dyn());
