@@ -43,6 +43,8 @@
 //!   build so that mixing devices is a compile error everywhere.
 //! - [`autograd`]: reverse-mode gradients over the ops, each broadcast
 //!   input's gradient summed back to its own shape.
+//! - [`nn`]: training on top of autograd: losses, layers with their sizes in
+//!   their types, parameters and optimizers.
 #![warn(missing_docs)]
 
 extern crate self as shaped;
