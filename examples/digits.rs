@@ -71,10 +71,16 @@ fn images_and_labels(split: &str) -> (Vec<f32>, Vec<i64>) {
 
 /// The mini-batch of rows `rows`: images `(Dyn, 64)` and labels `(Dyn,)`.
 fn batch(x: &[f32], y: &[i64], rows: &[usize]) -> (Var<f32, (Dyn, Pixels)>, Tensor<i64, (Dyn,)>) {
-    let xb = rows.iter().flat_map(|&r| x[r * 64..(r + 1) * 64].iter().copied()).collect();
+    let xb = rows
+        .iter()
+        .flat_map(|&r| x[r * 64..(r + 1) * 64].iter().copied())
+        .collect();
     let yb = rows.iter().map(|&r| y[r]).collect();
     let xb = Tensor::try_from_vec(xb, &[rows.len(), 64]).expect("64 pixels a row");
-    (Var::constant(xb), Tensor::try_from_vec(yb, &[rows.len()]).expect("a label a row"))
+    (
+        Var::constant(xb),
+        Tensor::try_from_vec(yb, &[rows.len()]).expect("a label a row"),
+    )
 }
 
 /// A seeded Fisher-Yates shuffle of `0..n` (xorshift).

@@ -4,7 +4,9 @@
 //! against PyTorch's distribution; `Dropout`'s masks; the `Parameters`
 //! derive; `no_grad`; `one_hot` and `accuracy`.
 
-use serde_json::Value;
+mod nn_support;
+
+use nn_support::{assert_close, floats, section};
 use shaped::autograd::{Var, no_grad};
 use shaped::nn::{
     Dropout, Embedding, LayerNorm, Linear, Parameters, Relu, accuracy, correct, one_hot,
@@ -12,27 +14,9 @@ use shaped::nn::{
 };
 use shaped::{Const, Dyn, One, Shape, Tensor};
 
-fn layers() -> Value {
-    let text = std::fs::read_to_string("tests/data/nn_cases.json").expect("nn_cases.json");
-    let v: Value = serde_json::from_str(&text).expect("JSON");
-    v["layers"].clone()
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    let d = v["data"].as_array().expect("data");
-    d.iter().map(|x| x.as_f64().expect("number")).collect()
-}
-
-fn assert_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!((g - w).abs() <= tol * (1.0 + w.abs()), "{what}[{i}]: {g} vs {w}");
-    }
-}
-
 #[test]
 fn layer_norm_matches_pytorch() {
-    let c = &layers()["layer_norm"];
+    let c = &section("layers")["layer_norm"];
     let mut ln: LayerNorm<Const<5>, f64> = LayerNorm::new();
     ln.weight = Var::param(Tensor::from_vec(floats(&c["weight"])));
     ln.bias = Var::param(Tensor::from_vec(floats(&c["bias"])));
@@ -52,16 +36,30 @@ fn layer_norm_matches_pytorch() {
 
 #[test]
 fn embedding_matches_pytorch() {
-    let c = &layers()["embedding"];
+    let c = &section("layers")["embedding"];
     let e: Embedding<Const<7>, Const<3>, f64> =
         Embedding::from_tensor(Tensor::from_vec(floats(&c["weight"])));
-    let idx: Vec<i64> = c["indices"].as_array().expect("indices").iter().map(|i| i.as_i64().expect("i")).collect();
+    let idx: Vec<i64> = c["indices"]
+        .as_array()
+        .expect("indices")
+        .iter()
+        .map(|i| i.as_i64().expect("i"))
+        .collect();
     let idx = Tensor::<i64, Shape![5]>::from_vec(idx);
     let y = e.forward(&idx);
     assert_close("output", &y.value().to_vec(), &floats(&c["output"]), 0.0);
     let up = Tensor::<f64, Shape![5, 3]>::from_vec(floats(&c["upstream"]));
-    let g = y.try_backward_with(&up).expect("backward").wrt(&e.weight).expect("w");
-    assert_close("grad weight", &g.to_vec(), &floats(&c["grad_weight"]), 1e-15);
+    let g = y
+        .try_backward_with(&up)
+        .expect("backward")
+        .wrt(&e.weight)
+        .expect("w");
+    assert_close(
+        "grad weight",
+        &g.to_vec(),
+        &floats(&c["grad_weight"]),
+        1e-15,
+    );
 }
 
 #[test]
@@ -93,12 +91,21 @@ fn linear_init_is_pytorchs_distribution() {
     // kaiming_uniform(a=√5) and the bias: U(-1/√fan_in, 1/√fan_in).
     let l: Linear<Const<784>, Const<256>> = Linear::new(0);
     let bound = 1.0 / 784f64.sqrt();
-    let w: Vec<f64> = l.weight.value().to_vec().iter().map(|&v| f64::from(v)).collect();
+    let w: Vec<f64> = l
+        .weight
+        .value()
+        .to_vec()
+        .iter()
+        .map(|&v| f64::from(v))
+        .collect();
     assert!(w.iter().all(|v| v.abs() <= bound));
     let mean = w.iter().sum::<f64>() / w.len() as f64;
     let var = w.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / w.len() as f64;
     assert!(mean.abs() < 0.01 * bound, "mean {mean}");
-    assert!((var / (bound * bound / 3.0) - 1.0).abs() < 0.02, "variance {var}");
+    assert!(
+        (var / (bound * bound / 3.0) - 1.0).abs() < 0.02,
+        "variance {var}"
+    );
     let b = l.bias.as_ref().expect("bias").value().to_vec();
     assert!(b.iter().all(|v| f64::from(v.abs()) <= bound));
     // Seeded: the same seed gives the same layer, another seed another.
@@ -116,7 +123,10 @@ fn dropout_masks_scale_and_switch_off() {
     let y = d.forward(&x);
     let v = y.value().to_vec();
     let zeros = v.iter().filter(|&&e| e == 0.0).count();
-    assert!(v.iter().all(|&e| e == 0.0 || (e - 1.0 / 0.75).abs() < 1e-15));
+    assert!(
+        v.iter()
+            .all(|&e| e == 0.0 || (e - 1.0 / 0.75).abs() < 1e-15)
+    );
     assert!((zeros as f64 / 1e4 - 0.25).abs() < 0.02, "{zeros} zeros");
     // The gradient is the same mask, scaled the same way.
     let g = y.sum().backward().wrt(&x).expect("x").to_vec();
@@ -143,7 +153,11 @@ struct Block<const H: usize> {
 }
 
 #[derive(Parameters)]
-struct Pair(Linear<Const<2>, Const<3>>, #[param(skip)] u32, Var<f32, Shape![4]>);
+struct Pair(
+    Linear<Const<2>, Const<3>>,
+    #[param(skip)] u32,
+    Var<f32, Shape![4]>,
+);
 
 #[test]
 fn the_derive_lists_fields_in_order() {
@@ -156,8 +170,15 @@ fn the_derive_lists_fields_in_order() {
         _label: "block",
     };
     let dims: Vec<Vec<usize>> = b.params().iter().map(|p| p.dims().to_vec()).collect();
-    let want: Vec<Vec<usize>> =
-        vec![vec![4], vec![4], vec![8, 4], vec![8], vec![1, 8], vec![1], vec![1, 8]];
+    let want: Vec<Vec<usize>> = vec![
+        vec![4],
+        vec![4],
+        vec![8, 4],
+        vec![8],
+        vec![1, 8],
+        vec![1],
+        vec![1, 8],
+    ];
     assert_eq!(dims, want);
     // The handles share storage with the fields.
     assert_eq!(b.params()[2].value().to_vec(), b.up.weight.value().to_vec());

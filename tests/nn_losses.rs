@@ -3,6 +3,9 @@
 //! reduction, including logits of ±300; and the same gradients against
 //! central finite differences.
 
+mod nn_support;
+
+use nn_support::{assert_close, dims, floats, section};
 use serde_json::Value;
 use shaped::autograd::Var;
 use shaped::nn::{
@@ -15,19 +18,7 @@ use shaped::{Dyn, Tensor};
 type X = Var<f64, (Dyn, Dyn)>;
 
 fn cases() -> Vec<Value> {
-    let text = std::fs::read_to_string("tests/data/nn_cases.json").expect("nn_cases.json");
-    let v: Value = serde_json::from_str(&text).expect("JSON");
-    v["losses"].as_array().expect("losses").clone()
-}
-
-fn dims(v: &Value) -> Vec<usize> {
-    let s = v["shape"].as_array().expect("shape");
-    s.iter().map(|d| d.as_u64().expect("size") as usize).collect()
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    let d = v["data"].as_array().expect("data");
-    d.iter().map(|x| x.as_f64().expect("number")).collect()
+    section("losses").as_array().expect("losses").clone()
 }
 
 /// The loss's values and `d(Σ loss · upstream)/d input` at `x`.
@@ -76,16 +67,6 @@ fn run(case: &Value, input: Vec<f64>) -> (Vec<f64>, Vec<f64>) {
     }
 }
 
-fn assert_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= tol * (1.0 + w.abs()),
-            "{what}[{i}]: got {g}, PyTorch {w}"
-        );
-    }
-}
-
 #[test]
 fn losses_match_pytorch() {
     let cases = cases();
@@ -93,8 +74,18 @@ fn losses_match_pytorch() {
     for case in &cases {
         let name = format!("{} reduction={}", case["loss"], case["reduction"]);
         let (out, grad) = run(case, floats(&case["input"]));
-        assert_close(&format!("{name} value"), &out, &floats(&case["output"]), 1e-12);
-        assert_close(&format!("{name} grad"), &grad, &floats(&case["grad"]), 1e-12);
+        assert_close(
+            &format!("{name} value"),
+            &out,
+            &floats(&case["output"]),
+            1e-12,
+        );
+        assert_close(
+            &format!("{name} grad"),
+            &grad,
+            &floats(&case["grad"]),
+            1e-12,
+        );
         assert!(out.iter().all(|v| v.is_finite()), "{name}: {out:?}");
     }
 }

@@ -5,6 +5,9 @@
 //! weight decay, other betas and eps) and AdamW; after every step the loss
 //! and every parameter match PyTorch's.
 
+mod nn_support;
+
+use nn_support::{floats, section};
 use serde_json::Value;
 use shaped::autograd::Var;
 use shaped::nn::{Adam, Linear, Mean, Optimizer, Parameters, Sgd, mse};
@@ -16,15 +19,7 @@ struct Tiny {
     b: Linear<Const<4>, Const<2>, f64>,
 }
 
-fn floats(v: &Value) -> Vec<f64> {
-    let d = v["data"].as_array().expect("data");
-    d.iter().map(|x| x.as_f64().expect("number")).collect()
-}
-
-fn linear<const I: usize, const O: usize>(
-    w: &Value,
-    b: &Value,
-) -> Linear<Const<I>, Const<O>, f64> {
+fn linear<const I: usize, const O: usize>(w: &Value, b: &Value) -> Linear<Const<I>, Const<O>, f64> {
     Linear::from_tensors(
         Tensor::from_vec(floats(w)),
         Some(Tensor::from_vec(floats(b))),
@@ -39,7 +34,12 @@ fn optimizer(name: &str) -> Box<dyn FnMut(&mut Tiny, &shaped::autograd::Gradient
     }
     match name {
         "sgd" => boxed(Sgd::new(0.1)),
-        "sgd_momentum" => boxed(Sgd::new(0.1).momentum(0.9).dampening(0.2).weight_decay(0.05)),
+        "sgd_momentum" => boxed(
+            Sgd::new(0.1)
+                .momentum(0.9)
+                .dampening(0.2)
+                .weight_decay(0.05),
+        ),
         "sgd_nesterov" => boxed(Sgd::new(0.05).momentum(0.8).nesterov().weight_decay(0.01)),
         "adam" => boxed(Adam::new(0.01)),
         "adam_weight_decay" => boxed(Adam::new(0.02).weight_decay(0.1)),
@@ -52,9 +52,8 @@ fn optimizer(name: &str) -> Box<dyn FnMut(&mut Tiny, &shaped::autograd::Gradient
 
 #[test]
 fn trajectories_match_pytorch() {
-    let text = std::fs::read_to_string("tests/data/nn_cases.json").expect("nn_cases.json");
-    let data: Value = serde_json::from_str(&text).expect("JSON");
-    let runs = data["optimizers"].as_array().expect("optimizers");
+    let data = section("optimizers");
+    let runs = data.as_array().expect("optimizers");
     assert_eq!(runs.len(), 8);
     for run in runs {
         let name = run["name"].as_str().expect("name");

@@ -73,9 +73,9 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
             .push(parse_quote!(#ty: ::shaped::nn::Parameters<#elem>));
     }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
-    let visits = fields.iter().map(|(name, _)| {
-        quote!(::shaped::nn::Parameters::<#elem>::visit_params(&self.#name, f);)
-    });
+    let visits = fields
+        .iter()
+        .map(|(name, _)| quote!(::shaped::nn::Parameters::<#elem>::visit_params(&self.#name, f);));
     Ok(quote! {
         impl #impl_generics ::shaped::nn::Parameters<#elem> for #ident #ty_generics #where_clause {
             fn visit_params(

@@ -72,8 +72,8 @@
 
 mod graph;
 mod index;
-mod logistic;
 pub mod linalg;
+mod logistic;
 mod matmul;
 mod no_grad;
 mod operators;

@@ -24,7 +24,9 @@ thread_local! {
 #[must_use = "gradients are disabled only while the guard lives"]
 pub fn no_grad() -> NoGradGuard {
     DISABLED.with(|d| d.set(d.get() + 1));
-    NoGradGuard { _not_send: std::marker::PhantomData }
+    NoGradGuard {
+        _not_send: std::marker::PhantomData,
+    }
 }
 
 /// Whether recording is disabled on this thread.

@@ -111,10 +111,23 @@ impl Dropout {
             return x.clone();
         }
         let seed = self.seed.fetch_add(1, Ordering::Relaxed);
-        let (p, scale) = (self.p, if self.p < 1.0 { 1.0 / (1.0 - self.p) } else { 0.0 });
+        let (p, scale) = (
+            self.p,
+            if self.p < 1.0 {
+                1.0 / (1.0 - self.p)
+            } else {
+                0.0
+            },
+        );
         let mask = Tensor::<T, DynRank>::try_rand(x.dims(), seed)
             .expect("the input's own sizes")
-            .map(move |u| if u.to_f64() < p { T::zero() } else { T::from_f64(scale) });
+            .map(move |u| {
+                if u.to_f64() < p {
+                    T::zero()
+                } else {
+                    T::from_f64(scale)
+                }
+            });
         let y = erased(x)
             .try_mul(&Var::constant(mask))
             .expect("the mask has the input's sizes");

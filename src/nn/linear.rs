@@ -45,8 +45,8 @@ impl<I: FixedDim, O: FixedDim, T: Float> Linear<I, O, T> {
     /// ```
     pub fn new(seed: u64) -> Self {
         let (ws, bs) = split_seed(seed);
-        let weight = kaiming_uniform(&[O::N, I::N], 5f64.sqrt(), ws)
-            .expect("static sizes fit their shape");
+        let weight =
+            kaiming_uniform(&[O::N, I::N], 5f64.sqrt(), ws).expect("static sizes fit their shape");
         let bound = T::from_f64(kaiming_uniform_bound(I::N, 5f64.sqrt()));
         let bias = uniform(&[O::N], bound, bs).expect("static sizes fit their shape");
         Linear {

@@ -7,11 +7,11 @@
 //! [`Var::try_logistic_loss`]'s overflow-free form.
 
 use super::reduction::Reduction;
+use crate::Tensor;
 use crate::autograd::Var;
 use crate::element::Float;
 use crate::ops::index::IndexElement;
 use crate::shape::{BroadcastShape, Dim, One, Shape};
-use crate::Tensor;
 
 /// The mean squared error `(input - target)²`, reduced by `reduction`, as
 /// `F.mse_loss`.

@@ -29,7 +29,9 @@ pub fn try_one_hot<T: Float, C: FixedDim, B: Dim, I: IndexElement>(
     let mut data = vec![T::zero(); labels.len() * C::N];
     for (row, &class) in labels.iter().enumerate() {
         if class < 0 {
-            return Err(ShapeError::Invalid("Class values must be non-negative.".into()));
+            return Err(ShapeError::Invalid(
+                "Class values must be non-negative.".into(),
+            ));
         }
         if class as usize >= C::N {
             return Err(ShapeError::Invalid(

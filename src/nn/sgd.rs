@@ -134,8 +134,10 @@ impl<T: Float> Optimizer<T> for Sgd<T> {
             empty => empty.insert(p.try_zip_map(g, move |p, g| g + wd * p).expect(shape)),
         };
         if nesterov {
-            p.try_zip_map3_(g, &*buf, move |p, g, b| p - lr * ((g + wd * p) + momentum * b))
-                .expect(shape);
+            p.try_zip_map3_(g, &*buf, move |p, g, b| {
+                p - lr * ((g + wd * p) + momentum * b)
+            })
+            .expect(shape);
         } else {
             p.try_zip_map_(&*buf, move |p, b| p - lr * b).expect(shape);
         }
