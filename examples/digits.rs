@@ -40,8 +40,7 @@ impl Mlp {
     }
 
     /// Logits `(B, 10)` for images `(B, 64)`, any batch dimension `B`.
-    fn forward<B: Dim>(&self, x: &Var<f32, (B, Pixels)>) -> Var<f32, (B, Classes)>
-    {
+    fn forward<B: Dim>(&self, x: &Var<f32, (B, Pixels)>) -> Var<f32, (B, Classes)> {
         self.out.forward(&self.hidden.forward(x).relu())
     }
 }
