@@ -21,6 +21,10 @@ use shaped::{Const, Dim, Dyn, Shape, Tensor};
 type Pixels = Const<64>;
 type Hidden = Const<128>;
 type Classes = Const<10>;
+/// A mini-batch of images, its size known at run time.
+type Images = Var<f32, (Dyn, Pixels)>;
+/// Their labels.
+type Labels = Tensor<i64, (Dyn,)>;
 
 const BATCH: usize = 64;
 const EPOCHS: usize = 30;
@@ -64,7 +68,7 @@ fn images_and_labels(split: &str) -> (Vec<f32>, Vec<i64>) {
 }
 
 /// The mini-batch of rows `rows`: images `(Dyn, 64)` and labels `(Dyn,)`.
-fn batch(x: &[f32], y: &[i64], rows: &[usize]) -> (Var<f32, (Dyn, Pixels)>, Tensor<i64, (Dyn,)>) {
+fn batch(x: &[f32], y: &[i64], rows: &[usize]) -> (Images, Labels) {
     let xb = rows
         .iter()
         .flat_map(|&r| x[r * 64..(r + 1) * 64].iter().copied())

@@ -26,10 +26,11 @@ fn linear<const I: usize, const O: usize>(w: &Value, b: &Value) -> Linear<Const<
     )
 }
 
-fn optimizer(name: &str) -> Box<dyn FnMut(&mut Tiny, &shaped::autograd::Gradients<f64>)> {
-    fn boxed<O: Optimizer<f64> + 'static>(
-        mut o: O,
-    ) -> Box<dyn FnMut(&mut Tiny, &shaped::autograd::Gradients<f64>)> {
+/// One optimizer step on the model.
+type Step = Box<dyn FnMut(&mut Tiny, &shaped::autograd::Gradients<f64>)>;
+
+fn optimizer(name: &str) -> Step {
+    fn boxed<O: Optimizer<f64> + 'static>(mut o: O) -> Step {
         Box::new(move |m, g| o.step(m, g))
     }
     match name {

@@ -9,6 +9,17 @@ use crate::element::Float;
 use crate::ops::matmul::{Matmul, MatmulShape};
 use crate::shape::{Broadcast, BroadcastShape, Dim, DynRank, FixedDim};
 
+/// The shape of [`Linear::forward_nd`]'s result for an input of shape `S`:
+/// `S @ (I, O)` broadcast with the bias `(O,)`, that is `(..., O)`.
+///
+/// ```
+/// use shaped::nn::LinearOutput;
+/// use shaped::{Const, Shape};
+/// let _: LinearOutput<Shape![2, 5, 3], Const<3>, Const<4>> = Default::default();
+/// let _: Shape![2, 5, 4] = <LinearOutput<Shape![2, 5, 3], Const<3>, Const<4>>>::default();
+/// ```
+pub type LinearOutput<S, I, O> = Broadcast<Matmul<S, (I, O)>, (O,)>;
+
 /// A dense layer from `I` features to `O` features, as `torch.nn.Linear`:
 /// the weight has PyTorch's layout `(O, I)` and the bias `(O,)`.
 ///
@@ -120,7 +131,7 @@ impl<I: Dim, O: Dim, T: Float> Linear<I, O, T> {
     /// assert_eq!(y.dims(), &[4, 5, 2]);
     /// ```
     #[track_caller]
-    pub fn forward_nd<S>(&self, x: &Var<T, S>) -> Var<T, Broadcast<Matmul<S, (I, O)>, (O,)>>
+    pub fn forward_nd<S>(&self, x: &Var<T, S>) -> Var<T, LinearOutput<S, I, O>>
     where
         S: MatmulShape<(I, O)>,
         Matmul<S, (I, O)>: BroadcastShape<(O,)>,

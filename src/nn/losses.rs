@@ -30,7 +30,7 @@ use crate::shape::{BroadcastShape, Dim, One, Shape};
 /// assert_eq!(l.backward().wrt(&x).unwrap().to_vec(), vec![1., 3.]);
 /// ```
 #[track_caller]
-pub fn mse<T: Float, S: Shape, R: Reduction<S>>(
+pub fn mse<T: Float, S, R: Reduction<S>>(
     input: &Var<T, S>,
     target: &Var<T, S>,
     reduction: R,
