@@ -26,6 +26,8 @@
 //! - `io` (features `npy`, `safetensors`): tensors in files.
 //! - `interop` (features `ndarray`, `nalgebra`, `serde`): conversions to
 //!   and from other crates' arrays, and serde.
+//! - [`nn`]: training on top of autograd: losses, layers with their sizes in
+//!   their types, parameters and optimizers.
 #![warn(missing_docs)]
 
 extern crate self as shaped;
@@ -41,6 +43,7 @@ pub mod io;
 pub mod iter;
 #[cfg(feature = "linalg")]
 pub mod linalg;
+pub mod nn;
 pub mod ops;
 pub mod shape;
 pub mod tensor;

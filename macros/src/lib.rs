@@ -10,11 +10,14 @@
 //!   for tuples; `shaped` calls it once.
 //! - `__matmul_impls!`: a hidden helper that stamps out the matrix-product
 //!   shape rules for tuples; `shaped` calls it once.
+//! - [`Parameters`](derive@Parameters): lists a model's parameters for an
+//!   optimizer.
 
 use proc_macro::TokenStream;
 
 mod common;
 mod matmul_impls;
+mod parameters;
 mod shape_type;
 mod static_impls;
 mod tensor_literal;
@@ -146,6 +149,34 @@ pub fn __static_shape_impls(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn __matmul_impls(input: TokenStream) -> TokenStream {
     matmul_impls::expand(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Derives `shaped::nn::Parameters` for a struct: its parameters are those of
+/// its fields, in declaration order; a field marked `#[param(skip)]` is left
+/// out. The impl is generic over the element type, with a bound
+/// `Field: Parameters<T>` per field.
+///
+/// # Examples
+///
+/// ```
+/// use shaped::nn::{Linear, Parameters};
+/// use shaped::Const;
+///
+/// #[derive(Parameters)]
+/// struct Mlp {
+///     a: Linear<Const<4>, Const<8>>,
+///     b: Linear<Const<8>, Const<2>>,
+///     #[param(skip)]
+///     steps: usize,
+/// }
+/// let m = Mlp { a: Linear::new(0), b: Linear::new(1), steps: 0 };
+/// assert_eq!(m.num_params(), 4 * 8 + 8 + 8 * 2 + 2);
+/// ```
+#[proc_macro_derive(Parameters, attributes(param))]
+pub fn derive_parameters(input: TokenStream) -> TokenStream {
+    parameters::expand(input.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

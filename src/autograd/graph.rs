@@ -57,7 +57,7 @@ pub(crate) fn record<T: Float>(
     parents: &[Option<&Arc<Node<T>>>],
     backward: impl FnOnce() -> BackwardFn<T>,
 ) -> Option<Arc<Node<T>>> {
-    if parents.iter().all(Option::is_none) {
+    if parents.iter().all(Option::is_none) || super::no_grad::disabled() {
         return None;
     }
     Some(Arc::new(Node {

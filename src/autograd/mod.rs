@@ -60,6 +60,8 @@
 //! | `linalg.rs` | `inv`, `det`, `solve`, `cholesky` (wired to `linalg::grad`) |
 //! | `matmul.rs` | `matmul` (NumPy's rules, batch broadcasting), `mm` |
 //! | `operators.rs` | `+ - * /` and unary `-` |
+//! | `logistic.rs` | the logistic loss on logits (`binary_cross_entropy_with_logits`) |
+//! | `no_grad.rs` | (`no_grad`: a scope that records nothing) |
 //!
 //! **Matmul.** [`Var::matmul`] computes its value with
 //! [`Tensor::try_matmul`](crate::Tensor::try_matmul) (result type
@@ -72,7 +74,9 @@ mod graph;
 mod index;
 #[cfg(feature = "linalg")]
 pub mod linalg;
+mod logistic;
 mod matmul;
+mod no_grad;
 mod operators;
 mod pointwise;
 mod reduce;
@@ -80,5 +84,6 @@ mod unary;
 mod var;
 mod views;
 
+pub use no_grad::{NoGradGuard, no_grad};
 pub use pointwise::where_cond;
 pub use var::{Gradients, Var};

@@ -1,0 +1,84 @@
+//! `Embedding<V, D>`: a table of `V` learned vectors of size `D`, looked up
+//! by index.
+
+use super::params::Parameters;
+use crate::Tensor;
+use crate::autograd::Var;
+use crate::element::Float;
+use crate::ops::index::IndexElement;
+use crate::shape::{Dim, DynRank, FixedDim};
+
+/// `torch.nn.Embedding(V, D)`: row `i` of the weight `(V, D)` for each
+/// index `i`; the gradient of a row is the sum of the upstream gradients of
+/// the positions that picked it.
+///
+/// ```
+/// use shaped::autograd::Var;
+/// use shaped::nn::Embedding;
+/// use shaped::{Const, Shape, Tensor};
+/// let e: Embedding<Const<5>, Const<3>> = Embedding::new(0);
+/// let ids = Tensor::<i64, Shape![4]>::from_vec(vec![0, 4, 4, 1]);
+/// let v: Var<f32, Shape![4, 3]> = e.forward(&ids);
+/// let g = v.sum().backward().wrt(&e.weight).unwrap();
+/// assert_eq!(g.to_vec()[12..], [2., 2., 2.]); // row 4 was picked twice
+/// ```
+pub struct Embedding<V: Dim, D: Dim, T: Float = f32> {
+    /// The table, `(V, D)`.
+    pub weight: Var<T, (V, D)>,
+}
+
+impl<V: FixedDim, D: FixedDim, T: Float> Embedding<V, D, T> {
+    /// A table drawn from `N(0, 1)` with `seed`, PyTorch's initialisation.
+    ///
+    /// ```
+    /// use shaped::nn::{Embedding, Parameters};
+    /// use shaped::Const;
+    /// assert_eq!(Embedding::<Const<10>, Const<4>>::new(1).num_params(), 40);
+    /// ```
+    pub fn new(seed: u64) -> Self {
+        Embedding {
+            weight: Var::param(Tensor::randn(seed)),
+        }
+    }
+}
+
+impl<V: Dim, D: Dim, T: Float> Embedding<V, D, T> {
+    /// A table with the given weight `(V, D)`, made a parameter.
+    ///
+    /// ```
+    /// use shaped::nn::Embedding;
+    /// use shaped::{Const, Shape, Tensor};
+    /// let e: Embedding<Const<2>, Const<2>, f64> = Embedding::from_tensor(Tensor::zeros());
+    /// assert!(e.weight.requires_grad());
+    /// ```
+    pub fn from_tensor(weight: Tensor<T, (V, D)>) -> Self {
+        Embedding {
+            weight: Var::param(weight),
+        }
+    }
+
+    /// The rows of the table at `indices` `(N,)`: `(N, D)`.
+    ///
+    /// # Panics
+    /// When an index is outside `0..V`, with the message of
+    /// [`Var::index_select`].
+    ///
+    /// ```
+    /// use shaped::nn::Embedding;
+    /// use shaped::{Const, Dyn, Shape, Tensor};
+    /// let e: Embedding<Const<3>, Const<2>> = Embedding::new(0);
+    /// let ids = Tensor::<i32, Shape![_]>::try_from_vec(vec![2, 0], &[2]).unwrap();
+    /// assert_eq!(e.forward(&ids).dims(), &[2, 2]);
+    /// ```
+    #[track_caller]
+    pub fn forward<N: Dim, I: IndexElement>(&self, indices: &Tensor<I, (N,)>) -> Var<T, (N, D)> {
+        self.weight.index_select::<0, I, N>(indices)
+    }
+}
+
+impl<V: Dim, D: Dim, T: Float> Parameters<T> for Embedding<V, D, T> {
+    /// The table.
+    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank>)) {
+        self.weight.visit_params(f);
+    }
+}

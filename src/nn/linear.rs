@@ -1,0 +1,168 @@
+//! `Linear<I, O>`: `y = x · Wᵀ + b`, with the input and output sizes in the
+//! type.
+
+use super::init::{kaiming_uniform, kaiming_uniform_bound, split_seed, uniform};
+use super::params::Parameters;
+use crate::Tensor;
+use crate::autograd::Var;
+use crate::element::Float;
+use crate::ops::matmul::{Matmul, MatmulShape};
+use crate::shape::{Broadcast, BroadcastShape, Dim, DynRank, FixedDim};
+
+/// The shape of [`Linear::forward_nd`]'s result for an input of shape `S`:
+/// `S @ (I, O)` broadcast with the bias `(O,)`, that is `(..., O)`.
+///
+/// ```
+/// use shaped::nn::LinearOutput;
+/// use shaped::{Const, Shape};
+/// let _: LinearOutput<Shape![2, 5, 3], Const<3>, Const<4>> = Default::default();
+/// let _: Shape![2, 5, 4] = <LinearOutput<Shape![2, 5, 3], Const<3>, Const<4>>>::default();
+/// ```
+pub type LinearOutput<S, I, O> = Broadcast<Matmul<S, (I, O)>, (O,)>;
+
+/// A dense layer from `I` features to `O` features, as `torch.nn.Linear`:
+/// the weight has PyTorch's layout `(O, I)` and the bias `(O,)`.
+///
+/// `I` and `O` are dimension types ([`Const<N>`](crate::Const), or
+/// [`One`](crate::One) for a single feature), so a layer applied to inputs
+/// of the wrong width does not compile.
+///
+/// ```
+/// use shaped::autograd::Var;
+/// use shaped::nn::Linear;
+/// use shaped::{Const, Shape, Tensor};
+/// let layer: Linear<Const<3>, Const<2>> = Linear::new(0);
+/// let x = Var::constant(Tensor::<f32, Shape![5, 3]>::ones());
+/// let y: Var<f32, Shape![5, 2]> = layer.forward(&x);
+/// assert_eq!(y.dims(), &[5, 2]);
+/// ```
+pub struct Linear<I: Dim, O: Dim, T: Float = f32> {
+    /// The weight, `(O, I)`.
+    pub weight: Var<T, (O, I)>,
+    /// The bias, `(O,)`, or `None` for a layer without one.
+    pub bias: Option<Var<T, (O,)>>,
+}
+
+impl<I: FixedDim, O: FixedDim, T: Float> Linear<I, O, T> {
+    /// A layer initialised as PyTorch initialises `nn.Linear`: weight from
+    /// `kaiming_uniform_(a = √5)`, that is `U(-1/√I, 1/√I)`, and bias from
+    /// `U(-1/√I, 1/√I)`, both drawn from `seed`.
+    ///
+    /// ```
+    /// use shaped::nn::Linear;
+    /// use shaped::Const;
+    /// let l: Linear<Const<16>, Const<4>> = Linear::new(7);
+    /// assert!(l.weight.value().to_vec().iter().all(|w| w.abs() <= 0.25));
+    /// ```
+    pub fn new(seed: u64) -> Self {
+        let (ws, bs) = split_seed(seed);
+        let weight =
+            kaiming_uniform(&[O::N, I::N], 5f64.sqrt(), ws).expect("static sizes fit their shape");
+        let bound = T::from_f64(kaiming_uniform_bound(I::N, 5f64.sqrt()));
+        let bias = uniform(&[O::N], bound, bs).expect("static sizes fit their shape");
+        Linear {
+            weight: Var::param(weight),
+            bias: Some(Var::param(bias)),
+        }
+    }
+
+    /// The same layer without its bias (`bias=False`).
+    ///
+    /// ```
+    /// use shaped::nn::{Linear, Parameters};
+    /// use shaped::Const;
+    /// let l: Linear<Const<3>, Const<2>> = Linear::new(0).without_bias();
+    /// assert_eq!(l.num_params(), 6);
+    /// ```
+    pub fn without_bias(self) -> Self {
+        Linear { bias: None, ..self }
+    }
+}
+
+impl<I: Dim, O: Dim, T: Float> Linear<I, O, T> {
+    /// A layer with the given weight `(O, I)` and bias `(O,)`, both made
+    /// parameters (to load trained or reference values).
+    ///
+    /// ```
+    /// use shaped::nn::Linear;
+    /// use shaped::{Const, One, Shape, Tensor};
+    /// let w = Tensor::<f32, Shape![1, 2]>::from_vec(vec![1., 2.]);
+    /// let l: Linear<Const<2>, One> = Linear::from_tensors(w, None);
+    /// assert!(l.bias.is_none());
+    /// ```
+    pub fn from_tensors(weight: Tensor<T, (O, I)>, bias: Option<Tensor<T, (O,)>>) -> Self {
+        Linear {
+            weight: Var::param(weight),
+            bias: bias.map(Var::param),
+        }
+    }
+
+    /// `x · Wᵀ + b` for a batch `x` of shape `(B, I)`, any batch dimension
+    /// `B` (static or `Dyn`).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::nn::Linear;
+    /// use shaped::{Const, Dyn, Shape, Tensor};
+    /// let l: Linear<Const<3>, Const<2>> = Linear::new(0);
+    /// let x = Var::constant(Tensor::<f32, Shape![_, 3]>::try_ones(&[7, 3]).unwrap());
+    /// let y: Var<f32, (Dyn, Const<2>)> = l.forward(&x);
+    /// assert_eq!(y.dims(), &[7, 2]);
+    /// ```
+    #[track_caller]
+    pub fn forward<B: Dim>(&self, x: &Var<T, (B, I)>) -> Var<T, (B, O)>
+    where
+        (B, I): MatmulShape<(I, O), Output = (B, O)>,
+        (B, O): BroadcastShape<(O,), Output = (B, O)>,
+    {
+        self.forward_nd(x)
+    }
+
+    /// `x · Wᵀ + b` for `x` of any shape `(..., I)`, as PyTorch's `Linear`
+    /// on extra leading dimensions.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::nn::Linear;
+    /// use shaped::{Const, Shape, Tensor};
+    /// let l: Linear<Const<3>, Const<2>> = Linear::new(0);
+    /// let x = Var::constant(Tensor::<f32, Shape![4, 5, 3]>::ones());
+    /// let y: Var<f32, Shape![4, 5, 2]> = l.forward_nd(&x);
+    /// assert_eq!(y.dims(), &[4, 5, 2]);
+    /// ```
+    #[track_caller]
+    pub fn forward_nd<S>(&self, x: &Var<T, S>) -> Var<T, LinearOutput<S, I, O>>
+    where
+        S: MatmulShape<(I, O)>,
+        Matmul<S, (I, O)>: BroadcastShape<(O,)>,
+    {
+        let y = x.matmul(&self.weight.transpose::<0, 1>());
+        match &self.bias {
+            Some(b) => y.add(b),
+            // Without a bias the product already has the result's sizes; only
+            // its type is restated (a view, no copy).
+            None => {
+                let sizes: Vec<isize> = y.dims().iter().map(|&d| d as isize).collect();
+                y.try_reshape(&sizes).expect("the product's own sizes")
+            }
+        }
+    }
+}
+
+impl<I: Dim, O: Dim, T: Float> Parameters<T> for Linear<I, O, T> {
+    /// The weight, then the bias (PyTorch's order).
+    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank>)) {
+        self.weight.visit_params(f);
+        self.bias.visit_params(f);
+    }
+}
+
+impl<I: Dim, O: Dim, T: Float> Clone for Linear<I, O, T> {
+    /// Another handle on the same parameters.
+    fn clone(&self) -> Self {
+        Linear {
+            weight: self.weight.clone(),
+            bias: self.bias.clone(),
+        }
+    }
+}

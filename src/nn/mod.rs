@@ -1,0 +1,100 @@
+//! Training: losses, layers whose sizes are in their types, parameters and
+//! optimizers, in PyTorch's terms and with PyTorch's numbers (losses,
+//! initialisations and optimizer updates are tested against PyTorch).
+//!
+//! ```
+//! use shaped::autograd::{no_grad, Var};
+//! use shaped::nn::{accuracy, cross_entropy, Adam, Linear, Mean, Optimizer, Parameters};
+//! use shaped::{Const, Shape, Tensor};
+//!
+//! #[derive(Parameters)]
+//! struct Model {
+//!     hidden: Linear<Const<4>, Const<16>>,
+//!     out: Linear<Const<16>, Const<2>>,
+//! }
+//! let mut model = Model { hidden: Linear::new(0), out: Linear::new(1) };
+//! // Class 1 when the first feature is positive.
+//! let x = Tensor::<f32, Shape![8, 4]>::randn(5);
+//! let labels: Vec<i64> = x.to_vec().chunks(4).map(|r| (r[0] > 0.0) as i64).collect();
+//! let (x, y) = (Var::constant(x), Tensor::<i64, Shape![8]>::from_vec(labels));
+//! let mut opt = Adam::new(0.05);
+//! for _ in 0..100 {
+//!     let loss = cross_entropy(&model.out.forward(&model.hidden.forward(&x).relu()), &y, Mean);
+//!     let grads = loss.backward();
+//!     opt.step(&mut model, &grads);
+//! }
+//! let _eval = no_grad();
+//! let logits = model.out.forward(&model.hidden.forward(&x).relu());
+//! assert_eq!(accuracy(logits.value(), &y), 1.0);
+//! ```
+//!
+//! # Design
+//! **Sizes in types.** A layer's sizes are dimension types
+//! (`Linear<Const<784>, Const<256>>`), so a layer applied to the wrong
+//! width, or two layers chained with different widths, do not compile; the
+//! batch dimension stays generic (`forward<B: Dim>`), static or `Dyn`.
+//! Dimension types rather than `const N: usize` because size 1 has its own
+//! type (`One`) in this crate: `Linear<Const<8>, One>` is a valid layer.
+//!
+//! **Parameters are `Var`s, updated in place.** [`Parameters`] lists a
+//! model's parameters in a fixed order as handles sharing their storage;
+//! an [`Optimizer`] keeps its state by that position and writes each
+//! update into the parameter, as `torch.optim` does. Gradients come from
+//! each backward pass ([`Gradients`](crate::autograd::Gradients)), so there
+//! is no `zero_grad`.
+//!
+//! **Reductions are types.** [`Mean`] and [`Sum`] give a `Var<T, ()>` (which
+//! has `backward`), [`NoReduction`] the per-element shape.
+//!
+//! **CPU.** Like [`autograd`](crate::autograd), whose `Var` holds CPU
+//! tensors, this module runs on the CPU.
+//!
+//! | file | what |
+//! |---|---|
+//! | `params.rs` | [`Parameters`]: a model's parameters in a fixed order (derive it) |
+//! | `init.rs` | PyTorch's default initialisations, seeded |
+//! | `linear.rs` | [`Linear<I, O>`](Linear) |
+//! | `embedding.rs` | [`Embedding<V, D>`](Embedding) |
+//! | `layer_norm.rs` | [`LayerNorm<D>`](LayerNorm) |
+//! | `dropout.rs` | [`Dropout`] (train / eval) |
+//! | `activation.rs` | [`Relu`], [`Gelu`], [`Silu`], [`Sigmoid`], [`Tanh`] as layers |
+//! | `erase.rs` | (a `Var` seen as `DynRank` and back, for last-axis layers) |
+//! | `reduction.rs` | [`Mean`], [`Sum`], [`NoReduction`] |
+//! | `losses.rs` | [`mse`], [`nll`], [`cross_entropy`], [`cross_entropy_probs`], [`binary_cross_entropy_with_logits`] |
+//! | `one_hot.rs` | [`one_hot`] |
+//! | `accuracy.rs` | [`accuracy`], [`correct`] (through `argmax`) |
+//! | `optimizer.rs` | [`Optimizer`]: one step over a whole model |
+//! | `sgd.rs` | [`Sgd`]: momentum, dampening, Nesterov, weight decay |
+//! | `adam.rs` | [`Adam`], and AdamW through [`Adam::adamw`] |
+
+mod accuracy;
+mod activation;
+mod adam;
+mod dropout;
+mod embedding;
+mod erase;
+pub mod init;
+mod layer_norm;
+mod linear;
+mod losses;
+mod one_hot;
+mod optimizer;
+mod params;
+mod reduction;
+mod sgd;
+
+pub use accuracy::{accuracy, correct};
+pub use activation::{Gelu, Relu, Sigmoid, Silu, Tanh};
+pub use adam::Adam;
+pub use dropout::Dropout;
+pub use embedding::Embedding;
+pub use layer_norm::LayerNorm;
+pub use linear::{Linear, LinearOutput};
+pub use losses::{binary_cross_entropy_with_logits, cross_entropy, cross_entropy_probs, mse, nll};
+pub use one_hot::{one_hot, try_one_hot};
+pub use optimizer::Optimizer;
+pub use params::Parameters;
+pub use reduction::{Mean, NoReduction, Reduction, Sum};
+pub use sgd::Sgd;
+/// The derive for [`Parameters`] (see `shaped_macros`).
+pub use shaped_macros::Parameters;

@@ -1,0 +1,13 @@
+// The twins of the failing cases: widths that fit, static and `Dyn` batches.
+use shaped::autograd::Var;
+use shaped::nn::Linear;
+use shaped::{Const, Dyn, Shape, Tensor};
+
+fn main() {
+    let a: Linear<Const<4>, Const<8>> = Linear::new(0);
+    let b: Linear<Const<8>, Const<2>> = Linear::new(1);
+    let x = Var::constant(Tensor::<f32, Shape![3, 4]>::zeros());
+    let _: Var<f32, Shape![3, 2]> = b.forward(&a.forward(&x));
+    let d = Var::constant(Tensor::<f32, Shape![_, 4]>::try_zeros(&[7, 4]).unwrap());
+    let _: Var<f32, (Dyn, Const<2>)> = b.forward(&a.forward(&d));
+}
