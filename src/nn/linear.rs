@@ -7,7 +7,7 @@ use crate::Tensor;
 use crate::autograd::Var;
 use crate::element::Float;
 use crate::ops::matmul::{Matmul, MatmulShape};
-use crate::shape::{Broadcast, BroadcastShape, Dim, DynRank, FixedDim};
+use crate::shape::{Broadcast, BroadcastShape, Dim, DynRank, FixedDim, Shape};
 
 /// The shape of [`Linear::forward_nd`]'s result for an input of shape `S`:
 /// `S @ (I, O)` broadcast with the bias `(O,)`, that is `(..., O)`.
@@ -133,7 +133,7 @@ impl<I: Dim, O: Dim, T: Float> Linear<I, O, T> {
     #[track_caller]
     pub fn forward_nd<S>(&self, x: &Var<T, S>) -> Var<T, LinearOutput<S, I, O>>
     where
-        S: MatmulShape<(I, O)>,
+        S: Shape + MatmulShape<(I, O)>,
         Matmul<S, (I, O)>: BroadcastShape<(O,)>,
     {
         let y = x.matmul(&self.weight.transpose::<0, 1>());

@@ -90,7 +90,7 @@ pub(crate) fn product<T: Numeric>(
     alpha: T,
 ) -> Result<Tensor<T, DynRank>, ShapeError> {
     if T::MATMUL_IN_F32 {
-        return Ok(super::widened::product(a, b, geo, alpha));
+        return super::widened::product(a, b, geo, alpha);
     }
     let p = problem(geo, &a, &b);
     let (ga, gb) = (a.storage.read(), b.storage.read());

@@ -11,7 +11,7 @@ use super::run;
 use crate::Tensor;
 use crate::element::{CastFrom, Numeric};
 use crate::ops::exec::Layout;
-use crate::shape::{DimVec, Dims, DynRank};
+use crate::shape::{DimVec, Dims, DynRank, ShapeError};
 
 /// `alpha * (a @ b)`, computed in `f32`, rounded once to `T`.
 pub(crate) fn product<T: Numeric>(
@@ -19,9 +19,9 @@ pub(crate) fn product<T: Numeric>(
     b: Layout<'_, T>,
     geo: &Geometry,
     alpha: T,
-) -> Tensor<T, DynRank> {
+) -> Result<Tensor<T, DynRank>, ShapeError> {
     let (a32, b32) = (widen(&a), widen(&b));
-    run::product(a32.layout(), b32.layout(), geo, f32::cast_from(alpha)).to_dtype::<T>()
+    Ok(run::product(a32.layout(), b32.layout(), geo, f32::cast_from(alpha))?.to_dtype::<T>())
 }
 
 /// The operand's elements as a contiguous `f32` tensor of the same sizes.
