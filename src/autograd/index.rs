@@ -6,6 +6,7 @@
 //! `sum_to`), `cat` ↔ `split_with_sizes`, `select` and `slice` ↔ a copy
 //! into the same view of zeros.
 
+use crate::shape::OrPanic;
 use std::ops::Bound;
 
 use smallvec::{SmallVec, smallvec};
@@ -118,8 +119,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         dim: isize,
         index: &Tensor<I, SI>,
     ) -> Var<T, SI> {
-        self.try_gather(dim, index)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_gather(dim, index).or_panic()
     }
 
     /// The slices along axis `K` that `index` picks, as
@@ -180,8 +180,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     where
         S: SetAxis<K, D>,
     {
-        self.try_index_select::<K, I, D>(index)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_index_select::<K, I, D>(index).or_panic()
     }
 
     /// The elements picked along axis `K` by `indices`, broadcast together
@@ -240,8 +239,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         S: SetAxis<K, One>,
         <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
     {
-        self.try_take_along_dim::<K, I, SI>(indices)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_take_along_dim::<K, I, SI>(indices).or_panic()
     }
 
     /// This value with the elements where `mask` holds set to `value`, the
@@ -304,8 +302,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     where
         S: BroadcastShape<SM>,
     {
-        self.try_masked_fill(mask, value)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_masked_fill(mask, value).or_panic()
     }
 
     /// The elements picked by `indices` along an axis given at run time, as
@@ -356,8 +353,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         dim: isize,
         indices: &Tensor<I, impl Shape>,
     ) -> Var<T, DynRank> {
-        self.try_take_along_dim_at(dim, indices)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_take_along_dim_at(dim, indices).or_panic()
     }
 
     /// The elements of this value flattened, picked by `indices` flattened,
@@ -412,8 +408,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         &self,
         indices: &Tensor<I, impl Shape>,
     ) -> Var<T, (DynSize,)> {
-        self.try_take_along_dim_flat(indices)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_take_along_dim_flat(indices).or_panic()
     }
 
     /// This value and `mask` broadcast together, with the elements of
@@ -496,8 +491,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     where
         S: BroadcastShape<SM>,
     {
-        self.try_masked_scatter(mask, source)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_masked_scatter(mask, source).or_panic()
     }
 
     /// [`Var::try_masked_fill`] with the value a 0-d `Var`, as
@@ -569,8 +563,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     where
         S: BroadcastShape<SM>,
     {
-        self.try_masked_fill_tensor(mask, value)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_masked_fill_tensor(mask, value).or_panic()
     }
 
     /// The values laid one after the other along axis `K`, as
@@ -631,7 +624,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     where
         S: SetAxis<K, DynSize>,
     {
-        Self::try_cat::<K>(vars).unwrap_or_else(|e| panic!("{e}"))
+        Self::try_cat::<K>(vars).or_panic()
     }
 
     /// The view at position `index` of axis `K`, as [`Tensor::try_select`];
@@ -678,8 +671,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     where
         S: RemoveAxis<K>,
     {
-        self.try_select::<K>(index)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_select::<K>(index).or_panic()
     }
 
     /// The view of every `step`-th position of `range` on axis `K`, as
@@ -759,6 +751,6 @@ impl<T: Float, S: Shape> Var<T, S> {
     where
         S: SetAxis<K, DynSize>,
     {
-        self.try_slice::<K>(range).unwrap_or_else(|e| panic!("{e}"))
+        self.try_slice::<K>(range).or_panic()
     }
 }

@@ -14,6 +14,7 @@
 //! assert_eq!(g.to_vec(), vec![4., 0., 0., 2.]);
 //! ```
 
+use crate::shape::OrPanic;
 use smallvec::smallvec;
 
 use super::Var;
@@ -63,7 +64,7 @@ pub fn try_inv<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Result<Var<T
 /// ```
 #[track_caller]
 pub fn inv<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S> {
-    try_inv(a).unwrap_or_else(|e| panic!("{e}"))
+    try_inv(a).or_panic()
 }
 
 /// The determinant of each matrix of `a` `(..., n, n)`, as
@@ -114,7 +115,7 @@ pub fn try_det<T: LinalgFloat, S: SquareMatrices>(
 /// ```
 #[track_caller]
 pub fn det<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, BatchOf<S>> {
-    try_det(a).unwrap_or_else(|e| panic!("{e}"))
+    try_det(a).or_panic()
 }
 
 /// `X` with `A X = B`, batches broadcast, as
@@ -185,7 +186,7 @@ where
     SA: SolveShape<SB>,
     SB: Shape,
 {
-    try_solve(a, b).unwrap_or_else(|e| panic!("{e}"))
+    try_solve(a, b).or_panic()
 }
 
 /// The lower Cholesky factor of each matrix of `a` `(..., n, n)`, as
@@ -231,7 +232,7 @@ pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices>(
 /// ```
 #[track_caller]
 pub fn cholesky<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S> {
-    try_cholesky(a).unwrap_or_else(|e| panic!("{e}"))
+    try_cholesky(a).or_panic()
 }
 
 /// A backward rule never panics: the engine has no error channel, so a rule

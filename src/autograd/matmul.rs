@@ -22,6 +22,7 @@
 //! assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![1., 2., 3.]);
 //! ```
 
+use crate::shape::OrPanic;
 use smallvec::smallvec;
 
 use super::Var;
@@ -150,7 +151,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     where
         S: MatmulShape<S2>,
     {
-        self.try_matmul(other).unwrap_or_else(|e| panic!("{e}"))
+        self.try_matmul(other).or_panic()
     }
 
     /// The product of two matrices, as `torch.mm` (no broadcasting), with
@@ -207,6 +208,6 @@ impl<T: Float, S: Shape> Var<T, S> {
         S: MatrixShape,
         S::Cols: ContractsWith<S2::Rows>,
     {
-        self.try_mm(mat2).unwrap_or_else(|e| panic!("{e}"))
+        self.try_mm(mat2).or_panic()
     }
 }

@@ -4,6 +4,7 @@
 //! sizes with `sum_to` (seeds 003 and 004); an input that was not broadcast
 //! is passed through without a copy.
 
+use crate::shape::OrPanic;
 use smallvec::smallvec;
 
 use super::Var;
@@ -131,7 +132,7 @@ macro_rules! binary_vars {
             where
                 S: BroadcastShape<S2>,
             {
-                self.$try_name(other).unwrap_or_else(|e| panic!("{e}"))
+                self.$try_name(other).or_panic()
             }
 
             #[doc = concat!("The fallible form of [`Var::", stringify!($name), "`].")]

@@ -17,6 +17,7 @@
 //! | `log_softmax` | `g - exp(y) Σ g` |
 //! | `sum_to` | `g`, expanded |
 
+use crate::shape::OrPanic;
 use smallvec::smallvec;
 
 use super::Var;
@@ -235,7 +236,7 @@ macro_rules! reduction_vars {
             $(#[$doc])*
             #[track_caller]
             pub fn $all(&self $(, $arg: $argty)*) -> Var<T, ()> {
-                self.reduce($op, None, false).unwrap_or_else(|e| panic!("{e}"))
+                self.reduce($op, None, false).or_panic()
             }
 
             #[doc = concat!("[`Var::", stringify!($all), "`] over axis `K`, which the result drops.")]
@@ -258,7 +259,7 @@ macro_rules! reduction_vars {
             {
                 crate::ops::reduce::axis_mask(K, self.value.rank())
                     .and_then(|m| self.reduce($op, Some(&m), false))
-                    .unwrap_or_else(|e| panic!("{e}"))
+                    .or_panic()
             }
 
             #[doc = concat!("[`Var::", stringify!($all), "`] over axis `K`, kept with size 1.")]
@@ -280,7 +281,7 @@ macro_rules! reduction_vars {
             {
                 crate::ops::reduce::axis_mask(K, self.value.rank())
                     .and_then(|m| self.reduce($op, Some(&m), true))
-                    .unwrap_or_else(|e| panic!("{e}"))
+                    .or_panic()
             }
 
             #[doc = concat!("[`Var::", stringify!($all), "`] over the run-time dims `dims` (negative from the end; empty means all).")]
@@ -314,7 +315,7 @@ macro_rules! reduction_vars {
             /// ```
             #[track_caller]
             pub fn $dims(&self, dims: &[isize], keepdim: bool $(, $arg: $argty)*) -> Var<T, DynRank> {
-                self.$try_dims(dims, keepdim $(, $arg)*).unwrap_or_else(|e| panic!("{e}"))
+                self.$try_dims(dims, keepdim $(, $arg)*).or_panic()
             }
         }
     )*};
@@ -482,8 +483,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     where
         S: RemoveAxis<K>,
     {
-        self.normalize(K as isize, Normalize::Softmax)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.normalize(K as isize, Normalize::Softmax).or_panic()
     }
 
     /// `log_softmax` along the run-time dim `dim`, as
@@ -520,8 +520,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     where
         S: RemoveAxis<K>,
     {
-        self.normalize(K as isize, Normalize::LogSoftmax)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.normalize(K as isize, Normalize::LogSoftmax).or_panic()
     }
 
     /// Sums to sizes `dims`, which broadcast to this value's, as
@@ -572,7 +571,6 @@ impl<T: Float, S: Shape> Var<T, S> {
         S2: FixedShape + ExpandsTo<S>,
     {
         let dims = S2::static_sizes().expect("a fixed shape has static sizes");
-        self.try_sum_to_size(dims.as_ref())
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_sum_to_size(dims.as_ref()).or_panic()
     }
 }

@@ -18,6 +18,7 @@ use crate::DynRank;
 use crate::Tensor;
 use crate::element::{Element, Float, Numeric};
 use crate::ops::scalar;
+use crate::shape::OrPanic;
 use crate::shape::{Broadcast, BroadcastShape, ExpandsTo, Shape, ShapeError};
 
 /// Defines every form of a two-operand operation from its scalar function:
@@ -39,7 +40,7 @@ macro_rules! binary_ops {
             where
                 S: BroadcastShape<S2>,
             {
-                self.$try_name(other).unwrap_or_else(|e| panic!("{e}"))
+                self.$try_name(other).or_panic()
             }
 
             #[doc = concat!("The fallible form of [`Tensor::", stringify!($name), "`].")]
@@ -103,7 +104,7 @@ macro_rules! binary_ops {
             where
                 S2: ExpandsTo<S>,
             {
-                self.$try_inplace(other).unwrap_or_else(|e| panic!("{e}"))
+                self.$try_inplace(other).or_panic()
             }
 
             #[doc = concat!("The fallible form of [`Tensor::", stringify!($inplace), "`].")]
@@ -446,7 +447,7 @@ macro_rules! predicate_ops {
             where
                 S: BroadcastShape<S2>,
             {
-                self.$try_name(other).unwrap_or_else(|e| panic!("{e}"))
+                self.$try_name(other).or_panic()
             }
 
             #[doc = concat!("The fallible form of [`Tensor::", stringify!($name), "`].")]

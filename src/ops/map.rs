@@ -13,6 +13,7 @@
 use crate::Tensor;
 use crate::element::Element;
 use crate::ops::exec;
+use crate::shape::OrPanic;
 use crate::shape::{
     Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape, ShapeError, check_inplace,
 };
@@ -74,7 +75,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: BroadcastShape<S2>,
     {
-        self.try_zip_map(other, f).unwrap_or_else(|e| panic!("{e}"))
+        self.try_zip_map(other, f).or_panic()
     }
 
     /// `f` applied to `self` and `other` broadcast together, written into
@@ -215,7 +216,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     #[track_caller]
     pub fn fill_(&mut self, value: T) {
-        self.try_map_(|_| value).unwrap_or_else(|e| panic!("{e}"))
+        self.try_map_(|_| value).or_panic()
     }
 
     /// Copies `src`, broadcast to `self`'s shape, into `self`, as PyTorch's
@@ -253,6 +254,6 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S2: ExpandsTo<S>,
     {
-        self.try_copy_from(src).unwrap_or_else(|e| panic!("{e}"))
+        self.try_copy_from(src).or_panic()
     }
 }

@@ -18,6 +18,7 @@
 //! assert_eq!(d.to_vec()[..4], [2., 3., 4., 5.]);
 //! ```
 
+use crate::shape::OrPanic;
 use core::ops::{
     Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
 };
@@ -92,7 +93,7 @@ where
 {
     check_divisor::<T, Op, S2>(b)
         .and_then(|()| a.try_zip_map(b, Op::apply))
-        .unwrap_or_else(|e| panic!("{e}"))
+        .or_panic()
 }
 
 #[track_caller]
@@ -102,7 +103,7 @@ where
 {
     check_divisor::<T, Op, S2>(b)
         .and_then(|()| a.try_zip_map_(b, Op::apply))
-        .unwrap_or_else(|e| panic!("{e}"))
+        .or_panic()
 }
 
 #[track_caller]
@@ -247,7 +248,7 @@ macro_rules! scalar_operators {
             #[track_caller]
             fn $assign(&mut self, rhs: $t) {
                 check_scalar_divisor::<$t, $Op>(rhs);
-                self.try_map_(move |x| <$Op as ScalarOp<$t>>::apply(x, rhs)).unwrap_or_else(|e| panic!("{e}"))
+                self.try_map_(move |x| <$Op as ScalarOp<$t>>::apply(x, rhs)).or_panic()
             }
         }
     };

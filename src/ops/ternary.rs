@@ -14,6 +14,7 @@
 use crate::Tensor;
 use crate::element::{Element, Float, Numeric};
 use crate::ops::scalar;
+use crate::shape::OrPanic;
 use crate::shape::{Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape, ShapeError};
 
 /// The result of broadcasting three tensors with shapes `A`, `B`, `C`.
@@ -41,8 +42,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     where
         S: Broadcast3<S1, S2>,
     {
-        self.try_addcmul(t1, t2, value)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_addcmul(t1, t2, value).or_panic()
     }
 
     /// The fallible form of [`Tensor::addcmul`].
@@ -88,8 +88,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
     {
-        self.try_addcmul_(t1, t2, value)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_addcmul_(t1, t2, value).or_panic()
     }
 
     /// The fallible form of [`Tensor::addcmul_`].
@@ -141,8 +140,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     where
         S: Broadcast3<S1, S2>,
     {
-        self.try_clamp_tensor(min, max)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_clamp_tensor(min, max).or_panic()
     }
 
     /// The fallible form of [`Tensor::clamp_tensor`].
@@ -202,8 +200,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     where
         S: Broadcast3<S1, S2>,
     {
-        self.try_addcdiv(t1, t2, value)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_addcdiv(t1, t2, value).or_panic()
     }
 
     /// The fallible form of [`Tensor::addcdiv`].
@@ -249,8 +246,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
     {
-        self.try_addcdiv_(t1, t2, value)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_addcdiv_(t1, t2, value).or_panic()
     }
 
     /// The fallible form of [`Tensor::addcdiv_`].
@@ -300,7 +296,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     where
         S: Broadcast3<S1, S2>,
     {
-        self.try_lerp(end, weight).unwrap_or_else(|e| panic!("{e}"))
+        self.try_lerp(end, weight).or_panic()
     }
 
     /// The fallible form of [`Tensor::lerp`].
@@ -344,8 +340,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
     {
-        self.try_lerp_(end, weight)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_lerp_(end, weight).or_panic()
     }
 
     /// The fallible form of [`Tensor::lerp_`].
@@ -393,8 +388,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     where
         S: BroadcastShape<S1>,
     {
-        self.try_lerp_scalar(end, weight)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_lerp_scalar(end, weight).or_panic()
     }
 
     /// The fallible form of [`Tensor::lerp_scalar`].
@@ -436,8 +430,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     where
         S1: ExpandsTo<S>,
     {
-        self.try_lerp_scalar_(end, weight)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_lerp_scalar_(end, weight).or_panic()
     }
 
     /// The fallible form of [`Tensor::lerp_scalar_`].
@@ -493,7 +486,7 @@ pub fn where_cond<T: Element, SC, SX: Shape, SY: Shape>(
 where
     SC: Broadcast3<SX, SY>,
 {
-    try_where_cond(cond, x, y).unwrap_or_else(|e| panic!("{e}"))
+    try_where_cond(cond, x, y).or_panic()
 }
 
 /// The fallible form of [`where_cond`].

@@ -12,6 +12,7 @@
 use crate::Tensor;
 use crate::element::{Float, Numeric, Signed};
 use crate::ops::scalar;
+use crate::shape::OrPanic;
 use crate::shape::Shape;
 
 macro_rules! unary_ops {
@@ -40,7 +41,7 @@ macro_rules! unary_ops {
             /// ```
             #[track_caller]
             pub fn $name_(&mut self) {
-                self.try_map_(|$x: T| $body).unwrap_or_else(|e| panic!("{e}"))
+                self.try_map_(|$x: T| $body).or_panic()
             }
         }
     )*};

@@ -14,6 +14,7 @@
 
 use crate::backend::cpu::{try_vec_from_fn, vec_from_fn};
 use crate::element::{Element, Float, Numeric};
+use crate::shape::OrPanic;
 use crate::shape::{Dyn, FixedShape, Shape, ShapeError, checked_numel};
 
 use super::Tensor;
@@ -163,7 +164,7 @@ impl<T: Element, S: FixedShape> Tensor<T, S> {
     #[track_caller]
     pub fn from_vec(data: Vec<T>) -> Self {
         let dims = S::static_sizes().expect("a fixed shape has static sizes");
-        Self::try_from_vec(data, dims.as_ref()).unwrap_or_else(|e| panic!("{e}"))
+        Self::try_from_vec(data, dims.as_ref()).or_panic()
     }
 
     /// A tensor filled with `value`.

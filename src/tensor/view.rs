@@ -19,6 +19,7 @@
 use crate::device::Device;
 use crate::element::Element;
 use crate::iter::contiguous_strides;
+use crate::shape::OrPanic;
 use crate::shape::{
     Broadcast, Broadcast3, BroadcastShape, DimVec, ExpandsTo, FixedShape, InsertAxis, RemoveAxis,
     Shape, ShapeError, SwapAxes, check_expand, const_message::ConstMessage,
@@ -154,8 +155,7 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
         S: ExpandsTo<S2>,
     {
         let dims = S2::static_sizes().expect("a fixed shape has static sizes");
-        self.try_broadcast_to(dims.as_ref())
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_broadcast_to(dims.as_ref()).or_panic()
     }
 
     /// A view with a dimension of size 1 inserted before axis `K`.

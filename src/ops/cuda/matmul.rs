@@ -7,6 +7,7 @@
 //! column-major. An operand that is not is first copied (by the copy kernel)
 //! into a contiguous `(batch..., rows, cols)` buffer.
 
+use crate::shape::OrPanic;
 use std::sync::Arc;
 
 use super::output;
@@ -191,7 +192,7 @@ impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
     where
         S: MatmulShape<S2>,
     {
-        self.try_matmul(other).unwrap_or_else(|e| panic!("{e}"))
+        self.try_matmul(other).or_panic()
     }
 
     /// The fallible form of [`Tensor::matmul`] on CUDA tensors.
@@ -257,7 +258,7 @@ impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
     /// ```
     #[track_caller]
     pub fn mm<S2: MmWith<S>>(&self, mat2: &Tensor<T, S2, Cuda>) -> Tensor<T, S2::Output, Cuda> {
-        self.try_mm(mat2).unwrap_or_else(|e| panic!("{e}"))
+        self.try_mm(mat2).or_panic()
     }
 
     /// Batched matrix products of two 3-d tensors with the same batch, as
@@ -313,7 +314,7 @@ impl<T: BlasElement, S: Shape> Tensor<T, S, Cuda> {
         S::Batch: SameBatch<S2::Batch>,
         S::Cols: ContractsWith<S2::Rows>,
     {
-        self.try_bmm(batch2).unwrap_or_else(|e| panic!("{e}"))
+        self.try_bmm(batch2).or_panic()
     }
 }
 

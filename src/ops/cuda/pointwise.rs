@@ -7,6 +7,7 @@
 //! copied to the host and checked before the launch. That costs a copy of
 //! the divisor; float division needs no check (IEEE 754 gives inf or NaN).
 
+use crate::shape::OrPanic;
 use std::sync::Arc;
 
 use super::{output, same_device};
@@ -120,7 +121,7 @@ macro_rules! binary {
             where
                 S: BroadcastShape<S2>,
             {
-                self.$try_name(other).unwrap_or_else(|e| panic!("{e}"))
+                self.$try_name(other).or_panic()
             }
 
             #[doc = concat!("The fallible form of [`Tensor::", stringify!($name), "`] on CUDA tensors.")]
@@ -275,7 +276,7 @@ macro_rules! predicate {
             where
                 S: BroadcastShape<S2>,
             {
-                self.$try_name(other).unwrap_or_else(|e| panic!("{e}"))
+                self.$try_name(other).or_panic()
             }
 
             #[doc = concat!("The fallible form of [`Tensor::", stringify!($name), "`] on CUDA tensors.")]
@@ -324,7 +325,7 @@ macro_rules! unary {
             /// ```
             #[track_caller]
             pub fn $name(&self) -> Tensor<T, S, Cuda> {
-                self.$try_name().unwrap_or_else(|e| panic!("{e}"))
+                self.$try_name().or_panic()
             }
 
             #[doc = concat!("The fallible form of [`Tensor::", stringify!($name), "`] on CUDA tensors.")]
@@ -342,7 +343,7 @@ macro_rules! unary {
             /// on a driver error.
             #[track_caller]
             pub fn $name_(&mut self) {
-                apply_(find(stringify!($name)), self, &[], T::default()).unwrap_or_else(|e| panic!("{e}"))
+                apply_(find(stringify!($name)), self, &[], T::default()).or_panic()
             }
         }
     )*};
@@ -401,7 +402,7 @@ macro_rules! inplace {
             where
                 S2: ExpandsTo<S>,
             {
-                self.$try_name(other).unwrap_or_else(|e| panic!("{e}"))
+                self.$try_name(other).or_panic()
             }
 
             #[doc = concat!("The fallible form of [`Tensor::", stringify!($name), "`] on CUDA tensors.")]
@@ -700,9 +701,9 @@ macro_rules! operators {
             #[track_caller]
             fn $method(self, rhs: &Tensor<T, S2, Cuda>) -> Self::Output {
                 if $divides {
-                    check_divisor(rhs).unwrap_or_else(|e| panic!("{e}"));
+                    check_divisor(rhs).or_panic();
                 }
-                apply(find(stringify!($op)), self.operand(), &[rhs.operand()], T::default()).unwrap_or_else(|e| panic!("{e}"))
+                apply(find(stringify!($op)), self.operand(), &[rhs.operand()], T::default()).or_panic()
             }
         }
 
@@ -726,9 +727,9 @@ macro_rules! operators {
             #[track_caller]
             fn $assign(&mut self, rhs: &Tensor<T, S2, Cuda>) {
                 if $divides {
-                    check_divisor(rhs).unwrap_or_else(|e| panic!("{e}"));
+                    check_divisor(rhs).or_panic();
                 }
-                apply_(find(stringify!($op)), self, &[rhs.operand()], T::default()).unwrap_or_else(|e| panic!("{e}"))
+                apply_(find(stringify!($op)), self, &[rhs.operand()], T::default()).or_panic()
             }
         }
     )*};
@@ -764,8 +765,8 @@ macro_rules! scalar_operators {
                 if $divides && !<$t as Numeric>::IS_FLOAT && rhs == <$t as num_traits::Zero>::zero() {
                     panic!("ZeroDivisionError");
                 }
-                let s = scalar_on(self, rhs).unwrap_or_else(|e| panic!("{e}"));
-                apply(find(stringify!($op)), self.operand(), &[s.operand()], <$t>::default()).unwrap_or_else(|e| panic!("{e}"))
+                let s = scalar_on(self, rhs).or_panic();
+                apply(find(stringify!($op)), self.operand(), &[s.operand()], <$t>::default()).or_panic()
             }
         }
     };
@@ -777,6 +778,6 @@ impl<T: Signed + CudaElement, S: Shape> core::ops::Neg for &Tensor<T, S, Cuda> {
     type Output = Tensor<T, S, Cuda>;
     #[track_caller]
     fn neg(self) -> Tensor<T, S, Cuda> {
-        self.try_neg().unwrap_or_else(|e| panic!("{e}"))
+        self.try_neg().or_panic()
     }
 }

@@ -12,6 +12,7 @@ use crate::backend::cuda::{CudaElement, CudaError};
 use crate::device::Cuda;
 use crate::element::{Float, Numeric};
 use crate::ops::reduce::axes;
+use crate::shape::OrPanic;
 use crate::shape::{DynRank, RemoveAxis, Shape, ShapeError};
 
 /// Reduces axis `k` of `t` (contiguous copy first if needed), keeping it
@@ -131,7 +132,7 @@ macro_rules! reductions {
             /// ```
             #[track_caller]
             pub fn $all(&self) -> Tensor<T, (), Cuda> {
-                self.$try_all().unwrap_or_else(|e| panic!("{e}"))
+                self.$try_all().or_panic()
             }
 
             #[doc = concat!("The fallible form of [`Tensor::", stringify!($all), "`] on CUDA tensors.")]
@@ -157,7 +158,7 @@ macro_rules! reductions {
                     .map_err(CudaError::from)
                     .and_then(|m| reduce_mask(find_reduction(stringify!($all)), $nonempty, self, &m, false))
                     .and_then(|t| Ok(t.try_into_shape()?))
-                    .unwrap_or_else(|e| panic!("{e}"))
+                    .or_panic()
             }
 
             #[doc = concat!("[`Tensor::", stringify!($all), "`] over axis `K`, which the result keeps with size 1.")]
@@ -173,7 +174,7 @@ macro_rules! reductions {
                     .map_err(CudaError::from)
                     .and_then(|m| reduce_mask(find_reduction(stringify!($all)), $nonempty, self, &m, true))
                     .and_then(|t| Ok(t.try_into_shape()?))
-                    .unwrap_or_else(|e| panic!("{e}"))
+                    .or_panic()
             }
 
             #[doc = concat!("[`Tensor::", stringify!($all), "`] over the run-time dims `dims` (negative counts from the end; empty means all), into a tensor of dynamic rank.")]

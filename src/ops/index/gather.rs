@@ -34,6 +34,7 @@ use crate::backend::cpu::index::{self as kernel, ScatterOut, Strided};
 use crate::element::{Element, Numeric};
 use crate::iter::broadcast_strides;
 use crate::ops::exec::{self, Layout};
+use crate::shape::OrPanic;
 use crate::shape::{
     Broadcast, BroadcastShape, Dyn, DynRank, One, SetAxis, Shape, ShapeError, broadcast_pair,
 };
@@ -328,8 +329,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         dim: isize,
         index: &Tensor<impl IndexElement, SI>,
     ) -> Tensor<T, SI> {
-        self.try_gather(dim, index)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_gather(dim, index).or_panic()
     }
 
     /// Writes `src[i][j][k]` into `self[index[i][j][k]][j][k]` (for `dim =
@@ -397,8 +397,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         index: &Tensor<impl IndexElement, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) {
-        self.try_scatter_(dim, index, src)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_scatter_(dim, index, src).or_panic()
     }
 
     /// A copy of `self` with `src` scattered into it, as
@@ -442,8 +441,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         index: &Tensor<impl IndexElement, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) -> Tensor<T, S> {
-        self.try_scatter(dim, index, src)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_scatter(dim, index, src).or_panic()
     }
 
     /// Writes `value` at the positions `index` gives along `dim`, as
@@ -514,8 +512,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         index: &Tensor<impl IndexElement, impl Shape>,
         value: T,
     ) -> Tensor<T, S> {
-        self.try_scatter_value(dim, index, value)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_scatter_value(dim, index, value).or_panic()
     }
 
     /// The elements of `self` picked along axis `K` by `indices`, the two
@@ -577,8 +574,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         S: SetAxis<K, One>,
         <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
     {
-        self.try_take_along_dim::<K, SI>(indices)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_take_along_dim::<K, SI>(indices).or_panic()
     }
 }
 
@@ -623,8 +619,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         dim: isize,
         indices: &Tensor<impl IndexElement, impl Shape>,
     ) -> Tensor<T, DynRank> {
-        self.try_take_along_dim_at(dim, indices)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_take_along_dim_at(dim, indices).or_panic()
     }
 
     /// The elements of `self` flattened (row-major), picked by `indices`
@@ -671,8 +666,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         &self,
         indices: &Tensor<I, impl Shape>,
     ) -> Tensor<T, (Dyn,)> {
-        self.try_take_along_dim_flat(indices)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_take_along_dim_flat(indices).or_panic()
     }
 }
 
@@ -764,8 +758,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         index: &Tensor<impl IndexElement, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) {
-        self.try_scatter_add_(dim, index, src)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_scatter_add_(dim, index, src).or_panic()
     }
 
     /// A copy of `self` with `src` added at the positions `index` gives, as
@@ -809,7 +802,6 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         index: &Tensor<impl IndexElement, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) -> Tensor<T, S> {
-        self.try_scatter_add(dim, index, src)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_scatter_add(dim, index, src).or_panic()
     }
 }

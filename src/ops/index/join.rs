@@ -31,6 +31,7 @@ use crate::Tensor;
 use crate::backend::cpu::index::{self as kernel, CatPart, Strided};
 use crate::element::Element;
 use crate::ops::exec::Layout;
+use crate::shape::OrPanic;
 use crate::shape::{DimVec, Dyn, InsertAxis, JoinShape, SetAxis, Shape, ShapeError, checked_numel};
 use crate::tensor::wrap_dim;
 
@@ -184,7 +185,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: SetAxis<K, Dyn>,
     {
-        Self::try_cat::<K>(tensors).unwrap_or_else(|e| panic!("{e}"))
+        Self::try_cat::<K>(tensors).or_panic()
     }
 
     /// `self` then `other` along axis `K`, for two tensors of different
@@ -255,8 +256,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         S2: SetAxis<K, Dyn>,
         Joined<S, K>: JoinShape<Joined<S2, K>, K>,
     {
-        self.try_cat_with::<K, S2>(other)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_cat_with::<K, S2>(other).or_panic()
     }
 
     /// The tensors, all of one size, stacked along a new axis `K`, as
@@ -309,6 +309,6 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         S: InsertAxis<K>,
         <S as InsertAxis<K>>::Output: SetAxis<K, Dyn>,
     {
-        Self::try_stack::<K>(tensors).unwrap_or_else(|e| panic!("{e}"))
+        Self::try_stack::<K>(tensors).or_panic()
     }
 }

@@ -27,6 +27,7 @@
 use crate::Tensor;
 use crate::element::Element;
 use crate::ops::exec;
+use crate::shape::OrPanic;
 use crate::shape::{
     Broadcast, BroadcastShape, Dyn, DynRank, ExpandsTo, Shape, ShapeError, broadcast_pair,
     checked_numel,
@@ -80,8 +81,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         SM: ExpandsTo<S>,
     {
-        self.try_masked_fill_(mask, value)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_masked_fill_(mask, value).or_panic()
     }
 
     /// `self` with the elements where `mask` holds set to `value`, the two
@@ -130,8 +130,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: BroadcastShape<SM>,
     {
-        self.try_masked_fill(mask, value)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_masked_fill(mask, value).or_panic()
     }
 
     /// The elements of `self` where `mask` holds, the two broadcast
@@ -182,8 +181,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: BroadcastShape<SM>,
     {
-        self.try_masked_select(mask)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_masked_select(mask).or_panic()
     }
 
     /// Copies the elements of `source`, in row-major order, into the
@@ -249,8 +247,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         SM: ExpandsTo<S>,
     {
-        self.try_masked_scatter_(mask, source)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_masked_scatter_(mask, source).or_panic()
     }
 
     /// `self` and `mask` broadcast together, with the elements of `source`
@@ -305,8 +302,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: BroadcastShape<SM>,
     {
-        self.try_masked_scatter(mask, source)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_masked_scatter(mask, source).or_panic()
     }
 
     /// [`Tensor::try_masked_fill`] with the value given as a 0-d tensor, as
@@ -358,8 +354,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: BroadcastShape<SM>,
     {
-        self.try_masked_fill_tensor(mask, value)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_masked_fill_tensor(mask, value).or_panic()
     }
 
     /// [`Tensor::try_masked_fill_`] with the value given as a 0-d tensor, as
@@ -406,8 +401,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ) where
         SM: ExpandsTo<S>,
     {
-        self.try_masked_fill_tensor_(mask, value)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_masked_fill_tensor_(mask, value).or_panic()
     }
 
     /// The coordinates of the elements that are not zero (not

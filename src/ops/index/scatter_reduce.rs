@@ -22,6 +22,7 @@
 
 use crate::element::Numeric;
 use crate::ops::{exec, scalar};
+use crate::shape::OrPanic;
 use crate::shape::{Shape, ShapeError};
 use crate::{DynRank, Tensor};
 
@@ -155,7 +156,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         include_self: bool,
     ) {
         self.try_scatter_reduce_(dim, index, src, reduce, include_self)
-            .unwrap_or_else(|e| panic!("{e}"))
+            .or_panic()
     }
 
     /// A copy of `self` with `src` combined in, as `torch.scatter_reduce`.
@@ -207,6 +208,6 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         include_self: bool,
     ) -> Tensor<T, S> {
         self.try_scatter_reduce(dim, index, src, reduce, include_self)
-            .unwrap_or_else(|e| panic!("{e}"))
+            .or_panic()
     }
 }

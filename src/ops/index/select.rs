@@ -26,6 +26,7 @@
 use crate::Tensor;
 use crate::element::{Element, Numeric};
 use crate::ops::exec::Layout;
+use crate::shape::OrPanic;
 use crate::shape::{Dim, SetAxis, Shape, ShapeError};
 use crate::tensor::wrap_dim;
 
@@ -228,8 +229,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: SetAxis<K, D>,
     {
-        self.try_index_select::<K, D>(index)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_index_select::<K, D>(index).or_panic()
     }
 
     /// Copies slice `i` of `source` along `dim` into slice `index[i]` of
@@ -287,8 +287,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         index: &Tensor<impl IndexElement, (impl Dim,)>,
         source: &Tensor<T, impl Shape>,
     ) {
-        self.try_index_copy_(dim, index, source)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_index_copy_(dim, index, source).or_panic()
     }
 
     /// A copy of `self` with the slices of `source` copied in, as
@@ -370,8 +369,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         index: &Tensor<impl IndexElement, (impl Dim,)>,
         source: &Tensor<T, impl Shape>,
     ) {
-        self.try_index_add_(dim, index, source)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_index_add_(dim, index, source).or_panic()
     }
 
     /// A copy of `self` with the slices of `source` added in, as

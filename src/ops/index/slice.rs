@@ -23,6 +23,7 @@
 //! assert_eq!(w.to_vec(), vec![12, 14, 16, 18, 20, 22]);
 //! ```
 
+use crate::shape::OrPanic;
 use core::ops::{Bound, Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToInclusive};
 
 use crate::Tensor;
@@ -370,8 +371,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: RemoveAxis<K>,
     {
-        self.try_select::<K>(index)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_select::<K>(index).or_panic()
     }
 
     /// The view of the positions `range` of axis `K`, as `t[a:b]`; the
@@ -416,7 +416,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: SetAxis<K, Dyn>,
     {
-        self.try_slice::<K>(range).unwrap_or_else(|e| panic!("{e}"))
+        self.try_slice::<K>(range).or_panic()
     }
 
     /// The view of every `step`-th position of `range` on axis `K`, as
@@ -470,8 +470,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: SetAxis<K, Dyn>,
     {
-        self.try_slice_step::<K>(range, step)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_slice_step::<K>(range, step).or_panic()
     }
 
     /// The view `entry` picks on axis `K` (see [`AxisIndex`]): what

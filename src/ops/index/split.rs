@@ -16,6 +16,7 @@
 
 use crate::Tensor;
 use crate::element::Element;
+use crate::shape::OrPanic;
 use crate::shape::{Dyn, SetAxis, Shape, ShapeError};
 use crate::tensor::wrap_dim;
 
@@ -120,8 +121,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: SetAxis<K, Dyn>,
     {
-        self.try_split_with_sizes::<K>(sizes)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_split_with_sizes::<K>(sizes).or_panic()
     }
 
     /// Views of consecutive parts of `split_size` along axis `K` (the last
@@ -165,8 +165,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: SetAxis<K, Dyn>,
     {
-        self.try_split::<K>(split_size)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_split::<K>(split_size).or_panic()
     }
 
     /// Views of `chunks` parts of equal size (rounded up, so possibly fewer
@@ -210,8 +209,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: SetAxis<K, Dyn>,
     {
-        self.try_chunk::<K>(chunks)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_chunk::<K>(chunks).or_panic()
     }
 }
 

@@ -27,6 +27,7 @@ use super::shape::{
 };
 use crate::Tensor;
 use crate::element::Numeric;
+use crate::shape::OrPanic;
 use crate::shape::{Shape, ShapeError};
 
 impl<T: Numeric, S: Shape> Tensor<T, S> {
@@ -57,8 +58,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         SA::Cols: ContractsWith<SB::Rows>,
         S: AddendShape<MatrixOut<SA, SB>>,
     {
-        self.try_addmm(mat1, mat2, beta, alpha)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_addmm(mat1, mat2, beta, alpha).or_panic()
     }
 
     /// The fallible form of [`Tensor::addmm`].
@@ -119,8 +119,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S::Rows: FitsProduct<SA::Rows>,
         S::Cols: FitsProduct<SB::Cols>,
     {
-        self.try_addmm_(mat1, mat2, beta, alpha)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_addmm_(mat1, mat2, beta, alpha).or_panic()
     }
 
     /// The fallible form of [`Tensor::addmm_`].
@@ -181,8 +180,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         SA::Cols: ContractsWith<SV::Len>,
         S: AddendShape<(SA::Rows,)>,
     {
-        self.try_addmv(mat, vec, beta, alpha)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_addmv(mat, vec, beta, alpha).or_panic()
     }
 
     /// The fallible form of [`Tensor::addmv`].
@@ -241,8 +239,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S: VectorShape,
         S::Len: FitsProduct<SA::Rows>,
     {
-        self.try_addmv_(mat, vec, beta, alpha)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_addmv_(mat, vec, beta, alpha).or_panic()
     }
 
     /// The fallible form of [`Tensor::addmv_`].
@@ -299,8 +296,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     where
         S: AddendShape<(S1::Len, S2::Len)>,
     {
-        self.try_addr(vec1, vec2, beta, alpha)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_addr(vec1, vec2, beta, alpha).or_panic()
     }
 
     /// The fallible form of [`Tensor::addr`].
@@ -354,8 +350,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S::Rows: FitsProduct<S1::Len>,
         S::Cols: FitsProduct<S2::Len>,
     {
-        self.try_addr_(vec1, vec2, beta, alpha)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_addr_(vec1, vec2, beta, alpha).or_panic()
     }
 
     /// The fallible form of [`Tensor::addr_`].
@@ -413,8 +408,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         SA::Cols: ContractsWith<SB::Rows>,
         S: AddendShape<BatchOut<SA, SB>>,
     {
-        self.try_baddbmm(batch1, batch2, beta, alpha)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_baddbmm(batch1, batch2, beta, alpha).or_panic()
     }
 
     /// The fallible form of [`Tensor::baddbmm`].
@@ -476,8 +470,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S::Rows: FitsProduct<SA::Rows>,
         S::Cols: FitsProduct<SB::Cols>,
     {
-        self.try_baddbmm_(batch1, batch2, beta, alpha)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_baddbmm_(batch1, batch2, beta, alpha).or_panic()
     }
 
     /// The fallible form of [`Tensor::baddbmm_`].
@@ -540,8 +533,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         SA::Cols: ContractsWith<SB::Rows>,
         S: AddendShape<BatchMatrixOut<SA, SB>>,
     {
-        self.try_addbmm(batch1, batch2, beta, alpha)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_addbmm(batch1, batch2, beta, alpha).or_panic()
     }
 
     /// The fallible form of [`Tensor::addbmm`].
@@ -603,8 +595,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S::Rows: FitsProduct<SA::Rows>,
         S::Cols: FitsProduct<SB::Cols>,
     {
-        self.try_addbmm_(batch1, batch2, beta, alpha)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_addbmm_(batch1, batch2, beta, alpha).or_panic()
     }
 
     /// The fallible form of [`Tensor::addbmm_`].

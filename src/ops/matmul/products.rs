@@ -18,6 +18,7 @@ use super::shape::{
 };
 use crate::Tensor;
 use crate::element::Numeric;
+use crate::shape::OrPanic;
 use crate::shape::{Shape, ShapeError};
 
 impl<T: Numeric, S: Shape> Tensor<T, S> {
@@ -46,7 +47,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     where
         S: MatmulShape<S2>,
     {
-        self.try_matmul(other).unwrap_or_else(|e| panic!("{e}"))
+        self.try_matmul(other).or_panic()
     }
 
     /// The fallible form of [`Tensor::matmul`].
@@ -88,7 +89,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     #[track_caller]
     pub fn mm<S2: MmWith<S>>(&self, mat2: &Tensor<T, S2>) -> Tensor<T, S2::Output> {
-        self.try_mm(mat2).unwrap_or_else(|e| panic!("{e}"))
+        self.try_mm(mat2).or_panic()
     }
 
     /// The fallible form of [`Tensor::mm`].
@@ -134,7 +135,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S: MatrixShape,
         S::Cols: ContractsWith<S2::Len>,
     {
-        self.try_mv(vec).unwrap_or_else(|e| panic!("{e}"))
+        self.try_mv(vec).or_panic()
     }
 
     /// The fallible form of [`Tensor::mv`].
@@ -185,7 +186,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S::Batch: SameBatch<S2::Batch>,
         S::Cols: ContractsWith<S2::Rows>,
     {
-        self.try_bmm(batch2).unwrap_or_else(|e| panic!("{e}"))
+        self.try_bmm(batch2).or_panic()
     }
 
     /// The fallible form of [`Tensor::bmm`].
@@ -232,7 +233,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         S: VectorShape,
         S::Len: ContractsWith<S2::Len>,
     {
-        self.try_dot(other).unwrap_or_else(|e| panic!("{e}"))
+        self.try_dot(other).or_panic()
     }
 
     /// The fallible form of [`Tensor::dot`].
@@ -279,7 +280,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     where
         S: VectorShape,
     {
-        self.try_outer(vec2).unwrap_or_else(|e| panic!("{e}"))
+        self.try_outer(vec2).or_panic()
     }
 
     /// The fallible form of [`Tensor::outer`].

@@ -8,6 +8,7 @@ use super::axes;
 use super::reducers::ArgExtreme;
 use crate::Tensor;
 use crate::element::Numeric;
+use crate::shape::OrPanic;
 use crate::shape::{DynRank, RemoveAxis, Shape, ShapeError};
 
 /// Values and indices of an extreme along some dims.
@@ -56,7 +57,7 @@ macro_rules! arg_reductions {
             #[track_caller]
             pub fn $arg(&self) -> Tensor<i64, ()> {
                 self.extreme_with_indices::<$max, ()>(None, false, $name)
-                    .unwrap_or_else(|e| panic!("{e}"))
+                    .or_panic()
                     .1
             }
 
@@ -140,7 +141,7 @@ macro_rules! arg_reductions {
             {
                 axes::from_axis(K, self.rank())
                     .and_then(|m| self.extreme_with_indices::<$max, _>(Some(&m), false, $vname))
-                    .unwrap_or_else(|e| panic!("{e}"))
+                    .or_panic()
             }
 
             #[doc = concat!("[`Tensor::", stringify!($with), "`] keeping axis `K` with size 1.")]
@@ -162,7 +163,7 @@ macro_rules! arg_reductions {
             {
                 axes::from_axis(K, self.rank())
                     .and_then(|m| self.extreme_with_indices::<$max, _>(Some(&m), true, $vname))
-                    .unwrap_or_else(|e| panic!("{e}"))
+                    .or_panic()
             }
 
             #[doc = concat!("[`Tensor::", stringify!($with), "`] along the run-time dim `dim` (negative counts from the end).")]

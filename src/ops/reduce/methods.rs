@@ -6,6 +6,7 @@ use super::axes;
 use super::reducers::{Extreme, Moments, Norm, NormKind, Prod, Sum, Truth};
 use crate::Tensor;
 use crate::element::{Element, Float, Numeric};
+use crate::shape::OrPanic;
 use crate::shape::{DynRank, RemoveAxis, Shape, ShapeError};
 
 macro_rules! reductions {
@@ -19,7 +20,7 @@ macro_rules! reductions {
             $(#[$doc])*
             #[track_caller]
             pub fn $all(&self $(, $arg: $argty)*) -> Tensor<$out, ()> {
-                self.reduce_with(None, false, $ne, |$n| $make).unwrap_or_else(|e| panic!("{e}"))
+                self.reduce_with(None, false, $ne, |$n| $make).or_panic()
             }
 
             #[doc = concat!("[`Tensor::", stringify!($all), "`] over axis `K`, which the result drops.")]
@@ -44,7 +45,7 @@ macro_rules! reductions {
             {
                 axes::from_axis(K, self.rank())
                     .and_then(|m| self.reduce_with(Some(&m), false, $ne, |$n| $make))
-                    .unwrap_or_else(|e| panic!("{e}"))
+                    .or_panic()
             }
 
             #[doc = concat!("[`Tensor::", stringify!($all), "`] over axis `K`, which the result keeps with size 1.")]
@@ -65,7 +66,7 @@ macro_rules! reductions {
             {
                 axes::from_axis(K, self.rank())
                     .and_then(|m| self.reduce_with(Some(&m), true, $ne, |$n| $make))
-                    .unwrap_or_else(|e| panic!("{e}"))
+                    .or_panic()
             }
 
             #[doc = concat!("[`Tensor::", stringify!($all), "`] over the run-time dims `dims` (negative counts from the end; empty means all), into a tensor of dynamic rank.")]
@@ -100,7 +101,7 @@ macro_rules! reductions {
             /// ```
             #[track_caller]
             pub fn $dims(&self, dims: &[isize], keepdim: bool $(, $arg: $argty)*) -> Tensor<$out, DynRank> {
-                self.$try_dims(dims, keepdim $(, $arg)*).unwrap_or_else(|e| panic!("{e}"))
+                self.$try_dims(dims, keepdim $(, $arg)*).or_panic()
             }
         }
     )*};

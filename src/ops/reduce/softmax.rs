@@ -7,6 +7,7 @@ use super::reducers::MaxAndSum;
 use crate::Tensor;
 use crate::element::Float;
 use crate::ops::exec;
+use crate::shape::OrPanic;
 use crate::shape::{DynRank, RemoveAxis, Shape, ShapeError};
 
 impl<T: Float, S: Shape> Tensor<T, S> {
@@ -53,7 +54,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// ```
     #[track_caller]
     pub fn softmax(&self, dim: isize) -> Tensor<T, S> {
-        self.try_softmax(dim).unwrap_or_else(|e| panic!("{e}"))
+        self.try_softmax(dim).or_panic()
     }
 
     /// [`Tensor::softmax`] along the compile-time axis `K`.
@@ -101,7 +102,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// ```
     #[track_caller]
     pub fn log_softmax(&self, dim: isize) -> Tensor<T, S> {
-        self.try_log_softmax(dim).unwrap_or_else(|e| panic!("{e}"))
+        self.try_log_softmax(dim).or_panic()
     }
 
     /// [`Tensor::log_softmax`] along the compile-time axis `K`.

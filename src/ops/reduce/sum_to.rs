@@ -12,6 +12,7 @@ use super::axes::Mask;
 use super::reducers::Sum;
 use crate::Tensor;
 use crate::element::Numeric;
+use crate::shape::OrPanic;
 use crate::shape::{ExpandsTo, FixedShape, Shape, ShapeError, check_expand};
 
 /// The dimensions of a tensor of sizes `from` that summing to `to` reduces,
@@ -78,7 +79,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     where
         S2: Shape + ExpandsTo<S>,
     {
-        self.try_sum_to_size(dims).unwrap_or_else(|e| panic!("{e}"))
+        self.try_sum_to_size(dims).or_panic()
     }
 
     /// Sums to the fixed shape `S2`, which the compiler checks broadcasts to
