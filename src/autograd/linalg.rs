@@ -459,7 +459,7 @@ where
     SA: SolveShape<SB>,
     SB: Shape,
 {
-    try_solve_triangular(a, b, tri).unwrap_or_else(|e| panic!("{e}"))
+    try_solve_triangular(a, b, tri).or_panic()
 }
 
 /// [`try_matrix_power`], panicking on error.
@@ -476,7 +476,7 @@ where
 /// ```
 #[track_caller]
 pub fn matrix_power<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>, k: i64) -> Var<T, S> {
-    try_matrix_power(a, k).unwrap_or_else(|e| panic!("{e}"))
+    try_matrix_power(a, k).or_panic()
 }
 
 /// [`try_matrix_exp`], panicking on error.
@@ -493,7 +493,7 @@ pub fn matrix_power<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>, k: i64) ->
 /// ```
 #[track_caller]
 pub fn matrix_exp<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S> {
-    try_matrix_exp(a).unwrap_or_else(|e| panic!("{e}"))
+    try_matrix_exp(a).or_panic()
 }
 
 /// [`try_cross`], panicking on error.
@@ -514,7 +514,7 @@ where
     SA: la::CrossShape<SB>,
     SB: Shape,
 {
-    try_cross(a, b).unwrap_or_else(|e| panic!("{e}"))
+    try_cross(a, b).or_panic()
 }
 
 /// [`try_vector_norm_dims`], panicking on error.
@@ -536,5 +536,5 @@ pub fn vector_norm_dims<T: LinalgFloat, S: Shape>(
     dims: &[isize],
     keepdim: bool,
 ) -> Var<T, DynRank> {
-    try_vector_norm_dims(x, ord, dims, keepdim).unwrap_or_else(|e| panic!("{e}"))
+    try_vector_norm_dims(x, ord, dims, keepdim).or_panic()
 }

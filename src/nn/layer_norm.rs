@@ -6,6 +6,7 @@ use super::params::Parameters;
 use crate::Tensor;
 use crate::autograd::Var;
 use crate::element::Float;
+use crate::shape::OrPanic;
 use crate::shape::{DynRank, FixedDim, Shape};
 
 /// `torch.nn.LayerNorm(D)`: each row along the last axis (of size `D`) is
@@ -64,13 +65,13 @@ impl<D: FixedDim, T: Float> LayerNorm<D, T> {
     pub fn forward<S: Shape>(&self, x: &Var<T, S>) -> Var<T, S> {
         let x = erased(x);
         let mean = x.mean_dims(&[-1], true);
-        let centred = x.try_sub(&mean).unwrap_or_else(|e| panic!("{e}"));
+        let centred = x.try_sub(&mean).or_panic();
         let var = centred.square().mean_dims(&[-1], true);
         let y = centred
             .try_mul(&var.add_scalar(self.eps).rsqrt())
             .and_then(|y| y.try_mul(&erased(&self.weight)))
             .and_then(|y| y.try_add(&erased(&self.bias)))
-            .unwrap_or_else(|e| panic!("{e}"));
+            .or_panic();
         restored(&y, x.dims())
     }
 }

@@ -11,6 +11,7 @@ use crate::Tensor;
 use crate::autograd::Var;
 use crate::element::Float;
 use crate::ops::index::IndexElement;
+use crate::shape::OrPanic;
 use crate::shape::{BroadcastShape, Dim, One, Shape};
 
 /// The mean squared error `(input - target)²`, reduced by `reduction`, as
@@ -155,8 +156,6 @@ pub fn binary_cross_entropy_with_logits<T: Float, S: Shape, R: Reduction<S>>(
     target: &Tensor<T, S>,
     reduction: R,
 ) -> Var<T, R::Output> {
-    let losses = input
-        .try_logistic_loss(target)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let losses = input.try_logistic_loss(target).or_panic();
     reduction.reduce(losses)
 }

@@ -3,6 +3,7 @@
 use crate::Tensor;
 use crate::element::Float;
 use crate::ops::index::IndexElement;
+use crate::shape::OrPanic;
 use crate::shape::{Dim, FixedDim, ShapeError};
 
 /// Class indices `(B,)` as one-hot rows `(B, C)` of floats, as
@@ -59,5 +60,5 @@ pub fn try_one_hot<T: Float, C: FixedDim, B: Dim, I: IndexElement>(
 pub fn one_hot<T: Float, C: FixedDim, B: Dim, I: IndexElement>(
     indices: &Tensor<I, (B,)>,
 ) -> Tensor<T, (B, C)> {
-    try_one_hot(indices).unwrap_or_else(|e| panic!("{e}"))
+    try_one_hot(indices).or_panic()
 }

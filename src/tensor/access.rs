@@ -8,6 +8,7 @@
 //! assert_eq!(back.dims(), &[2, 3]);
 //! ```
 
+use crate::shape::OrPanic;
 use std::sync::Arc;
 
 use crate::device::Device;
@@ -158,7 +159,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     #[track_caller]
     pub fn deep_copy(&self) -> Self {
-        self.try_deep_copy().unwrap_or_else(|e| panic!("{e}"))
+        self.try_deep_copy().or_panic()
     }
 
     /// The fallible form of [`Tensor::deep_copy`].
@@ -192,7 +193,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     #[track_caller]
     pub fn contiguous(&self) -> Self {
-        self.try_contiguous().unwrap_or_else(|e| panic!("{e}"))
+        self.try_contiguous().or_panic()
     }
 
     /// The fallible form of [`Tensor::contiguous`].

@@ -327,7 +327,7 @@ impl<T: Float> Tensor<T, (Dyn,)> {
     /// ```
     #[track_caller]
     pub fn linspace(start: T, end: T, steps: usize) -> Self {
-        Self::try_linspace(start, end, steps).unwrap_or_else(|e| panic!("{e}"))
+        Self::try_linspace(start, end, steps).or_panic()
     }
 
     /// The fallible form of [`Tensor::linspace`].

@@ -23,6 +23,7 @@
 //! assert!(t.transpose::<0, 1>().as_slice().is_none());
 //! ```
 
+use crate::shape::OrPanic;
 use core::ops::{Deref, DerefMut, Range};
 
 use parking_lot::{RwLockReadGuard, RwLockWriteGuard};
@@ -191,7 +192,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     #[track_caller]
     pub fn get<const R: usize>(&self, index: [usize; R]) -> T {
-        self.try_get(&index).unwrap_or_else(|e| panic!("{e}"))
+        self.try_get(&index).or_panic()
     }
 
     /// Writes `value` at `index`, in the storage shared with every view.
@@ -224,7 +225,6 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     #[track_caller]
     pub fn set<const R: usize>(&self, index: [usize; R], value: T) {
-        self.try_set(&index, value)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_set(&index, value).or_panic()
     }
 }

@@ -8,6 +8,7 @@
 /// Buffers at least this large ask the kernel for huge pages.
 const HUGE_PAGE_BYTES: usize = 4 << 20;
 
+use crate::shape::OrPanic;
 use crate::shape::ShapeError;
 
 /// PyTorch's message when a buffer's byte count does not fit in `isize`.
@@ -84,7 +85,7 @@ pub(crate) unsafe fn try_alloc_filled_by<T: Copy>(
 #[track_caller]
 pub(crate) unsafe fn alloc_filled_by<T: Copy>(len: usize, fill: impl FnOnce(*mut T)) -> Vec<T> {
     // SAFETY: forwarded to the caller.
-    unsafe { try_alloc_filled_by(&[len], fill) }.unwrap_or_else(|e| panic!("{e}"))
+    unsafe { try_alloc_filled_by(&[len], fill) }.or_panic()
 }
 
 /// A buffer for sizes `sizes`, element `i` being `f(i)`, on huge pages when
@@ -112,7 +113,7 @@ pub(crate) fn try_vec_from_fn<T: Copy>(
 /// [`try_vec_from_fn`] for `len` elements, panicking with its message.
 #[track_caller]
 pub(crate) fn vec_from_fn<T: Copy>(len: usize, f: impl FnMut(usize) -> T) -> Vec<T> {
-    try_vec_from_fn(&[len], f).unwrap_or_else(|e| panic!("{e}"))
+    try_vec_from_fn(&[len], f).or_panic()
 }
 
 #[cfg(target_os = "linux")]

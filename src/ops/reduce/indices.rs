@@ -80,7 +80,7 @@ macro_rules! arg_reductions {
             {
                 axes::from_axis(K, self.rank())
                     .and_then(|m| self.extreme_with_indices::<$max, _>(Some(&m), false, $name))
-                    .unwrap_or_else(|e| panic!("{e}"))
+                    .or_panic()
                     .1
             }
 
@@ -102,7 +102,7 @@ macro_rules! arg_reductions {
             {
                 axes::from_axis(K, self.rank())
                     .and_then(|m| self.extreme_with_indices::<$max, _>(Some(&m), true, $name))
-                    .unwrap_or_else(|e| panic!("{e}"))
+                    .or_panic()
                     .1
             }
 
