@@ -49,7 +49,7 @@ pub use runtime::{DimVec, broadcast_shapes, check_expand, checked_numel};
 pub(crate) use runtime::{broadcast_pair, check_static};
 #[doc(hidden)]
 pub use same::JoinPair;
-pub use same::{JoinDim, JoinShape, SameDim};
+pub use same::{EqualOutput, JoinDim, JoinShape, SameDim};
 
 use core::fmt::Debug;
 use core::hash::Hash;
