@@ -70,8 +70,8 @@ pub use norm::{MatrixNorm, matrix_norm, try_matrix_norm};
 pub use pinv::{pinv, try_pinv};
 pub use qr::{qr, qr_complete, try_qr, try_qr_complete};
 pub use shape::{
-    BatchOf, EigvalsOf, LstsqShape, MatchDim, Matrices, SolveShape, SolveVecShape, SquareMatrices,
-    SvalsOf, Transposed, Vectors, WithTail,
+    BatchOf, EigvalsOf, LstsqShape, MatchDim, Matrices, SolveOutput, SolveShape, SolveVecShape,
+    SquareMatrices, SvalsOf, Transposed, Vectors, WithTail,
 };
 pub use solve::{solve, solve_vec, try_solve, try_solve_vec};
 pub use svd::{svd, svd_full, svdvals, try_svd, try_svd_full, try_svdvals};
