@@ -10,7 +10,7 @@
 //! let _: <Shape![2] as WithTail>::Mat<shaped::Dyn, shaped::One> = <Shape![2, _, 1]>::default();
 //! ```
 
-use crate::shape::{Broadcast, BroadcastShape, Dim, Dyn, DynRank, SameDim, Shape};
+use crate::shape::{Broadcast, BroadcastShape, Dim, Dyn, DynRank, EqualOutput, SameDim, Shape};
 
 /// A shape to which matrix or vector dimensions can be appended: a batch
 /// prefix. Implemented for tuples up to rank 10 and for [`DynRank`].
@@ -124,8 +124,8 @@ impl<A: Dim + SameDim<B>, B: Dim> MatchDim<B> for A {
 /// (`Self`) and of right-hand sides `B`: the batch dimensions broadcast.
 ///
 /// ```
-/// use shaped::{Shape, linalg::SolveShape};
-/// let _: <Shape![2, 1, 4, 4] as SolveShape<Shape![3, 4, 5]>>::Output =
+/// use shaped::{Shape, linalg::SolveOutput};
+/// let _: <Shape![2, 1, 4, 4] as SolveOutput<Shape![3, 4, 5]>>::Output =
 ///     <Shape![2, 3, 4, 5]>::default();
 /// ```
 #[diagnostic::on_unimplemented(
@@ -133,9 +133,35 @@ impl<A: Dim + SameDim<B>, B: Dim> MatchDim<B> for A {
     label = "A and B do not fit A X = B",
     note = "A must be square matrices `(..., n, n)` and B `(..., n, k)` with the same n; their batch dimensions `...` broadcast"
 )]
-pub trait SolveShape<B: Shape>: SquareMatrices {
+pub trait SolveShape<B: Shape>: SquareMatrices + SolveOutput<B> {}
+
+/// The shape of `X` in `A X = B`, computed for any batches of matrices
+/// whether or not the sizes `n` match: the rule [`SolveShape`] checks them,
+/// so that a mismatch is reported once, with its message.
+///
+/// ```
+/// use shaped::{Shape, linalg::SolveOutput};
+/// let _: <Shape![4, 4] as SolveOutput<Shape![4, 2]>>::Output = <Shape![4, 2]>::default();
+/// ```
+pub trait SolveOutput<B: Shape> {
     /// The shape of `X`.
     type Output: Shape;
+}
+
+/// `(batch, n, k)`, `n` static where any of the three sizes is.
+impl<A, B> SolveOutput<B> for A
+where
+    A: Matrices,
+    B: Matrices,
+    A::Rows: EqualOutput<A::Cols>,
+    <A::Rows as EqualOutput<A::Cols>>::Output: EqualOutput<B::Rows>,
+    A::Batch: BroadcastShape<B::Batch>,
+    Broadcast<A::Batch, B::Batch>: WithTail,
+{
+    type Output = <Broadcast<A::Batch, B::Batch> as WithTail>::Mat<
+        <<A::Rows as EqualOutput<A::Cols>>::Output as EqualOutput<B::Rows>>::Output,
+        B::Cols,
+    >;
 }
 
 #[diagnostic::do_not_recommend]
@@ -144,13 +170,8 @@ where
     A: SquareMatrices,
     B: Matrices,
     A::N: MatchDim<B::Rows>,
-    A::Batch: BroadcastShape<B::Batch>,
-    Broadcast<A::Batch, B::Batch>: WithTail,
+    A: SolveOutput<B>,
 {
-    type Output = <Broadcast<A::Batch, B::Batch> as WithTail>::Mat<
-        <A::N as MatchDim<B::Rows>>::Output,
-        B::Cols,
-    >;
 }
 
 /// The shape of the solution `x` of `A x = b` for a batch of square `A`

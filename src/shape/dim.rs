@@ -15,7 +15,7 @@
 
 use core::fmt::Debug;
 
-use super::{BroadcastDim, DimExpandsTo, SameDim};
+use super::{BroadcastDim, DimExpandsTo, EqualOutput, SameDim};
 
 /// A dimension whose size `N` is known at compile time.
 ///
@@ -100,6 +100,8 @@ pub trait Dim:
     + BroadcastDim<Dyn, Output = <Self as Dim>::WithDyn>
     + SameDim<Self, Output = Self>
     + SameDim<Dyn, Output = Self>
+    + EqualOutput<Self, Output = Self>
+    + EqualOutput<Dyn, Output = Self>
     + DimExpandsTo<Self>
     + DimExpandsTo<Dyn>
 {

@@ -50,7 +50,7 @@ pub use runtime::{DimVec, broadcast_shapes, check_expand, check_inplace, checked
 pub(crate) use runtime::{broadcast_pair, check_static};
 #[doc(hidden)]
 pub use same::JoinPair;
-pub use same::{JoinDim, JoinShape, SameDim};
+pub use same::{EqualOutput, JoinDim, JoinShape, SameDim};
 
 use core::fmt::Debug;
 use core::hash::Hash;

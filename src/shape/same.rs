@@ -56,6 +56,38 @@ impl<X: Dim> SameDim<X> for Dyn {
     type Output = X;
 }
 
+/// The size two dimensions share when they are equal, for **every** pair:
+/// the static one, or the right one where the left is [`Dyn`]. Result types
+/// are computed with it rather than with the `Output` of a checking rule such
+/// as [`SameDim`], so that a mismatch is reported once, by the rule named in
+/// the method's bounds and with its message (normalizing a failing rule's
+/// `Output` would report the inner rule's message instead).
+///
+/// ```
+/// use shaped::{Const, Dyn, One, shape::EqualOutput};
+/// let _: <Dyn as EqualOutput<Const<3>>>::Output = Const::<3>;
+/// let _: <One as EqualOutput<Dyn>>::Output = One;
+/// ```
+pub trait EqualOutput<Rhs: Dim> {
+    /// The shared size.
+    type Output: Dim;
+}
+
+/// A static size is kept (the rule that checks equality is separate).
+impl<const N: usize, X: Dim> EqualOutput<X> for Const<N> {
+    type Output = Const<N>;
+}
+
+/// `One` is kept (the rule that checks equality is separate).
+impl<X: Dim> EqualOutput<X> for One {
+    type Output = One;
+}
+
+/// `Dyn` takes the other size.
+impl<X: Dim> EqualOutput<X> for Dyn {
+    type Output = X;
+}
+
 /// [`SameDim`] for a size away from the joined axis `AXIS` of
 /// [`Tensor::cat_with`](crate::Tensor::cat_with): the bound the join rule
 /// states, so that a mismatch says it is a join.

@@ -24,7 +24,7 @@
 //! let _: Matmul<Shape![7], Shape![7]> = ();
 //! ```
 
-use crate::shape::{BroadcastDim, Dim, DimExpandsTo, Dyn, DynRank, SameDim, Shape};
+use crate::shape::{BroadcastDim, Dim, DimExpandsTo, Dyn, DynRank, EqualOutput, SameDim, Shape};
 
 /// Declares a rule "these two sizes are equal" over [`SameDim`]: the static
 /// size wins over `Dyn` (checked at run time), as nalgebra's `DimEq` picks
@@ -37,14 +37,14 @@ macro_rules! equal_sizes {
     ) => {
         $(#[$doc])*
         #[diagnostic::on_unimplemented(message = $message, label = $label, note = $note)]
-        pub trait $name<Rhs: Dim> {
+        pub trait $name<Rhs: Dim>: EqualOutput<Rhs> {
             /// The size both have: the static one where the other is `Dyn`.
             type Output: Dim;
         }
 
         /// Any pair with a [`SameDim`] rule.
         #[diagnostic::do_not_recommend]
-        impl<A: SameDim<B>, B: Dim> $name<B> for A {
+        impl<A: SameDim<B> + EqualOutput<B>, B: Dim> $name<B> for A {
             type Output = <A as SameDim<B>>::Output;
         }
     };
@@ -232,7 +232,7 @@ pub(super) type BatchMatrixOut<A, B> = (<A as BatchShape>::Rows, <B as BatchShap
 /// The batch of `A` and `B`, rows of `A` by columns of `B`: the shape of
 /// `bmm` and `baddbmm`.
 pub(crate) type BatchOut<A, B> = (
-    <<A as BatchShape>::Batch as SameBatch<<B as BatchShape>::Batch>>::Output,
+    <<A as BatchShape>::Batch as EqualOutput<<B as BatchShape>::Batch>>::Output,
     <A as BatchShape>::Rows,
     <B as BatchShape>::Cols,
 );
