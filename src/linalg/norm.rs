@@ -188,12 +188,12 @@ pub fn try_norm<T: LinalgFloat, S: crate::shape::Shape>(
             let m = match ord {
                 NormOrd::Fro => MatrixNorm::Fro,
                 NormOrd::Nuc => MatrixNorm::Nuc,
-                NormOrd::Num(p) if p == 1.0 => MatrixNorm::One,
-                NormOrd::Num(p) if p == -1.0 => MatrixNorm::NegOne,
-                NormOrd::Num(p) if p == 2.0 => MatrixNorm::Two,
-                NormOrd::Num(p) if p == -2.0 => MatrixNorm::NegTwo,
-                NormOrd::Num(p) if p == f64::INFINITY => MatrixNorm::Inf,
-                NormOrd::Num(p) if p == f64::NEG_INFINITY => MatrixNorm::NegInf,
+                NormOrd::Num(1.0) => MatrixNorm::One,
+                NormOrd::Num(-1.0) => MatrixNorm::NegOne,
+                NormOrd::Num(2.0) => MatrixNorm::Two,
+                NormOrd::Num(-2.0) => MatrixNorm::NegTwo,
+                NormOrd::Num(f64::INFINITY) => MatrixNorm::Inf,
+                NormOrd::Num(f64::NEG_INFINITY) => MatrixNorm::NegInf,
                 NormOrd::Num(p) => {
                     return Err(ShapeError::Invalid(format!(
                         "linalg.matrix_norm: Order {p} not supported."

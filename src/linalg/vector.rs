@@ -184,7 +184,7 @@ impl Three for crate::shape::Dyn {}
 ///
 /// ```
 /// use shaped::{Shape, linalg::SameRank};
-/// fn same<A: SameRank<B>, B: shaped::Shape>() {}
+/// fn same<A: SameRank<B>, B: shaped::shape::Shape>() {}
 /// same::<Shape![2, 3], Shape![1, 3]>();
 /// ```
 #[diagnostic::on_unimplemented(
@@ -217,7 +217,7 @@ same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7, A8 B8, A9 B9)
 ///
 /// ```
 /// use shaped::{Shape, linalg::CrossShape};
-/// let _: <Shape![2, 1, 3] as CrossShape<Shape![4, 3]>>::Output = <Shape![2, 4, 3]>::default();
+/// let _: <Shape![2, 1, 3] as CrossShape<Shape![1, 4, 3]>>::Output = <Shape![2, 4, 3]>::default();
 /// ```
 #[diagnostic::on_unimplemented(
     message = "linalg.cross: cannot take the cross product of `{Self}` and `{B}`",
