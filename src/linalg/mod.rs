@@ -99,8 +99,9 @@ pub use power::{matrix_exp, matrix_power, try_matrix_exp, try_matrix_power};
 pub use qr::{qr, qr_complete, try_qr, try_qr_complete};
 pub use rank::{RankTol, cond, matrix_rank, try_cond, try_matrix_rank};
 pub use shape::{
-    BatchOf, EigvalsOf, LstsqShape, LstsqVecShape, MatchDim, Matrices, SolveOutput, SolveRightShape,
-    SolveShape, SolveVecShape, SquareMatrices, SvalsOf, Transposed, Vectors, WithTail,
+    BatchOf, EigvalsOf, LstsqShape, LstsqVecShape, MatchDim, Matrices, SolveOutput,
+    SolveRightShape, SolveShape, SolveVecShape, SquareMatrices, SvalsOf, Transposed, Vectors,
+    WithTail,
 };
 pub use solve::{solve, solve_vec, try_solve, try_solve_vec};
 pub use svd::{svd, svd_full, svdvals, try_svd, try_svd_full, try_svd_with, try_svdvals};
