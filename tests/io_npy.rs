@@ -165,3 +165,34 @@ fn every_element_type_round_trips() {
     round_trip(vec![0.1f32, f32::MAX, f32::NEG_INFINITY, -0.0]);
     round_trip(vec![0.1f64, f64::MAX, f64::MIN_POSITIVE, -0.0]);
 }
+
+/// Files for NumPy to read back: written under the target directory's
+/// test scratch space (`tests/data/npy/check_numpy_reads.py` loads them).
+#[test]
+fn writes_files_numpy_can_read() {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("npy_out");
+    std::fs::create_dir_all(&out).unwrap();
+    let t = Tensor::<f16, Shape![2, 3]>::from(
+        [[1., 2., 3.], [4., 5., 6.]].map(|r| r.map(f16::from_f32)),
+    );
+    npy::write(out.join("f16.npy"), &t.transpose::<0, 1>()).unwrap();
+    npy::write(
+        out.join("u64.npy"),
+        &Tensor::<u64, Shape![2]>::from([u64::MAX, 7]),
+    )
+    .unwrap();
+    npy::write(
+        out.join("bool.npy"),
+        &Tensor::<bool, Shape![2]>::from([true, false]),
+    )
+    .unwrap();
+    let mut w = NpzWriter::create(out.join("pair.npz"))
+        .unwrap()
+        .compressed();
+    w.add("a", &Tensor::<i8, Shape![2, 2]>::from([[-1, 2], [3, -4]]))
+        .unwrap();
+    w.add("b", &Tensor::<f64, Shape![]>::full(0.5)).unwrap();
+    w.finish().unwrap();
+    let back: Tensor<f16, Shape![3, 2]> = npy::read(out.join("f16.npy")).unwrap();
+    assert_eq!(back, t.transpose::<0, 1>());
+}

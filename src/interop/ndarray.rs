@@ -14,8 +14,9 @@
 //! use shaped::{DynRank, Shape, Tensor};
 //! let a = array![[1., 2., 3.], [4., 5., 6.]];
 //! let t = Tensor::<f64, Shape![2, 3]>::try_from_ndarray(&a).unwrap();
-//! let guard = t.transpose::<0, 1>().ndarray_view();
-//! assert_eq!(guard.view(), a.t());
+//! let tt = t.transpose::<0, 1>();
+//! let guard = tt.ndarray_view();
+//! assert_eq!(guard.view(), a.t().into_dyn());
 //! let d: Tensor<f64, DynRank> = a.clone().into();
 //! assert_eq!(d.to_ndarray(), a.into_dyn());
 //! ```

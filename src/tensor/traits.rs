@@ -3,7 +3,8 @@
 //! tensors, and `UnwindSafe`.
 //!
 //! Conversions: a static shape is built infallibly from a (nested) array of
-//! its sizes (`From<[[T; 3]; 2]>` for `Shape![2, 3]`); every shape is built
+//! its sizes (`From<[[T; 3]; 2]>` for `Shape![2, 3]`; a size of 1 is the
+//! type `One`, which these impls do not cover: use `from_vec`); every shape is built
 //! fallibly from a `Vec` (`TryFrom<Vec<T>>`: the length checked, one dynamic
 //! size inferred, `DynRank` 1-d); `FromIterator` builds `(Dyn,)` and
 //! `DynRank` tensors. (An infallible `From<Vec<T>>` for the dynamic shapes
@@ -36,7 +37,7 @@ impl<T: Element, S: Shape, S2: Shape> PartialEq<Tensor<T, S2>> for Tensor<T, S> 
     /// let a = Tensor::<f32, Shape![2]>::from([1., 2.]);
     /// let d = Tensor::<f32, DynRank>::try_from_vec(vec![1., 2.], &[2]).unwrap();
     /// assert_eq!(a, d);
-    /// assert_ne!(a, Tensor::<f32, Shape![2, 1]>::from([[1.], [2.]]));
+    /// assert_ne!(a, Tensor::<f32, Shape![2, 1]>::from_vec(vec![1., 2.]));
     /// ```
     fn eq(&self, other: &Tensor<T, S2>) -> bool {
         self.dims() == other.dims() && self.iter().eq(other.iter())
