@@ -84,9 +84,11 @@ fn numel(dims: &[usize]) -> Option<usize> {
 }
 
 /// A tensor of sizes `dims` when small (values 0, 1, 2, ...), else none.
+/// Sizes with no elements can still be refused: `[0, 2^62, 5]`, whose
+/// other sizes overflow (PyTorch: "Stride calculation overflowed").
 fn small(dims: &[usize]) -> Option<T> {
     let n = numel(dims).filter(|&n| n <= WORK)?;
-    Some(T::try_from_vec((0..n).map(|i| i as f32).collect(), dims).unwrap())
+    T::try_from_vec((0..n).map(|i| i as f32).collect(), dims).ok()
 }
 
 /// NumPy's broadcasting rule, written out.
