@@ -213,7 +213,7 @@ fn step(t: &T, b: &mut Bytes<'_>) -> Option<T> {
             let dims = b.dims();
             let n = numel(&dims).filter(|&n| n <= WORK)?;
             let vals: Vec<i64> = (0..n).map(|_| b.isize() as i64).collect();
-            let index = I::try_from_vec(vals, &dims).unwrap();
+            let index = I::try_from_vec(vals, &dims).ok()?;
             t.try_gather(b.isize(), &index).ok()
         }
         13 if workable(&t) => {
