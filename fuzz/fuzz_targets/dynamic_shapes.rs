@@ -189,8 +189,10 @@ fn step(t: &T, b: &mut Bytes<'_>) -> Option<T> {
             let other = small(&b.dims())?;
             let r = t.try_add(&other);
             match naive_broadcast(t.dims(), other.dims()) {
-                Some(want) => assert_eq!(r.as_ref().unwrap().dims(), &want[..]),
-                None => assert!(r.is_err()),
+                Some(want) if nonzero_numel(&want).is_some() => {
+                    assert_eq!(r.as_ref().unwrap().dims(), &want[..])
+                }
+                _ => assert!(r.is_err()),
             }
             r.ok()
         }
