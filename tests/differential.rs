@@ -314,11 +314,11 @@ proptest! {
         let dims = [n, m];
         let (b0, data) = base(&dims, 3);
         let r0 = Ref::whole(&dims);
-        let (mut x, mut rx) = (b0.clone(), r0.clone());
+        let (mut x, mut rx) = (b0.share(), r0.clone());
         for s in &sx {
             if let Some((t, r)) = apply(&x, &rx, s, true) { x = t; rx = r; }
         }
-        let (mut y, mut ry) = (b0.clone(), r0);
+        let (mut y, mut ry) = (b0.share(), r0);
         for s in &sy {
             if let Some((t, r)) = apply(&y, &ry, s, true) { y = t; ry = r; }
         }

@@ -91,7 +91,7 @@ fn empty_views_through_elementwise_kernels() {
         .narrow::<DynRank>(1, 4, 0)
         .unwrap();
     v.try_add_(&t32(vec![5.], &[1])).unwrap();
-    v.try_addcmul_(&v.clone(), &v.clone(), 2.0).unwrap();
+    v.try_addcmul_(&v.share(), &v.share(), 2.0).unwrap();
     // Unary, ternary, copies.
     assert!(e.map(|x| x + 1.0).to_vec().is_empty());
     assert!(e.try_contiguous().unwrap().to_vec().is_empty());
@@ -152,23 +152,23 @@ fn in_place_operations_on_their_own_storage() {
     let base: Vec<f32> = (0..9).map(|x| x as f32).collect();
     // Full overlap: `a += a`.
     let mut a = t32(base.clone(), &[3, 3]);
-    let same = a.clone();
+    let same = a.share();
     a.try_add_(&same).unwrap();
     assert_eq!(a.to_vec(), base.iter().map(|x| 2.0 * x).collect::<Vec<_>>());
     // `out=` into an operand's own storage.
     let a = t32(base.clone(), &[3, 3]);
-    let mut out = a.clone();
+    let mut out = a.share();
     a.mul_out(&a, &mut out).unwrap();
     assert_eq!(a.to_vec(), base.iter().map(|x| x * x).collect::<Vec<_>>());
     // `addcmul_` reading itself twice.
     let mut a = t32(base.clone(), &[3, 3]);
-    let same = a.clone();
+    let same = a.share();
     a.try_addcmul_(&same, &same, 1.0).unwrap();
     let want: Vec<f32> = base.iter().map(|x| x + x * x).collect();
     assert_eq!(a.to_vec(), want);
     // `c = c @ c` in place: the product reads the old `c`.
     let mut c = t32(base.clone(), &[3, 3]);
-    let same = c.clone();
+    let same = c.share();
     c.try_addmm_(&same, &same, 0.0, 1.0).unwrap();
     let mut want = vec![0.0; 9];
     for i in 0..3 {
@@ -200,7 +200,7 @@ fn partial_overlap_is_refused_as_pytorch_refuses_it() {
     let mut top = a.narrow::<DynRank>(0, 0, 2).unwrap();
     let bottom = a.narrow::<DynRank>(0, 1, 2).unwrap();
     assert_eq!(msg(top.try_add_(&bottom)), PARTIAL);
-    assert_eq!(msg(a.try_addcmul_(&t, &a.clone(), 1.0)), PARTIAL);
+    assert_eq!(msg(a.try_addcmul_(&t, &a.share(), 1.0)), PARTIAL);
     let mut out = a.permute::<DynRank>(&[1, 0]).unwrap();
     assert_eq!(msg(a.add_out(&a, &mut out)), PARTIAL);
     // Refused before anything is written.
@@ -254,21 +254,21 @@ fn add_out_into_each_others_operands() {
     // Contiguous: the row fast path.
     let a = T32::try_zeros(&[8, 8]).unwrap();
     let b = T32::try_zeros(&[8, 8]).unwrap();
-    let (a1, b1, b2, a2) = (a.clone(), b.clone(), b.clone(), a.clone());
+    let (a1, b1, b2, a2) = (a.share(), b.share(), b.share(), a.share());
     both_finish(
         ROUNDS,
-        move || a1.add_out(&a1, &mut b1.clone()).unwrap(),
-        move || b2.add_out(&b2, &mut a2.clone()).unwrap(),
+        move || a1.add_out(&a1, &mut b1.share()).unwrap(),
+        move || b2.add_out(&b2, &mut a2.share()).unwrap(),
     );
     // Transposed inputs: the general path.
     let at = a.permute::<DynRank>(&[1, 0]).unwrap();
     let bt = b.permute::<DynRank>(&[1, 0]).unwrap();
-    let (a1, b1) = (at.clone(), b.clone());
-    let (b2, a2) = (bt.clone(), a.clone());
+    let (a1, b1) = (at.share(), b.share());
+    let (b2, a2) = (bt.share(), a.share());
     both_finish(
         ROUNDS,
-        move || a1.add_out(&a1, &mut b1.clone()).unwrap(),
-        move || b2.add_out(&b2, &mut a2.clone()).unwrap(),
+        move || a1.add_out(&a1, &mut b1.share()).unwrap(),
+        move || b2.add_out(&b2, &mut a2.share()).unwrap(),
     );
 }
 
@@ -278,19 +278,19 @@ fn addcmul_against_add_on_each_others_operands() {
     let m = T32::try_zeros(&[32, 32]).unwrap();
     let lo = T32::try_zeros(&[32, 32]).unwrap();
     let hi = T32::try_zeros(&[32, 32]).unwrap();
-    let (m1, lo1, hi1) = (m.clone(), lo.clone(), hi.clone());
-    let (m2, lo2) = (m.clone(), lo.clone());
+    let (m1, lo1, hi1) = (m.share(), lo.share(), hi.share());
+    let (m2, lo2) = (m.share(), lo.share());
     both_finish(
         ROUNDS,
-        move || m1.clone().try_addcmul_(&lo1, &hi1, 1.0).unwrap(),
-        move || lo2.clone().try_add_(&m2).unwrap(),
+        move || m1.share().try_addcmul_(&lo1, &hi1, 1.0).unwrap(),
+        move || lo2.share().try_add_(&m2).unwrap(),
     );
     // Two-operand in place both ways.
-    let (x1, y1, x2, y2) = (m.clone(), lo.clone(), m.clone(), lo.clone());
+    let (x1, y1, x2, y2) = (m.share(), lo.share(), m.share(), lo.share());
     both_finish(
         ROUNDS,
-        move || x1.clone().try_sub_(&y1).unwrap(),
-        move || y2.clone().try_sub_(&x2).unwrap(),
+        move || x1.share().try_sub_(&y1).unwrap(),
+        move || y2.share().try_sub_(&x2).unwrap(),
     );
 }
 
@@ -300,12 +300,12 @@ fn addmm_into_each_others_operands() {
     let a = T32::try_zeros(&[4, 4]).unwrap();
     let b = T32::try_zeros(&[4, 4]).unwrap();
     let c = T32::try_zeros(&[4, 4]).unwrap();
-    let (a1, b1, c1) = (a.clone(), b.clone(), c.clone());
-    let (a2, b2, c2) = (a.clone(), b.clone(), c.clone());
+    let (a1, b1, c1) = (a.share(), b.share(), c.share());
+    let (a2, b2, c2) = (a.share(), b.share(), c.share());
     both_finish(
         ROUNDS,
-        move || c1.clone().try_addmm_(&a1, &b1, 1.0, 1.0).unwrap(),
-        move || a2.clone().try_addmm_(&c2, &b2, 1.0, 1.0).unwrap(),
+        move || c1.share().try_addmm_(&a1, &b1, 1.0, 1.0).unwrap(),
+        move || a2.share().try_addmm_(&c2, &b2, 1.0, 1.0).unwrap(),
     );
 }
 

@@ -68,7 +68,13 @@ impl<const N: usize> Plan<N> {
     /// Builds the plan for `dims`, each operand given as its strides in
     /// `dims` (0 where broadcast: see [`broadcast_strides`]) and its offset.
     pub fn new(dims: &[usize], operands: [(&[usize], usize); N]) -> Self {
-        let numel = dims.iter().product();
+        // A 0 anywhere first: an empty shape's other sizes may overflow
+        // when multiplied (found by the fuzzer: `[2^62, 2^45, 0]`).
+        let numel = if dims.contains(&0) {
+            0
+        } else {
+            dims.iter().product()
+        };
         let offsets = operands.map(|(_, o)| o);
         // Keep the dimensions that matter, ordered by the output's stride,
         // largest first (a stable sort keeps the logical order on ties).
