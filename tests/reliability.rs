@@ -529,3 +529,20 @@ fn softmax_with_infinities_is_pytorchs() {
     let y = t32(vec![f32::NEG_INFINITY, 1.0], &[2]);
     assert_eq!(y.try_softmax(0).unwrap().to_vec(), vec![0.0, 1.0]);
 }
+
+/// Found by the fuzzer: the batch of two operands broadcasts to more elements
+/// than `usize` holds, and the sizes are mismatched; the message's sizes were
+/// multiplied without a check. Stride-0 views, so nothing is allocated.
+#[test]
+fn matmul_mismatch_with_an_overflowing_broadcast_batch_is_an_error() {
+    let big = 1usize << 40;
+    let a = T32::try_ones(&[1, 1, 2, 3])
+        .unwrap()
+        .try_broadcast_to::<DynRank>(&[big, 1, 2, 3])
+        .unwrap();
+    let b = T32::try_ones(&[1, 1, 4, 5])
+        .unwrap()
+        .try_broadcast_to::<DynRank>(&[1, big, 4, 5])
+        .unwrap();
+    assert!(matches!(a.try_matmul(&b), Err(ShapeError::TooLarge { .. })));
+}

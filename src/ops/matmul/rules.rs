@@ -162,12 +162,15 @@ pub(crate) fn matmul(a: &[usize], b: &[usize]) -> Result<Geometry, ShapeError> {
     let (k1, k2) = (a[ra - 1], b[rhs.inner.unwrap_or(0)]);
     if k1 != k2 {
         let m = lhs.outer.map_or(1, |i| a[i]);
-        let folded_rows = a[..lhs.batch].iter().product::<usize>() * m;
+        // The sizes named in the message are counted with overflow checks:
+        // the broadcast batch of two existing tensors can exceed `usize`
+        // (`[2^40, 1]` with `[1, 2^40]`), found by the fuzzer.
+        let folded_rows = checked_numel(&a[..lhs.batch])?.saturating_mul(m);
         return Err(match rb {
             1 => mv_mismatch(folded_rows, folded_rows, k1, k2),
             2 => mm_mismatch("mm", folded_rows, k1, k2, b[1]),
             _ => {
-                let nb = batch.iter().product();
+                let nb = checked_numel(&batch)?;
                 bmm_mismatch(nb, k1, nb, k2)
             }
         });
