@@ -130,7 +130,7 @@ where
 {
     let per_class = logits
         .log_softmax_dim::<1>()
-        .mul(&Var::constant(target.clone()));
+        .mul(&Var::constant(target.share()));
     let per_row: Var<T, (B,)> = per_class.sum_dim::<1>();
     reduction.reduce(per_row.neg())
 }

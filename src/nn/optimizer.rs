@@ -43,9 +43,9 @@ pub trait Optimizer<T: Float> {
         let mut index = 0;
         model.visit_params(&mut |p: &Var<T, DynRank>| {
             if let Some(g) = grads.wrt(p) {
-                // A clone shares the parameter's storage: the update is
-                // written into the model.
-                let mut value = p.value().clone();
+                // `share()`: a handle on the parameter's own storage, so the
+                // update is written into the model (`clone()` would copy).
+                let mut value = p.value().share();
                 self.update(index, &mut value, &g);
             }
             index += 1;

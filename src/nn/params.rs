@@ -93,7 +93,7 @@ impl<T: Float, S: Shape> Parameters<T> for Var<T, S> {
     fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank>)) {
         if self.requires_grad() {
             f(&Var {
-                value: self.value.clone().into_dyn(),
+                value: self.value.share().into_dyn(),
                 node: self.node.clone(),
             });
         }
