@@ -546,3 +546,18 @@ fn matmul_mismatch_with_an_overflowing_broadcast_batch_is_an_error() {
         .unwrap();
     assert!(matches!(a.try_matmul(&b), Err(ShapeError::TooLarge { .. })));
 }
+
+/// Found by the fuzzer: a negative index on an expanded dimension of more
+/// than `isize::MAX` elements wrapped while being counted from the end.
+#[test]
+fn select_from_the_end_of_a_huge_expanded_dimension() {
+    let huge = 1usize << 63;
+    let t = T32::try_from_vec(vec![7.0], &[1])
+        .unwrap()
+        .try_broadcast_to::<DynRank>(&[huge])
+        .unwrap();
+    assert_eq!(t.try_select::<0>(-1).unwrap().to_vec(), vec![7.0]);
+    assert_eq!(t.try_select::<0>(isize::MIN).unwrap().to_vec(), vec![7.0]);
+    let small = T32::try_from_vec(vec![1.0, 2.0], &[2]).unwrap();
+    assert!(small.try_select::<0>(isize::MIN).is_err());
+}

@@ -261,12 +261,14 @@ fn select_layout(
 ) -> Result<(DimVec, DimVec, usize), ShapeError> {
     check_axis(k, dims.len())?;
     let size = dims[k];
+    // In i128: an expanded view's size can exceed isize::MAX, and a negative
+    // index added to it must not wrap (found by the fuzzer).
     let wrapped = if index < 0 {
-        index + size as isize
+        index as i128 + size as i128
     } else {
-        index
+        index as i128
     };
-    if wrapped < 0 || wrapped as usize >= size {
+    if wrapped < 0 || wrapped >= size as i128 {
         return Err(out_of_bounds(index as i64, k, size));
     }
     let (mut d, mut s) = (DimVec::from_slice(dims), DimVec::from_slice(strides));
