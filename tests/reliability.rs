@@ -561,3 +561,28 @@ fn select_from_the_end_of_a_huge_expanded_dimension() {
     let small = T32::try_from_vec(vec![1.0, 2.0], &[2]).unwrap();
     assert!(small.try_select::<0>(isize::MIN).is_err());
 }
+
+/// Found by the fuzzer: slicing and narrowing an expanded dimension of more
+/// than `isize::MAX` elements (bounds counted from the end, and the size
+/// named in narrow's message) overflowed.
+#[test]
+fn slice_and_narrow_a_huge_expanded_dimension() {
+    let huge = 1usize << 63;
+    let t = T32::try_from_vec(vec![7.0], &[1])
+        .unwrap()
+        .try_broadcast_to::<DynRank>(&[huge])
+        .unwrap();
+    let tail = t.try_slice_step::<0>(-3.., 1).unwrap();
+    assert_eq!(tail.dims(), &[3]);
+    assert_eq!(tail.to_vec(), vec![7.0; 3]);
+    let every = t.try_slice_step::<0>(isize::MIN..-1, 1usize << 62).unwrap();
+    assert_eq!(every.dims(), &[2]);
+    let e = t.narrow::<DynRank>(0, huge + 1, 0).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        format!(
+            "start out of range (expected to be in range of [-{huge}, {huge}], but got {})",
+            huge + 1
+        )
+    );
+}

@@ -290,8 +290,10 @@ fn slice_layout(
     if step == 0 {
         return Err(ShapeError::Invalid("slice step cannot be zero".into()));
     }
-    let size = dims[k] as isize;
-    let clamp = |v: isize| {
+    // In i128: an expanded view's size can exceed isize::MAX (found by the
+    // fuzzer), and bounds counted from the end must not wrap.
+    let size = dims[k] as i128;
+    let clamp = |v: i128| {
         if v < 0 {
             (v + size).max(0)
         } else {
@@ -299,15 +301,16 @@ fn slice_layout(
         }
     };
     let start = match start {
-        Bound::Included(s) => clamp(s),
-        Bound::Excluded(s) => clamp(s.saturating_add(1)),
+        Bound::Included(s) => clamp(s as i128),
+        Bound::Excluded(s) => clamp(s as i128 + 1),
         Bound::Unbounded => 0,
     };
     let end = match end {
-        Bound::Excluded(e) => clamp(e),
-        Bound::Included(e) => clamp(e.saturating_add(1)),
+        Bound::Excluded(e) => clamp(e as i128),
+        Bound::Included(e) => clamp(e as i128 + 1),
         Bound::Unbounded => size,
     };
+    // Both ends lie in [0, size], so the count and `start` fit in usize.
     let len = if end > start {
         ((end - start) as usize).div_ceil(step)
     } else {
