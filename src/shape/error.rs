@@ -158,9 +158,9 @@ impl fmt::Display for ShapeError {
 impl std::error::Error for ShapeError {}
 
 /// `Result::unwrap` for the panicking forms (`op` beside `try_op`): panics
-/// with the error's message, reported at the caller's line. A closure
-/// (`unwrap_or_else(|e| panic!("{e}"))`) cannot carry `#[track_caller]`, so
-/// its panic would point inside the library; this method can.
+/// with the error's message, reported at the caller's line. A closure passed
+/// to `unwrap_or_else` that panics cannot carry `#[track_caller]`, so its
+/// panic would point inside the library; this method can.
 pub(crate) trait OrPanic<T> {
     /// The value, or a panic with the error's `Display` text.
     #[track_caller]
