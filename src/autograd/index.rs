@@ -41,6 +41,16 @@ fn into_view_of_zeros<T: Float>(
     })
 }
 
+/// The gradient of the tensor a masked op writes into: the upstream gradient
+/// where `mask` is false (those elements pass through), 0 where it is true,
+/// summed back to the tensor's own `dims` (the mask may broadcast it).
+fn unmasked_grad<T: Float>(g: &Dyn<T>, mask: &Tensor<bool, DynRank>, dims: &[usize]) -> Dyn<T> {
+    let r: Dyn<T> = g
+        .try_masked_fill(mask, T::zero())
+        .expect("the forward broadcast");
+    sum_to_like(r, dims)
+}
+
 /// The backward function of `take_along_dim` along axis `k` of an input of
 /// sizes `dims`: the gradient added (`scatter_add`) into zeros of the
 /// broadcast shape, then summed to `dims`.
@@ -270,12 +280,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         let out = self.value.try_masked_fill(mask, value)?;
         let (dims, mask) = (DimVec::from_slice(self.dims()), mask.share().into_dyn());
         Ok(Var::from_op(out, &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                let r: Dyn<T> = g
-                    .try_masked_fill(&mask, T::zero())
-                    .expect("the forward broadcast");
-                smallvec![Some(sum_to_like(r, &dims))]
-            })
+            Box::new(move |g: &Dyn<T>, _: &[bool]| smallvec![Some(unmasked_grad(g, &mask, &dims))])
         }))
     }
 
@@ -450,12 +455,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         let parents = [self.node.as_ref(), source.node.as_ref()];
         Ok(Var::from_op(out, &parents, move || {
             Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-                let gs = needs[0].then(|| {
-                    let r: Dyn<T> = g
-                        .try_masked_fill(&mask, T::zero())
-                        .expect("the forward broadcast");
-                    sum_to_like(r, &dims)
-                });
+                let gs = needs[0].then(|| unmasked_grad(g, &mask, &dims));
                 let gsrc = needs[1].then(|| {
                     let mut picked = g
                         .try_masked_select(&mask)
@@ -526,12 +526,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         let parents = [self.node.as_ref(), value.node.as_ref()];
         Ok(Var::from_op(out, &parents, move || {
             Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-                let gs = needs[0].then(|| {
-                    let r: Dyn<T> = g
-                        .try_masked_fill(&mask, T::zero())
-                        .expect("the forward broadcast");
-                    sum_to_like(r, &dims)
-                });
+                let gs = needs[0].then(|| unmasked_grad(g, &mask, &dims));
                 let gv = needs[1].then(|| {
                     let picked = g.try_masked_select(&mask).expect("the forward broadcast");
                     picked.sum().into_dyn()
