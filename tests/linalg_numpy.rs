@@ -2,6 +2,9 @@
 //! at `tests/data/linalg_cases.json`, written by
 //! `tests/data/gen_linalg_data.py` (seeded).
 
+mod common;
+
+use common::json_tensor::{assert_close, tensor};
 use serde_json::Value;
 use shaped::linalg::{self, MatrixNorm};
 use shaped::{DynRank, Tensor};
@@ -11,32 +14,9 @@ fn cases() -> Value {
     serde_json::from_str(text).unwrap()
 }
 
-fn tensor(v: &Value) -> Tensor<f64, DynRank> {
-    let shape: Vec<usize> = v["shape"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_u64().unwrap() as usize)
-        .collect();
-    let data: Vec<f64> = v["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect();
-    Tensor::try_from_vec(data, &shape).unwrap()
-}
-
 #[track_caller]
 fn same(got: &Tensor<f64, DynRank>, want: &Value, tol: f64) {
-    let want = tensor(want);
-    assert_eq!(got.dims(), want.dims());
-    for (i, (x, y)) in got.to_vec().iter().zip(want.to_vec()).enumerate() {
-        assert!(
-            (x - y).abs() <= tol * (1.0 + y.abs()) || (x.is_infinite() && *x == y),
-            "at {i}: {x} vs NumPy's {y}"
-        );
-    }
+    assert_close(got, want, tol, "NumPy");
 }
 
 #[test]

@@ -3,6 +3,9 @@
 //! `tests/data/linalg_torch_cases.json`, written by
 //! `tests/data/gen_linalg_torch_data.py` (seeded).
 
+mod common;
+
+use common::json_tensor::{assert_close, num, tensor};
 use serde_json::Value;
 use shaped::autograd::{self, Var};
 use shaped::linalg::{self, LstsqDriver, MatrixNorm, RankTol, Triangle};
@@ -12,25 +15,6 @@ type D = Tensor<f64, DynRank>;
 
 fn cases() -> Value {
     serde_json::from_str(include_str!("data/linalg_torch_cases.json")).unwrap()
-}
-
-fn tensor(v: &Value) -> D {
-    let shape: Vec<usize> = v["shape"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_u64().unwrap() as usize)
-        .collect();
-    let data: Vec<f64> = v["data"].as_array().unwrap().iter().map(num).collect();
-    Tensor::try_from_vec(data, &shape).unwrap()
-}
-
-/// A number, or one of the strings "inf", "-inf", "nan" (JSON has none).
-fn num(x: &Value) -> f64 {
-    match x.as_str() {
-        Some(s) => s.parse().unwrap(),
-        None => x.as_f64().unwrap(),
-    }
 }
 
 fn ints(v: &Value) -> Vec<i64> {
@@ -43,14 +27,7 @@ fn ints(v: &Value) -> Vec<i64> {
 
 #[track_caller]
 fn same(got: &D, want: &Value, tol: f64) {
-    let want = tensor(want);
-    assert_eq!(got.dims(), want.dims());
-    for (i, (x, y)) in got.to_vec().iter().zip(want.to_vec()).enumerate() {
-        assert!(
-            (x - y).abs() <= tol * (1.0 + y.abs()) || (x.is_infinite() && *x == y),
-            "at {i}: {x} vs PyTorch's {y}"
-        );
-    }
+    assert_close(got, want, tol, "PyTorch");
 }
 
 /// The gradient of `Σ seed · f(x)` by autograd.

@@ -7,6 +7,7 @@ use shaped::{DynRank, Tensor};
 
 pub mod grad;
 pub mod json_scalar;
+pub mod json_tensor;
 
 /// How an operand's elements are laid out in memory.
 #[derive(Clone, Copy, Debug)]
