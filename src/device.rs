@@ -9,6 +9,7 @@
 //! ```
 
 use crate::element::Element;
+use crate::shape::ShapeError;
 
 /// A device a tensor can live on.
 ///
@@ -26,6 +27,10 @@ pub trait Device:
     /// tensor and its views through an `Arc`).
     #[doc(hidden)]
     type Storage<T: Element>: Send + Sync;
+
+    /// What a fallible operation on this device returns: [`ShapeError`] on
+    /// the CPU, [`CudaError`] (a shape error or a driver error) on CUDA.
+    type Error: From<ShapeError> + std::error::Error + Send + Sync + 'static;
 }
 
 /// The CPU, with kernels parallelised over its cores (`RAYON_NUM_THREADS`
@@ -41,6 +46,7 @@ pub struct Cpu;
 impl Device for Cpu {
     const NAME: &'static str = "cpu";
     type Storage<T: Element> = crate::tensor::storage::Storage<T>;
+    type Error = ShapeError;
 }
 
 /// An NVIDIA GPU, driven through the CUDA driver API (cudarc), NVRTC and
@@ -66,6 +72,7 @@ pub struct Cuda;
 impl Device for Cuda {
     const NAME: &'static str = "cuda";
     type Storage<T: Element> = crate::backend::cuda::CudaStorage<T>;
+    type Error = CudaError;
 }
 
 impl Cuda {
@@ -93,14 +100,43 @@ pub use crate::backend::cuda::CudaElement;
 #[cfg(feature = "cuda")]
 pub use crate::backend::cuda::blas::BlasElement as CudaBlasElement;
 pub use crate::backend::cuda::{CudaDevice, CudaError};
-pub use crate::ops::devices::SameDevice;
 
 /// The generated CUDA kernel sources and their NVRTC compilation, public so
 /// that a test can compile every kernel on a machine without a GPU.
 #[cfg(feature = "cuda")]
 pub mod cuda_kernels {
-    pub use crate::backend::cuda::{KernelSource, all_kernel_sources, compile_cubin, compile_ptx};
+    pub use crate::backend::cuda::{KernelSource, compile_cubin, compile_ptx};
+
+    /// Every kernel module the CUDA backend can generate: each op of the op
+    /// table (`ops/table.rs`) in each of its modes, for each element type
+    /// its family admits, and each reduction.
+    ///
+    /// ```
+    /// let all = shaped::device::cuda_kernels::all_kernel_sources();
+    /// assert!(all.iter().any(|k| k.name == "sh_add_f32"));
+    /// assert!(all.iter().any(|k| k.name == "sh_sub_ls_f64"));
+    /// ```
+    pub fn all_kernel_sources() -> Vec<KernelSource> {
+        crate::backend::cuda::kernel_sources(crate::ops::table::POINTWISE)
+    }
 }
+
+/// Holds when a tensor on `Self` can be combined with one on `D` (elements
+/// `T`): only when the devices are the same.
+///
+/// ```
+/// use shaped::device::{Cpu, SameDevice};
+/// fn same<A: SameDevice<B, f32>, B: shaped::device::Device>() {}
+/// same::<Cpu, Cpu>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "tensors on different devices cannot be combined: one is on `{Self}`, the other on `{D}`",
+    label = "one operand is on `{Self}`, the other on `{D}`",
+    note = "the device is part of a tensor's type: move one operand first, with `.to_device(&dev)` (CPU to CUDA) or `.to_cpu()` (CUDA to CPU)"
+)]
+pub trait SameDevice<D: Device, T>: Device {}
+
+impl<D: Device, T> SameDevice<D, T> for D {}
 
 mod sealed {
     pub trait Sealed {}

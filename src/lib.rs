@@ -33,7 +33,7 @@
 extern crate self as shaped;
 
 pub mod autograd;
-pub(crate) mod backend;
+pub mod backend;
 pub mod device;
 pub mod element;
 #[cfg(any(feature = "ndarray", feature = "nalgebra", feature = "serde"))]

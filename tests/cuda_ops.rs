@@ -499,11 +499,7 @@ fn ternary_ops_match_cpu() {
     );
     let cond = rand::<bool>(&[2, 3, 1], 5, false);
     let cpu = shaped::try_where_cond(&cond, &s, &t1).unwrap();
-    let gpu = cond
-        .to_device(&dev)
-        .unwrap()
-        .try_where_cond(&gs, &g1)
-        .unwrap();
+    let gpu = shaped::try_where_cond(&cond.to_device(&dev).unwrap(), &gs, &g1).unwrap();
     assert_same("where", &cpu, &gpu);
     let mut c = rand::<f32>(&[2, 3, 4], 6, false);
     let mut g = c.to_device(&dev).unwrap();

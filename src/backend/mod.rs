@@ -1,8 +1,19 @@
 //! Backends: the loops that touch memory. They receive run-time layouts and
 //! an [`iter::Plan`](crate::iter::Plan), never a shape type.
 //!
+//! | item | what |
+//! |---|---|
+//! | [`Backend`] | the primitive set a device implements; the tensor API is written once over it |
+//! | [`op`] | what a pointwise operation is to a backend: its Rust function and CUDA expression in one type |
+//! | `cpu/` | the CPU loops, parallelised on a work-sharing pool |
+//! | `cuda/` | the CUDA backend: kernels generated from the op table, NVRTC, cuBLAS (feature `cuda`) |
+//!
 //! `cpu` and `cuda` hold every `unsafe` block of the crate; each states why
 //! its pointer arithmetic stays in bounds.
 
 pub(crate) mod cpu;
 pub(crate) mod cuda;
+pub mod op;
+mod primitives;
+
+pub use primitives::Backend;

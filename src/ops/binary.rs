@@ -1,6 +1,7 @@
 //! Two-operand pointwise operations with broadcasting (PyTorch's "pointwise
-//! two tensor operand math functions"): each is one line of the table below,
-//! giving its name, the element family it needs and its scalar function.
+//! two tensor operand math functions") on every device: each is one line
+//! below, giving its names, the element family it needs, the precondition
+//! on its right operand and its op-table entry (`table.rs`).
 //!
 //! Every operation `op` comes as `a.op(&b)`, which panics with PyTorch's
 //! message when a run-time size does not match, and `a.try_op(&b)`, which
@@ -16,8 +17,10 @@
 
 use crate::DynRank;
 use crate::Tensor;
+use crate::backend::Backend;
+use crate::device::Device;
 use crate::element::{Element, Float, Numeric};
-use crate::ops::scalar;
+use crate::ops::table;
 use crate::shape::OrPanic;
 use crate::shape::{Broadcast, BroadcastShape, ExpandsTo, Shape, ShapeError};
 
@@ -27,16 +30,16 @@ use crate::shape::{Broadcast, BroadcastShape, ExpandsTo, Shape, ShapeError};
 macro_rules! binary_ops {
     ($(
         $(#[$doc:meta])*
-        $name:ident / $try_name:ident / $out_name:ident / $inplace:ident / $try_inplace:ident : $bound:ident, $check:expr, |$x:ident, $y:ident| $body:expr;
+        $name:ident / $try_name:ident / $out_name:ident / $inplace:ident / $try_inplace:ident : $bound:ident, $check:ident, $Op:ident;
     )*) => {
         $(
-        impl<T: $bound, S: Shape> Tensor<T, S> {
+        impl<T: $bound, S: Shape, D: Backend<T>> Tensor<T, S, D> {
             $(#[$doc])*
             ///
             /// # Panics
             /// With PyTorch's message when a run-time size does not match.
             #[track_caller]
-            pub fn $name<S2: Shape>(&self, other: &Tensor<T, S2>) -> Tensor<T, Broadcast<S, S2>>
+            pub fn $name<S2: Shape>(&self, other: &Tensor<T, S2, D>) -> Tensor<T, Broadcast<S, S2>, D>
             where
                 S: BroadcastShape<S2>,
             {
@@ -55,13 +58,12 @@ macro_rules! binary_ops {
             #[doc = concat!("assert!(a.", stringify!($try_name), "(&b).is_err());")]
             #[doc = concat!("assert!(a.", stringify!($try_name), "(&a).is_ok());")]
             /// ```
-            pub fn $try_name<S2: Shape>(&self, other: &Tensor<T, S2>) -> Result<Tensor<T, Broadcast<S, S2>>, ShapeError>
+            pub fn $try_name<S2: Shape>(&self, other: &Tensor<T, S2, D>) -> Result<Tensor<T, Broadcast<S, S2>, D>, D::Error>
             where
                 S: BroadcastShape<S2>,
             {
-                let check: fn(&Tensor<T, S2>) -> Result<(), ShapeError> = $check;
-                check(other)?;
-                self.try_zip_map(other, |$x: T, $y: T| $body)
+                $check(other)?;
+                D::binary(table::$Op, self, other)
             }
 
             #[doc = concat!("[`Tensor::", stringify!($name), "`] written into `out`, as PyTorch's `out=` argument (`out` is not resized).")]
@@ -77,13 +79,12 @@ macro_rules! binary_ops {
             #[doc = concat!("a.", stringify!($out_name), "(&a, &mut out).unwrap();")]
             #[doc = concat!("assert_eq!(out.to_vec(), a.", stringify!($name), "(&a).to_vec());")]
             /// ```
-            pub fn $out_name<S2: Shape>(&self, other: &Tensor<T, S2>, out: &mut Tensor<T, Broadcast<S, S2>>) -> Result<(), ShapeError>
+            pub fn $out_name<S2: Shape>(&self, other: &Tensor<T, S2, D>, out: &mut Tensor<T, Broadcast<S, S2>, D>) -> Result<(), D::Error>
             where
                 S: BroadcastShape<S2>,
             {
-                let check: fn(&Tensor<T, S2>) -> Result<(), ShapeError> = $check;
-                check(other)?;
-                self.try_zip_map_into(other, out, |$x: T, $y: T| $body)
+                $check(other)?;
+                D::binary_into(table::$Op, self, other, out)
             }
 
             #[doc = concat!("[`Tensor::", stringify!($name), "`] in place, as `Tensor.", stringify!($inplace), "`: `other` broadcasts to `self`'s shape, which never changes.")]
@@ -100,7 +101,7 @@ macro_rules! binary_ops {
             /// assert_eq!(a.to_vec(), want);
             /// ```
             #[track_caller]
-            pub fn $inplace<S2>(&mut self, other: &Tensor<T, S2>)
+            pub fn $inplace<S2: Shape>(&mut self, other: &Tensor<T, S2, D>)
             where
                 S2: ExpandsTo<S>,
             {
@@ -122,13 +123,12 @@ macro_rules! binary_ops {
             #[doc = concat!("assert_eq!(a.", stringify!($try_inplace), "(&b).unwrap_err().to_string(),")]
             ///     "output with shape [1, 4] doesn't match the broadcast shape [3, 4]");
             /// ```
-            pub fn $try_inplace<S2>(&mut self, other: &Tensor<T, S2>) -> Result<(), ShapeError>
+            pub fn $try_inplace<S2: Shape>(&mut self, other: &Tensor<T, S2, D>) -> Result<(), D::Error>
             where
                 S2: ExpandsTo<S>,
             {
-                let check: fn(&Tensor<T, S2>) -> Result<(), ShapeError> = $check;
-                check(other)?;
-                self.try_zip_map_(other, |$x: T, $y: T| $body)
+                $check(other)?;
+                D::binary_(table::$Op, self, other)
             }
         }
         )*
@@ -188,17 +188,20 @@ pub struct BinaryOpForms<T: Element> {
 }
 
 /// No precondition on the divisor.
-pub(super) fn any<T: Element, S: Shape>(_: &Tensor<T, S>) -> Result<(), ShapeError> {
+pub(super) fn any<T: Element, S: Shape, D: Device>(_: &Tensor<T, S, D>) -> Result<(), D::Error> {
     Ok(())
 }
 
 /// Integer division by zero is an error, as in PyTorch ("ZeroDivisionError");
 /// floats follow IEEE 754 (inf or NaN).
-pub(super) fn nonzero_divisor<T: Numeric, S: Shape>(
-    divisor: &Tensor<T, S>,
-) -> Result<(), ShapeError> {
-    if !T::IS_FLOAT && divisor.to_vec().contains(&T::zero()) {
-        return Err(ShapeError::Invalid("ZeroDivisionError".into()));
+///
+/// On CUDA this copies an integer divisor to the host to look (a kernel
+/// cannot raise); float divisors are never read.
+pub(super) fn nonzero_divisor<T: Numeric, S: Shape, D: Backend<T>>(
+    divisor: &Tensor<T, S, D>,
+) -> Result<(), D::Error> {
+    if !T::IS_FLOAT && D::to_host(divisor)?.contains(&T::zero()) {
+        return Err(ShapeError::Invalid("ZeroDivisionError".into()).into());
     }
     Ok(())
 }
@@ -208,13 +211,14 @@ pub(super) fn nonzero_divisor<T: Numeric, S: Shape>(
 /// powers are not allowed."): the exact result is a fraction. (PyTorch's
 /// tensor-tensor integer kernel returns 0 there instead; NumPy and the
 /// scalar form agree on the error, and silently returning 0 hides a bug.)
-pub(super) fn nonnegative_exponent<T: Numeric, S: Shape>(
-    exponent: &Tensor<T, S>,
-) -> Result<(), ShapeError> {
-    if !T::IS_FLOAT && exponent.to_vec().iter().any(|&e| e < T::zero()) {
+pub(super) fn nonnegative_exponent<T: Numeric, S: Shape, D: Backend<T>>(
+    exponent: &Tensor<T, S, D>,
+) -> Result<(), D::Error> {
+    if !T::IS_FLOAT && D::to_host(exponent)?.iter().any(|&e| e < T::zero()) {
         return Err(ShapeError::Invalid(
             "Integers to negative integer powers are not allowed.".into(),
-        ));
+        )
+        .into());
     }
     Ok(())
 }
@@ -228,7 +232,7 @@ binary_ops! {
     /// let b = Tensor::<i32, Shape![3]>::from_vec(vec![10, 20, 30]);
     /// assert_eq!(a.add(&b).to_vec(), vec![11, 21, 31, 12, 22, 32]);
     /// ```
-    add / try_add / add_out / add_ / try_add_: Numeric, any, |x, y| x.wadd(y);
+    add / try_add / add_out / add_ / try_add_: Numeric, any, Add;
 
     /// `self - other`, as `torch.sub`.
     ///
@@ -237,7 +241,7 @@ binary_ops! {
     /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![5., 7.]);
     /// assert_eq!(a.sub(&a).to_vec(), vec![0., 0.]);
     /// ```
-    sub / try_sub / sub_out / sub_ / try_sub_: Numeric, any, |x, y| x.wsub(y);
+    sub / try_sub / sub_out / sub_ / try_sub_: Numeric, any, Sub;
 
     /// `self * other`, as `torch.mul`.
     ///
@@ -246,7 +250,7 @@ binary_ops! {
     /// let a = Tensor::<u8, Shape![2]>::from_vec(vec![3, 4]);
     /// assert_eq!(a.mul(&a).to_vec(), vec![9, 16]);
     /// ```
-    mul / try_mul / mul_out / mul_ / try_mul_: Numeric, any, |x, y| x.wmul(y);
+    mul / try_mul / mul_out / mul_ / try_mul_: Numeric, any, Mul;
 
     /// True division `self / other`, as `torch.div` on floats (integer
     /// tensors use [`Tensor::div_trunc`] or [`Tensor::div_floor`]).
@@ -257,7 +261,7 @@ binary_ops! {
     /// let z = Tensor::<f64, Shape![1]>::zeros();
     /// assert_eq!(a.div(&z).to_vec(), vec![f64::INFINITY, f64::NEG_INFINITY]);
     /// ```
-    div / try_div / div_out / div_ / try_div_: Float, any, |x, y| x / y;
+    div / try_div / div_out / div_ / try_div_: Float, any, Div;
 
     /// `self / other` rounded toward zero, as `torch.div(.., rounding_mode="trunc")`.
     /// Integer division by zero is an error.
@@ -269,7 +273,7 @@ binary_ops! {
     /// assert_eq!(a.div_trunc(&b).to_vec(), vec![3, -3]);
     /// assert_eq!(a.try_div_trunc(&Tensor::<i32, Shape![1]>::zeros()).unwrap_err().to_string(), "ZeroDivisionError");
     /// ```
-    div_trunc / try_div_trunc / div_trunc_out / div_trunc_ / try_div_trunc_: Numeric, nonzero_divisor, |x, y| scalar::div_trunc(x, y);
+    div_trunc / try_div_trunc / div_trunc_out / div_trunc_ / try_div_trunc_: Numeric, nonzero_divisor, DivTrunc;
 
     /// `self / other` rounded toward negative infinity, as
     /// `torch.div(.., rounding_mode="floor")` (Python's `//`).
@@ -280,7 +284,7 @@ binary_ops! {
     /// let b = Tensor::<f32, Shape![1]>::from_vec(vec![2.]);
     /// assert_eq!(a.div_floor(&b).to_vec(), vec![3., -4.]);
     /// ```
-    div_floor / try_div_floor / div_floor_out / div_floor_ / try_div_floor_: Numeric, nonzero_divisor, |x, y| scalar::div_floor(x, y);
+    div_floor / try_div_floor / div_floor_out / div_floor_ / try_div_floor_: Numeric, nonzero_divisor, DivFloor;
 
     /// The remainder with the sign of the dividend, as `torch.fmod`.
     ///
@@ -290,7 +294,7 @@ binary_ops! {
     /// let b = Tensor::<i64, Shape![1]>::from_vec(vec![2]);
     /// assert_eq!(a.fmod(&b).to_vec(), vec![-1, 1]);
     /// ```
-    fmod / try_fmod / fmod_out / fmod_ / try_fmod_: Numeric, nonzero_divisor, |x, y| scalar::fmod(x, y);
+    fmod / try_fmod / fmod_out / fmod_ / try_fmod_: Numeric, nonzero_divisor, Fmod;
 
     /// The remainder with the sign of the divisor, as `torch.remainder`.
     ///
@@ -300,7 +304,7 @@ binary_ops! {
     /// let b = Tensor::<f32, Shape![1]>::from_vec(vec![2.]);
     /// assert_eq!(a.remainder(&b).to_vec(), vec![1., 1.]);
     /// ```
-    remainder / try_remainder / remainder_out / remainder_ / try_remainder_: Numeric, nonzero_divisor, |x, y| scalar::remainder(x, y);
+    remainder / try_remainder / remainder_out / remainder_ / try_remainder_: Numeric, nonzero_divisor, Remainder;
 
     /// `self ^ other`, as `torch.pow` (integers by repeated squaring,
     /// wrapping on overflow). A negative integer exponent is an error.
@@ -313,7 +317,7 @@ binary_ops! {
     /// let n = Tensor::<i32, Shape![1]>::from_vec(vec![-1]);
     /// assert_eq!(a.try_pow(&n).unwrap_err().to_string(), "Integers to negative integer powers are not allowed.");
     /// ```
-    pow / try_pow / pow_out / pow_ / try_pow_: Numeric, nonnegative_exponent, |x, y| x.pow_elem(y);
+    pow / try_pow / pow_out / pow_ / try_pow_: Numeric, nonnegative_exponent, Pow;
 
     /// The four-quadrant arctangent of `self / other`, as `torch.atan2`.
     ///
@@ -323,7 +327,7 @@ binary_ops! {
     /// let x = Tensor::<f64, Shape![1]>::from_vec(vec![-1.]);
     /// assert_eq!(y.atan2(&x).to_vec(), vec![3.0 * std::f64::consts::FRAC_PI_4]);
     /// ```
-    atan2 / try_atan2 / atan2_out / atan2_ / try_atan2_: Float, any, |x, y| x.atan2(y);
+    atan2 / try_atan2 / atan2_out / atan2_ / try_atan2_: Float, any, Atan2;
 
     /// The elementwise maximum, NaN if either is NaN, as `torch.maximum`.
     ///
@@ -333,7 +337,7 @@ binary_ops! {
     /// let b = Tensor::<i32, Shape![1]>::from_vec(vec![3]);
     /// assert_eq!(a.maximum(&b).to_vec(), vec![3, 5]);
     /// ```
-    maximum / try_maximum / maximum_out / maximum_ / try_maximum_: Numeric, any, |x, y| scalar::maximum(x, y);
+    maximum / try_maximum / maximum_out / maximum_ / try_maximum_: Numeric, any, Maximum;
 
     /// The elementwise minimum, NaN if either is NaN, as `torch.minimum`.
     ///
@@ -343,10 +347,10 @@ binary_ops! {
     /// let b = Tensor::<i32, Shape![1]>::from_vec(vec![3]);
     /// assert_eq!(a.minimum(&b).to_vec(), vec![1, 3]);
     /// ```
-    minimum / try_minimum / minimum_out / minimum_ / try_minimum_: Numeric, any, |x, y| scalar::minimum(x, y);
+    minimum / try_minimum / minimum_out / minimum_ / try_minimum_: Numeric, any, Minimum;
 }
 
-impl<T: Numeric, S: Shape> Tensor<T, S> {
+impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// `self + alpha * other`, as `torch.add(self, other, alpha=alpha)`.
     ///
     /// # Errors
@@ -359,13 +363,13 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_add_alpha<S2: Shape>(
         &self,
-        other: &Tensor<T, S2>,
+        other: &Tensor<T, S2, D>,
         alpha: T,
-    ) -> Result<Tensor<T, Broadcast<S, S2>>, ShapeError>
+    ) -> Result<Tensor<T, Broadcast<S, S2>, D>, D::Error>
     where
         S: BroadcastShape<S2>,
     {
-        self.try_zip_map(other, move |x, y| x.wadd(alpha.wmul(y)))
+        D::binary(table::AddAlpha(alpha), self, other)
     }
 
     /// `self - alpha * other`, as `torch.sub(self, other, alpha=alpha)`.
@@ -380,14 +384,17 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_sub_alpha<S2: Shape>(
         &self,
-        other: &Tensor<T, S2>,
+        other: &Tensor<T, S2, D>,
         alpha: T,
-    ) -> Result<Tensor<T, Broadcast<S, S2>>, ShapeError>
+    ) -> Result<Tensor<T, Broadcast<S, S2>, D>, D::Error>
     where
         S: BroadcastShape<S2>,
     {
-        self.try_zip_map(other, move |x, y| x.wsub(alpha.wmul(y)))
+        D::binary(table::SubAlpha(alpha), self, other)
     }
+}
+
+impl<T: Numeric, S: Shape> Tensor<T, S> {
 
     /// The `p`-norm of `self - other` (broadcast together), as `torch.dist`:
     /// `p = 0` counts nonzeros, `p = inf` takes the largest magnitude.
@@ -435,15 +442,15 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
 macro_rules! predicate_ops {
     ($(
         $(#[$doc:meta])*
-        $name:ident / $try_name:ident, |$x:ident, $y:ident| $body:expr;
+        $name:ident / $try_name:ident, $Op:ident;
     )*) => {$(
-        impl<T: Element, S: Shape> Tensor<T, S> {
+        impl<T: Element, S: Shape, D: Backend<T> + Backend<bool>> Tensor<T, S, D> {
             $(#[$doc])*
             ///
             /// # Panics
             /// With PyTorch's message when a run-time size does not match.
             #[track_caller]
-            pub fn $name<S2: Shape>(&self, other: &Tensor<T, S2>) -> Tensor<bool, Broadcast<S, S2>>
+            pub fn $name<S2: Shape>(&self, other: &Tensor<T, S2, D>) -> Tensor<bool, Broadcast<S, S2>, D>
             where
                 S: BroadcastShape<S2>,
             {
@@ -461,11 +468,11 @@ macro_rules! predicate_ops {
             /// let b = Tensor::<f64, DynRank>::try_ones(&[2]).unwrap();
             #[doc = concat!("assert!(a.", stringify!($try_name), "(&b).is_err());")]
             /// ```
-            pub fn $try_name<S2: Shape>(&self, other: &Tensor<T, S2>) -> Result<Tensor<bool, Broadcast<S, S2>>, ShapeError>
+            pub fn $try_name<S2: Shape>(&self, other: &Tensor<T, S2, D>) -> Result<Tensor<bool, Broadcast<S, S2>, D>, <D as Device>::Error>
             where
                 S: BroadcastShape<S2>,
             {
-                self.try_zip_map(other, |$x: T, $y: T| $body)
+                <D as Backend<T>>::compare(table::$Op, self, other)
             }
         }
     )*};
@@ -480,7 +487,7 @@ predicate_ops! {
     /// let b = Tensor::<i32, Shape![1]>::from_vec(vec![2]);
     /// assert_eq!(a.eq(&b).to_vec(), vec![false, true, false]);
     /// ```
-    eq / try_eq, |x, y| x == y;
+    eq / try_eq, Equal;
     /// `self != other` elementwise, as `torch.ne`.
     ///
     /// ```
@@ -488,7 +495,7 @@ predicate_ops! {
     /// let a = Tensor::<i32, Shape![2]>::from_vec(vec![1, 2]);
     /// assert_eq!(a.ne(&a).to_vec(), vec![false, false]);
     /// ```
-    ne / try_ne, |x, y| x != y;
+    ne / try_ne, NotEqual;
     /// `self < other` elementwise, as `torch.lt`.
     ///
     /// ```
@@ -497,7 +504,7 @@ predicate_ops! {
     /// let b = Tensor::<f32, Shape![1]>::from_vec(vec![1.5]);
     /// assert_eq!(a.lt(&b).to_vec(), vec![true, false]);
     /// ```
-    lt / try_lt, |x, y| x < y;
+    lt / try_lt, Less;
     /// `self <= other` elementwise, as `torch.le`.
     ///
     /// ```
@@ -505,7 +512,7 @@ predicate_ops! {
     /// let a = Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]);
     /// assert_eq!(a.le(&a).to_vec(), vec![true, true]);
     /// ```
-    le / try_le, |x, y| x <= y;
+    le / try_le, LessEqual;
     /// `self > other` elementwise, as `torch.gt`.
     ///
     /// ```
@@ -514,7 +521,7 @@ predicate_ops! {
     /// let b = Tensor::<f32, Shape![1]>::from_vec(vec![1.5]);
     /// assert_eq!(a.gt(&b).to_vec(), vec![false, true]);
     /// ```
-    gt / try_gt, |x, y| x > y;
+    gt / try_gt, Greater;
     /// `self >= other` elementwise, as `torch.ge`.
     ///
     /// ```
@@ -523,7 +530,7 @@ predicate_ops! {
     /// let b = Tensor::<u8, Shape![1]>::from_vec(vec![2]);
     /// assert_eq!(a.ge(&b).to_vec(), vec![false, true]);
     /// ```
-    ge / try_ge, |x, y| x >= y;
+    ge / try_ge, GreaterEqual;
     /// Both nonzero (true), as `torch.logical_and`.
     ///
     /// ```
@@ -532,7 +539,7 @@ predicate_ops! {
     /// let b = Tensor::<i32, Shape![1]>::from_vec(vec![5]);
     /// assert_eq!(a.logical_and(&b).to_vec(), vec![false, true, true]);
     /// ```
-    logical_and / try_logical_and, |x, y| x != T::default() && y != T::default();
+    logical_and / try_logical_and, LogicalAnd;
     /// Either nonzero (true), as `torch.logical_or`.
     ///
     /// ```
@@ -541,7 +548,7 @@ predicate_ops! {
     /// let b = Tensor::<bool, Shape![1]>::from_vec(vec![false]);
     /// assert_eq!(a.logical_or(&b).to_vec(), vec![false, true]);
     /// ```
-    logical_or / try_logical_or, |x, y| x != T::default() || y != T::default();
+    logical_or / try_logical_or, LogicalOr;
     /// Exactly one nonzero (true), as `torch.logical_xor`.
     ///
     /// ```
@@ -550,5 +557,5 @@ predicate_ops! {
     /// let b = Tensor::<bool, Shape![1]>::from_vec(vec![true]);
     /// assert_eq!(a.logical_xor(&b).to_vec(), vec![true, false]);
     /// ```
-    logical_xor / try_logical_xor, |x, y| (x != T::default()) != (y != T::default());
+    logical_xor / try_logical_xor, LogicalXor;
 }

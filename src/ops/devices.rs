@@ -14,26 +14,10 @@
 //! ```
 
 use crate::Tensor;
-use crate::device::{Cpu, Cuda, Device};
+use crate::device::{Cpu, Cuda, SameDevice};
 use crate::element::Element;
 use crate::shape::Shape;
 
-/// Holds when a tensor on `Self` can be combined with one on `D` (elements
-/// `T`): only when the devices are the same.
-///
-/// ```
-/// use shaped::device::{Cpu, SameDevice};
-/// fn same<A: SameDevice<B, f32>, B: shaped::device::Device>() {}
-/// same::<Cpu, Cpu>();
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "tensors on different devices cannot be combined: one is on `{Self}`, the other on `{D}`",
-    label = "one operand is on `{Self}`, the other on `{D}`",
-    note = "the device is part of a tensor's type: move one operand first, with `.to_device(&dev)` (CPU to CUDA) or `.to_cpu()` (CUDA to CPU)"
-)]
-pub trait SameDevice<D: Device, T>: Device {}
-
-impl<D: Device, T> SameDevice<D, T> for D {}
 
 macro_rules! mixed {
     ($($Trait:ident $method:ident),*) => {$(

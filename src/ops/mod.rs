@@ -4,14 +4,14 @@
 //! | file | operations |
 //! |---|---|
 //! | `map.rs` | `map`, `zip_map`, `zip_map3` and their in-place forms: the building blocks |
-//! | `binary.rs` | two-operand math (every form: `op`, `try_op`, `op_out`, `op_`, `try_op_`; the op table), comparisons, logical ops |
+//! | `binary.rs` | two-operand math (every form: `op`, `try_op`, `op_out`, `op_`, `try_op_`; the forms table), comparisons, logical ops |
 //! | `unary.rs` | one-operand math |
 //! | `ternary.rs` | three-operand ops: `addcmul`, `addcdiv`, `lerp`, `where_cond`, `clamp` |
 //! | `operators.rs` | `std::ops` impls: `+ - * / %`, unary `-`, `+=` ... |
+//! | `table.rs` | the op table: every built-in pointwise op's Rust function and CUDA expression, defined once |
 //! | `scalar.rs` | the scalar functions with PyTorch's semantics |
-//! | `locks.rs` | the one order in which operations take storage guards |
 //! | `reduce/` | reductions with `keepdim`, `argmax`, `softmax`, `sum_to` (naming in its doc) |
-//! | `cuda/` | the same operations on CUDA tensors (feature `cuda`) |
+//! | `cuda/` | transfers, reductions and products on CUDA tensors, until they move to the backend trait (feature `cuda`) |
 //! | `devices.rs` | the compile error for operators between devices ([`SameDevice`](crate::device::SameDevice)) |
 //! | `index/` | indexing (`select`, `slice`, `index!`), joining (`cat`, `stack`, `split`), `gather` / `scatter`, `index_select`, masked ops |
 //!
@@ -22,14 +22,15 @@ mod binary;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub(crate) mod devices;
-pub(crate) mod exec;
 pub mod index;
-pub(crate) mod locks;
 mod map;
 pub mod matmul;
 mod operators;
+pub mod table;
 pub mod reduce;
 pub mod scalar;
+
+pub(crate) use crate::backend::cpu::{exec, locks};
 mod ternary;
 mod unary;
 

@@ -1,7 +1,8 @@
 //! `std::ops` for tensors: `+ - * / %` between tensors (broadcasting, on
 //! owned values and references) and with scalars on either side, unary `-`,
 //! and the compound assignments `+= -= *= /= %=` (in place: the right-hand
-//! side broadcasts to the left-hand side's shape).
+//! side broadcasts to the left-hand side's shape), on every device: each
+//! operator runs an op-table entry (`table.rs`).
 //!
 //! `/` is true division for floats and truncating division for integers,
 //! like Rust's own `/`; `%` is `fmod` (the dividend's sign), like Rust's `%`.
@@ -24,231 +25,205 @@ use core::ops::{
 };
 
 use crate::Tensor;
+use crate::backend::Backend;
+use crate::backend::op::{Map2, ScalarLhs, ScalarRhs};
 use crate::element::{Numeric, Signed};
+use crate::ops::table;
 use crate::shape::{Broadcast, BroadcastShape, ExpandsTo, Shape, ShapeError};
 
-/// The scalar function behind each operator.
-trait ScalarOp<T> {
-    fn apply(x: T, y: T) -> T;
-    /// Whether a zero right-hand side is an error for integers.
+/// The op-table entry behind each operator, and whether a zero integer
+/// right-hand side is an error.
+trait OperatorOp<T: Numeric>: Map2<T, Out = T> + Default {
     const DIVIDES: bool = false;
 }
 
-struct AddOp;
-struct SubOp;
-struct MulOp;
-struct DivOp;
-struct RemOp;
-
-impl<T: Numeric> ScalarOp<T> for AddOp {
-    #[inline(always)]
-    fn apply(x: T, y: T) -> T {
-        x.wadd(y)
-    }
-}
-impl<T: Numeric> ScalarOp<T> for SubOp {
-    #[inline(always)]
-    fn apply(x: T, y: T) -> T {
-        x.wsub(y)
-    }
-}
-impl<T: Numeric> ScalarOp<T> for MulOp {
-    #[inline(always)]
-    fn apply(x: T, y: T) -> T {
-        x.wmul(y)
-    }
-}
-impl<T: Numeric> ScalarOp<T> for DivOp {
+impl<T: Numeric> OperatorOp<T> for table::Add {}
+impl<T: Numeric> OperatorOp<T> for table::Sub {}
+impl<T: Numeric> OperatorOp<T> for table::Mul {}
+impl<T: Numeric> OperatorOp<T> for table::Quot {
     const DIVIDES: bool = true;
-    #[inline(always)]
-    fn apply(x: T, y: T) -> T {
-        x / y
-    }
 }
-impl<T: Numeric> ScalarOp<T> for RemOp {
+impl<T: Numeric> OperatorOp<T> for table::Fmod {
     const DIVIDES: bool = true;
-    #[inline(always)]
-    fn apply(x: T, y: T) -> T {
-        x % y
-    }
 }
 
 /// Integer division by zero: the panic Rust gives for integers.
-fn check_divisor<T: Numeric, Op: ScalarOp<T>, S: Shape>(
-    rhs: &Tensor<T, S>,
-) -> Result<(), ShapeError> {
-    if Op::DIVIDES && !T::IS_FLOAT && rhs.to_vec().contains(&T::zero()) {
-        return Err(ShapeError::Invalid("ZeroDivisionError".into()));
+fn check_divisor<T: Numeric, Op: OperatorOp<T>, S: Shape, D: Backend<T>>(
+    rhs: &Tensor<T, S, D>,
+) -> Result<(), D::Error> {
+    if Op::DIVIDES && !T::IS_FLOAT && D::to_host(rhs)?.contains(&T::zero()) {
+        return Err(ShapeError::Invalid("ZeroDivisionError".into()).into());
     }
     Ok(())
 }
 
 #[track_caller]
-fn tensor_op<T: Numeric, Op: ScalarOp<T>, S, S2: Shape>(
-    a: &Tensor<T, S>,
-    b: &Tensor<T, S2>,
-) -> Tensor<T, Broadcast<S, S2>>
+fn tensor_op<T: Numeric, Op: OperatorOp<T>, S, S2: Shape, D: Backend<T>>(
+    a: &Tensor<T, S, D>,
+    b: &Tensor<T, S2, D>,
+) -> Tensor<T, Broadcast<S, S2>, D>
 where
     S: BroadcastShape<S2>,
 {
-    check_divisor::<T, Op, S2>(b)
-        .and_then(|()| a.try_zip_map(b, Op::apply))
+    check_divisor::<T, Op, S2, D>(b)
+        .and_then(|()| D::binary(Op::default(), a, b))
         .or_panic()
 }
 
 #[track_caller]
-fn assign_op<T: Numeric, Op: ScalarOp<T>, S: Shape, S2>(a: &mut Tensor<T, S>, b: &Tensor<T, S2>)
-where
+fn assign_op<T: Numeric, Op: OperatorOp<T>, S: Shape, S2: Shape, D: Backend<T>>(
+    a: &mut Tensor<T, S, D>,
+    b: &Tensor<T, S2, D>,
+) where
     S2: ExpandsTo<S>,
 {
-    check_divisor::<T, Op, S2>(b)
-        .and_then(|()| a.try_zip_map_(b, Op::apply))
+    check_divisor::<T, Op, S2, D>(b)
+        .and_then(|()| D::binary_(Op::default(), a, b))
         .or_panic()
 }
 
 #[track_caller]
-fn check_scalar_divisor<T: Numeric, Op: ScalarOp<T>>(s: T) {
+fn check_scalar_divisor<T: Numeric, Op: OperatorOp<T>>(s: T) {
     if Op::DIVIDES && !T::IS_FLOAT && s == T::zero() {
         panic!("ZeroDivisionError");
     }
 }
 
 macro_rules! tensor_operators {
-    ($($Trait:ident $method:ident $Op:ident $AssignTrait:ident $assign:ident),*) => {$(
+    ($($Trait:ident $method:ident [$Op:path] $AssignTrait:ident $assign:ident),*) => {$(
         /// Broadcasting, as the matching `torch` function.
         ///
         /// # Panics
         /// With PyTorch's message when a run-time size does not match.
-        impl<T: Numeric, S: Shape, S2: Shape> $Trait<&Tensor<T, S2>> for &Tensor<T, S>
+        impl<T: Numeric, S: Shape, S2: Shape, D: Backend<T>> $Trait<&Tensor<T, S2, D>> for &Tensor<T, S, D>
         where
             S: BroadcastShape<S2>,
         {
-            type Output = Tensor<T, Broadcast<S, S2>>;
+            type Output = Tensor<T, Broadcast<S, S2>, D>;
             #[track_caller]
-            fn $method(self, rhs: &Tensor<T, S2>) -> Self::Output {
-                tensor_op::<T, $Op, S, S2>(self, rhs)
+            fn $method(self, rhs: &Tensor<T, S2, D>) -> Self::Output {
+                tensor_op::<T, $Op, S, S2, D>(self, rhs)
             }
         }
 
         /// Broadcasting, as the matching `torch` function.
-        impl<T: Numeric, S: Shape, S2: Shape> $Trait<Tensor<T, S2>> for Tensor<T, S>
+        impl<T: Numeric, S: Shape, S2: Shape, D: Backend<T>> $Trait<Tensor<T, S2, D>> for Tensor<T, S, D>
         where
             S: BroadcastShape<S2>,
         {
-            type Output = Tensor<T, Broadcast<S, S2>>;
+            type Output = Tensor<T, Broadcast<S, S2>, D>;
             #[track_caller]
-            fn $method(self, rhs: Tensor<T, S2>) -> Self::Output {
-                tensor_op::<T, $Op, S, S2>(&self, &rhs)
+            fn $method(self, rhs: Tensor<T, S2, D>) -> Self::Output {
+                tensor_op::<T, $Op, S, S2, D>(&self, &rhs)
             }
         }
 
         /// Broadcasting, as the matching `torch` function.
-        impl<T: Numeric, S: Shape, S2: Shape> $Trait<&Tensor<T, S2>> for Tensor<T, S>
+        impl<T: Numeric, S: Shape, S2: Shape, D: Backend<T>> $Trait<&Tensor<T, S2, D>> for Tensor<T, S, D>
         where
             S: BroadcastShape<S2>,
         {
-            type Output = Tensor<T, Broadcast<S, S2>>;
+            type Output = Tensor<T, Broadcast<S, S2>, D>;
             #[track_caller]
-            fn $method(self, rhs: &Tensor<T, S2>) -> Self::Output {
-                tensor_op::<T, $Op, S, S2>(&self, rhs)
+            fn $method(self, rhs: &Tensor<T, S2, D>) -> Self::Output {
+                tensor_op::<T, $Op, S, S2, D>(&self, rhs)
             }
         }
 
         /// Broadcasting, as the matching `torch` function.
-        impl<T: Numeric, S: Shape, S2: Shape> $Trait<Tensor<T, S2>> for &Tensor<T, S>
+        impl<T: Numeric, S: Shape, S2: Shape, D: Backend<T>> $Trait<Tensor<T, S2, D>> for &Tensor<T, S, D>
         where
             S: BroadcastShape<S2>,
         {
-            type Output = Tensor<T, Broadcast<S, S2>>;
+            type Output = Tensor<T, Broadcast<S, S2>, D>;
             #[track_caller]
-            fn $method(self, rhs: Tensor<T, S2>) -> Self::Output {
-                tensor_op::<T, $Op, S, S2>(self, &rhs)
+            fn $method(self, rhs: Tensor<T, S2, D>) -> Self::Output {
+                tensor_op::<T, $Op, S, S2, D>(self, &rhs)
             }
         }
 
         /// In place: `rhs` broadcasts to `self`'s shape, which never changes.
-        impl<T: Numeric, S: Shape, S2: Shape> $AssignTrait<&Tensor<T, S2>> for Tensor<T, S>
+        impl<T: Numeric, S: Shape, S2: Shape, D: Backend<T>> $AssignTrait<&Tensor<T, S2, D>> for Tensor<T, S, D>
         where
             S2: ExpandsTo<S>,
         {
             #[track_caller]
-            fn $assign(&mut self, rhs: &Tensor<T, S2>) {
-                assign_op::<T, $Op, S, S2>(self, rhs)
+            fn $assign(&mut self, rhs: &Tensor<T, S2, D>) {
+                assign_op::<T, $Op, S, S2, D>(self, rhs)
             }
         }
 
         /// In place: `rhs` broadcasts to `self`'s shape, which never changes.
-        impl<T: Numeric, S: Shape, S2: Shape> $AssignTrait<Tensor<T, S2>> for Tensor<T, S>
+        impl<T: Numeric, S: Shape, S2: Shape, D: Backend<T>> $AssignTrait<Tensor<T, S2, D>> for Tensor<T, S, D>
         where
             S2: ExpandsTo<S>,
         {
             #[track_caller]
-            fn $assign(&mut self, rhs: Tensor<T, S2>) {
-                assign_op::<T, $Op, S, S2>(self, &rhs)
+            fn $assign(&mut self, rhs: Tensor<T, S2, D>) {
+                assign_op::<T, $Op, S, S2, D>(self, &rhs)
             }
         }
     )*};
 }
 
 tensor_operators!(
-    Add add AddOp AddAssign add_assign,
-    Sub sub SubOp SubAssign sub_assign,
-    Mul mul MulOp MulAssign mul_assign,
-    Div div DivOp DivAssign div_assign,
-    Rem rem RemOp RemAssign rem_assign
+    Add add [table::Add] AddAssign add_assign,
+    Sub sub [table::Sub] SubAssign sub_assign,
+    Mul mul [table::Mul] MulAssign mul_assign,
+    Div div [table::Quot] DivAssign div_assign,
+    Rem rem [table::Fmod] RemAssign rem_assign
 );
 
 macro_rules! scalar_operators {
     ($($t:ty),*) => {$(
-        scalar_operators!(@one $t, Add add AddOp AddAssign add_assign);
-        scalar_operators!(@one $t, Sub sub SubOp SubAssign sub_assign);
-        scalar_operators!(@one $t, Mul mul MulOp MulAssign mul_assign);
-        scalar_operators!(@one $t, Div div DivOp DivAssign div_assign);
-        scalar_operators!(@one $t, Rem rem RemOp RemAssign rem_assign);
+        scalar_operators!(@one $t, Add add [table::Add] AddAssign add_assign);
+        scalar_operators!(@one $t, Sub sub [table::Sub] SubAssign sub_assign);
+        scalar_operators!(@one $t, Mul mul [table::Mul] MulAssign mul_assign);
+        scalar_operators!(@one $t, Div div [table::Quot] DivAssign div_assign);
+        scalar_operators!(@one $t, Rem rem [table::Fmod] RemAssign rem_assign);
     )*};
-    (@one $t:ty, $Trait:ident $method:ident $Op:ident $AssignTrait:ident $assign:ident) => {
+    (@one $t:ty, $Trait:ident $method:ident [$Op:path] $AssignTrait:ident $assign:ident) => {
         /// With a scalar, applied to every element.
-        impl<S: Shape> $Trait<$t> for &Tensor<$t, S> {
-            type Output = Tensor<$t, S>;
+        impl<S: Shape, D: Backend<$t>> $Trait<$t> for &Tensor<$t, S, D> {
+            type Output = Tensor<$t, S, D>;
             #[track_caller]
-            fn $method(self, rhs: $t) -> Tensor<$t, S> {
+            fn $method(self, rhs: $t) -> Tensor<$t, S, D> {
                 check_scalar_divisor::<$t, $Op>(rhs);
-                self.map(move |x| <$Op as ScalarOp<$t>>::apply(x, rhs))
+                D::unary(ScalarRhs($Op, rhs), self).or_panic()
             }
         }
         /// With a scalar, applied to every element.
-        impl<S: Shape> $Trait<$t> for Tensor<$t, S> {
-            type Output = Tensor<$t, S>;
+        impl<S: Shape, D: Backend<$t>> $Trait<$t> for Tensor<$t, S, D> {
+            type Output = Tensor<$t, S, D>;
             #[track_caller]
-            fn $method(self, rhs: $t) -> Tensor<$t, S> {
+            fn $method(self, rhs: $t) -> Tensor<$t, S, D> {
                 <&Self as $Trait<$t>>::$method(&self, rhs)
             }
         }
         /// A scalar on the left, applied to every element.
-        impl<S: Shape> $Trait<&Tensor<$t, S>> for $t {
-            type Output = Tensor<$t, S>;
+        impl<S: Shape, D: Backend<$t>> $Trait<&Tensor<$t, S, D>> for $t {
+            type Output = Tensor<$t, S, D>;
             #[track_caller]
-            fn $method(self, rhs: &Tensor<$t, S>) -> Tensor<$t, S> {
-                if <$Op as ScalarOp<$t>>::DIVIDES && !<$t as Numeric>::IS_FLOAT && rhs.to_vec().contains(&<$t as num_traits::Zero>::zero()) {
-                    panic!("ZeroDivisionError");
-                }
-                rhs.map(move |y| <$Op as ScalarOp<$t>>::apply(self, y))
+            fn $method(self, rhs: &Tensor<$t, S, D>) -> Tensor<$t, S, D> {
+                check_divisor::<$t, $Op, S, D>(rhs)
+                    .and_then(|()| D::unary(ScalarLhs($Op, self), rhs))
+                    .or_panic()
             }
         }
         /// A scalar on the left, applied to every element.
-        impl<S: Shape> $Trait<Tensor<$t, S>> for $t {
-            type Output = Tensor<$t, S>;
+        impl<S: Shape, D: Backend<$t>> $Trait<Tensor<$t, S, D>> for $t {
+            type Output = Tensor<$t, S, D>;
             #[track_caller]
-            fn $method(self, rhs: Tensor<$t, S>) -> Tensor<$t, S> {
+            fn $method(self, rhs: Tensor<$t, S, D>) -> Tensor<$t, S, D> {
                 self.$method(&rhs)
             }
         }
         /// With a scalar, in place.
-        impl<S: Shape> $AssignTrait<$t> for Tensor<$t, S> {
+        impl<S: Shape, D: Backend<$t>> $AssignTrait<$t> for Tensor<$t, S, D> {
             #[track_caller]
             fn $assign(&mut self, rhs: $t) {
                 check_scalar_divisor::<$t, $Op>(rhs);
-                self.try_map_(move |x| <$Op as ScalarOp<$t>>::apply(x, rhs)).or_panic()
+                D::unary_(ScalarRhs($Op, rhs), self).or_panic()
             }
         }
     };
@@ -257,17 +232,19 @@ macro_rules! scalar_operators {
 scalar_operators!(f32, f64, i32, i64, u8);
 
 /// `-x` for every element.
-impl<T: Signed, S: Shape> Neg for &Tensor<T, S> {
-    type Output = Tensor<T, S>;
-    fn neg(self) -> Tensor<T, S> {
-        self.map(|x| -x)
+impl<T: Signed, S: Shape, D: Backend<T>> Neg for &Tensor<T, S, D> {
+    type Output = Tensor<T, S, D>;
+    #[track_caller]
+    fn neg(self) -> Tensor<T, S, D> {
+        Tensor::neg(self)
     }
 }
 
 /// `-x` for every element.
-impl<T: Signed, S: Shape> Neg for Tensor<T, S> {
-    type Output = Tensor<T, S>;
-    fn neg(self) -> Tensor<T, S> {
-        self.map(|x| -x)
+impl<T: Signed, S: Shape, D: Backend<T>> Neg for Tensor<T, S, D> {
+    type Output = Tensor<T, S, D>;
+    #[track_caller]
+    fn neg(self) -> Tensor<T, S, D> {
+        Tensor::neg(&self)
     }
 }

@@ -12,15 +12,19 @@
 //! ```
 
 use crate::Tensor;
+use crate::backend::Backend;
+use crate::backend::op::ScalarRhs;
+use crate::device::{Cpu, Device};
 use crate::element::{Element, Float, Numeric};
-use crate::ops::scalar;
+use crate::ops::table;
 use crate::shape::OrPanic;
-use crate::shape::{Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape, ShapeError};
+use crate::shape::{Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape};
 
-/// The result of broadcasting three tensors with shapes `A`, `B`, `C`.
-type Out3<T, A, B, C> = Tensor<T, <A as Broadcast3<B, C>>::Output>;
+/// The result of broadcasting three tensors with shapes `A`, `B`, `C` on
+/// device `D`.
+type Out3<T, A, B, C, D = Cpu> = Tensor<T, <A as Broadcast3<B, C>>::Output, D>;
 
-impl<T: Numeric, S: Shape> Tensor<T, S> {
+impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// `self + value * t1 * t2`, as `torch.addcmul`.
     ///
     /// # Panics
@@ -35,10 +39,10 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn addcmul<S1: Shape, S2: Shape>(
         &self,
-        t1: &Tensor<T, S1>,
-        t2: &Tensor<T, S2>,
+        t1: &Tensor<T, S1, D>,
+        t2: &Tensor<T, S2, D>,
         value: T,
-    ) -> Out3<T, S, S1, S2>
+    ) -> Out3<T, S, S1, S2, D>
     where
         S: Broadcast3<S1, S2>,
     {
@@ -59,14 +63,14 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_addcmul<S1: Shape, S2: Shape>(
         &self,
-        t1: &Tensor<T, S1>,
-        t2: &Tensor<T, S2>,
+        t1: &Tensor<T, S1, D>,
+        t2: &Tensor<T, S2, D>,
         value: T,
-    ) -> Result<Out3<T, S, S1, S2>, ShapeError>
+    ) -> Result<Out3<T, S, S1, S2, D>, D::Error>
     where
         S: Broadcast3<S1, S2>,
     {
-        self.try_zip_map3(t1, t2, move |s, a, b| s.wadd(value.wmul(a.wmul(b))))
+        D::ternary(table::Addcmul(value), self, t1, t2)
     }
 
     /// `addcmul` in place, as `Tensor.addcmul_`: `t1` and `t2` broadcast to
@@ -83,7 +87,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(s.to_vec(), vec![19, 20]);
     /// ```
     #[track_caller]
-    pub fn addcmul_<S1, S2>(&mut self, t1: &Tensor<T, S1>, t2: &Tensor<T, S2>, value: T)
+    pub fn addcmul_<S1: Shape, S2: Shape>(&mut self, t1: &Tensor<T, S1, D>, t2: &Tensor<T, S2, D>, value: T)
     where
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
@@ -105,17 +109,17 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// s.try_addcmul_(&t, &t, 1.).unwrap();
     /// assert_eq!(s.to_vec(), vec![1., 4., 1., 4.]);
     /// ```
-    pub fn try_addcmul_<S1, S2>(
+    pub fn try_addcmul_<S1: Shape, S2: Shape>(
         &mut self,
-        t1: &Tensor<T, S1>,
-        t2: &Tensor<T, S2>,
+        t1: &Tensor<T, S1, D>,
+        t2: &Tensor<T, S2, D>,
         value: T,
-    ) -> Result<(), ShapeError>
+    ) -> Result<(), D::Error>
     where
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
     {
-        self.try_zip_map3_(t1, t2, move |s, a, b| s.wadd(value.wmul(a.wmul(b))))
+        D::ternary_(table::Addcmul(value), self, t1, t2)
     }
 
     /// Clamps into `[min, max]` with tensor bounds, all broadcast together, as
@@ -134,9 +138,9 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn clamp_tensor<S1: Shape, S2: Shape>(
         &self,
-        min: &Tensor<T, S1>,
-        max: &Tensor<T, S2>,
-    ) -> Out3<T, S, S1, S2>
+        min: &Tensor<T, S1, D>,
+        max: &Tensor<T, S2, D>,
+    ) -> Out3<T, S, S1, S2, D>
     where
         S: Broadcast3<S1, S2>,
     {
@@ -156,13 +160,13 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_clamp_tensor<S1: Shape, S2: Shape>(
         &self,
-        min: &Tensor<T, S1>,
-        max: &Tensor<T, S2>,
-    ) -> Result<Out3<T, S, S1, S2>, ShapeError>
+        min: &Tensor<T, S1, D>,
+        max: &Tensor<T, S2, D>,
+    ) -> Result<Out3<T, S, S1, S2, D>, D::Error>
     where
         S: Broadcast3<S1, S2>,
     {
-        self.try_zip_map3(min, max, scalar::clamp)
+        D::ternary(table::Clamp, self, min, max)
     }
 
     /// Clamps into `[min, max]` with scalar bounds, as `torch.clamp`.
@@ -172,12 +176,62 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// let x = Tensor::<f32, Shape![3]>::from_vec(vec![-5., 0.5, 5.]);
     /// assert_eq!(x.clamp(0., 1.).to_vec(), vec![0., 0.5, 1.]);
     /// ```
-    pub fn clamp(&self, min: T, max: T) -> Tensor<T, S> {
-        self.map(move |x| scalar::clamp(x, min, max))
+    ///
+    /// # Panics
+    /// When the result cannot be allocated, or on a driver error.
+    #[track_caller]
+    pub fn clamp(&self, min: T, max: T) -> Tensor<T, S, D> {
+        self.try_clamp(min, max).or_panic()
+    }
+
+    /// The fallible form of [`Tensor::clamp`]: [`Tensor::try_clamp_min`],
+    /// then `clamp_max` in place on the result.
+    ///
+    /// # Errors
+    /// When the result cannot be allocated, or a driver error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i32, Shape![3]>::from_vec(vec![-5, 1, 5]);
+    /// assert_eq!(x.try_clamp(3, 0).unwrap().to_vec(), vec![0, 0, 0]);
+    /// ```
+    pub fn try_clamp(&self, min: T, max: T) -> Result<Tensor<T, S, D>, D::Error> {
+        let mut out = self.try_clamp_min(min)?;
+        D::unary_(ScalarRhs(table::ClampMax, max), &mut out)?;
+        Ok(out)
+    }
+
+    /// `max(self, min)` with NaN kept, as `torch.clamp_min` with a number.
+    ///
+    /// # Errors
+    /// When the result cannot be allocated, or a driver error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![3]>::from_vec(vec![-5., f32::NAN, 5.]);
+    /// let y = x.try_clamp_min(0.).unwrap().to_vec();
+    /// assert!(y[0] == 0. && y[1].is_nan() && y[2] == 5.);
+    /// ```
+    pub fn try_clamp_min(&self, min: T) -> Result<Tensor<T, S, D>, D::Error> {
+        D::unary(ScalarRhs(table::ClampMin, min), self)
+    }
+
+    /// `min(self, max)` with NaN kept, as `torch.clamp_max` with a number.
+    ///
+    /// # Errors
+    /// When the result cannot be allocated, or a driver error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<i64, Shape![3]>::from_vec(vec![-5, 0, 5]);
+    /// assert_eq!(x.try_clamp_max(1).unwrap().to_vec(), vec![-5, 0, 1]);
+    /// ```
+    pub fn try_clamp_max(&self, max: T) -> Result<Tensor<T, S, D>, D::Error> {
+        D::unary(ScalarRhs(table::ClampMax, max), self)
     }
 }
 
-impl<T: Float, S: Shape> Tensor<T, S> {
+impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// `self + value * t1 / t2`, as `torch.addcdiv`.
     ///
     /// # Panics
@@ -193,10 +247,10 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn addcdiv<S1: Shape, S2: Shape>(
         &self,
-        t1: &Tensor<T, S1>,
-        t2: &Tensor<T, S2>,
+        t1: &Tensor<T, S1, D>,
+        t2: &Tensor<T, S2, D>,
         value: T,
-    ) -> Out3<T, S, S1, S2>
+    ) -> Out3<T, S, S1, S2, D>
     where
         S: Broadcast3<S1, S2>,
     {
@@ -217,14 +271,14 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_addcdiv<S1: Shape, S2: Shape>(
         &self,
-        t1: &Tensor<T, S1>,
-        t2: &Tensor<T, S2>,
+        t1: &Tensor<T, S1, D>,
+        t2: &Tensor<T, S2, D>,
         value: T,
-    ) -> Result<Out3<T, S, S1, S2>, ShapeError>
+    ) -> Result<Out3<T, S, S1, S2, D>, D::Error>
     where
         S: Broadcast3<S1, S2>,
     {
-        self.try_zip_map3(t1, t2, move |s, a, b| s + value * a / b)
+        D::ternary(table::Addcdiv(value), self, t1, t2)
     }
 
     /// `addcdiv` in place, as `Tensor.addcdiv_`: `t1` and `t2` broadcast to
@@ -241,7 +295,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert_eq!(s.to_vec(), vec![4., 5.]);
     /// ```
     #[track_caller]
-    pub fn addcdiv_<S1, S2>(&mut self, t1: &Tensor<T, S1>, t2: &Tensor<T, S2>, value: T)
+    pub fn addcdiv_<S1: Shape, S2: Shape>(&mut self, t1: &Tensor<T, S1, D>, t2: &Tensor<T, S2, D>, value: T)
     where
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
@@ -261,17 +315,17 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// s.try_addcdiv_(&t, &t, 3.).unwrap();
     /// assert_eq!(s.to_vec(), vec![3., 3.]);
     /// ```
-    pub fn try_addcdiv_<S1, S2>(
+    pub fn try_addcdiv_<S1: Shape, S2: Shape>(
         &mut self,
-        t1: &Tensor<T, S1>,
-        t2: &Tensor<T, S2>,
+        t1: &Tensor<T, S1, D>,
+        t2: &Tensor<T, S2, D>,
         value: T,
-    ) -> Result<(), ShapeError>
+    ) -> Result<(), D::Error>
     where
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
     {
-        self.try_zip_map3_(t1, t2, move |s, a, b| s + value * a / b)
+        D::ternary_(table::Addcdiv(value), self, t1, t2)
     }
 
     /// `self + weight * (end - self)` with a tensor weight, all broadcast
@@ -290,9 +344,9 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn lerp<S1: Shape, S2: Shape>(
         &self,
-        end: &Tensor<T, S1>,
-        weight: &Tensor<T, S2>,
-    ) -> Out3<T, S, S1, S2>
+        end: &Tensor<T, S1, D>,
+        weight: &Tensor<T, S2, D>,
+    ) -> Out3<T, S, S1, S2, D>
     where
         S: Broadcast3<S1, S2>,
     {
@@ -312,13 +366,13 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_lerp<S1: Shape, S2: Shape>(
         &self,
-        end: &Tensor<T, S1>,
-        weight: &Tensor<T, S2>,
-    ) -> Result<Out3<T, S, S1, S2>, ShapeError>
+        end: &Tensor<T, S1, D>,
+        weight: &Tensor<T, S2, D>,
+    ) -> Result<Out3<T, S, S1, S2, D>, D::Error>
     where
         S: Broadcast3<S1, S2>,
     {
-        self.try_zip_map3(end, weight, lerp)
+        D::ternary(table::Lerp, self, end, weight)
     }
 
     /// `lerp` in place, as `Tensor.lerp_`: `end` and `weight` broadcast to
@@ -335,7 +389,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert_eq!(a.to_vec(), vec![0., 5., 10.]);
     /// ```
     #[track_caller]
-    pub fn lerp_<S1, S2>(&mut self, end: &Tensor<T, S1>, weight: &Tensor<T, S2>)
+    pub fn lerp_<S1: Shape, S2: Shape>(&mut self, end: &Tensor<T, S1, D>, weight: &Tensor<T, S2, D>)
     where
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
@@ -355,16 +409,16 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert_eq!(a.try_lerp_(&b, &a.clone()).unwrap_err().to_string(),
     ///     "output with shape [1, 4] doesn't match the broadcast shape [3, 4]");
     /// ```
-    pub fn try_lerp_<S1, S2>(
+    pub fn try_lerp_<S1: Shape, S2: Shape>(
         &mut self,
-        end: &Tensor<T, S1>,
-        weight: &Tensor<T, S2>,
-    ) -> Result<(), ShapeError>
+        end: &Tensor<T, S1, D>,
+        weight: &Tensor<T, S2, D>,
+    ) -> Result<(), D::Error>
     where
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
     {
-        self.try_zip_map3_(end, weight, lerp)
+        D::ternary_(table::Lerp, self, end, weight)
     }
 
     /// `self + weight * (end - self)` with a scalar weight, the two tensors
@@ -382,9 +436,9 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn lerp_scalar<S1: Shape>(
         &self,
-        end: &Tensor<T, S1>,
+        end: &Tensor<T, S1, D>,
         weight: T,
-    ) -> Tensor<T, Broadcast<S, S1>>
+    ) -> Tensor<T, Broadcast<S, S1>, D>
     where
         S: BroadcastShape<S1>,
     {
@@ -404,13 +458,13 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_lerp_scalar<S1: Shape>(
         &self,
-        end: &Tensor<T, S1>,
+        end: &Tensor<T, S1, D>,
         weight: T,
-    ) -> Result<Tensor<T, Broadcast<S, S1>>, ShapeError>
+    ) -> Result<Tensor<T, Broadcast<S, S1>, D>, D::Error>
     where
         S: BroadcastShape<S1>,
     {
-        self.try_zip_map(end, move |a, b| lerp(a, b, weight))
+        D::binary(table::LerpScalar(weight), self, end)
     }
 
     /// [`Tensor::lerp_scalar`] in place, as `Tensor.lerp_` with a number:
@@ -426,7 +480,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert_eq!(a.to_vec(), vec![2., 5.]);
     /// ```
     #[track_caller]
-    pub fn lerp_scalar_<S1>(&mut self, end: &Tensor<T, S1>, weight: T)
+    pub fn lerp_scalar_<S1: Shape>(&mut self, end: &Tensor<T, S1, D>, weight: T)
     where
         S1: ExpandsTo<S>,
     {
@@ -445,24 +499,14 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert_eq!(a.try_lerp_scalar_(&b, 0.5).unwrap_err().to_string(),
     ///     "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1");
     /// ```
-    pub fn try_lerp_scalar_<S1>(&mut self, end: &Tensor<T, S1>, weight: T) -> Result<(), ShapeError>
+    pub fn try_lerp_scalar_<S1: Shape>(&mut self, end: &Tensor<T, S1, D>, weight: T) -> Result<(), D::Error>
     where
         S1: ExpandsTo<S>,
     {
-        self.try_zip_map_(end, move |a, b| lerp(a, b, weight))
+        D::binary_(table::LerpScalar(weight), self, end)
     }
 }
 
-/// PyTorch's lerp: from the nearer end, so that `weight = 1` gives `end`
-/// exactly.
-fn lerp<T: Float>(start: T, end: T, w: T) -> T {
-    let half = T::from_f64(0.5);
-    if w.abs() < half {
-        start + w * (end - start)
-    } else {
-        end - (end - start) * (T::one() - w)
-    }
-}
 
 /// `x` where `cond` holds, else `y`, all three broadcast together, as
 /// `torch.where(cond, x, y)`.
@@ -478,11 +522,11 @@ fn lerp<T: Float>(start: T, end: T, w: T) -> T {
 /// assert_eq!(where_cond(&c, &x, &y).to_vec(), vec![1, 2, 3, 0, 0, 0]);
 /// ```
 #[track_caller]
-pub fn where_cond<T: Element, SC, SX: Shape, SY: Shape>(
-    cond: &Tensor<bool, SC>,
-    x: &Tensor<T, SX>,
-    y: &Tensor<T, SY>,
-) -> Out3<T, SC, SX, SY>
+pub fn where_cond<T: Element, SC: Shape, SX: Shape, SY: Shape, D: Backend<T> + Backend<bool>>(
+    cond: &Tensor<bool, SC, D>,
+    x: &Tensor<T, SX, D>,
+    y: &Tensor<T, SY, D>,
+) -> Out3<T, SC, SX, SY, D>
 where
     SC: Broadcast3<SX, SY>,
 {
@@ -500,13 +544,13 @@ where
 /// let x = Tensor::<f32, DynRank>::try_zeros(&[3]).unwrap();
 /// assert!(try_where_cond(&c, &x, &x).is_err());
 /// ```
-pub fn try_where_cond<T: Element, SC, SX: Shape, SY: Shape>(
-    cond: &Tensor<bool, SC>,
-    x: &Tensor<T, SX>,
-    y: &Tensor<T, SY>,
-) -> Result<Out3<T, SC, SX, SY>, ShapeError>
+pub fn try_where_cond<T: Element, SC: Shape, SX: Shape, SY: Shape, D: Backend<T> + Backend<bool>>(
+    cond: &Tensor<bool, SC, D>,
+    x: &Tensor<T, SX, D>,
+    y: &Tensor<T, SY, D>,
+) -> Result<Out3<T, SC, SX, SY, D>, <D as Device>::Error>
 where
     SC: Broadcast3<SX, SY>,
 {
-    cond.try_zip_map3(x, y, |c, a, b| if c { a } else { b })
+    <D as Backend<T>>::select(table::Where, cond, x, y)
 }

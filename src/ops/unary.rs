@@ -1,5 +1,6 @@
-//! One-operand pointwise operations, one line of the table each, with an
-//! out-of-place form `op()` and an in-place form `op_()`.
+//! One-operand pointwise operations on every device, one line each naming
+//! its op-table entry (`table.rs`), with an out-of-place form `op()`, its
+//! fallible form `try_op()` and an in-place form `op_()`.
 //!
 //! ```
 //! use shaped::{Shape, Tensor};
@@ -10,27 +11,46 @@
 //! ```
 
 use crate::Tensor;
+use crate::backend::Backend;
 use crate::element::{Float, Numeric, Signed};
-use crate::ops::scalar;
+use crate::ops::table;
 use crate::shape::OrPanic;
 use crate::shape::Shape;
 
 macro_rules! unary_ops {
     ($(
         $(#[$doc:meta])*
-        $name:ident / $name_:ident : $bound:ident, |$x:ident| $body:expr;
+        $name:ident / $try_name:ident / $name_:ident : $bound:ident, $Op:ident;
     )*) => {$(
-        impl<T: $bound, S: Shape> Tensor<T, S> {
+        impl<T: $bound, S: Shape, D: Backend<T>> Tensor<T, S, D> {
             $(#[$doc])*
-            pub fn $name(&self) -> Tensor<T, S> {
-                self.map(|$x: T| $body)
+            ///
+            /// # Panics
+            /// When the result cannot be allocated, or on a driver error.
+            #[track_caller]
+            pub fn $name(&self) -> Tensor<T, S, D> {
+                self.$try_name().or_panic()
+            }
+
+            #[doc = concat!("The fallible form of [`Tensor::", stringify!($name), "`].")]
+            ///
+            /// # Errors
+            /// When the result cannot be allocated, or a driver error.
+            ///
+            /// ```
+            /// use shaped::{Shape, Tensor};
+            /// let t = Tensor::<f32, Shape![2]>::from_vec(vec![0.5, 2.0]);
+            #[doc = concat!("assert_eq!(t.", stringify!($try_name), "().unwrap().to_vec(), t.", stringify!($name), "().to_vec());")]
+            /// ```
+            pub fn $try_name(&self) -> Result<Tensor<T, S, D>, D::Error> {
+                D::unary(table::$Op, self)
             }
 
             #[doc = concat!("[`Tensor::", stringify!($name), "`] in place.")]
             ///
             /// # Panics
             /// When elements of `self` share memory (an expanded view), as
-            /// PyTorch refuses.
+            /// PyTorch refuses, or on a driver error.
             ///
             /// ```
             /// use shaped::{Shape, Tensor};
@@ -41,7 +61,7 @@ macro_rules! unary_ops {
             /// ```
             #[track_caller]
             pub fn $name_(&mut self) {
-                self.try_map_(|$x: T| $body).or_panic()
+                D::unary_(table::$Op, self).or_panic()
             }
         }
     )*};
@@ -54,112 +74,112 @@ unary_ops! {
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<i32, Shape![2]>::from_vec(vec![1, -2]).neg().to_vec(), vec![-1, 2]);
     /// ```
-    neg / neg_: Signed, |x| -x;
+    neg / try_neg / neg_: Signed, Neg;
     /// `|x|`, as `torch.abs`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<i64, Shape![2]>::from_vec(vec![1, -2]).abs().to_vec(), vec![1, 2]);
     /// ```
-    abs / abs_: Signed, |x| x.abs();
+    abs / try_abs / abs_: Signed, Abs;
     /// `-1`, `0` or `1`, as `torch.sign`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f32, Shape![3]>::from_vec(vec![-3., 0., 2.]).sign().to_vec(), vec![-1., 0., 1.]);
     /// ```
-    sign / sign_: Numeric, |x| scalar::sign(x);
+    sign / try_sign / sign_: Numeric, Sign;
     /// `x * x`, as `torch.square`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<u8, Shape![2]>::from_vec(vec![3, 4]).square().to_vec(), vec![9, 16]);
     /// ```
-    square / square_: Numeric, |x| x.wmul(x);
+    square / try_square / square_: Numeric, Square;
     /// `max(x, 0)`, as `torch.relu` (NaN stays NaN).
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<i32, Shape![2]>::from_vec(vec![-1, 3]).relu().to_vec(), vec![0, 3]);
     /// ```
-    relu / relu_: Numeric, |x| if x < T::zero() { T::zero() } else { x };
+    relu / try_relu / relu_: Numeric, Relu;
     /// `e^x`, as `torch.exp`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f64, Shape![1]>::zeros().exp().to_vec(), vec![1.0]);
     /// ```
-    exp / exp_: Float, |x| x.exp();
+    exp / try_exp / exp_: Float, Exp;
     /// The natural logarithm, as `torch.log`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f64, Shape![1]>::ones().log().to_vec(), vec![0.0]);
     /// ```
-    log / log_: Float, |x| x.ln();
+    log / try_log / log_: Float, Log;
     /// `ln(1 + x)`, accurate near 0, as `torch.log1p`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f64, Shape![1]>::from_vec(vec![1e-20]).log1p().to_vec(), vec![1e-20]);
     /// ```
-    log1p / log1p_: Float, |x| x.ln_1p();
+    log1p / try_log1p / log1p_: Float, Log1p;
     /// `e^x - 1`, accurate near 0, as `torch.expm1`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f64, Shape![1]>::from_vec(vec![1e-20]).expm1().to_vec(), vec![1e-20]);
     /// ```
-    expm1 / expm1_: Float, |x| x.exp_m1();
+    expm1 / try_expm1 / expm1_: Float, Expm1;
     /// `√x`, as `torch.sqrt` (NaN below 0).
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f32, Shape![1]>::from_vec(vec![9.]).sqrt().to_vec(), vec![3.]);
     /// ```
-    sqrt / sqrt_: Float, |x| x.sqrt();
+    sqrt / try_sqrt / sqrt_: Float, Sqrt;
     /// `1 / √x`, as `torch.rsqrt`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f32, Shape![1]>::from_vec(vec![4.]).rsqrt().to_vec(), vec![0.5]);
     /// ```
-    rsqrt / rsqrt_: Float, |x| x.sqrt().recip();
+    rsqrt / try_rsqrt / rsqrt_: Float, Rsqrt;
     /// `sin x`, as `torch.sin`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f64, Shape![1]>::zeros().sin().to_vec(), vec![0.0]);
     /// ```
-    sin / sin_: Float, |x| x.sin();
+    sin / try_sin / sin_: Float, Sin;
     /// `cos x`, as `torch.cos`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f64, Shape![1]>::zeros().cos().to_vec(), vec![1.0]);
     /// ```
-    cos / cos_: Float, |x| x.cos();
+    cos / try_cos / cos_: Float, Cos;
     /// `tan x`, as `torch.tan`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f64, Shape![1]>::zeros().tan().to_vec(), vec![0.0]);
     /// ```
-    tan / tan_: Float, |x| x.tan();
+    tan / try_tan / tan_: Float, Tan;
     /// `tanh x`, as `torch.tanh`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f64, Shape![1]>::zeros().tanh().to_vec(), vec![0.0]);
     /// ```
-    tanh / tanh_: Float, |x| x.tanh();
+    tanh / try_tanh / tanh_: Float, Tanh;
     /// `1 / (1 + e^-x)`, as `torch.sigmoid`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f32, Shape![1]>::zeros().sigmoid().to_vec(), vec![0.5]);
     /// ```
-    sigmoid / sigmoid_: Float, |x| scalar::sigmoid(x);
+    sigmoid / try_sigmoid / sigmoid_: Float, Sigmoid;
     /// `x Φ(x)` with the exact normal CDF, as `torch.nn.functional.gelu`.
     ///
     /// ```
@@ -167,47 +187,47 @@ unary_ops! {
     /// let g = Tensor::<f64, Shape![1]>::ones().gelu().to_vec()[0];
     /// assert!((g - 0.8413447460685429).abs() < 1e-15);
     /// ```
-    gelu / gelu_: Float, |x| scalar::gelu(x);
+    gelu / try_gelu / gelu_: Float, Gelu;
     /// `x σ(x)`, as `torch.nn.functional.silu`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f32, Shape![1]>::zeros().silu().to_vec(), vec![0.]);
     /// ```
-    silu / silu_: Float, |x| x * scalar::sigmoid(x);
+    silu / try_silu / silu_: Float, Silu;
     /// Rounds down, as `torch.floor`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f32, Shape![2]>::from_vec(vec![-1.5, 1.5]).floor().to_vec(), vec![-2., 1.]);
     /// ```
-    floor / floor_: Float, |x| x.floor();
+    floor / try_floor / floor_: Float, Floor;
     /// Rounds up, as `torch.ceil`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f32, Shape![2]>::from_vec(vec![-1.5, 1.5]).ceil().to_vec(), vec![-1., 2.]);
     /// ```
-    ceil / ceil_: Float, |x| x.ceil();
+    ceil / try_ceil / ceil_: Float, Ceil;
     /// Rounds half to even, as `torch.round`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f32, Shape![3]>::from_vec(vec![0.5, 1.5, 2.5]).round().to_vec(), vec![0., 2., 2.]);
     /// ```
-    round / round_: Float, |x| scalar::round_half_even(x);
+    round / try_round / round_: Float, Round;
     /// Rounds toward zero, as `torch.trunc`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f32, Shape![2]>::from_vec(vec![-1.5, 1.5]).trunc().to_vec(), vec![-1., 1.]);
     /// ```
-    trunc / trunc_: Float, |x| x.trunc();
+    trunc / try_trunc / trunc_: Float, Trunc;
     /// `1 / x`, as `torch.reciprocal`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
     /// assert_eq!(Tensor::<f32, Shape![1]>::from_vec(vec![4.]).reciprocal().to_vec(), vec![0.25]);
     /// ```
-    reciprocal / reciprocal_: Float, |x| x.recip();
+    reciprocal / try_reciprocal / reciprocal_: Float, Reciprocal;
 }

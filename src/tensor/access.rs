@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::device::Device;
 use crate::element::Element;
-use crate::ops::exec;
+use crate::backend::cpu::exec;
 use crate::shape::{DynRank, Shape, ShapeError};
 
 use super::Tensor;

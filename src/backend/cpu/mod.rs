@@ -1,7 +1,9 @@
 //! The CPU backend: elementwise loops over the iteration plan
 //! (`elementwise.rs`, `store.rs`), reductions, index kernels, matrix
 //! products (`gemm.rs`, with `amx.rs` for `f32` on AMX tiles) and buffer
-//! allocation, all parallelised on one work-sharing pool (`pool.rs`).
+//! allocation, all parallelised on one work-sharing pool (`pool.rs`);
+//! `exec.rs` takes tensors' layouts to those loops (broadcast, plan,
+//! guards in the one order of `locks.rs`, output allocation).
 //!
 //! Inner loops are chosen by the plan's inner strides: all 1 (slices, which
 //! the compiler vectorises), a stride-0 input (a hoisted scalar), or general
@@ -11,8 +13,11 @@ mod alloc;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod amx;
 mod elementwise;
+pub(crate) mod exec;
 mod gemm;
 pub(crate) mod index;
+pub(crate) mod locks;
+mod primitives;
 #[cfg(feature = "safetensors")]
 pub(crate) mod mmap;
 mod pool;

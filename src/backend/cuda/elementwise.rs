@@ -11,7 +11,7 @@ use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKern
 
 use super::CudaError;
 use super::device::{CudaDevice, CudaElement, CudaStorage};
-use super::ops::OpDef;
+use crate::backend::op::OpDef;
 use super::source::{MAX_OPERANDS, MAX_RANK, elementwise_source};
 use crate::iter::{Plan, broadcast_strides};
 use crate::shape::ShapeError;

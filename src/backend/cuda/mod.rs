@@ -6,8 +6,9 @@
 //! |---|---|
 //! | `error.rs` | [`CudaError`], with or without the `cuda` feature |
 //! | `device.rs` | loading the libraries, [`CudaDevice`], [`CudaStorage`], the kernel cache |
-//! | `source.rs` | CUDA C for every kernel: one template per kind, op expressions from `ops.rs` |
-//! | `ops.rs` | the table naming every op the GPU runs, with its CUDA C expression |
+//! | `source.rs` | CUDA C for every kernel: one template per kind, pointwise expressions from the op table (`ops/table.rs`) |
+//! | `reductions.rs` | the reductions, with their identities and combining expressions |
+//! | `primitives.rs` | [`Backend`](crate::backend::Backend) for CUDA: the pointwise primitives over the shared plan |
 //! | `elementwise.rs` | layouts from the iteration plan, variant choice, launches |
 //! | `reduce.rs` | reductions over a dimension or all (warp shuffles) |
 //! | `blas.rs` | matrix products through cuBLAS (strided-batched GEMM) |
@@ -22,6 +23,7 @@
 //! the same in every build.
 
 mod error;
+pub(crate) mod prelude;
 pub use error::CudaError;
 
 #[cfg(feature = "cuda")]
@@ -31,7 +33,9 @@ mod device;
 #[cfg(feature = "cuda")]
 pub(crate) mod elementwise;
 #[cfg(feature = "cuda")]
-pub(crate) mod ops;
+pub(crate) mod primitives;
+#[cfg(feature = "cuda")]
+pub(crate) mod reductions;
 #[cfg(feature = "cuda")]
 pub(crate) mod reduce;
 #[cfg(feature = "cuda")]
@@ -42,7 +46,7 @@ pub(crate) use blas::{GemmBatch, gemm_strided_batched};
 #[cfg(feature = "cuda")]
 pub use device::{CudaDevice, CudaElement, CudaStorage, compile_cubin, compile_ptx, open};
 #[cfg(feature = "cuda")]
-pub use source::{KernelSource, all_kernel_sources};
+pub use source::{KernelSource, kernel_sources};
 
 #[cfg(not(feature = "cuda"))]
 mod disabled {

@@ -8,7 +8,7 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKerne
 
 use super::CudaError;
 use super::device::{CudaDevice, CudaElement};
-use super::ops::ReduceDef;
+use super::reductions::ReduceDef;
 use super::source::reduce_source;
 
 /// Most blocks of the partial pass of a full reduction.

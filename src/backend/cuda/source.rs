@@ -1,5 +1,6 @@
-//! CUDA C for every kernel, generated from the op table (`ops.rs`): one
-//! template per kind, instantiated per op and element type.
+//! CUDA C for every kernel: one template per kind, instantiated per op and
+//! element type. Pointwise ops come from the op table (`ops/table.rs`),
+//! reductions from `reductions.rs`.
 //!
 //! - Elementwise (n-ary, broadcasting): one module per op and element type
 //!   holds four kernels, chosen at launch (see `elementwise.rs`):
@@ -15,9 +16,12 @@
 //!   partial pass of a full reduction (`_partial`).
 //!
 //! The sources are plain strings, so `tests/cuda_kernels.rs` compiles every
-//! one of them with NVRTC on a machine without a GPU.
+//! one of them with NVRTC on a machine without a GPU, and `tests/op_table.rs`
+//! compiles the prelude and every pointwise expression for the host.
 
-use super::ops::{OPS, OpDef, REDUCTIONS, ReduceDef};
+use super::reductions::{REDUCTIONS, ReduceDef};
+use super::prelude::PRELUDE;
+use crate::backend::op::{Mode, OpDef};
 
 /// The largest rank (after coalescing) the strided kernels take; plans of
 /// higher rank are materialised first.
@@ -44,115 +48,6 @@ pub(crate) fn c_type(t: &str) -> (&'static str, &'static str) {
     (c, short)
 }
 
-/// Definitions every module starts with: the plan layout and the scalar
-/// helpers with PyTorch's semantics (integers wrap, `fmod` takes the
-/// dividend's sign, `maximum` propagates NaN, ...).
-const PRELUDE: &str = r#"
-#define SH_MAX_RANK 8
-#define SH_MAX_OPS 4
-struct ShLayout {
-    unsigned long long dims[SH_MAX_RANK];
-    unsigned long long strides[SH_MAX_OPS][SH_MAX_RANK];
-    unsigned long long offsets[SH_MAX_OPS];
-    int rank;
-    int pad;
-};
-template <typename T, int N> struct __align__(sizeof(T) * N) ShVec { T v[N]; };
-
-template <typename T> __device__ __forceinline__ T sh_wadd(T x, T y) { return x + y; }
-template <typename T> __device__ __forceinline__ T sh_wsub(T x, T y) { return x - y; }
-template <typename T> __device__ __forceinline__ T sh_wmul(T x, T y) { return x * y; }
-__device__ __forceinline__ int sh_wadd(int x, int y) { return (int)((unsigned)x + (unsigned)y); }
-__device__ __forceinline__ int sh_wsub(int x, int y) { return (int)((unsigned)x - (unsigned)y); }
-__device__ __forceinline__ int sh_wmul(int x, int y) { return (int)((unsigned)x * (unsigned)y); }
-__device__ __forceinline__ long long sh_wadd(long long x, long long y) { return (long long)((unsigned long long)x + (unsigned long long)y); }
-__device__ __forceinline__ long long sh_wsub(long long x, long long y) { return (long long)((unsigned long long)x - (unsigned long long)y); }
-__device__ __forceinline__ long long sh_wmul(long long x, long long y) { return (long long)((unsigned long long)x * (unsigned long long)y); }
-__device__ __forceinline__ unsigned char sh_wadd(unsigned char x, unsigned char y) { return (unsigned char)(x + y); }
-__device__ __forceinline__ unsigned char sh_wsub(unsigned char x, unsigned char y) { return (unsigned char)(x - y); }
-__device__ __forceinline__ unsigned char sh_wmul(unsigned char x, unsigned char y) { return (unsigned char)(x * y); }
-
-template <typename T> __device__ __forceinline__ bool sh_isnan(T x) { return x != x; }
-template <typename T> __device__ __forceinline__ T sh_maximum(T x, T y) { return sh_isnan(x) ? x : ((sh_isnan(y) || y > x) ? y : x); }
-template <typename T> __device__ __forceinline__ T sh_minimum(T x, T y) { return sh_isnan(x) ? x : ((sh_isnan(y) || y < x) ? y : x); }
-template <typename T> __device__ __forceinline__ T sh_clamp(T x, T lo, T hi) {
-    if (sh_isnan(x)) return x;
-    T y = x < lo ? lo : x;
-    return y > hi ? hi : y;
-}
-
-template <typename T> __device__ __forceinline__ T sh_fmod(T x, T y) { return x % y; }
-__device__ __forceinline__ float sh_fmod(float x, float y) { return fmodf(x, y); }
-__device__ __forceinline__ double sh_fmod(double x, double y) { return fmod(x, y); }
-template <typename T> __device__ __forceinline__ T sh_remainder(T x, T y) {
-    T r = sh_fmod(x, y);
-    return (r != (T)0 && ((r < (T)0) != (y < (T)0))) ? (T)(r + y) : r;
-}
-template <typename T> __device__ __forceinline__ T sh_div_trunc(T x, T y) { return x / y; }
-__device__ __forceinline__ float sh_div_trunc(float x, float y) { return truncf(x / y); }
-__device__ __forceinline__ double sh_div_trunc(double x, double y) { return trunc(x / y); }
-template <typename T> __device__ __forceinline__ T sh_div_floor(T x, T y) {
-    T q = x / y;
-    return (x % y != (T)0 && ((x < (T)0) != (y < (T)0))) ? (T)(q - (T)1) : q;
-}
-/* PyTorch's div_floor_floating, computed in double as the CPU path does. */
-__device__ __forceinline__ double sh_div_floor_f(double a, double b) {
-    if (b == 0.0) return a / b;
-    double m = fmod(a, b);
-    double div = (a - m) / b;
-    if (m != 0.0 && ((b < 0.0) != (m < 0.0))) div -= 1.0;
-    if (div != 0.0) {
-        double f = floor(div);
-        return (div - f > 0.5) ? f + 1.0 : f;
-    }
-    return copysign(0.0, a / b);
-}
-__device__ __forceinline__ float sh_div_floor(float x, float y) { return (float)sh_div_floor_f((double)x, (double)y); }
-__device__ __forceinline__ double sh_div_floor(double x, double y) { return sh_div_floor_f(x, y); }
-
-template <typename T> __device__ __forceinline__ T sh_pow(T x, T e) {
-    if (e < (T)0) {
-        if (x == (T)1) return (T)1;
-        if (x == (T)-1) return (e % (T)2 == (T)0) ? (T)1 : x;
-        return (T)0;
-    }
-    T acc = (T)1, base = x;
-    while (e > (T)0) {
-        if (e & (T)1) acc = sh_wmul(acc, base);
-        base = sh_wmul(base, base);
-        e >>= 1;
-    }
-    return acc;
-}
-__device__ __forceinline__ unsigned char sh_pow(unsigned char x, unsigned char e) {
-    unsigned char acc = 1, base = x;
-    while (e > 0) {
-        if (e & 1) acc = (unsigned char)(acc * base);
-        base = (unsigned char)(base * base);
-        e >>= 1;
-    }
-    return acc;
-}
-__device__ __forceinline__ float sh_pow(float x, float e) { return powf(x, e); }
-__device__ __forceinline__ double sh_pow(double x, double e) { return pow(x, e); }
-
-template <typename T> __device__ __forceinline__ T sh_lerp(T a, T b, T w) {
-    return (fabs((double)w) < 0.5) ? (T)(a + w * (b - a)) : (T)(b - (b - a) * ((T)1 - w));
-}
-
-template <typename T> __device__ __forceinline__ T sh_lowest();
-template <typename T> __device__ __forceinline__ T sh_highest();
-template <> __device__ __forceinline__ float sh_lowest<float>() { return -__int_as_float(0x7f800000); }
-template <> __device__ __forceinline__ float sh_highest<float>() { return __int_as_float(0x7f800000); }
-template <> __device__ __forceinline__ double sh_lowest<double>() { return -__longlong_as_double(0x7ff0000000000000LL); }
-template <> __device__ __forceinline__ double sh_highest<double>() { return __longlong_as_double(0x7ff0000000000000LL); }
-template <> __device__ __forceinline__ int sh_lowest<int>() { return (int)0x80000000; }
-template <> __device__ __forceinline__ int sh_highest<int>() { return 0x7fffffff; }
-template <> __device__ __forceinline__ long long sh_lowest<long long>() { return (long long)0x8000000000000000ULL; }
-template <> __device__ __forceinline__ long long sh_highest<long long>() { return 0x7fffffffffffffffLL; }
-template <> __device__ __forceinline__ unsigned char sh_lowest<unsigned char>() { return 0; }
-template <> __device__ __forceinline__ unsigned char sh_highest<unsigned char>() { return 255; }
-"#;
 
 /// The elementwise template: `OP` is the op's scalar function, `A0..A2` the
 /// operand types, `OUT` the result type, `NIN` the operand count, `VEC` the
@@ -312,7 +207,7 @@ pub struct KernelSource {
 
 /// The module name of elementwise op `op` on element type `t`.
 pub(crate) fn elementwise_name(op: &OpDef, t: &str) -> String {
-    format!("sh_{}_{}", op.name, c_type(t).1)
+    format!("sh_{}{}_{}", op.name, op.mode.suffix(), c_type(t).1)
 }
 
 /// The module name of reduction `r` on element type `t`.
@@ -337,9 +232,15 @@ pub(crate) fn elementwise_source(op: &OpDef, t: &str) -> KernelSource {
     let head = format!(
         "typedef {ct} T;\ntypedef {a0} A0;\ntypedef {ct} A1;\ntypedef {ct} A2;\ntypedef {out} OUT;\n\
          #define NIN {nin}\n#define VEC {vec}\n\
-         __device__ __forceinline__ OUT sh_op(A0 a, A1 b, A2 c, T s) {{ return (OUT)({expr}); }}\n",
-        nin = op.arity,
-        expr = op.expr,
+         __device__ __forceinline__ OUT sh_expr(A0 a, A1 b, A2 c, T s) {{ return (OUT)({expr}); }}\n\
+         __device__ __forceinline__ OUT sh_op(A0 a, A1 b, A2 c, T s) {{ return sh_expr({args}); }}\n",
+        nin = op.inputs(),
+        expr = op.cuda,
+        args = match op.mode {
+            Mode::Tensors => "a, b, c, s",
+            Mode::ScalarRhs => "a, (A1)s, c, s",
+            Mode::ScalarLhs => "(A0)s, (A1)a, c, s",
+        },
     );
     let body = ELEMENTWISE.replace("KNAME", &name);
     let kernels = ["s64", "s32", "l32", "v32"]
@@ -382,20 +283,19 @@ pub(crate) fn reduce_source(r: &ReduceDef, t: &str) -> KernelSource {
     }
 }
 
-/// Every kernel module the backend can generate: each op of the table for
-/// each element type its family admits, each reduction likewise.
-///
-/// ```
-/// # #[cfg(feature = "cuda")] {
-/// let all = shaped::device::cuda_kernels::all_kernel_sources();
-/// assert!(all.iter().any(|k| k.name == "sh_add_f32"));
-/// # }
-/// ```
-pub fn all_kernel_sources() -> Vec<KernelSource> {
+/// Every kernel module the backend can generate for the pointwise ops
+/// `ops` (each in every mode it has, for each element type its family
+/// admits) and the reductions.
+pub fn kernel_sources(ops: &[OpDef]) -> Vec<KernelSource> {
     let mut out = Vec::new();
     for (t, _, _) in TYPES {
-        for op in OPS.iter().filter(|o| o.family.admits(t)) {
+        for op in ops.iter().filter(|o| o.family.admits(t)) {
             out.push(elementwise_source(op, t));
+            if op.has_scalar_forms() {
+                for mode in [Mode::ScalarRhs, Mode::ScalarLhs] {
+                    out.push(elementwise_source(&OpDef { mode, ..*op }, t));
+                }
+            }
         }
         for r in REDUCTIONS.iter().filter(|r| r.family.admits(t)) {
             out.push(reduce_source(r, t));

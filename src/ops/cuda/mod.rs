@@ -1,12 +1,12 @@
-//! Operations on CUDA tensors (`Tensor<T, S, Cuda>`, feature `cuda`): the
-//! same shape rules as the CPU operations (the same traits at compile time,
-//! `broadcast_pair` and PyTorch's messages at run time), run by the kernels
-//! of `backend::cuda`.
+//! The operations on CUDA tensors (`Tensor<T, S, Cuda>`, feature `cuda`)
+//! that are not yet written once over the [`Backend`](crate::backend::Backend)
+//! trait: transfers, reductions and matrix products. The pointwise
+//! operations (unary, binary, comparisons, ternary, in-place, `out=`,
+//! operators) are the CPU's methods, generic over the device.
 //!
 //! | file | what |
 //! |---|---|
 //! | `mod.rs` | transfers (`to_device`, `to_cpu`), `contiguous`, `try_reshape` |
-//! | `pointwise.rs` | unary, binary, comparison, ternary ops, scalar forms, in-place forms, `std::ops` |
 //! | `reduce.rs` | `sum`, `mean`, `prod`, `max`, `min` over all, one axis, or run-time dims |
 //! | `matmul.rs` | `matmul`, `mm`, `bmm` through cuBLAS |
 //!
@@ -37,7 +37,6 @@
 //! ```
 
 mod matmul;
-mod pointwise;
 mod reduce;
 
 use core::marker::PhantomData;
@@ -45,11 +44,12 @@ use std::sync::Arc;
 
 use crate::Tensor;
 use crate::backend::cuda::elementwise::{Operand, launch};
-use crate::backend::cuda::ops::find;
+use crate::backend::op::Pointwise;
+use crate::ops::table;
 use crate::backend::cuda::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::device::Cuda;
 use crate::iter::contiguous_strides;
-use crate::shape::{Dims, Shape, ShapeError};
+use crate::shape::{Dims, Shape};
 use crate::tensor::{infer_size, view_strides};
 
 impl<T: CudaElement, S: Shape> Tensor<T, S> {
@@ -181,7 +181,7 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
         let t = Tensor::from_cuda_parts(out, self.dims.clone());
         launch(
             &dev,
-            find("copy"),
+            &table::Identity::DEF,
             t.operand(),
             self.operand(),
             &[],
@@ -261,26 +261,4 @@ impl<T: CudaElement, S: Shape> core::fmt::Debug for Tensor<T, S, Cuda> {
     }
 }
 
-/// A fresh contiguous CUDA tensor of sizes `dims` on `dev`, whose elements
-/// the caller's kernel writes.
-pub(crate) fn output<O: CudaElement, SO: Shape>(
-    dev: &CudaDevice,
-    dims: &[usize],
-) -> Result<Tensor<O, SO, Cuda>, CudaError> {
-    let d = SO::check_dims(dims)?;
-    let n: usize = dims.iter().product();
-    let buf = Arc::new(CudaStorage::new(dev.alloc::<O>(n)?, dev.clone()));
-    Ok(Tensor::from_cuda_parts(buf, d))
-}
-
-/// PyTorch's error when operands live on different GPUs.
-pub(crate) fn same_device(a: &CudaDevice, b: &CudaDevice) -> Result<(), CudaError> {
-    if a != b {
-        return Err(CudaError::Shape(ShapeError::Invalid(format!(
-            "Expected all tensors to be on the same device, but found at least two devices, cuda:{} and cuda:{}!",
-            a.ordinal(),
-            b.ordinal()
-        ))));
-    }
-    Ok(())
-}
+pub(crate) use crate::backend::cuda::primitives::{output, same_device};

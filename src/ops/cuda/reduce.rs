@@ -6,7 +6,7 @@
 
 use super::output;
 use crate::Tensor;
-use crate::backend::cuda::ops::{ReduceDef, find_reduction};
+use crate::backend::cuda::reductions::{ReduceDef, find_reduction};
 use crate::backend::cuda::reduce::reduce as launch_reduce;
 use crate::backend::cuda::{CudaElement, CudaError};
 use crate::device::Cuda;

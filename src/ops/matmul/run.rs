@@ -167,7 +167,7 @@ fn accumulate<T: Numeric>(
     };
     let p = problem(geo, &a, &b);
     let dst = destination(out.strides, out.offset, geo);
-    // The lock order (`ops::locks`), so that two threads writing each
+    // The lock order (`backend::cpu::locks`), so that two threads writing each
     // other's operands cannot deadlock.
     let (ga, gb, mut g) = read2_write(a.storage, b.storage, out.storage);
     cpu::gemm_into(&p, dst, &mut g, &ga, &gb, alpha, accum);

@@ -12,7 +12,7 @@ use crate::Tensor;
 use crate::backend::cpu::{self, Out, Src};
 use crate::element::Element;
 use crate::iter::{Plan, broadcast_strides, contiguous_strides};
-use crate::ops::locks::{read_write, read2_write, same_storage};
+use super::locks::{read_write, read2_write, same_storage};
 use crate::shape::{Shape, ShapeError, broadcast_pair, check_expand};
 use crate::tensor::storage::Storage;
 
@@ -359,7 +359,7 @@ pub(crate) fn update2<O: Element, B: Element>(
     }
     let sb = broadcast_strides(b.dims, b.strides, out.dims);
     let plan = Plan::new(out.dims, [(out.strides, out.offset), (&sb, b.offset)]);
-    // The lock order (`ops::locks`): two threads updating each other's
+    // The lock order (`backend::cpu::locks`): two threads updating each other's
     // operands cannot deadlock.
     let (gb, mut g) = read_write(b.storage, out.storage);
     // SAFETY: as in `update1`; `b` is a different buffer (copied above if
@@ -394,7 +394,7 @@ pub(crate) fn update3<O: Element, B: Element, C: Element>(
         out.dims,
         [(out.strides, out.offset), (&sb, b.offset), (&sc, c.offset)],
     );
-    // The lock order (`ops::locks`).
+    // The lock order (`backend::cpu::locks`).
     let (gb, gc, mut g) = read2_write(b.storage, c.storage, out.storage);
     // SAFETY: as in `update2`.
     unsafe { cpu::update3(&plan, g.as_mut_ptr(), Src(gb.as_ptr()), Src(gc.as_ptr()), f) };

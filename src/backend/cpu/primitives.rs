@@ -1,0 +1,87 @@
+//! [`Backend`] for the CPU: each primitive hands the op's Rust function to
+//! the loops of `exec.rs`, where it is monomorphised as a closure would be
+//! (so a table op costs what the closure it replaced cost).
+
+use super::exec;
+use crate::Tensor;
+use crate::backend::Backend;
+use crate::backend::op::{Map1, Map2, Map3};
+use crate::device::Cpu;
+use crate::element::Element;
+use crate::shape::{Shape, ShapeError, check_inplace};
+
+impl<T: Element> Backend<T> for Cpu {
+    fn unary<Op: Map1<T>, S: Shape>(op: Op, a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
+        exec::map1(a.layout(), move |x| op.call(x))
+    }
+
+    fn binary<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
+        op: Op,
+        a: &Tensor<T, S1>,
+        b: &Tensor<T, S2>,
+    ) -> Result<Tensor<T, SO>, ShapeError> {
+        exec::map2(a.layout(), b.layout(), move |x, y| op.call(x, y))
+    }
+
+    fn compare<Op: Map2<T, Out = bool>, S1: Shape, S2: Shape, SO: Shape>(
+        op: Op,
+        a: &Tensor<T, S1>,
+        b: &Tensor<T, S2>,
+    ) -> Result<Tensor<bool, SO>, ShapeError> {
+        exec::map2(a.layout(), b.layout(), move |x, y| op.call(x, y))
+    }
+
+    fn binary_into<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
+        op: Op,
+        a: &Tensor<T, S1>,
+        b: &Tensor<T, S2>,
+        out: &mut Tensor<T, SO>,
+    ) -> Result<(), ShapeError> {
+        exec::map2_into(a.layout(), b.layout(), out.layout(), move |x, y| op.call(x, y))
+    }
+
+    fn ternary<Op: Map3<T, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
+        op: Op,
+        a: &Tensor<T, S1>,
+        b: &Tensor<T, S2>,
+        c: &Tensor<T, S3>,
+    ) -> Result<Tensor<T, SO>, ShapeError> {
+        exec::map3(a.layout(), b.layout(), c.layout(), move |x, y, z| op.call(x, y, z))
+    }
+
+    fn select<Op: Map3<bool, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
+        op: Op,
+        cond: &Tensor<bool, S1>,
+        b: &Tensor<T, S2>,
+        c: &Tensor<T, S3>,
+    ) -> Result<Tensor<T, SO>, ShapeError> {
+        exec::map3(cond.layout(), b.layout(), c.layout(), move |x, y, z| op.call(x, y, z))
+    }
+
+    fn unary_<Op: Map1<T>, S: Shape>(op: Op, a: &mut Tensor<T, S>) -> Result<(), ShapeError> {
+        exec::update1(a.layout(), move |x| op.call(x))
+    }
+
+    fn binary_<Op: Map2<T, Out = T>, S: Shape, S2: Shape>(
+        op: Op,
+        a: &mut Tensor<T, S>,
+        b: &Tensor<T, S2>,
+    ) -> Result<(), ShapeError> {
+        check_inplace(a.dims(), &[b.dims()])?;
+        exec::update2(a.layout(), b.layout(), move |x, y| op.call(x, y))
+    }
+
+    fn ternary_<Op: Map3<T, T>, S: Shape, S2: Shape, S3: Shape>(
+        op: Op,
+        a: &mut Tensor<T, S>,
+        b: &Tensor<T, S2>,
+        c: &Tensor<T, S3>,
+    ) -> Result<(), ShapeError> {
+        check_inplace(a.dims(), &[b.dims(), c.dims()])?;
+        exec::update3(a.layout(), b.layout(), c.layout(), move |x, y, z| op.call(x, y, z))
+    }
+
+    fn to_host<S: Shape>(a: &Tensor<T, S>) -> Result<Vec<T>, ShapeError> {
+        Ok(a.to_vec())
+    }
+}

@@ -1,0 +1,173 @@
+//! [`Backend`] for CUDA: each primitive launches the kernel generated from
+//! the op's CUDA expression (`source.rs`) over the shared iteration plan
+//! (`elementwise.rs`), with the CPU's shape checks and messages.
+
+use std::sync::Arc;
+
+use super::elementwise::{Operand, launch};
+use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
+use crate::Tensor;
+use crate::backend::Backend;
+use crate::backend::op::{Map1, Map2, Map3, OpDef};
+use crate::device::Cuda;
+use crate::shape::{DimVec, Shape, ShapeError, broadcast_pair, check_inplace};
+
+/// A fresh contiguous CUDA tensor of sizes `dims` on `dev`, whose elements
+/// the caller's kernel writes.
+pub(crate) fn output<O: CudaElement, SO: Shape>(
+    dev: &CudaDevice,
+    dims: &[usize],
+) -> Result<Tensor<O, SO, Cuda>, CudaError> {
+    let d = SO::check_dims(dims)?;
+    let n: usize = dims.iter().product();
+    let buf = Arc::new(CudaStorage::new(dev.alloc::<O>(n)?, dev.clone()));
+    Ok(Tensor::from_cuda_parts(buf, d))
+}
+
+/// PyTorch's error when operands live on different GPUs.
+pub(crate) fn same_device(a: &CudaDevice, b: &CudaDevice) -> Result<(), CudaError> {
+    if a != b {
+        return Err(CudaError::Shape(ShapeError::Invalid(format!(
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:{} and cuda:{}!",
+            a.ordinal(),
+            b.ordinal()
+        ))));
+    }
+    Ok(())
+}
+
+/// PyTorch's refusal to write into a tensor whose elements share memory.
+fn check_no_overlap(dims: &[usize], strides: &[usize]) -> Result<(), CudaError> {
+    let overlaps = dims.iter().zip(strides).any(|(&d, &s)| d > 1 && s == 0);
+    if overlaps && dims.iter().all(|&d| d > 0) {
+        return Err(CudaError::Shape(ShapeError::Invalid(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
+        )));
+    }
+    Ok(())
+}
+
+/// Runs `op` on `a` and `rest` broadcast together, into a new tensor.
+fn apply<A0: CudaElement, T: CudaElement, O: CudaElement, SO: Shape>(
+    op: &OpDef,
+    a: Operand<'_, A0>,
+    rest: &[Operand<'_, T>],
+    s: T,
+) -> Result<Tensor<O, SO, Cuda>, CudaError> {
+    let dev = &a.storage.dev;
+    let mut dims = DimVec::from_slice(a.dims);
+    for r in rest {
+        same_device(dev, &r.storage.dev)?;
+        dims = broadcast_pair(&dims, r.dims)?;
+    }
+    let out = output::<O, SO>(dev, &dims)?;
+    launch(dev, op, out.operand(), a, rest, s)?;
+    Ok(out)
+}
+
+/// Runs `op` writing into `target` (which keeps its shape) from `target`
+/// itself and `rest`, each of which must expand to `target`'s sizes.
+fn apply_<T: CudaElement, S: Shape>(
+    op: &OpDef,
+    target: &mut Tensor<T, S, Cuda>,
+    rest: &[Operand<'_, T>],
+    s: T,
+) -> Result<(), CudaError> {
+    for r in rest {
+        same_device(target.device(), &r.storage.dev)?;
+    }
+    let dims: Vec<&[usize]> = rest.iter().map(|r| r.dims).collect();
+    check_inplace(target.dims(), &dims)?;
+    check_no_overlap(target.dims(), target.strides())?;
+    let dev = target.device().clone();
+    launch(&dev, op, target.operand(), target.operand(), rest, s)
+}
+
+impl<T: CudaElement> Backend<T> for Cuda {
+    fn unary<Op: Map1<T>, S: Shape>(
+        op: Op,
+        a: &Tensor<T, S, Cuda>,
+    ) -> Result<Tensor<T, S, Cuda>, CudaError> {
+        apply::<T, T, T, S>(&Op::DEF, a.operand(), &[], op.scalar())
+    }
+
+    fn binary<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
+        op: Op,
+        a: &Tensor<T, S1, Cuda>,
+        b: &Tensor<T, S2, Cuda>,
+    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
+        apply(&Op::DEF, a.operand(), &[b.operand()], op.scalar())
+    }
+
+    fn compare<Op: Map2<T, Out = bool>, S1: Shape, S2: Shape, SO: Shape>(
+        op: Op,
+        a: &Tensor<T, S1, Cuda>,
+        b: &Tensor<T, S2, Cuda>,
+    ) -> Result<Tensor<bool, SO, Cuda>, CudaError> {
+        apply(&Op::DEF, a.operand(), &[b.operand()], op.scalar())
+    }
+
+    fn binary_into<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
+        op: Op,
+        a: &Tensor<T, S1, Cuda>,
+        b: &Tensor<T, S2, Cuda>,
+        out: &mut Tensor<T, SO, Cuda>,
+    ) -> Result<(), CudaError> {
+        let dev = out.device().clone();
+        same_device(&dev, a.device())?;
+        same_device(&dev, b.device())?;
+        let dims = broadcast_pair(a.dims(), b.dims())?;
+        if dims.as_slice() != out.dims() {
+            return Err(ShapeError::OutputShape {
+                output: out.dims().to_vec(),
+                broadcast: dims.into_vec(),
+            }
+            .into());
+        }
+        check_no_overlap(out.dims(), out.strides())?;
+        launch(&dev, &Op::DEF, out.operand(), a.operand(), &[b.operand()], op.scalar())
+    }
+
+    fn ternary<Op: Map3<T, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
+        op: Op,
+        a: &Tensor<T, S1, Cuda>,
+        b: &Tensor<T, S2, Cuda>,
+        c: &Tensor<T, S3, Cuda>,
+    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
+        apply(&Op::DEF, a.operand(), &[b.operand(), c.operand()], op.scalar())
+    }
+
+    fn select<Op: Map3<bool, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
+        op: Op,
+        cond: &Tensor<bool, S1, Cuda>,
+        b: &Tensor<T, S2, Cuda>,
+        c: &Tensor<T, S3, Cuda>,
+    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
+        apply(&Op::DEF, cond.operand(), &[b.operand(), c.operand()], op.scalar())
+    }
+
+    fn unary_<Op: Map1<T>, S: Shape>(op: Op, a: &mut Tensor<T, S, Cuda>) -> Result<(), CudaError> {
+        apply_(&Op::DEF, a, &[], op.scalar())
+    }
+
+    fn binary_<Op: Map2<T, Out = T>, S: Shape, S2: Shape>(
+        op: Op,
+        a: &mut Tensor<T, S, Cuda>,
+        b: &Tensor<T, S2, Cuda>,
+    ) -> Result<(), CudaError> {
+        apply_(&Op::DEF, a, &[b.operand()], op.scalar())
+    }
+
+    fn ternary_<Op: Map3<T, T>, S: Shape, S2: Shape, S3: Shape>(
+        op: Op,
+        a: &mut Tensor<T, S, Cuda>,
+        b: &Tensor<T, S2, Cuda>,
+        c: &Tensor<T, S3, Cuda>,
+    ) -> Result<(), CudaError> {
+        apply_(&Op::DEF, a, &[b.operand(), c.operand()], op.scalar())
+    }
+
+    fn to_host<S: Shape>(a: &Tensor<T, S, Cuda>) -> Result<Vec<T>, CudaError> {
+        Ok(a.to_cpu()?.to_vec())
+    }
+}

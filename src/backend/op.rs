@@ -1,0 +1,183 @@
+//! What a pointwise operation is to a backend: a value whose type carries
+//! the operation's two sides, its Rust scalar function (which the CPU loops
+//! call, monomorphised as a closure would be) and its CUDA C expression
+//! (from which the CUDA backend generates kernels). The operations
+//! themselves, one definition each, are the table in `ops/table.rs`.
+//!
+//! An expression sees the operands `a`, `b`, `c`, the op's scalar
+//! parameter `s` (all of type `T`, or `bool` where the definition says so)
+//! and the helper functions of the CUDA prelude (`sh_wadd`, ...).
+
+use crate::element::Element;
+
+pub use super::cuda::prelude::PRELUDE as CUDA_PRELUDE;
+
+/// Which element types an operation accepts: the name of the element trait
+/// that bounds its Rust function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// Every element type, `bool` included.
+    Element,
+    /// Every type but `bool`.
+    Numeric,
+    /// The signed types (floats and signed integers).
+    Signed,
+    /// The floating-point types.
+    Float,
+}
+
+impl Family {
+    /// Whether the element type named `t` (`Element::NAME`) is in the
+    /// family, among the types the CUDA backend stores.
+    pub fn admits(self, t: &str) -> bool {
+        match self {
+            Family::Element => true,
+            Family::Numeric => t != "bool",
+            Family::Signed => matches!(t, "float32" | "float64" | "int32" | "int64"),
+            Family::Float => matches!(t, "float32" | "float64"),
+        }
+    }
+}
+
+/// How an operation's operands are bound to its expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// One tensor per operand.
+    Tensors,
+    /// A two-operand op with a scalar right-hand side: `op(a, s)`.
+    ScalarRhs,
+    /// A two-operand op with a scalar left-hand side: `op(s, a)`.
+    ScalarLhs,
+}
+
+impl Mode {
+    /// The suffix of the kernel's name.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Mode::Tensors => "",
+            Mode::ScalarRhs => "_rs",
+            Mode::ScalarLhs => "_ls",
+        }
+    }
+}
+
+/// An operation's description, as the kernel generator reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct OpDef {
+    /// The method's name (`add`, `exp`, ...).
+    pub name: &'static str,
+    /// The number of operands of the expression (1, 2 or 3).
+    pub arity: usize,
+    /// The element types it takes.
+    pub family: Family,
+    /// Whether the result is `bool` (comparisons, logical ops).
+    pub bool_out: bool,
+    /// Whether the first operand is a `bool` condition (`where`).
+    pub bool_first: bool,
+    /// Whether the expression reads the scalar parameter `s`.
+    pub uses_scalar: bool,
+    /// The scalar function in CUDA C.
+    pub cuda: &'static str,
+    /// How tensors are bound to the operands.
+    pub mode: Mode,
+}
+
+impl OpDef {
+    /// The number of tensor operands a launch passes.
+    pub fn inputs(&self) -> usize {
+        match self.mode {
+            Mode::Tensors => self.arity,
+            Mode::ScalarRhs | Mode::ScalarLhs => 1,
+        }
+    }
+
+    /// Whether the op can take a scalar on one side ([`Mode::ScalarRhs`],
+    /// [`Mode::ScalarLhs`]): two tensor operands, no scalar of its own.
+    pub fn has_scalar_forms(&self) -> bool {
+        self.arity == 2 && !self.uses_scalar && !self.bool_first && self.mode == Mode::Tensors
+    }
+}
+
+/// A pointwise operation: a value of a type that carries both sides.
+pub trait Pointwise: Copy + Send + Sync + 'static {
+    /// The description the kernel generator reads.
+    const DEF: OpDef;
+}
+
+/// A one-operand operation on elements `T`.
+pub trait Map1<T: Element>: Pointwise {
+    /// The scalar function.
+    fn call(&self, a: T) -> T;
+    /// The scalar parameter `s` of the expression.
+    fn scalar(&self) -> T {
+        T::default()
+    }
+}
+
+/// A two-operand operation on elements `T`, with result `Out`.
+pub trait Map2<T: Element>: Pointwise {
+    /// The result's element type (`T`, or `bool` for comparisons).
+    type Out: Element;
+    /// The scalar function.
+    fn call(&self, a: T, b: T) -> Self::Out;
+    /// The scalar parameter `s` of the expression.
+    fn scalar(&self) -> T {
+        T::default()
+    }
+}
+
+/// A three-operand operation whose first operand has elements `A` (`T`,
+/// or `bool` for `where`).
+pub trait Map3<A: Element, T: Element>: Pointwise {
+    /// The scalar function.
+    fn call(&self, a: A, b: T, c: T) -> T;
+    /// The scalar parameter `s` of the expression.
+    fn scalar(&self) -> T {
+        T::default()
+    }
+}
+
+/// A two-operand operation with its right-hand side fixed to a scalar,
+/// `op(a, s)`: a one-operand operation on both devices (the CUDA kernel
+/// receives `s` as its scalar argument).
+#[derive(Clone, Copy, Debug)]
+pub struct ScalarRhs<Op, T>(pub Op, pub T);
+
+/// A two-operand operation with its left-hand side fixed to a scalar,
+/// `op(s, a)`.
+#[derive(Clone, Copy, Debug)]
+pub struct ScalarLhs<Op, T>(pub Op, pub T);
+
+impl<Op: Pointwise, T: Element> Pointwise for ScalarRhs<Op, T> {
+    const DEF: OpDef = OpDef {
+        mode: Mode::ScalarRhs,
+        ..Op::DEF
+    };
+}
+
+impl<Op: Pointwise, T: Element> Pointwise for ScalarLhs<Op, T> {
+    const DEF: OpDef = OpDef {
+        mode: Mode::ScalarLhs,
+        ..Op::DEF
+    };
+}
+
+impl<T: Element, Op: Map2<T, Out = T>> Map1<T> for ScalarRhs<Op, T> {
+    #[inline(always)]
+    fn call(&self, a: T) -> T {
+        self.0.call(a, self.1)
+    }
+    fn scalar(&self) -> T {
+        self.1
+    }
+}
+
+impl<T: Element, Op: Map2<T, Out = T>> Map1<T> for ScalarLhs<Op, T> {
+    #[inline(always)]
+    fn call(&self, a: T) -> T {
+        self.0.call(self.1, a)
+    }
+    fn scalar(&self) -> T {
+        self.1
+    }
+}

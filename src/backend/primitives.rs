@@ -1,0 +1,136 @@
+//! The primitive set a device implements, so that the tensor API above it
+//! is written once: `Tensor<T, S, D>`'s pointwise methods (and the
+//! operators) call these, generic over `D`. [`Cpu`](crate::device::Cpu)
+//! implements it for every element type, [`Cuda`](crate::device::Cuda)
+//! (feature `cuda`) for the types its kernels take.
+//!
+//! Each primitive receives an operation of the op table (`ops/table.rs`)
+//! as a value whose type carries both its Rust function and its CUDA
+//! expression ([`Map1`], [`Map2`], [`Map3`]); shapes are already checked at
+//! the type level, sizes are checked here with PyTorch's messages.
+//!
+//! ```
+//! use shaped::backend::Backend;
+//! use shaped::device::Cpu;
+//! use shaped::ops::table::Add;
+//! use shaped::{Shape, Tensor};
+//! let a = Tensor::<f32, Shape![2, 1]>::from_vec(vec![1., 2.]);
+//! let b = Tensor::<f32, Shape![3]>::from_vec(vec![10., 20., 30.]);
+//! let c: Tensor<f32, Shape![2, 3]> = Cpu::binary(Add, &a, &b).unwrap();
+//! assert_eq!(c.to_vec(), vec![11., 21., 31., 12., 22., 32.]);
+//! ```
+
+use super::op::{Map1, Map2, Map3};
+use crate::Tensor;
+use crate::device::Device;
+use crate::element::Element;
+use crate::shape::Shape;
+
+/// The primitives of a device for elements `T` (pointwise so far; the
+/// reductions, index kernels, GEMM and factorizations are still methods of
+/// each device's tensors, see the issue tracker).
+pub trait Backend<T: Element>: Device {
+    /// `op` on every element of `a`, into a new tensor of `a`'s sizes.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn unary<Op: Map1<T>, S: Shape>(
+        op: Op,
+        a: &Tensor<T, S, Self>,
+    ) -> Result<Tensor<T, S, Self>, Self::Error>;
+
+    /// `op` on `a` and `b` broadcast together, into a new tensor of shape
+    /// `SO` (the broadcast shape).
+    ///
+    /// # Errors
+    /// PyTorch's broadcast error, or an allocation or driver error.
+    fn binary<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
+        op: Op,
+        a: &Tensor<T, S1, Self>,
+        b: &Tensor<T, S2, Self>,
+    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+
+    /// A comparison: as [`Backend::binary`], with `bool` results.
+    ///
+    /// # Errors
+    /// As [`Backend::binary`].
+    fn compare<Op: Map2<T, Out = bool>, S1: Shape, S2: Shape, SO: Shape>(
+        op: Op,
+        a: &Tensor<T, S1, Self>,
+        b: &Tensor<T, S2, Self>,
+    ) -> Result<Tensor<bool, SO, Self>, Self::Error>;
+
+    /// `op` on `a` and `b` broadcast together, written into `out` (whose
+    /// sizes must be the broadcast sizes; PyTorch's `out=`).
+    ///
+    /// # Errors
+    /// PyTorch's broadcast error, an `out` of other sizes or whose elements
+    /// overlap, or a driver error.
+    fn binary_into<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
+        op: Op,
+        a: &Tensor<T, S1, Self>,
+        b: &Tensor<T, S2, Self>,
+        out: &mut Tensor<T, SO, Self>,
+    ) -> Result<(), Self::Error>;
+
+    /// `op` on `a`, `b` and `c` broadcast together, into a new tensor of
+    /// shape `SO`.
+    ///
+    /// # Errors
+    /// As [`Backend::binary`].
+    fn ternary<Op: Map3<T, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
+        op: Op,
+        a: &Tensor<T, S1, Self>,
+        b: &Tensor<T, S2, Self>,
+        c: &Tensor<T, S3, Self>,
+    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+
+    /// `op` on a `bool` condition and `b`, `c` broadcast together (`where`).
+    ///
+    /// # Errors
+    /// As [`Backend::binary`].
+    fn select<Op: Map3<bool, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
+        op: Op,
+        cond: &Tensor<bool, S1, Self>,
+        b: &Tensor<T, S2, Self>,
+        c: &Tensor<T, S3, Self>,
+    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+
+    /// `op` applied in place to every element of `a`.
+    ///
+    /// # Errors
+    /// When elements of `a` share memory (PyTorch refuses), or a driver
+    /// error.
+    fn unary_<Op: Map1<T>, S: Shape>(op: Op, a: &mut Tensor<T, S, Self>)
+    -> Result<(), Self::Error>;
+
+    /// `a = op(a, b)` with `b` broadcast to `a`'s sizes.
+    ///
+    /// # Errors
+    /// PyTorch's in-place errors (the broadcast error, "output with shape
+    /// [..] doesn't match the broadcast shape [..]", overlapping memory), or
+    /// a driver error.
+    fn binary_<Op: Map2<T, Out = T>, S: Shape, S2: Shape>(
+        op: Op,
+        a: &mut Tensor<T, S, Self>,
+        b: &Tensor<T, S2, Self>,
+    ) -> Result<(), Self::Error>;
+
+    /// `a = op(a, b, c)` with `b` and `c` broadcast to `a`'s sizes.
+    ///
+    /// # Errors
+    /// As [`Backend::binary_`].
+    fn ternary_<Op: Map3<T, T>, S: Shape, S2: Shape, S3: Shape>(
+        op: Op,
+        a: &mut Tensor<T, S, Self>,
+        b: &Tensor<T, S2, Self>,
+        c: &Tensor<T, S3, Self>,
+    ) -> Result<(), Self::Error>;
+
+    /// The elements of `a` in row-major order, on the host (for the checks
+    /// that must see values, such as integer division by zero).
+    ///
+    /// # Errors
+    /// A driver error.
+    fn to_host<S: Shape>(a: &Tensor<T, S, Self>) -> Result<Vec<T>, Self::Error>;
+}

@@ -1,0 +1,432 @@
+//! The op table: every built-in pointwise operation, defined once. Each
+//! line gives the operation's type, its name, the element family it takes,
+//! its CUDA C expression and its Rust scalar function, side by side. The
+//! CPU backend calls the Rust function inside its loops (monomorphised, as
+//! a closure would be); the CUDA backend generates its kernels from the
+//! expression. The tensor methods (`ops/unary.rs`, `binary.rs`,
+//! `ternary.rs`, `operators.rs`) and autograd name these types, never a
+//! closure, so every method runs on every device.
+//!
+//! `tests/op_table.rs` walks [`POINTWISE`]: it compiles every expression
+//! for the host with the CUDA prelude and compares it with the Rust side
+//! on sample values of every element type the family admits.
+//!
+//! ```
+//! use shaped::backend::op::{Map2, Pointwise};
+//! use shaped::ops::table::{Add, POINTWISE};
+//! assert_eq!(Add.call(2i32, 3), 5);
+//! assert_eq!(Add::DEF.cuda, "sh_wadd(a, b)");
+//! assert!(POINTWISE.iter().any(|d| d.name == "where"));
+//! ```
+
+use crate::backend::op::{Family, Map1, Map2, Map3, Mode, OpDef, Pointwise};
+#[allow(unused_imports)]
+use crate::element::{Element, Float, Numeric, Signed};
+use crate::ops::scalar;
+
+/// Defines the table: one type per operation, its [`Pointwise`] description
+/// and its `Map1`/`Map2`/`Map3` implementation, then [`POINTWISE`].
+macro_rules! pointwise_table {
+    ($(
+        $(#[$doc:meta])*
+        $kind:ident $Op:ident $name:literal : $fam:ident => $cuda:literal, |$($arg:ident),*| $body:expr;
+    )*) => {
+        $(pointwise_table!(@one $kind [$(#[$doc])*] $Op $name $fam $cuda |$($arg),*| $body);)*
+
+        /// Every built-in pointwise operation's description, in table order
+        /// (the CUDA backend's kernel list is generated from it).
+        pub const POINTWISE: &[OpDef] = &[$(<$Op as Pointwise>::DEF),*];
+
+        /// The Rust side of the op named `name` on one element of type `ty`
+        /// (`Element::NAME`; one of the types the CUDA backend stores), its
+        /// operands `a`, `b`, `c` and scalar parameter `s` given as `f64`
+        /// (`bool` as 0 or 1) and its result returned so; `None` when the
+        /// op does not take `ty`. For `tests/op_table.rs`, which compares it
+        /// with the op's CUDA expression compiled for the host.
+        #[doc(hidden)]
+        pub fn reference(name: &str, ty: &str, args: [f64; 4]) -> Option<f64> {
+            $(if name == $name {
+                return pointwise_table!(@ref $kind $Op $fam ty args);
+            })*
+            None
+        }
+    };
+
+    (@ref unary $Op:ident $fam:ident $ty:ident $args:ident) => {
+        for_family!($fam, $ty, T => back(<$Op as Map1<T>>::call(&$Op, el::<T>($args[0]))))
+    };
+    (@ref binary $Op:ident $fam:ident $ty:ident $args:ident) => {
+        for_family!($fam, $ty, T => back(<$Op as Map2<T>>::call(&$Op, el::<T>($args[0]), el::<T>($args[1]))))
+    };
+    (@ref compare $Op:ident $fam:ident $ty:ident $args:ident) => {
+        for_family!($fam, $ty, T => back(<$Op as Map2<T>>::call(&$Op, el::<T>($args[0]), el::<T>($args[1]))))
+    };
+    (@ref binary_s $Op:ident $fam:ident $ty:ident $args:ident) => {
+        for_family!($fam, $ty, T => back(<$Op<T> as Map2<T>>::call(&$Op(el::<T>($args[3])), el::<T>($args[0]), el::<T>($args[1]))))
+    };
+    (@ref ternary $Op:ident $fam:ident $ty:ident $args:ident) => {
+        for_family!($fam, $ty, T => back(<$Op as Map3<T, T>>::call(&$Op, el::<T>($args[0]), el::<T>($args[1]), el::<T>($args[2]))))
+    };
+    (@ref ternary_s $Op:ident $fam:ident $ty:ident $args:ident) => {
+        for_family!($fam, $ty, T => back(<$Op<T> as Map3<T, T>>::call(&$Op(el::<T>($args[3])), el::<T>($args[0]), el::<T>($args[1]), el::<T>($args[2]))))
+    };
+    (@ref select $Op:ident $fam:ident $ty:ident $args:ident) => {
+        for_family!($fam, $ty, T => back(<$Op as Map3<bool, T>>::call(&$Op, el::<bool>($args[0]), el::<T>($args[1]), el::<T>($args[2]))))
+    };
+
+    (@def $name:literal $arity:literal $fam:ident $cuda:literal $bool_out:literal $bool_first:literal $uses_s:literal) => {
+        OpDef {
+            name: $name,
+            arity: $arity,
+            family: Family::$fam,
+            bool_out: $bool_out,
+            bool_first: $bool_first,
+            uses_scalar: $uses_s,
+            cuda: $cuda,
+            mode: Mode::Tensors,
+        }
+    };
+
+    (@one unary [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident| $body:expr) => {
+        $($doc)*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $Op;
+        impl Pointwise for $Op {
+            const DEF: OpDef = pointwise_table!(@def $name 1 $fam $cuda false false false);
+        }
+        impl<T: $fam> Map1<T> for $Op {
+            #[inline(always)]
+            fn call(&self, $a: T) -> T {
+                $body
+            }
+        }
+    };
+
+    (@one binary [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident| $body:expr) => {
+        $($doc)*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $Op;
+        impl Pointwise for $Op {
+            const DEF: OpDef = pointwise_table!(@def $name 2 $fam $cuda false false false);
+        }
+        impl<T: $fam> Map2<T> for $Op {
+            type Out = T;
+            #[inline(always)]
+            fn call(&self, $a: T, $b: T) -> T {
+                $body
+            }
+        }
+    };
+
+    (@one compare [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident| $body:expr) => {
+        $($doc)*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $Op;
+        impl Pointwise for $Op {
+            const DEF: OpDef = pointwise_table!(@def $name 2 $fam $cuda true false false);
+        }
+        impl<T: $fam> Map2<T> for $Op {
+            type Out = bool;
+            #[inline(always)]
+            fn call(&self, $a: T, $b: T) -> bool {
+                $body
+            }
+        }
+    };
+
+    (@one binary_s [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $s:ident| $body:expr) => {
+        $($doc)*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $Op<T = f64>(pub T);
+        impl<T: Element> Pointwise for $Op<T> {
+            const DEF: OpDef = pointwise_table!(@def $name 2 $fam $cuda false false true);
+        }
+        impl<T: $fam> Map2<T> for $Op<T> {
+            type Out = T;
+            #[inline(always)]
+            fn call(&self, $a: T, $b: T) -> T {
+                let $s = self.0;
+                $body
+            }
+            fn scalar(&self) -> T {
+                self.0
+            }
+        }
+    };
+
+    (@one ternary [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $c:ident| $body:expr) => {
+        $($doc)*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $Op;
+        impl Pointwise for $Op {
+            const DEF: OpDef = pointwise_table!(@def $name 3 $fam $cuda false false false);
+        }
+        impl<T: $fam> Map3<T, T> for $Op {
+            #[inline(always)]
+            fn call(&self, $a: T, $b: T, $c: T) -> T {
+                $body
+            }
+        }
+    };
+
+    (@one ternary_s [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $c:ident, $s:ident| $body:expr) => {
+        $($doc)*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $Op<T = f64>(pub T);
+        impl<T: Element> Pointwise for $Op<T> {
+            const DEF: OpDef = pointwise_table!(@def $name 3 $fam $cuda false false true);
+        }
+        impl<T: $fam> Map3<T, T> for $Op<T> {
+            #[inline(always)]
+            fn call(&self, $a: T, $b: T, $c: T) -> T {
+                let $s = self.0;
+                $body
+            }
+            fn scalar(&self) -> T {
+                self.0
+            }
+        }
+    };
+
+    (@one select [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $c:ident| $body:expr) => {
+        $($doc)*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $Op;
+        impl Pointwise for $Op {
+            const DEF: OpDef = pointwise_table!(@def $name 3 $fam $cuda false true false);
+        }
+        impl<T: $fam> Map3<bool, T> for $Op {
+            #[inline(always)]
+            fn call(&self, $a: bool, $b: T, $c: T) -> T {
+                $body
+            }
+        }
+    };
+}
+
+/// Evaluates `$e` with `$T` bound to the element type named `$ty`, for
+/// each type of the family that the CUDA backend stores.
+macro_rules! for_family {
+    (@types [$($name:literal $t:ty),*] $ty:ident, $T:ident => $e:expr) => {
+        match $ty {
+            $($name => {
+                type $T = $t;
+                Some($e)
+            })*
+            _ => None,
+        }
+    };
+    (Float, $ty:ident, $T:ident => $e:expr) => {
+        for_family!(@types ["float32" f32, "float64" f64] $ty, $T => $e)
+    };
+    (Signed, $ty:ident, $T:ident => $e:expr) => {
+        for_family!(@types ["float32" f32, "float64" f64, "int32" i32, "int64" i64] $ty, $T => $e)
+    };
+    (Numeric, $ty:ident, $T:ident => $e:expr) => {
+        for_family!(@types ["float32" f32, "float64" f64, "int32" i32, "int64" i64, "uint8" u8] $ty, $T => $e)
+    };
+    (Element, $ty:ident, $T:ident => $e:expr) => {
+        for_family!(@types ["float32" f32, "float64" f64, "int32" i32, "int64" i64, "uint8" u8, "bool" bool] $ty, $T => $e)
+    };
+}
+
+/// An element type the CUDA backend stores, read from and written to the
+/// `f64` of [`reference`].
+trait HostValue: Copy {
+    fn from_f64(x: f64) -> Self;
+    fn to_f64(self) -> f64;
+}
+
+macro_rules! host_value {
+    ($($t:ty),*) => {$(
+        impl HostValue for $t {
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+        }
+    )*};
+}
+host_value!(f32, f64, i32, i64, u8);
+
+impl HostValue for bool {
+    fn from_f64(x: f64) -> Self {
+        x != 0.0
+    }
+    fn to_f64(self) -> f64 {
+        if self { 1.0 } else { 0.0 }
+    }
+}
+
+fn el<T: HostValue>(x: f64) -> T {
+    T::from_f64(x)
+}
+
+fn back<T: HostValue>(x: T) -> f64 {
+    x.to_f64()
+}
+
+/// `-x` for floats (so `-0.0` stays signed), `0 - x` wrapping for integers
+/// (`-MIN` is `MIN`, as PyTorch).
+#[inline(always)]
+fn neg<T: Signed>(x: T) -> T {
+    if T::IS_FLOAT { -x } else { T::zero().wsub(x) }
+}
+
+/// `|x|`: `abs(-0.0)` is `0.0`; `abs(MIN)` wraps to `MIN`, as PyTorch.
+#[inline(always)]
+fn abs<T: Signed>(x: T) -> T {
+    if T::IS_FLOAT {
+        x.abs()
+    } else if x < T::zero() {
+        T::zero().wsub(x)
+    } else {
+        x
+    }
+}
+
+/// Rust's `/` with the crate's integer rule: true division for floats,
+/// truncating division for integers (`MIN / -1` wraps to `MIN`).
+#[inline(always)]
+fn quot<T: Numeric>(x: T, y: T) -> T {
+    if T::IS_FLOAT {
+        x / y
+    } else {
+        scalar::div_trunc(x, y)
+    }
+}
+
+/// PyTorch's lerp: from the nearer end, so that `weight = 1` gives `end`
+/// exactly.
+#[inline(always)]
+fn lerp<T: Float>(start: T, end: T, w: T) -> T {
+    let half = T::from_f64(0.5);
+    if w.abs() < half {
+        start + w * (end - start)
+    } else {
+        end - (end - start) * (T::one() - w)
+    }
+}
+
+pointwise_table! {
+    /// The identity: copies, materialised views and broadcasts.
+    unary Identity "copy": Element => "a", |a| a;
+
+    /// `-x`, as `torch.neg` (integers wrap).
+    unary Neg "neg": Signed => "sh_neg(a)", |a| neg(a);
+    /// `|x|`, as `torch.abs`.
+    unary Abs "abs": Signed => "sh_abs(a)", |a| abs(a);
+    /// -1, 0 or 1, as `torch.sign` (NaN gives 0).
+    unary Sign "sign": Numeric => "(a > (T)0 ? (T)1 : (a < (T)0 ? (T)-1 : (T)0))", |a| scalar::sign(a);
+    /// `x * x`, as `torch.square`.
+    unary Square "square": Numeric => "sh_wmul(a, a)", |a| a.wmul(a);
+    /// `max(x, 0)`, as `torch.relu` (NaN stays NaN).
+    unary Relu "relu": Numeric => "(a < (T)0 ? (T)0 : a)", |a| if a < T::zero() { T::zero() } else { a };
+    /// `e^x`, as `torch.exp`.
+    unary Exp "exp": Float => "exp(a)", |a| a.exp();
+    /// `ln x`, as `torch.log`.
+    unary Log "log": Float => "log(a)", |a| a.ln();
+    /// `ln(1 + x)`, as `torch.log1p`.
+    unary Log1p "log1p": Float => "log1p(a)", |a| a.ln_1p();
+    /// `e^x - 1`, as `torch.expm1`.
+    unary Expm1 "expm1": Float => "expm1(a)", |a| a.exp_m1();
+    /// `√x`, as `torch.sqrt`.
+    unary Sqrt "sqrt": Float => "sqrt(a)", |a| a.sqrt();
+    /// `1 / √x`, as `torch.rsqrt`.
+    unary Rsqrt "rsqrt": Float => "(T)1 / sqrt(a)", |a| a.sqrt().recip();
+    /// `sin x`, as `torch.sin`.
+    unary Sin "sin": Float => "sin(a)", |a| a.sin();
+    /// `cos x`, as `torch.cos`.
+    unary Cos "cos": Float => "cos(a)", |a| a.cos();
+    /// `tan x`, as `torch.tan`.
+    unary Tan "tan": Float => "tan(a)", |a| a.tan();
+    /// `tanh x`, as `torch.tanh`.
+    unary Tanh "tanh": Float => "tanh(a)", |a| a.tanh();
+    /// `1 / (1 + e^-x)`, as `torch.sigmoid`.
+    unary Sigmoid "sigmoid": Float => "(T)1 / ((T)1 + exp(-a))", |a| scalar::sigmoid(a);
+    /// The exact GELU, `x Φ(x)`, as `torch.nn.functional.gelu`.
+    unary Gelu "gelu": Float => "a * (T)0.5 * ((T)1 + erf(a * (T)0.70710678118654752440))", |a| scalar::gelu(a);
+    /// `x σ(x)`, as `torch.nn.functional.silu`.
+    unary Silu "silu": Float => "a * ((T)1 / ((T)1 + exp(-a)))", |a| a * scalar::sigmoid(a);
+    /// Rounds down, as `torch.floor`.
+    unary Floor "floor": Float => "floor(a)", |a| a.floor();
+    /// Rounds up, as `torch.ceil`.
+    unary Ceil "ceil": Float => "ceil(a)", |a| a.ceil();
+    /// Rounds half to even, as `torch.round`.
+    unary Round "round": Float => "rint(a)", |a| scalar::round_half_even(a);
+    /// Rounds toward zero, as `torch.trunc`.
+    unary Trunc "trunc": Float => "trunc(a)", |a| a.trunc();
+    /// `1 / x`, as `torch.reciprocal`.
+    unary Reciprocal "reciprocal": Float => "(T)1 / a", |a| a.recip();
+
+    /// `a + b`, as `torch.add` (integers wrap).
+    binary Add "add": Numeric => "sh_wadd(a, b)", |a, b| a.wadd(b);
+    /// `a - b`, as `torch.sub`.
+    binary Sub "sub": Numeric => "sh_wsub(a, b)", |a, b| a.wsub(b);
+    /// `a * b`, as `torch.mul`.
+    binary Mul "mul": Numeric => "sh_wmul(a, b)", |a, b| a.wmul(b);
+    /// True division, as `torch.div` on floats.
+    binary Div "div": Float => "a / b", |a, b| a / b;
+    /// Rust's `/`: true division for floats, truncating for integers (the
+    /// `/` operator).
+    binary Quot "quot": Numeric => "sh_quot(a, b)", |a, b| quot(a, b);
+    /// Division rounded toward zero, as `torch.div(.., rounding_mode="trunc")`.
+    binary DivTrunc "div_trunc": Numeric => "sh_div_trunc(a, b)", |a, b| scalar::div_trunc(a, b);
+    /// Division rounded toward negative infinity, as `torch.div(.., rounding_mode="floor")`.
+    binary DivFloor "div_floor": Numeric => "sh_div_floor(a, b)", |a, b| scalar::div_floor(a, b);
+    /// The remainder with the dividend's sign, as `torch.fmod`.
+    binary Fmod "fmod": Numeric => "sh_fmod(a, b)", |a, b| scalar::fmod(a, b);
+    /// The remainder with the divisor's sign, as `torch.remainder`.
+    binary Remainder "remainder": Numeric => "sh_remainder(a, b)", |a, b| scalar::remainder(a, b);
+    /// `a ^ b`, as `torch.pow` (integers by repeated squaring, wrapping).
+    binary Pow "pow": Numeric => "sh_pow(a, b)", |a, b| a.pow_elem(b);
+    /// The four-quadrant arctangent of `a / b`, as `torch.atan2`.
+    binary Atan2 "atan2": Float => "atan2(a, b)", |a, b| a.atan2(b);
+    /// The larger, NaN if either is NaN, as `torch.maximum`.
+    binary Maximum "maximum": Numeric => "sh_maximum(a, b)", |a, b| scalar::maximum(a, b);
+    /// The smaller, NaN if either is NaN, as `torch.minimum`.
+    binary Minimum "minimum": Numeric => "sh_minimum(a, b)", |a, b| scalar::minimum(a, b);
+    /// `max(a, b)` keeping a NaN `a`, as `torch.clamp_min`.
+    binary ClampMin "clamp_min": Numeric => "(a < b ? b : a)", |a, b| if a < b { b } else { a };
+    /// `min(a, b)` keeping a NaN `a`, as `torch.clamp_max`.
+    binary ClampMax "clamp_max": Numeric => "(a > b ? b : a)", |a, b| if a > b { b } else { a };
+
+    /// `a + s * b`, as `torch.add(a, b, alpha=s)`.
+    binary_s AddAlpha "add_alpha": Numeric => "sh_wadd(a, sh_wmul(s, b))", |a, b, s| a.wadd(s.wmul(b));
+    /// `a - s * b`, as `torch.sub(a, b, alpha=s)`.
+    binary_s SubAlpha "sub_alpha": Numeric => "sh_wsub(a, sh_wmul(s, b))", |a, b, s| a.wsub(s.wmul(b));
+    /// `lerp(a, b, s)` with a scalar weight, as `torch.lerp(a, b, s)`.
+    binary_s LerpScalar "lerp_scalar": Float => "sh_lerp(a, b, s)", |a, b, s| lerp(a, b, s);
+
+    /// `a == b`, as `torch.eq`.
+    compare Equal "eq": Element => "a == b", |a, b| a == b;
+    /// `a != b`, as `torch.ne`.
+    compare NotEqual "ne": Element => "a != b", |a, b| a != b;
+    /// `a < b`, as `torch.lt`.
+    compare Less "lt": Element => "a < b", |a, b| a < b;
+    /// `a <= b`, as `torch.le`.
+    compare LessEqual "le": Element => "a <= b", |a, b| a <= b;
+    /// `a > b`, as `torch.gt`.
+    compare Greater "gt": Element => "a > b", |a, b| a > b;
+    /// `a >= b`, as `torch.ge`.
+    compare GreaterEqual "ge": Element => "a >= b", |a, b| a >= b;
+    /// Both nonzero, as `torch.logical_and`.
+    compare LogicalAnd "logical_and": Element => "(a != (T)0) && (b != (T)0)", |a, b| a != T::default() && b != T::default();
+    /// Either nonzero, as `torch.logical_or`.
+    compare LogicalOr "logical_or": Element => "(a != (T)0) || (b != (T)0)", |a, b| a != T::default() || b != T::default();
+    /// Exactly one nonzero, as `torch.logical_xor`.
+    compare LogicalXor "logical_xor": Element => "(a != (T)0) != (b != (T)0)", |a, b| (a != T::default()) != (b != T::default());
+
+    /// `a + s * b * c`, as `torch.addcmul`.
+    ternary_s Addcmul "addcmul": Numeric => "sh_wadd(a, sh_wmul(s, sh_wmul(b, c)))", |a, b, c, s| a.wadd(s.wmul(b.wmul(c)));
+    /// `a + s * b / c`, as `torch.addcdiv` (PyTorch's CPU kernel's order).
+    ternary_s Addcdiv "addcdiv": Float => "a + s * b / c", |a, b, c, s| a + s * b / c;
+    /// `lerp(a, b, c)`, as `torch.lerp` with a tensor weight.
+    ternary Lerp "lerp": Float => "sh_lerp(a, b, c)", |a, b, c| lerp(a, b, c);
+    /// `min(max(a, b), c)`, as `torch.clamp` with tensor bounds.
+    ternary Clamp "clamp": Numeric => "sh_clamp(a, b, c)", |a, b, c| scalar::clamp(a, b, c);
+    /// `b` where `a` holds, else `c`, as `torch.where(a, b, c)`.
+    select Where "where": Element => "(a ? b : c)", |a, b, c| if a { b } else { c };
+}
