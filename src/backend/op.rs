@@ -181,3 +181,34 @@ impl<T: Element, Op: Map2<T, Out = T>> Map1<T> for ScalarLhs<Op, T> {
         self.1
     }
 }
+
+/// The reductions both backends run: sum, mean (a sum divided by the count,
+/// floats only), product, maximum and minimum (NaN if any element is NaN).
+/// The other reductions (`var`, `norm`, `logsumexp`, `all`, `argmax`, ...)
+/// run on the CPU only, until the CUDA backend has them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reduction {
+    /// `torch.sum`.
+    Sum,
+    /// `torch.mean`.
+    Mean,
+    /// `torch.prod`.
+    Prod,
+    /// `torch.amax`.
+    Max,
+    /// `torch.amin`.
+    Min,
+}
+
+impl Reduction {
+    /// PyTorch's name for it (as in its error messages).
+    pub fn name(self) -> &'static str {
+        match self {
+            Reduction::Sum => "sum",
+            Reduction::Mean => "mean",
+            Reduction::Prod => "prod",
+            Reduction::Max => "max",
+            Reduction::Min => "min",
+        }
+    }
+}

@@ -20,15 +20,16 @@
 //! assert_eq!(c.to_vec(), vec![11., 21., 31., 12., 22., 32.]);
 //! ```
 
-use super::op::{Map1, Map2, Map3};
+use super::op::{Map1, Map2, Map3, Reduction};
 use crate::Tensor;
 use crate::device::Device;
-use crate::element::Element;
+use crate::element::{Element, Numeric};
 use crate::shape::Shape;
 
-/// The primitives of a device for elements `T` (pointwise so far; the
-/// reductions, index kernels, GEMM and factorizations are still methods of
-/// each device's tensors, see the issue tracker).
+/// The primitives of a device for elements `T`: pointwise ops of the op
+/// table, the reductions both devices run, and host transfers. (Index
+/// kernels, GEMM and factorizations are still methods of each device's
+/// tensors.)
 pub trait Backend<T: Element>: Device {
     /// `op` on every element of `a`, into a new tensor of `a`'s sizes.
     ///
@@ -126,6 +127,22 @@ pub trait Backend<T: Element>: Device {
         b: &Tensor<T, S2, Self>,
         c: &Tensor<T, S3, Self>,
     ) -> Result<(), Self::Error>;
+
+    /// `r` over the dimensions of `a` marked in `mask` (one flag per
+    /// dimension), into a new tensor of shape `SO`: the kept sizes, with the
+    /// reduced ones kept as 1 when `keepdim`. The caller has checked that
+    /// a reduction without identity (`max`, `min`) has elements.
+    ///
+    /// # Errors
+    /// An allocation or driver error, or sizes that do not fit `SO`.
+    fn reduce<S: Shape, SO: Shape>(
+        r: Reduction,
+        a: &Tensor<T, S, Self>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<T, SO, Self>, Self::Error>
+    where
+        T: Numeric;
 
     /// The elements of `a` in row-major order, on the host (for the checks
     /// that must see values, such as integer division by zero).

@@ -9,11 +9,11 @@
 use std::sync::Arc;
 
 use crate::Tensor;
-use crate::backend::cpu::{self, Out, Src};
+use crate::backend::cpu::{self, Out, Reducer, Src};
 use crate::element::Element;
 use crate::iter::{Plan, broadcast_strides, contiguous_strides};
 use super::locks::{read_write, read2_write, same_storage};
-use crate::shape::{Shape, ShapeError, broadcast_pair, check_expand};
+use crate::shape::{DimVec, Shape, ShapeError, broadcast_pair, check_expand};
 use crate::tensor::storage::Storage;
 
 /// A tensor with its shape type erased.
@@ -400,3 +400,51 @@ pub(crate) fn update3<O: Element, B: Element, C: Element>(
     unsafe { cpu::update3(&plan, g.as_mut_ptr(), Src(gb.as_ptr()), Src(gc.as_ptr()), f) };
     Ok(())
 }
+
+/// Reduces `l` over the dimensions in `mask`: one output per kept index,
+/// row-major over the kept dimensions.
+pub(crate) fn reduce_vec<T: Element, R: Reducer<T>>(
+    l: Layout<'_, T>,
+    mask: &[bool],
+    r: &R,
+) -> Result<Vec<R::Out>, ShapeError> {
+    let keep_sizes: DimVec = l
+        .dims
+        .iter()
+        .zip(mask)
+        .map(|(&d, &m)| if m { 1 } else { d })
+        .collect();
+    let reduced_sizes: DimVec = l
+        .dims
+        .iter()
+        .zip(mask)
+        .map(|(&d, &m)| if m { d } else { 1 })
+        .collect();
+    let mut out_strides = contiguous_strides(&keep_sizes);
+    let mut index_strides = contiguous_strides(&reduced_sizes);
+    for (i, &m) in mask.iter().enumerate() {
+        if m {
+            out_strides[i] = 0;
+        } else {
+            index_strides[i] = 0;
+        }
+    }
+    let plan = Plan::new(
+        l.dims,
+        [
+            (&out_strides, 0),
+            (l.strides, l.offset),
+            (&index_strides, 0),
+        ],
+    );
+    let n_out: usize = keep_sizes.iter().product();
+    let g = l.storage.read();
+    // SAFETY: the output is fresh with `n_out` elements, one per kept index,
+    // each written once by the kernel; the input's offsets come from its
+    // layout, which lies inside its storage (the tensor invariant), held
+    // under a read guard.
+    unsafe {
+        cpu::try_alloc_filled_by(&keep_sizes, |o| cpu::reduce(&plan, n_out, o, g.as_ptr(), r))
+    }
+}
+

@@ -18,6 +18,7 @@ mod gemm;
 pub(crate) mod index;
 pub(crate) mod locks;
 mod primitives;
+pub(crate) mod reducers;
 #[cfg(feature = "safetensors")]
 pub(crate) mod mmap;
 mod pool;

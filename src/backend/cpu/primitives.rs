@@ -5,9 +5,10 @@
 use super::exec;
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::backend::op::{Map1, Map2, Map3};
+use super::reducers::{Extreme, Prod, Sum};
+use crate::backend::op::{Map1, Map2, Map3, Reduction};
 use crate::device::Cpu;
-use crate::element::Element;
+use crate::element::{Element, Numeric};
 use crate::shape::{Shape, ShapeError, check_inplace};
 
 impl<T: Element> Backend<T> for Cpu {
@@ -79,6 +80,39 @@ impl<T: Element> Backend<T> for Cpu {
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims(), &[b.dims(), c.dims()])?;
         exec::update3(a.layout(), b.layout(), c.layout(), move |x, y, z| op.call(x, y, z))
+    }
+
+    fn reduce<S: Shape, SO: Shape>(
+        r: Reduction,
+        a: &Tensor<T, S>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<T, SO>, ShapeError>
+    where
+        T: Numeric,
+    {
+        let l = a.layout();
+        let data = match r {
+            Reduction::Sum => exec::reduce_vec(l, mask, &Sum { divisor: None }),
+            Reduction::Mean => {
+                let n: usize = a.dims().iter().zip(mask).filter(|(_, m)| **m).map(|(d, _)| d).product();
+                exec::reduce_vec(l, mask, &Sum { divisor: Some(T::from_f64(n as f64)) })
+            }
+            Reduction::Prod => exec::reduce_vec(l, mask, &Prod),
+            Reduction::Max => exec::reduce_vec(l, mask, &Extreme::<true>),
+            Reduction::Min => exec::reduce_vec(l, mask, &Extreme::<false>),
+        }?;
+        let dims: crate::shape::DimVec = a
+            .dims()
+            .iter()
+            .zip(mask)
+            .filter_map(|(&d, &m)| match (m, keepdim) {
+                (false, _) => Some(d),
+                (true, true) => Some(1),
+                (true, false) => None,
+            })
+            .collect();
+        Tensor::try_from_vec(data, &dims)
     }
 
     fn to_host<S: Shape>(a: &Tensor<T, S>) -> Result<Vec<T>, ShapeError> {

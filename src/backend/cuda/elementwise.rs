@@ -147,7 +147,7 @@ pub(crate) fn launch<T: CudaElement, A0: CudaElement, O: CudaElement>(
     rest: &[Operand<'_, T>],
     s: T,
 ) -> Result<(), CudaError> {
-    debug_assert_eq!(rest.len() + 1, op.arity);
+    debug_assert_eq!(rest.len() + 1, op.inputs());
     let dims = out.dims;
     let bs0 = broadcast_strides(a0.dims, a0.strides, dims);
     let bsr: Vec<_> = rest

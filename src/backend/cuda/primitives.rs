@@ -8,9 +8,12 @@ use super::elementwise::{Operand, launch};
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::backend::op::{Map1, Map2, Map3, OpDef};
+use super::reduce::reduce as launch_reduce;
+use super::reductions::{ReduceDef, find_reduction};
+use crate::backend::op::{Map1, Map2, Map3, OpDef, Reduction};
+use crate::element::Numeric;
 use crate::device::Cuda;
-use crate::shape::{DimVec, Shape, ShapeError, broadcast_pair, check_inplace};
+use crate::shape::{DimVec, DynRank, Shape, ShapeError, broadcast_pair, check_inplace};
 
 /// A fresh contiguous CUDA tensor of sizes `dims` on `dev`, whose elements
 /// the caller's kernel writes.
@@ -81,6 +84,68 @@ fn apply_<T: CudaElement, S: Shape>(
     check_no_overlap(target.dims(), target.strides())?;
     let dev = target.device().clone();
     launch(&dev, op, target.operand(), target.operand(), rest, s)
+}
+
+/// `def` over axis `k` of `t` (made contiguous first): `outer` rows of
+/// `r` reduced elements `inner` apart.
+fn reduce_axis<T: CudaElement, S: Shape>(
+    def: &ReduceDef,
+    t: &Tensor<T, S, Cuda>,
+    k: usize,
+    keepdim: bool,
+) -> Result<Tensor<T, DynRank, Cuda>, CudaError> {
+    let c = t.contiguous()?;
+    let dims = c.dims();
+    let outer: usize = dims[..k].iter().product();
+    let inner: usize = dims[k + 1..].iter().product();
+    let mut out_dims = dims.to_vec();
+    if keepdim {
+        out_dims[k] = 1;
+    } else {
+        out_dims.remove(k);
+    }
+    let out = output::<T, DynRank>(c.device(), &out_dims)?;
+    let g = c.storage.buf.read();
+    let mut o = out.storage.buf.write();
+    launch_reduce(c.device(), def, &g, c.offset, outer, dims[k], inner, &mut o)?;
+    drop(o);
+    Ok(out)
+}
+
+/// `def` over the axes in `mask`: every axis in one pass over the
+/// contiguous elements, else one axis after another, the highest first (a
+/// mean of means over equal counts is the mean).
+fn reduce_mask<T: CudaElement, S: Shape, SO: Shape>(
+    def: &ReduceDef,
+    t: &Tensor<T, S, Cuda>,
+    mask: &[bool],
+    keepdim: bool,
+) -> Result<Tensor<T, SO, Cuda>, CudaError> {
+    let rank = t.rank();
+    let result = if mask.iter().all(|&m| m) {
+        let c = t.contiguous()?;
+        let flat = Tensor::<T, DynRank, Cuda> {
+            storage: c.storage.clone(),
+            offset: c.offset,
+            dims: smallvec::smallvec![c.numel()],
+            strides: smallvec::smallvec![1],
+            device: core::marker::PhantomData,
+        };
+        let r = reduce_axis(def, &flat, 0, false)?;
+        let dims: DimVec = if keepdim { smallvec::smallvec![1; rank] } else { DimVec::new() };
+        (r.storage, dims)
+    } else {
+        let mut cur = t.share().into_dyn();
+        for k in (0..rank).rev().filter(|&k| mask[k]) {
+            cur = reduce_axis(def, &cur, k, keepdim)?;
+        }
+        if mask.iter().all(|&m| !m) {
+            cur = cur.deep_copy()?;
+        }
+        let dims = DimVec::from_slice(cur.dims());
+        (cur.storage, dims)
+    };
+    Ok(Tensor::from_cuda_parts(result.0, SO::check_dims(&result.1)?))
 }
 
 impl<T: CudaElement> Backend<T> for Cuda {
@@ -165,6 +230,18 @@ impl<T: CudaElement> Backend<T> for Cuda {
         c: &Tensor<T, S3, Cuda>,
     ) -> Result<(), CudaError> {
         apply_(&Op::DEF, a, &[b.operand(), c.operand()], op.scalar())
+    }
+
+    fn reduce<S: Shape, SO: Shape>(
+        r: Reduction,
+        a: &Tensor<T, S, Cuda>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<T, SO, Cuda>, CudaError>
+    where
+        T: Numeric,
+    {
+        reduce_mask(find_reduction(r.name()), a, mask, keepdim)
     }
 
     fn to_host<S: Shape>(a: &Tensor<T, S, Cuda>) -> Result<Vec<T>, CudaError> {

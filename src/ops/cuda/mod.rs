@@ -7,7 +7,6 @@
 //! | file | what |
 //! |---|---|
 //! | `mod.rs` | transfers (`to_device`, `to_cpu`), `contiguous`, `try_reshape` |
-//! | `reduce.rs` | `sum`, `mean`, `prod`, `max`, `min` over all, one axis, or run-time dims |
 //! | `matmul.rs` | `matmul`, `mm`, `bmm` through cuBLAS |
 //!
 //! Fallible forms return [`CudaError`] (a shape error is
@@ -37,7 +36,6 @@
 //! ```
 
 mod matmul;
-mod reduce;
 
 use core::marker::PhantomData;
 use std::sync::Arc;

@@ -1,26 +1,82 @@
 //! The reductions whose result is one value per output: each is one entry of
-//! the table below (its name, the element family it needs, its reducer), and
-//! the macro writes its five forms (see the naming table in `mod.rs`).
+//! the table below (its name, the element family it needs, and either the
+//! [`Reduction`] every device runs or the CPU reducer), and the macro
+//! writes its five forms (see the naming table in `mod.rs`).
 
 use super::axes;
-use super::reducers::{Extreme, Moments, Norm, NormKind, Prod, Sum, Truth};
+use super::reducers::{Moments, Norm, NormKind, Truth};
 use crate::Tensor;
+use crate::backend::Backend;
+use crate::backend::op::Reduction;
+use crate::device::{Cpu, Device};
 use crate::element::{Element, Float, Numeric};
 use crate::shape::OrPanic;
-use crate::shape::{DynRank, RemoveAxis, Shape, ShapeError};
+use crate::shape::{DynRank, RemoveAxis, Shape};
 
+/// `r` over the dims in `mask` (`None`: every dim) on any device, after
+/// PyTorch's check that a reduction without identity has elements.
+fn reduce_on<T: Numeric, S: Shape, SO: Shape, D: Backend<T>>(
+    t: &Tensor<T, S, D>,
+    r: Reduction,
+    mask: Option<&[bool]>,
+    keepdim: bool,
+    nonempty: Option<&str>,
+) -> Result<Tensor<T, SO, D>, D::Error> {
+    let every = axes::all(t.rank());
+    let m = mask.unwrap_or(&every);
+    super::check_nonempty(nonempty, t.dims(), m, mask.is_none())?;
+    D::reduce(r, t, m, keepdim)
+}
+
+/// Writes the five forms of each reduction. A reduction routed `[Sum]`
+/// runs on every device through [`Backend::reduce`]; one routed
+/// `{ |n| reducer }` runs on the CPU with that reducer (built from the
+/// number of elements each output reduces).
 macro_rules! reductions {
     ($(
         $(#[$doc:meta])*
-        $all:ident, $dim:ident, $keep:ident, $dims:ident, $try_dims:ident:
+        $all:ident / $try_all:ident, $dim:ident, $keep:ident, $dims:ident, $try_dims:ident:
         $bound:ident -> $out:ty, nonempty $ne:expr, ($($arg:ident: $argty:ty = $ex:literal),*),
-        |$n:ident| $make:expr;
+        $route:tt;
     )*) => {$(
-        impl<T: $bound, S: Shape> Tensor<T, S> {
+        reductions!(@impl $route [$(#[$doc])*] $all $try_all $dim $keep $dims $try_dims $bound $out, $ne, ($($arg: $argty = $ex),*), $route);
+    )*};
+
+    (@impl [$R:ident] $($rest:tt)*) => {
+        reductions!(@forms [D: Backend<T>] D $($rest)*);
+    };
+    (@impl {$($make:tt)*} $($rest:tt)*) => {
+        reductions!(@forms [] Cpu $($rest)*);
+    };
+
+    (@run $t:ident, $mask:expr, $keep:expr, $ne:expr, [$R:ident]) => {
+        reduce_on($t, Reduction::$R, $mask, $keep, $ne)
+    };
+    (@run $t:ident, $mask:expr, $keep:expr, $ne:expr, {|$n:ident| $make:expr}) => {
+        $t.reduce_with($mask, $keep, $ne, |$n| $make)
+    };
+
+    (@forms [$($gen:tt)*] $D:ident [$(#[$doc:meta])*] $all:ident $try_all:ident $dim:ident $keep:ident $dims:ident $try_dims:ident $bound:ident $out:ty, $ne:expr, ($($arg:ident: $argty:ty = $ex:literal),*), $route:tt) => {
+        impl<T: $bound, S: Shape, $($gen)*> Tensor<T, S, $D> {
             $(#[$doc])*
             #[track_caller]
-            pub fn $all(&self $(, $arg: $argty)*) -> Tensor<$out, ()> {
-                self.reduce_with(None, false, $ne, |$n| $make).or_panic()
+            pub fn $all(&self $(, $arg: $argty)*) -> Tensor<$out, (), $D> {
+                self.$try_all($($arg),*).or_panic()
+            }
+
+            #[doc = concat!("The fallible form of [`Tensor::", stringify!($all), "`].")]
+            ///
+            /// # Errors
+            /// Where the reduction needs elements, PyTorch's error for an
+            /// empty tensor; an allocation or driver error.
+            ///
+            /// ```
+            /// use shaped::{Shape, Tensor};
+            /// let t = Tensor::<f64, Shape![2]>::from_vec(vec![1., 3.]);
+            #[doc = concat!("assert_eq!(t.", stringify!($try_all), "(", $(stringify!($ex),)* ").unwrap().item(), t.", stringify!($all), "(", $(stringify!($ex),)* ").item());")]
+            /// ```
+            pub fn $try_all(&self $(, $arg: $argty)*) -> Result<Tensor<$out, (), $D>, <$D as Device>::Error> {
+                reductions!(@run self, None, false, $ne, $route)
             }
 
             #[doc = concat!("[`Tensor::", stringify!($all), "`] over axis `K`, which the result drops.")]
@@ -39,13 +95,12 @@ macro_rules! reductions {
             #[doc = concat!("assert_eq!(r.to_vec()[1], row.", stringify!($all), "(", $(stringify!($ex),)* ").item());")]
             /// ```
             #[track_caller]
-            pub fn $dim<const K: usize>(&self $(, $arg: $argty)*) -> Tensor<$out, <S as RemoveAxis<K>>::Output>
+            pub fn $dim<const K: usize>(&self $(, $arg: $argty)*) -> Tensor<$out, <S as RemoveAxis<K>>::Output, $D>
             where
                 S: RemoveAxis<K>,
             {
-                axes::from_axis(K, self.rank())
-                    .and_then(|m| self.reduce_with(Some(&m), false, $ne, |$n| $make))
-                    .or_panic()
+                let reduced = axes::from_axis(K, self.rank()).map_err(<$D as Device>::Error::from);
+                reduced.and_then(|m| reductions!(@run self, Some(&m), false, $ne, $route)).or_panic()
             }
 
             #[doc = concat!("[`Tensor::", stringify!($all), "`] over axis `K`, which the result keeps with size 1.")]
@@ -60,13 +115,12 @@ macro_rules! reductions {
             #[doc = concat!("assert_eq!(r.to_vec(), t.", stringify!($dim), "::<0>(", $(stringify!($ex),)* ").to_vec());")]
             /// ```
             #[track_caller]
-            pub fn $keep<const K: usize>(&self $(, $arg: $argty)*) -> Tensor<$out, <S as RemoveAxis<K>>::KeepDim>
+            pub fn $keep<const K: usize>(&self $(, $arg: $argty)*) -> Tensor<$out, <S as RemoveAxis<K>>::KeepDim, $D>
             where
                 S: RemoveAxis<K>,
             {
-                axes::from_axis(K, self.rank())
-                    .and_then(|m| self.reduce_with(Some(&m), true, $ne, |$n| $make))
-                    .or_panic()
+                let reduced = axes::from_axis(K, self.rank()).map_err(<$D as Device>::Error::from);
+                reduced.and_then(|m| reductions!(@run self, Some(&m), true, $ne, $route)).or_panic()
             }
 
             #[doc = concat!("[`Tensor::", stringify!($all), "`] over the run-time dims `dims` (negative counts from the end; empty means all), into a tensor of dynamic rank.")]
@@ -83,9 +137,9 @@ macro_rules! reductions {
             #[doc = concat!("let e = t.", stringify!($try_dims), "(&[2], false", $(", ", stringify!($ex),)* ").unwrap_err();")]
             /// assert_eq!(e.to_string(), "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
             /// ```
-            pub fn $try_dims(&self, dims: &[isize], keepdim: bool $(, $arg: $argty)*) -> Result<Tensor<$out, DynRank>, ShapeError> {
+            pub fn $try_dims(&self, dims: &[isize], keepdim: bool $(, $arg: $argty)*) -> Result<Tensor<$out, DynRank, $D>, <$D as Device>::Error> {
                 let m = axes::from_dims(dims, self.rank())?;
-                self.reduce_with(Some(&m), keepdim, $ne, |$n| $make)
+                reductions!(@run self, Some(&m), keepdim, $ne, $route)
             }
 
             #[doc = concat!("[`Tensor::", stringify!($try_dims), "`], panicking on error.")]
@@ -100,11 +154,11 @@ macro_rules! reductions {
             /// assert_eq!(r.dims(), &[1, 3, 1]);
             /// ```
             #[track_caller]
-            pub fn $dims(&self, dims: &[isize], keepdim: bool $(, $arg: $argty)*) -> Tensor<$out, DynRank> {
+            pub fn $dims(&self, dims: &[isize], keepdim: bool $(, $arg: $argty)*) -> Tensor<$out, DynRank, $D> {
                 self.$try_dims(dims, keepdim $(, $arg)*).or_panic()
             }
         }
-    )*};
+    };
 }
 
 reductions! {
@@ -126,8 +180,8 @@ reductions! {
     /// assert_eq!(big.sum().item(), i32::MIN);
     /// assert_eq!(big.map(|x| x as i64).sum().item(), 2_147_483_648); // torch.sum's int64
     /// ```
-    sum, sum_dim, sum_dim_keepdim, sum_dims, try_sum_dims:
-    Numeric -> T, nonempty None, (), |_n| Sum { divisor: None };
+    sum / try_sum, sum_dim, sum_dim_keepdim, sum_dims, try_sum_dims:
+    Numeric -> T, nonempty None, (), [Sum];
 
     /// The mean of all elements, as `torch.mean` (NaN when there are none).
     ///
@@ -136,8 +190,8 @@ reductions! {
     /// let t = Tensor::<f32, Shape![4]>::from_vec(vec![1., 2., 3., 6.]);
     /// assert_eq!(t.mean().item(), 3.0);
     /// ```
-    mean, mean_dim, mean_dim_keepdim, mean_dims, try_mean_dims:
-    Float -> T, nonempty None, (), |n| Sum { divisor: Some(T::from_f64(n as f64)) };
+    mean / try_mean, mean_dim, mean_dim_keepdim, mean_dims, try_mean_dims:
+    Float -> T, nonempty None, (), [Mean];
 
     /// The product of all elements, as `torch.prod`.
     ///
@@ -146,8 +200,8 @@ reductions! {
     /// let t = Tensor::<i64, Shape![3]>::from_vec(vec![2, 3, 4]);
     /// assert_eq!(t.prod().item(), 24);
     /// ```
-    prod, prod_dim, prod_dim_keepdim, prod_dims, try_prod_dims:
-    Numeric -> T, nonempty None, (), |_n| Prod;
+    prod / try_prod, prod_dim, prod_dim_keepdim, prod_dims, try_prod_dims:
+    Numeric -> T, nonempty None, (), [Prod];
 
     /// The largest element, NaN if any is NaN, as `torch.max(t)` and
     /// `torch.amax` (which, unlike `torch.max(t, dim)`, takes several dims;
@@ -161,8 +215,8 @@ reductions! {
     /// let t = Tensor::<f32, Shape![3]>::from_vec(vec![1., 7., -2.]);
     /// assert_eq!(t.max().item(), 7.0);
     /// ```
-    max, max_dim, max_dim_keepdim, max_dims, try_max_dims:
-    Numeric -> T, nonempty Some("max"), (), |_n| Extreme::<true>;
+    max / try_max, max_dim, max_dim_keepdim, max_dims, try_max_dims:
+    Numeric -> T, nonempty Some("max"), (), [Max];
 
     /// The smallest element, NaN if any is NaN, as `torch.min(t)` and
     /// `torch.amin`.
@@ -175,8 +229,8 @@ reductions! {
     /// let t = Tensor::<i32, Shape![3]>::from_vec(vec![1, 7, -2]);
     /// assert_eq!(t.min().item(), -2);
     /// ```
-    min, min_dim, min_dim_keepdim, min_dims, try_min_dims:
-    Numeric -> T, nonempty Some("min"), (), |_n| Extreme::<false>;
+    min / try_min, min_dim, min_dim_keepdim, min_dims, try_min_dims:
+    Numeric -> T, nonempty Some("min"), (), [Min];
 
     /// The variance, `Σ (x - mean)² / (N - correction)`, as `torch.var`
     /// (PyTorch's default `correction` is 1, Bessel's correction; 0 gives the
@@ -188,8 +242,8 @@ reductions! {
     /// assert_eq!(t.var(1).item(), 5.0 / 3.0);
     /// assert_eq!(t.var(0).item(), 1.25);
     /// ```
-    var, var_dim, var_dim_keepdim, var_dims, try_var_dims:
-    Float -> T, nonempty None, (correction: usize = 1), |_n| Moments { correction: correction as f64, sqrt: false };
+    var / try_var, var_dim, var_dim_keepdim, var_dims, try_var_dims:
+    Float -> T, nonempty None, (correction: usize = 1), { |_n| Moments { correction: correction as f64, sqrt: false } };
 
     /// The standard deviation, the square root of [`Tensor::var`], as
     /// `torch.std` (PyTorch's default `correction` is 1).
@@ -199,8 +253,8 @@ reductions! {
     /// let t = Tensor::<f64, Shape![2]>::from_vec(vec![1., 3.]);
     /// assert_eq!(t.std(1).item(), 2.0f64.sqrt());
     /// ```
-    std, std_dim, std_dim_keepdim, std_dims, try_std_dims:
-    Float -> T, nonempty None, (correction: usize = 1), |_n| Moments { correction: correction as f64, sqrt: true };
+    std / try_std, std_dim, std_dim_keepdim, std_dims, try_std_dims:
+    Float -> T, nonempty None, (correction: usize = 1), { |_n| Moments { correction: correction as f64, sqrt: true } };
 
     /// The `p`-norm `(Σ |x|^p)^(1/p)`, as `torch.linalg.vector_norm`:
     /// `p = 0` counts nonzero elements, `p = ∞` takes the largest `|x|` and
@@ -213,8 +267,8 @@ reductions! {
     /// assert_eq!(t.norm(1.0).item(), 7.0);
     /// assert_eq!(t.norm(f64::INFINITY).item(), 4.0);
     /// ```
-    norm, norm_dim, norm_dim_keepdim, norm_dims, try_norm_dims:
-    Float -> T, nonempty None, (p: f64 = 2.0), |_n| Norm(NormKind::of(p));
+    norm / try_norm, norm_dim, norm_dim_keepdim, norm_dims, try_norm_dims:
+    Float -> T, nonempty None, (p: f64 = 2.0), { |_n| Norm(NormKind::of(p)) };
 
     /// `log Σ exp x`, computed without overflow, as `torch.logsumexp`
     /// (`-∞` when there are no elements).
@@ -224,8 +278,8 @@ reductions! {
     /// let t = Tensor::<f64, Shape![2]>::from_vec(vec![1000., 1000.]);
     /// assert_eq!(t.logsumexp().item(), 1000.0 + 2f64.ln());
     /// ```
-    logsumexp, logsumexp_dim, logsumexp_dim_keepdim, logsumexp_dims, try_logsumexp_dims:
-    Float -> T, nonempty None, (), |_n| super::reducers::LogSumExp;
+    logsumexp / try_logsumexp, logsumexp_dim, logsumexp_dim_keepdim, logsumexp_dims, try_logsumexp_dims:
+    Float -> T, nonempty None, (), { |_n| super::reducers::LogSumExp };
 
     /// Whether every element is nonzero (`true`), as `torch.all`.
     ///
@@ -234,8 +288,8 @@ reductions! {
     /// let t = Tensor::<i32, Shape![3]>::from_vec(vec![1, 0, 2]);
     /// assert!(!t.all().item());
     /// ```
-    all, all_dim, all_dim_keepdim, all_dims, try_all_dims:
-    Element -> bool, nonempty None, (), |_n| Truth::<true>;
+    all / try_all, all_dim, all_dim_keepdim, all_dims, try_all_dims:
+    Element -> bool, nonempty None, (), { |_n| Truth::<true> };
 
     /// Whether some element is nonzero (`true`), as `torch.any`.
     ///
@@ -244,6 +298,6 @@ reductions! {
     /// let t = Tensor::<bool, Shape![3]>::from_vec(vec![false, true, false]);
     /// assert!(t.any().item());
     /// ```
-    any, any_dim, any_dim_keepdim, any_dims, try_any_dims:
-    Element -> bool, nonempty None, (), |_n| Truth::<false>;
+    any / try_any, any_dim, any_dim_keepdim, any_dims, try_any_dims:
+    Element -> bool, nonempty None, (), { |_n| Truth::<false> };
 }

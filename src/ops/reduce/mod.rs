@@ -39,7 +39,7 @@
 //! ```
 //!
 //! # Design
-//! Every reduction is one `Reducer` (its accumulator, in `reducers.rs`)
+//! Every reduction is one `Reducer` (its accumulator, in `backend/cpu/reducers.rs`)
 //! driven by the loops of `backend/cpu/reduce.rs` over the shared iteration
 //! plan: the plan gives the output stride 0 on the reduced dimensions, which
 //! sorts them innermost; then either each output folds its runs (reduced
@@ -56,9 +56,11 @@
 pub(crate) mod axes;
 mod indices;
 mod methods;
-pub(crate) mod reducers;
 mod softmax;
 mod sum_to;
+
+pub(crate) use crate::backend::cpu::exec::reduce_vec;
+pub(crate) use crate::backend::cpu::reducers;
 
 pub(crate) use axes::{
     Mask, all as all_mask, from_axis as axis_mask, from_dims as dims_mask, reduced_count,
@@ -66,53 +68,9 @@ pub(crate) use axes::{
 };
 
 use crate::Tensor;
-use crate::backend::cpu::{self, Reducer};
+use crate::backend::cpu::Reducer;
 use crate::element::Element;
-use crate::iter::{Plan, contiguous_strides};
-use crate::ops::exec::Layout;
-use crate::shape::{DimVec, Shape, ShapeError};
-
-/// Reduces `l` over the dimensions in `mask`: one output per kept index,
-/// row-major over the kept dimensions.
-pub(crate) fn reduce_vec<T: Element, R: Reducer<T>>(
-    l: Layout<'_, T>,
-    mask: &[bool],
-    r: &R,
-) -> Result<Vec<R::Out>, ShapeError> {
-    let keep_sizes = axes::result_dims(l.dims, mask, true);
-    let reduced_sizes: DimVec = l
-        .dims
-        .iter()
-        .zip(mask)
-        .map(|(&d, &m)| if m { d } else { 1 })
-        .collect();
-    let mut out_strides = contiguous_strides(&keep_sizes);
-    let mut index_strides = contiguous_strides(&reduced_sizes);
-    for (i, &m) in mask.iter().enumerate() {
-        if m {
-            out_strides[i] = 0;
-        } else {
-            index_strides[i] = 0;
-        }
-    }
-    let plan = Plan::new(
-        l.dims,
-        [
-            (&out_strides, 0),
-            (l.strides, l.offset),
-            (&index_strides, 0),
-        ],
-    );
-    let n_out: usize = keep_sizes.iter().product();
-    let g = l.storage.read();
-    // SAFETY: the output is fresh with `n_out` elements, one per kept index,
-    // each written once by the kernel; the input's offsets come from its
-    // layout, which lies inside its storage (the tensor invariant), held
-    // under a read guard.
-    unsafe {
-        cpu::try_alloc_filled_by(&keep_sizes, |o| cpu::reduce(&plan, n_out, o, g.as_ptr(), r))
-    }
-}
+use crate::shape::{Shape, ShapeError};
 
 /// PyTorch's error for a reduction with no identity over no elements.
 fn check_nonempty(
