@@ -18,7 +18,8 @@
 //!   through faer.
 //! - `backend`: the loops that touch memory (all of the crate's `unsafe`):
 //!   `cpu`, and `cuda` (kernels generated as CUDA C, compiled by NVRTC,
-//!   cuBLAS; feature `cuda`). Operations on CUDA tensors are in `ops::cuda`;
+//!   cuBLAS; feature `cuda`). Operations on CUDA tensors are the same methods (written once over the
+//!   device);
 //!   [`device`] has the [`Cuda`](device::Cuda) device type, present in every
 //!   build so that mixing devices is a compile error everywhere.
 //! - [`autograd`]: reverse-mode gradients over the ops, each broadcast

@@ -4,7 +4,9 @@
 //! | item | what |
 //! |---|---|
 //! | [`Backend`] | the primitive set a device implements; the tensor API is written once over it |
+//! | [`Gemm`] | matrix products (strided-batched GEMM with `alpha`), for the element types a device multiplies |
 //! | [`op`] | what a pointwise operation is to a backend: its Rust function and CUDA expression in one type |
+//! | [`geometry`] | the layout of a batched matrix product |
 //! | `cpu/` | the CPU loops, parallelised on a work-sharing pool |
 //! | `cuda/` | the CUDA backend: kernels generated from the op table, NVRTC, cuBLAS (feature `cuda`) |
 //!
@@ -13,7 +15,8 @@
 
 pub(crate) mod cpu;
 pub(crate) mod cuda;
+pub mod geometry;
 pub mod op;
 mod primitives;
 
-pub use primitives::Backend;
+pub use primitives::{Backend, Gemm};

@@ -20,6 +20,7 @@
 //! assert_eq!(c.to_vec(), vec![11., 21., 31., 12., 22., 32.]);
 //! ```
 
+use super::geometry::Geometry;
 use super::op::{Map1, Map2, Map3, Reduction};
 use crate::Tensor;
 use crate::device::Device;
@@ -39,6 +40,12 @@ pub trait Backend<T: Element>: Device {
         op: Op,
         a: &Tensor<T, S, Self>,
     ) -> Result<Tensor<T, S, Self>, Self::Error>;
+
+    /// A contiguous copy of `a` in new storage (PyTorch's `clone()`).
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn copy<S: Shape>(a: &Tensor<T, S, Self>) -> Result<Tensor<T, S, Self>, Self::Error>;
 
     /// `op` on `a` and `b` broadcast together, into a new tensor of shape
     /// `SO` (the broadcast shape).
@@ -150,4 +157,31 @@ pub trait Backend<T: Element>: Device {
     /// # Errors
     /// A driver error.
     fn to_host<S: Shape>(a: &Tensor<T, S, Self>) -> Result<Vec<T>, Self::Error>;
+}
+
+/// Matrix products on a device for elements `T`: the CPU multiplies every
+/// numeric type (`f16`/`bf16` accumulating in `f32`), CUDA the types cuBLAS
+/// takes (`f32`, `f64`), so a product of `i32` CUDA tensors is a compile
+/// error rather than PyTorch's run-time "not implemented for 'Int'".
+///
+/// ```
+/// use shaped::backend::Gemm;
+/// use shaped::device::Cpu;
+/// fn multiplies<D: Gemm<f32>>() {}
+/// multiplies::<Cpu>();
+/// ```
+pub trait Gemm<T: Numeric>: Backend<T> {
+    /// `alpha * (a @ b)` laid out by `geo` (which the shape rules computed
+    /// from `a`'s and `b`'s sizes), into a new contiguous tensor of shape
+    /// `SO`.
+    ///
+    /// # Errors
+    /// An allocation or driver error, operands on different GPUs, or sizes
+    /// that do not fit `SO`.
+    fn product<S1: Shape, S2: Shape, SO: Shape>(
+        a: &Tensor<T, S1, Self>,
+        b: &Tensor<T, S2, Self>,
+        geo: &Geometry,
+        alpha: T,
+    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
 }

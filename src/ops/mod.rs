@@ -1,5 +1,5 @@
-//! Operations, each defined once: its shape rule (type level and run time)
-//! and a call into the backend through the iteration plan.
+//! Operations, each defined once for every device: its shape rule (type
+//! level and run time) and a call into the [`Backend`](crate::backend::Backend).
 //!
 //! | file | operations |
 //! |---|---|
@@ -11,7 +11,6 @@
 //! | `table.rs` | the op table: every built-in pointwise op's Rust function and CUDA expression, defined once |
 //! | `scalar.rs` | the scalar functions with PyTorch's semantics |
 //! | `reduce/` | reductions with `keepdim`, `argmax`, `softmax`, `sum_to` (naming in its doc) |
-//! | `cuda/` | transfers, reductions and products on CUDA tensors, until they move to the backend trait (feature `cuda`) |
 //! | `devices.rs` | the compile error for operators between devices ([`SameDevice`](crate::device::SameDevice)) |
 //! | `index/` | indexing (`select`, `slice`, `index!`), joining (`cat`, `stack`, `split`), `gather` / `scatter`, `index_select`, masked ops |
 //!
@@ -19,8 +18,6 @@
 //! `try_op` returns it; a trailing `_` (`add_`) writes in place.
 
 mod binary;
-#[cfg(feature = "cuda")]
-pub mod cuda;
 pub(crate) mod devices;
 pub mod index;
 mod map;

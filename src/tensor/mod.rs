@@ -30,6 +30,8 @@
 mod access;
 mod cast;
 mod construct;
+#[cfg(feature = "cuda")]
+mod cuda;
 mod display;
 mod element_access;
 mod elements;

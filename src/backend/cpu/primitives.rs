@@ -16,6 +16,10 @@ impl<T: Element> Backend<T> for Cpu {
         exec::map1(a.layout(), move |x| op.call(x))
     }
 
+    fn copy<S: Shape>(a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
+        exec::map1(a.layout(), |x| x)
+    }
+
     fn binary<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
         op: Op,
         a: &Tensor<T, S1>,

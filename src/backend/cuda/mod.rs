@@ -11,7 +11,8 @@
 //! | `primitives.rs` | [`Backend`](crate::backend::Backend) for CUDA: the pointwise primitives over the shared plan |
 //! | `elementwise.rs` | layouts from the iteration plan, variant choice, launches |
 //! | `reduce.rs` | reductions over a dimension or all (warp shuffles) |
-//! | `blas.rs` | matrix products through cuBLAS (strided-batched GEMM) |
+//! | `blas.rs` | cuBLAS's strided-batched GEMM |
+//! | `gemm.rs` | [`Gemm`](crate::backend::Gemm) for CUDA: products laid out for one strided-batched GEMM |
 //!
 //! cudarc panics when it cannot load a library, so [`open`] checks with
 //! cudarc's own `is_culib_present` (which only tries `dlopen`) before
@@ -32,6 +33,8 @@ pub(crate) mod blas;
 mod device;
 #[cfg(feature = "cuda")]
 pub(crate) mod elementwise;
+#[cfg(feature = "cuda")]
+mod gemm;
 #[cfg(feature = "cuda")]
 pub(crate) mod primitives;
 #[cfg(feature = "cuda")]

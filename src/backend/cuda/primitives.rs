@@ -10,7 +10,8 @@ use crate::Tensor;
 use crate::backend::Backend;
 use super::reduce::reduce as launch_reduce;
 use super::reductions::{ReduceDef, find_reduction};
-use crate::backend::op::{Map1, Map2, Map3, OpDef, Reduction};
+use crate::backend::op::{Map1, Map2, Map3, OpDef, Pointwise, Reduction};
+use crate::ops::table::Identity;
 use crate::element::Numeric;
 use crate::device::Cuda;
 use crate::shape::{DimVec, DynRank, Shape, ShapeError, broadcast_pair, check_inplace};
@@ -154,6 +155,10 @@ impl<T: CudaElement> Backend<T> for Cuda {
         a: &Tensor<T, S, Cuda>,
     ) -> Result<Tensor<T, S, Cuda>, CudaError> {
         apply::<T, T, T, S>(&Op::DEF, a.operand(), &[], op.scalar())
+    }
+
+    fn copy<S: Shape>(a: &Tensor<T, S, Cuda>) -> Result<Tensor<T, S, Cuda>, CudaError> {
+        apply::<T, T, T, S>(&<Identity as Pointwise>::DEF, a.operand(), &[], T::default())
     }
 
     fn binary<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(

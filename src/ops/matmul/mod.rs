@@ -48,8 +48,6 @@ mod shape;
 mod widened;
 
 pub use amx::{amx_active, set_amx};
-#[cfg(feature = "cuda")]
-pub(crate) use shape::BatchOut;
 pub use shape::{
     AddendDim, AddendShape, BatchBroadcastsAt, BatchShape, ContractsWith, FitsProduct, Matmul,
     MatmulShape, MatrixShape, MmWith, SameBatch, VectorShape,

@@ -11,17 +11,17 @@
 //! ```
 
 use super::rules;
-use super::run;
 use super::shape::{
     BatchOut, BatchShape, ContractsWith, Matmul, MatmulShape, MatrixShape, MmWith, OuterOut,
     SameBatch, VectorShape,
 };
 use crate::Tensor;
+use crate::backend::Gemm;
 use crate::element::Numeric;
 use crate::shape::OrPanic;
-use crate::shape::{Shape, ShapeError};
+use crate::shape::Shape;
 
-impl<T: Numeric, S: Shape> Tensor<T, S> {
+impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// The matrix product with NumPy's rules, as `torch.matmul` (`@`):
     /// 1-D x 1-D is a dot product (a 0-d result); a 1-D left operand is a
     /// row and a 1-D right operand a column, the promoted 1 removed from the
@@ -43,7 +43,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(d.to_vec(), vec![7.0; 10]);
     /// ```
     #[track_caller]
-    pub fn matmul<S2: Shape>(&self, other: &Tensor<T, S2>) -> Tensor<T, Matmul<S, S2>>
+    pub fn matmul<S2: Shape>(&self, other: &Tensor<T, S2, D>) -> Tensor<T, Matmul<S, S2>, D>
     where
         S: MatmulShape<S2>,
     {
@@ -66,13 +66,13 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_matmul<S2: Shape>(
         &self,
-        other: &Tensor<T, S2>,
-    ) -> Result<Tensor<T, Matmul<S, S2>>, ShapeError>
+        other: &Tensor<T, S2, D>,
+    ) -> Result<Tensor<T, Matmul<S, S2>, D>, D::Error>
     where
         S: MatmulShape<S2>,
     {
         let geo = rules::matmul(self.dims(), other.dims())?;
-        run::product(self.layout(), other.layout(), &geo, T::one())?.try_into_shape()
+        D::product(self, other, &geo, T::one())
     }
 
     /// The product of two matrices, as `torch.mm` (no broadcasting).
@@ -88,7 +88,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(a.mm(&i).to_vec(), vec![1, 2, 3, 4]);
     /// ```
     #[track_caller]
-    pub fn mm<S2: MmWith<S>>(&self, mat2: &Tensor<T, S2>) -> Tensor<T, S2::Output> {
+    pub fn mm<S2: MmWith<S>>(&self, mat2: &Tensor<T, S2, D>) -> Tensor<T, S2::Output, D> {
         self.try_mm(mat2).or_panic()
     }
 
@@ -110,10 +110,10 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_mm<S2: MmWith<S>>(
         &self,
-        mat2: &Tensor<T, S2>,
-    ) -> Result<Tensor<T, S2::Output>, ShapeError> {
+        mat2: &Tensor<T, S2, D>,
+    ) -> Result<Tensor<T, S2::Output, D>, D::Error> {
         let geo = rules::mm(self.dims(), mat2.dims())?;
-        run::product(self.layout(), mat2.layout(), &geo, T::one())?.try_into_shape()
+        D::product(self, mat2, &geo, T::one())
     }
 
     /// The product of a matrix and a vector, as `torch.mv`.
@@ -130,7 +130,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(y.to_vec(), vec![6., 6.]);
     /// ```
     #[track_caller]
-    pub fn mv<S2: VectorShape>(&self, vec: &Tensor<T, S2>) -> Tensor<T, (S::Rows,)>
+    pub fn mv<S2: VectorShape>(&self, vec: &Tensor<T, S2, D>) -> Tensor<T, (S::Rows,), D>
     where
         S: MatrixShape,
         S::Cols: ContractsWith<S2::Len>,
@@ -155,14 +155,14 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_mv<S2: VectorShape>(
         &self,
-        vec: &Tensor<T, S2>,
-    ) -> Result<Tensor<T, (S::Rows,)>, ShapeError>
+        vec: &Tensor<T, S2, D>,
+    ) -> Result<Tensor<T, (S::Rows,), D>, D::Error>
     where
         S: MatrixShape,
         S::Cols: ContractsWith<S2::Len>,
     {
         let geo = rules::mv(self.dims(), vec.dims(), None)?;
-        run::product(self.layout(), vec.layout(), &geo, T::one())?.try_into_shape()
+        D::product(self, vec, &geo, T::one())
     }
 
     /// The products of two batches of matrices, entry by entry, as
@@ -180,7 +180,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(c.to_vec(), vec![3.0; 40]);
     /// ```
     #[track_caller]
-    pub fn bmm<S2: BatchShape>(&self, batch2: &Tensor<T, S2>) -> Tensor<T, BatchOut<S, S2>>
+    pub fn bmm<S2: BatchShape>(&self, batch2: &Tensor<T, S2, D>) -> Tensor<T, BatchOut<S, S2>, D>
     where
         S: BatchShape,
         S::Batch: SameBatch<S2::Batch>,
@@ -205,15 +205,15 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_bmm<S2: BatchShape>(
         &self,
-        batch2: &Tensor<T, S2>,
-    ) -> Result<Tensor<T, BatchOut<S, S2>>, ShapeError>
+        batch2: &Tensor<T, S2, D>,
+    ) -> Result<Tensor<T, BatchOut<S, S2>, D>, D::Error>
     where
         S: BatchShape,
         S::Batch: SameBatch<S2::Batch>,
         S::Cols: ContractsWith<S2::Rows>,
     {
         let geo = rules::bmm(self.dims(), batch2.dims())?;
-        run::product(self.layout(), batch2.layout(), &geo, T::one())?.try_into_shape()
+        D::product(self, batch2, &geo, T::one())
     }
 
     /// The dot product of two vectors, a 0-d tensor, as `torch.dot`.
@@ -228,7 +228,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(a.dot(&a).item(), 14);
     /// ```
     #[track_caller]
-    pub fn dot<S2: VectorShape>(&self, other: &Tensor<T, S2>) -> Tensor<T, ()>
+    pub fn dot<S2: VectorShape>(&self, other: &Tensor<T, S2, D>) -> Tensor<T, (), D>
     where
         S: VectorShape,
         S::Len: ContractsWith<S2::Len>,
@@ -251,14 +251,14 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_dot<S2: VectorShape>(
         &self,
-        other: &Tensor<T, S2>,
-    ) -> Result<Tensor<T, ()>, ShapeError>
+        other: &Tensor<T, S2, D>,
+    ) -> Result<Tensor<T, (), D>, D::Error>
     where
         S: VectorShape,
         S::Len: ContractsWith<S2::Len>,
     {
         let geo = rules::dot(self.dims(), other.dims())?;
-        run::product(self.layout(), other.layout(), &geo, T::one())?.try_into_shape()
+        D::product(self, other, &geo, T::one())
     }
 
     /// The outer product of two vectors, as `torch.outer`: element `(i, j)`
@@ -276,7 +276,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(o.to_vec(), vec![1, 10, 100, 2, 20, 200]);
     /// ```
     #[track_caller]
-    pub fn outer<S2: VectorShape>(&self, vec2: &Tensor<T, S2>) -> Tensor<T, OuterOut<S, S2>>
+    pub fn outer<S2: VectorShape>(&self, vec2: &Tensor<T, S2, D>) -> Tensor<T, OuterOut<S, S2>, D>
     where
         S: VectorShape,
     {
@@ -297,13 +297,13 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_outer<S2: VectorShape>(
         &self,
-        vec2: &Tensor<T, S2>,
-    ) -> Result<Tensor<T, OuterOut<S, S2>>, ShapeError>
+        vec2: &Tensor<T, S2, D>,
+    ) -> Result<Tensor<T, OuterOut<S, S2>, D>, D::Error>
     where
         S: VectorShape,
     {
         let geo = rules::outer(self.dims(), vec2.dims(), "outer")?;
-        run::product(self.layout(), vec2.layout(), &geo, T::one())?.try_into_shape()
+        D::product(self, vec2, &geo, T::one())
     }
 
     /// The outer product, under its BLAS name, as `torch.ger`; see
@@ -315,7 +315,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(a.ger(&a).to_vec(), vec![1., 2., 2., 4.]);
     /// ```
     #[track_caller]
-    pub fn ger<S2: VectorShape>(&self, vec2: &Tensor<T, S2>) -> Tensor<T, OuterOut<S, S2>>
+    pub fn ger<S2: VectorShape>(&self, vec2: &Tensor<T, S2, D>) -> Tensor<T, OuterOut<S, S2>, D>
     where
         S: VectorShape,
     {

@@ -17,73 +17,7 @@
 
 use crate::shape::{DimVec, ShapeError, broadcast_pair, checked_numel};
 
-/// Where one operand's dimensions go in a batched product.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Axes {
-    /// How many leading dimensions are batch dimensions.
-    pub batch: usize,
-    /// The axis of the outer size (rows on the left, columns on the right),
-    /// or `None` where a vector was promoted (size 1).
-    pub outer: Option<usize>,
-    /// The axis of the contracted size, or `None` for an outer product
-    /// (size 1).
-    pub inner: Option<usize>,
-}
-
-/// Whether the batch of products is kept or summed (`addbmm`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Batch {
-    /// One result matrix per batch entry.
-    Each,
-    /// One result matrix: the sum over the batch.
-    Sum,
-}
-
-/// A product laid out as a batch of `m x k` by `k x n` matrix products.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Geometry {
-    /// The batch sizes (broadcast, for `matmul`).
-    pub batch: DimVec,
-    /// Whether results are kept per batch entry or summed.
-    pub mode: Batch,
-    /// Rows of each product.
-    pub m: usize,
-    /// Columns of each product.
-    pub n: usize,
-    /// The contracted size.
-    pub k: usize,
-    /// The left operand's axes.
-    pub lhs: Axes,
-    /// The right operand's axes.
-    pub rhs: Axes,
-    /// The result's sizes.
-    pub out: DimVec,
-}
-
-impl Geometry {
-    fn new(batch: DimVec, mode: Batch, lhs: (Axes, &[usize]), rhs: (Axes, &[usize])) -> Self {
-        let size = |dims: &[usize], axis: Option<usize>| axis.map_or(1, |i| dims[i]);
-        let ((lhs, a), (rhs, b)) = (lhs, rhs);
-        let (m, k, n) = (size(a, lhs.outer), size(a, lhs.inner), size(b, rhs.outer));
-        let mut out = if mode == Batch::Each {
-            batch.clone()
-        } else {
-            DimVec::new()
-        };
-        out.extend(lhs.outer.map(|_| m));
-        out.extend(rhs.outer.map(|_| n));
-        Geometry {
-            batch,
-            mode,
-            m,
-            n,
-            k,
-            lhs,
-            rhs,
-            out,
-        }
-    }
-}
+pub(crate) use crate::backend::geometry::{Axes, Batch, Geometry};
 
 const VECTOR: Axes = Axes {
     batch: 0,

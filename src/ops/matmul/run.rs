@@ -172,3 +172,14 @@ fn accumulate<T: Numeric>(
     let (ga, gb, mut g) = read2_write(a.storage, b.storage, out.storage);
     cpu::gemm_into(&p, dst, &mut g, &ga, &gb, alpha, accum);
 }
+
+impl<T: Numeric> crate::backend::Gemm<T> for crate::device::Cpu {
+    fn product<S1: crate::shape::Shape, S2: crate::shape::Shape, SO: crate::shape::Shape>(
+        a: &crate::Tensor<T, S1>,
+        b: &crate::Tensor<T, S2>,
+        geo: &Geometry,
+        alpha: T,
+    ) -> Result<crate::Tensor<T, SO>, ShapeError> {
+        product(a.layout(), b.layout(), geo, alpha)?.try_into_shape()
+    }
+}

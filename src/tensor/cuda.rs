@@ -1,24 +1,18 @@
-//! The operations on CUDA tensors (`Tensor<T, S, Cuda>`, feature `cuda`)
-//! that are not yet written once over the [`Backend`](crate::backend::Backend)
-//! trait: transfers, reductions and matrix products. The pointwise
-//! operations (unary, binary, comparisons, ternary, in-place, `out=`,
-//! operators) are the CPU's methods, generic over the device.
-//!
-//! | file | what |
-//! |---|---|
-//! | `mod.rs` | transfers (`to_device`, `to_cpu`), `contiguous`, `try_reshape` |
-//! | `matmul.rs` | `matmul`, `mm`, `bmm` through cuBLAS |
-//!
-//! Fallible forms return [`CudaError`] (a shape error is
-//! [`CudaError::Shape`], with the CPU's wording), since any launch can also
-//! fail in the driver; the panicking forms panic with the same message.
+//! CUDA tensors (`Tensor<T, S, Cuda>`, feature `cuda`): transfers between
+//! host and GPU (`to_device`, `to_cpu`), `deep_copy`, `contiguous` and
+//! `try_reshape`. Every operation is written once over the device
+//! ([`Backend`](crate::backend::Backend), [`Gemm`](crate::backend::Gemm)):
+//! pointwise ops, reductions and matrix products run on CUDA tensors with the
+//! CPU's names, shape rules and messages; fallible forms return
+//! [`CudaError`] (a shape error is [`CudaError::Shape`]).
 //!
 //! Views (`transpose`, `permute`, `expand`, `broadcast_to`, `narrow`,
 //! `unsqueeze`, `squeeze`, `broadcast_in_dim`) are the CPU's, written once
 //! for every device; `try_reshape` copies on the GPU when it must.
 //! [`Tensor::to_device`] keeps a view's strides.
 //!
-//! Not here yet: autograd on CUDA tensors, indexing ops.
+//! Not on CUDA yet: autograd, indexing/joining/masked ops, the fused BLAS
+//! family, linalg and the CPU-only reductions (`var`, `norm`, `argmax`, ...).
 //!
 //! ```
 //! use shaped::device::Cuda;
@@ -35,15 +29,13 @@
 //! }
 //! ```
 
-mod matmul;
 
 use core::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::Tensor;
-use crate::backend::cuda::elementwise::{Operand, launch};
-use crate::backend::op::Pointwise;
-use crate::ops::table;
+use crate::backend::Backend;
+use crate::backend::cuda::elementwise::Operand;
 use crate::backend::cuda::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::device::Cuda;
 use crate::iter::contiguous_strides;
@@ -174,18 +166,7 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
     /// }
     /// ```
     pub fn deep_copy(&self) -> Result<Self, CudaError> {
-        let dev = self.device().clone();
-        let out = Arc::new(CudaStorage::new(dev.alloc::<T>(self.numel())?, dev.clone()));
-        let t = Tensor::from_cuda_parts(out, self.dims.clone());
-        launch(
-            &dev,
-            &table::Identity::DEF,
-            t.operand(),
-            self.operand(),
-            &[],
-            T::default(),
-        )?;
-        Ok(t)
+        Cuda::copy(self)
     }
 
     /// This tensor if contiguous, else a contiguous copy.
@@ -259,4 +240,3 @@ impl<T: CudaElement, S: Shape> core::fmt::Debug for Tensor<T, S, Cuda> {
     }
 }
 
-pub(crate) use crate::backend::cuda::primitives::{output, same_device};
