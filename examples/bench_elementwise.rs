@@ -1,7 +1,9 @@
 //! Timing harness for the elementwise benchmark cases, run side by side with
 //! NumPy and PyTorch by `benches/compare_elementwise.py`. Prints one line per
 //! case: `name<TAB>median nanoseconds per call`, plus a STREAM-style add
-//! bandwidth measured in the same process.
+//! bandwidth measured in the same process. The cases after `small_out`
+//! (other pointwise kinds, reductions) are shaped's alone: they compare
+//! revisions (`scripts/compare_revisions.sh`).
 //!
 //! `cargo run --release --example bench_elementwise`
 
@@ -107,5 +109,30 @@ fn main() {
     println!(
         "small_out\t{:.1}",
         median_ns(21, 20_000, || s.add_out(&t, &mut o).unwrap())
+    );
+
+    // Other kinds of pointwise op and the reductions, on the same data
+    // (the before/after comparison of the op-table redesign runs these).
+    println!("exp_alloc\t{:.0}", median_ns(REPS, 1, || drop(a.exp())));
+    println!("gt_alloc\t{:.0}", median_ns(REPS, 1, || drop(a.gt(&b))));
+    println!("scalar_mul\t{:.0}", median_ns(REPS, 1, || drop(&a * 2.0)));
+    let mut c = a.clone();
+    println!("add_inplace\t{:.0}", median_ns(REPS, 1, || c += &v));
+    println!(
+        "addcmul\t{:.0}",
+        median_ns(REPS, 1, || drop(a.addcmul(&v, &col, 0.5)))
+    );
+    println!("sum_all\t{:.0}", median_ns(REPS, 1, || drop(a.sum())));
+    println!(
+        "sum_last\t{:.0}",
+        median_ns(REPS, 1, || drop(a.sum_dim::<1>()))
+    );
+    println!(
+        "sum_first\t{:.0}",
+        median_ns(REPS, 1, || drop(a.sum_dim::<0>()))
+    );
+    println!(
+        "max_last\t{:.0}",
+        median_ns(REPS, 1, || drop(a.max_dim::<1>()))
     );
 }

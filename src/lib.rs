@@ -2,7 +2,9 @@
 //!
 //! # Map of the crate
 //!
-//! Layers, each depending only on those before it:
+//! Layers, from the bottom up (the tensor type and the backend trait meet:
+//! `Tensor<T, S, D>` is generic over a device `D`, whose primitives take
+//! tensors):
 //! - [`shape`]: dimensions, shapes, broadcasting rules (type level and run
 //!   time), shape errors. No tensors.
 //! - [`element`]: the element types (`f32`, `f64`, `f16`, `bf16`, `i8` ...
@@ -10,18 +12,20 @@
 //! - [`tensor`](mod@tensor): `Tensor<T, S, D>`, constructors, views,
 //!   element access, the std traits, printing.
 //! - [`iter`]: the one iteration plan every elementwise kernel uses.
-//! - [`ops`]: each operation once: its shape rule and its call into the
-//!   backend. Naming: `op` panics on a run-time shape error, `try_op` returns
-//!   it, `op_` works in place, `op_out` writes into a given tensor.
+//! - [`backend`]: the primitive set every device implements
+//!   ([`Backend`](backend::Backend), [`Gemm`](backend::Gemm)), over which
+//!   `ops` is written once, and the loops that touch memory (all of the
+//!   crate's `unsafe`): `cpu`, and `cuda` (kernels generated from the op
+//!   table as CUDA C, compiled by NVRTC, cuBLAS; feature `cuda`).
+//!   [`device`] has the [`Cuda`](device::Cuda) device type, present in every
+//!   build so that mixing devices is a compile error everywhere.
+//! - [`ops`]: each operation once, for every device: its shape rule and its
+//!   call into the backend; the op table. Naming: `op` panics on a run-time
+//!   shape error, `try_op` returns it, `op_` works in place, `op_out`
+//!   writes into a given tensor.
 //! - `linalg` (feature `linalg`, on by default): batched linear algebra
 //!   (`inv`, `solve`, `svd`, ...) with PyTorch's batching, on the CPU
 //!   through faer.
-//! - `backend`: the loops that touch memory (all of the crate's `unsafe`):
-//!   `cpu`, and `cuda` (kernels generated as CUDA C, compiled by NVRTC,
-//!   cuBLAS; feature `cuda`). Operations on CUDA tensors are the same methods (written once over the
-//!   device);
-//!   [`device`] has the [`Cuda`](device::Cuda) device type, present in every
-//!   build so that mixing devices is a compile error everywhere.
 //! - [`autograd`]: reverse-mode gradients over the ops, each broadcast
 //!   input's gradient summed back to its own shape.
 //! - `io` (features `npy`, `safetensors`): tensors in files.

@@ -348,6 +348,28 @@ fn static_shapes_and_operators() {
     let (gi, gj) = (i.to_device(&dev).unwrap(), j.to_device(&dev).unwrap());
     assert_eq!((&gi / &gj).to_cpu().unwrap().to_vec(), (&i / &j).to_vec());
     assert_eq!((&gi % &gj).to_cpu().unwrap().to_vec(), (&i % &j).to_vec());
+    // Scalars on either side (the `_rs` / `_ls` kernels), float `/` true
+    // division, integer `/` truncating.
+    assert_eq!((&gi / 2).to_cpu().unwrap().to_vec(), (&i / 2).to_vec());
+    assert_eq!((20 / &gi).to_cpu().unwrap().to_vec(), (20 / &i).to_vec());
+    assert_eq!((&gi % 4).to_cpu().unwrap().to_vec(), (&i % 4).to_vec());
+    assert_eq!((30 % &gi).to_cpu().unwrap().to_vec(), (30 % &i).to_vec());
+    assert_eq!((1.5 - &ga).to_cpu().unwrap().to_vec(), (1.5 - &a).to_vec());
+    assert_eq!((&ga / 4.0).to_cpu().unwrap().to_vec(), (&a / 4.0).to_vec());
+    assert_eq!((2.0 / &ga).to_cpu().unwrap().to_vec(), (2.0 / &a).to_vec());
+    let mut z = ga.deep_copy().unwrap();
+    let mut w = a.deep_copy();
+    z -= 0.25;
+    w -= 0.25;
+    assert_eq!(z.to_cpu().unwrap().to_vec(), w.to_vec());
+    assert_eq!(
+        ga.try_clamp_min(0.5).unwrap().to_cpu().unwrap().to_vec(),
+        a.try_clamp_min(0.5).unwrap().to_vec()
+    );
+    assert_eq!(
+        gi.try_clamp_max(3).unwrap().to_cpu().unwrap().to_vec(),
+        i.try_clamp_max(3).unwrap().to_vec()
+    );
 }
 
 #[test]
@@ -687,8 +709,9 @@ fn errors_match_cpu() {
 
 #[test]
 fn every_table_op_is_exercised() {
-    // The op names the tests above call, against the kernel table: a new
-    // table entry must get a comparison here.
+    // The op names the tests above call, against the kernels generated from
+    // the op table (scalar-operand kernels `_rs` / `_ls` count as their op):
+    // a new table entry must get a comparison here.
     let tested = [
         "copy",
         "add",
@@ -703,6 +726,9 @@ fn every_table_op_is_exercised() {
         "atan2",
         "maximum",
         "minimum",
+        "quot",
+        "clamp_min",
+        "clamp_max",
         "add_alpha",
         "sub_alpha",
         "eq",
@@ -749,11 +775,9 @@ fn every_table_op_is_exercised() {
             .into_iter()
             .filter(|k| !k.name.starts_with("sh_red_"))
             .map(|k| {
-                k.name
-                    .trim_start_matches("sh_")
-                    .rsplit_once('_')
-                    .unwrap()
-                    .0
+                let op = k.name.trim_start_matches("sh_").rsplit_once('_').unwrap().0;
+                op.trim_end_matches("_rs")
+                    .trim_end_matches("_ls")
                     .to_string()
             })
             .collect();

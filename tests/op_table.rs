@@ -100,8 +100,16 @@ fn refused(def: &OpDef, ty: &str, args: &[f64; 4]) -> bool {
 /// Every operand combination sampled for `def` on `ty`.
 fn cases(def: &OpDef, ty: &str) -> Vec<[f64; 4]> {
     let v = samples(ty);
-    let first = if def.bool_first { vec![0.0, 1.0] } else { v.clone() };
-    let ss = if def.uses_scalar { scalars(ty) } else { vec![0.0] };
+    let first = if def.bool_first {
+        vec![0.0, 1.0]
+    } else {
+        v.clone()
+    };
+    let ss = if def.uses_scalar {
+        scalars(ty)
+    } else {
+        vec![0.0]
+    };
     let mut out = Vec::new();
     for &s in &ss {
         match def.arity {
@@ -195,7 +203,11 @@ fn agree(name: &str, ty: &str, rust: f64, cuda: f64) -> bool {
     if rust == cuda && rust.is_sign_negative() == cuda.is_sign_negative() {
         return true;
     }
-    let eps = if ty == "float32" { f32::EPSILON as f64 } else { f64::EPSILON };
+    let eps = if ty == "float32" {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    };
     LIBM_DIFFERS.contains(&name) && (rust - cuda).abs() <= 2.0 * eps * rust.abs()
 }
 
@@ -284,7 +296,9 @@ fn cuda_expressions_compiled_for_the_host_match_the_rust_functions() {
         assert_ne!(*line, "missing", "{name} {ty} was not generated");
         let cuda = parse(line);
         if !agree(name, ty, *rust, cuda) {
-            wrong.push(format!("{name}<{ty}>{args:?}: Rust {rust:e}, CUDA {cuda:e}"));
+            wrong.push(format!(
+                "{name}<{ty}>{args:?}: Rust {rust:e}, CUDA {cuda:e}"
+            ));
         }
     }
     assert!(
@@ -292,7 +306,16 @@ fn cuda_expressions_compiled_for_the_host_match_the_rust_functions() {
         "{} of {} cases disagree:\n{}",
         wrong.len(),
         want.len(),
-        wrong.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+        wrong
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
-    println!("{} cases over {} op/type pairs agree", want.len(), entries.len());
+    println!(
+        "{} cases over {} op/type pairs agree",
+        want.len(),
+        entries.len()
+    );
 }

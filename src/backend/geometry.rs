@@ -49,7 +49,12 @@ pub struct Geometry {
 }
 
 impl Geometry {
-    pub(crate) fn new(batch: DimVec, mode: Batch, lhs: (Axes, &[usize]), rhs: (Axes, &[usize])) -> Self {
+    pub(crate) fn new(
+        batch: DimVec,
+        mode: Batch,
+        lhs: (Axes, &[usize]),
+        rhs: (Axes, &[usize]),
+    ) -> Self {
         let size = |dims: &[usize], axis: Option<usize>| axis.map_or(1, |i| dims[i]);
         let ((lhs, a), (rhs, b)) = (lhs, rhs);
         let (m, k, n) = (size(a, lhs.outer), size(a, lhs.inner), size(b, rhs.outer));
@@ -72,4 +77,3 @@ impl Geometry {
         }
     }
 }
-

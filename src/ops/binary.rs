@@ -395,7 +395,6 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
 }
 
 impl<T: Numeric, S: Shape> Tensor<T, S> {
-
     /// The `p`-norm of `self - other` (broadcast together), as `torch.dist`:
     /// `p = 0` counts nonzeros, `p = inf` takes the largest magnitude.
     /// Accumulates in `f64`.

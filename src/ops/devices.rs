@@ -18,7 +18,6 @@ use crate::device::{Cpu, Cuda, SameDevice};
 use crate::element::Element;
 use crate::shape::Shape;
 
-
 macro_rules! mixed {
     ($($Trait:ident $method:ident),*) => {$(
         mixed!(@one $Trait $method, Cpu, Cuda);

@@ -1,6 +1,9 @@
-//! Elementwise maps with a user function, the building block of every
-//! pointwise operation (PyTorch's `map_` / `map2_`): one, two or
-//! three tensors broadcast together, out of place or in place.
+//! Elementwise maps with a user function (PyTorch's `map_` / `map2_`): one,
+//! two or three tensors broadcast together, out of place or in place. A user
+//! closure runs on the CPU only (a GPU cannot run Rust code), so these are
+//! methods of CPU tensors; the built-in operations are op-table entries
+//! that every device runs (`table.rs`). `fill_` and `copy_from` are
+//! table entries too, on every device.
 //!
 //! ```
 //! use shaped::{Shape, Tensor};
@@ -11,8 +14,10 @@
 //! ```
 
 use crate::Tensor;
+use crate::backend::Backend;
 use crate::element::Element;
 use crate::ops::exec;
+use crate::ops::table;
 use crate::shape::OrPanic;
 use crate::shape::{
     Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape, ShapeError, check_inplace,
@@ -202,7 +207,10 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         check_inplace(self.dims(), &[b.dims(), c.dims()])?;
         exec::update3(self.layout(), b.layout(), c.layout(), f)
     }
+}
 
+/// Writing into a tensor on any device (op-table entries, not closures).
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// Sets every element to `value`, as PyTorch's `fill_`.
     ///
     /// # Panics
@@ -216,7 +224,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     #[track_caller]
     pub fn fill_(&mut self, value: T) {
-        self.try_map_(|_| value).or_panic()
+        D::unary_(table::Fill(value), self).or_panic()
     }
 
     /// Copies `src`, broadcast to `self`'s shape, into `self`, as PyTorch's
@@ -231,11 +239,11 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// t.try_copy_from(&Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.])).unwrap();
     /// assert_eq!(t.to_vec(), vec![1., 2., 3., 1., 2., 3.]);
     /// ```
-    pub fn try_copy_from<S2>(&mut self, src: &Tensor<T, S2>) -> Result<(), ShapeError>
+    pub fn try_copy_from<S2: Shape>(&mut self, src: &Tensor<T, S2, D>) -> Result<(), D::Error>
     where
         S2: ExpandsTo<S>,
     {
-        self.try_zip_map_(src, |_, s| s)
+        D::binary_(table::CopyFrom, self, src)
     }
 
     /// Copies `src`, broadcast to `self`'s shape, into `self`.
@@ -250,7 +258,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.to_vec(), vec![1, 1, 2, 2]);
     /// ```
     #[track_caller]
-    pub fn copy_from<S2>(&mut self, src: &Tensor<T, S2>)
+    pub fn copy_from<S2: Shape>(&mut self, src: &Tensor<T, S2, D>)
     where
         S2: ExpandsTo<S>,
     {

@@ -23,9 +23,9 @@ pub mod index;
 mod map;
 pub mod matmul;
 mod operators;
-pub mod table;
 pub mod reduce;
 pub mod scalar;
+pub mod table;
 
 pub(crate) use crate::backend::cpu::{exec, locks};
 mod ternary;

@@ -55,6 +55,9 @@ macro_rules! pointwise_table {
     (@ref unary $Op:ident $fam:ident $ty:ident $args:ident) => {
         for_family!($fam, $ty, T => back(<$Op as Map1<T>>::call(&$Op, el::<T>($args[0]))))
     };
+    (@ref unary_s $Op:ident $fam:ident $ty:ident $args:ident) => {
+        for_family!($fam, $ty, T => back(<$Op<T> as Map1<T>>::call(&$Op(el::<T>($args[3])), el::<T>($args[0]))))
+    };
     (@ref binary $Op:ident $fam:ident $ty:ident $args:ident) => {
         for_family!($fam, $ty, T => back(<$Op as Map2<T>>::call(&$Op, el::<T>($args[0]), el::<T>($args[1]))))
     };
@@ -98,6 +101,25 @@ macro_rules! pointwise_table {
             #[inline(always)]
             fn call(&self, $a: T) -> T {
                 $body
+            }
+        }
+    };
+
+    (@one unary_s [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $s:ident| $body:expr) => {
+        $($doc)*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $Op<T = f64>(pub T);
+        impl<T: Element> Pointwise for $Op<T> {
+            const DEF: OpDef = pointwise_table!(@def $name 1 $fam $cuda false false true);
+        }
+        impl<T: $fam> Map1<T> for $Op<T> {
+            #[inline(always)]
+            fn call(&self, $a: T) -> T {
+                let $s = self.0;
+                $body
+            }
+            fn scalar(&self) -> T {
+                self.0
             }
         }
     };
@@ -314,6 +336,9 @@ pointwise_table! {
     /// The identity: copies, materialised views and broadcasts.
     unary Identity "copy": Element => "a", |a| a;
 
+    /// The scalar parameter, whatever the element: `fill_`.
+    unary_s Fill "fill": Element => "s", |_a, s| s;
+
     /// `-x`, as `torch.neg` (integers wrap).
     unary Neg "neg": Signed => "sh_neg(a)", |a| neg(a);
     /// `|x|`, as `torch.abs`.
@@ -392,6 +417,9 @@ pointwise_table! {
     binary ClampMin "clamp_min": Numeric => "(a < b ? b : a)", |a, b| if a < b { b } else { a };
     /// `min(a, b)` keeping a NaN `a`, as `torch.clamp_max`.
     binary ClampMax "clamp_max": Numeric => "(a > b ? b : a)", |a, b| if a > b { b } else { a };
+
+    /// The right operand, broadcast to the left's sizes: `copy_`.
+    binary CopyFrom "copy_from": Element => "b", |_a, b| b;
 
     /// `a + s * b`, as `torch.add(a, b, alpha=s)`.
     binary_s AddAlpha "add_alpha": Numeric => "sh_wadd(a, sh_wmul(s, b))", |a, b, s| a.wadd(s.wmul(b));

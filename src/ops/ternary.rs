@@ -87,8 +87,12 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// assert_eq!(s.to_vec(), vec![19, 20]);
     /// ```
     #[track_caller]
-    pub fn addcmul_<S1: Shape, S2: Shape>(&mut self, t1: &Tensor<T, S1, D>, t2: &Tensor<T, S2, D>, value: T)
-    where
+    pub fn addcmul_<S1: Shape, S2: Shape>(
+        &mut self,
+        t1: &Tensor<T, S1, D>,
+        t2: &Tensor<T, S2, D>,
+        value: T,
+    ) where
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
     {
@@ -295,8 +299,12 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// assert_eq!(s.to_vec(), vec![4., 5.]);
     /// ```
     #[track_caller]
-    pub fn addcdiv_<S1: Shape, S2: Shape>(&mut self, t1: &Tensor<T, S1, D>, t2: &Tensor<T, S2, D>, value: T)
-    where
+    pub fn addcdiv_<S1: Shape, S2: Shape>(
+        &mut self,
+        t1: &Tensor<T, S1, D>,
+        t2: &Tensor<T, S2, D>,
+        value: T,
+    ) where
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
     {
@@ -499,14 +507,17 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// assert_eq!(a.try_lerp_scalar_(&b, 0.5).unwrap_err().to_string(),
     ///     "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1");
     /// ```
-    pub fn try_lerp_scalar_<S1: Shape>(&mut self, end: &Tensor<T, S1, D>, weight: T) -> Result<(), D::Error>
+    pub fn try_lerp_scalar_<S1: Shape>(
+        &mut self,
+        end: &Tensor<T, S1, D>,
+        weight: T,
+    ) -> Result<(), D::Error>
     where
         S1: ExpandsTo<S>,
     {
         D::binary_(table::LerpScalar(weight), self, end)
     }
 }
-
 
 /// `x` where `cond` holds, else `y`, all three broadcast together, as
 /// `torch.where(cond, x, y)`.

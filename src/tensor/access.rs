@@ -11,9 +11,9 @@
 use crate::shape::OrPanic;
 use std::sync::Arc;
 
+use crate::backend::cpu::exec;
 use crate::device::Device;
 use crate::element::Element;
-use crate::backend::cpu::exec;
 use crate::shape::{DynRank, Shape, ShapeError};
 
 use super::Tensor;

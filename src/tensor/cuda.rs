@@ -29,7 +29,6 @@
 //! }
 //! ```
 
-
 use core::marker::PhantomData;
 use std::sync::Arc;
 
@@ -239,4 +238,3 @@ impl<T: CudaElement, S: Shape> core::fmt::Debug for Tensor<T, S, Cuda> {
         )
     }
 }
-

@@ -8,11 +8,11 @@
 
 use std::sync::Arc;
 
+use super::locks::{read_write, read2_write, same_storage};
 use crate::Tensor;
 use crate::backend::cpu::{self, Out, Reducer, Src};
 use crate::element::Element;
 use crate::iter::{Plan, broadcast_strides, contiguous_strides};
-use super::locks::{read_write, read2_write, same_storage};
 use crate::shape::{DimVec, Shape, ShapeError, broadcast_pair, check_expand};
 use crate::tensor::storage::Storage;
 
@@ -447,4 +447,3 @@ pub(crate) fn reduce_vec<T: Element, R: Reducer<T>>(
         cpu::try_alloc_filled_by(&keep_sizes, |o| cpu::reduce(&plan, n_out, o, g.as_ptr(), r))
     }
 }
-

@@ -17,12 +17,12 @@ pub(crate) mod exec;
 mod gemm;
 pub(crate) mod index;
 pub(crate) mod locks;
-mod primitives;
-pub(crate) mod reducers;
 #[cfg(feature = "safetensors")]
 pub(crate) mod mmap;
 mod pool;
+mod primitives;
 mod reduce;
+pub(crate) mod reducers;
 mod store;
 
 pub(crate) use self::gemm::{Accum, Batches, GemmProblem, MatDesc, gemm_into, gemm_new};

@@ -3,9 +3,9 @@
 //! (so a table op costs what the closure it replaced cost).
 
 use super::exec;
+use super::reducers::{Extreme, Prod, Sum};
 use crate::Tensor;
 use crate::backend::Backend;
-use super::reducers::{Extreme, Prod, Sum};
 use crate::backend::op::{Map1, Map2, Map3, Reduction};
 use crate::device::Cpu;
 use crate::element::{Element, Numeric};
@@ -42,7 +42,9 @@ impl<T: Element> Backend<T> for Cpu {
         b: &Tensor<T, S2>,
         out: &mut Tensor<T, SO>,
     ) -> Result<(), ShapeError> {
-        exec::map2_into(a.layout(), b.layout(), out.layout(), move |x, y| op.call(x, y))
+        exec::map2_into(a.layout(), b.layout(), out.layout(), move |x, y| {
+            op.call(x, y)
+        })
     }
 
     fn ternary<Op: Map3<T, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
@@ -51,7 +53,9 @@ impl<T: Element> Backend<T> for Cpu {
         b: &Tensor<T, S2>,
         c: &Tensor<T, S3>,
     ) -> Result<Tensor<T, SO>, ShapeError> {
-        exec::map3(a.layout(), b.layout(), c.layout(), move |x, y, z| op.call(x, y, z))
+        exec::map3(a.layout(), b.layout(), c.layout(), move |x, y, z| {
+            op.call(x, y, z)
+        })
     }
 
     fn select<Op: Map3<bool, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
@@ -60,7 +64,9 @@ impl<T: Element> Backend<T> for Cpu {
         b: &Tensor<T, S2>,
         c: &Tensor<T, S3>,
     ) -> Result<Tensor<T, SO>, ShapeError> {
-        exec::map3(cond.layout(), b.layout(), c.layout(), move |x, y, z| op.call(x, y, z))
+        exec::map3(cond.layout(), b.layout(), c.layout(), move |x, y, z| {
+            op.call(x, y, z)
+        })
     }
 
     fn unary_<Op: Map1<T>, S: Shape>(op: Op, a: &mut Tensor<T, S>) -> Result<(), ShapeError> {
@@ -83,7 +89,9 @@ impl<T: Element> Backend<T> for Cpu {
         c: &Tensor<T, S3>,
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims(), &[b.dims(), c.dims()])?;
-        exec::update3(a.layout(), b.layout(), c.layout(), move |x, y, z| op.call(x, y, z))
+        exec::update3(a.layout(), b.layout(), c.layout(), move |x, y, z| {
+            op.call(x, y, z)
+        })
     }
 
     fn reduce<S: Shape, SO: Shape>(
@@ -99,8 +107,20 @@ impl<T: Element> Backend<T> for Cpu {
         let data = match r {
             Reduction::Sum => exec::reduce_vec(l, mask, &Sum { divisor: None }),
             Reduction::Mean => {
-                let n: usize = a.dims().iter().zip(mask).filter(|(_, m)| **m).map(|(d, _)| d).product();
-                exec::reduce_vec(l, mask, &Sum { divisor: Some(T::from_f64(n as f64)) })
+                let n: usize = a
+                    .dims()
+                    .iter()
+                    .zip(mask)
+                    .filter(|(_, m)| **m)
+                    .map(|(d, _)| d)
+                    .product();
+                exec::reduce_vec(
+                    l,
+                    mask,
+                    &Sum {
+                        divisor: Some(T::from_f64(n as f64)),
+                    },
+                )
             }
             Reduction::Prod => exec::reduce_vec(l, mask, &Prod),
             Reduction::Max => exec::reduce_vec(l, mask, &Extreme::<true>),

@@ -11,8 +11,8 @@ use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKern
 
 use super::CudaError;
 use super::device::{CudaDevice, CudaElement, CudaStorage};
-use crate::backend::op::OpDef;
 use super::source::{MAX_OPERANDS, MAX_RANK, elementwise_source};
+use crate::backend::op::OpDef;
 use crate::iter::{Plan, broadcast_strides};
 use crate::shape::ShapeError;
 

@@ -38,9 +38,9 @@ mod gemm;
 #[cfg(feature = "cuda")]
 pub(crate) mod primitives;
 #[cfg(feature = "cuda")]
-pub(crate) mod reductions;
-#[cfg(feature = "cuda")]
 pub(crate) mod reduce;
+#[cfg(feature = "cuda")]
+pub(crate) mod reductions;
 #[cfg(feature = "cuda")]
 pub(crate) mod source;
 

@@ -5,15 +5,15 @@
 use std::sync::Arc;
 
 use super::elementwise::{Operand, launch};
+use super::reduce::reduce as launch_reduce;
+use super::reductions::{ReduceDef, find_reduction};
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::Tensor;
 use crate::backend::Backend;
-use super::reduce::reduce as launch_reduce;
-use super::reductions::{ReduceDef, find_reduction};
 use crate::backend::op::{Map1, Map2, Map3, OpDef, Pointwise, Reduction};
-use crate::ops::table::Identity;
-use crate::element::Numeric;
 use crate::device::Cuda;
+use crate::element::Numeric;
+use crate::ops::table::Identity;
 use crate::shape::{DimVec, DynRank, Shape, ShapeError, broadcast_pair, check_inplace};
 
 /// A fresh contiguous CUDA tensor of sizes `dims` on `dev`, whose elements
@@ -133,7 +133,11 @@ fn reduce_mask<T: CudaElement, S: Shape, SO: Shape>(
             device: core::marker::PhantomData,
         };
         let r = reduce_axis(def, &flat, 0, false)?;
-        let dims: DimVec = if keepdim { smallvec::smallvec![1; rank] } else { DimVec::new() };
+        let dims: DimVec = if keepdim {
+            smallvec::smallvec![1; rank]
+        } else {
+            DimVec::new()
+        };
         (r.storage, dims)
     } else {
         let mut cur = t.share().into_dyn();
@@ -146,7 +150,10 @@ fn reduce_mask<T: CudaElement, S: Shape, SO: Shape>(
         let dims = DimVec::from_slice(cur.dims());
         (cur.storage, dims)
     };
-    Ok(Tensor::from_cuda_parts(result.0, SO::check_dims(&result.1)?))
+    Ok(Tensor::from_cuda_parts(
+        result.0,
+        SO::check_dims(&result.1)?,
+    ))
 }
 
 impl<T: CudaElement> Backend<T> for Cuda {
@@ -158,7 +165,12 @@ impl<T: CudaElement> Backend<T> for Cuda {
     }
 
     fn copy<S: Shape>(a: &Tensor<T, S, Cuda>) -> Result<Tensor<T, S, Cuda>, CudaError> {
-        apply::<T, T, T, S>(&<Identity as Pointwise>::DEF, a.operand(), &[], T::default())
+        apply::<T, T, T, S>(
+            &<Identity as Pointwise>::DEF,
+            a.operand(),
+            &[],
+            T::default(),
+        )
     }
 
     fn binary<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
@@ -195,7 +207,14 @@ impl<T: CudaElement> Backend<T> for Cuda {
             .into());
         }
         check_no_overlap(out.dims(), out.strides())?;
-        launch(&dev, &Op::DEF, out.operand(), a.operand(), &[b.operand()], op.scalar())
+        launch(
+            &dev,
+            &Op::DEF,
+            out.operand(),
+            a.operand(),
+            &[b.operand()],
+            op.scalar(),
+        )
     }
 
     fn ternary<Op: Map3<T, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
@@ -204,7 +223,12 @@ impl<T: CudaElement> Backend<T> for Cuda {
         b: &Tensor<T, S2, Cuda>,
         c: &Tensor<T, S3, Cuda>,
     ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
-        apply(&Op::DEF, a.operand(), &[b.operand(), c.operand()], op.scalar())
+        apply(
+            &Op::DEF,
+            a.operand(),
+            &[b.operand(), c.operand()],
+            op.scalar(),
+        )
     }
 
     fn select<Op: Map3<bool, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
@@ -213,7 +237,12 @@ impl<T: CudaElement> Backend<T> for Cuda {
         b: &Tensor<T, S2, Cuda>,
         c: &Tensor<T, S3, Cuda>,
     ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
-        apply(&Op::DEF, cond.operand(), &[b.operand(), c.operand()], op.scalar())
+        apply(
+            &Op::DEF,
+            cond.operand(),
+            &[b.operand(), c.operand()],
+            op.scalar(),
+        )
     }
 
     fn unary_<Op: Map1<T>, S: Shape>(op: Op, a: &mut Tensor<T, S, Cuda>) -> Result<(), CudaError> {

@@ -19,8 +19,8 @@
 //! one of them with NVRTC on a machine without a GPU, and `tests/op_table.rs`
 //! compiles the prelude and every pointwise expression for the host.
 
-use super::reductions::{REDUCTIONS, ReduceDef};
 use super::prelude::PRELUDE;
+use super::reductions::{REDUCTIONS, ReduceDef};
 use crate::backend::op::{Mode, OpDef};
 
 /// The largest rank (after coalescing) the strided kernels take; plans of
@@ -47,7 +47,6 @@ pub(crate) fn c_type(t: &str) -> (&'static str, &'static str) {
         .unwrap_or_else(|| panic!("no CUDA type for {t}"));
     (c, short)
 }
-
 
 /// The elementwise template: `OP` is the op's scalar function, `A0..A2` the
 /// operand types, `OUT` the result type, `NIN` the operand count, `VEC` the
