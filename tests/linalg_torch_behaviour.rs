@@ -382,7 +382,12 @@ fn lstsq_ranks_and_batches_follow_pytorch() {
     // is a vector only when its sizes are A's without the last.
     let dim = "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1";
     let rows2 = "torch.linalg.lstsq: input.size(-2) should match other.size(-2)";
-    let cases: [(&[usize], &[usize], Result<&[usize], &str>); 17] = [
+    type Case = (
+        &'static [usize],
+        &'static [usize],
+        Result<&'static [usize], &'static str>,
+    );
+    let cases: [Case; 17] = [
         (&[3, 2], &[4, 3, 1], Err(dim)),
         (&[3, 2], &[2, 4, 3, 1], Err(dim)),
         (&[4, 3, 2], &[2], Err(dim)),
