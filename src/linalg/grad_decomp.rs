@@ -216,11 +216,12 @@ pub fn lstsq_backward<T: LinalgFloat>(
 /// ```
 /// use shaped::{linalg, DynRank, Tensor};
 /// let t = |v: Vec<f64>, d: &[usize]| Tensor::<f64, DynRank>::try_from_vec(v, d).unwrap();
-/// // One reflector with v = (1, 0): H = diag(1 - τ, 1); ∂(sum H)/∂τ = -1.
+/// // One reflector with v = (1, a), a = 0: Σ H = 2 - τ (1 + a)², so
+/// // ∂/∂τ = -1 and ∂/∂a = -2τ.
 /// let (ga, gt) = linalg::grad::householder_product_backward(&t(vec![1.; 4], &[2, 2]),
 ///     &t(vec![5., 5., 0., 5.], &[2, 2]), &t(vec![0.5], &[1])).unwrap();
 /// assert_eq!(gt.to_vec(), vec![-1.]);
-/// assert_eq!(ga.to_vec(), vec![0., 0., -0.5, 0.]);
+/// assert_eq!(ga.to_vec(), vec![0., 0., -1., 0.]);
 /// ```
 #[allow(clippy::type_complexity)]
 pub fn householder_product_backward<T: LinalgFloat>(

@@ -286,7 +286,8 @@ pub fn norm<T: LinalgFloat, S: Shape>(x: &Var<T, S>, ord: Option<NormOrd>) -> Va
 /// let c = linalg::try_cond(&a, Some(MatrixNorm::Inf)).unwrap(); // 2 · 1
 /// assert_eq!(c.value().item(), 2.);
 /// let g = c.backward().wrt(&a).unwrap().to_vec();
-/// assert!(g.iter().zip([0., 0., 0., -2.]).all(|(x, y)| (x - y).abs() < 1e-12));
+/// // ‖A⁻¹‖ ∂‖A‖ + ‖A‖ ∂‖A⁻¹‖ = [[1, 0], [0, 0]] + 2 [[0, 0], [0, -1]].
+/// assert!(g.iter().zip([1., 0., 0., -2.]).all(|(x, y)| (x - y).abs() < 1e-12));
 /// ```
 pub fn try_cond<T: LinalgFloat, S: Matrices>(
     a: &Var<T, S>,
@@ -548,7 +549,8 @@ pub fn lstsq_vec<T: LinalgFloat, SA: LstsqVecShape<SB>, SB: Shape>(
 /// assert_eq!(q.value().to_vec(), vec![0.5, 0., 0., 1.]);
 /// let g = q.sum().backward();
 /// assert_eq!(g.wrt(&tau).unwrap().to_vec(), vec![-1.]);
-/// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![0., 0., -0.5, 0.]);
+/// // Σ H = 2 - τ (1 + a)² for v = (1, a): ∂/∂a = -2τ at a = 0.
+/// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![0., 0., -1., 0.]);
 /// ```
 pub fn try_householder_product<T: LinalgFloat, S: Matrices, ST: Shape>(
     a: &Var<T, S>,
