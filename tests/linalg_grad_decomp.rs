@@ -217,3 +217,31 @@ fn eig_and_eigvals_fd() {
         });
     }
 }
+
+#[test]
+fn empty_inputs_give_empty_or_zero_gradients() {
+    use shaped::autograd::Var;
+    let z = |d: &[usize]| Var::param(D::try_zeros(d).unwrap());
+    let ones = |d: &[usize]| D::try_ones(d).unwrap();
+    // A 0 × 3 matrix: norm 0 (PyTorch), an empty gradient.
+    let a = z(&[0, 3]);
+    let n = linalg::matrix_norm(&a, MatrixNorm::One);
+    assert_eq!(n.value().to_vec(), vec![0.]);
+    let g = n.try_backward_with(&ones(&[])).unwrap();
+    assert_eq!(g.wrt(&a).unwrap().dims(), &[0, 3]);
+    // Empty batches.
+    let a = z(&[0, 3, 3]);
+    let (_, l, u) = linalg::lu(&a);
+    let g = l.sum().add(&u.sum()).backward();
+    assert_eq!(g.wrt(&a).unwrap().dims(), &[0, 3, 3]);
+    let (vals, _) = linalg::eig(&a);
+    assert_eq!(vals.re.sum().backward().wrt(&a).unwrap().dims(), &[0, 3, 3]);
+    let c = linalg::cond(&a, None);
+    assert_eq!(c.sum().backward().wrt(&a).unwrap().dims(), &[0, 3, 3]);
+    // No reflectors: Q is the first columns of I, with zero gradients.
+    let (h, tau) = (z(&[2, 3, 2]), z(&[2, 0]));
+    let q = linalg::householder_product(&h, &tau);
+    let g = q.sum().backward();
+    assert_eq!(g.wrt(&h).unwrap().to_vec(), vec![0.; 12]);
+    assert_eq!(g.wrt(&tau).unwrap().dims(), &[2, 0]);
+}
