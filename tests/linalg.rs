@@ -556,7 +556,8 @@ fn static_result_types() {
     let _: Tensor<f64, Shape![2, 4]> = linalg::pinv(&r);
     let _: Tensor<f64, Shape![]> = linalg::matrix_norm(&r, MatrixNorm::Fro);
     let b = Tensor::<f64, Shape![_, 4, 5]>::try_zeros(&[3, 4, 5]).unwrap();
-    let _: Tensor<f64, Shape![_, 2, 5]> = linalg::lstsq(&r, &b).solution;
+    let r1 = Tensor::<f64, Shape![1, 4, 2]>::zeros();
+    let _: Tensor<f64, Shape![_, 2, 5]> = linalg::lstsq(&r1, &b).solution;
     // A `Dyn` size next to a static one is checked at run time.
     let sq = Tensor::<f64, Shape![3, _]>::try_from_vec(
         vec![1., 0., 0., 0., 1., 0., 0., 0., 1.],

@@ -374,3 +374,104 @@ fn svd_full_matrices_flag_and_non_finite_input() {
     assert_eq!(err(linalg::try_svd(&nan)), msg);
     assert_eq!(err(linalg::try_svdvals(&nan)), msg);
 }
+
+#[test]
+fn lstsq_ranks_and_batches_follow_pytorch() {
+    // torch.linalg.lstsq(randn(*a), randn(*b)): the solution's shape, or
+    // its message (torch 2.15). B has A's rank or one less; a B one shorter
+    // is a vector only when its sizes are A's without the last.
+    let dim = "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1";
+    let rows2 = "torch.linalg.lstsq: input.size(-2) should match other.size(-2)";
+    type Case = (
+        &'static [usize],
+        &'static [usize],
+        Result<&'static [usize], &'static str>,
+    );
+    let cases: [Case; 17] = [
+        (&[3, 2], &[4, 3, 1], Err(dim)),
+        (&[3, 2], &[2, 4, 3, 1], Err(dim)),
+        (&[4, 3, 2], &[2], Err(dim)),
+        (&[2, 1, 3, 2], &[5, 3], Err(dim)),
+        (&[2, 3, 2], &[3], Err(dim)),
+        (&[3, 2], &[4, 3], Err(rows2)),
+        (&[4, 3, 2], &[5, 3], Err(rows2)),
+        (&[2, 3, 2], &[1, 3], Err(rows2)),
+        (&[4, 3, 2], &[4, 3], Ok(&[4, 2])),
+        (&[1, 3, 2], &[5, 3, 1], Ok(&[5, 2, 1])),
+        (&[2, 1, 3, 2], &[1, 5, 3, 1], Ok(&[2, 5, 2, 1])),
+        (&[3, 3, 1], &[3, 2], Ok(&[3, 1, 2])),
+        (&[1, 3, 2], &[3, 1], Ok(&[3, 2, 1])),
+        (
+            &[2, 3, 2],
+            &[3, 3],
+            Err(
+                "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0",
+            ),
+        ),
+        (
+            &[4, 3, 2],
+            &[5, 3, 1],
+            Err(
+                "The size of tensor a (4) must match the size of tensor b (5) at non-singleton dimension 0",
+            ),
+        ),
+        (
+            &[2, 1, 3, 2],
+            &[2, 3, 1],
+            Err(
+                "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1",
+            ),
+        ),
+        (
+            &[1, 1, 1, 3],
+            &[3, 1, 2],
+            Err("output with shape [3, 1, 1, 2] doesn't match the broadcast shape [3, 3, 1, 2]"),
+        ),
+    ];
+    for (a, b, want) in cases {
+        let got = linalg::try_lstsq(&z(a), &z(b));
+        match want {
+            Ok(dims) => assert_eq!(got.unwrap().solution.dims(), dims, "{a:?} {b:?}"),
+            Err(msg) => assert_eq!(err(got), msg, "{a:?} {b:?}"),
+        }
+    }
+    // The typed vector form wants b with A's batch.
+    let a = Tensor::<f64, Shape![2, 3, 2]>::zeros();
+    let b = Tensor::<f64, Shape![1, 3]>::zeros();
+    assert_eq!(
+        err(linalg::try_lstsq_vec(&a, &b, None, LstsqDriver::Gelsd)),
+        "torch.linalg.lstsq: a vector right-hand side must have the sizes of input without the last, [2, 3], but got [1, 3]"
+    );
+}
+
+#[test]
+fn solve_ex_reads_vectors_as_solve_does() {
+    // torch.linalg.solve_ex(A, b) for 1-d b and for b of A's sizes without
+    // the last: X has b's rank; a singular A gives infinities and info.
+    let a = t(vec![2., 0., 0., 4.], &[2, 2]);
+    let (x, info) = linalg::try_solve_ex(&a, &t(vec![2., 4.], &[2])).unwrap();
+    assert_eq!(
+        (x.dims(), x.to_vec(), info.to_vec()),
+        (&[2][..], vec![1., 1.], vec![0])
+    );
+    let ab = t(vec![2., 0., 0., 4., 1., 2., 2., 4.], &[2, 2, 2]);
+    let (x, info) = linalg::try_solve_ex(&ab, &t(vec![2., 4., 1., 1.], &[2, 2])).unwrap();
+    assert_eq!(x.dims(), &[2, 2]);
+    let inf = f64::INFINITY;
+    assert_eq!(x.to_vec(), vec![1., 1., -inf, inf]);
+    assert_eq!(info.to_vec(), vec![0, 2]);
+    // A batch of A against one 1-d b.
+    let (x, _) = linalg::try_solve_ex(&ab, &t(vec![2., 4.], &[2])).unwrap();
+    assert_eq!(x.dims(), &[2, 2]);
+    // (2, 2) is not (2,): a matrix, as in solve.
+    let (x, _) = linalg::try_solve_ex(&a, &t(vec![2., 4., 4., 8.], &[2, 2])).unwrap();
+    assert_eq!((x.dims(), x.to_vec()), (&[2, 2][..], vec![1., 2., 1., 2.]));
+    assert_eq!(
+        err(linalg::try_solve_ex(&z(&[3, 3]), &z(&[4]))),
+        "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x1)"
+    );
+    assert_eq!(
+        err(linalg::try_solve_ex(&z(&[3, 3]), &z(&[2, 3]))),
+        "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 2x3)"
+    );
+}

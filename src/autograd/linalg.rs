@@ -1,6 +1,9 @@
 //! Gradients of `inv`, `det`, `solve`, `cholesky`, `solve_triangular`,
 //! `matrix_power` and `matrix_exp`, each wired to its formula in
-//! [`crate::linalg::grad`], and of `cross` and `vector_norm_dims`. No rule
+//! [`crate::linalg::grad`], and of `cross` and `vector_norm_dims`; those of
+//! `vector_norm`, `svdvals`, `matrix_norm`, `norm`, `cond`, `multi_dot`,
+//! `lstsq`, `householder_product`, `lu` and `eig` / `eigvals` are in the
+//! submodule `linalg/decomp.rs`, re-exported here. No rule
 //! panics: the engine has no error channel, so a rule that cannot form a
 //! gradient (an SVD of non-finite values) gives NaN. Batch dimensions that broadcast in
 //! `solve` are summed back to each input's sizes (`sum_to`), as for
@@ -538,3 +541,11 @@ pub fn vector_norm_dims<T: LinalgFloat, S: Shape>(
 ) -> Var<T, DynRank> {
     try_vector_norm_dims(x, ord, dims, keepdim).or_panic()
 }
+
+mod decomp;
+pub use decomp::{
+    ComplexVar, LuL, LuP, LuU, cond, eig, eigvals, householder_product, lstsq, lstsq_vec, lu,
+    matrix_norm, multi_dot, norm, svdvals, try_cond, try_eig, try_eigvals, try_householder_product,
+    try_lstsq, try_lstsq_vec, try_lu, try_matrix_norm, try_multi_dot, try_norm, try_svdvals,
+    try_vector_norm, vector_norm,
+};

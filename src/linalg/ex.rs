@@ -5,9 +5,11 @@
 
 use faer::Mat;
 
-use super::batch::{Operand, check_square, push_mat, tensor};
+use super::batch::{Operand, check_square, dims_with, push_mat, tensor};
 use super::lu::{getf2, lu_factor_core, lu_solve_core};
+use super::solve::is_vector_rhs;
 use super::{BatchOf, LinalgFloat, SolveShape, SquareMatrices, expect};
+use crate::ops::exec::Layout;
 use crate::shape::Shape;
 use crate::{ShapeError, Tensor};
 
@@ -126,6 +128,12 @@ pub fn cholesky_ex<T: LinalgFloat, S: SquareMatrices>(
 /// index of the first zero pivot of `A`'s LU factorization, where `X` holds
 /// infinities and NaNs.
 ///
+/// `B` is read as [`try_solve`](super::try_solve) reads it: where its rank
+/// is dynamic ([`DynRank`](crate::DynRank)), PyTorch's rule makes it a batch
+/// of vectors `(..., n)` when it is 1-d or its sizes are `A`'s without the
+/// last (`X` then has `B`'s rank); where the types give the rank, `B` is a
+/// batch of matrices.
+///
 /// # Errors
 /// Shapes as for [`try_solve`](super::try_solve).
 ///
@@ -136,6 +144,12 @@ pub fn cholesky_ex<T: LinalgFloat, S: SquareMatrices>(
 /// let (x, info): (Tensor<f64, Shape![3, 2, 2, 1]>, _) = linalg::try_solve_ex(&a, &b).unwrap();
 /// assert_eq!(info.to_vec(), vec![2, 0]);
 /// assert_eq!(x.to_vec()[2..4], [1., 1.]);
+/// // A dynamic-rank B that is 1-d is a vector, as in PyTorch.
+/// use shaped::DynRank;
+/// let a = Tensor::<f64, DynRank>::try_from_vec(vec![2., 0., 0., 4.], &[2, 2]).unwrap();
+/// let b = Tensor::<f64, DynRank>::try_from_vec(vec![2., 4.], &[2]).unwrap();
+/// let (x, info) = linalg::try_solve_ex(&a, &b).unwrap();
+/// assert_eq!((x.dims(), x.to_vec(), info.to_vec()), (&[2][..], vec![1., 1.], vec![0]));
 /// ```
 #[allow(clippy::type_complexity)]
 pub fn try_solve_ex<T: LinalgFloat, SA: SolveShape<SB>, SB: Shape>(
@@ -147,8 +161,25 @@ pub fn try_solve_ex<T: LinalgFloat, SA: SolveShape<SB>, SB: Shape>(
     check_square(&op, name, "A")?;
     drop(op);
     let (lu, piv, (info, batch)) = lu_factor_core::<T, SA>(a.layout())?;
-    let (data, dims) = lu_solve_core(lu.layout(), piv.dims(), &piv.to_vec(), b.layout())
+    // PyTorch's vector-or-matrix rule where B's rank is dynamic, as `solve`;
+    // a vector is solved as a one-column matrix.
+    let vec = SB::RANK.is_none() && is_vector_rhs(a.dims(), b.dims());
+    let bl = b.layout();
+    let (col_dims, col_strides) = (dims_with(bl.dims, &[1]), dims_with(bl.strides, &[1]));
+    let bl = if vec {
+        Layout {
+            dims: &col_dims,
+            strides: &col_strides,
+            ..bl
+        }
+    } else {
+        bl
+    };
+    let (data, mut dims) = lu_solve_core(lu.layout(), piv.dims(), &piv.to_vec(), bl)
         .map_err(|e| ShapeError::Invalid(e.to_string().replace("linalg.lu_solve", name)))?;
+    if vec {
+        dims.pop();
+    }
     Ok((tensor(data, &dims)?, tensor(info, &batch)?))
 }
 

@@ -8,6 +8,10 @@
 
 use faer::Mat;
 
+pub use super::grad_decomp::{
+    eig_backward, householder_product_backward, lstsq_backward, lu_backward, svdvals_backward,
+};
+
 use super::batch::{Operand, matmul, tensor};
 use super::solve::pairwise;
 use super::{BatchOf, LinalgFloat, SquareMatrices, plu};

@@ -4,6 +4,7 @@
 use faer::Mat;
 
 use super::batch::{Operand, broadcast_batch, dims_with, matmul, par_batches, stack, tensor};
+use super::solve::is_vector_rhs;
 use super::svd::thin;
 use super::{LinalgFloat, LstsqShape, LstsqVecShape, expect};
 use crate::ops::exec::Layout;
@@ -54,8 +55,11 @@ pub struct Lstsq<T: LinalgFloat, S: Shape> {
 /// [`LstsqDriver::Gelsy`] (PyTorch's CPU default): see [`try_lstsq_with`].
 ///
 /// Where `B`'s rank is dynamic ([`DynRank`]), PyTorch's rule reads `B` as a
-/// batch of vectors `(..., m)` when it has one dimension fewer than `A`;
-/// where the types give the ranks, [`lstsq_vec`] takes vectors.
+/// batch of vectors `(..., m)` when it is 1-d or its sizes are `A`'s without
+/// the last; where the types give the ranks, [`lstsq_vec`] takes vectors.
+/// As PyTorch, `B` has at most `A`'s rank and at least one less: an
+/// unbatched `A` does not broadcast against a batched `B` (a compile error
+/// where the ranks are static).
 ///
 /// # Errors
 /// As [`try_lstsq_with`].
@@ -66,6 +70,9 @@ pub struct Lstsq<T: LinalgFloat, S: Shape> {
 /// let b = Tensor::<f64, DynRank>::try_zeros(&[4, 1]).unwrap();
 /// assert_eq!(linalg::try_lstsq(&a, &b).unwrap_err().to_string(),
 ///     "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
+/// let batched = Tensor::<f64, DynRank>::try_zeros(&[4, 3, 1]).unwrap();
+/// assert_eq!(linalg::try_lstsq(&a, &batched).unwrap_err().to_string(),
+///     "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1");
 /// let v = Tensor::<f64, DynRank>::try_from_vec(vec![1., 2., 3.], &[3]).unwrap();
 /// assert_eq!(linalg::try_lstsq(&a, &v).unwrap().solution.dims(), &[2]);
 /// ```
@@ -84,9 +91,11 @@ pub fn try_lstsq<T: LinalgFloat, SA: LstsqShape<SB>, SB: Shape>(
 /// values above the cut-off.
 ///
 /// # Errors
-/// A rank < 2 `A` or rank < 1 `B`; rows of `A` and `B` that differ;
-/// batches that do not broadcast (run time for `Dyn`/`DynRank`); no
-/// convergence of the SVD. PyTorch's messages.
+/// A rank < 2 `A` or rank < 1 `B`; a `B` of higher rank than `A` or of
+/// two or more below; rows of `A` and `B` that differ; batches that do not
+/// broadcast (run time for `Dyn`/`DynRank`; for a matrix `B` one dimension
+/// shorter than `A`, PyTorch's own broadcast of `A`'s batch against `B`'s
+/// leading sizes); no convergence of the SVD. PyTorch's messages.
 ///
 /// ```
 /// use shaped::{linalg::{self, LstsqDriver}, Shape, Tensor};
@@ -106,7 +115,7 @@ pub fn try_lstsq_with<T: LinalgFloat, SA: LstsqShape<SB>, SB: Shape>(
     rcond: Option<f64>,
     driver: LstsqDriver,
 ) -> Result<Lstsq<T, SA::Output>, ShapeError> {
-    let vec = SB::RANK.is_none() && a.dims().len() == b.dims().len() + 1;
+    let vec = SB::RANK.is_none() && is_vector_rhs(a.dims(), b.dims());
     lstsq_core(a.layout(), b.layout(), vec, rcond, driver)
 }
 
@@ -133,11 +142,14 @@ pub fn lstsq<T: LinalgFloat, SA: LstsqShape<SB>, SB: Shape>(
 }
 
 /// The least-squares solution `x` `(..., n)` of `A x = b` for `A`
-/// `(..., m, n)` and vectors `b` `(..., m)`, batches broadcast; otherwise as
+/// `(..., m, n)` and vectors `b` `(..., m)` with `A`'s batch (PyTorch reads
+/// a right-hand side as vectors only when its sizes are `A`'s without the
+/// last, so vector batches do not broadcast); otherwise as
 /// [`try_lstsq_with`].
 ///
 /// # Errors
-/// As [`try_lstsq_with`].
+/// As [`try_lstsq_with`]; a batch of `b` other than `A`'s (a rank that
+/// differs is a compile error where the ranks are static).
 ///
 /// ```
 /// use shaped::{linalg::{self, LstsqDriver}, Shape, Tensor};
@@ -163,7 +175,7 @@ pub fn try_lstsq_vec<T: LinalgFloat, SA: LstsqVecShape<SB>, SB: Shape>(
 /// ```
 /// use shaped::{linalg, Shape, Tensor};
 /// let a = Tensor::<f64, Shape![2, 3, 1]>::from_vec(vec![1., 1., 1., 1., 0., 0.]);
-/// let b = Tensor::<f64, Shape![3]>::from_vec(vec![3., 3., 3.]);
+/// let b = Tensor::<f64, Shape![2, 3]>::from_vec(vec![3., 3., 3., 3., 3., 3.]);
 /// let x: Tensor<f64, Shape![2, 1]> = linalg::lstsq_vec(&a, &b).solution;
 /// assert!((x.to_vec()[0] - 3.).abs() < 1e-12);
 /// ```
@@ -193,6 +205,12 @@ fn lstsq_core<T: LinalgFloat, S: Shape>(
             "{name}: other must have at least 1 dimension."
         )));
     }
+    let diff = a.dims.len() as isize - b.dims.len() as isize;
+    if !(0..=1).contains(&diff) {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1"
+        )));
+    }
     let a = Operand::matrices(a, name, "A")?;
     let b = if vec {
         Operand::vectors(b, name, "B")?
@@ -205,8 +223,17 @@ fn lstsq_core<T: LinalgFloat, S: Shape>(
             if vec { -1 } else { -2 }
         )));
     }
+    if vec && !b.batch().is_empty() && b.batch() != a.batch() {
+        // Only the typed vector form gets here: PyTorch reads such a B as
+        // a matrix, and it has no vector form with a broadcast batch.
+        return Err(ShapeError::Invalid(format!(
+            "{name}: a vector right-hand side must have the sizes of input without the last, {:?}, but got {:?}",
+            &a.dims_vec()[..a.dims_vec().len() - 1],
+            b.dims_vec()
+        )));
+    }
     let (m, n, k) = (a.rows(), a.cols(), b.cols());
-    let batch = broadcast_batch(a.batch(), b.batch())?;
+    let batch = lstsq_batch(&a, &b, vec)?;
     let (oa, ob) = (a.offsets(&batch), b.offsets(&batch));
     let res = par_batches(name, &batch, |i| {
         let (am, bm) = (a.mat(oa[i]), b.mat(ob[i]));
@@ -253,6 +280,35 @@ fn lstsq_core<T: LinalgFloat, S: Shape>(
         rank,
         singular_values,
     })
+}
+
+/// The batch of the solution, as PyTorch computes it: the two batches
+/// broadcast, where for a matrix `B` of one dimension fewer than `A`,
+/// PyTorch first broadcasts `A`'s batch against as many leading sizes of
+/// `B` (which include its rows), and refuses a result that this first
+/// batch does not already cover ("output with shape ... doesn't match the
+/// broadcast shape ..."), with its messages.
+fn lstsq_batch<T: LinalgFloat>(
+    a: &Operand<'_, T>,
+    b: &Operand<'_, T>,
+    vec: bool,
+) -> Result<Vec<usize>, ShapeError> {
+    if vec || b.dims_vec().len() == a.dims_vec().len() {
+        return broadcast_batch(a.batch(), b.batch());
+    }
+    let bd = b.dims_vec();
+    let first = broadcast_batch(a.batch(), &bd[..a.batch().len()])?;
+    let batch = broadcast_batch(a.batch(), b.batch())?;
+    let all = broadcast_batch(&first, &batch)?;
+    if all != first {
+        let tail = [b.rows(), b.cols()];
+        return Err(ShapeError::Invalid(format!(
+            "output with shape {:?} doesn't match the broadcast shape {:?}",
+            dims_with(&first, &tail),
+            dims_with(&all, &tail)
+        )));
+    }
+    Ok(all)
 }
 
 /// The pseudo-inverse `V diag(1/σ) Uᵀ` of one matrix, dropping singular

@@ -39,6 +39,7 @@
 //! | `multi_dot.rs`, `householder.rs` | one function each |
 //! | `ex.rs` | `inv_ex`, `cholesky_ex`, `solve_ex` |
 //! | `grad.rs` | backward formulas for inv, det, solve, cholesky, solve_triangular, matrix_power, matrix_exp |
+//! | `grad_decomp.rs` | backward formulas for svdvals, lu, eig, householder_product, lstsq (re-exported by `grad`) |
 //!
 //! ```
 //! use shaped::{linalg, Shape, Tensor};
@@ -64,6 +65,7 @@ mod eig;
 mod eigh;
 mod ex;
 pub mod grad;
+mod grad_decomp;
 mod householder;
 mod inv;
 mod lstsq;
@@ -93,6 +95,7 @@ pub use lu::{
     try_lu_solve,
 };
 pub use multi_dot::{multi_dot, try_multi_dot};
+pub(crate) use norm::matrix_ord;
 pub use norm::{MatrixNorm, NormOrd, matrix_norm, norm, try_matrix_norm, try_norm};
 pub use pinv::{pinv, try_pinv};
 pub use power::{matrix_exp, matrix_power, try_matrix_exp, try_matrix_power};
@@ -103,6 +106,7 @@ pub use shape::{
     SolveRightShape, SolveShape, SolveVecShape, SquareMatrices, SvalsOf, Transposed, Vectors,
     WithTail,
 };
+pub(crate) use solve::is_vector_rhs;
 pub use solve::{solve, solve_vec, try_solve, try_solve_vec};
 pub use svd::{svd, svd_full, svdvals, try_svd, try_svd_full, try_svd_with, try_svdvals};
 pub use triangular::{

@@ -185,28 +185,32 @@ pub fn try_norm<T: LinalgFloat, S: crate::shape::Shape>(
             )),
         },
         2 => {
-            let m = match ord {
-                NormOrd::Fro => MatrixNorm::Fro,
-                NormOrd::Nuc => MatrixNorm::Nuc,
-                NormOrd::Num(1.0) => MatrixNorm::One,
-                NormOrd::Num(-1.0) => MatrixNorm::NegOne,
-                NormOrd::Num(2.0) => MatrixNorm::Two,
-                NormOrd::Num(-2.0) => MatrixNorm::NegTwo,
-                NormOrd::Num(f64::INFINITY) => MatrixNorm::Inf,
-                NormOrd::Num(f64::NEG_INFINITY) => MatrixNorm::NegInf,
-                NormOrd::Num(p) => {
-                    return Err(ShapeError::Invalid(format!(
-                        "linalg.matrix_norm: Order {p} not supported."
-                    )));
-                }
-            };
-            let v = try_matrix_norm(&x.clone().into_dyn(), m)?.to_vec();
+            let v = try_matrix_norm(&x.clone().into_dyn(), matrix_ord(ord)?)?.to_vec();
             super::batch::tensor(v, &[])
         }
         r => Err(ShapeError::Invalid(format!(
             "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {r}D."
         ))),
     }
+}
+
+/// The matrix norm a [`NormOrd`] names for a 2-d input of [`norm`].
+pub(crate) fn matrix_ord(ord: NormOrd) -> Result<MatrixNorm, ShapeError> {
+    Ok(match ord {
+        NormOrd::Fro => MatrixNorm::Fro,
+        NormOrd::Nuc => MatrixNorm::Nuc,
+        NormOrd::Num(1.0) => MatrixNorm::One,
+        NormOrd::Num(-1.0) => MatrixNorm::NegOne,
+        NormOrd::Num(2.0) => MatrixNorm::Two,
+        NormOrd::Num(-2.0) => MatrixNorm::NegTwo,
+        NormOrd::Num(f64::INFINITY) => MatrixNorm::Inf,
+        NormOrd::Num(f64::NEG_INFINITY) => MatrixNorm::NegInf,
+        NormOrd::Num(p) => {
+            return Err(ShapeError::Invalid(format!(
+                "linalg.matrix_norm: Order {p} not supported."
+            )));
+        }
+    })
 }
 
 /// The norm; panics where [`try_norm`] errs.

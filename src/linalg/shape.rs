@@ -209,12 +209,12 @@ where
 ///
 /// ```
 /// use shaped::{Shape, linalg::LstsqShape};
-/// let _: <Shape![5, 3] as LstsqShape<Shape![2, 5, 2]>>::Output = <Shape![2, 3, 2]>::default();
+/// let _: <Shape![1, 5, 3] as LstsqShape<Shape![2, 5, 2]>>::Output = <Shape![2, 3, 2]>::default();
 /// ```
 #[diagnostic::on_unimplemented(
     message = "linalg: cannot solve A X = B in least squares for A of shape `{Self}` and B of shape `{B}`",
     label = "A and B do not fit A X = B",
-    note = "A must be matrices `(..., m, n)` and B `(..., m, k)` with the same m; their batch dimensions `...` broadcast"
+    note = "A must be matrices `(..., m, n)` and B `(..., m, k)` of the same rank with the same m (PyTorch refuses an unbatched A against a batched B); their batch dimensions `...` broadcast"
 )]
 pub trait LstsqShape<B: Shape>: Matrices {
     /// The shape of `X`.
@@ -227,6 +227,7 @@ where
     A: Matrices,
     B: Matrices,
     A::Rows: MatchDim<B::Rows>,
+    A::Batch: crate::linalg::SameRank<B::Batch>,
     A::Batch: BroadcastShape<B::Batch>,
     Broadcast<A::Batch, B::Batch>: WithTail,
 {
@@ -271,12 +272,12 @@ where
 ///
 /// ```
 /// use shaped::{Shape, linalg::LstsqVecShape};
-/// let _: <Shape![2, 5, 3] as LstsqVecShape<Shape![5]>>::Output = <Shape![2, 3]>::default();
+/// let _: <Shape![2, 5, 3] as LstsqVecShape<Shape![2, 5]>>::Output = <Shape![2, 3]>::default();
 /// ```
 #[diagnostic::on_unimplemented(
     message = "linalg: cannot solve A x = b in least squares for A of shape `{Self}` and b of shape `{B}`",
     label = "A and b do not fit A x = b",
-    note = "A must be matrices `(..., m, n)` and b vectors `(..., m)` with the same m; their batch dimensions `...` broadcast"
+    note = "A must be matrices `(..., m, n)` and b vectors `(..., m)` with the same m and batch dimensions `...` of the same rank (PyTorch wants equal sizes there; a size 1 against another is refused at run time)"
 )]
 pub trait LstsqVecShape<B: Shape>: Matrices {
     /// The shape of `x`.
@@ -289,6 +290,7 @@ where
     A: Matrices,
     B: Vectors,
     A::Rows: MatchDim<B::Len>,
+    A::Batch: crate::linalg::SameRank<B::Batch>,
     A::Batch: BroadcastShape<B::Batch>,
     Broadcast<A::Batch, B::Batch>: WithTail,
 {

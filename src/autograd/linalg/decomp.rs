@@ -1,0 +1,866 @@
+//! Gradients of `vector_norm` over all elements, `svdvals`, `matrix_norm`,
+//! `norm`, `cond`, `multi_dot`, `lstsq`, `householder_product`, `lu` and
+//! `eig` / `eigvals`. Where PyTorch's function is a composition of
+//! differentiable operations (the norms, `cond`, `multi_dot`) the
+//! composition is recorded; the others are wired to their formulas in
+//! [`crate::linalg::grad`]. A function with several outputs records one
+//! node whose value packs them, each output a view of it, so a loss may use
+//! any of them.
+//!
+//! ```
+//! use shaped::autograd::{linalg, Var};
+//! use shaped::{Shape, Tensor};
+//! let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![3., 0., 0., 1.]));
+//! let c = linalg::cond(&a, None); // σ_max / σ_min = 3
+//! let g = c.backward().wrt(&a).unwrap().to_vec();
+//! let want = [1., 0., 0., -3.]; // ∂(σ₁/σ₂) = u₁v₁ᵀ/σ₂ - σ₁ u₂v₂ᵀ/σ₂²
+//! assert!(g.iter().zip(want).all(|(x, y)| (x - y).abs() < 1e-12));
+//! ```
+
+use smallvec::smallvec;
+
+use super::{nan_like, nan_on_error, sum_to_like};
+use crate::autograd::Var;
+use crate::autograd::graph::Dyn;
+use crate::linalg::{
+    self as la, BatchOf, EigvalsOf, LinalgFloat, LstsqShape, LstsqVecShape, Matrices, MatrixNorm,
+    NormOrd, SquareMatrices, SvalsOf, WithTail, grad,
+};
+use crate::shape::{Dyn as DynDim, DynRank, OrPanic, Shape, ShapeError};
+
+fn isize_dims(d: &[usize]) -> Vec<isize> {
+    d.iter().map(|&x| x as isize).collect()
+}
+
+/// `x` with its shape type erased, in the graph.
+fn dynamic<T: LinalgFloat, S: Shape>(x: &Var<T, S>) -> Result<Var<T, DynRank>, ShapeError> {
+    x.try_reshape::<DynRank>(&isize_dims(x.dims()))
+}
+
+/// `value` for an input `a` with no elements: its gradient is empty.
+fn of_empty<T: LinalgFloat, S: Shape, S2: Shape>(
+    a: &Var<T, S>,
+    value: crate::Tensor<T, S2>,
+) -> Var<T, S2> {
+    let dims = a.dims().to_vec();
+    Var::from_op(value, &[a.node.as_ref()], move || {
+        Box::new(move |_: &Dyn<T>, _: &[bool]| {
+            smallvec![Some(Dyn::<T>::try_zeros(&dims).expect("no elements"))]
+        })
+    })
+}
+
+/// The `ord` vector norm of all elements of `x`, as
+/// [`linalg::try_vector_norm`](crate::linalg::try_vector_norm), with
+/// PyTorch's gradient (that of [`try_vector_norm_dims`](super::try_vector_norm_dims)
+/// over every dimension).
+///
+/// # Errors
+/// As [`linalg::try_vector_norm`](crate::linalg::try_vector_norm).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let x = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![3., 0., 0., -4.]));
+/// let n = linalg::try_vector_norm(&x, 2.).unwrap();
+/// assert_eq!(n.value().item(), 5.);
+/// assert_eq!(n.backward().wrt(&x).unwrap().to_vec(), vec![0.6, 0., 0., -0.8]);
+/// ```
+pub fn try_vector_norm<T: LinalgFloat, S: Shape>(
+    x: &Var<T, S>,
+    ord: f64,
+) -> Result<Var<T, ()>, ShapeError> {
+    let value = la::try_vector_norm(&x.value, ord)?;
+    let (xv, norm) = (x.erased(), value.to_vec());
+    Ok(Var::from_op(value, &[x.node.as_ref()], move || {
+        Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            let r = la::vector::vector_norm_backward(&xv, ord, &[], &g.to_vec(), &norm)
+                .and_then(|v| Dyn::<T>::try_from_vec(v, xv.dims()));
+            smallvec![Some(nan_on_error(r, xv.dims()))]
+        })
+    }))
+}
+
+/// [`try_vector_norm`], panicking on error.
+///
+/// # Panics
+/// Where [`try_vector_norm`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let x = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![1., -2., 0.]));
+/// let g = linalg::vector_norm(&x, 1.).backward().wrt(&x).unwrap();
+/// assert_eq!(g.to_vec(), vec![1., -1., 0.]);
+/// ```
+#[track_caller]
+pub fn vector_norm<T: LinalgFloat, S: Shape>(x: &Var<T, S>, ord: f64) -> Var<T, ()> {
+    try_vector_norm(x, ord).or_panic()
+}
+
+/// The singular values `(..., min(m, n))` of each matrix of `a`, as
+/// [`linalg::try_svdvals`](crate::linalg::try_svdvals), with gradient
+/// [`grad::svdvals_backward`] (`U diag(g) Vᵀ`).
+///
+/// # Errors
+/// As [`linalg::try_svdvals`](crate::linalg::try_svdvals).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![1, 2]>::from_vec(vec![3., 4.]));
+/// let s = linalg::try_svdvals(&a).unwrap();
+/// assert!((s.value().to_vec()[0] - 5.).abs() < 1e-12);
+/// let g = s.sum().backward().wrt(&a).unwrap().to_vec();
+/// assert!((g[0] - 0.6).abs() < 1e-12 && (g[1] - 0.8).abs() < 1e-12);
+/// ```
+pub fn try_svdvals<T: LinalgFloat, S: Matrices>(
+    a: &Var<T, S>,
+) -> Result<Var<T, SvalsOf<S>>, ShapeError> {
+    let value = la::try_svdvals(&a.value)?;
+    let av = a.erased();
+    Ok(Var::from_op(value, &[a.node.as_ref()], move || {
+        Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            smallvec![Some(nan_on_error(
+                grad::svdvals_backward(g, &av),
+                av.dims()
+            ))]
+        })
+    }))
+}
+
+/// [`try_svdvals`], panicking on error.
+///
+/// # Panics
+/// Where [`try_svdvals`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![2., 0., 0., 1.]));
+/// assert_eq!(linalg::svdvals(&a).value().to_vec(), vec![2., 1.]);
+/// ```
+#[track_caller]
+pub fn svdvals<T: LinalgFloat, S: Matrices>(a: &Var<T, S>) -> Var<T, SvalsOf<S>> {
+    try_svdvals(a).or_panic()
+}
+
+/// The norm `ord` of each matrix of `a`, as
+/// [`linalg::try_matrix_norm`](crate::linalg::try_matrix_norm), recorded as
+/// PyTorch computes it: `Fro` a vector 2-norm over the last two dimensions,
+/// `±1` / `±inf` the largest (smallest) absolute column (row) sum, `±2` the
+/// largest (smallest) singular value, `Nuc` their sum; ties share the
+/// gradient of a largest or smallest value evenly, as PyTorch's `amax`.
+///
+/// # Errors
+/// As [`linalg::try_matrix_norm`](crate::linalg::try_matrix_norm).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::linalg::MatrixNorm;
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., -2., 3., 0.]));
+/// let n = linalg::try_matrix_norm(&a, MatrixNorm::One).unwrap(); // column sums 4, 2
+/// assert_eq!(n.value().item(), 4.);
+/// assert_eq!(n.backward().wrt(&a).unwrap().to_vec(), vec![1., 0., 1., 0.]);
+/// ```
+pub fn try_matrix_norm<T: LinalgFloat, S: Matrices>(
+    a: &Var<T, S>,
+    ord: MatrixNorm,
+) -> Result<Var<T, BatchOf<S>>, ShapeError> {
+    let value = la::try_matrix_norm(&a.value, ord)?;
+    if a.value.numel() == 0 {
+        return Ok(of_empty(a, value));
+    }
+    let batch = isize_dims(value.dims());
+    matrix_norm_dyn(&dynamic(a)?, ord)?.try_reshape(&batch)
+}
+
+fn matrix_norm_dyn<T: LinalgFloat>(
+    d: &Var<T, DynRank>,
+    ord: MatrixNorm,
+) -> Result<Var<T, DynRank>, ShapeError> {
+    let sums = |axis: isize| d.abs().try_sum_dims(&[axis], false);
+    match ord {
+        MatrixNorm::Fro => super::try_vector_norm_dims(d, 2., &[-2, -1], false),
+        MatrixNorm::Nuc => try_svdvals(d)?.try_sum_dims(&[-1], false),
+        MatrixNorm::Two => try_svdvals(d)?.try_max_dims(&[-1], false),
+        MatrixNorm::NegTwo => try_svdvals(d)?.try_min_dims(&[-1], false),
+        MatrixNorm::One => sums(-2)?.try_max_dims(&[-1], false),
+        MatrixNorm::NegOne => sums(-2)?.try_min_dims(&[-1], false),
+        MatrixNorm::Inf => sums(-1)?.try_max_dims(&[-1], false),
+        MatrixNorm::NegInf => sums(-1)?.try_min_dims(&[-1], false),
+    }
+}
+
+/// [`try_matrix_norm`], panicking on error.
+///
+/// # Panics
+/// Where [`try_matrix_norm`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::linalg::MatrixNorm;
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![2., 0., 0., 1.]));
+/// let g = linalg::matrix_norm(&a, MatrixNorm::Nuc).backward().wrt(&a).unwrap();
+/// assert_eq!(g.to_vec(), vec![1., 0., 0., 1.]);
+/// ```
+#[track_caller]
+pub fn matrix_norm<T: LinalgFloat, S: Matrices>(
+    a: &Var<T, S>,
+    ord: MatrixNorm,
+) -> Var<T, BatchOf<S>> {
+    try_matrix_norm(a, ord).or_panic()
+}
+
+/// PyTorch's `linalg.norm(x, ord)` without `dim`, as
+/// [`linalg::try_norm`](crate::linalg::try_norm): a vector norm
+/// ([`try_vector_norm`]) or a matrix norm ([`try_matrix_norm`]), with its
+/// gradient.
+///
+/// # Errors
+/// As [`linalg::try_norm`](crate::linalg::try_norm).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::linalg::NormOrd;
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![3., 0., 0., 4.]));
+/// let n = linalg::try_norm(&a, Some(NormOrd::Num(2.))).unwrap(); // σ_max
+/// assert!((n.value().item() - 4.).abs() < 1e-12);
+/// let g = n.backward().wrt(&a).unwrap().to_vec();
+/// assert!(g.iter().zip([0., 0., 0., 1.]).all(|(x, y)| (x - y).abs() < 1e-12));
+/// ```
+pub fn try_norm<T: LinalgFloat, S: Shape>(
+    x: &Var<T, S>,
+    ord: Option<NormOrd>,
+) -> Result<Var<T, ()>, ShapeError> {
+    // The forward function checks the rank and the order.
+    la::try_norm(&x.value, ord)?;
+    match (ord, x.dims().len()) {
+        (None, _) => try_vector_norm(x, 2.0),
+        (Some(NormOrd::Num(p)), 1) => try_vector_norm(x, p),
+        (Some(o), _) => {
+            let m = la::matrix_ord(o)?;
+            let d = dynamic(x)?;
+            if x.value.numel() == 0 {
+                return Ok(of_empty(x, la::try_norm(&x.value, ord)?));
+            }
+            matrix_norm_dyn(&d, m)?.try_reshape(&[])
+        }
+    }
+}
+
+/// [`try_norm`], panicking on error.
+///
+/// # Panics
+/// Where [`try_norm`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![3., 4.]));
+/// assert_eq!(linalg::norm(&x, None).backward().wrt(&x).unwrap().to_vec(), vec![0.6, 0.8]);
+/// ```
+#[track_caller]
+pub fn norm<T: LinalgFloat, S: Shape>(x: &Var<T, S>, ord: Option<NormOrd>) -> Var<T, ()> {
+    try_norm(x, ord).or_panic()
+}
+
+/// The condition number of each matrix of `a`, as
+/// [`linalg::try_cond`](crate::linalg::try_cond), recorded as PyTorch
+/// computes it: `σ_max / σ_min` (`None`, `Two`) or its inverse (`NegTwo`)
+/// from [`try_svdvals`], otherwise `‖A‖ ‖A⁻¹‖` from [`try_matrix_norm`] and
+/// [`try_inv`](super::try_inv). Where `A` is singular (the value is `inf`
+/// for those norms), the gradient is NaN.
+///
+/// # Errors
+/// As [`linalg::try_cond`](crate::linalg::try_cond).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::linalg::MatrixNorm;
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![2., 0., 0., 1.]));
+/// let c = linalg::try_cond(&a, Some(MatrixNorm::Inf)).unwrap(); // 2 · 1
+/// assert_eq!(c.value().item(), 2.);
+/// let g = c.backward().wrt(&a).unwrap().to_vec();
+/// // ‖A⁻¹‖ ∂‖A‖ + ‖A‖ ∂‖A⁻¹‖ = [[1, 0], [0, 0]] + 2 [[0, 0], [0, -1]].
+/// assert!(g.iter().zip([1., 0., 0., -2.]).all(|(x, y)| (x - y).abs() < 1e-12));
+/// ```
+pub fn try_cond<T: LinalgFloat, S: Matrices>(
+    a: &Var<T, S>,
+    p: Option<MatrixNorm>,
+) -> Result<Var<T, BatchOf<S>>, ShapeError> {
+    let value = la::try_cond(&a.value, p)?;
+    if a.value.numel() == 0 {
+        return Ok(of_empty(a, value));
+    }
+    let batch = isize_dims(value.dims());
+    let d = dynamic(a)?;
+    let r = match p.unwrap_or(MatrixNorm::Two) {
+        MatrixNorm::Two => {
+            let s = try_svdvals(&d)?;
+            s.try_max_dims(&[-1], false)?
+                .try_div(&s.try_min_dims(&[-1], false)?)?
+        }
+        MatrixNorm::NegTwo => {
+            let s = try_svdvals(&d)?;
+            s.try_min_dims(&[-1], false)?
+                .try_div(&s.try_max_dims(&[-1], false)?)?
+        }
+        ord => match super::try_inv(&d) {
+            Ok(inv) => matrix_norm_dyn(&d, ord)?.try_mul(&matrix_norm_dyn(&inv, ord)?)?,
+            // A singular matrix: PyTorch's value (inf), a NaN gradient.
+            Err(_) => {
+                let dims = a.dims().to_vec();
+                return Ok(Var::from_op(value, &[a.node.as_ref()], move || {
+                    Box::new(move |_: &Dyn<T>, _: &[bool]| smallvec![Some(nan_like(&dims))])
+                }));
+            }
+        },
+    };
+    r.try_reshape(&batch)
+}
+
+/// [`try_cond`], panicking on error.
+///
+/// # Panics
+/// Where [`try_cond`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![4., 0., 0., 2.]));
+/// assert!((linalg::cond(&a, None).value().item() - 2.).abs() < 1e-12);
+/// ```
+#[track_caller]
+pub fn cond<T: LinalgFloat, S: Matrices>(
+    a: &Var<T, S>,
+    p: Option<MatrixNorm>,
+) -> Var<T, BatchOf<S>> {
+    try_cond(a, p).or_panic()
+}
+
+/// The product of the matrices `vars` (a 1-d first one a row, a 1-d last
+/// one a column, dropped from the result), as
+/// [`linalg::try_multi_dot`](crate::linalg::try_multi_dot), recorded as
+/// the chain of [`Var::matmul`]s.
+///
+/// # Errors
+/// As [`linalg::try_multi_dot`](crate::linalg::try_multi_dot).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{DynRank, Tensor};
+/// let t = |v: Vec<f64>, d: &[usize]| Var::param(Tensor::<f64, DynRank>::try_from_vec(v, d).unwrap());
+/// let (x, m, y) = (t(vec![1., 2.], &[2]), t(vec![1., 0., 0., 3.], &[2, 2]), t(vec![1., 1.], &[2]));
+/// let p = linalg::try_multi_dot(&[&x, &m, &y]).unwrap(); // 1 + 6
+/// assert_eq!((p.dims(), p.value().to_vec()), (&[][..], vec![7.]));
+/// assert_eq!(p.try_backward().unwrap().wrt(&m).unwrap().to_vec(), vec![1., 1., 2., 2.]);
+/// ```
+pub fn try_multi_dot<T: LinalgFloat, S: Shape>(
+    vars: &[&Var<T, S>],
+) -> Result<Var<T, DynRank>, ShapeError> {
+    let values: Vec<&crate::Tensor<T, S>> = vars.iter().map(|v| &v.value).collect();
+    let out = la::try_multi_dot(&values)?;
+    let k = vars.len();
+    let mut acc: Option<Var<T, DynRank>> = None;
+    for (i, v) in vars.iter().enumerate() {
+        let d = v.dims();
+        let m = match (d.len(), i) {
+            (1, 0) => v.try_reshape::<DynRank>(&[1, d[0] as isize])?,
+            (1, j) if j == k - 1 => v.try_reshape::<DynRank>(&[d[0] as isize, 1])?,
+            _ => dynamic(v)?,
+        };
+        acc = Some(match acc {
+            None => m,
+            Some(a) => a.try_matmul(&m)?,
+        });
+    }
+    let acc = acc.expect("multi_dot checked there are at least two");
+    acc.try_reshape(&isize_dims(out.dims()))
+}
+
+/// [`try_multi_dot`], panicking on error.
+///
+/// # Panics
+/// Where [`try_multi_dot`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]));
+/// let b = Var::constant(Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 0., 0., 1.]));
+/// assert_eq!(linalg::multi_dot(&[&a, &b, &b]).value().to_vec(), vec![1., 2., 3., 4.]);
+/// ```
+#[track_caller]
+pub fn multi_dot<T: LinalgFloat, S: Shape>(vars: &[&Var<T, S>]) -> Var<T, DynRank> {
+    try_multi_dot(vars).or_panic()
+}
+
+fn lstsq_core<T: LinalgFloat, SA: Shape, SB: Shape, SX: Shape>(
+    a: &Var<T, SA>,
+    b: &Var<T, SB>,
+    value: crate::Tensor<T, SX>,
+    vec: bool,
+) -> Var<T, SX> {
+    let (av, bv) = (a.erased(), b.erased());
+    Var::from_op(value, &[a.node.as_ref(), b.node.as_ref()], move || {
+        Box::new(move |g: &Dyn<T>, needs: &[bool]| {
+            let col = |x: &Dyn<T>| {
+                let mut d = isize_dims(x.dims());
+                d.push(1);
+                x.try_reshape::<DynRank>(&d).expect("one more size-1 axis")
+            };
+            let (g2, b2) = if vec {
+                (col(g), col(&bv))
+            } else {
+                (g.share(), bv.share())
+            };
+            let (ga, gb) = match grad::lstsq_backward(&g2, &av, &b2) {
+                Ok((ga, gb)) => (ga, gb),
+                Err(_) => return smallvec![Some(nan_like(av.dims())), Some(nan_like(bv.dims()))],
+            };
+            let gb = if vec {
+                let mut d = isize_dims(gb.dims());
+                d.pop();
+                gb.try_reshape::<DynRank>(&d)
+                    .expect("drops the size-1 axis")
+            } else {
+                gb
+            };
+            smallvec![
+                needs[0].then(|| sum_to_like(ga, av.dims())),
+                needs[1].then(|| sum_to_like(gb, bv.dims())),
+            ]
+        })
+    })
+}
+
+/// The least-squares solution of `A X = B`, as
+/// [`linalg::try_lstsq`](crate::linalg::try_lstsq) (PyTorch's default
+/// driver and rules), with PyTorch's gradient [`grad::lstsq_backward`] (that
+/// of `pinv(A) B`), summed to each input's sizes.
+///
+/// # Errors
+/// As [`linalg::try_lstsq`](crate::linalg::try_lstsq).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// // The mean of b is the least-squares fit of a column of ones.
+/// let a = Var::constant(Tensor::<f64, Shape![3, 1]>::from_vec(vec![1., 1., 1.]));
+/// let b = Var::param(Tensor::<f64, Shape![3, 1]>::from_vec(vec![1., 2., 6.]));
+/// let x = linalg::try_lstsq(&a, &b).unwrap();
+/// assert!((x.value().to_vec()[0] - 3.).abs() < 1e-12);
+/// let g = x.sum().backward().wrt(&b).unwrap().to_vec();
+/// assert!(g.iter().all(|v| (v - 1. / 3.).abs() < 1e-12));
+/// ```
+pub fn try_lstsq<T: LinalgFloat, SA: LstsqShape<SB>, SB: Shape>(
+    a: &Var<T, SA>,
+    b: &Var<T, SB>,
+) -> Result<Var<T, SA::Output>, ShapeError> {
+    let value = la::try_lstsq(&a.value, &b.value)?.solution;
+    let vec = SB::RANK.is_none() && la::is_vector_rhs(a.dims(), b.dims());
+    Ok(lstsq_core(a, b, value, vec))
+}
+
+/// [`try_lstsq`], panicking on error.
+///
+/// # Panics
+/// Where [`try_lstsq`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![1, 1]>::from_vec(vec![2.]));
+/// let b = Var::constant(Tensor::<f64, Shape![1, 1]>::from_vec(vec![6.]));
+/// let g = linalg::lstsq(&a, &b).sum().backward().wrt(&a).unwrap().to_vec();
+/// assert!((g[0] + 1.5).abs() < 1e-12); // d(6/a)/da = -6/4
+/// ```
+#[track_caller]
+pub fn lstsq<T: LinalgFloat, SA: LstsqShape<SB>, SB: Shape>(
+    a: &Var<T, SA>,
+    b: &Var<T, SB>,
+) -> Var<T, SA::Output> {
+    try_lstsq(a, b).or_panic()
+}
+
+/// The least-squares solution of `A x = b` for vectors `b`, as
+/// [`linalg::try_lstsq_vec`](crate::linalg::try_lstsq_vec) with the default
+/// cut-off and driver, with the gradient of [`try_lstsq`].
+///
+/// # Errors
+/// As [`linalg::try_lstsq_vec`](crate::linalg::try_lstsq_vec).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::constant(Tensor::<f64, Shape![2, 1]>::from_vec(vec![1., 1.]));
+/// let b = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., 3.]));
+/// let x = linalg::try_lstsq_vec(&a, &b).unwrap();
+/// assert!((x.value().to_vec()[0] - 2.).abs() < 1e-12);
+/// let g = x.sum().backward().wrt(&b).unwrap().to_vec();
+/// assert!(g.iter().all(|v| (v - 0.5).abs() < 1e-12));
+/// ```
+pub fn try_lstsq_vec<T: LinalgFloat, SA: LstsqVecShape<SB>, SB: Shape>(
+    a: &Var<T, SA>,
+    b: &Var<T, SB>,
+) -> Result<Var<T, SA::Output>, ShapeError> {
+    let value = la::try_lstsq_vec(&a.value, &b.value, None, la::LstsqDriver::default())?.solution;
+    Ok(lstsq_core(a, b, value, true))
+}
+
+/// [`try_lstsq_vec`], panicking on error.
+///
+/// # Panics
+/// Where [`try_lstsq_vec`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::constant(Tensor::<f64, Shape![1, 1]>::from_vec(vec![4.]));
+/// let b = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![2.]));
+/// assert!((linalg::lstsq_vec(&a, &b).value().to_vec()[0] - 0.5).abs() < 1e-12);
+/// ```
+#[track_caller]
+pub fn lstsq_vec<T: LinalgFloat, SA: LstsqVecShape<SB>, SB: Shape>(
+    a: &Var<T, SA>,
+    b: &Var<T, SB>,
+) -> Var<T, SA::Output> {
+    try_lstsq_vec(a, b).or_panic()
+}
+
+/// The first columns of a product of Householder reflectors, as
+/// [`linalg::try_householder_product`](crate::linalg::try_householder_product),
+/// with gradients [`grad::householder_product_backward`] for `a` and `tau`.
+///
+/// # Errors
+/// As [`linalg::try_householder_product`](crate::linalg::try_householder_product).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![5., 5., 0., 5.]));
+/// let tau = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![0.5]));
+/// let q = linalg::try_householder_product(&a, &tau).unwrap(); // diag(0.5, 1)
+/// assert_eq!(q.value().to_vec(), vec![0.5, 0., 0., 1.]);
+/// let g = q.sum().backward();
+/// assert_eq!(g.wrt(&tau).unwrap().to_vec(), vec![-1.]);
+/// // Σ H = 2 - τ (1 + a)² for v = (1, a): ∂/∂a = -2τ at a = 0.
+/// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![0., 0., -1., 0.]);
+/// ```
+pub fn try_householder_product<T: LinalgFloat, S: Matrices, ST: Shape>(
+    a: &Var<T, S>,
+    tau: &Var<T, ST>,
+) -> Result<Var<T, S>, ShapeError> {
+    let value = la::try_householder_product(&a.value, &tau.value)?;
+    let (av, tv) = (a.erased(), tau.erased());
+    Ok(Var::from_op(
+        value,
+        &[a.node.as_ref(), tau.node.as_ref()],
+        move || {
+            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
+                match grad::householder_product_backward(g, &av, &tv) {
+                    Ok((ga, gt)) => smallvec![needs[0].then_some(ga), needs[1].then_some(gt)],
+                    Err(_) => smallvec![Some(nan_like(av.dims())), Some(nan_like(tv.dims()))],
+                }
+            })
+        },
+    ))
+}
+
+/// [`try_householder_product`], panicking on error.
+///
+/// # Panics
+/// Where [`try_householder_product`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![2, 1]>::from_vec(vec![0., 1.]));
+/// let tau = Var::constant(Tensor::<f64, Shape![1]>::from_vec(vec![0.]));
+/// assert_eq!(linalg::householder_product(&a, &tau).value().to_vec(), vec![1., 0.]);
+/// ```
+#[track_caller]
+pub fn householder_product<T: LinalgFloat, S: Matrices, ST: Shape>(
+    a: &Var<T, S>,
+    tau: &Var<T, ST>,
+) -> Var<T, S> {
+    try_householder_product(a, tau).or_panic()
+}
+
+/// Records one node whose value is `parts` flattened one after another,
+/// with `backward` given the upstream gradient of each part; returns each
+/// part as a view of it, of the part's own sizes and shape type.
+fn packed<T: LinalgFloat>(
+    parents: &[Option<&std::sync::Arc<crate::autograd::graph::Node<T>>>],
+    parts: &[Dyn<T>],
+    backward: impl Fn(&[Dyn<T>]) -> Vec<Option<Dyn<T>>> + Send + Sync + 'static,
+) -> Result<Vec<Var<T, DynRank>>, ShapeError> {
+    let dims: Vec<Vec<usize>> = parts.iter().map(|p| p.dims().to_vec()).collect();
+    let lens: Vec<usize> = parts.iter().map(|p| p.numel()).collect();
+    let data: Vec<T> = parts.iter().flat_map(|p| p.to_vec()).collect();
+    let total = data.len();
+    let value = Dyn::<T>::try_from_vec(data, &[total])?;
+    let (bd, bl) = (dims.clone(), lens.clone());
+    let whole = Var::from_op(value, parents, move || {
+        Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            let flat = g.to_vec();
+            let mut off = 0;
+            let gs: Vec<Dyn<T>> = bd
+                .iter()
+                .zip(&bl)
+                .map(|(d, &n)| {
+                    let part = flat[off..off + n].to_vec();
+                    off += n;
+                    Dyn::<T>::try_from_vec(part, d).expect("the part's own sizes")
+                })
+                .collect();
+            backward(&gs).into_iter().collect()
+        })
+    });
+    let mut off = 0;
+    dims.iter()
+        .zip(&lens)
+        .map(|(d, &n)| {
+            let part = whole.narrow::<DynRank>(0, off, n)?;
+            off += n;
+            part.try_reshape(&isize_dims(d))
+        })
+        .collect()
+}
+
+/// `P` of [`try_lu`]: `(..., m, m)`.
+pub type LuP<S> =
+    <<S as Matrices>::Batch as WithTail>::Mat<<S as Matrices>::Rows, <S as Matrices>::Rows>;
+/// `L` of [`try_lu`]: `(..., m, k)`.
+pub type LuL<S> = <<S as Matrices>::Batch as WithTail>::Mat<<S as Matrices>::Rows, DynDim>;
+/// `U` of [`try_lu`]: `(..., k, n)`.
+pub type LuU<S> = <<S as Matrices>::Batch as WithTail>::Mat<DynDim, <S as Matrices>::Cols>;
+
+/// `A = P L U`, as [`linalg::try_lu`](crate::linalg::try_lu), with
+/// PyTorch's gradient [`grad::lu_backward`] through `L` and `U` (`P` is a
+/// constant).
+///
+/// # Errors
+/// As [`linalg::try_lu`](crate::linalg::try_lu).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![2., 1., 4., 3.]));
+/// let (p, l, u) = linalg::try_lu(&a).unwrap();
+/// assert_eq!(p.to_vec(), vec![0., 1., 1., 0.]);
+/// assert_eq!(l.value().to_vec(), vec![1., 0., 0.5, 1.]);
+/// // L's corner is A[0][0] / A[1][0]: its gradient is (1/4, -2/16) there.
+/// let g = l.sum().backward().wrt(&a).unwrap().to_vec();
+/// assert!(g.iter().zip([0.25, 0., -0.125, 0.]).all(|(x, y)| (x - y).abs() < 1e-12));
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn try_lu<T: LinalgFloat, S: Matrices>(
+    a: &Var<T, S>,
+) -> Result<(crate::Tensor<T, LuP<S>>, Var<T, LuL<S>>, Var<T, LuU<S>>), ShapeError> {
+    let (p, l, u) = la::try_lu(&a.value)?;
+    let (pd, ld, ud) = (
+        p.share().into_dyn(),
+        l.share().into_dyn(),
+        u.share().into_dyn(),
+    );
+    let (pk, lk, uk) = (pd.share(), ld.share(), ud.share());
+    let parts = packed(&[a.node.as_ref()], &[ld, ud], move |g| {
+        let r = grad::lu_backward(&g[0], &g[1], &pk, &lk, &uk);
+        vec![Some(nan_on_error(r, &a_dims(&pk, &uk)))]
+    })?;
+    let mut it = parts.into_iter();
+    let (lv, uv) = (it.next().expect("L"), it.next().expect("U"));
+    Ok((
+        p,
+        lv.try_reshape(&isize_dims(l.dims()))?,
+        uv.try_reshape(&isize_dims(u.dims()))?,
+    ))
+}
+
+/// `A`'s sizes from `P` `(..., m, m)` and `U` `(..., k, n)`.
+fn a_dims<T: LinalgFloat>(p: &Dyn<T>, u: &Dyn<T>) -> Vec<usize> {
+    let mut d = p.dims().to_vec();
+    let n = u.dims()[u.dims().len() - 1];
+    *d.last_mut().expect("P is a matrix") = n;
+    d
+}
+
+/// [`try_lu`], panicking on error.
+///
+/// # Panics
+/// Where [`try_lu`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![1, 1]>::from_vec(vec![3.]));
+/// let (_, _, u) = linalg::lu(&a);
+/// assert_eq!(u.sum().backward().wrt(&a).unwrap().to_vec(), vec![1.]);
+/// ```
+#[track_caller]
+#[allow(clippy::type_complexity)]
+pub fn lu<T: LinalgFloat, S: Matrices>(
+    a: &Var<T, S>,
+) -> (crate::Tensor<T, LuP<S>>, Var<T, LuL<S>>, Var<T, LuU<S>>) {
+    try_lu(a).or_panic()
+}
+
+/// A complex result as its real and imaginary parts, each in the graph.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![1, 1]>::from_vec(vec![2.]));
+/// let z: linalg::ComplexVar<f64, Shape![1]> = linalg::eigvals(&a);
+/// assert_eq!((z.re.value().to_vec(), z.im.value().to_vec()), (vec![2.], vec![0.]));
+/// ```
+pub struct ComplexVar<T: LinalgFloat, S: Shape> {
+    /// The real parts.
+    pub re: Var<T, S>,
+    /// The imaginary parts.
+    pub im: Var<T, S>,
+}
+
+#[allow(clippy::type_complexity)]
+fn eig_parts<T: LinalgFloat, S: SquareMatrices>(
+    a: &Var<T, S>,
+    with_vectors: bool,
+) -> Result<(ComplexVar<T, EigvalsOf<S>>, Option<ComplexVar<T, S>>), ShapeError> {
+    let (vals, vecs) = la::try_eig(&a.value)?;
+    let d = |x: &crate::Tensor<T, EigvalsOf<S>>| x.share().into_dyn();
+    let m = |x: &crate::Tensor<T, S>| x.share().into_dyn();
+    let saved = [d(&vals.re), d(&vals.im), m(&vecs.re), m(&vecs.im)];
+    let mut outs = vec![d(&vals.re), d(&vals.im)];
+    if with_vectors {
+        outs.extend([m(&vecs.re), m(&vecs.im)]);
+    }
+    let ad = a.dims().to_vec();
+    let parts = packed(&[a.node.as_ref()], &outs, move |g| {
+        let zero = Dyn::<T>::try_zeros(saved[2].dims()).expect("V's sizes");
+        let (gvr, gvi) = if g.len() == 4 {
+            (&g[2], &g[3])
+        } else {
+            (&zero, &zero)
+        };
+        let r = grad::eig_backward(
+            [&g[0], &g[1]],
+            [gvr, gvi],
+            [&saved[0], &saved[1]],
+            [&saved[2], &saved[3]],
+        );
+        vec![Some(nan_on_error(r, &ad))]
+    })?;
+    let mut it = parts.into_iter();
+    let mut next = |dims: &[usize]| -> Result<Var<T, DynRank>, ShapeError> {
+        it.next()
+            .expect("one part per output")
+            .try_reshape(&isize_dims(dims))
+    };
+    let (vd, md) = (vals.re.dims().to_vec(), vecs.re.dims().to_vec());
+    let values = ComplexVar {
+        re: next(&vd)?.try_reshape(&isize_dims(&vd))?,
+        im: next(&vd)?.try_reshape(&isize_dims(&vd))?,
+    };
+    let vectors = if with_vectors {
+        Some(ComplexVar {
+            re: next(&md)?.try_reshape(&isize_dims(&md))?,
+            im: next(&md)?.try_reshape(&isize_dims(&md))?,
+        })
+    } else {
+        None
+    };
+    Ok((values, vectors))
+}
+
+/// The eigenvalues and eigenvectors of each real matrix of `a`, as
+/// [`linalg::try_eig`](crate::linalg::try_eig), with PyTorch's gradient
+/// [`grad::eig_backward`] through the real and imaginary parts of both. As
+/// in PyTorch, a loss that depends on the phase of the eigenvectors has no
+/// well-defined gradient.
+///
+/// # Errors
+/// As [`linalg::try_eig`](crate::linalg::try_eig).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 0., 0., 2.]));
+/// let (vals, vecs) = linalg::try_eig(&a).unwrap();
+/// assert_eq!(vecs.re.dims(), &[2, 2]);
+/// let g = vals.re.sum().backward().wrt(&a).unwrap().to_vec(); // the trace
+/// assert!(g.iter().zip([1., 0., 0., 1.]).all(|(x, y)| (x - y).abs() < 1e-12));
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn try_eig<T: LinalgFloat, S: SquareMatrices>(
+    a: &Var<T, S>,
+) -> Result<(ComplexVar<T, EigvalsOf<S>>, ComplexVar<T, S>), ShapeError> {
+    let (vals, vecs) = eig_parts(a, true)?;
+    Ok((vals, vecs.expect("asked for")))
+}
+
+/// [`try_eig`], panicking on error.
+///
+/// # Panics
+/// Where [`try_eig`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![1, 1]>::from_vec(vec![5.]));
+/// let (vals, _) = linalg::eig(&a);
+/// assert_eq!(vals.re.value().to_vec(), vec![5.]);
+/// ```
+#[track_caller]
+#[allow(clippy::type_complexity)]
+pub fn eig<T: LinalgFloat, S: SquareMatrices>(
+    a: &Var<T, S>,
+) -> (ComplexVar<T, EigvalsOf<S>>, ComplexVar<T, S>) {
+    try_eig(a).or_panic()
+}
+
+/// The eigenvalues of each real matrix of `a`, as
+/// [`linalg::try_eigvals`](crate::linalg::try_eigvals), with PyTorch's
+/// gradient `Re V⁻ᴴ diag(gL) Vᴴ`.
+///
+/// # Errors
+/// As [`linalg::try_eigvals`](crate::linalg::try_eigvals).
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// // A rotation by 90 degrees has eigenvalues ±i; Σ Im(λ)² = 2 does not move
+/// // along the skew direction only.
+/// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![0., -1., 1., 0.]));
+/// let z = linalg::try_eigvals(&a).unwrap();
+/// let g = z.im.square().sum().backward().wrt(&a).unwrap().to_vec();
+/// assert!((g[1] - g[2] + 4.).abs() < 1e-9 || (g[2] - g[1] + 4.).abs() < 1e-9);
+/// ```
+pub fn try_eigvals<T: LinalgFloat, S: SquareMatrices>(
+    a: &Var<T, S>,
+) -> Result<ComplexVar<T, EigvalsOf<S>>, ShapeError> {
+    Ok(eig_parts(a, false)?.0)
+}
+
+/// [`try_eigvals`], panicking on error.
+///
+/// # Panics
+/// Where [`try_eigvals`] errs.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![2, 2]>::from_vec(vec![2., 0., 0., 3.]));
+/// let mut re = linalg::eigvals(&a).re.value().to_vec();
+/// re.sort_by(f64::total_cmp);
+/// assert_eq!(re, vec![2., 3.]);
+/// ```
+#[track_caller]
+pub fn eigvals<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> ComplexVar<T, EigvalsOf<S>> {
+    try_eigvals(a).or_panic()
+}
