@@ -408,6 +408,13 @@ fn inplace_ops_match_cpu() {
     c.tanh_();
     g.tanh_();
     assert_same("tanh_", &c, &g);
+    // fill_ and copy_from (a broadcast source).
+    c.fill_(2.5);
+    g.fill_(2.5);
+    assert_same("fill_", &c, &g);
+    c.try_copy_from(&b).unwrap();
+    g.try_copy_from(&b.to_device(&dev).unwrap()).unwrap();
+    assert_same("copy_from", &c, &g);
     // Refusals, with the CPU's messages.
     let mut small = rand::<f64>(&[1, 6], 3, false).to_device(&dev).unwrap();
     let err = small.try_add_(&a.to_device(&dev).unwrap()).unwrap_err();
@@ -714,6 +721,8 @@ fn every_table_op_is_exercised() {
     // a new table entry must get a comparison here.
     let tested = [
         "copy",
+        "fill",
+        "copy_from",
         "add",
         "sub",
         "mul",
