@@ -586,6 +586,86 @@ fn reductions_match_cpu() {
 }
 
 #[test]
+fn fused_blas_matches_cpu() {
+    let Some(dev) = device() else { return };
+    let g = |t: &T<f64>| t.to_device(&dev).unwrap();
+    let (m1, m2) = (
+        rand::<f64>(&[5, 3], 1, false),
+        rand::<f64>(&[3, 4], 2, false),
+    );
+    let (b1, b2) = (
+        rand::<f64>(&[6, 5, 3], 3, false),
+        rand::<f64>(&[6, 3, 4], 4, false),
+    );
+    let (v3, v5) = (rand::<f64>(&[3], 5, false), rand::<f64>(&[5], 6, false));
+    let row = rand::<f64>(&[4], 7, false);
+    let full = rand::<f64>(&[5, 4], 8, false);
+    for (beta, alpha) in [(0.5, 2.0), (0.0, 1.5), (1.0, 1.0)] {
+        let what = format!("beta {beta} alpha {alpha}");
+        // The added term broadcasts (a row), or has the product's shape.
+        for c in [&row, &full] {
+            assert_same(
+                &format!("addmm {what}"),
+                &c.try_addmm(&m1, &m2, beta, alpha).unwrap().into_dyn(),
+                &g(c)
+                    .try_addmm(&g(&m1), &g(&m2), beta, alpha)
+                    .unwrap()
+                    .into_dyn(),
+            );
+        }
+        assert_same(
+            &format!("addmv {what}"),
+            &v5.try_addmv(&m1, &v3, beta, alpha).unwrap().into_dyn(),
+            &g(&v5)
+                .try_addmv(&g(&m1), &g(&v3), beta, alpha)
+                .unwrap()
+                .into_dyn(),
+        );
+        assert_same(
+            &format!("addr {what}"),
+            &full.try_addr(&v5, &row, beta, alpha).unwrap().into_dyn(),
+            &g(&full)
+                .try_addr(&g(&v5), &g(&row), beta, alpha)
+                .unwrap()
+                .into_dyn(),
+        );
+        assert_same(
+            &format!("baddbmm {what}"),
+            &row.try_baddbmm(&b1, &b2, beta, alpha).unwrap().into_dyn(),
+            &g(&row)
+                .try_baddbmm(&g(&b1), &g(&b2), beta, alpha)
+                .unwrap()
+                .into_dyn(),
+        );
+        assert_same(
+            &format!("addbmm {what}"),
+            &full.try_addbmm(&b1, &b2, beta, alpha).unwrap().into_dyn(),
+            &g(&full)
+                .try_addbmm(&g(&b1), &g(&b2), beta, alpha)
+                .unwrap()
+                .into_dyn(),
+        );
+        let (mut cpu, mut gpu) = (full.deep_copy(), g(&full));
+        cpu.try_addmm_(&m1, &m2, beta, alpha).unwrap();
+        gpu.try_addmm_(&g(&m1), &g(&m2), beta, alpha).unwrap();
+        assert_same(&format!("addmm_ {what}"), &cpu, &gpu);
+    }
+    // A zero-size contracted dimension: beta * c.
+    let (e1, e2) = (
+        rand::<f64>(&[5, 0], 9, false),
+        rand::<f64>(&[0, 4], 10, false),
+    );
+    assert_same(
+        "addmm with k = 0",
+        &row.try_addmm(&e1, &e2, 0.5, 2.0).unwrap().into_dyn(),
+        &g(&row)
+            .try_addmm(&g(&e1), &g(&e2), 0.5, 2.0)
+            .unwrap()
+            .into_dyn(),
+    );
+}
+
+#[test]
 fn matmul_matches_cpu() {
     let Some(dev) = device() else { return };
     let cases: Vec<(&str, T<f64>, T<f64>)> = vec![

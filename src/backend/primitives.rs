@@ -184,4 +184,35 @@ pub trait Gemm<T: Numeric>: Backend<T> {
         geo: &Geometry,
         alpha: T,
     ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+
+    /// `beta * c + alpha * (a @ b)` with `c` broadcast to the product's
+    /// sizes (the `addmm` family: only the added term broadcasts), into a
+    /// new tensor of shape `SO`; with `beta == 0`, `c`'s values are not read
+    /// (a NaN there does not propagate, as PyTorch).
+    ///
+    /// # Errors
+    /// PyTorch's expand error when `c` does not broadcast to the product,
+    /// an allocation or driver error.
+    fn fused<S0: Shape, S1: Shape, S2: Shape, SO: Shape>(
+        c: &Tensor<T, S0, Self>,
+        a: &Tensor<T, S1, Self>,
+        b: &Tensor<T, S2, Self>,
+        geo: &Geometry,
+        beta: T,
+        alpha: T,
+    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+
+    /// `c = beta * c + alpha * (a @ b)` in place (`addmm_`, ...): `c` must
+    /// have the product's sizes and distinct elements.
+    ///
+    /// # Errors
+    /// PyTorch's in-place errors, an allocation or driver error.
+    fn fused_<S0: Shape, S1: Shape, S2: Shape>(
+        c: &mut Tensor<T, S0, Self>,
+        a: &Tensor<T, S1, Self>,
+        b: &Tensor<T, S2, Self>,
+        geo: &Geometry,
+        beta: T,
+        alpha: T,
+    ) -> Result<(), Self::Error>;
 }

@@ -11,8 +11,8 @@
 //! for every device; `try_reshape` copies on the GPU when it must.
 //! [`Tensor::to_device`] keeps a view's strides.
 //!
-//! Not on CUDA yet: autograd, indexing/joining/masked ops, the fused BLAS
-//! family, linalg and the CPU-only reductions (`var`, `norm`, `argmax`, ...).
+//! Not on CUDA yet: autograd, indexing/joining/masked ops, linalg and the
+//! CPU-only reductions (`var`, `norm`, `argmax`, ...).
 //!
 //! ```
 //! use shaped::device::Cuda;

@@ -1,6 +1,7 @@
 //! [`Gemm`] for CUDA: every product laid out by the shape rules
 //! (`matmul`, `mm`, `mv`, `bmm`, `dot`, `outer`) as one cuBLAS
-//! strided-batched GEMM.
+//! strided-batched GEMM, and the fused family (`addmm`, ...): the added term
+//! broadcast into the output by the copy kernel, then GEMM with `beta`.
 //!
 //! The batch is one strided-batched GEMM: each operand's batch dimensions
 //! (broadcast to the result's) must step by one stride, 0 where the operand
@@ -15,13 +16,16 @@ use super::elementwise::{Operand, launch};
 use super::primitives::{output, same_device};
 use super::{CudaDevice, CudaError, CudaStorage, GemmBatch, gemm_strided_batched};
 use crate::Tensor;
-use crate::backend::Gemm;
-use crate::backend::geometry::{Axes, Geometry};
+use crate::backend::geometry::{Axes, Batch, Geometry};
 use crate::backend::op::Pointwise;
+use crate::backend::op::ScalarRhs;
+use crate::backend::{Backend, Gemm};
 use crate::device::Cuda;
+use crate::element::Numeric;
 use crate::iter::{broadcast_strides, contiguous_strides};
+use crate::ops::matmul::rules::check_inplace;
 use crate::ops::table;
-use crate::shape::{DimVec, DynRank, Shape};
+use crate::shape::{DimVec, DynRank, Shape, check_expand};
 
 /// One operand seen as a batch of `rows x cols` matrices over `batch`.
 struct Side<'a, T> {
@@ -134,6 +138,65 @@ fn prepare<T: BlasElement>(
     Ok((Some(buf), g))
 }
 
+/// `out = alpha * (a @ b) + beta * out` for the product `geo` describes,
+/// `out` contiguous with the product's sizes (its values unread when
+/// `beta == 0`); a batch summed into one matrix (`addbmm`) is one GEMM per
+/// entry, accumulating from the second on.
+fn run<T: BlasElement>(
+    a: Operand<'_, T>,
+    b: Operand<'_, T>,
+    geo: &Geometry,
+    alpha: T,
+    beta: T,
+    out: &Tensor<T, DynRank, Cuda>,
+) -> Result<(), CudaError> {
+    let dev = a.storage.dev.clone();
+    same_device(&dev, &b.storage.dev)?;
+    same_device(&dev, out.device())?;
+    let (ls, rs) = (
+        side(a, geo.lhs, &geo.batch, true),
+        side(b, geo.rhs, &geo.batch, false),
+    );
+    let (ka, ga) = prepare(&dev, &ls, &geo.batch)?;
+    let (kb, gb) = prepare(&dev, &rs, &geo.batch)?;
+    let nbatch: usize = geo.batch.iter().product();
+    let sa = ka.as_deref().unwrap_or(ls.op.storage);
+    let sb = kb.as_deref().unwrap_or(rs.op.storage);
+    let (bufa, bufb) = (sa.buf.read_recursive(), sb.buf.read_recursive());
+    let mut c = out.storage.buf.write();
+    match geo.mode {
+        Batch::Each => gemm_strided_batched(
+            &dev,
+            (geo.m, geo.k, geo.n, nbatch),
+            (&bufa, ga),
+            (&bufb, gb),
+            &mut c,
+            alpha,
+            beta,
+        ),
+        Batch::Sum => {
+            for i in 0..nbatch {
+                let entry = |g: GemmBatch| GemmBatch {
+                    offset: g.offset + i * g.batch_stride,
+                    batch_stride: 0,
+                    ..g
+                };
+                let beta_i = if i == 0 { beta } else { T::one() };
+                gemm_strided_batched(
+                    &dev,
+                    (geo.m, geo.k, geo.n, 1),
+                    (&bufa, entry(ga)),
+                    (&bufb, entry(gb)),
+                    &mut c,
+                    alpha,
+                    beta_i,
+                )?;
+            }
+            Ok(())
+        }
+    }
+}
+
 /// Runs the product described by `geo` into a new tensor.
 fn product<T: BlasElement>(
     a: Operand<'_, T>,
@@ -141,35 +204,17 @@ fn product<T: BlasElement>(
     geo: &Geometry,
     alpha: T,
 ) -> Result<Tensor<T, DynRank, Cuda>, CudaError> {
-    let dev = a.storage.dev.clone();
-    same_device(&dev, &b.storage.dev)?;
-    let (ls, rs) = (
-        side(a, geo.lhs, &geo.batch, true),
-        side(b, geo.rhs, &geo.batch, false),
-    );
-    let (ka, ga) = prepare(&dev, &ls, &geo.batch)?;
-    let (kb, gb) = prepare(&dev, &rs, &geo.batch)?;
-    let out = output::<T, DynRank>(&dev, &geo.out)?;
-    let nbatch: usize = geo.batch.iter().product();
-    {
-        let sa = ka.as_deref().unwrap_or(ls.op.storage);
-        let sb = kb.as_deref().unwrap_or(rs.op.storage);
-        let (bufa, bufb) = (sa.buf.read_recursive(), sb.buf.read_recursive());
-        let mut c = out.storage.buf.write();
-        gemm_strided_batched(
-            &dev,
-            (geo.m, geo.k, geo.n, nbatch),
-            (&bufa, ga),
-            (&bufb, gb),
-            &mut c,
-            alpha,
-            T::zero(),
-        )?;
+    let mut out = output::<T, DynRank>(&a.storage.dev, &geo.out)?;
+    if geo.k == 0 || geo.batch.contains(&0) {
+        // No products to add: zeros (cuBLAS may leave C untouched).
+        <Cuda as Backend<T>>::unary_(table::Fill(T::zero()), &mut out)?;
+        return Ok(out);
     }
+    run(a, b, geo, alpha, T::zero(), &out)?;
     Ok(out)
 }
 
-impl<T: BlasElement + crate::element::Numeric> Gemm<T> for Cuda {
+impl<T: BlasElement + Numeric> Gemm<T> for Cuda {
     fn product<S1: Shape, S2: Shape, SO: Shape>(
         a: &Tensor<T, S1, Cuda>,
         b: &Tensor<T, S2, Cuda>,
@@ -177,5 +222,51 @@ impl<T: BlasElement + crate::element::Numeric> Gemm<T> for Cuda {
         alpha: T,
     ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
         Ok(product(a.operand(), b.operand(), geo, alpha)?.try_into_shape()?)
+    }
+
+    fn fused<S0: Shape, S1: Shape, S2: Shape, SO: Shape>(
+        c: &Tensor<T, S0, Cuda>,
+        a: &Tensor<T, S1, Cuda>,
+        b: &Tensor<T, S2, Cuda>,
+        geo: &Geometry,
+        beta: T,
+        alpha: T,
+    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
+        check_expand(c.dims(), &geo.out)?;
+        if beta == T::zero() {
+            return Self::product(a, b, geo, alpha);
+        }
+        // The addend broadcast into a fresh contiguous output, then one
+        // GEMM with `beta` (or, with no products to add, `beta * c`).
+        let mut out = output::<T, DynRank>(c.device(), &geo.out)?;
+        launch(
+            c.device(),
+            &table::Identity::DEF,
+            out.operand(),
+            c.operand(),
+            &[],
+            T::default(),
+        )?;
+        if geo.k == 0 || geo.batch.contains(&0) {
+            <Cuda as Backend<T>>::unary_(ScalarRhs(table::Mul, beta), &mut out)?;
+        } else {
+            run(a.operand(), b.operand(), geo, alpha, beta, &out)?;
+        }
+        Ok(out.try_into_shape()?)
+    }
+
+    fn fused_<S0: Shape, S1: Shape, S2: Shape>(
+        c: &mut Tensor<T, S0, Cuda>,
+        a: &Tensor<T, S1, Cuda>,
+        b: &Tensor<T, S2, Cuda>,
+        geo: &Geometry,
+        beta: T,
+        alpha: T,
+    ) -> Result<(), CudaError> {
+        check_inplace(c.dims(), &geo.out)?;
+        // Into a fresh buffer (so an operand sharing `c`'s storage is read
+        // before it is written), then copied into `c`'s layout.
+        let result: Tensor<T, DynRank, Cuda> = Self::fused(&c.share(), a, b, geo, beta, alpha)?;
+        <Cuda as Backend<T>>::binary_(table::CopyFrom, c, &result)
     }
 }

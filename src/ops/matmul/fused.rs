@@ -20,17 +20,17 @@
 //! ```
 
 use super::rules;
-use super::run;
 use super::shape::{
     AddendShape, BatchMatrixOut, BatchOut, BatchShape, ContractsWith, FitsProduct, MatrixOut,
     MatrixShape, OuterOut, SameBatch, VectorShape,
 };
 use crate::Tensor;
+use crate::backend::Gemm;
 use crate::element::Numeric;
 use crate::shape::OrPanic;
 use crate::shape::{Shape, ShapeError};
 
-impl<T: Numeric, S: Shape> Tensor<T, S> {
+impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// `beta * self + alpha * (mat1 @ mat2)`, as `torch.addmm(self, mat1,
     /// mat2, beta=beta, alpha=alpha)`; `self` broadcasts to `(n, p)`.
     ///
@@ -49,11 +49,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn addmm<SA: MatrixShape, SB: MatrixShape>(
         &self,
-        mat1: &Tensor<T, SA>,
-        mat2: &Tensor<T, SB>,
+        mat1: &Tensor<T, SA, D>,
+        mat2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
-    ) -> Tensor<T, MatrixOut<SA, SB>>
+    ) -> Tensor<T, MatrixOut<SA, SB>, D>
     where
         SA::Cols: ContractsWith<SB::Rows>,
         S: AddendShape<MatrixOut<SA, SB>>,
@@ -79,11 +79,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_addmm<SA: MatrixShape, SB: MatrixShape>(
         &self,
-        mat1: &Tensor<T, SA>,
-        mat2: &Tensor<T, SB>,
+        mat1: &Tensor<T, SA, D>,
+        mat2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
-    ) -> Result<Tensor<T, MatrixOut<SA, SB>>, ShapeError>
+    ) -> Result<Tensor<T, MatrixOut<SA, SB>, D>, D::Error>
     where
         SA::Cols: ContractsWith<SB::Rows>,
         S: AddendShape<MatrixOut<SA, SB>>,
@@ -109,8 +109,8 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn addmm_<SA: MatrixShape, SB: MatrixShape>(
         &mut self,
-        mat1: &Tensor<T, SA>,
-        mat2: &Tensor<T, SB>,
+        mat1: &Tensor<T, SA, D>,
+        mat2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
     ) where
@@ -140,11 +140,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_addmm_<SA: MatrixShape, SB: MatrixShape>(
         &mut self,
-        mat1: &Tensor<T, SA>,
-        mat2: &Tensor<T, SB>,
+        mat1: &Tensor<T, SA, D>,
+        mat2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
-    ) -> Result<(), ShapeError>
+    ) -> Result<(), D::Error>
     where
         SA::Cols: ContractsWith<SB::Rows>,
         S: MatrixShape,
@@ -171,11 +171,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn addmv<SA: MatrixShape, SV: VectorShape>(
         &self,
-        mat: &Tensor<T, SA>,
-        vec: &Tensor<T, SV>,
+        mat: &Tensor<T, SA, D>,
+        vec: &Tensor<T, SV, D>,
         beta: T,
         alpha: T,
-    ) -> Tensor<T, (SA::Rows,)>
+    ) -> Tensor<T, (SA::Rows,), D>
     where
         SA::Cols: ContractsWith<SV::Len>,
         S: AddendShape<(SA::Rows,)>,
@@ -200,11 +200,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_addmv<SA: MatrixShape, SV: VectorShape>(
         &self,
-        mat: &Tensor<T, SA>,
-        vec: &Tensor<T, SV>,
+        mat: &Tensor<T, SA, D>,
+        vec: &Tensor<T, SV, D>,
         beta: T,
         alpha: T,
-    ) -> Result<Tensor<T, (SA::Rows,)>, ShapeError>
+    ) -> Result<Tensor<T, (SA::Rows,), D>, D::Error>
     where
         SA::Cols: ContractsWith<SV::Len>,
         S: AddendShape<(SA::Rows,)>,
@@ -230,8 +230,8 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn addmv_<SA: MatrixShape, SV: VectorShape>(
         &mut self,
-        mat: &Tensor<T, SA>,
-        vec: &Tensor<T, SV>,
+        mat: &Tensor<T, SA, D>,
+        vec: &Tensor<T, SV, D>,
         beta: T,
         alpha: T,
     ) where
@@ -258,11 +258,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_addmv_<SA: MatrixShape, SV: VectorShape>(
         &mut self,
-        mat: &Tensor<T, SA>,
-        vec: &Tensor<T, SV>,
+        mat: &Tensor<T, SA, D>,
+        vec: &Tensor<T, SV, D>,
         beta: T,
         alpha: T,
-    ) -> Result<(), ShapeError>
+    ) -> Result<(), D::Error>
     where
         SA::Cols: ContractsWith<SV::Len>,
         S: VectorShape,
@@ -288,11 +288,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn addr<S1: VectorShape, S2: VectorShape>(
         &self,
-        vec1: &Tensor<T, S1>,
-        vec2: &Tensor<T, S2>,
+        vec1: &Tensor<T, S1, D>,
+        vec2: &Tensor<T, S2, D>,
         beta: T,
         alpha: T,
-    ) -> Tensor<T, OuterOut<S1, S2>>
+    ) -> Tensor<T, OuterOut<S1, S2>, D>
     where
         S: AddendShape<(S1::Len, S2::Len)>,
     {
@@ -313,11 +313,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_addr<S1: VectorShape, S2: VectorShape>(
         &self,
-        vec1: &Tensor<T, S1>,
-        vec2: &Tensor<T, S2>,
+        vec1: &Tensor<T, S1, D>,
+        vec2: &Tensor<T, S2, D>,
         beta: T,
         alpha: T,
-    ) -> Result<Tensor<T, OuterOut<S1, S2>>, ShapeError>
+    ) -> Result<Tensor<T, OuterOut<S1, S2>, D>, D::Error>
     where
         S: AddendShape<(S1::Len, S2::Len)>,
     {
@@ -341,8 +341,8 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn addr_<S1: VectorShape, S2: VectorShape>(
         &mut self,
-        vec1: &Tensor<T, S1>,
-        vec2: &Tensor<T, S2>,
+        vec1: &Tensor<T, S1, D>,
+        vec2: &Tensor<T, S2, D>,
         beta: T,
         alpha: T,
     ) where
@@ -367,11 +367,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_addr_<S1: VectorShape, S2: VectorShape>(
         &mut self,
-        vec1: &Tensor<T, S1>,
-        vec2: &Tensor<T, S2>,
+        vec1: &Tensor<T, S1, D>,
+        vec2: &Tensor<T, S2, D>,
         beta: T,
         alpha: T,
-    ) -> Result<(), ShapeError>
+    ) -> Result<(), D::Error>
     where
         S: MatrixShape,
         S::Rows: FitsProduct<S1::Len>,
@@ -398,11 +398,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn baddbmm<SA: BatchShape, SB: BatchShape>(
         &self,
-        batch1: &Tensor<T, SA>,
-        batch2: &Tensor<T, SB>,
+        batch1: &Tensor<T, SA, D>,
+        batch2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
-    ) -> Tensor<T, BatchOut<SA, SB>>
+    ) -> Tensor<T, BatchOut<SA, SB>, D>
     where
         SA::Batch: SameBatch<SB::Batch>,
         SA::Cols: ContractsWith<SB::Rows>,
@@ -427,11 +427,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_baddbmm<SA: BatchShape, SB: BatchShape>(
         &self,
-        batch1: &Tensor<T, SA>,
-        batch2: &Tensor<T, SB>,
+        batch1: &Tensor<T, SA, D>,
+        batch2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
-    ) -> Result<Tensor<T, BatchOut<SA, SB>>, ShapeError>
+    ) -> Result<Tensor<T, BatchOut<SA, SB>, D>, D::Error>
     where
         SA::Batch: SameBatch<SB::Batch>,
         SA::Cols: ContractsWith<SB::Rows>,
@@ -458,8 +458,8 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn baddbmm_<SA: BatchShape, SB: BatchShape>(
         &mut self,
-        batch1: &Tensor<T, SA>,
-        batch2: &Tensor<T, SB>,
+        batch1: &Tensor<T, SA, D>,
+        batch2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
     ) where
@@ -489,11 +489,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_baddbmm_<SA: BatchShape, SB: BatchShape>(
         &mut self,
-        batch1: &Tensor<T, SA>,
-        batch2: &Tensor<T, SB>,
+        batch1: &Tensor<T, SA, D>,
+        batch2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
-    ) -> Result<(), ShapeError>
+    ) -> Result<(), D::Error>
     where
         SA::Batch: SameBatch<SB::Batch>,
         SA::Cols: ContractsWith<SB::Rows>,
@@ -523,11 +523,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn addbmm<SA: BatchShape, SB: BatchShape>(
         &self,
-        batch1: &Tensor<T, SA>,
-        batch2: &Tensor<T, SB>,
+        batch1: &Tensor<T, SA, D>,
+        batch2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
-    ) -> Tensor<T, BatchMatrixOut<SA, SB>>
+    ) -> Tensor<T, BatchMatrixOut<SA, SB>, D>
     where
         SA::Batch: SameBatch<SB::Batch>,
         SA::Cols: ContractsWith<SB::Rows>,
@@ -553,11 +553,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_addbmm<SA: BatchShape, SB: BatchShape>(
         &self,
-        batch1: &Tensor<T, SA>,
-        batch2: &Tensor<T, SB>,
+        batch1: &Tensor<T, SA, D>,
+        batch2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
-    ) -> Result<Tensor<T, BatchMatrixOut<SA, SB>>, ShapeError>
+    ) -> Result<Tensor<T, BatchMatrixOut<SA, SB>, D>, D::Error>
     where
         SA::Batch: SameBatch<SB::Batch>,
         SA::Cols: ContractsWith<SB::Rows>,
@@ -584,8 +584,8 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn addbmm_<SA: BatchShape, SB: BatchShape>(
         &mut self,
-        batch1: &Tensor<T, SA>,
-        batch2: &Tensor<T, SB>,
+        batch1: &Tensor<T, SA, D>,
+        batch2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
     ) where
@@ -613,11 +613,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_addbmm_<SA: BatchShape, SB: BatchShape>(
         &mut self,
-        batch1: &Tensor<T, SA>,
-        batch2: &Tensor<T, SB>,
+        batch1: &Tensor<T, SA, D>,
+        batch2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
-    ) -> Result<(), ShapeError>
+    ) -> Result<(), D::Error>
     where
         SA::Batch: SameBatch<SB::Batch>,
         SA::Cols: ContractsWith<SB::Rows>,
@@ -632,28 +632,28 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// `self` broadcast to its shape; the body of the `try_` forms.
     fn fused_product<SA: Shape, SB: Shape, O: Shape>(
         &self,
-        a: &Tensor<T, SA>,
-        b: &Tensor<T, SB>,
+        a: &Tensor<T, SA, D>,
+        b: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
         rule: Rule,
-    ) -> Result<Tensor<T, O>, ShapeError> {
+    ) -> Result<Tensor<T, O, D>, D::Error> {
         let geo = rule(a.dims(), b.dims(), self.dims())?;
-        run::fused(self.layout(), a.layout(), b.layout(), &geo, beta, alpha)?.try_into_shape()
+        D::fused(self, a, b, &geo, beta, alpha)
     }
 
     /// `self = beta * self + alpha * (a @ b)` in place for the product
     /// `rule` describes; the body of the `try_..._` forms.
     fn fused_product_<SA: Shape, SB: Shape>(
         &mut self,
-        a: &Tensor<T, SA>,
-        b: &Tensor<T, SB>,
+        a: &Tensor<T, SA, D>,
+        b: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
         rule: Rule,
-    ) -> Result<(), ShapeError> {
+    ) -> Result<(), D::Error> {
         let geo = rule(a.dims(), b.dims(), self.dims())?;
-        run::fused_inplace(self.layout(), a.layout(), b.layout(), &geo, beta, alpha)
+        D::fused_(self, a, b, &geo, beta, alpha)
     }
 }
 

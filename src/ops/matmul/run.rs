@@ -4,12 +4,14 @@
 
 use super::rules::{self, Axes, Batch, Geometry};
 use crate::Tensor;
+use crate::backend::Gemm;
 use crate::backend::cpu::{self, Accum, Batches, GemmProblem, MatDesc};
+use crate::device::Cpu;
 use crate::element::Numeric;
 use crate::iter::broadcast_strides;
 use crate::ops::exec::{self, Layout, check_no_internal_overlap};
 use crate::ops::locks::{read2_write, same_storage};
-use crate::shape::{DimVec, DynRank, ShapeError, check_expand};
+use crate::shape::{DimVec, DynRank, Shape, ShapeError, check_expand};
 
 /// Which side of the product an operand is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,13 +175,35 @@ fn accumulate<T: Numeric>(
     cpu::gemm_into(&p, dst, &mut g, &ga, &gb, alpha, accum);
 }
 
-impl<T: Numeric> crate::backend::Gemm<T> for crate::device::Cpu {
-    fn product<S1: crate::shape::Shape, S2: crate::shape::Shape, SO: crate::shape::Shape>(
-        a: &crate::Tensor<T, S1>,
-        b: &crate::Tensor<T, S2>,
+impl<T: Numeric> Gemm<T> for Cpu {
+    fn product<S1: Shape, S2: Shape, SO: Shape>(
+        a: &Tensor<T, S1>,
+        b: &Tensor<T, S2>,
         geo: &Geometry,
         alpha: T,
-    ) -> Result<crate::Tensor<T, SO>, ShapeError> {
+    ) -> Result<Tensor<T, SO>, ShapeError> {
         product(a.layout(), b.layout(), geo, alpha)?.try_into_shape()
+    }
+
+    fn fused<S0: Shape, S1: Shape, S2: Shape, SO: Shape>(
+        c: &Tensor<T, S0>,
+        a: &Tensor<T, S1>,
+        b: &Tensor<T, S2>,
+        geo: &Geometry,
+        beta: T,
+        alpha: T,
+    ) -> Result<Tensor<T, SO>, ShapeError> {
+        fused(c.layout(), a.layout(), b.layout(), geo, beta, alpha)?.try_into_shape()
+    }
+
+    fn fused_<S0: Shape, S1: Shape, S2: Shape>(
+        c: &mut Tensor<T, S0>,
+        a: &Tensor<T, S1>,
+        b: &Tensor<T, S2>,
+        geo: &Geometry,
+        beta: T,
+        alpha: T,
+    ) -> Result<(), ShapeError> {
+        fused_inplace(c.layout(), a.layout(), b.layout(), geo, beta, alpha)
     }
 }
