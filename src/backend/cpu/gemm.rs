@@ -56,6 +56,7 @@ use core::any::TypeId;
 use super::alloc as cpu_alloc;
 #[cfg(target_arch = "x86_64")]
 use super::amx;
+use super::gemm_crates;
 use super::pool;
 use crate::element::Numeric;
 use crate::iter::Plan;
@@ -810,7 +811,7 @@ unsafe fn simd<T: Numeric>(
     // below the sizes, in bounds by the contract; `dst` is written only at
     // its own distinct elements and, without `read_dst`, never read.
     unsafe {
-        ::gemm::gemm(
+        gemm_crates::gemm(
             m,
             n,
             k,
@@ -826,10 +827,7 @@ unsafe fn simd<T: Numeric>(
             s(rhs.rs),
             a,
             alpha,
-            false,
-            false,
-            false,
-            ::gemm::Parallelism::None,
+            gemm_crates::Parallelism::None,
         );
     }
 }

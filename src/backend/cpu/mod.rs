@@ -12,6 +12,7 @@ mod alloc;
 pub(crate) mod amx;
 mod elementwise;
 mod gemm;
+mod gemm_crates;
 pub(crate) mod index;
 #[cfg(feature = "safetensors")]
 pub(crate) mod mmap;
