@@ -60,62 +60,97 @@ pub(super) unsafe fn gemm<T: 'static>(
             m, n, dst_cs, dst_rs, lhs, lhs_cs, lhs_rs, rhs, rhs_cs, rhs_rs,
         )
     };
-    let (alpha, beta): (&dyn Any, &dyn Any) = (&alpha, &beta);
-    if let (Some(&a), Some(&b)) = (alpha.downcast_ref::<f32>(), beta.downcast_ref::<f32>()) {
-        let f = gemm_f32::gemm::f32::get_gemm_fn();
-        // SAFETY: `T` is `f32` (the downcast succeeded), so the casts keep
-        // the pointers' types; the layouts are the caller's, transposed
-        // consistently, which is the kernel's contract.
-        unsafe {
-            f(
-                m,
-                n,
-                k,
-                dst.cast(),
-                dst_cs,
-                dst_rs,
-                read_dst,
-                lhs.cast(),
-                lhs_cs,
-                lhs_rs,
-                rhs.cast(),
-                rhs_cs,
-                rhs_rs,
-                a,
-                b,
-                false,
-                false,
-                false,
-                parallelism,
-            )
-        }
-    } else if let (Some(&a), Some(&b)) = (alpha.downcast_ref::<f64>(), beta.downcast_ref::<f64>()) {
-        let f = gemm_f64::gemm::f64::get_gemm_fn();
-        // SAFETY: as above, for `f64`.
-        unsafe {
-            f(
-                m,
-                n,
-                k,
-                dst.cast(),
-                dst_cs,
-                dst_rs,
-                read_dst,
-                lhs.cast(),
-                lhs_cs,
-                lhs_rs,
-                rhs.cast(),
-                rhs_cs,
-                rhs_rs,
-                a,
-                b,
-                false,
-                false,
-                false,
-                parallelism,
-            )
-        }
-    } else {
-        panic!("gemm_crates::gemm: only f32 and f64 have kernels");
+    let call = Call {
+        sizes: (m, n, k),
+        dst: (dst, dst_cs, dst_rs, read_dst),
+        lhs: (lhs, lhs_cs, lhs_rs),
+        rhs: (rhs, rhs_cs, rhs_rs),
+        alpha,
+        beta,
+        parallelism,
+    };
+    // SAFETY: forwarded; `call_as` calls a kernel only for its own type.
+    let done = unsafe {
+        call_as(&call, gemm_f32::gemm::f32::get_gemm_fn)
+            || call_as(&call, gemm_f64::gemm::f64::get_gemm_fn)
+    };
+    assert!(done, "gemm_crates::gemm: only f32 and f64 have kernels");
+}
+
+/// A kernel of the per-type crates, for elements `U` (their `GemmTy`).
+type Kernel<U> = unsafe fn(
+    usize,
+    usize,
+    usize,
+    *mut U,
+    isize,
+    isize,
+    bool,
+    *const U,
+    isize,
+    isize,
+    *const U,
+    isize,
+    isize,
+    U,
+    U,
+    bool,
+    bool,
+    bool,
+    Parallelism,
+);
+
+/// The arguments of one call, the layouts as (pointer, column stride, row
+/// stride).
+struct Call<T> {
+    sizes: (usize, usize, usize),
+    dst: (*mut T, isize, isize, bool),
+    lhs: (*const T, isize, isize),
+    rhs: (*const T, isize, isize),
+    alpha: T,
+    beta: T,
+    parallelism: Parallelism,
+}
+
+/// Runs `c` through the kernel `kernel` gives when `T` is `U`; returns
+/// whether it did.
+///
+/// # Safety
+/// `gemm`'s contract for `c`.
+unsafe fn call_as<T: 'static, U: Copy + 'static>(c: &Call<T>, kernel: fn() -> Kernel<U>) -> bool {
+    let (alpha, beta): (&dyn Any, &dyn Any) = (&c.alpha, &c.beta);
+    let (Some(&a), Some(&b)) = (alpha.downcast_ref::<U>(), beta.downcast_ref::<U>()) else {
+        return false;
+    };
+    let (m, n, k) = c.sizes;
+    let (dst, dst_cs, dst_rs, read_dst) = c.dst;
+    let (lhs, lhs_cs, lhs_rs) = c.lhs;
+    let (rhs, rhs_cs, rhs_rs) = c.rhs;
+    // SAFETY: `T` is `U` (the downcast succeeded), so the casts keep the
+    // pointers' types; the layouts are the caller's, which is the kernel's
+    // contract. Real types have nothing to conjugate.
+    unsafe {
+        kernel()(
+            m,
+            n,
+            k,
+            dst.cast(),
+            dst_cs,
+            dst_rs,
+            read_dst,
+            lhs.cast(),
+            lhs_cs,
+            lhs_rs,
+            rhs.cast(),
+            rhs_cs,
+            rhs_rs,
+            a,
+            b,
+            false,
+            false,
+            false,
+            c.parallelism,
+        );
     }
+    true
 }
