@@ -299,3 +299,37 @@ fn f16_products_match_pytorch() {
 fn bf16_products_match_pytorch() {
     check_cases::<bf16>("bf16");
 }
+
+#[test]
+fn beta_zero_ignores_the_destination() {
+    // PyTorch: with beta = 0 the input is not read, NaN included; the
+    // product is then the widened one (checked against PyTorch above).
+    let (m, k, n) = (3, 512, 4);
+    let a = Arg::<f16> {
+        dims: vec![m, k],
+        vals: operand_values(m * k, 40)
+            .into_iter()
+            .map(f16::from_f64)
+            .collect(),
+    };
+    let b = Arg::<f16> {
+        dims: vec![k, n],
+        vals: operand_values(k * n, 41)
+            .into_iter()
+            .map(f16::from_f64)
+            .collect(),
+    };
+    let want = a.contiguous().try_mm(&b.contiguous()).unwrap().to_vec();
+    let mut c = Tensor::<f16, DynRank>::try_full(&[n, m], f16::NAN)
+        .unwrap()
+        .permute::<DynRank>(&[1, 0])
+        .unwrap();
+    c.try_addmm_(&a.contiguous(), &b.transposed(), f16::ZERO, f16::ONE)
+        .unwrap();
+    assert_eq!(c.to_vec(), want);
+    let nan = Tensor::<f16, DynRank>::try_full(&[1, n], f16::NAN).unwrap();
+    let fresh = nan
+        .try_addmm(&a.contiguous(), &b.contiguous(), f16::ZERO, f16::ONE)
+        .unwrap();
+    assert_eq!(fresh.to_vec(), want);
+}
