@@ -17,7 +17,8 @@
 //! | `cast.rs` | `to_dtype` |
 //! | `element_access.rs` | `get`/`set`, `as_slice`/`as_mut_slice` |
 //! | `elements.rs` | `iter`, `IntoIterator`, `FromIterator` |
-//! | `traits.rs` | `PartialEq`, `Hash`, `Default`, `From`/`TryFrom`, `Not`, ... |
+//! | `convert.rs` | `From` (nested) arrays, `From`/`TryFrom` a `Vec` |
+//! | `traits.rs` | `PartialEq`, `Hash`, `Default`, `Not`, ... |
 //!
 //! ```
 //! use shaped::{Shape, Tensor};
@@ -30,6 +31,7 @@
 mod access;
 mod cast;
 mod construct;
+mod convert;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod display;

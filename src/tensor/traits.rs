@@ -1,19 +1,11 @@
 //! The std traits: `PartialEq`/`Eq`/`Hash` (shape and values), `Default`,
-//! conversions from arrays and `Vec`s, `from_slice`, `Not` for `bool`
-//! tensors, and `UnwindSafe`.
-//!
-//! Conversions: a static shape is built infallibly from a (nested) array of
-//! its sizes (`From<[[T; 3]; 2]>` for `Shape![2, 3]`; a size of 1 is the
-//! type `One`, which these impls do not cover: use `from_vec`); every shape is built
-//! fallibly from a `Vec` (`TryFrom<Vec<T>>`: the length checked, one dynamic
-//! size inferred, `DynRank` 1-d); `FromIterator` builds `(Dyn,)` and
-//! `DynRank` tensors. (An infallible `From<Vec<T>>` for the dynamic shapes
-//! would make the one generic `TryFrom` impossible: coherence.)
+//! `from_slice`, `Not` for `bool` tensors, and `UnwindSafe`. (`From` arrays
+//! and `Vec`s: `convert.rs`; `FromIterator`: `elements.rs`.)
 //!
 //! ```
 //! use shaped::{Shape, Tensor};
 //! let a = Tensor::<i32, Shape![2, 2]>::from([[1, 2], [3, 4]]);
-//! let b: Tensor<i32, Shape![2, 2]> = vec![1, 2, 3, 4].try_into().unwrap();
+//! let b = Tensor::<i32, Shape![2, 2]>::from_slice(&[1, 2, 3, 4]);
 //! assert_eq!(a, b);
 //! assert_ne!(a, b.transpose::<0, 1>());
 //! ```
@@ -24,7 +16,7 @@ use std::panic::{RefUnwindSafe, UnwindSafe};
 
 use crate::device::Device;
 use crate::element::Element;
-use crate::shape::{Const, FixedShape, Shape, ShapeError};
+use crate::shape::{FixedShape, Shape, ShapeError};
 
 use super::Tensor;
 
@@ -76,99 +68,6 @@ impl<T: Element, S: FixedShape> Default for Tensor<T, S> {
     fn default() -> Self {
         Self::zeros()
     }
-}
-
-impl<T: Element, const N: usize> From<[T; N]> for Tensor<T, (Const<N>,)> {
-    /// A 1-d tensor of the array (`N` must not be 1: size 1 is `One`).
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t: Tensor<f32, Shape![3]> = [1., 2., 3.].into();
-    /// assert_eq!(t.to_vec(), vec![1., 2., 3.]);
-    /// ```
-    fn from(a: [T; N]) -> Self {
-        Tensor::from_vec(a.to_vec())
-    }
-}
-
-impl<T: Element, const M: usize, const N: usize> From<[[T; N]; M]>
-    for Tensor<T, (Const<M>, Const<N>)>
-{
-    /// A 2-d tensor of the nested array, row-major.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t = Tensor::<i32, Shape![2, 3]>::from([[1, 2, 3], [4, 5, 6]]);
-    /// assert_eq!(t.get([1, 0]), 4);
-    /// ```
-    fn from(a: [[T; N]; M]) -> Self {
-        Tensor::from_vec(a.iter().flatten().copied().collect())
-    }
-}
-
-impl<T: Element, const L: usize, const M: usize, const N: usize> From<[[[T; N]; M]; L]>
-    for Tensor<T, (Const<L>, Const<M>, Const<N>)>
-{
-    /// A 3-d tensor of the nested array, row-major.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t = Tensor::<u8, Shape![2, 2, 2]>::from([[[0, 1], [2, 3]], [[4, 5], [6, 7]]]);
-    /// assert_eq!(t.get([1, 1, 0]), 6);
-    /// ```
-    fn from(a: [[[T; N]; M]; L]) -> Self {
-        Tensor::from_vec(a.iter().flatten().flatten().copied().collect())
-    }
-}
-
-impl<T: Element, S: Shape> TryFrom<Vec<T>> for Tensor<T, S> {
-    type Error = ShapeError;
-
-    /// The elements, row-major. A static shape checks the length; one
-    /// dynamic (`_`) size is inferred from it, as `reshape(-1)` infers;
-    /// [`DynRank`](crate::DynRank) gives a 1-d tensor.
-    ///
-    /// # Errors
-    /// When the length does not fit the shape (PyTorch's "shape '[2, 2]' is
-    /// invalid for input of size 3"), or the shape has more than one dynamic
-    /// size to infer.
-    ///
-    /// ```
-    /// use shaped::{DynRank, Shape, Tensor};
-    /// let t = Tensor::<f64, Shape![2, 2]>::try_from(vec![1., 2., 3., 4.]).unwrap();
-    /// assert_eq!(t.dims(), &[2, 2]);
-    /// let e = Tensor::<f64, Shape![2, 2]>::try_from(vec![1., 2., 3.]).unwrap_err();
-    /// assert_eq!(e.to_string(), "shape '[2, 2]' is invalid for input of size 3");
-    /// let r: Tensor<f64, Shape![_, 3]> = vec![0.; 6].try_into().unwrap();
-    /// assert_eq!(r.dims(), &[2, 3]);
-    /// let d: Tensor<f64, DynRank> = vec![0.; 6].try_into().unwrap();
-    /// assert_eq!(d.dims(), &[6]);
-    /// ```
-    fn try_from(data: Vec<T>) -> Result<Self, ShapeError> {
-        let dims = inferred_dims::<S>(data.len())?;
-        Self::try_from_vec(data, &dims)
-    }
-}
-
-/// The sizes of `S` for `n` elements: static sizes as they are, one dynamic
-/// size inferred (a size that does not divide is left for the caller's
-/// element-count check to report), `[n]` for [`DynRank`].
-fn inferred_dims<S: Shape>(n: usize) -> Result<Vec<usize>, ShapeError> {
-    if S::RANK.is_none() {
-        return Ok(vec![n]);
-    }
-    let fixed: usize = S::STATIC_DIMS.iter().flatten().product();
-    let dynamic = S::STATIC_DIMS.iter().filter(|d| d.is_none()).count();
-    if dynamic > 1 || (dynamic == 1 && fixed == 0) {
-        return Err(ShapeError::Invalid(format!(
-            "cannot infer the sizes of a shape with {dynamic} dynamic dimensions from {n} elements"
-        )));
-    }
-    let inferred = n.checked_div(fixed).unwrap_or(0);
-    Ok(S::STATIC_DIMS
-        .iter()
-        .map(|d| d.unwrap_or(inferred))
-        .collect())
 }
 
 impl<T: Element, S: Shape> Tensor<T, S> {

@@ -4,9 +4,9 @@
 //! Large `f32` products go to Intel AMX tiles where the processor has them
 //! (`amx.rs`: the operands split into `bf16` parts, as accurate as the
 //! vector path, about 1.1-1.3 times as fast on 2 threads); other `f32`
-//! products and `f64` go to the `gemm` crate, whose AVX-512 kernels are
-//! chosen at run time (its `x86-v4` feature; see `benches/README.md` for
-//! why this crate); other element types go to a plain loop with PyTorch's
+//! products and `f64` go to the `gemm` crates (`gemm-f32`, `gemm-f64`,
+//! through `gemm_crates.rs`), whose AVX-512 kernels are chosen at run time
+//! (their `x86-v4` feature; see `benches/README.md` for why); other element types go to a plain loop with PyTorch's
 //! wrapping integer arithmetic. Operands are read in place through their strides: a
 //! transposed or sliced operand is not copied, and a batch dimension of
 //! stride 0 (an expanded operand) is iterated, not materialised.
@@ -56,6 +56,7 @@ use core::any::TypeId;
 use super::alloc as cpu_alloc;
 #[cfg(target_arch = "x86_64")]
 use super::amx;
+use super::gemm_crates;
 use super::pool;
 use crate::element::Numeric;
 use crate::iter::Plan;
@@ -810,7 +811,7 @@ unsafe fn simd<T: Numeric>(
     // below the sizes, in bounds by the contract; `dst` is written only at
     // its own distinct elements and, without `read_dst`, never read.
     unsafe {
-        ::gemm::gemm(
+        gemm_crates::gemm(
             m,
             n,
             k,
@@ -826,10 +827,7 @@ unsafe fn simd<T: Numeric>(
             s(rhs.rs),
             a,
             alpha,
-            false,
-            false,
-            false,
-            ::gemm::Parallelism::None,
+            gemm_crates::Parallelism::None,
         );
     }
 }

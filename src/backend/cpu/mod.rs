@@ -15,6 +15,7 @@ pub(crate) mod amx;
 mod elementwise;
 pub(crate) mod exec;
 mod gemm;
+mod gemm_crates;
 pub(crate) mod index;
 pub(crate) mod locks;
 #[cfg(feature = "safetensors")]

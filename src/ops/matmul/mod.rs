@@ -9,6 +9,7 @@
 //! | `products.rs` | `matmul`, `mm`, `mv`, `bmm`, `dot`, `outer` |
 //! | `fused.rs` | `addmm`, `addmv`, `addr`, `baddbmm`, `addbmm` and their in-place forms |
 //! | `run.rs` | the erased core: layouts to one batched GEMM problem |
+//! | `widened.rs` | `f16` and `bf16` products computed in `f32`, rounded once |
 //! | `amx.rs` | the switch for `f32` products on AMX tiles |
 //!
 //! Static sizes are checked by the compiler: the contracted sizes must be

@@ -1,6 +1,11 @@
 //! The erased core of matrix products: tensor layouts and a [`Geometry`] in,
 //! one batched GEMM problem out to the backend. Generic over the element
 //! type only, so it is compiled once per element type, not per shape.
+//!
+//! Every product reaches the kernel through [`product`] (a new result) or
+//! [`accumulate`] (an existing destination, for the fused products); both
+//! hand `f16` and `bf16` to `widened.rs`, so that all of them accumulate in
+//! `f32` and round once, the fused ones' `beta * c` term included.
 
 use super::rules::{self, Axes, Batch, Geometry};
 use crate::Tensor;
@@ -83,8 +88,9 @@ fn problem<T>(geo: &Geometry, a: &Layout<'_, T>, b: &Layout<'_, T>) -> GemmProbl
     }
 }
 
-/// `alpha * (a @ b)` into a new contiguous tensor of sizes `geo.out`; an
-/// error when its buffer cannot be allocated.
+/// `alpha * (a @ b)` into a new contiguous tensor of sizes `geo.out`
+/// (computed in `f32` for `f16` and `bf16`); an error when its buffer cannot
+/// be allocated.
 pub(crate) fn product<T: Numeric>(
     a: Layout<'_, T>,
     b: Layout<'_, T>,
@@ -121,7 +127,7 @@ pub(crate) fn fused<T: Numeric>(
         ..c
     };
     let out: Tensor<T, DynRank> = exec::map1(expanded, |x| x)?;
-    accumulate(out.layout(), a, b, geo, beta, alpha);
+    accumulate(out.layout(), a, b, geo, beta, alpha)?;
     Ok(out)
 }
 
@@ -147,21 +153,24 @@ pub(crate) fn fused_inplace<T: Numeric>(
         let copy: Tensor<T, DynRank> = exec::map1(b, |x| x)?;
         return fused_inplace(c, a, copy.layout(), geo, beta, alpha);
     }
-    accumulate(c, a, b, geo, beta, alpha);
-    Ok(())
+    accumulate(c, a, b, geo, beta, alpha)
 }
 
 /// `out = beta * out + alpha * (a @ b)` (`out`'s values ignored when
-/// `beta == 0`), where `out` has the product's sizes, distinct elements, and
-/// a storage of its own.
-fn accumulate<T: Numeric>(
+/// `beta == 0`; computed in `f32` and rounded once for `f16` and `bf16`),
+/// where `out` has the product's sizes, distinct elements, and a storage of
+/// its own; an error only when the widened copies cannot be allocated.
+pub(super) fn accumulate<T: Numeric>(
     out: Layout<'_, T>,
     a: Layout<'_, T>,
     b: Layout<'_, T>,
     geo: &Geometry,
     beta: T,
     alpha: T,
-) {
+) -> Result<(), ShapeError> {
+    if T::MATMUL_IN_F32 {
+        return super::widened::accumulate(out, a, b, geo, beta, alpha);
+    }
     let accum = if beta == T::zero() {
         Accum::Replace
     } else {
@@ -173,6 +182,7 @@ fn accumulate<T: Numeric>(
     // other's operands cannot deadlock.
     let (ga, gb, mut g) = read2_write(a.storage, b.storage, out.storage);
     cpu::gemm_into(&p, dst, &mut g, &ga, &gb, alpha, accum);
+    Ok(())
 }
 
 impl<T: Numeric> Gemm<T> for Cpu {

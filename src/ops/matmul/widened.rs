@@ -1,37 +1,64 @@
 //! Products of 16-bit floats (`f16`, `bf16`) computed in `f32`: the
 //! operands are widened (exactly), multiplied and accumulated by the `f32`
 //! GEMM, and the result rounded once to the element type, as PyTorch's CPU
-//! kernels accumulate half-precision products in `f32`.
-
-use std::marker::PhantomData;
-use std::sync::Arc;
+//! kernels accumulate half-precision products in `f32`. The fused products
+//! (`addmm`, `baddbmm`, ...) widen the destination too, so that `beta * c +
+//! alpha * (a @ b)` is one `f32` expression rounded once.
+//!
+//! `run.rs` sends the two places where a product reaches the kernel, a new
+//! result ([`product`]) and an existing destination ([`accumulate`]), here
+//! for the types whose [`Numeric::MATMUL_IN_F32`] is set.
 
 use super::rules::Geometry;
 use super::run;
 use crate::Tensor;
 use crate::element::{CastFrom, Numeric};
-use crate::ops::exec::Layout;
-use crate::shape::{DimVec, Dims, DynRank, ShapeError};
+use crate::ops::exec::{self, Layout};
+use crate::shape::{DynRank, ShapeError};
 
 /// `alpha * (a @ b)`, computed in `f32`, rounded once to `T`.
-pub(crate) fn product<T: Numeric>(
+pub(super) fn product<T: Numeric>(
     a: Layout<'_, T>,
     b: Layout<'_, T>,
     geo: &Geometry,
     alpha: T,
 ) -> Result<Tensor<T, DynRank>, ShapeError> {
-    let (a32, b32) = (widen(&a), widen(&b));
-    Ok(run::product(a32.layout(), b32.layout(), geo, f32::cast_from(alpha))?.to_dtype::<T>())
+    let (a32, b32) = (widen(a)?, widen(b)?);
+    let out = run::product(a32.layout(), b32.layout(), geo, f32::cast_from(alpha))?;
+    exec::map1(out.layout(), T::cast_from)
 }
 
-/// The operand's elements as a contiguous `f32` tensor of the same sizes.
-fn widen<T: Numeric>(l: &Layout<'_, T>) -> Tensor<f32, DynRank> {
-    let view: Tensor<T, DynRank> = Tensor {
-        storage: Arc::clone(l.storage),
-        offset: l.offset,
-        dims: <DimVec as Dims>::from_slice(l.dims),
-        strides: <DimVec as Dims>::from_slice(l.strides),
-        device: PhantomData,
+/// `out = beta * out + alpha * (a @ b)`, computed in `f32` and rounded once
+/// into `out` (whose values are not read when `beta == 0`); `out` as
+/// [`run::accumulate`] requires.
+pub(super) fn accumulate<T: Numeric>(
+    out: Layout<'_, T>,
+    a: Layout<'_, T>,
+    b: Layout<'_, T>,
+    geo: &Geometry,
+    beta: T,
+    alpha: T,
+) -> Result<(), ShapeError> {
+    let (a32, b32) = (widen(a)?, widen(b)?);
+    let out32 = if beta == T::zero() {
+        Tensor::<f32, DynRank>::try_zeros(out.dims)?
+    } else {
+        widen(out)?
     };
-    view.to_dtype::<f32>()
+    let (beta32, alpha32) = (f32::cast_from(beta), f32::cast_from(alpha));
+    run::accumulate(
+        out32.layout(),
+        a32.layout(),
+        b32.layout(),
+        geo,
+        beta32,
+        alpha32,
+    )?;
+    exec::update2(out, out32.layout(), |_, x| T::cast_from(x))
+}
+
+/// `l`'s elements as a new contiguous `f32` tensor of the same sizes
+/// (exact for `f16` and `bf16`).
+fn widen<T: Numeric>(l: Layout<'_, T>) -> Result<Tensor<f32, DynRank>, ShapeError> {
+    exec::map1(l, f32::cast_from)
 }
