@@ -586,6 +586,51 @@ fn reductions_match_cpu() {
 }
 
 #[test]
+fn backward_ops_match_cpu() {
+    // The derivatives autograd applies (the op table's `*_backward`
+    // entries), through the backend trait on both devices.
+    use shaped::backend::Backend;
+    use shaped::device::Cpu;
+    use shaped::ops::table::*;
+    let Some(dev) = device() else { return };
+    let g = rand::<f64>(&[3, 70], 1, false);
+    let x = rand::<f64>(&[3, 70], 2, true);
+    let y = x.tanh();
+    let (gg, gx, gy) = (
+        g.to_device(&dev).unwrap(),
+        x.to_device(&dev).unwrap(),
+        y.to_device(&dev).unwrap(),
+    );
+    macro_rules! compare {
+        ($($op:ident),*) => {$(
+            let cpu: T<f64> = Cpu::ternary($op, &g, &x, &y).unwrap();
+            let gpu: G<f64> = Cuda::ternary($op, &gg, &gx, &gy).unwrap();
+            assert_same(stringify!($op), &cpu, &gpu);
+        )*};
+    }
+    compare!(
+        NegBackward,
+        AbsBackward,
+        ExpBackward,
+        LogBackward,
+        Log1pBackward,
+        Expm1Backward,
+        SqrtBackward,
+        RsqrtBackward,
+        SinBackward,
+        CosBackward,
+        TanBackward,
+        TanhBackward,
+        SigmoidBackward,
+        ReluBackward,
+        GeluBackward,
+        SiluBackward,
+        SquareBackward,
+        ReciprocalBackward
+    );
+}
+
+#[test]
 fn fused_blas_matches_cpu() {
     let Some(dev) = device() else { return };
     let g = |t: &T<f64>| t.to_device(&dev).unwrap();
@@ -852,6 +897,24 @@ fn every_table_op_is_exercised() {
         "round",
         "trunc",
         "reciprocal",
+        "neg_backward",
+        "abs_backward",
+        "exp_backward",
+        "log_backward",
+        "log1p_backward",
+        "expm1_backward",
+        "sqrt_backward",
+        "rsqrt_backward",
+        "sin_backward",
+        "cos_backward",
+        "tan_backward",
+        "tanh_backward",
+        "sigmoid_backward",
+        "relu_backward",
+        "gelu_backward",
+        "silu_backward",
+        "square_backward",
+        "reciprocal_backward",
         "addcmul",
         "addcdiv",
         "lerp",

@@ -320,6 +320,24 @@ fn quot<T: Numeric>(x: T, y: T) -> T {
     }
 }
 
+/// `1/√(2π)`.
+const FRAC_1_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
+
+/// The exact GELU's gradient, `g (Φ(x) + x φ(x))`.
+#[inline(always)]
+fn gelu_backward<T: Float>(g: T, x: T) -> T {
+    let cdf = T::from_f64(0.5) * (T::one() + scalar::erf(x * T::FRAC_1_SQRT_2()));
+    let pdf = T::from_f64(FRAC_1_SQRT_2PI) * (-x * x * T::from_f64(0.5)).exp();
+    g * (cdf + x * pdf)
+}
+
+/// SiLU's gradient, `g σ(x) (1 + x (1 - σ(x)))`.
+#[inline(always)]
+fn silu_backward<T: Float>(g: T, x: T) -> T {
+    let s = scalar::sigmoid(x);
+    g * s * (T::one() + x * (T::one() - s))
+}
+
 /// PyTorch's lerp: from the nearer end, so that `weight = 1` gives `end`
 /// exactly.
 #[inline(always)]
@@ -455,6 +473,46 @@ pointwise_table! {
     ternary Lerp "lerp": Float => "sh_lerp(a, b, c)", |a, b, c| lerp(a, b, c);
     /// `min(max(a, b), c)`, as `torch.clamp` with tensor bounds.
     ternary Clamp "clamp": Numeric => "sh_clamp(a, b, c)", |a, b, c| scalar::clamp(a, b, c);
+    // The derivatives of the one-operand ops, as PyTorch's `*_backward`
+    // kernels: the upstream gradient `a`, the input `b`, the result `c`.
+
+    /// `-g`: the gradient of `neg`.
+    ternary NegBackward "neg_backward": Float => "-a", |g, _x, _y| -g;
+    /// `g sign(x)`: the gradient of `abs` (0 at 0, as PyTorch's `sgn`).
+    ternary AbsBackward "abs_backward": Float => "a * (b > (T)0 ? (T)1 : (b < (T)0 ? (T)-1 : (T)0))", |g, x, _y| g * scalar::sign(x);
+    /// `g y`: the gradient of `exp`.
+    ternary ExpBackward "exp_backward": Float => "a * c", |g, _x, y| g * y;
+    /// `g / x`: the gradient of `log`.
+    ternary LogBackward "log_backward": Float => "a / b", |g, x, _y| g / x;
+    /// `g / (1 + x)`: the gradient of `log1p`.
+    ternary Log1pBackward "log1p_backward": Float => "a / ((T)1 + b)", |g, x, _y| g / (T::one() + x);
+    /// `g (y + 1)`: the gradient of `expm1`.
+    ternary Expm1Backward "expm1_backward": Float => "a * (c + (T)1)", |g, _x, y| g * (y + T::one());
+    /// `g / 2y`: the gradient of `sqrt`.
+    ternary SqrtBackward "sqrt_backward": Float => "a / (c + c)", |g, _x, y| g / (y + y);
+    /// `-g y³ / 2`: the gradient of `rsqrt`.
+    ternary RsqrtBackward "rsqrt_backward": Float => "-a * c * c * c * (T)0.5", |g, _x, y| -g * y * y * y * T::from_f64(0.5);
+    /// `g cos x`: the gradient of `sin`.
+    ternary SinBackward "sin_backward": Float => "a * cos(b)", |g, x, _y| g * x.cos();
+    /// `-g sin x`: the gradient of `cos`.
+    ternary CosBackward "cos_backward": Float => "-a * sin(b)", |g, x, _y| -g * x.sin();
+    /// `g (1 + y²)`: the gradient of `tan`.
+    ternary TanBackward "tan_backward": Float => "a * ((T)1 + c * c)", |g, _x, y| g * (T::one() + y * y);
+    /// `g (1 - y²)`: the gradient of `tanh`.
+    ternary TanhBackward "tanh_backward": Float => "a * ((T)1 - c * c)", |g, _x, y| g * (T::one() - y * y);
+    /// `g y (1 - y)`: the gradient of `sigmoid`.
+    ternary SigmoidBackward "sigmoid_backward": Float => "a * c * ((T)1 - c)", |g, _x, y| g * y * (T::one() - y);
+    /// `g` where `y > 0`, else 0: the gradient of `relu`.
+    ternary ReluBackward "relu_backward": Float => "(c > (T)0 ? a : (T)0)", |g, _x, y| if y > T::zero() { g } else { T::zero() };
+    /// `g (Φ(x) + x φ(x))`: the gradient of the exact GELU.
+    ternary GeluBackward "gelu_backward": Float => "a * ((T)0.5 * ((T)1 + erf(b * (T)0.70710678118654752440)) + b * ((T)0.398942280401432677940 * exp(-b * b * (T)0.5)))", |g, x, _y| gelu_backward(g, x);
+    /// `g σ(x) (1 + x (1 - σ(x)))`: the gradient of `silu`.
+    ternary SiluBackward "silu_backward": Float => "a * ((T)1 / ((T)1 + exp(-b))) * ((T)1 + b * ((T)1 - (T)1 / ((T)1 + exp(-b))))", |g, x, _y| silu_backward(g, x);
+    /// `2 g x`: the gradient of `square`.
+    ternary SquareBackward "square_backward": Float => "a * (b + b)", |g, x, _y| g * (x + x);
+    /// `-g y²`: the gradient of `reciprocal`.
+    ternary ReciprocalBackward "reciprocal_backward": Float => "-a * c * c", |g, _x, y| -g * y * y;
+
     /// `b` where `a` holds, else `c`, as `torch.where(a, b, c)`.
     select Where "where": Element => "(a ? b : c)", |a, b, c| if a { b } else { c };
 }
