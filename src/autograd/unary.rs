@@ -1,5 +1,6 @@
 //! Gradients of the one-operand pointwise operations: the upstream gradient
-//! times the derivative, written with the input `x` and the result `y`.
+//! times the derivative, an op-table entry (`tanh_backward`, ...) of the
+//! gradient, the input `x` and the result `y`.
 //! Rounding and `sign` are piecewise constant: their gradient is zero, given
 //! as an expanded zero (no memory), as PyTorch gives zeros.
 
@@ -8,8 +9,11 @@ use smallvec::smallvec;
 use super::Var;
 use super::graph::{BackwardFn, Dyn};
 use crate::Tensor;
+use crate::backend::Backend;
+use crate::backend::op::Map3;
+use crate::device::Cpu;
 use crate::element::Float;
-use crate::ops::scalar;
+use crate::ops::table;
 use crate::shape::{DynRank, Shape};
 
 /// A zero gradient of sizes `dims`: one element, expanded.
@@ -19,21 +23,21 @@ pub(crate) fn zeros_like<T: Float>(dims: &[usize]) -> Dyn<T> {
         .expect("a scalar broadcasts to any sizes")
 }
 
-/// The backward function for `y = f(x)` with derivative `dy(g, x, y)`.
-fn unary_backward<T: Float>(x: Dyn<T>, y: Dyn<T>, d: fn(T, T, T) -> T) -> BackwardFn<T> {
-    Box::new(move |g, _| smallvec![Some(g.try_zip_map3(&x, &y, d).expect("same sizes"))])
+/// The backward function for `y = f(x)`: the op table's derivative `d`
+/// of the upstream gradient, the input and the result (`tanh_backward`,
+/// ...), a table op rather than a closure so that any device can run it.
+fn unary_backward<T: Float, Op: Map3<T, T>>(x: Dyn<T>, y: Dyn<T>, d: Op) -> BackwardFn<T> {
+    Box::new(move |g, _| smallvec![Some(Cpu::ternary(d, g, &x, &y).expect("same sizes"))])
 }
 
 macro_rules! unary_vars {
-    ($($(#[$doc:meta])* $name:ident, |$g:ident, $x:ident, $y:ident| $d:expr;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident, $d:ident;)*) => {$(
         impl<T: Float, S: Shape> Var<T, S> {
             $(#[$doc])*
             pub fn $name(&self) -> Var<T, S> {
                 let value = self.value.$name();
                 let (x, y) = (self.erased(), value.share().into_dyn());
-                Var::from_op(value, &[self.node.as_ref()], move || {
-                    unary_backward(x, y, |$g: T, $x: T, $y: T| $d)
-                })
+                Var::from_op(value, &[self.node.as_ref()], move || unary_backward(x, y, table::$d))
             }
         }
     )*};
@@ -54,9 +58,6 @@ macro_rules! zero_grad_vars {
     )*};
 }
 
-/// `1/√(2π)`.
-const FRAC_1_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
-
 unary_vars! {
     /// `-x`.
     ///
@@ -66,7 +67,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f32, Shape![1]>::ones());
     /// assert_eq!(x.neg().sum().backward().wrt(&x).unwrap().to_vec(), vec![-1.]);
     /// ```
-    neg, |g, _x, _y| -g;
+    neg, NegBackward;
     /// `|x|`; the gradient at 0 is 0, as PyTorch's `sgn`.
     ///
     /// ```
@@ -75,7 +76,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f32, Shape![3]>::from_vec(vec![-2., 0., 2.]));
     /// assert_eq!(x.abs().sum().backward().wrt(&x).unwrap().to_vec(), vec![-1., 0., 1.]);
     /// ```
-    abs, |g, x, _y| g * scalar::sign(x);
+    abs, AbsBackward;
     /// `e^x`, whose derivative is itself.
     ///
     /// ```
@@ -84,7 +85,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
     /// assert_eq!(x.exp().sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
     /// ```
-    exp, |g, _x, y| g * y;
+    exp, ExpBackward;
     /// `ln x`, derivative `1/x`.
     ///
     /// ```
@@ -93,7 +94,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![4.]));
     /// assert_eq!(x.log().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.25]);
     /// ```
-    log, |g, x, _y| g / x;
+    log, LogBackward;
     /// `ln(1 + x)`, derivative `1/(1 + x)`.
     ///
     /// ```
@@ -102,7 +103,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![1.]));
     /// assert_eq!(x.log1p().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.5]);
     /// ```
-    log1p, |g, x, _y| g / (T::one() + x);
+    log1p, Log1pBackward;
     /// `e^x - 1`, derivative `e^x`.
     ///
     /// ```
@@ -111,7 +112,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
     /// assert_eq!(x.expm1().sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
     /// ```
-    expm1, |g, _x, y| g * (y + T::one());
+    expm1, Expm1Backward;
     /// `√x`, derivative `1/(2√x)`.
     ///
     /// ```
@@ -120,7 +121,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![4.]));
     /// assert_eq!(x.sqrt().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.25]);
     /// ```
-    sqrt, |g, _x, y| g / (y + y);
+    sqrt, SqrtBackward;
     /// `1/√x`, derivative `-y³/2`.
     ///
     /// ```
@@ -129,7 +130,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![4.]));
     /// assert_eq!(x.rsqrt().sum().backward().wrt(&x).unwrap().to_vec(), vec![-1. / 16.]);
     /// ```
-    rsqrt, |g, _x, y| -g * y * y * y * T::from_f64(0.5);
+    rsqrt, RsqrtBackward;
     /// `sin x`, derivative `cos x`.
     ///
     /// ```
@@ -138,7 +139,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
     /// assert_eq!(x.sin().sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
     /// ```
-    sin, |g, x, _y| g * x.cos();
+    sin, SinBackward;
     /// `cos x`, derivative `-sin x`.
     ///
     /// ```
@@ -147,7 +148,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
     /// assert_eq!(x.cos().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.]);
     /// ```
-    cos, |g, x, _y| -g * x.sin();
+    cos, CosBackward;
     /// `tan x`, derivative `1 + tan² x`.
     ///
     /// ```
@@ -156,7 +157,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
     /// assert_eq!(x.tan().sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
     /// ```
-    tan, |g, _x, y| g * (T::one() + y * y);
+    tan, TanBackward;
     /// `tanh x`, derivative `1 - tanh² x`.
     ///
     /// ```
@@ -165,7 +166,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
     /// assert_eq!(x.tanh().sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
     /// ```
-    tanh, |g, _x, y| g * (T::one() - y * y);
+    tanh, TanhBackward;
     /// `σ(x)`, derivative `σ(x)(1 - σ(x))`.
     ///
     /// ```
@@ -174,7 +175,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
     /// assert_eq!(x.sigmoid().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.25]);
     /// ```
-    sigmoid, |g, _x, y| g * y * (T::one() - y);
+    sigmoid, SigmoidBackward;
     /// `max(x, 0)`; the gradient passes where the result is positive.
     ///
     /// ```
@@ -183,7 +184,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f32, Shape![2]>::from_vec(vec![-1., 2.]));
     /// assert_eq!(x.relu().sum().backward().wrt(&x).unwrap().to_vec(), vec![0., 1.]);
     /// ```
-    relu, |g, _x, y| if y > T::zero() { g } else { T::zero() };
+    relu, ReluBackward;
     /// The exact GELU `x Φ(x)`, derivative `Φ(x) + x φ(x)`.
     ///
     /// ```
@@ -192,11 +193,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
     /// assert_eq!(x.gelu().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.5]);
     /// ```
-    gelu, |g, x, _y| {
-        let cdf = T::from_f64(0.5) * (T::one() + scalar::erf(x * T::FRAC_1_SQRT_2()));
-        let pdf = T::from_f64(FRAC_1_SQRT_2PI) * (-x * x * T::from_f64(0.5)).exp();
-        g * (cdf + x * pdf)
-    };
+    gelu, GeluBackward;
     /// `x σ(x)`, derivative `σ(x)(1 + x(1 - σ(x)))`.
     ///
     /// ```
@@ -205,10 +202,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
     /// assert_eq!(x.silu().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.5]);
     /// ```
-    silu, |g, x, _y| {
-        let s = scalar::sigmoid(x);
-        g * s * (T::one() + x * (T::one() - s))
-    };
+    silu, SiluBackward;
     /// `x²`, derivative `2x`.
     ///
     /// ```
@@ -217,7 +211,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![3.]));
     /// assert_eq!(x.square().sum().backward().wrt(&x).unwrap().to_vec(), vec![6.]);
     /// ```
-    square, |g, x, _y| g * (x + x);
+    square, SquareBackward;
     /// `1/x`, derivative `-1/x²`.
     ///
     /// ```
@@ -226,7 +220,7 @@ unary_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![2.]));
     /// assert_eq!(x.reciprocal().sum().backward().wrt(&x).unwrap().to_vec(), vec![-0.25]);
     /// ```
-    reciprocal, |g, _x, y| -g * y * y;
+    reciprocal, ReciprocalBackward;
 }
 
 zero_grad_vars! {
