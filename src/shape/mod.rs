@@ -44,7 +44,7 @@ pub use dyn_rank::DynRank;
 pub(crate) use error::OrPanic;
 pub use error::ShapeError;
 #[doc(hidden)]
-pub use expand::ShapeExpands;
+pub use expand::{Checked, DimFits, Fits, ShapeExpands};
 pub use expand::{DimExpandsTo, ExpandsAt, ExpandsTo};
 pub use runtime::{DimVec, broadcast_shapes, check_expand, check_inplace, checked_numel};
 pub(crate) use runtime::{broadcast_pair, check_static};
