@@ -101,6 +101,29 @@ pub trait SwapAxes<const I: usize, const J: usize>: Shape {
 )]
 pub trait Squeezable<const K: usize> {}
 
+/// `squeeze::<K>`'s rule: axis `K` exists ([`RemoveAxis`]) and has size 1
+/// ([`Squeezable`]); `Squeezed` is the shape without it.
+///
+/// The method's result type is this projection, so that a size other than
+/// 1 is reported once, at the call, with [`Squeezable`]'s message.
+///
+/// ```
+/// use shaped::{Shape, shape::SqueezeAxis};
+/// let _: <Shape![3, 1] as SqueezeAxis<1>>::Squeezed = <Shape![3]>::default();
+/// ```
+pub trait SqueezeAxis<const K: usize>: RemoveAxis<K> {
+    /// The shape without axis `K`.
+    type Squeezed: Shape;
+}
+
+/// A removable axis of size 1.
+impl<S: RemoveAxis<K>, const K: usize> SqueezeAxis<K> for S
+where
+    S::Removed: Squeezable<K>,
+{
+    type Squeezed = S::Output;
+}
+
 /// Size 1
 #[diagnostic::do_not_recommend]
 impl<const K: usize> Squeezable<K> for super::One {}

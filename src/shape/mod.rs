@@ -35,7 +35,7 @@ pub(crate) mod expand;
 mod runtime;
 pub(crate) mod same;
 
-pub use axis::{InsertAxis, RemoveAxis, SetAxis, Squeezable, SwapAxes};
+pub use axis::{InsertAxis, RemoveAxis, SetAxis, Squeezable, SqueezeAxis, SwapAxes};
 #[doc(hidden)]
 pub use broadcast::ShapePair;
 pub use broadcast::{Broadcast, Broadcast3, BroadcastDim, BroadcastShape, BroadcastsAt};
