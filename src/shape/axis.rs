@@ -157,3 +157,83 @@ impl<const K: usize, D: Dim> SetAxis<K, D> for DynRank {
 impl<const I: usize, const J: usize> SwapAxes<I, J> for DynRank {
     type Output = DynRank;
 }
+
+/// `cat::<K>`'s rule: `K` is an axis of `Self`; `Output` is `Self` with
+/// size `Dyn` there (the joined size is known at run time).
+///
+/// `cat` states this bound and returns this projection. It is implemented
+/// through a second, hidden rule ([`JoinAxis`]) on top of [`SetAxis`]: with
+/// the failing rule two impls deep, an axis out of range is one error, at
+/// the call, with [`SetAxis`]'s message (one level deep, rustc reports it
+/// twice, once for the bound and once for the result type).
+///
+/// ```
+/// use shaped::{Shape, shape::CatAxis};
+/// let _: <Shape![2, 4] as CatAxis<1>>::Output = <Shape![2, _]>::default();
+/// ```
+pub trait CatAxis<const K: usize>: Shape {
+    /// The joined shape.
+    type Output: Shape;
+}
+
+/// Every shape with a [`JoinAxis`] rule.
+impl<S: JoinAxis<K>, const K: usize> CatAxis<K> for S {
+    type Output = <S as JoinAxis<K>>::Output;
+}
+
+/// The inner level of [`CatAxis`] and [`StackAxis`]: `Self` with size `Dyn`
+/// at axis `K`.
+///
+/// ```
+/// use shaped::{Shape, shape::JoinAxis};
+/// let _: <Shape![2, 4] as JoinAxis<0>>::Output = <Shape![_, 4]>::default();
+/// ```
+#[doc(hidden)]
+pub trait JoinAxis<const K: usize>: Shape {
+    /// `Self` with size `Dyn` at `K`.
+    type Output: Shape;
+}
+
+/// Every shape with a [`SetAxis`] rule at `K`.
+impl<S: SetAxis<K, super::Dyn>, const K: usize> JoinAxis<K> for S {
+    type Output = <S as SetAxis<K, super::Dyn>>::Output;
+}
+
+/// `stack::<K>`'s rule: a new axis can be inserted at `K` (`K` at most the
+/// rank); `Output` is `Self` with a new axis of size `Dyn` there. Two levels
+/// deep for the reason given at [`CatAxis`].
+///
+/// ```
+/// use shaped::{Shape, shape::StackAxis};
+/// let _: <Shape![2, 4] as StackAxis<2>>::Output = <Shape![2, 4, _]>::default();
+/// ```
+pub trait StackAxis<const K: usize>: Shape {
+    /// The stacked shape.
+    type Output: Shape;
+}
+
+/// Every shape with a [`NewAxis`] rule.
+impl<S: NewAxis<K>, const K: usize> StackAxis<K> for S {
+    type Output = <S as NewAxis<K>>::Output;
+}
+
+/// The inner level of [`StackAxis`]: [`InsertAxis`], then size `Dyn` at the
+/// new axis.
+///
+/// ```
+/// use shaped::{Shape, shape::NewAxis};
+/// let _: <Shape![2, 4] as NewAxis<0>>::Output = <Shape![_, 2, 4]>::default();
+/// ```
+#[doc(hidden)]
+pub trait NewAxis<const K: usize>: Shape {
+    /// `Self` with a new axis of size `Dyn` at `K`.
+    type Output: Shape;
+}
+
+/// Every shape with an [`InsertAxis`] rule at `K`.
+impl<S: InsertAxis<K>, const K: usize> NewAxis<K> for S
+where
+    <S as InsertAxis<K>>::Output: SetAxis<K, super::Dyn>,
+{
+    type Output = <<S as InsertAxis<K>>::Output as SetAxis<K, super::Dyn>>::Output;
+}

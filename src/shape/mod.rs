@@ -35,7 +35,11 @@ pub(crate) mod expand;
 mod runtime;
 pub(crate) mod same;
 
-pub use axis::{InsertAxis, RemoveAxis, SetAxis, Squeezable, SqueezeAxis, SwapAxes};
+pub use axis::{
+    CatAxis, InsertAxis, RemoveAxis, SetAxis, Squeezable, SqueezeAxis, StackAxis, SwapAxes,
+};
+#[doc(hidden)]
+pub use axis::{JoinAxis, NewAxis};
 #[doc(hidden)]
 pub use broadcast::ShapePair;
 pub use broadcast::{Broadcast, Broadcast3, BroadcastDim, BroadcastShape, BroadcastsAt};
