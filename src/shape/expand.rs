@@ -180,3 +180,42 @@ pub trait FewerDimsThan<Target> {}
 
 /// `S → DynRank`, checked at run time
 impl<S: Shape> ShapeExpands<DynRank> for S {}
+
+/// `broadcast_to::<Target>`'s rule as a type operator: `Self` expands to
+/// `Target` ([`ExpandsTo`]); `Output` is `Target`.
+///
+/// `broadcast_to` returns this projection (bounded by `Output = Target`),
+/// so that a mismatch is reported once, at the call, with no quote of the
+/// method's bounds.
+///
+/// ```
+/// use shaped::{Shape, shape::BroadcastTo};
+/// let _: <Shape![3] as BroadcastTo<Shape![2, 3]>>::Output = <Shape![2, 3]>::default();
+/// ```
+pub trait BroadcastTo<Target: Shape>: ExpandsTo<Target> {
+    /// `Target`.
+    type Output: Shape;
+}
+
+/// Every pair with an [`ExpandsTo`] rule.
+impl<S: ExpandsTo<T>, T: Shape> BroadcastTo<T> for S {
+    type Output = T;
+}
+
+/// `sum_to::<Target>`'s rule as a type operator: `Target` expands to `Self`
+/// (the sum undoes a broadcast); `Output` is `Target`. Returned by `sum_to`
+/// for the reason given at [`BroadcastTo`].
+///
+/// ```
+/// use shaped::{Shape, shape::SumTo};
+/// let _: <Shape![2, 3] as SumTo<Shape![3]>>::Output = <Shape![3]>::default();
+/// ```
+pub trait SumTo<Target: Shape>: Shape {
+    /// `Target`.
+    type Output: Shape;
+}
+
+/// Every pair whose `Target` has an [`ExpandsTo`] rule to `Self`.
+impl<S: Shape, T: ExpandsTo<S>> SumTo<T> for S {
+    type Output = T;
+}

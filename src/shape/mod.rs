@@ -47,9 +47,9 @@ pub use dim::{Const, Dim, Dyn, FixedDim, One};
 pub use dyn_rank::DynRank;
 pub(crate) use error::OrPanic;
 pub use error::ShapeError;
+pub use expand::{BroadcastTo, DimExpandsTo, ExpandsAt, ExpandsTo, SumTo};
 #[doc(hidden)]
 pub use expand::{Checked, DimFits, Fits, ShapeExpands};
-pub use expand::{DimExpandsTo, ExpandsAt, ExpandsTo};
 pub use runtime::{DimVec, broadcast_shapes, check_expand, check_inplace, checked_numel};
 pub(crate) use runtime::{broadcast_pair, check_static};
 #[doc(hidden)]

@@ -150,9 +150,11 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     /// assert_eq!(e.strides(), &[0, 0, 1]);
     /// ```
     #[track_caller]
-    pub fn broadcast_to<S2: FixedShape>(&self) -> Tensor<T, S2, D>
+    pub fn broadcast_to<S2: FixedShape>(
+        &self,
+    ) -> Tensor<T, <S as crate::shape::BroadcastTo<S2>>::Output, D>
     where
-        S: ExpandsTo<S2>,
+        S: crate::shape::BroadcastTo<S2, Output = S2>,
     {
         let dims = S2::static_sizes().expect("a fixed shape has static sizes");
         self.try_broadcast_to(dims.as_ref()).or_panic()
