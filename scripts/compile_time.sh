@@ -8,7 +8,9 @@
 # two share a broadcast), and one empty `main`. `shaped` is built once; then
 # each binary is type-checked (`cargo check`) R times (default 3) after a
 # touch, and the fastest time of each is printed with the difference. Both
-# are measured in the same run, so a loaded machine slows both alike.
+# are measured in the same run, so a loaded machine slows both alike. A third
+# binary does N in-place additions (`a += &b`, the chained in-place rule) of
+# the same rank-6 shapes, timed the same way.
 #
 # Usage: scripts/compile_time.sh [N] [R]
 set -euo pipefail
@@ -41,6 +43,13 @@ TOML
     done
     echo "fn main() {}"
 } > "$work/src/bin/broadcasts.rs"
+{
+    echo "use shaped::{Shape, Tensor};"
+    for k in $(seq 2 $((n + 1))); do
+        echo "pub fn f$k(a: &mut Tensor<f32, Shape![$k, 4, 3, 6, 5, 7]>, b: &Tensor<f32, Shape![1, 4, 1, 6, 1, 7]>) { *a += b; }"
+    done
+    echo "fn main() {}"
+} > "$work/src/bin/inplace.rs"
 echo "fn main() {}" > "$work/src/bin/empty.rs"
 
 cd "$work"
@@ -66,3 +75,6 @@ broadcasts=$(best broadcasts)
 printf 'empty program:            %.2f s\n' "$empty"
 printf '%d rank-6 broadcasts:    %.2f s\n' "$n" "$broadcasts"
 printf 'difference:               %.2f s\n' "$(echo "$broadcasts - $empty" | bc)"
+inplace=$(best inplace)
+printf '%d rank-6 in-place adds: %.2f s\n' "$n" "$inplace"
+printf 'difference:               %.2f s\n' "$(echo "$inplace - $empty" | bc)"

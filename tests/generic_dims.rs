@@ -47,6 +47,38 @@ fn whole<S: ShapeTrait>(x: &Tensor<f32, S>, y: &Tensor<f32, S>) -> Tensor<f32, S
     z
 }
 
+/// In-place additions that a generic `B` leaves decidable, with `B` first
+/// and last: `One`, `Dyn`, a lower rank and the same shape written into it.
+/// The in-place rule checks the dimensions from the last to the first, each
+/// through the outcome of the one after it, so a generic size must pass
+/// that chain in either position.
+fn inplace<B: Dim>(
+    x: &mut Tensor<f32, Shape![B, 3]>,
+    t: &mut Tensor<f32, Shape![3, B]>,
+    row: &Tensor<f32, Shape![1, 3]>,
+    d: &Tensor<f32, Shape![_, 3]>,
+    v: &Tensor<f32, Shape![B]>,
+) {
+    *x += row;
+    *x += d;
+    let x2 = x.clone();
+    *x += &x2;
+    *t += v;
+    let t2 = t.clone();
+    t.add_(&t2);
+}
+
+/// The naive `inplace`: `x = 2 (x + row + d)` and `t = 2 (t + v)` (`v`
+/// along the last axis), element by element.
+fn inplace_naive(x: &[f32], t: &[f32], row: &[f32], d: &[f32], v: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    let b = v.len();
+    let xs = (0..x.len())
+        .map(|i| 2.0 * (x[i] + row[i % 3] + d[i]))
+        .collect();
+    let ts = (0..t.len()).map(|i| 2.0 * (t[i] + v[i % b])).collect();
+    (xs, ts)
+}
+
 fn values(n: usize, seed: u32) -> Vec<f32> {
     (0..n)
         .map(|i| ((i as u32 * 7 + seed * 13) % 17) as f32 / 8.0 - 1.0)
@@ -143,6 +175,30 @@ fn generic_batch_with_static_sizes() {
         &batched::<Const<2>>(&x3, &w3).to_vec(),
         &batched_naive(&xb, &wb, 2),
     );
+}
+
+#[test]
+fn generic_inplace_matches_naive() {
+    fn check<B: Dim>(batch: usize, seed: u32) {
+        let (xs, ts) = (values(batch * 3, seed), values(3 * batch, seed + 1));
+        let (rs, ds, vs) = (
+            values(3, seed + 2),
+            values(batch * 3, seed + 3),
+            values(batch, seed + 4),
+        );
+        let mut x = Tensor::<f32, Shape![B, 3]>::try_from_vec(xs.clone(), &[batch, 3]).unwrap();
+        let mut t = Tensor::<f32, Shape![3, B]>::try_from_vec(ts.clone(), &[3, batch]).unwrap();
+        let row = Tensor::<f32, Shape![1, 3]>::from_vec(rs.clone());
+        let d = Tensor::<f32, Shape![_, 3]>::try_from_vec(ds.clone(), &[batch, 3]).unwrap();
+        let v = Tensor::<f32, Shape![B]>::try_from_vec(vs.clone(), &[batch]).unwrap();
+        inplace(&mut x, &mut t, &row, &d, &v);
+        let (want_x, want_t) = inplace_naive(&xs, &ts, &rs, &ds, &vs);
+        close(&x.to_vec(), &want_x);
+        close(&t.to_vec(), &want_t);
+    }
+    check::<Const<4>>(4, 1);
+    check::<One>(1, 2);
+    check::<Dyn>(5, 3);
 }
 
 #[test]

@@ -8,7 +8,8 @@
 //!   `BroadcastDim`, so that a mismatch is reported on the two sizes and rustc's
 //!   note names both whole shapes, with no intermediate types in between;
 //! - `ShapeExpands<(T..)> for (S..)` (behind `ExpandsTo`) for every pair where `S` has no more
-//!   dimensions than `T`, each aligned pair bounded by `DimExpandsTo`;
+//!   dimensions than `T`, each aligned pair bounded by `ExpandsAt`, checked
+//!   from the last dimension to the first so that a mismatch is one error;
 //! - `JoinPair<(B..), AXIS> for (A..)` (behind `JoinShape`) for every rank,
 //!   each pair bounded by `JoinDim`: `cat_with`'s rule, which does not
 //!   broadcast;
@@ -68,12 +69,6 @@ fn broadcast_impl(ra: usize, rb: usize) -> TokenStream {
 fn expand_impl(rs: usize, rt: usize) -> TokenStream {
     let s = params("S", rs);
     let t = params("T", rt);
-    let bounds = (0..rs.min(rt)).map(|i| {
-        let si = &s[i];
-        let j = i + rt - rs;
-        let tj = &t[j];
-        quote!(#si: crate::shape::ExpandsAt<#tj, #j>)
-    });
     let ts = idents_tuple(&s);
     let tt = idents_tuple(&t);
     if rs > rt {
@@ -83,6 +78,23 @@ fn expand_impl(rs: usize, rt: usize) -> TokenStream {
             where #ts: crate::shape::expand::FewerDimsThan<#tt>
             {}
         };
+    }
+    // From the last dimension to the first: each target size is passed
+    // through the `Checked` outcome of the check after it, so that once a
+    // check fails the ones before it are not reported (one mistake, one
+    // error).
+    let mut bounds = Vec::new();
+    let mut checked: Option<TokenStream> = None;
+    for i in (0..rs.min(rt)).rev() {
+        let si = &s[i];
+        let j = i + rt - rs;
+        let tj = &t[j];
+        let target = match &checked {
+            None => quote!(#tj),
+            Some(prev) => quote!(<#prev as crate::shape::Checked>::Then<#tj>),
+        };
+        bounds.push(quote!(#si: crate::shape::ExpandsAt<#target, #j>));
+        checked = Some(quote!(<#si as crate::shape::ExpandsAt<#target, #j>>::Checked));
     }
     quote! {
         impl<#(#s: crate::shape::Dim,)* #(#t: crate::shape::Dim),*>

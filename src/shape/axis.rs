@@ -101,6 +101,29 @@ pub trait SwapAxes<const I: usize, const J: usize>: Shape {
 )]
 pub trait Squeezable<const K: usize> {}
 
+/// `squeeze::<K>`'s rule: axis `K` exists ([`RemoveAxis`]) and has size 1
+/// ([`Squeezable`]); `Squeezed` is the shape without it.
+///
+/// The method's result type is this projection, so that a size other than
+/// 1 is reported once, at the call, with [`Squeezable`]'s message.
+///
+/// ```
+/// use shaped::{Shape, shape::SqueezeAxis};
+/// let _: <Shape![3, 1] as SqueezeAxis<1>>::Squeezed = <Shape![3]>::default();
+/// ```
+pub trait SqueezeAxis<const K: usize>: RemoveAxis<K> {
+    /// The shape without axis `K`.
+    type Squeezed: Shape;
+}
+
+/// A removable axis of size 1.
+impl<S: RemoveAxis<K>, const K: usize> SqueezeAxis<K> for S
+where
+    S::Removed: Squeezable<K>,
+{
+    type Squeezed = S::Output;
+}
+
 /// Size 1
 #[diagnostic::do_not_recommend]
 impl<const K: usize> Squeezable<K> for super::One {}
@@ -133,4 +156,84 @@ impl<const K: usize, D: Dim> SetAxis<K, D> for DynRank {
 #[diagnostic::do_not_recommend]
 impl<const I: usize, const J: usize> SwapAxes<I, J> for DynRank {
     type Output = DynRank;
+}
+
+/// `cat::<K>`'s rule: `K` is an axis of `Self`; `Output` is `Self` with
+/// size `Dyn` there (the joined size is known at run time).
+///
+/// `cat` states this bound and returns this projection. It is implemented
+/// through a second, hidden rule ([`JoinAxis`]) on top of [`SetAxis`]: with
+/// the failing rule two impls deep, an axis out of range is one error, at
+/// the call, with [`SetAxis`]'s message (one level deep, rustc reports it
+/// twice, once for the bound and once for the result type).
+///
+/// ```
+/// use shaped::{Shape, shape::CatAxis};
+/// let _: <Shape![2, 4] as CatAxis<1>>::Output = <Shape![2, _]>::default();
+/// ```
+pub trait CatAxis<const K: usize>: Shape {
+    /// The joined shape.
+    type Output: Shape;
+}
+
+/// Every shape with a [`JoinAxis`] rule.
+impl<S: JoinAxis<K>, const K: usize> CatAxis<K> for S {
+    type Output = <S as JoinAxis<K>>::Output;
+}
+
+/// The inner level of [`CatAxis`] and [`StackAxis`]: `Self` with size `Dyn`
+/// at axis `K`.
+///
+/// ```
+/// use shaped::{Shape, shape::JoinAxis};
+/// let _: <Shape![2, 4] as JoinAxis<0>>::Output = <Shape![_, 4]>::default();
+/// ```
+#[doc(hidden)]
+pub trait JoinAxis<const K: usize>: Shape {
+    /// `Self` with size `Dyn` at `K`.
+    type Output: Shape;
+}
+
+/// Every shape with a [`SetAxis`] rule at `K`.
+impl<S: SetAxis<K, super::Dyn>, const K: usize> JoinAxis<K> for S {
+    type Output = <S as SetAxis<K, super::Dyn>>::Output;
+}
+
+/// `stack::<K>`'s rule: a new axis can be inserted at `K` (`K` at most the
+/// rank); `Output` is `Self` with a new axis of size `Dyn` there. Two levels
+/// deep for the reason given at [`CatAxis`].
+///
+/// ```
+/// use shaped::{Shape, shape::StackAxis};
+/// let _: <Shape![2, 4] as StackAxis<2>>::Output = <Shape![2, 4, _]>::default();
+/// ```
+pub trait StackAxis<const K: usize>: Shape {
+    /// The stacked shape.
+    type Output: Shape;
+}
+
+/// Every shape with a [`NewAxis`] rule.
+impl<S: NewAxis<K>, const K: usize> StackAxis<K> for S {
+    type Output = <S as NewAxis<K>>::Output;
+}
+
+/// The inner level of [`StackAxis`]: [`InsertAxis`], then size `Dyn` at the
+/// new axis.
+///
+/// ```
+/// use shaped::{Shape, shape::NewAxis};
+/// let _: <Shape![2, 4] as NewAxis<0>>::Output = <Shape![_, 2, 4]>::default();
+/// ```
+#[doc(hidden)]
+pub trait NewAxis<const K: usize>: Shape {
+    /// `Self` with a new axis of size `Dyn` at `K`.
+    type Output: Shape;
+}
+
+/// Every shape with an [`InsertAxis`] rule at `K`.
+impl<S: InsertAxis<K>, const K: usize> NewAxis<K> for S
+where
+    <S as InsertAxis<K>>::Output: SetAxis<K, super::Dyn>,
+{
+    type Output = <<S as InsertAxis<K>>::Output as SetAxis<K, super::Dyn>>::Output;
 }

@@ -87,3 +87,28 @@ impl ConstMessage {
         }
     }
 }
+
+/// `reshape`'s build-time check that two fixed shapes hold as many elements:
+/// evaluating [`SameNumel::CHECK`] stops the build with a message naming
+/// both counts and shapes. A named constant (rather than an inline `const`
+/// block in `reshape`) keeps rustc's report of the failure short: its notes
+/// quote the one line that uses it.
+pub(crate) struct SameNumel<S, S2>(core::marker::PhantomData<(S, S2)>);
+
+impl<S: super::FixedShape, S2: super::FixedShape> SameNumel<S, S2> {
+    /// Evaluates to `()`, or panics when `S` (the input) and `S2` (the
+    /// requested shape) hold different numbers of elements.
+    pub(crate) const CHECK: () = if S::NUMEL != S2::NUMEL {
+        let message = ConstMessage::new()
+            .text("reshape: shape '")
+            .sizes(S2::STATIC_DIMS)
+            .text("' (")
+            .number(S2::NUMEL)
+            .text(" elements) is invalid for input of size ")
+            .number(S::NUMEL)
+            .text(" (shape ")
+            .sizes(S::STATIC_DIMS)
+            .text(")");
+        panic!("{}", message.as_str())
+    };
+}

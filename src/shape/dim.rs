@@ -15,7 +15,7 @@
 
 use core::fmt::Debug;
 
-use super::{BroadcastDim, DimExpandsTo, EqualOutput, SameDim};
+use super::{BroadcastDim, DimExpandsTo, DimFits, EqualOutput, Fits, SameDim};
 
 /// A dimension whose size `N` is known at compile time.
 ///
@@ -102,8 +102,9 @@ pub trait Dim:
     + SameDim<Dyn, Output = Self>
     + EqualOutput<Self, Output = Self>
     + EqualOutput<Dyn, Output = Self>
-    + DimExpandsTo<Self>
-    + DimExpandsTo<Dyn>
+    + DimExpandsTo<Self, Checked = Fits>
+    + DimExpandsTo<Dyn, Checked = Fits>
+    + DimFits<Fits = Fits>
 {
     /// The size, when it is known at compile time.
     const SIZE: Option<usize>;

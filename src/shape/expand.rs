@@ -25,11 +25,18 @@ use super::{Const, Dim, Dyn, DynRank, One, Shape};
     label = "only a size 1 (`One`) expands to another size",
     note = "an expanded size must be 1 (`One`) or equal to the target's size; `{Self}` is neither for `{Target}`"
 )]
-pub trait DimExpandsTo<Target: Dim> {}
+pub trait DimExpandsTo<Target: Dim> {
+    /// [`Fits`] once the pair is checked: the in-place rule passes each
+    /// target size through the check of the dimension after it (see
+    /// [`ExpandsAt`]), so that one mismatch is one error.
+    type Checked: Checked;
+}
 
 /// `One → X`
 #[diagnostic::do_not_recommend]
-impl<X: Dim> DimExpandsTo<X> for One {}
+impl<X: Dim> DimExpandsTo<X> for One {
+    type Checked = <X as DimFits>::Fits;
+}
 
 /// [`DimExpandsTo`] at dimension `DIM` of the in-place tensor (counted from
 /// the left): the bound the in-place rule states, so that a mismatch names
@@ -45,23 +52,90 @@ impl<X: Dim> DimExpandsTo<X> for One {}
     label = "only a size 1 (`One`) expands to another size",
     note = "`broadcast_to`, `expand` and in-place operations (`a += b`, whose target `a` keeps its shape) need each size of the expanded tensor to be 1 or equal to the target's; two different generic sizes cannot be proven equal: call `.into_dyn()` on the expanded tensor to check them at run time"
 )]
-pub trait ExpandsAt<Target: Dim, const DIM: usize> {}
+pub trait ExpandsAt<Target, const DIM: usize> {
+    /// [`Fits`] once the pair is checked ([`DimExpandsTo::Checked`]).
+    ///
+    /// The shape rule states the dimensions from the last to the first, the
+    /// target of each one written `<Checked as Checked>::Then<T>` with the
+    /// `Checked` of the dimension after it: when a dimension fails, the ones
+    /// before it have no target and are not reported, so that one mistake
+    /// is one error (on the last mismatching dimension, as PyTorch reports
+    /// it).
+    type Checked: Checked;
+}
 
 /// Any pair with a [`DimExpandsTo`] rule.
 #[diagnostic::do_not_recommend]
-impl<S: DimExpandsTo<T>, T: Dim, const DIM: usize> ExpandsAt<T, DIM> for S {}
+impl<S: DimExpandsTo<T>, T: Dim, const DIM: usize> ExpandsAt<T, DIM> for S {
+    type Checked = <S as DimExpandsTo<T>>::Checked;
+}
+
+/// The outcome of a passed check: [`Fits`]. Its `Then<T>` is `T`, so the
+/// next check's target exists only once this one passed.
+///
+/// ```
+/// use shaped::{Const, shape::{Checked, Fits}};
+/// let _: <Fits as Checked>::Then<Const<4>> = Const::<4>;
+/// ```
+#[doc(hidden)]
+pub trait Checked {
+    /// `T`.
+    type Then<T>;
+}
+
+/// A check that passed.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fits;
+
+/// `Then<T> = T`
+impl Checked for Fits {
+    type Then<T> = T;
+}
+
+/// [`Fits`] for every dimension (a supertrait of [`Dim`], so it holds for a
+/// generic `B: Dim`): the outcome of a check whose result is the target
+/// size `Self` alone (`One → X`, `Dyn → X`).
+///
+/// ```
+/// use shaped::{Const, shape::{DimFits, Fits}};
+/// let _: <Const<3> as DimFits>::Fits = Fits;
+/// ```
+#[doc(hidden)]
+pub trait DimFits {
+    /// [`Fits`].
+    type Fits: Checked;
+}
+
+impl<const N: usize> DimFits for Const<N> {
+    type Fits = Fits;
+}
+
+impl DimFits for One {
+    type Fits = Fits;
+}
+
+impl DimFits for Dyn {
+    type Fits = Fits;
+}
 
 /// `Const<N> → Const<N>`
 #[diagnostic::do_not_recommend]
-impl<const N: usize> DimExpandsTo<Const<N>> for Const<N> {}
+impl<const N: usize> DimExpandsTo<Const<N>> for Const<N> {
+    type Checked = Fits;
+}
 
 /// `Const<N> → Dyn`, checked at run time
 #[diagnostic::do_not_recommend]
-impl<const N: usize> DimExpandsTo<Dyn> for Const<N> {}
+impl<const N: usize> DimExpandsTo<Dyn> for Const<N> {
+    type Checked = Fits;
+}
 
 /// `Dyn → X`, checked at run time
 #[diagnostic::do_not_recommend]
-impl<X: Dim> DimExpandsTo<X> for Dyn {}
+impl<X: Dim> DimExpandsTo<X> for Dyn {
+    type Checked = <X as DimFits>::Fits;
+}
 
 /// A shape expands to `Target` without changing it: trailing dimensions
 /// aligned, `Self` no longer than `Target`, each aligned pair
@@ -106,3 +180,42 @@ pub trait FewerDimsThan<Target> {}
 
 /// `S → DynRank`, checked at run time
 impl<S: Shape> ShapeExpands<DynRank> for S {}
+
+/// `broadcast_to::<Target>`'s rule as a type operator: `Self` expands to
+/// `Target` ([`ExpandsTo`]); `Output` is `Target`.
+///
+/// `broadcast_to` returns this projection (bounded by `Output = Target`),
+/// so that a mismatch is reported once, at the call, with no quote of the
+/// method's bounds.
+///
+/// ```
+/// use shaped::{Shape, shape::BroadcastTo};
+/// let _: <Shape![3] as BroadcastTo<Shape![2, 3]>>::Output = <Shape![2, 3]>::default();
+/// ```
+pub trait BroadcastTo<Target: Shape>: ExpandsTo<Target> {
+    /// `Target`.
+    type Output: Shape;
+}
+
+/// Every pair with an [`ExpandsTo`] rule.
+impl<S: ExpandsTo<T>, T: Shape> BroadcastTo<T> for S {
+    type Output = T;
+}
+
+/// `sum_to::<Target>`'s rule as a type operator: `Target` expands to `Self`
+/// (the sum undoes a broadcast); `Output` is `Target`. Returned by `sum_to`
+/// for the reason given at [`BroadcastTo`].
+///
+/// ```
+/// use shaped::{Shape, shape::SumTo};
+/// let _: <Shape![2, 3] as SumTo<Shape![3]>>::Output = <Shape![3]>::default();
+/// ```
+pub trait SumTo<Target: Shape>: Shape {
+    /// `Target`.
+    type Output: Shape;
+}
+
+/// Every pair whose `Target` has an [`ExpandsTo`] rule to `Self`.
+impl<S: Shape, T: ExpandsTo<S>> SumTo<T> for S {
+    type Output = T;
+}

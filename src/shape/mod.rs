@@ -35,7 +35,11 @@ pub(crate) mod expand;
 mod runtime;
 pub(crate) mod same;
 
-pub use axis::{InsertAxis, RemoveAxis, SetAxis, Squeezable, SwapAxes};
+pub use axis::{
+    CatAxis, InsertAxis, RemoveAxis, SetAxis, Squeezable, SqueezeAxis, StackAxis, SwapAxes,
+};
+#[doc(hidden)]
+pub use axis::{JoinAxis, NewAxis};
 #[doc(hidden)]
 pub use broadcast::ShapePair;
 pub use broadcast::{Broadcast, Broadcast3, BroadcastDim, BroadcastShape, BroadcastsAt};
@@ -43,9 +47,9 @@ pub use dim::{Const, Dim, Dyn, FixedDim, One};
 pub use dyn_rank::DynRank;
 pub(crate) use error::OrPanic;
 pub use error::ShapeError;
+pub use expand::{BroadcastTo, DimExpandsTo, ExpandsAt, ExpandsTo, SumTo};
 #[doc(hidden)]
-pub use expand::ShapeExpands;
-pub use expand::{DimExpandsTo, ExpandsAt, ExpandsTo};
+pub use expand::{Checked, DimFits, Fits, ShapeExpands};
 pub use runtime::{DimVec, broadcast_shapes, check_expand, check_inplace, checked_numel};
 pub(crate) use runtime::{broadcast_pair, check_static};
 #[doc(hidden)]

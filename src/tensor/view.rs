@@ -22,7 +22,7 @@ use crate::iter::contiguous_strides;
 use crate::shape::OrPanic;
 use crate::shape::{
     Broadcast, Broadcast3, BroadcastShape, DimVec, ExpandsTo, FixedShape, InsertAxis, RemoveAxis,
-    Shape, ShapeError, SwapAxes, check_expand, const_message::ConstMessage,
+    Shape, ShapeError, SwapAxes, check_expand, const_message::SameNumel,
 };
 
 use super::Tensor;
@@ -150,9 +150,11 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     /// assert_eq!(e.strides(), &[0, 0, 1]);
     /// ```
     #[track_caller]
-    pub fn broadcast_to<S2: FixedShape>(&self) -> Tensor<T, S2, D>
+    pub fn broadcast_to<S2: FixedShape>(
+        &self,
+    ) -> Tensor<T, <S as crate::shape::BroadcastTo<S2>>::Output, D>
     where
-        S: ExpandsTo<S2>,
+        S: crate::shape::BroadcastTo<S2, Output = S2>,
     {
         let dims = S2::static_sizes().expect("a fixed shape has static sizes");
         self.try_broadcast_to(dims.as_ref()).or_panic()
@@ -216,10 +218,11 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     /// let s: Tensor<f32, Shape![3]> = t.squeeze::<1>().unwrap();
     /// assert_eq!(s.dims(), &[3]);
     /// ```
-    pub fn squeeze<const K: usize>(&self) -> Result<Tensor<T, S::Output, D>, ShapeError>
+    pub fn squeeze<const K: usize>(
+        &self,
+    ) -> Result<Tensor<T, <S as crate::shape::SqueezeAxis<K>>::Squeezed, D>, ShapeError>
     where
-        S: RemoveAxis<K>,
-        S::Removed: crate::shape::Squeezable<K>,
+        S: crate::shape::SqueezeAxis<K, Squeezed = <S as RemoveAxis<K>>::Output>,
     {
         let k = wrap_dim(K as isize, self.rank())?;
         if self.rank() == 0 {
@@ -481,21 +484,7 @@ impl<T: Element, S: FixedShape> Tensor<T, S> {
     /// assert_eq!(r.to_vec(), (0..6).collect::<Vec<_>>());
     /// ```
     pub fn reshape<S2: FixedShape>(&self) -> Tensor<T, S2> {
-        const {
-            if S::NUMEL != S2::NUMEL {
-                let message = ConstMessage::new()
-                    .text("reshape: shape '")
-                    .sizes(S2::STATIC_DIMS)
-                    .text("' (")
-                    .number(S2::NUMEL)
-                    .text(" elements) is invalid for input of size ")
-                    .number(S::NUMEL)
-                    .text(" (shape ")
-                    .sizes(S::STATIC_DIMS)
-                    .text(")");
-                panic!("{}", message.as_str())
-            }
-        };
+        let () = SameNumel::<S, S2>::CHECK;
         let dims = S2::static_sizes().expect("a fixed shape has static sizes");
         let sizes: Vec<isize> = dims.as_ref().iter().map(|&d| d as isize).collect();
         self.try_reshape(&sizes)

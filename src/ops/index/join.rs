@@ -32,7 +32,9 @@ use crate::backend::cpu::index::{self as kernel, CatPart, Strided};
 use crate::element::Element;
 use crate::ops::exec::Layout;
 use crate::shape::OrPanic;
-use crate::shape::{DimVec, Dyn, InsertAxis, JoinShape, SetAxis, Shape, ShapeError, checked_numel};
+use crate::shape::{
+    CatAxis, DimVec, Dyn, JoinShape, SetAxis, Shape, ShapeError, StackAxis, checked_numel,
+};
 use crate::tensor::wrap_dim;
 
 /// The shape of a join along axis `K`: `S` with a run-time size there.
@@ -42,7 +44,10 @@ type Joined<S, const K: usize> = <S as SetAxis<K, Dyn>>::Output;
 type JoinedWith<S, S2, const K: usize> = <Joined<S, K> as JoinShape<Joined<S2, K>, K>>::Output;
 
 /// The shape of a stack along a new axis `K`.
-type Stacked<S, const K: usize> = <<S as InsertAxis<K>>::Output as SetAxis<K, Dyn>>::Output;
+type Stacked<S, const K: usize> = <S as StackAxis<K>>::Output;
+
+/// The shape of a `cat` along axis `K`.
+type Catted<S, const K: usize> = <S as CatAxis<K>>::Output;
 
 /// `cat`'s checks and copy, on erased layouts: the result's sizes and
 /// elements.
@@ -160,13 +165,13 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_cat<const K: usize>(
         tensors: &[&Tensor<T, S>],
-    ) -> Result<Tensor<T, Joined<S, K>>, ShapeError>
+    ) -> Result<Tensor<T, Catted<S, K>>, ShapeError>
     where
-        S: SetAxis<K, Dyn>,
+        S: CatAxis<K>,
     {
         let layouts: Vec<_> = tensors.iter().map(|t| t.layout()).collect();
         let (dims, data) = cat_impl(&layouts, K)?;
-        Ok(Tensor::from_parts(data, <Joined<S, K>>::check_dims(&dims)?))
+        Ok(Tensor::from_parts(data, <Catted<S, K>>::check_dims(&dims)?))
     }
 
     /// The tensors laid one after the other along axis `K`.
@@ -181,9 +186,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(c.to_vec(), vec![1, 2, 1, 2, 1, 2]);
     /// ```
     #[track_caller]
-    pub fn cat<const K: usize>(tensors: &[&Tensor<T, S>]) -> Tensor<T, Joined<S, K>>
+    pub fn cat<const K: usize>(tensors: &[&Tensor<T, S>]) -> Tensor<T, Catted<S, K>>
     where
-        S: SetAxis<K, Dyn>,
+        S: CatAxis<K>,
     {
         Self::try_cat::<K>(tensors).or_panic()
     }
@@ -280,8 +285,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         tensors: &[&Tensor<T, S>],
     ) -> Result<Tensor<T, Stacked<S, K>>, ShapeError>
     where
-        S: InsertAxis<K>,
-        <S as InsertAxis<K>>::Output: SetAxis<K, Dyn>,
+        S: StackAxis<K>,
     {
         let layouts: Vec<_> = tensors.iter().map(|t| t.layout()).collect();
         let (dims, data) = stack_impl(&layouts, K)?;
@@ -306,8 +310,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     #[allow(clippy::type_complexity)]
     pub fn stack<const K: usize>(tensors: &[&Tensor<T, S>]) -> Tensor<T, Stacked<S, K>>
     where
-        S: InsertAxis<K>,
-        <S as InsertAxis<K>>::Output: SetAxis<K, Dyn>,
+        S: StackAxis<K>,
     {
         Self::try_stack::<K>(tensors).or_panic()
     }

@@ -97,7 +97,9 @@ use crate::shape::ShapeError;
 )]
 pub trait IndexElement: Integer + Into<i64> + sealed::Sealed {}
 
+#[diagnostic::do_not_recommend]
 impl IndexElement for i64 {}
+#[diagnostic::do_not_recommend]
 impl IndexElement for i32 {}
 
 mod sealed {

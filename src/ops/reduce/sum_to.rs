@@ -99,9 +99,10 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(b.to_vec()[0], 4096.0);
     /// ```
     #[track_caller]
-    pub fn sum_to<S2>(&self) -> Tensor<T, S2>
+    pub fn sum_to<S2>(&self) -> Tensor<T, <S as crate::shape::SumTo<S2>>::Output>
     where
         S2: FixedShape + ExpandsTo<S>,
+        S: crate::shape::SumTo<S2, Output = S2>,
     {
         let dims = S2::static_sizes().expect("a fixed shape has static sizes");
         self.sum_to_size(dims.as_ref())
