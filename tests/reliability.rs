@@ -324,11 +324,12 @@ fn too_large_requests_are_errors() {
         msg(Tensor::<f64, DynRank>::try_zeros(&[1 << 61, 4])),
         "Storage size calculation overflowed with sizes=[2305843009213693952, 4]"
     );
-    // An element count past `usize` is the shape's own error.
-    assert!(matches!(
-        Tensor::<f64, DynRank>::try_zeros(&[1 << 40, 1 << 30]),
-        Err(ShapeError::TooLarge { .. })
-    ));
+    // PyTorch: torch.zeros(2**40, 2**30): an element count past isize::MAX
+    // is the allocation's error too.
+    assert_eq!(
+        msg(Tensor::<f64, DynRank>::try_zeros(&[1 << 40, 1 << 30])),
+        "Storage size calculation overflowed with sizes=[1099511627776, 1073741824]"
+    );
     // PyTorch: torch.zeros(1 << 40): 4 TiB.
     let oom = "DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)";
     assert_eq!(msg(T32::try_zeros(&[1 << 40])), oom);
@@ -548,26 +549,45 @@ fn matmul_mismatch_with_an_overflowing_broadcast_batch_is_an_error() {
 }
 
 /// Found by the fuzzer: a negative index on an expanded dimension of more
-/// than `isize::MAX` elements wrapped while being counted from the end.
+/// than `isize::MAX` elements wrapped while being counted from the end. Such
+/// a size no longer enters a tensor (PyTorch's sizes are `int64_t`), and the
+/// largest one that does is counted from the end without overflow.
 #[test]
 fn select_from_the_end_of_a_huge_expanded_dimension() {
-    let huge = 1usize << 63;
-    let t = T32::try_from_vec(vec![7.0], &[1])
-        .unwrap()
-        .try_broadcast_to::<DynRank>(&[huge])
-        .unwrap();
+    let seven = T32::try_from_vec(vec![7.0], &[1]).unwrap();
+    // PyTorch: torch.zeros(1).expand(3, 2**62).
+    assert_eq!(
+        msg(seven.try_broadcast_to::<DynRank>(&[1usize << 63])),
+        "numel: integer multiplication overflow"
+    );
+    assert_eq!(
+        msg(seven.expand::<DynRank>(&[3, 1 << 62])),
+        "numel: integer multiplication overflow"
+    );
+    let huge = isize::MAX as usize;
+    let t = seven.try_broadcast_to::<DynRank>(&[huge]).unwrap();
     assert_eq!(t.try_select::<0>(-1).unwrap().to_vec(), vec![7.0]);
-    assert_eq!(t.try_select::<0>(isize::MIN).unwrap().to_vec(), vec![7.0]);
+    // PyTorch: torch.zeros(1).expand(2**62).select(0, -2**62) is the first.
+    assert_eq!(t.try_select::<0>(-isize::MAX).unwrap().to_vec(), vec![7.0]);
+    // PyTorch: t[-2**63] on torch.zeros(1).expand(2**63 - 1).
+    assert_eq!(
+        msg(t.try_select::<0>(isize::MIN)),
+        format!(
+            "index {} is out of bounds for dimension 0 with size {huge}",
+            isize::MIN
+        )
+    );
     let small = T32::try_from_vec(vec![1.0, 2.0], &[2]).unwrap();
     assert!(small.try_select::<0>(isize::MIN).is_err());
 }
 
 /// Found by the fuzzer: slicing and narrowing an expanded dimension of more
 /// than `isize::MAX` elements (bounds counted from the end, and the size
-/// named in narrow's message) overflowed.
+/// named in narrow's message) overflowed; the largest size that enters a
+/// tensor, `isize::MAX`, does not.
 #[test]
 fn slice_and_narrow_a_huge_expanded_dimension() {
-    let huge = 1usize << 63;
+    let huge = isize::MAX as usize;
     let t = T32::try_from_vec(vec![7.0], &[1])
         .unwrap()
         .try_broadcast_to::<DynRank>(&[huge])
@@ -575,14 +595,25 @@ fn slice_and_narrow_a_huge_expanded_dimension() {
     let tail = t.try_slice_step::<0>(-3.., 1).unwrap();
     assert_eq!(tail.dims(), &[3]);
     assert_eq!(tail.to_vec(), vec![7.0; 3]);
+    // Python: len(range(2**63 - 1)[-2**63:-1:2**62]) == 2.
     let every = t.try_slice_step::<0>(isize::MIN..-1, 1usize << 62).unwrap();
     assert_eq!(every.dims(), &[2]);
-    let e = t.narrow::<DynRank>(0, huge + 1, 0).unwrap_err().to_string();
+    let all = t.try_slice_step::<0>(..=isize::MAX, 1).unwrap();
+    assert_eq!(all.dims(), &[huge]);
+    let e = t.narrow::<DynRank>(0, huge, 1).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        format!("start ({huge}) + length (1) exceeds dimension size ({huge}).")
+    );
+    let e = t
+        .narrow::<DynRank>(0, usize::MAX, 0)
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         e,
         format!(
             "start out of range (expected to be in range of [-{huge}, {huge}], but got {})",
-            huge + 1
+            usize::MAX
         )
     );
 }

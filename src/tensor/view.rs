@@ -349,7 +349,7 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
         if start > size {
             return Err(ShapeError::Invalid(format!(
                 "start out of range (expected to be in range of [{}, {size}], but got {start})",
-                -(size as i128)
+                -(size as isize)
             )));
         }
         if len > size - start {

@@ -11,9 +11,11 @@ const HUGE_PAGE_BYTES: usize = 4 << 20;
 use crate::shape::OrPanic;
 use crate::shape::ShapeError;
 
-/// PyTorch's message when a buffer's byte count does not fit in `isize`.
-fn overflow_message(sizes: &[usize]) -> String {
-    format!("Storage size calculation overflowed with sizes={sizes:?}")
+/// PyTorch's error when a buffer's byte count does not fit in `isize`.
+pub(crate) fn storage_overflow(sizes: &[usize]) -> ShapeError {
+    ShapeError::Invalid(format!(
+        "Storage size calculation overflowed with sizes={sizes:?}"
+    ))
 }
 
 /// PyTorch's message when the allocator refuses a buffer of `bytes` bytes.
@@ -27,7 +29,7 @@ fn out_of_memory_message(bytes: usize) -> String {
 /// count fits in `isize` (Rust's limit for one allocation; PyTorch's error
 /// otherwise).
 pub(crate) fn checked_len<T>(sizes: &[usize]) -> Result<usize, ShapeError> {
-    let overflow = || ShapeError::Invalid(overflow_message(sizes));
+    let overflow = || storage_overflow(sizes);
     let len = if sizes.contains(&0) {
         0
     } else {
