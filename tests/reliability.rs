@@ -386,6 +386,65 @@ fn too_large_requests_are_errors() {
     );
 }
 
+/// Every `try_` index op whose result (or copy) is too large to allocate,
+/// because an operand is an expanded view, returns PyTorch's error instead of
+/// aborting. The PyTorch calls are beside each case, on
+/// `W = torch.zeros(1).expand(2**40)` and `I = torch.zeros(1, dtype=long)`.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn index_ops_too_large_to_allocate_are_errors() {
+    let oom = "DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)";
+    let n = 1usize << 40;
+    let three = t32(vec![1.0, 2.0, 3.0], &[3]);
+    let zero = Tensor::<i64, DynRank>::try_zeros(&[1]).unwrap();
+    let wide_index = zero.try_broadcast_to::<DynRank>(&[n]).unwrap();
+    let wide_index_1d = zero.try_broadcast_to::<(shaped::Dyn,)>(&[n]).unwrap();
+    let one_index = zero.try_broadcast_to::<(shaped::Dyn,)>(&[1]).unwrap();
+    let wide = T32::try_zeros(&[1])
+        .unwrap()
+        .try_broadcast_to::<DynRank>(&[n])
+        .unwrap();
+    let one = T32::try_ones(&[1]).unwrap();
+    let no = Tensor::<bool, DynRank>::try_from_vec(vec![false], &[]).unwrap();
+    // torch.zeros(3).gather(0, I.expand(2**40))
+    assert_eq!(msg(three.try_gather(0, &wide_index)), oom);
+    // torch.zeros(3).index_select(0, I.expand(2**40))
+    assert_eq!(msg(three.try_index_select::<0, _>(&wide_index_1d)), oom);
+    // torch.zeros(3).take_along_dim(I.expand(2**40), 0) and with dim=None
+    assert_eq!(msg(three.try_take_along_dim_at(0, &wide_index)), oom);
+    assert_eq!(msg(three.try_take_along_dim_flat(&wide_index)), oom);
+    // W.scatter(0, I, torch.ones(1)), W.scatter(0, I, 2.0),
+    // W.scatter_add(0, I, torch.ones(1)), W.scatter_reduce(0, I, .., 'sum')
+    assert_eq!(msg(wide.try_scatter(0, &zero, &one)), oom);
+    assert_eq!(msg(wide.try_scatter_value(0, &zero, 2.0)), oom);
+    assert_eq!(msg(wide.try_scatter_add(0, &zero, &one)), oom);
+    assert_eq!(
+        msg(wide.try_scatter_reduce(0, &zero, &one, shaped::ops::index::ScatterReduce::Sum, true)),
+        oom
+    );
+    // W.index_add(0, I, torch.ones(1)), W.index_copy(0, I, torch.ones(1))
+    assert_eq!(msg(wide.try_index_add(0, &one_index, &one)), oom);
+    assert_eq!(msg(wide.try_index_copy(0, &one_index, &one)), oom);
+    // W.masked_fill(torch.tensor(False), 1.), W.masked_scatter(..)
+    assert_eq!(msg(wide.try_masked_fill(&no, 1.0)), oom);
+    let one_0d = T32::try_from_vec(vec![1.0], &[]).unwrap();
+    assert_eq!(msg(wide.try_masked_fill_tensor(&no, &one_0d)), oom);
+    assert_eq!(msg(wide.try_masked_scatter(&no, &one)), oom);
+    // W.masked_select(torch.tensor(False)): PyTorch allocates 8 TiB of
+    // int64 positions on the way, this crate 4 TiB of values.
+    assert!(msg(wide.try_masked_select(&no)).contains("you tried to allocate"));
+    // W.split(1): 2^40 parts do not fit in memory; torch.zeros(0).chunk(2**62):
+    // nor in the address space.
+    assert_eq!(msg(wide.try_split::<0>(1)), "std::bad_alloc");
+    let empty = T32::try_zeros(&[0]).unwrap();
+    assert_eq!(
+        msg(empty.try_chunk::<0>(1 << 62)),
+        "cannot create std::vector larger than max_size()"
+    );
+    // The panicking forms panic with the same message.
+    assert_eq!(panic_msg(|| drop(three.gather(0, &wide_index))), oom);
+}
+
 // -------------------------------------------------------------- integers
 
 #[test]

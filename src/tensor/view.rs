@@ -445,7 +445,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         match view_strides(self.dims(), self.strides(), &dims) {
             Some(strides) => Ok(self.view_as(checked, &strides, self.offset)),
             None => Ok(self
-                .deep_copy()
+                .try_deep_copy()?
                 .view_as(checked, &contiguous_strides(&dims), 0)),
         }
     }

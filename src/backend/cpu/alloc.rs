@@ -78,18 +78,6 @@ pub(crate) unsafe fn try_alloc_filled_by<T: Copy>(
     Ok(v)
 }
 
-/// [`try_alloc_filled_by`] for `len` elements, panicking with its message
-/// where it returns an error (for callers whose sizes came from tensors
-/// that already exist).
-///
-/// # Safety
-/// As for [`try_alloc_filled_by`].
-#[track_caller]
-pub(crate) unsafe fn alloc_filled_by<T: Copy>(len: usize, fill: impl FnOnce(*mut T)) -> Vec<T> {
-    // SAFETY: forwarded to the caller.
-    unsafe { try_alloc_filled_by(&[len], fill) }.or_panic()
-}
-
 /// A buffer for sizes `sizes`, element `i` being `f(i)`, on huge pages when
 /// large: what the constructors (`zeros`, `full`, `rand`, ...) allocate, so
 /// that later kernels over them see the same pages as over kernel outputs.
