@@ -37,7 +37,7 @@ fn into_view_of_zeros<T: Float>(
         let full = zeros(&dims);
         let mut part = view(&full);
         part.try_copy_from(g).expect("the forward view's sizes");
-        smallvec![Some(full)]
+        Ok(smallvec![Some(full)])
     })
 }
 
@@ -71,7 +71,7 @@ fn take_along_dim_backward<T: Float, I: IndexElement>(
         let r = zeros(&bdims)
             .try_scatter_add(k as isize, &idx, g)
             .expect("the forward take_along_dim's index");
-        smallvec![Some(sum_to_like(r, &dims))]
+        Ok(smallvec![Some(sum_to_like(r, &dims))])
     })
 }
 
@@ -104,7 +104,7 @@ impl<T: Float, S: Shape> Var<T, S> {
                 let r = zeros(&dims)
                     .try_scatter_add(dim, &index, g)
                     .expect("the forward gather's index");
-                smallvec![Some(r)]
+                Ok(smallvec![Some(r)])
             })
         }))
     }
@@ -162,7 +162,7 @@ impl<T: Float, S: Shape> Var<T, S> {
                 let r = zeros(&dims)
                     .try_index_add(K as isize, &index, g)
                     .expect("the forward index_select's index");
-                smallvec![Some(r)]
+                Ok(smallvec![Some(r)])
             })
         }))
     }
@@ -280,7 +280,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         let out = self.value.try_masked_fill(mask, value)?;
         let (dims, mask) = (DimVec::from_slice(self.dims()), mask.share().into_dyn());
         Ok(Var::from_op(out, &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| smallvec![Some(unmasked_grad(g, &mask, &dims))])
+            Box::new(move |g: &Dyn<T>, _: &[bool]| Ok(smallvec![Some(unmasked_grad(g, &mask, &dims))]))
         }))
     }
 
@@ -391,7 +391,7 @@ impl<T: Float, S: Shape> Var<T, S> {
                     .try_scatter_add(0, &flat, g)
                     .expect("the forward take_along_dim's index");
                 let r = Tensor::try_from_vec(r.to_vec(), &dims).expect("the input's sizes");
-                smallvec![Some(r)]
+                Ok(smallvec![Some(r)])
             })
         }))
     }
@@ -464,7 +464,7 @@ impl<T: Float, S: Shape> Var<T, S> {
                     picked.resize(sdims.iter().product(), T::zero());
                     Tensor::try_from_vec(picked, &sdims).expect("the source's sizes")
                 });
-                smallvec![gs, gsrc]
+                Ok(smallvec![gs, gsrc])
             })
         }))
     }
@@ -531,7 +531,7 @@ impl<T: Float, S: Shape> Var<T, S> {
                     let picked = g.try_masked_select(&mask).expect("the forward broadcast");
                     picked.sum().into_dyn()
                 });
-                smallvec![gs, gv]
+                Ok(smallvec![gs, gv])
             })
         }))
     }
@@ -590,14 +590,12 @@ impl<T: Float, S: Shape> Var<T, S> {
         let parents: Vec<_> = vars.iter().map(|v| v.node.as_ref()).collect();
         Ok(Var::from_op(value, &parents, move || {
             Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-                let parts = g
-                    .try_split_with_sizes::<K>(&sizes)
-                    .expect("the forward sizes");
-                parts
+                let parts = g.try_split_with_sizes::<K>(&sizes)?;
+                Ok(parts
                     .into_iter()
                     .zip(needs)
                     .map(|(p, &n)| n.then_some(p))
-                    .collect::<SmallVec<_>>()
+                    .collect::<SmallVec<_>>())
             })
         }))
     }

@@ -43,10 +43,10 @@ pub fn try_inv<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Result<Var<T
     let y = value.share().into_dyn();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(nan_on_error(
+            Ok(smallvec![Some(nan_on_error(
                 grad::inv_backward::<T, DynRank>(g, &y),
                 y.dims()
-            ))]
+            ))])
         })
     }))
 }
@@ -92,10 +92,10 @@ pub fn try_det<T: LinalgFloat, S: SquareMatrices>(
     let (av, d) = (a.erased(), value.share().into_dyn());
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(nan_on_error(
+            Ok(smallvec![Some(nan_on_error(
                 grad::det_backward::<T, DynRank>(g, &av, &d),
                 av.dims()
-            ))]
+            ))])
         })
     }))
 }
@@ -158,10 +158,10 @@ where
                     Ok(r) => r,
                     Err(_) => (nan_like(av.dims()), nan_like(x.dims())),
                 };
-                smallvec![
+                Ok(smallvec![
                     needs[0].then(|| sum_to_like(ga, av.dims())),
                     needs[1].then(|| sum_to_like(gb, &bdims)),
-                ]
+                ])
             })
         },
     ))
@@ -211,10 +211,10 @@ pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices>(
     let l = value.share().into_dyn();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(nan_on_error(
+            Ok(smallvec![Some(nan_on_error(
                 grad::cholesky_backward::<T, DynRank>(g, &l),
                 l.dims()
-            ))]
+            ))])
         })
     }))
 }
@@ -286,10 +286,10 @@ where
                 let (ga, gb) =
                     grad::solve_triangular_backward::<T, DynRank, DynRank>(g, &av, &x, tri)
                         .unwrap_or_else(|_| (nan_like(av.dims()), nan_like(x.dims())));
-                smallvec![
+                Ok(smallvec![
                     needs[0].then(|| sum_to_like(ga, av.dims())),
                     needs[1].then(|| sum_to_like(gb, &bdims)),
-                ]
+                ])
             })
         },
     ))
@@ -317,10 +317,10 @@ pub fn try_matrix_power<T: LinalgFloat, S: SquareMatrices>(
     let av = a.erased();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(nan_on_error(
+            Ok(smallvec![Some(nan_on_error(
                 grad::matrix_power_backward::<T, DynRank>(g, &av, k),
                 av.dims()
-            ))]
+            ))])
         })
     }))
 }
@@ -347,10 +347,10 @@ pub fn try_matrix_exp<T: LinalgFloat, S: SquareMatrices>(
     let av = a.erased();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(nan_on_error(
+            Ok(smallvec![Some(nan_on_error(
                 grad::matrix_exp_backward::<T, DynRank>(g, &av),
                 av.dims()
-            ))]
+            ))])
         })
     }))
 }
@@ -391,10 +391,10 @@ where
                     let r = crate::linalg::cross_dyn(x, y);
                     sum_to_like(r.unwrap_or_else(|_| nan_like(g.dims())), like)
                 };
-                smallvec![
+                Ok(smallvec![
                     needs[0].then(|| cross(&bv, g, av.dims())),
                     needs[1].then(|| cross(g, &av, bv.dims())),
-                ]
+                ])
             })
         },
     ))
@@ -430,7 +430,7 @@ pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape>(
             let r =
                 crate::linalg::vector::vector_norm_backward(&xv, ord, &dims, &g.to_vec(), &norm)
                     .and_then(|v| Dyn::<T>::try_from_vec(v, xv.dims()));
-            smallvec![Some(nan_on_error(r, xv.dims()))]
+            Ok(smallvec![Some(nan_on_error(r, xv.dims()))])
         })
     }))
 }

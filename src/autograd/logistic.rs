@@ -56,7 +56,7 @@ impl<T: Float, S: Shape> Var<T, S> {
                 let d = g
                     .try_zip_map3(&x, &y, |g, x, y| g * (scalar::sigmoid(x) - y))
                     .expect("the forward's sizes");
-                smallvec![Some(d)]
+                Ok(smallvec![Some(d)])
             })
         }))
     }

@@ -75,7 +75,7 @@ fn matmul_backward<T: Float>(a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> {
             x.try_matmul(y)
                 .expect("the operands' transposes multiply as the forward did")
         };
-        smallvec![
+        Ok(smallvec![
             needs[0].then(|| {
                 let ga = sum_to_like(product(&g2, &mt(&b2)), a2.dims());
                 reshape_to(&ga, a.dims())
@@ -84,7 +84,7 @@ fn matmul_backward<T: Float>(a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> {
                 let gb = sum_to_like(product(&mt(&a2), &g2), b2.dims());
                 reshape_to(&gb, b.dims())
             }),
-        ]
+        ])
     })
 }
 

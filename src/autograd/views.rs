@@ -25,12 +25,12 @@ pub(crate) fn reshape_to<T: Element>(g: &Dyn<T>, dims: &[usize]) -> Dyn<T> {
 /// The backward function of a view of an input of sizes `dims` that only
 /// regroups elements (reshape, unsqueeze, squeeze).
 fn reshape_backward<T: Float>(dims: DimVec) -> BackwardFn<T> {
-    Box::new(move |g, _| smallvec![Some(reshape_to(g, &dims))])
+    Box::new(move |g, _| Ok(smallvec![Some(reshape_to(g, &dims))]))
 }
 
 /// The backward function of a broadcast of an input of sizes `dims`.
 fn expand_backward<T: Float>(dims: DimVec) -> BackwardFn<T> {
-    Box::new(move |g, _| smallvec![Some(sum_to_like(g.share(), &dims))])
+    Box::new(move |g, _| Ok(smallvec![Some(sum_to_like(g.share(), &dims))]))
 }
 
 impl<T: Float, S: Shape> Var<T, S> {
@@ -143,7 +143,7 @@ impl<T: Float, S: Shape> Var<T, S> {
                 let summed: Dyn<T> = g
                     .reduce_with(Some(&mask), true, None, |_| Sum { divisor: None })
                     .expect("keepdim sizes fit a dynamic rank");
-                smallvec![Some(reshape_to(&summed, &dims))]
+                Ok(smallvec![Some(reshape_to(&summed, &dims))])
             })
         }))
     }
@@ -172,7 +172,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         }
         Ok(self.view(value, move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                smallvec![Some(g.permute::<DynRank>(&inverse).expect("a permutation"))]
+                Ok(smallvec![Some(g.permute::<DynRank>(&inverse).expect("a permutation"))])
             })
         }))
     }
@@ -199,7 +199,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         perm.swap(I, J);
         self.view(value, move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                smallvec![Some(g.permute::<DynRank>(&perm).expect("a permutation"))]
+                Ok(smallvec![Some(g.permute::<DynRank>(&perm).expect("a permutation"))])
             })
         })
     }
@@ -292,7 +292,7 @@ impl<T: Float, S: Shape> Var<T, S> {
                     .narrow::<DynRank>(dim, start, len)
                     .expect("the forward narrow");
                 part.try_copy_from(g).expect("the narrowed sizes");
-                smallvec![Some(full)]
+                Ok(smallvec![Some(full)])
             })
         }))
     }
