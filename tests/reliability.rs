@@ -1,6 +1,7 @@
 //! Reliability (issue 20): empty views never reach out-of-bounds pointer
 //! arithmetic, operations on each other's operands never deadlock, `try_`
 //! forms return an error (never abort) for requests too large to allocate,
+//! a backward rule's error comes back from `try_backward`,
 //! integer edge cases do not panic, and PyTorch's errors for the smaller
 //! divergences.
 //!
@@ -443,6 +444,50 @@ fn index_ops_too_large_to_allocate_are_errors() {
     );
     // The panicking forms panic with the same message.
     assert_eq!(panic_msg(|| drop(three.gather(0, &wide_index))), oom);
+}
+
+// -------------------------------------------------------------- autograd
+
+/// A backward rule that cannot form its gradient returns its error, and
+/// `try_backward` passes it on. PyTorch:
+/// `x = torch.ones(1, requires_grad=True)`;
+/// `x.expand(2**40).gather(0, torch.zeros(1, dtype=torch.long)).sum().backward()`
+/// raises "... you tried to allocate 4398046511104 bytes ..." (the zeros the
+/// gradient is scattered into have the expanded input's sizes), and so do
+/// `index_select`, `take_along_dim`, `w[5]`, `narrow` and `w[:1]` there.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn a_backward_rule_that_cannot_allocate_is_an_error() {
+    use shaped::autograd::Var;
+    let oom = "DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)";
+    let x = Var::param(T32::try_ones(&[1]).unwrap());
+    let wide = x.expand::<DynRank>(&[1 << 40]).unwrap();
+    let zero = Tensor::<i64, DynRank>::try_zeros(&[1]).unwrap();
+    let one_index = zero.try_broadcast_to::<(shaped::Dyn,)>(&[1]).unwrap();
+    // The 0-d loss's seed, 1, as `backward()` makes it.
+    let one = Tensor::<f32, ()>::full(1.0);
+    // gather, index_select, take_along_dim, select, narrow and slice all
+    // build their gradient in zeros of the input's sizes.
+    let picked = [
+        wide.try_gather(0, &zero).unwrap().sum(),
+        wide.try_index_select::<0, _, _>(&one_index).unwrap().sum(),
+        wide.try_take_along_dim_at(0, &zero).unwrap().sum(),
+        wide.try_select::<0>(5).unwrap().sum(),
+        wide.narrow::<DynRank>(0, 7, 1).unwrap().sum(),
+        wide.try_slice::<0>(..1).unwrap().sum(),
+    ];
+    for p in picked {
+        assert_eq!(p.value().to_vec(), vec![1.0]);
+        assert_eq!(msg(p.try_backward_with(&one)), oom);
+    }
+    // A 1-element DynRank loss, and the 0-d `backward`'s panic.
+    let p = wide.try_gather(0, &zero).unwrap();
+    assert_eq!(msg(p.try_backward()), oom);
+    assert_eq!(panic_msg(|| drop(p.sum().backward())), oom);
+    // The same graph over a small input still differentiates.
+    let small = x.expand::<DynRank>(&[4]).unwrap();
+    let g = small.try_gather(0, &zero).unwrap().try_backward().unwrap();
+    assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![1.0]);
 }
 
 // -------------------------------------------------------------- integers

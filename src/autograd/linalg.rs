@@ -1,8 +1,10 @@
 //! Gradients of `inv`, `det`, `solve`, `cholesky`, `solve_triangular`,
 //! `matrix_power` and `matrix_exp`, each wired to its formula in
 //! [`crate::linalg::grad`], and of `cross` and `vector_norm_dims`. No rule
-//! panics: the engine has no error channel, so a rule that cannot form a
-//! gradient (an SVD of non-finite values) gives NaN. Batch dimensions that broadcast in
+//! panics. Where a formula's factorization fails on non-finite values (an
+//! SVD that cannot converge) the gradient is NaN, as PyTorch's is for such
+//! inputs (`det`, `inv` and `matrix_exp` of `[[nan, 1], [1, 1]]` give NaN
+//! gradients there, not an error). Batch dimensions that broadcast in
 //! `solve` are summed back to each input's sizes (`sum_to`), as for
 //! elementwise operations.
 //!
@@ -235,9 +237,9 @@ pub fn cholesky<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S> {
     try_cholesky(a).or_panic()
 }
 
-/// A backward rule never panics: the engine has no error channel, so a rule
-/// that cannot produce a gradient (an SVD of non-finite values) gives NaN,
-/// as a non-finite forward value does elsewhere.
+/// The gradient `r`, or NaN where its formula's factorization failed (an
+/// SVD of non-finite values): PyTorch's gradient at such inputs is NaN, not
+/// an error, so this rule does not use the engine's error channel for it.
 fn nan_on_error<T: LinalgFloat>(r: Result<Dyn<T>, ShapeError>, dims: &[usize]) -> Dyn<T> {
     r.unwrap_or_else(|_| nan_like(dims))
 }

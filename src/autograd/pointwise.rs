@@ -288,7 +288,7 @@ fn ternary_backward<T: Float>(op: Ternary<T>, s: Dyn<T>, a: Dyn<T>, b: Dyn<T>) -
                     let above = x > hi || hi < lo;
                     (inside as u8) | ((below as u8) << 1) | ((above as u8) << 2)
                 });
-                let flags = lo_hi.expect("operands broadcast to the result");
+                let flags = lo_hi?;
                 let pick = |bit: u8| {
                     g.try_zip_map(&flags, move |g, f: u8| if f & bit != 0 { g } else { zero })
                         .expect("same sizes")
@@ -463,7 +463,7 @@ impl<T: Float, S: Shape> Var<T, S> {
                             &x,
                             move |g, x| if x >= min && x <= max { g } else { T::zero() },
                         );
-                    Ok(smallvec![Some(inside.expect("same sizes"))])
+                    Ok(smallvec![Some(inside?)])
                 })
             },
         )

@@ -21,7 +21,7 @@ pub(crate) fn zeros_like<T: Float>(dims: &[usize]) -> Dyn<T> {
 
 /// The backward function for `y = f(x)` with derivative `dy(g, x, y)`.
 fn unary_backward<T: Float>(x: Dyn<T>, y: Dyn<T>, d: fn(T, T, T) -> T) -> BackwardFn<T> {
-    Box::new(move |g, _| Ok(smallvec![Some(g.try_zip_map3(&x, &y, d).expect("same sizes"))]))
+    Box::new(move |g, _| Ok(smallvec![Some(g.try_zip_map3(&x, &y, d)?)]))
 }
 
 macro_rules! unary_vars {
@@ -290,7 +290,9 @@ impl<T: Float, S: Shape> Var<T, S> {
         Var::from_op(
             self.value.map(move |x| x * c),
             &[self.node.as_ref()],
-            move || Box::new(move |g: &Dyn<T>, _: &[bool]| Ok(smallvec![Some(g.map(move |g| g * c))])),
+            move || {
+                Box::new(move |g: &Dyn<T>, _: &[bool]| Ok(smallvec![Some(g.map(move |g| g * c))]))
+            },
         )
     }
 
