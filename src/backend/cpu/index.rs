@@ -411,16 +411,20 @@ mod tests {
         assert!(non_overlapping(&[1, 3], &[0, 1]));
     }
 
-    #[test]
-    fn gather_rejects_before_reading() {
+    /// `gather` along the only axis of `[1., 2., 3.]`, with index values
+    /// `idx` at stride `idx_stride` over `n` outputs.
+    fn gather_from_three(
+        n: usize,
+        idx: &[i64],
+        idx_stride: usize,
+    ) -> Result<Vec<f32>, GatherError> {
         let src = [1.0f32, 2.0, 3.0];
-        let idx = [0i64, 3];
-        let r = gather(
-            &[2],
+        gather(
+            &[n],
             0,
             Strided {
-                data: &idx,
-                strides: &[1],
+                data: idx,
+                strides: &[idx_stride],
                 offset: 0,
             },
             Strided {
@@ -429,31 +433,20 @@ mod tests {
                 offset: 0,
             },
             (3, 1),
-        );
-        assert_eq!(r, Err(GatherError::Index(3)));
+        )
+    }
+
+    #[test]
+    fn gather_rejects_before_reading() {
+        assert_eq!(gather_from_three(2, &[0, 3], 1), Err(GatherError::Index(3)));
+        assert_eq!(gather_from_three(3, &[2, 0, 2], 1), Ok(vec![3.0, 1.0, 3.0]));
     }
 
     #[test]
     #[cfg_attr(miri, ignore)] // Miri stops at a request larger than its memory.
     fn gather_too_large_to_allocate_is_an_error() {
-        let src = [1.0f32, 2.0, 3.0];
-        let idx = [0i64];
         // One index value broadcast (stride 0) to 2^40 outputs: 4 TiB.
-        let r = gather(
-            &[1 << 40],
-            0,
-            Strided {
-                data: &idx,
-                strides: &[0],
-                offset: 0,
-            },
-            Strided {
-                data: &src,
-                strides: &[1],
-                offset: 0,
-            },
-            (3, 1),
-        );
+        let r = gather_from_three(1 << 40, &[0], 0);
         let Err(GatherError::Alloc(e)) = r else {
             panic!("expected an allocation error, got {r:?}");
         };
