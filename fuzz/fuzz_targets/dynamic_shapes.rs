@@ -209,6 +209,15 @@ fn step(t: &T, b: &mut Bytes<'_>) -> Option<T> {
         }
         10 if workable(&t) => {
             let other = small(&b.dims())?;
+            // Each result size is a size of an operand, and so is the inner
+            // one: the product of both operands' nonzero sizes bounds the
+            // work. `[2^20, 0] @ [0, 2^20]` has 0 elements in, 2^40 out:
+            // large but possible, skipped (an overflowing product is not:
+            // the result's count overflows too, an error to check).
+            let both: Vec<usize> = t.dims().iter().chain(other.dims()).copied().collect();
+            if nonzero_numel(&both).is_some_and(|n| n > WORK * WORK) {
+                return None;
+            }
             t.try_matmul(&other).ok()
         }
         11 if workable(&t) => {
