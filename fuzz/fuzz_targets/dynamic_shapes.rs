@@ -124,7 +124,10 @@ fn naive_broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
 /// elements' count when small enough to read.
 fn check(t: &T) {
     let n = numel(t.dims()).expect("a tensor's element count fits in usize");
-    assert!(nonzero_numel(t.dims()).is_some(), "sizes past isize::MAX entered");
+    assert!(
+        nonzero_numel(t.dims()).is_some(),
+        "sizes past isize::MAX entered"
+    );
     assert_eq!(t.numel(), n);
     if n <= WORK {
         assert_eq!(t.to_vec().len(), n);
