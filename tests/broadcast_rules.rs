@@ -19,7 +19,7 @@ enum Outcome {
     Ok(Vec<usize>),
     /// Sizes `a` and `b` meet at dimension `dim` of the result.
     Mismatch { a: usize, b: usize, dim: usize },
-    /// The shapes broadcast but the element count does not fit in `usize`.
+    /// The shapes broadcast but the element count exceeds `isize::MAX`.
     TooLarge(Vec<usize>),
 }
 
@@ -53,13 +53,14 @@ fn naive_pair(a: &[usize], b: &[usize]) -> Result<Vec<usize>, (usize, usize, usi
     }
 }
 
-/// Whether the product of the nonzero sizes fits in `usize`.
+/// Whether the product of the nonzero sizes is at most `isize::MAX`
+/// (PyTorch's limit: sizes and element counts are `int64_t`).
 fn fits(shape: &[usize]) -> bool {
     let product = shape
         .iter()
         .filter(|&&d| d != 0)
         .fold(1u128, |p, &d| p.saturating_mul(d as u128));
-    product <= usize::MAX as u128
+    product <= isize::MAX as u128
 }
 
 /// The rule for any number of shapes: folded left to right, as PyTorch's
@@ -109,6 +110,7 @@ fn shape_with_huge_sizes() -> impl Strategy<Value = Vec<usize>> {
     let size = prop_oneof![
         6 => 0usize..5,
         1 => Just(1usize << 32),
+        1 => Just(isize::MAX as usize),
         1 => Just(usize::MAX / 2 + 1),
         1 => Just(usize::MAX),
     ];
@@ -310,7 +312,8 @@ fn three_shapes_name_the_shape_so_far_as_tensor_a() {
 
 #[test]
 fn overflow() {
-    let big = usize::MAX / 2 + 1;
+    // Fits alone (PyTorch's limit is isize::MAX elements); doubled, it does not.
+    let big = 1usize << 62;
     let e = broadcast_shapes(&[&[big, 1], &[1, 2]]).unwrap_err();
     assert_eq!(
         e,
@@ -318,10 +321,7 @@ fn overflow() {
             shape: vec![big, 2]
         }
     );
-    assert_eq!(
-        e.to_string(),
-        format!("the number of elements of shape [{big}, 2] does not fit in usize")
-    );
+    assert_eq!(e.to_string(), "numel: integer multiplication overflow");
     // Each shape fits alone; only their broadcast does not.
     let half = 1usize << (usize::BITS / 2);
     assert!(checked_numel(&[half, 1]).is_ok() && checked_numel(&[1, half]).is_ok());
@@ -335,9 +335,15 @@ fn overflow() {
         Err(ShapeError::TooLarge { .. })
     ));
     assert_eq!(
-        broadcast_shapes(&[&[usize::MAX, 0]]).unwrap(),
-        vec![usize::MAX, 0]
+        broadcast_shapes(&[&[isize::MAX as usize, 0]]).unwrap(),
+        vec![isize::MAX as usize, 0]
     );
+    // PyTorch's limit is isize::MAX elements, not usize::MAX.
+    assert!(broadcast_shapes(&[&[isize::MAX as usize, 1]]).is_ok());
+    assert!(matches!(
+        broadcast_shapes(&[&[isize::MAX as usize + 1]]),
+        Err(ShapeError::TooLarge { .. })
+    ));
 }
 
 #[test]

@@ -58,6 +58,10 @@ fn panics_point_at_the_callers_line() {
     at(location_of(|| drop(&va * &vb)), line!(), "&Var * &Var");
     at(location_of(|| drop(va.matmul(&vb))), line!(), "Var::matmul");
     at(location_of(|| drop(va.gather(0, &idx))), line!(), "Var::gather");
+    // A backward rule's error (zeros of an expanded input: 8 TiB).
+    let wide = Var::param(z(&[1])).expand::<DynRank>(&[1 << 40]).unwrap();
+    let picked = wide.gather(0, &Tensor::<i64, DynRank>::try_zeros(&[1]).unwrap()).sum();
+    at(location_of(|| drop(picked.backward())), line!(), "Var::backward");
     // Other families.
     at(location_of(|| drop(a.addcmul(&b, &a, 1.0))), line!(), "addcmul");
     at(location_of(|| drop(a.matmul(&b))), line!(), "matmul");

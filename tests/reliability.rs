@@ -1,6 +1,7 @@
 //! Reliability (issue 20): empty views never reach out-of-bounds pointer
 //! arithmetic, operations on each other's operands never deadlock, `try_`
 //! forms return an error (never abort) for requests too large to allocate,
+//! a backward rule's error comes back from `try_backward`,
 //! integer edge cases do not panic, and PyTorch's errors for the smaller
 //! divergences.
 //!
@@ -324,11 +325,12 @@ fn too_large_requests_are_errors() {
         msg(Tensor::<f64, DynRank>::try_zeros(&[1 << 61, 4])),
         "Storage size calculation overflowed with sizes=[2305843009213693952, 4]"
     );
-    // An element count past `usize` is the shape's own error.
-    assert!(matches!(
-        Tensor::<f64, DynRank>::try_zeros(&[1 << 40, 1 << 30]),
-        Err(ShapeError::TooLarge { .. })
-    ));
+    // PyTorch: torch.zeros(2**40, 2**30): an element count past isize::MAX
+    // is the allocation's error too.
+    assert_eq!(
+        msg(Tensor::<f64, DynRank>::try_zeros(&[1 << 40, 1 << 30])),
+        "Storage size calculation overflowed with sizes=[1099511627776, 1073741824]"
+    );
     // PyTorch: torch.zeros(1 << 40): 4 TiB.
     let oom = "DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)";
     assert_eq!(msg(T32::try_zeros(&[1 << 40])), oom);
@@ -383,6 +385,109 @@ fn too_large_requests_are_errors() {
         panic_msg(|| drop(Tensor::<f64, _>::linspace(0.0, 1.0, 1 << 61))),
         "Storage size calculation overflowed with sizes=[2305843009213693952]"
     );
+}
+
+/// Every `try_` index op whose result (or copy) is too large to allocate,
+/// because an operand is an expanded view, returns PyTorch's error instead of
+/// aborting. The PyTorch calls are beside each case, on
+/// `W = torch.zeros(1).expand(2**40)` and `I = torch.zeros(1, dtype=long)`.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn index_ops_too_large_to_allocate_are_errors() {
+    let oom = "DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)";
+    let n = 1usize << 40;
+    let three = t32(vec![1.0, 2.0, 3.0], &[3]);
+    let zero = Tensor::<i64, DynRank>::try_zeros(&[1]).unwrap();
+    let wide_index = zero.try_broadcast_to::<DynRank>(&[n]).unwrap();
+    let wide_index_1d = zero.try_broadcast_to::<(shaped::Dyn,)>(&[n]).unwrap();
+    let one_index = zero.try_broadcast_to::<(shaped::Dyn,)>(&[1]).unwrap();
+    let wide = T32::try_zeros(&[1])
+        .unwrap()
+        .try_broadcast_to::<DynRank>(&[n])
+        .unwrap();
+    let one = T32::try_ones(&[1]).unwrap();
+    let no = Tensor::<bool, DynRank>::try_from_vec(vec![false], &[]).unwrap();
+    // torch.zeros(3).gather(0, I.expand(2**40))
+    assert_eq!(msg(three.try_gather(0, &wide_index)), oom);
+    // torch.zeros(3).index_select(0, I.expand(2**40))
+    assert_eq!(msg(three.try_index_select::<0, _>(&wide_index_1d)), oom);
+    // torch.zeros(3).take_along_dim(I.expand(2**40), 0) and with dim=None
+    assert_eq!(msg(three.try_take_along_dim_at(0, &wide_index)), oom);
+    assert_eq!(msg(three.try_take_along_dim_flat(&wide_index)), oom);
+    // W.scatter(0, I, torch.ones(1)), W.scatter(0, I, 2.0),
+    // W.scatter_add(0, I, torch.ones(1)), W.scatter_reduce(0, I, .., 'sum')
+    assert_eq!(msg(wide.try_scatter(0, &zero, &one)), oom);
+    assert_eq!(msg(wide.try_scatter_value(0, &zero, 2.0)), oom);
+    assert_eq!(msg(wide.try_scatter_add(0, &zero, &one)), oom);
+    assert_eq!(
+        msg(wide.try_scatter_reduce(0, &zero, &one, shaped::ops::index::ScatterReduce::Sum, true)),
+        oom
+    );
+    // W.index_add(0, I, torch.ones(1)), W.index_copy(0, I, torch.ones(1))
+    assert_eq!(msg(wide.try_index_add(0, &one_index, &one)), oom);
+    assert_eq!(msg(wide.try_index_copy(0, &one_index, &one)), oom);
+    // W.masked_fill(torch.tensor(False), 1.), W.masked_scatter(..)
+    assert_eq!(msg(wide.try_masked_fill(&no, 1.0)), oom);
+    let one_0d = T32::try_from_vec(vec![1.0], &[]).unwrap();
+    assert_eq!(msg(wide.try_masked_fill_tensor(&no, &one_0d)), oom);
+    assert_eq!(msg(wide.try_masked_scatter(&no, &one)), oom);
+    // W.masked_select(torch.tensor(False)): PyTorch allocates 8 TiB of
+    // int64 positions on the way, this crate 4 TiB of values.
+    assert!(msg(wide.try_masked_select(&no)).contains("you tried to allocate"));
+    // W.split(1): 2^40 parts do not fit in memory; torch.zeros(0).chunk(2**62):
+    // nor in the address space.
+    assert_eq!(msg(wide.try_split::<0>(1)), "std::bad_alloc");
+    let empty = T32::try_zeros(&[0]).unwrap();
+    assert_eq!(
+        msg(empty.try_chunk::<0>(1 << 62)),
+        "cannot create std::vector larger than max_size()"
+    );
+    // The panicking forms panic with the same message.
+    assert_eq!(panic_msg(|| drop(three.gather(0, &wide_index))), oom);
+}
+
+// -------------------------------------------------------------- autograd
+
+/// A backward rule that cannot form its gradient returns its error, and
+/// `try_backward` passes it on. PyTorch:
+/// `x = torch.ones(1, requires_grad=True)`;
+/// `x.expand(2**40).gather(0, torch.zeros(1, dtype=torch.long)).sum().backward()`
+/// raises "... you tried to allocate 4398046511104 bytes ..." (the zeros the
+/// gradient is scattered into have the expanded input's sizes), and so do
+/// `index_select`, `take_along_dim`, `w[5]`, `narrow` and `w[:1]` there.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn a_backward_rule_that_cannot_allocate_is_an_error() {
+    use shaped::autograd::Var;
+    let oom = "DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)";
+    let x = Var::param(T32::try_ones(&[1]).unwrap());
+    let wide = x.expand::<DynRank>(&[1 << 40]).unwrap();
+    let zero = Tensor::<i64, DynRank>::try_zeros(&[1]).unwrap();
+    let one_index = zero.try_broadcast_to::<(shaped::Dyn,)>(&[1]).unwrap();
+    // The 0-d loss's seed, 1, as `backward()` makes it.
+    let one = Tensor::<f32, ()>::full(1.0);
+    // gather, index_select, take_along_dim, select, narrow and slice all
+    // build their gradient in zeros of the input's sizes.
+    let picked = [
+        wide.try_gather(0, &zero).unwrap().sum(),
+        wide.try_index_select::<0, _, _>(&one_index).unwrap().sum(),
+        wide.try_take_along_dim_at(0, &zero).unwrap().sum(),
+        wide.try_select::<0>(5).unwrap().sum(),
+        wide.narrow::<DynRank>(0, 7, 1).unwrap().sum(),
+        wide.try_slice::<0>(..1).unwrap().sum(),
+    ];
+    for p in picked {
+        assert_eq!(p.value().to_vec(), vec![1.0]);
+        assert_eq!(msg(p.try_backward_with(&one)), oom);
+    }
+    // A 1-element DynRank loss, and the 0-d `backward`'s panic.
+    let p = wide.try_gather(0, &zero).unwrap();
+    assert_eq!(msg(p.try_backward()), oom);
+    assert_eq!(panic_msg(|| drop(p.sum().backward())), oom);
+    // The same graph over a small input still differentiates.
+    let small = x.expand::<DynRank>(&[4]).unwrap();
+    let g = small.try_gather(0, &zero).unwrap().try_backward().unwrap();
+    assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![1.0]);
 }
 
 // -------------------------------------------------------------- integers
@@ -548,26 +653,45 @@ fn matmul_mismatch_with_an_overflowing_broadcast_batch_is_an_error() {
 }
 
 /// Found by the fuzzer: a negative index on an expanded dimension of more
-/// than `isize::MAX` elements wrapped while being counted from the end.
+/// than `isize::MAX` elements wrapped while being counted from the end. Such
+/// a size no longer enters a tensor (PyTorch's sizes are `int64_t`), and the
+/// largest one that does is counted from the end without overflow.
 #[test]
 fn select_from_the_end_of_a_huge_expanded_dimension() {
-    let huge = 1usize << 63;
-    let t = T32::try_from_vec(vec![7.0], &[1])
-        .unwrap()
-        .try_broadcast_to::<DynRank>(&[huge])
-        .unwrap();
+    let seven = T32::try_from_vec(vec![7.0], &[1]).unwrap();
+    // PyTorch: torch.zeros(1).expand(3, 2**62).
+    assert_eq!(
+        msg(seven.try_broadcast_to::<DynRank>(&[1usize << 63])),
+        "numel: integer multiplication overflow"
+    );
+    assert_eq!(
+        msg(seven.expand::<DynRank>(&[3, 1 << 62])),
+        "numel: integer multiplication overflow"
+    );
+    let huge = isize::MAX as usize;
+    let t = seven.try_broadcast_to::<DynRank>(&[huge]).unwrap();
     assert_eq!(t.try_select::<0>(-1).unwrap().to_vec(), vec![7.0]);
-    assert_eq!(t.try_select::<0>(isize::MIN).unwrap().to_vec(), vec![7.0]);
+    // PyTorch: torch.zeros(1).expand(2**62).select(0, -2**62) is the first.
+    assert_eq!(t.try_select::<0>(-isize::MAX).unwrap().to_vec(), vec![7.0]);
+    // PyTorch: t[-2**63] on torch.zeros(1).expand(2**63 - 1).
+    assert_eq!(
+        msg(t.try_select::<0>(isize::MIN)),
+        format!(
+            "index {} is out of bounds for dimension 0 with size {huge}",
+            isize::MIN
+        )
+    );
     let small = T32::try_from_vec(vec![1.0, 2.0], &[2]).unwrap();
     assert!(small.try_select::<0>(isize::MIN).is_err());
 }
 
 /// Found by the fuzzer: slicing and narrowing an expanded dimension of more
 /// than `isize::MAX` elements (bounds counted from the end, and the size
-/// named in narrow's message) overflowed.
+/// named in narrow's message) overflowed; the largest size that enters a
+/// tensor, `isize::MAX`, does not.
 #[test]
 fn slice_and_narrow_a_huge_expanded_dimension() {
-    let huge = 1usize << 63;
+    let huge = isize::MAX as usize;
     let t = T32::try_from_vec(vec![7.0], &[1])
         .unwrap()
         .try_broadcast_to::<DynRank>(&[huge])
@@ -575,14 +699,25 @@ fn slice_and_narrow_a_huge_expanded_dimension() {
     let tail = t.try_slice_step::<0>(-3.., 1).unwrap();
     assert_eq!(tail.dims(), &[3]);
     assert_eq!(tail.to_vec(), vec![7.0; 3]);
+    // Python: len(range(2**63 - 1)[-2**63:-1:2**62]) == 2.
     let every = t.try_slice_step::<0>(isize::MIN..-1, 1usize << 62).unwrap();
     assert_eq!(every.dims(), &[2]);
-    let e = t.narrow::<DynRank>(0, huge + 1, 0).unwrap_err().to_string();
+    let all = t.try_slice_step::<0>(..=isize::MAX, 1).unwrap();
+    assert_eq!(all.dims(), &[huge]);
+    let e = t.narrow::<DynRank>(0, huge, 1).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        format!("start ({huge}) + length (1) exceeds dimension size ({huge}).")
+    );
+    let e = t
+        .narrow::<DynRank>(0, usize::MAX, 0)
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         e,
         format!(
             "start out of range (expected to be in range of [-{huge}, {huge}], but got {})",
-            huge + 1
+            usize::MAX
         )
     );
 }

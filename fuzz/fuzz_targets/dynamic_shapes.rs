@@ -49,7 +49,8 @@ impl Bytes<'_> {
             b @ 0..=239 => (b % 6) as usize,
             240..=247 => 1 << 20,
             248..=251 => HUGE,
-            252..=253 => usize::MAX,
+            252 => isize::MAX as usize,
+            253 => usize::MAX,
             _ => (1usize << 62) + 1,
         }
     }
@@ -79,11 +80,13 @@ impl Bytes<'_> {
     }
 }
 
-/// The product of the sizes other than 0, if it fits.
+/// The product of the sizes other than 0, if it is at most `isize::MAX`
+/// (PyTorch's limit, which every size entering a tensor is held to).
 fn nonzero_numel(dims: &[usize]) -> Option<usize> {
     dims.iter()
         .filter(|&&d| d != 0)
         .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .filter(|&n| n <= isize::MAX as usize)
 }
 
 fn numel(dims: &[usize]) -> Option<usize> {
@@ -121,6 +124,10 @@ fn naive_broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
 /// elements' count when small enough to read.
 fn check(t: &T) {
     let n = numel(t.dims()).expect("a tensor's element count fits in usize");
+    assert!(
+        nonzero_numel(t.dims()).is_some(),
+        "sizes past isize::MAX entered"
+    );
     assert_eq!(t.numel(), n);
     if n <= WORK {
         assert_eq!(t.to_vec().len(), n);
@@ -205,6 +212,15 @@ fn step(t: &T, b: &mut Bytes<'_>) -> Option<T> {
         }
         10 if workable(&t) => {
             let other = small(&b.dims())?;
+            // Each result size is a size of an operand, and so is the inner
+            // one: the product of both operands' nonzero sizes bounds the
+            // work. `[2^20, 0] @ [0, 2^20]` has 0 elements in, 2^40 out:
+            // large but possible, skipped (an overflowing product is not:
+            // the result's count overflows too, an error to check).
+            let both: Vec<usize> = t.dims().iter().chain(other.dims()).copied().collect();
+            if nonzero_numel(&both).is_some_and(|n| n > WORK * WORK) {
+                return None;
+            }
             t.try_matmul(&other).ok()
         }
         11 if workable(&t) => {
@@ -213,10 +229,22 @@ fn step(t: &T, b: &mut Bytes<'_>) -> Option<T> {
         }
         12 if workable(&t) => {
             let dims = b.dims();
-            let n = numel(&dims).filter(|&n| n <= WORK)?;
-            let vals: Vec<i64> = (0..n).map(|_| b.isize() as i64).collect();
-            let index = I::try_from_vec(vals, &dims).ok()?;
-            t.try_gather(b.isize(), &index).ok()
+            match numel(&dims) {
+                Some(n) if n <= WORK => {
+                    let vals: Vec<i64> = (0..n).map(|_| b.isize() as i64).collect();
+                    let index = I::try_from_vec(vals, &dims).ok()?;
+                    t.try_gather(b.isize(), &index).ok()
+                }
+                Some(n) if n < HUGE => None,
+                _ => {
+                    // One index value expanded (stride 0) to sizes no
+                    // machine can gather into: an error, never an abort.
+                    let one = I::try_from_vec(vec![0], &vec![1; dims.len()]).ok()?;
+                    let index = one.try_broadcast_to::<DynRank>(&dims).ok()?;
+                    assert!(t.try_gather(b.isize(), &index).is_err());
+                    None
+                }
+            }
         }
         13 if workable(&t) => {
             let len = b.size().min(8);

@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 
 use crate::Tensor;
 use crate::element::Float;
-use crate::shape::{DimVec, DynRank};
+use crate::shape::{DimVec, DynRank, ShapeError};
 
 /// A tensor with its shape type erased.
 pub(crate) type Dyn<T> = Tensor<T, DynRank>;
@@ -20,8 +20,11 @@ pub(crate) type Dyn<T> = Tensor<T, DynRank>;
 pub(crate) type Grads<T> = SmallVec<[Option<Dyn<T>>; 3]>;
 
 /// Maps the gradient of a node's value to the gradients of its parents.
-/// The second argument says which parents need one.
-pub(crate) type BackwardFn<T> = Box<dyn Fn(&Dyn<T>, &[bool]) -> Grads<T> + Send + Sync>;
+/// The second argument says which parents need one. A rule that cannot form
+/// a gradient (a buffer it cannot allocate, say) returns its error, which
+/// [`backward`] passes on; no rule panics.
+pub(crate) type BackwardFn<T> =
+    Box<dyn Fn(&Dyn<T>, &[bool]) -> Result<Grads<T>, ShapeError> + Send + Sync>;
 
 /// Creation order: a node is always newer than its parents, so visiting
 /// nodes from newest to oldest is a reverse topological order.
@@ -83,7 +86,14 @@ impl<T: Float> Drop for Node<T> {
 
 /// Runs the backward pass from `root`, whose gradient is `seed`, and returns
 /// the gradients of the leaves reached, by node id.
-pub(crate) fn backward<T: Float>(root: &Arc<Node<T>>, seed: Dyn<T>) -> HashMap<u64, Dyn<T>> {
+///
+/// # Errors
+/// The first error of a backward rule (the pass stops there), or of adding
+/// up the gradients of a value used several times.
+pub(crate) fn backward<T: Float>(
+    root: &Arc<Node<T>>,
+    seed: Dyn<T>,
+) -> Result<HashMap<u64, Dyn<T>>, ShapeError> {
     // Every node reachable from the root, newest first.
     let mut seen: HashMap<u64, Arc<Node<T>>> = HashMap::new();
     let mut stack = vec![Arc::clone(root)];
@@ -110,7 +120,7 @@ pub(crate) fn backward<T: Float>(root: &Arc<Node<T>>, seed: Dyn<T>) -> HashMap<u
             continue;
         };
         let needs: SmallVec<[bool; 3]> = node.parents.iter().map(Option::is_some).collect();
-        let grads = backward(&grad, &needs);
+        let grads = backward(&grad, &needs)?;
         for (parent, g) in node.parents.iter().zip(grads) {
             let (Some(parent), Some(g)) = (parent, g) else {
                 continue;
@@ -120,21 +130,23 @@ pub(crate) fn backward<T: Float>(root: &Arc<Node<T>>, seed: Dyn<T>) -> HashMap<u
                 parent.dims.as_slice(),
                 "autograd: a backward rule returned a gradient of the wrong shape"
             );
-            accumulate(&mut pending, parent.id, g);
+            accumulate(&mut pending, parent.id, g)?;
         }
     }
-    leaves
+    Ok(leaves)
 }
 
 /// Adds `g` to the gradient pending for node `id`: a value used several
 /// times receives the sum of its uses' gradients.
-fn accumulate<T: Float>(pending: &mut HashMap<u64, Dyn<T>>, id: u64, g: Dyn<T>) {
-    match pending.remove(&id) {
-        Some(prev) => {
-            pending.insert(id, prev.add(&g));
-        }
-        None => {
-            pending.insert(id, g);
-        }
-    }
+fn accumulate<T: Float>(
+    pending: &mut HashMap<u64, Dyn<T>>,
+    id: u64,
+    g: Dyn<T>,
+) -> Result<(), ShapeError> {
+    let sum = match pending.remove(&id) {
+        Some(prev) => prev.try_add(&g)?,
+        None => g,
+    };
+    pending.insert(id, sum);
+    Ok(())
 }

@@ -22,33 +22,36 @@ use crate::shape::{
     Shape, ShapeError,
 };
 
-/// Zeros of sizes `dims`.
-fn zeros<T: Float>(dims: &[usize]) -> Dyn<T> {
-    Tensor::try_zeros(dims).expect("the input's sizes")
+/// Zeros of sizes `dims`: an input's sizes, which an expanded input can
+/// make too large to allocate (an error, passed on by the rule).
+fn zeros<T: Float>(dims: &[usize]) -> Result<Dyn<T>, ShapeError> {
+    Tensor::try_zeros(dims)
 }
 
 /// The backward function of a view of an input of sizes `dims`: `view`
 /// takes the same view of a zero tensor, into which the gradient is copied.
 fn into_view_of_zeros<T: Float>(
     dims: DimVec,
-    view: impl Fn(&Dyn<T>) -> Dyn<T> + Send + Sync + 'static,
+    view: impl Fn(&Dyn<T>) -> Result<Dyn<T>, ShapeError> + Send + Sync + 'static,
 ) -> BackwardFn<T> {
     Box::new(move |g: &Dyn<T>, _: &[bool]| {
-        let full = zeros(&dims);
-        let mut part = view(&full);
-        part.try_copy_from(g).expect("the forward view's sizes");
-        smallvec![Some(full)]
+        let full = zeros(&dims)?;
+        let mut part = view(&full)?;
+        part.try_copy_from(g)?;
+        Ok(smallvec![Some(full)])
     })
 }
 
 /// The gradient of the tensor a masked op writes into: the upstream gradient
 /// where `mask` is false (those elements pass through), 0 where it is true,
 /// summed back to the tensor's own `dims` (the mask may broadcast it).
-fn unmasked_grad<T: Float>(g: &Dyn<T>, mask: &Tensor<bool, DynRank>, dims: &[usize]) -> Dyn<T> {
-    let r: Dyn<T> = g
-        .try_masked_fill(mask, T::zero())
-        .expect("the forward broadcast");
-    sum_to_like(r, dims)
+fn unmasked_grad<T: Float>(
+    g: &Dyn<T>,
+    mask: &Tensor<bool, DynRank>,
+    dims: &[usize],
+) -> Result<Dyn<T>, ShapeError> {
+    let r: Dyn<T> = g.try_masked_fill(mask, T::zero())?;
+    Ok(sum_to_like(r, dims))
 }
 
 /// The backward function of `take_along_dim` along axis `k` of an input of
@@ -65,13 +68,9 @@ fn take_along_dim_backward<T: Float, I: IndexElement>(
         bdims[k] = dims[k];
         let mut idims = DimVec::from_slice(g.dims());
         idims[k] = indices.dims()[k];
-        let idx = indices
-            .try_broadcast_to::<DynRank>(&idims)
-            .expect("the forward broadcast");
-        let r = zeros(&bdims)
-            .try_scatter_add(k as isize, &idx, g)
-            .expect("the forward take_along_dim's index");
-        smallvec![Some(sum_to_like(r, &dims))]
+        let idx = indices.try_broadcast_to::<DynRank>(&idims)?;
+        let r = zeros(&bdims)?.try_scatter_add(k as isize, &idx, g)?;
+        Ok(smallvec![Some(sum_to_like(r, &dims))])
     })
 }
 
@@ -101,10 +100,8 @@ impl<T: Float, S: Shape> Var<T, S> {
         let (dims, index) = (DimVec::from_slice(self.dims()), index.share().into_dyn());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                let r = zeros(&dims)
-                    .try_scatter_add(dim, &index, g)
-                    .expect("the forward gather's index");
-                smallvec![Some(r)]
+                let r = zeros(&dims)?.try_scatter_add(dim, &index, g)?;
+                Ok(smallvec![Some(r)])
             })
         }))
     }
@@ -159,10 +156,8 @@ impl<T: Float, S: Shape> Var<T, S> {
         let (dims, index) = (DimVec::from_slice(self.dims()), index.share());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                let r = zeros(&dims)
-                    .try_index_add(K as isize, &index, g)
-                    .expect("the forward index_select's index");
-                smallvec![Some(r)]
+                let r = zeros(&dims)?.try_index_add(K as isize, &index, g)?;
+                Ok(smallvec![Some(r)])
             })
         }))
     }
@@ -280,7 +275,9 @@ impl<T: Float, S: Shape> Var<T, S> {
         let out = self.value.try_masked_fill(mask, value)?;
         let (dims, mask) = (DimVec::from_slice(self.dims()), mask.share().into_dyn());
         Ok(Var::from_op(out, &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| smallvec![Some(unmasked_grad(g, &mask, &dims))])
+            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+                Ok(smallvec![Some(unmasked_grad(g, &mask, &dims)?)])
+            })
         }))
     }
 
@@ -387,11 +384,9 @@ impl<T: Float, S: Shape> Var<T, S> {
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
                 let n = dims.iter().product::<usize>();
-                let r = zeros(&[n])
-                    .try_scatter_add(0, &flat, g)
-                    .expect("the forward take_along_dim's index");
-                let r = Tensor::try_from_vec(r.to_vec(), &dims).expect("the input's sizes");
-                smallvec![Some(r)]
+                let r = zeros(&[n])?.try_scatter_add(0, &flat, g)?;
+                let r = Tensor::try_from_vec(r.try_to_vec()?, &dims)?;
+                Ok(smallvec![Some(r)])
             })
         }))
     }
@@ -455,16 +450,17 @@ impl<T: Float, S: Shape> Var<T, S> {
         let parents = [self.node.as_ref(), source.node.as_ref()];
         Ok(Var::from_op(out, &parents, move || {
             Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-                let gs = needs[0].then(|| unmasked_grad(g, &mask, &dims));
-                let gsrc = needs[1].then(|| {
-                    let mut picked = g
-                        .try_masked_select(&mask)
-                        .expect("the forward broadcast")
-                        .to_vec();
-                    picked.resize(sdims.iter().product(), T::zero());
-                    Tensor::try_from_vec(picked, &sdims).expect("the source's sizes")
-                });
-                smallvec![gs, gsrc]
+                let gs = needs[0]
+                    .then(|| unmasked_grad(g, &mask, &dims))
+                    .transpose()?;
+                let gsrc = needs[1]
+                    .then(|| {
+                        let mut picked = g.try_masked_select(&mask)?.try_to_vec()?;
+                        picked.resize(sdims.iter().product(), T::zero());
+                        Tensor::try_from_vec(picked, &sdims)
+                    })
+                    .transpose()?;
+                Ok(smallvec![gs, gsrc])
             })
         }))
     }
@@ -526,12 +522,13 @@ impl<T: Float, S: Shape> Var<T, S> {
         let parents = [self.node.as_ref(), value.node.as_ref()];
         Ok(Var::from_op(out, &parents, move || {
             Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-                let gs = needs[0].then(|| unmasked_grad(g, &mask, &dims));
-                let gv = needs[1].then(|| {
-                    let picked = g.try_masked_select(&mask).expect("the forward broadcast");
-                    picked.sum().into_dyn()
-                });
-                smallvec![gs, gv]
+                let gs = needs[0]
+                    .then(|| unmasked_grad(g, &mask, &dims))
+                    .transpose()?;
+                let gv = needs[1]
+                    .then(|| Ok::<_, ShapeError>(g.try_masked_select(&mask)?.sum().into_dyn()))
+                    .transpose()?;
+                Ok(smallvec![gs, gv])
             })
         }))
     }
@@ -590,14 +587,12 @@ impl<T: Float, S: Shape> Var<T, S> {
         let parents: Vec<_> = vars.iter().map(|v| v.node.as_ref()).collect();
         Ok(Var::from_op(value, &parents, move || {
             Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-                let parts = g
-                    .try_split_with_sizes::<K>(&sizes)
-                    .expect("the forward sizes");
-                parts
+                let parts = g.try_split_with_sizes::<K>(&sizes)?;
+                Ok(parts
                     .into_iter()
                     .zip(needs)
                     .map(|(p, &n)| n.then_some(p))
-                    .collect::<SmallVec<_>>()
+                    .collect::<SmallVec<_>>())
             })
         }))
     }
@@ -643,9 +638,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         let value = self.value.try_select::<K>(index)?;
         let dims = DimVec::from_slice(self.dims());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
-            into_view_of_zeros(dims, move |z| {
-                z.try_select::<K>(index).expect("the forward select")
-            })
+            into_view_of_zeros(dims, move |z| z.try_select::<K>(index))
         }))
     }
 
@@ -695,10 +688,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         let value = self.value.try_slice_step::<K>(bounds, step)?;
         let dims = DimVec::from_slice(self.dims());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
-            into_view_of_zeros(dims, move |z| {
-                z.try_slice_step::<K>(bounds, step)
-                    .expect("the forward slice")
-            })
+            into_view_of_zeros(dims, move |z| z.try_slice_step::<K>(bounds, step))
         }))
     }
 

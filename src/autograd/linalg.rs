@@ -3,9 +3,11 @@
 //! [`crate::linalg::grad`], and of `cross` and `vector_norm_dims`; those of
 //! `vector_norm`, `svdvals`, `matrix_norm`, `norm`, `cond`, `multi_dot`,
 //! `lstsq`, `householder_product`, `lu` and `eig` / `eigvals` are in the
-//! submodule `linalg/decomp.rs`, re-exported here. No rule
-//! panics: the engine has no error channel, so a rule that cannot form a
-//! gradient (an SVD of non-finite values) gives NaN. Batch dimensions that broadcast in
+//! submodule `linalg/decomp.rs`, re-exported here. No rule panics. Where a
+//! formula's factorization fails on non-finite values (an SVD that cannot
+//! converge) the gradient is NaN, as PyTorch's is for such inputs (`det`,
+//! `inv` and `matrix_exp` of `[[nan, 1], [1, 1]]` give NaN gradients there,
+//! not an error). Batch dimensions that broadcast in
 //! `solve` are summed back to each input's sizes (`sum_to`), as for
 //! elementwise operations.
 //!
@@ -46,10 +48,10 @@ pub fn try_inv<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Result<Var<T
     let y = value.share().into_dyn();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(nan_on_error(
+            Ok(smallvec![Some(nan_on_error(
                 grad::inv_backward::<T, DynRank>(g, &y),
                 y.dims()
-            ))]
+            ))])
         })
     }))
 }
@@ -95,10 +97,10 @@ pub fn try_det<T: LinalgFloat, S: SquareMatrices>(
     let (av, d) = (a.erased(), value.share().into_dyn());
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(nan_on_error(
+            Ok(smallvec![Some(nan_on_error(
                 grad::det_backward::<T, DynRank>(g, &av, &d),
                 av.dims()
-            ))]
+            ))])
         })
     }))
 }
@@ -161,10 +163,10 @@ where
                     Ok(r) => r,
                     Err(_) => (nan_like(av.dims()), nan_like(x.dims())),
                 };
-                smallvec![
+                Ok(smallvec![
                     needs[0].then(|| sum_to_like(ga, av.dims())),
                     needs[1].then(|| sum_to_like(gb, &bdims)),
-                ]
+                ])
             })
         },
     ))
@@ -214,10 +216,10 @@ pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices>(
     let l = value.share().into_dyn();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(nan_on_error(
+            Ok(smallvec![Some(nan_on_error(
                 grad::cholesky_backward::<T, DynRank>(g, &l),
                 l.dims()
-            ))]
+            ))])
         })
     }))
 }
@@ -238,9 +240,9 @@ pub fn cholesky<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S> {
     try_cholesky(a).or_panic()
 }
 
-/// A backward rule never panics: the engine has no error channel, so a rule
-/// that cannot produce a gradient (an SVD of non-finite values) gives NaN,
-/// as a non-finite forward value does elsewhere.
+/// The gradient `r`, or NaN where its formula's factorization failed (an
+/// SVD of non-finite values): PyTorch's gradient at such inputs is NaN, not
+/// an error, so this rule does not use the engine's error channel for it.
 fn nan_on_error<T: LinalgFloat>(r: Result<Dyn<T>, ShapeError>, dims: &[usize]) -> Dyn<T> {
     r.unwrap_or_else(|_| nan_like(dims))
 }
@@ -289,10 +291,10 @@ where
                 let (ga, gb) =
                     grad::solve_triangular_backward::<T, DynRank, DynRank>(g, &av, &x, tri)
                         .unwrap_or_else(|_| (nan_like(av.dims()), nan_like(x.dims())));
-                smallvec![
+                Ok(smallvec![
                     needs[0].then(|| sum_to_like(ga, av.dims())),
                     needs[1].then(|| sum_to_like(gb, &bdims)),
-                ]
+                ])
             })
         },
     ))
@@ -320,10 +322,10 @@ pub fn try_matrix_power<T: LinalgFloat, S: SquareMatrices>(
     let av = a.erased();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(nan_on_error(
+            Ok(smallvec![Some(nan_on_error(
                 grad::matrix_power_backward::<T, DynRank>(g, &av, k),
                 av.dims()
-            ))]
+            ))])
         })
     }))
 }
@@ -350,10 +352,10 @@ pub fn try_matrix_exp<T: LinalgFloat, S: SquareMatrices>(
     let av = a.erased();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(nan_on_error(
+            Ok(smallvec![Some(nan_on_error(
                 grad::matrix_exp_backward::<T, DynRank>(g, &av),
                 av.dims()
-            ))]
+            ))])
         })
     }))
 }
@@ -394,10 +396,10 @@ where
                     let r = crate::linalg::cross_dyn(x, y);
                     sum_to_like(r.unwrap_or_else(|_| nan_like(g.dims())), like)
                 };
-                smallvec![
+                Ok(smallvec![
                     needs[0].then(|| cross(&bv, g, av.dims())),
                     needs[1].then(|| cross(g, &av, bv.dims())),
-                ]
+                ])
             })
         },
     ))
@@ -433,7 +435,7 @@ pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape>(
             let r =
                 crate::linalg::vector::vector_norm_backward(&xv, ord, &dims, &g.to_vec(), &norm)
                     .and_then(|v| Dyn::<T>::try_from_vec(v, xv.dims()));
-            smallvec![Some(nan_on_error(r, xv.dims()))]
+            Ok(smallvec![Some(nan_on_error(r, xv.dims()))])
         })
     }))
 }

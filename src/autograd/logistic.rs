@@ -53,10 +53,8 @@ impl<T: Float, S: Shape> Var<T, S> {
             .try_into_shape::<S>()?;
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                let d = g
-                    .try_zip_map3(&x, &y, |g, x, y| g * (scalar::sigmoid(x) - y))
-                    .expect("the forward's sizes");
-                smallvec![Some(d)]
+                let d = g.try_zip_map3(&x, &y, |g, x, y| g * (scalar::sigmoid(x) - y))?;
+                Ok(smallvec![Some(d)])
             })
         }))
     }

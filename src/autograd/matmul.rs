@@ -44,11 +44,11 @@ fn mt<T: Float>(a: &Dyn<T>) -> Dyn<T> {
 
 /// `a` with a 1-D operand promoted to a matrix: a row (`1 × k`) when `left`,
 /// a column (`k × 1`) otherwise; other ranks as they are.
-fn promote<T: Float>(a: &Dyn<T>, left: bool) -> Dyn<T> {
+fn promote<T: Float>(a: &Dyn<T>, left: bool) -> Result<Dyn<T>, ShapeError> {
     match *a.dims() {
         [k] if left => reshape_to(a, &[1, k]),
         [k] => reshape_to(a, &[k, 1]),
-        _ => a.share(),
+        _ => Ok(a.share()),
     }
 }
 
@@ -56,7 +56,7 @@ fn promote<T: Float>(a: &Dyn<T>, left: bool) -> Dyn<T> {
 /// broadcast), given both operands.
 fn matmul_backward<T: Float>(a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> {
     Box::new(move |g, needs| {
-        let (a2, b2) = (promote(&a, true), promote(&b, false));
+        let (a2, b2) = (promote(&a, true)?, promote(&b, false)?);
         // The un-squeezed product's sizes: the broadcast batch, m, n.
         let (ra, rb) = (a2.dims().len(), b2.dims().len());
         let (ba, bb) = (&a2.dims()[..ra - 2], &b2.dims()[..rb - 2]);
@@ -70,21 +70,20 @@ fn matmul_backward<T: Float>(a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> {
             .collect();
         full.push(a2.dims()[ra - 2]);
         full.push(b2.dims()[rb - 1]);
-        let g2 = reshape_to(g, &full);
-        let product = |x: &Dyn<T>, y: &Dyn<T>| -> Dyn<T> {
-            x.try_matmul(y)
-                .expect("the operands' transposes multiply as the forward did")
+        let g2 = reshape_to(g, &full)?;
+        // A product (and its batch) can be larger than the forward result:
+        // an allocation that fails is the rule's error.
+        let grad = |x: &Dyn<T>, y: &Dyn<T>, like: &Dyn<T>, dims: &[usize]| {
+            reshape_to(&sum_to_like(x.try_matmul(y)?, like.dims()), dims)
         };
-        smallvec![
-            needs[0].then(|| {
-                let ga = sum_to_like(product(&g2, &mt(&b2)), a2.dims());
-                reshape_to(&ga, a.dims())
-            }),
-            needs[1].then(|| {
-                let gb = sum_to_like(product(&mt(&a2), &g2), b2.dims());
-                reshape_to(&gb, b.dims())
-            }),
-        ]
+        Ok(smallvec![
+            needs[0]
+                .then(|| grad(&g2, &mt(&b2), &a2, a.dims()))
+                .transpose()?,
+            needs[1]
+                .then(|| grad(&mt(&a2), &g2, &b2, b.dims()))
+                .transpose()?,
+        ])
     })
 }
 

@@ -39,7 +39,11 @@
 //! the loss newest first (a reverse topological order), accumulates the
 //! gradients of a value used several times, and frees each gradient once
 //! passed on. Gradients are returned in a [`Gradients`] map rather than
-//! stored in the parameters, so a backward pass has no side effects.
+//! stored in the parameters, so a backward pass has no side effects. A
+//! backward rule returns a `Result`: one that cannot form its gradient (the
+//! zeros of an expanded input's sizes, too large to allocate, say) returns
+//! its error, the pass stops, and [`Var::try_backward`] returns it;
+//! `backward` panics with it at the caller's line.
 //!
 //! **No materialised broadcasts.** The gradient of `sum` is the upstream
 //! gradient expanded (stride 0), and the gradient of a broadcast input is

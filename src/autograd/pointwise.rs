@@ -97,10 +97,10 @@ fn binary_backward<T: Float>(op: Binary, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> 
                 db.then(|| map(|g, x, y| -g * x / (x * x + y * y))),
             ),
         };
-        smallvec![
+        Ok(smallvec![
             ga.map(|t| sum_to_like(t, a.dims())),
             gb.map(|t| sum_to_like(t, b.dims())),
-        ]
+        ])
     })
 }
 
@@ -288,7 +288,7 @@ fn ternary_backward<T: Float>(op: Ternary<T>, s: Dyn<T>, a: Dyn<T>, b: Dyn<T>) -
                     let above = x > hi || hi < lo;
                     (inside as u8) | ((below as u8) << 1) | ((above as u8) << 2)
                 });
-                let flags = lo_hi.expect("operands broadcast to the result");
+                let flags = lo_hi?;
                 let pick = |bit: u8| {
                     g.try_zip_map(&flags, move |g, f: u8| if f & bit != 0 { g } else { zero })
                         .expect("same sizes")
@@ -300,11 +300,11 @@ fn ternary_backward<T: Float>(op: Ternary<T>, s: Dyn<T>, a: Dyn<T>, b: Dyn<T>) -
                 )
             }
         };
-        smallvec![
+        Ok(smallvec![
             gs.map(|t| sum_to_like(t, s.dims())),
             ga.map(|t| sum_to_like(t, a.dims())),
             gb.map(|t| sum_to_like(t, b.dims())),
-        ]
+        ])
     })
 }
 
@@ -463,7 +463,7 @@ impl<T: Float, S: Shape> Var<T, S> {
                             &x,
                             move |g, x| if x >= min && x <= max { g } else { T::zero() },
                         );
-                    smallvec![Some(inside.expect("same sizes"))]
+                    Ok(smallvec![Some(inside?)])
                 })
             },
         )
@@ -509,10 +509,10 @@ where
                 g.try_zip_map(&c, move |g, c| if c == keep { g } else { z })
                     .expect("the condition broadcasts to the result")
             };
-            smallvec![
+            Ok(smallvec![
                 needs[0].then(|| sum_to_like(pick(true), &dx)),
                 needs[1].then(|| sum_to_like(pick(false), &dy)),
-            ]
+            ])
         })
     })
 }

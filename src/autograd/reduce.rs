@@ -215,12 +215,12 @@ impl<T: Float, S: Shape> Var<T, S> {
         let x = self.erased();
         let y = try_forward_keepdim(op, &x, &mask)?;
         let out_dims = crate::ops::reduce::result_dims(x.dims(), &mask, keepdim);
-        let value: Tensor<T, SO> = reshape_to(&y, &out_dims).try_into_shape()?;
+        let value: Tensor<T, SO> = reshape_to(&y, &out_dims)?.try_into_shape()?;
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
             let keep: DimVec = y.dims().into();
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                let g = reshape_to(g, &keep);
-                smallvec![Some(reduction_grad(op, &x, &y, &g, &mask))]
+                let g = reshape_to(g, &keep)?;
+                Ok(smallvec![Some(reduction_grad(op, &x, &y, &g, &mask))])
             })
         }))
     }
@@ -445,7 +445,7 @@ impl<T: Float, S: Shape> Var<T, S> {
                         zip3(g, &y, &gs, |g, y, s| g - y.exp() * s)
                     }
                 };
-                smallvec![Some(grad)]
+                Ok(smallvec![Some(grad)])
             })
         }))
     }
@@ -544,10 +544,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         let from = DimVec::from_slice(self.dims());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                smallvec![Some(
-                    g.try_broadcast_to::<DynRank>(&from)
-                        .expect("sum_to target expands back")
-                )]
+                Ok(smallvec![Some(g.try_broadcast_to::<DynRank>(&from)?)])
             })
         }))
     }

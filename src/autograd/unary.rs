@@ -27,7 +27,7 @@ pub(crate) fn zeros_like<T: Float>(dims: &[usize]) -> Dyn<T> {
 /// of the upstream gradient, the input and the result (`tanh_backward`,
 /// ...), a table op rather than a closure so that any device can run it.
 fn unary_backward<T: Float, Op: Map3<T, T>>(x: Dyn<T>, y: Dyn<T>, d: Op) -> BackwardFn<T> {
-    Box::new(move |g, _| smallvec![Some(Cpu::ternary(d, g, &x, &y).expect("same sizes"))])
+    Box::new(move |g, _| Ok(smallvec![Some(Cpu::ternary(d, g, &x, &y)?)]))
 }
 
 macro_rules! unary_vars {
@@ -51,7 +51,7 @@ macro_rules! zero_grad_vars {
                 let value = self.value.$name();
                 let dims = value.dims().to_vec();
                 Var::from_op(value, &[self.node.as_ref()], move || {
-                    Box::new(move |_: &Dyn<T>, _: &[bool]| smallvec![Some(zeros_like(&dims))])
+                    Box::new(move |_: &Dyn<T>, _: &[bool]| Ok(smallvec![Some(zeros_like(&dims))]))
                 })
             }
         }
@@ -284,7 +284,9 @@ impl<T: Float, S: Shape> Var<T, S> {
         Var::from_op(
             self.value.map(move |x| x * c),
             &[self.node.as_ref()],
-            move || Box::new(move |g: &Dyn<T>, _: &[bool]| smallvec![Some(g.map(move |g| g * c))]),
+            move || {
+                Box::new(move |g: &Dyn<T>, _: &[bool]| Ok(smallvec![Some(g.map(move |g| g * c))]))
+            },
         )
     }
 
@@ -300,7 +302,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         Var::from_op(
             self.value.map(move |x| x + c),
             &[self.node.as_ref()],
-            move || Box::new(move |g: &Dyn<T>, _: &[bool]| smallvec![Some(g.share())]),
+            move || Box::new(move |g: &Dyn<T>, _: &[bool]| Ok(smallvec![Some(g.share())])),
         )
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::graph::{self, Dyn, Node};
 use crate::Tensor;
 use crate::element::Float;
-use crate::shape::{DynRank, Shape, ShapeError};
+use crate::shape::{DynRank, OrPanic, Shape, ShapeError};
 
 /// A tensor that records the operations applied to it, so that gradients can
 /// flow back to the parameters it came from.
@@ -147,7 +147,9 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// this value's sizes).
     ///
     /// # Errors
-    /// When `seed`'s sizes differ from the value's.
+    /// When `seed`'s sizes differ from the value's, and the error of a
+    /// backward rule that cannot form its gradient (a buffer too large to
+    /// allocate, for one).
     ///
     /// ```
     /// use shaped::autograd::Var;
@@ -167,7 +169,7 @@ impl<T: Float, S: Shape> Var<T, S> {
             )));
         }
         let grads = match &self.node {
-            Some(node) => graph::backward(node, seed.share().into_dyn()),
+            Some(node) => graph::backward(node, seed.share().into_dyn())?,
             None => HashMap::new(),
         };
         Ok(Gradients { grads })
@@ -179,6 +181,10 @@ impl<T: Float> Var<T, ()> {
     /// `loss.backward()`; only a 0-d value has this method, so the seed's
     /// shape is never in doubt.
     ///
+    /// # Panics
+    /// With the error of a backward rule that cannot form its gradient (see
+    /// [`Var::try_backward_with`]), at the caller's line.
+    ///
     /// ```
     /// use shaped::autograd::Var;
     /// use shaped::{Shape, Tensor};
@@ -186,9 +192,9 @@ impl<T: Float> Var<T, ()> {
     /// let g = x.square().sum().backward();
     /// assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![2., 4.]);
     /// ```
+    #[track_caller]
     pub fn backward(&self) -> Gradients<T> {
-        self.try_backward_with(&Tensor::full(T::one()))
-            .expect("a 0-d seed fits a 0-d value")
+        self.try_backward_with(&Tensor::full(T::one())).or_panic()
     }
 }
 
@@ -197,7 +203,8 @@ impl<T: Float> Var<T, DynRank> {
     /// PyTorch's `backward()`.
     ///
     /// # Errors
-    /// PyTorch's error when the value has more than one element.
+    /// PyTorch's error when the value has more than one element; as
+    /// [`Var::try_backward_with`] otherwise.
     ///
     /// ```
     /// use shaped::autograd::Var;

@@ -17,20 +17,23 @@ use crate::shape::{
 };
 
 /// `g` reshaped to sizes `dims` (a view when the strides allow).
-pub(crate) fn reshape_to<T: Element>(g: &Dyn<T>, dims: &[usize]) -> Dyn<T> {
+///
+/// # Errors
+/// When the reshape needs a copy that cannot be allocated.
+pub(crate) fn reshape_to<T: Element>(g: &Dyn<T>, dims: &[usize]) -> Result<Dyn<T>, ShapeError> {
     let sizes: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
-    g.try_reshape(&sizes).expect("same number of elements")
+    g.try_reshape(&sizes)
 }
 
 /// The backward function of a view of an input of sizes `dims` that only
 /// regroups elements (reshape, unsqueeze, squeeze).
 fn reshape_backward<T: Float>(dims: DimVec) -> BackwardFn<T> {
-    Box::new(move |g, _| smallvec![Some(reshape_to(g, &dims))])
+    Box::new(move |g, _| Ok(smallvec![Some(reshape_to(g, &dims)?)]))
 }
 
 /// The backward function of a broadcast of an input of sizes `dims`.
 fn expand_backward<T: Float>(dims: DimVec) -> BackwardFn<T> {
-    Box::new(move |g, _| smallvec![Some(sum_to_like(g.share(), &dims))])
+    Box::new(move |g, _| Ok(smallvec![Some(sum_to_like(g.share(), &dims))]))
 }
 
 impl<T: Float, S: Shape> Var<T, S> {
@@ -140,10 +143,9 @@ impl<T: Float, S: Shape> Var<T, S> {
                         Some(i) => dims[i] == 1 && g.dims()[j] != 1,
                     })
                     .collect();
-                let summed: Dyn<T> = g
-                    .reduce_with(Some(&mask), true, None, |_| Sum { divisor: None })
-                    .expect("keepdim sizes fit a dynamic rank");
-                smallvec![Some(reshape_to(&summed, &dims))]
+                let summed: Dyn<T> =
+                    g.reduce_with(Some(&mask), true, None, |_| Sum { divisor: None })?;
+                Ok(smallvec![Some(reshape_to(&summed, &dims)?)])
             })
         }))
     }
@@ -172,7 +174,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         }
         Ok(self.view(value, move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                smallvec![Some(g.permute::<DynRank>(&inverse).expect("a permutation"))]
+                Ok(smallvec![Some(g.permute::<DynRank>(&inverse)?)])
             })
         }))
     }
@@ -199,7 +201,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         perm.swap(I, J);
         self.view(value, move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                smallvec![Some(g.permute::<DynRank>(&perm).expect("a permutation"))]
+                Ok(smallvec![Some(g.permute::<DynRank>(&perm)?)])
             })
         })
     }
@@ -287,12 +289,10 @@ impl<T: Float, S: Shape> Var<T, S> {
         let dims = self.dim_vec();
         Ok(self.view(value, move || {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                let full = Tensor::<T, DynRank>::try_zeros(&dims).expect("the input's sizes");
-                let mut part = full
-                    .narrow::<DynRank>(dim, start, len)
-                    .expect("the forward narrow");
-                part.try_copy_from(g).expect("the narrowed sizes");
-                smallvec![Some(full)]
+                let full = Tensor::<T, DynRank>::try_zeros(&dims)?;
+                let mut part = full.narrow::<DynRank>(dim, start, len)?;
+                part.try_copy_from(g)?;
+                Ok(smallvec![Some(full)])
             })
         }))
     }

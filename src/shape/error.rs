@@ -91,7 +91,8 @@ pub enum ShapeError {
     },
     /// Any other invalid argument; the message says which and why.
     Invalid(String),
-    /// The number of elements of a shape does not fit in `usize`.
+    /// The number of elements of a shape exceeds `isize::MAX` (PyTorch's
+    /// limit: its sizes and element counts are `int64_t`).
     TooLarge {
         /// The shape.
         shape: Vec<usize>,
@@ -147,10 +148,7 @@ impl fmt::Display for ShapeError {
                 )
             }
             ShapeError::Invalid(msg) => f.write_str(msg),
-            ShapeError::TooLarge { shape } => write!(
-                f,
-                "the number of elements of shape {shape:?} does not fit in usize"
-            ),
+            ShapeError::TooLarge { .. } => f.write_str("numel: integer multiplication overflow"),
         }
     }
 }

@@ -119,7 +119,7 @@ pub trait Shape:
     /// # Errors
     /// [`ShapeError::Rank`] or [`ShapeError::StaticSize`] when `dims` does not
     /// fit the static rank or a static size; [`ShapeError::TooLarge`] when
-    /// the element count does not fit in `usize`.
+    /// the element count exceeds `isize::MAX`.
     fn check_dims(dims: &[usize]) -> Result<Self::Dims, ShapeError> {
         check_static(Self::RANK, Self::STATIC_DIMS, dims)?;
         Ok(Self::Dims::from_slice(dims))

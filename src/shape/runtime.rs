@@ -31,8 +31,8 @@ pub type DimVec = SmallVec<[usize; 8]>;
 /// # Errors
 /// [`ShapeError::Mismatch`] when two sizes at the same aligned position are
 /// neither equal nor 1 (size 0 combines only with 0 and 1), and
-/// [`ShapeError::TooLarge`] when the result's number of elements does not fit
-/// in `usize`.
+/// [`ShapeError::TooLarge`] when the result's number of elements exceeds
+/// `isize::MAX`.
 ///
 /// ```
 /// use shaped::broadcast_shapes;
@@ -147,18 +147,26 @@ pub fn check_inplace(output: &[usize], operands: &[&[usize]]) -> Result<(), Shap
     Ok(())
 }
 
-/// The number of elements of `dims`, or [`ShapeError::TooLarge`] when the
-/// product of its nonzero sizes does not fit in `usize`.
+/// The number of elements of `dims`, or [`ShapeError::TooLarge`] (PyTorch's
+/// "numel: integer multiplication overflow") when the product of its nonzero
+/// sizes exceeds `isize::MAX`, PyTorch's limit (sizes are `int64_t` there).
 ///
-/// Requiring the nonzero sizes to fit (and not only the product, which a zero
-/// makes 0) keeps every stride computed from these sizes exact.
+/// Every run-time size enters a tensor through this check (constructors,
+/// `expand` and `broadcast_to`, `reshape`, a shape's `check_dims`), so a
+/// size, a count of elements and every offset computed from them fit in
+/// `isize`: index arithmetic on them needs no wider type. Requiring the
+/// nonzero sizes to fit (and not only the product, which a zero makes 0)
+/// keeps every stride computed from these sizes exact.
 ///
 /// ```
 /// use shaped::shape::checked_numel;
 /// assert_eq!(checked_numel(&[2, 3, 4]).unwrap(), 24);
 /// assert_eq!(checked_numel(&[]).unwrap(), 1);
 /// assert_eq!(checked_numel(&[5, 0]).unwrap(), 0);
-/// assert!(checked_numel(&[usize::MAX, 2]).is_err());
+/// assert_eq!(checked_numel(&[1 << 62, 1]).unwrap(), 1 << 62);
+/// assert_eq!(checked_numel(&[1 << 62, 2]).unwrap_err().to_string(),
+///     "numel: integer multiplication overflow");
+/// assert!(checked_numel(&[1 << 62, 2, 0]).is_err());
 /// ```
 pub fn checked_numel(dims: &[usize]) -> Result<usize, ShapeError> {
     let mut nonzero: usize = 1;
@@ -167,9 +175,12 @@ pub fn checked_numel(dims: &[usize]) -> Result<usize, ShapeError> {
         if d == 0 {
             has_zero = true;
         } else {
-            nonzero = nonzero.checked_mul(d).ok_or_else(|| ShapeError::TooLarge {
-                shape: dims.to_vec(),
-            })?;
+            nonzero = nonzero
+                .checked_mul(d)
+                .filter(|&n| n <= isize::MAX as usize)
+                .ok_or_else(|| ShapeError::TooLarge {
+                    shape: dims.to_vec(),
+                })?;
         }
     }
     Ok(if has_zero { 0 } else { nonzero })

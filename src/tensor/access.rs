@@ -131,16 +131,36 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// let t = Tensor::<i32, Shape![2, 2]>::from_vec(vec![1, 2, 3, 4]);
     /// assert_eq!(t.transpose::<0, 1>().to_vec(), vec![1, 3, 2, 4]);
     /// ```
+    #[track_caller]
     pub fn to_vec(&self) -> Vec<T> {
+        self.try_to_vec().or_panic()
+    }
+
+    /// The fallible form of [`Tensor::to_vec`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_deep_copy`]: the elements of an expanded view can
+    /// need far more memory than the view shares.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let one = Tensor::<f32, DynRank>::try_ones(&[1]).unwrap();
+    /// assert_eq!(one.try_to_vec().unwrap(), vec![1.0]);
+    /// let wide = one.try_broadcast_to::<DynRank>(&[1 << 40]).unwrap();
+    /// let e = wide.try_to_vec().unwrap_err();
+    /// assert!(e.to_string().contains("you tried to allocate 4398046511104 bytes"));
+    /// ```
+    pub fn try_to_vec(&self) -> Result<Vec<T>, ShapeError> {
         if self.numel() == 0 {
             // The offset of an empty view may lie past the end of the storage.
-            return Vec::new();
+            return Ok(Vec::new());
         }
         if self.is_contiguous() {
+            // As many elements as a buffer that exists already holds.
             let g = self.storage.read();
-            return g[self.offset..self.offset + self.numel()].to_vec();
+            return Ok(g[self.offset..self.offset + self.numel()].to_vec());
         }
-        self.deep_copy().into_vec()
+        Ok(self.try_deep_copy()?.into_vec())
     }
 
     /// A contiguous copy of the elements, in new storage (PyTorch's

@@ -12,7 +12,7 @@
 //! assert_eq!((a.numel(), b.numel(), c.numel()), (4, 6, 3));
 //! ```
 
-use crate::backend::cpu::{try_vec_from_fn, vec_from_fn};
+use crate::backend::cpu::{storage_overflow, try_vec_from_fn, vec_from_fn};
 use crate::element::{Element, Float, Numeric};
 use crate::shape::OrPanic;
 use crate::shape::{Dyn, FixedShape, Shape, ShapeError, checked_numel};
@@ -49,7 +49,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ///
     /// # Errors
     /// When `dims` does not fit `S` ([`ShapeError::TooLarge`] when their
-    /// element count does not fit in `usize`); PyTorch's "Storage size
+    /// element count exceeds `isize::MAX`); PyTorch's "Storage size
     /// calculation overflowed with sizes=[..]" when the byte count does not
     /// fit in `isize`, and its "... you tried to allocate N bytes ..." when
     /// the allocator refuses the buffer.
@@ -60,7 +60,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.to_vec(), vec![9; 4]);
     /// ```
     pub fn try_full(dims: &[usize], value: T) -> Result<Self, ShapeError> {
-        let d = S::check_dims(dims)?;
+        let d = check_new::<S>(dims)?;
         Ok(Self::from_parts(try_vec_from_fn(dims, |_| value)?, d))
     }
 
@@ -121,7 +121,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert!(t.to_vec().iter().all(|&x| (0.0..1.0).contains(&x)));
     /// ```
     pub fn try_rand(dims: &[usize], seed: u64) -> Result<Self, ShapeError> {
-        let d = S::check_dims(dims)?;
+        let d = check_new::<S>(dims)?;
         let mut rng = SplitMix64(seed);
         // Rounding to f32 can carry a value just below 1 up to 1: clamp it.
         let below_one = T::one() - T::epsilon() / (T::one() + T::one());
@@ -142,7 +142,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert!(mean.abs() < 0.05);
     /// ```
     pub fn try_randn(dims: &[usize], seed: u64) -> Result<Self, ShapeError> {
-        let d = S::check_dims(dims)?;
+        let d = check_new::<S>(dims)?;
         let mut rng = SplitMix64(seed);
         let data = try_vec_from_fn(dims, |_| T::from_f64(rng.normal()))?;
         Ok(Self::from_parts(data, d))
@@ -361,6 +361,17 @@ impl<T: Float> Tensor<T, (Dyn,)> {
         })?;
         Self::try_from_vec(data, &[steps])
     }
+}
+
+/// `S::check_dims` for a tensor about to be allocated: an element count past
+/// `isize::MAX` is PyTorch's allocation error ("Storage size calculation
+/// overflowed with sizes=[..]"), as `torch.empty` reports it, rather than the
+/// view's "numel: integer multiplication overflow".
+fn check_new<S: Shape>(dims: &[usize]) -> Result<S::Dims, ShapeError> {
+    S::check_dims(dims).map_err(|e| match e {
+        ShapeError::TooLarge { shape } => storage_overflow(&shape),
+        e => e,
+    })
 }
 
 /// SplitMix64: a small, fast, well-mixed generator; good enough for test data

@@ -352,7 +352,7 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
         if start > size {
             return Err(ShapeError::Invalid(format!(
                 "start out of range (expected to be in range of [{}, {size}], but got {start})",
-                -(size as i128)
+                -(size as isize)
             )));
         }
         if len > size - start {
@@ -448,7 +448,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         match view_strides(self.dims(), self.strides(), &dims) {
             Some(strides) => Ok(self.view_as(checked, &strides, self.offset)),
             None => Ok(self
-                .deep_copy()
+                .try_deep_copy()?
                 .view_as(checked, &contiguous_strides(&dims), 0)),
         }
     }

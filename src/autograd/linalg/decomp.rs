@@ -44,9 +44,7 @@ fn of_empty<T: LinalgFloat, S: Shape, S2: Shape>(
 ) -> Var<T, S2> {
     let dims = a.dims().to_vec();
     Var::from_op(value, &[a.node.as_ref()], move || {
-        Box::new(move |_: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(Dyn::<T>::try_zeros(&dims).expect("no elements"))]
-        })
+        Box::new(move |_: &Dyn<T>, _: &[bool]| Ok(smallvec![Some(Dyn::<T>::try_zeros(&dims)?)]))
     })
 }
 
@@ -76,7 +74,7 @@ pub fn try_vector_norm<T: LinalgFloat, S: Shape>(
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
             let r = la::vector::vector_norm_backward(&xv, ord, &[], &g.to_vec(), &norm)
                 .and_then(|v| Dyn::<T>::try_from_vec(v, xv.dims()));
-            smallvec![Some(nan_on_error(r, xv.dims()))]
+            Ok(smallvec![Some(nan_on_error(r, xv.dims()))])
         })
     }))
 }
@@ -121,10 +119,10 @@ pub fn try_svdvals<T: LinalgFloat, S: Matrices>(
     let av = a.erased();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
         Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            smallvec![Some(nan_on_error(
+            Ok(smallvec![Some(nan_on_error(
                 grad::svdvals_backward(g, &av),
                 av.dims()
-            ))]
+            ))])
         })
     }))
 }
@@ -316,7 +314,7 @@ pub fn try_cond<T: LinalgFloat, S: Matrices>(
             Err(_) => {
                 let dims = a.dims().to_vec();
                 return Ok(Var::from_op(value, &[a.node.as_ref()], move || {
-                    Box::new(move |_: &Dyn<T>, _: &[bool]| smallvec![Some(nan_like(&dims))])
+                    Box::new(move |_: &Dyn<T>, _: &[bool]| Ok(smallvec![Some(nan_like(&dims))]))
                 }));
             }
         },
@@ -421,7 +419,12 @@ fn lstsq_core<T: LinalgFloat, SA: Shape, SB: Shape, SX: Shape>(
             };
             let (ga, gb) = match grad::lstsq_backward(&g2, &av, &b2) {
                 Ok((ga, gb)) => (ga, gb),
-                Err(_) => return smallvec![Some(nan_like(av.dims())), Some(nan_like(bv.dims()))],
+                Err(_) => {
+                    return Ok(smallvec![
+                        Some(nan_like(av.dims())),
+                        Some(nan_like(bv.dims()))
+                    ]);
+                }
             };
             let gb = if vec {
                 let mut d = isize_dims(gb.dims());
@@ -431,10 +434,10 @@ fn lstsq_core<T: LinalgFloat, SA: Shape, SB: Shape, SX: Shape>(
             } else {
                 gb
             };
-            smallvec![
+            Ok(smallvec![
                 needs[0].then(|| sum_to_like(ga, av.dims())),
                 needs[1].then(|| sum_to_like(gb, bv.dims())),
-            ]
+            ])
         })
     })
 }
@@ -564,8 +567,11 @@ pub fn try_householder_product<T: LinalgFloat, S: Matrices, ST: Shape>(
         move || {
             Box::new(move |g: &Dyn<T>, needs: &[bool]| {
                 match grad::householder_product_backward(g, &av, &tv) {
-                    Ok((ga, gt)) => smallvec![needs[0].then_some(ga), needs[1].then_some(gt)],
-                    Err(_) => smallvec![Some(nan_like(av.dims())), Some(nan_like(tv.dims()))],
+                    Ok((ga, gt)) => Ok(smallvec![needs[0].then_some(ga), needs[1].then_some(gt)]),
+                    Err(_) => Ok(smallvec![
+                        Some(nan_like(av.dims())),
+                        Some(nan_like(tv.dims()))
+                    ]),
                 }
             })
         },
@@ -619,7 +625,7 @@ fn packed<T: LinalgFloat>(
                     Dyn::<T>::try_from_vec(part, d).expect("the part's own sizes")
                 })
                 .collect();
-            backward(&gs).into_iter().collect()
+            Ok(backward(&gs).into_iter().collect())
         })
     });
     let mut off = 0;

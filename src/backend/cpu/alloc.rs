@@ -11,9 +11,11 @@ const HUGE_PAGE_BYTES: usize = 4 << 20;
 use crate::shape::OrPanic;
 use crate::shape::ShapeError;
 
-/// PyTorch's message when a buffer's byte count does not fit in `isize`.
-fn overflow_message(sizes: &[usize]) -> String {
-    format!("Storage size calculation overflowed with sizes={sizes:?}")
+/// PyTorch's error when a buffer's byte count does not fit in `isize`.
+pub(crate) fn storage_overflow(sizes: &[usize]) -> ShapeError {
+    ShapeError::Invalid(format!(
+        "Storage size calculation overflowed with sizes={sizes:?}"
+    ))
 }
 
 /// PyTorch's message when the allocator refuses a buffer of `bytes` bytes.
@@ -27,7 +29,7 @@ fn out_of_memory_message(bytes: usize) -> String {
 /// count fits in `isize` (Rust's limit for one allocation; PyTorch's error
 /// otherwise).
 pub(crate) fn checked_len<T>(sizes: &[usize]) -> Result<usize, ShapeError> {
-    let overflow = || ShapeError::Invalid(overflow_message(sizes));
+    let overflow = || storage_overflow(sizes);
     let len = if sizes.contains(&0) {
         0
     } else {
@@ -74,18 +76,6 @@ pub(crate) unsafe fn try_alloc_filled_by<T: Copy>(
     // wrote all `len` elements; `T: Copy` has no drop glue to run on them.
     unsafe { v.set_len(len) };
     Ok(v)
-}
-
-/// [`try_alloc_filled_by`] for `len` elements, panicking with its message
-/// where it returns an error (for callers whose sizes came from tensors
-/// that already exist).
-///
-/// # Safety
-/// As for [`try_alloc_filled_by`].
-#[track_caller]
-pub(crate) unsafe fn alloc_filled_by<T: Copy>(len: usize, fill: impl FnOnce(*mut T)) -> Vec<T> {
-    // SAFETY: forwarded to the caller.
-    unsafe { try_alloc_filled_by(&[len], fill) }.or_panic()
 }
 
 /// A buffer for sizes `sizes`, element `i` being `f(i)`, on huge pages when

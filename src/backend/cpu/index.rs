@@ -10,7 +10,9 @@
 //!   ([`span_ok`], O(rank), asserted).
 //! - **Index values.** Every value of the index tensor lies in
 //!   `0..size` of the indexed dimension; the first value that does not is
-//!   returned as `Err(value)` before any element is read or written.
+//!   returned as an error before any element is read or written.
+//! - **Allocation.** A fresh output is allocated fallibly: an index expanded
+//!   to more elements than the machine can hold is an error, never an abort.
 //! - **Writes.** The written tensor's elements have distinct memory
 //!   locations ([`non_overlapping`], asserted), and it is a `&mut` buffer,
 //!   so no input can share it.
@@ -25,7 +27,16 @@ use crate::shape::ShapeError;
 
 use super::elementwise::{Out, Src, map1};
 use super::pool::par_segments;
-use super::{alloc_filled_by, try_alloc_filled_by};
+use super::try_alloc_filled_by;
+
+/// Why [`gather`] returned no output.
+#[derive(Debug, PartialEq)]
+pub(crate) enum GatherError {
+    /// The first index value outside `0..size` of the gathered dimension.
+    Index(i64),
+    /// The output's buffer could not be allocated (PyTorch's message).
+    Alloc(ShapeError),
+}
 
 /// A strided read-only operand: its whole buffer, its strides in the
 /// iteration's dimensions, and its offset.
@@ -161,7 +172,9 @@ unsafe impl<T: Sync> Sync for Rd<T> {}
 /// rule; the span assertion below enforces what memory safety needs).
 ///
 /// # Errors
-/// `Err(value)`: the first index value outside `0..src_dim.0`.
+/// [`GatherError::Index`]: the first index value outside `0..src_dim.0`;
+/// [`GatherError::Alloc`]: the output (of `dims`, which an expanded index
+/// can make far larger than any buffer) cannot be allocated.
 ///
 /// # Panics
 /// When an operand's span leaves its buffer (a broken tensor invariant).
@@ -171,7 +184,7 @@ pub(crate) fn gather<T, I>(
     index: Strided<'_, I>,
     src: Strided<'_, T>,
     src_dim: (usize, usize),
-) -> Result<Vec<T>, i64>
+) -> Result<Vec<T>, GatherError>
 where
     T: Copy + Send + Sync,
     I: Copy + Into<i64> + Sync,
@@ -184,7 +197,7 @@ where
     src_strides[dim] = src_stride;
     assert!(span_ok(&src_dims, &src_strides, src.offset, src.data.len()));
     if let Some(bad) = first_bad_index(dims, index, src_size) {
-        return Err(bad);
+        return Err(GatherError::Index(bad));
     }
     // The plan walks `src` with stride 0 at `dim`: the index picks the
     // position along `dim` instead.
@@ -199,7 +212,6 @@ where
         ],
     );
     let (ip, sp) = (Rd(index.data.as_ptr()), Rd(src.data.as_ptr()));
-    let n = plan.numel();
     let fill = |out: *mut T| {
         let out = Dst(out);
         par_segments(&plan, |offs, st, len| {
@@ -210,8 +222,8 @@ where
                 // coordinate at `dim` zero; adding `v * src_stride` with
                 // `0 <= v < src_size` (every index value was validated above)
                 // stays within the span checked for `src_dims`. The output
-                // offset is below `n`, the buffer's length, and each is
-                // written by exactly one segment.
+                // offset is below `numel(dims)`, the buffer's length, and
+                // each is written by exactly one segment.
                 unsafe {
                     let v: i64 = (*ip.ptr().add(offs[1] + k * st[1])).into();
                     let x = *sp.ptr().add(offs[2] + k * st[2] + v as usize * src_stride);
@@ -220,9 +232,9 @@ where
             }
         });
     };
-    // SAFETY: the output is contiguous with `n` elements and the plan visits
-    // each of its offsets once, so `fill` writes all of them.
-    Ok(unsafe { alloc_filled_by(n, fill) })
+    // SAFETY: the output is contiguous with `numel(dims)` elements and the
+    // plan visits each of its offsets once, so `fill` writes all of them.
+    unsafe { try_alloc_filled_by(dims, fill) }.map_err(GatherError::Alloc)
 }
 
 /// The written tensor of a scatter: its buffer (held exclusively), strides
@@ -399,16 +411,20 @@ mod tests {
         assert!(non_overlapping(&[1, 3], &[0, 1]));
     }
 
-    #[test]
-    fn gather_rejects_before_reading() {
+    /// `gather` along the only axis of `[1., 2., 3.]`, with index values
+    /// `idx` at stride `idx_stride` over `n` outputs.
+    fn gather_from_three(
+        n: usize,
+        idx: &[i64],
+        idx_stride: usize,
+    ) -> Result<Vec<f32>, GatherError> {
         let src = [1.0f32, 2.0, 3.0];
-        let idx = [0i64, 3];
-        let r = gather(
-            &[2],
+        gather(
+            &[n],
             0,
             Strided {
-                data: &idx,
-                strides: &[1],
+                data: idx,
+                strides: &[idx_stride],
                 offset: 0,
             },
             Strided {
@@ -417,7 +433,27 @@ mod tests {
                 offset: 0,
             },
             (3, 1),
+        )
+    }
+
+    #[test]
+    fn gather_rejects_before_reading() {
+        assert_eq!(gather_from_three(2, &[0, 3], 1), Err(GatherError::Index(3)));
+        assert_eq!(gather_from_three(3, &[2, 0, 2], 1), Ok(vec![3.0, 1.0, 3.0]));
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)] // Miri stops at a request larger than its memory.
+    fn gather_too_large_to_allocate_is_an_error() {
+        // One index value broadcast (stride 0) to 2^40 outputs: 4 TiB.
+        let r = gather_from_three(1 << 40, &[0], 0);
+        let Err(GatherError::Alloc(e)) = r else {
+            panic!("expected an allocation error, got {r:?}");
+        };
+        assert!(
+            e.to_string()
+                .contains("you tried to allocate 4398046511104 bytes"),
+            "{e}"
         );
-        assert_eq!(r, Err(3));
     }
 }

@@ -30,7 +30,7 @@
 //! ```
 
 use crate::Tensor;
-use crate::backend::cpu::index::{self as kernel, ScatterOut, Strided};
+use crate::backend::cpu::index::{self as kernel, GatherError, ScatterOut, Strided};
 use crate::element::{Element, Numeric};
 use crate::iter::broadcast_strides;
 use crate::ops::exec::{self, Layout};
@@ -160,7 +160,10 @@ pub(crate) fn run_gather<T: Element, I: IndexElement>(
         },
         src_dim,
     )
-    .map_err(|v| out_of_bounds(v, dim, src_dim.0))
+    .map_err(|e| match e {
+        GatherError::Index(v) => out_of_bounds(v, dim, src_dim.0),
+        GatherError::Alloc(e) => e,
+    })
 }
 
 /// `gather`'s shape checks and call, on erased layouts.
@@ -641,11 +644,10 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         &self,
         indices: &Tensor<I, impl Shape>,
     ) -> Result<Tensor<T, (Dyn,)>, ShapeError> {
-        let flat = self.to_vec();
-        let idx = indices.to_vec();
-        let n = idx.len();
-        let flat = Tensor::<T, DynRank>::try_from_vec(flat, &[self.numel()])?;
-        let idx = Tensor::<I, DynRank>::try_from_vec(idx, &[n])?;
+        // As PyTorch: `self.reshape(-1).gather(0, indices.reshape(-1))`.
+        let flat = self.try_reshape::<DynRank>(&[-1])?;
+        let idx = indices.try_reshape::<DynRank>(&[-1])?;
+        let n = idx.numel();
         let data = gather_impl(flat.layout(), 0, idx.layout())?;
         Tensor::try_from_vec(data, &[n])
     }

@@ -155,8 +155,8 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     {
         let dims = broadcast_pair(mask.dims(), self.dims())?;
         checked_numel(&dims)?;
-        let values = self.try_broadcast_to::<DynRank>(&dims)?.to_vec();
-        let keep = mask.try_broadcast_to::<DynRank>(&dims)?.to_vec();
+        let values = self.try_broadcast_to::<DynRank>(&dims)?.try_to_vec()?;
+        let keep = mask.try_broadcast_to::<DynRank>(&dims)?.try_to_vec()?;
         let picked: Vec<T> = values
             .into_iter()
             .zip(keep)
@@ -213,9 +213,11 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         SM: ExpandsTo<S>,
     {
-        let keep = mask.try_broadcast_to::<DynRank>(self.dims())?.to_vec();
-        let mut values = self.to_vec();
-        let mut src = source.to_vec().into_iter();
+        let keep = mask
+            .try_broadcast_to::<DynRank>(self.dims())?
+            .try_to_vec()?;
+        let mut values = self.try_to_vec()?;
+        let mut src = source.try_to_vec()?.into_iter();
         for (v, m) in values.iter_mut().zip(keep) {
             if m {
                 *v = src.next().ok_or_else(|| {
@@ -275,7 +277,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         S: BroadcastShape<SM>,
     {
         let dims = broadcast_pair(mask.dims(), self.dims())?;
-        let mut out = self.try_broadcast_to::<DynRank>(&dims)?.deep_copy();
+        let mut out = self.try_broadcast_to::<DynRank>(&dims)?.try_deep_copy()?;
         out.try_masked_scatter_(mask, source)?;
         out.try_into_shape()
     }

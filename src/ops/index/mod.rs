@@ -145,7 +145,7 @@ impl<T: crate::element::Element, S: crate::shape::Shape> crate::Tensor<T, S> {
         &self,
         op: impl FnOnce(&mut Self) -> Result<(), ShapeError>,
     ) -> Result<Self, ShapeError> {
-        let mut out = self.deep_copy();
+        let mut out = self.try_deep_copy()?;
         op(&mut out)?;
         Ok(out)
     }

@@ -260,16 +260,12 @@ fn select_layout(
     index: isize,
 ) -> Result<(DimVec, DimVec, usize), ShapeError> {
     check_axis(k, dims.len())?;
-    let size = dims[k];
-    // In i128: an expanded view's size can exceed isize::MAX, and a negative
-    // index added to it must not wrap (found by the fuzzer).
-    let wrapped = if index < 0 {
-        index as i128 + size as i128
-    } else {
-        index as i128
-    };
-    if wrapped < 0 || wrapped >= size as i128 {
-        return Err(out_of_bounds(index as i64, k, size));
+    // Every size is at most isize::MAX (`checked_numel`, where sizes enter),
+    // so `index + size` cannot overflow.
+    let size = dims[k] as isize;
+    let wrapped = if index < 0 { index + size } else { index };
+    if wrapped < 0 || wrapped >= size {
+        return Err(out_of_bounds(index as i64, k, dims[k]));
     }
     let (mut d, mut s) = (DimVec::from_slice(dims), DimVec::from_slice(strides));
     let stride = s.remove(k);
@@ -290,10 +286,11 @@ fn slice_layout(
     if step == 0 {
         return Err(ShapeError::Invalid("slice step cannot be zero".into()));
     }
-    // In i128: an expanded view's size can exceed isize::MAX (found by the
-    // fuzzer), and bounds counted from the end must not wrap.
-    let size = dims[k] as i128;
-    let clamp = |v: i128| {
+    // Every size is at most isize::MAX (`checked_numel`, where sizes enter),
+    // so a bound counted from the end cannot overflow; `v + 1` saturates at
+    // isize::MAX, which clamps to `size` as the exact value would.
+    let size = dims[k] as isize;
+    let clamp = |v: isize| {
         if v < 0 {
             (v + size).max(0)
         } else {
@@ -301,13 +298,13 @@ fn slice_layout(
         }
     };
     let start = match start {
-        Bound::Included(s) => clamp(s as i128),
-        Bound::Excluded(s) => clamp(s as i128 + 1),
+        Bound::Included(s) => clamp(s),
+        Bound::Excluded(s) => clamp(s.saturating_add(1)),
         Bound::Unbounded => 0,
     };
     let end = match end {
-        Bound::Excluded(e) => clamp(e as i128),
-        Bound::Included(e) => clamp(e as i128 + 1),
+        Bound::Excluded(e) => clamp(e),
+        Bound::Included(e) => clamp(e.saturating_add(1)),
         Bound::Unbounded => size,
     };
     // Both ends lie in [0, size], so the count and `start` fit in usize.

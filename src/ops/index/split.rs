@@ -33,6 +33,26 @@ fn split_axis(op: &str, k: usize, rank: usize) -> Result<usize, ShapeError> {
     wrap_dim(k as isize, rank)
 }
 
+/// An empty vector with room for `n` items, or the error PyTorch raises
+/// where its `std::vector` cannot be made: "cannot create std::vector larger
+/// than max_size()" past the address space, "std::bad_alloc" where the
+/// allocator refuses. (`split(1)` of an expanded axis can ask for more parts
+/// than memory holds.)
+fn try_with_capacity<X>(n: usize) -> Result<Vec<X>, ShapeError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        let fits = n
+            .checked_mul(core::mem::size_of::<X>())
+            .is_some_and(|b| b <= isize::MAX as usize);
+        ShapeError::Invalid(if fits {
+            "std::bad_alloc".into()
+        } else {
+            "cannot create std::vector larger than max_size()".into()
+        })
+    })?;
+    Ok(v)
+}
+
 /// PyTorch's `split` sizes for an axis of `size`.
 fn split_sizes(size: usize, split_size: usize) -> Result<Vec<usize>, ShapeError> {
     if split_size == 0 && size != 0 {
@@ -44,9 +64,9 @@ fn split_sizes(size: usize, split_size: usize) -> Result<Vec<usize>, ShapeError>
         return Ok(vec![0]);
     }
     let n = size.div_ceil(split_size).max(1);
-    Ok((0..n)
-        .map(|i| split_size.min(size - (i * split_size).min(size)))
-        .collect())
+    let mut sizes = try_with_capacity(n)?;
+    sizes.extend((0..n).map(|i| split_size.min(size - (i * split_size).min(size))));
+    Ok(sizes)
 }
 
 /// PyTorch's `chunk` sizes for an axis of `size`.
@@ -58,7 +78,9 @@ fn chunk_sizes(size: usize, chunks: usize) -> Result<Vec<usize>, ShapeError> {
     }
     if size == 0 {
         // `chunks` empty parts, as PyTorch keeps their number.
-        return Ok(vec![0; chunks]);
+        let mut sizes = try_with_capacity(chunks)?;
+        sizes.resize(chunks, 0);
+        return Ok(sizes);
     }
     split_sizes(size, size.div_ceil(chunks))
 }
@@ -94,15 +116,13 @@ impl<T: Element, S: Shape> Tensor<T, S> {
                 "split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at dimension {dim}), but got split_sizes={sizes:?}"
             )));
         }
+        let mut parts = try_with_capacity(sizes.len())?;
         let mut start = 0;
-        sizes
-            .iter()
-            .map(|&len| {
-                let part = self.narrow(dim as isize, start, len);
-                start += len;
-                part
-            })
-            .collect()
+        for &len in sizes {
+            parts.push(self.narrow(dim as isize, start, len)?);
+            start += len;
+        }
+        Ok(parts)
     }
 
     /// Views of consecutive parts of `sizes` along axis `K`.
