@@ -101,7 +101,7 @@ macro_rules! binary_ops {
             /// assert_eq!(a.to_vec(), want);
             /// ```
             #[track_caller]
-            pub fn $inplace<S2: Shape>(&mut self, other: &Tensor<T, S2, D>)
+            pub fn $inplace<S2>(&mut self, other: &Tensor<T, S2, D>)
             where
                 S2: ExpandsTo<S>,
             {
@@ -123,7 +123,7 @@ macro_rules! binary_ops {
             #[doc = concat!("assert_eq!(a.", stringify!($try_inplace), "(&b).unwrap_err().to_string(),")]
             ///     "output with shape [1, 4] doesn't match the broadcast shape [3, 4]");
             /// ```
-            pub fn $try_inplace<S2: Shape>(&mut self, other: &Tensor<T, S2, D>) -> Result<(), D::Error>
+            pub fn $try_inplace<S2>(&mut self, other: &Tensor<T, S2, D>) -> Result<(), D::Error>
             where
                 S2: ExpandsTo<S>,
             {

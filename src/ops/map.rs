@@ -239,7 +239,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// t.try_copy_from(&Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.])).unwrap();
     /// assert_eq!(t.to_vec(), vec![1., 2., 3., 1., 2., 3.]);
     /// ```
-    pub fn try_copy_from<S2: Shape>(&mut self, src: &Tensor<T, S2, D>) -> Result<(), D::Error>
+    pub fn try_copy_from<S2>(&mut self, src: &Tensor<T, S2, D>) -> Result<(), D::Error>
     where
         S2: ExpandsTo<S>,
     {
@@ -258,7 +258,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// assert_eq!(t.to_vec(), vec![1, 1, 2, 2]);
     /// ```
     #[track_caller]
-    pub fn copy_from<S2: Shape>(&mut self, src: &Tensor<T, S2, D>)
+    pub fn copy_from<S2>(&mut self, src: &Tensor<T, S2, D>)
     where
         S2: ExpandsTo<S>,
     {

@@ -71,7 +71,7 @@ where
 }
 
 #[track_caller]
-fn assign_op<T: Numeric, Op: OperatorOp<T>, S: Shape, S2: Shape, D: Backend<T>>(
+fn assign_op<T: Numeric, Op: OperatorOp<T>, S: Shape, S2, D: Backend<T>>(
     a: &mut Tensor<T, S, D>,
     b: &Tensor<T, S2, D>,
 ) where

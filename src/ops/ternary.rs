@@ -87,12 +87,8 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// assert_eq!(s.to_vec(), vec![19, 20]);
     /// ```
     #[track_caller]
-    pub fn addcmul_<S1: Shape, S2: Shape>(
-        &mut self,
-        t1: &Tensor<T, S1, D>,
-        t2: &Tensor<T, S2, D>,
-        value: T,
-    ) where
+    pub fn addcmul_<S1, S2>(&mut self, t1: &Tensor<T, S1, D>, t2: &Tensor<T, S2, D>, value: T)
+    where
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
     {
@@ -113,7 +109,7 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// s.try_addcmul_(&t, &t, 1.).unwrap();
     /// assert_eq!(s.to_vec(), vec![1., 4., 1., 4.]);
     /// ```
-    pub fn try_addcmul_<S1: Shape, S2: Shape>(
+    pub fn try_addcmul_<S1, S2>(
         &mut self,
         t1: &Tensor<T, S1, D>,
         t2: &Tensor<T, S2, D>,
@@ -299,12 +295,8 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// assert_eq!(s.to_vec(), vec![4., 5.]);
     /// ```
     #[track_caller]
-    pub fn addcdiv_<S1: Shape, S2: Shape>(
-        &mut self,
-        t1: &Tensor<T, S1, D>,
-        t2: &Tensor<T, S2, D>,
-        value: T,
-    ) where
+    pub fn addcdiv_<S1, S2>(&mut self, t1: &Tensor<T, S1, D>, t2: &Tensor<T, S2, D>, value: T)
+    where
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
     {
@@ -323,7 +315,7 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// s.try_addcdiv_(&t, &t, 3.).unwrap();
     /// assert_eq!(s.to_vec(), vec![3., 3.]);
     /// ```
-    pub fn try_addcdiv_<S1: Shape, S2: Shape>(
+    pub fn try_addcdiv_<S1, S2>(
         &mut self,
         t1: &Tensor<T, S1, D>,
         t2: &Tensor<T, S2, D>,
@@ -397,7 +389,7 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// assert_eq!(a.to_vec(), vec![0., 5., 10.]);
     /// ```
     #[track_caller]
-    pub fn lerp_<S1: Shape, S2: Shape>(&mut self, end: &Tensor<T, S1, D>, weight: &Tensor<T, S2, D>)
+    pub fn lerp_<S1, S2>(&mut self, end: &Tensor<T, S1, D>, weight: &Tensor<T, S2, D>)
     where
         S1: ExpandsTo<S>,
         S2: ExpandsTo<S>,
@@ -417,7 +409,7 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// assert_eq!(a.try_lerp_(&b, &a.clone()).unwrap_err().to_string(),
     ///     "output with shape [1, 4] doesn't match the broadcast shape [3, 4]");
     /// ```
-    pub fn try_lerp_<S1: Shape, S2: Shape>(
+    pub fn try_lerp_<S1, S2>(
         &mut self,
         end: &Tensor<T, S1, D>,
         weight: &Tensor<T, S2, D>,
@@ -488,7 +480,7 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// assert_eq!(a.to_vec(), vec![2., 5.]);
     /// ```
     #[track_caller]
-    pub fn lerp_scalar_<S1: Shape>(&mut self, end: &Tensor<T, S1, D>, weight: T)
+    pub fn lerp_scalar_<S1>(&mut self, end: &Tensor<T, S1, D>, weight: T)
     where
         S1: ExpandsTo<S>,
     {
@@ -507,7 +499,7 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// assert_eq!(a.try_lerp_scalar_(&b, 0.5).unwrap_err().to_string(),
     ///     "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1");
     /// ```
-    pub fn try_lerp_scalar_<S1: Shape>(
+    pub fn try_lerp_scalar_<S1>(
         &mut self,
         end: &Tensor<T, S1, D>,
         weight: T,
@@ -533,7 +525,7 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
 /// assert_eq!(where_cond(&c, &x, &y).to_vec(), vec![1, 2, 3, 0, 0, 0]);
 /// ```
 #[track_caller]
-pub fn where_cond<T: Element, SC: Shape, SX: Shape, SY: Shape, D: Backend<T> + Backend<bool>>(
+pub fn where_cond<T: Element, SC, SX: Shape, SY: Shape, D: Backend<T> + Backend<bool>>(
     cond: &Tensor<bool, SC, D>,
     x: &Tensor<T, SX, D>,
     y: &Tensor<T, SY, D>,
@@ -555,7 +547,7 @@ where
 /// let x = Tensor::<f32, DynRank>::try_zeros(&[3]).unwrap();
 /// assert!(try_where_cond(&c, &x, &x).is_err());
 /// ```
-pub fn try_where_cond<T: Element, SC: Shape, SX: Shape, SY: Shape, D: Backend<T> + Backend<bool>>(
+pub fn try_where_cond<T: Element, SC, SX: Shape, SY: Shape, D: Backend<T> + Backend<bool>>(
     cond: &Tensor<bool, SC, D>,
     x: &Tensor<T, SX, D>,
     y: &Tensor<T, SY, D>,

@@ -198,6 +198,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.try_addmv(&a, &v, 1.0, 1.0).err().unwrap().to_string(),
     ///     "size mismatch, got input (3), mat (2x3), vec (3)");
     /// ```
+    #[allow(clippy::type_complexity)] // a one-element shape of the matrix's rows
     pub fn try_addmv<SA: MatrixShape, SV: VectorShape>(
         &self,
         mat: &Tensor<T, SA, D>,

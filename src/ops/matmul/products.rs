@@ -153,6 +153,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(a.try_mv(&v).err().unwrap().to_string(),
     ///     "size mismatch, got input (2), mat (2x3), vec (4)");
     /// ```
+    #[allow(clippy::type_complexity)] // a one-element shape of the matrix's rows
     pub fn try_mv<S2: VectorShape>(
         &self,
         vec: &Tensor<T, S2, D>,
