@@ -51,7 +51,7 @@ fn unmasked_grad<T: Float>(
     dims: &[usize],
 ) -> Result<Dyn<T>, ShapeError> {
     let r: Dyn<T> = g.try_masked_fill(mask, T::zero())?;
-    Ok(sum_to_like(r, dims))
+    sum_to_like(r, dims)
 }
 
 /// The backward function of `take_along_dim` along axis `k` of an input of
@@ -70,7 +70,7 @@ fn take_along_dim_backward<T: Float, I: IndexElement>(
         idims[k] = indices.dims()[k];
         let idx = indices.try_broadcast_to::<DynRank>(&idims)?;
         let r = zeros(&bdims)?.try_scatter_add(k as isize, &idx, g)?;
-        Ok(smallvec![Some(sum_to_like(r, &dims))])
+        Ok(smallvec![Some(sum_to_like(r, &dims)?)])
     })
 }
 

@@ -24,7 +24,7 @@ use smallvec::smallvec;
 
 use super::Var;
 use super::graph::Dyn;
-use super::pointwise::sum_to_like;
+use super::pointwise::{sum_to_like, when};
 use crate::linalg::{self as la, BatchOf, LinalgFloat, SolveShape, SquareMatrices, grad};
 use crate::shape::{DynRank, Shape, ShapeError};
 
@@ -164,8 +164,8 @@ where
                     Err(_) => (nan_like(av.dims()), nan_like(x.dims())),
                 };
                 Ok(smallvec![
-                    needs[0].then(|| sum_to_like(ga, av.dims())),
-                    needs[1].then(|| sum_to_like(gb, &bdims)),
+                    when(needs[0], || sum_to_like(ga, av.dims()))?,
+                    when(needs[1], || sum_to_like(gb, &bdims))?,
                 ])
             })
         },
@@ -247,8 +247,12 @@ fn nan_on_error<T: LinalgFloat>(r: Result<Dyn<T>, ShapeError>, dims: &[usize]) -
     r.unwrap_or_else(|_| nan_like(dims))
 }
 
+/// A NaN gradient of sizes `dims`: one element, expanded (no allocation
+/// that could fail).
 fn nan_like<T: LinalgFloat>(dims: &[usize]) -> Dyn<T> {
-    Dyn::<T>::try_full(dims, T::nan()).expect("the sizes of an existing tensor")
+    Dyn::<T>::scalar(T::nan())
+        .try_broadcast_to(dims)
+        .expect("a scalar broadcasts to any sizes")
 }
 
 /// `X` with `A X = B` for triangular `A`, as
@@ -292,8 +296,8 @@ where
                     grad::solve_triangular_backward::<T, DynRank, DynRank>(g, &av, &x, tri)
                         .unwrap_or_else(|_| (nan_like(av.dims()), nan_like(x.dims())));
                 Ok(smallvec![
-                    needs[0].then(|| sum_to_like(ga, av.dims())),
-                    needs[1].then(|| sum_to_like(gb, &bdims)),
+                    when(needs[0], || sum_to_like(ga, av.dims()))?,
+                    when(needs[1], || sum_to_like(gb, &bdims))?,
                 ])
             })
         },
@@ -397,8 +401,8 @@ where
                     sum_to_like(r.unwrap_or_else(|_| nan_like(g.dims())), like)
                 };
                 Ok(smallvec![
-                    needs[0].then(|| cross(&bv, g, av.dims())),
-                    needs[1].then(|| cross(g, &av, bv.dims())),
+                    when(needs[0], || cross(&bv, g, av.dims()))?,
+                    when(needs[1], || cross(g, &av, bv.dims()))?,
                 ])
             })
         },

@@ -74,7 +74,7 @@ fn matmul_backward<T: Float>(a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> {
         // A product (and its batch) can be larger than the forward result:
         // an allocation that fails is the rule's error.
         let grad = |x: &Dyn<T>, y: &Dyn<T>, like: &Dyn<T>, dims: &[usize]| {
-            reshape_to(&sum_to_like(x.try_matmul(y)?, like.dims()), dims)
+            reshape_to(&sum_to_like(x.try_matmul(y)?, like.dims())?, dims)
         };
         Ok(smallvec![
             needs[0]

@@ -13,10 +13,27 @@ use crate::Tensor;
 use crate::element::Float;
 use crate::shape::{Broadcast, Broadcast3, BroadcastShape, Shape, ShapeError};
 
-/// `g` summed to the sizes of `like` (a view when nothing is summed).
-pub(crate) fn sum_to_like<T: Float>(g: Dyn<T>, like: &[usize]) -> Dyn<T> {
+/// `g` summed to the sizes of `like` (a view when nothing is summed); an
+/// error only when the sum cannot be allocated.
+pub(crate) fn sum_to_like<T: Float>(g: Dyn<T>, like: &[usize]) -> Result<Dyn<T>, ShapeError> {
     g.try_sum_to_size(like)
-        .expect("an input broadcasts to the result it produced")
+}
+
+/// `f()` when `need`, else `None`: a gradient computed only for the inputs
+/// that need one, its error passed on.
+pub(crate) fn when<T: Float>(
+    need: bool,
+    f: impl FnOnce() -> Result<Dyn<T>, ShapeError>,
+) -> Result<Option<Dyn<T>>, ShapeError> {
+    need.then(f).transpose()
+}
+
+/// `g` summed to the sizes of `like`, if present.
+pub(crate) fn sum_to_opt<T: Float>(
+    g: Option<Dyn<T>>,
+    like: &[usize],
+) -> Result<Option<Dyn<T>>, ShapeError> {
+    g.map(|t| sum_to_like(t, like)).transpose()
 }
 
 /// The two-operand operations with a gradient.
@@ -38,25 +55,22 @@ fn binary_backward<T: Float>(op: Binary, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> 
         let (da, db) = (needs[0], needs[1]);
         let half = T::from_f64(0.5);
         let zero = T::zero();
-        let map = |f: fn(T, T, T) -> T| {
-            g.try_zip_map3(&a, &b, f)
-                .expect("operands broadcast to the result")
-        };
+        let map = |f: fn(T, T, T) -> T| g.try_zip_map3(&a, &b, f);
         let (ga, gb): (Option<Dyn<T>>, Option<Dyn<T>>) = match op {
             Binary::Add => (da.then(|| g.share()), db.then(|| g.share())),
             Binary::Sub => (
                 da.then(|| g.share()),
                 // Negate before summing, as PyTorch: the sign of a zero sum
                 // depends on the order.
-                db.then(|| sum_to_like(g.neg(), b.dims())),
+                when(db, || sum_to_like(g.try_neg()?, b.dims()))?,
             ),
-            Binary::Mul => (da.then(|| g.mul(&b)), db.then(|| g.mul(&a))),
+            Binary::Mul => (when(da, || g.try_mul(&b))?, when(db, || g.try_mul(&a))?),
             Binary::Div => (
-                da.then(|| g.div(&b)),
-                db.then(|| map(|g, x, y| -g * x / (y * y))),
+                when(da, || g.try_div(&b))?,
+                when(db, || map(|g, x, y| -g * x / (y * y)))?,
             ),
             Binary::Pow => (
-                da.then(|| {
+                when(da, || {
                     map(|g, x, y| {
                         if y == T::zero() {
                             T::zero()
@@ -64,8 +78,8 @@ fn binary_backward<T: Float>(op: Binary, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> 
                             g * y * x.powf(y - T::one())
                         }
                     })
-                }),
-                db.then(|| {
+                })?,
+                when(db, || {
                     map(|g, x, y| {
                         if x == T::zero() && y >= T::zero() {
                             T::zero()
@@ -73,7 +87,7 @@ fn binary_backward<T: Float>(op: Binary, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> 
                             g * x.powf(y) * x.ln()
                         }
                     })
-                }),
+                })?,
             ),
             // Ties split the gradient, as PyTorch does.
             Binary::Maximum | Binary::Minimum => {
@@ -88,18 +102,18 @@ fn binary_backward<T: Float>(op: Binary, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> 
                     }
                 };
                 (
-                    da.then(|| g.try_zip_map3(&a, &b, pick).expect("operands broadcast")),
-                    db.then(|| g.try_zip_map3(&b, &a, pick).expect("operands broadcast")),
+                    when(da, || g.try_zip_map3(&a, &b, pick))?,
+                    when(db, || g.try_zip_map3(&b, &a, pick))?,
                 )
             }
             Binary::Atan2 => (
-                da.then(|| map(|g, x, y| g * y / (x * x + y * y))),
-                db.then(|| map(|g, x, y| -g * x / (x * x + y * y))),
+                when(da, || map(|g, x, y| g * y / (x * x + y * y)))?,
+                when(db, || map(|g, x, y| -g * x / (x * x + y * y)))?,
             ),
         };
         Ok(smallvec![
-            ga.map(|t| sum_to_like(t, a.dims())),
-            gb.map(|t| sum_to_like(t, b.dims())),
+            sum_to_opt(ga, a.dims())?,
+            sum_to_opt(gb, b.dims())?,
         ])
     })
 }
@@ -259,26 +273,24 @@ fn ternary_backward<T: Float>(op: Ternary<T>, s: Dyn<T>, a: Dyn<T>, b: Dyn<T>) -
     Box::new(move |g, needs| {
         let zero = T::zero();
         let (ds, da, db) = (needs[0], needs[1], needs[2]);
-        let m3 = |x: &Dyn<T>, y: &Dyn<T>, f: &(dyn Fn(T, T, T) -> T + Sync)| {
-            g.try_zip_map3(x, y, f)
-                .expect("operands broadcast to the result")
-        };
+        let m3 =
+            |x: &Dyn<T>, y: &Dyn<T>, f: &(dyn Fn(T, T, T) -> T + Sync)| g.try_zip_map3(x, y, f);
         let (gs, ga, gb) = match op {
             Ternary::Addcmul(v) => (
                 ds.then(|| g.share()),
-                da.then(|| m3(&b, &b, &|g, y, _| g * v * y)),
-                db.then(|| m3(&a, &a, &|g, x, _| g * v * x)),
+                when(da, || m3(&b, &b, &|g, y, _| g * v * y))?,
+                when(db, || m3(&a, &a, &|g, x, _| g * v * x))?,
             ),
             Ternary::Addcdiv(v) => (
                 ds.then(|| g.share()),
-                da.then(|| m3(&b, &b, &|g, y, _| g * v / y)),
-                db.then(|| m3(&a, &b, &|g, x, y| -g * v * x / (y * y))),
+                when(da, || m3(&b, &b, &|g, y, _| g * v / y))?,
+                when(db, || m3(&a, &b, &|g, x, y| -g * v * x / (y * y)))?,
             ),
             // lerp(s, a = end, b = weight) = s + b (a - s).
             Ternary::Lerp => (
-                ds.then(|| m3(&b, &b, &|g, w, _| g * (T::one() - w))),
-                da.then(|| m3(&b, &b, &|g, w, _| g * w)),
-                db.then(|| m3(&s, &a, &|g, x, e| g * (e - x))),
+                when(ds, || m3(&b, &b, &|g, w, _| g * (T::one() - w)))?,
+                when(da, || m3(&b, &b, &|g, w, _| g * w))?,
+                when(db, || m3(&s, &a, &|g, x, e| g * (e - x)))?,
             ),
             // clamp(s, a = min, b = max), as PyTorch's clamp_backward_min_max.
             Ternary::ClampTensor => {
@@ -291,19 +303,18 @@ fn ternary_backward<T: Float>(op: Ternary<T>, s: Dyn<T>, a: Dyn<T>, b: Dyn<T>) -
                 let flags = lo_hi?;
                 let pick = |bit: u8| {
                     g.try_zip_map(&flags, move |g, f: u8| if f & bit != 0 { g } else { zero })
-                        .expect("same sizes")
                 };
                 (
-                    ds.then(|| pick(1)),
-                    da.then(|| pick(2)),
-                    db.then(|| pick(4)),
+                    when(ds, || pick(1))?,
+                    when(da, || pick(2))?,
+                    when(db, || pick(4))?,
                 )
             }
         };
         Ok(smallvec![
-            gs.map(|t| sum_to_like(t, s.dims())),
-            ga.map(|t| sum_to_like(t, a.dims())),
-            gb.map(|t| sum_to_like(t, b.dims())),
+            sum_to_opt(gs, s.dims())?,
+            sum_to_opt(ga, a.dims())?,
+            sum_to_opt(gb, b.dims())?,
         ])
     })
 }
@@ -507,11 +518,10 @@ where
             let pick = |keep: bool| {
                 let z = T::zero();
                 g.try_zip_map(&c, move |g, c| if c == keep { g } else { z })
-                    .expect("the condition broadcasts to the result")
             };
             Ok(smallvec![
-                needs[0].then(|| sum_to_like(pick(true), &dx)),
-                needs[1].then(|| sum_to_like(pick(false), &dy)),
+                when(needs[0], || sum_to_like(pick(true)?, &dx))?,
+                when(needs[1], || sum_to_like(pick(false)?, &dy))?,
             ])
         })
     })

@@ -45,12 +45,6 @@ pub(crate) enum Reduction {
     LogSumExp,
 }
 
-/// `x` reduced by `op` over `mask`, with the reduced dims kept as 1; for a
-/// forward pass already made, so it cannot fail.
-fn forward_keepdim<T: Float>(op: Reduction, x: &Dyn<T>, mask: &[bool]) -> Dyn<T> {
-    try_forward_keepdim(op, x, mask).expect("the forward pass succeeded")
-}
-
 /// `x` reduced by `op` over `mask`, with the reduced dims kept as 1.
 ///
 /// # Errors
@@ -81,44 +75,49 @@ fn try_forward_keepdim<T: Float>(
 }
 
 /// `a op b` at the broadcast of the two (here always `x`'s sizes).
-fn zip<T: Float>(a: &Dyn<T>, b: &Dyn<T>, f: impl Fn(T, T) -> T + Sync) -> Dyn<T> {
+fn zip<T: Float>(
+    a: &Dyn<T>,
+    b: &Dyn<T>,
+    f: impl Fn(T, T) -> T + Sync,
+) -> Result<Dyn<T>, ShapeError> {
     a.try_zip_map(b, f)
-        .expect("a keepdim result broadcasts to its input")
 }
 
 /// `f(a, b, c)` at the broadcast of the three.
-fn zip3<T: Float>(a: &Dyn<T>, b: &Dyn<T>, c: &Dyn<T>, f: impl Fn(T, T, T) -> T + Sync) -> Dyn<T> {
+fn zip3<T: Float>(
+    a: &Dyn<T>,
+    b: &Dyn<T>,
+    c: &Dyn<T>,
+    f: impl Fn(T, T, T) -> T + Sync,
+) -> Result<Dyn<T>, ShapeError> {
     a.try_zip_map3(b, c, f)
-        .expect("keepdim results broadcast to their input")
 }
 
-/// The gradient of `x` for `y = op(x)` (keepdim sizes for `y` and `g`).
+/// The gradient of `x` for `y = op(x)` (keepdim sizes for `y` and `g`); an
+/// error only when a buffer cannot be allocated.
 fn reduction_grad<T: Float>(
     op: Reduction,
     x: &Dyn<T>,
     y: &Dyn<T>,
     g: &Dyn<T>,
     mask: &[bool],
-) -> Dyn<T> {
+) -> Result<Dyn<T>, ShapeError> {
     let n = crate::ops::reduce::reduced_count(x.dims(), mask);
     let nf = T::from_f64(n as f64);
     let zero = T::zero();
-    let sum_k = |t: &Dyn<T>| forward_keepdim(Reduction::Sum, t, mask);
-    let expand = |t: Dyn<T>| {
-        t.try_broadcast_to::<DynRank>(x.dims())
-            .expect("keepdim sizes expand")
-    };
+    let sum_k = |t: &Dyn<T>| try_forward_keepdim(Reduction::Sum, t, mask);
+    let expand = |t: Dyn<T>| t.try_broadcast_to::<DynRank>(x.dims());
     match op {
         Reduction::Sum => expand(g.share()),
-        Reduction::Mean => expand(g.map(move |g| g / nf)),
+        Reduction::Mean => expand(g.try_map(move |g| g / nf)?),
         Reduction::Prod => {
             // The product of the nonzero elements and the number of zeros.
-            let nonzero = forward_keepdim(
+            let nonzero = try_forward_keepdim(
                 Reduction::Prod,
-                &x.map(move |v| if v == zero { T::one() } else { v }),
+                &x.try_map(move |v| if v == zero { T::one() } else { v })?,
                 mask,
-            );
-            let zeros = sum_k(&x.map(move |v| if v == zero { T::one() } else { zero }));
+            )?;
+            let zeros = sum_k(&x.try_map(move |v| if v == zero { T::one() } else { zero })?)?;
             let others = zip3(x, &nonzero, &zeros, move |v, p, z| {
                 if z == zero {
                     p / v
@@ -127,24 +126,28 @@ fn reduction_grad<T: Float>(
                 } else {
                     zero
                 }
-            });
+            })?;
             zip(&others, g, |o, g| o * g)
         }
         Reduction::Max | Reduction::Min => {
             // Ties share the gradient evenly, as PyTorch's amax/amin.
-            let count = sum_k(&zip(x, y, move |v, m| if v == m { T::one() } else { zero }));
-            let share = zip(g, &count, |g, c| g / c);
+            let count = sum_k(&zip(
+                x,
+                y,
+                move |v, m| if v == m { T::one() } else { zero },
+            )?)?;
+            let share = zip(g, &count, |g, c| g / c)?;
             zip3(x, y, &share, move |v, m, s| if v == m { s } else { zero })
         }
         Reduction::Var(c) => {
-            let mean = forward_keepdim(Reduction::Mean, x, mask);
+            let mean = try_forward_keepdim(Reduction::Mean, x, mask)?;
             let k = T::from_f64(2.0 / (n as f64 - c as f64).max(0.0));
             zip3(x, &mean, g, move |v, m, g| g * k * (v - m))
         }
         Reduction::Std(c) => {
-            let mean = forward_keepdim(Reduction::Mean, x, mask);
+            let mean = try_forward_keepdim(Reduction::Mean, x, mask)?;
             let dof = T::from_f64((n as f64 - c as f64).max(0.0));
-            let scale = zip(g, y, move |g, s| g / (dof * s));
+            let scale = zip(g, y, move |g, s| g / (dof * s))?;
             zip3(x, &mean, &scale, |v, m, s| s * (v - m))
         }
         Reduction::Norm(p) => norm_grad(NormKind::of(p), x, y, g, mask),
@@ -159,10 +162,10 @@ fn norm_grad<T: Float>(
     y: &Dyn<T>,
     g: &Dyn<T>,
     mask: &[bool],
-) -> Dyn<T> {
+) -> Result<Dyn<T>, ShapeError> {
     let zero = T::zero();
     match kind {
-        NormKind::Zero => zeros_like(x.dims()),
+        NormKind::Zero => Ok(zeros_like(x.dims())),
         NormKind::One => zip(x, g, |v, g| g * scalar::sign(v)),
         NormKind::Two => zip3(
             x,
@@ -171,11 +174,9 @@ fn norm_grad<T: Float>(
             move |v, n, g| if n == zero { zero } else { g * v / n },
         ),
         NormKind::Inf | NormKind::NegInf => {
-            let hit = x
-                .try_zip_map(y, move |v, n| if v.abs() == n { T::one() } else { zero })
-                .expect("keepdim");
-            let count = forward_keepdim(Reduction::Sum, &hit, mask);
-            let share = zip(g, &count, |g, c| g / c);
+            let hit = x.try_zip_map(y, move |v, n| if v.abs() == n { T::one() } else { zero })?;
+            let count = try_forward_keepdim(Reduction::Sum, &hit, mask)?;
+            let share = zip(g, &count, |g, c| g / c)?;
             zip3(x, y, &share, move |v, n, s| {
                 if v.abs() == n {
                     s * scalar::sign(v)
@@ -190,7 +191,7 @@ fn norm_grad<T: Float>(
                 g,
                 y,
                 move |g, n| if n == zero { zero } else { g / n.powf(pm1) },
-            );
+            )?;
             zip(x, &scale, move |v, s| {
                 if v == zero {
                     zero
@@ -220,7 +221,7 @@ impl<T: Float, S: Shape> Var<T, S> {
             let keep: DimVec = y.dims().into();
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
                 let g = reshape_to(g, &keep)?;
-                Ok(smallvec![Some(reduction_grad(op, &x, &y, &g, &mask))])
+                Ok(smallvec![Some(reduction_grad(op, &x, &y, &g, &mask)?)])
             })
         }))
     }
@@ -437,15 +438,16 @@ impl<T: Float, S: Shape> Var<T, S> {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
                 let grad = match op {
                     Normalize::Softmax => {
-                        let gy = forward_keepdim(Reduction::Sum, &zip(g, &y, |g, y| g * y), &mask);
+                        let gy =
+                            try_forward_keepdim(Reduction::Sum, &zip(g, &y, |g, y| g * y)?, &mask)?;
                         zip3(&y, g, &gy, |y, g, s| y * (g - s))
                     }
                     Normalize::LogSoftmax => {
-                        let gs = forward_keepdim(Reduction::Sum, g, &mask);
+                        let gs = try_forward_keepdim(Reduction::Sum, g, &mask)?;
                         zip3(g, &y, &gs, |g, y, s| g - y.exp() * s)
                     }
                 };
-                Ok(smallvec![Some(grad)])
+                Ok(smallvec![Some(grad?)])
             })
         }))
     }

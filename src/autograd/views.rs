@@ -33,7 +33,7 @@ fn reshape_backward<T: Float>(dims: DimVec) -> BackwardFn<T> {
 
 /// The backward function of a broadcast of an input of sizes `dims`.
 fn expand_backward<T: Float>(dims: DimVec) -> BackwardFn<T> {
-    Box::new(move |g, _| Ok(smallvec![Some(sum_to_like(g.share(), &dims))]))
+    Box::new(move |g, _| Ok(smallvec![Some(sum_to_like(g.share(), &dims)?)]))
 }
 
 impl<T: Float, S: Shape> Var<T, S> {

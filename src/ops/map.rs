@@ -31,8 +31,29 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// let t = Tensor::<i32, Shape![3]>::from_vec(vec![1, 2, 3]);
     /// assert_eq!(t.map(|x| x * 10).to_vec(), vec![10, 20, 30]);
     /// ```
+    ///
+    /// # Panics
+    /// When the result cannot be allocated; see [`Tensor::try_map`].
+    #[track_caller]
     pub fn map<O: Element>(&self, f: impl Fn(T) -> O + Sync) -> Tensor<O, S> {
-        exec::map1(self.layout(), f).expect("a tensor's own sizes fit its shape")
+        self.try_map(f).or_panic()
+    }
+
+    /// The fallible form of [`Tensor::map`].
+    ///
+    /// # Errors
+    /// When the result cannot be allocated (PyTorch's allocator message).
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2]>::from_vec(vec![1, 2]);
+    /// assert_eq!(t.try_map(|x| x + 1).unwrap().to_vec(), vec![2, 3]);
+    /// ```
+    pub fn try_map<O: Element>(
+        &self,
+        f: impl Fn(T) -> O + Sync,
+    ) -> Result<Tensor<O, S>, ShapeError> {
+        exec::map1(self.layout(), f)
     }
 
     /// `f` applied to `self` and `other` broadcast together.

@@ -19,7 +19,7 @@
 
 use smallvec::smallvec;
 
-use super::{nan_like, nan_on_error, sum_to_like};
+use super::{nan_like, nan_on_error, sum_to_like, when};
 use crate::autograd::Var;
 use crate::autograd::graph::Dyn;
 use crate::linalg::{
@@ -410,10 +410,10 @@ fn lstsq_core<T: LinalgFloat, SA: Shape, SB: Shape, SX: Shape>(
             let col = |x: &Dyn<T>| {
                 let mut d = isize_dims(x.dims());
                 d.push(1);
-                x.try_reshape::<DynRank>(&d).expect("one more size-1 axis")
+                x.try_reshape::<DynRank>(&d)
             };
             let (g2, b2) = if vec {
-                (col(g), col(&bv))
+                (col(g)?, col(&bv)?)
             } else {
                 (g.share(), bv.share())
             };
@@ -429,14 +429,13 @@ fn lstsq_core<T: LinalgFloat, SA: Shape, SB: Shape, SX: Shape>(
             let gb = if vec {
                 let mut d = isize_dims(gb.dims());
                 d.pop();
-                gb.try_reshape::<DynRank>(&d)
-                    .expect("drops the size-1 axis")
+                gb.try_reshape::<DynRank>(&d)?
             } else {
                 gb
             };
             Ok(smallvec![
-                needs[0].then(|| sum_to_like(ga, av.dims())),
-                needs[1].then(|| sum_to_like(gb, bv.dims())),
+                when(needs[0], || sum_to_like(ga, av.dims()))?,
+                when(needs[1], || sum_to_like(gb, bv.dims()))?,
             ])
         })
     })
