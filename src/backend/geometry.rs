@@ -6,6 +6,13 @@
 use crate::shape::DimVec;
 
 /// Where one operand's dimensions go in a batched product.
+///
+/// ```
+/// use shaped::backend::geometry::Axes;
+/// // A (batch, rows, k) left operand.
+/// let lhs = Axes { batch: 1, outer: Some(1), inner: Some(2) };
+/// assert_eq!(lhs.inner, Some(2));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Axes {
     /// How many leading dimensions are batch dimensions.
@@ -19,6 +26,11 @@ pub struct Axes {
 }
 
 /// Whether the batch of products is kept or summed (`addbmm`).
+///
+/// ```
+/// use shaped::backend::geometry::Batch;
+/// assert_ne!(Batch::Each, Batch::Sum);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Batch {
     /// One result matrix per batch entry.
@@ -28,6 +40,15 @@ pub enum Batch {
 }
 
 /// A product laid out as a batch of `m x k` by `k x n` matrix products.
+///
+/// ```
+/// use shaped::backend::geometry::{Batch, Geometry};
+/// fn describe(g: &Geometry) -> String {
+///     let each = if g.mode == Batch::Each { "each" } else { "summed" };
+///     format!("{:?} x ({}x{} @ {}x{}), {each}", g.batch, g.m, g.k, g.k, g.n)
+/// }
+/// let _ = describe;
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Geometry {
     /// The batch sizes (broadcast, for `matmul`).

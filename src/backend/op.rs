@@ -14,6 +14,13 @@ pub use super::cuda::prelude::PRELUDE as CUDA_PRELUDE;
 
 /// Which element types an operation accepts: the name of the element trait
 /// that bounds its Rust function.
+///
+/// ```
+/// use shaped::backend::op::{Family, Pointwise};
+/// use shaped::ops::table::{Exp, Greater};
+/// assert_eq!(Exp::DEF.family, Family::Float);
+/// assert!(Greater::DEF.family.admits("bool") && !Family::Float.admits("int32"));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
     /// Every element type, `bool` included.
@@ -29,6 +36,11 @@ pub enum Family {
 impl Family {
     /// Whether the element type named `t` (`Element::NAME`) is in the
     /// family, among the types the CUDA backend stores.
+    ///
+    /// ```
+    /// use shaped::backend::op::Family;
+    /// assert!(Family::Signed.admits("int64") && !Family::Signed.admits("uint8"));
+    /// ```
     pub fn admits(self, t: &str) -> bool {
         match self {
             Family::Element => true,
@@ -40,6 +52,13 @@ impl Family {
 }
 
 /// How an operation's operands are bound to its expression.
+///
+/// ```
+/// use shaped::backend::op::{Mode, Pointwise, ScalarRhs};
+/// use shaped::ops::table::Sub;
+/// assert_eq!(Sub::DEF.mode, Mode::Tensors);
+/// assert_eq!(<ScalarRhs<Sub, f32> as Pointwise>::DEF.mode.suffix(), "_rs");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Mode {
     /// One tensor per operand.
@@ -52,6 +71,11 @@ pub enum Mode {
 
 impl Mode {
     /// The suffix of the kernel's name.
+    ///
+    /// ```
+    /// use shaped::backend::op::Mode;
+    /// assert_eq!(Mode::ScalarLhs.suffix(), "_ls");
+    /// ```
     pub fn suffix(self) -> &'static str {
         match self {
             Mode::Tensors => "",
@@ -62,6 +86,14 @@ impl Mode {
 }
 
 /// An operation's description, as the kernel generator reads it.
+///
+/// ```
+/// use shaped::backend::op::Pointwise;
+/// use shaped::ops::table::{AddAlpha, Where};
+/// let d = <AddAlpha as Pointwise>::DEF;
+/// assert_eq!((d.name, d.arity, d.uses_scalar), ("add_alpha", 2, true));
+/// assert!(Where::DEF.bool_first);
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct OpDef {
     /// The method's name (`add`, `exp`, ...).
@@ -84,6 +116,13 @@ pub struct OpDef {
 
 impl OpDef {
     /// The number of tensor operands a launch passes.
+    ///
+    /// ```
+    /// use shaped::backend::op::{Pointwise, ScalarRhs};
+    /// use shaped::ops::table::Mul;
+    /// assert_eq!(Mul::DEF.inputs(), 2);
+    /// assert_eq!(<ScalarRhs<Mul, f64> as Pointwise>::DEF.inputs(), 1);
+    /// ```
     pub fn inputs(&self) -> usize {
         match self.mode {
             Mode::Tensors => self.arity,
@@ -93,18 +132,38 @@ impl OpDef {
 
     /// Whether the op can take a scalar on one side ([`Mode::ScalarRhs`],
     /// [`Mode::ScalarLhs`]): two tensor operands, no scalar of its own.
+    ///
+    /// ```
+    /// use shaped::backend::op::Pointwise;
+    /// use shaped::ops::table::{Add, AddAlpha};
+    /// assert!(Add::DEF.has_scalar_forms());
+    /// assert!(!<AddAlpha as Pointwise>::DEF.has_scalar_forms());
+    /// ```
     pub fn has_scalar_forms(&self) -> bool {
         self.arity == 2 && !self.uses_scalar && !self.bool_first && self.mode == Mode::Tensors
     }
 }
 
 /// A pointwise operation: a value of a type that carries both sides.
+///
+/// ```
+/// use shaped::backend::op::Pointwise;
+/// use shaped::ops::table::Tanh;
+/// assert_eq!(Tanh::DEF.cuda, "tanh(a)");
+/// ```
 pub trait Pointwise: Copy + Send + Sync + 'static {
     /// The description the kernel generator reads.
     const DEF: OpDef;
 }
 
 /// A one-operand operation on elements `T`.
+///
+/// ```
+/// use shaped::backend::op::Map1;
+/// use shaped::ops::table::{Fill, Relu};
+/// assert_eq!(Relu.call(-2i32), 0);
+/// assert_eq!(Fill(7u8).call(1), 7);
+/// ```
 pub trait Map1<T: Element>: Pointwise {
     /// The scalar function.
     fn call(&self, a: T) -> T;
@@ -115,6 +174,13 @@ pub trait Map1<T: Element>: Pointwise {
 }
 
 /// A two-operand operation on elements `T`, with result `Out`.
+///
+/// ```
+/// use shaped::backend::op::Map2;
+/// use shaped::ops::table::{Less, Remainder};
+/// assert_eq!(Remainder.call(-3i64, 2), 1);
+/// assert!(Less.call(1.0f32, 2.0));
+/// ```
 pub trait Map2<T: Element>: Pointwise {
     /// The result's element type (`T`, or `bool` for comparisons).
     type Out: Element;
@@ -128,6 +194,13 @@ pub trait Map2<T: Element>: Pointwise {
 
 /// A three-operand operation whose first operand has elements `A` (`T`,
 /// or `bool` for `where`).
+///
+/// ```
+/// use shaped::backend::op::Map3;
+/// use shaped::ops::table::{Addcmul, Where};
+/// assert_eq!(Addcmul(2.0f64).call(1.0, 3.0, 4.0), 25.0);
+/// assert_eq!(Where.call(false, 1i32, 2), 2);
+/// ```
 pub trait Map3<A: Element, T: Element>: Pointwise {
     /// The scalar function.
     fn call(&self, a: A, b: T, c: T) -> T;
@@ -140,11 +213,23 @@ pub trait Map3<A: Element, T: Element>: Pointwise {
 /// A two-operand operation with its right-hand side fixed to a scalar,
 /// `op(a, s)`: a one-operand operation on both devices (the CUDA kernel
 /// receives `s` as its scalar argument).
+///
+/// ```
+/// use shaped::backend::op::{Map1, ScalarRhs};
+/// use shaped::ops::table::Sub;
+/// assert_eq!(ScalarRhs(Sub, 1.5f32).call(4.0), 2.5);
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct ScalarRhs<Op, T>(pub Op, pub T);
 
 /// A two-operand operation with its left-hand side fixed to a scalar,
 /// `op(s, a)`.
+///
+/// ```
+/// use shaped::backend::op::{Map1, ScalarLhs};
+/// use shaped::ops::table::Sub;
+/// assert_eq!(ScalarLhs(Sub, 1.5f32).call(4.0), -2.5);
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct ScalarLhs<Op, T>(pub Op, pub T);
 
@@ -186,6 +271,16 @@ impl<T: Element, Op: Map2<T, Out = T>> Map1<T> for ScalarLhs<Op, T> {
 /// floats only), product, maximum and minimum (NaN if any element is NaN).
 /// The other reductions (`var`, `norm`, `logsumexp`, `all`, `argmax`, ...)
 /// run on the CPU only, until the CUDA backend has them.
+///
+/// ```
+/// use shaped::backend::Backend;
+/// use shaped::backend::op::Reduction;
+/// use shaped::device::Cpu;
+/// use shaped::{DynRank, Tensor};
+/// let t = Tensor::<f32, DynRank>::try_from_vec(vec![1., 2., 3., 4.], &[2, 2]).unwrap();
+/// let rows: Tensor<f32, DynRank> = Cpu::reduce(Reduction::Sum, &t, &[false, true], false).unwrap();
+/// assert_eq!(rows.to_vec(), vec![3., 7.]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Reduction {
     /// `torch.sum`.
@@ -202,6 +297,10 @@ pub enum Reduction {
 
 impl Reduction {
     /// PyTorch's name for it (as in its error messages).
+    ///
+    /// ```
+    /// assert_eq!(shaped::backend::op::Reduction::Max.name(), "max");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Reduction::Sum => "sum",

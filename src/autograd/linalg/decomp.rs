@@ -747,7 +747,7 @@ fn eig_parts<T: LinalgFloat, S: SquareMatrices>(
     }
     let ad = a.dims().to_vec();
     let parts = packed(&[a.node.as_ref()], &outs, move |g| {
-        let zero = Dyn::<T>::try_zeros(saved[2].dims()).expect("V's sizes");
+        let zero = crate::autograd::unary::zeros_like(saved[2].dims());
         let (gvr, gvi) = if g.len() == 4 {
             (&g[2], &g[3])
         } else {
