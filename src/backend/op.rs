@@ -131,16 +131,22 @@ impl OpDef {
     }
 
     /// Whether the op can take a scalar on one side ([`Mode::ScalarRhs`],
-    /// [`Mode::ScalarLhs`]): two tensor operands, no scalar of its own.
+    /// [`Mode::ScalarLhs`]): two tensor operands of the result's type (not
+    /// a comparison), no scalar of its own.
     ///
     /// ```
     /// use shaped::backend::op::Pointwise;
     /// use shaped::ops::table::{Add, AddAlpha};
-    /// assert!(Add::DEF.has_scalar_forms());
+    /// use shaped::ops::table::Less;
+    /// assert!(Add::DEF.has_scalar_forms() && !Less::DEF.has_scalar_forms());
     /// assert!(!<AddAlpha as Pointwise>::DEF.has_scalar_forms());
     /// ```
     pub fn has_scalar_forms(&self) -> bool {
-        self.arity == 2 && !self.uses_scalar && !self.bool_first && self.mode == Mode::Tensors
+        self.arity == 2
+            && !self.uses_scalar
+            && !self.bool_first
+            && !self.bool_out
+            && self.mode == Mode::Tensors
     }
 }
 

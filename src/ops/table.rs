@@ -31,7 +31,15 @@ macro_rules! pointwise_table {
         $(#[$doc:meta])*
         $kind:ident $Op:ident $name:literal : $fam:ident => $cuda:literal, |$($arg:ident),*| $body:expr;
     )*) => {
-        $(pointwise_table!(@one $kind [$(#[$doc])*] $Op $name $fam $cuda |$($arg),*| $body);)*
+        $(pointwise_table!(@one $kind [
+            $(#[$doc])*
+            ///
+            /// ```
+            /// use shaped::backend::op::Pointwise;
+            #[doc = concat!("let def = <shaped::ops::table::", stringify!($Op), " as Pointwise>::DEF;")]
+            #[doc = concat!("assert_eq!((def.name, def.cuda), (", stringify!($name), ", ", stringify!($cuda), "));")]
+            /// ```
+        ] $Op $name $fam $cuda |$($arg),*| $body);)*
 
         /// Every built-in pointwise operation's description, in table order
         /// (the CUDA backend's kernel list is generated from it).

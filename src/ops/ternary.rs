@@ -24,11 +24,113 @@ use crate::shape::{Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape};
 /// device `D`.
 type Out3<T, A, B, C, D = Cpu> = Tensor<T, <A as Broadcast3<B, C>>::Output, D>;
 
-impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
+/// Defines the four forms of a three-operand op from its op-table entry:
+/// `op` and `try_op` (all three operands broadcast together), `op_` and
+/// `try_op_` (the other two broadcast to `self`'s shape). `; value = 1.`
+/// adds a scalar parameter (the literal is the one the generated examples
+/// pass).
+macro_rules! ternary_ops {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident / $try_name:ident / $inplace:ident / $try_inplace:ident
+        ($b:ident, $c:ident $(; $v:ident = $ex:literal)?) : $bound:ident => $op:expr;
+    )*) => {$(
+        impl<T: $bound, S: Shape, D: Backend<T>> Tensor<T, S, D> {
+            $(#[$doc])*
+            ///
+            /// # Panics
+            /// With PyTorch's message when a run-time size does not match.
+            #[track_caller]
+            pub fn $name<S1: Shape, S2: Shape>(
+                &self,
+                $b: &Tensor<T, S1, D>,
+                $c: &Tensor<T, S2, D>,
+                $($v: T,)?
+            ) -> Out3<T, S, S1, S2, D>
+            where
+                S: Broadcast3<S1, S2>,
+            {
+                self.$try_name($b, $c $(, $v)?).or_panic()
+            }
+
+            #[doc = concat!("The fallible form of [`Tensor::", stringify!($name), "`].")]
+            ///
+            /// # Errors
+            /// PyTorch's broadcast error when a run-time size does not match.
+            ///
+            /// ```
+            /// use shaped::{DynRank, Tensor};
+            /// let s = Tensor::<f64, DynRank>::try_ones(&[2, 3]).unwrap();
+            /// let t = Tensor::<f64, DynRank>::try_ones(&[2]).unwrap();
+            #[doc = concat!("assert_eq!(s.", stringify!($try_name), "(&t, &t", $(", ", stringify!($ex),)? ").unwrap_err().to_string(),")]
+            ///     "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1");
+            /// ```
+            pub fn $try_name<S1: Shape, S2: Shape>(
+                &self,
+                $b: &Tensor<T, S1, D>,
+                $c: &Tensor<T, S2, D>,
+                $($v: T,)?
+            ) -> Result<Out3<T, S, S1, S2, D>, D::Error>
+            where
+                S: Broadcast3<S1, S2>,
+            {
+                D::ternary($op, self, $b, $c)
+            }
+
+            #[doc = concat!("[`Tensor::", stringify!($name), "`] in place, as `Tensor.", stringify!($inplace), "`: the other two operands broadcast to `self`'s shape, which never changes.")]
+            ///
+            /// # Panics
+            #[doc = concat!("With the message of [`Tensor::", stringify!($try_inplace), "`]'s error.")]
+            ///
+            /// ```
+            /// use shaped::{Shape, Tensor};
+            /// let mut s = Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
+            /// let t = Tensor::<f64, Shape![2]>::from_vec(vec![0.25, 2.]);
+            #[doc = concat!("let want = s.", stringify!($name), "(&t, &t", $(", ", stringify!($ex),)? ").to_vec();")]
+            #[doc = concat!("s.", stringify!($inplace), "(&t, &t", $(", ", stringify!($ex),)? ");")]
+            /// assert_eq!(s.to_vec(), want);
+            /// ```
+            #[track_caller]
+            pub fn $inplace<S1, S2>(&mut self, $b: &Tensor<T, S1, D>, $c: &Tensor<T, S2, D> $(, $v: T)?)
+            where
+                S1: ExpandsTo<S>,
+                S2: ExpandsTo<S>,
+            {
+                self.$try_inplace($b, $c $(, $v)?).or_panic()
+            }
+
+            #[doc = concat!("The fallible form of [`Tensor::", stringify!($inplace), "`].")]
+            ///
+            /// # Errors
+            /// As PyTorch's in-place operations: the broadcast error, or
+            /// "output with shape [..] doesn't match the broadcast shape
+            /// [..]"; elements of `self` that share memory.
+            ///
+            /// ```
+            /// use shaped::{DynRank, Tensor};
+            /// let mut s = Tensor::<f64, DynRank>::try_ones(&[1, 4]).unwrap();
+            /// let t = Tensor::<f64, DynRank>::try_ones(&[3, 4]).unwrap();
+            #[doc = concat!("assert_eq!(s.", stringify!($try_inplace), "(&t, &t", $(", ", stringify!($ex),)? ").unwrap_err().to_string(),")]
+            ///     "output with shape [1, 4] doesn't match the broadcast shape [3, 4]");
+            /// ```
+            pub fn $try_inplace<S1, S2>(
+                &mut self,
+                $b: &Tensor<T, S1, D>,
+                $c: &Tensor<T, S2, D>,
+                $($v: T,)?
+            ) -> Result<(), D::Error>
+            where
+                S1: ExpandsTo<S>,
+                S2: ExpandsTo<S>,
+            {
+                D::ternary_($op, self, $b, $c)
+            }
+        }
+    )*};
+}
+
+ternary_ops! {
     /// `self + value * t1 * t2`, as `torch.addcmul`.
-    ///
-    /// # Panics
-    /// With PyTorch's message when a run-time size does not match.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
@@ -36,92 +138,33 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// let t = Tensor::<f64, Shape![1]>::from_vec(vec![3.]);
     /// assert_eq!(s.addcmul(&t, &t, 2.).to_vec(), vec![19., 20.]);
     /// ```
-    #[track_caller]
-    pub fn addcmul<S1: Shape, S2: Shape>(
-        &self,
-        t1: &Tensor<T, S1, D>,
-        t2: &Tensor<T, S2, D>,
-        value: T,
-    ) -> Out3<T, S, S1, S2, D>
-    where
-        S: Broadcast3<S1, S2>,
-    {
-        self.try_addcmul(t1, t2, value).or_panic()
-    }
+    addcmul / try_addcmul / addcmul_ / try_addcmul_ (t1, t2; value = 2.): Numeric => table::Addcmul(value);
 
-    /// The fallible form of [`Tensor::addcmul`].
-    ///
-    /// # Errors
-    /// PyTorch's broadcast error when a run-time size does not match.
-    ///
-    /// ```
-    /// use shaped::{DynRank, Tensor};
-    /// let s = Tensor::<f64, DynRank>::try_ones(&[2, 3]).unwrap();
-    /// let t = Tensor::<f64, DynRank>::try_ones(&[2]).unwrap();
-    /// assert_eq!(s.try_addcmul(&t, &t, 1.).unwrap_err().to_string(),
-    ///     "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1");
-    /// ```
-    pub fn try_addcmul<S1: Shape, S2: Shape>(
-        &self,
-        t1: &Tensor<T, S1, D>,
-        t2: &Tensor<T, S2, D>,
-        value: T,
-    ) -> Result<Out3<T, S, S1, S2, D>, D::Error>
-    where
-        S: Broadcast3<S1, S2>,
-    {
-        D::ternary(table::Addcmul(value), self, t1, t2)
-    }
-
-    /// `addcmul` in place, as `Tensor.addcmul_`: `t1` and `t2` broadcast to
-    /// `self`'s shape.
-    ///
-    /// # Panics
-    /// With the message of [`Tensor::try_addcmul_`]'s error.
+    /// `self + value * t1 / t2`, as `torch.addcdiv`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
-    /// let mut s = Tensor::<i32, Shape![2]>::from_vec(vec![1, 2]);
-    /// let t = Tensor::<i32, Shape![1]>::from_vec(vec![3]);
-    /// s.addcmul_(&t, &t, 2);
-    /// assert_eq!(s.to_vec(), vec![19, 20]);
+    /// let s = Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]);
+    /// let a = Tensor::<f32, Shape![1]>::from_vec(vec![3.]);
+    /// let b = Tensor::<f32, Shape![2, 1]>::from_vec(vec![1., 2.]);
+    /// assert_eq!(s.addcdiv(&a, &b, 2.).to_vec(), vec![7., 8., 4., 5.]);
     /// ```
-    #[track_caller]
-    pub fn addcmul_<S1, S2>(&mut self, t1: &Tensor<T, S1, D>, t2: &Tensor<T, S2, D>, value: T)
-    where
-        S1: ExpandsTo<S>,
-        S2: ExpandsTo<S>,
-    {
-        self.try_addcmul_(t1, t2, value).or_panic()
-    }
+    addcdiv / try_addcdiv / addcdiv_ / try_addcdiv_ (t1, t2; value = 2.): Float => table::Addcdiv(value);
 
-    /// The fallible form of [`Tensor::addcmul_`].
-    ///
-    /// # Errors
-    /// As PyTorch's in-place operations: the broadcast error, or "output
-    /// with shape [..] doesn't match the broadcast shape [..]"; elements of
-    /// `self` that share memory.
+    /// `self + weight * (end - self)` with a tensor weight, all broadcast
+    /// together, as `torch.lerp`.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
-    /// let mut s = Tensor::<f32, Shape![2, 2]>::zeros();
-    /// let t = Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]);
-    /// s.try_addcmul_(&t, &t, 1.).unwrap();
-    /// assert_eq!(s.to_vec(), vec![1., 4., 1., 4.]);
+    /// let a = Tensor::<f32, Shape![1]>::from_vec(vec![0.]);
+    /// let b = Tensor::<f32, Shape![1]>::from_vec(vec![10.]);
+    /// let w = Tensor::<f32, Shape![3]>::from_vec(vec![0., 0.5, 1.]);
+    /// assert_eq!(a.lerp(&b, &w).to_vec(), vec![0., 5., 10.]);
     /// ```
-    pub fn try_addcmul_<S1, S2>(
-        &mut self,
-        t1: &Tensor<T, S1, D>,
-        t2: &Tensor<T, S2, D>,
-        value: T,
-    ) -> Result<(), D::Error>
-    where
-        S1: ExpandsTo<S>,
-        S2: ExpandsTo<S>,
-    {
-        D::ternary_(table::Addcmul(value), self, t1, t2)
-    }
+    lerp / try_lerp / lerp_ / try_lerp_ (end, weight): Float => table::Lerp;
+}
 
+impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// Clamps into `[min, max]` with tensor bounds, all broadcast together, as
     /// `torch.clamp(self, min, max)`: `max` wins where `min > max`; NaN stays.
     ///
@@ -232,195 +275,6 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
 }
 
 impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
-    /// `self + value * t1 / t2`, as `torch.addcdiv`.
-    ///
-    /// # Panics
-    /// With PyTorch's message when a run-time size does not match.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let s = Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]);
-    /// let a = Tensor::<f32, Shape![1]>::from_vec(vec![3.]);
-    /// let b = Tensor::<f32, Shape![2, 1]>::from_vec(vec![1., 2.]);
-    /// assert_eq!(s.addcdiv(&a, &b, 2.).to_vec(), vec![7., 8., 4., 5.]);
-    /// ```
-    #[track_caller]
-    pub fn addcdiv<S1: Shape, S2: Shape>(
-        &self,
-        t1: &Tensor<T, S1, D>,
-        t2: &Tensor<T, S2, D>,
-        value: T,
-    ) -> Out3<T, S, S1, S2, D>
-    where
-        S: Broadcast3<S1, S2>,
-    {
-        self.try_addcdiv(t1, t2, value).or_panic()
-    }
-
-    /// The fallible form of [`Tensor::addcdiv`].
-    ///
-    /// # Errors
-    /// PyTorch's broadcast error when a run-time size does not match.
-    ///
-    /// ```
-    /// use shaped::{DynRank, Tensor};
-    /// let s = Tensor::<f32, DynRank>::try_ones(&[2, 3]).unwrap();
-    /// let t = Tensor::<f32, DynRank>::try_ones(&[2]).unwrap();
-    /// assert!(s.try_addcdiv(&t, &t, 1.).is_err());
-    /// assert_eq!(s.try_addcdiv(&s, &s, 2.).unwrap().to_vec(), vec![3.; 6]);
-    /// ```
-    pub fn try_addcdiv<S1: Shape, S2: Shape>(
-        &self,
-        t1: &Tensor<T, S1, D>,
-        t2: &Tensor<T, S2, D>,
-        value: T,
-    ) -> Result<Out3<T, S, S1, S2, D>, D::Error>
-    where
-        S: Broadcast3<S1, S2>,
-    {
-        D::ternary(table::Addcdiv(value), self, t1, t2)
-    }
-
-    /// `addcdiv` in place, as `Tensor.addcdiv_`: `t1` and `t2` broadcast to
-    /// `self`'s shape.
-    ///
-    /// # Panics
-    /// With the message of [`Tensor::try_addcdiv_`]'s error.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let mut s = Tensor::<f64, Shape![2]>::from_vec(vec![1., 2.]);
-    /// let t = Tensor::<f64, Shape![1]>::from_vec(vec![4.]);
-    /// s.addcdiv_(&t, &t, 3.);
-    /// assert_eq!(s.to_vec(), vec![4., 5.]);
-    /// ```
-    #[track_caller]
-    pub fn addcdiv_<S1, S2>(&mut self, t1: &Tensor<T, S1, D>, t2: &Tensor<T, S2, D>, value: T)
-    where
-        S1: ExpandsTo<S>,
-        S2: ExpandsTo<S>,
-    {
-        self.try_addcdiv_(t1, t2, value).or_panic()
-    }
-
-    /// The fallible form of [`Tensor::addcdiv_`].
-    ///
-    /// # Errors
-    /// As [`Tensor::try_addcmul_`].
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let mut s = Tensor::<f64, Shape![2]>::zeros();
-    /// let t = Tensor::<f64, Shape![2]>::from_vec(vec![1., 2.]);
-    /// s.try_addcdiv_(&t, &t, 3.).unwrap();
-    /// assert_eq!(s.to_vec(), vec![3., 3.]);
-    /// ```
-    pub fn try_addcdiv_<S1, S2>(
-        &mut self,
-        t1: &Tensor<T, S1, D>,
-        t2: &Tensor<T, S2, D>,
-        value: T,
-    ) -> Result<(), D::Error>
-    where
-        S1: ExpandsTo<S>,
-        S2: ExpandsTo<S>,
-    {
-        D::ternary_(table::Addcdiv(value), self, t1, t2)
-    }
-
-    /// `self + weight * (end - self)` with a tensor weight, all broadcast
-    /// together, as `torch.lerp`.
-    ///
-    /// # Panics
-    /// With PyTorch's message when a run-time size does not match.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let a = Tensor::<f32, Shape![1]>::from_vec(vec![0.]);
-    /// let b = Tensor::<f32, Shape![1]>::from_vec(vec![10.]);
-    /// let w = Tensor::<f32, Shape![3]>::from_vec(vec![0., 0.5, 1.]);
-    /// assert_eq!(a.lerp(&b, &w).to_vec(), vec![0., 5., 10.]);
-    /// ```
-    #[track_caller]
-    pub fn lerp<S1: Shape, S2: Shape>(
-        &self,
-        end: &Tensor<T, S1, D>,
-        weight: &Tensor<T, S2, D>,
-    ) -> Out3<T, S, S1, S2, D>
-    where
-        S: Broadcast3<S1, S2>,
-    {
-        self.try_lerp(end, weight).or_panic()
-    }
-
-    /// The fallible form of [`Tensor::lerp`].
-    ///
-    /// # Errors
-    /// PyTorch's broadcast error when a run-time size does not match.
-    ///
-    /// ```
-    /// use shaped::{DynRank, Tensor};
-    /// let a = Tensor::<f64, DynRank>::try_zeros(&[2, 3]).unwrap();
-    /// let w = Tensor::<f64, DynRank>::try_zeros(&[2]).unwrap();
-    /// assert!(a.try_lerp(&a, &w).is_err());
-    /// ```
-    pub fn try_lerp<S1: Shape, S2: Shape>(
-        &self,
-        end: &Tensor<T, S1, D>,
-        weight: &Tensor<T, S2, D>,
-    ) -> Result<Out3<T, S, S1, S2, D>, D::Error>
-    where
-        S: Broadcast3<S1, S2>,
-    {
-        D::ternary(table::Lerp, self, end, weight)
-    }
-
-    /// `lerp` in place, as `Tensor.lerp_`: `end` and `weight` broadcast to
-    /// `self`'s shape.
-    ///
-    /// # Panics
-    /// With the message of [`Tensor::try_lerp_`]'s error.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let mut a = Tensor::<f32, Shape![3]>::zeros();
-    /// let b = Tensor::<f32, Shape![1]>::from_vec(vec![10.]);
-    /// a.lerp_(&b, &Tensor::<f32, Shape![3]>::from_vec(vec![0., 0.5, 1.]));
-    /// assert_eq!(a.to_vec(), vec![0., 5., 10.]);
-    /// ```
-    #[track_caller]
-    pub fn lerp_<S1, S2>(&mut self, end: &Tensor<T, S1, D>, weight: &Tensor<T, S2, D>)
-    where
-        S1: ExpandsTo<S>,
-        S2: ExpandsTo<S>,
-    {
-        self.try_lerp_(end, weight).or_panic()
-    }
-
-    /// The fallible form of [`Tensor::lerp_`].
-    ///
-    /// # Errors
-    /// As [`Tensor::try_addcmul_`].
-    ///
-    /// ```
-    /// use shaped::{DynRank, Tensor};
-    /// let mut a = Tensor::<f64, DynRank>::try_zeros(&[1, 4]).unwrap();
-    /// let b = Tensor::<f64, DynRank>::try_zeros(&[3, 4]).unwrap();
-    /// assert_eq!(a.try_lerp_(&b, &a.clone()).unwrap_err().to_string(),
-    ///     "output with shape [1, 4] doesn't match the broadcast shape [3, 4]");
-    /// ```
-    pub fn try_lerp_<S1, S2>(
-        &mut self,
-        end: &Tensor<T, S1, D>,
-        weight: &Tensor<T, S2, D>,
-    ) -> Result<(), D::Error>
-    where
-        S1: ExpandsTo<S>,
-        S2: ExpandsTo<S>,
-    {
-        D::ternary_(table::Lerp, self, end, weight)
-    }
-
     /// `self + weight * (end - self)` with a scalar weight, the two tensors
     /// broadcast together, as `torch.lerp(self, end, weight)` with a number.
     ///
