@@ -23,6 +23,8 @@
 //!   call into the backend; the op table. Naming: `op` panics on a run-time
 //!   shape error, `try_op` returns it, `op_` works in place, `op_out`
 //!   writes into a given tensor.
+//! - [`fuse`]: chains of op-table operations evaluated in one pass
+//!   ([`Lazy`](fuse::Lazy)), with the eager ops' shapes and errors.
 //! - `linalg` (feature `linalg`, on by default): batched linear algebra
 //!   (`inv`, `solve`, `svd`, ...) with PyTorch's batching, on the CPU
 //!   through faer.
@@ -41,6 +43,7 @@ pub mod autograd;
 pub mod backend;
 pub mod device;
 pub mod element;
+pub mod fuse;
 #[cfg(any(feature = "ndarray", feature = "nalgebra", feature = "serde"))]
 pub mod interop;
 #[cfg(any(feature = "npy", feature = "safetensors"))]

@@ -6,7 +6,7 @@
 #![cfg(feature = "cuda")]
 
 use shaped::device::CudaError;
-use shaped::device::cuda_kernels::{all_kernel_sources, compile_cubin, compile_ptx};
+use shaped::device::cuda_kernels::{KernelSource, all_kernel_sources, compile_cubin, compile_ptx};
 
 #[test]
 fn every_kernel_compiles_for_sm80_and_sm90() {
@@ -118,4 +118,67 @@ fn every_kernel_assembles_to_cubin_for_sm80_and_sm90() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// The module a fused expression generates, as the CUDA backend builds it.
+fn fused_module<E: shaped::backend::fused::Node>(e: &E) -> KernelSource {
+    use shaped::backend::fused::{CudaGen, c_name};
+    use shaped::element::Element;
+    let mut g = CudaGen::default();
+    let expr = e.cuda(&mut g, 0);
+    let (name, source) = g.module(c_name(<E::Elem as Element>::NAME), &expr);
+    let kernels = ["s64", "s32", "l32"]
+        .map(|v| format!("{name}_{v}"))
+        .to_vec();
+    KernelSource {
+        name,
+        source,
+        kernels,
+    }
+}
+
+/// Fused expressions' kernels (one module per expression, generated at
+/// run time) compile for sm_80 and sm_90 too: the benchmark chains, `where`
+/// over a comparison, integer and `bool` results, and the most leaves a
+/// kernel takes.
+#[test]
+fn fused_kernels_compile_for_sm80_and_sm90() {
+    use shaped::{Shape, Tensor};
+    let a = Tensor::<f32, Shape![4, 4]>::ones();
+    let b = Tensor::<f32, Shape![4]>::ones();
+    let c = Tensor::<f32, Shape![4, 1]>::ones();
+    let i = Tensor::<i64, Shape![4]>::ones();
+    let d = Tensor::<f64, Shape![2]>::ones();
+    let wide = d.lazy() + &d + &d + &d + &d + &d + &d + &d + &d + &d + &d + &d + &d + &d + &d;
+    let modules = [
+        fused_module((a.lazy() * &b + &c).relu().node()),
+        fused_module(((a.lazy() * &b + &c).gelu() * &b - &c).node()),
+        fused_module(
+            a.lazy()
+                .gt(&b)
+                .select(a.lazy().exp(), c.lazy().clamp(-1.0f32, &b))
+                .node(),
+        ),
+        fused_module((a.lazy() - 1.0f32).le(&c).node()),
+        fused_module((i.lazy() * 3 - 5).abs().maximum(&i).node()),
+        fused_module(wide.sigmoid().node()),
+    ];
+    for arch in [(8, 0), (9, 0)] {
+        for k in &modules {
+            match compile_cubin(k, arch) {
+                Ok(cubin) => assert_eq!(&cubin[..4], b"\x7fELF"),
+                Err(CudaError::Unavailable(why))
+                    if std::env::var_os("SHAPED_REQUIRE_NVRTC").is_none() =>
+                {
+                    eprintln!("skipped: NVRTC not found ({why})");
+                    return;
+                }
+                Err(e) => panic!("{arch:?}: {e}\n{}", k.source),
+            }
+            let ptx = compile_ptx(k, arch).unwrap();
+            for name in &k.kernels {
+                assert!(ptx.contains(&format!(".entry {name}(")), "{name}");
+            }
+        }
+    }
 }

@@ -936,3 +936,61 @@ fn every_table_op_is_exercised() {
     let tested: std::collections::BTreeSet<String> = tested.iter().map(|s| s.to_string()).collect();
     assert_eq!(names, tested);
 }
+
+/// Fused chains (one generated kernel each) against the CPU's fused
+/// evaluation, over every layout pair of [`pairs`] with a third operand
+/// broadcast along the first: new outputs, `out=` into an existing
+/// (transposed) tensor, a `bool` result, `where`, and the same expression
+/// with other scalars (one compiled module, scalars as arguments).
+#[test]
+fn fused_chains_match_cpu() {
+    let Some(dev) = device() else { return };
+    for (what, a, b) in pairs::<f32>(41, false) {
+        let (ga, gb) = (a.to_device(&dev).unwrap(), b.to_device(&dev).unwrap());
+        for s in [0.5f32, -2.0] {
+            let cpu = ((a.lazy() * &b + s).gelu() * &b - &a).try_eval();
+            let gpu = ((ga.lazy() * &gb + s).gelu() * &gb - &ga).try_eval();
+            match (cpu, gpu) {
+                (Ok(c), Ok(g)) => assert_same(&format!("fused gelu chain {what}"), &c, &g),
+                (Err(c), Err(g)) => assert_eq!(c.to_string(), g.to_string(), "{what}"),
+                (c, g) => panic!(
+                    "{what}: cpu {:?} vs cuda {:?}",
+                    c.map(|_| ()),
+                    g.map(|_| ())
+                ),
+            }
+        }
+        let Ok(cpu) = a
+            .lazy()
+            .gt(&b)
+            .select(a.lazy().exp(), b.lazy().clamp(-1.0f32, 1.0f32))
+            .try_eval()
+        else {
+            continue;
+        };
+        let gpu = ga
+            .lazy()
+            .gt(&gb)
+            .select(ga.lazy().exp(), gb.lazy().clamp(-1.0f32, 1.0f32))
+            .eval();
+        assert_same(&format!("fused where {what}"), &cpu, &gpu);
+        let cpu = (a.lazy() - &b).le(0.0f32).eval();
+        let gpu = (ga.lazy() - &gb).le(0.0f32).eval();
+        let back = gpu.to_cpu().unwrap();
+        assert_eq!(cpu.to_vec(), back.to_vec(), "fused compare {what}");
+        // out= into a transposed view of the broadcast sizes.
+        let dims = cpu.dims().to_vec();
+        if dims.len() == 2 {
+            let mut rev = dims.clone();
+            rev.reverse();
+            let z = T::<f32>::try_zeros(&rev).unwrap().to_device(&dev).unwrap();
+            let mut out: G<f32> = z.permute(&[1, 0]).unwrap();
+            (ga.lazy() * 2.0f32 + &gb)
+                .relu()
+                .eval_into(&mut out)
+                .unwrap();
+            let want = (a.lazy() * 2.0f32 + &b).relu().eval();
+            assert_same(&format!("fused out= {what}"), &want, &out);
+        }
+    }
+}

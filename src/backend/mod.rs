@@ -6,6 +6,7 @@
 //! | [`Backend`] | the primitive set a device implements; the tensor API is written once over it |
 //! | [`Gemm`] | matrix products (strided-batched GEMM with `alpha`), for the element types a device multiplies |
 //! | [`op`] | what a pointwise operation is to a backend: its Rust function and CUDA expression in one type |
+//! | [`fused`] | what a fused pointwise chain is to a backend, and its evaluation on a device |
 //! | [`geometry`] | the layout of a batched matrix product |
 //! | `cpu/` | the CPU loops, parallelised on a work-sharing pool |
 //! | `cuda/` | the CUDA backend: kernels generated from the op table, NVRTC, cuBLAS (feature `cuda`) |
@@ -15,6 +16,7 @@
 
 pub(crate) mod cpu;
 pub(crate) mod cuda;
+pub mod fused;
 pub mod geometry;
 pub mod op;
 mod primitives;

@@ -48,47 +48,57 @@ pub(crate) fn check_no_internal_overlap<T>(l: &Layout<'_, T>) -> Result<(), Shap
 }
 
 /// PyTorch's message for an input that partly overlaps the written tensor.
-const PARTIAL_OVERLAP: &str = "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.";
+pub(crate) const PARTIAL_OVERLAP: &str = "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.";
 
-/// Whether `l`'s elements fill a block of memory exactly, in some order of
-/// its dimensions (PyTorch's `is_non_overlapping_and_dense`).
-fn dense<T>(l: &Layout<'_, T>) -> bool {
-    let mut order: Vec<usize> = (0..l.dims.len()).filter(|&i| l.dims[i] >= 2).collect();
-    order.sort_by_key(|&i| l.strides[i]);
+/// Whether the layout `(dims, strides)` fills a block of memory exactly, in
+/// some order of its dimensions (PyTorch's `is_non_overlapping_and_dense`).
+fn dense(dims: &[usize], strides: &[usize]) -> bool {
+    let mut order: Vec<usize> = (0..dims.len()).filter(|&i| dims[i] >= 2).collect();
+    order.sort_by_key(|&i| strides[i]);
     let mut expected = 1;
     for i in order {
-        if l.strides[i] != expected {
+        if strides[i] != expected {
             return false;
         }
-        expected *= l.dims[i];
+        expected *= dims[i];
     }
     true
 }
 
-/// An error when `input` and the written `out` share some but not all of
-/// their memory, as PyTorch's `assert_no_partial_overlap`: both dense, on
-/// one storage, and their element ranges intersect without being the same
+/// A layout as `(dims, strides, offset)`.
+pub(crate) type Parts<'a> = (&'a [usize], &'a [usize], usize);
+
+/// Whether `input` and the written `out`, two layouts on one storage, share
+/// some but not all of their memory, as PyTorch's `assert_no_partial_overlap`:
+/// both dense, and their element ranges intersect without being the same
 /// range with the same strides (`a.add_(&a.t())`). Inputs that are the
 /// written tensor itself, or too irregular to tell (not dense), are allowed:
 /// the kernels read those from a copy.
+pub(crate) fn partial_overlap(out: Parts<'_>, input: Parts<'_>) -> bool {
+    let (n_out, n_in): (usize, usize) = (out.0.iter().product(), input.0.iter().product());
+    if n_out == 0 || n_in == 0 || !dense(out.0, out.1) || !dense(input.0, input.1) {
+        return false;
+    }
+    let (out_end, in_end) = (out.2 + n_out, input.2 + n_in);
+    if out.2 == input.2 && out_end == in_end {
+        out.1 != input.1
+    } else {
+        out.2 < in_end && input.2 < out_end
+    }
+}
+
+/// An error when `input` and the written `out` partly overlap
+/// ([`partial_overlap`]).
 pub(crate) fn check_no_partial_overlap<A, B>(
     out: &Layout<'_, A>,
     input: &Layout<'_, B>,
 ) -> Result<(), ShapeError> {
-    let (n_out, n_in): (usize, usize) = (out.dims.iter().product(), input.dims.iter().product());
-    if n_out == 0 || n_in == 0 || !same_storage(out.storage, input.storage) {
-        return Ok(());
-    }
-    if !dense(out) || !dense(input) {
-        return Ok(());
-    }
-    let (out_end, in_end) = (out.offset + n_out, input.offset + n_in);
-    let partial = if out.offset == input.offset && out_end == in_end {
-        out.strides != input.strides
-    } else {
-        out.offset < in_end && input.offset < out_end
-    };
-    if partial {
+    if same_storage(out.storage, input.storage)
+        && partial_overlap(
+            (out.dims, out.strides, out.offset),
+            (input.dims, input.strides, input.offset),
+        )
+    {
         return Err(ShapeError::Invalid(PARTIAL_OVERLAP.into()));
     }
     Ok(())

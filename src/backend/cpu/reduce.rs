@@ -51,6 +51,18 @@ impl<'a, T: Copy> Run<'a, T> {
         }
     }
 
+    /// The elements of a slice.
+    pub(crate) fn from_slice(s: &'a [T]) -> Self {
+        // SAFETY: the slice's `len` elements are readable for `'a`.
+        unsafe { Run::new(s.as_ptr(), 1, s.len()) }
+    }
+
+    /// `x` repeated `len` times.
+    pub(crate) fn repeat(x: &'a T, len: usize) -> Self {
+        // SAFETY: with stride 0 every element is `*x`, readable for `'a`.
+        unsafe { Run::new(x, 0, len) }
+    }
+
     /// The number of elements.
     pub(crate) fn len(&self) -> usize {
         self.len

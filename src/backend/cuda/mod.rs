@@ -24,6 +24,7 @@
 //! the same in every build.
 
 mod error;
+pub(crate) mod fused_source;
 pub(crate) mod prelude;
 pub use error::CudaError;
 
@@ -33,6 +34,8 @@ pub(crate) mod blas;
 mod device;
 #[cfg(feature = "cuda")]
 pub(crate) mod elementwise;
+#[cfg(feature = "cuda")]
+mod fused;
 #[cfg(feature = "cuda")]
 mod gemm;
 #[cfg(feature = "cuda")]

@@ -73,7 +73,7 @@ use crate::element::Element;
 use crate::shape::{Shape, ShapeError};
 
 /// PyTorch's error for a reduction with no identity over no elements.
-fn check_nonempty(
+pub(crate) fn check_nonempty(
     name: Option<&str>,
     dims: &[usize],
     mask: &[bool],

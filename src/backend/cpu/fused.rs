@@ -1,0 +1,815 @@
+//! The CPU evaluation of a fused expression (`backend::fused::Node`): one
+//! parallel pass over the iteration plan of the output and every tensor
+//! leaf, on the same pool and plan as the eager kernels.
+//!
+//! Each inner loop of the plan is cut into blocks of [`BLOCK`] elements.
+//! Over a block, the expression's nodes run one after another, each over
+//! the whole block: a leaf of inner stride 1 is the slice of its tensor
+//! itself, a leaf of stride 0 one value ([`Run::Splat`]: a broadcast
+//! operand costs one load per block), another stride a gathered block; an
+//! operation writes its block into a scratch buffer on the stack, and the
+//! root writes straight into the output. The loops over a block are plain
+//! loops over slices, which the compiler vectorises like the eager ones,
+//! and the scratch buffers stay in L1: memory is read once per leaf and the
+//! output written once, whatever the chain's length. Large existing outputs
+//! are written with streaming stores (`store.rs`), as the eager `out=`
+//! forms are.
+//!
+//! Every `unsafe` block here rests on one invariant of [`Block`]: it is made
+//! only by [`run`], from a plan whose every offset lies inside the buffer
+//! of its operand (the tensor layout invariant), while read guards on every
+//! leaf's storage are held; a leaf's element type is checked against the
+//! type recorded for its index before any read.
+
+use core::any::TypeId;
+use core::mem::MaybeUninit;
+use std::sync::Arc;
+
+use super::exec::{check_no_internal_overlap, partial_overlap};
+use super::locks::addr;
+use super::pool;
+use super::reduce::{Reducer, Run as ReduceRun};
+use super::reducers::{Extreme, Sum};
+use super::store::{store_fence, stream_out, streams};
+use crate::Tensor;
+use crate::backend::fused::{Leaves, Node};
+use crate::backend::op::Reduction;
+use crate::device::Cpu;
+use crate::element::Element;
+use crate::element::Numeric;
+use crate::iter::{Plan, broadcast_strides, contiguous_strides};
+use crate::shape::{DimVec, Shape, ShapeError};
+use crate::tensor::storage::Storage;
+
+/// The most tensor leaves one expression may read (evaluate a part first
+/// with `eval` for more).
+pub const MAX_LEAVES: usize = 15;
+
+/// Elements per block: 1 KiB of `f32`, so that a chain's scratch buffers
+/// and input blocks stay in the L1 cache.
+pub const BLOCK: usize = 256;
+
+/// Operands of a plan: the output and [`MAX_LEAVES`] leaves.
+const OPERANDS: usize = MAX_LEAVES + 1;
+
+/// A node's value over a block.
+#[derive(Clone, Copy, Debug)]
+pub enum Run<'s, T> {
+    /// Every element is this value (a stride-0 leaf, a scalar, or an
+    /// operation on such values only).
+    Splat(T),
+    /// One value per element of the block.
+    Slice(&'s [T]),
+}
+
+/// A block's worth of scratch space for a node's value.
+#[derive(Debug)]
+pub struct Scratch<T>([MaybeUninit<T>; BLOCK]);
+
+impl<T: Copy> Default for Scratch<T> {
+    fn default() -> Self {
+        Scratch([const { MaybeUninit::uninit() }; BLOCK])
+    }
+}
+
+/// Writes `f` of each element of `a` into `dst`.
+#[inline(always)]
+pub fn write1<A: Copy, O: Copy>(dst: &mut [MaybeUninit<O>], a: Run<'_, A>, f: impl Fn(A) -> O) {
+    match a {
+        Run::Splat(x) => {
+            let v = f(x);
+            for o in dst {
+                o.write(v);
+            }
+        }
+        Run::Slice(a) => {
+            let n = dst.len();
+            for (o, &x) in dst.iter_mut().zip(&a[..n]) {
+                o.write(f(x));
+            }
+        }
+    }
+}
+
+/// Writes `f` of each pair of elements of `a` and `b` into `dst`.
+#[inline(always)]
+pub fn write2<A: Copy, B: Copy, O: Copy>(
+    dst: &mut [MaybeUninit<O>],
+    a: Run<'_, A>,
+    b: Run<'_, B>,
+    f: impl Fn(A, B) -> O,
+) {
+    let n = dst.len();
+    match (a, b) {
+        (Run::Splat(x), Run::Splat(y)) => write1(dst, Run::Splat(x), |x| f(x, y)),
+        (Run::Slice(a), Run::Splat(y)) => write1(dst, Run::Slice(a), |x| f(x, y)),
+        (Run::Splat(x), Run::Slice(b)) => write1(dst, Run::Slice(b), |y| f(x, y)),
+        (Run::Slice(a), Run::Slice(b)) => {
+            for ((o, &x), &y) in dst.iter_mut().zip(&a[..n]).zip(&b[..n]) {
+                o.write(f(x, y));
+            }
+        }
+    }
+}
+
+/// Writes `f` of each triple of elements of `a`, `b` and `c` into `dst`.
+#[inline(always)]
+pub fn write3<A: Copy, B: Copy, C: Copy, O: Copy>(
+    dst: &mut [MaybeUninit<O>],
+    a: Run<'_, A>,
+    b: Run<'_, B>,
+    c: Run<'_, C>,
+    f: impl Fn(A, B, C) -> O,
+) {
+    let n = dst.len();
+    match (a, b, c) {
+        (a, b, Run::Splat(z)) => write2(dst, a, b, |x, y| f(x, y, z)),
+        (a, Run::Splat(y), c) => write2(dst, a, c, |x, z| f(x, y, z)),
+        (Run::Splat(x), b, c) => write2(dst, b, c, |y, z| f(x, y, z)),
+        (Run::Slice(a), Run::Slice(b), Run::Slice(c)) => {
+            for (((o, &x), &y), &z) in dst.iter_mut().zip(&a[..n]).zip(&b[..n]).zip(&c[..n]) {
+                o.write(f(x, y, z));
+            }
+        }
+    }
+}
+
+/// Copies a run into `dst`.
+#[inline(always)]
+pub fn write_run<T: Copy>(dst: &mut [MaybeUninit<T>], r: Run<'_, T>) {
+    write1(dst, r, |x| x)
+}
+
+impl<T: Copy> Scratch<T> {
+    /// `f` of each element of `a`, over `len` elements: a splat stays one.
+    #[inline(always)]
+    pub fn map1<A: Copy>(&mut self, len: usize, a: Run<'_, A>, f: impl Fn(A) -> T) -> Run<'_, T> {
+        match a {
+            Run::Splat(x) => Run::Splat(f(x)),
+            a => self.filled(len, |dst| write1(dst, a, f)),
+        }
+    }
+
+    /// `f` of each pair of elements of `a` and `b`, over `len` elements.
+    #[inline(always)]
+    pub fn map2<A: Copy, B: Copy>(
+        &mut self,
+        len: usize,
+        a: Run<'_, A>,
+        b: Run<'_, B>,
+        f: impl Fn(A, B) -> T,
+    ) -> Run<'_, T> {
+        match (a, b) {
+            (Run::Splat(x), Run::Splat(y)) => Run::Splat(f(x, y)),
+            (a, b) => self.filled(len, |dst| write2(dst, a, b, f)),
+        }
+    }
+
+    /// `f` of each triple of elements of `a`, `b` and `c`, over `len`
+    /// elements.
+    #[inline(always)]
+    pub fn map3<A: Copy, B: Copy, C: Copy>(
+        &mut self,
+        len: usize,
+        a: Run<'_, A>,
+        b: Run<'_, B>,
+        c: Run<'_, C>,
+        f: impl Fn(A, B, C) -> T,
+    ) -> Run<'_, T> {
+        match (a, b, c) {
+            (Run::Splat(x), Run::Splat(y), Run::Splat(z)) => Run::Splat(f(x, y, z)),
+            (a, b, c) => self.filled(len, |dst| write3(dst, a, b, c, f)),
+        }
+    }
+
+    /// The first `len` elements after `fill` wrote them (every `write*`
+    /// above writes every element of its `dst`).
+    #[inline(always)]
+    fn filled(&mut self, len: usize, fill: impl FnOnce(&mut [MaybeUninit<T>])) -> Run<'_, T> {
+        let dst = &mut self.0[..len];
+        fill(dst);
+        // SAFETY: `fill` is one of this module's `write*` loops, each of
+        // which writes every element of the slice it is given.
+        Run::Slice(unsafe { &*(dst as *const [MaybeUninit<T>] as *const [T]) })
+    }
+}
+
+/// One leaf's buffer as the blocks read it: its base pointer and its
+/// element type.
+#[derive(Clone, Copy, Debug)]
+struct LeafPtr {
+    ptr: *const u8,
+    ty: TypeId,
+}
+
+/// The leaves' buffers of one evaluation.
+#[derive(Debug)]
+struct LeafPtrs([LeafPtr; MAX_LEAVES]);
+// SAFETY: the buffers are only read, under read guards held for the whole
+// evaluation.
+unsafe impl Sync for LeafPtrs {}
+// SAFETY: as above.
+unsafe impl Send for LeafPtrs {}
+
+/// Where one block of an evaluation lies: for each leaf, its buffer, the
+/// offset of the block's first element and the inner stride; and the
+/// block's length.
+#[derive(Debug)]
+pub struct Block<'a> {
+    leaves: &'a LeafPtrs,
+    offs: [usize; OPERANDS],
+    st: [usize; OPERANDS],
+    len: usize,
+}
+
+impl Block<'_> {
+    /// The number of elements in the block.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the block is empty (never, for blocks [`run`] makes).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Leaf `k`'s elements over the block: its slice when its inner stride
+    /// is 1, one value when 0, else gathered into `buf`.
+    ///
+    /// # Panics
+    /// When `T` is not the element type of leaf `k` (a node numbering its
+    /// leaves wrongly).
+    #[inline(always)]
+    pub fn leaf<'s, T: Element>(&'s self, k: usize, buf: &'s mut Scratch<T>) -> Run<'s, T> {
+        let l = self.leaves.0[k];
+        assert!(
+            l.ty == TypeId::of::<T>(),
+            "fused leaf {k} read with the wrong element type"
+        );
+        let (off, st, len) = (self.offs[k + 1], self.st[k + 1], self.len);
+        // SAFETY: the block's invariant (module docs): `off + i * st` for
+        // `i < len` are offsets of the plan for operand `k + 1`, inside the
+        // buffer of leaf `k`, whose elements are `T` (checked above), read
+        // under its guard for the lifetime of the block.
+        unsafe {
+            let p = (l.ptr as *const T).add(off);
+            match st {
+                0 => Run::Splat(*p),
+                1 => Run::Slice(core::slice::from_raw_parts(p, len)),
+                _ => buf.filled(len, |dst| {
+                    for (i, o) in dst.iter_mut().enumerate() {
+                        o.write(*p.add(i * st));
+                    }
+                }),
+            }
+        }
+    }
+}
+
+/// The output buffer of a run.
+#[derive(Clone, Copy, Debug)]
+struct OutPtr<O>(*mut O);
+// SAFETY: the plan hands each thread a disjoint range of output offsets
+// (distinct offsets, checked by the caller), under an exclusive guard or in
+// a fresh buffer.
+unsafe impl<O: Send> Sync for OutPtr<O> {}
+// SAFETY: as above.
+unsafe impl<O: Send> Send for OutPtr<O> {}
+
+impl<O> OutPtr<O> {
+    fn ptr(self) -> *mut O {
+        self.0
+    }
+}
+
+/// Evaluates blocks over `plan` (operand 0 the output) into `out`.
+///
+/// # Safety
+/// Every offset the plan gives operand 0 lies inside `out`'s buffer and
+/// the offsets are pairwise distinct; for leaf `k`, every offset of operand
+/// `k + 1` lies inside the buffer at `leaves[k].ptr`, whose elements are
+/// of type `leaves[k].ty`, readable and not written for the whole call.
+/// Operands past the leaves have all strides 0 and are never read.
+unsafe fn run<O: Element>(
+    plan: &Plan<OPERANDS>,
+    leaves: &LeafPtrs,
+    out: OutPtr<O>,
+    stream: bool,
+    write: &(dyn Fn(&Block<'_>, &mut [MaybeUninit<O>]) + Sync),
+) {
+    let block_at =
+        |offs: &[usize; OPERANDS], st: &[usize; OPERANDS], at: usize, len: usize| Block {
+            leaves,
+            offs: core::array::from_fn(|k| offs[k] + at * st[k]),
+            st: *st,
+            len,
+        };
+    pool::par_ranges(plan.numel(), &|start, end| {
+        plan.segments(start, end, |offs, st, len| {
+            // SAFETY: the caller's contract: the segment's output offsets
+            // `offs[0] + i * st[0]`, `i < len`, are in bounds and written by
+            // this segment only.
+            unsafe {
+                let o = out.ptr().add(offs[0]);
+                if st[0] == 1 {
+                    let dst = core::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, len);
+                    let blocks = |chunk: &mut [MaybeUninit<O>], s: usize| {
+                        for (j, c) in chunk.chunks_mut(BLOCK).enumerate() {
+                            write(&block_at(&offs, &st, s + j * BLOCK, c.len()), c);
+                        }
+                    };
+                    if stream {
+                        stream_out(dst, blocks)
+                    } else {
+                        blocks(dst, 0)
+                    }
+                } else {
+                    let mut buf = Scratch::<O>::default();
+                    for at in (0..len).step_by(BLOCK) {
+                        let n = BLOCK.min(len - at);
+                        let Run::Slice(v) =
+                            buf.filled(n, |c| write(&block_at(&offs, &st, at, n), c))
+                        else {
+                            unreachable!("a filled scratch is a slice")
+                        };
+                        for (i, &x) in v.iter().enumerate() {
+                            o.add((at + i) * st[0]).write(x);
+                        }
+                    }
+                }
+            }
+        });
+        if stream {
+            store_fence();
+        }
+    });
+}
+
+/// A tensor leaf as the evaluation takes it: its layout and its storage,
+/// type-erased.
+struct LeafIn<'a> {
+    dims: &'a [usize],
+    strides: &'a [usize],
+    offset: usize,
+    storage: &'a dyn ErasedStorage,
+}
+
+/// Something held for the length of an evaluation (a read guard).
+trait Held {}
+impl<T> Held for T {}
+
+/// A CPU storage of some element type.
+trait ErasedStorage: Sync {
+    /// Its place in the lock order.
+    fn addr(&self) -> usize;
+    /// A read guard, the buffer's base pointer and its element type.
+    fn read(&self) -> (Box<dyn Held + '_>, LeafPtr);
+}
+
+impl<T: Element> ErasedStorage for Arc<Storage<T>> {
+    fn addr(&self) -> usize {
+        addr(self)
+    }
+
+    fn read(&self) -> (Box<dyn Held + '_>, LeafPtr) {
+        let g = Storage::read(self);
+        let ptr = g.as_ptr() as *const u8;
+        (
+            Box::new(g),
+            LeafPtr {
+                ptr,
+                ty: TypeId::of::<T>(),
+            },
+        )
+    }
+}
+
+/// Collects the leaves of an expression.
+#[derive(Default)]
+struct Collect<'a>(Vec<LeafIn<'a>>);
+
+impl<'a> Leaves<'a, Cpu> for Collect<'a> {
+    fn leaf<T: Element, S: Shape>(&mut self, t: &'a Tensor<T, S>) {
+        self.0.push(LeafIn {
+            dims: t.dims(),
+            strides: t.strides(),
+            offset: t.offset,
+            storage: &t.storage,
+        });
+    }
+}
+
+/// The plan of an evaluation over `dims`: the output's strides and offset,
+/// then each leaf's broadcast strides.
+fn plan(dims: &[usize], out: (&[usize], usize), leaves: &[LeafIn<'_>]) -> Plan<OPERANDS> {
+    let zeros: DimVec = DimVec::from_elem(0, dims.len());
+    let strides: Vec<DimVec> = leaves
+        .iter()
+        .map(|l| broadcast_strides(l.dims, l.strides, dims))
+        .collect();
+    let ops: [(&[usize], usize); OPERANDS] = core::array::from_fn(|k| match k {
+        0 => out,
+        k if k <= leaves.len() => (&strides[k - 1][..], leaves[k - 1].offset),
+        _ => (&zeros[..], 0),
+    });
+    Plan::new(dims, ops)
+}
+
+/// Read guards on every leaf (recursive reads: taken in any order, see
+/// `locks.rs`) and the leaves' pointers.
+fn read_all<'a>(leaves: &'a [LeafIn<'a>]) -> (Vec<Box<dyn Held + 'a>>, LeafPtrs) {
+    let mut ptrs = LeafPtrs(
+        [LeafPtr {
+            ptr: core::ptr::null(),
+            ty: TypeId::of::<()>(),
+        }; MAX_LEAVES],
+    );
+    let guards = leaves
+        .iter()
+        .enumerate()
+        .map(|(k, l)| {
+            let (g, p) = l.storage.read();
+            ptrs.0[k] = p;
+            g
+        })
+        .collect();
+    (guards, ptrs)
+}
+
+/// The leaves of `e`, refusing more than [`MAX_LEAVES`].
+fn leaves_of<E: Node<Device = Cpu>>(e: &E) -> Result<Collect<'_>, ShapeError> {
+    let mut c = Collect::default();
+    e.visit(&mut c);
+    if c.0.len() > MAX_LEAVES {
+        return Err(ShapeError::Invalid(format!(
+            "a fused expression reads at most {MAX_LEAVES} tensors, this one reads {}: evaluate a part of it first",
+            c.0.len()
+        )));
+    }
+    Ok(c)
+}
+
+/// The value of `e` in a new contiguous tensor.
+pub(crate) fn eval<E: Node<Device = Cpu>>(e: &E) -> Result<Tensor<E::Elem, E::Shape>, ShapeError> {
+    let dims = e.dims()?;
+    let d = E::Shape::check_dims(&dims)?;
+    let c = leaves_of(e)?;
+    let out_strides = contiguous_strides(&dims);
+    let plan = plan(&dims, (&out_strides, 0), &c.0);
+    let (guards, ptrs) = read_all(&c.0);
+    let write = |b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]| e.write(b, 0, dst);
+    // SAFETY: the output is fresh and contiguous with `numel(dims)`
+    // elements, each offset of the plan's operand 0 once; each leaf's plan
+    // offsets come from its layout (broadcast strides only repeat
+    // elements), inside its storage, read under the guards held until the
+    // end; the leaf types are recorded by `read_all` from the storages.
+    let data = unsafe {
+        super::try_alloc_filled_by(&dims, |o| run(&plan, &ptrs, OutPtr(o), false, &write))
+    }?;
+    drop(guards);
+    Ok(Tensor::from_parts(data, d))
+}
+
+/// The value of `e` written into `out` (PyTorch's `out=`, without
+/// resizing).
+pub(crate) fn eval_into<E: Node<Device = Cpu>, S: Shape>(
+    e: &E,
+    out: &mut Tensor<E::Elem, S>,
+) -> Result<(), ShapeError> {
+    let dims = e.dims()?;
+    if dims.as_slice() != out.dims() {
+        return Err(ShapeError::OutputShape {
+            output: out.dims().to_vec(),
+            broadcast: dims.into_vec(),
+        });
+    }
+    check_no_internal_overlap(&out.layout())?;
+    let c = leaves_of(e)?;
+    let out_addr = addr(&out.storage);
+    let ol = (out.dims(), out.strides(), out.offset);
+    if c.0.iter().any(|l| l.storage.addr() == out_addr) {
+        for l in &c.0 {
+            if l.storage.addr() == out_addr && partial_overlap(ol, (l.dims, l.strides, l.offset)) {
+                return Err(ShapeError::Invalid(super::exec::PARTIAL_OVERLAP.into()));
+            }
+        }
+        // A leaf reads the written storage: compute, then copy.
+        let value = eval(e)?;
+        return <Cpu as crate::backend::Backend<E::Elem>>::binary_(
+            crate::ops::table::CopyFrom,
+            out,
+            &value,
+        );
+    }
+    let plan = plan(&dims, (out.strides(), out.offset), &c.0);
+    let bytes = plan.numel() * size_of::<E::Elem>();
+    // The lock order (`locks.rs`): the guards in order of address, the
+    // written storage among them.
+    let mut order: Vec<(usize, usize)> =
+        c.0.iter()
+            .enumerate()
+            .map(|(k, l)| (l.storage.addr(), k))
+            .collect();
+    order.push((out_addr, usize::MAX));
+    order.sort_unstable();
+    let mut ptrs = LeafPtrs(
+        [LeafPtr {
+            ptr: core::ptr::null(),
+            ty: TypeId::of::<()>(),
+        }; MAX_LEAVES],
+    );
+    let mut guards: Vec<Box<dyn Held + '_>> = Vec::with_capacity(c.0.len());
+    let mut og = None;
+    for (_, k) in order {
+        if k == usize::MAX {
+            og = Some(out.storage.write());
+        } else {
+            let (g, p) = c.0[k].storage.read();
+            ptrs.0[k] = p;
+            guards.push(g);
+        }
+    }
+    let Some(mut og) = og else {
+        unreachable!("the loop takes the output's guard")
+    };
+    let write = |b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]| e.write(b, 0, dst);
+    // SAFETY: `out`'s offsets lie in its storage (its layout) and are
+    // pairwise distinct (checked above); no leaf shares its storage
+    // (checked above), and the leaves are read under their guards, within
+    // their layouts, with the types `read` recorded.
+    unsafe {
+        run(
+            &plan,
+            &ptrs,
+            OutPtr(og.as_mut_ptr()),
+            streams(bytes),
+            &write,
+        )
+    };
+    drop(guards);
+    Ok(())
+}
+
+/// Blocks folded into an accumulator before it joins the output's total:
+/// the blocks' pairwise sums are summed in groups, so a float sum's
+/// rounding error grows with the number of groups, not of blocks.
+const GROUP: usize = 64;
+
+/// A reduction's running value over consecutive blocks of one output.
+struct Acc<T> {
+    out: usize,
+    total: T,
+    group: T,
+    blocks: usize,
+}
+
+/// `r` over the axes in `mask` of the value of `e`, in the same pass as the
+/// expression: the output is an operand of the plan with stride 0 along
+/// the reduced axes, which the plan therefore puts innermost, so that each
+/// output's elements are consecutive in the iteration and one thread folds
+/// them all (or, with fewer outputs than threads, a share of them into a
+/// partial that is combined after). Returns the output's elements in the
+/// order of the kept axes and the expression's sizes.
+pub(crate) fn reduce<E, R>(
+    e: &E,
+    r: &R,
+    mask: &[bool],
+) -> Result<(Vec<E::Elem>, DimVec), ShapeError>
+where
+    E: Node<Device = Cpu>,
+    R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem> + Sync,
+{
+    let dims = e.dims()?;
+    let c = leaves_of(e)?;
+    let keep: DimVec = dims
+        .iter()
+        .zip(mask)
+        .map(|(&d, &m)| if m { 1 } else { d })
+        .collect();
+    let mut out_strides = contiguous_strides(&keep);
+    for (s, &m) in out_strides.iter_mut().zip(mask) {
+        if m {
+            *s = 0;
+        }
+    }
+    let n_out: usize = keep.iter().product();
+    let plan = plan(&dims, (&out_strides, 0), &c.0);
+    let numel = plan.numel();
+    if numel == 0 {
+        let empty = r.finish(r.init());
+        let data = super::try_vec_from_fn(&[n_out], |_| empty)?;
+        return Ok((data, dims));
+    }
+    let per = numel / n_out;
+    let threads = pool::threads();
+    // Shares of one output when there are fewer outputs than threads.
+    let parts = if numel >= pool::GRAIN && n_out < 2 * threads {
+        (4 * threads)
+            .div_ceil(n_out)
+            .min(per.div_ceil(BLOCK))
+            .max(1)
+    } else {
+        1
+    };
+    let (guards, ptrs) = read_all(&c.0);
+    let fold_segment = |acc: &mut Option<Acc<E::Elem>>,
+                        flush: &mut dyn FnMut(usize, E::Elem),
+                        offs: [usize; OPERANDS],
+                        st: [usize; OPERANDS],
+                        len: usize| {
+        let block_at = |at: usize, n: usize| Block {
+            leaves: &ptrs,
+            offs: core::array::from_fn(|k| offs[k] + at * st[k]),
+            st,
+            len: n,
+        };
+        if st[0] != 0 {
+            // No reduced axis of size > 1: each element is its own output.
+            for at in (0..len).step_by(BLOCK) {
+                let n = BLOCK.min(len - at);
+                e.with_run(&block_at(at, n), 0, |run| {
+                    for i in 0..n {
+                        let x = match run {
+                            Run::Splat(x) => x,
+                            Run::Slice(s) => s[i],
+                        };
+                        flush(offs[0] + (at + i) * st[0], r.fold(r.init(), x, 0));
+                    }
+                })
+            }
+            return;
+        }
+        if acc.as_ref().is_some_and(|a| a.out != offs[0]) {
+            let a = acc.take().expect("checked");
+            flush(a.out, r.combine(a.total, a.group));
+        }
+        let a = acc.get_or_insert_with(|| Acc {
+            out: offs[0],
+            total: r.init(),
+            group: r.init(),
+            blocks: 0,
+        });
+        for at in (0..len).step_by(BLOCK) {
+            let n = BLOCK.min(len - at);
+            let v = e.with_run(&block_at(at, n), 0, |run| match run {
+                Run::Splat(x) => r.fold_run(r.init(), ReduceRun::repeat(&x, n), 0, 1),
+                Run::Slice(s) => r.fold_run(r.init(), ReduceRun::from_slice(s), 0, 1),
+            });
+            a.group = r.combine(a.group, v);
+            a.blocks += 1;
+            if a.blocks == GROUP {
+                a.total = r.combine(a.total, a.group);
+                a.group = r.init();
+                a.blocks = 0;
+            }
+        }
+    };
+    let data = if parts == 1 {
+        let tiles = if numel < pool::GRAIN {
+            1
+        } else {
+            n_out.min(4 * threads)
+        };
+        let mut data = super::try_vec_from_fn(&[n_out], |_| r.init())?;
+        let out = OutPtr(data.as_mut_ptr());
+        let tile = |t: usize| {
+            let (s, e_) = (t * n_out / tiles, (t + 1) * n_out / tiles);
+            let mut acc = None;
+            // SAFETY: the tile's outputs `s..e_` are written by this tile
+            // only (each output's elements are consecutive in the plan), at
+            // offsets below `n_out` (the plan's output operand is the
+            // contiguous `keep` layout with stride 0 on reduced axes).
+            let mut flush = |o: usize, v: E::Elem| unsafe { out.ptr().add(o).write(r.finish(v)) };
+            plan.segments(s * per, e_ * per, |offs, st, len| {
+                fold_segment(&mut acc, &mut flush, offs, st, len)
+            });
+            if let Some(a) = acc {
+                flush(a.out, r.combine(a.total, a.group));
+            }
+        };
+        pool::for_each_tile(tiles, &tile);
+        data
+    } else {
+        let mut partials = super::try_vec_from_fn(&[n_out, parts], |_| r.init())?;
+        let p = OutPtr(partials.as_mut_ptr());
+        let tile = |t: usize| {
+            let (o, j) = (t / parts, t % parts);
+            let (s, e_) = (o * per + j * per / parts, o * per + (j + 1) * per / parts);
+            let mut acc = None;
+            let mut total = r.init();
+            let mut flush = |_: usize, v: E::Elem| total = r.combine(total, v);
+            plan.segments(s, e_, |offs, st, len| {
+                fold_segment(&mut acc, &mut flush, offs, st, len)
+            });
+            if let Some(a) = acc {
+                flush(a.out, r.combine(a.total, a.group));
+            }
+            // SAFETY: partial `t < n_out * parts` is written by tile `t` only.
+            unsafe { p.ptr().add(t).write(total) };
+        };
+        pool::for_each_tile(n_out * parts, &tile);
+        partials
+            .chunks(parts)
+            .map(|ch| r.finish(ch.iter().fold(r.init(), |a, &b| r.combine(a, b))))
+            .collect()
+    };
+    drop(guards);
+    Ok((data, dims))
+}
+
+impl<T: Element> crate::backend::fused::Fused<T> for Cpu {
+    fn eval<E: Node<Device = Cpu, Elem = T>>(e: &E) -> Result<Tensor<T, E::Shape>, ShapeError> {
+        eval(e)
+    }
+
+    fn eval_into<E: Node<Device = Cpu, Elem = T>, S: Shape>(
+        e: &E,
+        out: &mut Tensor<T, S>,
+    ) -> Result<(), ShapeError> {
+        eval_into(e, out)
+    }
+
+    fn reduce_fused<E: Node<Device = Cpu, Elem = T>, SO: Shape>(
+        e: &E,
+        r: Reduction,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<T, SO>, ShapeError>
+    where
+        T: Numeric,
+    {
+        let (data, dims) = match r {
+            Reduction::Sum => reduce(e, &Sum { divisor: None }, mask)?,
+            Reduction::Mean => {
+                let d = e.dims()?;
+                let n: usize = d
+                    .iter()
+                    .zip(mask)
+                    .filter(|(_, m)| **m)
+                    .map(|(d, _)| d)
+                    .product();
+                reduce(
+                    e,
+                    &Sum {
+                        divisor: Some(T::from_f64(n as f64)),
+                    },
+                    mask,
+                )?
+            }
+            Reduction::Max => reduce(e, &Extreme::<true>, mask)?,
+            Reduction::Min => reduce(e, &Extreme::<false>, mask)?,
+            Reduction::Prod => {
+                let value = eval(e)?;
+                return <Cpu as crate::backend::Backend<T>>::reduce(r, &value, mask, keepdim);
+            }
+        };
+        let out_dims: DimVec = dims
+            .iter()
+            .zip(mask)
+            .filter_map(|(&d, &m)| match (m, keepdim) {
+                (false, _) => Some(d),
+                (true, true) => Some(1),
+                (true, false) => None,
+            })
+            .collect();
+        Tensor::try_from_vec(data, &out_dims)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_combine_splats_and_slices() {
+        let a = [1.0f32, 2.0, 3.0];
+        let mut s = Scratch::<f32>::default();
+        let Run::Slice(r) = s.map2(3, Run::Slice(&a), Run::Splat(10.0), |x, y| x * y) else {
+            panic!("a slice times a splat is a slice")
+        };
+        assert_eq!(r, [10.0, 20.0, 30.0]);
+        let mut s = Scratch::<f32>::default();
+        assert!(matches!(
+            s.map3(
+                3,
+                Run::Splat(1.0f32),
+                Run::Splat(2.0),
+                Run::Splat(3.0),
+                |x, y, z| x + y + z
+            ),
+            Run::Splat(6.0)
+        ));
+        let mut out = [MaybeUninit::<f32>::uninit(); 3];
+        write3(
+            &mut out,
+            Run::Slice(&a),
+            Run::Splat(1.0),
+            Run::Slice(&a),
+            |x, y, z| x * z + y,
+        );
+        // SAFETY: `write3` wrote all three.
+        let out = unsafe { core::mem::transmute::<[MaybeUninit<f32>; 3], [f32; 3]>(out) };
+        assert_eq!(out, [2.0, 5.0, 10.0]);
+    }
+}

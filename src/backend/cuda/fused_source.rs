@@ -1,0 +1,232 @@
+//! CUDA C for a fused expression: one module per distinct expression,
+//! element types and leaf count. Each op-table operation in the tree
+//! becomes a templated device function of its CUDA expression (written
+//! once per module however often it appears), the tree one nested call
+//! expression over the leaves' loads (`x0`, `x1`, ...) and the scalar
+//! slots, and the module three kernels over the iteration plan (as the
+//! one-op kernels of `source.rs`): `_s64` / `_s32` walk the coalesced sizes
+//! and per-operand strides with 64- or 32-bit index math, `_l32` is the
+//! rank-1 case. Scalars are kernel arguments, not part of the source, so
+//! `x * 2.0` and `x * 3.0` share one compiled module.
+//!
+//! Plain text, built without the `cuda` feature: `tests/fused.rs` compiles
+//! [`CudaGen::value_function`] for the host and compares it with the CPU's
+//! evaluation; `tests/cuda_kernels.rs` compiles whole modules with NVRTC.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use super::prelude::PRELUDE;
+use crate::backend::op::OpDef;
+use crate::element::{Element, Scalar};
+
+/// The most operands (output and leaves) of a fused kernel.
+pub const FUSED_OPERANDS: usize = crate::backend::cpu::fused::MAX_LEAVES + 1;
+/// The most scalar slots of a fused kernel.
+pub const FUSED_SCALARS: usize = 16;
+
+/// CUDA C name of the element type named `t` (`Element::NAME`).
+pub fn c_name(t: &str) -> &'static str {
+    match t {
+        "float32" => "float",
+        "float64" => "double",
+        "int32" => "int",
+        "int64" => "long long",
+        "uint8" => "unsigned char",
+        "bool" => "bool",
+        other => panic!("the CUDA backend stores no {other} tensors"),
+    }
+}
+
+/// The generator of one fused module: the functions of the tree's
+/// operations, its leaves' types and its scalars' values, collected while
+/// [`Node::cuda`](crate::backend::fused::Node::cuda) walks the tree.
+///
+/// ```
+/// use shaped::backend::fused::{CudaGen, Node};
+/// use shaped::{Shape, Tensor};
+/// let a = Tensor::<f32, Shape![4]>::ones();
+/// let e = (a.lazy() * 2.0f32).exp();
+/// let mut g = CudaGen::default();
+/// let expr = e.node().cuda(&mut g, 0);
+/// assert!(expr.contains("x0"));
+/// let (name, source) = g.module("float", &expr);
+/// assert!(source.contains("sh_f_exp") && source.contains(&format!("{name}_s32")));
+/// assert_eq!(g.scalars().len(), 1);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct CudaGen {
+    defined: BTreeSet<&'static str>,
+    functions: String,
+    leaves: Vec<&'static str>,
+    scalars: Vec<Scalar>,
+}
+
+impl CudaGen {
+    /// Leaf `k` of element type `T`: its load in the kernels.
+    pub fn leaf<T: Element>(&mut self, k: usize) -> String {
+        if self.leaves.len() <= k {
+            self.leaves.resize(k + 1, "");
+        }
+        self.leaves[k] = c_name(T::NAME);
+        format!("x{k}")
+    }
+
+    /// A scalar operand: its slot's read in the kernels.
+    pub fn scalar<T: Element>(&mut self, v: T) -> String {
+        let j = self.scalars.len();
+        assert!(
+            j < FUSED_SCALARS,
+            "a fused expression takes at most {FUSED_SCALARS} scalars"
+        );
+        let s = v.to_scalar();
+        self.scalars.push(s);
+        let field = match s {
+            Scalar::Float(_) => "f",
+            _ => "i",
+        };
+        format!("(({})S.{field}[{j}])", c_name(T::NAME))
+    }
+
+    /// A call of op `def` on the element type `T` (its `Map*` type), the
+    /// first operand of type `a0` and the result of type `out` (C names),
+    /// with the operand expressions `args` (unused ones `None`) and the
+    /// op's scalar parameter `s` when it reads one.
+    pub fn call<T: Element>(
+        &mut self,
+        def: &OpDef,
+        a0: &str,
+        out: &str,
+        args: [Option<&str>; 3],
+        s: Option<T>,
+    ) -> String {
+        let t = c_name(T::NAME);
+        if self.defined.insert(def.name) {
+            writeln!(
+                self.functions,
+                "template <typename T, typename A0, typename A1, typename A2, typename OUT>\n\
+                 __device__ __forceinline__ OUT sh_f_{name}(A0 a, A1 b, A2 c, T s) {{ (void)a; (void)b; (void)c; (void)s; return (OUT)({expr}); }}",
+                name = def.name,
+                expr = def.cuda,
+            )
+            .expect("writing to a String");
+        }
+        let s = match s {
+            Some(v) if def.uses_scalar => self.scalar(v),
+            _ => format!("(({t})0)"),
+        };
+        let [a, b, c] = args.map(|x| x.map_or_else(|| format!("(({t})0)"), str::to_owned));
+        format!(
+            "sh_f_{}<{t}, {a0}, {t}, {t}, {out}>({a}, {b}, {c}, {s})",
+            def.name
+        )
+    }
+
+    /// The scalars' values, in slot order (the kernel's `ShScalars`).
+    pub fn scalars(&self) -> &[Scalar] {
+        &self.scalars
+    }
+
+    /// The C types of the leaves, in index order.
+    pub fn leaf_types(&self) -> &[&'static str] {
+        &self.leaves
+    }
+
+    /// The expression as one function of the leaves' values and the
+    /// scalars, `OUT sh_value(x0, x1, ..., S)`: what every kernel of the
+    /// module computes per element.
+    pub fn value_function(&self, out: &str, expr: &str) -> String {
+        let mut params: Vec<String> = self
+            .leaves
+            .iter()
+            .enumerate()
+            .map(|(k, t)| format!("{t} x{k}"))
+            .collect();
+        params.push("const ShScalars& S".into());
+        format!(
+            "struct ShScalars {{ double f[{FUSED_SCALARS}]; long long i[{FUSED_SCALARS}]; }};\n\
+             {functions}\
+             __device__ __forceinline__ {out} sh_value({params}) {{ (void)S; return {expr}; }}\n",
+            functions = self.functions,
+            params = params.join(", "),
+        )
+    }
+
+    /// The module's name: a hash of its source.
+    pub fn module_name(source: &str) -> String {
+        // FNV-1a: stable across runs and builds (a cache key, not a
+        // security boundary).
+        let h = source.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+        });
+        format!("sh_fused_{h:016x}")
+    }
+
+    /// The module's name and whole source (prelude, value function,
+    /// kernels `NAME_s64`, `NAME_s32`, `NAME_l32`), for a result of C type
+    /// `out`. The name is [`module_name`](Self::module_name) of the source,
+    /// so equal expressions share one compiled module.
+    pub fn module(&self, out: &str, expr: &str) -> (String, String) {
+        let n = self.leaves.len();
+        let ptrs: String = self
+            .leaves
+            .iter()
+            .enumerate()
+            .map(|(k, t)| format!(", const {t}* __restrict__ in{k}"))
+            .collect();
+        let args: Vec<String> = (0..n).map(|k| format!("x{k}")).collect();
+        let args = if n == 0 {
+            "S".to_string()
+        } else {
+            format!("{}, S", args.join(", "))
+        };
+        let strided = |idx: &str, variant: &str| {
+            let mut b = format!(
+                "extern \"C\" __global__ void KNAME_{variant}(ShFused L, ShScalars S, {out}* o{ptrs}, unsigned long long n) {{\n\
+                 \x20   for ({idx} i = ({idx})blockIdx.x * ({idx})blockDim.x + ({idx})threadIdx.x; i < ({idx})n; i += ({idx})blockDim.x * ({idx})gridDim.x) {{\n\
+                 \x20       {idx} rem = i;\n\
+                 \x20       {idx} p[{ops}];\n\
+                 \x20       for (int k = 0; k < {ops}; ++k) p[k] = ({idx})L.offsets[k];\n\
+                 \x20       for (int d = L.rank - 1; d >= 0; --d) {{\n\
+                 \x20           {idx} sz = ({idx})L.dims[d];\n\
+                 \x20           {idx} c = rem % sz;\n\
+                 \x20           rem /= sz;\n\
+                 \x20           for (int k = 0; k < {ops}; ++k) p[k] += c * ({idx})L.strides[k][d];\n\
+                 \x20       }}\n",
+                ops = n + 1
+            );
+            for (k, t) in self.leaves.iter().enumerate() {
+                writeln!(b, "        const {t} x{k} = in{k}[p[{}]];", k + 1).expect("String");
+            }
+            writeln!(b, "        o[p[0]] = sh_value({args});\n    }}\n}}").expect("String");
+            b
+        };
+        let mut linear = format!(
+            "extern \"C\" __global__ void KNAME_l32(ShFused L, ShScalars S, {out}* o{ptrs}, unsigned long long n) {{\n\
+             \x20   for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < (unsigned int)n; i += blockDim.x * gridDim.x) {{\n"
+        );
+        for (k, t) in self.leaves.iter().enumerate() {
+            writeln!(
+                linear,
+                "        const {t} x{k} = in{k}[L.offsets[{o}] + i * (unsigned int)L.strides[{o}][0]];",
+                o = k + 1
+            )
+            .expect("String");
+        }
+        writeln!(
+            linear,
+            "        o[L.offsets[0] + i * (unsigned int)L.strides[0][0]] = sh_value({args});\n    }}\n}}"
+        )
+        .expect("String");
+        let body = format!(
+            "struct ShFused {{ unsigned long long dims[SH_MAX_RANK]; unsigned long long strides[{FUSED_OPERANDS}][SH_MAX_RANK]; unsigned long long offsets[{FUSED_OPERANDS}]; int rank; int pad; }};\n\
+             {value}{s64}{s32}{linear}",
+            value = self.value_function(out, expr),
+            s64 = strided("unsigned long long", "s64"),
+            s32 = strided("unsigned int", "s32"),
+        );
+        let name = Self::module_name(&body);
+        let source = format!("{PRELUDE}{}", body.replace("KNAME", &name));
+        (name, source)
+    }
+}

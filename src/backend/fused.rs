@@ -1,0 +1,185 @@
+//! What a fused pointwise chain is to a backend. An expression (built by
+//! [`crate::fuse`]) is a tree of op-table operations whose leaves are
+//! tensors and scalars; each node implements [`Node`], which gives the
+//! backends everything they need to evaluate the whole tree in one pass:
+//!
+//! - its static result shape and element type, and its run-time broadcast
+//!   sizes (checked with the eager ops' messages);
+//! - its tensor leaves, in a fixed order ([`Node::visit`]);
+//! - on the CPU, the tree's value over a block of at most
+//!   [`BLOCK`] elements of one inner loop of the iteration plan, each
+//!   operation running over the whole block before the next (the blocks
+//!   stay in L1, so memory is read once and written once; [`Node::write`]);
+//! - for CUDA, the tree as one C expression ([`Node::cuda`]), from which
+//!   the CUDA backend generates one kernel per distinct expression.
+//!
+//! [`Fused`] is the device side: evaluating a tree into a new tensor or an
+//! existing one.
+//!
+//! ```
+//! use shaped::{Shape, Tensor};
+//! let a = Tensor::<f32, Shape![2, 3]>::from_vec(vec![-1., 2., -3., 4., -5., 6.]);
+//! let b = Tensor::<f32, Shape![3]>::from_vec(vec![1., 10., 100.]);
+//! let r: Tensor<f32, Shape![2, 3]> = (a.lazy() * &b + 1.0).relu().eval();
+//! assert_eq!(r.to_vec(), [0., 21., 0., 5., 0., 601.]);
+//! ```
+
+use core::mem::MaybeUninit;
+
+pub use super::cpu::fused::{BLOCK, Block, MAX_LEAVES, Run, Scratch};
+pub use super::cuda::fused_source::{CudaGen, c_name};
+use crate::Tensor;
+use crate::backend::Backend;
+use crate::backend::op::Reduction;
+use crate::device::Device;
+use crate::element::{Element, Numeric};
+use crate::shape::{DimVec, Shape, ShapeError};
+
+/// Seals [`Node`]: the node types of [`crate::fuse`] are the only ones.
+pub(crate) mod sealed {
+    /// The seal.
+    pub trait Sealed {}
+}
+
+/// Receives an expression's tensor leaves, in the order of their indices.
+///
+/// ```
+/// use shaped::backend::fused::{Leaves, Node};
+/// use shaped::device::Cpu;
+/// use shaped::{Shape, Tensor};
+/// struct Count(usize);
+/// impl<'a> Leaves<'a, Cpu> for Count {
+///     fn leaf<T: shaped::Element, S: shaped::shape::Shape>(&mut self, _: &'a Tensor<T, S>) {
+///         self.0 += 1;
+///     }
+/// }
+/// let a = Tensor::<f64, Shape![2]>::ones();
+/// let e = a.lazy() * &a + 1.0;
+/// let mut n = Count(0);
+/// e.node().visit(&mut n);
+/// assert_eq!(n.0, 2);
+/// ```
+pub trait Leaves<'a, D: Device> {
+    /// The next leaf.
+    fn leaf<T: Element, S: Shape>(&mut self, t: &'a Tensor<T, S, D>);
+}
+
+/// A node of a fused expression: an op-table operation over child nodes,
+/// a tensor leaf or a scalar. Implemented by the node types of
+/// [`crate::fuse`]; the backends evaluate any `Node`.
+///
+/// ```
+/// use shaped::backend::fused::Node;
+/// use shaped::{Shape, Tensor};
+/// let a = Tensor::<f32, Shape![4, 1]>::ones();
+/// let b = Tensor::<f32, Shape![3]>::ones();
+/// let e = (a.lazy() + &b).exp();
+/// assert_eq!(e.node().dims().unwrap().as_slice(), &[4, 3]);
+/// # fn leaves<N: Node>(_: &N) -> usize { N::LEAVES }
+/// assert_eq!(leaves(e.node()), 2);
+/// ```
+pub trait Node: sealed::Sealed + Sync + Sized {
+    /// The element type of the node's value.
+    type Elem: Element;
+    /// The static shape of the node's value.
+    type Shape: Shape;
+    /// The device of its tensor leaves.
+    type Device: Device;
+    /// The number of tensor leaves under the node (a leaf counts each
+    /// time it appears).
+    const LEAVES: usize;
+
+    /// The run-time sizes of the value: the leaves' sizes broadcast
+    /// together, with the eager operations' error when they do not.
+    ///
+    /// # Errors
+    /// PyTorch's broadcast error, for the first pair (in evaluation order)
+    /// whose sizes do not match.
+    fn dims(&self) -> Result<DimVec, ShapeError>;
+
+    /// Hands every tensor leaf to `v`, in index order.
+    fn visit<'a, V: Leaves<'a, Self::Device>>(&'a self, v: &mut V);
+
+    /// Calls `f` with the node's value over block `b`, whose leaves are
+    /// numbered from `first`.
+    #[doc(hidden)]
+    fn with_run<R>(
+        &self,
+        b: &Block<'_>,
+        first: usize,
+        f: impl FnOnce(Run<'_, Self::Elem>) -> R,
+    ) -> R;
+
+    /// Writes the node's value over block `b` into `dst` (`b.len()`
+    /// elements).
+    #[doc(hidden)]
+    fn write(&self, b: &Block<'_>, first: usize, dst: &mut [MaybeUninit<Self::Elem>]) {
+        self.with_run(b, first, |r| super::cpu::fused::write_run(dst, r))
+    }
+
+    /// The node's value as a CUDA C expression over the kernel's leaf
+    /// loads and scalar slots, registering its operations' functions with
+    /// `g`; leaves are numbered from `first`.
+    #[doc(hidden)]
+    fn cuda(&self, g: &mut CudaGen, first: usize) -> String;
+}
+
+/// Evaluating a fused expression whose value has elements `T` on a device:
+/// one pass over memory on the CPU, one generated kernel on CUDA (for the
+/// element types CUDA stores).
+///
+/// ```
+/// use shaped::backend::fused::Fused;
+/// use shaped::device::Cpu;
+/// use shaped::{Shape, Tensor};
+/// let a = Tensor::<f64, Shape![3]>::from_vec(vec![1., 2., 3.]);
+/// let e = a.lazy() * 2.0;
+/// let t: Tensor<f64, Shape![3]> = Cpu::eval(e.node()).unwrap();
+/// assert_eq!(t.to_vec(), [2., 4., 6.]);
+/// ```
+pub trait Fused<T: Element>: Device {
+    /// The expression's value in a new contiguous tensor.
+    ///
+    /// # Errors
+    /// The broadcast error of [`Node::dims`], an allocation error, or a
+    /// device error.
+    fn eval<E: Node<Device = Self, Elem = T>>(
+        e: &E,
+    ) -> Result<Tensor<T, E::Shape, Self>, Self::Error>;
+
+    /// The expression's value written into `out`, whose sizes must be the
+    /// broadcast sizes (PyTorch's `out=`: `out` is not resized). A leaf may
+    /// be a view of `out`'s storage: the value is then computed first and
+    /// copied.
+    ///
+    /// # Errors
+    /// As [`Fused::eval`]; "output with shape [..] doesn't match the
+    /// broadcast shape [..]" when `out`'s sizes differ; PyTorch's overlap
+    /// errors when `out`'s elements share memory.
+    fn eval_into<E: Node<Device = Self, Elem = T>, S: Shape>(
+        e: &E,
+        out: &mut Tensor<T, S, Self>,
+    ) -> Result<(), Self::Error>;
+
+    /// Reduction `r` over the axes in `mask` of the expression's value,
+    /// keeping them with size 1 when `keepdim`, as [`Backend::reduce`]. On
+    /// the CPU sums, means and extremes run in the same pass as the
+    /// expression; elsewhere (and for products) the value is evaluated
+    /// first, then reduced: two passes.
+    ///
+    /// # Errors
+    /// As [`Fused::eval`] and [`Backend::reduce`].
+    fn reduce_fused<E: Node<Device = Self, Elem = T>, SO: Shape>(
+        e: &E,
+        r: Reduction,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<T, SO, Self>, Self::Error>
+    where
+        T: Numeric,
+        Self: Backend<T>,
+    {
+        let value = Self::eval(e)?;
+        <Self as Backend<T>>::reduce(r, &value, mask, keepdim)
+    }
+}

@@ -1,0 +1,307 @@
+//! The nodes of a fused expression: tensor leaves, scalars, and op-table
+//! operations of one, two or three operands. Each implements
+//! [`Node`]: its shape is the eager operation's (`Broadcast<A, B>`, ...),
+//! so a static broadcast mismatch fails where the node is built, and its
+//! CPU and CUDA evaluations call the op's two sides from the op table.
+
+use core::marker::PhantomData;
+use core::mem::MaybeUninit;
+
+use crate::Tensor;
+use crate::backend::cpu::fused::{write1, write2, write3};
+use crate::backend::cuda::fused_source::c_name;
+use crate::backend::fused::{Block, CudaGen, Leaves, Node, Run, Scratch, sealed};
+use crate::backend::op::{Map1, Map2, Map3};
+use crate::device::Device;
+use crate::element::Element;
+use crate::shape::{
+    Broadcast, Broadcast3, BroadcastShape, DimVec, Shape, ShapeError, broadcast_pair,
+};
+
+/// A tensor leaf: the tensor, borrowed until the expression is evaluated.
+///
+/// ```
+/// use shaped::{Shape, Tensor};
+/// let a = Tensor::<i32, Shape![2]>::from_vec(vec![1, 2]);
+/// assert_eq!(a.lazy().eval().to_vec(), [1, 2]);
+/// ```
+pub struct Leaf<'a, T: Element, S: Shape, D: Device>(pub(crate) &'a Tensor<T, S, D>);
+
+impl<T: Element, S: Shape, D: Device> core::fmt::Debug for Leaf<'_, T, S, D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Leaf({}{:?})", T::NAME, self.0.dims())
+    }
+}
+
+impl<T: Element, S: Shape, D: Device> Clone for Leaf<'_, T, S, D> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Element, S: Shape, D: Device> Copy for Leaf<'_, T, S, D> {}
+
+/// A scalar operand: a 0-d value broadcast to every element.
+///
+/// ```
+/// use shaped::{Shape, Tensor};
+/// let a = Tensor::<f64, Shape![2]>::from_vec(vec![1., 2.]);
+/// assert_eq!((a.lazy() + 0.5).eval().to_vec(), [1.5, 2.5]);
+/// ```
+#[derive(Debug)]
+pub struct Scalar<T, D>(pub(crate) T, pub(crate) PhantomData<D>);
+
+impl<T: Copy, D> Clone for Scalar<T, D> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Copy, D> Copy for Scalar<T, D> {}
+
+/// A one-operand operation of the op table.
+///
+/// ```
+/// use shaped::{Shape, Tensor};
+/// let a = Tensor::<f32, Shape![2]>::from_vec(vec![-1., 2.]);
+/// assert_eq!(a.lazy().relu().eval().to_vec(), [0., 2.]);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Unary<Op, A>(pub(crate) Op, pub(crate) A);
+
+/// A two-operand operation of the op table (comparisons included).
+///
+/// ```
+/// use shaped::{Shape, Tensor};
+/// let a = Tensor::<f32, Shape![2, 1]>::from_vec(vec![1., 2.]);
+/// let b = Tensor::<f32, Shape![3]>::from_vec(vec![0., 1., 2.]);
+/// let c: Tensor<bool, Shape![2, 3]> = a.lazy().gt(&b).eval();
+/// assert_eq!(c.to_vec(), [true, false, false, true, true, false]);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Binary<Op, A, B>(pub(crate) Op, pub(crate) A, pub(crate) B);
+
+/// A three-operand operation of the op table (`where` included).
+///
+/// ```
+/// use shaped::{Shape, Tensor};
+/// let x = Tensor::<f32, Shape![3]>::from_vec(vec![-1., 0.5, 2.]);
+/// let r = x.lazy().clamp(0.0, 1.0).eval();
+/// assert_eq!(r.to_vec(), [0., 0.5, 1.]);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Ternary<Op, A, B, C>(pub(crate) Op, pub(crate) A, pub(crate) B, pub(crate) C);
+
+impl<T: Element, S: Shape, D: Device> sealed::Sealed for Leaf<'_, T, S, D> {}
+impl<T, D> sealed::Sealed for Scalar<T, D> {}
+impl<Op, A> sealed::Sealed for Unary<Op, A> {}
+impl<Op, A, B> sealed::Sealed for Binary<Op, A, B> {}
+impl<Op, A, B, C> sealed::Sealed for Ternary<Op, A, B, C> {}
+
+impl<T: Element, S: Shape, D: Device> Node for Leaf<'_, T, S, D> {
+    type Elem = T;
+    type Shape = S;
+    type Device = D;
+    const LEAVES: usize = 1;
+
+    fn dims(&self) -> Result<DimVec, ShapeError> {
+        Ok(DimVec::from_slice(self.0.dims()))
+    }
+
+    fn visit<'a, V: Leaves<'a, D>>(&'a self, v: &mut V) {
+        v.leaf(self.0)
+    }
+
+    #[inline(always)]
+    fn with_run<R>(&self, b: &Block<'_>, first: usize, f: impl FnOnce(Run<'_, T>) -> R) -> R {
+        let mut s = Scratch::default();
+        f(b.leaf(first, &mut s))
+    }
+
+    fn cuda(&self, g: &mut CudaGen, first: usize) -> String {
+        g.leaf::<T>(first)
+    }
+}
+
+impl<T: Element, D: Device> Node for Scalar<T, D> {
+    type Elem = T;
+    type Shape = ();
+    type Device = D;
+    const LEAVES: usize = 0;
+
+    fn dims(&self) -> Result<DimVec, ShapeError> {
+        Ok(DimVec::new())
+    }
+
+    fn visit<'a, V: Leaves<'a, D>>(&'a self, _: &mut V) {}
+
+    #[inline(always)]
+    fn with_run<R>(&self, _: &Block<'_>, _: usize, f: impl FnOnce(Run<'_, T>) -> R) -> R {
+        f(Run::Splat(self.0))
+    }
+
+    fn cuda(&self, g: &mut CudaGen, _: usize) -> String {
+        g.scalar(self.0)
+    }
+}
+
+impl<Op: Map1<A::Elem>, A: Node> Node for Unary<Op, A> {
+    type Elem = A::Elem;
+    type Shape = A::Shape;
+    type Device = A::Device;
+    const LEAVES: usize = A::LEAVES;
+
+    fn dims(&self) -> Result<DimVec, ShapeError> {
+        self.1.dims()
+    }
+
+    fn visit<'a, V: Leaves<'a, A::Device>>(&'a self, v: &mut V) {
+        self.1.visit(v)
+    }
+
+    #[inline(always)]
+    fn with_run<R>(&self, b: &Block<'_>, first: usize, f: impl FnOnce(Run<'_, A::Elem>) -> R) -> R {
+        self.1.with_run(b, first, |x| {
+            let mut s = Scratch::default();
+            f(s.map1(b.len(), x, |x| self.0.call(x)))
+        })
+    }
+
+    #[inline(always)]
+    fn write(&self, b: &Block<'_>, first: usize, dst: &mut [MaybeUninit<A::Elem>]) {
+        self.1
+            .with_run(b, first, |x| write1(dst, x, |x| self.0.call(x)))
+    }
+
+    fn cuda(&self, g: &mut CudaGen, first: usize) -> String {
+        let a = self.1.cuda(g, first);
+        let t = c_name(A::Elem::NAME);
+        g.call::<A::Elem>(
+            &Op::DEF,
+            t,
+            t,
+            [Some(&a), None, None],
+            Some(self.0.scalar()),
+        )
+    }
+}
+
+impl<Op, A, B> Node for Binary<Op, A, B>
+where
+    Op: Map2<A::Elem>,
+    A: Node,
+    B: Node<Elem = A::Elem, Device = A::Device>,
+    A::Shape: BroadcastShape<B::Shape>,
+{
+    type Elem = Op::Out;
+    type Shape = Broadcast<A::Shape, B::Shape>;
+    type Device = A::Device;
+    const LEAVES: usize = A::LEAVES + B::LEAVES;
+
+    fn dims(&self) -> Result<DimVec, ShapeError> {
+        broadcast_pair(&self.1.dims()?, &self.2.dims()?)
+    }
+
+    fn visit<'a, V: Leaves<'a, A::Device>>(&'a self, v: &mut V) {
+        self.1.visit(v);
+        self.2.visit(v);
+    }
+
+    #[inline(always)]
+    fn with_run<R>(&self, b: &Block<'_>, first: usize, f: impl FnOnce(Run<'_, Op::Out>) -> R) -> R {
+        self.1.with_run(b, first, |x| {
+            self.2.with_run(b, first + A::LEAVES, |y| {
+                let mut s = Scratch::default();
+                f(s.map2(b.len(), x, y, |x, y| self.0.call(x, y)))
+            })
+        })
+    }
+
+    #[inline(always)]
+    fn write(&self, b: &Block<'_>, first: usize, dst: &mut [MaybeUninit<Op::Out>]) {
+        self.1.with_run(b, first, |x| {
+            self.2.with_run(b, first + A::LEAVES, |y| {
+                write2(dst, x, y, |x, y| self.0.call(x, y))
+            })
+        })
+    }
+
+    fn cuda(&self, g: &mut CudaGen, first: usize) -> String {
+        let a = self.1.cuda(g, first);
+        let b = self.2.cuda(g, first + A::LEAVES);
+        let t = c_name(A::Elem::NAME);
+        let out = c_name(Op::Out::NAME);
+        g.call::<A::Elem>(
+            &Op::DEF,
+            t,
+            out,
+            [Some(&a), Some(&b), None],
+            Some(self.0.scalar()),
+        )
+    }
+}
+
+impl<Op, A, B, C> Node for Ternary<Op, A, B, C>
+where
+    Op: Map3<A::Elem, B::Elem>,
+    A: Node,
+    B: Node<Device = A::Device>,
+    C: Node<Elem = B::Elem, Device = A::Device>,
+    A::Shape: Broadcast3<B::Shape, C::Shape>,
+{
+    type Elem = B::Elem;
+    type Shape = <A::Shape as Broadcast3<B::Shape, C::Shape>>::Output;
+    type Device = A::Device;
+    const LEAVES: usize = A::LEAVES + B::LEAVES + C::LEAVES;
+
+    fn dims(&self) -> Result<DimVec, ShapeError> {
+        broadcast_pair(
+            &broadcast_pair(&self.1.dims()?, &self.2.dims()?)?,
+            &self.3.dims()?,
+        )
+    }
+
+    fn visit<'a, V: Leaves<'a, A::Device>>(&'a self, v: &mut V) {
+        self.1.visit(v);
+        self.2.visit(v);
+        self.3.visit(v);
+    }
+
+    #[inline(always)]
+    fn with_run<R>(&self, b: &Block<'_>, first: usize, f: impl FnOnce(Run<'_, B::Elem>) -> R) -> R {
+        let (second, third) = (first + A::LEAVES, first + A::LEAVES + B::LEAVES);
+        self.1.with_run(b, first, |x| {
+            self.2.with_run(b, second, |y| {
+                self.3.with_run(b, third, |z| {
+                    let mut s = Scratch::default();
+                    f(s.map3(b.len(), x, y, z, |x, y, z| self.0.call(x, y, z)))
+                })
+            })
+        })
+    }
+
+    #[inline(always)]
+    fn write(&self, b: &Block<'_>, first: usize, dst: &mut [MaybeUninit<B::Elem>]) {
+        let (second, third) = (first + A::LEAVES, first + A::LEAVES + B::LEAVES);
+        self.1.with_run(b, first, |x| {
+            self.2.with_run(b, second, |y| {
+                self.3.with_run(b, third, |z| {
+                    write3(dst, x, y, z, |x, y, z| self.0.call(x, y, z))
+                })
+            })
+        })
+    }
+
+    fn cuda(&self, g: &mut CudaGen, first: usize) -> String {
+        let a = self.1.cuda(g, first);
+        let b = self.2.cuda(g, first + A::LEAVES);
+        let c = self.3.cuda(g, first + A::LEAVES + B::LEAVES);
+        let a0 = c_name(A::Elem::NAME);
+        let t = c_name(B::Elem::NAME);
+        g.call::<B::Elem>(
+            &Op::DEF,
+            a0,
+            t,
+            [Some(&a), Some(&b), Some(&c)],
+            Some(self.0.scalar()),
+        )
+    }
+}
