@@ -1,21 +1,23 @@
 //! Timing harness for fused pointwise chains, run side by side with NumPy,
-//! PyTorch eager, numexpr, `torch.compile` and JAX `jit` by
+//! PyTorch eager, numexpr, `torch.compile` (Inductor) and JAX `jit` by
 //! `benches/compare_fused.py`. Prints one line per case:
 //! `name<TAB>median nanoseconds per call`.
 //!
 //! The cases (f32, `a: (4096, 4096)`, `b, d: (4096,)`, `c, e: (4096, 1)`):
-//! a single broadcast add `a + b` (the memory-bound floor), the 3-op chain
+//! a single broadcast add `a + b`, the memory-bound floor; the 3-op chain
 //! `relu(a * b + c)` and the 6-op chain `gelu(a * b + c) * d - e`, each
 //! eager (one pass per op) and fused, into a new tensor and into an
-//! existing one (`out=`).
+//! existing one (`out=`); and `(a * b).sum(1)`, a reduction at the end of
+//! a chain, eager and fused.
 //!
-//! `cargo run --release --example bench_fused`
+//! `cargo run --release --example bench_fused [FILTER]`
 
 use std::time::Instant;
 
 use shaped::{Shape, Tensor};
 
-/// Calls before timing starts.
+/// Calls before timing starts (a 64 MiB output reaches its steady speed
+/// only after several passes).
 const WARM_UP: usize = 10;
 /// Timed calls per case.
 const REPS: usize = 30;
@@ -37,70 +39,60 @@ fn median_ns(mut f: impl FnMut()) -> f64 {
 }
 
 type Big = Shape![4096, 4096];
-type Row = Shape![4096];
-type Col = Shape![4096, 1];
 
-/// Deterministic values in [-1, 1).
-fn values<S: shaped::shape::FixedShape>(seed: u32) -> Tensor<f32, S> {
-    let n: usize = S::STATIC_DIMS.iter().map(|d| d.unwrap_or(1)).product();
-    let mut x = seed.wrapping_mul(2_654_435_761).max(1);
-    Tensor::from_vec(
-        (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                (x >> 8) as f32 / (1u32 << 23) as f32 - 1.0
-            })
-            .collect(),
-    )
-}
+/// A named case: the call to time.
+type Case<'a> = (&'static str, Box<dyn FnMut() + 'a>);
 
 fn main() {
     let filter = std::env::args().nth(1).unwrap_or_default();
-    let a = values::<Big>(1);
-    let b = values::<Row>(2);
-    let c = values::<Col>(3);
-    let d = values::<Row>(4);
-    let e = values::<Col>(5);
-    let mut out = Tensor::<f32, Big>::zeros();
-    let mut out3 = Tensor::<f32, Big>::zeros();
-    let mut out6 = Tensor::<f32, Big>::zeros();
-
-    let mut cases: Vec<(&str, Box<dyn FnMut()>)> = vec![
+    let a = Tensor::<f32, Big>::rand(1);
+    let b = Tensor::<f32, Shape![4096]>::rand(2);
+    let c = Tensor::<f32, Shape![4096, 1]>::rand(3);
+    let d = Tensor::<f32, Shape![4096]>::rand(4);
+    let e = Tensor::<f32, Shape![4096, 1]>::rand(5);
+    let (mut o1, mut o2, mut o3) = (
+        Tensor::<f32, Big>::zeros(),
+        Tensor::<f32, Big>::zeros(),
+        Tensor::<f32, Big>::zeros(),
+    );
+    let cases: Vec<Case<'_>> = vec![
         ("add", Box::new(|| drop(a.add(&b)))),
-        ("add_out", Box::new(|| a.add_out(&b, &mut out).unwrap())),
-        ("gelu_eager", Box::new(|| drop(a.gelu()))),
-        ("exp_eager", Box::new(|| drop(a.exp()))),
+        ("add_out", Box::new(|| a.add_out(&b, &mut o1).unwrap())),
         ("chain3_eager", Box::new(|| drop(a.mul(&b).add(&c).relu()))),
         (
             "chain3_fused",
             Box::new(|| drop((a.lazy() * &b + &c).relu().eval())),
         ),
+        (
+            "chain3_fused_out",
+            Box::new(|| (a.lazy() * &b + &c).relu().eval_into(&mut o2).unwrap()),
+        ),
+        (
+            "chain6_eager",
+            Box::new(|| drop(a.mul(&b).add(&c).gelu().mul(&d).sub(&e))),
+        ),
+        (
+            "chain6_fused",
+            Box::new(|| drop(((a.lazy() * &b + &c).gelu() * &d - &e).eval())),
+        ),
+        (
+            "chain6_fused_out",
+            Box::new(|| {
+                ((a.lazy() * &b + &c).gelu() * &d - &e)
+                    .eval_into(&mut o3)
+                    .unwrap()
+            }),
+        ),
+        ("sum1", Box::new(|| drop(a.sum_dim::<1>()))),
+        ("mulsum1_eager", Box::new(|| drop(a.mul(&b).sum_dim::<1>()))),
+        (
+            "mulsum1_fused",
+            Box::new(|| drop((a.lazy() * &b).sum_dim::<1>())),
+        ),
     ];
-    cases.push((
-        "chain3_fused_out",
-        Box::new(|| (a.lazy() * &b + &c).relu().eval_into(&mut out3).unwrap()),
-    ));
-    cases.push((
-        "chain6_eager",
-        Box::new(|| drop(a.mul(&b).add(&c).gelu().mul(&d).sub(&e))),
-    ));
-    cases.push((
-        "chain6_fused",
-        Box::new(|| drop(((a.lazy() * &b + &c).gelu() * &d - &e).eval())),
-    ));
-    cases.push((
-        "chain6_fused_out",
-        Box::new(|| {
-            ((a.lazy() * &b + &c).gelu() * &d - &e)
-                .eval_into(&mut out6)
-                .unwrap()
-        }),
-    ));
-    for (name, f) in &mut cases {
+    for (name, mut f) in cases {
         if name.contains(filter.as_str()) {
-            println!("{name}\t{:.0}", median_ns(f));
+            println!("{name}\t{:.0}", median_ns(&mut f));
         }
     }
 }

@@ -49,7 +49,7 @@ pub(crate) mod sealed {
 /// use shaped::{Shape, Tensor};
 /// struct Count(usize);
 /// impl<'a> Leaves<'a, Cpu> for Count {
-///     fn leaf<T: shaped::Element, S: shaped::shape::Shape>(&mut self, _: &'a Tensor<T, S>) {
+///     fn leaf<T: shaped::element::Element, S: shaped::shape::Shape>(&mut self, _: &'a Tensor<T, S>) {
 ///         self.0 += 1;
 ///     }
 /// }

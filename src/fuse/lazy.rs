@@ -14,6 +14,14 @@ use crate::element::Element;
 use crate::ops::table;
 use crate::shape::{Broadcast3, BroadcastShape, OrPanic, Shape};
 
+/// What a fallible evaluation of `E` on its device returns.
+/// The value of `E`: a tensor of its element type, shape and device.
+pub(crate) type Value<E> = Tensor<<E as Node>::Elem, <E as Node>::Shape, <E as Node>::Device>;
+
+/// What a fallible evaluation of `E` on its device returns (`Value<E>`,
+/// or a reduction of it).
+pub(crate) type Fallible<E, X> = Result<X, <<E as Node>::Device as Device>::Error>;
+
 /// A fused pointwise expression: a tree of op-table operations over
 /// tensors and scalars, evaluated in one pass over memory when asked
 /// ([`eval`](Lazy::eval), [`eval_into`](Lazy::eval_into),
@@ -43,14 +51,14 @@ pub struct Lazy<E>(pub(crate) E);
 /// device `D`: a [`Lazy`] expression, a `&Tensor`, or a scalar.
 ///
 /// ```
-/// use shaped::fuse::IntoLazy;
+/// use shaped::backend::fused::Node;
+/// use shaped::fuse::{IntoLazy, lazy};
 /// use shaped::{Shape, Tensor};
-/// fn double<R: IntoLazy<f64, shaped::device::Cpu>>(r: R) -> Vec<f64> {
-///     (shaped::fuse::lazy(r) * 2.0).eval().to_vec()
+/// fn rank<R: IntoLazy<f64, shaped::device::Cpu>>(r: R) -> usize {
+///     lazy(r).node().dims().unwrap().len()
 /// }
-/// let a = Tensor::<f64, Shape![2]>::from_vec(vec![1., 2.]);
-/// assert_eq!(double(&a), [2., 4.]);
-/// assert_eq!(double(3.0), [6.]);
+/// let a = Tensor::<f64, Shape![2, 1]>::ones();
+/// assert_eq!((rank(&a), rank(3.0), rank(a.lazy() + 1.0)), (2, 0, 2));
 /// ```
 pub trait IntoLazy<T: Element, D: Device> {
     /// The operand's node.
@@ -148,9 +156,7 @@ where
     ///     a.try_mul(&b).unwrap_err().to_string()
     /// );
     /// ```
-    pub fn try_eval(
-        &self,
-    ) -> Result<Tensor<E::Elem, E::Shape, E::Device>, <E::Device as Device>::Error> {
+    pub fn try_eval(&self) -> Fallible<E, Value<E>> {
         E::Device::eval(&self.0)
     }
 
@@ -199,10 +205,11 @@ macro_rules! unary_methods {
         impl<E: Node> Lazy<E> {
             $(
             #[doc = concat!("`", stringify!($name), "` of every element, as the eager [`Tensor::", stringify!($name), "`].")]
+            #[allow(clippy::should_implement_trait)]
             ///
             /// ```
             /// use shaped::{Shape, Tensor};
-            /// let a = Tensor::<f64, Shape![4]>::from_vec(vec![-1.5, -0.25, 0.5, 2.0]);
+            /// let a = Tensor::<f64, Shape![4]>::from_vec(vec![0.25, 0.5, 1.5, 2.0]);
             #[doc = concat!("assert_eq!(a.lazy().", stringify!($name), "().eval().to_vec(), a.", stringify!($name), "().to_vec());")]
             /// ```
             pub fn $name(self) -> Lazy<Unary<table::$Op, E>>
@@ -229,6 +236,7 @@ macro_rules! binary_methods {
         impl<E: Node> Lazy<E> {
             $(
             #[doc = concat!("`", stringify!($name), "` of the expression and `rhs` broadcast together, as the eager [`Tensor::", stringify!($name), "`].")]
+            #[allow(clippy::should_implement_trait)]
             ///
             /// ```
             /// use shaped::{Shape, Tensor};

@@ -5,7 +5,7 @@
 //! a softmax, `(x - m).exp().sum_dim::<1>()`, never materialises the
 //! exponentials. Shapes and errors are the eager reductions'.
 
-use super::lazy::Lazy;
+use super::lazy::{Fallible, Lazy};
 use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::fused::{Fused, Node};
@@ -23,7 +23,7 @@ fn reduce<E, SO: Shape>(
     axis: Option<usize>,
     keepdim: bool,
     nonempty: Option<&str>,
-) -> Result<Tensor<E::Elem, SO, E::Device>, <E::Device as Device>::Error>
+) -> Fallible<E, Tensor<E::Elem, SO, E::Device>>
 where
     E: Node,
     E::Elem: Numeric,

@@ -38,7 +38,7 @@ use crate::device::Cpu;
 use crate::element::Element;
 use crate::element::Numeric;
 use crate::iter::{Plan, broadcast_strides, contiguous_strides};
-use crate::shape::{DimVec, Shape, ShapeError};
+use crate::shape::{DimVec, DynRank, Shape, ShapeError};
 use crate::tensor::storage::Storage;
 
 /// The most tensor leaves one expression may read (evaluate a part first
@@ -387,7 +387,7 @@ impl<T: Element> ErasedStorage for Arc<Storage<T>> {
 
 /// Collects the leaves of an expression.
 #[derive(Default)]
-struct Collect<'a>(Vec<LeafIn<'a>>);
+pub(crate) struct Collect<'a>(Vec<LeafIn<'a>>);
 
 impl<'a> Leaves<'a, Cpu> for Collect<'a> {
     fn leaf<T: Element, S: Shape>(&mut self, t: &'a Tensor<T, S>) {
@@ -397,6 +397,42 @@ impl<'a> Leaves<'a, Cpu> for Collect<'a> {
             offset: t.offset,
             storage: &t.storage,
         });
+    }
+}
+
+/// What the CPU evaluates block by block: a fused expression ([`Node`]),
+/// or a value computed from one that is not itself a node (autograd's
+/// gradient of a fused chain with respect to one leaf).
+pub(crate) trait Source: Sync {
+    /// The element type of the value.
+    type Elem: Element;
+    /// The value's sizes.
+    fn dims(&self) -> Result<DimVec, ShapeError>;
+    /// Every tensor leaf, in index order.
+    fn leaves<'a>(&'a self, c: &mut Collect<'a>);
+    /// `f` of the value over block `b`.
+    fn with_run<R>(&self, b: &Block<'_>, f: impl FnOnce(Run<'_, Self::Elem>) -> R) -> R;
+    /// The value over block `b` written into `dst`.
+    fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<Self::Elem>]) {
+        self.with_run(b, |r| write_run(dst, r))
+    }
+}
+
+impl<E: Node<Device = Cpu>> Source for E {
+    type Elem = E::Elem;
+    fn dims(&self) -> Result<DimVec, ShapeError> {
+        Node::dims(self)
+    }
+    fn leaves<'a>(&'a self, c: &mut Collect<'a>) {
+        self.visit(c)
+    }
+    #[inline(always)]
+    fn with_run<R>(&self, b: &Block<'_>, f: impl FnOnce(Run<'_, E::Elem>) -> R) -> R {
+        Node::with_run(self, b, 0, f)
+    }
+    #[inline(always)]
+    fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]) {
+        Node::write(self, b, 0, dst)
     }
 }
 
@@ -438,9 +474,9 @@ fn read_all<'a>(leaves: &'a [LeafIn<'a>]) -> (Vec<Box<dyn Held + 'a>>, LeafPtrs)
 }
 
 /// The leaves of `e`, refusing more than [`MAX_LEAVES`].
-fn leaves_of<E: Node<Device = Cpu>>(e: &E) -> Result<Collect<'_>, ShapeError> {
+fn leaves_of<E: Source>(e: &E) -> Result<Collect<'_>, ShapeError> {
     let mut c = Collect::default();
-    e.visit(&mut c);
+    e.leaves(&mut c);
     if c.0.len() > MAX_LEAVES {
         return Err(ShapeError::Invalid(format!(
             "a fused expression reads at most {MAX_LEAVES} tensors, this one reads {}: evaluate a part of it first",
@@ -451,14 +487,14 @@ fn leaves_of<E: Node<Device = Cpu>>(e: &E) -> Result<Collect<'_>, ShapeError> {
 }
 
 /// The value of `e` in a new contiguous tensor.
-pub(crate) fn eval<E: Node<Device = Cpu>>(e: &E) -> Result<Tensor<E::Elem, E::Shape>, ShapeError> {
+pub(crate) fn eval<E: Source, SO: Shape>(e: &E) -> Result<Tensor<E::Elem, SO>, ShapeError> {
     let dims = e.dims()?;
-    let d = E::Shape::check_dims(&dims)?;
+    let d = SO::check_dims(&dims)?;
     let c = leaves_of(e)?;
     let out_strides = contiguous_strides(&dims);
     let plan = plan(&dims, (&out_strides, 0), &c.0);
     let (guards, ptrs) = read_all(&c.0);
-    let write = |b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]| e.write(b, 0, dst);
+    let write = |b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]| e.write(b, dst);
     // SAFETY: the output is fresh and contiguous with `numel(dims)`
     // elements, each offset of the plan's operand 0 once; each leaf's plan
     // offsets come from its layout (broadcast strides only repeat
@@ -477,7 +513,7 @@ pub(crate) fn eval_into<E: Node<Device = Cpu>, S: Shape>(
     e: &E,
     out: &mut Tensor<E::Elem, S>,
 ) -> Result<(), ShapeError> {
-    let dims = e.dims()?;
+    let dims = Node::dims(e)?;
     if dims.as_slice() != out.dims() {
         return Err(ShapeError::OutputShape {
             output: out.dims().to_vec(),
@@ -495,7 +531,7 @@ pub(crate) fn eval_into<E: Node<Device = Cpu>, S: Shape>(
             }
         }
         // A leaf reads the written storage: compute, then copy.
-        let value = eval(e)?;
+        let value: Tensor<E::Elem, DynRank> = eval(e)?;
         return <Cpu as crate::backend::Backend<E::Elem>>::binary_(
             crate::ops::table::CopyFrom,
             out,
@@ -533,7 +569,7 @@ pub(crate) fn eval_into<E: Node<Device = Cpu>, S: Shape>(
     let Some(mut og) = og else {
         unreachable!("the loop takes the output's guard")
     };
-    let write = |b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]| e.write(b, 0, dst);
+    let write = |b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]| Node::write(e, b, 0, dst);
     // SAFETY: `out`'s offsets lie in its storage (its layout) and are
     // pairwise distinct (checked above); no leaf shares its storage
     // (checked above), and the leaves are read under their guards, within
@@ -577,7 +613,7 @@ pub(crate) fn reduce<E, R>(
     mask: &[bool],
 ) -> Result<(Vec<E::Elem>, DimVec), ShapeError>
 where
-    E: Node<Device = Cpu>,
+    E: Source,
     R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem> + Sync,
 {
     let dims = e.dims()?;
@@ -628,7 +664,7 @@ where
             // No reduced axis of size > 1: each element is its own output.
             for at in (0..len).step_by(BLOCK) {
                 let n = BLOCK.min(len - at);
-                e.with_run(&block_at(at, n), 0, |run| {
+                e.with_run(&block_at(at, n), |run| {
                     for i in 0..n {
                         let x = match run {
                             Run::Splat(x) => x,
@@ -652,7 +688,7 @@ where
         });
         for at in (0..len).step_by(BLOCK) {
             let n = BLOCK.min(len - at);
-            let v = e.with_run(&block_at(at, n), 0, |run| match run {
+            let v = e.with_run(&block_at(at, n), |run| match run {
                 Run::Splat(x) => r.fold_run(r.init(), ReduceRun::repeat(&x, n), 0, 1),
                 Run::Slice(s) => r.fold_run(r.init(), ReduceRun::from_slice(s), 0, 1),
             });
@@ -742,7 +778,7 @@ impl<T: Element> crate::backend::fused::Fused<T> for Cpu {
         let (data, dims) = match r {
             Reduction::Sum => reduce(e, &Sum { divisor: None }, mask)?,
             Reduction::Mean => {
-                let d = e.dims()?;
+                let d = Node::dims(e)?;
                 let n: usize = d
                     .iter()
                     .zip(mask)
@@ -760,7 +796,7 @@ impl<T: Element> crate::backend::fused::Fused<T> for Cpu {
             Reduction::Max => reduce(e, &Extreme::<true>, mask)?,
             Reduction::Min => reduce(e, &Extreme::<false>, mask)?,
             Reduction::Prod => {
-                let value = eval(e)?;
+                let value: Tensor<T, DynRank> = eval(e)?;
                 return <Cpu as crate::backend::Backend<T>>::reduce(r, &value, mask, keepdim);
             }
         };
@@ -780,6 +816,69 @@ impl<T: Element> crate::backend::fused::Fused<T> for Cpu {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::{DynRank, Shape};
+
+    /// Every path of `run` and `reduce` on small tensors (Miri runs these):
+    /// contiguous, transposed (a gathered block), expanded (stride 0) and
+    /// offset leaves; a strided existing output; a leaf on the output's
+    /// storage; zero-size sizes; reductions over each axis and all.
+    #[test]
+    fn evaluations_read_and_write_only_their_elements() {
+        let base = Tensor::<f64, DynRank>::try_from_vec((0..40).map(f64::from).collect(), &[4, 10])
+            .unwrap();
+        let t: Tensor<f64, DynRank> = base.permute(&[1, 0]).unwrap(); // (10, 4), strides (1, 10)
+        let n: Tensor<f64, DynRank> = base.narrow(1, 3, 4).unwrap(); // (4, 4) at offset 3
+        let row = Tensor::<f64, DynRank>::try_from_vec(vec![1., -1., 2., -2.], &[1, 4]).unwrap();
+        let x: Tensor<f64, DynRank> = row.expand(&[10, 4]).unwrap();
+        let v = (t.lazy() * &x - 3.0).relu().eval();
+        let want: Vec<f64> = (0..40)
+            .map(|i| {
+                let (r, c) = (i / 4, i % 4);
+                ((c * 10 + r) as f64 * [1., -1., 2., -2.][c] - 3.0).max(0.0)
+            })
+            .collect();
+        assert_eq!(v.to_vec(), want);
+        // Into a transposed existing output: strided stores.
+        let store = Tensor::<f64, DynRank>::try_zeros(&[4, 4]).unwrap();
+        let mut out: Tensor<f64, DynRank> = store.permute(&[1, 0]).unwrap();
+        eval_into((n.lazy() + 1.0).node(), &mut out).unwrap();
+        assert_eq!(
+            out.to_vec(),
+            n.to_vec().iter().map(|x| x + 1.0).collect::<Vec<_>>()
+        );
+        // A leaf on the output's storage.
+        let mut y = Tensor::<f64, Shape![3]>::from_vec(vec![1., 2., 3.]);
+        let ys = y.share();
+        eval_into((ys.lazy() * &ys).node(), &mut y).unwrap();
+        assert_eq!(y.to_vec(), [1., 4., 9.]);
+        // Zero-size.
+        let z = Tensor::<f64, DynRank>::try_zeros(&[0, 4]).unwrap();
+        let v: Tensor<f64, DynRank> = eval((z.lazy() + &row).node()).unwrap();
+        assert_eq!(v.dims(), &[0, 4]);
+        // Reductions: every axis, each axis.
+        let e = (t.lazy() - &x).abs();
+        let full: Vec<f64> = e.eval().to_vec();
+        let (all, _) = reduce(e.node(), &Sum { divisor: None }, &[true, true]).unwrap();
+        assert_eq!(all, [full.iter().sum::<f64>()]);
+        let (rows, _) = reduce(e.node(), &Sum { divisor: None }, &[false, true]).unwrap();
+        assert_eq!(
+            rows,
+            full.chunks(4).map(|c| c.iter().sum()).collect::<Vec<f64>>()
+        );
+        let (cols, _) = reduce(e.node(), &Extreme::<true>, &[true, false]).unwrap();
+        let want: Vec<f64> = (0..4)
+            .map(|c| (0..10).map(|r| full[r * 4 + c]).fold(f64::MIN, f64::max))
+            .collect();
+        assert_eq!(cols, want);
+        let (none, dims) = reduce(
+            (z.lazy() * 2.0).node(),
+            &Sum { divisor: None },
+            &[true, false],
+        )
+        .unwrap();
+        assert_eq!((none, dims.to_vec()), (vec![0.0; 4], vec![0, 4]));
+    }
 
     #[test]
     fn runs_combine_splats_and_slices() {

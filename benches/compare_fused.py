@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Fused pointwise chains side by side in one session: shaped (eager and
+fused, examples/bench_fused.rs), NumPy (with SciPy's erf), PyTorch eager,
+numexpr, torch.compile (Inductor, CPU) and JAX jit, all on THREADS threads
+(default: every core), f32, a: (4096, 4096), b, d: (4096,), c, e: (4096, 1):
+
+  add      a + b                       the memory-bound floor (one pass)
+  chain3   relu(a * b + c)
+  chain6   gelu(a * b + c) * d - e     (exact gelu, with erf)
+  mulsum1  (a * b).sum(1)              a reduction at the end of a chain
+
+Compile times (torch.compile, jax.jit) are excluded from the timings (each
+compiled function is warmed up first) and reported separately. numexpr has
+no erf, so it has no chain6. Rounds interleave the libraries, the order
+rotating, so that load from other processes falls on all of them alike;
+the table gives each library's best round (and median round) and the
+ratios of best rounds.
+
+Usage (from the repository root):  python3 benches/compare_fused.py [ROUNDS=3]
+Creates .venv with numpy, scipy, torch, numexpr and jax on first use.
+"""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV = os.path.join(ROOT, ".venv")
+THREADS = int(os.environ.get("BENCH_THREADS", os.cpu_count() or 2))
+os.environ.setdefault("OMP_NUM_THREADS", str(THREADS))
+os.environ.setdefault("NUMEXPR_MAX_THREADS", str(THREADS))
+os.environ.setdefault("NUMEXPR_NUM_THREADS", str(THREADS))
+os.environ.setdefault(
+    "XLA_FLAGS", f"--xla_cpu_multi_thread_eigen=true intra_op_parallelism_threads={THREADS}"
+)
+N = 4096
+
+
+def ensure_venv():
+    py = os.path.join(VENV, "bin", "python")
+    if sys.executable != py:
+        if not os.path.exists(py):
+            subprocess.check_call([sys.executable, "-m", "venv", VENV])
+            subprocess.check_call([py, "-m", "pip", "install", "-q", "numpy", "scipy", "torch",
+                                   "numexpr", "jax[cpu]"])
+        os.execv(py, [py] + sys.argv)
+
+
+def median_ns(fn, reps=30):
+    """Median time per call over `reps` calls after 10 warm-up calls (as
+    examples/bench_fused.rs does)."""
+    for _ in range(10):
+        fn()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter_ns()
+        fn()
+        ts.append(time.perf_counter_ns() - t0)
+    return statistics.median(ts)
+
+
+def data():
+    import numpy as np
+    rng = np.random.default_rng(0)
+    r = lambda *s: rng.random(s, dtype=np.float32)
+    return r(N, N), r(N), r(N, 1), r(N), r(N, 1)
+
+
+def numpy_cases():
+    import numpy as np
+    from scipy.special import erf
+    a, b, c, d, e = data()
+    gelu = lambda x: 0.5 * x * (1 + erf(x * np.float32(0.7071067811865476)))
+    return {
+        "add": median_ns(lambda: a + b),
+        "chain3": median_ns(lambda: np.maximum(a * b + c, 0)),
+        "chain6": median_ns(lambda: gelu(a * b + c) * d - e),
+        "mulsum1": median_ns(lambda: (a * b).sum(1)),
+    }
+
+
+def numexpr_cases():
+    import numexpr as ne
+    import numpy as np
+    ne.set_num_threads(THREADS)
+    a, b, c, d, e = data()
+    o = np.empty((N, N), dtype=np.float32)
+    return {
+        "add": median_ns(lambda: ne.evaluate("a + b")),
+        "chain3": median_ns(lambda: ne.evaluate("where(a * b + c > 0, a * b + c, 0)")),
+        "chain3_out": median_ns(lambda: ne.evaluate("where(a * b + c > 0, a * b + c, 0)", out=o)),
+        "mulsum1": median_ns(lambda: ne.evaluate("sum(a * b, axis=1)")),
+    }
+
+
+def torch_cases(compiled):
+    import torch
+    import torch.nn.functional as F
+    torch.set_num_threads(THREADS)
+    a, b, c, d, e = (torch.from_numpy(x) for x in data())
+    o = torch.empty(N, N)
+    f3 = lambda a, b, c: torch.relu(a * b + c)
+    f6 = lambda a, b, c, d, e: F.gelu(a * b + c) * d - e
+    fs = lambda a, b: (a * b).sum(1)
+    fa = lambda a, b: a + b
+    r = {}
+    if compiled:
+        t0 = time.perf_counter()
+        f3, f6, fs, fa = (torch.compile(f) for f in (f3, f6, fs, fa))
+        f3(a, b, c), f6(a, b, c, d, e), fs(a, b), fa(a, b)
+        r["compile_s"] = time.perf_counter() - t0
+    else:
+        r["chain3_out"] = median_ns(lambda: torch.relu(torch.add(a * b, c), out=o))
+    r["add"] = median_ns(lambda: fa(a, b))
+    r["chain3"] = median_ns(lambda: f3(a, b, c))
+    r["chain6"] = median_ns(lambda: f6(a, b, c, d, e))
+    r["mulsum1"] = median_ns(lambda: fs(a, b))
+    return r
+
+
+def jax_cases():
+    import jax
+    import jax.numpy as jnp
+    a, b, c, d, e = (jnp.asarray(x) for x in data())
+    f3 = jax.jit(lambda a, b, c: jnp.maximum(a * b + c, 0))
+    f6 = jax.jit(lambda a, b, c, d, e: jax.nn.gelu(a * b + c, approximate=False) * d - e)
+    fs = jax.jit(lambda a, b: (a * b).sum(1))
+    fa = jax.jit(lambda a, b: a + b)
+    t0 = time.perf_counter()
+    for f, args in ((f3, (a, b, c)), (f6, (a, b, c, d, e)), (fs, (a, b)), (fa, (a, b))):
+        f(*args).block_until_ready()
+    r = {"compile_s": time.perf_counter() - t0}
+    r["add"] = median_ns(lambda: fa(a, b).block_until_ready())
+    r["chain3"] = median_ns(lambda: f3(a, b, c).block_until_ready())
+    r["chain6"] = median_ns(lambda: f6(a, b, c, d, e).block_until_ready())
+    r["mulsum1"] = median_ns(lambda: fs(a, b).block_until_ready())
+    return r
+
+
+def shaped_cases(exe, env):
+    text = subprocess.check_output([exe], env=env, text=True)
+    raw = {k: float(v) for k, v in (line.split("\t") for line in text.strip().splitlines())}
+    return {
+        "add": raw["add"], "add_out": raw["add_out"],
+        "chain3": raw["chain3_fused"], "chain3_out": raw["chain3_fused_out"],
+        "chain3_eager": raw["chain3_eager"],
+        "chain6": raw["chain6_fused"], "chain6_out": raw["chain6_fused_out"],
+        "chain6_eager": raw["chain6_eager"],
+        "mulsum1": raw["mulsum1_fused"], "mulsum1_eager": raw["mulsum1_eager"],
+    }
+
+
+def main():
+    ensure_venv()
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    env = dict(os.environ, RAYON_NUM_THREADS=str(THREADS))
+    subprocess.check_call(["cargo", "build", "--release", "--quiet", "--example", "bench_fused"],
+                          cwd=ROOT)
+    exe = os.path.join(ROOT, "target", "release", "examples", "bench_fused")
+    libs = {
+        "shaped": lambda: shaped_cases(exe, env),
+        "numpy": numpy_cases,
+        "torch": lambda: torch_cases(False),
+        "numexpr": numexpr_cases,
+        "inductor": lambda: torch_cases(True),
+        "jax": jax_cases,
+    }
+    names = list(libs)
+    runs = {k: [] for k in names}
+    for r in range(rounds):
+        for lib in names[r % len(names):] + names[:r % len(names)]:
+            runs[lib].append(libs[lib]())
+    best = {lib: {k: min(run[k] for run in rs) for k in rs[0]} for lib, rs in runs.items()}
+    med = {lib: {k: statistics.median(run[k] for run in rs) for k in rs[0]} for lib, rs in runs.items()}
+    import jax, numexpr, numpy, torch
+    print(f"threads: {THREADS}; rounds: {rounds}; numpy {numpy.__version__}; torch {torch.__version__}; "
+          f"numexpr {numexpr.__version__}; jax {jax.__version__}")
+    print(f"compile time (first round, excluded below): torch.compile {runs['inductor'][0]['compile_s']:.1f} s, "
+          f"jax.jit {runs['jax'][0]['compile_s']:.2f} s (four functions each)")
+    print("per case: best round (median round), ms; `x/shaped` is the other library's best time over shaped's")
+    cols = ["numpy", "torch", "numexpr", "inductor", "jax"]
+    print("| case | shaped | " + " | ".join(cols) + " | " + " | ".join(f"{c}/shaped" for c in cols) + " |")
+    print("|---" * (2 + 2 * len(cols)) + "|")
+    for case in ["add", "chain3", "chain6", "mulsum1"]:
+        sh = best["shaped"][case]
+        cell = lambda lib, k=case: (f"{best[lib][k] / 1e6:.2f} ({med[lib][k] / 1e6:.2f})"
+                                    if k in best[lib] else "n/a")
+        ratio = lambda lib, k=case: f"{best[lib][k] / sh:.2f}" if k in best[lib] else "n/a"
+        print(f"| {case} | {cell('shaped')} | " + " | ".join(cell(c) for c in cols) + " | "
+              + " | ".join(ratio(c) for c in cols) + " |")
+    s = best["shaped"]
+    print()
+    print("shaped alone (best round, ms):")
+    for k in ["add", "add_out", "chain3_eager", "chain3", "chain3_out", "chain6_eager", "chain6",
+              "chain6_out", "mulsum1_eager", "mulsum1"]:
+        print(f"  {k:14} {s[k] / 1e6:8.2f}")
+    print(f"  fused chain3 / add: {s['chain3'] / s['add']:.2f}, out= chain3 / add_out: "
+          f"{s['chain3_out'] / s['add_out']:.2f}")
+    print(f"  fused chain6 / add: {s['chain6'] / s['add']:.2f}, out= chain6 / add_out: "
+          f"{s['chain6_out'] / s['add_out']:.2f}")
+    print(f"  eager / fused: chain3 {s['chain3_eager'] / s['chain3']:.2f}, chain6 "
+          f"{s['chain6_eager'] / s['chain6']:.2f}, mulsum1 {s['mulsum1_eager'] / s['mulsum1']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
