@@ -3,10 +3,10 @@
 //! forms (`addmm_`, ...).
 //!
 //! Only the input broadcasts, to the shape of the unfused product
-//! ([`AddendShape`]); the operands of the product follow `mm`, `mv`,
+//! ([`AddendShape`](super::AddendShape)); the operands of the product follow `mm`, `mv`,
 //! `outer` and `bmm`. `addbmm` adds the sum over the batch of the products
 //! to an input of one matrix's shape. The in-place forms write into the
-//! input, which must already have the product's shape ([`FitsProduct`]).
+//! input, which must already have the product's shape ([`FitsProduct`](super::FitsProduct)).
 //! With `beta == 0` the input's values are ignored, NaN and infinity
 //! included, as PyTorch documents.
 //!
@@ -19,14 +19,19 @@
 //! assert_eq!(y.to_vec(), vec![3., 4., 5., 3., 4., 5.]);
 //! ```
 
+use super::call_rule::ProductRule;
+use super::call_rule::product_op::{
+    Addbmm, AddbmmInPlace, Addmm, AddmmInPlace, Addmv, AddmvInPlace, Addr, AddrInPlace, Baddbmm,
+    BaddbmmInPlace,
+};
 use super::rules;
 use super::shape::{
-    AddendShape, BatchMatrixOut, BatchOut, BatchShape, ContractsWith, FitsProduct, MatrixOut,
-    MatrixShape, OuterOut, SameBatch, VectorShape,
+    BatchMatrixOut, BatchOut, BatchShape, MatrixOut, MatrixShape, OuterOut, VectorShape,
 };
 use crate::Tensor;
 use crate::backend::Gemm;
 use crate::element::Numeric;
+use crate::shape::EqualOutput;
 use crate::shape::OrPanic;
 use crate::shape::{Shape, ShapeError};
 
@@ -55,8 +60,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Tensor<T, MatrixOut<SA, SB>, D>
     where
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: AddendShape<MatrixOut<SA, SB>>,
+        SB: ProductRule<Addmm, SA, S>,
+        SB::Product: Shape,
     {
         self.try_addmm(mat1, mat2, beta, alpha).or_panic()
     }
@@ -85,8 +90,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<Tensor<T, MatrixOut<SA, SB>, D>, D::Error>
     where
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: AddendShape<MatrixOut<SA, SB>>,
+        SB: ProductRule<Addmm, SA, S>,
+        SB::Product: Shape,
     {
         self.fused_product(mat1, mat2, beta, alpha, addmm_rule)
     }
@@ -114,10 +119,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         beta: T,
         alpha: T,
     ) where
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: MatrixShape,
-        S::Rows: FitsProduct<SA::Rows>,
-        S::Cols: FitsProduct<SB::Cols>,
+        SB: ProductRule<AddmmInPlace, SA, S>,
+        SB::Product: Shape,
     {
         self.try_addmm_(mat1, mat2, beta, alpha).or_panic()
     }
@@ -146,10 +149,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<(), D::Error>
     where
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: MatrixShape,
-        S::Rows: FitsProduct<SA::Rows>,
-        S::Cols: FitsProduct<SB::Cols>,
+        SB: ProductRule<AddmmInPlace, SA, S>,
+        SB::Product: Shape,
     {
         self.fused_product_(mat1, mat2, beta, alpha, addmm_rule)
     }
@@ -177,8 +178,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Tensor<T, (SA::Rows,), D>
     where
-        SA::Cols: ContractsWith<SV::Len>,
-        S: AddendShape<(SA::Rows,)>,
+        SV: ProductRule<Addmv, SA, S>,
+        SV::Product: Shape,
     {
         self.try_addmv(mat, vec, beta, alpha).or_panic()
     }
@@ -207,8 +208,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<Tensor<T, (SA::Rows,), D>, D::Error>
     where
-        SA::Cols: ContractsWith<SV::Len>,
-        S: AddendShape<(SA::Rows,)>,
+        SV: ProductRule<Addmv, SA, S>,
+        SV::Product: Shape,
     {
         self.fused_product(mat, vec, beta, alpha, addmv_rule)
     }
@@ -236,9 +237,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         beta: T,
         alpha: T,
     ) where
-        SA::Cols: ContractsWith<SV::Len>,
-        S: VectorShape,
-        S::Len: FitsProduct<SA::Rows>,
+        SV: ProductRule<AddmvInPlace, SA, S>,
+        SV::Product: Shape,
     {
         self.try_addmv_(mat, vec, beta, alpha).or_panic()
     }
@@ -265,9 +265,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<(), D::Error>
     where
-        SA::Cols: ContractsWith<SV::Len>,
-        S: VectorShape,
-        S::Len: FitsProduct<SA::Rows>,
+        SV: ProductRule<AddmvInPlace, SA, S>,
+        SV::Product: Shape,
     {
         self.fused_product_(mat, vec, beta, alpha, addmv_rule)
     }
@@ -295,7 +294,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Tensor<T, OuterOut<S1, S2>, D>
     where
-        S: AddendShape<(S1::Len, S2::Len)>,
+        S2: ProductRule<Addr, S1, S>,
+        S2::Product: Shape,
     {
         self.try_addr(vec1, vec2, beta, alpha).or_panic()
     }
@@ -320,7 +320,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<Tensor<T, OuterOut<S1, S2>, D>, D::Error>
     where
-        S: AddendShape<(S1::Len, S2::Len)>,
+        S2: ProductRule<Addr, S1, S>,
+        S2::Product: Shape,
     {
         self.fused_product(vec1, vec2, beta, alpha, addr_rule)
     }
@@ -347,9 +348,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         beta: T,
         alpha: T,
     ) where
-        S: MatrixShape,
-        S::Rows: FitsProduct<S1::Len>,
-        S::Cols: FitsProduct<S2::Len>,
+        S2: ProductRule<AddrInPlace, S1, S>,
+        S2::Product: Shape,
     {
         self.try_addr_(vec1, vec2, beta, alpha).or_panic()
     }
@@ -374,9 +374,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<(), D::Error>
     where
-        S: MatrixShape,
-        S::Rows: FitsProduct<S1::Len>,
-        S::Cols: FitsProduct<S2::Len>,
+        S2: ProductRule<AddrInPlace, S1, S>,
+        S2::Product: Shape,
     {
         self.fused_product_(vec1, vec2, beta, alpha, addr_rule)
     }
@@ -405,9 +404,9 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Tensor<T, BatchOut<SA, SB>, D>
     where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: AddendShape<BatchOut<SA, SB>>,
+        SA::Batch: EqualOutput<SB::Batch>,
+        SB: ProductRule<Baddbmm, SA, S>,
+        SB::Product: Shape,
     {
         self.try_baddbmm(batch1, batch2, beta, alpha).or_panic()
     }
@@ -434,9 +433,9 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<Tensor<T, BatchOut<SA, SB>, D>, D::Error>
     where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: AddendShape<BatchOut<SA, SB>>,
+        SA::Batch: EqualOutput<SB::Batch>,
+        SB: ProductRule<Baddbmm, SA, S>,
+        SB::Product: Shape,
     {
         self.fused_product(batch1, batch2, beta, alpha, baddbmm_rule)
     }
@@ -464,12 +463,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         beta: T,
         alpha: T,
     ) where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: BatchShape,
-        S::Batch: FitsProduct<SA::Batch>,
-        S::Rows: FitsProduct<SA::Rows>,
-        S::Cols: FitsProduct<SB::Cols>,
+        SB: ProductRule<BaddbmmInPlace, SA, S>,
+        SB::Product: Shape,
     {
         self.try_baddbmm_(batch1, batch2, beta, alpha).or_panic()
     }
@@ -496,12 +491,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<(), D::Error>
     where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: BatchShape,
-        S::Batch: FitsProduct<SA::Batch>,
-        S::Rows: FitsProduct<SA::Rows>,
-        S::Cols: FitsProduct<SB::Cols>,
+        SB: ProductRule<BaddbmmInPlace, SA, S>,
+        SB::Product: Shape,
     {
         self.fused_product_(batch1, batch2, beta, alpha, baddbmm_rule)
     }
@@ -530,9 +521,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Tensor<T, BatchMatrixOut<SA, SB>, D>
     where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: AddendShape<BatchMatrixOut<SA, SB>>,
+        SB: ProductRule<Addbmm, SA, S>,
+        SB::Product: Shape,
     {
         self.try_addbmm(batch1, batch2, beta, alpha).or_panic()
     }
@@ -560,9 +550,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<Tensor<T, BatchMatrixOut<SA, SB>, D>, D::Error>
     where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: AddendShape<BatchMatrixOut<SA, SB>>,
+        SB: ProductRule<Addbmm, SA, S>,
+        SB::Product: Shape,
     {
         self.fused_product(batch1, batch2, beta, alpha, addbmm_rule)
     }
@@ -590,11 +579,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         beta: T,
         alpha: T,
     ) where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: MatrixShape,
-        S::Rows: FitsProduct<SA::Rows>,
-        S::Cols: FitsProduct<SB::Cols>,
+        SB: ProductRule<AddbmmInPlace, SA, S>,
+        SB::Product: Shape,
     {
         self.try_addbmm_(batch1, batch2, beta, alpha).or_panic()
     }
@@ -620,11 +606,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<(), D::Error>
     where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: MatrixShape,
-        S::Rows: FitsProduct<SA::Rows>,
-        S::Cols: FitsProduct<SB::Cols>,
+        SB: ProductRule<AddbmmInPlace, SA, S>,
+        SB::Product: Shape,
     {
         self.fused_product_(batch1, batch2, beta, alpha, addbmm_rule)
     }

@@ -10,14 +10,17 @@
 //! assert_eq!(a.matmul(&v).to_vec(), vec![-2., -2.]);
 //! ```
 
+use super::call_rule::ProductRule;
+use super::call_rule::product_op::Bmm;
 use super::rules;
 use super::shape::{
     BatchOut, BatchShape, ContractsWith, Matmul, MatmulShape, MatrixShape, MmWith, OuterOut,
-    SameBatch, VectorShape,
+    VectorShape,
 };
 use crate::Tensor;
 use crate::backend::Gemm;
 use crate::element::Numeric;
+use crate::shape::EqualOutput;
 use crate::shape::OrPanic;
 use crate::shape::Shape;
 
@@ -184,8 +187,9 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     pub fn bmm<S2: BatchShape>(&self, batch2: &Tensor<T, S2, D>) -> Tensor<T, BatchOut<S, S2>, D>
     where
         S: BatchShape,
-        S::Batch: SameBatch<S2::Batch>,
-        S::Cols: ContractsWith<S2::Rows>,
+        S::Batch: EqualOutput<S2::Batch>,
+        S2: ProductRule<Bmm, S, ()>,
+        S2::Product: Shape,
     {
         self.try_bmm(batch2).or_panic()
     }
@@ -210,8 +214,9 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     ) -> Result<Tensor<T, BatchOut<S, S2>, D>, D::Error>
     where
         S: BatchShape,
-        S::Batch: SameBatch<S2::Batch>,
-        S::Cols: ContractsWith<S2::Rows>,
+        S::Batch: EqualOutput<S2::Batch>,
+        S2: ProductRule<Bmm, S, ()>,
+        S2::Product: Shape,
     {
         let geo = rules::bmm(self.dims(), batch2.dims())?;
         D::product(self, batch2, &geo, T::one())
