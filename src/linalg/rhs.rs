@@ -23,7 +23,7 @@ use crate::shape::Shape;
 ///
 /// ```
 /// use shaped::{Shape, linalg::CrossRhs};
-/// let _: <Shape![3] as CrossRhs<Shape![2, 3]>>::Output = <Shape![2, 3]>::default();
+/// let _: <Shape![1, 3] as CrossRhs<Shape![2, 3]>>::Output = <Shape![2, 3]>::default();
 /// ```
 pub trait CrossRhs<SA: Shape>: Shape {
     /// The shape of `cross(a, b)`.
