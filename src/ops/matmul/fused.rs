@@ -52,7 +52,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(Tensor::addmm(&c, &a, &i, 0.0, 2.0).to_vec(), vec![2., 4., 6., 8.]);
     /// ```
     #[track_caller]
-    pub fn addmm<SA: MatrixShape, SB: MatrixShape>(
+    pub fn addmm<SA: MatrixShape, SB>(
         &self,
         mat1: &Tensor<T, SA, D>,
         mat2: &Tensor<T, SB, D>,
@@ -60,7 +60,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Tensor<T, MatrixOut<SA, SB>, D>
     where
-        SB: ProductRule<Addmm, SA, S>,
+        SB: MatrixShape + ProductRule<Addmm, SA, S>,
         SB::Product: Shape,
     {
         self.try_addmm(mat1, mat2, beta, alpha).or_panic()
@@ -82,7 +82,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.try_addmm(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
     ///     "The expanded size of the tensor (5) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 5].  Tensor sizes: [3]");
     /// ```
-    pub fn try_addmm<SA: MatrixShape, SB: MatrixShape>(
+    pub fn try_addmm<SA: MatrixShape, SB>(
         &self,
         mat1: &Tensor<T, SA, D>,
         mat2: &Tensor<T, SB, D>,
@@ -90,7 +90,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<Tensor<T, MatrixOut<SA, SB>, D>, D::Error>
     where
-        SB: ProductRule<Addmm, SA, S>,
+        SB: MatrixShape + ProductRule<Addmm, SA, S>,
         SB::Product: Shape,
     {
         self.fused_product(mat1, mat2, beta, alpha, addmm_rule)
@@ -112,14 +112,14 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.to_vec(), vec![13; 4]);
     /// ```
     #[track_caller]
-    pub fn addmm_<SA: MatrixShape, SB: MatrixShape>(
+    pub fn addmm_<SA: MatrixShape, SB>(
         &mut self,
         mat1: &Tensor<T, SA, D>,
         mat2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
     ) where
-        SB: ProductRule<AddmmInPlace, SA, S>,
+        SB: MatrixShape + ProductRule<AddmmInPlace, SA, S>,
         SB::Product: Shape,
     {
         self.try_addmm_(mat1, mat2, beta, alpha).or_panic()
@@ -141,7 +141,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.try_addmm_(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
     ///     "Bad in-place call: input tensor size [2, 3] and output tensor size [2, 5] should match");
     /// ```
-    pub fn try_addmm_<SA: MatrixShape, SB: MatrixShape>(
+    pub fn try_addmm_<SA: MatrixShape, SB>(
         &mut self,
         mat1: &Tensor<T, SA, D>,
         mat2: &Tensor<T, SB, D>,
@@ -149,7 +149,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<(), D::Error>
     where
-        SB: ProductRule<AddmmInPlace, SA, S>,
+        SB: MatrixShape + ProductRule<AddmmInPlace, SA, S>,
         SB::Product: Shape,
     {
         self.fused_product_(mat1, mat2, beta, alpha, addmm_rule)
@@ -170,7 +170,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.addmv(&a, &v, 2.0, 1.0).to_vec(), vec![5., 7.]);
     /// ```
     #[track_caller]
-    pub fn addmv<SA: MatrixShape, SV: VectorShape>(
+    pub fn addmv<SA: MatrixShape, SV>(
         &self,
         mat: &Tensor<T, SA, D>,
         vec: &Tensor<T, SV, D>,
@@ -178,7 +178,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Tensor<T, (SA::Rows,), D>
     where
-        SV: ProductRule<Addmv, SA, S>,
+        SV: VectorShape + ProductRule<Addmv, SA, S>,
         SV::Product: Shape,
     {
         self.try_addmv(mat, vec, beta, alpha).or_panic()
@@ -200,7 +200,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     ///     "size mismatch, got input (3), mat (2x3), vec (3)");
     /// ```
     #[allow(clippy::type_complexity)] // a one-element shape of the matrix's rows
-    pub fn try_addmv<SA: MatrixShape, SV: VectorShape>(
+    pub fn try_addmv<SA: MatrixShape, SV>(
         &self,
         mat: &Tensor<T, SA, D>,
         vec: &Tensor<T, SV, D>,
@@ -208,7 +208,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<Tensor<T, (SA::Rows,), D>, D::Error>
     where
-        SV: ProductRule<Addmv, SA, S>,
+        SV: VectorShape + ProductRule<Addmv, SA, S>,
         SV::Product: Shape,
     {
         self.fused_product(mat, vec, beta, alpha, addmv_rule)
@@ -230,14 +230,14 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(y.to_vec(), vec![2., 6.]);
     /// ```
     #[track_caller]
-    pub fn addmv_<SA: MatrixShape, SV: VectorShape>(
+    pub fn addmv_<SA: MatrixShape, SV>(
         &mut self,
         mat: &Tensor<T, SA, D>,
         vec: &Tensor<T, SV, D>,
         beta: T,
         alpha: T,
     ) where
-        SV: ProductRule<AddmvInPlace, SA, S>,
+        SV: VectorShape + ProductRule<AddmvInPlace, SA, S>,
         SV::Product: Shape,
     {
         self.try_addmv_(mat, vec, beta, alpha).or_panic()
@@ -257,7 +257,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(y.try_addmv_(&a, &v, 1.0, 1.0).err().unwrap().to_string(),
     ///     "Bad in-place call: input tensor size [1] and output tensor size [2] should match");
     /// ```
-    pub fn try_addmv_<SA: MatrixShape, SV: VectorShape>(
+    pub fn try_addmv_<SA: MatrixShape, SV>(
         &mut self,
         mat: &Tensor<T, SA, D>,
         vec: &Tensor<T, SV, D>,
@@ -265,7 +265,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<(), D::Error>
     where
-        SV: ProductRule<AddmvInPlace, SA, S>,
+        SV: VectorShape + ProductRule<AddmvInPlace, SA, S>,
         SV::Product: Shape,
     {
         self.fused_product_(mat, vec, beta, alpha, addmv_rule)
@@ -286,7 +286,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.addr(&u, &v, 1, 1).to_vec(), vec![103, 104, 106, 108]);
     /// ```
     #[track_caller]
-    pub fn addr<S1: VectorShape, S2: VectorShape>(
+    pub fn addr<S1: VectorShape, S2>(
         &self,
         vec1: &Tensor<T, S1, D>,
         vec2: &Tensor<T, S2, D>,
@@ -294,7 +294,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Tensor<T, OuterOut<S1, S2>, D>
     where
-        S2: ProductRule<Addr, S1, S>,
+        S2: VectorShape + ProductRule<Addr, S1, S>,
         S2::Product: Shape,
     {
         self.try_addr(vec1, vec2, beta, alpha).or_panic()
@@ -312,7 +312,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// let u = Tensor::<f32, DynRank>::try_zeros(&[2]).unwrap();
     /// assert!(c.try_addr(&u, &u, 1.0, 1.0).is_err());
     /// ```
-    pub fn try_addr<S1: VectorShape, S2: VectorShape>(
+    pub fn try_addr<S1: VectorShape, S2>(
         &self,
         vec1: &Tensor<T, S1, D>,
         vec2: &Tensor<T, S2, D>,
@@ -320,7 +320,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<Tensor<T, OuterOut<S1, S2>, D>, D::Error>
     where
-        S2: ProductRule<Addr, S1, S>,
+        S2: VectorShape + ProductRule<Addr, S1, S>,
         S2::Product: Shape,
     {
         self.fused_product(vec1, vec2, beta, alpha, addr_rule)
@@ -341,14 +341,14 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.to_vec(), vec![1., 2., 2., 4.]);
     /// ```
     #[track_caller]
-    pub fn addr_<S1: VectorShape, S2: VectorShape>(
+    pub fn addr_<S1: VectorShape, S2>(
         &mut self,
         vec1: &Tensor<T, S1, D>,
         vec2: &Tensor<T, S2, D>,
         beta: T,
         alpha: T,
     ) where
-        S2: ProductRule<AddrInPlace, S1, S>,
+        S2: VectorShape + ProductRule<AddrInPlace, S1, S>,
         S2::Product: Shape,
     {
         self.try_addr_(vec1, vec2, beta, alpha).or_panic()
@@ -366,7 +366,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// let u = Tensor::<f32, DynRank>::try_zeros(&[2]).unwrap();
     /// assert!(c.try_addr_(&u, &u, 1.0, 1.0).is_err());
     /// ```
-    pub fn try_addr_<S1: VectorShape, S2: VectorShape>(
+    pub fn try_addr_<S1: VectorShape, S2>(
         &mut self,
         vec1: &Tensor<T, S1, D>,
         vec2: &Tensor<T, S2, D>,
@@ -374,7 +374,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<(), D::Error>
     where
-        S2: ProductRule<AddrInPlace, S1, S>,
+        S2: VectorShape + ProductRule<AddrInPlace, S1, S>,
         S2::Product: Shape,
     {
         self.fused_product_(vec1, vec2, beta, alpha, addr_rule)
@@ -396,7 +396,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(y.to_vec(), vec![4., 4., 4., 4., 5., 5., 5., 5.]);
     /// ```
     #[track_caller]
-    pub fn baddbmm<SA: BatchShape, SB: BatchShape>(
+    pub fn baddbmm<SA: BatchShape, SB>(
         &self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
@@ -405,7 +405,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     ) -> Tensor<T, BatchOut<SA, SB>, D>
     where
         SA::Batch: EqualOutput<SB::Batch>,
-        SB: ProductRule<Baddbmm, SA, S>,
+        SB: BatchShape + ProductRule<Baddbmm, SA, S>,
         SB::Product: Shape,
     {
         self.try_baddbmm(batch1, batch2, beta, alpha).or_panic()
@@ -425,7 +425,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.try_baddbmm(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
     ///     "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 0.  Target sizes: [2, 2, 2].  Tensor sizes: [3, 1, 1]");
     /// ```
-    pub fn try_baddbmm<SA: BatchShape, SB: BatchShape>(
+    pub fn try_baddbmm<SA: BatchShape, SB>(
         &self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
@@ -434,7 +434,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     ) -> Result<Tensor<T, BatchOut<SA, SB>, D>, D::Error>
     where
         SA::Batch: EqualOutput<SB::Batch>,
-        SB: ProductRule<Baddbmm, SA, S>,
+        SB: BatchShape + ProductRule<Baddbmm, SA, S>,
         SB::Product: Shape,
     {
         self.fused_product(batch1, batch2, beta, alpha, baddbmm_rule)
@@ -456,14 +456,14 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.to_vec(), vec![1.5; 12]);
     /// ```
     #[track_caller]
-    pub fn baddbmm_<SA: BatchShape, SB: BatchShape>(
+    pub fn baddbmm_<SA: BatchShape, SB>(
         &mut self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
     ) where
-        SB: ProductRule<BaddbmmInPlace, SA, S>,
+        SB: BatchShape + ProductRule<BaddbmmInPlace, SA, S>,
         SB::Product: Shape,
     {
         self.try_baddbmm_(batch1, batch2, beta, alpha).or_panic()
@@ -483,7 +483,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.try_baddbmm_(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
     ///     "Bad in-place call: input tensor size [1, 2, 2] and output tensor size [3, 2, 2] should match");
     /// ```
-    pub fn try_baddbmm_<SA: BatchShape, SB: BatchShape>(
+    pub fn try_baddbmm_<SA: BatchShape, SB>(
         &mut self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
@@ -491,7 +491,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<(), D::Error>
     where
-        SB: ProductRule<BaddbmmInPlace, SA, S>,
+        SB: BatchShape + ProductRule<BaddbmmInPlace, SA, S>,
         SB::Product: Shape,
     {
         self.fused_product_(batch1, batch2, beta, alpha, baddbmm_rule)
@@ -513,7 +513,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(y.to_vec(), vec![13.0; 4]);
     /// ```
     #[track_caller]
-    pub fn addbmm<SA: BatchShape, SB: BatchShape>(
+    pub fn addbmm<SA: BatchShape, SB>(
         &self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
@@ -521,7 +521,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Tensor<T, BatchMatrixOut<SA, SB>, D>
     where
-        SB: ProductRule<Addbmm, SA, S>,
+        SB: BatchShape + ProductRule<Addbmm, SA, S>,
         SB::Product: Shape,
     {
         self.try_addbmm(batch1, batch2, beta, alpha).or_panic()
@@ -542,7 +542,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.try_addbmm(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
     ///     "batch1 and batch2 must have same number of batches, got 2 and 3");
     /// ```
-    pub fn try_addbmm<SA: BatchShape, SB: BatchShape>(
+    pub fn try_addbmm<SA: BatchShape, SB>(
         &self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
@@ -550,7 +550,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<Tensor<T, BatchMatrixOut<SA, SB>, D>, D::Error>
     where
-        SB: ProductRule<Addbmm, SA, S>,
+        SB: BatchShape + ProductRule<Addbmm, SA, S>,
         SB::Product: Shape,
     {
         self.fused_product(batch1, batch2, beta, alpha, addbmm_rule)
@@ -572,14 +572,14 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.to_vec(), vec![10; 4]);
     /// ```
     #[track_caller]
-    pub fn addbmm_<SA: BatchShape, SB: BatchShape>(
+    pub fn addbmm_<SA: BatchShape, SB>(
         &mut self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
     ) where
-        SB: ProductRule<AddbmmInPlace, SA, S>,
+        SB: BatchShape + ProductRule<AddbmmInPlace, SA, S>,
         SB::Product: Shape,
     {
         self.try_addbmm_(batch1, batch2, beta, alpha).or_panic()
@@ -598,7 +598,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// let b = Tensor::<f32, DynRank>::try_zeros(&[4, 3, 2]).unwrap();
     /// assert!(c.try_addbmm_(&a, &b, 1.0, 1.0).is_err());
     /// ```
-    pub fn try_addbmm_<SA: BatchShape, SB: BatchShape>(
+    pub fn try_addbmm_<SA: BatchShape, SB>(
         &mut self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
@@ -606,7 +606,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<(), D::Error>
     where
-        SB: ProductRule<AddbmmInPlace, SA, S>,
+        SB: BatchShape + ProductRule<AddbmmInPlace, SA, S>,
         SB::Product: Shape,
     {
         self.fused_product_(batch1, batch2, beta, alpha, addbmm_rule)
