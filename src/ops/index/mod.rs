@@ -73,6 +73,8 @@ mod split;
 
 pub use scatter_reduce::ScatterReduce;
 pub use slice::{AxisIndex, AxisRange, Stepped};
+#[doc(hidden)]
+pub use slice::{IndexEntry, index_entry};
 
 use crate::element::Integer;
 use crate::ops::exec::Layout;
