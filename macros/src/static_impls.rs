@@ -36,7 +36,7 @@ fn shape_impl(rank: usize) -> TokenStream {
             type Rank = ::typenum::#rank_ty;
         }
         impl<#(#a: crate::shape::FixedDim),*> crate::shape::FixedShape for #ty {
-            const NUMEL: usize = 1 #(* <#a as crate::shape::FixedDim>::N)*;
+            const NUMEL: usize = 1 #(* crate::shape::dim::fixed_size(<#a as crate::shape::Dim>::SIZE))*;
         }
         impl<#(#a: crate::shape::Dim),*> crate::shape::broadcast::ShapePair<crate::shape::DynRank> for #ty {
             type Joint = crate::shape::DynRank;

@@ -25,7 +25,10 @@ use crate::{ShapeError, Tensor};
 /// ```
 pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> Result<Tensor<T, S>, ShapeError> {
+) -> Result<Tensor<T, S>, ShapeError>
+where
+    S::N: crate::Dim,
+{
     let (data, dims) = cholesky_core(a.layout())?;
     tensor(data, &dims)
 }
@@ -39,7 +42,10 @@ pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices>(
 /// assert_eq!(linalg::cholesky(&a).to_vec(), vec![2., 0., 1., 2.]);
 /// ```
 #[track_caller]
-pub fn cholesky<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, S> {
+pub fn cholesky<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, S>
+where
+    S::N: crate::Dim,
+{
     expect(try_cholesky(a))
 }
 

@@ -19,7 +19,10 @@ use crate::{ShapeError, Tensor};
 /// ```
 pub fn try_det<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> Result<Tensor<T, BatchOf<S>>, ShapeError> {
+) -> Result<Tensor<T, BatchOf<S>>, ShapeError>
+where
+    S::N: crate::Dim,
+{
     let (res, batch) = slogdet_core(a.layout(), "linalg.det")?;
     tensor(res.into_iter().map(|r| r.2).collect(), &batch)
 }
@@ -34,7 +37,10 @@ pub fn try_det<T: LinalgFloat, S: SquareMatrices>(
 /// assert_eq!(d.to_vec()[1], 0.0);
 /// ```
 #[track_caller]
-pub fn det<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, BatchOf<S>> {
+pub fn det<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, BatchOf<S>>
+where
+    S::N: crate::Dim,
+{
     expect(try_det(a))
 }
 
@@ -55,7 +61,10 @@ pub fn det<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, Bat
 #[allow(clippy::type_complexity)]
 pub fn try_slogdet<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> Result<(Tensor<T, BatchOf<S>>, Tensor<T, BatchOf<S>>), ShapeError> {
+) -> Result<(Tensor<T, BatchOf<S>>, Tensor<T, BatchOf<S>>), ShapeError>
+where
+    S::N: crate::Dim,
+{
     let (res, batch) = slogdet_core(a.layout(), "linalg.slogdet")?;
     let sign = res.iter().map(|r| r.0).collect();
     let logabs = res.iter().map(|r| r.1).collect();
@@ -75,7 +84,10 @@ pub fn try_slogdet<T: LinalgFloat, S: SquareMatrices>(
 #[allow(clippy::type_complexity)]
 pub fn slogdet<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> (Tensor<T, BatchOf<S>>, Tensor<T, BatchOf<S>>) {
+) -> (Tensor<T, BatchOf<S>>, Tensor<T, BatchOf<S>>)
+where
+    S::N: crate::Dim,
+{
     expect(try_slogdet(a))
 }
 

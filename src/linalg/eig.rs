@@ -66,7 +66,10 @@ impl<T: LinalgFloat, S: Shape> ComplexTensor<T, S> {
 #[allow(clippy::type_complexity)]
 pub fn try_eig<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> Result<(ComplexTensor<T, EigvalsOf<S>>, ComplexTensor<T, S>), ShapeError> {
+) -> Result<(ComplexTensor<T, EigvalsOf<S>>, ComplexTensor<T, S>), ShapeError>
+where
+    S::N: crate::Dim,
+{
     let name = "linalg.eig";
     let op = Operand::matrices(a.layout(), name, "A")?;
     let n = check_square(&op, name, "A")?;
@@ -143,7 +146,10 @@ pub fn try_eig<T: LinalgFloat, S: SquareMatrices>(
 #[allow(clippy::type_complexity)]
 pub fn eig<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> (ComplexTensor<T, EigvalsOf<S>>, ComplexTensor<T, S>) {
+) -> (ComplexTensor<T, EigvalsOf<S>>, ComplexTensor<T, S>)
+where
+    S::N: crate::Dim,
+{
     expect(try_eig(a))
 }
 
@@ -161,7 +167,10 @@ pub fn eig<T: LinalgFloat, S: SquareMatrices>(
 /// ```
 pub fn try_eigvals<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> Result<ComplexTensor<T, EigvalsOf<S>>, ShapeError> {
+) -> Result<ComplexTensor<T, EigvalsOf<S>>, ShapeError>
+where
+    S::N: crate::Dim,
+{
     let name = "linalg.eigvals";
     let op = Operand::matrices(a.layout(), name, "A")?;
     let n = check_square(&op, name, "A")?;
@@ -191,7 +200,10 @@ pub fn try_eigvals<T: LinalgFloat, S: SquareMatrices>(
 #[track_caller]
 pub fn eigvals<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> ComplexTensor<T, EigvalsOf<S>> {
+) -> ComplexTensor<T, EigvalsOf<S>>
+where
+    S::N: crate::Dim,
+{
     expect(try_eigvals(a))
 }
 

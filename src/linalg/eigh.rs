@@ -25,7 +25,10 @@ const NO_CONVERGENCE: &str = "The algorithm failed to converge because the input
 #[allow(clippy::type_complexity)]
 pub fn try_eigh<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> Result<(Tensor<T, EigvalsOf<S>>, Tensor<T, S>), ShapeError> {
+) -> Result<(Tensor<T, EigvalsOf<S>>, Tensor<T, S>), ShapeError>
+where
+    S::N: crate::Dim,
+{
     let name = "linalg.eigh";
     let a = Operand::matrices(a.layout(), name, "A")?;
     let n = check_square(&a, name, "A")?;
@@ -56,7 +59,10 @@ pub fn try_eigh<T: LinalgFloat, S: SquareMatrices>(
 #[allow(clippy::type_complexity)]
 pub fn eigh<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> (Tensor<T, EigvalsOf<S>>, Tensor<T, S>) {
+) -> (Tensor<T, EigvalsOf<S>>, Tensor<T, S>)
+where
+    S::N: crate::Dim,
+{
     expect(try_eigh(a))
 }
 
@@ -74,7 +80,10 @@ pub fn eigh<T: LinalgFloat, S: SquareMatrices>(
 /// ```
 pub fn try_eigvalsh<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> Result<Tensor<T, EigvalsOf<S>>, ShapeError> {
+) -> Result<Tensor<T, EigvalsOf<S>>, ShapeError>
+where
+    S::N: crate::Dim,
+{
     let name = "linalg.eigvalsh";
     let a = Operand::matrices(a.layout(), name, "A")?;
     let n = check_square(&a, name, "A")?;
@@ -93,6 +102,9 @@ pub fn try_eigvalsh<T: LinalgFloat, S: SquareMatrices>(
 /// assert_eq!(linalg::eigvalsh(&a).to_vec(), vec![-1., 3.]);
 /// ```
 #[track_caller]
-pub fn eigvalsh<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, EigvalsOf<S>> {
+pub fn eigvalsh<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, EigvalsOf<S>>
+where
+    S::N: crate::Dim,
+{
     expect(try_eigvalsh(a))
 }

@@ -32,7 +32,10 @@ use crate::{ShapeError, Tensor};
 #[allow(clippy::type_complexity)]
 pub fn try_inv_ex<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> Result<(Tensor<T, S>, Tensor<i32, BatchOf<S>>), ShapeError> {
+) -> Result<(Tensor<T, S>, Tensor<i32, BatchOf<S>>), ShapeError>
+where
+    S::N: crate::Dim,
+{
     square_with_info(a, "linalg.inv_ex", |x| {
         let n = x.nrows();
         let (lu, piv, info) = getf2(x);
@@ -61,7 +64,10 @@ pub fn try_inv_ex<T: LinalgFloat, S: SquareMatrices>(
 #[allow(clippy::type_complexity)]
 pub fn inv_ex<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> (Tensor<T, S>, Tensor<i32, BatchOf<S>>) {
+) -> (Tensor<T, S>, Tensor<i32, BatchOf<S>>)
+where
+    S::N: crate::Dim,
+{
     expect(try_inv_ex(a))
 }
 
@@ -83,7 +89,10 @@ pub fn inv_ex<T: LinalgFloat, S: SquareMatrices>(
 #[allow(clippy::type_complexity)]
 pub fn try_cholesky_ex<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> Result<(Tensor<T, S>, Tensor<i32, BatchOf<S>>), ShapeError> {
+) -> Result<(Tensor<T, S>, Tensor<i32, BatchOf<S>>), ShapeError>
+where
+    S::N: crate::Dim,
+{
     square_with_info(a, "linalg.cholesky_ex", |mut x| {
         let n = x.nrows();
         // LAPACK's left-looking potf2 on the lower triangle.
@@ -119,7 +128,10 @@ pub fn try_cholesky_ex<T: LinalgFloat, S: SquareMatrices>(
 #[allow(clippy::type_complexity)]
 pub fn cholesky_ex<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> (Tensor<T, S>, Tensor<i32, BatchOf<S>>) {
+) -> (Tensor<T, S>, Tensor<i32, BatchOf<S>>)
+where
+    S::N: crate::Dim,
+{
     expect(try_cholesky_ex(a))
 }
 

@@ -22,7 +22,10 @@ use crate::{ShapeError, Tensor};
 /// ```
 pub fn try_inv<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> Result<Tensor<T, S>, ShapeError> {
+) -> Result<Tensor<T, S>, ShapeError>
+where
+    S::N: crate::Dim,
+{
     let (data, dims) = inv_core(a.layout())?;
     tensor(data, &dims)
 }
@@ -38,7 +41,10 @@ pub fn try_inv<T: LinalgFloat, S: SquareMatrices>(
 /// assert!(i.iter().zip(want).all(|(x, y)| (x - y).abs() < 1e-6));
 /// ```
 #[track_caller]
-pub fn inv<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, S> {
+pub fn inv<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, S>
+where
+    S::N: crate::Dim,
+{
     expect(try_inv(a))
 }
 

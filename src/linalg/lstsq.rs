@@ -6,7 +6,7 @@ use faer::Mat;
 use super::batch::{Operand, broadcast_batch, dims_with, matmul, par_batches, stack, tensor};
 use super::solve::is_vector_rhs;
 use super::svd::thin;
-use super::{LinalgFloat, LstsqShape, LstsqVecShape, expect};
+use super::{LinalgFloat, LstsqRhs, LstsqVecShape, expect};
 use crate::ops::exec::Layout;
 use crate::shape::{DynRank, Shape};
 use crate::{ShapeError, Tensor};
@@ -76,10 +76,13 @@ pub struct Lstsq<T: LinalgFloat, S: Shape> {
 /// let v = Tensor::<f64, DynRank>::try_from_vec(vec![1., 2., 3.], &[3]).unwrap();
 /// assert_eq!(linalg::try_lstsq(&a, &v).unwrap().solution.dims(), &[2]);
 /// ```
-pub fn try_lstsq<T: LinalgFloat, SA: LstsqShape<SB>, SB: Shape>(
+pub fn try_lstsq<T: LinalgFloat, SA: Shape, SB: LstsqRhs<SA>>(
     a: &Tensor<T, SA>,
     b: &Tensor<T, SB>,
-) -> Result<Lstsq<T, SA::Output>, ShapeError> {
+) -> Result<Lstsq<T, SB::Output>, ShapeError>
+where
+    SB::Output: Shape,
+{
     try_lstsq_with(a, b, None, LstsqDriver::default())
 }
 
@@ -109,12 +112,15 @@ pub fn try_lstsq<T: LinalgFloat, SA: LstsqShape<SB>, SB: Shape>(
 /// assert_eq!(r.rank.to_vec(), vec![2]);
 /// assert_eq!(r.singular_values.dims(), &[2]);
 /// ```
-pub fn try_lstsq_with<T: LinalgFloat, SA: LstsqShape<SB>, SB: Shape>(
+pub fn try_lstsq_with<T: LinalgFloat, SA: Shape, SB: LstsqRhs<SA>>(
     a: &Tensor<T, SA>,
     b: &Tensor<T, SB>,
     rcond: Option<f64>,
     driver: LstsqDriver,
-) -> Result<Lstsq<T, SA::Output>, ShapeError> {
+) -> Result<Lstsq<T, SB::Output>, ShapeError>
+where
+    SB::Output: Shape,
+{
     let vec = SB::RANK.is_none() && is_vector_rhs(a.dims(), b.dims());
     lstsq_core(a.layout(), b.layout(), vec, rcond, driver)
 }
@@ -134,10 +140,13 @@ pub fn try_lstsq_with<T: LinalgFloat, SA: LstsqShape<SB>, SB: Shape>(
 /// assert_eq!((r.rank.to_vec(), r.residuals.dims()), (vec![2], &[0][..]));
 /// ```
 #[track_caller]
-pub fn lstsq<T: LinalgFloat, SA: LstsqShape<SB>, SB: Shape>(
+pub fn lstsq<T: LinalgFloat, SA: Shape, SB: LstsqRhs<SA>>(
     a: &Tensor<T, SA>,
     b: &Tensor<T, SB>,
-) -> Lstsq<T, SA::Output> {
+) -> Lstsq<T, SB::Output>
+where
+    SB::Output: Shape,
+{
     expect(try_lstsq(a, b))
 }
 

@@ -76,6 +76,7 @@ mod pinv;
 mod power;
 mod qr;
 mod rank;
+mod rhs;
 mod shape;
 mod solve;
 mod svd;
@@ -101,10 +102,11 @@ pub use pinv::{pinv, try_pinv};
 pub use power::{matrix_exp, matrix_power, try_matrix_exp, try_matrix_power};
 pub use qr::{qr, qr_complete, try_qr, try_qr_complete};
 pub use rank::{RankTol, cond, matrix_rank, try_cond, try_matrix_rank};
+pub use rhs::{CrossRhs, LstsqRhs, SolveRhs};
 pub use shape::{
     BatchOf, EigvalsOf, LstsqShape, LstsqVecShape, MatchDim, Matrices, SolveOutput,
-    SolveRightShape, SolveShape, SolveVecShape, SquareMatrices, SvalsOf, Transposed, Vectors,
-    WithTail,
+    SolveRightShape, SolveShape, SolveVecShape, SquareDim, SquareMatrices, SvalsOf, Transposed,
+    Vectors, WithTail,
 };
 pub(crate) use solve::is_vector_rhs;
 pub use solve::{solve, solve_vec, try_solve, try_solve_vec};

@@ -30,7 +30,10 @@ use crate::{ShapeError, Tensor};
 pub fn try_matrix_power<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
     n: i64,
-) -> Result<Tensor<T, S>, ShapeError> {
+) -> Result<Tensor<T, S>, ShapeError>
+where
+    S::N: crate::Dim,
+{
     let a = if n < 0 { super::try_inv(a)? } else { a.clone() };
     let (data, dims) = map_square(a.layout(), "linalg.matrix_power", |m| {
         Ok(power(&m, n.unsigned_abs()))
@@ -48,7 +51,10 @@ pub fn try_matrix_power<T: LinalgFloat, S: SquareMatrices>(
 /// assert_eq!(linalg::matrix_power(&a, -2).to_vec(), vec![1., -2., 0., 1., 0.25, 0., 0., 4.]);
 /// ```
 #[track_caller]
-pub fn matrix_power<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>, n: i64) -> Tensor<T, S> {
+pub fn matrix_power<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>, n: i64) -> Tensor<T, S>
+where
+    S::N: crate::Dim,
+{
     expect(try_matrix_power(a, n))
 }
 
@@ -83,7 +89,10 @@ pub(crate) fn power<T: LinalgFloat>(m: &Mat<T>, mut k: u64) -> Mat<T> {
 /// ```
 pub fn try_matrix_exp<T: LinalgFloat, S: SquareMatrices>(
     a: &Tensor<T, S>,
-) -> Result<Tensor<T, S>, ShapeError> {
+) -> Result<Tensor<T, S>, ShapeError>
+where
+    S::N: crate::Dim,
+{
     let (data, dims) = map_square(a.layout(), "linalg.matrix_exp", |m| Ok(expm(&m)))?;
     tensor(data, &dims)
 }
@@ -99,7 +108,10 @@ pub fn try_matrix_exp<T: LinalgFloat, S: SquareMatrices>(
 /// assert!(e.iter().zip(want).all(|(x, y)| (x - y).abs() < 1e-14));
 /// ```
 #[track_caller]
-pub fn matrix_exp<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, S> {
+pub fn matrix_exp<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, S>
+where
+    S::N: crate::Dim,
+{
     expect(try_matrix_exp(a))
 }
 

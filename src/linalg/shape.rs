@@ -91,9 +91,34 @@ pub trait SquareMatrices: Matrices {
 impl<S> SquareMatrices for S
 where
     S: Matrices,
-    S::Rows: MatchDim<S::Cols>,
+    S::Rows: SquareDim<S::Cols>,
 {
-    type N = <S::Rows as MatchDim<S::Cols>>::Output;
+    type N = <S::Rows as SquareDim<S::Cols>>::Output;
+}
+
+/// The two sizes of a square matrix: [`MatchDim`] with the square rule's
+/// message, reported when a function names [`SquareMatrices::N`] in its
+/// bounds (`S::N: Dim`), which makes the compiler check the rule at the call
+/// through that projection and report it once, with no quote of the bounds.
+///
+/// ```
+/// use shaped::{Const, Dyn, linalg::SquareDim};
+/// let _: <Dyn as SquareDim<Const<4>>>::Output = Const::<4>;
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "linalg: expected square matrices, but the last two dimensions have sizes `{Self}` and `{Cols}`",
+    label = "not a batch of square matrices",
+    note = "this function takes shapes `(..., n, n)`; a `Dyn` size is checked at run time"
+)]
+pub trait SquareDim<Cols: Dim>: Dim {
+    /// The common size.
+    type Output: Dim;
+}
+
+/// Any pair with a [`SameDim`] rule, as [`MatchDim`].
+#[diagnostic::do_not_recommend]
+impl<A: Dim + SameDim<B>, B: Dim> SquareDim<B> for A {
+    type Output = <A as SameDim<B>>::Output;
 }
 
 /// Two sizes that must be equal: the inner sizes of a product, or the rows of

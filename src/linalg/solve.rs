@@ -8,7 +8,7 @@ use super::batch::{
     Operand, bcast_index, broadcast_batch, check_square, dims_with, incompatible, par_batches,
     par_batches_labelled, stack, tensor,
 };
-use super::{LinalgFloat, SolveShape, SolveVecShape, expect, plu};
+use super::{LinalgFloat, SolveRhs, SolveVecShape, expect, plu};
 use crate::ops::exec::Layout;
 use crate::shape::Shape;
 use crate::{ShapeError, Tensor};
@@ -46,10 +46,11 @@ use crate::{ShapeError, Tensor};
 pub fn try_solve<T: LinalgFloat, SA, SB>(
     a: &Tensor<T, SA>,
     b: &Tensor<T, SB>,
-) -> Result<Tensor<T, SA::Output>, ShapeError>
+) -> Result<Tensor<T, SB::Output>, ShapeError>
 where
-    SA: SolveShape<SB>,
-    SB: Shape,
+    SA: Shape,
+    SB: SolveRhs<SA>,
+    SB::Output: Shape,
 {
     // With a dynamic-rank B, PyTorch's rule decides whether B is a batch of
     // vectors; otherwise the types have decided (see `solve_vec`).
@@ -68,10 +69,11 @@ where
 /// assert_eq!(x.to_vec()[..6], [1., 1., 2., 2., 3., 3.]);
 /// ```
 #[track_caller]
-pub fn solve<T: LinalgFloat, SA, SB>(a: &Tensor<T, SA>, b: &Tensor<T, SB>) -> Tensor<T, SA::Output>
+pub fn solve<T: LinalgFloat, SA, SB>(a: &Tensor<T, SA>, b: &Tensor<T, SB>) -> Tensor<T, SB::Output>
 where
-    SA: SolveShape<SB>,
-    SB: Shape,
+    SA: Shape,
+    SB: SolveRhs<SA>,
+    SB::Output: Shape,
 {
     expect(try_solve(a, b))
 }

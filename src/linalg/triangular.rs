@@ -5,7 +5,7 @@ use faer::Mat;
 
 use super::batch::{Operand, check_square, incompatible, tensor};
 use super::solve::pairwise;
-use super::{LinalgFloat, SolveRightShape, SolveShape, expect};
+use super::{LinalgFloat, SolveRhs, SolveRightShape, expect};
 use crate::ops::exec::Layout;
 use crate::shape::Shape;
 use crate::{ShapeError, Tensor};
@@ -44,11 +44,14 @@ pub struct Triangle {
 /// assert_eq!(linalg::try_solve_triangular(&a, &b, up).unwrap_err().to_string(),
 ///     "linalg.solve_triangular: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x1)");
 /// ```
-pub fn try_solve_triangular<T: LinalgFloat, SA: SolveShape<SB>, SB: Shape>(
+pub fn try_solve_triangular<T: LinalgFloat, SA: Shape, SB: SolveRhs<SA>>(
     a: &Tensor<T, SA>,
     b: &Tensor<T, SB>,
     tri: Triangle,
-) -> Result<Tensor<T, SA::Output>, ShapeError> {
+) -> Result<Tensor<T, SB::Output>, ShapeError>
+where
+    SB::Output: Shape,
+{
     let (data, dims) = triangular_core(a.layout(), b.layout(), tri, true)?;
     tensor(data, &dims)
 }
@@ -65,11 +68,14 @@ pub fn try_solve_triangular<T: LinalgFloat, SA: SolveShape<SB>, SB: Shape>(
 /// assert_eq!(x.to_vec(), vec![1., 2., 0., 1., 0., 0.]);
 /// ```
 #[track_caller]
-pub fn solve_triangular<T: LinalgFloat, SA: SolveShape<SB>, SB: Shape>(
+pub fn solve_triangular<T: LinalgFloat, SA: Shape, SB: SolveRhs<SA>>(
     a: &Tensor<T, SA>,
     b: &Tensor<T, SB>,
     tri: Triangle,
-) -> Tensor<T, SA::Output> {
+) -> Tensor<T, SB::Output>
+where
+    SB::Output: Shape,
+{
     expect(try_solve_triangular(a, b, tri))
 }
 

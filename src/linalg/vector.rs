@@ -2,7 +2,7 @@
 //! (the cross product of 3-vectors along the last dimension).
 
 use super::batch::{Operand, broadcast_batch, dims_with, tensor};
-use super::{LinalgFloat, Vectors, WithTail, expect};
+use super::{CrossRhs, LinalgFloat, Vectors, WithTail, expect};
 use crate::ops::reduce::axes;
 use crate::shape::{Broadcast, BroadcastShape, Const, Dim, DynRank, Shape};
 use crate::{ShapeError, Tensor};
@@ -258,10 +258,13 @@ where
 /// assert_eq!(linalg::try_cross(&a, &a).unwrap_err().to_string(),
 ///     "linalg.cross: inputs dimension -1 must have length 3. Got 4 and 4");
 /// ```
-pub fn try_cross<T: LinalgFloat, SA: CrossShape<SB>, SB: Shape>(
+pub fn try_cross<T: LinalgFloat, SA: Shape, SB: CrossRhs<SA>>(
     a: &Tensor<T, SA>,
     b: &Tensor<T, SB>,
-) -> Result<Tensor<T, SA::Output>, ShapeError> {
+) -> Result<Tensor<T, SB::Output>, ShapeError>
+where
+    SB::Output: Shape,
+{
     let (data, dims) = cross_core(a, b)?;
     tensor(data, &dims)
 }
@@ -276,10 +279,13 @@ pub fn try_cross<T: LinalgFloat, SA: CrossShape<SB>, SB: Shape>(
 /// assert_eq!(z.to_vec(), vec![0., 0., 1., 0., 0., 0.]);
 /// ```
 #[track_caller]
-pub fn cross<T: LinalgFloat, SA: CrossShape<SB>, SB: Shape>(
+pub fn cross<T: LinalgFloat, SA: Shape, SB: CrossRhs<SA>>(
     a: &Tensor<T, SA>,
     b: &Tensor<T, SB>,
-) -> Tensor<T, SA::Output> {
+) -> Tensor<T, SB::Output>
+where
+    SB::Output: Shape,
+{
     expect(try_cross(a, b))
 }
 

@@ -104,6 +104,7 @@ macro_rules! binary_ops {
             pub fn $inplace<S2>(&mut self, other: &Tensor<T, S2, D>)
             where
                 S2: ExpandsTo<S>,
+                S2::Expanded: Shape,
             {
                 self.$try_inplace(other).or_panic()
             }
@@ -126,6 +127,7 @@ macro_rules! binary_ops {
             pub fn $try_inplace<S2>(&mut self, other: &Tensor<T, S2, D>) -> Result<(), D::Error>
             where
                 S2: ExpandsTo<S>,
+                S2::Expanded: Shape,
             {
                 $check(other)?;
                 D::binary_(table::$Op, self, other)

@@ -196,6 +196,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ) -> Result<(), ShapeError>
     where
         S2: ExpandsTo<S>,
+        S2::Expanded: Shape,
     {
         check_inplace(self.dims(), &[other.dims()])?;
         exec::update2(self.layout(), other.layout(), f)
@@ -223,7 +224,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ) -> Result<(), ShapeError>
     where
         S2: ExpandsTo<S>,
+        S2::Expanded: Shape,
         S3: ExpandsTo<S>,
+        S3::Expanded: Shape,
     {
         check_inplace(self.dims(), &[b.dims(), c.dims()])?;
         exec::update3(self.layout(), b.layout(), c.layout(), f)
@@ -263,6 +266,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     pub fn try_copy_from<S2>(&mut self, src: &Tensor<T, S2, D>) -> Result<(), D::Error>
     where
         S2: ExpandsTo<S>,
+        S2::Expanded: Shape,
     {
         D::binary_(table::CopyFrom, self, src)
     }
@@ -282,6 +286,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     pub fn copy_from<S2>(&mut self, src: &Tensor<T, S2, D>)
     where
         S2: ExpandsTo<S>,
+        S2::Expanded: Shape,
     {
         self.try_copy_from(src).or_panic()
     }

@@ -94,7 +94,9 @@ macro_rules! ternary_ops {
             pub fn $inplace<S1, S2>(&mut self, $b: &Tensor<T, S1, D>, $c: &Tensor<T, S2, D> $(, $v: T)?)
             where
                 S1: ExpandsTo<S>,
+                S1::Expanded: Shape,
                 S2: ExpandsTo<S>,
+                S2::Expanded: Shape,
             {
                 self.$try_inplace($b, $c $(, $v)?).or_panic()
             }
@@ -121,7 +123,9 @@ macro_rules! ternary_ops {
             ) -> Result<(), D::Error>
             where
                 S1: ExpandsTo<S>,
+                S1::Expanded: Shape,
                 S2: ExpandsTo<S>,
+                S2::Expanded: Shape,
             {
                 D::ternary_($op, self, $b, $c)
             }
@@ -337,6 +341,7 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     pub fn lerp_scalar_<S1>(&mut self, end: &Tensor<T, S1, D>, weight: T)
     where
         S1: ExpandsTo<S>,
+        S1::Expanded: Shape,
     {
         self.try_lerp_scalar_(end, weight).or_panic()
     }
@@ -360,6 +365,7 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     ) -> Result<(), D::Error>
     where
         S1: ExpandsTo<S>,
+        S1::Expanded: Shape,
     {
         D::binary_(table::LerpScalar(weight), self, end)
     }
@@ -386,6 +392,7 @@ pub fn where_cond<T: Element, SC, SX: Shape, SY: Shape, D: Backend<T> + Backend<
 ) -> Out3<T, SC, SX, SY, D>
 where
     SC: Broadcast3<SX, SY>,
+    SC::Output: Shape,
 {
     try_where_cond(cond, x, y).or_panic()
 }
@@ -408,6 +415,7 @@ pub fn try_where_cond<T: Element, SC, SX: Shape, SY: Shape, D: Backend<T> + Back
 ) -> Result<Out3<T, SC, SX, SY, D>, <D as Device>::Error>
 where
     SC: Broadcast3<SX, SY>,
+    SC::Output: Shape,
 {
     <D as Backend<T>>::select(table::Where, cond, x, y)
 }

@@ -114,12 +114,13 @@ pub trait Dim:
     type WithDyn: Dim;
 }
 
+/// The build-time error for a hand-written `Const<1>`.
+const CONST_ONE: &str = "`Const<1>` is not a dimension: write `One` (or `1` in `Shape![...]`), the size-1 dimension that broadcasts";
+
 impl<const N: usize> Dim for Const<N> {
+    // One line, so that the build-time error quotes one line of it.
     const SIZE: Option<usize> = {
-        assert!(
-            N != 1,
-            "`Const<1>` is not a dimension: write `One` (or `1` in `Shape![...]`), the size-1 dimension that broadcasts"
-        );
+        assert!(N != 1, "{}", CONST_ONE);
         Some(N)
     };
     type WithDyn = Const<N>;
@@ -151,6 +152,16 @@ impl<const N: usize> FixedDim for Const<N> {
         Some(n) => n,
         None => N,
     };
+}
+
+/// The size of a [`FixedDim`] from its [`Dim::SIZE`]: a shape's element
+/// count reads `SIZE` directly, so that a `Const<1>` in it is reported with
+/// one note fewer than through [`FixedDim::N`].
+pub(crate) const fn fixed_size(size: Option<usize>) -> usize {
+    match size {
+        Some(n) => n,
+        None => 0,
+    }
 }
 
 impl FixedDim for One {

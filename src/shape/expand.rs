@@ -147,15 +147,25 @@ impl<X: Dim> DimExpandsTo<X> for Dyn {
 /// check::<Shape![4], Shape![3, 4]>();
 /// check::<Shape![4], DynRank>();
 /// ```
+///
+/// A method states the rule as `S2: ExpandsTo<S>, S2::Expanded: Shape`: the
+/// second bound, always true, makes the compiler check the rule through the
+/// projection at the call, which reports a mismatch without quoting the
+/// method's bounds.
 #[diagnostic::on_unimplemented(
     message = "a tensor of shape `{Self}` cannot be expanded to shape `{Target}`",
     label = "it has more dimensions than the target",
     note = "the expanded tensor must have at most as many dimensions as the target (for `a += b`, the target is `a`)"
 )]
-pub trait ExpandsTo<Target: Shape>: Shape {}
+pub trait ExpandsTo<Target: Shape>: Shape {
+    /// `Target`, the shape after expansion.
+    type Expanded: Shape;
+}
 
 /// `S → T` for every pair of shapes with a rule.
-impl<S: Shape + ShapeExpands<T>, T: Shape> ExpandsTo<T> for S {}
+impl<S: Shape + ShapeExpands<T>, T: Shape> ExpandsTo<T> for S {
+    type Expanded = T;
+}
 
 /// The in-place rule for one pair of shapes, generated for every pair of tuple
 /// ranks; hidden behind [`ExpandsTo`] so that errors list no other impls.

@@ -309,7 +309,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_gather<SI: Shape>(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, SI>,
+        index: &Tensor<impl IndexElement<Int: Sized>, SI>,
     ) -> Result<Tensor<T, SI>, ShapeError> {
         let data = gather_impl(self.layout(), dim, index.layout())?;
         Ok(Tensor::from_parts(data, SI::check_dims(index.dims())?))
@@ -330,7 +330,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn gather<SI: Shape>(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, SI>,
+        index: &Tensor<impl IndexElement<Int: Sized>, SI>,
     ) -> Tensor<T, SI> {
         self.try_gather(dim, index).or_panic()
     }
@@ -357,7 +357,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_scatter_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) -> Result<(), ShapeError> {
         self.try_scatter_with(dim, index, src, |_, s| s)
@@ -368,7 +368,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub(crate) fn try_scatter_with(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         src: &Tensor<T, impl Shape>,
         f: impl Fn(T, T) -> T + Sync,
     ) -> Result<(), ShapeError> {
@@ -397,7 +397,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn scatter_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) {
         self.try_scatter_(dim, index, src).or_panic()
@@ -419,7 +419,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_scatter(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) -> Result<Tensor<T, S>, ShapeError> {
         self.try_on_copy(|out| out.try_scatter_(dim, index, src))
@@ -441,7 +441,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn scatter(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) -> Tensor<T, S> {
         self.try_scatter(dim, index, src).or_panic()
@@ -463,7 +463,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_scatter_value_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         value: T,
     ) -> Result<(), ShapeError> {
         scatter_impl(
@@ -491,7 +491,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_scatter_value(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         value: T,
     ) -> Result<Tensor<T, S>, ShapeError> {
         self.try_on_copy(|out| out.try_scatter_value_(dim, index, value))
@@ -512,7 +512,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn scatter_value(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         value: T,
     ) -> Tensor<T, S> {
         self.try_scatter_value(dim, index, value).or_panic()
@@ -540,7 +540,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     #[allow(clippy::type_complexity)]
     pub fn try_take_along_dim<const K: usize, SI: Shape>(
         &self,
-        indices: &Tensor<impl IndexElement, SI>,
+        indices: &Tensor<impl IndexElement<Int: Sized>, SI>,
     ) -> Result<Tensor<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>>, ShapeError>
     where
         S: SetAxis<K, One>,
@@ -571,7 +571,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     #[allow(clippy::type_complexity)]
     pub fn take_along_dim<const K: usize, SI: Shape>(
         &self,
-        indices: &Tensor<impl IndexElement, SI>,
+        indices: &Tensor<impl IndexElement<Int: Sized>, SI>,
     ) -> Tensor<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>>
     where
         S: SetAxis<K, One>,
@@ -599,7 +599,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_take_along_dim_at(
         &self,
         dim: isize,
-        indices: &Tensor<impl IndexElement, impl Shape>,
+        indices: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
     ) -> Result<Tensor<T, DynRank>, ShapeError> {
         let (dims, data) = take_along_dim_impl(self.layout(), dim, indices.layout())?;
         Tensor::try_from_vec(data, &dims)
@@ -620,7 +620,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn take_along_dim_at(
         &self,
         dim: isize,
-        indices: &Tensor<impl IndexElement, impl Shape>,
+        indices: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
     ) -> Tensor<T, DynRank> {
         self.try_take_along_dim_at(dim, indices).or_panic()
     }
@@ -643,7 +643,10 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_take_along_dim_flat<I: IndexElement>(
         &self,
         indices: &Tensor<I, impl Shape>,
-    ) -> Result<Tensor<T, (Dyn,)>, ShapeError> {
+    ) -> Result<Tensor<T, (Dyn,)>, ShapeError>
+    where
+        I::Int: Sized,
+    {
         // As PyTorch: `self.reshape(-1).gather(0, indices.reshape(-1))`.
         let flat = self.try_reshape::<DynRank>(&[-1])?;
         let idx = indices.try_reshape::<DynRank>(&[-1])?;
@@ -667,7 +670,10 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn take_along_dim_flat<I: IndexElement>(
         &self,
         indices: &Tensor<I, impl Shape>,
-    ) -> Tensor<T, (Dyn,)> {
+    ) -> Tensor<T, (Dyn,)>
+    where
+        I::Int: Sized,
+    {
         self.try_take_along_dim_flat(indices).or_panic()
     }
 }
@@ -735,7 +741,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn try_scatter_add_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) -> Result<(), ShapeError> {
         self.try_scatter_with(dim, index, src, |a, b| a.wadd(b))
@@ -757,7 +763,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn scatter_add_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) {
         self.try_scatter_add_(dim, index, src).or_panic()
@@ -779,7 +785,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn try_scatter_add(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) -> Result<Tensor<T, S>, ShapeError> {
         self.try_on_copy(|out| out.try_scatter_add_(dim, index, src))
@@ -801,7 +807,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn scatter_add(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         src: &Tensor<T, impl Shape>,
     ) -> Tensor<T, S> {
         self.try_scatter_add(dim, index, src).or_panic()

@@ -61,6 +61,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ) -> Result<(), ShapeError>
     where
         SM: ExpandsTo<S>,
+        SM::Expanded: Shape,
     {
         self.try_zip_map_(mask, move |x, m| if m { value } else { x })
     }
@@ -80,6 +81,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn masked_fill_<SM>(&mut self, mask: &Tensor<bool, SM>, value: T)
     where
         SM: ExpandsTo<S>,
+        SM::Expanded: Shape,
     {
         self.try_masked_fill_(mask, value).or_panic()
     }
@@ -212,6 +214,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ) -> Result<(), ShapeError>
     where
         SM: ExpandsTo<S>,
+        SM::Expanded: Shape,
     {
         let keep = mask
             .try_broadcast_to::<DynRank>(self.dims())?
@@ -248,6 +251,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn masked_scatter_<SM>(&mut self, mask: &Tensor<bool, SM>, source: &Tensor<T, impl Shape>)
     where
         SM: ExpandsTo<S>,
+        SM::Expanded: Shape,
     {
         self.try_masked_scatter_(mask, source).or_panic()
     }
@@ -379,6 +383,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ) -> Result<(), ShapeError>
     where
         SM: ExpandsTo<S>,
+        SM::Expanded: Shape,
     {
         let v = scalar_value(value)?;
         self.try_masked_fill_(mask, v)
@@ -402,6 +407,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         value: &Tensor<T, impl Shape>,
     ) where
         SM: ExpandsTo<S>,
+        SM::Expanded: Shape,
     {
         self.try_masked_fill_tensor_(mask, value).or_panic()
     }

@@ -92,7 +92,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn try_scatter_reduce_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         src: &Tensor<T, impl Shape>,
         reduce: ScatterReduce,
         include_self: bool,
@@ -150,7 +150,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn scatter_reduce_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         src: &Tensor<T, impl Shape>,
         reduce: ScatterReduce,
         include_self: bool,
@@ -176,7 +176,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn try_scatter_reduce(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         src: &Tensor<T, impl Shape>,
         reduce: ScatterReduce,
         include_self: bool,
@@ -202,7 +202,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn scatter_reduce(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
         src: &Tensor<T, impl Shape>,
         reduce: ScatterReduce,
         include_self: bool,

@@ -197,7 +197,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_index_select<const K: usize, D: Dim>(
         &self,
-        index: &Tensor<impl IndexElement, (D,)>,
+        index: &Tensor<impl IndexElement<Int: Sized>, (D,)>,
     ) -> Result<Tensor<T, <S as SetAxis<K, D>>::Output>, ShapeError>
     where
         S: SetAxis<K, D>,
@@ -224,7 +224,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn index_select<const K: usize, D: Dim>(
         &self,
-        index: &Tensor<impl IndexElement, (D,)>,
+        index: &Tensor<impl IndexElement<Int: Sized>, (D,)>,
     ) -> Tensor<T, <S as SetAxis<K, D>>::Output>
     where
         S: SetAxis<K, D>,
@@ -254,7 +254,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_index_copy_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement, (impl Dim,)>,
+        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,)>,
         source: &Tensor<T, impl Shape>,
     ) -> Result<(), ShapeError> {
         index_put_impl(
@@ -284,7 +284,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn index_copy_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement, (impl Dim,)>,
+        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,)>,
         source: &Tensor<T, impl Shape>,
     ) {
         self.try_index_copy_(dim, index, source).or_panic()
@@ -306,7 +306,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_index_copy(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, (impl Dim,)>,
+        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,)>,
         source: &Tensor<T, impl Shape>,
     ) -> Result<Tensor<T, S>, ShapeError> {
         self.try_on_copy(|out| out.try_index_copy_(dim, index, source))
@@ -336,7 +336,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn try_index_add_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement, (impl Dim,)>,
+        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,)>,
         source: &Tensor<T, impl Shape>,
     ) -> Result<(), ShapeError> {
         index_put_impl(
@@ -366,7 +366,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn index_add_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement, (impl Dim,)>,
+        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,)>,
         source: &Tensor<T, impl Shape>,
     ) {
         self.try_index_add_(dim, index, source).or_panic()
@@ -388,7 +388,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn try_index_add(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, (impl Dim,)>,
+        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,)>,
         source: &Tensor<T, impl Shape>,
     ) -> Result<Tensor<T, S>, ShapeError> {
         self.try_on_copy(|out| out.try_index_add_(dim, index, source))

@@ -166,6 +166,62 @@ pub trait AxisIndex<S: Shape, const K: usize> {
     ) -> Result<Tensor<T, Self::Output>, ShapeError>;
 }
 
+/// [`AxisIndex`] behind one blanket impl, for [`index!`](crate::index):
+/// [`index_entry`] names its `Output` in its bounds, so that a bad entry (an
+/// axis past the rank, a value that is no entry) is one error at the macro,
+/// with the failing rule's message and no quote of the bounds.
+///
+/// ```
+/// use shaped::{Shape, Tensor, ops::index::IndexEntry};
+/// let t = Tensor::<i32, Shape![2, 3]>::from_vec((0..6).collect());
+/// let row: Tensor<i32, Shape![3]> = IndexEntry::<_, 0>::index_entry(1, &t).unwrap();
+/// assert_eq!(row.to_vec(), vec![3, 4, 5]);
+/// ```
+#[doc(hidden)]
+pub trait IndexEntry<S: Shape, const K: usize> {
+    /// The shape of the result.
+    type Output: Shape;
+
+    /// [`AxisIndex::index_axis`].
+    ///
+    /// # Errors
+    /// As [`AxisIndex::index_axis`].
+    fn index_entry<T: Element>(
+        self,
+        t: &Tensor<T, S>,
+    ) -> Result<Tensor<T, Self::Output>, ShapeError>;
+}
+
+/// Every entry with an [`AxisIndex`] rule.
+impl<I: AxisIndex<S, K>, S: Shape, const K: usize> IndexEntry<S, K> for I {
+    type Output = I::Output;
+    fn index_entry<T: Element>(self, t: &Tensor<T, S>) -> Result<Tensor<T, I::Output>, ShapeError> {
+        self.index_axis(t)
+    }
+}
+
+/// The view `entry` picks on axis `K` of `t`: what [`index!`](crate::index)
+/// calls for each axis.
+///
+/// # Errors
+/// As [`AxisIndex::index_axis`].
+///
+/// ```
+/// use shaped::{Shape, Tensor, ops::index::index_entry};
+/// let t = Tensor::<i32, Shape![2, 3]>::from_vec((0..6).collect());
+/// assert_eq!(index_entry::<_, _, 1, _>(&t, 1..).unwrap().to_vec(), vec![1, 2, 4, 5]);
+/// ```
+#[doc(hidden)]
+pub fn index_entry<T: Element, S: Shape, const K: usize, I: IndexEntry<S, K>>(
+    t: &Tensor<T, S>,
+    entry: I,
+) -> Result<Tensor<T, I::Output>, ShapeError>
+where
+    I::Output: Shape,
+{
+    entry.index_entry(t)
+}
+
 macro_rules! axis_integers {
     ($($x:ty),*) => {$(
         /// An integer: removes the axis.
@@ -563,23 +619,23 @@ macro_rules! __index_axes {
     (($t:expr) ($k:expr) $r:expr ; $s:expr $(,)?) => {{
         #[allow(clippy::reversed_empty_ranges)]
         let entry = $crate::ops::index::Stepped::new($r, $s);
-        $t.try_index_axis::<{ $k }, _>(entry)
+        $crate::ops::index::index_entry::<_, _, { $k }, _>(&$t, entry)
     }};
     (($t:expr) ($k:expr) $r:expr ; $s:expr , $($rest:tt)+) => {{
         #[allow(clippy::reversed_empty_ranges)]
         let entry = $crate::ops::index::Stepped::new($r, $s);
         $crate::__index_axes!(($t) ($k + 1) $($rest)+)
-            .and_then(move |v| v.try_index_axis::<{ $k }, _>(entry))
+            .and_then(move |v| $crate::ops::index::index_entry::<_, _, { $k }, _>(&v, entry))
     }};
     (($t:expr) ($k:expr) $i:expr $(,)?) => {{
         #[allow(clippy::reversed_empty_ranges)]
         let entry = $i;
-        $t.try_index_axis::<{ $k }, _>(entry)
+        $crate::ops::index::index_entry::<_, _, { $k }, _>(&$t, entry)
     }};
     (($t:expr) ($k:expr) $i:expr , $($rest:tt)+) => {{
         #[allow(clippy::reversed_empty_ranges)]
         let entry = $i;
         $crate::__index_axes!(($t) ($k + 1) $($rest)+)
-            .and_then(move |v| v.try_index_axis::<{ $k }, _>(entry))
+            .and_then(move |v| $crate::ops::index::index_entry::<_, _, { $k }, _>(&v, entry))
     }};
 }

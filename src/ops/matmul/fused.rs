@@ -3,10 +3,10 @@
 //! forms (`addmm_`, ...).
 //!
 //! Only the input broadcasts, to the shape of the unfused product
-//! ([`AddendShape`]); the operands of the product follow `mm`, `mv`,
+//! ([`AddendShape`](super::AddendShape)); the operands of the product follow `mm`, `mv`,
 //! `outer` and `bmm`. `addbmm` adds the sum over the batch of the products
 //! to an input of one matrix's shape. The in-place forms write into the
-//! input, which must already have the product's shape ([`FitsProduct`]).
+//! input, which must already have the product's shape ([`FitsProduct`](super::FitsProduct)).
 //! With `beta == 0` the input's values are ignored, NaN and infinity
 //! included, as PyTorch documents.
 //!
@@ -19,14 +19,19 @@
 //! assert_eq!(y.to_vec(), vec![3., 4., 5., 3., 4., 5.]);
 //! ```
 
+use super::call_rule::ProductRule;
+use super::call_rule::product_op::{
+    Addbmm, AddbmmInPlace, Addmm, AddmmInPlace, Addmv, AddmvInPlace, Addr, AddrInPlace, Baddbmm,
+    BaddbmmInPlace,
+};
 use super::rules;
 use super::shape::{
-    AddendShape, BatchMatrixOut, BatchOut, BatchShape, ContractsWith, FitsProduct, MatrixOut,
-    MatrixShape, OuterOut, SameBatch, VectorShape,
+    BatchMatrixOut, BatchOut, BatchShape, MatrixOut, MatrixShape, OuterOut, VectorShape,
 };
 use crate::Tensor;
 use crate::backend::Gemm;
 use crate::element::Numeric;
+use crate::shape::EqualOutput;
 use crate::shape::OrPanic;
 use crate::shape::{Shape, ShapeError};
 
@@ -47,7 +52,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(Tensor::addmm(&c, &a, &i, 0.0, 2.0).to_vec(), vec![2., 4., 6., 8.]);
     /// ```
     #[track_caller]
-    pub fn addmm<SA: MatrixShape, SB: MatrixShape>(
+    pub fn addmm<SA: MatrixShape, SB>(
         &self,
         mat1: &Tensor<T, SA, D>,
         mat2: &Tensor<T, SB, D>,
@@ -55,8 +60,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Tensor<T, MatrixOut<SA, SB>, D>
     where
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: AddendShape<MatrixOut<SA, SB>>,
+        SB: MatrixShape + ProductRule<Addmm, SA, S>,
+        SB::Product: Shape,
     {
         self.try_addmm(mat1, mat2, beta, alpha).or_panic()
     }
@@ -77,7 +82,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.try_addmm(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
     ///     "The expanded size of the tensor (5) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 5].  Tensor sizes: [3]");
     /// ```
-    pub fn try_addmm<SA: MatrixShape, SB: MatrixShape>(
+    pub fn try_addmm<SA: MatrixShape, SB>(
         &self,
         mat1: &Tensor<T, SA, D>,
         mat2: &Tensor<T, SB, D>,
@@ -85,8 +90,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<Tensor<T, MatrixOut<SA, SB>, D>, D::Error>
     where
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: AddendShape<MatrixOut<SA, SB>>,
+        SB: MatrixShape + ProductRule<Addmm, SA, S>,
+        SB::Product: Shape,
     {
         self.fused_product(mat1, mat2, beta, alpha, addmm_rule)
     }
@@ -107,17 +112,15 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.to_vec(), vec![13; 4]);
     /// ```
     #[track_caller]
-    pub fn addmm_<SA: MatrixShape, SB: MatrixShape>(
+    pub fn addmm_<SA: MatrixShape, SB>(
         &mut self,
         mat1: &Tensor<T, SA, D>,
         mat2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
     ) where
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: MatrixShape,
-        S::Rows: FitsProduct<SA::Rows>,
-        S::Cols: FitsProduct<SB::Cols>,
+        SB: MatrixShape + ProductRule<AddmmInPlace, SA, S>,
+        SB::Product: Shape,
     {
         self.try_addmm_(mat1, mat2, beta, alpha).or_panic()
     }
@@ -138,7 +141,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.try_addmm_(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
     ///     "Bad in-place call: input tensor size [2, 3] and output tensor size [2, 5] should match");
     /// ```
-    pub fn try_addmm_<SA: MatrixShape, SB: MatrixShape>(
+    pub fn try_addmm_<SA: MatrixShape, SB>(
         &mut self,
         mat1: &Tensor<T, SA, D>,
         mat2: &Tensor<T, SB, D>,
@@ -146,10 +149,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<(), D::Error>
     where
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: MatrixShape,
-        S::Rows: FitsProduct<SA::Rows>,
-        S::Cols: FitsProduct<SB::Cols>,
+        SB: MatrixShape + ProductRule<AddmmInPlace, SA, S>,
+        SB::Product: Shape,
     {
         self.fused_product_(mat1, mat2, beta, alpha, addmm_rule)
     }
@@ -169,7 +170,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.addmv(&a, &v, 2.0, 1.0).to_vec(), vec![5., 7.]);
     /// ```
     #[track_caller]
-    pub fn addmv<SA: MatrixShape, SV: VectorShape>(
+    pub fn addmv<SA: MatrixShape, SV>(
         &self,
         mat: &Tensor<T, SA, D>,
         vec: &Tensor<T, SV, D>,
@@ -177,8 +178,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Tensor<T, (SA::Rows,), D>
     where
-        SA::Cols: ContractsWith<SV::Len>,
-        S: AddendShape<(SA::Rows,)>,
+        SV: VectorShape + ProductRule<Addmv, SA, S>,
+        SV::Product: Shape,
     {
         self.try_addmv(mat, vec, beta, alpha).or_panic()
     }
@@ -199,7 +200,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     ///     "size mismatch, got input (3), mat (2x3), vec (3)");
     /// ```
     #[allow(clippy::type_complexity)] // a one-element shape of the matrix's rows
-    pub fn try_addmv<SA: MatrixShape, SV: VectorShape>(
+    pub fn try_addmv<SA: MatrixShape, SV>(
         &self,
         mat: &Tensor<T, SA, D>,
         vec: &Tensor<T, SV, D>,
@@ -207,8 +208,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<Tensor<T, (SA::Rows,), D>, D::Error>
     where
-        SA::Cols: ContractsWith<SV::Len>,
-        S: AddendShape<(SA::Rows,)>,
+        SV: VectorShape + ProductRule<Addmv, SA, S>,
+        SV::Product: Shape,
     {
         self.fused_product(mat, vec, beta, alpha, addmv_rule)
     }
@@ -229,16 +230,15 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(y.to_vec(), vec![2., 6.]);
     /// ```
     #[track_caller]
-    pub fn addmv_<SA: MatrixShape, SV: VectorShape>(
+    pub fn addmv_<SA: MatrixShape, SV>(
         &mut self,
         mat: &Tensor<T, SA, D>,
         vec: &Tensor<T, SV, D>,
         beta: T,
         alpha: T,
     ) where
-        SA::Cols: ContractsWith<SV::Len>,
-        S: VectorShape,
-        S::Len: FitsProduct<SA::Rows>,
+        SV: VectorShape + ProductRule<AddmvInPlace, SA, S>,
+        SV::Product: Shape,
     {
         self.try_addmv_(mat, vec, beta, alpha).or_panic()
     }
@@ -257,7 +257,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(y.try_addmv_(&a, &v, 1.0, 1.0).err().unwrap().to_string(),
     ///     "Bad in-place call: input tensor size [1] and output tensor size [2] should match");
     /// ```
-    pub fn try_addmv_<SA: MatrixShape, SV: VectorShape>(
+    pub fn try_addmv_<SA: MatrixShape, SV>(
         &mut self,
         mat: &Tensor<T, SA, D>,
         vec: &Tensor<T, SV, D>,
@@ -265,9 +265,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<(), D::Error>
     where
-        SA::Cols: ContractsWith<SV::Len>,
-        S: VectorShape,
-        S::Len: FitsProduct<SA::Rows>,
+        SV: VectorShape + ProductRule<AddmvInPlace, SA, S>,
+        SV::Product: Shape,
     {
         self.fused_product_(mat, vec, beta, alpha, addmv_rule)
     }
@@ -287,7 +286,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.addr(&u, &v, 1, 1).to_vec(), vec![103, 104, 106, 108]);
     /// ```
     #[track_caller]
-    pub fn addr<S1: VectorShape, S2: VectorShape>(
+    pub fn addr<S1: VectorShape, S2>(
         &self,
         vec1: &Tensor<T, S1, D>,
         vec2: &Tensor<T, S2, D>,
@@ -295,7 +294,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Tensor<T, OuterOut<S1, S2>, D>
     where
-        S: AddendShape<(S1::Len, S2::Len)>,
+        S2: VectorShape + ProductRule<Addr, S1, S>,
+        S2::Product: Shape,
     {
         self.try_addr(vec1, vec2, beta, alpha).or_panic()
     }
@@ -312,7 +312,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// let u = Tensor::<f32, DynRank>::try_zeros(&[2]).unwrap();
     /// assert!(c.try_addr(&u, &u, 1.0, 1.0).is_err());
     /// ```
-    pub fn try_addr<S1: VectorShape, S2: VectorShape>(
+    pub fn try_addr<S1: VectorShape, S2>(
         &self,
         vec1: &Tensor<T, S1, D>,
         vec2: &Tensor<T, S2, D>,
@@ -320,7 +320,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<Tensor<T, OuterOut<S1, S2>, D>, D::Error>
     where
-        S: AddendShape<(S1::Len, S2::Len)>,
+        S2: VectorShape + ProductRule<Addr, S1, S>,
+        S2::Product: Shape,
     {
         self.fused_product(vec1, vec2, beta, alpha, addr_rule)
     }
@@ -340,16 +341,15 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.to_vec(), vec![1., 2., 2., 4.]);
     /// ```
     #[track_caller]
-    pub fn addr_<S1: VectorShape, S2: VectorShape>(
+    pub fn addr_<S1: VectorShape, S2>(
         &mut self,
         vec1: &Tensor<T, S1, D>,
         vec2: &Tensor<T, S2, D>,
         beta: T,
         alpha: T,
     ) where
-        S: MatrixShape,
-        S::Rows: FitsProduct<S1::Len>,
-        S::Cols: FitsProduct<S2::Len>,
+        S2: VectorShape + ProductRule<AddrInPlace, S1, S>,
+        S2::Product: Shape,
     {
         self.try_addr_(vec1, vec2, beta, alpha).or_panic()
     }
@@ -366,7 +366,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// let u = Tensor::<f32, DynRank>::try_zeros(&[2]).unwrap();
     /// assert!(c.try_addr_(&u, &u, 1.0, 1.0).is_err());
     /// ```
-    pub fn try_addr_<S1: VectorShape, S2: VectorShape>(
+    pub fn try_addr_<S1: VectorShape, S2>(
         &mut self,
         vec1: &Tensor<T, S1, D>,
         vec2: &Tensor<T, S2, D>,
@@ -374,9 +374,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<(), D::Error>
     where
-        S: MatrixShape,
-        S::Rows: FitsProduct<S1::Len>,
-        S::Cols: FitsProduct<S2::Len>,
+        S2: VectorShape + ProductRule<AddrInPlace, S1, S>,
+        S2::Product: Shape,
     {
         self.fused_product_(vec1, vec2, beta, alpha, addr_rule)
     }
@@ -397,7 +396,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(y.to_vec(), vec![4., 4., 4., 4., 5., 5., 5., 5.]);
     /// ```
     #[track_caller]
-    pub fn baddbmm<SA: BatchShape, SB: BatchShape>(
+    pub fn baddbmm<SA: BatchShape, SB>(
         &self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
@@ -405,9 +404,9 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Tensor<T, BatchOut<SA, SB>, D>
     where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: AddendShape<BatchOut<SA, SB>>,
+        SA::Batch: EqualOutput<SB::Batch>,
+        SB: BatchShape + ProductRule<Baddbmm, SA, S>,
+        SB::Product: Shape,
     {
         self.try_baddbmm(batch1, batch2, beta, alpha).or_panic()
     }
@@ -426,7 +425,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.try_baddbmm(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
     ///     "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 0.  Target sizes: [2, 2, 2].  Tensor sizes: [3, 1, 1]");
     /// ```
-    pub fn try_baddbmm<SA: BatchShape, SB: BatchShape>(
+    pub fn try_baddbmm<SA: BatchShape, SB>(
         &self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
@@ -434,9 +433,9 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<Tensor<T, BatchOut<SA, SB>, D>, D::Error>
     where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: AddendShape<BatchOut<SA, SB>>,
+        SA::Batch: EqualOutput<SB::Batch>,
+        SB: BatchShape + ProductRule<Baddbmm, SA, S>,
+        SB::Product: Shape,
     {
         self.fused_product(batch1, batch2, beta, alpha, baddbmm_rule)
     }
@@ -457,19 +456,15 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.to_vec(), vec![1.5; 12]);
     /// ```
     #[track_caller]
-    pub fn baddbmm_<SA: BatchShape, SB: BatchShape>(
+    pub fn baddbmm_<SA: BatchShape, SB>(
         &mut self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
     ) where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: BatchShape,
-        S::Batch: FitsProduct<SA::Batch>,
-        S::Rows: FitsProduct<SA::Rows>,
-        S::Cols: FitsProduct<SB::Cols>,
+        SB: BatchShape + ProductRule<BaddbmmInPlace, SA, S>,
+        SB::Product: Shape,
     {
         self.try_baddbmm_(batch1, batch2, beta, alpha).or_panic()
     }
@@ -488,7 +483,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.try_baddbmm_(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
     ///     "Bad in-place call: input tensor size [1, 2, 2] and output tensor size [3, 2, 2] should match");
     /// ```
-    pub fn try_baddbmm_<SA: BatchShape, SB: BatchShape>(
+    pub fn try_baddbmm_<SA: BatchShape, SB>(
         &mut self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
@@ -496,12 +491,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<(), D::Error>
     where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: BatchShape,
-        S::Batch: FitsProduct<SA::Batch>,
-        S::Rows: FitsProduct<SA::Rows>,
-        S::Cols: FitsProduct<SB::Cols>,
+        SB: BatchShape + ProductRule<BaddbmmInPlace, SA, S>,
+        SB::Product: Shape,
     {
         self.fused_product_(batch1, batch2, beta, alpha, baddbmm_rule)
     }
@@ -522,7 +513,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(y.to_vec(), vec![13.0; 4]);
     /// ```
     #[track_caller]
-    pub fn addbmm<SA: BatchShape, SB: BatchShape>(
+    pub fn addbmm<SA: BatchShape, SB>(
         &self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
@@ -530,9 +521,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Tensor<T, BatchMatrixOut<SA, SB>, D>
     where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: AddendShape<BatchMatrixOut<SA, SB>>,
+        SB: BatchShape + ProductRule<Addbmm, SA, S>,
+        SB::Product: Shape,
     {
         self.try_addbmm(batch1, batch2, beta, alpha).or_panic()
     }
@@ -552,7 +542,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.try_addbmm(&a, &b, 1.0, 1.0).err().unwrap().to_string(),
     ///     "batch1 and batch2 must have same number of batches, got 2 and 3");
     /// ```
-    pub fn try_addbmm<SA: BatchShape, SB: BatchShape>(
+    pub fn try_addbmm<SA: BatchShape, SB>(
         &self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
@@ -560,9 +550,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<Tensor<T, BatchMatrixOut<SA, SB>, D>, D::Error>
     where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: AddendShape<BatchMatrixOut<SA, SB>>,
+        SB: BatchShape + ProductRule<Addbmm, SA, S>,
+        SB::Product: Shape,
     {
         self.fused_product(batch1, batch2, beta, alpha, addbmm_rule)
     }
@@ -583,18 +572,15 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.to_vec(), vec![10; 4]);
     /// ```
     #[track_caller]
-    pub fn addbmm_<SA: BatchShape, SB: BatchShape>(
+    pub fn addbmm_<SA: BatchShape, SB>(
         &mut self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
         beta: T,
         alpha: T,
     ) where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: MatrixShape,
-        S::Rows: FitsProduct<SA::Rows>,
-        S::Cols: FitsProduct<SB::Cols>,
+        SB: BatchShape + ProductRule<AddbmmInPlace, SA, S>,
+        SB::Product: Shape,
     {
         self.try_addbmm_(batch1, batch2, beta, alpha).or_panic()
     }
@@ -612,7 +598,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// let b = Tensor::<f32, DynRank>::try_zeros(&[4, 3, 2]).unwrap();
     /// assert!(c.try_addbmm_(&a, &b, 1.0, 1.0).is_err());
     /// ```
-    pub fn try_addbmm_<SA: BatchShape, SB: BatchShape>(
+    pub fn try_addbmm_<SA: BatchShape, SB>(
         &mut self,
         batch1: &Tensor<T, SA, D>,
         batch2: &Tensor<T, SB, D>,
@@ -620,11 +606,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         alpha: T,
     ) -> Result<(), D::Error>
     where
-        SA::Batch: SameBatch<SB::Batch>,
-        SA::Cols: ContractsWith<SB::Rows>,
-        S: MatrixShape,
-        S::Rows: FitsProduct<SA::Rows>,
-        S::Cols: FitsProduct<SB::Cols>,
+        SB: BatchShape + ProductRule<AddbmmInPlace, SA, S>,
+        SB::Product: Shape,
     {
         self.fused_product_(batch1, batch2, beta, alpha, addbmm_rule)
     }

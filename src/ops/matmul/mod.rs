@@ -5,6 +5,7 @@
 //! | file | what |
 //! |---|---|
 //! | `shape.rs` | the rules at the type level: result types and compile errors |
+//! | `call_rule.rs` | each batched and fused product's whole rule as one bound, for one short error |
 //! | `rules.rs` | the same rules at run time, with PyTorch's messages |
 //! | `products.rs` | `matmul`, `mm`, `mv`, `bmm`, `dot`, `outer` |
 //! | `fused.rs` | `addmm`, `addmv`, `addr`, `baddbmm`, `addbmm` and their in-place forms |
@@ -41,6 +42,7 @@
 //! sliced operands are read where they lie, never copied.
 
 mod amx;
+mod call_rule;
 mod fused;
 mod products;
 pub(crate) mod rules;
@@ -49,6 +51,7 @@ mod shape;
 mod widened;
 
 pub use amx::{amx_active, set_amx};
+pub use call_rule::{ProductRule, product_op};
 pub use shape::{
     AddendDim, AddendShape, BatchBroadcastsAt, BatchShape, ContractsWith, FitsProduct, Matmul,
     MatmulShape, MatrixShape, MmWith, SameBatch, VectorShape,

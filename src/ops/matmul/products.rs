@@ -10,14 +10,17 @@
 //! assert_eq!(a.matmul(&v).to_vec(), vec![-2., -2.]);
 //! ```
 
+use super::call_rule::ProductRule;
+use super::call_rule::product_op::Bmm;
 use super::rules;
 use super::shape::{
     BatchOut, BatchShape, ContractsWith, Matmul, MatmulShape, MatrixShape, MmWith, OuterOut,
-    SameBatch, VectorShape,
+    VectorShape,
 };
 use crate::Tensor;
 use crate::backend::Gemm;
 use crate::element::Numeric;
+use crate::shape::EqualOutput;
 use crate::shape::OrPanic;
 use crate::shape::Shape;
 
@@ -181,11 +184,12 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(c.to_vec(), vec![3.0; 40]);
     /// ```
     #[track_caller]
-    pub fn bmm<S2: BatchShape>(&self, batch2: &Tensor<T, S2, D>) -> Tensor<T, BatchOut<S, S2>, D>
+    pub fn bmm<S2>(&self, batch2: &Tensor<T, S2, D>) -> Tensor<T, BatchOut<S, S2>, D>
     where
         S: BatchShape,
-        S::Batch: SameBatch<S2::Batch>,
-        S::Cols: ContractsWith<S2::Rows>,
+        S::Batch: EqualOutput<S2::Batch>,
+        S2: BatchShape + ProductRule<Bmm, S, ()>,
+        S2::Product: Shape,
     {
         self.try_bmm(batch2).or_panic()
     }
@@ -204,14 +208,15 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(a.try_bmm(&b).err().unwrap().to_string(),
     ///     "Expected size for first two dimensions of batch2 tensor to be: [4, 3] but got: [4, 2].");
     /// ```
-    pub fn try_bmm<S2: BatchShape>(
+    pub fn try_bmm<S2>(
         &self,
         batch2: &Tensor<T, S2, D>,
     ) -> Result<Tensor<T, BatchOut<S, S2>, D>, D::Error>
     where
         S: BatchShape,
-        S::Batch: SameBatch<S2::Batch>,
-        S::Cols: ContractsWith<S2::Rows>,
+        S::Batch: EqualOutput<S2::Batch>,
+        S2: BatchShape + ProductRule<Bmm, S, ()>,
+        S2::Product: Shape,
     {
         let geo = rules::bmm(self.dims(), batch2.dims())?;
         D::product(self, batch2, &geo, T::one())
