@@ -74,6 +74,7 @@
 //! a column) at the broadcast batch, then summed with `sum_to` to each
 //! operand's promoted sizes and reshaped back to its own.
 
+mod device;
 mod graph;
 mod index;
 #[cfg(feature = "linalg")]
@@ -88,6 +89,7 @@ mod unary;
 mod var;
 mod views;
 
+pub use device::GradDevice;
 pub use no_grad::{NoGradGuard, no_grad};
 pub use pointwise::where_cond;
 pub use var::{Gradients, Var};
