@@ -12,24 +12,14 @@
 
 use shaped::autograd::{GradDevice, Var, where_cond};
 use shaped::backend::Backend;
-use shaped::device::{Cpu, Cuda, CudaDevice};
+use shaped::device::{Cpu, Cuda};
+
+mod common;
+use common::cuda::device;
 use shaped::{DynRank, Tensor};
 
 type H = Tensor<f64, DynRank>;
 type On<D> = Tensor<f64, DynRank, D>;
-
-fn device() -> Option<CudaDevice> {
-    match Cuda::device(0) {
-        Ok(d) => Some(d),
-        Err(e) if std::env::var_os("SHAPED_REQUIRE_CUDA").is_some() => {
-            panic!("SHAPED_REQUIRE_CUDA is set but there is no CUDA device: {e}")
-        }
-        Err(e) => {
-            eprintln!("skipped: no CUDA device ({e})");
-            None
-        }
-    }
-}
 
 /// Deterministic values in `[lo, hi)`, rounded to multiples of `step`
 /// when `step > 0` (so that ties occur for `max`, `min`, `maximum`).

@@ -236,6 +236,32 @@ fn norm_grad<T: Float>(
 }
 
 impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
+    /// A reduction over `mask` (`None`: all dims) recorded: `forward`
+    /// computes it with the reduced dims kept, `grad` (called with `op`)
+    /// is its backward rule.
+    fn record_reduction<SO: Shape, Op: Copy + Send + Sync + 'static>(
+        &self,
+        op: Op,
+        mask: Option<&[bool]>,
+        keepdim: bool,
+        forward: fn(Op, &Dyn<T, D>, &[bool]) -> Result<Dyn<T, D>, D::Error>,
+        grad: fn(Op, &Dyn<T, D>, &Dyn<T, D>, &Dyn<T, D>, &[bool]) -> Result<Dyn<T, D>, D::Error>,
+    ) -> Result<Var<T, SO, D>, D::Error> {
+        let all = crate::ops::reduce::all_mask(self.value.rank());
+        let mask: Mask = Mask::from_slice(mask.unwrap_or(&all));
+        let x = self.erased();
+        let y = forward(op, &x, &mask)?;
+        let out_dims = crate::ops::reduce::result_dims(x.dims(), &mask, keepdim);
+        let value: Tensor<T, SO, D> = reshape_to(&y, &out_dims)?;
+        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+            let keep: DimVec = y.dims().into();
+            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+                let g = reshape_to(g, &keep)?;
+                Ok(smallvec![Some(grad(op, &x, &y, &g, &mask)?)])
+            })
+        }))
+    }
+
     /// `r` over `mask` (`None`: all dims), recorded; runs on any device.
     fn reduce<SO: Shape>(
         &self,
@@ -243,19 +269,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         mask: Option<&[bool]>,
         keepdim: bool,
     ) -> Result<Var<T, SO, D>, D::Error> {
-        let all = crate::ops::reduce::all_mask(self.value.rank());
-        let mask: Mask = Mask::from_slice(mask.unwrap_or(&all));
-        let x = self.erased();
-        let y = forward_keepdim(r, &x, &mask)?;
-        let out_dims = crate::ops::reduce::result_dims(x.dims(), &mask, keepdim);
-        let value: Tensor<T, SO, D> = reshape_to(&y, &out_dims)?;
-        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
-            let keep: DimVec = y.dims().into();
-            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
-                let g = reshape_to(g, &keep)?;
-                Ok(smallvec![Some(device_grad(r, &x, &y, &g, &mask)?)])
-            })
-        }))
+        self.record_reduction(r, mask, keepdim, forward_keepdim, device_grad)
     }
 }
 
@@ -267,19 +281,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         mask: Option<&[bool]>,
         keepdim: bool,
     ) -> Result<Var<T, SO>, ShapeError> {
-        let all = crate::ops::reduce::all_mask(self.value.rank());
-        let mask: Mask = Mask::from_slice(mask.unwrap_or(&all));
-        let x = self.erased();
-        let y = try_forward_keepdim(op, &x, &mask)?;
-        let out_dims = crate::ops::reduce::result_dims(x.dims(), &mask, keepdim);
-        let value: Tensor<T, SO> = reshape_to(&y, &out_dims)?;
-        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
-            let keep: DimVec = y.dims().into();
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                let g = reshape_to(g, &keep)?;
-                Ok(smallvec![Some(reduction_grad(op, &x, &y, &g, &mask)?)])
-            })
-        }))
+        self.record_reduction(op, mask, keepdim, try_forward_keepdim, reduction_grad)
     }
 }
 
