@@ -20,6 +20,8 @@ use shaped::{DynRank, Tensor};
 
 type H = Tensor<f64, DynRank>;
 type On<D> = Tensor<f64, DynRank, D>;
+/// A computation on parameters, giving one result.
+type Model<D> = dyn Fn(&[Var<f64, DynRank, D>]) -> Var<f64, DynRank, D>;
 
 /// Deterministic values in `[lo, hi)`, rounded to multiples of `step`
 /// when `step > 0` (so that ties occur for `max`, `min`, `maximum`).
@@ -61,11 +63,7 @@ fn host<D: GradDevice<f64>>(t: &On<D>) -> (Vec<usize>, Vec<f64>) {
 /// Runs `f` on parameters made from `inputs` (put on the device by `put`),
 /// weights the result with fixed values so that every element has its own
 /// upstream gradient, and back-propagates from the weighted sum.
-fn run<D: GradDevice<f64>>(
-    inputs: &[H],
-    put: &dyn Fn(&H) -> On<D>,
-    f: &dyn Fn(&[Var<f64, DynRank, D>]) -> Var<f64, DynRank, D>,
-) -> Outcome {
+fn run<D: GradDevice<f64>>(inputs: &[H], put: &dyn Fn(&H) -> On<D>, f: &Model<D>) -> Outcome {
     let params: Vec<Var<f64, DynRank, D>> = inputs.iter().map(|h| Var::param(put(h))).collect();
     let out = f(&params);
     let w = Var::constant(put(&rand(out.dims(), 99, -1.5, 1.5)));

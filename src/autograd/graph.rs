@@ -29,6 +29,9 @@ pub(crate) type Grads<T, D = Cpu> = SmallVec<[Option<Dyn<T, D>>; 3]>;
 pub(crate) type BackwardFn<T, D = Cpu> =
     Box<dyn Fn(&Dyn<T, D>, &[bool]) -> Result<Grads<T, D>, <D as Device>::Error> + Send + Sync>;
 
+/// A node's parents (`None`: that input needs no gradient).
+type Parents<T, D> = SmallVec<[Option<Arc<Node<T, D>>>; 3]>;
+
 /// Creation order: a node is always newer than its parents, so visiting
 /// nodes from newest to oldest is a reverse topological order.
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
@@ -39,7 +42,7 @@ pub(crate) struct Node<T: Float, D: Device = Cpu> {
     pub(crate) id: u64,
     /// The value's sizes: every gradient flowing into this node has them.
     dims: DimVec,
-    parents: SmallVec<[Option<Arc<Node<T, D>>>; 3]>,
+    parents: Parents<T, D>,
     /// `None` for a leaf.
     backward: Option<BackwardFn<T, D>>,
 }

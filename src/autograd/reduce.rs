@@ -235,6 +235,15 @@ fn norm_grad<T: Float>(
     }
 }
 
+/// A reduction `op` of `x` over a mask, with the reduced dims kept as 1.
+type Forward<Op, T, D> = fn(Op, &Dyn<T, D>, &[bool]) -> Result<Dyn<T, D>, <D as Device>::Error>;
+
+/// The gradient of the input `x` of a reduction `op` from `x`, the result
+/// `y`, the upstream gradient `g` (both with the reduced dims kept) and the
+/// mask of reduced dims.
+type Backward<Op, T, D> =
+    fn(Op, &Dyn<T, D>, &Dyn<T, D>, &Dyn<T, D>, &[bool]) -> Result<Dyn<T, D>, <D as Device>::Error>;
+
 impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// A reduction over `mask` (`None`: all dims) recorded: `forward`
     /// computes it with the reduced dims kept, `grad` (called with `op`)
@@ -244,8 +253,8 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         op: Op,
         mask: Option<&[bool]>,
         keepdim: bool,
-        forward: fn(Op, &Dyn<T, D>, &[bool]) -> Result<Dyn<T, D>, D::Error>,
-        grad: fn(Op, &Dyn<T, D>, &Dyn<T, D>, &Dyn<T, D>, &[bool]) -> Result<Dyn<T, D>, D::Error>,
+        forward: Forward<Op, T, D>,
+        grad: Backward<Op, T, D>,
     ) -> Result<Var<T, SO, D>, D::Error> {
         let all = crate::ops::reduce::all_mask(self.value.rank());
         let mask: Mask = Mask::from_slice(mask.unwrap_or(&all));
