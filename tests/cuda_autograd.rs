@@ -15,7 +15,7 @@ use shaped::backend::Backend;
 use shaped::device::{Cpu, Cuda};
 
 mod common;
-use common::cuda::device;
+use common::cuda::{device, unit_values};
 use shaped::{DynRank, Tensor};
 
 type H = Tensor<f64, DynRank>;
@@ -26,15 +26,10 @@ type Model<D> = dyn Fn(&[Var<f64, DynRank, D>]) -> Var<f64, DynRank, D>;
 /// Deterministic values in `[lo, hi)`, rounded to multiples of `step`
 /// when `step > 0` (so that ties occur for `max`, `min`, `maximum`).
 fn values(n: usize, seed: u64, lo: f64, hi: f64, step: f64) -> Vec<f64> {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let v = lo + ((s >> 11) as f64 / (1u64 << 53) as f64) * (hi - lo);
+    unit_values(n, seed)
+        .into_iter()
+        .map(|u| {
+            let v = lo + u * (hi - lo);
             if step > 0.0 {
                 (v / step).round() * step
             } else {

@@ -9,7 +9,7 @@
 use shaped::device::{Cuda, CudaElement, CudaError};
 
 mod common;
-use common::cuda::device;
+use common::cuda::{device, unit_values};
 use shaped::element::Element;
 use shaped::{DynRank, Shape, Tensor};
 
@@ -18,15 +18,10 @@ type G<E> = Tensor<E, DynRank, Cuda>;
 
 /// Deterministic values in `[-4, 4)`, never 0 when `nonzero`.
 fn values(n: usize, seed: u64, nonzero: bool) -> Vec<f64> {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let v = ((s >> 11) as f64 / (1u64 << 53) as f64) * 8.0 - 4.0;
+    unit_values(n, seed)
+        .into_iter()
+        .map(|u| {
+            let v = u * 8.0 - 4.0;
             if nonzero && v.abs() < 0.5 { 1.5 } else { v }
         })
         .collect()

@@ -1,4 +1,5 @@
-//! The GPU the CUDA-vs-CPU tests run on, if any.
+//! What the CUDA-vs-CPU tests share: the GPU they run on, if any, and
+//! their deterministic sample values.
 
 use shaped::device::{Cuda, CudaDevice};
 
@@ -16,4 +17,20 @@ pub fn device() -> Option<CudaDevice> {
             None
         }
     }
+}
+
+/// `n` deterministic values in `[0, 1)` (a linear congruential sequence
+/// from `seed`).
+pub fn unit_values(n: usize, seed: u64) -> Vec<f64> {
+    let step = |s: u64| {
+        s.wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407)
+    };
+    let mut s = step(seed);
+    (0..n)
+        .map(|_| {
+            s = step(s);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        })
+        .collect()
 }
