@@ -34,8 +34,18 @@ use crate::shape::{DynRank, OrPanic, Shape, ShapeError};
 /// The device `D` is the value's: a `Var<f32, S, Cuda>` records and
 /// back-propagates on the GPU (its gradients stay there) through the
 /// methods written for every [`GradDevice`]; the index, linalg, softmax
-/// family and `var`/`std`/`norm`/`prod`/`logsumexp` rules are still
-/// CPU-only, as their forward operations are.
+/// family, logistic loss and `var`/`std`/`norm`/`logsumexp` rules are
+/// still CPU-only, as their forward operations are (see the
+/// [module notes](crate::autograd)).
+///
+/// ```
+/// use shaped::autograd::Var;
+/// use shaped::device::Cpu;
+/// use shaped::{Shape, Tensor};
+/// // `D` defaults to the CPU.
+/// let v: Var<f32, Shape![2], Cpu> = Var::param(Tensor::<f32, Shape![2]>::ones());
+/// assert!(v.requires_grad());
+/// ```
 pub struct Var<T: Float, S: Shape, D: Device = Cpu> {
     pub(crate) value: Tensor<T, S, D>,
     pub(crate) node: Option<Arc<Node<T, D>>>,
