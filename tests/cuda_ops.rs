@@ -6,37 +6,22 @@
 //! the GPU machine's `run.sh` sets it).
 #![cfg(feature = "cuda")]
 
-use shaped::device::{Cuda, CudaDevice, CudaElement, CudaError};
+use shaped::device::{Cuda, CudaElement, CudaError};
+
+mod common;
+use common::cuda::{device, unit_values};
 use shaped::element::Element;
 use shaped::{DynRank, Shape, Tensor};
 
 type T<E> = Tensor<E, DynRank>;
 type G<E> = Tensor<E, DynRank, Cuda>;
 
-fn device() -> Option<CudaDevice> {
-    match Cuda::device(0) {
-        Ok(d) => Some(d),
-        Err(e) if std::env::var_os("SHAPED_REQUIRE_CUDA").is_some() => {
-            panic!("SHAPED_REQUIRE_CUDA is set but there is no CUDA device: {e}")
-        }
-        Err(e) => {
-            eprintln!("skipped: no CUDA device ({e})");
-            None
-        }
-    }
-}
-
 /// Deterministic values in `[-4, 4)`, never 0 when `nonzero`.
 fn values(n: usize, seed: u64, nonzero: bool) -> Vec<f64> {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let v = ((s >> 11) as f64 / (1u64 << 53) as f64) * 8.0 - 4.0;
+    unit_values(n, seed)
+        .into_iter()
+        .map(|u| {
+            let v = u * 8.0 - 4.0;
             if nonzero && v.abs() < 0.5 { 1.5 } else { v }
         })
         .collect()
@@ -602,7 +587,7 @@ fn backward_ops_match_cpu() {
         y.to_device(&dev).unwrap(),
     );
     macro_rules! compare {
-        ($($op:ident),*) => {$(
+        ($($op:expr),*) => {$(
             let cpu: T<f64> = Cpu::ternary($op, &g, &x, &y).unwrap();
             let gpu: G<f64> = Cuda::ternary($op, &gg, &gx, &gy).unwrap();
             assert_same(stringify!($op), &cpu, &gpu);
@@ -626,7 +611,59 @@ fn backward_ops_match_cpu() {
         GeluBackward,
         SiluBackward,
         SquareBackward,
-        ReciprocalBackward
+        ReciprocalBackward,
+        // The two- and three-operand ops' derivatives (`g`, then the
+        // operands).
+        DivBackwardOther,
+        PowBackwardSelf,
+        PowBackwardExponent,
+        MaximumBackward,
+        MinimumBackward,
+        Atan2BackwardSelf,
+        Atan2BackwardOther,
+        LerpBackwardWeight,
+        AddcdivBackwardTensor2(-1.3)
+    );
+    // Ties (and a zero base for `pow`).
+    let z = T::<f64>::try_from_vec(vec![0.0, 0.0, 2.0, -1.5], &[4]).unwrap();
+    let e = T::<f64>::try_from_vec(vec![0.0, 1.5, 2.0, -1.5], &[4]).unwrap();
+    let (gz, ge) = (z.to_device(&dev).unwrap(), e.to_device(&dev).unwrap());
+    for (what, cpu, gpu) in [
+        (
+            "maximum_backward ties",
+            Cpu::ternary(MaximumBackward, &e, &z, &e),
+            Cuda::ternary(MaximumBackward, &ge, &gz, &ge),
+        ),
+        (
+            "minimum_backward ties",
+            Cpu::ternary(MinimumBackward, &e, &z, &e),
+            Cuda::ternary(MinimumBackward, &ge, &gz, &ge),
+        ),
+        (
+            "pow_backward_exponent zero base",
+            Cpu::ternary(PowBackwardExponent, &e, &z, &e),
+            Cuda::ternary(PowBackwardExponent, &ge, &gz, &ge),
+        ),
+        (
+            "pow_backward_self zero exponent",
+            Cpu::ternary(PowBackwardSelf, &e, &e, &z),
+            Cuda::ternary(PowBackwardSelf, &ge, &ge, &gz),
+        ),
+    ] {
+        let (cpu, gpu): (T<f64>, G<f64>) = (cpu.unwrap(), gpu.unwrap());
+        assert_same(what, &cpu, &gpu);
+    }
+    macro_rules! compare2 {
+        ($($op:expr),*) => {$(
+            let cpu: T<f64> = Cpu::binary($op, &g, &x).unwrap();
+            let gpu: G<f64> = Cuda::binary($op, &gg, &gx).unwrap();
+            assert_same(stringify!($op), &cpu, &gpu);
+        )*};
+    }
+    compare2!(
+        AddcmulBackward(1.5),
+        AddcdivBackwardTensor1(-1.3),
+        LerpBackwardSelf
     );
 }
 
@@ -915,6 +952,18 @@ fn every_table_op_is_exercised() {
         "silu_backward",
         "square_backward",
         "reciprocal_backward",
+        "div_backward_other",
+        "pow_backward_self",
+        "pow_backward_exponent",
+        "maximum_backward",
+        "minimum_backward",
+        "atan2_backward_self",
+        "atan2_backward_other",
+        "addcmul_backward",
+        "addcdiv_backward_tensor1",
+        "addcdiv_backward_tensor2",
+        "lerp_backward_self",
+        "lerp_backward_weight",
         "addcmul",
         "addcdiv",
         "lerp",

@@ -1,7 +1,7 @@
 //! The erased core: graph nodes, their backward functions, and the engine
 //! that walks them. Nothing here has a shape type parameter; values and
 //! gradients are [`DynRank`] tensors, so this code is compiled once per
-//! element type.
+//! element type and device.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,21 +10,27 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use smallvec::SmallVec;
 
 use crate::Tensor;
+use crate::backend::Backend;
+use crate::device::{Cpu, Device};
 use crate::element::Float;
-use crate::shape::{DimVec, DynRank, ShapeError};
+use crate::shape::{DimVec, DynRank};
 
 /// A tensor with its shape type erased.
-pub(crate) type Dyn<T> = Tensor<T, DynRank>;
+pub(crate) type Dyn<T, D = Cpu> = Tensor<T, DynRank, D>;
 
 /// One gradient per parent (`None`: that parent needs none).
-pub(crate) type Grads<T> = SmallVec<[Option<Dyn<T>>; 3]>;
+pub(crate) type Grads<T, D = Cpu> = SmallVec<[Option<Dyn<T, D>>; 3]>;
 
 /// Maps the gradient of a node's value to the gradients of its parents.
 /// The second argument says which parents need one. A rule that cannot form
 /// a gradient (a buffer it cannot allocate, say) returns its error, which
-/// [`backward`] passes on; no rule panics.
-pub(crate) type BackwardFn<T> =
-    Box<dyn Fn(&Dyn<T>, &[bool]) -> Result<Grads<T>, ShapeError> + Send + Sync>;
+/// [`backward`] passes on; no rule panics. The error is the device's
+/// (`ShapeError` on the CPU).
+pub(crate) type BackwardFn<T, D = Cpu> =
+    Box<dyn Fn(&Dyn<T, D>, &[bool]) -> Result<Grads<T, D>, <D as Device>::Error> + Send + Sync>;
+
+/// A node's parents (`None`: that input needs no gradient).
+type Parents<T, D> = SmallVec<[Option<Arc<Node<T, D>>>; 3]>;
 
 /// Creation order: a node is always newer than its parents, so visiting
 /// nodes from newest to oldest is a reverse topological order.
@@ -32,16 +38,16 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 /// A value that needs a gradient: a leaf (a parameter) or the result of an
 /// operation on at least one such value.
-pub(crate) struct Node<T: Float> {
+pub(crate) struct Node<T: Float, D: Device = Cpu> {
     pub(crate) id: u64,
     /// The value's sizes: every gradient flowing into this node has them.
     dims: DimVec,
-    parents: SmallVec<[Option<Arc<Node<T>>>; 3]>,
+    parents: Parents<T, D>,
     /// `None` for a leaf.
-    backward: Option<BackwardFn<T>>,
+    backward: Option<BackwardFn<T, D>>,
 }
 
-impl<T: Float> Node<T> {
+impl<T: Float, D: Device> Node<T, D> {
     /// A leaf of sizes `dims`.
     pub(crate) fn leaf(dims: &[usize]) -> Arc<Self> {
         Arc::new(Node {
@@ -55,11 +61,11 @@ impl<T: Float> Node<T> {
 
 /// The node of an operation's result, or `None` (and no backward function
 /// built, nothing saved) when no input needs a gradient.
-pub(crate) fn record<T: Float>(
+pub(crate) fn record<T: Float, D: Device>(
     dims: &[usize],
-    parents: &[Option<&Arc<Node<T>>>],
-    backward: impl FnOnce() -> BackwardFn<T>,
-) -> Option<Arc<Node<T>>> {
+    parents: &[Option<&Arc<Node<T, D>>>],
+    backward: impl FnOnce() -> BackwardFn<T, D>,
+) -> Option<Arc<Node<T, D>>> {
     if parents.iter().all(Option::is_none) || super::no_grad::disabled() {
         return None;
     }
@@ -71,11 +77,11 @@ pub(crate) fn record<T: Float>(
     }))
 }
 
-impl<T: Float> Drop for Node<T> {
+impl<T: Float, D: Device> Drop for Node<T, D> {
     /// Drops long chains of parents iteratively: a graph a million
     /// operations deep must not overflow the stack when freed.
     fn drop(&mut self) {
-        let mut stack: Vec<Arc<Node<T>>> = self.parents.drain(..).flatten().collect();
+        let mut stack: Vec<Arc<Node<T, D>>> = self.parents.drain(..).flatten().collect();
         while let Some(node) = stack.pop() {
             if let Ok(mut owned) = Arc::try_unwrap(node) {
                 stack.extend(owned.parents.drain(..).flatten());
@@ -90,12 +96,12 @@ impl<T: Float> Drop for Node<T> {
 /// # Errors
 /// The first error of a backward rule (the pass stops there), or of adding
 /// up the gradients of a value used several times.
-pub(crate) fn backward<T: Float>(
-    root: &Arc<Node<T>>,
-    seed: Dyn<T>,
-) -> Result<HashMap<u64, Dyn<T>>, ShapeError> {
+pub(crate) fn backward<T: Float, D: Backend<T>>(
+    root: &Arc<Node<T, D>>,
+    seed: Dyn<T, D>,
+) -> Result<HashMap<u64, Dyn<T, D>>, D::Error> {
     // Every node reachable from the root, newest first.
-    let mut seen: HashMap<u64, Arc<Node<T>>> = HashMap::new();
+    let mut seen: HashMap<u64, Arc<Node<T, D>>> = HashMap::new();
     let mut stack = vec![Arc::clone(root)];
     while let Some(n) = stack.pop() {
         if seen.contains_key(&n.id) {
@@ -104,10 +110,10 @@ pub(crate) fn backward<T: Float>(
         stack.extend(n.parents.iter().flatten().cloned());
         seen.insert(n.id, n);
     }
-    let mut order: Vec<Arc<Node<T>>> = seen.into_values().collect();
+    let mut order: Vec<Arc<Node<T, D>>> = seen.into_values().collect();
     order.sort_unstable_by_key(|n| std::cmp::Reverse(n.id));
 
-    let mut pending: HashMap<u64, Dyn<T>> = HashMap::new();
+    let mut pending: HashMap<u64, Dyn<T, D>> = HashMap::new();
     pending.insert(root.id, seed);
     let mut leaves = HashMap::new();
     for node in order {
@@ -138,11 +144,11 @@ pub(crate) fn backward<T: Float>(
 
 /// Adds `g` to the gradient pending for node `id`: a value used several
 /// times receives the sum of its uses' gradients.
-fn accumulate<T: Float>(
-    pending: &mut HashMap<u64, Dyn<T>>,
+fn accumulate<T: Float, D: Backend<T>>(
+    pending: &mut HashMap<u64, Dyn<T, D>>,
     id: u64,
-    g: Dyn<T>,
-) -> Result<(), ShapeError> {
+    g: Dyn<T, D>,
+) -> Result<(), D::Error> {
     let sum = match pending.remove(&id) {
         Some(prev) => prev.try_add(&g)?,
         None => g,

@@ -26,15 +26,15 @@ use crate::shape::OrPanic;
 use smallvec::smallvec;
 
 use super::Var;
+use super::device::{GradDevice, reshape_to, sum_to_like};
 use super::graph::{BackwardFn, Dyn};
-use super::pointwise::sum_to_like;
-use super::views::reshape_to;
+use crate::backend::Backend;
 use crate::element::Float;
 use crate::ops::matmul::{ContractsWith, Matmul, MatmulShape, MatrixShape};
-use crate::shape::{DimVec, DynRank, Shape, ShapeError};
+use crate::shape::{DimVec, DynRank, Shape};
 
 /// The transpose of the last two axes of `a` (rank ≥ 2), as a view.
-fn mt<T: Float>(a: &Dyn<T>) -> Dyn<T> {
+fn mt<T: Float, D: Backend<T>>(a: &Dyn<T, D>) -> Dyn<T, D> {
     let r = a.dims().len() as isize;
     let mut perm: Vec<isize> = (0..r).collect();
     perm.swap(r as usize - 2, r as usize - 1);
@@ -44,7 +44,7 @@ fn mt<T: Float>(a: &Dyn<T>) -> Dyn<T> {
 
 /// `a` with a 1-D operand promoted to a matrix: a row (`1 × k`) when `left`,
 /// a column (`k × 1`) otherwise; other ranks as they are.
-fn promote<T: Float>(a: &Dyn<T>, left: bool) -> Result<Dyn<T>, ShapeError> {
+fn promote<T: Float, D: Backend<T>>(a: &Dyn<T, D>, left: bool) -> Result<Dyn<T, D>, D::Error> {
     match *a.dims() {
         [k] if left => reshape_to(a, &[1, k]),
         [k] => reshape_to(a, &[k, 1]),
@@ -54,7 +54,7 @@ fn promote<T: Float>(a: &Dyn<T>, left: bool) -> Result<Dyn<T>, ShapeError> {
 
 /// The backward function of `a.matmul(b)` (any ranks ≥ 1, batch dimensions
 /// broadcast), given both operands.
-fn matmul_backward<T: Float>(a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> {
+fn matmul_backward<T: Float, D: GradDevice<T>>(a: Dyn<T, D>, b: Dyn<T, D>) -> BackwardFn<T, D> {
     Box::new(move |g, needs| {
         let (a2, b2) = (promote(&a, true)?, promote(&b, false)?);
         // The un-squeezed product's sizes: the broadcast batch, m, n.
@@ -73,8 +73,9 @@ fn matmul_backward<T: Float>(a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> {
         let g2 = reshape_to(g, &full)?;
         // A product (and its batch) can be larger than the forward result:
         // an allocation that fails is the rule's error.
-        let grad = |x: &Dyn<T>, y: &Dyn<T>, like: &Dyn<T>, dims: &[usize]| {
-            reshape_to(&sum_to_like(x.try_matmul(y)?, like.dims())?, dims)
+        let grad = |x: &Dyn<T, D>, y: &Dyn<T, D>, like: &Dyn<T, D>, dims: &[usize]| {
+            let p: Dyn<T, D> = x.try_matmul(y)?;
+            reshape_to(&sum_to_like::<T, D, DynRank>(p, like.dims())?, dims)
         };
         Ok(smallvec![
             needs[0]
@@ -87,7 +88,7 @@ fn matmul_backward<T: Float>(a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> {
     })
 }
 
-impl<T: Float, S: Shape> Var<T, S> {
+impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// The matrix product with NumPy's rules, as `torch.matmul`, with its
     /// gradient: 1-D · 1-D is a dot product, a 1-D left operand is a row and
     /// a 1-D right operand a column (the promoted 1 removed from the
@@ -115,8 +116,8 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// ```
     pub fn try_matmul<S2: Shape>(
         &self,
-        other: &Var<T, S2>,
-    ) -> Result<Var<T, Matmul<S, S2>>, ShapeError>
+        other: &Var<T, S2, D>,
+    ) -> Result<Var<T, Matmul<S, S2>, D>, D::Error>
     where
         S: MatmulShape<S2>,
     {
@@ -146,7 +147,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(g.wrt(&v).unwrap().to_vec(), vec![4., 6.]);
     /// ```
     #[track_caller]
-    pub fn matmul<S2: Shape>(&self, other: &Var<T, S2>) -> Var<T, Matmul<S, S2>>
+    pub fn matmul<S2: Shape>(&self, other: &Var<T, S2, D>) -> Var<T, Matmul<S, S2>, D>
     where
         S: MatmulShape<S2>,
     {
@@ -171,8 +172,8 @@ impl<T: Float, S: Shape> Var<T, S> {
     #[allow(clippy::type_complexity)]
     pub fn try_mm<S2: MatrixShape>(
         &self,
-        mat2: &Var<T, S2>,
-    ) -> Result<Var<T, (S::Rows, S2::Cols)>, ShapeError>
+        mat2: &Var<T, S2, D>,
+    ) -> Result<Var<T, (S::Rows, S2::Cols), D>, D::Error>
     where
         S: MatrixShape,
         S::Cols: ContractsWith<S2::Rows>,
@@ -202,7 +203,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![4., 4., 4., 6., 6., 6.]);
     /// ```
     #[track_caller]
-    pub fn mm<S2: MatrixShape>(&self, mat2: &Var<T, S2>) -> Var<T, (S::Rows, S2::Cols)>
+    pub fn mm<S2: MatrixShape>(&self, mat2: &Var<T, S2, D>) -> Var<T, (S::Rows, S2::Cols), D>
     where
         S: MatrixShape,
         S::Cols: ContractsWith<S2::Rows>,

@@ -28,11 +28,40 @@
 //! the typed tensor operation (so the result type is the same as for
 //! tensors, e.g. `Broadcast<S, S2>`), then records a node whose backward
 //! function works on [`DynRank`](crate::DynRank) tensors and is generic over
-//! the element type only. The engine checks that every gradient has exactly
+//! the element type and the device only. The engine checks that every gradient has exactly
 //! the sizes of the value it belongs to, and [`Gradients::wrt`] returns the
 //! gradient of a `Var<T, S>` as a `Tensor<T, S>`: for an input that was
 //! broadcast, the only way to that type is through `sum_to`, which every
 //! broadcasting rule applies (seeds 003 and 004).
+//!
+//! **Any device.** `Var<T, S, D>` takes the device of its value (`D`
+//! defaults to [`Cpu`](crate::device::Cpu)); a `Var<f32, S, Cuda>` records
+//! and back-propagates on the GPU, and its gradients stay there. The rules
+//! written for every [`GradDevice`] use no closures: each derivative is an
+//! op-table entry (`tanh_backward`, `div_backward_other`, ...) run by
+//! [`Backend`](crate::backend::Backend) primitives, masks are table
+//! comparisons and `where`, and the reductions and `sum_to` are the
+//! backend's. They cover the pointwise ops (`add` ... `atan2`, the unary
+//! table ops, `addcmul`, `addcdiv`, `lerp`, `clamp`, `clamp_tensor`,
+//! `where_cond`, `mul_scalar`, `add_scalar`), `sum`, `mean`, `prod`, `max`,
+//! `min` (all dims, `_dim`, `_dim_keepdim`, `_dims`), `sum_to`, the views and
+//! the matmul family. Still CPU-only, as their forward operations (or their
+//! reducers) are: `var`, `std`, `norm`, `logsumexp`, `softmax`,
+//! `log_softmax`, the index ops (`index.rs`), linalg, and the logistic loss.
+//!
+//! ```
+//! use shaped::autograd::{GradDevice, Var};
+//! use shaped::backend::Backend;
+//! use shaped::{Shape, Tensor};
+//! // Written once; `D` may be `Cpu` or `Cuda`.
+//! fn grad_of_square_sum<D: GradDevice<f32>>(x: Tensor<f32, Shape![3], D>) -> Vec<f32> {
+//!     let x = Var::param(x);
+//!     let g = x.square().sum().backward().wrt(&x).unwrap();
+//!     <D as Backend<f32>>::to_host(&g).unwrap()
+//! }
+//! let x = Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]);
+//! assert_eq!(grad_of_square_sum(x), vec![2., 4., 6.]);
+//! ```
 //!
 //! **The graph.** Nodes are numbered in creation order, so a node is always
 //! newer than its inputs; the backward pass visits the nodes reachable from
@@ -55,6 +84,7 @@
 //! | file | gradients of |
 //! |---|---|
 //! | `graph.rs` | (the nodes and the engine) |
+//! | `device.rs` | (`GradDevice`; scalars, zeros, `reshape`, `sum_to` on any device) |
 //! | `var.rs` | (`Var`, `Gradients`, `backward`) |
 //! | `pointwise.rs` | `add` ... `atan2`, `addcmul`, `addcdiv`, `lerp`, `clamp`, `where_cond` |
 //! | `unary.rs` | `neg` ... `reciprocal`; rounding and `sign` (zero) |
@@ -74,6 +104,7 @@
 //! a column) at the broadcast batch, then summed with `sum_to` to each
 //! operand's promoted sizes and reshaped back to its own.
 
+mod device;
 mod fused;
 mod graph;
 mod index;
@@ -89,6 +120,7 @@ mod unary;
 mod var;
 mod views;
 
+pub use device::GradDevice;
 pub use fused::VarLeaf;
 pub use no_grad::{NoGradGuard, no_grad};
 pub use pointwise::where_cond;

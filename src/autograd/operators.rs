@@ -13,6 +13,7 @@
 use core::ops::{Add, Div, Mul, Neg, Sub};
 
 use super::Var;
+use super::device::GradDevice;
 use crate::element::Float;
 use crate::shape::{Broadcast, BroadcastShape, Shape};
 
@@ -22,13 +23,13 @@ macro_rules! var_operators {
         ///
         /// # Panics
         /// With PyTorch's message when a run-time size does not match.
-        impl<T: Float, S: Shape, S2: Shape> $Trait<&Var<T, S2>> for &Var<T, S>
+        impl<T: Float, S: Shape, S2: Shape, D: GradDevice<T>> $Trait<&Var<T, S2, D>> for &Var<T, S, D>
         where
             S: BroadcastShape<S2>,
         {
-            type Output = Var<T, Broadcast<S, S2>>;
+            type Output = Var<T, Broadcast<S, S2>, D>;
             #[track_caller]
-            fn $method(self, rhs: &Var<T, S2>) -> Self::Output {
+            fn $method(self, rhs: &Var<T, S2, D>) -> Self::Output {
                 Var::$method(self, rhs)
             }
         }
@@ -38,9 +39,9 @@ macro_rules! var_operators {
 var_operators!(Add add, Sub sub, Mul mul, Div div);
 
 /// `-x`, as [`Var::neg`].
-impl<T: Float, S: Shape> Neg for &Var<T, S> {
-    type Output = Var<T, S>;
-    fn neg(self) -> Var<T, S> {
+impl<T: Float, S: Shape, D: GradDevice<T>> Neg for &Var<T, S, D> {
+    type Output = Var<T, S, D>;
+    fn neg(self) -> Var<T, S, D> {
         Var::neg(self)
     }
 }

@@ -8,31 +8,30 @@ use crate::shape::OrPanic;
 use smallvec::smallvec;
 
 use super::Var;
+pub(crate) use super::device::sum_to_like;
+use super::device::{GradDevice, combine, compare, map2, map3, masked, scalar_like};
 use super::graph::{BackwardFn, Dyn};
 use crate::Tensor;
+use crate::backend::Backend;
+use crate::device::Device;
 use crate::element::Float;
-use crate::shape::{Broadcast, Broadcast3, BroadcastShape, Shape, ShapeError};
-
-/// `g` summed to the sizes of `like` (a view when nothing is summed); an
-/// error only when the sum cannot be allocated.
-pub(crate) fn sum_to_like<T: Float>(g: Dyn<T>, like: &[usize]) -> Result<Dyn<T>, ShapeError> {
-    g.try_sum_to_size(like)
-}
+use crate::ops::table;
+use crate::shape::{Broadcast, Broadcast3, BroadcastShape, DynRank, Shape};
 
 /// `f()` when `need`, else `None`: a gradient computed only for the inputs
 /// that need one, its error passed on.
-pub(crate) fn when<T: Float>(
+pub(crate) fn when<T: Float, D: Device>(
     need: bool,
-    f: impl FnOnce() -> Result<Dyn<T>, ShapeError>,
-) -> Result<Option<Dyn<T>>, ShapeError> {
+    f: impl FnOnce() -> Result<Dyn<T, D>, D::Error>,
+) -> Result<Option<Dyn<T, D>>, D::Error> {
     need.then(f).transpose()
 }
 
 /// `g` summed to the sizes of `like`, if present.
-pub(crate) fn sum_to_opt<T: Float>(
-    g: Option<Dyn<T>>,
+pub(crate) fn sum_to_opt<T: Float, D: Backend<T>>(
+    g: Option<Dyn<T, D>>,
     like: &[usize],
-) -> Result<Option<Dyn<T>>, ShapeError> {
+) -> Result<Option<Dyn<T, D>>, D::Error> {
     g.map(|t| sum_to_like(t, like)).transpose()
 }
 
@@ -49,14 +48,17 @@ pub(crate) enum Binary {
     Atan2,
 }
 
-/// The backward function of `a op b`.
-fn binary_backward<T: Float>(op: Binary, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> {
+/// The backward function of `a op b`: each partial derivative is an
+/// op-table entry (`div_backward_other`, ...) of the upstream gradient and
+/// the operands.
+fn binary_backward<T: Float, D: GradDevice<T>>(
+    op: Binary,
+    a: Dyn<T, D>,
+    b: Dyn<T, D>,
+) -> BackwardFn<T, D> {
     Box::new(move |g, needs| {
         let (da, db) = (needs[0], needs[1]);
-        let half = T::from_f64(0.5);
-        let zero = T::zero();
-        let map = |f: fn(T, T, T) -> T| g.try_zip_map3(&a, &b, f);
-        let (ga, gb): (Option<Dyn<T>>, Option<Dyn<T>>) = match op {
+        let (ga, gb) = match op {
             Binary::Add => (da.then(|| g.share()), db.then(|| g.share())),
             Binary::Sub => (
                 da.then(|| g.share()),
@@ -67,48 +69,24 @@ fn binary_backward<T: Float>(op: Binary, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> 
             Binary::Mul => (when(da, || g.try_mul(&b))?, when(db, || g.try_mul(&a))?),
             Binary::Div => (
                 when(da, || g.try_div(&b))?,
-                when(db, || map(|g, x, y| -g * x / (y * y)))?,
+                when(db, || map3(table::DivBackwardOther, g, &a, &b))?,
             ),
             Binary::Pow => (
-                when(da, || {
-                    map(|g, x, y| {
-                        if y == T::zero() {
-                            T::zero()
-                        } else {
-                            g * y * x.powf(y - T::one())
-                        }
-                    })
-                })?,
-                when(db, || {
-                    map(|g, x, y| {
-                        if x == T::zero() && y >= T::zero() {
-                            T::zero()
-                        } else {
-                            g * x.powf(y) * x.ln()
-                        }
-                    })
-                })?,
+                when(da, || map3(table::PowBackwardSelf, g, &a, &b))?,
+                when(db, || map3(table::PowBackwardExponent, g, &a, &b))?,
             ),
             // Ties split the gradient, as PyTorch does.
-            Binary::Maximum | Binary::Minimum => {
-                let max = matches!(op, Binary::Maximum);
-                let pick = move |g: T, x: T, y: T| {
-                    if x == y {
-                        g * half
-                    } else if (x > y) == max {
-                        g
-                    } else {
-                        zero
-                    }
-                };
-                (
-                    when(da, || g.try_zip_map3(&a, &b, pick))?,
-                    when(db, || g.try_zip_map3(&b, &a, pick))?,
-                )
-            }
+            Binary::Maximum => (
+                when(da, || map3(table::MaximumBackward, g, &a, &b))?,
+                when(db, || map3(table::MaximumBackward, g, &b, &a))?,
+            ),
+            Binary::Minimum => (
+                when(da, || map3(table::MinimumBackward, g, &a, &b))?,
+                when(db, || map3(table::MinimumBackward, g, &b, &a))?,
+            ),
             Binary::Atan2 => (
-                when(da, || map(|g, x, y| g * y / (x * x + y * y)))?,
-                when(db, || map(|g, x, y| -g * x / (x * x + y * y)))?,
+                when(da, || map3(table::Atan2BackwardSelf, g, &a, &b))?,
+                when(db, || map3(table::Atan2BackwardOther, g, &a, &b))?,
             ),
         };
         Ok(smallvec![
@@ -118,14 +96,14 @@ fn binary_backward<T: Float>(op: Binary, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> 
     })
 }
 
-impl<T: Float, S: Shape> Var<T, S> {
+impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// Records `self op other` whose value is `value`.
     fn binary<S2: Shape, SO: Shape>(
         &self,
-        other: &Var<T, S2>,
-        value: Tensor<T, SO>,
+        other: &Var<T, S2, D>,
+        value: Tensor<T, SO, D>,
         op: Binary,
-    ) -> Var<T, SO> {
+    ) -> Var<T, SO, D> {
         Var::from_op(value, &[self.node.as_ref(), other.node.as_ref()], || {
             binary_backward(op, self.erased(), other.erased())
         })
@@ -136,13 +114,13 @@ impl<T: Float, S: Shape> Var<T, S> {
 /// name.
 macro_rules! binary_vars {
     ($($(#[$doc:meta])* $name:ident / $try_name:ident => $op:ident;)*) => {$(
-        impl<T: Float, S: Shape> Var<T, S> {
+        impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
             $(#[$doc])*
             ///
             /// # Panics
             /// With PyTorch's message when a run-time size does not match.
             #[track_caller]
-            pub fn $name<S2: Shape>(&self, other: &Var<T, S2>) -> Var<T, Broadcast<S, S2>>
+            pub fn $name<S2: Shape>(&self, other: &Var<T, S2, D>) -> Var<T, Broadcast<S, S2>, D>
             where
                 S: BroadcastShape<S2>,
             {
@@ -161,7 +139,7 @@ macro_rules! binary_vars {
             /// let b = Var::param(Tensor::<f64, DynRank>::try_ones(&[2]).unwrap());
             #[doc = concat!("assert!(a.", stringify!($try_name), "(&b).is_err());")]
             /// ```
-            pub fn $try_name<S2: Shape>(&self, other: &Var<T, S2>) -> Result<Var<T, Broadcast<S, S2>>, ShapeError>
+            pub fn $try_name<S2: Shape>(&self, other: &Var<T, S2, D>) -> Result<Var<T, Broadcast<S, S2>, D>, D::Error>
             where
                 S: BroadcastShape<S2>,
             {
@@ -269,45 +247,59 @@ enum Ternary<T> {
 }
 
 /// The backward function of a three-operand operation on `s`, `a`, `b`.
-fn ternary_backward<T: Float>(op: Ternary<T>, s: Dyn<T>, a: Dyn<T>, b: Dyn<T>) -> BackwardFn<T> {
+fn ternary_backward<T: Float, D: GradDevice<T>>(
+    op: Ternary<T>,
+    s: Dyn<T, D>,
+    a: Dyn<T, D>,
+    b: Dyn<T, D>,
+) -> BackwardFn<T, D> {
     Box::new(move |g, needs| {
-        let zero = T::zero();
         let (ds, da, db) = (needs[0], needs[1], needs[2]);
-        let m3 =
-            |x: &Dyn<T>, y: &Dyn<T>, f: &(dyn Fn(T, T, T) -> T + Sync)| g.try_zip_map3(x, y, f);
         let (gs, ga, gb) = match op {
             Ternary::Addcmul(v) => (
                 ds.then(|| g.share()),
-                when(da, || m3(&b, &b, &|g, y, _| g * v * y))?,
-                when(db, || m3(&a, &a, &|g, x, _| g * v * x))?,
+                when(da, || map2(table::AddcmulBackward(v), g, &b))?,
+                when(db, || map2(table::AddcmulBackward(v), g, &a))?,
             ),
             Ternary::Addcdiv(v) => (
                 ds.then(|| g.share()),
-                when(da, || m3(&b, &b, &|g, y, _| g * v / y))?,
-                when(db, || m3(&a, &b, &|g, x, y| -g * v * x / (y * y)))?,
+                when(da, || map2(table::AddcdivBackwardTensor1(v), g, &b))?,
+                when(db, || map3(table::AddcdivBackwardTensor2(v), g, &a, &b))?,
             ),
             // lerp(s, a = end, b = weight) = s + b (a - s).
             Ternary::Lerp => (
-                when(ds, || m3(&b, &b, &|g, w, _| g * (T::one() - w)))?,
-                when(da, || m3(&b, &b, &|g, w, _| g * w))?,
-                when(db, || m3(&s, &a, &|g, x, e| g * (e - x)))?,
+                when(ds, || map2(table::LerpBackwardSelf, g, &b))?,
+                when(da, || g.try_mul(&b))?,
+                when(db, || map3(table::LerpBackwardWeight, g, &s, &a))?,
             ),
-            // clamp(s, a = min, b = max), as PyTorch's clamp_backward_min_max.
+            // clamp(s, a = min, b = max), as PyTorch's clamp_backward_min_max:
+            // the gradient goes to `s` inside the bounds, to `min` below it
+            // (when min < max) and to `max` above it (or when max < min).
             Ternary::ClampTensor => {
-                let lo_hi = s.try_zip_map3(&a, &b, |x, lo, hi| {
-                    let inside = x >= lo && x <= hi;
-                    let below = x < lo && lo < hi;
-                    let above = x > hi || hi < lo;
-                    (inside as u8) | ((below as u8) << 1) | ((above as u8) << 2)
-                });
-                let flags = lo_hi?;
-                let pick = |bit: u8| {
-                    g.try_zip_map(&flags, move |g, f: u8| if f & bit != 0 { g } else { zero })
-                };
+                use table::{Greater, GreaterEqual, Less, LessEqual, LogicalAnd, LogicalOr};
+                let pick = |c: Result<Tensor<bool, DynRank, D>, D::Error>| masked(g, &c?, true);
                 (
-                    when(ds, || pick(1))?,
-                    when(da, || pick(2))?,
-                    when(db, || pick(4))?,
+                    when(ds, || {
+                        pick(combine(
+                            LogicalAnd,
+                            &compare(GreaterEqual, &s, &a)?,
+                            &compare(LessEqual, &s, &b)?,
+                        ))
+                    })?,
+                    when(da, || {
+                        pick(combine(
+                            LogicalAnd,
+                            &compare(Less, &s, &a)?,
+                            &compare(Less, &a, &b)?,
+                        ))
+                    })?,
+                    when(db, || {
+                        pick(combine(
+                            LogicalOr,
+                            &compare(Greater, &s, &b)?,
+                            &compare(Less, &b, &a)?,
+                        ))
+                    })?,
                 )
             }
         };
@@ -320,17 +312,17 @@ fn ternary_backward<T: Float>(op: Ternary<T>, s: Dyn<T>, a: Dyn<T>, b: Dyn<T>) -
 }
 
 /// The result of broadcasting three shapes.
-type Out3<T, A, B, C> = Var<T, <A as Broadcast3<B, C>>::Output>;
+type Out3<T, A, B, C, D> = Var<T, <A as Broadcast3<B, C>>::Output, D>;
 
-impl<T: Float, S: Shape> Var<T, S> {
+impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// Records a three-operand operation whose value is `value`.
     fn ternary<S1: Shape, S2: Shape, SO: Shape>(
         &self,
-        a: &Var<T, S1>,
-        b: &Var<T, S2>,
-        value: Tensor<T, SO>,
+        a: &Var<T, S1, D>,
+        b: &Var<T, S2, D>,
+        value: Tensor<T, SO, D>,
         op: Ternary<T>,
-    ) -> Var<T, SO> {
+    ) -> Var<T, SO, D> {
         Var::from_op(
             value,
             &[self.node.as_ref(), a.node.as_ref(), b.node.as_ref()],
@@ -357,10 +349,10 @@ impl<T: Float, S: Shape> Var<T, S> {
     #[track_caller]
     pub fn addcmul<S1: Shape, S2: Shape>(
         &self,
-        t1: &Var<T, S1>,
-        t2: &Var<T, S2>,
+        t1: &Var<T, S1, D>,
+        t2: &Var<T, S2, D>,
         value: T,
-    ) -> Out3<T, S, S1, S2>
+    ) -> Out3<T, S, S1, S2, D>
     where
         S: Broadcast3<S1, S2>,
     {
@@ -385,10 +377,10 @@ impl<T: Float, S: Shape> Var<T, S> {
     #[track_caller]
     pub fn addcdiv<S1: Shape, S2: Shape>(
         &self,
-        t1: &Var<T, S1>,
-        t2: &Var<T, S2>,
+        t1: &Var<T, S1, D>,
+        t2: &Var<T, S2, D>,
         value: T,
-    ) -> Out3<T, S, S1, S2>
+    ) -> Out3<T, S, S1, S2, D>
     where
         S: Broadcast3<S1, S2>,
     {
@@ -414,9 +406,9 @@ impl<T: Float, S: Shape> Var<T, S> {
     #[track_caller]
     pub fn lerp<S1: Shape, S2: Shape>(
         &self,
-        end: &Var<T, S1>,
-        weight: &Var<T, S2>,
-    ) -> Out3<T, S, S1, S2>
+        end: &Var<T, S1, D>,
+        weight: &Var<T, S2, D>,
+    ) -> Out3<T, S, S1, S2, D>
     where
         S: Broadcast3<S1, S2>,
     {
@@ -443,9 +435,9 @@ impl<T: Float, S: Shape> Var<T, S> {
     #[track_caller]
     pub fn clamp_tensor<S1: Shape, S2: Shape>(
         &self,
-        min: &Var<T, S1>,
-        max: &Var<T, S2>,
-    ) -> Out3<T, S, S1, S2>
+        min: &Var<T, S1, D>,
+        max: &Var<T, S2, D>,
+    ) -> Out3<T, S, S1, S2, D>
     where
         S: Broadcast3<S1, S2>,
     {
@@ -462,19 +454,23 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let x = Var::param(Tensor::<f32, Shape![3]>::from_vec(vec![-5., 0.5, 5.]));
     /// assert_eq!(x.clamp(0., 1.).sum().backward().wrt(&x).unwrap().to_vec(), vec![0., 1., 0.]);
     /// ```
-    pub fn clamp(&self, min: T, max: T) -> Var<T, S> {
+    pub fn clamp(&self, min: T, max: T) -> Var<T, S, D> {
         let x = self.erased();
         Var::from_op(
             self.value.clamp(min, max),
             &[self.node.as_ref()],
             move || {
-                Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                    let inside =
-                        g.try_zip_map(
-                            &x,
-                            move |g, x| if x >= min && x <= max { g } else { T::zero() },
-                        );
-                    Ok(smallvec![Some(inside?)])
+                Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+                    if g.numel() == 0 {
+                        return Ok(smallvec![Some(g.share())]);
+                    }
+                    let (lo, hi) = (scalar_like(g, min)?, scalar_like(g, max)?);
+                    let inside = combine(
+                        table::LogicalAnd,
+                        &compare(table::GreaterEqual, &x, &lo)?,
+                        &compare(table::LessEqual, &x, &hi)?,
+                    )?;
+                    Ok(smallvec![Some(masked(g, &inside, true)?)])
                 })
             },
         )
@@ -499,11 +495,11 @@ impl<T: Float, S: Shape> Var<T, S> {
 /// assert_eq!(g.wrt(&y).unwrap().to_vec(), vec![1.]);
 /// ```
 #[track_caller]
-pub fn where_cond<T: Float, SC, SX: Shape, SY: Shape>(
-    cond: &Tensor<bool, SC>,
-    x: &Var<T, SX>,
-    y: &Var<T, SY>,
-) -> Var<T, <SC as Broadcast3<SX, SY>>::Output>
+pub fn where_cond<T: Float, SC, SX: Shape, SY: Shape, D: GradDevice<T>>(
+    cond: &Tensor<bool, SC, D>,
+    x: &Var<T, SX, D>,
+    y: &Var<T, SY, D>,
+) -> Var<T, <SC as Broadcast3<SX, SY>>::Output, D>
 where
     SC: Shape + Broadcast3<SX, SY>,
 {
@@ -514,14 +510,10 @@ where
         y.value.dims().to_vec(),
     );
     Var::from_op(value, &[x.node.as_ref(), y.node.as_ref()], move || {
-        Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-            let pick = |keep: bool| {
-                let z = T::zero();
-                g.try_zip_map(&c, move |g, c| if c == keep { g } else { z })
-            };
+        Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
             Ok(smallvec![
-                when(needs[0], || sum_to_like(pick(true)?, &dx))?,
-                when(needs[1], || sum_to_like(pick(false)?, &dy))?,
+                when(needs[0], || sum_to_like(masked(g, &c, true)?, &dx))?,
+                when(needs[1], || sum_to_like(masked(g, &c, false)?, &dy))?,
             ])
         })
     })

@@ -21,24 +21,98 @@ use crate::shape::OrPanic;
 use smallvec::smallvec;
 
 use super::Var;
+use super::device::{
+    GradDevice, combine, compare, reshape_to, scalar_like, select, sum_keepdim, sum_to_like,
+    zeros_like,
+};
 use super::graph::Dyn;
-use super::unary::zeros_like;
-use super::views::reshape_to;
 use crate::Tensor;
+use crate::backend::Backend;
+use crate::backend::op::{Reduction, ScalarRhs};
+use crate::device::{Cpu, Device};
 use crate::element::Float;
 use crate::ops::reduce::Mask;
-use crate::ops::reduce::reducers::{Extreme, Moments, Norm, NormKind, Prod, Sum};
+use crate::ops::reduce::reducers::{LogSumExp, Moments, Norm, NormKind};
 use crate::ops::scalar;
+use crate::ops::table::{self, Fill};
 use crate::shape::{DimVec, DynRank, ExpandsTo, FixedShape, RemoveAxis, Shape, ShapeError};
 
-/// A reduction with a gradient.
+/// `x` reduced by `r` over `mask`, with the reduced dims kept as 1, on any
+/// device (through the tensor's own reduction, so with PyTorch's error
+/// for `max` or `min` over no elements).
+fn forward_keepdim<T: Float, D: GradDevice<T>>(
+    r: Reduction,
+    x: &Dyn<T, D>,
+    mask: &[bool],
+) -> Result<Dyn<T, D>, D::Error> {
+    let dims: Vec<isize> = (0..mask.len())
+        .filter(|&i| mask[i])
+        .map(|i| i as isize)
+        .collect();
+    match r {
+        Reduction::Sum => x.try_sum_dims(&dims, true),
+        Reduction::Mean => x.try_mean_dims(&dims, true),
+        Reduction::Prod => x.try_prod_dims(&dims, true),
+        Reduction::Max => x.try_max_dims(&dims, true),
+        Reduction::Min => x.try_min_dims(&dims, true),
+    }
+}
+
+/// The gradient of `x` for `y = r(x)` (keepdim sizes for `y` and `g`),
+/// written with op-table operations and device reductions, so it runs on
+/// any device; an error only when a buffer cannot be allocated.
+fn device_grad<T: Float, D: GradDevice<T>>(
+    r: Reduction,
+    x: &Dyn<T, D>,
+    y: &Dyn<T, D>,
+    g: &Dyn<T, D>,
+    mask: &[bool],
+) -> Result<Dyn<T, D>, D::Error> {
+    let n = crate::ops::reduce::reduced_count(x.dims(), mask);
+    let expand = |t: Dyn<T, D>| -> Result<Dyn<T, D>, D::Error> {
+        Ok(t.try_broadcast_to::<DynRank>(x.dims())?)
+    };
+    match r {
+        Reduction::Sum => expand(g.share()),
+        Reduction::Mean => {
+            let nf = T::from_f64(n as f64);
+            expand(<D as Backend<T>>::unary(ScalarRhs(table::Div, nf), g)?)
+        }
+        // An empty input has an empty gradient.
+        _ if x.numel() == 0 => <D as Backend<T>>::unary(Fill(T::zero()), x),
+        Reduction::Prod => {
+            // The product of the nonzero elements and the number of zeros:
+            // `p / x` where no element is 0, `p` at the only 0, else 0.
+            let (zero, one) = (scalar_like(x, T::zero())?, scalar_like(x, T::one())?);
+            let is_zero = compare(table::Equal, x, &zero)?;
+            let nonzero = D::reduce(Reduction::Prod, &select(&is_zero, &one, x)?, mask, true)?;
+            let zeros = sum_keepdim(&select(&is_zero, &one, &zero)?, mask)?;
+            let only_zero = combine(
+                table::LogicalAnd,
+                &compare(table::Equal, &zeros, &one)?,
+                &is_zero,
+            )?;
+            let others = select(
+                &compare(table::Equal, &zeros, &zero)?,
+                &nonzero.try_div(x)?,
+                &select(&only_zero, &nonzero, &zero)?,
+            )?;
+            others.try_mul(g)
+        }
+        Reduction::Max | Reduction::Min => {
+            // Ties share the gradient evenly, as PyTorch's amax/amin.
+            let (zero, one) = (scalar_like(x, T::zero())?, scalar_like(x, T::one())?);
+            let hit = compare(table::Equal, x, y)?;
+            let count = sum_keepdim(&select(&hit, &one, &zero)?, mask)?;
+            select(&hit, &g.try_div(&count)?, &zero)
+        }
+    }
+}
+
+/// A reduction whose gradient is still written for the CPU only (its
+/// forward is a CPU reducer).
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Reduction {
-    Sum,
-    Mean,
-    Prod,
-    Max,
-    Min,
+pub(crate) enum CpuReduction {
     Var(usize),
     Std(usize),
     Norm(f64),
@@ -46,32 +120,25 @@ pub(crate) enum Reduction {
 }
 
 /// `x` reduced by `op` over `mask`, with the reduced dims kept as 1.
-///
-/// # Errors
-/// PyTorch's error for `max` or `min` over no elements.
 fn try_forward_keepdim<T: Float>(
-    op: Reduction,
+    op: CpuReduction,
     x: &Dyn<T>,
     mask: &[bool],
 ) -> Result<Dyn<T>, ShapeError> {
     let m = Some(mask);
     match op {
-        Reduction::Sum => x.reduce_with(m, true, None, |_| Sum { divisor: None }),
-        Reduction::Mean => x.reduce_with(m, true, None, |n| Sum {
-            divisor: Some(T::from_f64(n as f64)),
-        }),
-        Reduction::Prod => x.reduce_with(m, true, None, |_| Prod),
-        Reduction::Max => x.reduce_with(m, true, Some("max"), |_| Extreme::<true>),
-        Reduction::Min => x.reduce_with(m, true, Some("min"), |_| Extreme::<false>),
-        Reduction::Var(c) | Reduction::Std(c) => x.reduce_with(m, true, None, |_| Moments {
+        CpuReduction::Var(c) | CpuReduction::Std(c) => x.reduce_with(m, true, None, |_| Moments {
             correction: c as f64,
-            sqrt: matches!(op, Reduction::Std(_)),
+            sqrt: matches!(op, CpuReduction::Std(_)),
         }),
-        Reduction::Norm(p) => x.reduce_with(m, true, None, |_| Norm(NormKind::of(p))),
-        Reduction::LogSumExp => {
-            x.reduce_with(m, true, None, |_| crate::ops::reduce::reducers::LogSumExp)
-        }
+        CpuReduction::Norm(p) => x.reduce_with(m, true, None, |_| Norm(NormKind::of(p))),
+        CpuReduction::LogSumExp => x.reduce_with(m, true, None, |_| LogSumExp),
     }
+}
+
+/// The mean of `x` over `mask`, kept with size 1.
+fn mean_keepdim<T: Float>(x: &Dyn<T>, mask: &[bool]) -> Result<Dyn<T>, ShapeError> {
+    Cpu::reduce(Reduction::Mean, x, mask, true)
 }
 
 /// `a op b` at the broadcast of the two (here always `x`'s sizes).
@@ -96,62 +163,27 @@ fn zip3<T: Float>(
 /// The gradient of `x` for `y = op(x)` (keepdim sizes for `y` and `g`); an
 /// error only when a buffer cannot be allocated.
 fn reduction_grad<T: Float>(
-    op: Reduction,
+    op: CpuReduction,
     x: &Dyn<T>,
     y: &Dyn<T>,
     g: &Dyn<T>,
     mask: &[bool],
 ) -> Result<Dyn<T>, ShapeError> {
     let n = crate::ops::reduce::reduced_count(x.dims(), mask);
-    let nf = T::from_f64(n as f64);
-    let zero = T::zero();
-    let sum_k = |t: &Dyn<T>| try_forward_keepdim(Reduction::Sum, t, mask);
-    let expand = |t: Dyn<T>| t.try_broadcast_to::<DynRank>(x.dims());
     match op {
-        Reduction::Sum => expand(g.share()),
-        Reduction::Mean => expand(g.try_map(move |g| g / nf)?),
-        Reduction::Prod => {
-            // The product of the nonzero elements and the number of zeros.
-            let nonzero = try_forward_keepdim(
-                Reduction::Prod,
-                &x.try_map(move |v| if v == zero { T::one() } else { v })?,
-                mask,
-            )?;
-            let zeros = sum_k(&x.try_map(move |v| if v == zero { T::one() } else { zero })?)?;
-            let others = zip3(x, &nonzero, &zeros, move |v, p, z| {
-                if z == zero {
-                    p / v
-                } else if z == T::one() && v == zero {
-                    p
-                } else {
-                    zero
-                }
-            })?;
-            zip(&others, g, |o, g| o * g)
-        }
-        Reduction::Max | Reduction::Min => {
-            // Ties share the gradient evenly, as PyTorch's amax/amin.
-            let count = sum_k(&zip(
-                x,
-                y,
-                move |v, m| if v == m { T::one() } else { zero },
-            )?)?;
-            let share = zip(g, &count, |g, c| g / c)?;
-            zip3(x, y, &share, move |v, m, s| if v == m { s } else { zero })
-        }
-        Reduction::Var(c) => {
-            let mean = try_forward_keepdim(Reduction::Mean, x, mask)?;
+        CpuReduction::Var(c) => {
+            let mean = mean_keepdim(x, mask)?;
             let k = T::from_f64(2.0 / (n as f64 - c as f64).max(0.0));
             zip3(x, &mean, g, move |v, m, g| g * k * (v - m))
         }
-        Reduction::Std(c) => {
-            let mean = try_forward_keepdim(Reduction::Mean, x, mask)?;
+        CpuReduction::Std(c) => {
+            let mean = mean_keepdim(x, mask)?;
             let dof = T::from_f64((n as f64 - c as f64).max(0.0));
             let scale = zip(g, y, move |g, s| g / (dof * s))?;
             zip3(x, &mean, &scale, |v, m, s| s * (v - m))
         }
-        Reduction::Norm(p) => norm_grad(NormKind::of(p), x, y, g, mask),
-        Reduction::LogSumExp => zip3(x, y, g, |v, l, g| g * (v - l).exp()),
+        CpuReduction::Norm(p) => norm_grad(NormKind::of(p), x, y, g, mask),
+        CpuReduction::LogSumExp => zip3(x, y, g, |v, l, g| g * (v - l).exp()),
     }
 }
 
@@ -165,7 +197,7 @@ fn norm_grad<T: Float>(
 ) -> Result<Dyn<T>, ShapeError> {
     let zero = T::zero();
     match kind {
-        NormKind::Zero => Ok(zeros_like(x.dims())),
+        NormKind::Zero => zeros_like(x),
         NormKind::One => zip(x, g, |v, g| g * scalar::sign(v)),
         NormKind::Two => zip3(
             x,
@@ -175,7 +207,7 @@ fn norm_grad<T: Float>(
         ),
         NormKind::Inf | NormKind::NegInf => {
             let hit = x.try_zip_map(y, move |v, n| if v.abs() == n { T::one() } else { zero })?;
-            let count = try_forward_keepdim(Reduction::Sum, &hit, mask)?;
+            let count = sum_keepdim(&hit, mask)?;
             let share = zip(g, &count, |g, c| g / c)?;
             zip3(x, y, &share, move |v, n, s| {
                 if v.abs() == n {
@@ -203,27 +235,62 @@ fn norm_grad<T: Float>(
     }
 }
 
-impl<T: Float, S: Shape> Var<T, S> {
-    /// `op` over `mask` (`None`: all dims), recorded.
-    fn reduce<SO: Shape>(
+/// A reduction `op` of `x` over a mask, with the reduced dims kept as 1.
+type Forward<Op, T, D> = fn(Op, &Dyn<T, D>, &[bool]) -> Result<Dyn<T, D>, <D as Device>::Error>;
+
+/// The gradient of the input `x` of a reduction `op` from `x`, the result
+/// `y`, the upstream gradient `g` (both with the reduced dims kept) and the
+/// mask of reduced dims.
+type Backward<Op, T, D> =
+    fn(Op, &Dyn<T, D>, &Dyn<T, D>, &Dyn<T, D>, &[bool]) -> Result<Dyn<T, D>, <D as Device>::Error>;
+
+impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
+    /// A reduction over `mask` (`None`: all dims) recorded: `forward`
+    /// computes it with the reduced dims kept, `grad` (called with `op`)
+    /// is its backward rule.
+    fn record_reduction<SO: Shape, Op: Copy + Send + Sync + 'static>(
         &self,
-        op: Reduction,
+        op: Op,
         mask: Option<&[bool]>,
         keepdim: bool,
-    ) -> Result<Var<T, SO>, ShapeError> {
+        forward: Forward<Op, T, D>,
+        grad: Backward<Op, T, D>,
+    ) -> Result<Var<T, SO, D>, D::Error> {
         let all = crate::ops::reduce::all_mask(self.value.rank());
         let mask: Mask = Mask::from_slice(mask.unwrap_or(&all));
         let x = self.erased();
-        let y = try_forward_keepdim(op, &x, &mask)?;
+        let y = forward(op, &x, &mask)?;
         let out_dims = crate::ops::reduce::result_dims(x.dims(), &mask, keepdim);
-        let value: Tensor<T, SO> = reshape_to(&y, &out_dims)?.try_into_shape()?;
+        let value: Tensor<T, SO, D> = reshape_to(&y, &out_dims)?;
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
             let keep: DimVec = y.dims().into();
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 let g = reshape_to(g, &keep)?;
-                Ok(smallvec![Some(reduction_grad(op, &x, &y, &g, &mask)?)])
+                Ok(smallvec![Some(grad(op, &x, &y, &g, &mask)?)])
             })
         }))
+    }
+
+    /// `r` over `mask` (`None`: all dims), recorded; runs on any device.
+    fn reduce<SO: Shape>(
+        &self,
+        r: Reduction,
+        mask: Option<&[bool]>,
+        keepdim: bool,
+    ) -> Result<Var<T, SO, D>, D::Error> {
+        self.record_reduction(r, mask, keepdim, forward_keepdim, device_grad)
+    }
+}
+
+impl<T: Float, S: Shape> Var<T, S> {
+    /// `op` over `mask` (`None`: all dims), recorded; CPU only.
+    fn reduce_cpu<SO: Shape>(
+        &self,
+        op: CpuReduction,
+        mask: Option<&[bool]>,
+        keepdim: bool,
+    ) -> Result<Var<T, SO>, ShapeError> {
+        self.record_reduction(op, mask, keepdim, try_forward_keepdim, reduction_grad)
     }
 }
 
@@ -231,13 +298,13 @@ macro_rules! reduction_vars {
     ($(
         $(#[$doc:meta])*
         $all:ident, $dim:ident, $keep:ident, $dims:ident, $try_dims:ident,
-        ($($arg:ident: $argty:ty = $ex:literal),*) => $op:expr;
+        ($($arg:ident: $argty:ty = $ex:literal),*) => $reduce:ident($op:expr) on [$($gen:tt)*] $D:ident;
     )*) => {$(
-        impl<T: Float, S: Shape> Var<T, S> {
+        impl<T: Float, S: Shape, $($gen)*> Var<T, S, $D> {
             $(#[$doc])*
             #[track_caller]
-            pub fn $all(&self $(, $arg: $argty)*) -> Var<T, ()> {
-                self.reduce($op, None, false).or_panic()
+            pub fn $all(&self $(, $arg: $argty)*) -> Var<T, (), $D> {
+                self.$reduce($op, None, false).or_panic()
             }
 
             #[doc = concat!("[`Var::", stringify!($all), "`] over axis `K`, which the result drops.")]
@@ -254,13 +321,12 @@ macro_rules! reduction_vars {
             /// assert_eq!(r.sum().backward().wrt(&x).unwrap().dims(), &[2, 3]);
             /// ```
             #[track_caller]
-            pub fn $dim<const K: usize>(&self $(, $arg: $argty)*) -> Var<T, <S as RemoveAxis<K>>::Output>
+            pub fn $dim<const K: usize>(&self $(, $arg: $argty)*) -> Var<T, <S as RemoveAxis<K>>::Output, $D>
             where
                 S: RemoveAxis<K>,
             {
-                crate::ops::reduce::axis_mask(K, self.value.rank())
-                    .and_then(|m| self.reduce($op, Some(&m), false))
-                    .or_panic()
+                let m = crate::ops::reduce::axis_mask(K, self.value.rank()).or_panic();
+                self.$reduce($op, Some(&m), false).or_panic()
             }
 
             #[doc = concat!("[`Var::", stringify!($all), "`] over axis `K`, kept with size 1.")]
@@ -276,13 +342,12 @@ macro_rules! reduction_vars {
             /// assert_eq!(r.sum().backward().wrt(&x).unwrap().dims(), &[2, 3]);
             /// ```
             #[track_caller]
-            pub fn $keep<const K: usize>(&self $(, $arg: $argty)*) -> Var<T, <S as RemoveAxis<K>>::KeepDim>
+            pub fn $keep<const K: usize>(&self $(, $arg: $argty)*) -> Var<T, <S as RemoveAxis<K>>::KeepDim, $D>
             where
                 S: RemoveAxis<K>,
             {
-                crate::ops::reduce::axis_mask(K, self.value.rank())
-                    .and_then(|m| self.reduce($op, Some(&m), true))
-                    .or_panic()
+                let m = crate::ops::reduce::axis_mask(K, self.value.rank()).or_panic();
+                self.$reduce($op, Some(&m), true).or_panic()
             }
 
             #[doc = concat!("[`Var::", stringify!($all), "`] over the run-time dims `dims` (negative from the end; empty means all).")]
@@ -298,9 +363,9 @@ macro_rules! reduction_vars {
             /// assert_eq!(r.try_backward().unwrap().wrt(&x).unwrap().dims(), &[2, 3]);
             #[doc = concat!("assert!(x.", stringify!($try_dims), "(&[2], false", $(", ", stringify!($ex),)* ").is_err());")]
             /// ```
-            pub fn $try_dims(&self, dims: &[isize], keepdim: bool $(, $arg: $argty)*) -> Result<Var<T, DynRank>, ShapeError> {
+            pub fn $try_dims(&self, dims: &[isize], keepdim: bool $(, $arg: $argty)*) -> Result<Var<T, DynRank, $D>, <$D as Device>::Error> {
                 let m = crate::ops::reduce::dims_mask(dims, self.value.rank())?;
-                self.reduce($op, Some(&m), keepdim)
+                self.$reduce($op, Some(&m), keepdim)
             }
 
             #[doc = concat!("[`Var::", stringify!($try_dims), "`], panicking on error.")]
@@ -315,7 +380,7 @@ macro_rules! reduction_vars {
             #[doc = concat!("assert_eq!(x.", stringify!($dims), "(&[-1], true", $(", ", stringify!($ex),)* ").dims(), &[2, 1]);")]
             /// ```
             #[track_caller]
-            pub fn $dims(&self, dims: &[isize], keepdim: bool $(, $arg: $argty)*) -> Var<T, DynRank> {
+            pub fn $dims(&self, dims: &[isize], keepdim: bool $(, $arg: $argty)*) -> Var<T, DynRank, $D> {
                 self.$try_dims(dims, keepdim $(, $arg)*).or_panic()
             }
         }
@@ -334,7 +399,7 @@ reduction_vars! {
     /// assert_eq!(g.strides(), &[0, 0]); // an expanded 1
     /// assert_eq!(g.to_vec(), vec![1.; 4]);
     /// ```
-    sum, sum_dim, sum_dim_keepdim, sum_dims, try_sum_dims, () => Reduction::Sum;
+    sum, sum_dim, sum_dim_keepdim, sum_dims, try_sum_dims, () => reduce(Reduction::Sum) on [D: GradDevice<T>] D;
     /// The mean of all elements.
     ///
     /// ```
@@ -343,7 +408,7 @@ reduction_vars! {
     /// let x = Var::param(Tensor::<f32, Shape![4]>::ones());
     /// assert_eq!(x.mean().backward().wrt(&x).unwrap().to_vec(), vec![0.25; 4]);
     /// ```
-    mean, mean_dim, mean_dim_keepdim, mean_dims, try_mean_dims, () => Reduction::Mean;
+    mean, mean_dim, mean_dim_keepdim, mean_dims, try_mean_dims, () => reduce(Reduction::Mean) on [D: GradDevice<T>] D;
     /// The product of all elements; the gradient of each is the product of
     /// the others (exact with zeros).
     ///
@@ -353,7 +418,7 @@ reduction_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![3]>::from_vec(vec![2., 0., 4.]));
     /// assert_eq!(x.prod().backward().wrt(&x).unwrap().to_vec(), vec![0., 8., 0.]);
     /// ```
-    prod, prod_dim, prod_dim_keepdim, prod_dims, try_prod_dims, () => Reduction::Prod;
+    prod, prod_dim, prod_dim_keepdim, prod_dims, try_prod_dims, () => reduce(Reduction::Prod) on [D: GradDevice<T>] D;
     /// The largest element (`torch.amax`); ties share the gradient evenly.
     ///
     /// # Panics
@@ -365,7 +430,7 @@ reduction_vars! {
     /// let x = Var::param(Tensor::<f32, Shape![3]>::from_vec(vec![5., 1., 5.]));
     /// assert_eq!(x.max().backward().wrt(&x).unwrap().to_vec(), vec![0.5, 0., 0.5]);
     /// ```
-    max, max_dim, max_dim_keepdim, max_dims, try_max_dims, () => Reduction::Max;
+    max, max_dim, max_dim_keepdim, max_dims, try_max_dims, () => reduce(Reduction::Max) on [D: GradDevice<T>] D;
     /// The smallest element (`torch.amin`); ties share the gradient evenly.
     ///
     /// # Panics
@@ -377,7 +442,7 @@ reduction_vars! {
     /// let x = Var::param(Tensor::<f32, Shape![3]>::from_vec(vec![5., 1., 5.]));
     /// assert_eq!(x.min().backward().wrt(&x).unwrap().to_vec(), vec![0., 1., 0.]);
     /// ```
-    min, min_dim, min_dim_keepdim, min_dims, try_min_dims, () => Reduction::Min;
+    min, min_dim, min_dim_keepdim, min_dims, try_min_dims, () => reduce(Reduction::Min) on [D: GradDevice<T>] D;
     /// The variance with `correction` (PyTorch's default 1).
     ///
     /// ```
@@ -386,7 +451,7 @@ reduction_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., 3.]));
     /// assert_eq!(x.var(1).backward().wrt(&x).unwrap().to_vec(), vec![-2., 2.]);
     /// ```
-    var, var_dim, var_dim_keepdim, var_dims, try_var_dims, (correction: usize = 1) => Reduction::Var(correction);
+    var, var_dim, var_dim_keepdim, var_dims, try_var_dims, (correction: usize = 1) => reduce_cpu(CpuReduction::Var(correction)) on [] Cpu;
     /// The standard deviation with `correction` (PyTorch's default 1).
     ///
     /// ```
@@ -396,7 +461,7 @@ reduction_vars! {
     /// let g = x.std(0).backward().wrt(&x).unwrap();
     /// assert_eq!(g.to_vec(), vec![-0.5, 0.5]);
     /// ```
-    std, std_dim, std_dim_keepdim, std_dims, try_std_dims, (correction: usize = 1) => Reduction::Std(correction);
+    std, std_dim, std_dim_keepdim, std_dims, try_std_dims, (correction: usize = 1) => reduce_cpu(CpuReduction::Std(correction)) on [] Cpu;
     /// The `p`-norm.
     ///
     /// ```
@@ -405,7 +470,7 @@ reduction_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![3., 4.]));
     /// assert_eq!(x.norm(2.0).backward().wrt(&x).unwrap().to_vec(), vec![0.6, 0.8]);
     /// ```
-    norm, norm_dim, norm_dim_keepdim, norm_dims, try_norm_dims, (p: f64 = 2.0) => Reduction::Norm(p);
+    norm, norm_dim, norm_dim_keepdim, norm_dims, try_norm_dims, (p: f64 = 2.0) => reduce_cpu(CpuReduction::Norm(p)) on [] Cpu;
     /// `log Σ exp x`; its gradient is the softmax.
     ///
     /// ```
@@ -415,7 +480,7 @@ reduction_vars! {
     /// let g = x.logsumexp().backward().wrt(&x).unwrap().to_vec();
     /// assert!(g.iter().all(|v| (v - 0.5).abs() < 1e-15));
     /// ```
-    logsumexp, logsumexp_dim, logsumexp_dim_keepdim, logsumexp_dims, try_logsumexp_dims, () => Reduction::LogSumExp;
+    logsumexp, logsumexp_dim, logsumexp_dim_keepdim, logsumexp_dims, try_logsumexp_dims, () => reduce_cpu(CpuReduction::LogSumExp) on [] Cpu;
 }
 
 /// `softmax` or `log_softmax`.
@@ -438,12 +503,11 @@ impl<T: Float, S: Shape> Var<T, S> {
             Box::new(move |g: &Dyn<T>, _: &[bool]| {
                 let grad = match op {
                     Normalize::Softmax => {
-                        let gy =
-                            try_forward_keepdim(Reduction::Sum, &zip(g, &y, |g, y| g * y)?, &mask)?;
+                        let gy = sum_keepdim(&zip(g, &y, |g, y| g * y)?, &mask)?;
                         zip3(&y, g, &gy, |y, g, s| y * (g - s))
                     }
                     Normalize::LogSoftmax => {
-                        let gs = try_forward_keepdim(Reduction::Sum, g, &mask)?;
+                        let gs = sum_keepdim(g, &mask)?;
                         zip3(g, &y, &gs, |g, y, s| g - y.exp() * s)
                     }
                 };
@@ -524,7 +588,9 @@ impl<T: Float, S: Shape> Var<T, S> {
     {
         self.normalize(K as isize, Normalize::LogSoftmax).or_panic()
     }
+}
 
+impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// Sums to sizes `dims`, which broadcast to this value's, as
     /// [`Tensor::try_sum_to_size`]; the gradient is expanded back.
     ///
@@ -538,14 +604,14 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let s = x.try_sum_to_size::<DynRank>(&[3]).unwrap();
     /// assert_eq!(s.value().to_vec(), vec![2.; 3]);
     /// ```
-    pub fn try_sum_to_size<S2>(&self, dims: &[usize]) -> Result<Var<T, S2>, ShapeError>
+    pub fn try_sum_to_size<S2>(&self, dims: &[usize]) -> Result<Var<T, S2, D>, D::Error>
     where
         S2: Shape + ExpandsTo<S>,
     {
-        let value = self.value.try_sum_to_size(dims)?;
+        let value = sum_to_like(self.value.share().into_dyn(), dims)?;
         let from = DimVec::from_slice(self.dims());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 Ok(smallvec![Some(g.try_broadcast_to::<DynRank>(&from)?)])
             })
         }))
@@ -565,7 +631,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(s.sum().backward().wrt(&x).unwrap().to_vec(), vec![1.; 6]);
     /// ```
     #[track_caller]
-    pub fn sum_to<S2>(&self) -> Var<T, S2>
+    pub fn sum_to<S2>(&self) -> Var<T, S2, D>
     where
         S2: FixedShape + ExpandsTo<S>,
     {

@@ -6,35 +6,33 @@
 
 use smallvec::smallvec;
 
+use crate::shape::OrPanic;
+
 use super::Var;
+use super::device::{GradDevice, zeros_like};
 use super::graph::{BackwardFn, Dyn};
-use crate::Tensor;
 use crate::backend::Backend;
-use crate::backend::op::Map3;
-use crate::device::Cpu;
+use crate::backend::op::{Map3, ScalarRhs};
 use crate::element::Float;
 use crate::ops::table;
-use crate::shape::{DynRank, Shape};
-
-/// A zero gradient of sizes `dims`: one element, expanded.
-pub(crate) fn zeros_like<T: Float>(dims: &[usize]) -> Dyn<T> {
-    Tensor::<T, DynRank>::scalar(T::zero())
-        .try_broadcast_to(dims)
-        .expect("a scalar broadcasts to any sizes")
-}
+use crate::shape::Shape;
 
 /// The backward function for `y = f(x)`: the op table's derivative `d`
 /// of the upstream gradient, the input and the result (`tanh_backward`,
 /// ...), a table op rather than a closure so that any device can run it.
-fn unary_backward<T: Float, Op: Map3<T, T>>(x: Dyn<T>, y: Dyn<T>, d: Op) -> BackwardFn<T> {
-    Box::new(move |g, _| Ok(smallvec![Some(Cpu::ternary(d, g, &x, &y)?)]))
+fn unary_backward<T: Float, D: Backend<T>, Op: Map3<T, T>>(
+    x: Dyn<T, D>,
+    y: Dyn<T, D>,
+    d: Op,
+) -> BackwardFn<T, D> {
+    Box::new(move |g, _| Ok(smallvec![Some(D::ternary(d, g, &x, &y)?)]))
 }
 
 macro_rules! unary_vars {
     ($($(#[$doc:meta])* $name:ident, $d:ident;)*) => {$(
-        impl<T: Float, S: Shape> Var<T, S> {
+        impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
             $(#[$doc])*
-            pub fn $name(&self) -> Var<T, S> {
+            pub fn $name(&self) -> Var<T, S, D> {
                 let value = self.value.$name();
                 let (x, y) = (self.erased(), value.share().into_dyn());
                 Var::from_op(value, &[self.node.as_ref()], move || unary_backward(x, y, table::$d))
@@ -45,13 +43,13 @@ macro_rules! unary_vars {
 
 macro_rules! zero_grad_vars {
     ($($(#[$doc:meta])* $name:ident;)*) => {$(
-        impl<T: Float, S: Shape> Var<T, S> {
+        impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
             $(#[$doc])*
-            pub fn $name(&self) -> Var<T, S> {
+            pub fn $name(&self) -> Var<T, S, D> {
                 let value = self.value.$name();
-                let dims = value.dims().to_vec();
                 Var::from_op(value, &[self.node.as_ref()], move || {
-                    Box::new(move |_: &Dyn<T>, _: &[bool]| Ok(smallvec![Some(zeros_like(&dims))]))
+                    // The upstream gradient has the input's sizes.
+                    Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(zeros_like(g)?)]))
                 })
             }
         }
@@ -271,7 +269,7 @@ zero_grad_vars! {
     sign;
 }
 
-impl<T: Float, S: Shape> Var<T, S> {
+impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// `self * c` for a scalar `c`.
     ///
     /// ```
@@ -280,12 +278,17 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let x = Var::param(Tensor::<f32, Shape![2]>::ones());
     /// assert_eq!(x.mul_scalar(3.).sum().backward().wrt(&x).unwrap().to_vec(), vec![3., 3.]);
     /// ```
-    pub fn mul_scalar(&self, c: T) -> Var<T, S> {
+    ///
+    /// # Panics
+    /// When the device cannot allocate the result.
+    #[track_caller]
+    pub fn mul_scalar(&self, c: T) -> Var<T, S, D> {
+        let times = ScalarRhs(table::Mul, c);
         Var::from_op(
-            self.value.map(move |x| x * c),
+            <D as Backend<T>>::unary(times, &self.value).or_panic(),
             &[self.node.as_ref()],
             move || {
-                Box::new(move |g: &Dyn<T>, _: &[bool]| Ok(smallvec![Some(g.map(move |g| g * c))]))
+                Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(D::unary(times, g)?)]))
             },
         )
     }
@@ -298,11 +301,15 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let x = Var::param(Tensor::<f32, Shape![2]>::ones());
     /// assert_eq!(x.add_scalar(3.).value().to_vec(), vec![4., 4.]);
     /// ```
-    pub fn add_scalar(&self, c: T) -> Var<T, S> {
+    ///
+    /// # Panics
+    /// When the device cannot allocate the result.
+    #[track_caller]
+    pub fn add_scalar(&self, c: T) -> Var<T, S, D> {
         Var::from_op(
-            self.value.map(move |x| x + c),
+            <D as Backend<T>>::unary(ScalarRhs(table::Add, c), &self.value).or_panic(),
             &[self.node.as_ref()],
-            move || Box::new(move |g: &Dyn<T>, _: &[bool]| Ok(smallvec![Some(g.share())])),
+            move || Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(g.share())])),
         )
     }
 }

@@ -3,9 +3,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::device::GradDevice;
 use super::graph::{self, Dyn, Node};
 use crate::Tensor;
+use crate::backend::Backend;
+use crate::device::{Cpu, Device};
 use crate::element::Float;
+use crate::ops::table::Fill;
 use crate::shape::{DynRank, OrPanic, Shape, ShapeError};
 
 /// A tensor that records the operations applied to it, so that gradients can
@@ -26,12 +30,28 @@ use crate::shape::{DynRank, OrPanic, Shape, ShapeError};
 /// let gw: Tensor<f64, Shape![3]> = grads.wrt(&w).unwrap();
 /// assert_eq!(gw.to_vec(), vec![30., 30., 30.]);
 /// ```
-pub struct Var<T: Float, S: Shape> {
-    pub(crate) value: Tensor<T, S>,
-    pub(crate) node: Option<Arc<Node<T>>>,
+///
+/// The device `D` is the value's: a `Var<f32, S, Cuda>` records and
+/// back-propagates on the GPU (its gradients stay there) through the
+/// methods written for every [`GradDevice`]; the index, linalg, softmax
+/// family, logistic loss and `var`/`std`/`norm`/`logsumexp` rules are
+/// still CPU-only, as their forward operations are (see the
+/// [module notes](crate::autograd)).
+///
+/// ```
+/// use shaped::autograd::Var;
+/// use shaped::device::Cpu;
+/// use shaped::{Shape, Tensor};
+/// // `D` defaults to the CPU.
+/// let v: Var<f32, Shape![2], Cpu> = Var::param(Tensor::<f32, Shape![2]>::ones());
+/// assert!(v.requires_grad());
+/// ```
+pub struct Var<T: Float, S: Shape, D: Device = Cpu> {
+    pub(crate) value: Tensor<T, S, D>,
+    pub(crate) node: Option<Arc<Node<T, D>>>,
 }
 
-impl<T: Float, S: Shape> Clone for Var<T, S> {
+impl<T: Float, S: Shape, D: Device> Clone for Var<T, S, D> {
     /// Another handle on the same value and graph node.
     fn clone(&self) -> Self {
         Var {
@@ -41,7 +61,7 @@ impl<T: Float, S: Shape> Clone for Var<T, S> {
     }
 }
 
-impl<T: Float, S: Shape> Var<T, S> {
+impl<T: Float, S: Shape, D: Device> Var<T, S, D> {
     /// A parameter: a leaf whose gradient [`Gradients::wrt`] returns.
     ///
     /// ```
@@ -49,7 +69,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// use shaped::{Shape, Tensor};
     /// assert!(Var::param(Tensor::<f32, Shape![2]>::zeros()).requires_grad());
     /// ```
-    pub fn param(value: Tensor<T, S>) -> Self {
+    pub fn param(value: Tensor<T, S, D>) -> Self {
         let node = Some(Node::leaf(value.dims()));
         Var { value, node }
     }
@@ -61,7 +81,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// use shaped::{Shape, Tensor};
     /// assert!(!Var::constant(Tensor::<f32, Shape![2]>::zeros()).requires_grad());
     /// ```
-    pub fn constant(value: Tensor<T, S>) -> Self {
+    pub fn constant(value: Tensor<T, S, D>) -> Self {
         Var { value, node: None }
     }
 
@@ -73,7 +93,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let v = Var::constant(Tensor::<f32, Shape![2]>::ones());
     /// assert_eq!(v.value().to_vec(), vec![1., 1.]);
     /// ```
-    pub fn value(&self) -> &Tensor<T, S> {
+    pub fn value(&self) -> &Tensor<T, S, D> {
         &self.value
     }
 
@@ -85,7 +105,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let t: Tensor<f32, Shape![2]> = Var::param(Tensor::ones()).into_value();
     /// assert_eq!(t.dims(), &[2]);
     /// ```
-    pub fn into_value(self) -> Tensor<T, S> {
+    pub fn into_value(self) -> Tensor<T, S, D> {
         self.value
     }
 
@@ -128,21 +148,23 @@ impl<T: Float, S: Shape> Var<T, S> {
     }
 
     /// The value with its shape type erased, for backward functions.
-    pub(crate) fn erased(&self) -> Dyn<T> {
+    pub(crate) fn erased(&self) -> Dyn<T, D> {
         self.value.share().into_dyn()
     }
 
     /// Wraps the result `value` of an operation on inputs with graph nodes
     /// `parents`; `backward` is built only when some input needs a gradient.
     pub(crate) fn from_op(
-        value: Tensor<T, S>,
-        parents: &[Option<&Arc<Node<T>>>],
-        backward: impl FnOnce() -> graph::BackwardFn<T>,
+        value: Tensor<T, S, D>,
+        parents: &[Option<&Arc<Node<T, D>>>],
+        backward: impl FnOnce() -> graph::BackwardFn<T, D>,
     ) -> Self {
         let node = graph::record(value.dims(), parents, backward);
         Var { value, node }
     }
+}
 
+impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// Backpropagates from this value with upstream gradient `seed` (of
     /// this value's sizes).
     ///
@@ -160,13 +182,14 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let g = y.try_backward_with(&seed).unwrap().wrt(&x).unwrap();
     /// assert_eq!(g.to_vec(), vec![2., 40.]);
     /// ```
-    pub fn try_backward_with(&self, seed: &Tensor<T, S>) -> Result<Gradients<T>, ShapeError> {
+    pub fn try_backward_with(&self, seed: &Tensor<T, S, D>) -> Result<Gradients<T, D>, D::Error> {
         if seed.dims() != self.dims() {
             return Err(ShapeError::Invalid(format!(
                 "Mismatch in shape: grad_output[0] has a shape of {:?} and output[0] has a shape of {:?}.",
                 seed.dims(),
                 self.dims()
-            )));
+            ))
+            .into());
         }
         let grads = match &self.node {
             Some(node) => graph::backward(node, seed.share().into_dyn())?,
@@ -176,7 +199,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     }
 }
 
-impl<T: Float> Var<T, ()> {
+impl<T: Float, D: GradDevice<T>> Var<T, (), D> {
     /// Backpropagates from this scalar (its gradient is 1), as PyTorch's
     /// `loss.backward()`; only a 0-d value has this method, so the seed's
     /// shape is never in doubt.
@@ -193,12 +216,31 @@ impl<T: Float> Var<T, ()> {
     /// assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![2., 4.]);
     /// ```
     #[track_caller]
-    pub fn backward(&self) -> Gradients<T> {
-        self.try_backward_with(&Tensor::full(T::one())).or_panic()
+    pub fn backward(&self) -> Gradients<T, D> {
+        self.try_backward().or_panic()
+    }
+
+    /// [`Var::backward`], returning the error of a backward rule that
+    /// cannot form its gradient (a driver error, an allocation too large).
+    ///
+    /// # Errors
+    /// As [`Var::try_backward_with`].
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]));
+    /// let g = x.square().sum().try_backward().unwrap();
+    /// assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![2., 4.]);
+    /// ```
+    pub fn try_backward(&self) -> Result<Gradients<T, D>, D::Error> {
+        // The seed 1, made on the value's device.
+        let seed = <D as Backend<T>>::unary(Fill(T::one()), &self.value)?;
+        self.try_backward_with(&seed)
     }
 }
 
-impl<T: Float> Var<T, DynRank> {
+impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
     /// Backpropagates from this value, which must hold one element, as
     /// PyTorch's `backward()`.
     ///
@@ -214,13 +256,15 @@ impl<T: Float> Var<T, DynRank> {
     /// let g = x.try_sum_dims(&[0], true).unwrap().try_backward().unwrap();
     /// assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![1., 1., 1.]);
     /// ```
-    pub fn try_backward(&self) -> Result<Gradients<T>, ShapeError> {
+    pub fn try_backward(&self) -> Result<Gradients<T, D>, D::Error> {
         if self.value.numel() != 1 {
             return Err(ShapeError::Invalid(
                 "grad can be implicitly created only for scalar outputs".into(),
-            ));
+            )
+            .into());
         }
-        self.try_backward_with(&Tensor::try_full(self.dims(), T::one())?)
+        let seed = <D as Backend<T>>::unary(Fill(T::one()), &self.value)?;
+        self.try_backward_with(&seed)
     }
 }
 
@@ -235,11 +279,11 @@ impl<T: Float> Var<T, DynRank> {
 /// assert!(g.wrt(&a).is_some());
 /// assert!(g.wrt(&b).is_none()); // not used by the loss
 /// ```
-pub struct Gradients<T: Float> {
-    grads: HashMap<u64, Dyn<T>>,
+pub struct Gradients<T: Float, D: Device = Cpu> {
+    grads: HashMap<u64, Dyn<T, D>>,
 }
 
-impl<T: Float> Gradients<T> {
+impl<T: Float, D: Device> Gradients<T, D> {
     /// The gradient of the loss with respect to `param`, with `param`'s own
     /// shape type: for an input that was broadcast, the upstream gradient
     /// has been summed back to its shape (`sum_to`). `None` when `param`
@@ -257,7 +301,7 @@ impl<T: Float> Gradients<T> {
     /// let gb: Tensor<f32, Shape![1]> = g.wrt(&b).unwrap();
     /// assert_eq!(gb.to_vec(), vec![3.]);
     /// ```
-    pub fn wrt<S: Shape>(&self, param: &Var<T, S>) -> Option<Tensor<T, S>> {
+    pub fn wrt<S: Shape>(&self, param: &Var<T, S, D>) -> Option<Tensor<T, S, D>> {
         let g = self.grads.get(&param.node.as_ref()?.id)?;
         Some(
             g.try_into_shape()

@@ -6,43 +6,37 @@
 
 use smallvec::smallvec;
 
+use crate::shape::OrPanic;
+
 use super::Var;
+use super::device::{GradDevice, reshape_to, sum_keepdim, sum_to_like, try_reshape};
 use super::graph::{BackwardFn, Dyn};
-use super::pointwise::sum_to_like;
 use crate::Tensor;
-use crate::element::{Element, Float};
-use crate::ops::reduce::reducers::Sum;
+use crate::backend::Backend;
+use crate::element::Float;
+use crate::ops::table::Fill;
 use crate::shape::{
     DimVec, DynRank, ExpandsTo, FixedShape, InsertAxis, RemoveAxis, Shape, ShapeError, SwapAxes,
 };
 
-/// `g` reshaped to sizes `dims` (a view when the strides allow).
-///
-/// # Errors
-/// When the reshape needs a copy that cannot be allocated.
-pub(crate) fn reshape_to<T: Element>(g: &Dyn<T>, dims: &[usize]) -> Result<Dyn<T>, ShapeError> {
-    let sizes: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
-    g.try_reshape(&sizes)
-}
-
 /// The backward function of a view of an input of sizes `dims` that only
 /// regroups elements (reshape, unsqueeze, squeeze).
-fn reshape_backward<T: Float>(dims: DimVec) -> BackwardFn<T> {
+fn reshape_backward<T: Float, D: Backend<T>>(dims: DimVec) -> BackwardFn<T, D> {
     Box::new(move |g, _| Ok(smallvec![Some(reshape_to(g, &dims)?)]))
 }
 
 /// The backward function of a broadcast of an input of sizes `dims`.
-fn expand_backward<T: Float>(dims: DimVec) -> BackwardFn<T> {
+fn expand_backward<T: Float, D: Backend<T>>(dims: DimVec) -> BackwardFn<T, D> {
     Box::new(move |g, _| Ok(smallvec![Some(sum_to_like(g.share(), &dims)?)]))
 }
 
-impl<T: Float, S: Shape> Var<T, S> {
+impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// Records a view `value` of `self` with backward function `backward`.
     fn view<S2: Shape>(
         &self,
-        value: Tensor<T, S2>,
-        backward: impl FnOnce() -> BackwardFn<T>,
-    ) -> Var<T, S2> {
+        value: Tensor<T, S2, D>,
+        backward: impl FnOnce() -> BackwardFn<T, D>,
+    ) -> Var<T, S2, D> {
         Var::from_op(value, &[self.node.as_ref()], backward)
     }
 
@@ -64,7 +58,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let e = b.expand::<Shape![2, 3, 4]>(&[2, -1, 4]).unwrap();
     /// assert_eq!(e.sum().backward().wrt(&b).unwrap().to_vec(), vec![8.; 3]);
     /// ```
-    pub fn expand<S2: Shape>(&self, sizes: &[isize]) -> Result<Var<T, S2>, ShapeError>
+    pub fn expand<S2: Shape>(&self, sizes: &[isize]) -> Result<Var<T, S2, D>, ShapeError>
     where
         S: ExpandsTo<S2>,
     {
@@ -85,7 +79,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let g = e.try_sum_dims(&[], false).unwrap().try_backward().unwrap();
     /// assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![2.; 3]);
     /// ```
-    pub fn try_broadcast_to<S2: Shape>(&self, dims: &[usize]) -> Result<Var<T, S2>, ShapeError>
+    pub fn try_broadcast_to<S2: Shape>(&self, dims: &[usize]) -> Result<Var<T, S2, D>, ShapeError>
     where
         S: ExpandsTo<S2>,
     {
@@ -106,7 +100,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(e.sum().backward().wrt(&b).unwrap().to_vec(), vec![10.; 3]);
     /// ```
     #[track_caller]
-    pub fn broadcast_to<S2: FixedShape>(&self) -> Var<T, S2>
+    pub fn broadcast_to<S2: FixedShape>(&self) -> Var<T, S2, D>
     where
         S: ExpandsTo<S2>,
     {
@@ -131,11 +125,11 @@ impl<T: Float, S: Shape> Var<T, S> {
         &self,
         out_dims: &[usize],
         bdims: &[usize],
-    ) -> Result<Var<T, S2>, ShapeError> {
+    ) -> Result<Var<T, S2, D>, ShapeError> {
         let value = self.value.broadcast_in_dim(out_dims, bdims)?;
         let (dims, bdims) = (self.dim_vec(), bdims.to_vec());
         Ok(self.view(value, move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 // Sum every result axis that is new or stretched.
                 let mask: Vec<bool> = (0..g.rank())
                     .map(|j| match bdims.iter().position(|&b| b == j) {
@@ -143,8 +137,7 @@ impl<T: Float, S: Shape> Var<T, S> {
                         Some(i) => dims[i] == 1 && g.dims()[j] != 1,
                     })
                     .collect();
-                let summed: Dyn<T> =
-                    g.reduce_with(Some(&mask), true, None, |_| Sum { divisor: None })?;
+                let summed = sum_keepdim(g, &mask)?;
                 Ok(smallvec![Some(reshape_to(&summed, &dims)?)])
             })
         }))
@@ -165,7 +158,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let g = p.mul(&w).sum().backward().wrt(&t).unwrap();
     /// assert_eq!(g.to_vec(), vec![1., 3., 5., 2., 4., 6.]);
     /// ```
-    pub fn permute<S2: Shape>(&self, perm: &[isize]) -> Result<Var<T, S2>, ShapeError> {
+    pub fn permute<S2: Shape>(&self, perm: &[isize]) -> Result<Var<T, S2, D>, ShapeError> {
         let value = self.value.permute(perm)?;
         let rank = self.value.rank();
         let mut inverse = vec![0isize; rank];
@@ -173,7 +166,7 @@ impl<T: Float, S: Shape> Var<T, S> {
             inverse[crate::tensor::wrap_dim(p, rank)?] = i as isize;
         }
         Ok(self.view(value, move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 Ok(smallvec![Some(g.permute::<DynRank>(&inverse)?)])
             })
         }))
@@ -192,7 +185,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(u.sum().backward().wrt(&t).unwrap().dims(), &[2, 3]);
     /// ```
     #[track_caller]
-    pub fn transpose<const I: usize, const J: usize>(&self) -> Var<T, S::Output>
+    pub fn transpose<const I: usize, const J: usize>(&self) -> Var<T, S::Output, D>
     where
         S: SwapAxes<I, J>,
     {
@@ -200,7 +193,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         let mut perm: Vec<isize> = (0..self.value.rank() as isize).collect();
         perm.swap(I, J);
         self.view(value, move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 Ok(smallvec![Some(g.permute::<DynRank>(&perm)?)])
             })
         })
@@ -219,7 +212,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(u.sum().backward().wrt(&t).unwrap().to_vec(), vec![1.; 3]);
     /// ```
     #[track_caller]
-    pub fn unsqueeze<const K: usize>(&self) -> Var<T, S::Output>
+    pub fn unsqueeze<const K: usize>(&self) -> Var<T, S::Output, D>
     where
         S: InsertAxis<K>,
     {
@@ -239,7 +232,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let s: Var<f32, Shape![3]> = t.squeeze::<1>().unwrap();
     /// assert_eq!(s.sum().backward().wrt(&t).unwrap().dims(), &[3, 1]);
     /// ```
-    pub fn squeeze<const K: usize>(&self) -> Result<Var<T, S::Output>, ShapeError>
+    pub fn squeeze<const K: usize>(&self) -> Result<Var<T, S::Output, D>, ShapeError>
     where
         S: RemoveAxis<K>,
         S::Removed: crate::shape::Squeezable<K>,
@@ -261,8 +254,8 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let r = t.try_reshape::<Shape![3, _]>(&[3, -1]).unwrap();
     /// assert_eq!(r.sum().backward().wrt(&t).unwrap().dims(), &[2, 3]);
     /// ```
-    pub fn try_reshape<S2: Shape>(&self, sizes: &[isize]) -> Result<Var<T, S2>, ShapeError> {
-        let value = self.value.try_reshape(sizes)?;
+    pub fn try_reshape<S2: Shape>(&self, sizes: &[isize]) -> Result<Var<T, S2, D>, D::Error> {
+        let value = try_reshape(&self.value, sizes)?;
         Ok(self.view(value, || reshape_backward(self.dim_vec())))
     }
 
@@ -284,12 +277,13 @@ impl<T: Float, S: Shape> Var<T, S> {
         dim: isize,
         start: usize,
         len: usize,
-    ) -> Result<Var<T, S2>, ShapeError> {
+    ) -> Result<Var<T, S2, D>, ShapeError> {
         let value = self.value.narrow(dim, start, len)?;
-        let dims = self.dim_vec();
+        let x = self.erased();
         Ok(self.view(value, move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                let full = Tensor::<T, DynRank>::try_zeros(&dims)?;
+            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+                // Zeros of the input's sizes, made on its device.
+                let full = <D as Backend<T>>::unary(Fill(T::zero()), &x)?;
                 let mut part = full.narrow::<DynRank>(dim, start, len)?;
                 part.try_copy_from(g)?;
                 Ok(smallvec![Some(full)])
@@ -298,7 +292,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     }
 }
 
-impl<T: Float, S: FixedShape> Var<T, S> {
+impl<T: Float, S: FixedShape, D: GradDevice<T>> Var<T, S, D> {
     /// The same elements with the fixed shape `S2`, as [`Tensor::reshape`].
     ///
     /// ```
@@ -308,8 +302,17 @@ impl<T: Float, S: FixedShape> Var<T, S> {
     /// let r: Var<f32, Shape![6]> = t.reshape();
     /// assert_eq!(r.sum().backward().wrt(&t).unwrap().dims(), &[2, 3]);
     /// ```
-    pub fn reshape<S2: FixedShape>(&self) -> Var<T, S2> {
-        let value = self.value.reshape::<S2>();
+    ///
+    /// # Panics
+    /// When a copy is needed (a view whose strides do not allow the new
+    /// sizes) and the device cannot allocate it.
+    #[track_caller]
+    pub fn reshape<S2: FixedShape>(&self) -> Var<T, S2, D> {
+        let () = crate::shape::const_message::SameNumel::<S, S2>::CHECK;
+        let dims = S2::static_sizes().expect("a fixed shape has static sizes");
+        let value = reshape_to(&self.value.share().into_dyn(), dims.as_ref())
+            .and_then(|v: Dyn<T, D>| Ok(v.try_into_shape::<S2>()?))
+            .or_panic();
         self.view(value, || reshape_backward(self.dim_vec()))
     }
 }

@@ -520,6 +520,32 @@ pointwise_table! {
     ternary SquareBackward "square_backward": Float => "a * (b + b)", |g, x, _y| g * (x + x);
     /// `-g y²`: the gradient of `reciprocal`.
     ternary ReciprocalBackward "reciprocal_backward": Float => "-a * c * c", |g, _x, y| -g * y * y;
+    // The derivatives of the two- and three-operand ops with respect to
+    // one operand: the upstream gradient `a`, then the operands it needs.
+    /// `-g x / y²`: the gradient of `x / y` with respect to `y`.
+    ternary DivBackwardOther "div_backward_other": Float => "-a * b / (c * c)", |g, x, y| -g * x / (y * y);
+    /// `g y x^(y-1)`, 0 where `y` is 0: the gradient of `x ^ y` with respect to `x`.
+    ternary PowBackwardSelf "pow_backward_self": Float => "(c == (T)0 ? (T)0 : a * c * pow(b, c - (T)1))", |g, x, y| if y == T::zero() { T::zero() } else { g * y * x.powf(y - T::one()) };
+    /// `g x^y ln x`, 0 where `x` is 0 and `y >= 0` (as PyTorch): the gradient of `x ^ y` with respect to `y`.
+    ternary PowBackwardExponent "pow_backward_exponent": Float => "((b == (T)0 && c >= (T)0) ? (T)0 : a * pow(b, c) * log(b))", |g, x, y| if x == T::zero() && y >= T::zero() { T::zero() } else { g * x.powf(y) * x.ln() };
+    /// `g` where `x > y`, `g / 2` where they tie, else 0: the gradient of `maximum(x, y)` with respect to `x` (and, operands swapped, to `y`).
+    ternary MaximumBackward "maximum_backward": Float => "(b == c ? a * (T)0.5 : (b > c ? a : (T)0))", |g, x, y| if x == y { g * T::from_f64(0.5) } else if x > y { g } else { T::zero() };
+    /// `g` unless `x > y`, `g / 2` where they tie: the gradient of `minimum(x, y)` with respect to `x` (and, operands swapped, to `y`).
+    ternary MinimumBackward "minimum_backward": Float => "(b == c ? a * (T)0.5 : (b > c ? (T)0 : a))", |g, x, y| if x == y { g * T::from_f64(0.5) } else if x > y { T::zero() } else { g };
+    /// `g y / (x² + y²)`: the gradient of `atan2(x, y)` with respect to `x`.
+    ternary Atan2BackwardSelf "atan2_backward_self": Float => "a * c / (b * b + c * c)", |g, x, y| g * y / (x * x + y * y);
+    /// `-g x / (x² + y²)`: the gradient of `atan2(x, y)` with respect to `y`.
+    ternary Atan2BackwardOther "atan2_backward_other": Float => "-a * b / (b * b + c * c)", |g, x, y| -g * x / (x * x + y * y);
+    /// `g s y`: the gradient of `addcmul(_, x, y, s)` with respect to `x` (and, with `x`, to `y`).
+    binary_s AddcmulBackward "addcmul_backward": Float => "a * s * b", |g, y, s| g * s * y;
+    /// `g s / y`: the gradient of `addcdiv(_, x, y, s)` with respect to `x`.
+    binary_s AddcdivBackwardTensor1 "addcdiv_backward_tensor1": Float => "a * s / b", |g, y, s| g * s / y;
+    /// `-g s x / y²`: the gradient of `addcdiv(_, x, y, s)` with respect to `y`.
+    ternary_s AddcdivBackwardTensor2 "addcdiv_backward_tensor2": Float => "-a * s * b / (c * c)", |g, x, y, s| -g * s * x / (y * y);
+    /// `g (1 - w)`: the gradient of `lerp(start, end, w)` with respect to `start`.
+    binary LerpBackwardSelf "lerp_backward_self": Float => "a * ((T)1 - b)", |g, w| g * (T::one() - w);
+    /// `g (end - start)`: the gradient of `lerp(start, end, w)` with respect to `w`.
+    ternary LerpBackwardWeight "lerp_backward_weight": Float => "a * (c - b)", |g, x, e| g * (e - x);
 
     /// `b` where `a` holds, else `c`, as `torch.where(a, b, c)`.
     select Where "where": Element => "(a ? b : c)", |a, b, c| if a { b } else { c };

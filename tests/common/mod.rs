@@ -5,6 +5,8 @@
 
 use shaped::{DynRank, Tensor};
 
+#[cfg(feature = "cuda")]
+pub mod cuda;
 pub mod grad;
 pub mod json_scalar;
 pub mod json_tensor;

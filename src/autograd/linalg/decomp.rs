@@ -747,7 +747,10 @@ fn eig_parts<T: LinalgFloat, S: SquareMatrices>(
     }
     let ad = a.dims().to_vec();
     let parts = packed(&[a.node.as_ref()], &outs, move |g| {
-        let zero = crate::autograd::unary::zeros_like(saved[2].dims());
+        // An expanded zero (one element, no allocation of the full sizes).
+        let zero = crate::Tensor::<T, crate::DynRank>::scalar(T::zero())
+            .try_broadcast_to(saved[2].dims())
+            .expect("a scalar broadcasts to any sizes");
         let (gvr, gvi) = if g.len() == 4 {
             (&g[2], &g[3])
         } else {

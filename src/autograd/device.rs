@@ -1,0 +1,176 @@
+//! What a device needs for autograd ([`GradDevice`]), and the device-generic
+//! tensor steps that backward rules share: scalars and zeros made on the
+//! gradient's own device, `reshape` and `sum_to`. Each is a composition of
+//! [`Backend`] primitives and stride views, so a rule written with them runs
+//! wherever its forward ran.
+
+use super::graph::Dyn;
+use crate::Tensor;
+use crate::backend::op::{Map2, Map3, Reduction};
+use crate::backend::{Backend, Gemm};
+use crate::element::Float;
+use crate::iter::contiguous_strides;
+use crate::ops::table::{self, Fill};
+use crate::shape::{DimVec, DynRank, Shape, ShapeError, check_expand};
+use crate::tensor::{infer_size, view_strides};
+
+/// The devices [`Var`](super::Var) records and back-propagates on for
+/// elements `T`: the op table's pointwise ops on `T` (and on the `bool`
+/// masks of comparisons), the reductions every device runs, and matrix
+/// products. [`Cpu`](crate::device::Cpu) is one for every float type,
+/// [`Cuda`](crate::device::Cuda) (feature `cuda`) for `f32` and `f64`.
+///
+/// ```
+/// use shaped::autograd::GradDevice;
+/// use shaped::device::Cpu;
+/// fn differentiates<D: GradDevice<f32>>() {}
+/// differentiates::<Cpu>();
+/// ```
+pub trait GradDevice<T: Float>: Backend<T> + Backend<bool> + Gemm<T> {}
+
+impl<T: Float, D: Backend<T> + Backend<bool> + Gemm<T>> GradDevice<T> for D {}
+
+/// A 0-d tensor holding `v`, on the device of `like`, which must have
+/// elements (the scalar is written through a view of its first one).
+pub(crate) fn scalar_like<T: Float, D: Backend<T>>(
+    like: &Dyn<T, D>,
+    v: T,
+) -> Result<Dyn<T, D>, D::Error> {
+    debug_assert!(like.numel() > 0, "a scalar is made from an element");
+    let first: Dyn<T, D> = like.view_as(DimVec::new(), &[], like.offset);
+    D::unary(Fill(v), &first)
+}
+
+/// Zeros of `like`'s sizes on its device: one element expanded (stride 0,
+/// no memory), or an empty tensor when `like` has no elements.
+pub(crate) fn zeros_like<T: Float, D: Backend<T>>(like: &Dyn<T, D>) -> Result<Dyn<T, D>, D::Error> {
+    if like.numel() == 0 {
+        return D::unary(Fill(T::zero()), like);
+    }
+    Ok(scalar_like(like, T::zero())?.try_broadcast_to(like.dims())?)
+}
+
+/// `g` with sizes `dims` (same element count): a view when the strides
+/// allow, as PyTorch's `reshape`, else a contiguous copy on the device.
+pub(crate) fn reshape_to<T: Float, D: Backend<T>, S2: Shape>(
+    g: &Dyn<T, D>,
+    dims: &[usize],
+) -> Result<Tensor<T, S2, D>, D::Error> {
+    let sizes: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
+    try_reshape(g, &sizes)
+}
+
+/// PyTorch's `reshape` on any device: `sizes` may hold one `-1`.
+pub(crate) fn try_reshape<T: Float, D: Backend<T>, S: Shape, S2: Shape>(
+    g: &Tensor<T, S, D>,
+    sizes: &[isize],
+) -> Result<Tensor<T, S2, D>, D::Error> {
+    let dims = infer_size(sizes, g.numel())?;
+    let checked = S2::check_dims(&dims)?;
+    Ok(match view_strides(g.dims(), g.strides(), &dims) {
+        Some(strides) => g.view_as(checked, &strides, g.offset),
+        None => D::copy(g)?.view_as(checked, &contiguous_strides(&dims), 0),
+    })
+}
+
+/// `g` summed to sizes `like`, which broadcast to `g`'s (PyTorch's
+/// `sum_to_size`): leading dims `like` lacks and dims where it has 1 are
+/// summed. A view when nothing is summed.
+///
+/// # Errors
+/// PyTorch's error when `like` does not broadcast to `g`'s sizes; an
+/// allocation or driver error.
+pub(crate) fn sum_to_like<T: Float, D: Backend<T>, S2: Shape>(
+    g: Dyn<T, D>,
+    like: &[usize],
+) -> Result<Tensor<T, S2, D>, D::Error> {
+    let from = g.dims();
+    if check_expand(like, from).is_err() {
+        return Err(ShapeError::Invalid(format!(
+            "size {{{like:?}}} is not expandable to size {{{from:?}}}."
+        ))
+        .into());
+    }
+    let lead = from.len() - like.len();
+    let mask: Vec<bool> = from
+        .iter()
+        .enumerate()
+        .map(|(i, &f)| i < lead || (like[i - lead] == 1 && f != 1))
+        .collect();
+    let checked = S2::check_dims(like)?;
+    if !mask.contains(&true) {
+        return Ok(g.view_as(checked, g.strides(), g.offset));
+    }
+    let summed = sum_keepdim(&g, &mask)?;
+    Ok(summed.view_as(checked, &contiguous_strides(like), summed.offset))
+}
+
+/// `g` summed over the dims in `mask`, kept with size 1.
+pub(crate) fn sum_keepdim<T: Float, D: Backend<T>>(
+    g: &Dyn<T, D>,
+    mask: &[bool],
+) -> Result<Dyn<T, D>, D::Error> {
+    D::reduce(Reduction::Sum, g, mask, true)
+}
+
+/// The op-table operation `op` on `g` and `x` broadcast together.
+pub(crate) fn map2<T: Float, D: Backend<T>, Op: Map2<T, Out = T>>(
+    op: Op,
+    g: &Dyn<T, D>,
+    x: &Dyn<T, D>,
+) -> Result<Dyn<T, D>, D::Error> {
+    D::binary(op, g, x)
+}
+
+/// The op-table operation `op` on `g`, `x` and `y` broadcast together.
+pub(crate) fn map3<T: Float, D: Backend<T>, Op: Map3<T, T>>(
+    op: Op,
+    g: &Dyn<T, D>,
+    x: &Dyn<T, D>,
+    y: &Dyn<T, D>,
+) -> Result<Dyn<T, D>, D::Error> {
+    D::ternary(op, g, x, y)
+}
+
+/// A `bool` mask: the comparison `op` of `x` and `y` broadcast together.
+pub(crate) fn compare<T: Float, D: Backend<T>, Op: Map2<T, Out = bool>>(
+    op: Op,
+    x: &Dyn<T, D>,
+    y: &Dyn<T, D>,
+) -> Result<Tensor<bool, DynRank, D>, D::Error> {
+    D::compare(op, x, y)
+}
+
+/// The logical `op` (`and`, `or`) of two masks.
+pub(crate) fn combine<D: Backend<bool>, Op: Map2<bool, Out = bool>>(
+    op: Op,
+    x: &Tensor<bool, DynRank, D>,
+    y: &Tensor<bool, DynRank, D>,
+) -> Result<Tensor<bool, DynRank, D>, D::Error> {
+    D::compare(op, x, y)
+}
+
+/// `g` where `cond == keep`, else 0 (the op table's `where`), at the
+/// broadcast of the two, which is `g`'s sizes here.
+pub(crate) fn masked<T: Float, D: GradDevice<T>>(
+    g: &Dyn<T, D>,
+    cond: &Tensor<bool, DynRank, D>,
+    keep: bool,
+) -> Result<Dyn<T, D>, D::Error> {
+    if g.numel() == 0 {
+        return Ok(g.share());
+    }
+    let zero = scalar_like(g, T::zero())?;
+    let (x, y) = if keep { (g, &zero) } else { (&zero, g) };
+    select(cond, x, y)
+}
+
+/// `x` where `cond` holds, else `y` (the op table's `where`), all three
+/// broadcast together.
+pub(crate) fn select<T: Float, D: Backend<T>>(
+    cond: &Tensor<bool, DynRank, D>,
+    x: &Dyn<T, D>,
+    y: &Dyn<T, D>,
+) -> Result<Dyn<T, D>, D::Error> {
+    D::select(table::Where, cond, x, y)
+}

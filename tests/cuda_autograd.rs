@@ -1,0 +1,382 @@
+//! Autograd on CUDA against autograd on the CPU: the same computation,
+//! recorded on `Var<_, _, Cuda>` and on `Var<_, _, Cpu>` from the same
+//! inputs, must give the same value and the same gradient for every
+//! parameter (in the parameter's own sizes). Covers the pointwise rules
+//! (binary with broadcasting, the op table's unary ops, the three-operand
+//! ops, `where`), the reductions with dims and keepdim, `sum_to`, the
+//! matmul family with batch broadcasting and 1-D operands, the views, and
+//! zero-size dims; some parameters are transposed or expanded views.
+//! Without a GPU each test prints "skipped: no CUDA device" and returns
+//! (or fails, when `SHAPED_REQUIRE_CUDA` is set).
+#![cfg(feature = "cuda")]
+
+use shaped::autograd::{GradDevice, Var, where_cond};
+use shaped::backend::Backend;
+use shaped::device::{Cpu, Cuda};
+
+mod common;
+use common::cuda::{device, unit_values};
+use shaped::{DynRank, Tensor};
+
+type H = Tensor<f64, DynRank>;
+type On<D> = Tensor<f64, DynRank, D>;
+/// A computation on parameters, giving one result.
+type Model<D> = dyn Fn(&[Var<f64, DynRank, D>]) -> Var<f64, DynRank, D>;
+
+/// Deterministic values in `[lo, hi)`, rounded to multiples of `step`
+/// when `step > 0` (so that ties occur for `max`, `min`, `maximum`).
+fn values(n: usize, seed: u64, lo: f64, hi: f64, step: f64) -> Vec<f64> {
+    unit_values(n, seed)
+        .into_iter()
+        .map(|u| {
+            let v = lo + u * (hi - lo);
+            if step > 0.0 {
+                (v / step).round() * step
+            } else {
+                v
+            }
+        })
+        .collect()
+}
+
+fn rand(dims: &[usize], seed: u64, lo: f64, hi: f64) -> H {
+    H::try_from_vec(values(dims.iter().product(), seed, lo, hi, 0.0), dims).unwrap()
+}
+
+fn stepped(dims: &[usize], seed: u64) -> H {
+    H::try_from_vec(values(dims.iter().product(), seed, -2.0, 2.0, 0.5), dims).unwrap()
+}
+
+/// What one run gives: the value's sizes and elements, then each
+/// parameter's gradient (sizes and elements, `None` when it got none).
+type Outcome = Vec<Option<(Vec<usize>, Vec<f64>)>>;
+
+fn host<D: GradDevice<f64>>(t: &On<D>) -> (Vec<usize>, Vec<f64>) {
+    (t.dims().to_vec(), <D as Backend<f64>>::to_host(t).unwrap())
+}
+
+/// Runs `f` on parameters made from `inputs` (put on the device by `put`),
+/// weights the result with fixed values so that every element has its own
+/// upstream gradient, and back-propagates from the weighted sum.
+fn run<D: GradDevice<f64>>(inputs: &[H], put: &dyn Fn(&H) -> On<D>, f: &Model<D>) -> Outcome {
+    let params: Vec<Var<f64, DynRank, D>> = inputs.iter().map(|h| Var::param(put(h))).collect();
+    let out = f(&params);
+    let w = Var::constant(put(&rand(out.dims(), 99, -1.5, 1.5)));
+    let grads = out.mul(&w).sum().try_backward().unwrap();
+    let mut r = vec![Some(host(out.value()))];
+    r.extend(params.iter().map(|p| grads.wrt(p).map(|g| host(&g))));
+    r
+}
+
+#[track_caller]
+fn assert_same(what: &str, cpu: &Outcome, gpu: &Outcome, tol: f64) {
+    assert_eq!(cpu.len(), gpu.len());
+    for (k, (c, g)) in cpu.iter().zip(gpu).enumerate() {
+        let part = if k == 0 {
+            "value".to_string()
+        } else {
+            format!("gradient {}", k - 1)
+        };
+        let (Some((cd, cv)), Some((gd, gv))) = (c, g) else {
+            assert_eq!(
+                c.is_some(),
+                g.is_some(),
+                "{what}: {part}: present on one device only"
+            );
+            continue;
+        };
+        assert_eq!(cd, gd, "{what}: {part}: sizes");
+        for (i, (&x, &y)) in cv.iter().zip(gv).enumerate() {
+            let ok =
+                (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= tol * x.abs().max(1.0);
+            assert!(ok, "{what}: {part}: element {i}: cpu {x} vs cuda {y}");
+        }
+    }
+}
+
+/// Runs the body on the CPU and on the GPU with the same inputs and
+/// compares the outcomes.
+macro_rules! check {
+    ($dev:expr, $what:expr, $inputs:expr, |$v:ident| $body:expr) => {{
+        let inputs: Vec<H> = $inputs;
+        let cpu = run::<Cpu>(&inputs, &|h: &H| h.share(), &|$v: &[Var<
+            f64,
+            DynRank,
+            Cpu,
+        >]| $body);
+        let gpu = run::<Cuda>(
+            &inputs,
+            &|h: &H| h.to_device($dev).unwrap(),
+            &|$v: &[Var<f64, DynRank, Cuda>]| $body,
+        );
+        assert_same($what, &cpu, &gpu, 1e-10);
+    }};
+}
+
+/// Operand pairs: broadcasting both ways, equal sizes, a 0-d operand and
+/// zero-size dims.
+fn pairs(seed: u64, lo: f64, hi: f64) -> Vec<(String, Vec<H>)> {
+    [
+        (vec![3usize, 1, 4], vec![5usize, 4]),
+        (vec![4, 5], vec![4, 5]),
+        (vec![], vec![2, 3]),
+        (vec![2, 0, 3], vec![3]),
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(i, (a, b))| {
+        let s = seed + 10 * i as u64;
+        (
+            format!("{a:?} with {b:?}"),
+            vec![rand(&a, s, lo, hi), rand(&b, s + 1, lo, hi)],
+        )
+    })
+    .collect()
+}
+
+#[test]
+fn binary_rules_match_cpu() {
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    for (what, inputs) in pairs(1, -3.0, 3.0) {
+        check!(dev, &format!("add {what}"), inputs.clone(), |v| v[0]
+            .add(&v[1]));
+        check!(dev, &format!("sub {what}"), inputs.clone(), |v| v[0]
+            .sub(&v[1]));
+        check!(dev, &format!("mul {what}"), inputs.clone(), |v| v[0]
+            .mul(&v[1]));
+        check!(dev, &format!("atan2 {what}"), inputs.clone(), |v| v[0]
+            .atan2(&v[1]));
+    }
+    for (what, inputs) in pairs(2, 0.5, 2.0) {
+        check!(dev, &format!("div {what}"), inputs.clone(), |v| v[0]
+            .div(&v[1]));
+        check!(dev, &format!("pow {what}"), inputs.clone(), |v| v[0]
+            .pow(&v[1]));
+    }
+    // Ties split the gradient: values on a grid of 0.5 tie often.
+    let ties = vec![stepped(&[3, 1, 4], 3), stepped(&[5, 4], 4)];
+    check!(dev, "maximum with ties", ties.clone(), |v| v[0]
+        .maximum(&v[1]));
+    check!(dev, "minimum with ties", ties, |v| v[0].minimum(&v[1]));
+    // A zero base: the exponent's gradient is 0 there, as PyTorch.
+    let zero_base = vec![
+        H::try_from_vec(vec![0., 1.5, 0., 2.], &[4]).unwrap(),
+        H::try_from_vec(vec![2., 0., 0., 1.5], &[4]).unwrap(),
+    ];
+    check!(dev, "pow at zero", zero_base, |v| v[0].pow(&v[1]));
+    // Operators, and a value used twice (gradients accumulate).
+    check!(dev, "operators", vec![rand(&[2, 3], 5, 0.5, 2.0)], |v| {
+        let x = &v[0];
+        &(&(x * x) - &(x / x)) + &(-x)
+    });
+}
+
+#[test]
+fn views_as_parameters_match_cpu() {
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    // A transposed parameter (stride order reversed) and an expanded one
+    // (stride 0): their gradients come back in their own sizes.
+    let inputs = vec![rand(&[4, 3], 6, -2.0, 2.0), rand(&[1, 3], 7, -2.0, 2.0)];
+    check!(dev, "transposed and expanded", inputs, |v| {
+        let t = v[0].permute::<DynRank>(&[1, 0]).unwrap();
+        let e = v[1].expand::<DynRank>(&[4, 3]).unwrap();
+        let p = e.permute::<DynRank>(&[1, 0]).unwrap();
+        t.mul(&p).tanh()
+    });
+}
+
+#[test]
+fn unary_rules_match_cpu() {
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    let any = || vec![rand(&[3, 4], 8, -2.0, 2.0)];
+    let positive = || vec![rand(&[3, 4], 9, 0.25, 3.0)];
+    check!(dev, "neg", any(), |v| v[0].neg());
+    check!(dev, "abs", any(), |v| v[0].abs());
+    check!(dev, "exp", any(), |v| v[0].exp());
+    check!(dev, "log", positive(), |v| v[0].log());
+    check!(dev, "log1p", positive(), |v| v[0].log1p());
+    check!(dev, "expm1", any(), |v| v[0].expm1());
+    check!(dev, "sqrt", positive(), |v| v[0].sqrt());
+    check!(dev, "rsqrt", positive(), |v| v[0].rsqrt());
+    check!(dev, "sin", any(), |v| v[0].sin());
+    check!(dev, "cos", any(), |v| v[0].cos());
+    check!(dev, "tan", any(), |v| v[0].mul_scalar(0.5).tan());
+    check!(dev, "tanh", any(), |v| v[0].tanh());
+    check!(dev, "sigmoid", any(), |v| v[0].sigmoid());
+    check!(dev, "relu", any(), |v| v[0].relu());
+    check!(dev, "gelu", any(), |v| v[0].gelu());
+    check!(dev, "silu", any(), |v| v[0].silu());
+    check!(dev, "square", any(), |v| v[0].square());
+    check!(dev, "reciprocal", positive(), |v| v[0].reciprocal());
+    check!(dev, "add_scalar", any(), |v| v[0].add_scalar(2.0).square());
+    // Piecewise constant: zero gradients, made on the device.
+    check!(dev, "floor", any(), |v| v[0].floor());
+    check!(dev, "ceil", any(), |v| v[0].ceil());
+    check!(dev, "round", any(), |v| v[0].round());
+    check!(dev, "trunc", any(), |v| v[0].trunc());
+    check!(dev, "sign", any(), |v| v[0].sign());
+}
+
+#[test]
+fn ternary_rules_and_where_match_cpu() {
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    let three = |lo: f64, hi: f64| {
+        vec![
+            rand(&[2, 1, 3], 10, lo, hi),
+            rand(&[4, 1], 11, lo, hi),
+            rand(&[3], 12, lo, hi),
+        ]
+    };
+    check!(dev, "addcmul", three(-2.0, 2.0), |v| v[0]
+        .addcmul(&v[1], &v[2], 1.5));
+    check!(dev, "addcdiv", three(0.5, 2.0), |v| v[0]
+        .addcdiv(&v[1], &v[2], -1.3));
+    check!(dev, "lerp", three(-2.0, 2.0), |v| v[0].lerp(&v[1], &v[2]));
+    check!(dev, "clamp_tensor", three(-2.0, 2.0), |v| v[0]
+        .clamp_tensor(&v[1], &v[2]));
+    check!(dev, "clamp", vec![rand(&[3, 4], 13, -2.0, 2.0)], |v| v[0]
+        .clamp(-0.5, 1.0));
+    // `where` with a condition made on the device from the inputs.
+    let inputs = vec![
+        rand(&[3, 4], 14, -2.0, 2.0),
+        rand(&[4], 15, -2.0, 2.0),
+        rand(&[3, 1], 16, -1.0, 1.0),
+    ];
+    check!(dev, "where", inputs, |v| {
+        let c = v[2].value();
+        let cond = c.try_gt(&c.try_neg().unwrap()).unwrap();
+        where_cond(&cond, &v[0], &v[1])
+    });
+}
+
+#[test]
+fn reduction_rules_match_cpu() {
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    for dims in [vec![3usize, 4, 5], vec![2, 0, 3]] {
+        let x = || vec![stepped(&dims, 17)];
+        let d = format!("{dims:?}");
+        check!(dev, &format!("sum {d}"), x(), |v| v[0]
+            .sum_dims(&[1], false));
+        check!(dev, &format!("sum keepdim {d}"), x(), |v| v[0]
+            .sum_dims(&[0, 2], true));
+        check!(dev, &format!("mean {d}"), x(), |v| v[0]
+            .mean_dims(&[-1], true));
+        check!(dev, &format!("prod {d}"), x(), |v| v[0]
+            .prod_dims(&[2], false));
+        check!(dev, &format!("sum_to {d}"), x(), |v| {
+            let to = [1, v[0].dims()[2]];
+            v[0].try_sum_to_size::<DynRank>(&to).unwrap()
+        });
+        if !dims.contains(&0) {
+            // Values on a grid of 0.5: ties and zeros occur.
+            check!(dev, &format!("max ties {d}"), x(), |v| v[0]
+                .max_dims(&[1], false));
+            check!(dev, &format!("min ties {d}"), x(), |v| v[0]
+                .min_dims(&[0, 2], true));
+            check!(dev, &format!("all-dims {d}"), x(), |v| {
+                let s = v[0]
+                    .sum()
+                    .add(&v[0].mean())
+                    .add(&v[0].max())
+                    .add(&v[0].min());
+                s.try_reshape::<DynRank>(&[1]).unwrap()
+            });
+        }
+    }
+    // Products with no, one and two zeros in a row.
+    let z = H::try_from_vec(vec![2., 3., 4., 2., 0., 4., 0., 3., 0.], &[3, 3]).unwrap();
+    check!(dev, "prod with zeros", vec![z], |v| v[0]
+        .prod_dims(&[1], true));
+}
+
+#[test]
+fn matmul_rules_match_cpu() {
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    let cases: Vec<(Vec<usize>, Vec<usize>)> = vec![
+        (vec![2, 1, 3, 4], vec![5, 4, 2]),
+        (vec![4], vec![3, 4, 2]),
+        (vec![2, 3, 4], vec![4]),
+        (vec![4], vec![4]),
+        (vec![3, 4], vec![4, 5]),
+        (vec![2, 0], vec![0, 3]),
+        (vec![0, 4], vec![4, 3]),
+    ];
+    for (i, (a, b)) in cases.into_iter().enumerate() {
+        let s = 20 + 2 * i as u64;
+        let inputs = vec![rand(&a, s, -1.0, 1.0), rand(&b, s + 1, -1.0, 1.0)];
+        check!(dev, &format!("matmul {a:?} @ {b:?}"), inputs, |v| v[0]
+            .matmul(&v[1]));
+    }
+    // A transposed right operand, and `mm`.
+    let inputs = vec![rand(&[3, 4], 40, -1.0, 1.0), rand(&[5, 4], 41, -1.0, 1.0)];
+    check!(dev, "matmul transposed", inputs, |v| {
+        v[0].matmul(&v[1].permute::<DynRank>(&[1, 0]).unwrap())
+    });
+}
+
+#[test]
+fn view_rules_match_cpu() {
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    let x = || vec![rand(&[2, 3, 4], 50, -2.0, 2.0)];
+    check!(dev, "reshape of a transposed view", x(), |v| {
+        v[0].permute::<DynRank>(&[2, 0, 1])
+            .unwrap()
+            .try_reshape::<DynRank>(&[4, -1])
+            .unwrap()
+    });
+    check!(dev, "expand", vec![rand(&[3, 1], 51, -2.0, 2.0)], |v| {
+        v[0].expand::<DynRank>(&[2, 3, 5]).unwrap()
+    });
+    check!(dev, "broadcast_to", vec![rand(&[4], 52, -2.0, 2.0)], |v| {
+        v[0].try_broadcast_to::<DynRank>(&[3, 4]).unwrap()
+    });
+    check!(
+        dev,
+        "broadcast_in_dim",
+        vec![rand(&[3, 1], 53, -2.0, 2.0)],
+        |v| {
+            v[0].broadcast_in_dim::<DynRank>(&[2, 3, 4], &[1, 2])
+                .unwrap()
+        }
+    );
+    check!(dev, "narrow", x(), |v| v[0]
+        .narrow::<DynRank>(2, 1, 2)
+        .unwrap());
+    check!(dev, "narrow to nothing", x(), |v| v[0]
+        .narrow::<DynRank>(1, 1, 0)
+        .unwrap());
+    check!(dev, "transpose", x(), |v| {
+        v[0].permute::<DynRank>(&[0, 2, 1]).unwrap().sin()
+    });
+}
+
+#[test]
+fn a_training_step_matches_cpu() {
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    // A two-layer perceptron's loss and the gradients of its parameters.
+    let inputs = vec![
+        rand(&[8, 5], 60, -1.0, 1.0),
+        rand(&[5, 16], 61, -0.5, 0.5),
+        rand(&[16], 62, -0.1, 0.1),
+        rand(&[16, 3], 63, -0.5, 0.5),
+        rand(&[3], 64, -0.1, 0.1),
+        rand(&[8, 3], 65, -1.0, 1.0),
+    ];
+    check!(dev, "mlp", inputs, |v| {
+        let h = v[0].matmul(&v[1]).add(&v[2]).relu();
+        let y = h.matmul(&v[3]).add(&v[4]).tanh();
+        y.sub(&v[5])
+            .square()
+            .mean()
+            .try_reshape::<DynRank>(&[1])
+            .unwrap()
+    });
+}
