@@ -25,7 +25,7 @@ use crate::backend::fused::{Block, CudaGen, Leaves, Node, Run, Scratch, sealed};
 use crate::backend::op::{Map1, Map3};
 use crate::device::Cpu;
 use crate::element::Float;
-use crate::fuse::{Binary, IntoLazy, Lazy, Scalar, Ternary, Unary};
+use crate::fuse::{Binary, IntoLazy, Lazy, Leaf, Scalar, Ternary, Unary};
 use crate::ops::table;
 use crate::shape::{DimVec, DynRank, OrPanic, Shape, ShapeError};
 
@@ -61,8 +61,9 @@ impl<T: Float, S: Shape> Node for VarLeaf<T, S> {
     type Device = Cpu;
     const LEAVES: usize = 1;
 
+    // The value's leaf, in every respect.
     fn dims(&self) -> Result<DimVec, ShapeError> {
-        Ok(DimVec::from_slice(self.0.dims()))
+        Node::dims(&Leaf(&self.0.value))
     }
 
     fn visit<'a, V: Leaves<'a, Cpu>>(&'a self, v: &mut V) {
@@ -71,12 +72,11 @@ impl<T: Float, S: Shape> Node for VarLeaf<T, S> {
 
     #[inline(always)]
     fn with_run<R>(&self, b: &Block<'_>, first: usize, f: impl FnOnce(Run<'_, T>) -> R) -> R {
-        let mut s = Scratch::default();
-        f(b.leaf(first, &mut s))
+        Node::with_run(&Leaf(&self.0.value), b, first, f)
     }
 
     fn cuda(&self, g: &mut CudaGen, first: usize) -> String {
-        g.leaf::<T>(first)
+        Leaf(&self.0.value).cuda(g, first)
     }
 }
 

@@ -35,6 +35,27 @@ use crate::device::Device;
 use crate::element::{Element, Numeric};
 use crate::shape::{DimVec, Shape, ShapeError};
 
+/// The iteration plan of a fused evaluation over `dims`: operand 0 the
+/// output (strides, offset), then each leaf (its sizes, strides and
+/// offset) broadcast to `dims`; operands past the leaves have all strides 0
+/// and are never read.
+pub(crate) fn plan<'l>(
+    dims: &[usize],
+    out: (&[usize], usize),
+    leaves: impl ExactSizeIterator<Item = (&'l [usize], &'l [usize], usize)>,
+) -> crate::iter::Plan<{ MAX_LEAVES + 1 }> {
+    let zeros = DimVec::from_elem(0, dims.len());
+    let leaves: Vec<(DimVec, usize)> = leaves
+        .map(|(d, s, o)| (crate::iter::broadcast_strides(d, s, dims), o))
+        .collect();
+    let ops: [(&[usize], usize); MAX_LEAVES + 1] = core::array::from_fn(|k| match k {
+        0 => out,
+        k if k <= leaves.len() => (&leaves[k - 1].0[..], leaves[k - 1].1),
+        _ => (&zeros[..], 0),
+    });
+    crate::iter::Plan::new(dims, ops)
+}
+
 /// Seals [`Node`]: the node types of [`crate::fuse`] are the only ones.
 pub(crate) mod sealed {
     /// The seal.

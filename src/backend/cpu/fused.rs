@@ -37,7 +37,8 @@ use crate::backend::op::Reduction;
 use crate::device::Cpu;
 use crate::element::Element;
 use crate::element::Numeric;
-use crate::iter::{Plan, broadcast_strides, contiguous_strides};
+use crate::iter::{Plan, contiguous_strides};
+use crate::ops::reduce::axes::result_dims;
 use crate::shape::{DimVec, DynRank, Shape, ShapeError};
 use crate::tensor::storage::Storage;
 
@@ -292,14 +293,17 @@ fn isa() -> Isa {
         #[cfg(target_arch = "x86_64")]
         {
             let cap = std::env::var("SHAPED_ISA").unwrap_or_default();
-            if cap != "base" && cap != "avx2" && std::arch::is_x86_feature_detected!("avx512f")
+            if cap != "base"
+                && cap != "avx2"
+                && std::arch::is_x86_feature_detected!("avx512f")
                 && std::arch::is_x86_feature_detected!("avx512bw")
                 && std::arch::is_x86_feature_detected!("avx512dq")
                 && std::arch::is_x86_feature_detected!("avx512vl")
             {
                 return Isa::Avx512;
             }
-            if cap != "base" && std::arch::is_x86_feature_detected!("avx2")
+            if cap != "base"
+                && std::arch::is_x86_feature_detected!("avx2")
                 && std::arch::is_x86_feature_detected!("fma")
             {
                 return Isa::Avx2;
@@ -349,7 +353,11 @@ fn write_wide<E: Source>(e: &E, b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>])
 /// The processor has AVX-512 F, BW, DQ and VL.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-unsafe fn fold_avx512<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(e: &E, r: &R, b: &Block<'_>) -> E::Elem {
+unsafe fn fold_avx512<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
+    e: &E,
+    r: &R,
+    b: &Block<'_>,
+) -> E::Elem {
     fold_block(e, r, b)
 }
 
@@ -359,13 +367,21 @@ unsafe fn fold_avx512<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Ele
 /// The processor has AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn fold_avx2<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(e: &E, r: &R, b: &Block<'_>) -> E::Elem {
+unsafe fn fold_avx2<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
+    e: &E,
+    r: &R,
+    b: &Block<'_>,
+) -> E::Elem {
     fold_block(e, r, b)
 }
 
 /// `r`'s fold of the value of `e` over block `b`.
 #[inline(always)]
-fn fold_block<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(e: &E, r: &R, b: &Block<'_>) -> E::Elem {
+fn fold_block<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
+    e: &E,
+    r: &R,
+    b: &Block<'_>,
+) -> E::Elem {
     let n = b.len();
     e.with_run(b, |run| match run {
         Run::Splat(x) => r.fold_run(r.init(), ReduceRun::repeat(&x, n), 0, 1),
@@ -375,7 +391,11 @@ fn fold_block<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(e: &
 
 /// [`fold_block`] for the widest extension the processor has.
 #[inline(always)]
-fn fold_wide<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(e: &E, r: &R, b: &Block<'_>) -> E::Elem {
+fn fold_wide<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
+    e: &E,
+    r: &R,
+    b: &Block<'_>,
+) -> E::Elem {
     match isa() {
         // SAFETY: `isa` returns `Avx512` only where the processor has it.
         #[cfg(target_arch = "x86_64")]
@@ -559,17 +579,11 @@ impl<E: Node<Device = Cpu>> Source for E {
 /// The plan of an evaluation over `dims`: the output's strides and offset,
 /// then each leaf's broadcast strides.
 fn plan(dims: &[usize], out: (&[usize], usize), leaves: &[LeafIn<'_>]) -> Plan<OPERANDS> {
-    let zeros: DimVec = DimVec::from_elem(0, dims.len());
-    let strides: Vec<DimVec> = leaves
-        .iter()
-        .map(|l| broadcast_strides(l.dims, l.strides, dims))
-        .collect();
-    let ops: [(&[usize], usize); OPERANDS] = core::array::from_fn(|k| match k {
-        0 => out,
-        k if k <= leaves.len() => (&strides[k - 1][..], leaves[k - 1].offset),
-        _ => (&zeros[..], 0),
-    });
-    Plan::new(dims, ops)
+    crate::backend::fused::plan(
+        dims,
+        out,
+        leaves.iter().map(|l| (l.dims, l.strides, l.offset)),
+    )
 }
 
 /// Read guards on every leaf (recursive reads: taken in any order, see
@@ -917,16 +931,7 @@ impl<T: Element> crate::backend::fused::Fused<T> for Cpu {
                 return <Cpu as crate::backend::Backend<T>>::reduce(r, &value, mask, keepdim);
             }
         };
-        let out_dims: DimVec = dims
-            .iter()
-            .zip(mask)
-            .filter_map(|(&d, &m)| match (m, keepdim) {
-                (false, _) => Some(d),
-                (true, true) => Some(1),
-                (true, false) => None,
-            })
-            .collect();
-        Tensor::try_from_vec(data, &out_dims)
+        Tensor::try_from_vec(data, &result_dims(&dims, mask, keepdim))
     }
 }
 

@@ -9,6 +9,7 @@ use crate::backend::Backend;
 use crate::backend::op::{Map1, Map2, Map3, Reduction};
 use crate::device::Cpu;
 use crate::element::{Element, Numeric};
+use crate::ops::reduce::axes::result_dims;
 use crate::shape::{Shape, ShapeError, check_inplace};
 
 impl<T: Element> Backend<T> for Cpu {
@@ -126,17 +127,7 @@ impl<T: Element> Backend<T> for Cpu {
             Reduction::Max => exec::reduce_vec(l, mask, &Extreme::<true>),
             Reduction::Min => exec::reduce_vec(l, mask, &Extreme::<false>),
         }?;
-        let dims: crate::shape::DimVec = a
-            .dims()
-            .iter()
-            .zip(mask)
-            .filter_map(|(&d, &m)| match (m, keepdim) {
-                (false, _) => Some(d),
-                (true, true) => Some(1),
-                (true, false) => None,
-            })
-            .collect();
-        Tensor::try_from_vec(data, &dims)
+        Tensor::try_from_vec(data, &result_dims(a.dims(), mask, keepdim))
     }
 
     fn to_host<S: Shape>(a: &Tensor<T, S>) -> Result<Vec<T>, ShapeError> {

@@ -23,8 +23,8 @@ use crate::backend::Backend;
 use crate::backend::fused::{Fused, Leaves, Node};
 use crate::device::Cuda;
 use crate::element::{Element, Scalar};
-use crate::iter::{Plan, broadcast_strides, contiguous_strides};
-use crate::shape::{DimVec, Shape, ShapeError};
+use crate::iter::contiguous_strides;
+use crate::shape::{Shape, ShapeError};
 
 /// The plan as the fused kernels read it (`ShFused` in their source).
 #[repr(C)]
@@ -112,17 +112,11 @@ fn layout(
     out: (&[usize], usize),
     leaves: &[LeafIn<'_>],
 ) -> Result<(KFused, usize), CudaError> {
-    let zeros = DimVec::from_elem(0, dims.len());
-    let strides: Vec<DimVec> = leaves
-        .iter()
-        .map(|l| broadcast_strides(l.dims, l.strides, dims))
-        .collect();
-    let ops: [(&[usize], usize); FUSED_OPERANDS] = core::array::from_fn(|k| match k {
-        0 => out,
-        k if k <= leaves.len() => (&strides[k - 1][..], leaves[k - 1].offset),
-        _ => (&zeros[..], 0),
-    });
-    let plan = Plan::new(dims, ops);
+    let plan = crate::backend::fused::plan(
+        dims,
+        out,
+        leaves.iter().map(|l| (l.dims, l.strides, l.offset)),
+    );
     let rank = plan.dims().len();
     if rank > MAX_RANK {
         return Err(CudaError::Shape(ShapeError::Invalid(format!(
@@ -139,8 +133,9 @@ fn layout(
     for (d, &s) in plan.dims().iter().enumerate() {
         l.dims[d] = s as u64;
     }
-    for (k, (_, off)) in ops.iter().enumerate() {
-        l.offsets[k] = *off as u64;
+    let offsets = core::iter::once(out.1).chain(leaves.iter().map(|l| l.offset));
+    for (k, off) in offsets.enumerate() {
+        l.offsets[k] = off as u64;
         for (d, &s) in plan.strides(k).iter().enumerate() {
             l.strides[k][d] = s as u64;
         }
