@@ -21,11 +21,11 @@
 //! ```
 
 use super::geometry::Geometry;
-use super::op::{Map1, Map2, Map3, Reduction};
+use super::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::Tensor;
 use crate::device::Device;
-use crate::element::{Element, Numeric};
-use crate::shape::Shape;
+use crate::element::{Element, Float, Numeric};
+use crate::shape::{DimVec, Shape};
 
 /// The primitives of a device for elements `T`: pointwise ops of the op
 /// table, the reductions both devices run, and host transfers. (Index
@@ -151,6 +151,67 @@ pub trait Backend<T: Element>: Device {
     where
         T: Numeric;
 
+    /// The float reduction `s` over the dimensions of `a` marked in `mask`,
+    /// into a new tensor of shape `SO` (the kept sizes, the reduced ones
+    /// kept as 1 when `keepdim`). No elements give PyTorch's values: NaN
+    /// for `var`, -inf for `logsumexp`, 0 for a norm (inf for `p = -inf`).
+    ///
+    /// # Errors
+    /// An allocation or driver error, or sizes that do not fit `SO`.
+    fn statistic<S: Shape, SO: Shape>(
+        s: Statistic,
+        a: &Tensor<T, S, Self>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<T, SO, Self>, Self::Error>
+    where
+        T: Float;
+
+    /// Whether every (`all`) or some element over the dimensions in `mask`
+    /// is nonzero (`torch.all`, `torch.any`), into a new tensor of shape
+    /// `SO`.
+    ///
+    /// # Errors
+    /// As [`Backend::reduce`].
+    fn truth<S: Shape, SO: Shape>(
+        all: bool,
+        a: &Tensor<T, S, Self>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<bool, SO, Self>, Self::Error>;
+
+    /// The largest (`max`) or smallest elements over the dimensions in
+    /// `mask` and their indices, counted row-major over the reduced
+    /// dimensions; the first of equal values wins and a NaN wins over
+    /// everything (`torch.max(t, dim)`, `torch.argmax`). The caller has
+    /// checked that every output reduces at least one element.
+    ///
+    /// # Errors
+    /// As [`Backend::reduce`].
+    #[allow(clippy::type_complexity)]
+    fn arg_extreme<S: Shape, SO: Shape>(
+        max: bool,
+        a: &Tensor<T, S, Self>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<(Tensor<T, SO, Self>, Tensor<i64, SO, Self>), Self::Error>
+    where
+        T: Numeric;
+
+    /// `softmax` (or, with `log`, `log_softmax`) of `a` along dimension
+    /// `dim` (already checked to be in range): `exp(x - m) / Σ exp(x - m)`
+    /// with `m` each slice's maximum, as PyTorch computes it.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn softmax<S: Shape>(
+        a: &Tensor<T, S, Self>,
+        dim: usize,
+        log: bool,
+    ) -> Result<Tensor<T, S, Self>, Self::Error>
+    where
+        T: Float;
+
     /// The elements of `a` in row-major order, on the host (for the checks
     /// that must see values, such as integer division by zero).
     ///
@@ -215,4 +276,18 @@ pub trait Gemm<T: Numeric>: Backend<T> {
         beta: T,
         alpha: T,
     ) -> Result<(), Self::Error>;
+}
+
+/// The result sizes of a reduction of a tensor of sizes `dims` over the
+/// dimensions in `mask`: the kept sizes, each reduced one as 1 when
+/// `keepdim`.
+pub(crate) fn reduced_dims(dims: &[usize], mask: &[bool], keepdim: bool) -> DimVec {
+    dims.iter()
+        .zip(mask)
+        .filter_map(|(&d, &m)| match (m, keepdim) {
+            (false, _) => Some(d),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect()
 }

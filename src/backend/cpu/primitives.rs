@@ -3,13 +3,14 @@
 //! (so a table op costs what the closure it replaced cost).
 
 use super::exec;
-use super::reducers::{Extreme, Prod, Sum};
+use super::reducers::{ArgExtreme, Extreme, LogSumExp, MaxAndSum, Moments, Norm, NormKind, Prod, Sum, Truth};
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::backend::op::{Map1, Map2, Map3, Reduction};
+use crate::backend::primitives::reduced_dims;
+use crate::backend::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::device::Cpu;
-use crate::element::{Element, Numeric};
-use crate::shape::{Shape, ShapeError, check_inplace};
+use crate::element::{Element, Float, Numeric};
+use crate::shape::{DynRank, Shape, ShapeError, check_inplace};
 
 impl<T: Element> Backend<T> for Cpu {
     fn unary<Op: Map1<T>, S: Shape>(op: Op, a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
@@ -126,17 +127,86 @@ impl<T: Element> Backend<T> for Cpu {
             Reduction::Max => exec::reduce_vec(l, mask, &Extreme::<true>),
             Reduction::Min => exec::reduce_vec(l, mask, &Extreme::<false>),
         }?;
-        let dims: crate::shape::DimVec = a
-            .dims()
-            .iter()
-            .zip(mask)
-            .filter_map(|(&d, &m)| match (m, keepdim) {
-                (false, _) => Some(d),
-                (true, true) => Some(1),
-                (true, false) => None,
-            })
-            .collect();
-        Tensor::try_from_vec(data, &dims)
+        Tensor::try_from_vec(data, &reduced_dims(a.dims(), mask, keepdim))
+    }
+
+    fn statistic<S: Shape, SO: Shape>(
+        s: Statistic,
+        a: &Tensor<T, S>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<T, SO>, ShapeError>
+    where
+        T: Float,
+    {
+        let l = a.layout();
+        let data = match s {
+            Statistic::Var { correction, sqrt } => exec::reduce_vec(
+                l,
+                mask,
+                &Moments {
+                    correction: correction as f64,
+                    sqrt,
+                },
+            ),
+            Statistic::Norm(p) => exec::reduce_vec(l, mask, &Norm(NormKind::of(p))),
+            Statistic::LogSumExp => exec::reduce_vec(l, mask, &LogSumExp),
+        }?;
+        Tensor::try_from_vec(data, &reduced_dims(a.dims(), mask, keepdim))
+    }
+
+    fn truth<S: Shape, SO: Shape>(
+        all: bool,
+        a: &Tensor<T, S>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<bool, SO>, ShapeError> {
+        let data = if all {
+            exec::reduce_vec(a.layout(), mask, &Truth::<true>)
+        } else {
+            exec::reduce_vec(a.layout(), mask, &Truth::<false>)
+        }?;
+        Tensor::try_from_vec(data, &reduced_dims(a.dims(), mask, keepdim))
+    }
+
+    fn arg_extreme<S: Shape, SO: Shape>(
+        max: bool,
+        a: &Tensor<T, S>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<(Tensor<T, SO>, Tensor<i64, SO>), ShapeError>
+    where
+        T: Numeric,
+    {
+        let pairs = if max {
+            exec::reduce_vec(a.layout(), mask, &ArgExtreme::<true>)
+        } else {
+            exec::reduce_vec(a.layout(), mask, &ArgExtreme::<false>)
+        }?;
+        let dims = reduced_dims(a.dims(), mask, keepdim);
+        let (values, indices): (Vec<T>, Vec<i64>) = pairs.into_iter().unzip();
+        Ok((
+            Tensor::try_from_vec(values, &dims)?,
+            Tensor::try_from_vec(indices, &dims)?,
+        ))
+    }
+
+    fn softmax<S: Shape>(a: &Tensor<T, S>, dim: usize, log: bool) -> Result<Tensor<T, S>, ShapeError>
+    where
+        T: Float,
+    {
+        let mask: Vec<bool> = (0..a.rank()).map(|k| k == dim).collect();
+        let stats = exec::reduce_vec(a.layout(), &mask, &MaxAndSum)?;
+        let dims = reduced_dims(a.dims(), &mask, true);
+        let (max, sum): (Vec<T>, Vec<T>) = stats.into_iter().unzip();
+        let max = Tensor::<T, DynRank>::try_from_vec(max, &dims)?;
+        let sum = Tensor::<T, DynRank>::try_from_vec(sum, &dims)?;
+        let (l, m, s) = (a.layout(), max.layout(), sum.layout());
+        if log {
+            exec::map3(l, m, s, |x, m, s| x - m - s.ln())
+        } else {
+            exec::map3(l, m, s, |x, m, s| (x - m).exp() / s)
+        }
     }
 
     fn to_host<S: Shape>(a: &Tensor<T, S>) -> Result<Vec<T>, ShapeError> {

@@ -4,15 +4,16 @@
 
 use std::sync::Arc;
 
+use super::compose;
 use super::elementwise::{Operand, launch};
 use super::reduce::reduce as launch_reduce;
 use super::reductions::{ReduceDef, find_reduction};
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::backend::op::{Map1, Map2, Map3, OpDef, Pointwise, Reduction};
+use crate::backend::op::{Map1, Map2, Map3, OpDef, Pointwise, Reduction, Statistic};
 use crate::device::Cuda;
-use crate::element::Numeric;
+use crate::element::{Float, Numeric};
 use crate::ops::table::Identity;
 use crate::shape::{DimVec, DynRank, Shape, ShapeError, broadcast_pair, check_inplace};
 
@@ -116,7 +117,7 @@ fn reduce_axis<T: CudaElement, S: Shape>(
 /// `def` over the axes in `mask`: every axis in one pass over the
 /// contiguous elements, else one axis after another, the highest first (a
 /// mean of means over equal counts is the mean).
-fn reduce_mask<T: CudaElement, S: Shape, SO: Shape>(
+pub(crate) fn reduce_mask<T: CudaElement, S: Shape, SO: Shape>(
     def: &ReduceDef,
     t: &Tensor<T, S, Cuda>,
     mask: &[bool],
@@ -276,6 +277,50 @@ impl<T: CudaElement> Backend<T> for Cuda {
         T: Numeric,
     {
         reduce_mask(find_reduction(r.name()), a, mask, keepdim)
+    }
+
+    fn statistic<S: Shape, SO: Shape>(
+        s: Statistic,
+        a: &Tensor<T, S, Cuda>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<T, SO, Cuda>, CudaError>
+    where
+        T: Float,
+    {
+        compose::statistic(s, a, mask, keepdim)
+    }
+
+    fn truth<S: Shape, SO: Shape>(
+        all: bool,
+        a: &Tensor<T, S, Cuda>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<bool, SO, Cuda>, CudaError> {
+        compose::truth(all, a, mask, keepdim)
+    }
+
+    fn arg_extreme<S: Shape, SO: Shape>(
+        max: bool,
+        a: &Tensor<T, S, Cuda>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<(Tensor<T, SO, Cuda>, Tensor<i64, SO, Cuda>), CudaError>
+    where
+        T: Numeric,
+    {
+        compose::arg_extreme(max, a, mask, keepdim)
+    }
+
+    fn softmax<S: Shape>(
+        a: &Tensor<T, S, Cuda>,
+        dim: usize,
+        log: bool,
+    ) -> Result<Tensor<T, S, Cuda>, CudaError>
+    where
+        T: Float,
+    {
+        compose::softmax(a, dim, log)
     }
 
     fn to_host<S: Shape>(a: &Tensor<T, S, Cuda>) -> Result<Vec<T>, CudaError> {

@@ -14,6 +14,12 @@
 //!   reducing contiguous rows with warp shuffles (`_rows`), one reducing
 //!   along a strided column (`_cols`, each thread one output) and the grid
 //!   partial pass of a full reduction (`_partial`).
+//! - Arg-reductions (`argmax`, `argmin`): values and `long long` indices,
+//!   a block per contiguous row (`_rows`) or a thread per strided column
+//!   (`_cols`).
+//! - Generators, one module per numeric type: `_arange`, and for floats
+//!   `_uniform` / `_normal` (the CPU's SplitMix64 streams, element by
+//!   element).
 //!
 //! The sources are plain strings, so `tests/cuda_kernels.rs` compiles every
 //! one of them with NVRTC on a machine without a GPU, and `tests/op_table.rs`
@@ -21,7 +27,7 @@
 
 use super::prelude::PRELUDE;
 use super::reductions::{REDUCTIONS, ReduceDef};
-use crate::backend::op::{Mode, OpDef};
+use crate::backend::op::{Family, Mode, OpDef};
 
 /// The largest rank (after coalescing) the strided kernels take; plans of
 /// higher rank are materialised first.
@@ -193,6 +199,103 @@ extern "C" __global__ void KNAME_partial(T* partials, const T* in, unsigned long
 }
 "#;
 
+/// The arg-reduction template: `BETTER(v, b)` says `v` beats `b`. Each
+/// candidate is a value and its index along the reduced span; a NaN beats
+/// everything, and among equal values (or NaNs) the lower index wins.
+const ARG: &str = r#"
+__device__ __forceinline__ void sh_pick(T& b, long long& bi, T v, long long vi) {
+    if (vi < 0) return;
+    if (bi < 0) { b = v; bi = vi; return; }
+    const bool bn = b != b, vn = v != v;
+    if (bn) { if (vn && vi < bi) { b = v; bi = vi; } return; }
+    if (vn || BETTER(v, b) || (v == b && vi < bi)) { b = v; bi = vi; }
+}
+
+/* Rows: one block of 256 threads per output, the row's r values contiguous
+   from off + row * r. */
+extern "C" __global__ void KNAME_rows(T* vals, long long* idx, const T* in, unsigned long long off, unsigned long long rows, unsigned long long r) {
+    __shared__ T sv[256];
+    __shared__ long long si[256];
+    for (unsigned long long row = blockIdx.x; row < rows; row += gridDim.x) {
+        const T* p = in + off + row * r;
+        T b = (T)0;
+        long long bi = -1;
+        for (unsigned long long k = threadIdx.x; k < r; k += blockDim.x) sh_pick(b, bi, p[k], (long long)k);
+        sv[threadIdx.x] = b;
+        si[threadIdx.x] = bi;
+        __syncthreads();
+        for (unsigned int w = blockDim.x / 2; w > 0; w >>= 1) {
+            if (threadIdx.x < w) {
+                T x = sv[threadIdx.x];
+                long long xi = si[threadIdx.x];
+                sh_pick(x, xi, sv[threadIdx.x + w], si[threadIdx.x + w]);
+                sv[threadIdx.x] = x;
+                si[threadIdx.x] = xi;
+            }
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) { vals[row] = sv[0]; idx[row] = si[0]; }
+        __syncthreads();
+    }
+}
+
+/* Columns: one thread per output o * inner + i, over in[off + (o * r + k) * inner + i]. */
+extern "C" __global__ void KNAME_cols(T* vals, long long* idx, const T* in, unsigned long long off, unsigned long long outer, unsigned long long r, unsigned long long inner) {
+    const unsigned long long total = outer * inner;
+    for (unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; j < total; j += (unsigned long long)blockDim.x * gridDim.x) {
+        const unsigned long long o = j / inner, i = j % inner;
+        const T* p = in + off + o * r * inner + i;
+        T b = (T)0;
+        long long bi = -1;
+        for (unsigned long long k = 0; k < r; ++k) sh_pick(b, bi, p[k * inner], (long long)k);
+        vals[j] = b;
+        idx[j] = bi;
+    }
+}
+"#;
+
+/// The generators: `arange` (`start + i * step`, in `double`), and for
+/// floats the CPU's SplitMix64 streams, whose `k`-th draw depends only on
+/// the seed and `k`, so every element is computed independently and equals
+/// the CPU's `rand` / `randn` element.
+const GENERATE: &str = r#"
+__device__ __forceinline__ unsigned long long sh_mix(unsigned long long z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* The k-th draw (from 0) of SplitMix64 seeded with `seed`, in [0, 1). */
+__device__ __forceinline__ double sh_draw(unsigned long long seed, unsigned long long k) {
+    return (double)(sh_mix(seed + (k + 1ull) * 0x9E3779B97F4A7C15ull) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+extern "C" __global__ void KNAME_arange(T* o, double start, double step, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x)
+        o[i] = (T)(start + (double)i * step);
+}
+"#;
+
+/// The float generators (appended to [`GENERATE`] for `float`/`double`):
+/// uniform in `[0, 1)` clamped below 1 after rounding, and Box-Muller over
+/// two draws per element.
+const GENERATE_FLOAT: &str = r#"
+extern "C" __global__ void KNAME_uniform(T* o, unsigned long long seed, T below_one, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {
+        const T v = (T)sh_draw(seed, i);
+        o[i] = v < below_one ? v : below_one;
+    }
+}
+
+extern "C" __global__ void KNAME_normal(T* o, unsigned long long seed, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {
+        const double u1 = 1.0 - sh_draw(seed, 2ull * i);
+        const double u2 = sh_draw(seed, 2ull * i + 1ull);
+        o[i] = (T)(sqrt(-2.0 * log(u1)) * cos(2.0 * 3.14159265358979323846 * u2));
+    }
+}
+"#;
+
 /// One kernel module's source.
 #[derive(Clone, Debug)]
 pub struct KernelSource {
@@ -282,6 +385,51 @@ pub(crate) fn reduce_source(r: &ReduceDef, t: &str) -> KernelSource {
     }
 }
 
+/// The source of `argmax` (`max`) or `argmin` on element type `t`.
+pub(crate) fn arg_source(max: bool, t: &str) -> KernelSource {
+    let (ct, short) = c_type(t);
+    let name = format!("sh_arg{}_{short}", if max { "max" } else { "min" });
+    let head = format!(
+        "typedef {ct} T;\n#define BETTER(v, b) ((v) {cmp} (b))\n",
+        cmp = if max { ">" } else { "<" }
+    );
+    let body = ARG.replace("KNAME", &name);
+    let kernels = ["rows", "cols"]
+        .iter()
+        .map(|v| format!("{name}_{v}"))
+        .collect();
+    KernelSource {
+        source: format!("{PRELUDE}{head}{body}"),
+        name,
+        kernels,
+    }
+}
+
+/// The source of the generators on element type `t` (numeric): `arange`,
+/// and for floats `uniform` and `normal`.
+pub(crate) fn generate_source(t: &str) -> KernelSource {
+    let (ct, short) = c_type(t);
+    let name = format!("sh_gen_{short}");
+    let float = Family::Float.admits(t);
+    let mut body = GENERATE.to_string();
+    if float {
+        body.push_str(GENERATE_FLOAT);
+    }
+    let variants: &[&str] = if float {
+        &["arange", "uniform", "normal"]
+    } else {
+        &["arange"]
+    };
+    KernelSource {
+        source: format!(
+            "{PRELUDE}typedef {ct} T;\n{}",
+            body.replace("KNAME", &name)
+        ),
+        kernels: variants.iter().map(|v| format!("{name}_{v}")).collect(),
+        name,
+    }
+}
+
 /// Every kernel module the backend can generate for the pointwise ops
 /// `ops` (each in every mode it has, for each element type its family
 /// admits) and the reductions.
@@ -298,6 +446,11 @@ pub fn kernel_sources(ops: &[OpDef]) -> Vec<KernelSource> {
         }
         for r in REDUCTIONS.iter().filter(|r| r.family.admits(t)) {
             out.push(reduce_source(r, t));
+        }
+        if Family::Numeric.admits(t) {
+            out.push(arg_source(true, t));
+            out.push(arg_source(false, t));
+            out.push(generate_source(t));
         }
     }
     out
