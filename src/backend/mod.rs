@@ -17,6 +17,6 @@ pub(crate) mod cpu;
 pub(crate) mod cuda;
 pub mod geometry;
 pub mod op;
-mod primitives;
+pub(crate) mod primitives;
 
 pub use primitives::{Backend, Gemm};

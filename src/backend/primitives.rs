@@ -25,7 +25,7 @@ use super::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::Tensor;
 use crate::device::Device;
 use crate::element::{Element, Float, Numeric};
-use crate::shape::{DimVec, Shape};
+use crate::shape::{DimVec, Shape, ShapeError};
 
 /// The primitives of a device for elements `T`: pointwise ops of the op
 /// table, the reductions both devices run, and host transfers. (Index
@@ -291,3 +291,11 @@ pub(crate) fn reduced_dims(dims: &[usize], mask: &[bool], keepdim: bool) -> DimV
         })
         .collect()
 }
+
+/// PyTorch's message for an index value out of range.
+pub(crate) fn out_of_bounds(index: i64, dim: usize, size: usize) -> ShapeError {
+    ShapeError::Invalid(format!(
+        "index {index} is out of bounds for dimension {dim} with size {size}"
+    ))
+}
+

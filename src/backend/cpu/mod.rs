@@ -17,6 +17,7 @@ pub(crate) mod exec;
 mod gemm;
 mod gemm_crates;
 pub(crate) mod index;
+pub(crate) mod index_run;
 pub(crate) mod locks;
 #[cfg(feature = "safetensors")]
 pub(crate) mod mmap;

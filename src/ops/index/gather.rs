@@ -30,141 +30,17 @@
 //! ```
 
 use crate::Tensor;
-use crate::backend::cpu::index::{self as kernel, GatherError, ScatterOut, Strided};
+use crate::backend::cpu::index_run::{Source, run_gather, run_scatter};
 use crate::element::{Element, Numeric};
 use crate::iter::broadcast_strides;
-use crate::ops::exec::{self, Layout};
+use crate::ops::exec::Layout;
 use crate::shape::OrPanic;
 use crate::shape::{
     Broadcast, BroadcastShape, Dyn, DynRank, One, SetAxis, Shape, ShapeError, broadcast_pair,
 };
 use crate::tensor::wrap_dim;
 
-use super::{IndexElement, NonEmpty, out_of_bounds, storage_addr};
-
-/// The written values of a scatter: a tensor read through strides in the
-/// index's sizes, or one value for every position.
-pub(crate) enum Source<'a, T> {
-    /// A tensor, its strides given in the iteration's sizes.
-    Tensor(Layout<'a, T>),
-    /// One value.
-    Value(T),
-}
-
-/// `out[i with dim replaced by index[i]] = f(that, src[i])` for every `i` of
-/// `dims`: the erased core of `scatter_`, `scatter_add_`, `index_add_` and
-/// `index_copy_`. `index` and `src` carry strides in `dims`; `out` its own
-/// sizes and strides (0-d already seen as 1-d). `op` prefixes the message
-/// of an index out of range (`"index_copy_(): "`, as PyTorch words it).
-pub(crate) fn run_scatter<T: Element, I: IndexElement>(
-    op: &str,
-    out: Layout<'_, T>,
-    dim: usize,
-    dims: &[usize],
-    index: Layout<'_, I>,
-    src: Source<'_, T>,
-    f: impl Fn(T, T) -> T + Sync,
-) -> Result<(), ShapeError> {
-    exec::check_no_internal_overlap(&out)?;
-    // Inputs that share the written buffer are copied first.
-    if storage_addr(index.storage) == storage_addr(out.storage) {
-        let copy = exec::map1::<I, I, crate::DynRank>(index, |x| x)?;
-        return run_scatter(op, out, dim, dims, copy.layout(), src, f);
-    }
-    if let Source::Tensor(s) = &src
-        && storage_addr(s.storage) == storage_addr(out.storage)
-    {
-        let copy = exec::map1::<T, T, crate::DynRank>(*s, |x| x)?;
-        return run_scatter(op, out, dim, dims, index, Source::Tensor(copy.layout()), f);
-    }
-    let (src_storage, src_strides, src_offset, value) = match src {
-        Source::Tensor(s) => (
-            Some(s.storage),
-            s.strides.to_vec(),
-            s.offset,
-            [T::default()],
-        ),
-        Source::Value(v) => (None, vec![0; dims.len()], 0, [v]),
-    };
-    // Take the locks in address order (see `exec::update2`).
-    let mut order = [
-        (storage_addr(out.storage), 0),
-        (storage_addr(index.storage), 1),
-        (src_storage.map_or(usize::MAX, storage_addr), 2),
-    ];
-    order.sort_unstable();
-    let (mut g_out, mut g_idx, mut g_src) = (None, None, None);
-    for (_, which) in order {
-        match which {
-            0 => g_out = Some(out.storage.write()),
-            1 => g_idx = Some(index.storage.read()),
-            _ => g_src = src_storage.map(|s| s.read()),
-        }
-    }
-    let (mut g_out, g_idx) = (g_out.expect("locked"), g_idx.expect("locked"));
-    let src_data: &[T] = match &g_src {
-        Some(g) => g,
-        None => &value,
-    };
-    let result = kernel::scatter(
-        ScatterOut {
-            data: &mut g_out,
-            strides: out.strides,
-            offset: out.offset,
-            dims: out.dims,
-        },
-        dims,
-        dim,
-        Strided {
-            data: &g_idx,
-            strides: index.strides,
-            offset: index.offset,
-        },
-        Strided {
-            data: src_data,
-            strides: &src_strides,
-            offset: src_offset,
-        },
-        f,
-    );
-    result.map_err(|v| {
-        let e = out_of_bounds(v, dim, out.dims[dim]);
-        ShapeError::Invalid(format!("{op}{e}"))
-    })
-}
-
-/// `out[i] = src[i with dim replaced by index[i]]` for every `i` of `dims`:
-/// the erased core of `gather`, `take_along_dim` and `index_select`.
-/// `index` and `src` carry strides in `dims`; `src_dim` is `src`'s size and
-/// stride along `dim`.
-pub(crate) fn run_gather<T: Element, I: IndexElement>(
-    dims: &[usize],
-    dim: usize,
-    index: Layout<'_, I>,
-    src: Layout<'_, T>,
-    src_dim: (usize, usize),
-) -> Result<Vec<T>, ShapeError> {
-    let (g_idx, g_src) = (index.storage.read(), src.storage.read());
-    kernel::gather(
-        dims,
-        dim,
-        Strided {
-            data: &g_idx,
-            strides: index.strides,
-            offset: index.offset,
-        },
-        Strided {
-            data: &g_src,
-            strides: src.strides,
-            offset: src.offset,
-        },
-        src_dim,
-    )
-    .map_err(|e| match e {
-        GatherError::Index(v) => out_of_bounds(v, dim, src_dim.0),
-        GatherError::Alloc(e) => e,
-    })
-}
+use super::{IndexElement, NonEmpty};
 
 /// `gather`'s shape checks and call, on erased layouts.
 fn gather_impl<T: Element, I: IndexElement>(

@@ -30,7 +30,7 @@ use crate::shape::OrPanic;
 use crate::shape::{Dim, SetAxis, Shape, ShapeError};
 use crate::tensor::wrap_dim;
 
-use super::gather::{Source, run_gather, run_scatter};
+use crate::backend::cpu::index_run::{Source, run_gather, run_scatter};
 use super::{IndexElement, NonEmpty};
 
 /// The strides that show a 1-d index (`stride`) along `dim` of a tensor of
