@@ -25,6 +25,7 @@ use super::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::Tensor;
 use crate::device::Device;
 use crate::element::{Element, Float, Numeric};
+use crate::ops::index::IndexElement;
 use crate::shape::{DimVec, Shape, ShapeError};
 
 /// The primitives of a device for elements `T`: pointwise ops of the op
@@ -211,6 +212,54 @@ pub trait Backend<T: Element>: Device {
     ) -> Result<Tensor<T, S, Self>, Self::Error>
     where
         T: Float;
+
+    /// `out[i] = src[i with dim replaced by index[i]]` for every position
+    /// `i` of the index's sizes, into a new contiguous tensor of shape `SO`
+    /// with the index's sizes (the core of `gather` and `index_select`).
+    /// `src` and `index` have one rank (a 0-d tensor counts as 1-d of size
+    /// 1) and the caller has checked gather's size rules; both are read
+    /// through their strides (an expanded index is never copied).
+    ///
+    /// # Errors
+    /// PyTorch's "index 5 is out of bounds for dimension 1 with size 3" for
+    /// the first index value outside `0..src.size(dim)`, found before
+    /// anything is read; an allocation or driver error.
+    fn gather<I: IndexElement, S1: Shape, SI: Shape, SO: Shape>(
+        src: &Tensor<T, S1, Self>,
+        dim: usize,
+        index: &Tensor<I, SI, Self>,
+    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+
+    /// `out[i with dim replaced by index[i]] = src[i]` for every position
+    /// `i` of the index's sizes (`scatter_`; of repeated indices one write
+    /// wins: the last in row-major order on the CPU, an unspecified one on
+    /// CUDA, as PyTorch). The caller has checked scatter's size rules and
+    /// that the index has elements; 0-d tensors count as 1-d of size 1.
+    ///
+    /// # Errors
+    /// PyTorch's out-of-bounds message for the first bad index value (then
+    /// nothing is written); elements of `out` that share memory; on CUDA an
+    /// index that shares `out`'s buffer (the CPU reads it from a copy); a
+    /// driver error.
+    fn scatter<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+        out: &mut Tensor<T, S, Self>,
+        dim: usize,
+        index: &Tensor<I, SI, Self>,
+        src: &Tensor<T, S2, Self>,
+    ) -> Result<(), Self::Error>;
+
+    /// As [`Backend::scatter`], adding every contribution (`scatter_add_`).
+    ///
+    /// # Errors
+    /// As [`Backend::scatter`].
+    fn scatter_add<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+        out: &mut Tensor<T, S, Self>,
+        dim: usize,
+        index: &Tensor<I, SI, Self>,
+        src: &Tensor<T, S2, Self>,
+    ) -> Result<(), Self::Error>
+    where
+        T: Numeric;
 
     /// The elements of `a` in row-major order, on the host (for the checks
     /// that must see values, such as integer division by zero).

@@ -2,7 +2,8 @@
 //! the loops of `exec.rs`, where it is monomorphised as a closure would be
 //! (so a table op costs what the closure it replaced cost).
 
-use super::exec;
+use super::exec::{self, Layout};
+use super::index_run::{NonEmpty, Source, run_gather, run_scatter};
 use super::reducers::{ArgExtreme, Extreme, LogSumExp, MaxAndSum, Moments, Norm, NormKind, Prod, Sum, Truth};
 use crate::Tensor;
 use crate::backend::Backend;
@@ -10,6 +11,7 @@ use crate::backend::primitives::reduced_dims;
 use crate::backend::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::device::Cpu;
 use crate::element::{Element, Float, Numeric};
+use crate::ops::index::IndexElement;
 use crate::shape::{DynRank, Shape, ShapeError, check_inplace};
 
 impl<T: Element> Backend<T> for Cpu {
@@ -209,7 +211,78 @@ impl<T: Element> Backend<T> for Cpu {
         }
     }
 
+    fn gather<I: IndexElement, S1: Shape, SI: Shape, SO: Shape>(
+        src: &Tensor<T, S1>,
+        dim: usize,
+        index: &Tensor<I, SI>,
+    ) -> Result<Tensor<T, SO>, ShapeError> {
+        let (sl, il) = (src.layout(), index.layout());
+        let (s, ix) = (NonEmpty::of(&sl), NonEmpty::of(&il));
+        let idx = Layout {
+            dims: &ix.dims,
+            strides: &ix.strides,
+            ..il
+        };
+        let from = Layout {
+            dims: &s.dims,
+            strides: &s.strides,
+            ..sl
+        };
+        let data = run_gather(&ix.dims, dim, idx, from, (s.dims[dim], s.strides[dim]))?;
+        Tensor::try_from_vec(data, index.dims())
+    }
+
+    fn scatter<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+        out: &mut Tensor<T, S>,
+        dim: usize,
+        index: &Tensor<I, SI>,
+        src: &Tensor<T, S2>,
+    ) -> Result<(), ShapeError> {
+        scatter_with(out, dim, index, src, |_, s| s)
+    }
+
+    fn scatter_add<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+        out: &mut Tensor<T, S>,
+        dim: usize,
+        index: &Tensor<I, SI>,
+        src: &Tensor<T, S2>,
+    ) -> Result<(), ShapeError>
+    where
+        T: Numeric,
+    {
+        scatter_with(out, dim, index, src, |a, b| a.wadd(b))
+    }
+
     fn to_host<S: Shape>(a: &Tensor<T, S>) -> Result<Vec<T>, ShapeError> {
         Ok(a.to_vec())
     }
+}
+
+/// `out[i with dim replaced by index[i]] = f(that, src[i])` over the index's
+/// sizes, 0-d operands seen as 1-d.
+fn scatter_with<T: Element, I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+    out: &mut Tensor<T, S>,
+    dim: usize,
+    index: &Tensor<I, SI>,
+    src: &Tensor<T, S2>,
+    f: impl Fn(T, T) -> T + Sync,
+) -> Result<(), ShapeError> {
+    let (ol, il, sl) = (out.layout(), index.layout(), src.layout());
+    let (o, ix, sr) = (NonEmpty::of(&ol), NonEmpty::of(&il), NonEmpty::of(&sl));
+    let dst = Layout {
+        dims: &o.dims,
+        strides: &o.strides,
+        ..ol
+    };
+    let idx = Layout {
+        dims: &ix.dims,
+        strides: &ix.strides,
+        ..il
+    };
+    let from = Layout {
+        dims: &sr.dims,
+        strides: &sr.strides,
+        ..sl
+    };
+    run_scatter("", dst, dim, &ix.dims, idx, Source::Tensor(from), f)
 }

@@ -10,6 +10,7 @@
 //! | `reductions.rs` | the reductions, with their identities and combining expressions |
 //! | `compose.rs` | `var`/`std`, norms, `logsumexp`, `softmax` composed of primitives; `all`/`any`; arg-reductions |
 //! | `generate.rs` | launches of `arange` and the seeded uniform / normal generators |
+//! | `index.rs` | `gather`, `scatter`, `scatter_add` (index values checked on the device first) |
 //! | `primitives.rs` | [`Backend`](crate::backend::Backend) for CUDA: the pointwise primitives over the shared plan |
 //! | `elementwise.rs` | layouts from the iteration plan, variant choice, launches |
 //! | `reduce.rs` | reductions over a dimension or all (warp shuffles), arg-reductions |
@@ -41,6 +42,8 @@ pub(crate) mod elementwise;
 pub(crate) mod generate;
 #[cfg(feature = "cuda")]
 mod gemm;
+#[cfg(feature = "cuda")]
+pub(crate) mod index;
 #[cfg(feature = "cuda")]
 pub(crate) mod primitives;
 #[cfg(feature = "cuda")]

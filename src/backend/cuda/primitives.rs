@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::compose;
+use super::index::{self as index_kernels, Write};
 use super::elementwise::{Operand, launch};
 use super::reduce::reduce as launch_reduce;
 use super::reductions::{ReduceDef, find_reduction};
@@ -14,6 +15,7 @@ use crate::backend::Backend;
 use crate::backend::op::{Map1, Map2, Map3, OpDef, Pointwise, Reduction, Statistic};
 use crate::device::Cuda;
 use crate::element::{Float, Numeric};
+use crate::ops::index::IndexElement;
 use crate::ops::table::Identity;
 use crate::shape::{DimVec, DynRank, Shape, ShapeError, broadcast_pair, check_inplace};
 
@@ -42,7 +44,7 @@ pub(crate) fn same_device(a: &CudaDevice, b: &CudaDevice) -> Result<(), CudaErro
 }
 
 /// PyTorch's refusal to write into a tensor whose elements share memory.
-fn check_no_overlap(dims: &[usize], strides: &[usize]) -> Result<(), CudaError> {
+pub(crate) fn check_no_overlap(dims: &[usize], strides: &[usize]) -> Result<(), CudaError> {
     let overlaps = dims.iter().zip(strides).any(|(&d, &s)| d > 1 && s == 0);
     if overlaps && dims.iter().all(|&d| d > 0) {
         return Err(CudaError::Shape(ShapeError::Invalid(
@@ -321,6 +323,35 @@ impl<T: CudaElement> Backend<T> for Cuda {
         T: Float,
     {
         compose::softmax(a, dim, log)
+    }
+
+    fn gather<I: IndexElement, S1: Shape, SI: Shape, SO: Shape>(
+        src: &Tensor<T, S1, Cuda>,
+        dim: usize,
+        index: &Tensor<I, SI, Cuda>,
+    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
+        index_kernels::gather(src, dim, index)
+    }
+
+    fn scatter<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+        out: &mut Tensor<T, S, Cuda>,
+        dim: usize,
+        index: &Tensor<I, SI, Cuda>,
+        src: &Tensor<T, S2, Cuda>,
+    ) -> Result<(), CudaError> {
+        index_kernels::scatter(out, dim, index, src, Write::Assign)
+    }
+
+    fn scatter_add<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+        out: &mut Tensor<T, S, Cuda>,
+        dim: usize,
+        index: &Tensor<I, SI, Cuda>,
+        src: &Tensor<T, S2, Cuda>,
+    ) -> Result<(), CudaError>
+    where
+        T: Numeric,
+    {
+        index_kernels::scatter(out, dim, index, src, Write::Add)
     }
 
     fn to_host<S: Shape>(a: &Tensor<T, S, Cuda>) -> Result<Vec<T>, CudaError> {

@@ -17,6 +17,9 @@
 //! - Arg-reductions (`argmax`, `argmin`): values and `long long` indices,
 //!   a block per contiguous row (`_rows`) or a thread per strided column
 //!   (`_cols`).
+//! - Index kernels, one module per element and index type: `_check` and
+//!   `_fetch` (the first out-of-range index value, before anything is
+//!   read or written), `_gather`, `_scatter`, `_scatter_add` (atomics).
 //! - Generators, one module per numeric type: `_arange`, and for floats
 //!   `_uniform` / `_normal` (the CPU's SplitMix64 streams, element by
 //!   element).
@@ -296,6 +299,96 @@ extern "C" __global__ void KNAME_normal(T* o, unsigned long long seed, unsigned 
 }
 "#;
 
+/// The index template (`T` the elements, `I` the index type): each
+/// kernel walks the index's sizes row-major through a `ShLayout` whose
+/// operands are 0: the written tensor, 1: the index, 2: the read tensor
+/// (the indexed operand with stride 0 along `dim`, so that its position
+/// is `p + v * step` for index value `v`).
+const INDEX: &str = r#"
+__device__ __forceinline__ void sh_at(const ShLayout& L, unsigned long long i, unsigned long long* p) {
+    p[0] = L.offsets[0]; p[1] = L.offsets[1]; p[2] = L.offsets[2];
+    for (int d = L.rank - 1; d >= 0; --d) {
+        const unsigned long long c = i % L.dims[d];
+        i /= L.dims[d];
+        p[0] += c * L.strides[0][d];
+        p[1] += c * L.strides[1][d];
+        p[2] += c * L.strides[2][d];
+    }
+}
+
+/* bad[0] = the first (row-major) position whose index value is outside
+   [0, size), or unchanged (LLONG_MAX) when there is none. */
+extern "C" __global__ void KNAME_check(ShLayout L, const I* idx, unsigned long long size, unsigned long long n, long long* bad) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {
+        unsigned long long p[3];
+        sh_at(L, i, p);
+        const long long v = (long long)idx[p[1]];
+        if (v < 0 || v >= (long long)size) atomicMin(bad, (long long)i);
+    }
+}
+
+/* bad[1] = the index value at position bad[0] (one thread). */
+extern "C" __global__ void KNAME_fetch(ShLayout L, const I* idx, long long* bad) {
+    if (blockIdx.x == 0 && threadIdx.x == 0 && bad[0] != 0x7fffffffffffffffLL) {
+        unsigned long long p[3];
+        sh_at(L, (unsigned long long)bad[0], p);
+        bad[1] = (long long)idx[p[1]];
+    }
+}
+
+extern "C" __global__ void KNAME_gather(ShLayout L, T* out, const I* idx, const T* src, unsigned long long step, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {
+        unsigned long long p[3];
+        sh_at(L, i, p);
+        const long long v = (long long)idx[p[1]];
+        out[p[0]] = src[p[2] + (unsigned long long)v * step];
+    }
+}
+
+extern "C" __global__ void KNAME_scatter(ShLayout L, T* out, const I* idx, const T* src, unsigned long long step, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {
+        unsigned long long p[3];
+        sh_at(L, i, p);
+        const long long v = (long long)idx[p[1]];
+        out[p[0] + (unsigned long long)v * step] = src[p[2]];
+    }
+}
+"#;
+
+/// `scatter_add` (numeric element types): atomic adds, integers wrapping
+/// (`long long` through `unsigned long long`, `unsigned char` by a
+/// compare-and-swap on its aligned 32-bit word).
+const INDEX_ADD: &str = r#"
+__device__ __forceinline__ void sh_atomic_add(float* p, float v) { atomicAdd(p, v); }
+__device__ __forceinline__ void sh_atomic_add(double* p, double v) { atomicAdd(p, v); }
+__device__ __forceinline__ void sh_atomic_add(int* p, int v) { atomicAdd(p, v); }
+__device__ __forceinline__ void sh_atomic_add(long long* p, long long v) {
+    atomicAdd((unsigned long long*)p, (unsigned long long)v);
+}
+__device__ __forceinline__ void sh_atomic_add(unsigned char* p, unsigned char v) {
+    unsigned int* base = (unsigned int*)((unsigned long long)p & ~3ull);
+    const unsigned int shift = (unsigned int)((unsigned long long)p & 3ull) * 8u;
+    unsigned int old = *base, assumed;
+    do {
+        assumed = old;
+        const unsigned int b = ((assumed >> shift) + v) & 0xffu;
+        old = atomicCAS(base, assumed, (assumed & ~(0xffu << shift)) | (b << shift));
+    } while (assumed != old);
+}
+
+extern "C" __global__ void KNAME_scatter_add(ShLayout L, T* out, const I* idx, const T* src, unsigned long long step, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {
+        unsigned long long p[3];
+        sh_at(L, i, p);
+        const long long v = (long long)idx[p[1]];
+        sh_atomic_add(out + p[0] + (unsigned long long)v * step, src[p[2]]);
+    }
+}
+"#;
+
+/// The index types of the index kernels.
+pub(crate) const INDEX_TYPES: &[&str] = &["int32", "int64"];
+
 /// One kernel module's source.
 #[derive(Clone, Debug)]
 pub struct KernelSource {
@@ -430,6 +523,30 @@ pub(crate) fn generate_source(t: &str) -> KernelSource {
     }
 }
 
+/// The source of the index kernels on element type `t` with indices of
+/// type `i` (`int32` or `int64`): `check`, `fetch`, `gather`, `scatter`,
+/// and for numeric types `scatter_add`.
+pub(crate) fn index_source(t: &str, i: &str) -> KernelSource {
+    let (ct, short) = c_type(t);
+    let (it, ishort) = c_type(i);
+    let name = format!("sh_idx_{short}_{ishort}");
+    let numeric = Family::Numeric.admits(t);
+    let mut body = INDEX.to_string();
+    let mut variants = vec!["check", "fetch", "gather", "scatter"];
+    if numeric {
+        body.push_str(INDEX_ADD);
+        variants.push("scatter_add");
+    }
+    KernelSource {
+        source: format!(
+            "{PRELUDE}typedef {ct} T;\ntypedef {it} I;\n{}",
+            body.replace("KNAME", &name)
+        ),
+        kernels: variants.iter().map(|v| format!("{name}_{v}")).collect(),
+        name,
+    }
+}
+
 /// Every kernel module the backend can generate for the pointwise ops
 /// `ops` (each in every mode it has, for each element type its family
 /// admits) and the reductions.
@@ -451,6 +568,9 @@ pub fn kernel_sources(ops: &[OpDef]) -> Vec<KernelSource> {
             out.push(arg_source(true, t));
             out.push(arg_source(false, t));
             out.push(generate_source(t));
+        }
+        for i in INDEX_TYPES {
+            out.push(index_source(t, i));
         }
     }
     out

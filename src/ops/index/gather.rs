@@ -30,6 +30,8 @@
 //! ```
 
 use crate::Tensor;
+use crate::backend::Backend;
+use crate::device::Cpu;
 use crate::backend::cpu::index_run::{Source, run_gather, run_scatter};
 use crate::element::{Element, Numeric};
 use crate::iter::broadcast_strides;
@@ -42,38 +44,24 @@ use crate::tensor::wrap_dim;
 
 use super::{IndexElement, NonEmpty};
 
-/// `gather`'s shape checks and call, on erased layouts.
-fn gather_impl<T: Element, I: IndexElement>(
-    src: Layout<'_, T>,
-    dim: isize,
-    index: Layout<'_, I>,
-) -> Result<Vec<T>, ShapeError> {
-    let (s, ix) = (NonEmpty::of(&src), NonEmpty::of(&index));
-    let dim = wrap_dim(dim, src.dims.len())?;
-    if s.dims.len() != ix.dims.len() {
+/// `gather`'s shape checks (0-d tensors count as 1-d): the wrapped `dim`.
+fn gather_checks(src: &[usize], dim: isize, index: &[usize]) -> Result<usize, ShapeError> {
+    let one = |d: &[usize]| if d.is_empty() { vec![1] } else { d.to_vec() };
+    let (s, ix) = (one(src), one(index));
+    let dim = wrap_dim(dim, src.len())?;
+    if s.len() != ix.len() {
         return Err(ShapeError::Invalid(
             "Index tensor must have the same number of dimensions as input tensor".into(),
         ));
     }
-    for d in (0..s.dims.len()).filter(|&d| d != dim) {
-        if ix.dims[d] > s.dims[d] {
+    for d in (0..s.len()).filter(|&d| d != dim) {
+        if ix[d] > s[d] {
             return Err(ShapeError::Invalid(format!(
-                "Size does not match at dimension {d} expected index {:?} to be no larger than self {:?} apart from dimension {dim}",
-                index.dims, src.dims
+                "Size does not match at dimension {d} expected index {index:?} to be no larger than self {src:?} apart from dimension {dim}"
             )));
         }
     }
-    let idx = Layout {
-        dims: &ix.dims,
-        strides: &ix.strides,
-        ..index
-    };
-    let sl = Layout {
-        dims: &s.dims,
-        strides: &s.strides,
-        ..src
-    };
-    run_gather(&ix.dims, dim, idx, sl, (s.dims[dim], s.strides[dim]))
+    Ok(dim)
 }
 
 /// PyTorch's `scatter_shape_check`: `Ok(None)` when the index is empty
@@ -161,7 +149,7 @@ fn scatter_impl<T: Element, I: IndexElement>(
     run_scatter("", out, dim, &ix.dims, idx, src, f)
 }
 
-impl<T: Element, S: Shape> Tensor<T, S> {
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// The elements of `self` picked along `dim` by `index`, as
     /// `torch.gather(self, dim, index)`: `out[i][j][k] = self[index[i][j][k]][j][k]`
     /// for `dim = 0`, and so on. The result has the index's shape.
@@ -185,10 +173,10 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_gather<SI: Shape>(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, SI>,
-    ) -> Result<Tensor<T, SI>, ShapeError> {
-        let data = gather_impl(self.layout(), dim, index.layout())?;
-        Ok(Tensor::from_parts(data, SI::check_dims(index.dims())?))
+        index: &Tensor<impl IndexElement, SI, D>,
+    ) -> Result<Tensor<T, SI, D>, D::Error> {
+        let dim = gather_checks(self.dims(), dim, index.dims())?;
+        D::gather(self, dim, index)
     }
 
     /// The elements of `self` picked along `dim` by `index`.
@@ -206,14 +194,15 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn gather<SI: Shape>(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, SI>,
-    ) -> Tensor<T, SI> {
+        index: &Tensor<impl IndexElement, SI, D>,
+    ) -> Tensor<T, SI, D> {
         self.try_gather(dim, index).or_panic()
     }
 
     /// Writes `src[i][j][k]` into `self[index[i][j][k]][j][k]` (for `dim =
     /// 0`, and so on), as `Tensor.scatter_(dim, index, src)`. With repeated
-    /// indices the last write (in row-major order of the index) wins.
+    /// indices the last write (in row-major order of the index) wins on the
+    /// CPU; on CUDA one of them, unspecified (as PyTorch).
     ///
     /// # Errors
     /// PyTorch's: `dim` out of range; the index's rank differs from `self`'s
@@ -233,14 +222,86 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_scatter_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
-        src: &Tensor<T, impl Shape>,
-    ) -> Result<(), ShapeError> {
-        self.try_scatter_with(dim, index, src, |_, s| s)
+        index: &Tensor<impl IndexElement, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
+    ) -> Result<(), D::Error> {
+        match scatter_checks(self.dims(), dim, index.dims(), Some(src.dims()))? {
+            Some(dim) => D::scatter(self, dim, index, src),
+            None => Ok(()),
+        }
     }
 
-    /// `self[.. index[i] ..] = f(self[.. index[i] ..], src[i])`: the scatter
-    /// pass that `scatter_`, `scatter_add_` and `scatter_reduce_` share.
+    /// Writes `src` into `self` at the positions `index` gives along `dim`.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_scatter_`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut t = Tensor::<f32, Shape![4]>::zeros();
+    /// t.scatter_(0, &Tensor::<i64, Shape![2]>::from_vec(vec![3, 1]),
+    ///     &Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]));
+    /// assert_eq!(t.to_vec(), vec![0., 2., 0., 1.]);
+    /// ```
+    #[track_caller]
+    pub fn scatter_(
+        &mut self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
+    ) {
+        self.try_scatter_(dim, index, src).or_panic()
+    }
+
+    /// A copy of `self` with `src` scattered into it, as
+    /// `torch.scatter(self, dim, index, src)`.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_scatter_`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![3]>::zeros();
+    /// let idx = Tensor::<i64, Shape![1]>::from_vec(vec![1]);
+    /// let r = t.try_scatter(0, &idx, &Tensor::<i32, Shape![1]>::from_vec(vec![5])).unwrap();
+    /// assert_eq!((r.to_vec(), t.to_vec()), (vec![0, 5, 0], vec![0, 0, 0]));
+    /// ```
+    pub fn try_scatter(
+        &self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
+    ) -> Result<Tensor<T, S, D>, D::Error> {
+        self.try_on_copy(|out| out.try_scatter_(dim, index, src))
+    }
+
+    /// A copy of `self` with `src` scattered into it.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_scatter_`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2]>::zeros();
+    /// let r = t.scatter(0, &Tensor::<i32, Shape![1]>::from_vec(vec![0]),
+    ///     &Tensor::<i32, Shape![1]>::from_vec(vec![4]));
+    /// assert_eq!(r.to_vec(), vec![4, 0]);
+    /// ```
+    #[track_caller]
+    pub fn scatter(
+        &self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
+    ) -> Tensor<T, S, D> {
+        self.try_scatter(dim, index, src).or_panic()
+    }
+
+}
+
+impl<T: Element, S: Shape> Tensor<T, S> {
+    /// `self[.. index[i] ..] = f(self[.. index[i] ..], src[i])`: the CPU
+    /// scatter pass of `scatter_reduce_` (whose reductions are closures).
     pub(crate) fn try_scatter_with(
         &mut self,
         dim: isize,
@@ -269,60 +330,6 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ///     &Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]));
     /// assert_eq!(t.to_vec(), vec![0., 2., 0., 1.]);
     /// ```
-    #[track_caller]
-    pub fn scatter_(
-        &mut self,
-        dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
-        src: &Tensor<T, impl Shape>,
-    ) {
-        self.try_scatter_(dim, index, src).or_panic()
-    }
-
-    /// A copy of `self` with `src` scattered into it, as
-    /// `torch.scatter(self, dim, index, src)`.
-    ///
-    /// # Errors
-    /// As [`Tensor::try_scatter_`].
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t = Tensor::<i32, Shape![3]>::zeros();
-    /// let idx = Tensor::<i64, Shape![1]>::from_vec(vec![1]);
-    /// let r = t.try_scatter(0, &idx, &Tensor::<i32, Shape![1]>::from_vec(vec![5])).unwrap();
-    /// assert_eq!((r.to_vec(), t.to_vec()), (vec![0, 5, 0], vec![0, 0, 0]));
-    /// ```
-    pub fn try_scatter(
-        &self,
-        dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
-        src: &Tensor<T, impl Shape>,
-    ) -> Result<Tensor<T, S>, ShapeError> {
-        self.try_on_copy(|out| out.try_scatter_(dim, index, src))
-    }
-
-    /// A copy of `self` with `src` scattered into it.
-    ///
-    /// # Panics
-    /// With the message of [`Tensor::try_scatter_`]'s error.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t = Tensor::<i32, Shape![2]>::zeros();
-    /// let r = t.scatter(0, &Tensor::<i32, Shape![1]>::from_vec(vec![0]),
-    ///     &Tensor::<i32, Shape![1]>::from_vec(vec![4]));
-    /// assert_eq!(r.to_vec(), vec![4, 0]);
-    /// ```
-    #[track_caller]
-    pub fn scatter(
-        &self,
-        dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
-        src: &Tensor<T, impl Shape>,
-    ) -> Tensor<T, S> {
-        self.try_scatter(dim, index, src).or_panic()
-    }
-
     /// Writes `value` at the positions `index` gives along `dim`, as
     /// `Tensor.scatter_(dim, index, value)`.
     ///
@@ -524,8 +531,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         let flat = self.try_reshape::<DynRank>(&[-1])?;
         let idx = indices.try_reshape::<DynRank>(&[-1])?;
         let n = idx.numel();
-        let data = gather_impl(flat.layout(), 0, idx.layout())?;
-        Tensor::try_from_vec(data, &[n])
+        gather_checks(flat.dims(), 0, idx.dims())?;
+        let out: Tensor<T, DynRank> = Cpu::gather(&flat, 0, &idx)?;
+        out.try_reshape(&[n as isize])
     }
 
     /// The elements of `self` flattened, picked by `indices` flattened.
@@ -592,7 +600,7 @@ fn take_along_dim_impl<T: Element, I: IndexElement>(
     Ok((out.to_vec(), data))
 }
 
-impl<T: Numeric, S: Shape> Tensor<T, S> {
+impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// Adds `src[i][j][k]` into `self[index[i][j][k]][j][k]` (for `dim = 0`,
     /// and so on), as `Tensor.scatter_add_(dim, index, src)`: every
     /// contribution counts, repeated indices included. The backward of
@@ -611,10 +619,13 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn try_scatter_add_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
-        src: &Tensor<T, impl Shape>,
-    ) -> Result<(), ShapeError> {
-        self.try_scatter_with(dim, index, src, |a, b| a.wadd(b))
+        index: &Tensor<impl IndexElement, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
+    ) -> Result<(), D::Error> {
+        match scatter_checks(self.dims(), dim, index.dims(), Some(src.dims()))? {
+            Some(dim) => D::scatter_add(self, dim, index, src),
+            None => Ok(()),
+        }
     }
 
     /// Adds `src` into `self` at the positions `index` gives along `dim`.
@@ -633,8 +644,8 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn scatter_add_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
-        src: &Tensor<T, impl Shape>,
+        index: &Tensor<impl IndexElement, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
     ) {
         self.try_scatter_add_(dim, index, src).or_panic()
     }
@@ -655,9 +666,9 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn try_scatter_add(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
-        src: &Tensor<T, impl Shape>,
-    ) -> Result<Tensor<T, S>, ShapeError> {
+        index: &Tensor<impl IndexElement, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
+    ) -> Result<Tensor<T, S, D>, D::Error> {
         self.try_on_copy(|out| out.try_scatter_add_(dim, index, src))
     }
 
@@ -677,9 +688,9 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn scatter_add(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement, impl Shape>,
-        src: &Tensor<T, impl Shape>,
-    ) -> Tensor<T, S> {
+        index: &Tensor<impl IndexElement, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
+    ) -> Tensor<T, S, D> {
         self.try_scatter_add(dim, index, src).or_panic()
     }
 }

@@ -77,7 +77,6 @@ pub use slice::{AxisIndex, AxisRange, Stepped};
 use crate::element::Integer;
 pub(crate) use crate::backend::cpu::index_run::NonEmpty;
 pub(crate) use crate::backend::primitives::out_of_bounds;
-use crate::shape::ShapeError;
 
 /// An element type that an index tensor may hold: `i64` or `i32`, as
 /// PyTorch's index arguments take `int64` (and `int32` for `index_select`,
@@ -109,14 +108,16 @@ mod sealed {
     impl Sealed for i32 {}
 }
 
-impl<T: crate::element::Element, S: crate::shape::Shape> crate::Tensor<T, S> {
+impl<T: crate::element::Element, S: crate::shape::Shape, D: crate::backend::Backend<T>>
+    crate::Tensor<T, S, D>
+{
     /// A deep copy of `self` changed by the in-place `op`: the body of the
     /// out-of-place `try_` forms (`try_scatter`, `try_index_add`, ...).
     fn try_on_copy(
         &self,
-        op: impl FnOnce(&mut Self) -> Result<(), ShapeError>,
-    ) -> Result<Self, ShapeError> {
-        let mut out = self.try_deep_copy()?;
+        op: impl FnOnce(&mut Self) -> Result<(), D::Error>,
+    ) -> Result<Self, D::Error> {
+        let mut out = D::copy(self)?;
         op(&mut out)?;
         Ok(out)
     }
