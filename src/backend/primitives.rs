@@ -26,7 +26,7 @@ use crate::Tensor;
 use crate::device::Device;
 use crate::element::{Element, Float, Numeric};
 use crate::ops::index::IndexElement;
-use crate::shape::{DimVec, Shape, ShapeError};
+use crate::shape::{DimVec, Dyn, DynRank, Shape, ShapeError};
 
 /// The primitives of a device for elements `T`: pointwise ops of the op
 /// table, the reductions both devices run, and host transfers. (Index
@@ -260,6 +260,56 @@ pub trait Backend<T: Element>: Device {
     ) -> Result<(), Self::Error>
     where
         T: Numeric;
+
+    /// The parts laid one after the other along `dim` (`cat`), into a new
+    /// contiguous tensor of sizes `out` (their sizes, summed along `dim`),
+    /// of shape `SO`. The caller has checked `cat`'s size rules.
+    ///
+    /// # Errors
+    /// Parts on different GPUs, an allocation or driver error.
+    fn cat<SO: Shape>(
+        parts: &[Tensor<T, DynRank, Self>],
+        dim: usize,
+        out: &[usize],
+    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+
+    /// `a` with the elements where `mask` holds set to `value`, the two
+    /// broadcast together (`torch.masked_fill`), into a new tensor of shape
+    /// `SO`.
+    ///
+    /// # Errors
+    /// PyTorch's broadcast error, an allocation or driver error.
+    fn masked_fill<S: Shape, SM: Shape, SO: Shape>(
+        a: &Tensor<T, S, Self>,
+        mask: &Tensor<bool, SM, Self>,
+        value: T,
+    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+
+    /// Sets the elements of `a` where `mask` (expanded to `a`'s sizes)
+    /// holds to `value` (`Tensor.masked_fill_`).
+    ///
+    /// # Errors
+    /// PyTorch's in-place errors (the mask does not expand to `a`'s sizes,
+    /// elements of `a` share memory), a driver error.
+    fn masked_fill_<S: Shape, SM: Shape>(
+        a: &mut Tensor<T, S, Self>,
+        mask: &Tensor<bool, SM, Self>,
+        value: T,
+    ) -> Result<(), Self::Error>;
+
+    /// The elements of `a` where `mask` holds, both broadcast to `dims`
+    /// (which the caller computed), in row-major order
+    /// (`torch.masked_select`): a 1-d tensor whose length depends on the
+    /// mask's values, so CUDA reads the mask on the host (as PyTorch
+    /// synchronises for the count) and gathers the values on the device.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn masked_select<S: Shape, SM: Shape>(
+        a: &Tensor<T, S, Self>,
+        mask: &Tensor<bool, SM, Self>,
+        dims: &[usize],
+    ) -> Result<Tensor<T, (Dyn,), Self>, Self::Error>;
 
     /// The elements of `a` in row-major order, on the host (for the checks
     /// that must see values, such as integer division by zero).

@@ -3,6 +3,7 @@
 //! (so a table op costs what the closure it replaced cost).
 
 use super::exec::{self, Layout};
+use super::index::{self, CatPart, Strided};
 use super::index_run::{NonEmpty, Source, run_gather, run_scatter};
 use super::reducers::{ArgExtreme, Extreme, LogSumExp, MaxAndSum, Moments, Norm, NormKind, Prod, Sum, Truth};
 use crate::Tensor;
@@ -12,7 +13,7 @@ use crate::backend::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::device::Cpu;
 use crate::element::{Element, Float, Numeric};
 use crate::ops::index::IndexElement;
-use crate::shape::{DynRank, Shape, ShapeError, check_inplace};
+use crate::shape::{Dyn, DynRank, Shape, ShapeError, check_inplace};
 
 impl<T: Element> Backend<T> for Cpu {
     fn unary<Op: Map1<T>, S: Shape>(op: Op, a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
@@ -251,6 +252,61 @@ impl<T: Element> Backend<T> for Cpu {
         T: Numeric,
     {
         scatter_with(out, dim, index, src, |a, b| a.wadd(b))
+    }
+
+    fn cat<SO: Shape>(
+        parts: &[Tensor<T, DynRank>],
+        dim: usize,
+        out: &[usize],
+    ) -> Result<Tensor<T, SO>, ShapeError> {
+        let guards: Vec<_> = parts.iter().map(|p| p.storage.read()).collect();
+        let cat_parts: Vec<CatPart<'_, T>> = parts
+            .iter()
+            .zip(&guards)
+            .map(|(p, g)| CatPart {
+                src: Strided {
+                    data: g,
+                    strides: p.strides(),
+                    offset: p.offset,
+                },
+                dims: p.dims(),
+            })
+            .collect();
+        let data = index::cat(out, dim, &cat_parts)?;
+        Tensor::try_from_vec(data, out)
+    }
+
+    fn masked_fill<S: Shape, SM: Shape, SO: Shape>(
+        a: &Tensor<T, S>,
+        mask: &Tensor<bool, SM>,
+        value: T,
+    ) -> Result<Tensor<T, SO>, ShapeError> {
+        exec::map2(a.layout(), mask.layout(), move |x, m| if m { value } else { x })
+    }
+
+    fn masked_fill_<S: Shape, SM: Shape>(
+        a: &mut Tensor<T, S>,
+        mask: &Tensor<bool, SM>,
+        value: T,
+    ) -> Result<(), ShapeError> {
+        check_inplace(a.dims(), &[mask.dims()])?;
+        exec::update2(a.layout(), mask.layout(), move |x, m| if m { value } else { x })
+    }
+
+    fn masked_select<S: Shape, SM: Shape>(
+        a: &Tensor<T, S>,
+        mask: &Tensor<bool, SM>,
+        dims: &[usize],
+    ) -> Result<Tensor<T, (Dyn,)>, ShapeError> {
+        let values = a.try_broadcast_to::<DynRank>(dims)?.try_to_vec()?;
+        let keep = mask.try_broadcast_to::<DynRank>(dims)?.try_to_vec()?;
+        let picked: Vec<T> = values
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(v, m)| m.then_some(v))
+            .collect();
+        let n = picked.len();
+        Tensor::try_from_vec(picked, &[n])
     }
 
     fn to_host<S: Shape>(a: &Tensor<T, S>) -> Result<Vec<T>, ShapeError> {

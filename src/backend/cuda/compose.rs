@@ -2,20 +2,26 @@
 //! `var`/`std`, the norms, `logsumexp` and `softmax`/`log_softmax` composed
 //! of [`Backend`] primitives (each step one generated kernel, the way
 //! PyTorch's composite forms are written); `all`/`any` as a comparison with
-//! zero and a `bool` reduction; `argmax`/`argmin` on their own kernels.
+//! zero and a `bool` reduction; `argmax`/`argmin` on their own kernels;
+//! `cat` as one copy kernel per part into its slice of the result; the
+//! masked ops as `where` (and a gather, for `masked_select`).
 
-use super::primitives::{output, reduce_mask};
+use std::sync::Arc;
+
+use super::primitives::{check_no_overlap, output, reduce_mask};
 use super::reduce::arg_reduce;
 use super::reductions::find_reduction;
-use super::{CudaDevice, CudaElement, CudaError};
+use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::op::{Reduction, ScalarRhs, Statistic};
 use crate::backend::primitives::reduced_dims;
 use crate::device::Cuda;
 use crate::element::{Float, Numeric};
-use crate::ops::table::{Abs, Add, Div, Equal, Exp, Fill, Log, Mul, NotEqual, Pow, Sqrt, Sub, Where};
-use crate::shape::{DynRank, Shape};
+use crate::ops::table::{
+    Abs, Add, CopyFrom, Div, Equal, Exp, Fill, Log, Mul, NotEqual, Pow, Sqrt, Sub, Where,
+};
+use crate::shape::{DimVec, Dyn, DynRank, Shape, check_inplace};
 
 /// A tensor of dynamic rank on the GPU.
 type G<T> = Tensor<T, DynRank, Cuda>;
@@ -179,4 +185,74 @@ pub(crate) fn softmax<T: CudaElement + Float, S: Shape>(
     } else {
         Cuda::binary(Div, &e, &s)
     }
+}
+
+/// [`Backend::cat`] on CUDA: each part copied (the `copy_from` kernel,
+/// through the part's strides) into its slice of a fresh contiguous result.
+pub(crate) fn cat<T: CudaElement, SO: Shape>(
+    parts: &[G<T>],
+    dim: usize,
+    out: &[usize],
+) -> Result<Tensor<T, SO, Cuda>, CudaError> {
+    let first = parts.first().expect("the caller checked there are parts");
+    let result = output::<T, SO>(first.device(), out)?;
+    let strides = crate::iter::contiguous_strides(out);
+    let mut start = 0;
+    for p in parts {
+        let mut slice: G<T> =
+            result.view_as(DimVec::from_slice(p.dims()), &strides, start * strides[dim]);
+        Cuda::binary_(CopyFrom, &mut slice, p)?;
+        start += p.dims()[dim];
+    }
+    Ok(result)
+}
+
+/// [`Backend::masked_fill`] on CUDA: `where(mask, value, a)`.
+pub(crate) fn masked_fill<T: CudaElement, S: Shape, SM: Shape, SO: Shape>(
+    a: &Tensor<T, S, Cuda>,
+    mask: &Tensor<bool, SM, Cuda>,
+    value: T,
+) -> Result<Tensor<T, SO, Cuda>, CudaError> {
+    let v: G<T> = full(a.device(), &[], value)?;
+    Cuda::select(Where, mask, &v, a)
+}
+
+/// [`Backend::masked_fill_`] on CUDA: `where(mask, value, a)` into a
+/// fresh tensor, copied back into `a` (two passes; the `where` kernel
+/// cannot write one of its own operands).
+pub(crate) fn masked_fill_<T: CudaElement, S: Shape, SM: Shape>(
+    a: &mut Tensor<T, S, Cuda>,
+    mask: &Tensor<bool, SM, Cuda>,
+    value: T,
+) -> Result<(), CudaError> {
+    check_inplace(a.dims(), &[mask.dims()])?;
+    check_no_overlap(a.dims(), a.strides())?;
+    let filled: G<T> = masked_fill(a, mask, value)?;
+    Cuda::binary_(CopyFrom, a, &filled)
+}
+
+/// [`Backend::masked_select`] on CUDA: the mask's `true` positions are
+/// found on the host, then the values are gathered on the device.
+pub(crate) fn masked_select<T: CudaElement, S: Shape, SM: Shape>(
+    a: &Tensor<T, S, Cuda>,
+    mask: &Tensor<bool, SM, Cuda>,
+    dims: &[usize],
+) -> Result<Tensor<T, (Dyn,), Cuda>, CudaError> {
+    let dev = a.device();
+    let keep = mask.try_broadcast_to::<DynRank>(dims)?.to_cpu()?.to_vec();
+    let positions: Vec<i64> = keep
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &m)| m.then_some(i as i64))
+        .collect();
+    let n = positions.len();
+    if n == 0 {
+        return output(dev, &[0]);
+    }
+    let values = Cuda::copy(&a.try_broadcast_to::<DynRank>(dims)?)?;
+    let numel = values.numel();
+    let flat: G<T> = values.view_as(DimVec::from_slice(&[numel]), &[1], values.offset);
+    let buf = Arc::new(CudaStorage::new(dev.upload(&positions)?, dev.clone()));
+    let index = Tensor::<i64, (Dyn,), Cuda>::from_cuda_parts(buf, <(Dyn,) as Shape>::check_dims(&[n])?);
+    Cuda::gather(&flat, 0, &index)
 }

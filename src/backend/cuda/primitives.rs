@@ -17,7 +17,7 @@ use crate::device::Cuda;
 use crate::element::{Float, Numeric};
 use crate::ops::index::IndexElement;
 use crate::ops::table::Identity;
-use crate::shape::{DimVec, DynRank, Shape, ShapeError, broadcast_pair, check_inplace};
+use crate::shape::{DimVec, Dyn, DynRank, Shape, ShapeError, broadcast_pair, check_inplace};
 
 /// A fresh contiguous CUDA tensor of sizes `dims` on `dev`, whose elements
 /// the caller's kernel writes.
@@ -352,6 +352,38 @@ impl<T: CudaElement> Backend<T> for Cuda {
         T: Numeric,
     {
         index_kernels::scatter(out, dim, index, src, Write::Add)
+    }
+
+    fn cat<SO: Shape>(
+        parts: &[Tensor<T, DynRank, Cuda>],
+        dim: usize,
+        out: &[usize],
+    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
+        compose::cat(parts, dim, out)
+    }
+
+    fn masked_fill<S: Shape, SM: Shape, SO: Shape>(
+        a: &Tensor<T, S, Cuda>,
+        mask: &Tensor<bool, SM, Cuda>,
+        value: T,
+    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
+        compose::masked_fill(a, mask, value)
+    }
+
+    fn masked_fill_<S: Shape, SM: Shape>(
+        a: &mut Tensor<T, S, Cuda>,
+        mask: &Tensor<bool, SM, Cuda>,
+        value: T,
+    ) -> Result<(), CudaError> {
+        compose::masked_fill_(a, mask, value)
+    }
+
+    fn masked_select<S: Shape, SM: Shape>(
+        a: &Tensor<T, S, Cuda>,
+        mask: &Tensor<bool, SM, Cuda>,
+        dims: &[usize],
+    ) -> Result<Tensor<T, (Dyn,), Cuda>, CudaError> {
+        compose::masked_select(a, mask, dims)
     }
 
     fn to_host<S: Shape>(a: &Tensor<T, S, Cuda>) -> Result<Vec<T>, CudaError> {
