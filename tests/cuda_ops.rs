@@ -926,6 +926,9 @@ fn every_table_op_is_exercised() {
         "argmax",
         "argmin",
         "gen",
+        // The index kernels (`index_ops_match_cpu`), per index type.
+        "idxi32",
+        "idxi64",
     ];
     let names: std::collections::BTreeSet<String> =
         shaped::device::cuda_kernels::all_kernel_sources()
@@ -1243,4 +1246,187 @@ fn constructors_on_the_device_match_cpu() {
     arange!(f64: (0.0, 1.0, 0.1), (1.0, 2.0, 0.25), (0.0, f64::INFINITY, 1.0), (-3.5, 3.5, 0.7));
     arange!(f32: (0.0, 100_000.0, 0.5), (0.0, 1.0, f32::NAN));
     arange!(u8: (0, 255, 1));
+}
+
+/// Deterministic indices in `0..n` (`n > 0`), as `I`.
+fn indices<I: TryFrom<i64>>(len: usize, n: usize, seed: u64) -> Vec<I>
+where
+    I::Error: std::fmt::Debug,
+{
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(1);
+    (0..len)
+        .map(|_| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            I::try_from(((s >> 33) % n as u64) as i64).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn index_ops_match_cpu() {
+    let Some(dev) = device() else { return };
+    macro_rules! gathers {
+        ($e:ty, $i:ty) => {
+            // (source sizes, index sizes, dim): plain, 0-d, zero-size,
+            // an index smaller than the source away from dim.
+            for (sd, id, dim) in [
+                (vec![4usize, 5, 6], vec![4usize, 3, 6], 1isize),
+                (vec![4, 5, 6], vec![2, 5, 6], 0),
+                (vec![4, 5, 6], vec![4, 5, 9], -1),
+                (vec![300], vec![1000], 0),
+                (vec![], vec![], 0),
+                (vec![3, 0], vec![3, 0], 1),
+                (vec![3, 4], vec![0, 4], 0),
+            ] {
+                let a = rand::<$e>(&sd, 60, false);
+                let wdim = if sd.is_empty() { 0 } else { dim.rem_euclid(sd.len() as isize) as usize };
+                let size = if sd.is_empty() { 1 } else { sd[wdim] };
+                let idx = T::<$i>::try_from_vec(indices(id.iter().product(), size.max(1), 61), &id).unwrap();
+                let (ga, gi) = (a.to_device(&dev).unwrap(), idx.to_device(&dev).unwrap());
+                let w = format!("gather {} {} {sd:?} by {id:?} dim {dim}", <$e as Element>::NAME, <$i as Element>::NAME);
+                both!(w, a.try_gather(dim, &idx), ga.try_gather(dim, &gi), |x, y| assert_same(&w, &x, &y));
+            }
+            // Transposed source, expanded index.
+            let a = rand::<$e>(&[6, 5], 62, false).permute::<DynRank>(&[1, 0]).unwrap();
+            let idx = T::<$i>::try_from_vec(indices(6, 5, 63), &[1, 6]).unwrap().expand::<DynRank>(&[4, 6]).unwrap();
+            let (ga, gi) = (a.to_device(&dev).unwrap(), idx.to_device(&dev).unwrap());
+            assert_same("gather transposed/expanded", &a.try_gather(0, &idx).unwrap(), &ga.try_gather(0, &gi).unwrap());
+            // index_select, every axis, with repeats.
+            let a = rand::<$e>(&[3, 4, 5], 64, false);
+            let ga = a.to_device(&dev).unwrap();
+            for k in 0..3usize {
+                let n = a.dims()[k];
+                let idx = Tensor::<$i, Shape![_]>::try_from_vec(indices(7, n, 65 + k as u64), &[7]).unwrap();
+                let gi = idx.to_device(&dev).unwrap();
+                let (c, g) = match k {
+                    0 => (a.try_index_select::<0, _>(&idx).unwrap(), ga.try_index_select::<0, _>(&gi).unwrap()),
+                    1 => (a.try_index_select::<1, _>(&idx).unwrap(), ga.try_index_select::<1, _>(&gi).unwrap()),
+                    _ => (a.try_index_select::<2, _>(&idx).unwrap(), ga.try_index_select::<2, _>(&gi).unwrap()),
+                };
+                assert_same(&format!("index_select {} axis {k}", <$e as Element>::NAME), &c, &g);
+            }
+            // Out of range: the CPU's message, nothing written.
+            let bad = T::<$i>::try_from_vec(vec![0 as $i, 9 as $i, -1 as $i], &[1, 3]).unwrap();
+            let a = rand::<$e>(&[2, 4], 66, false);
+            let (ga, gb) = (a.to_device(&dev).unwrap(), bad.to_device(&dev).unwrap());
+            assert_eq!(a.try_gather(1, &bad).unwrap_err().to_string(), ga.try_gather(1, &gb).unwrap_err().to_string());
+        };
+    }
+    macro_rules! scatters {
+        ($e:ty, $i:ty, $add:expr) => {
+            // Unique indices along dim (a permutation per line) for
+            // `scatter_`, whose choice among repeats is unspecified on CUDA;
+            // repeats for `scatter_add_`.
+            let out = rand::<$e>(&[5, 6], 70, false);
+            let perm: Vec<$i> = (0..4).flat_map(|r| (0..6).map(move |c| ((c + r) % 6) as $i)).collect();
+            let idx = T::<$i>::try_from_vec(perm, &[4, 6]).unwrap();
+            let src = rand::<$e>(&[4, 7], 71, false);
+            let (gout, gi, gs) = (out.to_device(&dev).unwrap(), idx.to_device(&dev).unwrap(), src.to_device(&dev).unwrap());
+            let w = format!("scatter {} {}", <$e as Element>::NAME, <$i as Element>::NAME);
+            assert_same(&w, &out.try_scatter(1, &idx, &src).unwrap(), &gout.try_scatter(1, &gi, &gs).unwrap());
+            // In place into a transposed view.
+            let mut c = rand::<$e>(&[6, 5], 72, false).permute::<DynRank>(&[1, 0]).unwrap();
+            let mut g = c.to_device(&dev).unwrap();
+            c.try_scatter_(1, &idx, &src).unwrap();
+            g.try_scatter_(1, &gi, &gs).unwrap();
+            assert_same(&format!("{w} in place, transposed"), &c, &g);
+            if $add {
+                let rep = T::<$i>::try_from_vec(indices(8 * 3, 5, 73), &[8, 3]).unwrap();
+                let src = rand::<$e>(&[8, 3], 74, false).expand::<DynRank>(&[8, 3]).unwrap();
+                let out = rand::<$e>(&[5, 3], 75, false);
+                let (gout, gr, gs) = (out.to_device(&dev).unwrap(), rep.to_device(&dev).unwrap(), src.to_device(&dev).unwrap());
+                // Atomic adds come in any order: `assert_same`'s float
+                // tolerance covers the rounding differences.
+                assert_same(&format!("scatter_add {w}"), &out.try_scatter_add(0, &rep, &src).unwrap(), &gout.try_scatter_add(0, &gr, &gs).unwrap());
+                // An empty index writes nothing and is not checked.
+                let none = T::<$i>::try_zeros(&[0, 3]).unwrap();
+                assert_same("scatter_add empty", &out.try_scatter_add(0, &none, &src).unwrap(), &gout.try_scatter_add(0, &none.to_device(&dev).unwrap(), &gs).unwrap());
+            }
+            let bad = T::<$i>::try_from_vec(vec![7 as $i], &[1, 1]).unwrap();
+            let mut g = gout.deep_copy().unwrap();
+            let e = g.try_scatter_(0, &bad.to_device(&dev).unwrap(), &gs).unwrap_err().to_string();
+            assert_eq!(e, out.clone().try_scatter_(0, &bad, &src).unwrap_err().to_string());
+            assert_same("nothing written after an error", &out, &g);
+        };
+    }
+    gathers!(f32, i64);
+    gathers!(f64, i32);
+    gathers!(i32, i64);
+    gathers!(i64, i32);
+    gathers!(u8, i64);
+    scatters!(f32, i64, true);
+    scatters!(f64, i32, true);
+    scatters!(i32, i64, true);
+    scatters!(i64, i64, true);
+    scatters!(u8, i32, true);
+    // bool: gather and scatter (no scatter_add).
+    let b = rand::<bool>(&[4, 6], 80, false);
+    let idx = T::<i64>::try_from_vec(indices(12, 6, 81), &[4, 3]).unwrap();
+    assert_same("gather bool", &b.try_gather(1, &idx).unwrap(), &b.to_device(&dev).unwrap().try_gather(1, &idx.to_device(&dev).unwrap()).unwrap());
+}
+
+#[test]
+fn joins_and_masked_ops_match_cpu() {
+    let Some(dev) = device() else { return };
+    macro_rules! joins {
+        ($e:ty) => {
+            let a = rand::<$e>(&[3, 4], 90, false);
+            let b = rand::<$e>(&[5, 4], 91, false).narrow::<DynRank>(0, 1, 2).unwrap();
+            let c = rand::<$e>(&[4, 0], 92, false).permute::<DynRank>(&[1, 0]).unwrap();
+            let d = rand::<$e>(&[1, 4], 93, false).expand::<DynRank>(&[3, 4]).unwrap();
+            let parts = [&a, &b, &c, &d];
+            let gparts: Vec<G<$e>> = parts.iter().map(|p| p.to_device(&dev).unwrap()).collect();
+            let grefs: Vec<&G<$e>> = gparts.iter().collect();
+            let w = format!("cat {}", <$e as Element>::NAME);
+            assert_same(&w, &T::<$e>::try_cat::<0>(&parts).unwrap(), &G::<$e>::try_cat::<0>(&grefs).unwrap());
+            // Errors: the CPU's.
+            assert_eq!(
+                T::<$e>::try_cat::<1>(&parts).unwrap_err().to_string(),
+                G::<$e>::try_cat::<1>(&grefs).unwrap_err().to_string()
+            );
+            let e = rand::<$e>(&[3, 4], 94, false).permute::<DynRank>(&[1, 0]).unwrap();
+            let f = rand::<$e>(&[4, 3], 95, false);
+            for k in 0..3 {
+                let (ge, gf) = (e.to_device(&dev).unwrap(), f.to_device(&dev).unwrap());
+                let (c, g) = match k {
+                    0 => (T::<$e>::try_stack::<0>(&[&e, &f]).unwrap(), G::<$e>::try_stack::<0>(&[&ge, &gf]).unwrap()),
+                    1 => (T::<$e>::try_stack::<1>(&[&e, &f]).unwrap(), G::<$e>::try_stack::<1>(&[&ge, &gf]).unwrap()),
+                    _ => (T::<$e>::try_stack::<2>(&[&e, &f]).unwrap(), G::<$e>::try_stack::<2>(&[&ge, &gf]).unwrap()),
+                };
+                assert_same(&format!("stack {} axis {k}", <$e as Element>::NAME), &c, &g);
+            }
+            // masked_fill (broadcast together), masked_fill_ (into a
+            // transposed view), masked_select (broadcast, and an all-false
+            // mask).
+            let m = rand::<bool>(&[2, 1, 4], 96, false);
+            let (ga, gm) = (a.to_device(&dev).unwrap(), m.to_device(&dev).unwrap());
+            let v = <$e as Gen>::make(1, 97, true)[0];
+            assert_same("masked_fill", &a.try_masked_fill(&m, v).unwrap(), &ga.try_masked_fill(&gm, v).unwrap());
+            assert_same("masked_select", &a.try_masked_select(&m).unwrap().into_dyn(), &ga.try_masked_select(&gm).unwrap().into_dyn());
+            let none = T::<bool>::try_zeros(&[4]).unwrap();
+            assert_same("masked_select none", &a.try_masked_select(&none).unwrap().into_dyn(), &ga.try_masked_select(&none.to_device(&dev).unwrap()).unwrap().into_dyn());
+            let row = rand::<bool>(&[3], 98, false);
+            let mut c = rand::<$e>(&[3, 4], 99, false).permute::<DynRank>(&[1, 0]).unwrap();
+            let mut g = c.to_device(&dev).unwrap();
+            c.try_masked_fill_(&row, v).unwrap();
+            g.try_masked_fill_(&row.to_device(&dev).unwrap(), v).unwrap();
+            assert_same("masked_fill_", &c, &g);
+            let wide = T::<bool>::try_zeros(&[5]).unwrap();
+            assert_eq!(
+                c.try_masked_fill_(&wide, v).unwrap_err().to_string(),
+                g.try_masked_fill_(&wide.to_device(&dev).unwrap(), v).unwrap_err().to_string()
+            );
+        };
+    }
+    joins!(f32);
+    joins!(f64);
+    joins!(i32);
+    joins!(i64);
+    joins!(u8);
+    joins!(bool);
+    // Static shapes.
+    let a = Tensor::<f32, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]);
+    let ga = a.to_device(&dev).unwrap();
+    let s: Tensor<f32, Shape![_, 2, 3], Cuda> = Tensor::stack::<0>(&[&ga, &ga]);
+    assert_eq!(s.to_cpu().unwrap().to_vec(), Tensor::<f32, Shape![2, 3]>::stack::<0>(&[&a, &a]).to_vec());
 }

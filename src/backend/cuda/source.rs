@@ -529,7 +529,7 @@ pub(crate) fn generate_source(t: &str) -> KernelSource {
 pub(crate) fn index_source(t: &str, i: &str) -> KernelSource {
     let (ct, short) = c_type(t);
     let (it, ishort) = c_type(i);
-    let name = format!("sh_idx_{short}_{ishort}");
+    let name = format!("sh_idx{ishort}_{short}");
     let numeric = Family::Numeric.admits(t);
     let mut body = INDEX.to_string();
     let mut variants = vec!["check", "fetch", "gather", "scatter"];
