@@ -1000,7 +1000,12 @@ macro_rules! both {
         match ($cpu, $gpu) {
             (Ok($c), Ok($g)) => $check,
             (Err(c), Err(g)) => assert_eq!(c.to_string(), g.to_string(), "{}", $what),
-            (c, g) => panic!("{}: cpu {:?} vs cuda {:?}", $what, c.map(|t| t.dims().to_vec()), g.map(|t| t.dims().to_vec())),
+            (c, g) => panic!(
+                "{}: cpu {:?} vs cuda {:?}",
+                $what,
+                c.map(|t| t.dims().to_vec()),
+                g.map(|t| t.dims().to_vec())
+            ),
         }
     };
 }
@@ -1044,7 +1049,12 @@ fn float_statistics_match_cpu() {
     assert_eq!(v.to_cpu().unwrap().to_vec(), t.var_dim::<1>(1).to_vec());
     assert_eq!(g.norm(2.0).to_cpu().unwrap().item(), t.norm(2.0).item());
     let l: Tensor<f64, Shape![1, 3], Cuda> = g.logsumexp_dim_keepdim::<0>();
-    assert_near("logsumexp_dim_keepdim", &t.logsumexp_dim_keepdim::<0>().into_dyn(), &l.into_dyn(), 1e-12);
+    assert_near(
+        "logsumexp_dim_keepdim",
+        &t.logsumexp_dim_keepdim::<0>().into_dyn(),
+        &l.into_dyn(),
+        1e-12,
+    );
 }
 
 #[test]
@@ -1074,9 +1084,15 @@ fn all_and_any_match_cpu() {
     let f = T::<f32>::try_from_vec(vec![0., -0., f32::NAN, 1., 0., 0.], &[3, 2]).unwrap();
     let g = f.to_device(&dev).unwrap();
     for dims in dim_sets(2) {
-        let (c, x) = (f.try_all_dims(&dims, false).unwrap(), g.try_all_dims(&dims, false).unwrap());
+        let (c, x) = (
+            f.try_all_dims(&dims, false).unwrap(),
+            g.try_all_dims(&dims, false).unwrap(),
+        );
         assert_same("all f32", &c, &x);
-        let (c, x) = (f.try_any_dims(&dims, true).unwrap(), g.try_any_dims(&dims, true).unwrap());
+        let (c, x) = (
+            f.try_any_dims(&dims, true).unwrap(),
+            g.try_any_dims(&dims, true).unwrap(),
+        );
         assert_same("any f32", &c, &x);
     }
     assert!(!g.all().to_cpu().unwrap().item() && g.any().to_cpu().unwrap().item());
@@ -1127,19 +1143,37 @@ fn arg_reductions_match_cpu() {
     args!(i64);
     args!(u8);
     // NaN wins (the first one), ties go to the first index.
-    let t = T::<f64>::try_from_vec(vec![1., 5., 5., f64::NAN, 2., f64::NAN, 5., 5., 0., 0., 9., 9.], &[3, 4]).unwrap();
+    let t = T::<f64>::try_from_vec(
+        vec![1., 5., 5., f64::NAN, 2., f64::NAN, 5., 5., 0., 0., 9., 9.],
+        &[3, 4],
+    )
+    .unwrap();
     let g = t.to_device(&dev).unwrap();
     for d in [0, 1] {
-        assert_same("argmax special", &t.try_argmax(d, false).unwrap(), &g.try_argmax(d, false).unwrap());
-        assert_same("argmin special", &t.try_argmin(d, false).unwrap(), &g.try_argmin(d, false).unwrap());
+        assert_same(
+            "argmax special",
+            &t.try_argmax(d, false).unwrap(),
+            &g.try_argmax(d, false).unwrap(),
+        );
+        assert_same(
+            "argmin special",
+            &t.try_argmin(d, false).unwrap(),
+            &g.try_argmin(d, false).unwrap(),
+        );
     }
     assert_eq!(g.argmax().to_cpu().unwrap().item(), t.argmax().item());
     let s = Tensor::<i32, Shape![2, 3]>::from_vec(vec![1, 9, 9, 7, 0, 8]);
     let gs = s.to_device(&dev).unwrap();
     let i: Tensor<i64, Shape![1, 3], Cuda> = gs.argmin_dim_keepdim::<0>();
-    assert_eq!(i.to_cpu().unwrap().to_vec(), s.argmin_dim_keepdim::<0>().to_vec());
+    assert_eq!(
+        i.to_cpu().unwrap().to_vec(),
+        s.argmin_dim_keepdim::<0>().to_vec()
+    );
     let (v, i) = gs.max_dim_with_indices::<1>();
-    assert_eq!((v.to_cpu().unwrap().to_vec(), i.to_cpu().unwrap().to_vec()), (vec![9, 8], vec![1, 2]));
+    assert_eq!(
+        (v.to_cpu().unwrap().to_vec(), i.to_cpu().unwrap().to_vec()),
+        (vec![9, 8], vec![1, 2])
+    );
 }
 
 /// `argmax()` / `argmin()` of a tensor of dynamic rank as a fallible call
@@ -1152,10 +1186,12 @@ macro_rules! arg_all {
     ($d:ty) => {
         impl<E: shaped::element::Numeric + CudaElement> ArgAll<E, $d> for Tensor<E, DynRank, $d> {
             fn try_argmax_dims_all(&self) -> Result<Tensor<i64, DynRank, $d>, String> {
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.argmax().into_dyn())).map_err(panic_text)
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.argmax().into_dyn()))
+                    .map_err(panic_text)
             }
             fn try_argmin_dims_all(&self) -> Result<Tensor<i64, DynRank, $d>, String> {
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.argmin().into_dyn())).map_err(panic_text)
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.argmin().into_dyn()))
+                    .map_err(panic_text)
             }
         }
     };
@@ -1196,7 +1232,12 @@ fn softmax_matches_cpu() {
     soft!(f32, 1e-5);
     let t = Tensor::<f32, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]);
     let g: Tensor<f32, Shape![2, 3], Cuda> = t.to_device(&dev).unwrap().softmax_dim::<1>();
-    assert_near("softmax_dim", &t.softmax_dim::<1>().into_dyn(), &g.into_dyn(), 1e-6);
+    assert_near(
+        "softmax_dim",
+        &t.softmax_dim::<1>().into_dyn(),
+        &g.into_dyn(),
+        1e-6,
+    );
 }
 
 #[test]
@@ -1204,17 +1245,51 @@ fn constructors_on_the_device_match_cpu() {
     let Some(dev) = device() else { return };
     for dims in [vec![3usize, 4], vec![0, 5], vec![], vec![100_003]] {
         let w = format!("{dims:?}");
-        assert_same(&format!("full {w}"), &T::<i32>::try_full(&dims, -7).unwrap(), &G::<i32>::try_full_on(&dev, &dims, -7).unwrap());
-        assert_same(&format!("zeros {w}"), &T::<f64>::try_zeros(&dims).unwrap(), &G::<f64>::try_zeros_on(&dev, &dims).unwrap());
-        assert_same(&format!("zeros bool {w}"), &T::<bool>::try_zeros(&dims).unwrap(), &G::<bool>::try_zeros_on(&dev, &dims).unwrap());
-        assert_same(&format!("ones {w}"), &T::<u8>::try_ones(&dims).unwrap(), &G::<u8>::try_ones_on(&dev, &dims).unwrap());
+        assert_same(
+            &format!("full {w}"),
+            &T::<i32>::try_full(&dims, -7).unwrap(),
+            &G::<i32>::try_full_on(&dev, &dims, -7).unwrap(),
+        );
+        assert_same(
+            &format!("zeros {w}"),
+            &T::<f64>::try_zeros(&dims).unwrap(),
+            &G::<f64>::try_zeros_on(&dev, &dims).unwrap(),
+        );
+        assert_same(
+            &format!("zeros bool {w}"),
+            &T::<bool>::try_zeros(&dims).unwrap(),
+            &G::<bool>::try_zeros_on(&dev, &dims).unwrap(),
+        );
+        assert_same(
+            &format!("ones {w}"),
+            &T::<u8>::try_ones(&dims).unwrap(),
+            &G::<u8>::try_ones_on(&dev, &dims).unwrap(),
+        );
         for seed in [0u64, 7, u64::MAX] {
             // Uniform draws are exact (a 53-bit integer times 2^-53, then
             // rounded to the element type on both sides).
-            assert_same(&format!("rand f64 {w} seed {seed}"), &T::<f64>::try_rand(&dims, seed).unwrap(), &G::<f64>::try_rand_on(&dev, &dims, seed).unwrap());
-            assert_same(&format!("rand f32 {w} seed {seed}"), &T::<f32>::try_rand(&dims, seed).unwrap(), &G::<f32>::try_rand_on(&dev, &dims, seed).unwrap());
-            assert_near(&format!("randn f64 {w} seed {seed}"), &T::<f64>::try_randn(&dims, seed).unwrap(), &G::<f64>::try_randn_on(&dev, &dims, seed).unwrap(), 1e-13);
-            assert_near(&format!("randn f32 {w} seed {seed}"), &T::<f32>::try_randn(&dims, seed).unwrap(), &G::<f32>::try_randn_on(&dev, &dims, seed).unwrap(), 1e-6);
+            assert_same(
+                &format!("rand f64 {w} seed {seed}"),
+                &T::<f64>::try_rand(&dims, seed).unwrap(),
+                &G::<f64>::try_rand_on(&dev, &dims, seed).unwrap(),
+            );
+            assert_same(
+                &format!("rand f32 {w} seed {seed}"),
+                &T::<f32>::try_rand(&dims, seed).unwrap(),
+                &G::<f32>::try_rand_on(&dev, &dims, seed).unwrap(),
+            );
+            assert_near(
+                &format!("randn f64 {w} seed {seed}"),
+                &T::<f64>::try_randn(&dims, seed).unwrap(),
+                &G::<f64>::try_randn_on(&dev, &dims, seed).unwrap(),
+                1e-13,
+            );
+            assert_near(
+                &format!("randn f32 {w} seed {seed}"),
+                &T::<f32>::try_randn(&dims, seed).unwrap(),
+                &G::<f32>::try_randn_on(&dev, &dims, seed).unwrap(),
+                1e-6,
+            );
         }
     }
     // Static shapes.
@@ -1225,12 +1300,25 @@ fn constructors_on_the_device_match_cpu() {
     let f = Tensor::<bool, Shape![2], Cuda>::full_on(&dev, true);
     assert_eq!(f.to_cpu().unwrap().to_vec(), vec![true; 2]);
     let r = Tensor::<f64, Shape![3, 3], Cuda>::rand_on(&dev, 5);
-    assert_eq!(r.to_cpu().unwrap().to_vec(), Tensor::<f64, Shape![3, 3]>::rand(5).to_vec());
+    assert_eq!(
+        r.to_cpu().unwrap().to_vec(),
+        Tensor::<f64, Shape![3, 3]>::rand(5).to_vec()
+    );
     let n = Tensor::<f32, Shape![8], Cuda>::randn_on(&dev, 5);
-    assert_near("randn_on", &Tensor::<f32, Shape![8]>::randn(5).into_dyn(), &n.into_dyn(), 1e-6);
+    assert_near(
+        "randn_on",
+        &Tensor::<f32, Shape![8]>::randn(5).into_dyn(),
+        &n.into_dyn(),
+        1e-6,
+    );
     // A size that does not fit the shape: the CPU's message.
     let e = Tensor::<f32, Shape![2, 3], Cuda>::try_zeros_on(&dev, &[2, 4]).unwrap_err();
-    assert_eq!(e.to_string(), Tensor::<f32, Shape![2, 3]>::try_zeros(&[2, 4]).unwrap_err().to_string());
+    assert_eq!(
+        e.to_string(),
+        Tensor::<f32, Shape![2, 3]>::try_zeros(&[2, 4])
+            .unwrap_err()
+            .to_string()
+    );
     // arange: values and errors as the CPU's.
     macro_rules! arange {
         ($e:ty: $(($s:expr, $end:expr, $st:expr)),*) => {$(
@@ -1256,7 +1344,9 @@ where
     let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(1);
     (0..len)
         .map(|_| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             I::try_from(((s >> 33) % n as u64) as i64).unwrap()
         })
         .collect()
@@ -1362,7 +1452,14 @@ fn index_ops_match_cpu() {
     // bool: gather and scatter (no scatter_add).
     let b = rand::<bool>(&[4, 6], 80, false);
     let idx = T::<i64>::try_from_vec(indices(12, 6, 81), &[4, 3]).unwrap();
-    assert_same("gather bool", &b.try_gather(1, &idx).unwrap(), &b.to_device(&dev).unwrap().try_gather(1, &idx.to_device(&dev).unwrap()).unwrap());
+    assert_same(
+        "gather bool",
+        &b.try_gather(1, &idx).unwrap(),
+        &b.to_device(&dev)
+            .unwrap()
+            .try_gather(1, &idx.to_device(&dev).unwrap())
+            .unwrap(),
+    );
 }
 
 #[test]
@@ -1428,5 +1525,8 @@ fn joins_and_masked_ops_match_cpu() {
     let a = Tensor::<f32, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]);
     let ga = a.to_device(&dev).unwrap();
     let s: Tensor<f32, Shape![_, 2, 3], Cuda> = Tensor::stack::<0>(&[&ga, &ga]);
-    assert_eq!(s.to_cpu().unwrap().to_vec(), Tensor::<f32, Shape![2, 3]>::stack::<0>(&[&a, &a]).to_vec());
+    assert_eq!(
+        s.to_cpu().unwrap().to_vec(),
+        Tensor::<f32, Shape![2, 3]>::stack::<0>(&[&a, &a]).to_vec()
+    );
 }

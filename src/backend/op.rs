@@ -277,10 +277,11 @@ impl<T: Element, Op: Map2<T, Out = T>> Map1<T> for ScalarLhs<Op, T> {
     }
 }
 
-/// The reductions both backends run: sum, mean (a sum divided by the count,
-/// floats only), product, maximum and minimum (NaN if any element is NaN).
-/// The other reductions (`var`, `norm`, `logsumexp`, `all`, `argmax`, ...)
-/// run on the CPU only, until the CUDA backend has them.
+/// The reductions with one combining expression: sum, mean (a sum divided
+/// by the count, floats only), product, maximum and minimum (NaN if any
+/// element is NaN). The others have their own primitives: [`Statistic`]
+/// (`var`, `std`, `norm`, `logsumexp`), `truth` (`all`, `any`),
+/// `arg_extreme` (`argmax`, `max` with indices) and `softmax`.
 ///
 /// ```
 /// use shaped::backend::Backend;

@@ -29,9 +29,9 @@ use crate::ops::index::IndexElement;
 use crate::shape::{DimVec, Dyn, DynRank, Shape, ShapeError};
 
 /// The primitives of a device for elements `T`: pointwise ops of the op
-/// table, the reductions both devices run, and host transfers. (Index
-/// kernels, GEMM and factorizations are still methods of each device's
-/// tensors.)
+/// table, reductions (arg-reductions and the softmax family included),
+/// index kernels (gather, scatter, cat, masked ops) and host transfers.
+/// (GEMM is [`Gemm`]; factorizations are still CPU methods.)
 pub trait Backend<T: Element>: Device {
     /// `op` on every element of `a`, into a new tensor of `a`'s sizes.
     ///
@@ -216,9 +216,9 @@ pub trait Backend<T: Element>: Device {
     /// `out[i] = src[i with dim replaced by index[i]]` for every position
     /// `i` of the index's sizes, into a new contiguous tensor of shape `SO`
     /// with the index's sizes (the core of `gather` and `index_select`).
-    /// `src` and `index` have one rank (a 0-d tensor counts as 1-d of size
-    /// 1) and the caller has checked gather's size rules; both are read
-    /// through their strides (an expanded index is never copied).
+    /// `src` and `index` have one rank (a 0-d tensor counts as 1-d of one
+    /// element) and the caller has checked gather's size rules; both are
+    /// read through their strides (an expanded index is never copied).
     ///
     /// # Errors
     /// PyTorch's "index 5 is out of bounds for dimension 1 with size 3" for
@@ -397,4 +397,3 @@ pub(crate) fn out_of_bounds(index: i64, dim: usize, size: usize) -> ShapeError {
         "index {index} is out of bounds for dimension {dim} with size {size}"
     ))
 }
-

@@ -13,7 +13,11 @@
 //! for every device; `try_reshape` copies on the GPU when it must.
 //! [`Tensor::to_device`] keeps a view's strides.
 //!
-//! Not on CUDA yet: autograd, indexing/joining/masked ops and linalg.
+//! Indexing on CUDA: `gather`, `index_select`, `scatter(_)`,
+//! `scatter_add(_)`, `cat`, `stack`, `masked_fill(_)`, `masked_select`.
+//! Not on CUDA yet: autograd, linalg, and the CPU-only index ops
+//! (`take_along_dim`, `index_add_`/`index_copy_`, `scatter_reduce`,
+//! `scatter_value`, `masked_scatter`, `masked_fill_tensor`, `nonzero`).
 //!
 //! ```
 //! use shaped::device::Cuda;
@@ -33,8 +37,8 @@
 use core::marker::PhantomData;
 use std::sync::Arc;
 
-use crate::Tensor;
 use super::construct::{arange_len, below_one, check_new};
+use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::cuda::compose::full;
 use crate::backend::cuda::elementwise::Operand;

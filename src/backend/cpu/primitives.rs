@@ -5,11 +5,13 @@
 use super::exec::{self, Layout};
 use super::index::{self, CatPart, Strided};
 use super::index_run::{NonEmpty, Source, run_gather, run_scatter};
-use super::reducers::{ArgExtreme, Extreme, LogSumExp, MaxAndSum, Moments, Norm, NormKind, Prod, Sum, Truth};
+use super::reducers::{
+    ArgExtreme, Extreme, LogSumExp, MaxAndSum, Moments, Norm, NormKind, Prod, Sum, Truth,
+};
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::backend::primitives::reduced_dims;
 use crate::backend::op::{Map1, Map2, Map3, Reduction, Statistic};
+use crate::backend::primitives::reduced_dims;
 use crate::device::Cpu;
 use crate::element::{Element, Float, Numeric};
 use crate::ops::index::IndexElement;
@@ -194,7 +196,11 @@ impl<T: Element> Backend<T> for Cpu {
         ))
     }
 
-    fn softmax<S: Shape>(a: &Tensor<T, S>, dim: usize, log: bool) -> Result<Tensor<T, S>, ShapeError>
+    fn softmax<S: Shape>(
+        a: &Tensor<T, S>,
+        dim: usize,
+        log: bool,
+    ) -> Result<Tensor<T, S>, ShapeError>
     where
         T: Float,
     {
@@ -281,7 +287,11 @@ impl<T: Element> Backend<T> for Cpu {
         mask: &Tensor<bool, SM>,
         value: T,
     ) -> Result<Tensor<T, SO>, ShapeError> {
-        exec::map2(a.layout(), mask.layout(), move |x, m| if m { value } else { x })
+        exec::map2(
+            a.layout(),
+            mask.layout(),
+            move |x, m| if m { value } else { x },
+        )
     }
 
     fn masked_fill_<S: Shape, SM: Shape>(
@@ -290,7 +300,11 @@ impl<T: Element> Backend<T> for Cpu {
         value: T,
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims(), &[mask.dims()])?;
-        exec::update2(a.layout(), mask.layout(), move |x, m| if m { value } else { x })
+        exec::update2(
+            a.layout(),
+            mask.layout(),
+            move |x, m| if m { value } else { x },
+        )
     }
 
     fn masked_select<S: Shape, SM: Shape>(

@@ -39,7 +39,11 @@ pub(crate) fn full<T: CudaElement, S: Shape>(
 
 /// The number of elements each output of a reduction over `mask` reduces.
 fn count(dims: &[usize], mask: &[bool]) -> usize {
-    dims.iter().zip(mask).filter(|(_, m)| **m).map(|(d, _)| d).product()
+    dims.iter()
+        .zip(mask)
+        .filter(|(_, m)| **m)
+        .map(|(d, _)| d)
+        .product()
 }
 
 /// [`Backend::statistic`] on CUDA.
@@ -62,7 +66,11 @@ pub(crate) fn statistic<T: CudaElement + Float, S: Shape, SO: Shape>(
             let ss: Tensor<T, SO, Cuda> = Cuda::reduce(Reduction::Sum, &sq, mask, keepdim)?;
             let divisor = T::from_f64((n as f64 - correction as f64).max(0.0));
             let var = Cuda::unary(ScalarRhs(Div, divisor), &ss)?;
-            if sqrt { Cuda::unary(Sqrt, &var) } else { Ok(var) }
+            if sqrt {
+                Cuda::unary(Sqrt, &var)
+            } else {
+                Ok(var)
+            }
         }
         Statistic::Norm(p) => {
             if n == 0 {
@@ -107,7 +115,10 @@ pub(crate) fn statistic<T: CudaElement + Float, S: Shape, SO: Shape>(
             let zero: G<T> = full(dev, &[], T::zero())?;
             let infinite: G<bool> = Cuda::compare(Equal, &Cuda::unary(Abs, &m)?, &inf)?;
             let shift: G<T> = Cuda::select(Where, &infinite, &zero, &m)?;
-            let e = Cuda::unary(Exp, &Cuda::binary::<_, S, DynRank, DynRank>(Sub, a, &shift)?)?;
+            let e = Cuda::unary(
+                Exp,
+                &Cuda::binary::<_, S, DynRank, DynRank>(Sub, a, &shift)?,
+            )?;
             let lse: G<T> = Cuda::unary(Log, &Cuda::reduce(Reduction::Sum, &e, mask, keepdim)?)?;
             let sizes: Vec<isize> = out_dims.iter().map(|&d| d as isize).collect();
             let shift = shift.try_reshape::<DynRank>(&sizes)?;
@@ -253,6 +264,7 @@ pub(crate) fn masked_select<T: CudaElement, S: Shape, SM: Shape>(
     let numel = values.numel();
     let flat: G<T> = values.view_as(DimVec::from_slice(&[numel]), &[1], values.offset);
     let buf = Arc::new(CudaStorage::new(dev.upload(&positions)?, dev.clone()));
-    let index = Tensor::<i64, (Dyn,), Cuda>::from_cuda_parts(buf, <(Dyn,) as Shape>::check_dims(&[n])?);
+    let index =
+        Tensor::<i64, (Dyn,), Cuda>::from_cuda_parts(buf, <(Dyn,) as Shape>::check_dims(&[n])?);
     Cuda::gather(&flat, 0, &index)
 }

@@ -31,7 +31,11 @@ fn nonempty(dims: &[usize], strides: &[usize]) -> (Vec<usize>, Vec<usize>) {
 
 /// The kernel-cache name of the index modules for index type `I`.
 fn family<I: IndexElement>() -> &'static str {
-    if I::NAME == "int32" { "index_i32" } else { "index_i64" }
+    if I::NAME == "int32" {
+        "index_i32"
+    } else {
+        "index_i64"
+    }
 }
 
 /// Which write a scatter does.

@@ -39,9 +39,9 @@ mod device;
 #[cfg(feature = "cuda")]
 pub(crate) mod elementwise;
 #[cfg(feature = "cuda")]
-pub(crate) mod generate;
-#[cfg(feature = "cuda")]
 mod gemm;
+#[cfg(feature = "cuda")]
+pub(crate) mod generate;
 #[cfg(feature = "cuda")]
 pub(crate) mod index;
 #[cfg(feature = "cuda")]

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use super::compose;
-use super::index::{self as index_kernels, Write};
 use super::elementwise::{Operand, launch};
+use super::index::{self as index_kernels, Write};
 use super::reduce::reduce as launch_reduce;
 use super::reductions::{ReduceDef, find_reduction};
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};

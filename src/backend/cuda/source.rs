@@ -514,10 +514,7 @@ pub(crate) fn generate_source(t: &str) -> KernelSource {
         &["arange"]
     };
     KernelSource {
-        source: format!(
-            "{PRELUDE}typedef {ct} T;\n{}",
-            body.replace("KNAME", &name)
-        ),
+        source: format!("{PRELUDE}typedef {ct} T;\n{}", body.replace("KNAME", &name)),
         kernels: variants.iter().map(|v| format!("{name}_{v}")).collect(),
         name,
     }

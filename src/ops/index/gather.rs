@@ -31,8 +31,8 @@
 
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::device::Cpu;
 use crate::backend::cpu::index_run::{Source, run_gather, run_scatter};
+use crate::device::Cpu;
 use crate::element::{Element, Numeric};
 use crate::iter::broadcast_strides;
 use crate::ops::exec::Layout;
@@ -296,7 +296,6 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     ) -> Tensor<T, S, D> {
         self.try_scatter(dim, index, src).or_panic()
     }
-
 }
 
 impl<T: Element, S: Shape> Tensor<T, S> {

@@ -33,8 +33,7 @@ use crate::device::Device;
 use crate::element::Element;
 use crate::shape::OrPanic;
 use crate::shape::{
-    CatAxis, DimVec, Dyn, DynRank, JoinShape, SetAxis, Shape, ShapeError, StackAxis,
-    checked_numel,
+    CatAxis, DimVec, Dyn, DynRank, JoinShape, SetAxis, Shape, ShapeError, StackAxis, checked_numel,
 };
 use crate::tensor::wrap_dim;
 
@@ -129,7 +128,10 @@ fn stack_on<T: Element, S: Shape, SO: Shape, D: Backend<T>>(
     let views = parts
         .iter()
         .map(|p| {
-            let (mut d, mut s) = (DimVec::from_slice(p.dims()), DimVec::from_slice(p.strides()));
+            let (mut d, mut s) = (
+                DimVec::from_slice(p.dims()),
+                DimVec::from_slice(p.strides()),
+            );
             d.insert(dim, 1);
             s.insert(dim, 0);
             dyn_view(p, &d, &s)

@@ -179,7 +179,6 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     {
         self.try_masked_select(mask).or_panic()
     }
-
 }
 
 impl<T: Element, S: Shape> Tensor<T, S> {

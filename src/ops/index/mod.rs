@@ -74,9 +74,9 @@ mod split;
 pub use scatter_reduce::ScatterReduce;
 pub use slice::{AxisIndex, AxisRange, Stepped};
 
-use crate::element::Integer;
 pub(crate) use crate::backend::cpu::index_run::NonEmpty;
 pub(crate) use crate::backend::primitives::out_of_bounds;
+use crate::element::Integer;
 
 /// An element type that an index tensor may hold: `i64` or `i32`, as
 /// PyTorch's index arguments take `int64` (and `int32` for `index_select`,

@@ -25,16 +25,16 @@
 
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::iter::contiguous_strides;
-use crate::shape::DynRank;
 use crate::element::{Element, Numeric};
+use crate::iter::contiguous_strides;
 use crate::ops::exec::Layout;
+use crate::shape::DynRank;
 use crate::shape::OrPanic;
 use crate::shape::{Dim, SetAxis, Shape, ShapeError};
 use crate::tensor::wrap_dim;
 
-use crate::backend::cpu::index_run::{Source, run_scatter};
 use super::{IndexElement, NonEmpty};
+use crate::backend::cpu::index_run::{Source, run_scatter};
 
 /// The strides that show a 1-d index (`stride`) along `dim` of a tensor of
 /// rank `rank`, and nothing (stride 0) along the other axes.
@@ -233,7 +233,6 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
 }
 
 impl<T: Element, S: Shape> Tensor<T, S> {
-
     /// Copies slice `i` of `source` along `dim` into slice `index[i]` of
     /// `self`, as `Tensor.index_copy_(dim, index, source)`; with repeated
     /// indices the last one wins.

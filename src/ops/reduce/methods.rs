@@ -253,7 +253,8 @@ reductions! {
 
     /// The variance, `Σ (x - mean)² / (N - correction)`, as `torch.var`
     /// (PyTorch's default `correction` is 1, Bessel's correction; 0 gives the
-    /// population variance). Welford's algorithm in `f64`.
+    /// population variance). Welford's algorithm in `f64` on the CPU; two
+    /// passes (mean, then squared deviations) in the element type on CUDA.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};

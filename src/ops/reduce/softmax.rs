@@ -1,6 +1,8 @@
 //! `softmax` and `log_softmax` along one dim: one pass finds each slice's
 //! maximum `m` and `s = Σ exp(x - m)` (rescaling as `m` grows), a second
-//! writes `exp(x - m) / s` or `x - m - log s`, as PyTorch computes them.
+//! writes `exp(x - m) / s` or `x - m - log s`, as PyTorch computes them
+//! (on CUDA: the maximum, `exp(x - m)`, its sum and the division, one
+//! kernel each).
 
 use super::axes;
 use crate::Tensor;
