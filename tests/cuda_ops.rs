@@ -1395,6 +1395,18 @@ fn index_ops_match_cpu() {
                 };
                 assert_same(&format!("index_select {} axis {k}", <$e as Element>::NAME), &c, &g);
             }
+            // take_along_dim: the index broadcast against the source.
+            let a = rand::<$e>(&[4, 1, 5], 67, false);
+            let idx = T::<$i>::try_from_vec(indices(3 * 2 * 1, 4, 68), &[3, 2, 1]).unwrap();
+            let (ga, gi) = (a.to_device(&dev).unwrap(), idx.to_device(&dev).unwrap());
+            for d in [0isize, -3] {
+                let w = format!("take_along_dim {} dim {d}", <$e as Element>::NAME);
+                both!(w, a.try_take_along_dim_at(d, &idx), ga.try_take_along_dim_at(d, &gi), |x, y| assert_same(&w, &x, &y));
+            }
+            assert_eq!(
+                a.try_take_along_dim_at(1, &idx).unwrap_err().to_string(),
+                ga.try_take_along_dim_at(1, &gi).unwrap_err().to_string()
+            );
             // Out of range: the CPU's message, nothing written.
             let bad = T::<$i>::try_from_vec(vec![0 as $i, 9 as $i, -1 as $i], &[1, 3]).unwrap();
             let a = rand::<$e>(&[2, 4], 66, false);

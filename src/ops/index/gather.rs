@@ -31,10 +31,10 @@
 
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::backend::cpu::index_run::{Source, run_gather, run_scatter};
+use crate::backend::cpu::index_run::{Source, run_scatter};
 use crate::device::Cpu;
 use crate::element::{Element, Numeric};
-use crate::iter::broadcast_strides;
+use crate::iter::{broadcast_strides, contiguous_strides};
 use crate::ops::exec::Layout;
 use crate::shape::OrPanic;
 use crate::shape::{
@@ -399,114 +399,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ) -> Tensor<T, S> {
         self.try_scatter_value(dim, index, value).or_panic()
     }
-
-    /// The elements of `self` picked along axis `K` by `indices`, the two
-    /// broadcast against each other everywhere but along `K`, as
-    /// `torch.take_along_dim(self, indices, K)` (NumPy's
-    /// `take_along_axis`). The result has `indices`' size along `K` and the
-    /// broadcast size elsewhere.
-    ///
-    /// # Errors
-    /// PyTorch's: `torch.take_along_dim(): input and indices should have the
-    /// same number of dimensions, ...`; a broadcast mismatch away from `K`;
-    /// an index value outside `0..self.size(K)`.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t = Tensor::<i32, Shape![2, 3]>::from_vec(vec![1, 2, 3, 4, 5, 6]);
-    /// // One row of indices, broadcast over both rows of `t`.
-    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![2, 0]);
-    /// let r: Tensor<i32, Shape![2, 2]> = t.try_take_along_dim::<1, _>(&idx).unwrap();
-    /// assert_eq!(r.to_vec(), vec![3, 1, 6, 4]);
-    /// ```
-    #[allow(clippy::type_complexity)]
-    pub fn try_take_along_dim<const K: usize, SI: Shape>(
-        &self,
-        indices: &Tensor<impl IndexElement, SI>,
-    ) -> Result<Tensor<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>>, ShapeError>
-    where
-        S: SetAxis<K, One>,
-        <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
-    {
-        let (dims, data) = take_along_dim_impl(self.layout(), K as isize, indices.layout())?;
-        Ok(Tensor::from_parts(
-            data,
-            <Broadcast<<S as SetAxis<K, One>>::Output, SI>>::check_dims(&dims)?,
-        ))
-    }
-
-    /// The elements of `self` picked along axis `K` by `indices`, broadcast
-    /// together elsewhere.
-    ///
-    /// # Panics
-    /// With the message of [`Tensor::try_take_along_dim`]'s error.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t = Tensor::<f32, Shape![2, 3]>::from_vec(vec![3., 1., 2., 9., 7., 8.]);
-    /// // The position of each row's maximum, as argmax(keepdim) would give it.
-    /// let arg = Tensor::<i64, Shape![2, 1]>::from_vec(vec![0, 0]);
-    /// let m: Tensor<f32, Shape![2, 1]> = t.take_along_dim::<1, _>(&arg);
-    /// assert_eq!(m.to_vec(), vec![3., 9.]);
-    /// ```
-    #[track_caller]
-    #[allow(clippy::type_complexity)]
-    pub fn take_along_dim<const K: usize, SI: Shape>(
-        &self,
-        indices: &Tensor<impl IndexElement, SI>,
-    ) -> Tensor<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>>
-    where
-        S: SetAxis<K, One>,
-        <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
-    {
-        self.try_take_along_dim::<K, SI>(indices).or_panic()
-    }
 }
 
 impl<T: Element, S: Shape> Tensor<T, S> {
-    /// [`Tensor::try_take_along_dim`] with the axis given at run time (negative
-    /// counts from the end), as `torch.take_along_dim(self, indices, dim)`;
-    /// the result's rank is known only at run time.
-    ///
-    /// # Errors
-    /// As [`Tensor::try_take_along_dim`], and `dim` out of range.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t = Tensor::<i32, Shape![2, 3]>::from_vec(vec![1, 2, 3, 4, 5, 6]);
-    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![2, 0]);
-    /// let r = t.try_take_along_dim_at(-1, &idx).unwrap();
-    /// assert_eq!((r.dims(), r.to_vec()), (&[2, 2][..], vec![3, 1, 6, 4]));
-    /// ```
-    pub fn try_take_along_dim_at(
-        &self,
-        dim: isize,
-        indices: &Tensor<impl IndexElement, impl Shape>,
-    ) -> Result<Tensor<T, DynRank>, ShapeError> {
-        let (dims, data) = take_along_dim_impl(self.layout(), dim, indices.layout())?;
-        Tensor::try_from_vec(data, &dims)
-    }
-
-    /// [`Tensor::take_along_dim`] with the axis given at run time.
-    ///
-    /// # Panics
-    /// With the message of [`Tensor::try_take_along_dim_at`]'s error.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t = Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
-    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![1, 0]);
-    /// assert_eq!(t.take_along_dim_at(0, &idx).to_vec(), vec![3., 2.]);
-    /// ```
-    #[track_caller]
-    pub fn take_along_dim_at(
-        &self,
-        dim: isize,
-        indices: &Tensor<impl IndexElement, impl Shape>,
-    ) -> Tensor<T, DynRank> {
-        self.try_take_along_dim_at(dim, indices).or_panic()
-    }
-
     /// The elements of `self` flattened (row-major), picked by `indices`
     /// flattened, as `torch.take_along_dim(self, indices)` without a dim.
     ///
@@ -557,46 +452,144 @@ impl<T: Element, S: Shape> Tensor<T, S> {
 
 /// `take_along_dim`'s checks, broadcasting and gather, on erased layouts:
 /// the result's sizes and elements.
-fn take_along_dim_impl<T: Element, I: IndexElement>(
-    src: Layout<'_, T>,
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
+    /// The elements of `self` picked along axis `K` by `indices`, the two
+    /// broadcast against each other everywhere but along `K`, as
+    /// `torch.take_along_dim(self, indices, K)` (NumPy's
+    /// `take_along_axis`). The result has `indices`' size along `K` and the
+    /// broadcast size elsewhere.
+    ///
+    /// # Errors
+    /// PyTorch's: `torch.take_along_dim(): input and indices should have the
+    /// same number of dimensions, ...`; a broadcast mismatch away from `K`;
+    /// an index value outside `0..self.size(K)`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2, 3]>::from_vec(vec![1, 2, 3, 4, 5, 6]);
+    /// // One row of indices, broadcast over both rows of `t`.
+    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![2, 0]);
+    /// let r: Tensor<i32, Shape![2, 2]> = t.try_take_along_dim::<1, _>(&idx).unwrap();
+    /// assert_eq!(r.to_vec(), vec![3, 1, 6, 4]);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn try_take_along_dim<const K: usize, SI: Shape>(
+        &self,
+        indices: &Tensor<impl IndexElement, SI, D>,
+    ) -> Result<Tensor<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>, D>, D::Error>
+    where
+        S: SetAxis<K, One>,
+        <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
+    {
+        take_along_dim_on(self, K as isize, indices)
+    }
+
+    /// The elements of `self` picked along axis `K` by `indices`, broadcast
+    /// together elsewhere.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_take_along_dim`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![2, 3]>::from_vec(vec![3., 1., 2., 9., 7., 8.]);
+    /// // The position of each row's maximum, as argmax(keepdim) would give it.
+    /// let arg = Tensor::<i64, Shape![2, 1]>::from_vec(vec![0, 0]);
+    /// let m: Tensor<f32, Shape![2, 1]> = t.take_along_dim::<1, _>(&arg);
+    /// assert_eq!(m.to_vec(), vec![3., 9.]);
+    /// ```
+    #[track_caller]
+    #[allow(clippy::type_complexity)]
+    pub fn take_along_dim<const K: usize, SI: Shape>(
+        &self,
+        indices: &Tensor<impl IndexElement, SI, D>,
+    ) -> Tensor<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>, D>
+    where
+        S: SetAxis<K, One>,
+        <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
+    {
+        self.try_take_along_dim::<K, SI>(indices).or_panic()
+    }
+
+    /// [`Tensor::try_take_along_dim`] with the axis given at run time (negative
+    /// counts from the end), as `torch.take_along_dim(self, indices, dim)`;
+    /// the result's rank is known only at run time.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_take_along_dim`], and `dim` out of range.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2, 3]>::from_vec(vec![1, 2, 3, 4, 5, 6]);
+    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![2, 0]);
+    /// let r = t.try_take_along_dim_at(-1, &idx).unwrap();
+    /// assert_eq!((r.dims(), r.to_vec()), (&[2, 2][..], vec![3, 1, 6, 4]));
+    /// ```
+    pub fn try_take_along_dim_at(
+        &self,
+        dim: isize,
+        indices: &Tensor<impl IndexElement, impl Shape, D>,
+    ) -> Result<Tensor<T, DynRank, D>, D::Error> {
+        take_along_dim_on(self, dim, indices)
+    }
+
+    /// [`Tensor::take_along_dim`] with the axis given at run time.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_take_along_dim_at`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
+    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![1, 0]);
+    /// assert_eq!(t.take_along_dim_at(0, &idx).to_vec(), vec![3., 2.]);
+    /// ```
+    #[track_caller]
+    pub fn take_along_dim_at(
+        &self,
+        dim: isize,
+        indices: &Tensor<impl IndexElement, impl Shape, D>,
+    ) -> Tensor<T, DynRank, D> {
+        self.try_take_along_dim_at(dim, indices).or_panic()
+    }
+
+}
+
+fn take_along_dim_on<T: Element, I: IndexElement, S: Shape, SO: Shape, D: Backend<T>>(
+    src: &Tensor<T, S, D>,
     k: isize,
-    indices: Layout<'_, I>,
-) -> Result<(Vec<usize>, Vec<T>), ShapeError> {
-    if src.dims.len() != indices.dims.len() {
+    indices: &Tensor<I, impl Shape, D>,
+) -> Result<Tensor<T, SO, D>, D::Error> {
+    let (sd, id) = (src.dims(), indices.dims());
+    if sd.len() != id.len() {
         return Err(ShapeError::Invalid(format!(
             "torch.take_along_dim(): input and indices should have the same number of dimensions, but got {} dimensions for input, and {} dimensions for indices",
-            src.dims.len(),
-            indices.dims.len()
-        )));
+            sd.len(),
+            id.len()
+        ))
+        .into());
     }
-    if src.dims.is_empty() {
+    if sd.is_empty() {
         return Err(ShapeError::Invalid(format!(
             "Dimension specified as {k} but tensor has no dimensions"
-        )));
+        ))
+        .into());
     }
-    let dim = wrap_dim(k, src.dims.len())?;
+    let dim = wrap_dim(k, sd.len())?;
     // The result's sizes: `self` with `indices`' size along `dim`, broadcast
     // with `indices`; `self` is read at the same sizes but its own along dim.
-    let mut self_sizes = src.dims.to_vec();
-    self_sizes[dim] = indices.dims[dim];
-    let out = broadcast_pair(&self_sizes, indices.dims)?;
-    let mut index_sizes = indices.dims.to_vec();
-    index_sizes[dim] = src.dims[dim];
-    let read = broadcast_pair(&index_sizes, src.dims)?;
-    let idx_strides = broadcast_strides(indices.dims, indices.strides, &out);
-    let src_strides = broadcast_strides(src.dims, src.strides, &read);
-    let idx = Layout {
-        dims: &out,
-        strides: &idx_strides,
-        ..indices
-    };
-    let sl = Layout {
-        dims: &read,
-        strides: &src_strides,
-        ..src
-    };
-    let data = run_gather(&out, dim, idx, sl, (src.dims[dim], src.strides[dim]))?;
-    Ok((out.to_vec(), data))
+    let mut self_sizes = sd.to_vec();
+    self_sizes[dim] = id[dim];
+    let out = broadcast_pair(&self_sizes, id)?;
+    let mut index_sizes = id.to_vec();
+    index_sizes[dim] = sd[dim];
+    let read = broadcast_pair(&index_sizes, sd)?;
+    let idx_strides = broadcast_strides(id, indices.strides(), &out);
+    let src_strides = broadcast_strides(sd, src.strides(), &read);
+    let idx = indices.view_as::<DynRank>(out.clone(), &idx_strides, indices.offset);
+    let from = src.view_as::<DynRank>(read, &src_strides, src.offset);
+    let picked: Tensor<T, DynRank, D> = D::gather(&from, dim, &idx)?;
+    Ok(picked.view_as(SO::check_dims(&out)?, &contiguous_strides(&out), 0))
 }
 
 impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
