@@ -162,3 +162,59 @@ pub(crate) fn run_gather<T: Element, I: Element + Into<i64>>(
         GatherError::Alloc(e) => e,
     })
 }
+
+/// `run_scatter` with 0-d operands seen as 1-d (the caller has checked
+/// scatter's sizes and that the index has elements).
+pub(crate) fn scatter_nonempty<T: Element, I: Element + Into<i64>>(
+    out: Layout<'_, T>,
+    dim: usize,
+    index: Layout<'_, I>,
+    src: Source<'_, T>,
+    f: impl Fn(T, T) -> T + Sync,
+) -> Result<(), ShapeError> {
+    let (o, ix) = (NonEmpty::of(&out), NonEmpty::of(&index));
+    let src_ne = match &src {
+        Source::Tensor(s) => Some(NonEmpty::of(s)),
+        Source::Value(_) => None,
+    };
+    let src = match (&src, &src_ne) {
+        (Source::Tensor(s), Some(ne)) => Source::Tensor(Layout {
+            dims: &ne.dims,
+            strides: &ne.strides,
+            ..*s
+        }),
+        (Source::Value(v), _) => Source::Value(*v),
+        (Source::Tensor(_), None) => unreachable!("a tensor source has its layout"),
+    };
+    let out = Layout {
+        dims: &o.dims,
+        strides: &o.strides,
+        ..out
+    };
+    let idx = Layout {
+        dims: &ix.dims,
+        strides: &ix.strides,
+        ..index
+    };
+    run_scatter("", out, dim, &ix.dims, idx, src, f)
+}
+
+/// `run_gather` over the index's sizes with 0-d operands seen as 1-d.
+pub(crate) fn gather_nonempty<T: Element, I: Element + Into<i64>>(
+    src: Layout<'_, T>,
+    dim: usize,
+    index: Layout<'_, I>,
+) -> Result<Vec<T>, ShapeError> {
+    let (s, ix) = (NonEmpty::of(&src), NonEmpty::of(&index));
+    let idx = Layout {
+        dims: &ix.dims,
+        strides: &ix.strides,
+        ..index
+    };
+    let from = Layout {
+        dims: &s.dims,
+        strides: &s.strides,
+        ..src
+    };
+    run_gather(&ix.dims, dim, idx, from, (s.dims[dim], s.strides[dim]))
+}

@@ -2,9 +2,9 @@
 //! the loops of `exec.rs`, where it is monomorphised as a closure would be
 //! (so a table op costs what the closure it replaced cost).
 
-use super::exec::{self, Layout};
+use super::exec;
 use super::index::{self, CatPart, Strided};
-use super::index_run::{NonEmpty, Source, run_gather, run_scatter};
+use super::index_run::{Source, gather_nonempty, scatter_nonempty};
 use super::reducers::{
     ArgExtreme, Extreme, LogSumExp, MaxAndSum, Moments, Norm, NormKind, Prod, Sum, Truth,
 };
@@ -223,19 +223,7 @@ impl<T: Element> Backend<T> for Cpu {
         dim: usize,
         index: &Tensor<I, SI>,
     ) -> Result<Tensor<T, SO>, ShapeError> {
-        let (sl, il) = (src.layout(), index.layout());
-        let (s, ix) = (NonEmpty::of(&sl), NonEmpty::of(&il));
-        let idx = Layout {
-            dims: &ix.dims,
-            strides: &ix.strides,
-            ..il
-        };
-        let from = Layout {
-            dims: &s.dims,
-            strides: &s.strides,
-            ..sl
-        };
-        let data = run_gather(&ix.dims, dim, idx, from, (s.dims[dim], s.strides[dim]))?;
+        let data = gather_nonempty(src.layout(), dim, index.layout())?;
         Tensor::try_from_vec(data, index.dims())
     }
 
@@ -337,22 +325,6 @@ fn scatter_with<T: Element, I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
     src: &Tensor<T, S2>,
     f: impl Fn(T, T) -> T + Sync,
 ) -> Result<(), ShapeError> {
-    let (ol, il, sl) = (out.layout(), index.layout(), src.layout());
-    let (o, ix, sr) = (NonEmpty::of(&ol), NonEmpty::of(&il), NonEmpty::of(&sl));
-    let dst = Layout {
-        dims: &o.dims,
-        strides: &o.strides,
-        ..ol
-    };
-    let idx = Layout {
-        dims: &ix.dims,
-        strides: &ix.strides,
-        ..il
-    };
-    let from = Layout {
-        dims: &sr.dims,
-        strides: &sr.strides,
-        ..sl
-    };
-    run_scatter("", dst, dim, &ix.dims, idx, Source::Tensor(from), f)
+    let (o, i, s) = (out.layout(), index.layout(), src.layout());
+    scatter_nonempty(o, dim, i, Source::Tensor(s), f)
 }

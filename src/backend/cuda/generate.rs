@@ -2,20 +2,12 @@
 //! and the seeded uniform and normal streams, written straight into a
 //! fresh device buffer (nothing is computed on the host or copied up).
 
-use cudarc::driver::{CudaSlice, DevicePtrMut, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, DevicePtrMut, PushKernelArg};
 
 use super::CudaError;
 use super::device::{CudaDevice, CudaElement};
+use super::elementwise::config;
 use super::source::generate_source;
-
-/// A grid-strided launch over `n` elements.
-fn cfg(n: u64) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: (n.div_ceil(256).clamp(1, 1 << 16) as u32, 1, 1),
-        block_dim: (256, 1, 1),
-        shared_mem_bytes: 0,
-    }
-}
 
 /// Which generator, with its arguments.
 #[derive(Clone, Copy, Debug)]
@@ -50,7 +42,7 @@ pub(crate) fn generate<T: CudaElement>(
             b.arg(&po).arg(&start).arg(&step).arg(&n);
             // SAFETY: `_arange(T*, double, double, u64 n)` matches the
             // pushed arguments; `out` holds at least `n` elements.
-            unsafe { b.launch(cfg(n)) }?;
+            unsafe { b.launch(config(n)) }?;
         }
         Generator::Uniform { seed, below_one } => {
             let f = dev.kernel(("gen", T::NAME, "uniform"), make)?;
@@ -58,7 +50,7 @@ pub(crate) fn generate<T: CudaElement>(
             b.arg(&po).arg(&seed).arg(&below_one).arg(&n);
             // SAFETY: `_uniform(T*, u64 seed, T below_one, u64 n)` matches
             // the pushed arguments; `out` holds at least `n` elements.
-            unsafe { b.launch(cfg(n)) }?;
+            unsafe { b.launch(config(n)) }?;
         }
         Generator::Normal { seed } => {
             let f = dev.kernel(("gen", T::NAME, "normal"), make)?;
@@ -66,7 +58,7 @@ pub(crate) fn generate<T: CudaElement>(
             b.arg(&po).arg(&seed).arg(&n);
             // SAFETY: `_normal(T*, u64 seed, u64 n)` matches the pushed
             // arguments; `out` holds at least `n` elements.
-            unsafe { b.launch(cfg(n)) }?;
+            unsafe { b.launch(config(n)) }?;
         }
     }
     Ok(())

@@ -11,7 +11,7 @@ use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
 use super::elementwise::{KLayout, config};
 use super::primitives::{check_no_overlap, output, same_device};
 use super::source::index_source;
-use super::{CudaDevice, CudaElement, CudaError};
+use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::primitives::out_of_bounds;
@@ -90,6 +90,42 @@ fn check_indices<T: CudaElement, I: IndexElement>(
     Ok(())
 }
 
+/// Checks every index value, then launches kernel `variant` (`gather`,
+/// `scatter`, `scatter_add`) over `l`: operand 0 writes into `out`, 1 reads
+/// the index, 2 reads `src`, the indexed operand moving `step` elements per
+/// index unit along `dim` (of size `size`). The caller built `l` so that
+/// every position it reaches lies within each operand's view once the
+/// index values are in `0..size`.
+fn run<T: CudaElement, I: IndexElement>(
+    dev: &CudaDevice,
+    l: &KLayout,
+    (out, index, src): (&CudaStorage<T>, &CudaStorage<I>, &CudaStorage<T>),
+    (dim, size, step): (usize, usize, usize),
+    n: usize,
+    variant: &'static str,
+) -> Result<(), CudaError> {
+    let stream = dev.stream();
+    let gi = index.buf.read();
+    let (pi, _si) = gi.device_ptr(stream);
+    check_indices::<T, I>(dev, l, pi, (dim, size), n as u64)?;
+    let gs = src.buf.read();
+    let (ps, _ss) = gs.device_ptr(stream);
+    let mut go = out.buf.write();
+    let (po, _so) = go.device_ptr_mut(stream);
+    let f = dev.kernel((family::<I>(), T::NAME, variant), || {
+        index_source(T::NAME, I::NAME)
+    })?;
+    let (step, n) = (step as u64, n as u64);
+    let mut b = stream.launch_builder(&f);
+    b.arg(l).arg(&po).arg(&pi).arg(&ps).arg(&step).arg(&n);
+    // SAFETY: `_gather` / `_scatter` / `_scatter_add(ShLayout, T*, const
+    // I*, const T*, u64 step, u64 n)` match the pushed arguments; every
+    // index value was checked to lie in `0..size`, and the caller built `l`
+    // within the operands' views (see its comment at the call).
+    unsafe { b.launch(config(n)) }?;
+    Ok(())
+}
+
 /// [`Backend::gather`] on CUDA.
 pub(crate) fn gather<T: CudaElement, I: IndexElement, S1: Shape, SI: Shape, SO: Shape>(
     src: &Tensor<T, S1, Cuda>,
@@ -112,29 +148,18 @@ pub(crate) fn gather<T: CudaElement, I: IndexElement, S1: Shape, SI: Shape, SO: 
         &dims,
         &[(&ostr, 0), (&istr, index.offset), (&sstr, src.offset)],
     )?;
-    let stream = dev.stream();
-    let gi = index.storage.buf.read();
-    let (pi, _si) = gi.device_ptr(stream);
-    check_indices::<T, I>(&dev, &l, pi, (dim, size), n as u64)?;
-    let gs = src.storage.buf.read();
-    let (ps, _ss) = gs.device_ptr(stream);
-    let mut go = out.storage.buf.write();
-    let (po, _so) = go.device_ptr_mut(stream);
-    let f = dev.kernel((family::<I>(), T::NAME, "gather"), || {
-        index_source(T::NAME, I::NAME)
-    })?;
-    let (step, n) = (step as u64, n as u64);
-    let mut b = stream.launch_builder(&f);
-    b.arg(&l).arg(&po).arg(&pi).arg(&ps).arg(&step).arg(&n);
-    // SAFETY: `_gather(ShLayout, T*, const I*, const T*, u64 step, u64 n)`
-    // matches; `out` is fresh and contiguous over the index's sizes; every
-    // index value was checked to lie in `0..size`, and the caller checked
-    // that the index's sizes away from `dim` do not exceed `src`'s, so
-    // every read lies within `src`'s view.
-    unsafe { b.launch(config(n)) }?;
-    drop(b);
-    drop(_so);
-    drop(go);
+    // Bounds: `out` is fresh and contiguous over the
+    // index's sizes; the caller checked that the index's sizes away from
+    // `dim` do not exceed `src`'s, so with every index value in
+    // `0..size` every read lies within `src`'s view.
+    run(
+        &dev,
+        &l,
+        (&out.storage, &index.storage, &src.storage),
+        (dim, size, step),
+        n,
+        "gather",
+    )?;
     Ok(out)
 }
 
@@ -180,30 +205,21 @@ pub(crate) fn scatter<T: CudaElement, I: IndexElement, S: Shape, SI: Shape, S2: 
             (&sstr, src.offset),
         ],
     )?;
-    let stream = dev.stream();
-    let gi = index.storage.buf.read();
-    let (pi, _si) = gi.device_ptr(stream);
-    check_indices::<T, I>(&dev, &l, pi, (dim, size), n as u64)?;
-    let gs = src.storage.buf.read();
-    let (ps, _ss) = gs.device_ptr(stream);
-    let mut go = out.storage.buf.write();
-    let (po, _so) = go.device_ptr_mut(stream);
     let variant = match write {
         Write::Assign => "scatter",
         Write::Add => "scatter_add",
     };
-    let f = dev.kernel((family::<I>(), T::NAME, variant), || {
-        index_source(T::NAME, I::NAME)
-    })?;
-    let (step, n) = (step as u64, n as u64);
-    let mut b = stream.launch_builder(&f);
-    b.arg(&l).arg(&po).arg(&pi).arg(&ps).arg(&step).arg(&n);
-    // SAFETY: `_scatter` / `_scatter_add(ShLayout, T*, const I*, const T*,
-    // u64 step, u64 n)` match; every index value lies in `0..size` of
-    // `out`'s dim and the caller checked that the index's sizes fit `out`
-    // away from `dim` and `src` everywhere, so every write lies within
-    // `out`'s view and every read within `src`'s; `out`'s elements are
-    // distinct and neither input shares its buffer.
-    unsafe { b.launch(config(n)) }?;
-    Ok(())
+    // Bounds: the caller checked that the index's sizes fit
+    // `out` away from `dim` and `src` everywhere, so with every index value
+    // in `0..size` every write lies within `out`'s view and every read
+    // within `src`'s; `out`'s elements are distinct and neither input
+    // shares its buffer.
+    run(
+        &dev,
+        &l,
+        (&out.storage, &index.storage, &src.storage),
+        (dim, size, step),
+        n,
+        variant,
+    )
 }

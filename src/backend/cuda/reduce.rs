@@ -9,6 +9,7 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKerne
 
 use super::CudaError;
 use super::device::{CudaDevice, CudaElement};
+use super::elementwise::config;
 use super::reductions::ReduceDef;
 use super::source::{arg_source, reduce_source};
 
@@ -39,12 +40,7 @@ pub(crate) fn reduce<T: CudaElement>(
     let (po, _so) = out.device_ptr_mut(stream);
     if inner > 1 {
         let f = dev.kernel((def.name, T::NAME, "cols"), make)?;
-        let total = outer * inner;
-        let cfg = LaunchConfig {
-            grid_dim: (total.div_ceil(256).clamp(1, 1 << 16) as u32, 1, 1),
-            block_dim: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = config(outer * inner);
         let mut b = stream.launch_builder(&f);
         b.arg(&po)
             .arg(&pi)
@@ -157,12 +153,7 @@ pub(crate) fn arg_reduce<T: CudaElement>(
         return Ok(());
     }
     let f = dev.kernel((name, T::NAME, "cols"), make)?;
-    let total = outer * inner;
-    let cfg = LaunchConfig {
-        grid_dim: (total.div_ceil(256).clamp(1, 1 << 16) as u32, 1, 1),
-        block_dim: (256, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = config(outer * inner);
     let mut b = stream.launch_builder(&f);
     b.arg(&pv)
         .arg(&px)

@@ -400,6 +400,16 @@ pub struct KernelSource {
     pub kernels: Vec<String>,
 }
 
+/// A module named `name`: the prelude, `head` (typedefs and the op's
+/// functions), then `template` with its kernels named `name_variant`.
+fn module(name: String, head: &str, template: &str, variants: &[&str]) -> KernelSource {
+    KernelSource {
+        source: format!("{PRELUDE}{head}{}", template.replace("KNAME", &name)),
+        kernels: variants.iter().map(|v| format!("{name}_{v}")).collect(),
+        name,
+    }
+}
+
 /// The module name of elementwise op `op` on element type `t`.
 pub(crate) fn elementwise_name(op: &OpDef, t: &str) -> String {
     format!("sh_{}{}_{}", op.name, op.mode.suffix(), c_type(t).1)
@@ -437,16 +447,7 @@ pub(crate) fn elementwise_source(op: &OpDef, t: &str) -> KernelSource {
             Mode::ScalarLhs => "(A0)s, (A1)a, c, s",
         },
     );
-    let body = ELEMENTWISE.replace("KNAME", &name);
-    let kernels = ["s64", "s32", "l32", "v32"]
-        .iter()
-        .map(|v| format!("{name}_{v}"))
-        .collect();
-    KernelSource {
-        source: format!("{PRELUDE}{head}{body}"),
-        name,
-        kernels,
-    }
+    module(name, &head, ELEMENTWISE, &["s64", "s32", "l32", "v32"])
 }
 
 /// The source of reduction `r` on element type `t`.
@@ -466,16 +467,7 @@ pub(crate) fn reduce_source(r: &ReduceDef, t: &str) -> KernelSource {
         init = r.init,
         combine = r.combine,
     );
-    let body = REDUCE.replace("KNAME", &name);
-    let kernels = ["rows", "cols", "partial"]
-        .iter()
-        .map(|v| format!("{name}_{v}"))
-        .collect();
-    KernelSource {
-        source: format!("{PRELUDE}{head}{body}"),
-        name,
-        kernels,
-    }
+    module(name, &head, REDUCE, &["rows", "cols", "partial"])
 }
 
 /// The source of `argmax` (`max`) or `argmin` on element type `t`.
@@ -486,16 +478,7 @@ pub(crate) fn arg_source(max: bool, t: &str) -> KernelSource {
         "typedef {ct} T;\n#define BETTER(v, b) ((v) {cmp} (b))\n",
         cmp = if max { ">" } else { "<" }
     );
-    let body = ARG.replace("KNAME", &name);
-    let kernels = ["rows", "cols"]
-        .iter()
-        .map(|v| format!("{name}_{v}"))
-        .collect();
-    KernelSource {
-        source: format!("{PRELUDE}{head}{body}"),
-        name,
-        kernels,
-    }
+    module(name, &head, ARG, &["rows", "cols"])
 }
 
 /// The source of the generators on element type `t` (numeric): `arange`,
@@ -513,11 +496,7 @@ pub(crate) fn generate_source(t: &str) -> KernelSource {
     } else {
         &["arange"]
     };
-    KernelSource {
-        source: format!("{PRELUDE}typedef {ct} T;\n{}", body.replace("KNAME", &name)),
-        kernels: variants.iter().map(|v| format!("{name}_{v}")).collect(),
-        name,
-    }
+    module(name, &format!("typedef {ct} T;\n"), &body, variants)
 }
 
 /// The source of the index kernels on element type `t` with indices of
@@ -534,19 +513,18 @@ pub(crate) fn index_source(t: &str, i: &str) -> KernelSource {
         body.push_str(INDEX_ADD);
         variants.push("scatter_add");
     }
-    KernelSource {
-        source: format!(
-            "{PRELUDE}typedef {ct} T;\ntypedef {it} I;\n{}",
-            body.replace("KNAME", &name)
-        ),
-        kernels: variants.iter().map(|v| format!("{name}_{v}")).collect(),
+    module(
         name,
-    }
+        &format!("typedef {ct} T;\ntypedef {it} I;\n"),
+        &body,
+        &variants,
+    )
 }
 
 /// Every kernel module the backend can generate for the pointwise ops
 /// `ops` (each in every mode it has, for each element type its family
-/// admits) and the reductions.
+/// admits), the reductions, the arg-reductions, the generators and the
+/// index kernels.
 pub fn kernel_sources(ops: &[OpDef]) -> Vec<KernelSource> {
     let mut out = Vec::new();
     for (t, _, _) in TYPES {

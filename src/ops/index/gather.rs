@@ -31,7 +31,7 @@
 
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::backend::cpu::index_run::{Source, run_scatter};
+use crate::backend::cpu::index_run::{Source, scatter_nonempty};
 use crate::device::Cpu;
 use crate::element::{Element, Numeric};
 use crate::iter::{broadcast_strides, contiguous_strides};
@@ -42,7 +42,7 @@ use crate::shape::{
 };
 use crate::tensor::wrap_dim;
 
-use super::{IndexElement, NonEmpty};
+use super::IndexElement;
 
 /// `gather`'s shape checks (0-d tensors count as 1-d): the wrapped `dim`.
 fn gather_checks(src: &[usize], dim: isize, index: &[usize]) -> Result<usize, ShapeError> {
@@ -122,31 +122,7 @@ fn scatter_impl<T: Element, I: IndexElement>(
     let Some(dim) = scatter_checks(out.dims, dim, index.dims, src_dims)? else {
         return Ok(());
     };
-    let (o, ix) = (NonEmpty::of(&out), NonEmpty::of(&index));
-    let src_ne = match &src {
-        Source::Tensor(s) => Some(NonEmpty::of(s)),
-        Source::Value(_) => None,
-    };
-    let src = match (&src, &src_ne) {
-        (Source::Tensor(s), Some(ne)) => Source::Tensor(Layout {
-            dims: &ne.dims,
-            strides: &ne.strides,
-            ..*s
-        }),
-        (Source::Value(v), _) => Source::Value(*v),
-        (Source::Tensor(_), None) => unreachable!("a tensor source has its layout"),
-    };
-    let out = Layout {
-        dims: &o.dims,
-        strides: &o.strides,
-        ..out
-    };
-    let idx = Layout {
-        dims: &ix.dims,
-        strides: &ix.strides,
-        ..index
-    };
-    run_scatter("", out, dim, &ix.dims, idx, src, f)
+    scatter_nonempty(out, dim, index, src, f)
 }
 
 impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
@@ -552,7 +528,6 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     ) -> Tensor<T, DynRank, D> {
         self.try_take_along_dim_at(dim, indices).or_panic()
     }
-
 }
 
 fn take_along_dim_on<T: Element, I: IndexElement, S: Shape, SO: Shape, D: Backend<T>>(
