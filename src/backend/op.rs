@@ -333,14 +333,14 @@ impl Reduction {
 /// use shaped::device::Cpu;
 /// use shaped::{DynRank, Tensor};
 /// let t = Tensor::<f64, DynRank>::try_from_vec(vec![1., 2., 3., 4.], &[4]).unwrap();
-/// let v: Tensor<f64, DynRank> = Cpu::statistic(Statistic::Var { correction: 1, sqrt: false }, &t, &[true], false).unwrap();
+/// let v: Tensor<f64, DynRank> = Cpu::statistic(Statistic::Variance { correction: 1, sqrt: false }, &t, &[true], false).unwrap();
 /// assert_eq!(v.to_vec(), vec![5.0 / 3.0]);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Statistic {
     /// `Σ (x - mean)² / max(N - correction, 0)` (`torch.var`), or its
     /// square root (`torch.std`).
-    Var {
+    Variance {
         /// Subtracted from the count `N`.
         correction: usize,
         /// Whether to return the standard deviation.

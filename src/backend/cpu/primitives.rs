@@ -146,7 +146,7 @@ impl<T: Element> Backend<T> for Cpu {
     {
         let l = a.layout();
         let data = match s {
-            Statistic::Var { correction, sqrt } => exec::reduce_vec(
+            Statistic::Variance { correction, sqrt } => exec::reduce_vec(
                 l,
                 mask,
                 &Moments {

@@ -57,7 +57,7 @@ pub(crate) fn statistic<T: CudaElement + Float, S: Shape, SO: Shape>(
     let n = count(a.dims(), mask);
     let out_dims = reduced_dims(a.dims(), mask, keepdim);
     match s {
-        Statistic::Var { correction, sqrt } => {
+        Statistic::Variance { correction, sqrt } => {
             // Two passes, as `torch.var`'s composite reference: the mean,
             // then the sum of squared deviations from it.
             let mean: G<T> = Cuda::reduce(Reduction::Mean, a, mask, true)?;

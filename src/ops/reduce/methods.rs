@@ -263,7 +263,7 @@ reductions! {
     /// assert_eq!(t.var(0).item(), 1.25);
     /// ```
     var / try_var, var_dim, var_dim_keepdim, var_dims, try_var_dims:
-    Float -> T, nonempty None, (correction: usize = 1), (stat Statistic::Var { correction, sqrt: false });
+    Float -> T, nonempty None, (correction: usize = 1), (stat Statistic::Variance { correction, sqrt: false });
 
     /// The standard deviation, the square root of [`Tensor::var`], as
     /// `torch.std` (PyTorch's default `correction` is 1).
@@ -274,7 +274,7 @@ reductions! {
     /// assert_eq!(t.std(1).item(), 2.0f64.sqrt());
     /// ```
     std / try_std, std_dim, std_dim_keepdim, std_dims, try_std_dims:
-    Float -> T, nonempty None, (correction: usize = 1), (stat Statistic::Var { correction, sqrt: true });
+    Float -> T, nonempty None, (correction: usize = 1), (stat Statistic::Variance { correction, sqrt: true });
 
     /// The `p`-norm `(Σ |x|^p)^(1/p)`, as `torch.linalg.vector_norm`:
     /// `p = 0` counts nonzero elements, `p = ∞` takes the largest `|x|` and
