@@ -970,6 +970,14 @@ fn every_table_op_is_exercised() {
         "lerp_scalar",
         "clamp",
         "where",
+        // Not table ops: the arg-reductions and the generators, compared
+        // in `arg_reductions_match_cpu` and `constructors_on_the_device_match_cpu`.
+        "argmax",
+        "argmin",
+        "gen",
+        // The index kernels (`index_ops_match_cpu`), per index type.
+        "idxi32",
+        "idxi64",
     ];
     let names: std::collections::BTreeSet<String> =
         shaped::device::cuda_kernels::all_kernel_sources()
@@ -1042,4 +1050,602 @@ fn fused_chains_match_cpu() {
             assert_same(&format!("fused out= {what}"), &want, &out);
         }
     }
+}
+
+/// Layouts for the reductions: plain, long rows and columns, zero-size,
+/// 0-d, transposed, expanded (stride 0) and narrowed views.
+fn layouts<E: Gen>(seed: u64) -> Vec<(String, T<E>)> {
+    let mut out: Vec<(String, T<E>)> = [
+        vec![3usize, 70, 5],
+        vec![1000, 3],
+        vec![40_000],
+        vec![4, 0, 3],
+        vec![],
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(i, d)| (format!("{d:?}"), rand(&d, seed + i as u64, false)))
+    .collect();
+    let base = rand::<E>(&[5, 7], seed + 10, false);
+    out.push(("transposed (7, 5)".into(), base.permute(&[1, 0]).unwrap()));
+    let row = rand::<E>(&[1, 9], seed + 11, false);
+    out.push(("expanded (6, 9)".into(), row.expand(&[6, 9]).unwrap()));
+    let wide = rand::<E>(&[4, 10], seed + 12, false);
+    out.push(("narrowed (4, 5)".into(), wide.narrow(1, 3, 5).unwrap()));
+    out
+}
+
+/// The dim lists a reduction is tried over: all, each dim, and two of
+/// three.
+fn dim_sets(rank: usize) -> Vec<Vec<isize>> {
+    let mut sets = vec![vec![]];
+    sets.extend((0..rank as isize).map(|k| vec![k]));
+    if rank == 3 {
+        sets.push(vec![0, 2]);
+    }
+    sets
+}
+
+/// Equal within `tol` relative to the larger magnitude (and 1), NaN equal
+/// to NaN, infinities equal.
+#[track_caller]
+fn assert_near<E: CudaElement + Into<f64>>(what: &str, cpu: &T<E>, gpu: &G<E>, tol: f64) {
+    let back = gpu.to_cpu().unwrap();
+    assert_eq!(cpu.dims(), back.dims(), "{what}: sizes");
+    for (i, (x, y)) in cpu.to_vec().into_iter().zip(back.to_vec()).enumerate() {
+        let (x, y): (f64, f64) = (x.into(), y.into());
+        let ok = (x.is_nan() && y.is_nan())
+            || x == y
+            || (x - y).abs() <= tol * x.abs().max(y.abs()).max(1.0);
+        assert!(ok, "{what}: element {i}: cpu {x} vs cuda {y}");
+    }
+}
+
+/// Both results, or both errors with the same message.
+macro_rules! both {
+    ($what:expr, $cpu:expr, $gpu:expr, |$c:ident, $g:ident| $check:expr) => {
+        match ($cpu, $gpu) {
+            (Ok($c), Ok($g)) => $check,
+            (Err(c), Err(g)) => assert_eq!(c.to_string(), g.to_string(), "{}", $what),
+            (c, g) => panic!(
+                "{}: cpu {:?} vs cuda {:?}",
+                $what,
+                c.map(|t| t.dims().to_vec()),
+                g.map(|t| t.dims().to_vec())
+            ),
+        }
+    };
+}
+
+#[test]
+fn float_statistics_match_cpu() {
+    let Some(dev) = device() else { return };
+    macro_rules! stats {
+        ($e:ty, $tol:expr) => {
+            let mut cases = layouts::<$e>(20);
+            let special = T::<$e>::try_from_vec(
+                vec![1., <$e>::NAN, 3., <$e>::NEG_INFINITY, <$e>::NEG_INFINITY, <$e>::NEG_INFINITY, <$e>::INFINITY, 1., 0., 0., 0., -2.],
+                &[4, 3],
+            )
+            .unwrap();
+            cases.push(("special (4, 3)".into(), special));
+            for (what, a) in cases {
+                let g = a.to_device(&dev).unwrap();
+                for dims in dim_sets(a.rank()) {
+                    for keep in [false, true] {
+                        let w = |op: &str| format!("{op} {} {what} over {dims:?} keepdim {keep}", <$e as Element>::NAME);
+                        for c in [0usize, 1, 2] {
+                            both!(w(&format!("var({c})")), a.try_var_dims(&dims, keep, c), g.try_var_dims(&dims, keep, c), |x, y| assert_near(&w("var"), &x, &y, $tol));
+                            both!(w(&format!("std({c})")), a.try_std_dims(&dims, keep, c), g.try_std_dims(&dims, keep, c), |x, y| assert_near(&w("std"), &x, &y, $tol));
+                        }
+                        for p in [0.0, 1.0, 2.0, 3.0, 0.5, f64::INFINITY, f64::NEG_INFINITY] {
+                            both!(w(&format!("norm({p})")), a.try_norm_dims(&dims, keep, p), g.try_norm_dims(&dims, keep, p), |x, y| assert_near(&w(&format!("norm({p})")), &x, &y, $tol));
+                        }
+                        both!(w("logsumexp"), a.try_logsumexp_dims(&dims, keep), g.try_logsumexp_dims(&dims, keep), |x, y| assert_near(&w("logsumexp"), &x, &y, $tol));
+                    }
+                }
+            }
+        };
+    }
+    stats!(f64, 1e-10);
+    stats!(f32, 1e-4);
+    // The static forms run the same primitives.
+    let t = Tensor::<f64, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 6., 8.]);
+    let g = t.to_device(&dev).unwrap();
+    let v: Tensor<f64, Shape![2], Cuda> = g.var_dim::<1>(1);
+    assert_eq!(v.to_cpu().unwrap().to_vec(), t.var_dim::<1>(1).to_vec());
+    assert_eq!(g.norm(2.0).to_cpu().unwrap().item(), t.norm(2.0).item());
+    let l: Tensor<f64, Shape![1, 3], Cuda> = g.logsumexp_dim_keepdim::<0>();
+    assert_near(
+        "logsumexp_dim_keepdim",
+        &t.logsumexp_dim_keepdim::<0>().into_dyn(),
+        &l.into_dyn(),
+        1e-12,
+    );
+}
+
+#[test]
+fn all_and_any_match_cpu() {
+    let Some(dev) = device() else { return };
+    macro_rules! truth {
+        ($e:ty) => {
+            let mut cases = layouts::<$e>(30);
+            cases.push(("all zero (3, 4)".into(), T::<$e>::try_zeros(&[3, 4]).unwrap()));
+            for (what, a) in cases {
+                let g = a.to_device(&dev).unwrap();
+                for dims in dim_sets(a.rank()) {
+                    for keep in [false, true] {
+                        let w = format!("{} {what} over {dims:?} keepdim {keep}", <$e as Element>::NAME);
+                        both!(w, a.try_all_dims(&dims, keep), g.try_all_dims(&dims, keep), |x, y| assert_same(&format!("all {w}"), &x, &y));
+                        both!(w, a.try_any_dims(&dims, keep), g.try_any_dims(&dims, keep), |x, y| assert_same(&format!("any {w}"), &x, &y));
+                    }
+                }
+            }
+        };
+    }
+    truth!(i32);
+    truth!(u8);
+    truth!(bool);
+    truth!(i64);
+    // Floats: zeros, NaN (nonzero, as in PyTorch) and -0.0.
+    let f = T::<f32>::try_from_vec(vec![0., -0., f32::NAN, 1., 0., 0.], &[3, 2]).unwrap();
+    let g = f.to_device(&dev).unwrap();
+    for dims in dim_sets(2) {
+        let (c, x) = (
+            f.try_all_dims(&dims, false).unwrap(),
+            g.try_all_dims(&dims, false).unwrap(),
+        );
+        assert_same("all f32", &c, &x);
+        let (c, x) = (
+            f.try_any_dims(&dims, true).unwrap(),
+            g.try_any_dims(&dims, true).unwrap(),
+        );
+        assert_same("any f32", &c, &x);
+    }
+    assert!(!g.all().to_cpu().unwrap().item() && g.any().to_cpu().unwrap().item());
+}
+
+#[test]
+fn arg_reductions_match_cpu() {
+    let Some(dev) = device() else { return };
+    macro_rules! args {
+        ($e:ty) => {
+            let mut cases = layouts::<$e>(40);
+            cases.push(("long row (3, 70000)".into(), rand::<$e>(&[3, 70_000], 41, false)));
+            cases.push(("(200000,)".into(), rand::<$e>(&[200_000], 42, false)));
+            for (what, a) in cases {
+                let g = a.to_device(&dev).unwrap();
+                let w = |op: &str| format!("{op} {} {what}", <$e as Element>::NAME);
+                both!(w("argmax()"), a.try_argmax_dims_all(), g.try_argmax_dims_all(), |x, y| assert_same(&w("argmax()"), &x, &y));
+                both!(w("argmin()"), a.try_argmin_dims_all(), g.try_argmin_dims_all(), |x, y| assert_same(&w("argmin()"), &x, &y));
+                for d in 0..a.rank() as isize {
+                    for keep in [false, true] {
+                        let w = |op: &str| format!("{op} {} {what} dim {d} keepdim {keep}", <$e as Element>::NAME);
+                        both!(w("argmax"), a.try_argmax(d, keep), g.try_argmax(d, keep), |x, y| assert_same(&w("argmax"), &x, &y));
+                        both!(w("argmin"), a.try_argmin(d, keep), g.try_argmin(d, keep), |x, y| assert_same(&w("argmin"), &x, &y));
+                        match (a.try_max_with_indices(d, keep), g.try_max_with_indices(d, keep)) {
+                            (Ok((cv, ci)), Ok((gv, gi))) => {
+                                assert_same(&w("max values"), &cv, &gv);
+                                assert_same(&w("max indices"), &ci, &gi);
+                            }
+                            (Err(c), Err(x)) => assert_eq!(c.to_string(), x.to_string()),
+                            _ => panic!("{}: one failed", w("max_with_indices")),
+                        }
+                        match (a.try_min_with_indices(d, keep), g.try_min_with_indices(d, keep)) {
+                            (Ok((cv, ci)), Ok((gv, gi))) => {
+                                assert_same(&w("min values"), &cv, &gv);
+                                assert_same(&w("min indices"), &ci, &gi);
+                            }
+                            (Err(c), Err(x)) => assert_eq!(c.to_string(), x.to_string()),
+                            _ => panic!("{}: one failed", w("min_with_indices")),
+                        }
+                    }
+                }
+            }
+        };
+    }
+    args!(f32);
+    args!(f64);
+    args!(i32);
+    args!(i64);
+    args!(u8);
+    // NaN wins (the first one), ties go to the first index.
+    let t = T::<f64>::try_from_vec(
+        vec![1., 5., 5., f64::NAN, 2., f64::NAN, 5., 5., 0., 0., 9., 9.],
+        &[3, 4],
+    )
+    .unwrap();
+    let g = t.to_device(&dev).unwrap();
+    for d in [0, 1] {
+        assert_same(
+            "argmax special",
+            &t.try_argmax(d, false).unwrap(),
+            &g.try_argmax(d, false).unwrap(),
+        );
+        assert_same(
+            "argmin special",
+            &t.try_argmin(d, false).unwrap(),
+            &g.try_argmin(d, false).unwrap(),
+        );
+    }
+    assert_eq!(g.argmax().to_cpu().unwrap().item(), t.argmax().item());
+    let s = Tensor::<i32, Shape![2, 3]>::from_vec(vec![1, 9, 9, 7, 0, 8]);
+    let gs = s.to_device(&dev).unwrap();
+    let i: Tensor<i64, Shape![1, 3], Cuda> = gs.argmin_dim_keepdim::<0>();
+    assert_eq!(
+        i.to_cpu().unwrap().to_vec(),
+        s.argmin_dim_keepdim::<0>().to_vec()
+    );
+    let (v, i) = gs.max_dim_with_indices::<1>();
+    assert_eq!(
+        (v.to_cpu().unwrap().to_vec(), i.to_cpu().unwrap().to_vec()),
+        (vec![9, 8], vec![1, 2])
+    );
+}
+
+/// `argmax()` / `argmin()` of a tensor of dynamic rank as a fallible call
+/// (the typed forms panic on an empty tensor).
+trait ArgAll<E, D: shaped::device::Device> {
+    fn try_argmax_dims_all(&self) -> Result<Tensor<i64, DynRank, D>, String>;
+    fn try_argmin_dims_all(&self) -> Result<Tensor<i64, DynRank, D>, String>;
+}
+macro_rules! arg_all {
+    ($d:ty) => {
+        impl<E: shaped::element::Numeric + CudaElement> ArgAll<E, $d> for Tensor<E, DynRank, $d> {
+            fn try_argmax_dims_all(&self) -> Result<Tensor<i64, DynRank, $d>, String> {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.argmax().into_dyn()))
+                    .map_err(panic_text)
+            }
+            fn try_argmin_dims_all(&self) -> Result<Tensor<i64, DynRank, $d>, String> {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.argmin().into_dyn()))
+                    .map_err(panic_text)
+            }
+        }
+    };
+}
+arg_all!(shaped::device::Cpu);
+arg_all!(Cuda);
+
+fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+#[test]
+fn softmax_matches_cpu() {
+    let Some(dev) = device() else { return };
+    macro_rules! soft {
+        ($e:ty, $tol:expr) => {
+            let mut cases = layouts::<$e>(50);
+            let special = T::<$e>::try_from_vec(
+                vec![1., <$e>::NAN, 3., <$e>::NEG_INFINITY, <$e>::NEG_INFINITY, <$e>::NEG_INFINITY, <$e>::INFINITY, 1., 0., 1000., 1000., -1000.],
+                &[4, 3],
+            )
+            .unwrap();
+            cases.push(("special (4, 3)".into(), special));
+            for (what, a) in cases {
+                let g = a.to_device(&dev).unwrap();
+                for d in -1..a.rank() as isize + 1 {
+                    let w = format!("{} {what} dim {d}", <$e as Element>::NAME);
+                    both!(w, a.try_softmax(d), g.try_softmax(d), |x, y| assert_near(&format!("softmax {w}"), &x, &y, $tol));
+                    both!(w, a.try_log_softmax(d), g.try_log_softmax(d), |x, y| assert_near(&format!("log_softmax {w}"), &x, &y, $tol));
+                }
+            }
+        };
+    }
+    soft!(f64, 1e-12);
+    soft!(f32, 1e-5);
+    let t = Tensor::<f32, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]);
+    let g: Tensor<f32, Shape![2, 3], Cuda> = t.to_device(&dev).unwrap().softmax_dim::<1>();
+    assert_near(
+        "softmax_dim",
+        &t.softmax_dim::<1>().into_dyn(),
+        &g.into_dyn(),
+        1e-6,
+    );
+}
+
+#[test]
+fn constructors_on_the_device_match_cpu() {
+    let Some(dev) = device() else { return };
+    for dims in [vec![3usize, 4], vec![0, 5], vec![], vec![100_003]] {
+        let w = format!("{dims:?}");
+        assert_same(
+            &format!("full {w}"),
+            &T::<i32>::try_full(&dims, -7).unwrap(),
+            &G::<i32>::try_full_on(&dev, &dims, -7).unwrap(),
+        );
+        assert_same(
+            &format!("zeros {w}"),
+            &T::<f64>::try_zeros(&dims).unwrap(),
+            &G::<f64>::try_zeros_on(&dev, &dims).unwrap(),
+        );
+        assert_same(
+            &format!("zeros bool {w}"),
+            &T::<bool>::try_zeros(&dims).unwrap(),
+            &G::<bool>::try_zeros_on(&dev, &dims).unwrap(),
+        );
+        assert_same(
+            &format!("ones {w}"),
+            &T::<u8>::try_ones(&dims).unwrap(),
+            &G::<u8>::try_ones_on(&dev, &dims).unwrap(),
+        );
+        for seed in [0u64, 7, u64::MAX] {
+            // Uniform draws are exact (a 53-bit integer times 2^-53, then
+            // rounded to the element type on both sides).
+            assert_same(
+                &format!("rand f64 {w} seed {seed}"),
+                &T::<f64>::try_rand(&dims, seed).unwrap(),
+                &G::<f64>::try_rand_on(&dev, &dims, seed).unwrap(),
+            );
+            assert_same(
+                &format!("rand f32 {w} seed {seed}"),
+                &T::<f32>::try_rand(&dims, seed).unwrap(),
+                &G::<f32>::try_rand_on(&dev, &dims, seed).unwrap(),
+            );
+            assert_near(
+                &format!("randn f64 {w} seed {seed}"),
+                &T::<f64>::try_randn(&dims, seed).unwrap(),
+                &G::<f64>::try_randn_on(&dev, &dims, seed).unwrap(),
+                1e-13,
+            );
+            assert_near(
+                &format!("randn f32 {w} seed {seed}"),
+                &T::<f32>::try_randn(&dims, seed).unwrap(),
+                &G::<f32>::try_randn_on(&dev, &dims, seed).unwrap(),
+                1e-6,
+            );
+        }
+    }
+    // Static shapes.
+    let z = Tensor::<f32, Shape![2, 3], Cuda>::zeros_on(&dev);
+    assert_eq!(z.to_cpu().unwrap().to_vec(), vec![0.0; 6]);
+    let o = Tensor::<i64, Shape![4], Cuda>::ones_on(&dev);
+    assert_eq!(o.to_cpu().unwrap().to_vec(), vec![1; 4]);
+    let f = Tensor::<bool, Shape![2], Cuda>::full_on(&dev, true);
+    assert_eq!(f.to_cpu().unwrap().to_vec(), vec![true; 2]);
+    let r = Tensor::<f64, Shape![3, 3], Cuda>::rand_on(&dev, 5);
+    assert_eq!(
+        r.to_cpu().unwrap().to_vec(),
+        Tensor::<f64, Shape![3, 3]>::rand(5).to_vec()
+    );
+    let n = Tensor::<f32, Shape![8], Cuda>::randn_on(&dev, 5);
+    assert_near(
+        "randn_on",
+        &Tensor::<f32, Shape![8]>::randn(5).into_dyn(),
+        &n.into_dyn(),
+        1e-6,
+    );
+    // A size that does not fit the shape: the CPU's message.
+    let e = Tensor::<f32, Shape![2, 3], Cuda>::try_zeros_on(&dev, &[2, 4]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        Tensor::<f32, Shape![2, 3]>::try_zeros(&[2, 4])
+            .unwrap_err()
+            .to_string()
+    );
+    // arange: values and errors as the CPU's.
+    macro_rules! arange {
+        ($e:ty: $(($s:expr, $end:expr, $st:expr)),*) => {$(
+            let (c, g) = (Tensor::<$e, _>::arange($s, $end, $st), Tensor::<$e, _, Cuda>::arange_on(&dev, $s, $end, $st));
+            match (c, g) {
+                (Ok(c), Ok(g)) => assert_same(&format!("arange {} {:?}", <$e as Element>::NAME, ($s, $end, $st)), &c.into_dyn(), &g.into_dyn()),
+                (Err(c), Err(g)) => assert_eq!(c.to_string(), g.to_string()),
+                (c, g) => panic!("arange: cpu {:?} vs cuda {:?}", c.map(|t| t.to_vec()), g.map(|t| t.dims().to_vec())),
+            }
+        )*};
+    }
+    arange!(i64: (0, 10, 3), (10, -5, -2), (0, 0, 1), (0, 5, 0), (5, 0, 1));
+    arange!(f64: (0.0, 1.0, 0.1), (1.0, 2.0, 0.25), (0.0, f64::INFINITY, 1.0), (-3.5, 3.5, 0.7));
+    arange!(f32: (0.0, 100_000.0, 0.5), (0.0, 1.0, f32::NAN));
+    arange!(u8: (0, 255, 1));
+}
+
+/// Deterministic indices in `0..n` (`n > 0`), as `I`.
+fn indices<I: TryFrom<i64>>(len: usize, n: usize, seed: u64) -> Vec<I>
+where
+    I::Error: std::fmt::Debug,
+{
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(1);
+    (0..len)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            I::try_from(((s >> 33) % n as u64) as i64).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn index_ops_match_cpu() {
+    let Some(dev) = device() else { return };
+    macro_rules! gathers {
+        ($e:ty, $i:ty) => {
+            // (source sizes, index sizes, dim): plain, 0-d, zero-size,
+            // an index smaller than the source away from dim.
+            for (sd, id, dim) in [
+                (vec![4usize, 5, 6], vec![4usize, 3, 6], 1isize),
+                (vec![4, 5, 6], vec![2, 5, 6], 0),
+                (vec![4, 5, 6], vec![4, 5, 9], -1),
+                (vec![300], vec![1000], 0),
+                (vec![], vec![], 0),
+                (vec![3, 0], vec![3, 0], 1),
+                (vec![3, 4], vec![0, 4], 0),
+            ] {
+                let a = rand::<$e>(&sd, 60, false);
+                let wdim = if sd.is_empty() { 0 } else { dim.rem_euclid(sd.len() as isize) as usize };
+                let size = if sd.is_empty() { 1 } else { sd[wdim] };
+                let idx = T::<$i>::try_from_vec(indices(id.iter().product(), size.max(1), 61), &id).unwrap();
+                let (ga, gi) = (a.to_device(&dev).unwrap(), idx.to_device(&dev).unwrap());
+                let w = format!("gather {} {} {sd:?} by {id:?} dim {dim}", <$e as Element>::NAME, <$i as Element>::NAME);
+                both!(w, a.try_gather(dim, &idx), ga.try_gather(dim, &gi), |x, y| assert_same(&w, &x, &y));
+            }
+            // Transposed source, expanded index.
+            let a = rand::<$e>(&[6, 5], 62, false).permute::<DynRank>(&[1, 0]).unwrap();
+            let idx = T::<$i>::try_from_vec(indices(6, 5, 63), &[1, 6]).unwrap().expand::<DynRank>(&[4, 6]).unwrap();
+            let (ga, gi) = (a.to_device(&dev).unwrap(), idx.to_device(&dev).unwrap());
+            assert_same("gather transposed/expanded", &a.try_gather(0, &idx).unwrap(), &ga.try_gather(0, &gi).unwrap());
+            // index_select, every axis, with repeats.
+            let a = rand::<$e>(&[3, 4, 5], 64, false);
+            let ga = a.to_device(&dev).unwrap();
+            for k in 0..3usize {
+                let n = a.dims()[k];
+                let idx = Tensor::<$i, Shape![_]>::try_from_vec(indices(7, n, 65 + k as u64), &[7]).unwrap();
+                let gi = idx.to_device(&dev).unwrap();
+                let (c, g) = match k {
+                    0 => (a.try_index_select::<0, _>(&idx).unwrap(), ga.try_index_select::<0, _>(&gi).unwrap()),
+                    1 => (a.try_index_select::<1, _>(&idx).unwrap(), ga.try_index_select::<1, _>(&gi).unwrap()),
+                    _ => (a.try_index_select::<2, _>(&idx).unwrap(), ga.try_index_select::<2, _>(&gi).unwrap()),
+                };
+                assert_same(&format!("index_select {} axis {k}", <$e as Element>::NAME), &c, &g);
+            }
+            // take_along_dim: the index broadcast against the source.
+            let a = rand::<$e>(&[4, 1, 5], 67, false);
+            let idx = T::<$i>::try_from_vec(indices(3 * 2 * 1, 4, 68), &[3, 2, 1]).unwrap();
+            let (ga, gi) = (a.to_device(&dev).unwrap(), idx.to_device(&dev).unwrap());
+            for d in [0isize, -3] {
+                let w = format!("take_along_dim {} dim {d}", <$e as Element>::NAME);
+                both!(w, a.try_take_along_dim_at(d, &idx), ga.try_take_along_dim_at(d, &gi), |x, y| assert_same(&w, &x, &y));
+            }
+            assert_eq!(
+                a.try_take_along_dim_at(1, &idx).unwrap_err().to_string(),
+                ga.try_take_along_dim_at(1, &gi).unwrap_err().to_string()
+            );
+            // Out of range: the CPU's message, nothing written.
+            let bad = T::<$i>::try_from_vec(vec![0 as $i, 9 as $i, -1 as $i], &[1, 3]).unwrap();
+            let a = rand::<$e>(&[2, 4], 66, false);
+            let (ga, gb) = (a.to_device(&dev).unwrap(), bad.to_device(&dev).unwrap());
+            assert_eq!(a.try_gather(1, &bad).unwrap_err().to_string(), ga.try_gather(1, &gb).unwrap_err().to_string());
+        };
+    }
+    macro_rules! scatters {
+        ($e:ty, $i:ty, $add:expr) => {
+            // Unique indices along dim (a permutation per line) for
+            // `scatter_`, whose choice among repeats is unspecified on CUDA;
+            // repeats for `scatter_add_`.
+            let out = rand::<$e>(&[5, 6], 70, false);
+            let perm: Vec<$i> = (0..4).flat_map(|r| (0..6).map(move |c| ((c + r) % 6) as $i)).collect();
+            let idx = T::<$i>::try_from_vec(perm, &[4, 6]).unwrap();
+            let src = rand::<$e>(&[4, 7], 71, false);
+            let (gout, gi, gs) = (out.to_device(&dev).unwrap(), idx.to_device(&dev).unwrap(), src.to_device(&dev).unwrap());
+            let w = format!("scatter {} {}", <$e as Element>::NAME, <$i as Element>::NAME);
+            assert_same(&w, &out.try_scatter(1, &idx, &src).unwrap(), &gout.try_scatter(1, &gi, &gs).unwrap());
+            // In place into a transposed view.
+            let mut c = rand::<$e>(&[6, 5], 72, false).permute::<DynRank>(&[1, 0]).unwrap();
+            let mut g = c.to_device(&dev).unwrap();
+            c.try_scatter_(1, &idx, &src).unwrap();
+            g.try_scatter_(1, &gi, &gs).unwrap();
+            assert_same(&format!("{w} in place, transposed"), &c, &g);
+            if $add {
+                let rep = T::<$i>::try_from_vec(indices(8 * 3, 5, 73), &[8, 3]).unwrap();
+                let src = rand::<$e>(&[8, 3], 74, false).expand::<DynRank>(&[8, 3]).unwrap();
+                let out = rand::<$e>(&[5, 3], 75, false);
+                let (gout, gr, gs) = (out.to_device(&dev).unwrap(), rep.to_device(&dev).unwrap(), src.to_device(&dev).unwrap());
+                // Atomic adds come in any order: `assert_same`'s float
+                // tolerance covers the rounding differences.
+                assert_same(&format!("scatter_add {w}"), &out.try_scatter_add(0, &rep, &src).unwrap(), &gout.try_scatter_add(0, &gr, &gs).unwrap());
+                // An empty index writes nothing and is not checked.
+                let none = T::<$i>::try_zeros(&[0, 3]).unwrap();
+                assert_same("scatter_add empty", &out.try_scatter_add(0, &none, &src).unwrap(), &gout.try_scatter_add(0, &none.to_device(&dev).unwrap(), &gs).unwrap());
+            }
+            let bad = T::<$i>::try_from_vec(vec![7 as $i], &[1, 1]).unwrap();
+            let mut g = gout.deep_copy().unwrap();
+            let e = g.try_scatter_(0, &bad.to_device(&dev).unwrap(), &gs).unwrap_err().to_string();
+            assert_eq!(e, out.clone().try_scatter_(0, &bad, &src).unwrap_err().to_string());
+            assert_same("nothing written after an error", &out, &g);
+        };
+    }
+    gathers!(f32, i64);
+    gathers!(f64, i32);
+    gathers!(i32, i64);
+    gathers!(i64, i32);
+    gathers!(u8, i64);
+    scatters!(f32, i64, true);
+    scatters!(f64, i32, true);
+    scatters!(i32, i64, true);
+    scatters!(i64, i64, true);
+    scatters!(u8, i32, true);
+    // bool: gather and scatter (no scatter_add).
+    let b = rand::<bool>(&[4, 6], 80, false);
+    let idx = T::<i64>::try_from_vec(indices(12, 6, 81), &[4, 3]).unwrap();
+    assert_same(
+        "gather bool",
+        &b.try_gather(1, &idx).unwrap(),
+        &b.to_device(&dev)
+            .unwrap()
+            .try_gather(1, &idx.to_device(&dev).unwrap())
+            .unwrap(),
+    );
+}
+
+#[test]
+fn joins_and_masked_ops_match_cpu() {
+    let Some(dev) = device() else { return };
+    macro_rules! joins {
+        ($e:ty) => {
+            let a = rand::<$e>(&[3, 4], 90, false);
+            let b = rand::<$e>(&[5, 4], 91, false).narrow::<DynRank>(0, 1, 2).unwrap();
+            let c = rand::<$e>(&[4, 0], 92, false).permute::<DynRank>(&[1, 0]).unwrap();
+            let d = rand::<$e>(&[1, 4], 93, false).expand::<DynRank>(&[3, 4]).unwrap();
+            let parts = [&a, &b, &c, &d];
+            let gparts: Vec<G<$e>> = parts.iter().map(|p| p.to_device(&dev).unwrap()).collect();
+            let grefs: Vec<&G<$e>> = gparts.iter().collect();
+            let w = format!("cat {}", <$e as Element>::NAME);
+            assert_same(&w, &T::<$e>::try_cat::<0>(&parts).unwrap(), &G::<$e>::try_cat::<0>(&grefs).unwrap());
+            // Errors: the CPU's.
+            assert_eq!(
+                T::<$e>::try_cat::<1>(&parts).unwrap_err().to_string(),
+                G::<$e>::try_cat::<1>(&grefs).unwrap_err().to_string()
+            );
+            let e = rand::<$e>(&[3, 4], 94, false).permute::<DynRank>(&[1, 0]).unwrap();
+            let f = rand::<$e>(&[4, 3], 95, false);
+            for k in 0..3 {
+                let (ge, gf) = (e.to_device(&dev).unwrap(), f.to_device(&dev).unwrap());
+                let (c, g) = match k {
+                    0 => (T::<$e>::try_stack::<0>(&[&e, &f]).unwrap(), G::<$e>::try_stack::<0>(&[&ge, &gf]).unwrap()),
+                    1 => (T::<$e>::try_stack::<1>(&[&e, &f]).unwrap(), G::<$e>::try_stack::<1>(&[&ge, &gf]).unwrap()),
+                    _ => (T::<$e>::try_stack::<2>(&[&e, &f]).unwrap(), G::<$e>::try_stack::<2>(&[&ge, &gf]).unwrap()),
+                };
+                assert_same(&format!("stack {} axis {k}", <$e as Element>::NAME), &c, &g);
+            }
+            // masked_fill (broadcast together), masked_fill_ (into a
+            // transposed view), masked_select (broadcast, and an all-false
+            // mask).
+            let m = rand::<bool>(&[2, 1, 4], 96, false);
+            let (ga, gm) = (a.to_device(&dev).unwrap(), m.to_device(&dev).unwrap());
+            let v = <$e as Gen>::make(1, 97, true)[0];
+            assert_same("masked_fill", &a.try_masked_fill(&m, v).unwrap(), &ga.try_masked_fill(&gm, v).unwrap());
+            assert_same("masked_select", &a.try_masked_select(&m).unwrap().into_dyn(), &ga.try_masked_select(&gm).unwrap().into_dyn());
+            let none = T::<bool>::try_zeros(&[4]).unwrap();
+            assert_same("masked_select none", &a.try_masked_select(&none).unwrap().into_dyn(), &ga.try_masked_select(&none.to_device(&dev).unwrap()).unwrap().into_dyn());
+            let row = rand::<bool>(&[3], 98, false);
+            let mut c = rand::<$e>(&[3, 4], 99, false).permute::<DynRank>(&[1, 0]).unwrap();
+            let mut g = c.to_device(&dev).unwrap();
+            c.try_masked_fill_(&row, v).unwrap();
+            g.try_masked_fill_(&row.to_device(&dev).unwrap(), v).unwrap();
+            assert_same("masked_fill_", &c, &g);
+            let wide = T::<bool>::try_zeros(&[5]).unwrap();
+            assert_eq!(
+                c.try_masked_fill_(&wide, v).unwrap_err().to_string(),
+                g.try_masked_fill_(&wide.to_device(&dev).unwrap(), v).unwrap_err().to_string()
+            );
+        };
+    }
+    joins!(f32);
+    joins!(f64);
+    joins!(i32);
+    joins!(i64);
+    joins!(u8);
+    joins!(bool);
+    // Static shapes.
+    let a = Tensor::<f32, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]);
+    let ga = a.to_device(&dev).unwrap();
+    let s: Tensor<f32, Shape![_, 2, 3], Cuda> = Tensor::stack::<0>(&[&ga, &ga]);
+    assert_eq!(
+        s.to_cpu().unwrap().to_vec(),
+        Tensor::<f32, Shape![2, 3]>::stack::<0>(&[&a, &a]).to_vec()
+    );
 }

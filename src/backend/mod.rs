@@ -19,6 +19,6 @@ pub(crate) mod cuda;
 pub mod fused;
 pub mod geometry;
 pub mod op;
-mod primitives;
+pub(crate) mod primitives;
 
 pub use primitives::{Backend, Gemm};

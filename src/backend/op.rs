@@ -31,6 +31,9 @@ pub enum Family {
     Signed,
     /// The floating-point types.
     Float,
+    /// `bool` alone (the logical reductions `all` and `any`, which run on
+    /// the `bool` result of comparing with zero).
+    Bool,
 }
 
 impl Family {
@@ -47,6 +50,7 @@ impl Family {
             Family::Numeric => t != "bool",
             Family::Signed => matches!(t, "float32" | "float64" | "int32" | "int64"),
             Family::Float => matches!(t, "float32" | "float64"),
+            Family::Bool => t == "bool",
         }
     }
 }
@@ -273,10 +277,11 @@ impl<T: Element, Op: Map2<T, Out = T>> Map1<T> for ScalarLhs<Op, T> {
     }
 }
 
-/// The reductions both backends run: sum, mean (a sum divided by the count,
-/// floats only), product, maximum and minimum (NaN if any element is NaN).
-/// The other reductions (`var`, `norm`, `logsumexp`, `all`, `argmax`, ...)
-/// run on the CPU only, until the CUDA backend has them.
+/// The reductions with one combining expression: sum, mean (a sum divided
+/// by the count, floats only), product, maximum and minimum (NaN if any
+/// element is NaN). The others have their own primitives: [`Statistic`]
+/// (`var`, `std`, `norm`, `logsumexp`), `truth` (`all`, `any`),
+/// `arg_extreme` (`argmax`, `max` with indices) and `softmax`.
 ///
 /// ```
 /// use shaped::backend::Backend;
@@ -316,4 +321,33 @@ impl Reduction {
             Reduction::Min => "min",
         }
     }
+}
+
+/// The float reductions whose accumulator is more than one element (the
+/// CPU runs each as one pass with a compound accumulator; CUDA composes them
+/// from [`Reduction`]s and table ops, as PyTorch's composite forms do).
+///
+/// ```
+/// use shaped::backend::Backend;
+/// use shaped::backend::op::Statistic;
+/// use shaped::device::Cpu;
+/// use shaped::{DynRank, Tensor};
+/// let t = Tensor::<f64, DynRank>::try_from_vec(vec![1., 2., 3., 4.], &[4]).unwrap();
+/// let v: Tensor<f64, DynRank> = Cpu::statistic(Statistic::Variance { correction: 1, sqrt: false }, &t, &[true], false).unwrap();
+/// assert_eq!(v.to_vec(), vec![5.0 / 3.0]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Statistic {
+    /// `Σ (x - mean)² / max(N - correction, 0)` (`torch.var`), or its
+    /// square root (`torch.std`).
+    Variance {
+        /// Subtracted from the count `N`.
+        correction: usize,
+        /// Whether to return the standard deviation.
+        sqrt: bool,
+    },
+    /// The `p`-norm, as `torch.linalg.vector_norm`.
+    Norm(f64),
+    /// `log Σ exp x`, as `torch.logsumexp`.
+    LogSumExp,
 }

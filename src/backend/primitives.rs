@@ -21,16 +21,17 @@
 //! ```
 
 use super::geometry::Geometry;
-use super::op::{Map1, Map2, Map3, Reduction};
+use super::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::Tensor;
 use crate::device::Device;
-use crate::element::{Element, Numeric};
-use crate::shape::Shape;
+use crate::element::{Element, Float, Numeric};
+use crate::ops::index::IndexElement;
+use crate::shape::{DimVec, Dyn, DynRank, Shape, ShapeError};
 
 /// The primitives of a device for elements `T`: pointwise ops of the op
-/// table, the reductions both devices run, and host transfers. (Index
-/// kernels, GEMM and factorizations are still methods of each device's
-/// tensors.)
+/// table, reductions (arg-reductions and the softmax family included),
+/// index kernels (gather, scatter, cat, masked ops) and host transfers.
+/// (GEMM is [`Gemm`]; factorizations are still CPU methods.)
 pub trait Backend<T: Element>: Device {
     /// `op` on every element of `a`, into a new tensor of `a`'s sizes.
     ///
@@ -151,6 +152,165 @@ pub trait Backend<T: Element>: Device {
     where
         T: Numeric;
 
+    /// The float reduction `s` over the dimensions of `a` marked in `mask`,
+    /// into a new tensor of shape `SO` (the kept sizes, the reduced ones
+    /// kept as 1 when `keepdim`). No elements give PyTorch's values: NaN
+    /// for `var`, -inf for `logsumexp`, 0 for a norm (inf for `p = -inf`).
+    ///
+    /// # Errors
+    /// An allocation or driver error, or sizes that do not fit `SO`.
+    fn statistic<S: Shape, SO: Shape>(
+        s: Statistic,
+        a: &Tensor<T, S, Self>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<T, SO, Self>, Self::Error>
+    where
+        T: Float;
+
+    /// Whether every (`all`) or some element over the dimensions in `mask`
+    /// is nonzero (`torch.all`, `torch.any`), into a new tensor of shape
+    /// `SO`.
+    ///
+    /// # Errors
+    /// As [`Backend::reduce`].
+    fn truth<S: Shape, SO: Shape>(
+        all: bool,
+        a: &Tensor<T, S, Self>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<bool, SO, Self>, Self::Error>;
+
+    /// The largest (`max`) or smallest elements over the dimensions in
+    /// `mask` and their indices, counted row-major over the reduced
+    /// dimensions; the first of equal values wins and a NaN wins over
+    /// everything (`torch.max(t, dim)`, `torch.argmax`). The caller has
+    /// checked that every output reduces at least one element.
+    ///
+    /// # Errors
+    /// As [`Backend::reduce`].
+    #[allow(clippy::type_complexity)]
+    fn arg_extreme<S: Shape, SO: Shape>(
+        max: bool,
+        a: &Tensor<T, S, Self>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<(Tensor<T, SO, Self>, Tensor<i64, SO, Self>), Self::Error>
+    where
+        T: Numeric;
+
+    /// `softmax` (or, with `log`, `log_softmax`) of `a` along dimension
+    /// `dim` (already checked to be in range): `exp(x - m) / Σ exp(x - m)`
+    /// with `m` each slice's maximum, as PyTorch computes it.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn softmax<S: Shape>(
+        a: &Tensor<T, S, Self>,
+        dim: usize,
+        log: bool,
+    ) -> Result<Tensor<T, S, Self>, Self::Error>
+    where
+        T: Float;
+
+    /// `out[i] = src[i with dim replaced by index[i]]` for every position
+    /// `i` of the index's sizes, into a new contiguous tensor of shape `SO`
+    /// with the index's sizes (the core of `gather` and `index_select`).
+    /// `src` and `index` have one rank (a 0-d tensor counts as 1-d of one
+    /// element) and the caller has checked gather's size rules; both are
+    /// read through their strides (an expanded index is never copied).
+    ///
+    /// # Errors
+    /// PyTorch's "index 5 is out of bounds for dimension 1 with size 3" for
+    /// the first index value outside `0..src.size(dim)`, found before
+    /// anything is read; an allocation or driver error.
+    fn gather<I: IndexElement, S1: Shape, SI: Shape, SO: Shape>(
+        src: &Tensor<T, S1, Self>,
+        dim: usize,
+        index: &Tensor<I, SI, Self>,
+    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+
+    /// `out[i with dim replaced by index[i]] = src[i]` for every position
+    /// `i` of the index's sizes (`scatter_`; of repeated indices one write
+    /// wins: the last in row-major order on the CPU, an unspecified one on
+    /// CUDA, as PyTorch). The caller has checked scatter's size rules and
+    /// that the index has elements; 0-d tensors count as 1-d of size 1.
+    ///
+    /// # Errors
+    /// PyTorch's out-of-bounds message for the first bad index value (then
+    /// nothing is written); elements of `out` that share memory; on CUDA an
+    /// index that shares `out`'s buffer (the CPU reads it from a copy); a
+    /// driver error.
+    fn scatter<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+        out: &mut Tensor<T, S, Self>,
+        dim: usize,
+        index: &Tensor<I, SI, Self>,
+        src: &Tensor<T, S2, Self>,
+    ) -> Result<(), Self::Error>;
+
+    /// As [`Backend::scatter`], adding every contribution (`scatter_add_`).
+    ///
+    /// # Errors
+    /// As [`Backend::scatter`].
+    fn scatter_add<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+        out: &mut Tensor<T, S, Self>,
+        dim: usize,
+        index: &Tensor<I, SI, Self>,
+        src: &Tensor<T, S2, Self>,
+    ) -> Result<(), Self::Error>
+    where
+        T: Numeric;
+
+    /// The parts laid one after the other along `dim` (`cat`), into a new
+    /// contiguous tensor of sizes `out` (their sizes, summed along `dim`),
+    /// of shape `SO`. The caller has checked `cat`'s size rules.
+    ///
+    /// # Errors
+    /// Parts on different GPUs, an allocation or driver error.
+    fn cat<SO: Shape>(
+        parts: &[Tensor<T, DynRank, Self>],
+        dim: usize,
+        out: &[usize],
+    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+
+    /// `a` with the elements where `mask` holds set to `value`, the two
+    /// broadcast together (`torch.masked_fill`), into a new tensor of shape
+    /// `SO`.
+    ///
+    /// # Errors
+    /// PyTorch's broadcast error, an allocation or driver error.
+    fn masked_fill<S: Shape, SM: Shape, SO: Shape>(
+        a: &Tensor<T, S, Self>,
+        mask: &Tensor<bool, SM, Self>,
+        value: T,
+    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+
+    /// Sets the elements of `a` where `mask` (expanded to `a`'s sizes)
+    /// holds to `value` (`Tensor.masked_fill_`).
+    ///
+    /// # Errors
+    /// PyTorch's in-place errors (the mask does not expand to `a`'s sizes,
+    /// elements of `a` share memory), a driver error.
+    fn masked_fill_<S: Shape, SM: Shape>(
+        a: &mut Tensor<T, S, Self>,
+        mask: &Tensor<bool, SM, Self>,
+        value: T,
+    ) -> Result<(), Self::Error>;
+
+    /// The elements of `a` where `mask` holds, both broadcast to `dims`
+    /// (which the caller computed), in row-major order
+    /// (`torch.masked_select`): a 1-d tensor whose length depends on the
+    /// mask's values, so CUDA reads the mask on the host (as PyTorch
+    /// synchronises for the count) and gathers the values on the device.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn masked_select<S: Shape, SM: Shape>(
+        a: &Tensor<T, S, Self>,
+        mask: &Tensor<bool, SM, Self>,
+        dims: &[usize],
+    ) -> Result<Tensor<T, (Dyn,), Self>, Self::Error>;
+
     /// The elements of `a` in row-major order, on the host (for the checks
     /// that must see values, such as integer division by zero).
     ///
@@ -215,4 +375,25 @@ pub trait Gemm<T: Numeric>: Backend<T> {
         beta: T,
         alpha: T,
     ) -> Result<(), Self::Error>;
+}
+
+/// The result sizes of a reduction of a tensor of sizes `dims` over the
+/// dimensions in `mask`: the kept sizes, each reduced one as 1 when
+/// `keepdim`.
+pub(crate) fn reduced_dims(dims: &[usize], mask: &[bool], keepdim: bool) -> DimVec {
+    dims.iter()
+        .zip(mask)
+        .filter_map(|(&d, &m)| match (m, keepdim) {
+            (false, _) => Some(d),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect()
+}
+
+/// PyTorch's message for an index value out of range.
+pub(crate) fn out_of_bounds(index: i64, dim: usize, size: usize) -> ShapeError {
+    ShapeError::Invalid(format!(
+        "index {index} is out of bounds for dimension {dim} with size {size}"
+    ))
 }

@@ -123,8 +123,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     pub fn try_rand(dims: &[usize], seed: u64) -> Result<Self, ShapeError> {
         let d = check_new::<S>(dims)?;
         let mut rng = SplitMix64(seed);
-        // Rounding to f32 can carry a value just below 1 up to 1: clamp it.
-        let below_one = T::one() - T::epsilon() / (T::one() + T::one());
+        let below_one = below_one::<T>();
         let data = try_vec_from_fn(dims, |_| T::from_f64(rng.uniform()).min(below_one))?;
         Ok(Self::from_parts(data, d))
     }
@@ -245,38 +244,51 @@ impl<T: Numeric> Tensor<T, (Dyn,)> {
     /// assert_eq!(e.to_string(), "unsupported range: 0 -> inf");
     /// ```
     pub fn arange(start: T, end: T, step: T) -> Result<Self, ShapeError> {
-        let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
-        if st == 0.0 {
-            return Err(ShapeError::Invalid("step must be nonzero".into()));
-        }
-        if !st.is_finite() {
-            return Err(ShapeError::Invalid(format!(
-                "step must be finite but got {}",
-                format_g(st)
-            )));
-        }
-        if !s.is_finite() || !e.is_finite() {
-            return Err(ShapeError::Invalid(format!(
-                "unsupported range: {} -> {}",
-                format_g(s),
-                format_g(e)
-            )));
-        }
-        if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
-            return Err(ShapeError::Invalid(
-                "upper bound and lower bound inconsistent with step sign".into(),
-            ));
-        }
-        let len = ((e - s) / st).ceil();
-        if !(0.0..=i64::MAX as f64).contains(&len) {
-            return Err(ShapeError::Invalid(
-                "invalid size, possible overflow?".into(),
-            ));
-        }
-        let n = len as usize;
+        let (s, st) = (start.to_f64(), step.to_f64());
+        let n = arange_len(start, end, step)?;
         let data = try_vec_from_fn(&[n], |i| T::from_f64(s + i as f64 * st))?;
         Self::try_from_vec(data, &[n])
     }
+}
+
+/// The length of `arange(start, end, step)`, after PyTorch's checks of
+/// its arguments (shared by every device's `arange`).
+pub(crate) fn arange_len<T: Numeric>(start: T, end: T, step: T) -> Result<usize, ShapeError> {
+    let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
+    if st == 0.0 {
+        return Err(ShapeError::Invalid("step must be nonzero".into()));
+    }
+    if !st.is_finite() {
+        return Err(ShapeError::Invalid(format!(
+            "step must be finite but got {}",
+            format_g(st)
+        )));
+    }
+    if !s.is_finite() || !e.is_finite() {
+        return Err(ShapeError::Invalid(format!(
+            "unsupported range: {} -> {}",
+            format_g(s),
+            format_g(e)
+        )));
+    }
+    if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
+        return Err(ShapeError::Invalid(
+            "upper bound and lower bound inconsistent with step sign".into(),
+        ));
+    }
+    let len = ((e - s) / st).ceil();
+    if !(0.0..=i64::MAX as f64).contains(&len) {
+        return Err(ShapeError::Invalid(
+            "invalid size, possible overflow?".into(),
+        ));
+    }
+    Ok(len as usize)
+}
+
+/// The largest value `rand` gives: rounding to `f32` can carry a draw just
+/// below 1 up to 1, so draws are clamped to this.
+pub(crate) fn below_one<T: Float>() -> T {
+    T::one() - T::epsilon() / (T::one() + T::one())
 }
 
 /// `x` as C++'s `ostream` prints a double by default (`%g`, 6 significant
@@ -367,7 +379,7 @@ impl<T: Float> Tensor<T, (Dyn,)> {
 /// `isize::MAX` is PyTorch's allocation error ("Storage size calculation
 /// overflowed with sizes=[..]"), as `torch.empty` reports it, rather than the
 /// view's "numel: integer multiplication overflow".
-fn check_new<S: Shape>(dims: &[usize]) -> Result<S::Dims, ShapeError> {
+pub(crate) fn check_new<S: Shape>(dims: &[usize]) -> Result<S::Dims, ShapeError> {
     S::check_dims(dims).map_err(|e| match e {
         ShapeError::TooLarge { shape } => storage_overflow(&shape),
         e => e,

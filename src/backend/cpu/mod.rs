@@ -18,6 +18,7 @@ pub(crate) mod fused;
 mod gemm;
 mod gemm_crates;
 pub(crate) mod index;
+pub(crate) mod index_run;
 pub(crate) mod locks;
 #[cfg(feature = "safetensors")]
 pub(crate) mod mmap;

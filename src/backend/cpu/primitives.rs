@@ -3,14 +3,19 @@
 //! (so a table op costs what the closure it replaced cost).
 
 use super::exec;
-use super::reducers::{Extreme, Prod, Sum};
+use super::index::{self, CatPart, Strided};
+use super::index_run::{Source, gather_nonempty, scatter_nonempty};
+use super::reducers::{
+    ArgExtreme, Extreme, LogSumExp, MaxAndSum, Moments, Norm, NormKind, Prod, Sum, Truth,
+};
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::backend::op::{Map1, Map2, Map3, Reduction};
+use crate::backend::op::{Map1, Map2, Map3, Reduction, Statistic};
+use crate::backend::primitives::reduced_dims;
 use crate::device::Cpu;
-use crate::element::{Element, Numeric};
-use crate::ops::reduce::axes::result_dims;
-use crate::shape::{Shape, ShapeError, check_inplace};
+use crate::element::{Element, Float, Numeric};
+use crate::ops::index::IndexElement;
+use crate::shape::{Dyn, DynRank, Shape, ShapeError, check_inplace};
 
 impl<T: Element> Backend<T> for Cpu {
     fn unary<Op: Map1<T>, S: Shape>(op: Op, a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
@@ -127,10 +132,199 @@ impl<T: Element> Backend<T> for Cpu {
             Reduction::Max => exec::reduce_vec(l, mask, &Extreme::<true>),
             Reduction::Min => exec::reduce_vec(l, mask, &Extreme::<false>),
         }?;
-        Tensor::try_from_vec(data, &result_dims(a.dims(), mask, keepdim))
+        Tensor::try_from_vec(data, &reduced_dims(a.dims(), mask, keepdim))
+    }
+
+    fn statistic<S: Shape, SO: Shape>(
+        s: Statistic,
+        a: &Tensor<T, S>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<T, SO>, ShapeError>
+    where
+        T: Float,
+    {
+        let l = a.layout();
+        let data = match s {
+            Statistic::Variance { correction, sqrt } => exec::reduce_vec(
+                l,
+                mask,
+                &Moments {
+                    correction: correction as f64,
+                    sqrt,
+                },
+            ),
+            Statistic::Norm(p) => exec::reduce_vec(l, mask, &Norm(NormKind::of(p))),
+            Statistic::LogSumExp => exec::reduce_vec(l, mask, &LogSumExp),
+        }?;
+        Tensor::try_from_vec(data, &reduced_dims(a.dims(), mask, keepdim))
+    }
+
+    fn truth<S: Shape, SO: Shape>(
+        all: bool,
+        a: &Tensor<T, S>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<bool, SO>, ShapeError> {
+        let data = if all {
+            exec::reduce_vec(a.layout(), mask, &Truth::<true>)
+        } else {
+            exec::reduce_vec(a.layout(), mask, &Truth::<false>)
+        }?;
+        Tensor::try_from_vec(data, &reduced_dims(a.dims(), mask, keepdim))
+    }
+
+    fn arg_extreme<S: Shape, SO: Shape>(
+        max: bool,
+        a: &Tensor<T, S>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<(Tensor<T, SO>, Tensor<i64, SO>), ShapeError>
+    where
+        T: Numeric,
+    {
+        let pairs = if max {
+            exec::reduce_vec(a.layout(), mask, &ArgExtreme::<true>)
+        } else {
+            exec::reduce_vec(a.layout(), mask, &ArgExtreme::<false>)
+        }?;
+        let dims = reduced_dims(a.dims(), mask, keepdim);
+        let (values, indices): (Vec<T>, Vec<i64>) = pairs.into_iter().unzip();
+        Ok((
+            Tensor::try_from_vec(values, &dims)?,
+            Tensor::try_from_vec(indices, &dims)?,
+        ))
+    }
+
+    fn softmax<S: Shape>(
+        a: &Tensor<T, S>,
+        dim: usize,
+        log: bool,
+    ) -> Result<Tensor<T, S>, ShapeError>
+    where
+        T: Float,
+    {
+        let mask: Vec<bool> = (0..a.rank()).map(|k| k == dim).collect();
+        let stats = exec::reduce_vec(a.layout(), &mask, &MaxAndSum)?;
+        let dims = reduced_dims(a.dims(), &mask, true);
+        let (max, sum): (Vec<T>, Vec<T>) = stats.into_iter().unzip();
+        let max = Tensor::<T, DynRank>::try_from_vec(max, &dims)?;
+        let sum = Tensor::<T, DynRank>::try_from_vec(sum, &dims)?;
+        let (l, m, s) = (a.layout(), max.layout(), sum.layout());
+        if log {
+            exec::map3(l, m, s, |x, m, s| x - m - s.ln())
+        } else {
+            exec::map3(l, m, s, |x, m, s| (x - m).exp() / s)
+        }
+    }
+
+    fn gather<I: IndexElement, S1: Shape, SI: Shape, SO: Shape>(
+        src: &Tensor<T, S1>,
+        dim: usize,
+        index: &Tensor<I, SI>,
+    ) -> Result<Tensor<T, SO>, ShapeError> {
+        let data = gather_nonempty(src.layout(), dim, index.layout())?;
+        Tensor::try_from_vec(data, index.dims())
+    }
+
+    fn scatter<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+        out: &mut Tensor<T, S>,
+        dim: usize,
+        index: &Tensor<I, SI>,
+        src: &Tensor<T, S2>,
+    ) -> Result<(), ShapeError> {
+        scatter_with(out, dim, index, src, |_, s| s)
+    }
+
+    fn scatter_add<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+        out: &mut Tensor<T, S>,
+        dim: usize,
+        index: &Tensor<I, SI>,
+        src: &Tensor<T, S2>,
+    ) -> Result<(), ShapeError>
+    where
+        T: Numeric,
+    {
+        scatter_with(out, dim, index, src, |a, b| a.wadd(b))
+    }
+
+    fn cat<SO: Shape>(
+        parts: &[Tensor<T, DynRank>],
+        dim: usize,
+        out: &[usize],
+    ) -> Result<Tensor<T, SO>, ShapeError> {
+        let guards: Vec<_> = parts.iter().map(|p| p.storage.read()).collect();
+        let cat_parts: Vec<CatPart<'_, T>> = parts
+            .iter()
+            .zip(&guards)
+            .map(|(p, g)| CatPart {
+                src: Strided {
+                    data: g,
+                    strides: p.strides(),
+                    offset: p.offset,
+                },
+                dims: p.dims(),
+            })
+            .collect();
+        let data = index::cat(out, dim, &cat_parts)?;
+        Tensor::try_from_vec(data, out)
+    }
+
+    fn masked_fill<S: Shape, SM: Shape, SO: Shape>(
+        a: &Tensor<T, S>,
+        mask: &Tensor<bool, SM>,
+        value: T,
+    ) -> Result<Tensor<T, SO>, ShapeError> {
+        exec::map2(
+            a.layout(),
+            mask.layout(),
+            move |x, m| if m { value } else { x },
+        )
+    }
+
+    fn masked_fill_<S: Shape, SM: Shape>(
+        a: &mut Tensor<T, S>,
+        mask: &Tensor<bool, SM>,
+        value: T,
+    ) -> Result<(), ShapeError> {
+        check_inplace(a.dims(), &[mask.dims()])?;
+        exec::update2(
+            a.layout(),
+            mask.layout(),
+            move |x, m| if m { value } else { x },
+        )
+    }
+
+    fn masked_select<S: Shape, SM: Shape>(
+        a: &Tensor<T, S>,
+        mask: &Tensor<bool, SM>,
+        dims: &[usize],
+    ) -> Result<Tensor<T, (Dyn,)>, ShapeError> {
+        let values = a.try_broadcast_to::<DynRank>(dims)?.try_to_vec()?;
+        let keep = mask.try_broadcast_to::<DynRank>(dims)?.try_to_vec()?;
+        let picked: Vec<T> = values
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(v, m)| m.then_some(v))
+            .collect();
+        let n = picked.len();
+        Tensor::try_from_vec(picked, &[n])
     }
 
     fn to_host<S: Shape>(a: &Tensor<T, S>) -> Result<Vec<T>, ShapeError> {
         Ok(a.to_vec())
     }
+}
+
+/// `out[i with dim replaced by index[i]] = f(that, src[i])` over the index's
+/// sizes, 0-d operands seen as 1-d.
+fn scatter_with<T: Element, I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+    out: &mut Tensor<T, S>,
+    dim: usize,
+    index: &Tensor<I, SI>,
+    src: &Tensor<T, S2>,
+    f: impl Fn(T, T) -> T + Sync,
+) -> Result<(), ShapeError> {
+    let (o, i, s) = (out.layout(), index.layout(), src.layout());
+    scatter_nonempty(o, dim, i, Source::Tensor(s), f)
 }

@@ -32,6 +32,34 @@ pub(crate) struct KLayout {
 // as a kernel parameter reads the same bytes.
 unsafe impl DeviceRepr for KLayout {}
 
+impl KLayout {
+    /// The layout of up to [`MAX_OPERANDS`] operands over `dims` as given
+    /// (no reordering or coalescing, so that a kernel's linear position is
+    /// the row-major position in `dims`), or an error above [`MAX_RANK`].
+    pub(crate) fn direct(dims: &[usize], ops: &[(&[usize], usize)]) -> Result<Self, CudaError> {
+        if dims.len() > MAX_RANK {
+            return Err(CudaError::Shape(ShapeError::Invalid(format!(
+                "CUDA index kernels take at most {MAX_RANK} dimensions, this operation has {}; run it on the CPU",
+                dims.len()
+            ))));
+        }
+        let mut l = KLayout {
+            rank: dims.len() as i32,
+            ..Default::default()
+        };
+        for (d, &size) in dims.iter().enumerate() {
+            l.dims[d] = size as u64;
+        }
+        for (i, (strides, off)) in ops.iter().enumerate() {
+            l.offsets[i] = *off as u64;
+            for (d, &st) in strides.iter().enumerate() {
+                l.strides[i][d] = st as u64;
+            }
+        }
+        Ok(l)
+    }
+}
+
 /// One operand of a launch: a storage and its layout in elements.
 pub(crate) struct Operand<'a, T> {
     pub storage: &'a CudaStorage<T>,
@@ -127,7 +155,7 @@ fn choose_variant(l: &KLayout, nops: usize, numel: usize, vec: u64) -> &'static 
 
 const BLOCK: u32 = 256;
 
-fn config(work: u64) -> LaunchConfig {
+pub(crate) fn config(work: u64) -> LaunchConfig {
     let blocks = work.div_ceil(BLOCK as u64).clamp(1, 1 << 16) as u32;
     LaunchConfig {
         grid_dim: (blocks, 1, 1),

@@ -8,9 +8,12 @@
 //! | `device.rs` | loading the libraries, [`CudaDevice`], [`CudaStorage`], the kernel cache |
 //! | `source.rs` | CUDA C for every kernel: one template per kind, pointwise expressions from the op table (`ops/table.rs`) |
 //! | `reductions.rs` | the reductions, with their identities and combining expressions |
+//! | `compose.rs` | `var`/`std`, norms, `logsumexp`, `softmax` composed of primitives; `all`/`any`; arg-reductions |
+//! | `generate.rs` | launches of `arange` and the seeded uniform / normal generators |
+//! | `index.rs` | `gather`, `scatter`, `scatter_add` (index values checked on the device first) |
 //! | `primitives.rs` | [`Backend`](crate::backend::Backend) for CUDA: the pointwise primitives over the shared plan |
 //! | `elementwise.rs` | layouts from the iteration plan, variant choice, launches |
-//! | `reduce.rs` | reductions over a dimension or all (warp shuffles) |
+//! | `reduce.rs` | reductions over a dimension or all (warp shuffles), arg-reductions |
 //! | `blas.rs` | cuBLAS's strided-batched GEMM |
 //! | `gemm.rs` | [`Gemm`](crate::backend::Gemm) for CUDA: products laid out for one strided-batched GEMM |
 //!
@@ -31,6 +34,8 @@ pub use error::CudaError;
 #[cfg(feature = "cuda")]
 pub(crate) mod blas;
 #[cfg(feature = "cuda")]
+pub(crate) mod compose;
+#[cfg(feature = "cuda")]
 mod device;
 #[cfg(feature = "cuda")]
 pub(crate) mod elementwise;
@@ -38,6 +43,10 @@ pub(crate) mod elementwise;
 mod fused;
 #[cfg(feature = "cuda")]
 mod gemm;
+#[cfg(feature = "cuda")]
+pub(crate) mod generate;
+#[cfg(feature = "cuda")]
+pub(crate) mod index;
 #[cfg(feature = "cuda")]
 pub(crate) mod primitives;
 #[cfg(feature = "cuda")]

@@ -4,17 +4,20 @@
 
 use std::sync::Arc;
 
+use super::compose;
 use super::elementwise::{Operand, launch};
+use super::index::{self as index_kernels, Write};
 use super::reduce::reduce as launch_reduce;
 use super::reductions::{ReduceDef, find_reduction};
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::backend::op::{Map1, Map2, Map3, OpDef, Pointwise, Reduction};
+use crate::backend::op::{Map1, Map2, Map3, OpDef, Pointwise, Reduction, Statistic};
 use crate::device::Cuda;
-use crate::element::Numeric;
+use crate::element::{Float, Numeric};
+use crate::ops::index::IndexElement;
 use crate::ops::table::Identity;
-use crate::shape::{DimVec, DynRank, Shape, ShapeError, broadcast_pair, check_inplace};
+use crate::shape::{DimVec, Dyn, DynRank, Shape, ShapeError, broadcast_pair, check_inplace};
 
 /// A fresh contiguous CUDA tensor of sizes `dims` on `dev`, whose elements
 /// the caller's kernel writes.
@@ -41,7 +44,7 @@ pub(crate) fn same_device(a: &CudaDevice, b: &CudaDevice) -> Result<(), CudaErro
 }
 
 /// PyTorch's refusal to write into a tensor whose elements share memory.
-fn check_no_overlap(dims: &[usize], strides: &[usize]) -> Result<(), CudaError> {
+pub(crate) fn check_no_overlap(dims: &[usize], strides: &[usize]) -> Result<(), CudaError> {
     let overlaps = dims.iter().zip(strides).any(|(&d, &s)| d > 1 && s == 0);
     if overlaps && dims.iter().all(|&d| d > 0) {
         return Err(CudaError::Shape(ShapeError::Invalid(
@@ -116,7 +119,7 @@ fn reduce_axis<T: CudaElement, S: Shape>(
 /// `def` over the axes in `mask`: every axis in one pass over the
 /// contiguous elements, else one axis after another, the highest first (a
 /// mean of means over equal counts is the mean).
-fn reduce_mask<T: CudaElement, S: Shape, SO: Shape>(
+pub(crate) fn reduce_mask<T: CudaElement, S: Shape, SO: Shape>(
     def: &ReduceDef,
     t: &Tensor<T, S, Cuda>,
     mask: &[bool],
@@ -276,6 +279,111 @@ impl<T: CudaElement> Backend<T> for Cuda {
         T: Numeric,
     {
         reduce_mask(find_reduction(r.name()), a, mask, keepdim)
+    }
+
+    fn statistic<S: Shape, SO: Shape>(
+        s: Statistic,
+        a: &Tensor<T, S, Cuda>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<T, SO, Cuda>, CudaError>
+    where
+        T: Float,
+    {
+        compose::statistic(s, a, mask, keepdim)
+    }
+
+    fn truth<S: Shape, SO: Shape>(
+        all: bool,
+        a: &Tensor<T, S, Cuda>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<bool, SO, Cuda>, CudaError> {
+        compose::truth(all, a, mask, keepdim)
+    }
+
+    fn arg_extreme<S: Shape, SO: Shape>(
+        max: bool,
+        a: &Tensor<T, S, Cuda>,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<(Tensor<T, SO, Cuda>, Tensor<i64, SO, Cuda>), CudaError>
+    where
+        T: Numeric,
+    {
+        compose::arg_extreme(max, a, mask, keepdim)
+    }
+
+    fn softmax<S: Shape>(
+        a: &Tensor<T, S, Cuda>,
+        dim: usize,
+        log: bool,
+    ) -> Result<Tensor<T, S, Cuda>, CudaError>
+    where
+        T: Float,
+    {
+        compose::softmax(a, dim, log)
+    }
+
+    fn gather<I: IndexElement, S1: Shape, SI: Shape, SO: Shape>(
+        src: &Tensor<T, S1, Cuda>,
+        dim: usize,
+        index: &Tensor<I, SI, Cuda>,
+    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
+        index_kernels::gather(src, dim, index)
+    }
+
+    fn scatter<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+        out: &mut Tensor<T, S, Cuda>,
+        dim: usize,
+        index: &Tensor<I, SI, Cuda>,
+        src: &Tensor<T, S2, Cuda>,
+    ) -> Result<(), CudaError> {
+        index_kernels::scatter(out, dim, index, src, Write::Assign)
+    }
+
+    fn scatter_add<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+        out: &mut Tensor<T, S, Cuda>,
+        dim: usize,
+        index: &Tensor<I, SI, Cuda>,
+        src: &Tensor<T, S2, Cuda>,
+    ) -> Result<(), CudaError>
+    where
+        T: Numeric,
+    {
+        index_kernels::scatter(out, dim, index, src, Write::Add)
+    }
+
+    fn cat<SO: Shape>(
+        parts: &[Tensor<T, DynRank, Cuda>],
+        dim: usize,
+        out: &[usize],
+    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
+        compose::cat(parts, dim, out)
+    }
+
+    fn masked_fill<S: Shape, SM: Shape, SO: Shape>(
+        a: &Tensor<T, S, Cuda>,
+        mask: &Tensor<bool, SM, Cuda>,
+        value: T,
+    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
+        compose::masked_fill(a, mask, value)
+    }
+
+    fn masked_fill_<S: Shape, SM: Shape>(
+        a: &mut Tensor<T, S, Cuda>,
+        mask: &Tensor<bool, SM, Cuda>,
+        value: T,
+    ) -> Result<(), CudaError> {
+        compose::masked_fill_(a, mask, value)
+    }
+
+    fn masked_select<S: Shape, SM: Shape>(
+        a: &Tensor<T, S, Cuda>,
+        mask: &Tensor<bool, SM, Cuda>,
+        dims: &[usize],
+    ) -> Result<Tensor<T, (Dyn,), Cuda>, CudaError> {
+        compose::masked_select(a, mask, dims)
     }
 
     fn to_host<S: Shape>(a: &Tensor<T, S, Cuda>) -> Result<Vec<T>, CudaError> {

@@ -2,14 +2,16 @@
 //! middle dimension: rows (`inner == 1`) reduce with one block per output
 //! and warp shuffles; columns (`inner > 1`) with one thread per output,
 //! neighbouring threads reading neighbouring elements; a single long row
-//! first reduces into per-block partials.
+//! first reduces into per-block partials. Arg-reductions (values and
+//! indices) take the same `(outer, r, inner)` view.
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
 
 use super::CudaError;
 use super::device::{CudaDevice, CudaElement};
+use super::elementwise::config;
 use super::reductions::ReduceDef;
-use super::source::reduce_source;
+use super::source::{arg_source, reduce_source};
 
 /// Most blocks of the partial pass of a full reduction.
 const PARTIALS: u64 = 1024;
@@ -38,12 +40,7 @@ pub(crate) fn reduce<T: CudaElement>(
     let (po, _so) = out.device_ptr_mut(stream);
     if inner > 1 {
         let f = dev.kernel((def.name, T::NAME, "cols"), make)?;
-        let total = outer * inner;
-        let cfg = LaunchConfig {
-            grid_dim: (total.div_ceil(256).clamp(1, 1 << 16) as u32, 1, 1),
-            block_dim: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = config(outer * inner);
         let mut b = stream.launch_builder(&f);
         b.arg(&po)
             .arg(&pi)
@@ -113,4 +110,61 @@ fn cfg_rows(rows: u64, r: u64) -> LaunchConfig {
         block_dim: (threads as u32, 1, 1),
         shared_mem_bytes: 0,
     }
+}
+
+/// `vals[o * inner + i]`, `idx[o * inner + i]`: the largest (`max`) or
+/// smallest of `in[off + (o * r + k) * inner + i]` over `k` and its `k`
+/// (the first of equal values; a NaN beats everything). `r` must be at
+/// least 1 where there are outputs.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn arg_reduce<T: CudaElement>(
+    dev: &CudaDevice,
+    max: bool,
+    input: &CudaSlice<T>,
+    off: usize,
+    (outer, r, inner): (usize, usize, usize),
+    vals: &mut CudaSlice<T>,
+    idx: &mut CudaSlice<i64>,
+) -> Result<(), CudaError> {
+    if outer == 0 || inner == 0 {
+        return Ok(());
+    }
+    let name = if max { "argmax" } else { "argmin" };
+    let make = || arg_source(max, T::NAME);
+    let stream = dev.stream();
+    let (outer, r, inner, off) = (outer as u64, r as u64, inner as u64, off as u64);
+    let (pi, _si) = input.device_ptr(stream);
+    let (pv, _sv) = vals.device_ptr_mut(stream);
+    let (px, _sx) = idx.device_ptr_mut(stream);
+    if inner == 1 {
+        let f = dev.kernel((name, T::NAME, "rows"), make)?;
+        let cfg = LaunchConfig {
+            grid_dim: (outer.clamp(1, 65535) as u32, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut b = stream.launch_builder(&f);
+        b.arg(&pv).arg(&px).arg(&pi).arg(&off).arg(&outer).arg(&r);
+        // SAFETY: `_rows(T*, long long*, const T*, u64 off, u64 rows, u64 r)`
+        // with 256 threads (the size of its shared arrays) matches the
+        // pushed arguments; `input` holds `off + outer * r` elements, `vals`
+        // and `idx` `outer` each.
+        unsafe { b.launch(cfg) }?;
+        return Ok(());
+    }
+    let f = dev.kernel((name, T::NAME, "cols"), make)?;
+    let cfg = config(outer * inner);
+    let mut b = stream.launch_builder(&f);
+    b.arg(&pv)
+        .arg(&px)
+        .arg(&pi)
+        .arg(&off)
+        .arg(&outer)
+        .arg(&r)
+        .arg(&inner);
+    // SAFETY: `_cols(T*, long long*, const T*, u64 off, u64 outer, u64 r,
+    // u64 inner)` matches the pushed arguments; `input` holds
+    // `off + outer * r * inner` elements, `vals` and `idx` `outer * inner`.
+    unsafe { b.launch(cfg) }?;
+    Ok(())
 }

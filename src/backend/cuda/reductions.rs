@@ -1,10 +1,11 @@
 //! The reductions the CUDA backend runs, each with its identity and its
-//! combining expression in CUDA C (the pointwise operations are the op
+//! combining expression in CUDA C (`all` and `any` reduce the `bool`
+//! result of comparing with zero) (the pointwise operations are the op
 //! table of `ops/table.rs`; the reductions move to the backend trait with
 //! the rest of the primitive set).
 
 use crate::backend::op::Family;
-use Family::{Float, Numeric};
+use Family::{Bool, Float, Numeric};
 
 /// The reductions: name, family, identity, combining expression of the
 /// accumulators `x` and `y`, and whether the result is scaled by `1 / n`.
@@ -57,6 +58,20 @@ pub const REDUCTIONS: &[ReduceDef] = &[
         family: Numeric,
         init: "sh_highest<T>()",
         combine: "sh_minimum(x, y)",
+        mean: false,
+    },
+    ReduceDef {
+        name: "all",
+        family: Bool,
+        init: "true",
+        combine: "x && y",
+        mean: false,
+    },
+    ReduceDef {
+        name: "any",
+        family: Bool,
+        init: "false",
+        combine: "x || y",
         mean: false,
     },
 ];

@@ -14,6 +14,15 @@
 //!   reducing contiguous rows with warp shuffles (`_rows`), one reducing
 //!   along a strided column (`_cols`, each thread one output) and the grid
 //!   partial pass of a full reduction (`_partial`).
+//! - Arg-reductions (`argmax`, `argmin`): values and `long long` indices,
+//!   a block per contiguous row (`_rows`) or a thread per strided column
+//!   (`_cols`).
+//! - Index kernels, one module per element and index type: `_check` and
+//!   `_fetch` (the first out-of-range index value, before anything is
+//!   read or written), `_gather`, `_scatter`, `_scatter_add` (atomics).
+//! - Generators, one module per numeric type: `_arange`, and for floats
+//!   `_uniform` / `_normal` (the CPU's SplitMix64 streams, element by
+//!   element).
 //!
 //! The sources are plain strings, so `tests/cuda_kernels.rs` compiles every
 //! one of them with NVRTC on a machine without a GPU, and `tests/op_table.rs`
@@ -21,7 +30,7 @@
 
 use super::prelude::PRELUDE;
 use super::reductions::{REDUCTIONS, ReduceDef};
-use crate::backend::op::{Mode, OpDef};
+use crate::backend::op::{Family, Mode, OpDef};
 
 /// The largest rank (after coalescing) the strided kernels take; plans of
 /// higher rank are materialised first.
@@ -193,6 +202,193 @@ extern "C" __global__ void KNAME_partial(T* partials, const T* in, unsigned long
 }
 "#;
 
+/// The arg-reduction template: `BETTER(v, b)` says `v` beats `b`. Each
+/// candidate is a value and its index along the reduced span; a NaN beats
+/// everything, and among equal values (or NaNs) the lower index wins.
+const ARG: &str = r#"
+__device__ __forceinline__ void sh_pick(T& b, long long& bi, T v, long long vi) {
+    if (vi < 0) return;
+    if (bi < 0) { b = v; bi = vi; return; }
+    const bool bn = b != b, vn = v != v;
+    if (bn) { if (vn && vi < bi) { b = v; bi = vi; } return; }
+    if (vn || BETTER(v, b) || (v == b && vi < bi)) { b = v; bi = vi; }
+}
+
+/* Rows: one block of 256 threads per output, the row's r values contiguous
+   from off + row * r. */
+extern "C" __global__ void KNAME_rows(T* vals, long long* idx, const T* in, unsigned long long off, unsigned long long rows, unsigned long long r) {
+    __shared__ T sv[256];
+    __shared__ long long si[256];
+    for (unsigned long long row = blockIdx.x; row < rows; row += gridDim.x) {
+        const T* p = in + off + row * r;
+        T b = (T)0;
+        long long bi = -1;
+        for (unsigned long long k = threadIdx.x; k < r; k += blockDim.x) sh_pick(b, bi, p[k], (long long)k);
+        sv[threadIdx.x] = b;
+        si[threadIdx.x] = bi;
+        __syncthreads();
+        for (unsigned int w = blockDim.x / 2; w > 0; w >>= 1) {
+            if (threadIdx.x < w) {
+                T x = sv[threadIdx.x];
+                long long xi = si[threadIdx.x];
+                sh_pick(x, xi, sv[threadIdx.x + w], si[threadIdx.x + w]);
+                sv[threadIdx.x] = x;
+                si[threadIdx.x] = xi;
+            }
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) { vals[row] = sv[0]; idx[row] = si[0]; }
+        __syncthreads();
+    }
+}
+
+/* Columns: one thread per output o * inner + i, over in[off + (o * r + k) * inner + i]. */
+extern "C" __global__ void KNAME_cols(T* vals, long long* idx, const T* in, unsigned long long off, unsigned long long outer, unsigned long long r, unsigned long long inner) {
+    const unsigned long long total = outer * inner;
+    for (unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; j < total; j += (unsigned long long)blockDim.x * gridDim.x) {
+        const unsigned long long o = j / inner, i = j % inner;
+        const T* p = in + off + o * r * inner + i;
+        T b = (T)0;
+        long long bi = -1;
+        for (unsigned long long k = 0; k < r; ++k) sh_pick(b, bi, p[k * inner], (long long)k);
+        vals[j] = b;
+        idx[j] = bi;
+    }
+}
+"#;
+
+/// The generators: `arange` (`start + i * step`, in `double`), and for
+/// floats the CPU's SplitMix64 streams, whose `k`-th draw depends only on
+/// the seed and `k`, so every element is computed independently and equals
+/// the CPU's `rand` / `randn` element.
+const GENERATE: &str = r#"
+__device__ __forceinline__ unsigned long long sh_mix(unsigned long long z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* The k-th draw (from 0) of SplitMix64 seeded with `seed`, in [0, 1). */
+__device__ __forceinline__ double sh_draw(unsigned long long seed, unsigned long long k) {
+    return (double)(sh_mix(seed + (k + 1ull) * 0x9E3779B97F4A7C15ull) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+extern "C" __global__ void KNAME_arange(T* o, double start, double step, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x)
+        o[i] = (T)(start + (double)i * step);
+}
+"#;
+
+/// The float generators (appended to [`GENERATE`] for `float`/`double`):
+/// uniform in `[0, 1)` clamped below 1 after rounding, and Box-Muller over
+/// two draws per element.
+const GENERATE_FLOAT: &str = r#"
+extern "C" __global__ void KNAME_uniform(T* o, unsigned long long seed, T below_one, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {
+        const T v = (T)sh_draw(seed, i);
+        o[i] = v < below_one ? v : below_one;
+    }
+}
+
+extern "C" __global__ void KNAME_normal(T* o, unsigned long long seed, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {
+        const double u1 = 1.0 - sh_draw(seed, 2ull * i);
+        const double u2 = sh_draw(seed, 2ull * i + 1ull);
+        o[i] = (T)(sqrt(-2.0 * log(u1)) * cos(2.0 * 3.14159265358979323846 * u2));
+    }
+}
+"#;
+
+/// The index template (`T` the elements, `I` the index type): each
+/// kernel walks the index's sizes row-major through a `ShLayout` whose
+/// operands are 0: the written tensor, 1: the index, 2: the read tensor
+/// (the indexed operand with stride 0 along `dim`, so that its position
+/// is `p + v * step` for index value `v`).
+const INDEX: &str = r#"
+__device__ __forceinline__ void sh_at(const ShLayout& L, unsigned long long i, unsigned long long* p) {
+    p[0] = L.offsets[0]; p[1] = L.offsets[1]; p[2] = L.offsets[2];
+    for (int d = L.rank - 1; d >= 0; --d) {
+        const unsigned long long c = i % L.dims[d];
+        i /= L.dims[d];
+        p[0] += c * L.strides[0][d];
+        p[1] += c * L.strides[1][d];
+        p[2] += c * L.strides[2][d];
+    }
+}
+
+/* bad[0] = the first (row-major) position whose index value is outside
+   [0, size), or unchanged (LLONG_MAX) when there is none. */
+extern "C" __global__ void KNAME_check(ShLayout L, const I* idx, unsigned long long size, unsigned long long n, long long* bad) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {
+        unsigned long long p[3];
+        sh_at(L, i, p);
+        const long long v = (long long)idx[p[1]];
+        if (v < 0 || v >= (long long)size) atomicMin(bad, (long long)i);
+    }
+}
+
+/* bad[1] = the index value at position bad[0] (one thread). */
+extern "C" __global__ void KNAME_fetch(ShLayout L, const I* idx, long long* bad) {
+    if (blockIdx.x == 0 && threadIdx.x == 0 && bad[0] != 0x7fffffffffffffffLL) {
+        unsigned long long p[3];
+        sh_at(L, (unsigned long long)bad[0], p);
+        bad[1] = (long long)idx[p[1]];
+    }
+}
+
+extern "C" __global__ void KNAME_gather(ShLayout L, T* out, const I* idx, const T* src, unsigned long long step, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {
+        unsigned long long p[3];
+        sh_at(L, i, p);
+        const long long v = (long long)idx[p[1]];
+        out[p[0]] = src[p[2] + (unsigned long long)v * step];
+    }
+}
+
+extern "C" __global__ void KNAME_scatter(ShLayout L, T* out, const I* idx, const T* src, unsigned long long step, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {
+        unsigned long long p[3];
+        sh_at(L, i, p);
+        const long long v = (long long)idx[p[1]];
+        out[p[0] + (unsigned long long)v * step] = src[p[2]];
+    }
+}
+"#;
+
+/// `scatter_add` (numeric element types): atomic adds, integers wrapping
+/// (`long long` through `unsigned long long`, `unsigned char` by a
+/// compare-and-swap on its aligned 32-bit word).
+const INDEX_ADD: &str = r#"
+__device__ __forceinline__ void sh_atomic_add(float* p, float v) { atomicAdd(p, v); }
+__device__ __forceinline__ void sh_atomic_add(double* p, double v) { atomicAdd(p, v); }
+__device__ __forceinline__ void sh_atomic_add(int* p, int v) { atomicAdd(p, v); }
+__device__ __forceinline__ void sh_atomic_add(long long* p, long long v) {
+    atomicAdd((unsigned long long*)p, (unsigned long long)v);
+}
+__device__ __forceinline__ void sh_atomic_add(unsigned char* p, unsigned char v) {
+    unsigned int* base = (unsigned int*)((unsigned long long)p & ~3ull);
+    const unsigned int shift = (unsigned int)((unsigned long long)p & 3ull) * 8u;
+    unsigned int old = *base, assumed;
+    do {
+        assumed = old;
+        const unsigned int b = ((assumed >> shift) + v) & 0xffu;
+        old = atomicCAS(base, assumed, (assumed & ~(0xffu << shift)) | (b << shift));
+    } while (assumed != old);
+}
+
+extern "C" __global__ void KNAME_scatter_add(ShLayout L, T* out, const I* idx, const T* src, unsigned long long step, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {
+        unsigned long long p[3];
+        sh_at(L, i, p);
+        const long long v = (long long)idx[p[1]];
+        sh_atomic_add(out + p[0] + (unsigned long long)v * step, src[p[2]]);
+    }
+}
+"#;
+
+/// The index types of the index kernels.
+pub(crate) const INDEX_TYPES: &[&str] = &["int32", "int64"];
+
 /// One kernel module's source.
 #[derive(Clone, Debug)]
 pub struct KernelSource {
@@ -202,6 +398,16 @@ pub struct KernelSource {
     pub source: String,
     /// The kernels the module defines.
     pub kernels: Vec<String>,
+}
+
+/// A module named `name`: the prelude, `head` (typedefs and the op's
+/// functions), then `template` with its kernels named `name_variant`.
+fn module(name: String, head: &str, template: &str, variants: &[&str]) -> KernelSource {
+    KernelSource {
+        source: format!("{PRELUDE}{head}{}", template.replace("KNAME", &name)),
+        kernels: variants.iter().map(|v| format!("{name}_{v}")).collect(),
+        name,
+    }
 }
 
 /// The module name of elementwise op `op` on element type `t`.
@@ -241,16 +447,7 @@ pub(crate) fn elementwise_source(op: &OpDef, t: &str) -> KernelSource {
             Mode::ScalarLhs => "(A0)s, (A1)a, c, s",
         },
     );
-    let body = ELEMENTWISE.replace("KNAME", &name);
-    let kernels = ["s64", "s32", "l32", "v32"]
-        .iter()
-        .map(|v| format!("{name}_{v}"))
-        .collect();
-    KernelSource {
-        source: format!("{PRELUDE}{head}{body}"),
-        name,
-        kernels,
-    }
+    module(name, &head, ELEMENTWISE, &["s64", "s32", "l32", "v32"])
 }
 
 /// The source of reduction `r` on element type `t`.
@@ -270,21 +467,64 @@ pub(crate) fn reduce_source(r: &ReduceDef, t: &str) -> KernelSource {
         init = r.init,
         combine = r.combine,
     );
-    let body = REDUCE.replace("KNAME", &name);
-    let kernels = ["rows", "cols", "partial"]
-        .iter()
-        .map(|v| format!("{name}_{v}"))
-        .collect();
-    KernelSource {
-        source: format!("{PRELUDE}{head}{body}"),
-        name,
-        kernels,
+    module(name, &head, REDUCE, &["rows", "cols", "partial"])
+}
+
+/// The source of `argmax` (`max`) or `argmin` on element type `t`.
+pub(crate) fn arg_source(max: bool, t: &str) -> KernelSource {
+    let (ct, short) = c_type(t);
+    let name = format!("sh_arg{}_{short}", if max { "max" } else { "min" });
+    let head = format!(
+        "typedef {ct} T;\n#define BETTER(v, b) ((v) {cmp} (b))\n",
+        cmp = if max { ">" } else { "<" }
+    );
+    module(name, &head, ARG, &["rows", "cols"])
+}
+
+/// The source of the generators on element type `t` (numeric): `arange`,
+/// and for floats `uniform` and `normal`.
+pub(crate) fn generate_source(t: &str) -> KernelSource {
+    let (ct, short) = c_type(t);
+    let name = format!("sh_gen_{short}");
+    let float = Family::Float.admits(t);
+    let mut body = GENERATE.to_string();
+    if float {
+        body.push_str(GENERATE_FLOAT);
     }
+    let variants: &[&str] = if float {
+        &["arange", "uniform", "normal"]
+    } else {
+        &["arange"]
+    };
+    module(name, &format!("typedef {ct} T;\n"), &body, variants)
+}
+
+/// The source of the index kernels on element type `t` with indices of
+/// type `i` (`int32` or `int64`): `check`, `fetch`, `gather`, `scatter`,
+/// and for numeric types `scatter_add`.
+pub(crate) fn index_source(t: &str, i: &str) -> KernelSource {
+    let (ct, short) = c_type(t);
+    let (it, ishort) = c_type(i);
+    let name = format!("sh_idx{ishort}_{short}");
+    let numeric = Family::Numeric.admits(t);
+    let mut body = INDEX.to_string();
+    let mut variants = vec!["check", "fetch", "gather", "scatter"];
+    if numeric {
+        body.push_str(INDEX_ADD);
+        variants.push("scatter_add");
+    }
+    module(
+        name,
+        &format!("typedef {ct} T;\ntypedef {it} I;\n"),
+        &body,
+        &variants,
+    )
 }
 
 /// Every kernel module the backend can generate for the pointwise ops
 /// `ops` (each in every mode it has, for each element type its family
-/// admits) and the reductions.
+/// admits), the reductions, the arg-reductions, the generators and the
+/// index kernels.
 pub fn kernel_sources(ops: &[OpDef]) -> Vec<KernelSource> {
     let mut out = Vec::new();
     for (t, _, _) in TYPES {
@@ -298,6 +538,14 @@ pub fn kernel_sources(ops: &[OpDef]) -> Vec<KernelSource> {
         }
         for r in REDUCTIONS.iter().filter(|r| r.family.admits(t)) {
             out.push(reduce_source(r, t));
+        }
+        if Family::Numeric.admits(t) {
+            out.push(arg_source(true, t));
+            out.push(arg_source(false, t));
+            out.push(generate_source(t));
+        }
+        for i in INDEX_TYPES {
+            out.push(index_source(t, i));
         }
     }
     out

@@ -30,174 +30,38 @@
 //! ```
 
 use crate::Tensor;
-use crate::backend::cpu::index::{self as kernel, GatherError, ScatterOut, Strided};
+use crate::backend::Backend;
+use crate::backend::cpu::index_run::{Source, scatter_nonempty};
+use crate::device::Cpu;
 use crate::element::{Element, Numeric};
-use crate::iter::broadcast_strides;
-use crate::ops::exec::{self, Layout};
+use crate::iter::{broadcast_strides, contiguous_strides};
+use crate::ops::exec::Layout;
 use crate::shape::OrPanic;
 use crate::shape::{
     Broadcast, BroadcastShape, Dyn, DynRank, One, SetAxis, Shape, ShapeError, broadcast_pair,
 };
 use crate::tensor::wrap_dim;
 
-use super::{IndexElement, NonEmpty, out_of_bounds, storage_addr};
+use super::IndexElement;
 
-/// The written values of a scatter: a tensor read through strides in the
-/// index's sizes, or one value for every position.
-pub(crate) enum Source<'a, T> {
-    /// A tensor, its strides given in the iteration's sizes.
-    Tensor(Layout<'a, T>),
-    /// One value.
-    Value(T),
-}
-
-/// `out[i with dim replaced by index[i]] = f(that, src[i])` for every `i` of
-/// `dims`: the erased core of `scatter_`, `scatter_add_`, `index_add_` and
-/// `index_copy_`. `index` and `src` carry strides in `dims`; `out` its own
-/// sizes and strides (0-d already seen as 1-d). `op` prefixes the message
-/// of an index out of range (`"index_copy_(): "`, as PyTorch words it).
-pub(crate) fn run_scatter<T: Element, I: IndexElement>(
-    op: &str,
-    out: Layout<'_, T>,
-    dim: usize,
-    dims: &[usize],
-    index: Layout<'_, I>,
-    src: Source<'_, T>,
-    f: impl Fn(T, T) -> T + Sync,
-) -> Result<(), ShapeError> {
-    exec::check_no_internal_overlap(&out)?;
-    // Inputs that share the written buffer are copied first.
-    if storage_addr(index.storage) == storage_addr(out.storage) {
-        let copy = exec::map1::<I, I, crate::DynRank>(index, |x| x)?;
-        return run_scatter(op, out, dim, dims, copy.layout(), src, f);
-    }
-    if let Source::Tensor(s) = &src
-        && storage_addr(s.storage) == storage_addr(out.storage)
-    {
-        let copy = exec::map1::<T, T, crate::DynRank>(*s, |x| x)?;
-        return run_scatter(op, out, dim, dims, index, Source::Tensor(copy.layout()), f);
-    }
-    let (src_storage, src_strides, src_offset, value) = match src {
-        Source::Tensor(s) => (
-            Some(s.storage),
-            s.strides.to_vec(),
-            s.offset,
-            [T::default()],
-        ),
-        Source::Value(v) => (None, vec![0; dims.len()], 0, [v]),
-    };
-    // Take the locks in address order (see `exec::update2`).
-    let mut order = [
-        (storage_addr(out.storage), 0),
-        (storage_addr(index.storage), 1),
-        (src_storage.map_or(usize::MAX, storage_addr), 2),
-    ];
-    order.sort_unstable();
-    let (mut g_out, mut g_idx, mut g_src) = (None, None, None);
-    for (_, which) in order {
-        match which {
-            0 => g_out = Some(out.storage.write()),
-            1 => g_idx = Some(index.storage.read()),
-            _ => g_src = src_storage.map(|s| s.read()),
-        }
-    }
-    let (mut g_out, g_idx) = (g_out.expect("locked"), g_idx.expect("locked"));
-    let src_data: &[T] = match &g_src {
-        Some(g) => g,
-        None => &value,
-    };
-    let result = kernel::scatter(
-        ScatterOut {
-            data: &mut g_out,
-            strides: out.strides,
-            offset: out.offset,
-            dims: out.dims,
-        },
-        dims,
-        dim,
-        Strided {
-            data: &g_idx,
-            strides: index.strides,
-            offset: index.offset,
-        },
-        Strided {
-            data: src_data,
-            strides: &src_strides,
-            offset: src_offset,
-        },
-        f,
-    );
-    result.map_err(|v| {
-        let e = out_of_bounds(v, dim, out.dims[dim]);
-        ShapeError::Invalid(format!("{op}{e}"))
-    })
-}
-
-/// `out[i] = src[i with dim replaced by index[i]]` for every `i` of `dims`:
-/// the erased core of `gather`, `take_along_dim` and `index_select`.
-/// `index` and `src` carry strides in `dims`; `src_dim` is `src`'s size and
-/// stride along `dim`.
-pub(crate) fn run_gather<T: Element, I: IndexElement>(
-    dims: &[usize],
-    dim: usize,
-    index: Layout<'_, I>,
-    src: Layout<'_, T>,
-    src_dim: (usize, usize),
-) -> Result<Vec<T>, ShapeError> {
-    let (g_idx, g_src) = (index.storage.read(), src.storage.read());
-    kernel::gather(
-        dims,
-        dim,
-        Strided {
-            data: &g_idx,
-            strides: index.strides,
-            offset: index.offset,
-        },
-        Strided {
-            data: &g_src,
-            strides: src.strides,
-            offset: src.offset,
-        },
-        src_dim,
-    )
-    .map_err(|e| match e {
-        GatherError::Index(v) => out_of_bounds(v, dim, src_dim.0),
-        GatherError::Alloc(e) => e,
-    })
-}
-
-/// `gather`'s shape checks and call, on erased layouts.
-fn gather_impl<T: Element, I: IndexElement>(
-    src: Layout<'_, T>,
-    dim: isize,
-    index: Layout<'_, I>,
-) -> Result<Vec<T>, ShapeError> {
-    let (s, ix) = (NonEmpty::of(&src), NonEmpty::of(&index));
-    let dim = wrap_dim(dim, src.dims.len())?;
-    if s.dims.len() != ix.dims.len() {
+/// `gather`'s shape checks (0-d tensors count as 1-d): the wrapped `dim`.
+fn gather_checks(src: &[usize], dim: isize, index: &[usize]) -> Result<usize, ShapeError> {
+    let one = |d: &[usize]| if d.is_empty() { vec![1] } else { d.to_vec() };
+    let (s, ix) = (one(src), one(index));
+    let dim = wrap_dim(dim, src.len())?;
+    if s.len() != ix.len() {
         return Err(ShapeError::Invalid(
             "Index tensor must have the same number of dimensions as input tensor".into(),
         ));
     }
-    for d in (0..s.dims.len()).filter(|&d| d != dim) {
-        if ix.dims[d] > s.dims[d] {
+    for d in (0..s.len()).filter(|&d| d != dim) {
+        if ix[d] > s[d] {
             return Err(ShapeError::Invalid(format!(
-                "Size does not match at dimension {d} expected index {:?} to be no larger than self {:?} apart from dimension {dim}",
-                index.dims, src.dims
+                "Size does not match at dimension {d} expected index {index:?} to be no larger than self {src:?} apart from dimension {dim}"
             )));
         }
     }
-    let idx = Layout {
-        dims: &ix.dims,
-        strides: &ix.strides,
-        ..index
-    };
-    let sl = Layout {
-        dims: &s.dims,
-        strides: &s.strides,
-        ..src
-    };
-    run_gather(&ix.dims, dim, idx, sl, (s.dims[dim], s.strides[dim]))
+    Ok(dim)
 }
 
 /// PyTorch's `scatter_shape_check`: `Ok(None)` when the index is empty
@@ -258,34 +122,10 @@ fn scatter_impl<T: Element, I: IndexElement>(
     let Some(dim) = scatter_checks(out.dims, dim, index.dims, src_dims)? else {
         return Ok(());
     };
-    let (o, ix) = (NonEmpty::of(&out), NonEmpty::of(&index));
-    let src_ne = match &src {
-        Source::Tensor(s) => Some(NonEmpty::of(s)),
-        Source::Value(_) => None,
-    };
-    let src = match (&src, &src_ne) {
-        (Source::Tensor(s), Some(ne)) => Source::Tensor(Layout {
-            dims: &ne.dims,
-            strides: &ne.strides,
-            ..*s
-        }),
-        (Source::Value(v), _) => Source::Value(*v),
-        (Source::Tensor(_), None) => unreachable!("a tensor source has its layout"),
-    };
-    let out = Layout {
-        dims: &o.dims,
-        strides: &o.strides,
-        ..out
-    };
-    let idx = Layout {
-        dims: &ix.dims,
-        strides: &ix.strides,
-        ..index
-    };
-    run_scatter("", out, dim, &ix.dims, idx, src, f)
+    scatter_nonempty(out, dim, index, src, f)
 }
 
-impl<T: Element, S: Shape> Tensor<T, S> {
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// The elements of `self` picked along `dim` by `index`, as
     /// `torch.gather(self, dim, index)`: `out[i][j][k] = self[index[i][j][k]][j][k]`
     /// for `dim = 0`, and so on. The result has the index's shape.
@@ -309,10 +149,10 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_gather<SI: Shape>(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, SI>,
-    ) -> Result<Tensor<T, SI>, ShapeError> {
-        let data = gather_impl(self.layout(), dim, index.layout())?;
-        Ok(Tensor::from_parts(data, SI::check_dims(index.dims())?))
+        index: &Tensor<impl IndexElement<Int: Sized>, SI, D>,
+    ) -> Result<Tensor<T, SI, D>, D::Error> {
+        let dim = gather_checks(self.dims(), dim, index.dims())?;
+        D::gather(self, dim, index)
     }
 
     /// The elements of `self` picked along `dim` by `index`.
@@ -330,14 +170,15 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn gather<SI: Shape>(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, SI>,
-    ) -> Tensor<T, SI> {
+        index: &Tensor<impl IndexElement<Int: Sized>, SI, D>,
+    ) -> Tensor<T, SI, D> {
         self.try_gather(dim, index).or_panic()
     }
 
     /// Writes `src[i][j][k]` into `self[index[i][j][k]][j][k]` (for `dim =
     /// 0`, and so on), as `Tensor.scatter_(dim, index, src)`. With repeated
-    /// indices the last write (in row-major order of the index) wins.
+    /// indices the last write (in row-major order of the index) wins on the
+    /// CPU; on CUDA one of them, unspecified (as PyTorch).
     ///
     /// # Errors
     /// PyTorch's: `dim` out of range; the index's rank differs from `self`'s
@@ -357,14 +198,85 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_scatter_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
-        src: &Tensor<T, impl Shape>,
-    ) -> Result<(), ShapeError> {
-        self.try_scatter_with(dim, index, src, |_, s| s)
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
+    ) -> Result<(), D::Error> {
+        match scatter_checks(self.dims(), dim, index.dims(), Some(src.dims()))? {
+            Some(dim) => D::scatter(self, dim, index, src),
+            None => Ok(()),
+        }
     }
 
-    /// `self[.. index[i] ..] = f(self[.. index[i] ..], src[i])`: the scatter
-    /// pass that `scatter_`, `scatter_add_` and `scatter_reduce_` share.
+    /// Writes `src` into `self` at the positions `index` gives along `dim`.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_scatter_`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let mut t = Tensor::<f32, Shape![4]>::zeros();
+    /// t.scatter_(0, &Tensor::<i64, Shape![2]>::from_vec(vec![3, 1]),
+    ///     &Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]));
+    /// assert_eq!(t.to_vec(), vec![0., 2., 0., 1.]);
+    /// ```
+    #[track_caller]
+    pub fn scatter_(
+        &mut self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
+    ) {
+        self.try_scatter_(dim, index, src).or_panic()
+    }
+
+    /// A copy of `self` with `src` scattered into it, as
+    /// `torch.scatter(self, dim, index, src)`.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_scatter_`].
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![3]>::zeros();
+    /// let idx = Tensor::<i64, Shape![1]>::from_vec(vec![1]);
+    /// let r = t.try_scatter(0, &idx, &Tensor::<i32, Shape![1]>::from_vec(vec![5])).unwrap();
+    /// assert_eq!((r.to_vec(), t.to_vec()), (vec![0, 5, 0], vec![0, 0, 0]));
+    /// ```
+    pub fn try_scatter(
+        &self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
+    ) -> Result<Tensor<T, S, D>, D::Error> {
+        self.try_on_copy(|out| out.try_scatter_(dim, index, src))
+    }
+
+    /// A copy of `self` with `src` scattered into it.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_scatter_`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2]>::zeros();
+    /// let r = t.scatter(0, &Tensor::<i32, Shape![1]>::from_vec(vec![0]),
+    ///     &Tensor::<i32, Shape![1]>::from_vec(vec![4]));
+    /// assert_eq!(r.to_vec(), vec![4, 0]);
+    /// ```
+    #[track_caller]
+    pub fn scatter(
+        &self,
+        dim: isize,
+        index: &Tensor<impl IndexElement, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
+    ) -> Tensor<T, S, D> {
+        self.try_scatter(dim, index, src).or_panic()
+    }
+}
+
+impl<T: Element, S: Shape> Tensor<T, S> {
+    /// `self[.. index[i] ..] = f(self[.. index[i] ..], src[i])`: the CPU
+    /// scatter pass of `scatter_reduce_` (whose reductions are closures).
     pub(crate) fn try_scatter_with(
         &mut self,
         dim: isize,
@@ -393,60 +305,6 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ///     &Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]));
     /// assert_eq!(t.to_vec(), vec![0., 2., 0., 1.]);
     /// ```
-    #[track_caller]
-    pub fn scatter_(
-        &mut self,
-        dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
-        src: &Tensor<T, impl Shape>,
-    ) {
-        self.try_scatter_(dim, index, src).or_panic()
-    }
-
-    /// A copy of `self` with `src` scattered into it, as
-    /// `torch.scatter(self, dim, index, src)`.
-    ///
-    /// # Errors
-    /// As [`Tensor::try_scatter_`].
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t = Tensor::<i32, Shape![3]>::zeros();
-    /// let idx = Tensor::<i64, Shape![1]>::from_vec(vec![1]);
-    /// let r = t.try_scatter(0, &idx, &Tensor::<i32, Shape![1]>::from_vec(vec![5])).unwrap();
-    /// assert_eq!((r.to_vec(), t.to_vec()), (vec![0, 5, 0], vec![0, 0, 0]));
-    /// ```
-    pub fn try_scatter(
-        &self,
-        dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
-        src: &Tensor<T, impl Shape>,
-    ) -> Result<Tensor<T, S>, ShapeError> {
-        self.try_on_copy(|out| out.try_scatter_(dim, index, src))
-    }
-
-    /// A copy of `self` with `src` scattered into it.
-    ///
-    /// # Panics
-    /// With the message of [`Tensor::try_scatter_`]'s error.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t = Tensor::<i32, Shape![2]>::zeros();
-    /// let r = t.scatter(0, &Tensor::<i32, Shape![1]>::from_vec(vec![0]),
-    ///     &Tensor::<i32, Shape![1]>::from_vec(vec![4]));
-    /// assert_eq!(r.to_vec(), vec![4, 0]);
-    /// ```
-    #[track_caller]
-    pub fn scatter(
-        &self,
-        dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
-        src: &Tensor<T, impl Shape>,
-    ) -> Tensor<T, S> {
-        self.try_scatter(dim, index, src).or_panic()
-    }
-
     /// Writes `value` at the positions `index` gives along `dim`, as
     /// `Tensor.scatter_(dim, index, value)`.
     ///
@@ -517,114 +375,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ) -> Tensor<T, S> {
         self.try_scatter_value(dim, index, value).or_panic()
     }
-
-    /// The elements of `self` picked along axis `K` by `indices`, the two
-    /// broadcast against each other everywhere but along `K`, as
-    /// `torch.take_along_dim(self, indices, K)` (NumPy's
-    /// `take_along_axis`). The result has `indices`' size along `K` and the
-    /// broadcast size elsewhere.
-    ///
-    /// # Errors
-    /// PyTorch's: `torch.take_along_dim(): input and indices should have the
-    /// same number of dimensions, ...`; a broadcast mismatch away from `K`;
-    /// an index value outside `0..self.size(K)`.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t = Tensor::<i32, Shape![2, 3]>::from_vec(vec![1, 2, 3, 4, 5, 6]);
-    /// // One row of indices, broadcast over both rows of `t`.
-    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![2, 0]);
-    /// let r: Tensor<i32, Shape![2, 2]> = t.try_take_along_dim::<1, _>(&idx).unwrap();
-    /// assert_eq!(r.to_vec(), vec![3, 1, 6, 4]);
-    /// ```
-    #[allow(clippy::type_complexity)]
-    pub fn try_take_along_dim<const K: usize, SI: Shape>(
-        &self,
-        indices: &Tensor<impl IndexElement<Int: Sized>, SI>,
-    ) -> Result<Tensor<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>>, ShapeError>
-    where
-        S: SetAxis<K, One>,
-        <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
-    {
-        let (dims, data) = take_along_dim_impl(self.layout(), K as isize, indices.layout())?;
-        Ok(Tensor::from_parts(
-            data,
-            <Broadcast<<S as SetAxis<K, One>>::Output, SI>>::check_dims(&dims)?,
-        ))
-    }
-
-    /// The elements of `self` picked along axis `K` by `indices`, broadcast
-    /// together elsewhere.
-    ///
-    /// # Panics
-    /// With the message of [`Tensor::try_take_along_dim`]'s error.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t = Tensor::<f32, Shape![2, 3]>::from_vec(vec![3., 1., 2., 9., 7., 8.]);
-    /// // The position of each row's maximum, as argmax(keepdim) would give it.
-    /// let arg = Tensor::<i64, Shape![2, 1]>::from_vec(vec![0, 0]);
-    /// let m: Tensor<f32, Shape![2, 1]> = t.take_along_dim::<1, _>(&arg);
-    /// assert_eq!(m.to_vec(), vec![3., 9.]);
-    /// ```
-    #[track_caller]
-    #[allow(clippy::type_complexity)]
-    pub fn take_along_dim<const K: usize, SI: Shape>(
-        &self,
-        indices: &Tensor<impl IndexElement<Int: Sized>, SI>,
-    ) -> Tensor<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>>
-    where
-        S: SetAxis<K, One>,
-        <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
-    {
-        self.try_take_along_dim::<K, SI>(indices).or_panic()
-    }
 }
 
 impl<T: Element, S: Shape> Tensor<T, S> {
-    /// [`Tensor::try_take_along_dim`] with the axis given at run time (negative
-    /// counts from the end), as `torch.take_along_dim(self, indices, dim)`;
-    /// the result's rank is known only at run time.
-    ///
-    /// # Errors
-    /// As [`Tensor::try_take_along_dim`], and `dim` out of range.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t = Tensor::<i32, Shape![2, 3]>::from_vec(vec![1, 2, 3, 4, 5, 6]);
-    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![2, 0]);
-    /// let r = t.try_take_along_dim_at(-1, &idx).unwrap();
-    /// assert_eq!((r.dims(), r.to_vec()), (&[2, 2][..], vec![3, 1, 6, 4]));
-    /// ```
-    pub fn try_take_along_dim_at(
-        &self,
-        dim: isize,
-        indices: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
-    ) -> Result<Tensor<T, DynRank>, ShapeError> {
-        let (dims, data) = take_along_dim_impl(self.layout(), dim, indices.layout())?;
-        Tensor::try_from_vec(data, &dims)
-    }
-
-    /// [`Tensor::take_along_dim`] with the axis given at run time.
-    ///
-    /// # Panics
-    /// With the message of [`Tensor::try_take_along_dim_at`]'s error.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t = Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
-    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![1, 0]);
-    /// assert_eq!(t.take_along_dim_at(0, &idx).to_vec(), vec![3., 2.]);
-    /// ```
-    #[track_caller]
-    pub fn take_along_dim_at(
-        &self,
-        dim: isize,
-        indices: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
-    ) -> Tensor<T, DynRank> {
-        self.try_take_along_dim_at(dim, indices).or_panic()
-    }
-
     /// The elements of `self` flattened (row-major), picked by `indices`
     /// flattened, as `torch.take_along_dim(self, indices)` without a dim.
     ///
@@ -651,8 +404,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         let flat = self.try_reshape::<DynRank>(&[-1])?;
         let idx = indices.try_reshape::<DynRank>(&[-1])?;
         let n = idx.numel();
-        let data = gather_impl(flat.layout(), 0, idx.layout())?;
-        Tensor::try_from_vec(data, &[n])
+        gather_checks(flat.dims(), 0, idx.dims())?;
+        let out: Tensor<T, DynRank> = Cpu::gather(&flat, 0, &idx)?;
+        out.try_reshape(&[n as isize])
     }
 
     /// The elements of `self` flattened, picked by `indices` flattened.
@@ -680,49 +434,146 @@ impl<T: Element, S: Shape> Tensor<T, S> {
 
 /// `take_along_dim`'s checks, broadcasting and gather, on erased layouts:
 /// the result's sizes and elements.
-fn take_along_dim_impl<T: Element, I: IndexElement>(
-    src: Layout<'_, T>,
-    k: isize,
-    indices: Layout<'_, I>,
-) -> Result<(Vec<usize>, Vec<T>), ShapeError> {
-    if src.dims.len() != indices.dims.len() {
-        return Err(ShapeError::Invalid(format!(
-            "torch.take_along_dim(): input and indices should have the same number of dimensions, but got {} dimensions for input, and {} dimensions for indices",
-            src.dims.len(),
-            indices.dims.len()
-        )));
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
+    /// The elements of `self` picked along axis `K` by `indices`, the two
+    /// broadcast against each other everywhere but along `K`, as
+    /// `torch.take_along_dim(self, indices, K)` (NumPy's
+    /// `take_along_axis`). The result has `indices`' size along `K` and the
+    /// broadcast size elsewhere.
+    ///
+    /// # Errors
+    /// PyTorch's: `torch.take_along_dim(): input and indices should have the
+    /// same number of dimensions, ...`; a broadcast mismatch away from `K`;
+    /// an index value outside `0..self.size(K)`.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2, 3]>::from_vec(vec![1, 2, 3, 4, 5, 6]);
+    /// // One row of indices, broadcast over both rows of `t`.
+    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![2, 0]);
+    /// let r: Tensor<i32, Shape![2, 2]> = t.try_take_along_dim::<1, _>(&idx).unwrap();
+    /// assert_eq!(r.to_vec(), vec![3, 1, 6, 4]);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn try_take_along_dim<const K: usize, SI: Shape>(
+        &self,
+        indices: &Tensor<impl IndexElement, SI, D>,
+    ) -> Result<Tensor<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>, D>, D::Error>
+    where
+        S: SetAxis<K, One>,
+        <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
+    {
+        take_along_dim_on(self, K as isize, indices)
     }
-    if src.dims.is_empty() {
-        return Err(ShapeError::Invalid(format!(
-            "Dimension specified as {k} but tensor has no dimensions"
-        )));
+
+    /// The elements of `self` picked along axis `K` by `indices`, broadcast
+    /// together elsewhere.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_take_along_dim`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![2, 3]>::from_vec(vec![3., 1., 2., 9., 7., 8.]);
+    /// // The position of each row's maximum, as argmax(keepdim) would give it.
+    /// let arg = Tensor::<i64, Shape![2, 1]>::from_vec(vec![0, 0]);
+    /// let m: Tensor<f32, Shape![2, 1]> = t.take_along_dim::<1, _>(&arg);
+    /// assert_eq!(m.to_vec(), vec![3., 9.]);
+    /// ```
+    #[track_caller]
+    #[allow(clippy::type_complexity)]
+    pub fn take_along_dim<const K: usize, SI: Shape>(
+        &self,
+        indices: &Tensor<impl IndexElement, SI, D>,
+    ) -> Tensor<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>, D>
+    where
+        S: SetAxis<K, One>,
+        <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
+    {
+        self.try_take_along_dim::<K, SI>(indices).or_panic()
     }
-    let dim = wrap_dim(k, src.dims.len())?;
-    // The result's sizes: `self` with `indices`' size along `dim`, broadcast
-    // with `indices`; `self` is read at the same sizes but its own along dim.
-    let mut self_sizes = src.dims.to_vec();
-    self_sizes[dim] = indices.dims[dim];
-    let out = broadcast_pair(&self_sizes, indices.dims)?;
-    let mut index_sizes = indices.dims.to_vec();
-    index_sizes[dim] = src.dims[dim];
-    let read = broadcast_pair(&index_sizes, src.dims)?;
-    let idx_strides = broadcast_strides(indices.dims, indices.strides, &out);
-    let src_strides = broadcast_strides(src.dims, src.strides, &read);
-    let idx = Layout {
-        dims: &out,
-        strides: &idx_strides,
-        ..indices
-    };
-    let sl = Layout {
-        dims: &read,
-        strides: &src_strides,
-        ..src
-    };
-    let data = run_gather(&out, dim, idx, sl, (src.dims[dim], src.strides[dim]))?;
-    Ok((out.to_vec(), data))
+
+    /// [`Tensor::try_take_along_dim`] with the axis given at run time (negative
+    /// counts from the end), as `torch.take_along_dim(self, indices, dim)`;
+    /// the result's rank is known only at run time.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_take_along_dim`], and `dim` out of range.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<i32, Shape![2, 3]>::from_vec(vec![1, 2, 3, 4, 5, 6]);
+    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![2, 0]);
+    /// let r = t.try_take_along_dim_at(-1, &idx).unwrap();
+    /// assert_eq!((r.dims(), r.to_vec()), (&[2, 2][..], vec![3, 1, 6, 4]));
+    /// ```
+    pub fn try_take_along_dim_at(
+        &self,
+        dim: isize,
+        indices: &Tensor<impl IndexElement, impl Shape, D>,
+    ) -> Result<Tensor<T, DynRank, D>, D::Error> {
+        take_along_dim_on(self, dim, indices)
+    }
+
+    /// [`Tensor::take_along_dim`] with the axis given at run time.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_take_along_dim_at`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
+    /// let idx = Tensor::<i64, Shape![1, 2]>::from_vec(vec![1, 0]);
+    /// assert_eq!(t.take_along_dim_at(0, &idx).to_vec(), vec![3., 2.]);
+    /// ```
+    #[track_caller]
+    pub fn take_along_dim_at(
+        &self,
+        dim: isize,
+        indices: &Tensor<impl IndexElement, impl Shape, D>,
+    ) -> Tensor<T, DynRank, D> {
+        self.try_take_along_dim_at(dim, indices).or_panic()
+    }
 }
 
-impl<T: Numeric, S: Shape> Tensor<T, S> {
+fn take_along_dim_on<T: Element, I: IndexElement, S: Shape, SO: Shape, D: Backend<T>>(
+    src: &Tensor<T, S, D>,
+    k: isize,
+    indices: &Tensor<I, impl Shape, D>,
+) -> Result<Tensor<T, SO, D>, D::Error> {
+    let (sd, id) = (src.dims(), indices.dims());
+    if sd.len() != id.len() {
+        return Err(ShapeError::Invalid(format!(
+            "torch.take_along_dim(): input and indices should have the same number of dimensions, but got {} dimensions for input, and {} dimensions for indices",
+            sd.len(),
+            id.len()
+        ))
+        .into());
+    }
+    if sd.is_empty() {
+        return Err(ShapeError::Invalid(format!(
+            "Dimension specified as {k} but tensor has no dimensions"
+        ))
+        .into());
+    }
+    let dim = wrap_dim(k, sd.len())?;
+    // The result's sizes: `self` with `indices`' size along `dim`, broadcast
+    // with `indices`; `self` is read at the same sizes but its own along dim.
+    let mut self_sizes = sd.to_vec();
+    self_sizes[dim] = id[dim];
+    let out = broadcast_pair(&self_sizes, id)?;
+    let mut index_sizes = id.to_vec();
+    index_sizes[dim] = sd[dim];
+    let read = broadcast_pair(&index_sizes, sd)?;
+    let idx_strides = broadcast_strides(id, indices.strides(), &out);
+    let src_strides = broadcast_strides(sd, src.strides(), &read);
+    let idx = indices.view_as::<DynRank>(out.clone(), &idx_strides, indices.offset);
+    let from = src.view_as::<DynRank>(read, &src_strides, src.offset);
+    let picked: Tensor<T, DynRank, D> = D::gather(&from, dim, &idx)?;
+    Ok(picked.view_as(SO::check_dims(&out)?, &contiguous_strides(&out), 0))
+}
+
+impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// Adds `src[i][j][k]` into `self[index[i][j][k]][j][k]` (for `dim = 0`,
     /// and so on), as `Tensor.scatter_add_(dim, index, src)`: every
     /// contribution counts, repeated indices included. The backward of
@@ -741,10 +592,13 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn try_scatter_add_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
-        src: &Tensor<T, impl Shape>,
-    ) -> Result<(), ShapeError> {
-        self.try_scatter_with(dim, index, src, |a, b| a.wadd(b))
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
+    ) -> Result<(), D::Error> {
+        match scatter_checks(self.dims(), dim, index.dims(), Some(src.dims()))? {
+            Some(dim) => D::scatter_add(self, dim, index, src),
+            None => Ok(()),
+        }
     }
 
     /// Adds `src` into `self` at the positions `index` gives along `dim`.
@@ -763,8 +617,8 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn scatter_add_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
-        src: &Tensor<T, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
     ) {
         self.try_scatter_add_(dim, index, src).or_panic()
     }
@@ -785,9 +639,9 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn try_scatter_add(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
-        src: &Tensor<T, impl Shape>,
-    ) -> Result<Tensor<T, S>, ShapeError> {
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
+    ) -> Result<Tensor<T, S, D>, D::Error> {
         self.try_on_copy(|out| out.try_scatter_add_(dim, index, src))
     }
 
@@ -807,9 +661,9 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn scatter_add(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
-        src: &Tensor<T, impl Shape>,
-    ) -> Tensor<T, S> {
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
+    ) -> Tensor<T, S, D> {
         self.try_scatter_add(dim, index, src).or_panic()
     }
 }

@@ -28,12 +28,12 @@
 //! ```
 
 use crate::Tensor;
-use crate::backend::cpu::index::{self as kernel, CatPart, Strided};
+use crate::backend::Backend;
+use crate::device::Device;
 use crate::element::Element;
-use crate::ops::exec::Layout;
 use crate::shape::OrPanic;
 use crate::shape::{
-    CatAxis, DimVec, Dyn, JoinShape, SetAxis, Shape, ShapeError, StackAxis, checked_numel,
+    CatAxis, DimVec, Dyn, DynRank, JoinShape, SetAxis, Shape, ShapeError, StackAxis, checked_numel,
 };
 use crate::tensor::wrap_dim;
 
@@ -49,100 +49,98 @@ type Stacked<S, const K: usize> = <S as StackAxis<K>>::Output;
 /// The shape of a `cat` along axis `K`.
 type Catted<S, const K: usize> = <S as CatAxis<K>>::Output;
 
-/// `cat`'s checks and copy, on erased layouts: the result's sizes and
-/// elements.
-pub(crate) fn cat_impl<T: Element>(
-    parts: &[Layout<'_, T>],
-    k: usize,
-) -> Result<(DimVec, Vec<T>), ShapeError> {
+/// `cat`'s checks on the parts' sizes, in PyTorch's order: the wrapped
+/// `dim` and the result's sizes.
+fn cat_dims(parts: &[&[usize]], k: usize) -> Result<(usize, DimVec), ShapeError> {
     let first = parts.first().ok_or_else(|| {
         ShapeError::Invalid("torch.cat(): expected a non-empty list of Tensors".into())
     })?;
-    if let Some(i) = parts.iter().position(|p| p.dims.is_empty()) {
+    if let Some(i) = parts.iter().position(|p| p.is_empty()) {
         return Err(ShapeError::Invalid(format!(
             "zero-dimensional tensor (at position {i}) cannot be concatenated"
         )));
     }
-    let dim = wrap_dim(k as isize, first.dims.len())?;
-    let mut out = DimVec::from_slice(first.dims);
+    let dim = wrap_dim(k as isize, first.len())?;
+    let mut out = DimVec::from_slice(first);
     for (i, p) in parts.iter().enumerate().skip(1) {
-        if p.dims.len() != first.dims.len() {
+        if p.len() != first.len() {
             return Err(ShapeError::Invalid(format!(
                 "Tensors must have same number of dimensions: got {} and {}",
-                first.dims.len(),
-                p.dims.len()
+                first.len(),
+                p.len()
             )));
         }
-        if let Some(d) = (0..out.len()).find(|&d| d != dim && p.dims[d] != out[d]) {
+        if let Some(d) = (0..out.len()).find(|&d| d != dim && p[d] != out[d]) {
             return Err(ShapeError::Invalid(format!(
                 "Sizes of tensors must match except in dimension {dim}. Expected size {} but got size {} for tensor number {i} in the list.",
-                out[d], p.dims[d]
+                out[d], p[d]
             )));
         }
         out[dim] = out[dim]
-            .checked_add(p.dims[dim])
+            .checked_add(p[dim])
             .ok_or_else(|| ShapeError::TooLarge {
                 shape: out.to_vec(),
             })?;
     }
     checked_numel(&out)?;
-    let guards: Vec<_> = parts.iter().map(|p| p.storage.read()).collect();
-    let cat_parts: Vec<CatPart<'_, T>> = parts
-        .iter()
-        .zip(&guards)
-        .map(|(p, g)| CatPart {
-            src: Strided {
-                data: g,
-                strides: p.strides,
-                offset: p.offset,
-            },
-            dims: p.dims,
-        })
-        .collect();
-    let data = kernel::cat(&out, dim, &cat_parts)?;
-    Ok((out, data))
+    Ok((dim, out))
 }
 
-/// `stack`'s checks, on erased layouts, then `cat` of the parts with a size-1
-/// axis inserted at `k`.
-fn stack_impl<T: Element>(
-    parts: &[Layout<'_, T>],
+/// A view of `t` of dynamic rank with sizes `dims` and strides `strides`.
+fn dyn_view<T: Element, S: Shape, D: Device>(
+    t: &Tensor<T, S, D>,
+    dims: &[usize],
+    strides: &[usize],
+) -> Result<Tensor<T, DynRank, D>, ShapeError> {
+    Ok(t.view_as(DynRank::check_dims(dims)?, strides, t.offset))
+}
+
+/// `cat` of `parts` along `k` on their device.
+fn cat_on<T: Element, SO: Shape, D: Backend<T>>(
+    parts: &[Tensor<T, DynRank, D>],
     k: usize,
-) -> Result<(DimVec, Vec<T>), ShapeError> {
+) -> Result<Tensor<T, SO, D>, D::Error> {
+    let dims: Vec<&[usize]> = parts.iter().map(|p| p.dims()).collect();
+    let (dim, out) = cat_dims(&dims, k)?;
+    D::cat(parts, dim, &out)
+}
+
+/// `stack`'s checks, then `cat` of the parts with a size-1 axis inserted
+/// at `k` (a view: nothing is copied before the join).
+fn stack_on<T: Element, S: Shape, SO: Shape, D: Backend<T>>(
+    parts: &[&Tensor<T, S, D>],
+    k: usize,
+) -> Result<Tensor<T, SO, D>, D::Error> {
     let first = parts
         .first()
         .ok_or_else(|| ShapeError::Invalid("stack expects a non-empty TensorList".into()))?;
     for (i, p) in parts.iter().enumerate().skip(1) {
-        if p.dims != first.dims {
+        if p.dims() != first.dims() {
             return Err(ShapeError::Invalid(format!(
                 "stack expects each tensor to be equal size, but got {:?} at entry 0 and {:?} at entry {i}",
-                first.dims, p.dims
-            )));
+                first.dims(),
+                p.dims()
+            ))
+            .into());
         }
     }
-    let dim = wrap_dim(k as isize, first.dims.len() + 1)?;
-    let unsqueezed: Vec<(DimVec, DimVec)> = parts
+    let dim = wrap_dim(k as isize, first.rank() + 1)?;
+    let views = parts
         .iter()
         .map(|p| {
-            let (mut d, mut s) = (DimVec::from_slice(p.dims), DimVec::from_slice(p.strides));
+            let (mut d, mut s) = (
+                DimVec::from_slice(p.dims()),
+                DimVec::from_slice(p.strides()),
+            );
             d.insert(dim, 1);
             s.insert(dim, 0);
-            (d, s)
+            dyn_view(p, &d, &s)
         })
-        .collect();
-    let layouts: Vec<Layout<'_, T>> = parts
-        .iter()
-        .zip(&unsqueezed)
-        .map(|(p, (d, s))| Layout {
-            dims: d,
-            strides: s,
-            ..*p
-        })
-        .collect();
-    cat_impl(&layouts, dim)
+        .collect::<Result<Vec<_>, _>>()?;
+    cat_on(&views, dim)
 }
 
-impl<T: Element, S: Shape> Tensor<T, S> {
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// The tensors laid one after the other along axis `K`, as
     /// `torch.cat(tensors, K)`, into a new tensor whose size along `K` is
     /// `Dyn` (the sum of theirs).
@@ -164,14 +162,16 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     ///     "Sizes of tensors must match except in dimension 1. Expected size 2 but got size 3 for tensor number 1 in the list.");
     /// ```
     pub fn try_cat<const K: usize>(
-        tensors: &[&Tensor<T, S>],
-    ) -> Result<Tensor<T, Catted<S, K>>, ShapeError>
+        tensors: &[&Tensor<T, S, D>],
+    ) -> Result<Tensor<T, Catted<S, K>, D>, D::Error>
     where
         S: CatAxis<K>,
     {
-        let layouts: Vec<_> = tensors.iter().map(|t| t.layout()).collect();
-        let (dims, data) = cat_impl(&layouts, K)?;
-        Ok(Tensor::from_parts(data, <Catted<S, K>>::check_dims(&dims)?))
+        let views = tensors
+            .iter()
+            .map(|t| dyn_view(t, t.dims(), t.strides()))
+            .collect::<Result<Vec<_>, _>>()?;
+        cat_on(&views, K)
     }
 
     /// The tensors laid one after the other along axis `K`.
@@ -186,7 +186,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(c.to_vec(), vec![1, 2, 1, 2, 1, 2]);
     /// ```
     #[track_caller]
-    pub fn cat<const K: usize>(tensors: &[&Tensor<T, S>]) -> Tensor<T, Catted<S, K>>
+    pub fn cat<const K: usize>(tensors: &[&Tensor<T, S, D>]) -> Tensor<T, Catted<S, K>, D>
     where
         S: CatAxis<K>,
     {
@@ -224,18 +224,18 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     #[allow(clippy::type_complexity)]
     pub fn try_cat_with<const K: usize, S2>(
         &self,
-        other: &Tensor<T, S2>,
-    ) -> Result<Tensor<T, JoinedWith<S, S2, K>>, ShapeError>
+        other: &Tensor<T, S2, D>,
+    ) -> Result<Tensor<T, JoinedWith<S, S2, K>, D>, D::Error>
     where
         S: SetAxis<K, Dyn>,
         S2: SetAxis<K, Dyn>,
         Joined<S, K>: JoinShape<Joined<S2, K>, K>,
     {
-        let (dims, data) = cat_impl(&[self.layout(), other.layout()], K)?;
-        Ok(Tensor::from_parts(
-            data,
-            <JoinedWith<S, S2, K>>::check_dims(&dims)?,
-        ))
+        let views = [
+            dyn_view(self, self.dims(), self.strides())?,
+            dyn_view(other, other.dims(), other.strides())?,
+        ];
+        cat_on(&views, K)
     }
 
     /// `self` then `other` along axis `K`, for two tensors of different
@@ -254,8 +254,8 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     #[allow(clippy::type_complexity)]
     pub fn cat_with<const K: usize, S2>(
         &self,
-        other: &Tensor<T, S2>,
-    ) -> Tensor<T, JoinedWith<S, S2, K>>
+        other: &Tensor<T, S2, D>,
+    ) -> Tensor<T, JoinedWith<S, S2, K>, D>
     where
         S: SetAxis<K, Dyn>,
         S2: SetAxis<K, Dyn>,
@@ -282,17 +282,12 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     #[allow(clippy::type_complexity)]
     pub fn try_stack<const K: usize>(
-        tensors: &[&Tensor<T, S>],
-    ) -> Result<Tensor<T, Stacked<S, K>>, ShapeError>
+        tensors: &[&Tensor<T, S, D>],
+    ) -> Result<Tensor<T, Stacked<S, K>, D>, D::Error>
     where
         S: StackAxis<K>,
     {
-        let layouts: Vec<_> = tensors.iter().map(|t| t.layout()).collect();
-        let (dims, data) = stack_impl(&layouts, K)?;
-        Ok(Tensor::from_parts(
-            data,
-            <Stacked<S, K>>::check_dims(&dims)?,
-        ))
+        stack_on(tensors, K)
     }
 
     /// The tensors stacked along a new axis `K`.
@@ -308,7 +303,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     #[track_caller]
     #[allow(clippy::type_complexity)]
-    pub fn stack<const K: usize>(tensors: &[&Tensor<T, S>]) -> Tensor<T, Stacked<S, K>>
+    pub fn stack<const K: usize>(tensors: &[&Tensor<T, S, D>]) -> Tensor<T, Stacked<S, K>, D>
     where
         S: StackAxis<K>,
     {

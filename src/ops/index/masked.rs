@@ -12,8 +12,11 @@
 //! - `nonzero`: the coordinates of the nonzero elements, one row each, as a
 //!   `(Dyn, Dyn)` tensor of `i64` (PyTorch's `(n, ndim)`).
 //!
-//! `masked_select` and `nonzero` produce data-dependent sizes and are not
-//! hot loops; they are written in safe code over `to_vec`.
+//! `masked_fill`, `masked_fill_` and `masked_select` run on every device
+//! (backend primitives); the others on the CPU. `masked_select` and
+//! `nonzero` produce data-dependent sizes: on the CPU they are written in
+//! safe code over `to_vec`; on CUDA `masked_select` reads the mask on the
+//! host and gathers the values on the device.
 //!
 //! ```
 //! use shaped::{Shape, Tensor};
@@ -25,6 +28,7 @@
 //! ```
 
 use crate::Tensor;
+use crate::backend::Backend;
 use crate::element::Element;
 use crate::ops::exec;
 use crate::shape::OrPanic;
@@ -33,7 +37,7 @@ use crate::shape::{
     checked_numel,
 };
 
-impl<T: Element, S: Shape> Tensor<T, S> {
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// Sets the elements of `self` where `mask` holds to `value`, as
     /// `Tensor.masked_fill_(mask, value)`; the mask broadcasts to `self`'s
     /// shape.
@@ -56,14 +60,14 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_masked_fill_<SM>(
         &mut self,
-        mask: &Tensor<bool, SM>,
+        mask: &Tensor<bool, SM, D>,
         value: T,
-    ) -> Result<(), ShapeError>
+    ) -> Result<(), D::Error>
     where
         SM: ExpandsTo<S>,
         SM::Expanded: Shape,
     {
-        self.try_zip_map_(mask, move |x, m| if m { value } else { x })
+        D::masked_fill_(self, mask, value)
     }
 
     /// Sets the elements of `self` where `mask` holds to `value`.
@@ -78,7 +82,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.to_vec(), vec![0., 0., 1., 1.]);
     /// ```
     #[track_caller]
-    pub fn masked_fill_<SM>(&mut self, mask: &Tensor<bool, SM>, value: T)
+    pub fn masked_fill_<SM>(&mut self, mask: &Tensor<bool, SM, D>, value: T)
     where
         SM: ExpandsTo<S>,
         SM::Expanded: Shape,
@@ -102,14 +106,14 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_masked_fill<SM: Shape>(
         &self,
-        mask: &Tensor<bool, SM>,
+        mask: &Tensor<bool, SM, D>,
         value: T,
-    ) -> Result<Tensor<T, Broadcast<S, SM>>, ShapeError>
+    ) -> Result<Tensor<T, Broadcast<S, SM>, D>, D::Error>
     where
         S: BroadcastShape<SM>,
     {
         broadcast_pair(mask.dims(), self.dims())?;
-        self.try_zip_map(mask, move |x, m| if m { value } else { x })
+        D::masked_fill(self, mask, value)
     }
 
     /// `self` with the elements where `mask` holds set to `value`.
@@ -126,9 +130,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn masked_fill<SM: Shape>(
         &self,
-        mask: &Tensor<bool, SM>,
+        mask: &Tensor<bool, SM, D>,
         value: T,
-    ) -> Tensor<T, Broadcast<S, SM>>
+    ) -> Tensor<T, Broadcast<S, SM>, D>
     where
         S: BroadcastShape<SM>,
     {
@@ -150,22 +154,14 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_masked_select<SM: Shape>(
         &self,
-        mask: &Tensor<bool, SM>,
-    ) -> Result<Tensor<T, (Dyn,)>, ShapeError>
+        mask: &Tensor<bool, SM, D>,
+    ) -> Result<Tensor<T, (Dyn,), D>, D::Error>
     where
         S: BroadcastShape<SM>,
     {
         let dims = broadcast_pair(mask.dims(), self.dims())?;
         checked_numel(&dims)?;
-        let values = self.try_broadcast_to::<DynRank>(&dims)?.try_to_vec()?;
-        let keep = mask.try_broadcast_to::<DynRank>(&dims)?.try_to_vec()?;
-        let picked: Vec<T> = values
-            .into_iter()
-            .zip(keep)
-            .filter_map(|(v, m)| m.then_some(v))
-            .collect();
-        let n = picked.len();
-        Tensor::try_from_vec(picked, &[n])
+        D::masked_select(self, mask, &dims)
     }
 
     /// The elements of `self` where `mask` holds, broadcast together.
@@ -179,13 +175,15 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.masked_select(&t.map(|x| x > 1.)).dims(), &[2]);
     /// ```
     #[track_caller]
-    pub fn masked_select<SM: Shape>(&self, mask: &Tensor<bool, SM>) -> Tensor<T, (Dyn,)>
+    pub fn masked_select<SM: Shape>(&self, mask: &Tensor<bool, SM, D>) -> Tensor<T, (Dyn,), D>
     where
         S: BroadcastShape<SM>,
     {
         self.try_masked_select(mask).or_panic()
     }
+}
 
+impl<T: Element, S: Shape> Tensor<T, S> {
     /// Copies the elements of `source`, in row-major order, into the
     /// positions of `self` where `mask` holds (row-major too), as
     /// `Tensor.masked_scatter_(mask, source)`; the mask expands to `self`'s

@@ -76,9 +76,9 @@ pub use slice::{AxisIndex, AxisRange, Stepped};
 #[doc(hidden)]
 pub use slice::{IndexEntry, index_entry};
 
+pub(crate) use crate::backend::cpu::index_run::NonEmpty;
+pub(crate) use crate::backend::primitives::out_of_bounds;
 use crate::element::Integer;
-use crate::ops::exec::Layout;
-use crate::shape::ShapeError;
 
 /// An element type that an index tensor may hold: `i64` or `i32`, as
 /// PyTorch's index arguments take `int64` (and `int32` for `index_select`,
@@ -131,51 +131,17 @@ mod sealed {
     impl Sealed for i32 {}
 }
 
-/// PyTorch's message for an index value out of range.
-pub(crate) fn out_of_bounds(index: i64, dim: usize, size: usize) -> ShapeError {
-    ShapeError::Invalid(format!(
-        "index {index} is out of bounds for dimension {dim} with size {size}"
-    ))
-}
-
-/// A 0-d layout seen as 1-d of size 1, as PyTorch's `ensure_nonempty_dim`.
-pub(crate) struct NonEmpty {
-    dims: Vec<usize>,
-    strides: Vec<usize>,
-}
-
-impl NonEmpty {
-    /// The sizes and strides of `l`, with `[1]` / `[0]` for a 0-d layout.
-    pub(crate) fn of<T>(l: &Layout<'_, T>) -> Self {
-        if l.dims.is_empty() {
-            NonEmpty {
-                dims: vec![1],
-                strides: vec![0],
-            }
-        } else {
-            NonEmpty {
-                dims: l.dims.to_vec(),
-                strides: l.strides.to_vec(),
-            }
-        }
-    }
-}
-
-impl<T: crate::element::Element, S: crate::shape::Shape> crate::Tensor<T, S> {
+impl<T: crate::element::Element, S: crate::shape::Shape, D: crate::backend::Backend<T>>
+    crate::Tensor<T, S, D>
+{
     /// A deep copy of `self` changed by the in-place `op`: the body of the
     /// out-of-place `try_` forms (`try_scatter`, `try_index_add`, ...).
     fn try_on_copy(
         &self,
-        op: impl FnOnce(&mut Self) -> Result<(), ShapeError>,
-    ) -> Result<Self, ShapeError> {
-        let mut out = self.try_deep_copy()?;
+        op: impl FnOnce(&mut Self) -> Result<(), D::Error>,
+    ) -> Result<Self, D::Error> {
+        let mut out = D::copy(self)?;
         op(&mut out)?;
         Ok(out)
     }
-}
-
-/// A storage's address: equal for views of one buffer, and an order in which
-/// to take locks.
-pub(crate) fn storage_addr<T>(s: &std::sync::Arc<crate::tensor::storage::Storage<T>>) -> usize {
-    std::sync::Arc::as_ptr(s) as *const () as usize
 }

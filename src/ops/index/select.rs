@@ -24,14 +24,17 @@
 //! ```
 
 use crate::Tensor;
+use crate::backend::Backend;
 use crate::element::{Element, Numeric};
+use crate::iter::contiguous_strides;
 use crate::ops::exec::Layout;
+use crate::shape::DynRank;
 use crate::shape::OrPanic;
 use crate::shape::{Dim, SetAxis, Shape, ShapeError};
 use crate::tensor::wrap_dim;
 
-use super::gather::{Source, run_gather, run_scatter};
 use super::{IndexElement, NonEmpty};
+use crate::backend::cpu::index_run::{Source, run_scatter};
 
 /// The strides that show a 1-d index (`stride`) along `dim` of a tensor of
 /// rank `rank`, and nothing (stride 0) along the other axes.
@@ -41,37 +44,37 @@ fn spread(rank: usize, dim: usize, stride: usize) -> Vec<usize> {
     s
 }
 
-/// `index_select`'s checks and gather, on erased layouts.
-fn index_select_impl<T: Element, I: IndexElement>(
-    src: Layout<'_, T>,
+/// `index_select` of a tensor of sizes `src` along `k` by a 1-d index of
+/// `n` elements, through the device's gather with the index spread across
+/// the other axes (stride 0, never copied).
+fn index_select_on<T: Element, I: IndexElement, S: Shape, SO: Shape, D: Backend<T>>(
+    src: &Tensor<T, S, D>,
     k: usize,
-    index: Layout<'_, I>,
-) -> Result<(Vec<usize>, Vec<T>), ShapeError> {
-    let dim = wrap_dim(k as isize, src.dims.len())?;
-    let n: usize = index.dims.iter().product();
-    if src.dims.is_empty() && n != 1 {
+    index: &Tensor<I, impl Shape, D>,
+) -> Result<Tensor<T, SO, D>, D::Error> {
+    let dim = wrap_dim(k as isize, src.rank())?;
+    let n = index.numel();
+    if src.rank() == 0 && n != 1 {
         return Err(ShapeError::Invalid(format!(
             "index_select(): Index to scalar can have only 1 value, got {n} value(s)"
-        )));
+        ))
+        .into());
     }
-    let s = NonEmpty::of(&src);
-    let mut out = s.dims.clone();
+    let mut out = if src.rank() == 0 {
+        vec![1]
+    } else {
+        src.dims().to_vec()
+    };
     out[dim] = n;
-    let istride = index.strides.first().copied().unwrap_or(0);
-    let idx_strides = spread(out.len(), dim, istride);
-    let idx = Layout {
-        dims: &out,
-        strides: &idx_strides,
-        ..index
-    };
-    let sl = Layout {
-        dims: &s.dims,
-        strides: &s.strides,
-        ..src
-    };
-    let data = run_gather(&out, dim, idx, sl, (s.dims[dim], s.strides[dim]))?;
-    let dims = if src.dims.is_empty() { Vec::new() } else { out };
-    Ok((dims, data))
+    let istride = index.strides().first().copied().unwrap_or(0);
+    let view = index.view_as::<DynRank>(
+        DynRank::check_dims(&out)?,
+        &spread(out.len(), dim, istride),
+        index.offset,
+    );
+    let picked: Tensor<T, DynRank, D> = D::gather(src, dim, &view)?;
+    let dims = if src.rank() == 0 { Vec::new() } else { out };
+    Ok(picked.view_as(SO::check_dims(&dims)?, &contiguous_strides(&dims), 0))
 }
 
 /// Which in-place index operation: their checks word errors differently,
@@ -176,10 +179,10 @@ fn index_put_impl<T: Element, I: IndexElement>(
     run_scatter(prefix, o, dim, &s.dims, idx, Source::Tensor(src), f)
 }
 
-impl<T: Element, S: Shape> Tensor<T, S> {
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// The slices of `self` along axis `K` that `index` picks, in its order
     /// (repeats allowed), as `torch.index_select(self, K, index)`. The
-    /// result type has the index's length `D` on axis `K`.
+    /// result type has the index's length `N` on axis `K`.
     ///
     /// # Errors
     /// `index 5 is out of bounds for dimension 0 with size 3` (negative
@@ -195,18 +198,14 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.try_index_select::<0, _>(&bad).err().unwrap().to_string(),
     ///     "index -1 is out of bounds for dimension 0 with size 3");
     /// ```
-    pub fn try_index_select<const K: usize, D: Dim>(
+    pub fn try_index_select<const K: usize, N: Dim>(
         &self,
-        index: &Tensor<impl IndexElement<Int: Sized>, (D,)>,
-    ) -> Result<Tensor<T, <S as SetAxis<K, D>>::Output>, ShapeError>
+        index: &Tensor<impl IndexElement<Int: Sized>, (N,), D>,
+    ) -> Result<Tensor<T, <S as SetAxis<K, N>>::Output, D>, D::Error>
     where
-        S: SetAxis<K, D>,
+        S: SetAxis<K, N>,
     {
-        let (dims, data) = index_select_impl(self.layout(), K, index.layout())?;
-        Ok(Tensor::from_parts(
-            data,
-            <S as SetAxis<K, D>>::Output::check_dims(&dims)?,
-        ))
+        index_select_on(self, K, index)
     }
 
     /// The slices of `self` along axis `K` that `index` picks.
@@ -222,16 +221,18 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(r.to_vec(), vec![3., 6.]);
     /// ```
     #[track_caller]
-    pub fn index_select<const K: usize, D: Dim>(
+    pub fn index_select<const K: usize, N: Dim>(
         &self,
-        index: &Tensor<impl IndexElement<Int: Sized>, (D,)>,
-    ) -> Tensor<T, <S as SetAxis<K, D>>::Output>
+        index: &Tensor<impl IndexElement<Int: Sized>, (N,), D>,
+    ) -> Tensor<T, <S as SetAxis<K, N>>::Output, D>
     where
-        S: SetAxis<K, D>,
+        S: SetAxis<K, N>,
     {
-        self.try_index_select::<K, D>(index).or_panic()
+        self.try_index_select::<K, N>(index).or_panic()
     }
+}
 
+impl<T: Element, S: Shape> Tensor<T, S> {
     /// Copies slice `i` of `source` along `dim` into slice `index[i]` of
     /// `self`, as `Tensor.index_copy_(dim, index, source)`; with repeated
     /// indices the last one wins.

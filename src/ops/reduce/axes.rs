@@ -59,14 +59,7 @@ pub(crate) fn reduced_count(dims: &[usize], mask: &[bool]) -> usize {
 
 /// The result's sizes: reduced dimensions dropped, or kept as 1.
 pub(crate) fn result_dims(dims: &[usize], mask: &[bool], keepdim: bool) -> DimVec {
-    dims.iter()
-        .zip(mask)
-        .filter_map(|(&d, &m)| match (m, keepdim) {
-            (false, _) => Some(d),
-            (true, true) => Some(1),
-            (true, false) => None,
-        })
-        .collect()
+    crate::backend::primitives::reduced_dims(dims, mask, keepdim)
 }
 
 #[cfg(test)]

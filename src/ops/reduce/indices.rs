@@ -5,16 +5,17 @@
 //! wins over everything, as in PyTorch.
 
 use super::axes;
-use super::reducers::ArgExtreme;
 use crate::Tensor;
+use crate::backend::Backend;
+use crate::device::Cpu;
 use crate::element::Numeric;
 use crate::shape::OrPanic;
-use crate::shape::{DynRank, RemoveAxis, Shape, ShapeError};
+use crate::shape::{DynRank, RemoveAxis, Shape};
 
 /// Values and indices of an extreme along some dims.
-type Pair<T, S> = (Tensor<T, S>, Tensor<i64, S>);
+type Pair<T, S, D = Cpu> = (Tensor<T, S, D>, Tensor<i64, S, D>);
 
-impl<T: Numeric, S: Shape> Tensor<T, S> {
+impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// The largest (`MAX`) or smallest values over `mask` (`None`: all) and
     /// their indices.
     fn extreme_with_indices<const MAX: bool, SO: Shape>(
@@ -22,17 +23,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
         mask: Option<&[bool]>,
         keepdim: bool,
         name: &str,
-    ) -> Result<Pair<T, SO>, ShapeError> {
+    ) -> Result<Pair<T, SO, D>, D::Error> {
         let every = axes::all(self.rank());
         let m = mask.unwrap_or(&every);
         super::check_nonempty(Some(name), self.dims(), m, mask.is_none())?;
-        let pairs = super::reduce_vec(self.layout(), m, &ArgExtreme::<MAX>)?;
-        let dims = axes::result_dims(self.dims(), m, keepdim);
-        let (values, indices): (Vec<T>, Vec<i64>) = pairs.into_iter().unzip();
-        Ok((
-            Tensor::try_from_vec(values, &dims)?,
-            Tensor::try_from_vec(indices, &dims)?,
-        ))
+        D::arg_extreme(MAX, self, m, keepdim)
     }
 }
 
@@ -43,7 +38,7 @@ macro_rules! arg_reductions {
         $with:ident, $with_keep:ident, $try_with:ident,
         $example:literal, $index:literal;
     )*) => {$(
-        impl<T: Numeric, S: Shape> Tensor<T, S> {
+        impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
             #[doc = concat!("The flat (row-major) index of the ", $word, " element, as `torch.", $name, "(t)`.")]
             ///
             /// # Panics
@@ -55,7 +50,7 @@ macro_rules! arg_reductions {
             #[doc = concat!("assert_eq!(t.", stringify!($arg), "().item(), ", $index, ");")]
             /// ```
             #[track_caller]
-            pub fn $arg(&self) -> Tensor<i64, ()> {
+            pub fn $arg(&self) -> Tensor<i64, (), D> {
                 self.extreme_with_indices::<$max, ()>(None, false, $name)
                     .or_panic()
                     .1
@@ -74,11 +69,12 @@ macro_rules! arg_reductions {
             /// assert_eq!(i.dims(), &[2]);
             /// ```
             #[track_caller]
-            pub fn $arg_dim<const K: usize>(&self) -> Tensor<i64, <S as RemoveAxis<K>>::Output>
+            pub fn $arg_dim<const K: usize>(&self) -> Tensor<i64, <S as RemoveAxis<K>>::Output, D>
             where
                 S: RemoveAxis<K>,
             {
                 axes::from_axis(K, self.rank())
+                    .map_err(D::Error::from)
                     .and_then(|m| self.extreme_with_indices::<$max, _>(Some(&m), false, $name))
                     .or_panic()
                     .1
@@ -96,11 +92,12 @@ macro_rules! arg_reductions {
             #[doc = concat!("assert_eq!(i.to_vec(), t.", stringify!($arg_dim), "::<0>().to_vec());")]
             /// ```
             #[track_caller]
-            pub fn $arg_keep<const K: usize>(&self) -> Tensor<i64, <S as RemoveAxis<K>>::KeepDim>
+            pub fn $arg_keep<const K: usize>(&self) -> Tensor<i64, <S as RemoveAxis<K>>::KeepDim, D>
             where
                 S: RemoveAxis<K>,
             {
                 axes::from_axis(K, self.rank())
+                    .map_err(D::Error::from)
                     .and_then(|m| self.extreme_with_indices::<$max, _>(Some(&m), true, $name))
                     .or_panic()
                     .1
@@ -117,7 +114,7 @@ macro_rules! arg_reductions {
             #[doc = concat!("let i = t.", stringify!($try_arg), "(-1, false).unwrap();")]
             #[doc = concat!("assert_eq!(i.to_vec(), t.", stringify!($arg_dim), "::<1>().to_vec());")]
             /// ```
-            pub fn $try_arg(&self, dim: isize, keepdim: bool) -> Result<Tensor<i64, DynRank>, ShapeError> {
+            pub fn $try_arg(&self, dim: isize, keepdim: bool) -> Result<Tensor<i64, DynRank, D>, D::Error> {
                 let m = axes::from_dims(&[dim], self.rank())?;
                 self.extreme_with_indices::<$max, _>(Some(&m), keepdim, $name).map(|(_, i)| i)
             }
@@ -135,11 +132,12 @@ macro_rules! arg_reductions {
             /// assert_eq!(v.dims(), i.dims());
             /// ```
             #[track_caller]
-            pub fn $with<const K: usize>(&self) -> Pair<T, <S as RemoveAxis<K>>::Output>
+            pub fn $with<const K: usize>(&self) -> Pair<T, <S as RemoveAxis<K>>::Output, D>
             where
                 S: RemoveAxis<K>,
             {
                 axes::from_axis(K, self.rank())
+                    .map_err(D::Error::from)
                     .and_then(|m| self.extreme_with_indices::<$max, _>(Some(&m), false, $vname))
                     .or_panic()
             }
@@ -157,11 +155,12 @@ macro_rules! arg_reductions {
             /// assert_eq!(i.dims(), &[2, 1]);
             /// ```
             #[track_caller]
-            pub fn $with_keep<const K: usize>(&self) -> Pair<T, <S as RemoveAxis<K>>::KeepDim>
+            pub fn $with_keep<const K: usize>(&self) -> Pair<T, <S as RemoveAxis<K>>::KeepDim, D>
             where
                 S: RemoveAxis<K>,
             {
                 axes::from_axis(K, self.rank())
+                    .map_err(D::Error::from)
                     .and_then(|m| self.extreme_with_indices::<$max, _>(Some(&m), true, $vname))
                     .or_panic()
             }
@@ -177,7 +176,7 @@ macro_rules! arg_reductions {
             #[doc = concat!("let e = t.", stringify!($try_with), "(1, false).unwrap_err();")]
             #[doc = concat!("assert_eq!(e.to_string(), \"", $vname, "(): Expected reduction dim 1 to have non-zero size.\");")]
             /// ```
-            pub fn $try_with(&self, dim: isize, keepdim: bool) -> Result<Pair<T, DynRank>, ShapeError> {
+            pub fn $try_with(&self, dim: isize, keepdim: bool) -> Result<Pair<T, DynRank, D>, D::Error> {
                 let m = axes::from_dims(&[dim], self.rank())?;
                 self.extreme_with_indices::<$max, _>(Some(&m), keepdim, $vname)
             }

@@ -1,14 +1,14 @@
 //! The reductions whose result is one value per output: each is one entry of
-//! the table below (its name, the element family it needs, and either the
-//! [`Reduction`] every device runs or the CPU reducer), and the macro
-//! writes its five forms (see the naming table in `mod.rs`).
+//! the table below (its name, the element family it needs, and the backend
+//! primitive that runs it: a [`Reduction`], a [`Statistic`] or `all`/`any`),
+//! and the macro writes its five forms, generic over the device (see the
+//! naming table in `mod.rs`).
 
 use super::axes;
-use super::reducers::{Moments, Norm, NormKind, Truth};
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::backend::op::Reduction;
-use crate::device::{Cpu, Device};
+use crate::backend::op::{Reduction, Statistic};
+use crate::device::Device;
 use crate::element::{Element, Float, Numeric};
 use crate::shape::OrPanic;
 use crate::shape::{DynRank, RemoveAxis, Shape};
@@ -28,10 +28,33 @@ fn reduce_on<T: Numeric, S: Shape, SO: Shape, D: Backend<T>>(
     D::reduce(r, t, m, keepdim)
 }
 
-/// Writes the five forms of each reduction. A reduction routed `[Sum]`
-/// runs on every device through [`Backend::reduce`]; one routed
-/// `{ |n| reducer }` runs on the CPU with that reducer (built from the
-/// number of elements each output reduces).
+/// `s` over the dims in `mask` (`None`: every dim) on any device.
+fn statistic_on<T: Float, S: Shape, SO: Shape, D: Backend<T>>(
+    t: &Tensor<T, S, D>,
+    s: Statistic,
+    mask: Option<&[bool]>,
+    keepdim: bool,
+) -> Result<Tensor<T, SO, D>, D::Error> {
+    let every = axes::all(t.rank());
+    D::statistic(s, t, mask.unwrap_or(&every), keepdim)
+}
+
+/// `all` (or `any`) over the dims in `mask` (`None`: every dim) on any
+/// device.
+fn truth_on<T: Element, S: Shape, SO: Shape, D: Backend<T>>(
+    t: &Tensor<T, S, D>,
+    all: bool,
+    mask: Option<&[bool]>,
+    keepdim: bool,
+) -> Result<Tensor<bool, SO, D>, D::Error> {
+    let every = axes::all(t.rank());
+    D::truth(all, t, mask.unwrap_or(&every), keepdim)
+}
+
+/// Writes the five forms of each reduction, generic over the device. A
+/// reduction routed `[Sum]` runs through [`Backend::reduce`], one routed
+/// `(stat ..)` through [`Backend::statistic`], `(truth ..)` through
+/// [`Backend::truth`].
 macro_rules! reductions {
     ($(
         $(#[$doc:meta])*
@@ -39,21 +62,17 @@ macro_rules! reductions {
         $bound:ident -> $out:ty, nonempty $ne:expr, ($($arg:ident: $argty:ty = $ex:literal),*),
         $route:tt;
     )*) => {$(
-        reductions!(@impl $route [$(#[$doc])*] $all $try_all $dim $keep $dims $try_dims $bound $out, $ne, ($($arg: $argty = $ex),*), $route);
+        reductions!(@forms [D: Backend<T>] D [$(#[$doc])*] $all $try_all $dim $keep $dims $try_dims $bound $out, $ne, ($($arg: $argty = $ex),*), $route);
     )*};
-
-    (@impl [$R:ident] $($rest:tt)*) => {
-        reductions!(@forms [D: Backend<T>] D $($rest)*);
-    };
-    (@impl {$($make:tt)*} $($rest:tt)*) => {
-        reductions!(@forms [] Cpu $($rest)*);
-    };
 
     (@run $t:ident, $mask:expr, $keep:expr, $ne:expr, [$R:ident]) => {
         reduce_on($t, Reduction::$R, $mask, $keep, $ne)
     };
-    (@run $t:ident, $mask:expr, $keep:expr, $ne:expr, {|$n:ident| $make:expr}) => {
-        $t.reduce_with($mask, $keep, $ne, |$n| $make)
+    (@run $t:ident, $mask:expr, $keep:expr, $ne:expr, (stat $s:expr)) => {
+        statistic_on($t, $s, $mask, $keep)
+    };
+    (@run $t:ident, $mask:expr, $keep:expr, $ne:expr, (truth $all:literal)) => {
+        truth_on($t, $all, $mask, $keep)
     };
 
     (@forms [$($gen:tt)*] $D:ident [$(#[$doc:meta])*] $all:ident $try_all:ident $dim:ident $keep:ident $dims:ident $try_dims:ident $bound:ident $out:ty, $ne:expr, ($($arg:ident: $argty:ty = $ex:literal),*), $route:tt) => {
@@ -234,7 +253,8 @@ reductions! {
 
     /// The variance, `Σ (x - mean)² / (N - correction)`, as `torch.var`
     /// (PyTorch's default `correction` is 1, Bessel's correction; 0 gives the
-    /// population variance). Welford's algorithm in `f64`.
+    /// population variance). Welford's algorithm in `f64` on the CPU; two
+    /// passes (mean, then squared deviations) in the element type on CUDA.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
@@ -243,7 +263,7 @@ reductions! {
     /// assert_eq!(t.var(0).item(), 1.25);
     /// ```
     var / try_var, var_dim, var_dim_keepdim, var_dims, try_var_dims:
-    Float -> T, nonempty None, (correction: usize = 1), { |_n| Moments { correction: correction as f64, sqrt: false } };
+    Float -> T, nonempty None, (correction: usize = 1), (stat Statistic::Variance { correction, sqrt: false });
 
     /// The standard deviation, the square root of [`Tensor::var`], as
     /// `torch.std` (PyTorch's default `correction` is 1).
@@ -254,7 +274,7 @@ reductions! {
     /// assert_eq!(t.std(1).item(), 2.0f64.sqrt());
     /// ```
     std / try_std, std_dim, std_dim_keepdim, std_dims, try_std_dims:
-    Float -> T, nonempty None, (correction: usize = 1), { |_n| Moments { correction: correction as f64, sqrt: true } };
+    Float -> T, nonempty None, (correction: usize = 1), (stat Statistic::Variance { correction, sqrt: true });
 
     /// The `p`-norm `(Σ |x|^p)^(1/p)`, as `torch.linalg.vector_norm`:
     /// `p = 0` counts nonzero elements, `p = ∞` takes the largest `|x|` and
@@ -268,7 +288,7 @@ reductions! {
     /// assert_eq!(t.norm(f64::INFINITY).item(), 4.0);
     /// ```
     norm / try_norm, norm_dim, norm_dim_keepdim, norm_dims, try_norm_dims:
-    Float -> T, nonempty None, (p: f64 = 2.0), { |_n| Norm(NormKind::of(p)) };
+    Float -> T, nonempty None, (p: f64 = 2.0), (stat Statistic::Norm(p));
 
     /// `log Σ exp x`, computed without overflow, as `torch.logsumexp`
     /// (`-∞` when there are no elements).
@@ -279,7 +299,7 @@ reductions! {
     /// assert_eq!(t.logsumexp().item(), 1000.0 + 2f64.ln());
     /// ```
     logsumexp / try_logsumexp, logsumexp_dim, logsumexp_dim_keepdim, logsumexp_dims, try_logsumexp_dims:
-    Float -> T, nonempty None, (), { |_n| super::reducers::LogSumExp };
+    Float -> T, nonempty None, (), (stat Statistic::LogSumExp);
 
     /// Whether every element is nonzero (`true`), as `torch.all`.
     ///
@@ -289,7 +309,7 @@ reductions! {
     /// assert!(!t.all().item());
     /// ```
     all / try_all, all_dim, all_dim_keepdim, all_dims, try_all_dims:
-    Element -> bool, nonempty None, (), { |_n| Truth::<true> };
+    Element -> bool, nonempty None, (), (truth true);
 
     /// Whether some element is nonzero (`true`), as `torch.any`.
     ///
@@ -299,5 +319,5 @@ reductions! {
     /// assert!(t.any().item());
     /// ```
     any / try_any, any_dim, any_dim_keepdim, any_dims, try_any_dims:
-    Element -> bool, nonempty None, (), { |_n| Truth::<false> };
+    Element -> bool, nonempty None, (), (truth false);
 }

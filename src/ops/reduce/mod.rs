@@ -39,7 +39,10 @@
 //! ```
 //!
 //! # Design
-//! Every reduction is one `Reducer` (its accumulator, in `backend/cpu/reducers.rs`)
+//! Every method is written once over the device and calls one backend
+//! primitive ([`Backend::reduce`](crate::backend::Backend::reduce),
+//! `statistic`, `truth`, `arg_extreme`, `softmax`). On the CPU every
+//! reduction is one `Reducer` (its accumulator, in `backend/cpu/reducers.rs`)
 //! driven by the loops of `backend/cpu/reduce.rs` over the shared iteration
 //! plan: the plan gives the output stride 0 on the reduced dimensions, which
 //! sorts them innermost; then either each output folds its runs (reduced
@@ -52,6 +55,12 @@
 //! tree, and partial results of separate runs or threads combined as a
 //! binary counter), so 10^7 copies of `0.1f32` sum to within 1e-4 of the
 //! exact value, where a plain `f32` loop drifts by percents.
+//!
+//! On CUDA, `sum`/`mean`/`prod`/`max`/`min` and `all`/`any` are one
+//! reduction kernel each; `var`/`std` (two passes, in the element type),
+//! the norms, `logsumexp` and `softmax` are compositions of reduction and
+//! op-table kernels; `argmax`/`argmin` and `max`/`min` with indices run
+//! their own kernel (a block per row, or a thread per strided column).
 
 pub(crate) mod axes;
 mod indices;

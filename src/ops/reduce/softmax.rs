@@ -1,29 +1,22 @@
 //! `softmax` and `log_softmax` along one dim: one pass finds each slice's
 //! maximum `m` and `s = Σ exp(x - m)` (rescaling as `m` grows), a second
-//! writes `exp(x - m) / s` or `x - m - log s`, as PyTorch computes them.
+//! writes `exp(x - m) / s` or `x - m - log s`, as PyTorch computes them
+//! (on CUDA: the maximum, `exp(x - m)`, its sum and the division, one
+//! kernel each).
 
 use super::axes;
-use super::reducers::MaxAndSum;
 use crate::Tensor;
+use crate::backend::Backend;
 use crate::element::Float;
-use crate::ops::exec;
 use crate::shape::OrPanic;
-use crate::shape::{DynRank, RemoveAxis, Shape, ShapeError};
+use crate::shape::{RemoveAxis, Shape};
 
-impl<T: Float, S: Shape> Tensor<T, S> {
-    /// `f(x, m, s)` for each element, with `m` and `s` of its slice along `dim`.
-    fn along_slices(
-        &self,
-        dim: isize,
-        f: impl Fn(T, T, T) -> T + Sync,
-    ) -> Result<Tensor<T, S>, ShapeError> {
+impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
+    /// `softmax` (`log_softmax` with `log`) along `dim` on the device.
+    fn along_slices(&self, dim: isize, log: bool) -> Result<Tensor<T, S, D>, D::Error> {
         let m = axes::from_dims(&[dim], self.rank())?;
-        let stats = super::reduce_vec(self.layout(), &m, &MaxAndSum)?;
-        let dims = axes::result_dims(self.dims(), &m, true);
-        let (max, sum): (Vec<T>, Vec<T>) = stats.into_iter().unzip();
-        let max = Tensor::<T, DynRank>::try_from_vec(max, &dims)?;
-        let sum = Tensor::<T, DynRank>::try_from_vec(sum, &dims)?;
-        exec::map3(self.layout(), max.layout(), sum.layout(), f)
+        let k = m.iter().position(|&r| r).unwrap_or(0);
+        D::softmax(self, k, log)
     }
 
     /// `exp(x) / Σ exp(x)` along the run-time dim `dim` (negative counts
@@ -38,8 +31,8 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.try_softmax(-1).unwrap().to_vec(), vec![0.5; 4]);
     /// assert!(t.try_softmax(2).is_err());
     /// ```
-    pub fn try_softmax(&self, dim: isize) -> Result<Tensor<T, S>, ShapeError> {
-        self.along_slices(dim, |x, m, s| (x - m).exp() / s)
+    pub fn try_softmax(&self, dim: isize) -> Result<Tensor<T, S, D>, D::Error> {
+        self.along_slices(dim, false)
     }
 
     /// [`Tensor::try_softmax`], panicking on error.
@@ -53,7 +46,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert!((p.sum().item() - 1.0).abs() < 1e-6);
     /// ```
     #[track_caller]
-    pub fn softmax(&self, dim: isize) -> Tensor<T, S> {
+    pub fn softmax(&self, dim: isize) -> Tensor<T, S, D> {
         self.try_softmax(dim).or_panic()
     }
 
@@ -68,7 +61,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.softmax_dim::<1>().to_vec(), vec![0.5; 4]);
     /// ```
     #[track_caller]
-    pub fn softmax_dim<const K: usize>(&self) -> Tensor<T, S>
+    pub fn softmax_dim<const K: usize>(&self) -> Tensor<T, S, D>
     where
         S: RemoveAxis<K>,
     {
@@ -86,8 +79,8 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// let t = Tensor::<f64, Shape![2]>::from_vec(vec![0., -1000.]);
     /// assert_eq!(t.try_log_softmax(0).unwrap().to_vec(), vec![0., -1000.]);
     /// ```
-    pub fn try_log_softmax(&self, dim: isize) -> Result<Tensor<T, S>, ShapeError> {
-        self.along_slices(dim, |x, m, s| x - m - s.ln())
+    pub fn try_log_softmax(&self, dim: isize) -> Result<Tensor<T, S, D>, D::Error> {
+        self.along_slices(dim, true)
     }
 
     /// [`Tensor::try_log_softmax`], panicking on error.
@@ -101,7 +94,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert_eq!(l.to_vec(), vec![-(2f64.ln()); 2]);
     /// ```
     #[track_caller]
-    pub fn log_softmax(&self, dim: isize) -> Tensor<T, S> {
+    pub fn log_softmax(&self, dim: isize) -> Tensor<T, S, D> {
         self.try_log_softmax(dim).or_panic()
     }
 
@@ -116,7 +109,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.log_softmax_dim::<1>().to_vec(), vec![-(2f64.ln()); 2]);
     /// ```
     #[track_caller]
-    pub fn log_softmax_dim<const K: usize>(&self) -> Tensor<T, S>
+    pub fn log_softmax_dim<const K: usize>(&self) -> Tensor<T, S, D>
     where
         S: RemoveAxis<K>,
     {
