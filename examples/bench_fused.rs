@@ -50,7 +50,8 @@ fn main() {
     let c = Tensor::<f32, Shape![4096, 1]>::rand(3);
     let d = Tensor::<f32, Shape![4096]>::rand(4);
     let e = Tensor::<f32, Shape![4096, 1]>::rand(5);
-    let (mut o1, mut o2, mut o3) = (
+    let (mut o1, mut o2, mut o3, mut o4) = (
+        Tensor::<f32, Big>::zeros(),
         Tensor::<f32, Big>::zeros(),
         Tensor::<f32, Big>::zeros(),
         Tensor::<f32, Big>::zeros(),
@@ -58,6 +59,11 @@ fn main() {
     let cases: Vec<Case<'_>> = vec![
         ("add", Box::new(|| drop(a.add(&b)))),
         ("add_out", Box::new(|| a.add_out(&b, &mut o1).unwrap())),
+        ("add_fused", Box::new(|| drop((a.lazy() + &b).eval()))),
+        (
+            "add_fused_out",
+            Box::new(|| (a.lazy() + &b).eval_into(&mut o4).unwrap()),
+        ),
         ("chain3_eager", Box::new(|| drop(a.mul(&b).add(&c).relu()))),
         (
             "chain3_fused",

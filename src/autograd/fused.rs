@@ -21,7 +21,7 @@ use super::var::Var;
 use crate::Tensor;
 use crate::backend::cpu::fused::{Collect, Source, eval, reduce};
 use crate::backend::cpu::reducers::Sum;
-use crate::backend::fused::{Block, CudaGen, Leaves, Node, Run, Scratch, sealed};
+use crate::backend::fused::{BLOCK, Block, CudaGen, Leaves, Node, Run, Scratch, sealed};
 use crate::backend::op::{Map1, Map3};
 use crate::device::Cpu;
 use crate::element::Float;
@@ -73,6 +73,21 @@ impl<T: Float, S: Shape> Node for VarLeaf<T, S> {
     #[inline(always)]
     fn with_run<R>(&self, b: &Block<'_>, first: usize, f: impl FnOnce(Run<'_, T>) -> R) -> R {
         Node::with_run(&Leaf(&self.0.value), b, first, f)
+    }
+
+    type Lanes<'s>
+        = &'s [T; BLOCK]
+    where
+        Self: 's;
+
+    #[inline(always)]
+    fn lanes<'s>(&'s self, b: &'s Block<'_>, first: usize) -> &'s [T; BLOCK] {
+        b.lane(first)
+    }
+
+    #[inline(always)]
+    fn at(l: &&[T; BLOCK], i: usize) -> T {
+        l[i]
     }
 
     fn cuda(&self, g: &mut CudaGen, first: usize) -> String {

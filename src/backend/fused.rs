@@ -131,11 +131,45 @@ pub trait Node: sealed::Sealed + Sync + Sized {
         f: impl FnOnce(Run<'_, Self::Elem>) -> R,
     ) -> R;
 
-    /// Writes the node's value over block `b` into `dst` (`b.len()`
-    /// elements).
+    /// What [`Node::at`] reads over a block: each leaf's elements as an
+    /// array of [`BLOCK`] (the block's, then padding) (a broadcast leaf's value repeated, a
+    /// strided leaf's gathered), each operation's scalar parameter.
     #[doc(hidden)]
+    type Lanes<'s>: Copy
+    where
+        Self: 's;
+
+    /// The node's lanes over block `b`, leaves numbered from `first`.
+    #[doc(hidden)]
+    fn lanes<'s>(&'s self, b: &'s Block<'_>, first: usize) -> Self::Lanes<'s>;
+
+    /// The node's value at element `i` of the block: the whole tree as one
+    /// scalar function, so that the loop over a block keeps every
+    /// intermediate value in registers and the compiler vectorises the
+    /// whole chain.
+    #[doc(hidden)]
+    fn at(l: &Self::Lanes<'_>, i: usize) -> Self::Elem;
+
+    /// Writes the node's value over block `b` into `dst` (`b.len()`
+    /// elements), one element at a time through [`Node::at`].
+    #[doc(hidden)]
+    #[inline(always)]
     fn write(&self, b: &Block<'_>, first: usize, dst: &mut [MaybeUninit<Self::Elem>]) {
-        self.with_run(b, first, |r| super::cpu::fused::write_run(dst, r))
+        let n = b.len();
+        let l = self.lanes(b, first);
+        // A whole block is a loop of constant length over arrays: fully
+        // vectorised, without bounds checks (over `0..n` the compiler kept
+        // them and ran the last vector iterations one element at a time).
+        let dst = &mut dst[..n];
+        if let Ok(dst) = <&mut [MaybeUninit<Self::Elem>; BLOCK]>::try_from(&mut *dst) {
+            for (i, o) in dst.iter_mut().enumerate() {
+                o.write(Self::at(&l, i));
+            }
+        } else {
+            for (i, o) in dst.iter_mut().enumerate() {
+                o.write(Self::at(&l, i));
+            }
+        }
     }
 
     /// The node's value as a CUDA C expression over the kernel's leaf

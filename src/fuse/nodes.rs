@@ -5,12 +5,10 @@
 //! CPU and CUDA evaluations call the op's two sides from the op table.
 
 use core::marker::PhantomData;
-use core::mem::MaybeUninit;
 
 use crate::Tensor;
-use crate::backend::cpu::fused::{write1, write2, write3};
 use crate::backend::cuda::fused_source::c_name;
-use crate::backend::fused::{Block, CudaGen, Leaves, Node, Run, Scratch, sealed};
+use crate::backend::fused::{BLOCK, Block, CudaGen, Leaves, Node, Run, Scratch, sealed};
 use crate::backend::op::{Map1, Map2, Map3};
 use crate::device::Device;
 use crate::element::Element;
@@ -116,6 +114,21 @@ impl<T: Element, S: Shape, D: Device> Node for Leaf<'_, T, S, D> {
         f(b.leaf(first, &mut s))
     }
 
+    type Lanes<'s>
+        = &'s [T; BLOCK]
+    where
+        Self: 's;
+
+    #[inline(always)]
+    fn lanes<'s>(&'s self, b: &'s Block<'_>, first: usize) -> &'s [T; BLOCK] {
+        b.lane(first)
+    }
+
+    #[inline(always)]
+    fn at(l: &&[T; BLOCK], i: usize) -> T {
+        l[i]
+    }
+
     fn cuda(&self, g: &mut CudaGen, first: usize) -> String {
         g.leaf::<T>(first)
     }
@@ -136,6 +149,21 @@ impl<T: Element, D: Device> Node for Scalar<T, D> {
     #[inline(always)]
     fn with_run<R>(&self, _: &Block<'_>, _: usize, f: impl FnOnce(Run<'_, T>) -> R) -> R {
         f(Run::Splat(self.0))
+    }
+
+    type Lanes<'s>
+        = T
+    where
+        Self: 's;
+
+    #[inline(always)]
+    fn lanes<'s>(&'s self, _: &'s Block<'_>, _: usize) -> T {
+        self.0
+    }
+
+    #[inline(always)]
+    fn at(l: &T, _: usize) -> T {
+        *l
     }
 
     fn cuda(&self, g: &mut CudaGen, _: usize) -> String {
@@ -165,10 +193,19 @@ impl<Op: Map1<A::Elem>, A: Node> Node for Unary<Op, A> {
         })
     }
 
+    type Lanes<'s>
+        = (Op, A::Lanes<'s>)
+    where
+        Self: 's;
+
     #[inline(always)]
-    fn write(&self, b: &Block<'_>, first: usize, dst: &mut [MaybeUninit<A::Elem>]) {
-        self.1
-            .with_run(b, first, |x| write1(dst, x, |x| self.0.call(x)))
+    fn lanes<'s>(&'s self, b: &'s Block<'_>, first: usize) -> Self::Lanes<'s> {
+        (self.0, self.1.lanes(b, first))
+    }
+
+    #[inline(always)]
+    fn at(l: &Self::Lanes<'_>, i: usize) -> A::Elem {
+        l.0.call(A::at(&l.1, i))
     }
 
     fn cuda(&self, g: &mut CudaGen, first: usize) -> String {
@@ -215,13 +252,23 @@ where
         })
     }
 
+    type Lanes<'s>
+        = (Op, A::Lanes<'s>, B::Lanes<'s>)
+    where
+        Self: 's;
+
     #[inline(always)]
-    fn write(&self, b: &Block<'_>, first: usize, dst: &mut [MaybeUninit<Op::Out>]) {
-        self.1.with_run(b, first, |x| {
-            self.2.with_run(b, first + A::LEAVES, |y| {
-                write2(dst, x, y, |x, y| self.0.call(x, y))
-            })
-        })
+    fn lanes<'s>(&'s self, b: &'s Block<'_>, first: usize) -> Self::Lanes<'s> {
+        (
+            self.0,
+            self.1.lanes(b, first),
+            self.2.lanes(b, first + A::LEAVES),
+        )
+    }
+
+    #[inline(always)]
+    fn at(l: &Self::Lanes<'_>, i: usize) -> Op::Out {
+        l.0.call(A::at(&l.1, i), B::at(&l.2, i))
     }
 
     fn cuda(&self, g: &mut CudaGen, first: usize) -> String {
@@ -278,16 +325,25 @@ where
         })
     }
 
+    type Lanes<'s>
+        = (Op, A::Lanes<'s>, B::Lanes<'s>, C::Lanes<'s>)
+    where
+        Self: 's;
+
     #[inline(always)]
-    fn write(&self, b: &Block<'_>, first: usize, dst: &mut [MaybeUninit<B::Elem>]) {
+    fn lanes<'s>(&'s self, b: &'s Block<'_>, first: usize) -> Self::Lanes<'s> {
         let (second, third) = (first + A::LEAVES, first + A::LEAVES + B::LEAVES);
-        self.1.with_run(b, first, |x| {
-            self.2.with_run(b, second, |y| {
-                self.3.with_run(b, third, |z| {
-                    write3(dst, x, y, z, |x, y, z| self.0.call(x, y, z))
-                })
-            })
-        })
+        (
+            self.0,
+            self.1.lanes(b, first),
+            self.2.lanes(b, second),
+            self.3.lanes(b, third),
+        )
+    }
+
+    #[inline(always)]
+    fn at(l: &Self::Lanes<'_>, i: usize) -> B::Elem {
+        l.0.call(A::at(&l.1, i), B::at(&l.2, i), C::at(&l.3, i))
     }
 
     fn cuda(&self, g: &mut CudaGen, first: usize) -> String {

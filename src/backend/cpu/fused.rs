@@ -46,9 +46,13 @@ use crate::tensor::storage::Storage;
 /// with `eval` for more).
 pub const MAX_LEAVES: usize = 15;
 
-/// Elements per block: 1 KiB of `f32`, so that a chain's scratch buffers
-/// and input blocks stay in the L1 cache.
-pub const BLOCK: usize = 256;
+/// Elements per block. Per block the expression runs as one loop of
+/// constant length ([`BLOCK`]) over its leaves' lanes, so a longer block
+/// amortises the block's set-up (256, 512, 1024 and 2048 measured: 256 and
+/// 512 were slower on the memory-bound chains, 1024 and 2048 alike); the
+/// lanes that are copies (broadcast or strided leaves) and the
+/// reductions' block values stay in the L2 cache.
+pub const BLOCK: usize = 1024;
 
 /// Operands of a plan: the output and [`MAX_LEAVES`] leaves.
 const OPERANDS: usize = MAX_LEAVES + 1;
@@ -205,7 +209,7 @@ struct LeafPtr {
 
 /// The leaves' buffers of one evaluation.
 #[derive(Debug)]
-struct LeafPtrs([LeafPtr; MAX_LEAVES]);
+struct LeafPtrs([LeafPtr; MAX_LEAVES], usize);
 // SAFETY: the buffers are only read, under read guards held for the whole
 // evaluation.
 unsafe impl Sync for LeafPtrs {}
@@ -221,6 +225,75 @@ pub struct Block<'a> {
     offs: [usize; OPERANDS],
     st: [usize; OPERANDS],
     len: usize,
+    arena: &'a mut Arena,
+}
+
+/// Per-thread space for the leaves' lanes ([`Block::lane`]): one region of
+/// [`BLOCK`] 8-byte cells per leaf, handed out at most once per block.
+pub struct Arena {
+    cells: core::cell::UnsafeCell<[MaybeUninit<u64>; BLOCK * MAX_LEAVES]>,
+    taken: core::cell::Cell<u16>,
+}
+
+impl core::fmt::Debug for Arena {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Arena")
+    }
+}
+
+impl Arena {
+    fn new() -> Self {
+        Arena {
+            cells: core::cell::UnsafeCell::new(
+                [const { MaybeUninit::uninit() }; BLOCK * MAX_LEAVES],
+            ),
+            taken: core::cell::Cell::new(0),
+        }
+    }
+
+    /// Leaf `k`'s region, for elements of `T` (at most 8 bytes, aligned to
+    /// at most 8): `BLOCK` of them.
+    ///
+    /// # Panics
+    /// When the region was already handed out for this block.
+    fn region<T>(&self, k: usize) -> *mut T {
+        let bit = 1u16 << k;
+        assert!(
+            self.taken.get() & bit == 0,
+            "fused leaf {k} read twice in one block"
+        );
+        self.taken.set(self.taken.get() | bit);
+        // SAFETY: `k < MAX_LEAVES` (the leaf table's bound, checked by the
+        // caller's indexing), so the region's `BLOCK` cells are inside the
+        // array; cells are 8 bytes and 8-aligned, enough for `T`.
+        unsafe { (self.cells.get() as *mut MaybeUninit<u64>).add(k * BLOCK) as *mut T }
+    }
+}
+
+/// The block of `len` elements at `at` of a segment whose operands start at
+/// `offs` and step by `st`, with `arena` for its lanes.
+#[inline(always)]
+fn make_block<'a>(
+    leaves: &'a LeafPtrs,
+    offs: &[usize; OPERANDS],
+    st: &[usize; OPERANDS],
+    at: usize,
+    len: usize,
+    arena: &'a mut Arena,
+) -> Block<'a> {
+    arena.taken.set(0);
+    // Only the output's and the leaves' offsets are ever read.
+    let mut o = [0; OPERANDS];
+    for k in 0..=leaves.1 {
+        o[k] = offs[k] + at * st[k];
+    }
+    Block {
+        leaves,
+        offs: o,
+        st: *st,
+        len,
+        arena,
+    }
 }
 
 impl Block<'_> {
@@ -382,11 +455,12 @@ fn fold_block<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
     r: &R,
     b: &Block<'_>,
 ) -> E::Elem {
-    let n = b.len();
-    e.with_run(b, |run| match run {
-        Run::Splat(x) => r.fold_run(r.init(), ReduceRun::repeat(&x, n), 0, 1),
-        Run::Slice(s) => r.fold_run(r.init(), ReduceRun::from_slice(s), 0, 1),
-    })
+    // The block's values through the expression's one loop, then folded.
+    let mut s = Scratch::default();
+    match s.filled(b.len(), |dst| e.write(b, dst)) {
+        Run::Splat(x) => r.fold_run(r.init(), ReduceRun::repeat(&x, b.len()), 0, 1),
+        Run::Slice(v) => r.fold_run(r.init(), ReduceRun::from_slice(v), 0, 1),
+    }
 }
 
 /// [`fold_block`] for the widest extension the processor has.
@@ -404,6 +478,59 @@ fn fold_wide<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { fold_avx2(e, r, b) },
         Isa::Base => fold_block(e, r, b),
+    }
+}
+
+impl Block<'_> {
+    /// Leaf `k`'s elements over the block as an array of [`BLOCK`]: the
+    /// tensor's own elements when its inner stride is 1 and a whole block
+    /// follows, else copied into the arena (a broadcast value repeated,
+    /// strided elements gathered, a short block padded with
+    /// `T::default()`). A fixed length lets the compiler drop the bounds
+    /// checks of a loop over `0..len <= BLOCK`.
+    ///
+    /// # Panics
+    /// When `T` is not the element type of leaf `k`, or the leaf's lane
+    /// was already taken in this block.
+    #[inline(always)]
+    pub fn lane<T: Element>(&self, k: usize) -> &[T; BLOCK] {
+        const {
+            assert!(size_of::<T>() <= 8 && align_of::<T>() <= 8);
+        }
+        let l = self.leaves.0[k];
+        assert!(
+            l.ty == TypeId::of::<T>(),
+            "fused leaf {k} read with the wrong element type"
+        );
+        let (off, st, n) = (self.offs[k + 1], self.st[k + 1], self.len);
+        // SAFETY: as in `leaf`: `off + i * st` for `i < n` are offsets of
+        // the plan for operand `k + 1`, inside leaf `k`'s buffer of `T`s,
+        // read under its guard for the lifetime of the block; `n <= BLOCK`
+        // (blocks are cut so). The arena region holds `BLOCK` elements of
+        // `T` and is this leaf's alone for the block (`region` panics
+        // otherwise); every one of them is written before the array is
+        // formed.
+        unsafe {
+            let p = (l.ptr as *const T).add(off);
+            if st == 1 && n == BLOCK {
+                return &*(p as *const [T; BLOCK]);
+            }
+            let region = self.arena.region::<T>(k);
+            if st == 0 {
+                let x = *p;
+                for i in 0..n {
+                    region.add(i).write(x);
+                }
+            } else {
+                for i in 0..n {
+                    region.add(i).write(*p.add(i * st));
+                }
+            }
+            for i in n..BLOCK {
+                region.add(i).write(T::default());
+            }
+            &*(region as *const [T; BLOCK])
+        }
     }
 }
 
@@ -438,14 +565,8 @@ unsafe fn run<O: Element>(
     stream: bool,
     write: &(dyn Fn(&Block<'_>, &mut [MaybeUninit<O>]) + Sync),
 ) {
-    let block_at =
-        |offs: &[usize; OPERANDS], st: &[usize; OPERANDS], at: usize, len: usize| Block {
-            leaves,
-            offs: core::array::from_fn(|k| offs[k] + at * st[k]),
-            st: *st,
-            len,
-        };
     pool::par_ranges(plan.numel(), &|start, end| {
+        let mut arena = Arena::new();
         plan.segments(start, end, |offs, st, len| {
             // SAFETY: the caller's contract: the segment's output offsets
             // `offs[0] + i * st[0]`, `i < len`, are in bounds and written by
@@ -454,9 +575,11 @@ unsafe fn run<O: Element>(
                 let o = out.ptr().add(offs[0]);
                 if st[0] == 1 {
                     let dst = core::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, len);
-                    let blocks = |chunk: &mut [MaybeUninit<O>], s: usize| {
+                    let mut blocks = |chunk: &mut [MaybeUninit<O>], s: usize| {
                         for (j, c) in chunk.chunks_mut(BLOCK).enumerate() {
-                            write(&block_at(&offs, &st, s + j * BLOCK, c.len()), c);
+                            let b =
+                                make_block(leaves, &offs, &st, s + j * BLOCK, c.len(), &mut arena);
+                            write(&b, c);
                         }
                     };
                     if stream {
@@ -468,9 +591,8 @@ unsafe fn run<O: Element>(
                     let mut buf = Scratch::<O>::default();
                     for at in (0..len).step_by(BLOCK) {
                         let n = BLOCK.min(len - at);
-                        let Run::Slice(v) =
-                            buf.filled(n, |c| write(&block_at(&offs, &st, at, n), c))
-                        else {
+                        let b = make_block(leaves, &offs, &st, at, n, &mut arena);
+                        let Run::Slice(v) = buf.filled(n, |c| write(&b, c)) else {
                             unreachable!("a filled scratch is a slice")
                         };
                         for (i, &x) in v.iter().enumerate() {
@@ -589,11 +711,13 @@ fn plan(dims: &[usize], out: (&[usize], usize), leaves: &[LeafIn<'_>]) -> Plan<O
 /// Read guards on every leaf (recursive reads: taken in any order, see
 /// `locks.rs`) and the leaves' pointers.
 fn read_all<'a>(leaves: &'a [LeafIn<'a>]) -> (Vec<Box<dyn Held + 'a>>, LeafPtrs) {
+    let leaves_count = leaves.len();
     let mut ptrs = LeafPtrs(
         [LeafPtr {
             ptr: core::ptr::null(),
             ty: TypeId::of::<()>(),
         }; MAX_LEAVES],
+        leaves_count,
     );
     let guards = leaves
         .iter()
@@ -676,6 +800,7 @@ pub(crate) fn eval_into<E: Node<Device = Cpu>, S: Shape>(
     let bytes = plan.numel() * size_of::<E::Elem>();
     // The lock order (`locks.rs`): the guards in order of address, the
     // written storage among them.
+    let leaves_count = c.0.len();
     let mut order: Vec<(usize, usize)> =
         c.0.iter()
             .enumerate()
@@ -688,6 +813,7 @@ pub(crate) fn eval_into<E: Node<Device = Cpu>, S: Shape>(
             ptr: core::ptr::null(),
             ty: TypeId::of::<()>(),
         }; MAX_LEAVES],
+        leaves_count,
     );
     let mut guards: Vec<Box<dyn Held + '_>> = Vec::with_capacity(c.0.len());
     let mut og = None;
@@ -788,17 +914,12 @@ where
                         offs: [usize; OPERANDS],
                         st: [usize; OPERANDS],
                         len: usize| {
-        let block_at = |at: usize, n: usize| Block {
-            leaves: &ptrs,
-            offs: core::array::from_fn(|k| offs[k] + at * st[k]),
-            st,
-            len: n,
-        };
+        let mut arena = Arena::new();
         if st[0] != 0 {
             // No reduced axis of size > 1: each element is its own output.
             for at in (0..len).step_by(BLOCK) {
                 let n = BLOCK.min(len - at);
-                e.with_run(&block_at(at, n), |run| {
+                e.with_run(&make_block(&ptrs, &offs, &st, at, n, &mut arena), |run| {
                     for i in 0..n {
                         let x = match run {
                             Run::Splat(x) => x,
@@ -822,7 +943,7 @@ where
         });
         for at in (0..len).step_by(BLOCK) {
             let n = BLOCK.min(len - at);
-            let v = fold_wide(e, r, &block_at(at, n));
+            let v = fold_wide(e, r, &make_block(&ptrs, &offs, &st, at, n, &mut arena));
             a.group = r.combine(a.group, v);
             a.blocks += 1;
             if a.blocks == GROUP {
