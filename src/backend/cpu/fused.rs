@@ -455,13 +455,14 @@ fn fold_block<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
     r: &R,
     b: &Block<'_>,
 ) -> E::Elem {
-    // The block's values through the expression's one loop, then folded.
-    let mut s = Scratch::default();
-    match s.filled(b.len(), |dst| e.write(b, dst)) {
-        Run::Splat(x) => r.fold_run(r.init(), ReduceRun::repeat(&x, b.len()), 0, 1),
-        Run::Slice(v) => r.fold_run(r.init(), ReduceRun::from_slice(v), 0, 1),
-    }
+    e.fold(r, b)
 }
+
+/// Independent accumulators of a block's fold: eight AVX-512 registers of
+/// `f32` partial sums, enough to hide the additions' latency (32, 64 and
+/// 128 measured on `(a * b).sum_dim::<1>()`, 4096x4096 `f32`: 1.9, 1.9 and
+/// 1.65 ms).
+const FOLD_LANES: usize = 128;
 
 /// [`fold_block`] for the widest extension the processor has.
 #[inline(always)]
@@ -678,6 +679,20 @@ pub(crate) trait Source: Sync {
     fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<Self::Elem>]) {
         self.with_run(b, |r| write_run(dst, r))
     }
+    /// `r`'s fold of the value over block `b`: the block's values, then
+    /// `r`'s own fold of a run.
+    #[inline(always)]
+    fn fold<R: Reducer<Self::Elem, Acc = Self::Elem, Out = Self::Elem>>(
+        &self,
+        r: &R,
+        b: &Block<'_>,
+    ) -> Self::Elem {
+        let mut s = Scratch::default();
+        match s.filled(b.len(), |dst| self.write(b, dst)) {
+            Run::Splat(x) => r.fold_run(r.init(), ReduceRun::repeat(&x, b.len()), 0, 1),
+            Run::Slice(v) => r.fold_run(r.init(), ReduceRun::from_slice(v), 0, 1),
+        }
+    }
 }
 
 impl<E: Node<Device = Cpu>> Source for E {
@@ -695,6 +710,38 @@ impl<E: Node<Device = Cpu>> Source for E {
     #[inline(always)]
     fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]) {
         Node::write(self, b, 0, dst)
+    }
+    /// A whole block folds in the expression's own loop, into
+    /// [`FOLD_LANES`] accumulators (no block of values is stored); a
+    /// short one as the default does.
+    #[inline(always)]
+    fn fold<R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
+        &self,
+        r: &R,
+        b: &Block<'_>,
+    ) -> E::Elem {
+        if b.len() != BLOCK {
+            let mut s = Scratch::default();
+            return match s.filled(b.len(), |dst| Node::write(self, b, 0, dst)) {
+                Run::Splat(x) => r.fold_run(r.init(), ReduceRun::repeat(&x, b.len()), 0, 1),
+                Run::Slice(v) => r.fold_run(r.init(), ReduceRun::from_slice(v), 0, 1),
+            };
+        }
+        let l = self.lanes(b, 0);
+        let mut acc = [r.init(); FOLD_LANES];
+        for c in 0..BLOCK / FOLD_LANES {
+            for (j, a) in acc.iter_mut().enumerate() {
+                *a = r.fold(*a, E::at(&l, c * FOLD_LANES + j), 0);
+            }
+        }
+        let mut w = FOLD_LANES;
+        while w > 1 {
+            w /= 2;
+            for j in 0..w {
+                acc[j] = r.combine(acc[j], acc[j + w]);
+            }
+        }
+        acc[0]
     }
 }
 
