@@ -1161,6 +1161,26 @@ mod tests {
             .map(|c| (0..10).map(|r| full[r * 4 + c]).fold(f64::MIN, f64::max))
             .collect();
         assert_eq!(cols, want);
+        // Whole blocks fold in the expression's loop.
+        let long = Tensor::<f64, DynRank>::try_from_vec(
+            (0..2 * BLOCK).map(|i| (i % 13) as f64).collect(),
+            &[2, BLOCK],
+        )
+        .unwrap();
+        let (sums, _) = reduce(
+            (long.lazy() * 2.0).node(),
+            &Sum { divisor: None },
+            &[false, true],
+        )
+        .unwrap();
+        let want: Vec<f64> = (0..2)
+            .map(|r| {
+                (0..BLOCK)
+                    .map(|j| ((r * BLOCK + j) % 13) as f64 * 2.0)
+                    .sum()
+            })
+            .collect();
+        assert_eq!(sums, want);
         let (none, dims) = reduce(
             (z.lazy() * 2.0).node(),
             &Sum { divisor: None },
