@@ -56,6 +56,17 @@ pub(crate) fn plan<'l>(
     crate::iter::Plan::new(dims, ops)
 }
 
+/// The order in which an evaluation into an existing output takes its
+/// guards (`cpu/locks.rs`: by storage address, the written storage among
+/// them): `(address, leaf index)` pairs sorted, the output as index
+/// `usize::MAX`.
+pub(crate) fn lock_order(leaves: impl Iterator<Item = usize>, out: usize) -> Vec<(usize, usize)> {
+    let mut order: Vec<(usize, usize)> = leaves.enumerate().map(|(k, a)| (a, k)).collect();
+    order.push((out, usize::MAX));
+    order.sort_unstable();
+    order
+}
+
 /// Seals [`Node`]: the node types of [`crate::fuse`] are the only ones.
 pub(crate) mod sealed {
     /// The seal.

@@ -308,6 +308,27 @@ impl Block<'_> {
         self.len == 0
     }
 
+    /// Leaf `k`'s first element in the block, its inner stride and the
+    /// block's length: `p + i * st` for `i < len` are elements of the leaf,
+    /// readable for the lifetime of the block.
+    ///
+    /// # Panics
+    /// When `T` is not the element type of leaf `k` (a node numbering its
+    /// leaves wrongly).
+    #[inline(always)]
+    fn start<T: Element>(&self, k: usize) -> (*const T, usize, usize) {
+        let l = self.leaves.0[k];
+        assert!(
+            l.ty == TypeId::of::<T>(),
+            "fused leaf {k} read with the wrong element type"
+        );
+        // SAFETY: the block's invariant (module docs): the offset is one of
+        // the plan's for operand `k + 1`, inside the buffer of leaf `k`,
+        // whose elements are `T` (checked above), read under its guard.
+        let p = unsafe { (l.ptr as *const T).add(self.offs[k + 1]) };
+        (p, self.st[k + 1], self.len)
+    }
+
     /// Leaf `k`'s elements over the block: its slice when its inner stride
     /// is 1, one value when 0, else gathered into `buf`.
     ///
@@ -316,18 +337,10 @@ impl Block<'_> {
     /// leaves wrongly).
     #[inline(always)]
     pub fn leaf<'s, T: Element>(&'s self, k: usize, buf: &'s mut Scratch<T>) -> Run<'s, T> {
-        let l = self.leaves.0[k];
-        assert!(
-            l.ty == TypeId::of::<T>(),
-            "fused leaf {k} read with the wrong element type"
-        );
-        let (off, st, len) = (self.offs[k + 1], self.st[k + 1], self.len);
-        // SAFETY: the block's invariant (module docs): `off + i * st` for
-        // `i < len` are offsets of the plan for operand `k + 1`, inside the
-        // buffer of leaf `k`, whose elements are `T` (checked above), read
-        // under its guard for the lifetime of the block.
+        let (p, st, len) = self.start::<T>(k);
+        // SAFETY: `start`'s guarantee: `p + i * st` for `i < len` are
+        // elements of leaf `k`, readable for the lifetime of the block.
         unsafe {
-            let p = (l.ptr as *const T).add(off);
             match st {
                 0 => Run::Splat(*p),
                 1 => Run::Slice(core::slice::from_raw_parts(p, len)),
@@ -498,21 +511,14 @@ impl Block<'_> {
         const {
             assert!(size_of::<T>() <= 8 && align_of::<T>() <= 8);
         }
-        let l = self.leaves.0[k];
-        assert!(
-            l.ty == TypeId::of::<T>(),
-            "fused leaf {k} read with the wrong element type"
-        );
-        let (off, st, n) = (self.offs[k + 1], self.st[k + 1], self.len);
-        // SAFETY: as in `leaf`: `off + i * st` for `i < n` are offsets of
-        // the plan for operand `k + 1`, inside leaf `k`'s buffer of `T`s,
-        // read under its guard for the lifetime of the block; `n <= BLOCK`
-        // (blocks are cut so). The arena region holds `BLOCK` elements of
-        // `T` and is this leaf's alone for the block (`region` panics
-        // otherwise); every one of them is written before the array is
-        // formed.
+        let (p, st, n) = self.start::<T>(k);
+        // SAFETY: `start`'s guarantee: `p + i * st` for `i < n` are
+        // elements of leaf `k`, readable for the lifetime of the block;
+        // `n <= BLOCK` (blocks are cut so). The arena region holds `BLOCK`
+        // elements of `T` and is this leaf's alone for the block (`region`
+        // panics otherwise); every one of them is written before the array
+        // is formed.
         unsafe {
-            let p = (l.ptr as *const T).add(off);
             if st == 1 && n == BLOCK {
                 return &*(p as *const [T; BLOCK]);
             }
@@ -848,13 +854,7 @@ pub(crate) fn eval_into<E: Node<Device = Cpu>, S: Shape>(
     // The lock order (`locks.rs`): the guards in order of address, the
     // written storage among them.
     let leaves_count = c.0.len();
-    let mut order: Vec<(usize, usize)> =
-        c.0.iter()
-            .enumerate()
-            .map(|(k, l)| (l.storage.addr(), k))
-            .collect();
-    order.push((out_addr, usize::MAX));
-    order.sort_unstable();
+    let order = crate::backend::fused::lock_order(c.0.iter().map(|l| l.storage.addr()), out_addr);
     let mut ptrs = LeafPtrs(
         [LeafPtr {
             ptr: core::ptr::null(),

@@ -336,13 +336,8 @@ impl<T: CudaElement> Fused<T> for Cuda {
         let (l, numel) = layout(&dims, (out.strides(), out.offset), &c.0)?;
         // The lock order (`cpu/locks.rs`): guards by storage address, the
         // written storage among them.
-        let mut order: Vec<(usize, usize)> =
-            c.0.iter()
-                .enumerate()
-                .map(|(k, l)| (l.storage.addr(), k))
-                .collect();
-        order.push((out_addr, usize::MAX));
-        order.sort_unstable();
+        let order =
+            crate::backend::fused::lock_order(c.0.iter().map(|l| l.storage.addr()), out_addr);
         let mut guards: Vec<Option<Box<dyn HeldPtr + '_>>> = c.0.iter().map(|_| None).collect();
         let mut og = None;
         for (_, k) in order {
