@@ -26,7 +26,10 @@
 
 use core::mem::MaybeUninit;
 
-pub use super::cpu::fused::{BLOCK, Block, MAX_LEAVES, Run, Scratch};
+pub use super::cpu::fused::MAX_LEAVES;
+// The CPU evaluation's block machinery, named by `Node`'s hidden methods.
+#[doc(hidden)]
+pub use super::cpu::fused::{BLOCK, Block, Run, Scratch};
 pub use super::cuda::fused_source::{CudaGen, c_name};
 use crate::Tensor;
 use crate::backend::Backend;

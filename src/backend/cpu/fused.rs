@@ -44,6 +44,14 @@ use crate::tensor::storage::Storage;
 
 /// The most tensor leaves one expression may read (evaluate a part first
 /// with `eval` for more).
+///
+/// ```
+/// use shaped::{Shape, Tensor};
+/// let a = Tensor::<f32, Shape![2]>::ones();
+/// let sixteen = a.lazy() + &a + &a + &a + &a + &a + &a + &a + &a + &a + &a + &a + &a + &a + &a + &a;
+/// assert_eq!(shaped::backend::fused::MAX_LEAVES, 15);
+/// assert!(sixteen.try_eval().is_err());
+/// ```
 pub const MAX_LEAVES: usize = 15;
 
 /// Elements per block. Per block the expression runs as one loop of
@@ -378,20 +386,20 @@ fn isa() -> Isa {
     *ISA.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
         {
+            use std::arch::is_x86_feature_detected as has;
             let cap = std::env::var("SHAPED_ISA").unwrap_or_default();
-            if cap != "base"
+            let avx2 = cap != "base" && has!("avx2") && has!("fma");
+            // Every feature `write_avx512` and `fold_avx512` are compiled for.
+            if avx2
                 && cap != "avx2"
-                && std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512bw")
-                && std::arch::is_x86_feature_detected!("avx512dq")
-                && std::arch::is_x86_feature_detected!("avx512vl")
+                && has!("avx512f")
+                && has!("avx512bw")
+                && has!("avx512dq")
+                && has!("avx512vl")
             {
                 return Isa::Avx512;
             }
-            if cap != "base"
-                && std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-            {
+            if avx2 {
                 return Isa::Avx2;
             }
         }

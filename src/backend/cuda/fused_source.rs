@@ -26,16 +26,15 @@ pub const FUSED_OPERANDS: usize = crate::backend::cpu::fused::MAX_LEAVES + 1;
 pub const FUSED_SCALARS: usize = 16;
 
 /// CUDA C name of the element type named `t` (`Element::NAME`).
+///
+/// ```
+/// assert_eq!(shaped::backend::fused::c_name("int64"), "long long");
+/// ```
+///
+/// # Panics
+/// For a type the CUDA backend does not store (`float16`, ...).
 pub fn c_name(t: &str) -> &'static str {
-    match t {
-        "float32" => "float",
-        "float64" => "double",
-        "int32" => "int",
-        "int64" => "long long",
-        "uint8" => "unsigned char",
-        "bool" => "bool",
-        other => panic!("the CUDA backend stores no {other} tensors"),
-    }
+    super::types::c_type(t).0
 }
 
 /// The generator of one fused module: the functions of the tree's

@@ -29,6 +29,7 @@
 mod error;
 pub(crate) mod fused_source;
 pub(crate) mod prelude;
+mod types;
 pub use error::CudaError;
 
 #[cfg(feature = "cuda")]

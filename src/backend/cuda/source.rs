@@ -38,24 +38,7 @@ pub const MAX_RANK: usize = 8;
 /// The most operands (output included) of an elementwise kernel.
 pub const MAX_OPERANDS: usize = 4;
 
-/// The element types and their CUDA C names and suffixes.
-pub(crate) const TYPES: &[(&str, &str, &str)] = &[
-    ("float32", "float", "f32"),
-    ("float64", "double", "f64"),
-    ("int32", "int", "i32"),
-    ("int64", "long long", "i64"),
-    ("uint8", "unsigned char", "u8"),
-    ("bool", "bool", "bool"),
-];
-
-/// CUDA C name and short suffix of the element type named `t`.
-pub(crate) fn c_type(t: &str) -> (&'static str, &'static str) {
-    let (_, c, short) = TYPES
-        .iter()
-        .find(|(name, _, _)| *name == t)
-        .unwrap_or_else(|| panic!("no CUDA type for {t}"));
-    (c, short)
-}
+pub(crate) use super::types::{TYPES, c_type};
 
 /// The elementwise template: `OP` is the op's scalar function, `A0..A2` the
 /// operand types, `OUT` the result type, `NIN` the operand count, `VEC` the
