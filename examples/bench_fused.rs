@@ -39,6 +39,8 @@ fn median_ns(mut f: impl FnMut()) -> f64 {
 }
 
 type Big = Shape![4096, 4096];
+/// A 1 MiB slab of `f32`: [`Big`] is 64 of them.
+type Slab = Shape![64, 4096];
 
 /// A named case: the call to time.
 type Case<'a> = (&'static str, Box<dyn FnMut() + 'a>);
@@ -50,6 +52,12 @@ fn main() {
     let c = Tensor::<f32, Shape![4096, 1]>::rand(3);
     let d = Tensor::<f32, Shape![4096]>::rand(4);
     let e = Tensor::<f32, Shape![4096, 1]>::rand(5);
+    let sa = Tensor::<f32, Slab>::rand(6);
+    let (sc, se) = (
+        Tensor::<f32, Shape![64, 1]>::rand(7),
+        Tensor::<f32, Shape![64, 1]>::rand(8),
+    );
+    let (mut so1, mut so2) = (Tensor::<f32, Slab>::zeros(), Tensor::<f32, Slab>::zeros());
     let (mut o1, mut o2, mut o3, mut o4) = (
         Tensor::<f32, Big>::zeros(),
         Tensor::<f32, Big>::zeros(),
@@ -87,6 +95,24 @@ fn main() {
                 ((a.lazy() * &b + &c).gelu() * &d - &e)
                     .eval_into(&mut o3)
                     .unwrap()
+            }),
+        ),
+        (
+            "add_out_cached",
+            Box::new(|| {
+                for _ in 0..64 {
+                    sa.add_out(&b, &mut so1).unwrap()
+                }
+            }),
+        ),
+        (
+            "chain6_fused_out_cached",
+            Box::new(|| {
+                for _ in 0..64 {
+                    ((sa.lazy() * &b + &sc).gelu() * &d - &se)
+                        .eval_into(&mut so2)
+                        .unwrap()
+                }
             }),
         ),
         ("sum1", Box::new(|| drop(a.sum_dim::<1>()))),
