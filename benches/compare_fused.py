@@ -7,6 +7,7 @@ numexpr, torch.compile (Inductor, CPU) and JAX jit, all on THREADS threads
   add      a + b                       the memory-bound floor (one pass)
   chain3   relu(a * b + c)
   chain6   gelu(a * b + c) * d - e     (exact gelu, with erf)
+  chain6m  |relu(a * b + c) * d - e|   (6 ops without erf: memory-bound)
   mulsum1  (a * b).sum(1)              a reduction at the end of a chain
 
 Compile times (torch.compile, jax.jit) are excluded from the timings (each
@@ -76,6 +77,7 @@ def numpy_cases():
         "add": median_ns(lambda: a + b),
         "chain3": median_ns(lambda: np.maximum(a * b + c, 0)),
         "chain6": median_ns(lambda: gelu(a * b + c) * d - e),
+        "chain6m": median_ns(lambda: np.abs(np.maximum(a * b + c, 0) * d - e)),
         "mulsum1": median_ns(lambda: (a * b).sum(1)),
     }
 
@@ -86,12 +88,13 @@ def numexpr_cases():
     ne.set_num_threads(THREADS)
     a, b, c, d, e = data()
     o = np.empty((N, N), dtype=np.float32)
-    env = {"a": a, "b": b, "c": c}
+    env = {"a": a, "b": b, "c": c, "d": d, "e": e}
     ev = lambda expr, **kw: ne.evaluate(expr, local_dict=env, **kw)
     return {
         "add": median_ns(lambda: ev("a + b")),
         "chain3": median_ns(lambda: ev("where(a * b + c > 0, a * b + c, 0)")),
         "chain3_out": median_ns(lambda: ev("where(a * b + c > 0, a * b + c, 0)", out=o)),
+        "chain6m": median_ns(lambda: ev("abs(where(a * b + c > 0, a * b + c, 0) * d - e)")),
         "mulsum1": median_ns(lambda: ev("sum(a * b, axis=1)")),
     }
 
@@ -104,19 +107,21 @@ def torch_cases(compiled):
     o = torch.empty(N, N)
     f3 = lambda a, b, c: torch.relu(a * b + c)
     f6 = lambda a, b, c, d, e: F.gelu(a * b + c) * d - e
+    f6m = lambda a, b, c, d, e: torch.abs(torch.relu(a * b + c) * d - e)
     fs = lambda a, b: (a * b).sum(1)
     fa = lambda a, b: a + b
     r = {}
     if compiled:
         t0 = time.perf_counter()
-        f3, f6, fs, fa = (torch.compile(f) for f in (f3, f6, fs, fa))
-        f3(a, b, c), f6(a, b, c, d, e), fs(a, b), fa(a, b)
+        f3, f6, f6m, fs, fa = (torch.compile(f) for f in (f3, f6, f6m, fs, fa))
+        f3(a, b, c), f6(a, b, c, d, e), f6m(a, b, c, d, e), fs(a, b), fa(a, b)
         r["compile_s"] = time.perf_counter() - t0
     else:
         r["chain3_out"] = median_ns(lambda: torch.clamp_min(torch.add(a * b, c), 0, out=o))
     r["add"] = median_ns(lambda: fa(a, b))
     r["chain3"] = median_ns(lambda: f3(a, b, c))
     r["chain6"] = median_ns(lambda: f6(a, b, c, d, e))
+    r["chain6m"] = median_ns(lambda: f6m(a, b, c, d, e))
     r["mulsum1"] = median_ns(lambda: fs(a, b))
     return r
 
@@ -127,15 +132,18 @@ def jax_cases():
     a, b, c, d, e = (jnp.asarray(x) for x in data())
     f3 = jax.jit(lambda a, b, c: jnp.maximum(a * b + c, 0))
     f6 = jax.jit(lambda a, b, c, d, e: jax.nn.gelu(a * b + c, approximate=False) * d - e)
+    f6m = jax.jit(lambda a, b, c, d, e: jnp.abs(jnp.maximum(a * b + c, 0) * d - e))
     fs = jax.jit(lambda a, b: (a * b).sum(1))
     fa = jax.jit(lambda a, b: a + b)
     t0 = time.perf_counter()
-    for f, args in ((f3, (a, b, c)), (f6, (a, b, c, d, e)), (fs, (a, b)), (fa, (a, b))):
+    for f, args in ((f3, (a, b, c)), (f6, (a, b, c, d, e)), (f6m, (a, b, c, d, e)), (fs, (a, b)),
+                    (fa, (a, b))):
         f(*args).block_until_ready()
     r = {"compile_s": time.perf_counter() - t0}
     r["add"] = median_ns(lambda: fa(a, b).block_until_ready())
     r["chain3"] = median_ns(lambda: f3(a, b, c).block_until_ready())
     r["chain6"] = median_ns(lambda: f6(a, b, c, d, e).block_until_ready())
+    r["chain6m"] = median_ns(lambda: f6m(a, b, c, d, e).block_until_ready())
     r["mulsum1"] = median_ns(lambda: fs(a, b).block_until_ready())
     return r
 
@@ -149,6 +157,9 @@ def shaped_cases(exe, env):
         "chain3_eager": raw["chain3_eager"],
         "chain6": raw["chain6_fused"], "chain6_out": raw["chain6_fused_out"],
         "chain6_eager": raw["chain6_eager"],
+        "chain6m": raw["chain6m_fused"], "chain6m_out": raw["chain6m_fused_out"],
+        "chain6m_eager": raw["chain6m_eager"],
+        "add_out_cached": raw["add_out_cached"], "chain6_out_cached": raw["chain6_fused_out_cached"],
         "mulsum1": raw["mulsum1_fused"], "mulsum1_eager": raw["mulsum1_eager"],
     }
 
@@ -179,12 +190,12 @@ def main():
     print(f"threads: {THREADS}; rounds: {rounds}; numpy {numpy.__version__}; torch {torch.__version__}; "
           f"numexpr {numexpr.__version__}; jax {jax.__version__}")
     print(f"compile time (first round, excluded below): torch.compile {runs['inductor'][0]['compile_s']:.1f} s, "
-          f"jax.jit {runs['jax'][0]['compile_s']:.2f} s (four functions each)")
+          f"jax.jit {runs['jax'][0]['compile_s']:.2f} s (five functions each)")
     print("per case: best round (median round), ms; `x/shaped` is the other library's best time over shaped's")
     cols = ["numpy", "torch", "numexpr", "inductor", "jax"]
     print("| case | shaped | " + " | ".join(cols) + " | " + " | ".join(f"{c}/shaped" for c in cols) + " |")
     print("|---" * (2 + 2 * len(cols)) + "|")
-    for case in ["add", "chain3", "chain6", "mulsum1"]:
+    for case in ["add", "chain3", "chain6", "chain6m", "mulsum1"]:
         sh = best["shaped"][case]
         cell = lambda lib, k=case: (f"{best[lib][k] / 1e6:.2f} ({med[lib][k] / 1e6:.2f})"
                                     if k in best[lib] else "n/a")
@@ -195,12 +206,18 @@ def main():
     print()
     print("shaped alone (best round, ms):")
     for k in ["add", "add_out", "chain3_eager", "chain3", "chain3_out", "chain6_eager", "chain6",
-              "chain6_out", "mulsum1_eager", "mulsum1"]:
+              "chain6_out", "chain6m_eager", "chain6m", "chain6m_out", "add_out_cached",
+              "chain6_out_cached", "mulsum1_eager", "mulsum1"]:
         print(f"  {k:14} {s[k] / 1e6:8.2f}")
     print(f"  fused chain3 / add: {s['chain3'] / s['add']:.2f}, out= chain3 / add_out: "
           f"{s['chain3_out'] / s['add_out']:.2f}")
     print(f"  fused chain6 / add: {s['chain6'] / s['add']:.2f}, out= chain6 / add_out: "
           f"{s['chain6_out'] / s['add_out']:.2f}")
+    print(f"  fused chain6m / add: {s['chain6m'] / s['add']:.2f}, out= chain6m / add_out: "
+          f"{s['chain6m_out'] / s['add_out']:.2f}")
+    print(f"  from L2 (64 calls on a 1 MiB slab): chain6 out= / big chain6 out= "
+          f"{s['chain6_out_cached'] / s['chain6_out']:.2f}, add_out {s['add_out_cached'] / s['add_out']:.2f}"
+          " (near 1: compute-bound; well below 1: memory-bound)")
     print(f"  eager / fused: chain3 {s['chain3_eager'] / s['chain3']:.2f}, chain6 "
           f"{s['chain6_eager'] / s['chain6']:.2f}, mulsum1 {s['mulsum1_eager'] / s['mulsum1']:.2f}")
 

@@ -31,6 +31,17 @@ fn fused(c: &mut Criterion) {
     g.bench_function("gelu(a*b+c)*d-e fused", |t| {
         t.iter(|| ((a.lazy() * &b + &cc).gelu() * &d - &e).eval())
     });
+    g.bench_function("|relu(a*b+c)*d-e| fused", |t| {
+        t.iter(|| ((a.lazy() * &b + &cc).relu() * &d - &e).abs().eval())
+    });
+    g.bench_function("|relu(a*b+c)*d-e| fused out", |t| {
+        t.iter(|| {
+            ((a.lazy() * &b + &cc).relu() * &d - &e)
+                .abs()
+                .eval_into(&mut out)
+                .unwrap()
+        })
+    });
     g.bench_function("(a*b).sum(1) eager", |t| {
         t.iter(|| a.mul(&b).sum_dim::<1>())
     });

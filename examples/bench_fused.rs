@@ -5,7 +5,8 @@
 //!
 //! The cases (f32, `a: (4096, 4096)`, `b, d: (4096,)`, `c, e: (4096, 1)`):
 //! a single broadcast add `a + b`, the memory-bound floor; the 3-op chain
-//! `relu(a * b + c)` and the 6-op chain `gelu(a * b + c) * d - e`, each
+//! `relu(a * b + c)`, the 6-op chain `gelu(a * b + c) * d - e` and the
+//! 6-op chain without `erf`, `|relu(a * b + c) * d - e|` (`chain6m`), each
 //! eager (one pass per op) and fused, into a new tensor and into an
 //! existing one (`out=`); and `(a * b).sum(1)`, a reduction at the end of
 //! a chain, eager and fused.
@@ -58,6 +59,7 @@ fn main() {
         Tensor::<f32, Shape![64, 1]>::rand(8),
     );
     let (mut so1, mut so2) = (Tensor::<f32, Slab>::zeros(), Tensor::<f32, Slab>::zeros());
+    let mut o5 = Tensor::<f32, Big>::zeros();
     let (mut o1, mut o2, mut o3, mut o4) = (
         Tensor::<f32, Big>::zeros(),
         Tensor::<f32, Big>::zeros(),
@@ -113,6 +115,23 @@ fn main() {
                         .eval_into(&mut so2)
                         .unwrap()
                 }
+            }),
+        ),
+        (
+            "chain6m_eager",
+            Box::new(|| drop(a.mul(&b).add(&c).relu().mul(&d).sub(&e).abs())),
+        ),
+        (
+            "chain6m_fused",
+            Box::new(|| drop(((a.lazy() * &b + &c).relu() * &d - &e).abs().eval())),
+        ),
+        (
+            "chain6m_fused_out",
+            Box::new(|| {
+                ((a.lazy() * &b + &c).relu() * &d - &e)
+                    .abs()
+                    .eval_into(&mut o5)
+                    .unwrap()
             }),
         ),
         ("sum1", Box::new(|| drop(a.sum_dim::<1>()))),
