@@ -253,6 +253,48 @@ fn ternary_rules_and_where_match_cpu() {
     });
 }
 
+/// Fused chains of `Var`s (`Lazy::eval_var`): the chain's kernel forward,
+/// one generated adjoint kernel per input backward, summed back to each
+/// input's sizes where the chain broadcast it; against the CPU's one-pass
+/// fused backward. Broadcast inputs, a repeated input, scalars, `where`
+/// over a comparison, `clamp` between an expression and a scalar, `lerp`,
+/// and zero-size dims.
+#[test]
+fn fused_chain_gradients_match_cpu() {
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    let three = |a: &[usize], b: &[usize], c: &[usize]| {
+        vec![
+            rand(a, 30, -2.0, 2.0),
+            rand(b, 31, -2.0, 2.0),
+            rand(c, 32, -2.0, 2.0),
+        ]
+    };
+    for (a, b, c) in [
+        (&[2usize, 1, 3][..], &[4usize, 1][..], &[3usize][..]),
+        (&[3, 4][..], &[3, 4][..], &[][..]),
+        (&[2, 0, 3][..], &[3][..], &[1, 3][..]),
+    ] {
+        check!(dev, "fused gelu chain", three(a, b, c), |v| {
+            ((v[0].lazy() * &v[1] + &v[2]).gelu() * &v[1]
+                - v[0].lazy() / (v[2].lazy() * &v[2] + 1.0))
+                .eval_var()
+        });
+        check!(dev, "fused where", three(a, b, c), |v| {
+            v[0].lazy()
+                .gt(&v[1])
+                .select(
+                    (v[0].lazy() - &v[2]).tanh(),
+                    v[1].lazy().clamp(v[2].lazy() - 1.0, 2.0),
+                )
+                .eval_var()
+        });
+        check!(dev, "fused lerp", three(a, b, c), |v| {
+            (v[0].lazy().lerp(&v[1], &v[2]).silu() * 3.0).eval_var()
+        });
+    }
+}
+
 #[test]
 fn reduction_rules_match_cpu() {
     let Some(dev) = device() else { return };

@@ -137,6 +137,26 @@ fn fused_module<E: shaped::backend::fused::Node>(e: &E) -> KernelSource {
     }
 }
 
+/// The module of leaf `k`'s adjoint in a fused chain of `Var`s, as the
+/// CUDA backward pass builds it.
+fn adjoint_module<E>(e: &E, k: usize) -> KernelSource
+where
+    E: shaped::autograd::Adjoint<f32> + shaped::backend::fused::Node<Elem = f32>,
+{
+    use shaped::backend::fused::CudaGen;
+    let mut g = CudaGen::default();
+    let expr = shaped::autograd::cuda_adjoint(e, k, &mut g);
+    let (name, source) = g.module("float", &expr);
+    let kernels = ["s64", "s32", "l32"]
+        .map(|v| format!("{name}_{v}"))
+        .to_vec();
+    KernelSource {
+        name,
+        source,
+        kernels,
+    }
+}
+
 /// Fused expressions' kernels (one module per expression, generated at
 /// run time) compile for sm_80 and sm_90 too: the benchmark chains, `where`
 /// over a comparison, integer and `bool` results, and the most leaves a
@@ -163,6 +183,22 @@ fn fused_kernels_compile_for_sm80_and_sm90() {
         fused_module((i.lazy() * 3 - 5).abs().maximum(&i).node()),
         fused_module(wide.sigmoid().node()),
     ];
+    // The backward kernels of fused chains of `Var`s: each input's adjoint,
+    // its intermediate values bound in a lambda.
+    let (x, w) = (
+        shaped::autograd::Var::param(a.clone()),
+        shaped::autograd::Var::param(b.clone()),
+    );
+    let chain = (x.lazy() * &w + 1.0f32).gelu() * &w;
+    let select = x
+        .lazy()
+        .gt(&w)
+        .select(x.lazy().tanh(), w.lazy().clamp(-1.0f32, 2.0f32));
+    let modules: Vec<KernelSource> = modules
+        .into_iter()
+        .chain((0..3).map(|k| adjoint_module(chain.node(), k)))
+        .chain((0..5).map(|k| adjoint_module(select.node(), k)))
+        .collect();
     for arch in [(8, 0), (9, 0)] {
         for k in &modules {
             match compile_cubin(k, arch) {

@@ -5,7 +5,8 @@
 //! operations' messages; `out=` with a leaf on the written storage; the
 //! streaming-store path of a large existing output. The CUDA side: each
 //! expression's generated value function, compiled for the host with the
-//! CUDA prelude, agrees with the CPU evaluation.
+//! CUDA prelude, agrees with the CPU evaluation, and so does each input's
+//! generated adjoint with the CPU's fused gradient.
 
 use std::fmt::Write as _;
 use std::process::Command;
@@ -470,6 +471,87 @@ fn generated_cuda_matches_the_cpu() {
     let e = (i.lazy() * 3 - 5).abs().maximum(&i);
     let cpu: Vec<f64> = e.eval().to_vec().iter().map(|&x| x as f64).collect();
     cuda_agrees(e.node(), cpu, 0.0, "int64");
+}
+
+/// The generated CUDA adjoint of every leaf of `e` (a chain of `Var`s of
+/// equal sizes: no broadcast, so each gradient is its adjoint), compiled
+/// for the host, against the CPU's one-pass backward under the upstream
+/// gradient `up`. `var_of[k]` is the input that leaf `k` reads (a repeated
+/// input's gradient is the sum of its leaves' adjoints).
+fn cuda_adjoints_agree<E>(
+    e: &shaped::fuse::Lazy<E>,
+    inputs: &[&shaped::autograd::Var<f64, DynRank>],
+    var_of: &[usize],
+    up: &[f64],
+    tag: &str,
+) where
+    E: shaped::autograd::Adjoint<f64> + Node<Elem = f64, Shape = DynRank, Device = Cpu>,
+{
+    let upt = Tensor::<f64, DynRank>::try_from_vec(up.to_vec(), &[up.len()]).unwrap();
+    let grads = e.eval_var().try_backward_with(&upt).unwrap();
+    let mut leaves = LeafValues::default();
+    e.node().visit(&mut leaves);
+    let mut leaves = leaves.0;
+    assert_eq!(leaves.len(), var_of.len());
+    leaves.push(up.to_vec());
+    let rows: Vec<Vec<f64>> = (0..up.len())
+        .map(|i| leaves.iter().map(|l| l[i]).collect())
+        .collect();
+    let mut sums = vec![vec![0.0; up.len()]; inputs.len()];
+    for (k, &v) in var_of.iter().enumerate() {
+        let mut g = CudaGen::default();
+        let expr = shaped::autograd::cuda_adjoint(e.node(), k, &mut g);
+        let Some(got) = run_host(
+            &host_program(&g, "double", &expr, &rows),
+            &format!("{tag}{k}"),
+        ) else {
+            println!("skipped: no host C++ compiler to compile the generated CUDA");
+            return;
+        };
+        for (s, x) in sums[v].iter_mut().zip(got) {
+            *s += x;
+        }
+    }
+    for (v, x) in inputs.iter().enumerate() {
+        if !var_of.contains(&v) {
+            continue;
+        }
+        let want = grads.wrt(x).unwrap().to_vec();
+        for (i, (&c, &w)) in sums[v].iter().zip(&want).enumerate() {
+            assert!(
+                (c - w).abs() <= 1e-12 * w.abs().max(1.0),
+                "{tag}: input {v}, element {i}: CUDA {c:e}, CPU {w:e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn generated_cuda_adjoints_match_the_cpu() {
+    use shaped::autograd::Var;
+    let var = |f: &dyn Fn(f64) -> f64| {
+        Var::param(
+            Tensor::<f64, DynRank>::try_from_vec((0..40).map(|i| f(i as f64)).collect(), &[40])
+                .unwrap(),
+        )
+    };
+    let x = var(&|i| (i - 20.0) / 4.0);
+    let w = var(&|i| ((i as usize * 7) % 11) as f64 / 3.0 - 1.5);
+    let b = var(&|i| ((i as usize * 5) % 13) as f64 / 2.0 - 3.0);
+    let up: Vec<f64> = (0..40).map(|i| ((i * 3) % 7) as f64 - 2.5).collect();
+    let inputs = [&x, &w, &b];
+    // Leaves x, w, b, w, x, b, b; scalars in the chain.
+    let e = (x.lazy() * &w + &b).gelu() * &w - x.lazy() / (b.lazy() * &b + 1.0) * 2.0;
+    cuda_adjoints_agree(&e, &inputs, &[0, 1, 2, 1, 0, 2, 2], &up, "chain");
+    let e = x
+        .lazy()
+        .gt(&w)
+        .select((x.lazy() - &b).tanh(), w.lazy().sigmoid() * 3.0);
+    cuda_adjoints_agree(&e, &inputs, &[0, 1, 0, 2, 1], &up, "where");
+    let e = x.lazy().clamp(b.lazy() - 1.0, &w).lerp(&b, &w);
+    cuda_adjoints_agree(&e, &inputs, &[0, 2, 1, 2, 1], &up, "clamp");
+    let e = (x.lazy().silu() - w.lazy().exp().log1p()).square().sqrt() + x.lazy().sign();
+    cuda_adjoints_agree(&e, &inputs, &[0, 1, 0], &up, "unary");
 }
 
 /// A naive reduction of `data` (row-major, sizes `dims`) over axis `k`

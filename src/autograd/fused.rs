@@ -13,7 +13,15 @@
 //! (`tanh_backward`, ...), so the rules are the eager ones. Operations with
 //! a gradient: the one-operand table ops, `+ - * /`, `where` (`select`),
 //! `clamp` and `lerp`; comparisons may appear inside a `where` condition.
+//!
+//! On CUDA (`Var<T, S, Cuda>`), the forward pass is the chain's generated
+//! kernel, and each input's gradient is one generated kernel too: the
+//! adjoint written as C from the same op-table derivatives (each
+//! intermediate value computed once, in registers), followed, for an input
+//! the chain broadcast, by the eager sum back to its shape.
 
+use std::any::TypeId;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::graph::{Dyn, Grads, Node as GraphNode};
@@ -21,10 +29,12 @@ use super::var::Var;
 use crate::Tensor;
 use crate::backend::cpu::fused::{Collect, Source, eval, reduce};
 use crate::backend::cpu::reducers::Sum;
-use crate::backend::fused::{BLOCK, Block, CudaGen, Leaves, Node, Run, Scratch, sealed};
-use crate::backend::op::{Map1, Map3};
-use crate::device::Cpu;
-use crate::element::Float;
+use crate::backend::fused::{
+    BLOCK, Block, CudaGen, Fused, Leaves, Node, Run, Scratch, c_name, sealed,
+};
+use crate::backend::op::{Map1, Map3, Pointwise};
+use crate::device::{Cpu, Device};
+use crate::element::{Element, Float};
 use crate::fuse::{Binary, IntoLazy, Lazy, Leaf, Scalar, Ternary, Unary};
 use crate::ops::table;
 use crate::shape::{DimVec, DynRank, OrPanic, Shape, ShapeError};
@@ -39,26 +49,26 @@ use crate::shape::{DimVec, DynRank, OrPanic, Shape, ShapeError};
 /// let y = x.lazy().square().eval_var();
 /// assert_eq!(y.sum().backward().wrt(&x).unwrap().to_vec(), [2., -4.]);
 /// ```
-pub struct VarLeaf<T: Float, S: Shape>(Var<T, S>);
+pub struct VarLeaf<T: Float, S: Shape, D: Device = Cpu>(Var<T, S, D>);
 
-impl<T: Float, S: Shape> Clone for VarLeaf<T, S> {
+impl<T: Float, S: Shape, D: Device> Clone for VarLeaf<T, S, D> {
     fn clone(&self) -> Self {
         VarLeaf(self.0.clone())
     }
 }
 
-impl<T: Float, S: Shape> core::fmt::Debug for VarLeaf<T, S> {
+impl<T: Float, S: Shape, D: Device> core::fmt::Debug for VarLeaf<T, S, D> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "VarLeaf({:?})", self.0.dims())
     }
 }
 
-impl<T: Float, S: Shape> sealed::Sealed for VarLeaf<T, S> {}
+impl<T: Float, S: Shape, D: Device> sealed::Sealed for VarLeaf<T, S, D> {}
 
-impl<T: Float, S: Shape> Node for VarLeaf<T, S> {
+impl<T: Float, S: Shape, D: Device> Node for VarLeaf<T, S, D> {
     type Elem = T;
     type Shape = S;
-    type Device = Cpu;
+    type Device = D;
     const LEAVES: usize = 1;
 
     // The value's leaf, in every respect.
@@ -66,7 +76,7 @@ impl<T: Float, S: Shape> Node for VarLeaf<T, S> {
         Node::dims(&Leaf(&self.0.value))
     }
 
-    fn visit<'a, V: Leaves<'a, Cpu>>(&'a self, v: &mut V) {
+    fn visit<'a, V: Leaves<'a, D>>(&'a self, v: &mut V) {
         v.leaf(&self.0.value)
     }
 
@@ -95,7 +105,7 @@ impl<T: Float, S: Shape> Node for VarLeaf<T, S> {
     }
 }
 
-impl<T: Float, S: Shape> Var<T, S> {
+impl<T: Float, S: Shape, D: Device> Var<T, S, D> {
     /// The variable as the leaf of a fused expression: evaluated with
     /// [`Lazy::eval_var`], the expression is one node of the graph, with a
     /// one-pass forward and a one-pass backward.
@@ -111,33 +121,45 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let (g, e) = (y.sum().backward(), eager.sum().backward());
     /// assert_eq!(g.wrt(&w).unwrap().to_vec(), e.wrt(&w).unwrap().to_vec());
     /// ```
-    pub fn lazy(&self) -> Lazy<VarLeaf<T, S>> {
+    pub fn lazy(&self) -> Lazy<VarLeaf<T, S, D>> {
         lazy_var(self)
     }
 }
 
 /// `v` as a fused expression.
-fn lazy_var<T: Float, S: Shape>(v: &Var<T, S>) -> Lazy<VarLeaf<T, S>> {
+fn lazy_var<T: Float, S: Shape, D: Device>(v: &Var<T, S, D>) -> Lazy<VarLeaf<T, S, D>> {
     crate::fuse::lazy(v)
 }
 
-impl<T: Float, S: Shape> IntoLazy<T, Cpu> for &Var<T, S> {
-    type Node = VarLeaf<T, S>;
-    fn into_node(self) -> VarLeaf<T, S> {
+impl<T: Float, S: Shape, D: Device> IntoLazy<T, D> for &Var<T, S, D> {
+    type Node = VarLeaf<T, S, D>;
+    fn into_node(self) -> VarLeaf<T, S, D> {
         VarLeaf(self.clone())
     }
 }
 
 /// A leaf's node in the graph (`None`: no gradient flows to it).
 #[doc(hidden)]
-pub struct Parent<T: Float>(Option<Arc<GraphNode<T>>>);
+pub struct Parent<T: Float, D: Device = Cpu>(Option<Arc<GraphNode<T, D>>>);
 
 /// The gradient rule of a fused node: its graph parents (one per tensor
-/// leaf, `None` where no gradient flows) and the adjoint of one leaf.
-pub trait Adjoint<T: Float>: Node<Device = Cpu> + Clone + Send + 'static {
+/// leaf, `None` where no gradient flows) and the adjoint of one leaf, over
+/// a CPU block or as CUDA C.
+pub trait Adjoint<T: Float>: Node + Clone + Send + 'static {
     /// Pushes each leaf's graph node, in leaf order.
     #[doc(hidden)]
-    fn parents(&self, out: &mut Vec<Parent<T>>);
+    fn parents(&self, out: &mut Vec<Parent<T, Self::Device>>);
+
+    /// This node's value as a C expression (a name bound in `a`'s body),
+    /// each node's value bound once per generated adjoint.
+    #[doc(hidden)]
+    fn cuda_value(&self, a: &mut AdjointGen<'_>, first: usize) -> String;
+
+    /// The adjoint of leaf `k` (numbered from `first`) as a C expression,
+    /// given this node's adjoint `adj`, its intermediate values bound in
+    /// `a`'s body.
+    #[doc(hidden)]
+    fn cuda_adjoint(&self, a: &mut AdjointGen<'_>, first: usize, k: usize, adj: String) -> String;
 
     /// Calls `f` with the adjoint of leaf `k` (numbered from `first`; in
     /// this subtree) over block `b`, given this node's adjoint `adj`.
@@ -152,9 +174,18 @@ pub trait Adjoint<T: Float>: Node<Device = Cpu> + Clone + Send + 'static {
     ) -> R;
 }
 
-impl<T: Float, S: Shape> Adjoint<T> for VarLeaf<T, S> {
-    fn parents(&self, out: &mut Vec<Parent<T>>) {
+impl<T: Float, S: Shape, D: Device> Adjoint<T> for VarLeaf<T, S, D>
+where
+    Var<T, S, D>: Sync,
+{
+    fn parents(&self, out: &mut Vec<Parent<T, D>>) {
         out.push(Parent(self.0.node.clone()));
+    }
+    fn cuda_value(&self, a: &mut AdjointGen<'_>, first: usize) -> String {
+        a.g.leaf::<T>(first)
+    }
+    fn cuda_adjoint(&self, _: &mut AdjointGen<'_>, _: usize, _: usize, adj: String) -> String {
+        adj
     }
     fn adjoint<R>(
         &self,
@@ -168,8 +199,18 @@ impl<T: Float, S: Shape> Adjoint<T> for VarLeaf<T, S> {
     }
 }
 
-impl<T: Float> Adjoint<T> for Scalar<T, Cpu> {
-    fn parents(&self, _: &mut Vec<Parent<T>>) {}
+impl<T: Float, D: Device> Adjoint<T> for Scalar<T, D> {
+    fn parents(&self, _: &mut Vec<Parent<T, D>>) {}
+    fn cuda_value(&self, a: &mut AdjointGen<'_>, _: usize) -> String {
+        a.memo(self, |a| {
+            let v = a.g.scalar(self.0);
+            a.bind(c_name(T::NAME), v)
+        })
+    }
+    fn cuda_adjoint(&self, _: &mut AdjointGen<'_>, _: usize, _: usize, _: String) -> String {
+        // A scalar has no leaf: no adjoint is ever asked of it.
+        zero::<T>()
+    }
     fn adjoint<R>(
         &self,
         _: &Block<'_>,
@@ -189,6 +230,9 @@ pub trait UnaryGrad<T: Float>: Map1<T> + Clone + Send + 'static {
     /// `g * f'(x)`.
     #[doc(hidden)]
     fn grad(&self, g: T, x: T) -> T;
+    /// `g * f'(x)` as C, given the C expressions of `g`, `x` and `y = f(x)`.
+    #[doc(hidden)]
+    fn cuda_grad(cg: &mut CudaGen, g: &str, x: &str, y: &str) -> String;
 }
 
 macro_rules! unary_grads {
@@ -197,6 +241,10 @@ macro_rules! unary_grads {
             #[inline(always)]
             fn grad(&self, g: T, x: T) -> T {
                 table::$Back.call(g, x, self.call(x))
+            }
+            fn cuda_grad(cg: &mut CudaGen, g: &str, x: &str, y: &str) -> String {
+                let t = c_name(T::NAME);
+                cg.call::<T>(&table::$Back::DEF, t, t, [Some(g), Some(x), Some(y)], None)
             }
         }
     )*};
@@ -218,6 +266,9 @@ macro_rules! zero_grads {
             fn grad(&self, _: T, _: T) -> T {
                 T::zero()
             }
+            fn cuda_grad(_: &mut CudaGen, _: &str, _: &str, _: &str) -> String {
+                zero::<T>()
+            }
         }
     )*};
 }
@@ -226,8 +277,29 @@ macro_rules! zero_grads {
 zero_grads!(Sign, Floor, Ceil, Round, Trunc);
 
 impl<T: Float, Op: UnaryGrad<T>, A: Adjoint<T> + Node<Elem = T>> Adjoint<T> for Unary<Op, A> {
-    fn parents(&self, out: &mut Vec<Parent<T>>) {
+    fn parents(&self, out: &mut Vec<Parent<T, A::Device>>) {
         self.1.parents(out)
+    }
+    fn cuda_value(&self, a: &mut AdjointGen<'_>, first: usize) -> String {
+        a.memo(self, |a| {
+            let x = self.1.cuda_value(a, first);
+            let t = c_name(T::NAME);
+            let v = a.g.call::<T>(
+                &Op::DEF,
+                t,
+                t,
+                [Some(&x), None, None],
+                Some(self.0.scalar()),
+            );
+            a.bind(t, v)
+        })
+    }
+    fn cuda_adjoint(&self, a: &mut AdjointGen<'_>, first: usize, k: usize, adj: String) -> String {
+        let x = self.1.cuda_value(a, first);
+        let y = self.cuda_value(a, first);
+        let d = Op::cuda_grad(a.g, &adj, &x, &y);
+        let d = a.bind(c_name(T::NAME), d);
+        self.1.cuda_adjoint(a, first, k, d)
     }
     #[inline(always)]
     fn adjoint<R>(
@@ -250,15 +322,39 @@ impl<T: Float, Op: UnaryGrad<T>, A: Adjoint<T> + Node<Elem = T>> Adjoint<T> for 
 /// of the left and right operands from the adjoint `g` and the operands'
 /// values `x`, `y`.
 macro_rules! binary_grads {
-    ($($Op:ident: |$g:ident, $x:ident, $y:ident| $da:expr, $db:expr;)*) => {$(
-        impl<T: Float, A: Adjoint<T> + Node<Elem = T>, B: Adjoint<T> + Node<Elem = T, Device = Cpu>> Adjoint<T> for Binary<table::$Op, A, B>
+    ($($Op:ident: |$g:ident, $x:ident, $y:ident| $da:expr, $db:expr; $ca:literal, $cb:literal;)*) => {$(
+        impl<T: Float, A: Adjoint<T> + Node<Elem = T>, B: Adjoint<T> + Node<Elem = T, Device = A::Device>> Adjoint<T> for Binary<table::$Op, A, B>
         where
             A::Shape: crate::shape::BroadcastShape<B::Shape>,
             table::$Op: crate::backend::op::Map2<T, Out = T>,
         {
-            fn parents(&self, out: &mut Vec<Parent<T>>) {
+            fn parents(&self, out: &mut Vec<Parent<T, A::Device>>) {
                 self.1.parents(out);
                 self.2.parents(out);
+            }
+            fn cuda_value(&self, a: &mut AdjointGen<'_>, first: usize) -> String {
+                a.memo(self, |a| {
+                    let x = self.1.cuda_value(a, first);
+                    let y = self.2.cuda_value(a, first + A::LEAVES);
+                    let t = c_name(T::NAME);
+                    let s = crate::backend::op::Map2::<T>::scalar(&self.0);
+                    let v = a.g.call::<T>(&<table::$Op as Pointwise>::DEF, t, t, [Some(&x), Some(&y), None], Some(s));
+                    a.bind(t, v)
+                })
+            }
+            fn cuda_adjoint(&self, a: &mut AdjointGen<'_>, first: usize, k: usize, adj: String) -> String {
+                let second = first + A::LEAVES;
+                let x = self.1.cuda_value(a, first);
+                let y = self.2.cuda_value(a, second);
+                let t = c_name(T::NAME);
+                let form = if k < second { $ca } else { $cb };
+                let d = form.replace("{g}", &adj).replace("{x}", &x).replace("{y}", &y).replace("{T}", t);
+                let d = a.bind(t, d);
+                if k < second {
+                    self.1.cuda_adjoint(a, first, k, d)
+                } else {
+                    self.2.cuda_adjoint(a, second, k, d)
+                }
             }
             #[inline(always)]
             fn adjoint<R>(&self, b: &Block<'_>, first: usize, k: usize, adj: Run<'_, T>, f: impl FnOnce(Run<'_, T>) -> R) -> R {
@@ -280,25 +376,51 @@ macro_rules! binary_grads {
     )*};
 }
 
+// Each rule twice: as Rust over a block, and as C (`{g}`, `{x}`, `{y}`
+// the adjoint and the operands' values, `{T}` the element type).
 binary_grads! {
-    Add: |g, x, y| g, g;
-    Sub: |g, x, y| g, -g;
-    Mul: |g, x, y| g * y, g * x;
-    Div: |g, x, y| g / y, -g * x / (y * y);
+    Add: |g, x, y| g, g; "{g}", "{g}";
+    Sub: |g, x, y| g, -g; "{g}", "(-{g})";
+    Mul: |g, x, y| g * y, g * x; "({g} * {y})", "({g} * {x})";
+    Div: |g, x, y| g / y, -g * x / (y * y); "({g} / {y})", "(-{g} * {x} / ({y} * {y}))";
 }
 
 impl<T, C, X, Y> Adjoint<T> for Ternary<table::Where, C, X, Y>
 where
     T: Float,
-    C: Node<Elem = bool, Device = Cpu> + Clone + Send + 'static,
-    X: Adjoint<T> + Node<Elem = T>,
-    Y: Adjoint<T> + Node<Elem = T>,
+    C: Node<Elem = bool> + Clone + Send + 'static,
+    X: Adjoint<T> + Node<Elem = T, Device = C::Device>,
+    Y: Adjoint<T> + Node<Elem = T, Device = C::Device>,
     C::Shape: crate::shape::Broadcast3<X::Shape, Y::Shape>,
 {
-    fn parents(&self, out: &mut Vec<Parent<T>>) {
+    fn parents(&self, out: &mut Vec<Parent<T, C::Device>>) {
         out.extend((0..C::LEAVES).map(|_| Parent(None)));
         self.2.parents(out);
         self.3.parents(out);
+    }
+    fn cuda_value(&self, a: &mut AdjointGen<'_>, first: usize) -> String {
+        a.memo(self, |a| {
+            let (second, third) = (first + C::LEAVES, first + C::LEAVES + X::LEAVES);
+            let c = self.condition(a, first);
+            let x = self.2.cuda_value(a, second);
+            let y = self.3.cuda_value(a, third);
+            a.bind(c_name(T::NAME), format!("({c} ? {x} : {y})"))
+        })
+    }
+    fn cuda_adjoint(&self, a: &mut AdjointGen<'_>, first: usize, k: usize, adj: String) -> String {
+        let (second, third) = (first + C::LEAVES, first + C::LEAVES + X::LEAVES);
+        if k < second {
+            return zero::<T>();
+        }
+        let c = self.condition(a, first);
+        let t = c_name(T::NAME);
+        if k < third {
+            let d = a.bind(t, format!("({c} ? {adj} : ({t})0)"));
+            self.2.cuda_adjoint(a, second, k, d)
+        } else {
+            let d = a.bind(t, format!("({c} ? ({t})0 : {adj})"));
+            self.3.cuda_adjoint(a, third, k, d)
+        }
     }
     #[inline(always)]
     fn adjoint<R>(
@@ -334,16 +456,45 @@ where
 /// The rules of `clamp(x, lo, hi)` and `lerp(a, e, w)`: `$d0`, `$d1`, `$d2`
 /// are the factors of the upstream gradient for each operand.
 macro_rules! ternary_grads {
-    ($($Op:ident: |$x:ident, $y:ident, $z:ident| $d0:expr, $d1:expr, $d2:expr;)*) => {$(
-        impl<T: Float, A: Adjoint<T> + Node<Elem = T>, B: Adjoint<T> + Node<Elem = T>, C: Adjoint<T> + Node<Elem = T>> Adjoint<T> for Ternary<table::$Op, A, B, C>
+    ($($Op:ident: |$x:ident, $y:ident, $z:ident| $d0:expr, $d1:expr, $d2:expr; $c0:literal, $c1:literal, $c2:literal;)*) => {$(
+        impl<T: Float, A: Adjoint<T> + Node<Elem = T>, B: Adjoint<T> + Node<Elem = T, Device = A::Device>, C: Adjoint<T> + Node<Elem = T, Device = A::Device>> Adjoint<T> for Ternary<table::$Op, A, B, C>
         where
             A::Shape: crate::shape::Broadcast3<B::Shape, C::Shape>,
             table::$Op: Map3<T, T>,
         {
-            fn parents(&self, out: &mut Vec<Parent<T>>) {
+            fn parents(&self, out: &mut Vec<Parent<T, A::Device>>) {
                 self.1.parents(out);
                 self.2.parents(out);
                 self.3.parents(out);
+            }
+            fn cuda_value(&self, a: &mut AdjointGen<'_>, first: usize) -> String {
+                a.memo(self, |a| {
+                    let (second, third) = (first + A::LEAVES, first + A::LEAVES + B::LEAVES);
+                    let x = self.1.cuda_value(a, first);
+                    let y = self.2.cuda_value(a, second);
+                    let z = self.3.cuda_value(a, third);
+                    let t = c_name(T::NAME);
+                    let s = Map3::<T, T>::scalar(&self.0);
+                    let v = a.g.call::<T>(&<table::$Op as Pointwise>::DEF, t, t, [Some(&x), Some(&y), Some(&z)], Some(s));
+                    a.bind(t, v)
+                })
+            }
+            fn cuda_adjoint(&self, a: &mut AdjointGen<'_>, first: usize, k: usize, adj: String) -> String {
+                let (second, third) = (first + A::LEAVES, first + A::LEAVES + B::LEAVES);
+                let x = self.1.cuda_value(a, first);
+                let y = self.2.cuda_value(a, second);
+                let z = self.3.cuda_value(a, third);
+                let t = c_name(T::NAME);
+                let form = if k < second { $c0 } else if k < third { $c1 } else { $c2 };
+                let d = form.replace("{x}", &x).replace("{y}", &y).replace("{z}", &z).replace("{T}", t);
+                let d = a.bind(t, format!("({adj} * {d})"));
+                if k < second {
+                    self.1.cuda_adjoint(a, first, k, d)
+                } else if k < third {
+                    self.2.cuda_adjoint(a, second, k, d)
+                } else {
+                    self.3.cuda_adjoint(a, third, k, d)
+                }
             }
             #[inline(always)]
             fn adjoint<R>(&self, b: &Block<'_>, first: usize, k: usize, adj: Run<'_, T>, f: impl FnOnce(Run<'_, T>) -> R) -> R {
@@ -374,6 +525,98 @@ macro_rules! ternary_grads {
     )*};
 }
 
+impl<C: Node<Elem = bool> + 'static, X, Y> Ternary<table::Where, C, X, Y> {
+    /// The condition's value, bound once per generated adjoint (it has no
+    /// gradient: its whole expression, comparisons included, is the
+    /// forward one).
+    fn condition(&self, a: &mut AdjointGen<'_>, first: usize) -> String {
+        a.memo(&self.1, |a| {
+            let c = self.1.cuda(a.g, first);
+            a.bind(c_name(bool::NAME), c)
+        })
+    }
+}
+
+/// The generation of one adjoint as CUDA C: statements binding each
+/// intermediate value once (a chain's adjoints read their operands' values
+/// at every step; as one nested expression each would be recomputed, and
+/// its scalars given a slot each time), ending in the adjoint's value.
+#[doc(hidden)]
+pub struct AdjointGen<'g> {
+    g: &'g mut CudaGen,
+    body: String,
+    locals: usize,
+    bound: HashMap<(usize, TypeId), String>,
+}
+
+impl<'g> AdjointGen<'g> {
+    fn new(g: &'g mut CudaGen) -> Self {
+        AdjointGen {
+            g,
+            body: String::new(),
+            locals: 0,
+            bound: HashMap::new(),
+        }
+    }
+
+    /// A new local of C type `ty` holding `expr`.
+    fn bind(&mut self, ty: &str, expr: String) -> String {
+        let v = format!("v{}", self.locals);
+        self.locals += 1;
+        self.body.push_str(&format!("{ty} {v} = {expr}; "));
+        v
+    }
+
+    /// `node`'s value, bound by `make` the first time it is asked for (a
+    /// node is its address and type: a node and its first field may share
+    /// an address, never a type).
+    fn memo<N: 'static>(&mut self, node: &N, make: impl FnOnce(&mut Self) -> String) -> String {
+        let key = (node as *const N as usize, TypeId::of::<N>());
+        if let Some(v) = self.bound.get(&key) {
+            return v.clone();
+        }
+        let v = make(self);
+        self.bound.insert(key, v.clone());
+        v
+    }
+
+    /// The statements and `adj` as one C expression (a lambda called in
+    /// place, reading the leaves and scalars of the value function).
+    fn finish(self, t: &str, adj: &str) -> String {
+        format!("[&]() -> {t} {{ {}return {adj}; }}()", self.body)
+    }
+}
+
+/// The adjoint of leaf `k` of `e`, the upstream gradient being leaf
+/// `E::LEAVES`, as one C expression of the leaves and the scalar slots of
+/// `g` (the CUDA kernels' value, and what tests compile for the host).
+#[doc(hidden)]
+pub fn cuda_adjoint<T: Float, E: Adjoint<T> + Node<Elem = T>>(
+    e: &E,
+    k: usize,
+    g: &mut CudaGen,
+) -> String {
+    /// Declares every leaf, read or not (a kernel takes each as a
+    /// parameter).
+    struct Declare<'g>(&'g mut CudaGen, usize);
+    impl<'a, D: Device> Leaves<'a, D> for Declare<'_> {
+        fn leaf<U: Element, S: Shape>(&mut self, _: &'a Tensor<U, S, D>) {
+            self.0.leaf::<U>(self.1);
+            self.1 += 1;
+        }
+    }
+    e.visit(&mut Declare(g, 0));
+    let upstream = g.leaf::<T>(E::LEAVES);
+    let mut a = AdjointGen::new(g);
+    let adj = e.cuda_adjoint(&mut a, 0, k, upstream);
+    a.finish(c_name(T::NAME), &adj)
+}
+
+/// `0` of type `T`, in C.
+fn zero<T: Element>() -> String {
+    format!("(({})0)", c_name(T::NAME))
+}
+
 /// 1 or 0.
 fn indicator<T: Float>(c: bool) -> T {
     if c { T::one() } else { T::zero() }
@@ -383,7 +626,10 @@ ternary_grads! {
     // PyTorch's `clamp_backward_min_max`: x where lo <= x <= hi, lo where
     // x < lo < hi, hi where x > hi or hi < lo (the result is then hi).
     Clamp: |x, lo, hi| indicator::<T>(x >= lo && x <= hi), indicator::<T>(x < lo && lo < hi), indicator::<T>(x > hi || hi < lo);
-    Lerp: |a, e, w| T::one() - w, w, e - a;
+        "(({x} >= {y} && {x} <= {z}) ? ({T})1 : ({T})0)",
+        "(({x} < {y} && {y} < {z}) ? ({T})1 : ({T})0)",
+        "(({x} > {z} || {z} < {y}) ? ({T})1 : ({T})0)";
+    Lerp: |a, e, w| T::one() - w, w, e - a; "(({T})1 - {z})", "{z}", "({y} - {x})";
 }
 
 /// The adjoint of leaf `k` of `e` given the upstream gradient `g` (leaf
@@ -395,7 +641,7 @@ struct GradOf<'e, T: Float, E> {
     k: usize,
 }
 
-impl<T: Float, E: Adjoint<T> + Node<Elem = T>> Source for GradOf<'_, T, E> {
+impl<T: Float, E: Adjoint<T> + Node<Elem = T, Device = Cpu>> Source for GradOf<'_, T, E> {
     type Elem = T;
     fn dims(&self) -> Result<DimVec, ShapeError> {
         Ok(DimVec::from_slice(self.g.dims()))
@@ -416,49 +662,134 @@ impl<T: Float, E: Adjoint<T> + Node<Elem = T>> Source for GradOf<'_, T, E> {
 #[derive(Default)]
 struct LeafDims(Vec<DimVec>);
 
-impl<'a> Leaves<'a, Cpu> for LeafDims {
-    fn leaf<T: crate::element::Element, S: Shape>(&mut self, t: &'a Tensor<T, S>) {
+impl<'a, D: Device> Leaves<'a, D> for LeafDims {
+    fn leaf<T: crate::element::Element, S: Shape>(&mut self, t: &'a Tensor<T, S, D>) {
         self.0.push(DimVec::from_slice(t.dims()));
     }
 }
 
-/// The gradient of each leaf that needs one: its adjoint, summed over the
-/// axes along which the chain broadcast it, in one pass per leaf.
-fn gradients<T: Float, E: Adjoint<T> + Node<Elem = T>>(
-    e: &E,
-    g: &Dyn<T>,
-    needs: &[bool],
-) -> Result<Grads<T>, ShapeError> {
-    let mut dims = LeafDims::default();
-    e.visit(&mut dims);
-    let out = g.dims();
-    let mut grads = Grads::new();
-    for (k, leaf) in dims.0.iter().enumerate() {
-        if !needs.get(k).copied().unwrap_or(false) {
-            grads.push(None);
-            continue;
-        }
-        let src = GradOf { e, g: g.share(), k };
-        if leaf.as_slice() == out {
-            grads.push(Some(eval::<_, DynRank>(&src)?));
-            continue;
-        }
-        // Reduced: the leading axes the leaf lacks, and those where it has
-        // size 1 and the result does not.
-        let lead = out.len() - leaf.len();
-        let mask: Vec<bool> = (0..out.len())
-            .map(|i| i < lead || (leaf[i - lead] == 1 && out[i] != 1))
-            .collect();
-        let (data, _) = reduce(&src, &Sum { divisor: None }, &mask)?;
-        grads.push(Some(Tensor::try_from_vec(data, leaf)?));
-    }
-    Ok(grads)
+/// The devices whose fused chains have gradients: the CPU for every float
+/// type, CUDA (feature `cuda`) for `f32` and `f64`. A layer written over
+/// it runs on either:
+///
+/// ```
+/// use shaped::autograd::{FusedBackward, Var};
+/// use shaped::device::Cpu;
+/// use shaped::{Shape, Tensor};
+/// fn swish<D: FusedBackward<f32>>(x: &Var<f32, Shape![3], D>, b: &Var<f32, Shape![3], D>) -> Var<f32, Shape![3], D> {
+///     (x.lazy() + b).silu().eval_var()
+/// }
+/// let x = Var::<f32, Shape![3], Cpu>::param(Tensor::from_vec(vec![-1., 0., 2.]));
+/// let b = Var::param(Tensor::<f32, Shape![3]>::zeros());
+/// let y = swish(&x, &b);
+/// assert_eq!(y.value().to_vec(), x.silu().value().to_vec());
+/// ```
+pub trait FusedBackward<T: Float>: Fused<T> {
+    /// The gradient of each leaf of `e` that needs one (`needs`, in leaf
+    /// order) given the upstream gradient `g`: its adjoint, summed over
+    /// the axes along which the chain broadcast it.
+    #[doc(hidden)]
+    fn gradients<E: Adjoint<T> + Node<Elem = T, Device = Self>>(
+        e: &E,
+        g: &Dyn<T, Self>,
+        needs: &[bool],
+    ) -> Result<Grads<T, Self>, Self::Error>;
 }
+
+impl<T: Float> FusedBackward<T> for Cpu {
+    /// One pass per leaf: the adjoint, reduced in the same pass where the
+    /// leaf was broadcast.
+    fn gradients<E: Adjoint<T> + Node<Elem = T, Device = Cpu>>(
+        e: &E,
+        g: &Dyn<T>,
+        needs: &[bool],
+    ) -> Result<Grads<T>, ShapeError> {
+        let mut dims = LeafDims::default();
+        e.visit(&mut dims);
+        let out = g.dims();
+        let mut grads = Grads::new();
+        for (k, leaf) in dims.0.iter().enumerate() {
+            if !needs.get(k).copied().unwrap_or(false) {
+                grads.push(None);
+                continue;
+            }
+            let src = GradOf { e, g: g.share(), k };
+            if leaf.as_slice() == out {
+                grads.push(Some(eval::<_, DynRank>(&src)?));
+                continue;
+            }
+            // Reduced: the leading axes the leaf lacks, and those where it has
+            // size 1 and the result does not.
+            let lead = out.len() - leaf.len();
+            let mask: Vec<bool> = (0..out.len())
+                .map(|i| i < lead || (leaf[i - lead] == 1 && out[i] != 1))
+                .collect();
+            let (data, _) = reduce(&src, &Sum { divisor: None }, &mask)?;
+            grads.push(Some(Tensor::try_from_vec(data, leaf)?));
+        }
+        Ok(grads)
+    }
+}
+
+#[cfg(feature = "cuda")]
+impl<T: Float + crate::backend::cuda::CudaElement> FusedBackward<T> for crate::device::Cuda
+where
+    crate::device::Cuda: crate::autograd::GradDevice<T>,
+{
+    /// One generated kernel per leaf (its adjoint), then, where the leaf
+    /// was broadcast, the eager sum back to its sizes.
+    fn gradients<E: Adjoint<T> + Node<Elem = T, Device = Self>>(
+        e: &E,
+        g: &Dyn<T, Self>,
+        needs: &[bool],
+    ) -> Result<Grads<T, Self>, crate::device::CudaError> {
+        use crate::backend::cuda::fused::{Collect, Expr, Generated, eval_generated};
+        /// Leaf `k`'s adjoint as a kernel's expression.
+        struct Of<'e, E>(&'e E, usize);
+        impl<T: Float, E: Adjoint<T> + Node<Elem = T>> Expr for Of<'_, E> {
+            fn expr(&self, g: &mut CudaGen) -> String {
+                cuda_adjoint(self.0, self.1, g)
+            }
+        }
+        let mut dims = LeafDims::default();
+        <E as Node>::visit(e, &mut dims);
+        let mut grads = Grads::new();
+        for (k, leaf) in dims.0.iter().enumerate() {
+            if !needs.get(k).copied().unwrap_or(false) {
+                grads.push(None);
+                continue;
+            }
+            let mut c = Collect::default();
+            e.visit(&mut c);
+            c.leaf(g);
+            let of = Of(e, k);
+            let adjoint = eval_generated::<T>(
+                g.dims(),
+                c,
+                &Generated {
+                    key: (core::any::type_name::<E>(), k + 1),
+                    out: c_name(T::NAME),
+                    source: &of,
+                },
+            )?;
+            grads.push(Some(super::device::sum_to_like::<T, Self, DynRank>(
+                adjoint, leaf,
+            )?));
+        }
+        Ok(grads)
+    }
+}
+
+/// The `Var` an expression's value is.
+type VarOf<E> = Var<<E as Node>::Elem, <E as Node>::Shape, <E as Node>::Device>;
+/// A graph node of an expression's element type and device.
+type GraphRef<E> = Arc<GraphNode<<E as Node>::Elem, <E as Node>::Device>>;
 
 impl<E: Node> Lazy<E>
 where
     E: Adjoint<<E as Node>::Elem>,
     <E as Node>::Elem: Float,
+    E::Device: FusedBackward<E::Elem>,
 {
     /// The fallible form of [`Lazy::eval_var`].
     ///
@@ -472,15 +803,16 @@ where
     /// let b = Var::param(Tensor::<f64, DynRank>::try_ones(&[2]).unwrap());
     /// assert!((x.lazy() + &b).try_eval_var().is_err());
     /// ```
-    pub fn try_eval_var(&self) -> Result<Var<E::Elem, E::Shape>, ShapeError> {
-        let value: Tensor<E::Elem, E::Shape> = eval(&self.0)?;
+    pub fn try_eval_var(&self) -> Result<VarOf<E>, <E::Device as Device>::Error> {
+        let value = <E::Device as Fused<E::Elem>>::eval(&self.0)?;
         let mut parents = Vec::with_capacity(E::LEAVES);
         self.0.parents(&mut parents);
-        let refs: Vec<Option<&Arc<GraphNode<E::Elem>>>> =
-            parents.iter().map(|p| p.0.as_ref()).collect();
+        let refs: Vec<Option<&GraphRef<E>>> = parents.iter().map(|p| p.0.as_ref()).collect();
         let e = self.0.clone();
         Ok(Var::from_op(value, &refs, move || {
-            Box::new(move |g: &Dyn<E::Elem>, needs: &[bool]| gradients(&e, g, needs))
+            Box::new(move |g: &Dyn<E::Elem, E::Device>, needs: &[bool]| {
+                <E::Device as FusedBackward<E::Elem>>::gradients(&e, g, needs)
+            })
         }))
     }
 
@@ -508,7 +840,7 @@ where
     /// assert!(close(gf.wrt(&x).unwrap().to_vec(), ge.wrt(&x).unwrap().to_vec()));
     /// ```
     #[track_caller]
-    pub fn eval_var(&self) -> Var<E::Elem, E::Shape> {
+    pub fn eval_var(&self) -> VarOf<E> {
         self.try_eval_var().or_panic()
     }
 }

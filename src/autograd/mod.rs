@@ -121,7 +121,7 @@ mod var;
 mod views;
 
 pub use device::GradDevice;
-pub use fused::VarLeaf;
+pub use fused::{Adjoint, AdjointGen, FusedBackward, VarLeaf, cuda_adjoint};
 pub use no_grad::{NoGradGuard, no_grad};
 pub use pointwise::where_cond;
 pub use var::{Gradients, Var};

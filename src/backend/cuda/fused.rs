@@ -24,7 +24,7 @@ use crate::backend::fused::{Fused, Leaves, Node};
 use crate::device::Cuda;
 use crate::element::{Element, Scalar};
 use crate::iter::contiguous_strides;
-use crate::shape::{Shape, ShapeError};
+use crate::shape::{DynRank, Shape, ShapeError};
 
 /// The plan as the fused kernels read it (`ShFused` in their source).
 #[repr(C)]
@@ -91,8 +91,9 @@ struct LeafIn<'a> {
     storage: &'a dyn ErasedStorage,
 }
 
+/// The tensor leaves of an expression, in leaf order.
 #[derive(Default)]
-struct Collect<'a>(Vec<LeafIn<'a>>);
+pub(crate) struct Collect<'a>(Vec<LeafIn<'a>>);
 
 impl<'a> Leaves<'a, Cuda> for Collect<'a> {
     fn leaf<T: Element, S: Shape>(&mut self, t: &'a Tensor<T, S, Cuda>) {
@@ -160,25 +161,52 @@ fn variant(l: &KFused, nops: usize, numel: usize) -> &'static str {
     }
 }
 
-/// Loaded fused kernels, by device, expression type and variant.
-type Kernels = Mutex<HashMap<(usize, &'static str, &'static str), CudaFunction>>;
+/// Loaded fused kernels, by device, expression and variant.
+type Kernels = Mutex<HashMap<(usize, Key, &'static str), CudaFunction>>;
+
+/// What names a generated expression among the kernels: its type (which
+/// fixes its source, scalars being kernel arguments) and which expression
+/// of that type (0 its value; the adjoints of `autograd::fused` count on).
+pub(crate) type Key = (&'static str, usize);
+
+/// An expression as the launches take it: its key, its result's C type,
+/// and its source (generated again on each launch to read the
+/// scalars' values in slot order).
+pub(crate) struct Generated<'g> {
+    pub(crate) key: Key,
+    pub(crate) out: &'static str,
+    pub(crate) source: &'g dyn Expr,
+}
+
+/// An expression's CUDA source: its value as one C expression of the
+/// leaves `x0`, `x1`, ... and the scalar slots, its functions in `g`.
+pub(crate) trait Expr {
+    /// The C expression.
+    fn expr(&self, g: &mut CudaGen) -> String;
+}
+
+impl<E: Node> Expr for E {
+    fn expr(&self, g: &mut CudaGen) -> String {
+        self.cuda(g, 0)
+    }
+}
 
 /// The kernel of `e` for `variant` on `dev`, generated and compiled the
 /// first time.
-fn kernel<E: Node>(
+fn kernel(
     dev: &CudaDevice,
-    e: &E,
+    e: &Generated<'_>,
     variant: &'static str,
 ) -> Result<CudaFunction, CudaError> {
     static KERNELS: OnceLock<Kernels> = OnceLock::new();
-    let key = (dev.ordinal(), core::any::type_name::<E>(), variant);
+    let key = (dev.ordinal(), e.key, variant);
     let table = KERNELS.get_or_init(Default::default);
     if let Some(f) = table.lock().expect("fused kernel table").get(&key) {
         return Ok(f.clone());
     }
     let mut g = CudaGen::default();
-    let expr = e.cuda(&mut g, 0);
-    let (name, source) = g.module(c_name(E::Elem::NAME), &expr);
+    let expr = e.source.expr(&mut g);
+    let (name, source) = g.module(e.out, &expr);
     let kernels = ["s64", "s32", "l32"]
         .map(|v| format!("{name}_{v}"))
         .to_vec();
@@ -196,9 +224,9 @@ fn kernel<E: Node>(
 }
 
 /// The scalar slots of `e`, in the order its source reads them.
-fn scalars<E: Node>(e: &E) -> KScalars {
+fn scalars(e: &Generated<'_>) -> KScalars {
     let mut g = CudaGen::default();
-    e.cuda(&mut g, 0);
+    e.source.expr(&mut g);
     let mut s = KScalars {
         f: [0.0; FUSED_SCALARS],
         i: [0; FUSED_SCALARS],
@@ -216,9 +244,9 @@ fn scalars<E: Node>(e: &E) -> KScalars {
 
 /// Launches `e`'s kernel writing the output at `po` (plan operand 0),
 /// reading the leaves under `guards` (in leaf order).
-fn launch<E: Node<Device = Cuda>>(
+fn launch(
     dev: &CudaDevice,
-    e: &E,
+    e: &Generated<'_>,
     l: &KFused,
     numel: usize,
     po: u64,
@@ -264,6 +292,12 @@ fn launch<E: Node<Device = Cuda>>(
 fn leaves_of<E: Node<Device = Cuda>>(e: &E) -> Result<(Collect<'_>, CudaDevice), CudaError> {
     let mut c = Collect::default();
     e.visit(&mut c);
+    checked(c)
+}
+
+/// `c`, when it holds at most [`FUSED_OPERANDS`] - 1 leaves, all on its
+/// first leaf's device, and that device.
+fn checked(c: Collect<'_>) -> Result<(Collect<'_>, CudaDevice), CudaError> {
     if c.0.len() >= FUSED_OPERANDS {
         return Err(CudaError::Shape(ShapeError::Invalid(format!(
             "a fused expression reads at most {} tensors, this one reads {}: evaluate a part of it first",
@@ -284,6 +318,45 @@ fn leaves_of<E: Node<Device = Cuda>>(e: &E) -> Result<(Collect<'_>, CudaDevice),
     Ok((c, dev))
 }
 
+/// `e` as the launches take it.
+fn generated<E: Node>(e: &E) -> Generated<'_> {
+    Generated {
+        key: (core::any::type_name::<E>(), 0),
+        out: c_name(E::Elem::NAME),
+        source: e,
+    }
+}
+
+/// A generated expression `e` over the leaves `c` (in the order its
+/// source numbers them), evaluated into a new contiguous tensor of sizes
+/// `dims` (each leaf broadcast to them): [`Fused::eval`] for an expression
+/// that is not a [`Node`], as the adjoints of `autograd::fused` are.
+///
+/// # Errors
+/// As [`Fused::eval`]; a leaf that does not broadcast to `dims` is the
+/// caller's mistake, reported as PyTorch's expand error.
+pub(crate) fn eval_generated<T: CudaElement>(
+    dims: &[usize],
+    c: Collect<'_>,
+    e: &Generated<'_>,
+) -> Result<Tensor<T, DynRank, Cuda>, CudaError> {
+    let (c, dev) = checked(c)?;
+    for l in &c.0 {
+        crate::shape::check_expand(l.dims, dims)?;
+    }
+    let out = output::<T, DynRank>(&dev, dims)?;
+    let strides = contiguous_strides(dims);
+    let (l, numel) = layout(dims, (&strides, 0), &c.0)?;
+    let guards: Vec<_> = c.0.iter().map(|l| l.storage.read()).collect();
+    {
+        // The output is fresh: no other operation can hold its guard.
+        let mut og = out.storage.buf.write();
+        let (po, _sync) = og.device_ptr_mut(dev.stream());
+        launch(&dev, e, &l, numel, po, &guards)?;
+    }
+    Ok(out)
+}
+
 impl<T: CudaElement> Fused<T> for Cuda {
     fn eval<E: Node<Device = Cuda, Elem = T>>(
         e: &E,
@@ -298,7 +371,7 @@ impl<T: CudaElement> Fused<T> for Cuda {
             let guards: Vec<_> = c.0.iter().map(|l| l.storage.read()).collect();
             let mut og = out.storage.buf.write();
             let (po, _sync) = og.device_ptr_mut(dev.stream());
-            launch(&dev, e, &l, numel, po, &guards)?;
+            launch(&dev, &generated(e), &l, numel, po, &guards)?;
         }
         Ok(out)
     }
@@ -352,6 +425,6 @@ impl<T: CudaElement> Fused<T> for Cuda {
             unreachable!("the loop takes the output's guard")
         };
         let (po, _sync) = og.device_ptr_mut(dev.stream());
-        launch(&dev, e, &l, numel, po, &guards)
+        launch(&dev, &generated(e), &l, numel, po, &guards)
     }
 }

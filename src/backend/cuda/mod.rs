@@ -41,7 +41,7 @@ mod device;
 #[cfg(feature = "cuda")]
 pub(crate) mod elementwise;
 #[cfg(feature = "cuda")]
-mod fused;
+pub(crate) mod fused;
 #[cfg(feature = "cuda")]
 mod gemm;
 #[cfg(feature = "cuda")]
