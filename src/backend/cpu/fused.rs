@@ -448,7 +448,16 @@ fn write_wide<E: Source>(e: &E, b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>])
     }
 }
 
-/// One block folded by `r`, compiled for AVX-512.
+/// Where a segment's blocks lie: the leaves, the segment's operand offsets
+/// and strides, and the arena for their lanes.
+struct Segment<'a> {
+    leaves: &'a LeafPtrs,
+    offs: &'a [usize; OPERANDS],
+    st: &'a [usize; OPERANDS],
+    arena: &'a mut Arena,
+}
+
+/// [`fold_whole`] compiled for AVX-512.
 ///
 /// # Safety
 /// The processor has AVX-512 F, BW, DQ and VL.
@@ -457,12 +466,14 @@ fn write_wide<E: Source>(e: &E, b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>])
 unsafe fn fold_avx512<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
     e: &E,
     r: &R,
-    b: &Block<'_>,
+    s: &mut Segment<'_>,
+    at: usize,
+    count: usize,
 ) -> E::Elem {
-    fold_block(e, r, b)
+    fold_whole(e, r, s, at, count)
 }
 
-/// One block folded by `r`, compiled for AVX2.
+/// [`fold_whole`] compiled for AVX2.
 ///
 /// # Safety
 /// The processor has AVX2 and FMA.
@@ -471,24 +482,46 @@ unsafe fn fold_avx512<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Ele
 unsafe fn fold_avx2<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
     e: &E,
     r: &R,
-    b: &Block<'_>,
+    s: &mut Segment<'_>,
+    at: usize,
+    count: usize,
 ) -> E::Elem {
-    fold_block(e, r, b)
+    fold_whole(e, r, s, at, count)
 }
 
-/// `r`'s fold of the value of `e` over block `b`.
+/// `r`'s fold of the value of `e` over `count` whole blocks of segment `s`
+/// from element `at`: into [`FOLD_LANES`] accumulators that stay in
+/// registers across the blocks, combined once at the end (per block, the
+/// halvings and the call cost about as much as folding a block that is in
+/// the cache).
 #[inline(always)]
-fn fold_block<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
+fn fold_whole<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
     e: &E,
     r: &R,
-    b: &Block<'_>,
+    s: &mut Segment<'_>,
+    at: usize,
+    count: usize,
 ) -> E::Elem {
-    e.fold(r, b)
+    let mut acc = [r.init(); FOLD_LANES];
+    for j in 0..count {
+        let b = make_block(s.leaves, s.offs, s.st, at + j * BLOCK, BLOCK, s.arena);
+        e.fold_into(r, &b, &mut acc);
+    }
+    // Halvings of constant width, which keep the accumulators in
+    // registers (a loop over a variable width kept them on the stack).
+    halve::<_, _, 64>(r, &mut acc);
+    halve::<_, _, 32>(r, &mut acc);
+    halve::<_, _, 16>(r, &mut acc);
+    halve::<_, _, 8>(r, &mut acc);
+    halve::<_, _, 4>(r, &mut acc);
+    halve::<_, _, 2>(r, &mut acc);
+    halve::<_, _, 1>(r, &mut acc);
+    acc[0]
 }
 
-/// Independent accumulators of a block's fold: eight AVX-512 registers of
-/// `f32` partial sums, enough to hide the additions' latency (32, 64 and
-/// 128 measured on `(a * b).sum_dim::<1>()`, 4096x4096 `f32`: 1.9, 1.9 and
+/// Independent accumulators of a fold: eight AVX-512 registers of `f32`
+/// partial sums, enough to hide the additions' latency (32, 64 and 128
+/// measured on `(a * b).sum_dim::<1>()`, 4096x4096 `f32`: 1.9, 1.9 and
 /// 1.65 ms).
 const FOLD_LANES: usize = 128;
 
@@ -503,21 +536,23 @@ fn halve<T: Copy, R: Reducer<T, Acc = T, Out = T>, const W: usize>(
     }
 }
 
-/// [`fold_block`] for the widest extension the processor has.
+/// [`fold_whole`] for the widest extension the processor has.
 #[inline(always)]
 fn fold_wide<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
     e: &E,
     r: &R,
-    b: &Block<'_>,
+    s: &mut Segment<'_>,
+    at: usize,
+    count: usize,
 ) -> E::Elem {
     match isa() {
         // SAFETY: `isa` returns `Avx512` only where the processor has it.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { fold_avx512(e, r, b) },
+        Isa::Avx512 => unsafe { fold_avx512(e, r, s, at, count) },
         // SAFETY: as above, for AVX2 and FMA.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { fold_avx2(e, r, b) },
-        Isa::Base => fold_block(e, r, b),
+        Isa::Avx2 => unsafe { fold_avx2(e, r, s, at, count) },
+        Isa::Base => fold_whole(e, r, s, at, count),
     }
 }
 
@@ -722,9 +757,8 @@ pub(crate) trait Source: Sync {
     fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<Self::Elem>]) {
         self.with_run(b, |r| write_run(dst, r))
     }
-    /// `r`'s fold of the value over block `b`: the block's values, then
-    /// `r`'s own fold of a run.
-    #[inline(always)]
+    /// `r`'s fold of the value over block `b` (a short one): the block's
+    /// values, then `r`'s own fold of a run.
     fn fold<R: Reducer<Self::Elem, Acc = Self::Elem, Out = Self::Elem>>(
         &self,
         r: &R,
@@ -734,6 +768,27 @@ pub(crate) trait Source: Sync {
         match s.filled(b.len(), |dst| self.write(b, dst)) {
             Run::Splat(x) => r.fold_run(r.init(), ReduceRun::repeat(&x, b.len()), 0, 1),
             Run::Slice(v) => r.fold_run(r.init(), ReduceRun::from_slice(v), 0, 1),
+        }
+    }
+    /// The value over the whole block `b` folded into `acc`: element
+    /// `c * FOLD_LANES + j` into accumulator `j`.
+    #[inline(always)]
+    fn fold_into<R: Reducer<Self::Elem, Acc = Self::Elem, Out = Self::Elem>>(
+        &self,
+        r: &R,
+        b: &Block<'_>,
+        acc: &mut [Self::Elem; FOLD_LANES],
+    ) {
+        let mut s = Scratch::default();
+        let run = s.filled(b.len(), |dst| self.write(b, dst));
+        for (j, a) in acc.iter_mut().enumerate() {
+            for c in 0..BLOCK / FOLD_LANES {
+                let x = match run {
+                    Run::Splat(x) => x,
+                    Run::Slice(v) => v[c * FOLD_LANES + j],
+                };
+                *a = r.fold(*a, x, 0);
+            }
         }
     }
 }
@@ -754,42 +809,30 @@ impl<E: Node<Device = Cpu>> Source for E {
     fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]) {
         Node::write(self, b, 0, dst)
     }
-    /// A whole block folds in the expression's own loop, into
-    /// [`FOLD_LANES`] accumulators (no block of values is stored); a
-    /// short one as the default does.
+    /// A whole block folds in the expression's own loop (no block of
+    /// values is stored).
     #[inline(always)]
-    fn fold<R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
+    fn fold_into<R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
         &self,
         r: &R,
         b: &Block<'_>,
-    ) -> E::Elem {
-        if b.len() != BLOCK {
-            let mut s = Scratch::default();
-            return match s.filled(b.len(), |dst| Node::write(self, b, 0, dst)) {
-                Run::Splat(x) => r.fold_run(r.init(), ReduceRun::repeat(&x, b.len()), 0, 1),
-                Run::Slice(v) => r.fold_run(r.init(), ReduceRun::from_slice(v), 0, 1),
-            };
-        }
+        acc: &mut [E::Elem; FOLD_LANES],
+    ) {
         let l = self.lanes(b, 0);
         // Accumulator `j` takes elements `j`, `j + FOLD_LANES`, ...: the
         // loop over `j` is the vectorised one, and the loop over a lane's
         // elements, of constant length, runs inside it on a register (the
         // other order kept the accumulators on the stack: every addition
         // loaded and stored its accumulator).
-        let mut acc = [r.init(); FOLD_LANES];
-        for (j, a) in acc.iter_mut().enumerate() {
+        // The accumulator is a local over the inner loop: read and written
+        // once (through `acc` the compiler stored it after every step).
+        for (j, slot) in acc.iter_mut().enumerate() {
+            let mut a = *slot;
             for c in 0..BLOCK / FOLD_LANES {
-                *a = r.fold(*a, E::at(&l, c * FOLD_LANES + j), 0);
+                a = r.fold(a, E::at(&l, c * FOLD_LANES + j), 0);
             }
+            *slot = a;
         }
-        halve::<_, _, 64>(r, &mut acc);
-        halve::<_, _, 32>(r, &mut acc);
-        halve::<_, _, 16>(r, &mut acc);
-        halve::<_, _, 8>(r, &mut acc);
-        halve::<_, _, 4>(r, &mut acc);
-        halve::<_, _, 2>(r, &mut acc);
-        halve::<_, _, 1>(r, &mut acc);
-        acc[0]
     }
 }
 
@@ -1026,16 +1069,30 @@ where
             group: r.init(),
             blocks: 0,
         });
-        for at in (0..len).step_by(BLOCK) {
-            let n = BLOCK.min(len - at);
-            let v = fold_wide(e, r, &make_block(&ptrs, &offs, &st, at, n, &mut arena));
+        let whole = len / BLOCK;
+        let mut done = 0;
+        while done < whole {
+            let count = (GROUP - a.blocks).min(whole - done);
+            let mut seg = Segment {
+                leaves: &ptrs,
+                offs: &offs,
+                st: &st,
+                arena: &mut arena,
+            };
+            let v = fold_wide(e, r, &mut seg, done * BLOCK, count);
             a.group = r.combine(a.group, v);
-            a.blocks += 1;
+            a.blocks += count;
+            done += count;
             if a.blocks == GROUP {
                 a.total = r.combine(a.total, a.group);
                 a.group = r.init();
                 a.blocks = 0;
             }
+        }
+        if whole * BLOCK < len {
+            let at = whole * BLOCK;
+            let v = e.fold(r, &make_block(&ptrs, &offs, &st, at, len - at, &mut arena));
+            a.group = r.combine(a.group, v);
         }
     };
     let data = if parts == 1 {
