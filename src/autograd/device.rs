@@ -12,7 +12,6 @@ use crate::element::Float;
 use crate::iter::contiguous_strides;
 use crate::ops::table::{self, Fill};
 use crate::shape::{DimVec, DynRank, Shape, ShapeError, check_expand};
-use crate::tensor::{infer_size, view_strides};
 
 /// The devices [`Var`](super::Var) records and back-propagates on for
 /// elements `T`: the op table's pointwise ops on `T` (and on the `bool`
@@ -57,20 +56,7 @@ pub(crate) fn reshape_to<T: Float, D: Backend<T>, S2: Shape>(
     dims: &[usize],
 ) -> Result<Tensor<T, S2, D>, D::Error> {
     let sizes: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
-    try_reshape(g, &sizes)
-}
-
-/// PyTorch's `reshape` on any device: `sizes` may hold one `-1`.
-pub(crate) fn try_reshape<T: Float, D: Backend<T>, S: Shape, S2: Shape>(
-    g: &Tensor<T, S, D>,
-    sizes: &[isize],
-) -> Result<Tensor<T, S2, D>, D::Error> {
-    let dims = infer_size(sizes, g.numel())?;
-    let checked = S2::check_dims(&dims)?;
-    Ok(match view_strides(g.dims(), g.strides(), &dims) {
-        Some(strides) => g.view_as(checked, &strides, g.offset),
-        None => D::copy(g)?.view_as(checked, &contiguous_strides(&dims), 0),
-    })
+    g.try_reshape(&sizes)
 }
 
 /// `g` summed to sizes `like`, which broadcast to `g`'s (PyTorch's

@@ -9,7 +9,7 @@ use smallvec::smallvec;
 use crate::shape::OrPanic;
 
 use super::Var;
-use super::device::{GradDevice, reshape_to, sum_keepdim, sum_to_like, try_reshape};
+use super::device::{GradDevice, reshape_to, sum_keepdim, sum_to_like};
 use super::graph::{BackwardFn, Dyn};
 use crate::Tensor;
 use crate::backend::Backend;
@@ -255,7 +255,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// assert_eq!(r.sum().backward().wrt(&t).unwrap().dims(), &[2, 3]);
     /// ```
     pub fn try_reshape<S2: Shape>(&self, sizes: &[isize]) -> Result<Var<T, S2, D>, D::Error> {
-        let value = try_reshape(&self.value, sizes)?;
+        let value = self.value.try_reshape(sizes)?;
         Ok(self.view(value, || reshape_backward(self.dim_vec())))
     }
 

@@ -50,7 +50,6 @@ use crate::element::{Float, Numeric};
 use crate::iter::contiguous_strides;
 use crate::shape::OrPanic;
 use crate::shape::{Dims, Dyn, FixedShape, Shape};
-use crate::tensor::{infer_size, view_strides};
 
 impl<T: CudaElement, S: Shape> Tensor<T, S> {
     /// A copy of this tensor on GPU `dev`, with the same sizes, strides and
@@ -197,41 +196,6 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
             return Ok(self.share());
         }
         self.deep_copy()
-    }
-
-    /// The same elements with sizes `sizes` (one may be `-1`, inferred), as
-    /// PyTorch's `reshape` and the CPU's [`Tensor::try_reshape`]: a view
-    /// when the strides allow, else a contiguous copy on the GPU. (The other
-    /// views, `transpose`, `permute`, `expand`, `narrow`, `unsqueeze`, ...,
-    /// are the CPU's, shared by every device.)
-    ///
-    /// # Errors
-    /// The CPU's shape errors (as [`CudaError::Shape`]); a driver error when
-    /// a copy is needed.
-    ///
-    /// ```
-    /// use shaped::device::Cuda;
-    /// use shaped::{DynRank, Shape, Tensor};
-    /// let t = Tensor::<f32, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]);
-    /// if let Ok(dev) = Cuda::device(0) {
-    ///     let g = t.to_device(&dev).unwrap().transpose::<0, 1>();
-    ///     let r = g.try_reshape::<DynRank>(&[-1]).unwrap();
-    ///     assert_eq!(r.to_cpu().unwrap().to_vec(), vec![1., 4., 2., 5., 3., 6.]);
-    /// }
-    /// ```
-    pub fn try_reshape<S2: Shape>(
-        &self,
-        sizes: &[isize],
-    ) -> Result<Tensor<T, S2, Cuda>, CudaError> {
-        let dims = infer_size(sizes, self.numel())?;
-        let checked = S2::check_dims(&dims)?;
-        match view_strides(self.dims(), self.strides(), &dims) {
-            Some(strides) => Ok(self.view_as(checked, &strides, self.offset)),
-            None => {
-                let c = self.deep_copy()?;
-                Ok(c.view_as(checked, &contiguous_strides(&dims), c.offset))
-            }
-        }
     }
 }
 

@@ -43,7 +43,6 @@ mod view;
 #[cfg(any(feature = "npy", feature = "safetensors"))]
 pub(crate) use display::shape_name;
 pub(crate) use view::wrap_dim;
-pub(crate) use view::{infer_size, view_strides};
 
 pub use element_access::{SliceGuard, SliceGuardMut};
 pub use elements::Iter;

@@ -16,6 +16,7 @@
 //! assert_eq!(e.to_vec(), vec![1., 2., 3., 1., 2., 3.]);
 //! ```
 
+use crate::backend::Backend;
 use crate::device::Device;
 use crate::element::Element;
 use crate::iter::contiguous_strides;
@@ -426,9 +427,11 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     }
 }
 
-impl<T: Element, S: Shape> Tensor<T, S> {
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// The same elements with sizes `sizes` (one may be `-1`, inferred), as
-    /// PyTorch's `reshape`: a view when the strides allow, else a copy.
+    /// PyTorch's `reshape`: a view when the strides allow, else a contiguous
+    /// copy on the tensor's device (the backend's `copy`: on CUDA, a copy
+    /// on the GPU). One definition for every device.
     ///
     /// # Errors
     /// When the element counts differ, more than one size is `-1`, or the
@@ -442,15 +445,16 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.try_reshape::<DynRank>(&[4, 2]).unwrap_err().to_string(),
     ///     "shape '[4, 2]' is invalid for input of size 6");
     /// ```
-    pub fn try_reshape<S2: Shape>(&self, sizes: &[isize]) -> Result<Tensor<T, S2>, ShapeError> {
+    pub fn try_reshape<S2: Shape>(&self, sizes: &[isize]) -> Result<Tensor<T, S2, D>, D::Error> {
         let dims = infer_size(sizes, self.numel())?;
         let checked = S2::check_dims(&dims)?;
-        match view_strides(self.dims(), self.strides(), &dims) {
-            Some(strides) => Ok(self.view_as(checked, &strides, self.offset)),
-            None => Ok(self
-                .try_deep_copy()?
-                .view_as(checked, &contiguous_strides(&dims), 0)),
-        }
+        Ok(match view_strides(self.dims(), self.strides(), &dims) {
+            Some(strides) => self.view_as(checked, &strides, self.offset),
+            None => {
+                let c = D::copy(self)?;
+                c.view_as(checked, &contiguous_strides(&dims), c.offset)
+            }
+        })
     }
 }
 
