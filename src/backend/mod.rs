@@ -5,6 +5,7 @@
 //! |---|---|
 //! | [`Backend`] | the primitive set a device implements; the tensor API is written once over it |
 //! | [`Gemm`] | matrix products (strided-batched GEMM with `alpha`), for the element types a device multiplies |
+//! | [`Fill`] | new tensors filled with a value or seeded samples, on the device of a given tensor |
 //! | [`op`] | what a pointwise operation is to a backend: its Rust function and CUDA expression in one type |
 //! | [`fused`] | what a fused pointwise chain is to a backend, and its evaluation on a device |
 //! | [`geometry`] | the layout of a batched matrix product |
@@ -16,9 +17,11 @@
 
 pub(crate) mod cpu;
 pub(crate) mod cuda;
+mod fill;
 pub mod fused;
 pub mod geometry;
 pub mod op;
 pub(crate) mod primitives;
 
+pub use fill::{Distribution, Fill};
 pub use primitives::{Backend, Gemm};

@@ -11,6 +11,7 @@
 //! |---|---|
 //! | `storage.rs` | the shared buffer |
 //! | `construct.rs` | `from_vec`, `zeros`, `full`, `arange`, `rand`, ... |
+//! | `like.rs` | `zeros_like`, `full_like`, `rand_like`, ...: another tensor's sizes, on its device |
 //! | `access.rs` | sizes, strides, `to_vec`, `item`, shape conversions |
 //! | `view.rs` | views: `expand`, `unsqueeze`, `permute`, `narrow`, `reshape`, ... |
 //! | `display.rs` | printing as PyTorch prints |
@@ -37,6 +38,7 @@ mod cuda;
 mod display;
 mod element_access;
 mod elements;
+mod like;
 pub(crate) mod storage;
 mod traits;
 mod view;

@@ -14,6 +14,7 @@ mod alloc;
 pub(crate) mod amx;
 mod elementwise;
 pub(crate) mod exec;
+mod fill;
 pub(crate) mod fused;
 mod gemm;
 mod gemm_crates;

@@ -41,6 +41,8 @@ mod device;
 #[cfg(feature = "cuda")]
 pub(crate) mod elementwise;
 #[cfg(feature = "cuda")]
+mod fill;
+#[cfg(feature = "cuda")]
 pub(crate) mod fused;
 #[cfg(feature = "cuda")]
 mod gemm;
