@@ -5,6 +5,7 @@
 //! |---|---|
 //! | [`Backend`] | the primitive set a device implements; the tensor API is written once over it |
 //! | [`Gemm`] | matrix products (strided-batched GEMM with `alpha`), for the element types a device multiplies |
+//! | [`Linalg`] | the factorizations (LU, inverse, Cholesky, triangular solves) a device runs for `linalg` |
 //! | [`op`] | what a pointwise operation is to a backend: its Rust function and CUDA expression in one type |
 //! | [`fused`] | what a fused pointwise chain is to a backend, and its evaluation on a device |
 //! | [`geometry`] | the layout of a batched matrix product |
@@ -18,7 +19,9 @@ pub(crate) mod cpu;
 pub(crate) mod cuda;
 pub mod fused;
 pub mod geometry;
+pub mod linalg;
 pub mod op;
 pub(crate) mod primitives;
 
+pub use linalg::Linalg;
 pub use primitives::{Backend, Gemm};

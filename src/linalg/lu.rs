@@ -7,7 +7,9 @@ use super::batch::{
     Operand, bcast_index, broadcast_batch, check_square, dims_with, incompatible, par_batches,
     push_mat, stack, tensor,
 };
+use super::generic::check_batch_info;
 use super::{BatchOf, LinalgFloat, Matrices, SolveShape, WithTail, expect};
+use crate::backend::Linalg;
 use crate::ops::exec::Layout;
 use crate::shape::{Dyn, Shape};
 use crate::{ShapeError, Tensor};
@@ -42,23 +44,17 @@ pub type PivotsOf<S> = <<S as Matrices>::Batch as WithTail>::Vec<Dyn>;
 ///     "torch.linalg.lu_factor: U[2,2] is zero and using it on lu_solve would result in a division by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)");
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_lu_factor<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
-) -> Result<(Tensor<T, S>, Tensor<i32, PivotsOf<S>>), ShapeError> {
-    let (lu, piv, info) = lu_factor_core(a.layout())?;
-    let name = "torch.linalg.lu_factor";
-    let batched = !info.1.is_empty();
-    if let Some((i, &k)) = info.0.iter().enumerate().find(|(_, k)| **k != 0) {
-        let at = if batched {
-            format!("(Batch element {i}): ")
-        } else {
-            String::new()
-        };
-        return Err(ShapeError::Invalid(format!(
-            "{name}: {at}U[{k},{k}] is zero and using it on lu_solve would result in a division by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
-        )));
-    }
-    Ok((lu, piv))
+pub fn try_lu_factor<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<(Tensor<T, S, D>, Tensor<i32, PivotsOf<S>, D>), D::Error> {
+    check_lu_rank(a.dims())?;
+    let (lu, piv, info) = D::lu_factor(&a.share().into_dyn())?;
+    check_batch_info("torch.linalg.lu_factor", a.rank() - 2, &info, |k| {
+        format!(
+            "U[{k},{k}] is zero and using it on lu_solve would result in a division by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        )
+    })?;
+    Ok((lu.try_into_shape()?, piv.try_into_shape()?))
 }
 
 /// `(LU, pivots)` of each matrix of `a`; panics where [`try_lu_factor`]
@@ -72,9 +68,9 @@ pub fn try_lu_factor<T: LinalgFloat, S: Matrices>(
 /// ```
 #[track_caller]
 #[allow(clippy::type_complexity)]
-pub fn lu_factor<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
-) -> (Tensor<T, S>, Tensor<i32, PivotsOf<S>>) {
+pub fn lu_factor<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> (Tensor<T, S, D>, Tensor<i32, PivotsOf<S>, D>) {
     expect(try_lu_factor(a))
 }
 
@@ -263,12 +259,7 @@ pub(super) fn lu_factor_core<T: LinalgFloat, S: Matrices>(
     ),
     ShapeError,
 > {
-    if a.dims.len() < 2 {
-        return Err(ShapeError::Invalid(format!(
-            "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {:?} instead",
-            a.dims
-        )));
-    }
+    check_lu_rank(a.dims)?;
     let name = "linalg.lu_factor";
     let a = Operand::matrices(a, name, "A")?;
     let k = a.rows().min(a.cols());
@@ -382,4 +373,14 @@ pub(super) fn lu_solve_core<T: LinalgFloat>(
         Ok(x)
     })?;
     Ok((stack(&mats, n * k), dims_with(&batch, &[n, k])))
+}
+
+/// PyTorch's message for `lu_factor` of a tensor of rank below 2.
+fn check_lu_rank(dims: &[usize]) -> Result<(), ShapeError> {
+    if dims.len() < 2 {
+        return Err(ShapeError::Invalid(format!(
+            "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {dims:?} instead"
+        )));
+    }
+    Ok(())
 }

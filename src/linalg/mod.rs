@@ -60,10 +60,12 @@
 
 mod batch;
 mod cholesky;
+mod cpu;
 mod det;
 mod eig;
 mod eigh;
 mod ex;
+mod generic;
 pub mod grad;
 mod grad_decomp;
 mod householder;
@@ -140,7 +142,7 @@ mod sealed {
 
 /// Unwraps a `try_` result, panicking with its message at the caller.
 #[track_caller]
-fn expect<R>(r: Result<R, crate::ShapeError>) -> R {
+fn expect<R, E: core::fmt::Display>(r: Result<R, E>) -> R {
     match r {
         Ok(v) => v,
         Err(e) => panic!("{e}"),

@@ -1,0 +1,895 @@
+//! [`Linalg`] for CUDA: the factorizations through cuBLAS's and cuSOLVER's
+//! batched routines, one call for the whole batch:
+//!
+//! | primitive | call |
+//! |---|---|
+//! | `lu_factor` (square) | `cublas<t>getrfBatched` |
+//! | `lu_factor` (rectangular) | `cusolverDn<t>getrf`, **one call per matrix** (cuBLAS's batched LU is square only) |
+//! | `inv` | `cublas<t>getrfBatched`, then `cublas<t>getriBatched` (out of place) |
+//! | `solve` | `cublas<t>getrfBatched`, then `cublas<t>getrsBatched` |
+//! | `cholesky` | `cusolverDn<t>potrfBatched` (lower), the upper triangle then zeroed |
+//! | `cholesky_solve` | `cublas<t>trsmBatched` twice (`L Y = B`, `Lᵀ X = Y`) |
+//! | `solve_triangular` | `cublas<t>trsmBatched` |
+//!
+//! cuBLAS and cuSOLVER are column-major. Every operand is first copied by
+//! the copy kernel into a fresh buffer holding each matrix column-major
+//! (an explicit transpose of its row-major layout, with the batch
+//! dimensions broadcast to the result's: expanded, transposed and strided
+//! views are read through their strides), so the routines see `A` itself
+//! with leading dimension = its rows; results are copied back row-major the
+//! same way. The batched calls take device arrays of device pointers, one
+//! per matrix, uploaded before the call. All calls run on the device's one
+//! stream (the cuBLAS and cuSOLVER handles are bound to it), so they are
+//! ordered with every other operation; `info` is read back to the host
+//! (which waits for the stream), as PyTorch does for its checks.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::cublas::sys as cb;
+use cudarc::cusolver::DnHandle;
+use cudarc::cusolver::sys as cs;
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+
+use super::blas::{BlasElement, handle as blas_handle};
+use super::elementwise::{Operand, launch};
+use super::primitives::{output, same_device};
+use super::{CudaDevice, CudaError, CudaStorage};
+use crate::Tensor;
+use crate::backend::linalg::{Factored, WithInfo};
+use crate::backend::op::Pointwise;
+use crate::backend::{Backend, Linalg};
+use crate::device::Cuda;
+use crate::iter::contiguous_strides;
+use crate::linalg::Triangle;
+use crate::ops::table;
+use crate::shape::{DynRank, broadcast_pair};
+use core::ffi::c_int;
+
+type Dyn<T> = Tensor<T, DynRank, Cuda>;
+
+/// cuBLAS's and cuSOLVER's entry points for one element type (`S` or `D`).
+trait SolverElement: BlasElement {
+    /// `cublas<t>getrfBatched`.
+    unsafe fn getrf_batched(
+        h: cb::cublasHandle_t,
+        n: c_int,
+        a: *const *mut Self,
+        lda: c_int,
+        piv: *mut c_int,
+        info: *mut c_int,
+        batch: c_int,
+    ) -> cb::cublasStatus_t;
+    /// `cublas<t>getriBatched`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn getri_batched(
+        h: cb::cublasHandle_t,
+        n: c_int,
+        a: *const *const Self,
+        lda: c_int,
+        piv: *const c_int,
+        c: *const *mut Self,
+        ldc: c_int,
+        info: *mut c_int,
+        batch: c_int,
+    ) -> cb::cublasStatus_t;
+    /// `cublas<t>getrsBatched` (`info` is a host pointer).
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn getrs_batched(
+        h: cb::cublasHandle_t,
+        n: c_int,
+        nrhs: c_int,
+        a: *const *const Self,
+        lda: c_int,
+        piv: *const c_int,
+        b: *const *mut Self,
+        ldb: c_int,
+        info: *mut c_int,
+        batch: c_int,
+    ) -> cb::cublasStatus_t;
+    /// `cublas<t>trsmBatched` with `alpha = 1` (a host pointer).
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn trsm_batched(
+        h: cb::cublasHandle_t,
+        side: cb::cublasSideMode_t,
+        uplo: cb::cublasFillMode_t,
+        trans: cb::cublasOperation_t,
+        diag: cb::cublasDiagType_t,
+        m: c_int,
+        n: c_int,
+        a: *const *const Self,
+        lda: c_int,
+        b: *const *mut Self,
+        ldb: c_int,
+        batch: c_int,
+    ) -> cb::cublasStatus_t;
+    /// `cusolverDn<t>potrfBatched`.
+    unsafe fn potrf_batched(
+        h: cs::cusolverDnHandle_t,
+        uplo: cs::cublasFillMode_t,
+        n: c_int,
+        a: *mut *mut Self,
+        lda: c_int,
+        info: *mut c_int,
+        batch: c_int,
+    ) -> cs::cusolverStatus_t;
+    /// `cusolverDn<t>getrf_bufferSize`.
+    unsafe fn getrf_buffer(
+        h: cs::cusolverDnHandle_t,
+        m: c_int,
+        n: c_int,
+        a: *mut Self,
+        lda: c_int,
+        lwork: *mut c_int,
+    ) -> cs::cusolverStatus_t;
+    /// `cusolverDn<t>getrf`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn getrf(
+        h: cs::cusolverDnHandle_t,
+        m: c_int,
+        n: c_int,
+        a: *mut Self,
+        lda: c_int,
+        work: *mut Self,
+        piv: *mut c_int,
+        info: *mut c_int,
+    ) -> cs::cusolverStatus_t;
+}
+
+macro_rules! solver_element {
+    ($t:ty, $getrf_b:ident, $getri_b:ident, $getrs_b:ident, $trsm_b:ident, $potrf_b:ident, $getrf_bs:ident, $getrf:ident) => {
+        // SAFETY (every function): a direct forward to the routine of the
+        // same name; the callers below pass pointers to device buffers sized
+        // as each routine documents.
+        impl SolverElement for $t {
+            unsafe fn getrf_batched(
+                h: cb::cublasHandle_t,
+                n: c_int,
+                a: *const *mut Self,
+                lda: c_int,
+                piv: *mut c_int,
+                info: *mut c_int,
+                batch: c_int,
+            ) -> cb::cublasStatus_t {
+                // SAFETY: see the macro's comment.
+                unsafe { cb::$getrf_b(h, n, a, lda, piv, info, batch) }
+            }
+            unsafe fn getri_batched(
+                h: cb::cublasHandle_t,
+                n: c_int,
+                a: *const *const Self,
+                lda: c_int,
+                piv: *const c_int,
+                c: *const *mut Self,
+                ldc: c_int,
+                info: *mut c_int,
+                batch: c_int,
+            ) -> cb::cublasStatus_t {
+                // SAFETY: see the macro's comment.
+                unsafe { cb::$getri_b(h, n, a, lda, piv, c, ldc, info, batch) }
+            }
+            unsafe fn getrs_batched(
+                h: cb::cublasHandle_t,
+                n: c_int,
+                nrhs: c_int,
+                a: *const *const Self,
+                lda: c_int,
+                piv: *const c_int,
+                b: *const *mut Self,
+                ldb: c_int,
+                info: *mut c_int,
+                batch: c_int,
+            ) -> cb::cublasStatus_t {
+                // SAFETY: see the macro's comment.
+                unsafe {
+                    cb::$getrs_b(
+                        h,
+                        cb::cublasOperation_t::CUBLAS_OP_N,
+                        n,
+                        nrhs,
+                        a,
+                        lda,
+                        piv,
+                        b,
+                        ldb,
+                        info,
+                        batch,
+                    )
+                }
+            }
+            unsafe fn trsm_batched(
+                h: cb::cublasHandle_t,
+                side: cb::cublasSideMode_t,
+                uplo: cb::cublasFillMode_t,
+                trans: cb::cublasOperation_t,
+                diag: cb::cublasDiagType_t,
+                m: c_int,
+                n: c_int,
+                a: *const *const Self,
+                lda: c_int,
+                b: *const *mut Self,
+                ldb: c_int,
+                batch: c_int,
+            ) -> cb::cublasStatus_t {
+                let one: $t = 1.0;
+                // SAFETY: see the macro's comment; `alpha` is read from the
+                // host (cuBLAS's default pointer mode) during the call.
+                unsafe {
+                    cb::$trsm_b(
+                        h, side, uplo, trans, diag, m, n, &one, a, lda, b, ldb, batch,
+                    )
+                }
+            }
+            unsafe fn potrf_batched(
+                h: cs::cusolverDnHandle_t,
+                uplo: cs::cublasFillMode_t,
+                n: c_int,
+                a: *mut *mut Self,
+                lda: c_int,
+                info: *mut c_int,
+                batch: c_int,
+            ) -> cs::cusolverStatus_t {
+                // SAFETY: see the macro's comment.
+                unsafe { cs::$potrf_b(h, uplo, n, a, lda, info, batch) }
+            }
+            unsafe fn getrf_buffer(
+                h: cs::cusolverDnHandle_t,
+                m: c_int,
+                n: c_int,
+                a: *mut Self,
+                lda: c_int,
+                lwork: *mut c_int,
+            ) -> cs::cusolverStatus_t {
+                // SAFETY: see the macro's comment.
+                unsafe { cs::$getrf_bs(h, m, n, a, lda, lwork) }
+            }
+            unsafe fn getrf(
+                h: cs::cusolverDnHandle_t,
+                m: c_int,
+                n: c_int,
+                a: *mut Self,
+                lda: c_int,
+                work: *mut Self,
+                piv: *mut c_int,
+                info: *mut c_int,
+            ) -> cs::cusolverStatus_t {
+                // SAFETY: see the macro's comment.
+                unsafe { cs::$getrf(h, m, n, a, lda, work, piv, info) }
+            }
+        }
+    };
+}
+solver_element!(
+    f32,
+    cublasSgetrfBatched,
+    cublasSgetriBatched,
+    cublasSgetrsBatched,
+    cublasStrsmBatched,
+    cusolverDnSpotrfBatched,
+    cusolverDnSgetrf_bufferSize,
+    cusolverDnSgetrf
+);
+solver_element!(
+    f64,
+    cublasDgetrfBatched,
+    cublasDgetriBatched,
+    cublasDgetrsBatched,
+    cublasDtrsmBatched,
+    cusolverDnDpotrfBatched,
+    cusolverDnDgetrf_bufferSize,
+    cusolverDnDgetrf
+);
+
+/// A cuBLAS status as a [`CudaError`].
+fn blas_ok(s: cb::cublasStatus_t, what: &str) -> Result<(), CudaError> {
+    s.result()
+        .map_err(|e| CudaError::Blas(format!("{what}: {e}")))
+}
+
+/// A cuSOLVER status as a [`CudaError`].
+fn solver_ok(s: cs::cusolverStatus_t, what: &str) -> Result<(), CudaError> {
+    s.result()
+        .map_err(|e| CudaError::Blas(format!("cuSOLVER {what}: {e}")))
+}
+
+/// A size as cuBLAS's 32-bit `int`.
+fn int(x: usize) -> Result<c_int, CudaError> {
+    c_int::try_from(x)
+        .map_err(|_| CudaError::Blas(format!("size {x} exceeds cuBLAS's 32-bit sizes")))
+}
+
+/// The cuSOLVER handles, one per stream (so per device handle), created on
+/// first use and kept for the life of the process.
+#[allow(clippy::type_complexity)]
+fn solver_handle(dev: &CudaDevice) -> Result<Arc<DnHandle>, CudaError> {
+    static HANDLES: OnceLock<Mutex<Vec<(Arc<CudaStream>, Arc<DnHandle>)>>> = OnceLock::new();
+    let mut hs = HANDLES
+        .get_or_init(Default::default)
+        .lock()
+        .expect("cuSOLVER handles");
+    if let Some((_, h)) = hs.iter().find(|(s, _)| Arc::ptr_eq(s, dev.stream())) {
+        return Ok(h.clone());
+    }
+    // SAFETY: cudarc's probe only tries to `dlopen` the library (see
+    // `device.rs`'s `present`); it must run before any cuSOLVER call, which
+    // would panic on a missing library.
+    if !unsafe { cs::is_culib_present() } {
+        return Err(CudaError::Unavailable(
+            "the cuSOLVER library (libcusolver) cannot be loaded".into(),
+        ));
+    }
+    let h = Arc::new(
+        DnHandle::new(dev.stream().clone())
+            .map_err(|e| CudaError::Blas(format!("cuSOLVER handle: {e}")))?,
+    );
+    hs.push((dev.stream().clone(), h.clone()));
+    Ok(h)
+}
+
+/// A batch of `count` matrices of `rows x cols`, each column-major and
+/// contiguous (leading dimension `rows`), one after the other.
+struct ColMajor<T> {
+    store: Arc<CudaStorage<T>>,
+    batch: Vec<usize>,
+    count: usize,
+    rows: usize,
+    cols: usize,
+}
+
+impl<T: SolverElement> ColMajor<T> {
+    /// The matrices of `src` (`(..., rows, cols)` read through `dims` and
+    /// `strides`, its batch broadcast to `batch`) copied column-major.
+    fn copy(dev: &CudaDevice, src: Operand<'_, T>, batch: &[usize]) -> Result<Self, CudaError> {
+        let r = src.dims.len();
+        let (rows, cols) = (src.dims[r - 2], src.dims[r - 1]);
+        let count: usize = batch.iter().product();
+        let store = Arc::new(CudaStorage::new(
+            dev.alloc::<T>(count * rows * cols)?,
+            dev.clone(),
+        ));
+        let mut dims = batch.to_vec();
+        dims.extend([rows, cols]);
+        // Batch row-major, each matrix column-major: element (i, j) at
+        // i + j * rows.
+        let mut strides: Vec<usize> = contiguous_strides(batch)
+            .iter()
+            .map(|s| s * rows * cols)
+            .collect();
+        strides.extend([1, rows]);
+        let out = Operand {
+            storage: &store,
+            dims: &dims,
+            strides: &strides,
+            offset: 0,
+        };
+        launch(dev, &table::Identity::DEF, out, src, &[], T::default())?;
+        Ok(ColMajor {
+            store,
+            batch: batch.to_vec(),
+            count,
+            rows,
+            cols,
+        })
+    }
+
+    /// A fresh column-major batch of `count` matrices whose values the
+    /// caller's routine writes.
+    fn fresh(
+        dev: &CudaDevice,
+        batch: &[usize],
+        rows: usize,
+        cols: usize,
+    ) -> Result<Self, CudaError> {
+        let count: usize = batch.iter().product();
+        Ok(ColMajor {
+            store: Arc::new(CudaStorage::new(
+                dev.alloc::<T>(count * rows * cols)?,
+                dev.clone(),
+            )),
+            batch: batch.to_vec(),
+            count,
+            rows,
+            cols,
+        })
+    }
+
+    /// The matrices row-major in a new contiguous tensor `(batch..., rows,
+    /// cols)`, or `(batch..., rows)` with `drop_cols` (one column).
+    fn to_row_major(&self, dev: &CudaDevice, drop_cols: bool) -> Result<Dyn<T>, CudaError> {
+        let mut dims = self.batch.clone();
+        let mut strides: Vec<usize> = contiguous_strides(&self.batch)
+            .iter()
+            .map(|s| s * self.rows * self.cols)
+            .collect();
+        dims.push(self.rows);
+        strides.push(1);
+        if !drop_cols {
+            dims.push(self.cols);
+            strides.push(self.rows);
+        }
+        let out = output::<T, DynRank>(dev, &dims)?;
+        let src = Operand {
+            storage: &self.store,
+            dims: &dims,
+            strides: &strides,
+            offset: 0,
+        };
+        launch(
+            dev,
+            &table::Identity::DEF,
+            out.operand(),
+            src,
+            &[],
+            T::default(),
+        )?;
+        Ok(out)
+    }
+
+    /// Whether there is nothing to compute.
+    fn is_empty(&self) -> bool {
+        self.count == 0 || self.rows == 0 || self.cols == 0
+    }
+}
+
+/// One device pointer per matrix of `m` (a device array of device
+/// pointers, as the batched routines take), `base` the buffer's address.
+fn pointers<T>(dev: &CudaDevice, base: u64, m: &ColMajor<T>) -> Result<CudaSlice<i64>, CudaError> {
+    let step = (m.rows * m.cols * size_of::<T>()) as u64;
+    let v: Vec<i64> = (0..m.count as u64)
+        .map(|i| (base + i * step) as i64)
+        .collect();
+    dev.upload(&v)
+}
+
+/// The batch of `a`'s matrices (all but its last two sizes).
+fn batch_of(dims: &[usize]) -> &[usize] {
+    &dims[..dims.len() - 2]
+}
+
+/// `b`'s batch broadcast with `a`'s (`b` first, as PyTorch names them).
+fn broadcast(a: &[usize], b: &[usize]) -> Result<Vec<usize>, CudaError> {
+    Ok(broadcast_pair(b, a)?.to_vec())
+}
+
+/// A buffer of `count` `int`s, zeroed.
+fn ints(dev: &CudaDevice, count: usize) -> Result<CudaSlice<i32>, CudaError> {
+    dev.alloc_zeros::<i32>(count)
+}
+
+/// LU in place of every (square) matrix of `m` with `cublas<t>getrfBatched`:
+/// the pivots `(count, n)` and `info` per matrix, on the device.
+fn getrf_batched<T: SolverElement>(
+    dev: &CudaDevice,
+    m: &ColMajor<T>,
+) -> Result<(CudaSlice<i32>, CudaSlice<i32>), CudaError> {
+    let n = m.rows;
+    let mut piv = ints(dev, m.count * n)?;
+    let mut info = ints(dev, m.count)?;
+    if m.is_empty() {
+        return Ok((piv, info));
+    }
+    {
+        let blas = blas_handle(dev)?;
+        dev.inner.ctx.bind_to_thread()?;
+        let stream = dev.stream();
+        let mut buf = m.store.buf.write();
+        let (pa, _ga) = buf.device_ptr_mut(stream);
+        let ptrs = pointers(dev, pa, m)?;
+        let (pp, _gp) = ptrs.device_ptr(stream);
+        let (ppiv, _gv) = piv.device_ptr_mut(stream);
+        let (pinfo, _gi) = info.device_ptr_mut(stream);
+        // SAFETY: `ptrs` holds `count` pointers to the n x n column-major
+        // matrices of `buf` (leading dimension n); `piv` has n ints per matrix
+        // and `info` one; all on the handle's stream, alive until it has run
+        // (the guards and buffers outlive the call, and later reads are
+        // ordered on the same stream).
+        let s = unsafe {
+            T::getrf_batched(
+                *blas.handle(),
+                int(n)?,
+                pp as *const *mut T,
+                int(n)?,
+                ppiv as *mut c_int,
+                pinfo as *mut c_int,
+                int(m.count)?,
+            )
+        };
+        blas_ok(s, "getrfBatched")?;
+    }
+    Ok((piv, info))
+}
+
+/// LU in place of every rectangular matrix of `m`, one `cusolverDn<t>getrf`
+/// call per matrix (cuBLAS's batched LU takes square matrices only): the
+/// pivots `(count, min(m, n))` and `info` per matrix, on the device.
+fn getrf_each<T: SolverElement>(
+    dev: &CudaDevice,
+    m: &ColMajor<T>,
+) -> Result<(CudaSlice<i32>, CudaSlice<i32>), CudaError> {
+    let k = m.rows.min(m.cols);
+    let mut piv = ints(dev, m.count * k)?;
+    let mut info = ints(dev, m.count)?;
+    if m.is_empty() {
+        return Ok((piv, info));
+    }
+    {
+        let h = solver_handle(dev)?;
+        dev.inner.ctx.bind_to_thread()?;
+        let stream = dev.stream();
+        let (rows, cols) = (int(m.rows)?, int(m.cols)?);
+        let mut buf = m.store.buf.write();
+        let (pa, _ga) = buf.device_ptr_mut(stream);
+        let mut lwork: c_int = 0;
+        // SAFETY: a workspace query: reads the sizes only.
+        let s = unsafe { T::getrf_buffer(h.cu(), rows, cols, pa as *mut T, rows, &mut lwork) };
+        solver_ok(s, "getrf_bufferSize")?;
+        let mut work = dev.alloc_zeros::<T>(lwork.max(1) as usize)?;
+        let (pw, _gw) = work.device_ptr_mut(stream);
+        let (ppiv, _gv) = piv.device_ptr_mut(stream);
+        let (pinfo, _gi) = info.device_ptr_mut(stream);
+        let size = size_of::<T>() as u64;
+        for i in 0..m.count as u64 {
+            // SAFETY: matrix `i` of `buf` is rows x cols column-major at
+            // `pa + i * rows * cols` elements; its `k` pivots and its `info`
+            // slot follow likewise; the workspace has the size cuSOLVER asked
+            // for; everything stays alive until the stream has run.
+            let s = unsafe {
+                T::getrf(
+                    h.cu(),
+                    rows,
+                    cols,
+                    (pa + i * (m.rows * m.cols) as u64 * size) as *mut T,
+                    rows,
+                    pw as *mut T,
+                    (ppiv + i * k as u64 * 4) as *mut c_int,
+                    (pinfo + i * 4) as *mut c_int,
+                )
+            };
+            solver_ok(s, "getrf")?;
+        }
+    }
+    Ok((piv, info))
+}
+
+/// `info` back on the host (waits for the stream).
+fn host_info(dev: &CudaDevice, info: &CudaSlice<i32>, count: usize) -> Result<Vec<i32>, CudaError> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    let mut v = dev.stream().clone_dtoh(info)?;
+    v.truncate(count);
+    Ok(v)
+}
+
+/// `m` (a batch `count` long) of `n`-long int rows as a tensor `(batch..., n)`.
+fn int_tensor(
+    dev: &CudaDevice,
+    buf: CudaSlice<i32>,
+    batch: &[usize],
+    n: usize,
+) -> Result<Tensor<i32, DynRank, Cuda>, CudaError> {
+    let mut dims = batch.to_vec();
+    dims.push(n);
+    let d = <DynRank as crate::shape::Shape>::check_dims(&dims)?;
+    Ok(Tensor::from_cuda_parts(
+        Arc::new(CudaStorage::new(buf, dev.clone())),
+        d,
+    ))
+}
+
+/// `trsmBatched` of `a` (square, `n x n`) against `b` (`rows x cols`) in
+/// place, each batch element with its own matrices.
+fn trsm<T: SolverElement>(
+    dev: &CudaDevice,
+    a: &ColMajor<T>,
+    b: &ColMajor<T>,
+    side: cb::cublasSideMode_t,
+    uplo: cb::cublasFillMode_t,
+    trans: cb::cublasOperation_t,
+    diag: cb::cublasDiagType_t,
+) -> Result<(), CudaError> {
+    if b.is_empty() {
+        return Ok(());
+    }
+    let blas = blas_handle(dev)?;
+    dev.inner.ctx.bind_to_thread()?;
+    let stream = dev.stream();
+    let abuf = a.store.buf.read_recursive();
+    let mut bbuf = b.store.buf.write();
+    let (pa, _ga) = abuf.device_ptr(stream);
+    let (pb, _gb) = bbuf.device_ptr_mut(stream);
+    let (aptrs, bptrs) = (pointers(dev, pa, a)?, pointers(dev, pb, b)?);
+    let (ppa, _gpa) = aptrs.device_ptr(stream);
+    let (ppb, _gpb) = bptrs.device_ptr(stream);
+    // SAFETY: one pointer per batch element in each array: `a`'s n x n
+    // (leading dimension n) and `b`'s rows x cols (leading dimension rows)
+    // column-major matrices, `n` being `b.rows` on the left and `b.cols` on
+    // the right, as the callers build them; all alive until the stream has
+    // run.
+    let s = unsafe {
+        T::trsm_batched(
+            *blas.handle(),
+            side,
+            uplo,
+            trans,
+            diag,
+            int(b.rows)?,
+            int(b.cols)?,
+            ppa as *const *const T,
+            int(a.rows.max(1))?,
+            ppb as *const *mut T,
+            int(b.rows.max(1))?,
+            int(b.count)?,
+        )
+    };
+    blas_ok(s, "trsmBatched")
+}
+
+fn lu_factor<T: SolverElement>(a: &Dyn<T>) -> Result<Factored<T, Cuda>, CudaError> {
+    let dev = a.device().clone();
+    let batch = batch_of(a.dims());
+    let m = ColMajor::copy(&dev, a.operand(), batch)?;
+    let (piv, info) = if m.rows == m.cols {
+        getrf_batched(&dev, &m)?
+    } else {
+        getrf_each(&dev, &m)?
+    };
+    let k = m.rows.min(m.cols);
+    Ok((
+        m.to_row_major(&dev, false)?,
+        int_tensor(&dev, piv, batch, k)?,
+        host_info(&dev, &info, m.count)?,
+    ))
+}
+
+fn inv<T: SolverElement>(a: &Dyn<T>) -> Result<WithInfo<T, Cuda>, CudaError> {
+    let dev = a.device().clone();
+    let batch = batch_of(a.dims());
+    let m = ColMajor::copy(&dev, a.operand(), batch)?;
+    let (piv, info) = getrf_batched(&dev, &m)?;
+    let out = ColMajor::<T>::fresh(&dev, batch, m.rows, m.cols)?;
+    if !m.is_empty() {
+        let n = m.rows;
+        let blas = blas_handle(&dev)?;
+        dev.inner.ctx.bind_to_thread()?;
+        let stream = dev.stream();
+        let abuf = m.store.buf.read_recursive();
+        let mut cbuf = out.store.buf.write();
+        let (pa, _ga) = abuf.device_ptr(stream);
+        let (pc, _gc) = cbuf.device_ptr_mut(stream);
+        let (aptrs, cptrs) = (pointers(&dev, pa, &m)?, pointers(&dev, pc, &out)?);
+        let (ppa, _gpa) = aptrs.device_ptr(stream);
+        let (ppc, _gpc) = cptrs.device_ptr(stream);
+        let (ppiv, _gv) = piv.device_ptr(stream);
+        let mut info2 = ints(&dev, m.count)?;
+        let (pinfo, _gi) = info2.device_ptr_mut(stream);
+        // SAFETY: the factored n x n matrices (leading dimension n), their
+        // pivots (n per matrix) from `getrf_batched`, and as many output
+        // matrices of the same size in a separate buffer (getri is out of
+        // place); all alive until the stream has run.
+        let s = unsafe {
+            T::getri_batched(
+                *blas.handle(),
+                int(n)?,
+                ppa as *const *const T,
+                int(n)?,
+                ppiv as *const c_int,
+                ppc as *const *mut T,
+                int(n)?,
+                pinfo as *mut c_int,
+                int(m.count)?,
+            )
+        };
+        blas_ok(s, "getriBatched")?;
+    }
+    Ok((
+        out.to_row_major(&dev, false)?,
+        host_info(&dev, &info, m.count)?,
+    ))
+}
+
+fn solve<T: SolverElement>(
+    a: &Dyn<T>,
+    b: &Dyn<T>,
+    vec: bool,
+) -> Result<WithInfo<T, Cuda>, CudaError> {
+    let dev = a.device().clone();
+    same_device(&dev, b.device())?;
+    let core = if vec { 1 } else { 2 };
+    let bb = &b.dims()[..b.rank() - core];
+    let batch = broadcast(batch_of(a.dims()), bb)?;
+    let am = ColMajor::copy(&dev, a.operand(), &batch)?;
+    // A vector right-hand side is read as one column.
+    let (mut bd, mut bs) = (b.dims().to_vec(), b.strides().to_vec());
+    if vec {
+        bd.push(1);
+        bs.push(0);
+    }
+    let bop = Operand {
+        storage: &b.storage,
+        dims: &bd,
+        strides: &bs,
+        offset: b.offset(),
+    };
+    let bm = ColMajor::copy(&dev, bop, &batch)?;
+    let (piv, info) = getrf_batched(&dev, &am)?;
+    if !am.is_empty() && !bm.is_empty() {
+        let n = am.rows;
+        let blas = blas_handle(&dev)?;
+        dev.inner.ctx.bind_to_thread()?;
+        let stream = dev.stream();
+        let abuf = am.store.buf.read_recursive();
+        let mut bbuf = bm.store.buf.write();
+        let (pa, _ga) = abuf.device_ptr(stream);
+        let (pb, _gb) = bbuf.device_ptr_mut(stream);
+        let (aptrs, bptrs) = (pointers(&dev, pa, &am)?, pointers(&dev, pb, &bm)?);
+        let (ppa, _gpa) = aptrs.device_ptr(stream);
+        let (ppb, _gpb) = bptrs.device_ptr(stream);
+        let (ppiv, _gv) = piv.device_ptr(stream);
+        let mut host: c_int = 0;
+        // SAFETY: per batch element, the factored n x n matrix (leading
+        // dimension n) and its n pivots, and the n x k right-hand side
+        // (leading dimension n) solved in place; `info` is a host int (it
+        // reports invalid arguments only); all alive until the stream has
+        // run.
+        let s = unsafe {
+            T::getrs_batched(
+                *blas.handle(),
+                int(n)?,
+                int(bm.cols)?,
+                ppa as *const *const T,
+                int(n)?,
+                ppiv as *const c_int,
+                ppb as *const *mut T,
+                int(n)?,
+                &mut host,
+                int(am.count)?,
+            )
+        };
+        blas_ok(s, "getrsBatched")?;
+        if host != 0 {
+            return Err(CudaError::Blas(format!(
+                "getrsBatched: invalid argument {}",
+                -host
+            )));
+        }
+    }
+    Ok((
+        bm.to_row_major(&dev, vec)?,
+        host_info(&dev, &info, am.count)?,
+    ))
+}
+
+fn cholesky<T: SolverElement>(a: &Dyn<T>) -> Result<WithInfo<T, Cuda>, CudaError> {
+    let dev = a.device().clone();
+    let batch = batch_of(a.dims());
+    let m = ColMajor::copy(&dev, a.operand(), batch)?;
+    let mut info = ints(&dev, m.count)?;
+    let n = m.rows;
+    if !m.is_empty() {
+        let h = solver_handle(&dev)?;
+        dev.inner.ctx.bind_to_thread()?;
+        let stream = dev.stream();
+        let mut buf = m.store.buf.write();
+        let (pa, _ga) = buf.device_ptr_mut(stream);
+        let ptrs = pointers(&dev, pa, &m)?;
+        let (pp, _gp) = ptrs.device_ptr(stream);
+        let (pinfo, _gi) = info.device_ptr_mut(stream);
+        // SAFETY: `count` pointers to the n x n column-major matrices of
+        // `buf` (leading dimension n), factored in place (lower triangle);
+        // `info` has one int per matrix; all alive until the stream has
+        // run.
+        let s = unsafe {
+            T::potrf_batched(
+                h.cu(),
+                cs::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
+                int(n)?,
+                pp as *mut *mut T,
+                int(n)?,
+                pinfo as *mut c_int,
+                int(m.count)?,
+            )
+        };
+        solver_ok(s, "potrfBatched")?;
+    }
+    let l = m.to_row_major(&dev, false)?;
+    // potrf leaves the upper triangle as it was: zero it (`where`, so that
+    // a NaN there does not survive).
+    let mask: Vec<bool> = (0..n * n).map(|i| i % n.max(1) <= i / n.max(1)).collect();
+    let mask = Tensor::<bool, DynRank>::try_from_vec(mask, &[n, n])?.to_device(&dev)?;
+    let zero = Tensor::<T, DynRank>::try_from_vec(vec![T::default()], &[])?.to_device(&dev)?;
+    let l = <Cuda as Backend<T>>::select(table::Where, &mask, &l, &zero)?;
+    Ok((l, host_info(&dev, &info, m.count)?))
+}
+
+fn cholesky_solve<T: SolverElement>(b: &Dyn<T>, l: &Dyn<T>) -> Result<Dyn<T>, CudaError> {
+    let dev = l.device().clone();
+    same_device(&dev, b.device())?;
+    let batch = broadcast(batch_of(l.dims()), batch_of(b.dims()))?;
+    let lm = ColMajor::copy(&dev, l.operand(), &batch)?;
+    let bm = ColMajor::copy(&dev, b.operand(), &batch)?;
+    use cb::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT as NON_UNIT;
+    use cb::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER as LOWER;
+    use cb::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
+    use cb::cublasSideMode_t::CUBLAS_SIDE_LEFT as LEFT;
+    // L Y = B, then Lᵀ X = Y (Lᵀ read from L's lower triangle).
+    trsm(&dev, &lm, &bm, LEFT, LOWER, CUBLAS_OP_N, NON_UNIT)?;
+    trsm(&dev, &lm, &bm, LEFT, LOWER, CUBLAS_OP_T, NON_UNIT)?;
+    bm.to_row_major(&dev, false)
+}
+
+fn solve_triangular<T: SolverElement>(
+    a: &Dyn<T>,
+    b: &Dyn<T>,
+    tri: Triangle,
+    left: bool,
+) -> Result<Dyn<T>, CudaError> {
+    let dev = a.device().clone();
+    same_device(&dev, b.device())?;
+    let batch = broadcast(batch_of(a.dims()), batch_of(b.dims()))?;
+    let am = ColMajor::copy(&dev, a.operand(), &batch)?;
+    let bm = ColMajor::copy(&dev, b.operand(), &batch)?;
+    let side = if left {
+        cb::cublasSideMode_t::CUBLAS_SIDE_LEFT
+    } else {
+        cb::cublasSideMode_t::CUBLAS_SIDE_RIGHT
+    };
+    let uplo = if tri.upper {
+        cb::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER
+    } else {
+        cb::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER
+    };
+    let diag = if tri.unit {
+        cb::cublasDiagType_t::CUBLAS_DIAG_UNIT
+    } else {
+        cb::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT
+    };
+    trsm(
+        &dev,
+        &am,
+        &bm,
+        side,
+        uplo,
+        cb::cublasOperation_t::CUBLAS_OP_N,
+        diag,
+    )?;
+    bm.to_row_major(&dev, false)
+}
+
+macro_rules! cuda_linalg {
+    ($($t:ty),*) => {$(
+        /// cuBLAS's and cuSOLVER's batched routines; see the module's table.
+        impl Linalg<$t> for Cuda {
+            fn lu_factor(
+                a: &Dyn<$t>,
+            ) -> Result<Factored<$t, Cuda>, CudaError> {
+                lu_factor(a)
+            }
+
+            fn inv(a: &Dyn<$t>) -> Result<WithInfo<$t, Cuda>, CudaError> {
+                inv(a)
+            }
+
+            fn cholesky(a: &Dyn<$t>) -> Result<WithInfo<$t, Cuda>, CudaError> {
+                cholesky(a)
+            }
+
+            fn solve(a: &Dyn<$t>, b: &Dyn<$t>, vec: bool) -> Result<WithInfo<$t, Cuda>, CudaError> {
+                solve(a, b, vec)
+            }
+
+            fn cholesky_solve(b: &Dyn<$t>, l: &Dyn<$t>) -> Result<Dyn<$t>, CudaError> {
+                cholesky_solve(b, l)
+            }
+
+            fn solve_triangular(
+                a: &Dyn<$t>,
+                b: &Dyn<$t>,
+                tri: Triangle,
+                left: bool,
+            ) -> Result<Dyn<$t>, CudaError> {
+                solve_triangular(a, b, tri, left)
+            }
+        }
+    )*};
+}
+cuda_linalg!(f32, f64);

@@ -1,0 +1,101 @@
+//! The factorization primitives of a device, so that the public linear
+//! algebra (`linalg::inv`, `linalg::cholesky`, ...) is written once, generic
+//! over the device: the function checks the sizes (PyTorch's messages),
+//! calls the primitive, and turns a nonzero LAPACK `info` into PyTorch's
+//! error. [`Cpu`](crate::device::Cpu) runs faer (or the hand-written LAPACK
+//! loops) on every batch element in parallel; [`Cuda`](crate::device::Cuda)
+//! (feature `cuda`) runs cuBLAS's and cuSOLVER's batched routines (see
+//! `backend/cuda/linalg.rs` for which call each primitive makes).
+//!
+//! Every primitive takes [`DynRank`] tensors of any strides whose sizes the
+//! caller has checked (matrices are the last two dimensions, the batch the
+//! rest), and returns contiguous results; `info` values come back on the
+//! host, one per matrix of the batch, row-major, as LAPACK defines them.
+//!
+//! ```
+//! use shaped::backend::Linalg;
+//! use shaped::device::Cpu;
+//! use shaped::{DynRank, Tensor};
+//! let a = Tensor::<f64, DynRank>::try_from_vec(vec![4., 2., 2., 5., 1., 2., 2., 1.], &[2, 2, 2]).unwrap();
+//! let (l, info) = <Cpu as Linalg<f64>>::cholesky(&a).unwrap();
+//! assert_eq!(info, vec![0, 2]); // the second matrix is not positive-definite
+//! assert_eq!(l.to_vec()[..4], [2., 0., 1., 2.]);
+//! ```
+
+use crate::Tensor;
+use crate::backend::Backend;
+use crate::linalg::{LinalgFloat, Triangle};
+use crate::shape::DynRank;
+
+/// A batch of matrices, with `info` per matrix on the host.
+pub type WithInfo<T, D> = (Tensor<T, DynRank, D>, Vec<i32>);
+
+/// A packed LU factorization: the factors, the pivots and `info` per
+/// matrix on the host.
+pub type Factored<T, D> = (Tensor<T, DynRank, D>, Tensor<i32, DynRank, D>, Vec<i32>);
+
+/// The linear-algebra primitives of a device for `f32` and `f64`.
+pub trait Linalg<T: LinalgFloat>: Backend<T> {
+    /// LU with partial pivoting of each `(m, n)` matrix of `a`, as LAPACK's
+    /// `getrf`: the packed factors `(..., m, n)` (`U` on and above the
+    /// diagonal, the unit-lower `L` below), the 1-based pivots
+    /// `(..., min(m, n))` and `info` (0, or the 1-based index of the first
+    /// zero on `U`'s diagonal).
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn lu_factor(a: &Tensor<T, DynRank, Self>) -> Result<Factored<T, Self>, Self::Error>;
+
+    /// The inverse of each square matrix of `a` and `info` as
+    /// [`Linalg::lu_factor`]'s; where `info != 0` the matrix's values are
+    /// unspecified.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn inv(a: &Tensor<T, DynRank, Self>) -> Result<WithInfo<T, Self>, Self::Error>;
+
+    /// The lower Cholesky factor of each square matrix of `a` (only its
+    /// lower triangle read), zeros above the diagonal, and `info` (0, or the
+    /// order of the first leading minor that is not positive-definite;
+    /// then the matrix's values are unspecified).
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn cholesky(a: &Tensor<T, DynRank, Self>) -> Result<WithInfo<T, Self>, Self::Error>;
+
+    /// `X` with `A X = B` for square `a` `(..., n, n)` and `b` `(..., n, k)`
+    /// (or, with `vec`, `(..., n)`: a batch of vectors, `X` likewise),
+    /// batches broadcast (`b`'s first in the broadcast), and `info` (as
+    /// [`Linalg::lu_factor`]'s) for each element of the broadcast batch;
+    /// where `info != 0` that element's values are unspecified.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn solve(
+        a: &Tensor<T, DynRank, Self>,
+        b: &Tensor<T, DynRank, Self>,
+        vec: bool,
+    ) -> Result<WithInfo<T, Self>, Self::Error>;
+
+    /// `X` with `L Lᵀ X = B` for the lower-triangular `l` `(..., n, n)` and
+    /// `b` `(..., n, k)`, batches broadcast (`b`'s first in the broadcast).
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn cholesky_solve(
+        b: &Tensor<T, DynRank, Self>,
+        l: &Tensor<T, DynRank, Self>,
+    ) -> Result<Tensor<T, DynRank, Self>, Self::Error>;
+
+    /// `X` with `A X = B` (`left`) or `X A = B` for the triangle `tri` of the
+    /// square `a`, batches broadcast (`b`'s first in the broadcast).
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn solve_triangular(
+        a: &Tensor<T, DynRank, Self>,
+        b: &Tensor<T, DynRank, Self>,
+        tri: Triangle,
+        left: bool,
+    ) -> Result<Tensor<T, DynRank, Self>, Self::Error>;
+}

@@ -1,0 +1,140 @@
+//! [`Linalg`] for the CPU: faer (or LAPACK's loops written out) on every
+//! batch element in parallel, through the kernels of the function files.
+
+use faer::linalg::solvers::{DenseSolveCore, Solve};
+
+use super::batch::{Operand, broadcast_batch, dims_with, par_batches, push_mat};
+use super::cholesky::cholesky_solve_core;
+use super::lu::lu_factor_core;
+use super::triangular::{Triangle, triangular_core};
+use super::{LinalgFloat, plu};
+use crate::backend::Linalg;
+use crate::backend::linalg::{Factored, WithInfo};
+use crate::device::Cpu;
+use crate::ops::exec::Layout;
+use crate::shape::{DynRank, ShapeError};
+use crate::tensor::Tensor;
+
+type Dyn<T> = Tensor<T, DynRank>;
+
+fn fresh<T: crate::element::Element>(data: Vec<T>, dims: &[usize]) -> Result<Dyn<T>, ShapeError> {
+    super::batch::tensor(data, dims)
+}
+
+/// The matrices of `res` stacked row-major (`numel` elements each) as a
+/// tensor of sizes `dims`.
+fn with_info<T: LinalgFloat>(
+    res: &[(faer::Mat<T>, i32)],
+    numel: usize,
+    dims: &[usize],
+) -> Result<Dyn<T>, ShapeError> {
+    let mut data = Vec::with_capacity(res.len() * numel);
+    for (m, _) in res {
+        push_mat(&mut data, m.as_ref());
+    }
+    fresh(data, dims)
+}
+
+/// The `info` values of `res`.
+fn info_of<T>(res: &[(T, i32)]) -> Vec<i32> {
+    res.iter().map(|r| r.1).collect()
+}
+
+/// `(X, info)` of `A X = B` for each element of the broadcast batch (`B`
+/// read as vectors when `vec`): LU with partial pivoting, then the two
+/// triangular solves.
+#[allow(clippy::type_complexity)]
+pub(super) fn solve_info<T: LinalgFloat>(
+    a: Layout<'_, T>,
+    b: Layout<'_, T>,
+    vec: bool,
+) -> Result<(Vec<T>, Vec<usize>, Vec<i32>), ShapeError> {
+    let name = "linalg.solve";
+    let a = Operand::matrices(a, name, "A")?;
+    let b = if vec {
+        Operand::vectors(b, name, "B")?
+    } else {
+        Operand::matrices(b, name, "B")?
+    };
+    let n = a.rows();
+    // B is "tensor a" in PyTorch's broadcast message.
+    let batch = broadcast_batch(b.batch(), a.batch())?;
+    let (oa, ob) = (a.offsets(&batch), b.offsets(&batch));
+    let k = b.cols();
+    let res = par_batches(name, &[oa.len()], |i| {
+        let (lu, zero) = plu(&a.mat(oa[i]));
+        let mut bm = b.mat(ob[i]);
+        if zero.is_some() {
+            return Ok((bm, 1));
+        }
+        lu.solve_in_place(&mut bm);
+        Ok((bm, 0))
+    })?;
+    let mut data = Vec::with_capacity(res.len() * n * k);
+    for (m, _) in &res {
+        push_mat(&mut data, m.as_ref());
+    }
+    let info = info_of(&res);
+    let dims = if vec {
+        dims_with(&batch, &[n])
+    } else {
+        dims_with(&batch, &[n, k])
+    };
+    Ok((data, dims, info))
+}
+
+impl<T: LinalgFloat> Linalg<T> for Cpu {
+    fn lu_factor(a: &Dyn<T>) -> Result<Factored<T, Cpu>, ShapeError> {
+        let (lu, piv, (info, _)) = lu_factor_core::<T, DynRank>(a.layout())?;
+        Ok((lu, piv, info))
+    }
+
+    fn inv(a: &Dyn<T>) -> Result<WithInfo<T, Cpu>, ShapeError> {
+        let name = "linalg.inv";
+        let op = Operand::matrices(a.layout(), name, "A")?;
+        let n = op.rows();
+        let res = op.each(name, |x| {
+            let (lu, zero) = plu(&x);
+            Ok(match zero {
+                Some(k) => (x, k as i32),
+                None => (lu.inverse(), 0),
+            })
+        })?;
+        Ok((with_info(&res, n * n, &op.dims_vec())?, info_of(&res)))
+    }
+
+    fn cholesky(a: &Dyn<T>) -> Result<WithInfo<T, Cpu>, ShapeError> {
+        let name = "linalg.cholesky";
+        let op = Operand::matrices(a.layout(), name, "A")?;
+        let n = op.rows();
+        let res = op.each(name, |x| {
+            Ok(match x.llt(faer::Side::Lower) {
+                Ok(llt) => (llt.L().to_owned(), 0),
+                Err(faer::linalg::solvers::LltError::NonPositivePivot { index }) => {
+                    (x, index as i32 + 1)
+                }
+            })
+        })?;
+        Ok((with_info(&res, n * n, &op.dims_vec())?, info_of(&res)))
+    }
+
+    fn solve(a: &Dyn<T>, b: &Dyn<T>, vec: bool) -> Result<WithInfo<T, Cpu>, ShapeError> {
+        let (data, dims, info) = solve_info(a.layout(), b.layout(), vec)?;
+        Ok((fresh(data, &dims)?, info))
+    }
+
+    fn cholesky_solve(b: &Dyn<T>, l: &Dyn<T>) -> Result<Dyn<T>, ShapeError> {
+        let (data, dims) = cholesky_solve_core(b.layout(), l.layout())?;
+        fresh(data, &dims)
+    }
+
+    fn solve_triangular(
+        a: &Dyn<T>,
+        b: &Dyn<T>,
+        tri: Triangle,
+        left: bool,
+    ) -> Result<Dyn<T>, ShapeError> {
+        let (data, dims) = triangular_core(a.layout(), b.layout(), tri, left)?;
+        fresh(data, &dims)
+    }
+}
