@@ -1,0 +1,403 @@
+//! CUDA linear algebra (cuBLAS / cuSOLVER batched routines) against the
+//! CPU's (itself checked against PyTorch and NumPy in `linalg_*.rs`) on the
+//! same random inputs, `f32` and `f64`: unbatched, batched, broadcast batch
+//! dimensions, expanded and transposed views, zero-size batches and 0 x 0
+//! matrices, and the errors' messages. Without a GPU each test prints
+//! "skipped: no CUDA device" and returns (or fails, when
+//! `SHAPED_REQUIRE_CUDA` is set).
+#![cfg(feature = "cuda")]
+
+use shaped::backend::Linalg;
+use shaped::device::{Cuda, CudaDevice, CudaElement};
+use shaped::linalg::{self, LinalgFloat, Triangle};
+use shaped::{DynRank, Tensor};
+
+mod common;
+use common::cuda::{device, unit_values};
+
+type T<E> = Tensor<E, DynRank>;
+type G<E> = Tensor<E, DynRank, Cuda>;
+
+/// An element type both devices factor.
+trait F: LinalgFloat + CudaElement + Into<f64> {
+    const TOL: f64;
+    fn of(x: f64) -> Self;
+}
+impl F for f32 {
+    const TOL: f64 = 2e-3;
+    fn of(x: f64) -> Self {
+        x as f32
+    }
+}
+impl F for f64 {
+    const TOL: f64 = 1e-9;
+    fn of(x: f64) -> Self {
+        x
+    }
+}
+
+/// Values in `[-1, 1)` of sizes `dims`; with `diag`, `diag` is added to the
+/// diagonal of every (square) matrix, so that it is well conditioned.
+fn rand<E: F>(dims: &[usize], seed: u64, diag: f64) -> T<E> {
+    let n: usize = dims.iter().product();
+    let c = dims.last().copied().unwrap_or(1);
+    let r = if dims.len() >= 2 {
+        dims[dims.len() - 2]
+    } else {
+        1
+    };
+    let v = unit_values(n, seed)
+        .into_iter()
+        .enumerate()
+        .map(|(i, u)| {
+            let (row, col) = ((i / c) % r.max(1), i % c.max(1));
+            E::of(u * 2.0 - 1.0 + if row == col { diag } else { 0.0 })
+        })
+        .collect();
+    T::try_from_vec(v, dims).unwrap()
+}
+
+/// Symmetric positive-definite matrices `M Mᵀ + n I` of sizes `dims`
+/// (`(..., n, n)`), computed on the host.
+fn spd<E: F>(dims: &[usize], seed: u64) -> T<E> {
+    let n = dims[dims.len() - 1];
+    let count: usize = dims[..dims.len() - 2].iter().product();
+    let m = unit_values(count * n * n, seed);
+    let mut out = Vec::with_capacity(count * n * n);
+    for b in 0..count {
+        let at = |i: usize, j: usize| m[b * n * n + i * n + j] * 2.0 - 1.0;
+        for i in 0..n {
+            for j in 0..n {
+                let dot: f64 = (0..n).map(|k| at(i, k) * at(j, k)).sum();
+                out.push(E::of(dot + if i == j { n as f64 } else { 0.0 }));
+            }
+        }
+    }
+    T::try_from_vec(out, dims).unwrap()
+}
+
+/// The permutation swapping the last two of `rank` dimensions.
+fn transpose_perm(rank: usize) -> Vec<isize> {
+    let mut p: Vec<isize> = (0..rank as isize).collect();
+    p.swap(rank - 2, rank - 1);
+    p
+}
+
+fn gpu<E: F>(dev: &CudaDevice, t: &T<E>) -> G<E> {
+    t.to_device(dev).unwrap()
+}
+
+/// CPU and CUDA results of the same sizes and values within `E::TOL`
+/// (relative), NaN equal to NaN.
+#[track_caller]
+fn assert_near<E: F>(what: &str, cpu: &T<E>, gpu: &G<E>) {
+    let back = gpu.to_cpu().unwrap();
+    assert_eq!(cpu.dims(), back.dims(), "{what}: sizes");
+    for (i, (x, y)) in cpu.to_vec().into_iter().zip(back.to_vec()).enumerate() {
+        let (x, y): (f64, f64) = (x.into(), y.into());
+        let ok = (x.is_nan() && y.is_nan())
+            || x == y
+            || (x - y).abs() <= E::TOL * x.abs().max(y.abs()).max(1.0);
+        assert!(ok, "{what}: element {i}: cpu {x} vs cuda {y}");
+    }
+}
+
+/// Square inputs: unbatched, batched, a transposed view, an expanded
+/// (stride-0 batch) view, a zero-size batch and 0 x 0 matrices.
+fn square_inputs<E: F>(seed: u64, make: impl Fn(&[usize], u64) -> T<E>) -> Vec<(String, T<E>)> {
+    let mut v = vec![
+        ("3x3".to_string(), make(&[3, 3], seed)),
+        ("batched 2x3x4x4".to_string(), make(&[2, 3, 4, 4], seed + 1)),
+        ("17x17".to_string(), make(&[17, 17], seed + 2)),
+        ("zero-size batch".to_string(), make(&[0, 3, 3], seed)),
+        (
+            "0x0 matrices".to_string(),
+            T::try_zeros(&[2, 0, 0]).unwrap(),
+        ),
+    ];
+    let b = make(&[3, 5, 5], seed + 3);
+    v.push((
+        "transposed view".to_string(),
+        b.permute(&[0, 2, 1]).unwrap(),
+    ));
+    let one = make(&[1, 4, 4], seed + 4);
+    v.push((
+        "expanded batch".to_string(),
+        one.expand(&[3, 4, 4]).unwrap(),
+    ));
+    v
+}
+
+fn inv_lu_match<E: F>(dev: &CudaDevice)
+where
+    Cuda: Linalg<E>,
+{
+    for (what, a) in square_inputs::<E>(10, |d, s| rand(d, s, 3.0)) {
+        let g = gpu(dev, &a);
+        // The view keeps its layout on the GPU.
+        assert_eq!(g.strides(), a.strides(), "{what}");
+        assert_near(&format!("inv {what}"), &linalg::inv(&a), &linalg::inv(&g));
+        let (lu, piv) = linalg::lu_factor(&a);
+        let (glu, gpiv) = linalg::lu_factor(&g);
+        assert_near(&format!("lu_factor {what}"), &lu, &glu);
+        assert_eq!(
+            piv.to_vec(),
+            gpiv.to_cpu().unwrap().to_vec(),
+            "pivots {what}"
+        );
+    }
+    // Rectangular LU: one cuSOLVER getrf per matrix.
+    for dims in [[2, 3, 5], [2, 5, 3], [0, 2, 3]] {
+        let a = rand::<E>(&dims, 20, 0.0);
+        let (lu, piv) = linalg::lu_factor(&a);
+        let (glu, gpiv) = linalg::lu_factor(&gpu(dev, &a));
+        assert_near(&format!("lu_factor {dims:?}"), &lu, &glu);
+        assert_eq!(
+            piv.to_vec(),
+            gpiv.to_cpu().unwrap().to_vec(),
+            "pivots {dims:?}"
+        );
+    }
+}
+
+#[test]
+fn inv_and_lu_factor_match_cpu() {
+    let Some(dev) = device() else { return };
+    inv_lu_match::<f32>(&dev);
+    inv_lu_match::<f64>(&dev);
+}
+
+fn solve_match<E: F>(dev: &CudaDevice)
+where
+    Cuda: Linalg<E>,
+{
+    let cases: Vec<(&str, T<E>, T<E>)> = vec![
+        ("3x3, 3x2", rand(&[3, 3], 30, 3.0), rand(&[3, 2], 31, 0.0)),
+        (
+            "broadcast batches",
+            rand(&[2, 1, 4, 4], 32, 3.0),
+            rand(&[3, 4, 2], 33, 0.0),
+        ),
+        (
+            "transposed A and B",
+            rand::<E>(&[2, 4, 4], 34, 3.0).permute(&[0, 2, 1]).unwrap(),
+            rand::<E>(&[2, 3, 4], 35, 0.0).permute(&[0, 2, 1]).unwrap(),
+        ),
+        (
+            "expanded A",
+            rand::<E>(&[1, 3, 3], 36, 3.0).expand(&[4, 3, 3]).unwrap(),
+            rand(&[4, 3, 1], 37, 0.0),
+        ),
+        (
+            "zero-size batch",
+            rand(&[0, 3, 3], 38, 3.0),
+            rand(&[0, 3, 2], 39, 0.0),
+        ),
+        (
+            "no columns",
+            rand(&[2, 3, 3], 40, 3.0),
+            rand(&[2, 3, 0], 41, 0.0),
+        ),
+    ];
+    for (what, a, b) in &cases {
+        let (ga, gb) = (gpu(dev, a), gpu(dev, b));
+        let x: T<E> = linalg::solve(a, b);
+        let gx: G<E> = linalg::solve(&ga, &gb);
+        assert_near(&format!("solve {what}"), &x, &gx);
+        let l = linalg::solve_triangular(
+            a,
+            b,
+            Triangle {
+                upper: false,
+                unit: false,
+            },
+        );
+        let gl = linalg::solve_triangular(
+            &ga,
+            &gb,
+            Triangle {
+                upper: false,
+                unit: false,
+            },
+        );
+        assert_near(&format!("solve_triangular lower {what}"), &l, &gl);
+        let u = linalg::solve_triangular(
+            a,
+            b,
+            Triangle {
+                upper: true,
+                unit: true,
+            },
+        );
+        let gu = linalg::solve_triangular(
+            &ga,
+            &gb,
+            Triangle {
+                upper: true,
+                unit: true,
+            },
+        );
+        assert_near(&format!("solve_triangular unit upper {what}"), &u, &gu);
+        // X A = B with B's transpose.
+        let bt: T<E> = b.permute(&transpose_perm(b.rank())).unwrap();
+        let gbt: G<E> = gb.permute(&transpose_perm(gb.rank())).unwrap();
+        let r = linalg::solve_triangular_right(
+            a,
+            &bt,
+            Triangle {
+                upper: true,
+                unit: false,
+            },
+        );
+        let gr = linalg::solve_triangular_right(
+            &ga,
+            &gbt,
+            Triangle {
+                upper: true,
+                unit: false,
+            },
+        );
+        assert_near(&format!("solve_triangular_right {what}"), &r, &gr);
+    }
+    // Vector right-hand sides (PyTorch's rule for a 1-d dynamic-rank B).
+    let a = rand::<E>(&[2, 3, 3], 42, 3.0);
+    let b = rand::<E>(&[3], 43, 0.0);
+    let x: T<E> = linalg::solve(&a, &b);
+    let gx: G<E> = linalg::solve(&gpu(dev, &a), &gpu(dev, &b));
+    assert_near("solve with a vector", &x, &gx);
+    let bv = rand::<E>(&[4, 1, 3], 44, 0.0);
+    let a4 = rand::<E>(&[4, 2, 3, 3], 45, 3.0);
+    let x: T<E> = linalg::solve_vec(&a4, &bv);
+    let gx: G<E> = linalg::solve_vec(&gpu(dev, &a4), &gpu(dev, &bv));
+    assert_near("solve_vec broadcast", &x, &gx);
+}
+
+#[test]
+fn solve_and_triangular_solves_match_cpu() {
+    let Some(dev) = device() else { return };
+    solve_match::<f32>(&dev);
+    solve_match::<f64>(&dev);
+}
+
+fn cholesky_match<E: F>(dev: &CudaDevice)
+where
+    Cuda: Linalg<E>,
+{
+    for (what, a) in square_inputs::<E>(50, |d, s| {
+        if d.contains(&0) {
+            T::try_zeros(d).unwrap()
+        } else {
+            spd(d, s)
+        }
+    }) {
+        let g = gpu(dev, &a);
+        let l = linalg::cholesky(&a);
+        let gl = linalg::cholesky(&g);
+        assert_near(&format!("cholesky {what}"), &l, &gl);
+        if a.rank() >= 2 && !what.contains("transposed") {
+            let b = rand::<E>(&[a.dims()[a.rank() - 1], 2], 51, 0.0);
+            let x: T<E> = linalg::cholesky_solve(&b, &l);
+            let gx: G<E> = linalg::cholesky_solve(&gpu(dev, &b), &gl);
+            assert_near(&format!("cholesky_solve {what}"), &x, &gx);
+        }
+    }
+    // Broadcast batches: B (3, 1, 4, 2) against L (2, 4, 4).
+    let l = linalg::cholesky(&spd::<E>(&[2, 4, 4], 52));
+    let b = rand::<E>(&[3, 1, 4, 2], 53, 0.0);
+    let x: T<E> = linalg::cholesky_solve(&b, &l);
+    let gx: G<E> = linalg::cholesky_solve(&gpu(dev, &b), &gpu(dev, &l));
+    assert_near("cholesky_solve broadcast", &x, &gx);
+    // A NaN in the unread upper triangle does not reach L.
+    let mut v = spd::<E>(&[3, 3], 54).to_vec();
+    v[1] = E::of(f64::NAN);
+    let a = T::try_from_vec(v, &[3, 3]).unwrap();
+    assert_near(
+        "cholesky ignores the upper triangle",
+        &linalg::cholesky(&a),
+        &linalg::cholesky(&gpu(dev, &a)),
+    );
+}
+
+#[test]
+fn cholesky_and_cholesky_solve_match_cpu() {
+    let Some(dev) = device() else { return };
+    cholesky_match::<f32>(&dev);
+    cholesky_match::<f64>(&dev);
+}
+
+/// The same error, with the same message, on both devices.
+#[track_caller]
+fn same_error<R1, R2>(
+    what: &str,
+    cpu: Result<R1, shaped::ShapeError>,
+    gpu: Result<R2, shaped::device::CudaError>,
+) {
+    let (Err(c), Err(g)) = (cpu, gpu) else {
+        panic!("{what}: expected errors on both devices")
+    };
+    assert_eq!(c.to_string(), g.to_string(), "{what}");
+}
+
+#[test]
+fn errors_match_cpu() {
+    let Some(dev) = device() else { return };
+    // Batch element 1 is singular / not positive-definite.
+    let s = T::<f64>::try_from_vec(vec![2., 0., 0., 4., 1., 2., 2., 4.], &[2, 2, 2]).unwrap();
+    let gs = gpu(&dev, &s);
+    same_error("inv", linalg::try_inv(&s), linalg::try_inv(&gs));
+    same_error(
+        "lu_factor",
+        linalg::try_lu_factor(&s),
+        linalg::try_lu_factor(&gs),
+    );
+    let b = T::<f64>::try_zeros(&[3, 1, 2, 1]).unwrap();
+    same_error(
+        "solve",
+        linalg::try_solve(&s, &b),
+        linalg::try_solve(&gs, &gpu(&dev, &b)),
+    );
+    let np = T::<f64>::try_from_vec(vec![4., 2., 2., 5., 1., 2., 2., 1.], &[2, 2, 2]).unwrap();
+    same_error(
+        "cholesky",
+        linalg::try_cholesky(&np),
+        linalg::try_cholesky(&gpu(&dev, &np)),
+    );
+    // Shapes, checked before anything runs.
+    let r = T::<f64>::try_zeros(&[2, 3]).unwrap();
+    let gr = gpu(&dev, &r);
+    same_error("inv of 2x3", linalg::try_inv(&r), linalg::try_inv(&gr));
+    same_error(
+        "cholesky of 2x3",
+        linalg::try_cholesky(&r),
+        linalg::try_cholesky(&gr),
+    );
+    let a = T::<f64>::try_zeros(&[3, 3]).unwrap();
+    let b4 = T::<f64>::try_zeros(&[4, 1]).unwrap();
+    let (ga, gb4) = (gpu(&dev, &a), gpu(&dev, &b4));
+    same_error(
+        "solve sizes",
+        linalg::try_solve(&a, &b4),
+        linalg::try_solve(&ga, &gb4),
+    );
+    let tri = Triangle {
+        upper: true,
+        unit: false,
+    };
+    same_error(
+        "solve_triangular sizes",
+        linalg::try_solve_triangular(&a, &b4, tri),
+        linalg::try_solve_triangular(&ga, &gb4, tri),
+    );
+    same_error(
+        "cholesky_solve sizes",
+        linalg::try_cholesky_solve(&b4, &a),
+        linalg::try_cholesky_solve(&gb4, &ga),
+    );
+    let a2 = T::<f64>::try_zeros(&[2, 3, 3]).unwrap();
+    let b3 = T::<f64>::try_zeros(&[3, 3, 1]).unwrap();
+    same_error(
+        "solve batch broadcast",
+        linalg::try_solve(&a2, &b3),
+        linalg::try_solve(&gpu(&dev, &a2), &gpu(&dev, &b3)),
+    );
+}
