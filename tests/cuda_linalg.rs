@@ -1,4 +1,5 @@
-//! CUDA linear algebra (cuBLAS / cuSOLVER batched routines) against the
+//! CUDA linear algebra (cuBLAS / cuSOLVER batched routines: LU, inverse,
+//! solve, triangular solves, Cholesky, symmetric eigenvalues) against the
 //! CPU's (itself checked against PyTorch and NumPy in `linalg_*.rs`) on the
 //! same random inputs, `f32` and `f64`: unbatched, batched, broadcast batch
 //! dimensions, expanded and transposed views, zero-size batches and 0 x 0
@@ -323,6 +324,54 @@ fn cholesky_and_cholesky_solve_match_cpu() {
     let Some(dev) = device() else { return };
     cholesky_match::<f32>(&dev);
     cholesky_match::<f64>(&dev);
+}
+
+/// `|x|` of a CPU tensor, and of a CUDA one (brought back): eigenvectors
+/// and singular vectors are unique up to sign.
+fn abs_cpu<E: F>(t: &T<E>) -> T<E> {
+    let v = t
+        .to_vec()
+        .into_iter()
+        .map(|x| E::of(x.into().abs()))
+        .collect();
+    T::try_from_vec(v, t.dims()).unwrap()
+}
+
+fn abs_gpu<E: F>(dev: &CudaDevice, t: &G<E>) -> G<E> {
+    gpu(dev, &abs_cpu(&t.to_cpu().unwrap()))
+}
+
+fn eigh_match<E: F>(dev: &CudaDevice)
+where
+    Cuda: Linalg<E>,
+{
+    let mut inputs = square_inputs::<E>(60, |d, s| rand(d, s, 0.0));
+    // Above 32: one cuSOLVER syevj per matrix instead of syevjBatched.
+    inputs.push(("2x40x40".to_string(), rand(&[2, 40, 40], 61, 0.0)));
+    for (what, a) in inputs {
+        // Only the lower triangle is read (the inputs are not symmetric).
+        let g = gpu(dev, &a);
+        let (w, v) = linalg::eigh(&a);
+        let (gw, gv) = linalg::eigh(&g);
+        assert_near(&format!("eigh values {what}"), &w, &gw);
+        assert_near(
+            &format!("eigh |vectors| {what}"),
+            &abs_cpu(&v),
+            &abs_gpu(dev, &gv),
+        );
+        assert_near(
+            &format!("eigvalsh {what}"),
+            &linalg::eigvalsh(&a),
+            &linalg::eigvalsh(&g),
+        );
+    }
+}
+
+#[test]
+fn eigh_matches_cpu() {
+    let Some(dev) = device() else { return };
+    eigh_match::<f32>(&dev);
+    eigh_match::<f64>(&dev);
 }
 
 /// The same error, with the same message, on both devices.

@@ -34,6 +34,14 @@ pub type WithInfo<T, D> = (Tensor<T, DynRank, D>, Vec<i32>);
 /// matrix on the host.
 pub type Factored<T, D> = (Tensor<T, DynRank, D>, Tensor<i32, DynRank, D>, Vec<i32>);
 
+/// Eigenvalues `(..., n)`, eigenvectors `(..., n, n)` when asked for, and
+/// `info` per matrix on the host.
+pub type Eigen<T, D> = (
+    Tensor<T, DynRank, D>,
+    Option<Tensor<T, DynRank, D>>,
+    Vec<i32>,
+);
+
 /// The linear-algebra primitives of a device for `f32` and `f64`.
 pub trait Linalg<T: LinalgFloat>: Backend<T> {
     /// LU with partial pivoting of each `(m, n)` matrix of `a`, as LAPACK's
@@ -98,4 +106,14 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> {
         tri: Triangle,
         left: bool,
     ) -> Result<Tensor<T, DynRank, Self>, Self::Error>;
+
+    /// The eigenvalues `(..., n)`, ascending, of each symmetric matrix of
+    /// `a` (only its lower triangle read), with `vectors` the orthonormal
+    /// eigenvectors as the columns of `(..., n, n)`, and `info` (nonzero
+    /// where the iteration did not converge; that element's values are then
+    /// unspecified).
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn eigh(a: &Tensor<T, DynRank, Self>, vectors: bool) -> Result<Eigen<T, Self>, Self::Error>;
 }

@@ -9,7 +9,7 @@ use super::lu::lu_factor_core;
 use super::triangular::{Triangle, triangular_core};
 use super::{LinalgFloat, plu};
 use crate::backend::Linalg;
-use crate::backend::linalg::{Factored, WithInfo};
+use crate::backend::linalg::{Eigen, Factored, WithInfo};
 use crate::device::Cpu;
 use crate::ops::exec::Layout;
 use crate::shape::{DynRank, ShapeError};
@@ -136,5 +136,48 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
     ) -> Result<Dyn<T>, ShapeError> {
         let (data, dims) = triangular_core(a.layout(), b.layout(), tri, left)?;
         fresh(data, &dims)
+    }
+
+    fn eigh(a: &Dyn<T>, vectors: bool) -> Result<Eigen<T, Cpu>, ShapeError> {
+        let name = if vectors {
+            "linalg.eigh"
+        } else {
+            "linalg.eigvalsh"
+        };
+        let op = Operand::matrices(a.layout(), name, "A")?;
+        let n = op.rows();
+        let res = op.each(name, |x| {
+            Ok(if vectors {
+                match x.self_adjoint_eigen(faer::Side::Lower) {
+                    Ok(f) => {
+                        let w: Vec<T> = f.S().column_vector().iter().copied().collect();
+                        (w, Some(f.U().to_owned()), 0)
+                    }
+                    Err(_) => (vec![T::zero(); n], Some(x), 1),
+                }
+            } else {
+                match x.self_adjoint_eigenvalues(faer::Side::Lower) {
+                    Ok(w) => (w, None, 0),
+                    Err(_) => (vec![T::zero(); n], None, 1),
+                }
+            })
+        })?;
+        let batch = op.batch();
+        let mut ws = Vec::with_capacity(res.len() * n);
+        let mut vs = Vec::with_capacity(if vectors { res.len() * n * n } else { 0 });
+        let mut info = Vec::with_capacity(res.len());
+        for (w, v, i) in &res {
+            ws.extend_from_slice(w);
+            if let Some(v) = v {
+                push_mat(&mut vs, v.as_ref());
+            }
+            info.push(*i);
+        }
+        let v = if vectors {
+            Some(fresh(vs, &op.dims_vec())?)
+        } else {
+            None
+        };
+        Ok((fresh(ws, &dims_with(batch, &[n]))?, v, info))
     }
 }

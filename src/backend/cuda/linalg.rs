@@ -10,6 +10,8 @@
 //! | `cholesky` | `cusolverDn<t>potrfBatched` (lower), the upper triangle then zeroed |
 //! | `cholesky_solve` | `cublas<t>trsmBatched` twice (`L Y = B`, `Lᵀ X = Y`) |
 //! | `solve_triangular` | `cublas<t>trsmBatched` |
+//! | `eigh` (`n <= 32`) | `cusolverDn<t>syevjBatched` (Jacobi) |
+//! | `eigh` (`n > 32`) | `cusolverDn<t>syevj`, **one call per matrix** (cuSOLVER's batched Jacobi stops at 32) |
 //!
 //! cuBLAS and cuSOLVER are column-major. Every operand is first copied by
 //! the copy kernel into a fresh buffer holding each matrix column-major
@@ -35,7 +37,7 @@ use super::elementwise::{Operand, launch};
 use super::primitives::{output, same_device};
 use super::{CudaDevice, CudaError, CudaStorage};
 use crate::Tensor;
-use crate::backend::linalg::{Factored, WithInfo};
+use crate::backend::linalg::{Eigen, Factored, WithInfo};
 use crate::backend::op::Pointwise;
 use crate::backend::{Backend, Linalg};
 use crate::device::Cuda;
@@ -121,6 +123,34 @@ trait SolverElement: BlasElement {
         lda: c_int,
         lwork: *mut c_int,
     ) -> cs::cusolverStatus_t;
+    /// `cusolverDn<t>syevjBatched_bufferSize` (`batch > 0`) or
+    /// `cusolverDn<t>syevj_bufferSize` (`batch == 0`: one matrix).
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn syevj_buffer(
+        h: cs::cusolverDnHandle_t,
+        jobz: cs::cusolverEigMode_t,
+        n: c_int,
+        a: *const Self,
+        w: *const Self,
+        lwork: *mut c_int,
+        params: cs::syevjInfo_t,
+        batch: c_int,
+    ) -> cs::cusolverStatus_t;
+    /// `cusolverDn<t>syevjBatched` (`batch > 0`) or `cusolverDn<t>syevj`
+    /// (`batch == 0`: one matrix), lower triangle, `lda = n`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn syevj(
+        h: cs::cusolverDnHandle_t,
+        jobz: cs::cusolverEigMode_t,
+        n: c_int,
+        a: *mut Self,
+        w: *mut Self,
+        work: *mut Self,
+        lwork: c_int,
+        info: *mut c_int,
+        params: cs::syevjInfo_t,
+        batch: c_int,
+    ) -> cs::cusolverStatus_t;
     /// `cusolverDn<t>getrf`.
     #[allow(clippy::too_many_arguments)]
     unsafe fn getrf(
@@ -136,7 +166,8 @@ trait SolverElement: BlasElement {
 }
 
 macro_rules! solver_element {
-    ($t:ty, $getrf_b:ident, $getri_b:ident, $getrs_b:ident, $trsm_b:ident, $potrf_b:ident, $getrf_bs:ident, $getrf:ident) => {
+    ($t:ty, $getrf_b:ident, $getri_b:ident, $getrs_b:ident, $trsm_b:ident, $potrf_b:ident, $getrf_bs:ident, $getrf:ident,
+     $syevj_bbs:ident, $syevj_b:ident, $syevj_bs:ident, $syevj:ident) => {
         // SAFETY (every function): a direct forward to the routine of the
         // same name; the callers below pass pointers to device buffers sized
         // as each routine documents.
@@ -242,6 +273,61 @@ macro_rules! solver_element {
                 // SAFETY: see the macro's comment.
                 unsafe { cs::$getrf_bs(h, m, n, a, lda, lwork) }
             }
+            unsafe fn syevj_buffer(
+                h: cs::cusolverDnHandle_t,
+                jobz: cs::cusolverEigMode_t,
+                n: c_int,
+                a: *const Self,
+                w: *const Self,
+                lwork: *mut c_int,
+                params: cs::syevjInfo_t,
+                batch: c_int,
+            ) -> cs::cusolverStatus_t {
+                let lower = cs::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
+                // SAFETY: see the macro's comment.
+                unsafe {
+                    if batch > 0 {
+                        cs::$syevj_bbs(h, jobz, lower, n, a, n.max(1), w, lwork, params, batch)
+                    } else {
+                        cs::$syevj_bs(h, jobz, lower, n, a, n.max(1), w, lwork, params)
+                    }
+                }
+            }
+            unsafe fn syevj(
+                h: cs::cusolverDnHandle_t,
+                jobz: cs::cusolverEigMode_t,
+                n: c_int,
+                a: *mut Self,
+                w: *mut Self,
+                work: *mut Self,
+                lwork: c_int,
+                info: *mut c_int,
+                params: cs::syevjInfo_t,
+                batch: c_int,
+            ) -> cs::cusolverStatus_t {
+                let lower = cs::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
+                // SAFETY: see the macro's comment.
+                unsafe {
+                    if batch > 0 {
+                        cs::$syevj_b(
+                            h,
+                            jobz,
+                            lower,
+                            n,
+                            a,
+                            n.max(1),
+                            w,
+                            work,
+                            lwork,
+                            info,
+                            params,
+                            batch,
+                        )
+                    } else {
+                        cs::$syevj(h, jobz, lower, n, a, n.max(1), w, work, lwork, info, params)
+                    }
+                }
+            }
             unsafe fn getrf(
                 h: cs::cusolverDnHandle_t,
                 m: c_int,
@@ -266,7 +352,11 @@ solver_element!(
     cublasStrsmBatched,
     cusolverDnSpotrfBatched,
     cusolverDnSgetrf_bufferSize,
-    cusolverDnSgetrf
+    cusolverDnSgetrf,
+    cusolverDnSsyevjBatched_bufferSize,
+    cusolverDnSsyevjBatched,
+    cusolverDnSsyevj_bufferSize,
+    cusolverDnSsyevj
 );
 solver_element!(
     f64,
@@ -276,7 +366,11 @@ solver_element!(
     cublasDtrsmBatched,
     cusolverDnDpotrfBatched,
     cusolverDnDgetrf_bufferSize,
-    cusolverDnDgetrf
+    cusolverDnDgetrf,
+    cusolverDnDsyevjBatched_bufferSize,
+    cusolverDnDsyevjBatched,
+    cusolverDnDsyevj_bufferSize,
+    cusolverDnDsyevj
 );
 
 /// A cuBLAS status as a [`CudaError`].
@@ -560,13 +654,13 @@ fn host_info(dev: &CudaDevice, info: &CudaSlice<i32>, count: usize) -> Result<Ve
     Ok(v)
 }
 
-/// `m` (a batch `count` long) of `n`-long int rows as a tensor `(batch..., n)`.
-fn int_tensor(
+/// `buf` (a batch of `n`-long rows, row-major) as a tensor `(batch..., n)`.
+fn rows_tensor<E: super::CudaElement>(
     dev: &CudaDevice,
-    buf: CudaSlice<i32>,
+    buf: CudaSlice<E>,
     batch: &[usize],
     n: usize,
-) -> Result<Tensor<i32, DynRank, Cuda>, CudaError> {
+) -> Result<Tensor<E, DynRank, Cuda>, CudaError> {
     let mut dims = batch.to_vec();
     dims.push(n);
     let d = <DynRank as crate::shape::Shape>::check_dims(&dims)?;
@@ -636,7 +730,7 @@ fn lu_factor<T: SolverElement>(a: &Dyn<T>) -> Result<Factored<T, Cuda>, CudaErro
     let k = m.rows.min(m.cols);
     Ok((
         m.to_row_major(&dev, false)?,
-        int_tensor(&dev, piv, batch, k)?,
+        rows_tensor(&dev, piv, batch, k)?,
         host_info(&dev, &info, m.count)?,
     ))
 }
@@ -855,6 +949,114 @@ fn solve_triangular<T: SolverElement>(
     bm.to_row_major(&dev, false)
 }
 
+/// The largest order `syevjBatched` and `gesvdjBatched` take (cuSOLVER's
+/// limit for its batched Jacobi methods); larger matrices are done one
+/// cuSOLVER call per matrix.
+const JACOBI_BATCH_MAX: usize = 32;
+
+/// `syevj`'s parameters (tolerance: machine precision, at most 100 sweeps,
+/// eigenvalues sorted ascending: cuSOLVER's defaults), destroyed on drop.
+struct SyevjParams(cs::syevjInfo_t);
+
+impl SyevjParams {
+    fn new() -> Result<Self, CudaError> {
+        let mut p: cs::syevjInfo_t = std::ptr::null_mut();
+        // SAFETY: writes a fresh parameter object's handle into `p`.
+        solver_ok(
+            unsafe { cs::cusolverDnCreateSyevjInfo(&mut p) },
+            "CreateSyevjInfo",
+        )?;
+        Ok(SyevjParams(p))
+    }
+}
+
+impl Drop for SyevjParams {
+    fn drop(&mut self) {
+        // SAFETY: `self.0` was created by `cusolverDnCreateSyevjInfo` and
+        // is destroyed once, here; a failure leaks it, nothing else.
+        let _ = unsafe { cs::cusolverDnDestroySyevjInfo(self.0) };
+    }
+}
+
+/// Eigenvalues (and vectors) of every symmetric matrix: one
+/// `cusolverDn<t>syevjBatched` call for `n <= 32`, else one
+/// `cusolverDn<t>syevj` call per matrix.
+fn eigh<T: SolverElement>(a: &Dyn<T>, vectors: bool) -> Result<Eigen<T, Cuda>, CudaError> {
+    let dev = a.device().clone();
+    let batch = batch_of(a.dims());
+    let m = ColMajor::copy(&dev, a.operand(), batch)?;
+    let n = m.rows;
+    let mut w = dev.alloc_zeros::<T>(m.count * n)?;
+    let mut info = ints(&dev, m.count)?;
+    if !m.is_empty() {
+        let h = solver_handle(&dev)?;
+        dev.inner.ctx.bind_to_thread()?;
+        let stream = dev.stream();
+        let jobz = if vectors {
+            cs::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
+        } else {
+            cs::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
+        };
+        let params = SyevjParams::new()?;
+        let batched = n <= JACOBI_BATCH_MAX;
+        let calls = if batched { 1 } else { m.count };
+        let per_call = if batched { int(m.count)? } else { 0 };
+        let mut buf = m.store.buf.write();
+        let (pa, _ga) = buf.device_ptr_mut(stream);
+        let (pw, _gw) = w.device_ptr_mut(stream);
+        let (pinfo, _gi) = info.device_ptr_mut(stream);
+        let mut lwork: c_int = 0;
+        // SAFETY: a workspace query: reads the sizes only.
+        let s = unsafe {
+            T::syevj_buffer(
+                h.cu(),
+                jobz,
+                int(n)?,
+                pa as *const T,
+                pw as *const T,
+                &mut lwork,
+                params.0,
+                per_call,
+            )
+        };
+        solver_ok(s, "syevj_bufferSize")?;
+        let mut work = dev.alloc_zeros::<T>(lwork.max(1) as usize)?;
+        let (pwork, _gk) = work.device_ptr_mut(stream);
+        let size = size_of::<T>() as u64;
+        for i in 0..calls as u64 {
+            // SAFETY: call `i` works on matrix `i` (or, batched, on all
+            // `count` matrices, contiguous n x n column-major with lda = n),
+            // its `n` eigenvalues and its `info`, with the workspace of the
+            // size cuSOLVER asked for; all alive until the stream has run.
+            let s = unsafe {
+                T::syevj(
+                    h.cu(),
+                    jobz,
+                    int(n)?,
+                    (pa + i * (n * n) as u64 * size) as *mut T,
+                    (pw + i * n as u64 * size) as *mut T,
+                    pwork as *mut T,
+                    lwork,
+                    (pinfo + i * 4) as *mut c_int,
+                    params.0,
+                    per_call,
+                )
+            };
+            solver_ok(s, "syevj")?;
+        }
+    }
+    let v = if vectors {
+        Some(m.to_row_major(&dev, false)?)
+    } else {
+        None
+    };
+    Ok((
+        rows_tensor(&dev, w, batch, n)?,
+        v,
+        host_info(&dev, &info, m.count)?,
+    ))
+}
+
 macro_rules! cuda_linalg {
     ($($t:ty),*) => {$(
         /// cuBLAS's and cuSOLVER's batched routines; see the module's table.
@@ -888,6 +1090,10 @@ macro_rules! cuda_linalg {
                 left: bool,
             ) -> Result<Dyn<$t>, CudaError> {
                 solve_triangular(a, b, tri, left)
+            }
+
+            fn eigh(a: &Dyn<$t>, vectors: bool) -> Result<Eigen<$t, Cuda>, CudaError> {
+                eigh(a, vectors)
             }
         }
     )*};
