@@ -1,5 +1,5 @@
 //! CUDA linear algebra (cuBLAS / cuSOLVER batched routines: LU, inverse,
-//! solve, triangular solves, Cholesky, symmetric eigenvalues) against the
+//! solve, triangular solves, Cholesky, symmetric eigenvalues, SVD) against the
 //! CPU's (itself checked against PyTorch and NumPy in `linalg_*.rs`) on the
 //! same random inputs, `f32` and `f64`: unbatched, batched, broadcast batch
 //! dimensions, expanded and transposed views, zero-size batches and 0 x 0
@@ -372,6 +372,101 @@ fn eigh_matches_cpu() {
     let Some(dev) = device() else { return };
     eigh_match::<f32>(&dev);
     eigh_match::<f64>(&dev);
+}
+
+/// `U diag(S) Vh` of each matrix, computed on the host.
+fn reconstruct<E: F>(u: &T<E>, s: &T<E>, vh: &T<E>) -> T<E> {
+    let (ud, vd) = (u.dims(), vh.dims());
+    let (m, k, n) = (ud[ud.len() - 2], ud[ud.len() - 1], vd[vd.len() - 1]);
+    let kk = s.dims()[s.rank() - 1];
+    let count: usize = ud[..ud.len() - 2].iter().product();
+    let (u, s, vh) = (u.to_vec(), s.to_vec(), vh.to_vec());
+    let vr = vd[vd.len() - 2];
+    let mut out = Vec::with_capacity(count * m * n);
+    for b in 0..count {
+        for i in 0..m {
+            for j in 0..n {
+                let x: f64 = (0..kk.min(k).min(vr))
+                    .map(|l| {
+                        u[b * m * k + i * k + l].into()
+                            * s[b * kk + l].into()
+                            * vh[b * vr * n + l * n + j].into()
+                    })
+                    .sum();
+                out.push(E::of(x));
+            }
+        }
+    }
+    let mut dims = ud[..ud.len() - 2].to_vec();
+    dims.extend([m, n]);
+    T::try_from_vec(out, &dims).unwrap()
+}
+
+fn svd_match<E: F>(dev: &CudaDevice)
+where
+    Cuda: Linalg<E>,
+{
+    let mut inputs: Vec<(String, T<E>)> = vec![
+        ("3x5".into(), rand(&[3, 5], 70, 0.0)),
+        ("batched 2x5x3".into(), rand(&[2, 5, 3], 71, 0.0)),
+        ("4x4".into(), rand(&[4, 4], 72, 0.0)),
+        ("zero-size batch".into(), rand(&[0, 3, 2], 73, 0.0)),
+        ("no rows".into(), T::try_zeros(&[2, 0, 3]).unwrap()),
+        // Above 32: one cuSOLVER gesvdj per matrix.
+        ("2x40x35".into(), rand(&[2, 40, 35], 74, 0.0)),
+    ];
+    inputs.push((
+        "transposed view".into(),
+        rand::<E>(&[2, 3, 6], 75, 0.0).permute(&[0, 2, 1]).unwrap(),
+    ));
+    inputs.push((
+        "expanded batch".into(),
+        rand::<E>(&[1, 4, 3], 76, 0.0).expand(&[3, 4, 3]).unwrap(),
+    ));
+    for (what, a) in inputs {
+        let g = gpu(dev, &a);
+        assert_near(
+            &format!("svdvals {what}"),
+            &linalg::svdvals(&a),
+            &linalg::svdvals(&g),
+        );
+        for full in [false, true] {
+            let (u, s, vh) = linalg::try_svd_with(&a, full).unwrap();
+            let (gu, gs, gvh) = linalg::try_svd_with(&g, full).unwrap();
+            let what = format!("svd full={full} {what}");
+            assert_near(&format!("{what}: S"), &s, &gs);
+            assert_eq!(u.dims(), gu.dims(), "{what}: U");
+            assert_eq!(vh.dims(), gvh.dims(), "{what}: Vh");
+            // U diag(S) Vh gives A back.
+            let (gu, gvh) = (gu.to_cpu().unwrap(), gvh.to_cpu().unwrap());
+            let back = reconstruct(&gu, &gs.to_cpu().unwrap(), &gvh);
+            assert_near(
+                &format!("{what}: U S Vh"),
+                &a.try_contiguous().unwrap(),
+                &gpu(dev, &back),
+            );
+            if !full {
+                // Distinct singular values: the vectors agree up to sign.
+                assert_near(
+                    &format!("{what}: |U|"),
+                    &abs_cpu(&u),
+                    &gpu(dev, &abs_cpu(&gu)),
+                );
+                assert_near(
+                    &format!("{what}: |Vh|"),
+                    &abs_cpu(&vh),
+                    &gpu(dev, &abs_cpu(&gvh)),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn svd_matches_cpu() {
+    let Some(dev) = device() else { return };
+    svd_match::<f32>(&dev);
+    svd_match::<f64>(&dev);
 }
 
 /// The same error, with the same message, on both devices.

@@ -42,6 +42,15 @@ pub type Eigen<T, D> = (
     Vec<i32>,
 );
 
+/// `U`, `S`, `Vh` of a singular value decomposition (`U` and `Vh` when
+/// asked for), and `info` per matrix on the host.
+pub type Singular<T, D> = (
+    Option<Tensor<T, DynRank, D>>,
+    Tensor<T, DynRank, D>,
+    Option<Tensor<T, DynRank, D>>,
+    Vec<i32>,
+);
+
 /// The linear-algebra primitives of a device for `f32` and `f64`.
 pub trait Linalg<T: LinalgFloat>: Backend<T> {
     /// LU with partial pivoting of each `(m, n)` matrix of `a`, as LAPACK's
@@ -116,4 +125,19 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> {
     /// # Errors
     /// An allocation or driver error.
     fn eigh(a: &Tensor<T, DynRank, Self>, vectors: bool) -> Result<Eigen<T, Self>, Self::Error>;
+
+    /// The singular values `(..., k)`, descending, `k = min(m, n)`, of each
+    /// `(m, n)` matrix of `a`; with `vectors` also `U` `(..., m, m or k)`
+    /// and `Vh` `(..., n or k, n)` (`full` or reduced); and `info`: 0, -1
+    /// where the matrix holds a NaN or an infinity, positive where the
+    /// iteration did not converge (that element's values are then
+    /// unspecified).
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn svd(
+        a: &Tensor<T, DynRank, Self>,
+        vectors: bool,
+        full: bool,
+    ) -> Result<Singular<T, Self>, Self::Error>;
 }

@@ -9,7 +9,7 @@ use super::lu::lu_factor_core;
 use super::triangular::{Triangle, triangular_core};
 use super::{LinalgFloat, plu};
 use crate::backend::Linalg;
-use crate::backend::linalg::{Eigen, Factored, WithInfo};
+use crate::backend::linalg::{Eigen, Factored, Singular, WithInfo};
 use crate::device::Cpu;
 use crate::ops::exec::Layout;
 use crate::shape::{DynRank, ShapeError};
@@ -179,5 +179,62 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
             None
         };
         Ok((fresh(ws, &dims_with(batch, &[n]))?, v, info))
+    }
+
+    fn svd(a: &Dyn<T>, vectors: bool, full: bool) -> Result<Singular<T, Cpu>, ShapeError> {
+        let name = "linalg.svd";
+        let op = Operand::matrices(a.layout(), name, "A")?;
+        let (m, n) = (op.rows(), op.cols());
+        let k = m.min(n);
+        let (uc, vr) = if full { (m, n) } else { (k, k) };
+        let res = op.each(name, |x| {
+            if !x.as_ref().is_all_finite() {
+                return Ok((None, vec![T::zero(); k], -1));
+            }
+            if !vectors {
+                return Ok(match x.singular_values() {
+                    Ok(s) => (None, s, 0),
+                    Err(_) => (None, vec![T::zero(); k], 1),
+                });
+            }
+            let f = if full { x.svd() } else { x.thin_svd() };
+            Ok(match f {
+                Ok(f) => {
+                    let s: Vec<T> = f.S().column_vector().iter().copied().collect();
+                    (Some((f.U().to_owned(), f.V().transpose().to_owned())), s, 0)
+                }
+                Err(_) => (None, vec![T::zero(); k], 1),
+            })
+        })?;
+        let mut us = Vec::with_capacity(if vectors { res.len() * m * uc } else { 0 });
+        let mut ss = Vec::with_capacity(res.len() * k);
+        let mut vs = Vec::with_capacity(if vectors { res.len() * vr * n } else { 0 });
+        let mut info = Vec::with_capacity(res.len());
+        for (uv, s, i) in &res {
+            ss.extend_from_slice(&s[..k]);
+            if vectors {
+                match uv {
+                    Some((u, v)) => {
+                        push_mat(&mut us, u.as_ref());
+                        push_mat(&mut vs, v.as_ref());
+                    }
+                    None => {
+                        us.extend(std::iter::repeat_n(T::zero(), m * uc));
+                        vs.extend(std::iter::repeat_n(T::zero(), vr * n));
+                    }
+                }
+            }
+            info.push(*i);
+        }
+        let b = op.batch();
+        let (u, v) = if vectors {
+            (
+                Some(fresh(us, &dims_with(b, &[m, uc]))?),
+                Some(fresh(vs, &dims_with(b, &[vr, n]))?),
+            )
+        } else {
+            (None, None)
+        };
+        Ok((u, fresh(ss, &dims_with(b, &[k]))?, v, info))
     }
 }

@@ -11,6 +11,8 @@
 //! | `cholesky_solve` | `cublas<t>trsmBatched` twice (`L Y = B`, `Lᵀ X = Y`) |
 //! | `solve_triangular` | `cublas<t>trsmBatched` |
 //! | `eigh` (`n <= 32`) | `cusolverDn<t>syevjBatched` (Jacobi) |
+//! | `svd` (`m, n <= 32`) | `cusolverDn<t>gesvdjBatched` (Jacobi; full `U`, `V`, the reduced form their first columns) |
+//! | `svd` (larger) | `cusolverDn<t>gesvdj`, **one call per matrix** (cuSOLVER's batched Jacobi stops at 32) |
 //! | `eigh` (`n > 32`) | `cusolverDn<t>syevj`, **one call per matrix** (cuSOLVER's batched Jacobi stops at 32) |
 //!
 //! cuBLAS and cuSOLVER are column-major. Every operand is first copied by
@@ -37,8 +39,9 @@ use super::elementwise::{Operand, launch};
 use super::primitives::{output, same_device};
 use super::{CudaDevice, CudaError, CudaStorage};
 use crate::Tensor;
-use crate::backend::linalg::{Eigen, Factored, WithInfo};
+use crate::backend::linalg::{Eigen, Factored, Singular, WithInfo};
 use crate::backend::op::Pointwise;
+use crate::backend::op::Reduction;
 use crate::backend::{Backend, Linalg};
 use crate::device::Cuda;
 use crate::iter::contiguous_strides;
@@ -50,7 +53,7 @@ use core::ffi::c_int;
 type Dyn<T> = Tensor<T, DynRank, Cuda>;
 
 /// cuBLAS's and cuSOLVER's entry points for one element type (`S` or `D`).
-trait SolverElement: BlasElement {
+trait SolverElement: BlasElement + crate::linalg::LinalgFloat {
     /// `cublas<t>getrfBatched`.
     unsafe fn getrf_batched(
         h: cb::cublasHandle_t,
@@ -151,6 +154,42 @@ trait SolverElement: BlasElement {
         params: cs::syevjInfo_t,
         batch: c_int,
     ) -> cs::cusolverStatus_t;
+    /// `cusolverDn<t>gesvdjBatched_bufferSize` (`batch > 0`) or
+    /// `cusolverDn<t>gesvdj_bufferSize` (`batch == 0`: one matrix, full
+    /// `U` and `V`); `lda = ldu = m`, `ldv = n`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gesvdj_buffer(
+        h: cs::cusolverDnHandle_t,
+        jobz: cs::cusolverEigMode_t,
+        m: c_int,
+        n: c_int,
+        a: *const Self,
+        s: *const Self,
+        u: *const Self,
+        v: *const Self,
+        lwork: *mut c_int,
+        params: cs::gesvdjInfo_t,
+        batch: c_int,
+    ) -> cs::cusolverStatus_t;
+    /// `cusolverDn<t>gesvdjBatched` (`batch > 0`) or `cusolverDn<t>gesvdj`
+    /// (`batch == 0`: one matrix, full `U` and `V`); `lda = ldu = m`,
+    /// `ldv = n`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gesvdj(
+        h: cs::cusolverDnHandle_t,
+        jobz: cs::cusolverEigMode_t,
+        m: c_int,
+        n: c_int,
+        a: *mut Self,
+        s: *mut Self,
+        u: *mut Self,
+        v: *mut Self,
+        work: *mut Self,
+        lwork: c_int,
+        info: *mut c_int,
+        params: cs::gesvdjInfo_t,
+        batch: c_int,
+    ) -> cs::cusolverStatus_t;
     /// `cusolverDn<t>getrf`.
     #[allow(clippy::too_many_arguments)]
     unsafe fn getrf(
@@ -167,7 +206,8 @@ trait SolverElement: BlasElement {
 
 macro_rules! solver_element {
     ($t:ty, $getrf_b:ident, $getri_b:ident, $getrs_b:ident, $trsm_b:ident, $potrf_b:ident, $getrf_bs:ident, $getrf:ident,
-     $syevj_bbs:ident, $syevj_b:ident, $syevj_bs:ident, $syevj:ident) => {
+     $syevj_bbs:ident, $syevj_b:ident, $syevj_bs:ident, $syevj:ident,
+     $gesvdj_bbs:ident, $gesvdj_b:ident, $gesvdj_bs:ident, $gesvdj:ident) => {
         // SAFETY (every function): a direct forward to the routine of the
         // same name; the callers below pass pointers to device buffers sized
         // as each routine documents.
@@ -328,6 +368,61 @@ macro_rules! solver_element {
                     }
                 }
             }
+            unsafe fn gesvdj_buffer(
+                h: cs::cusolverDnHandle_t,
+                jobz: cs::cusolverEigMode_t,
+                m: c_int,
+                n: c_int,
+                a: *const Self,
+                s: *const Self,
+                u: *const Self,
+                v: *const Self,
+                lwork: *mut c_int,
+                params: cs::gesvdjInfo_t,
+                batch: c_int,
+            ) -> cs::cusolverStatus_t {
+                let (lda, ldv) = (m.max(1), n.max(1));
+                // SAFETY: see the macro's comment.
+                unsafe {
+                    if batch > 0 {
+                        cs::$gesvdj_bbs(
+                            h, jobz, m, n, a, lda, s, u, lda, v, ldv, lwork, params, batch,
+                        )
+                    } else {
+                        cs::$gesvdj_bs(h, jobz, 0, m, n, a, lda, s, u, lda, v, ldv, lwork, params)
+                    }
+                }
+            }
+            unsafe fn gesvdj(
+                h: cs::cusolverDnHandle_t,
+                jobz: cs::cusolverEigMode_t,
+                m: c_int,
+                n: c_int,
+                a: *mut Self,
+                s: *mut Self,
+                u: *mut Self,
+                v: *mut Self,
+                work: *mut Self,
+                lwork: c_int,
+                info: *mut c_int,
+                params: cs::gesvdjInfo_t,
+                batch: c_int,
+            ) -> cs::cusolverStatus_t {
+                let (lda, ldv) = (m.max(1), n.max(1));
+                // SAFETY: see the macro's comment.
+                unsafe {
+                    if batch > 0 {
+                        cs::$gesvdj_b(
+                            h, jobz, m, n, a, lda, s, u, lda, v, ldv, work, lwork, info, params,
+                            batch,
+                        )
+                    } else {
+                        cs::$gesvdj(
+                            h, jobz, 0, m, n, a, lda, s, u, lda, v, ldv, work, lwork, info, params,
+                        )
+                    }
+                }
+            }
             unsafe fn getrf(
                 h: cs::cusolverDnHandle_t,
                 m: c_int,
@@ -356,7 +451,11 @@ solver_element!(
     cusolverDnSsyevjBatched_bufferSize,
     cusolverDnSsyevjBatched,
     cusolverDnSsyevj_bufferSize,
-    cusolverDnSsyevj
+    cusolverDnSsyevj,
+    cusolverDnSgesvdjBatched_bufferSize,
+    cusolverDnSgesvdjBatched,
+    cusolverDnSgesvdj_bufferSize,
+    cusolverDnSgesvdj
 );
 solver_element!(
     f64,
@@ -370,7 +469,11 @@ solver_element!(
     cusolverDnDsyevjBatched_bufferSize,
     cusolverDnDsyevjBatched,
     cusolverDnDsyevj_bufferSize,
-    cusolverDnDsyevj
+    cusolverDnDsyevj,
+    cusolverDnDgesvdjBatched_bufferSize,
+    cusolverDnDgesvdjBatched,
+    cusolverDnDgesvdj_bufferSize,
+    cusolverDnDgesvdj
 );
 
 /// A cuBLAS status as a [`CudaError`].
@@ -489,6 +592,16 @@ impl<T: SolverElement> ColMajor<T> {
     /// The matrices row-major in a new contiguous tensor `(batch..., rows,
     /// cols)`, or `(batch..., rows)` with `drop_cols` (one column).
     fn to_row_major(&self, dev: &CudaDevice, drop_cols: bool) -> Result<Dyn<T>, CudaError> {
+        if !drop_cols {
+            return read(
+                dev,
+                &self.store,
+                &self.batch,
+                self.rows * self.cols,
+                [self.rows, self.cols],
+                [1, self.rows],
+            );
+        }
         let mut dims = self.batch.clone();
         let mut strides: Vec<usize> = contiguous_strides(&self.batch)
             .iter()
@@ -522,6 +635,39 @@ impl<T: SolverElement> ColMajor<T> {
     fn is_empty(&self) -> bool {
         self.count == 0 || self.rows == 0 || self.cols == 0
     }
+}
+
+/// A new contiguous tensor `(batch..., rows, cols)` read from `store`,
+/// matrix `i` at `i * step`, element `(r, c)` at `r * strides[0] + c *
+/// strides[1]` within it.
+fn read<T: SolverElement>(
+    dev: &CudaDevice,
+    store: &CudaStorage<T>,
+    batch: &[usize],
+    step: usize,
+    [rows, cols]: [usize; 2],
+    [rs, cs]: [usize; 2],
+) -> Result<Dyn<T>, CudaError> {
+    let mut dims = batch.to_vec();
+    dims.extend([rows, cols]);
+    let mut strides: Vec<usize> = contiguous_strides(batch).iter().map(|s| s * step).collect();
+    strides.extend([rs, cs]);
+    let out = output::<T, DynRank>(dev, &dims)?;
+    let src = Operand {
+        storage: store,
+        dims: &dims,
+        strides: &strides,
+        offset: 0,
+    };
+    launch(
+        dev,
+        &table::Identity::DEF,
+        out.operand(),
+        src,
+        &[],
+        T::default(),
+    )?;
+    Ok(out)
 }
 
 /// One device pointer per matrix of `m` (a device array of device
@@ -954,8 +1100,9 @@ fn solve_triangular<T: SolverElement>(
 /// cuSOLVER call per matrix.
 const JACOBI_BATCH_MAX: usize = 32;
 
-/// `syevj`'s parameters (tolerance: machine precision, at most 100 sweeps,
-/// eigenvalues sorted ascending: cuSOLVER's defaults), destroyed on drop.
+/// `syevj`'s parameters (tolerance: machine precision, at most 100 sweeps:
+/// cuSOLVER's defaults; eigenvalues sorted ascending, set explicitly),
+/// destroyed on drop.
 struct SyevjParams(cs::syevjInfo_t);
 
 impl SyevjParams {
@@ -1057,6 +1204,178 @@ fn eigh<T: SolverElement>(a: &Dyn<T>, vectors: bool) -> Result<Eigen<T, Cuda>, C
     ))
 }
 
+/// `gesvdj`'s parameters (tolerance: machine precision, at most 100
+/// sweeps: cuSOLVER's defaults; singular values sorted descending, set
+/// explicitly),
+/// destroyed on drop.
+struct GesvdjParams(cs::gesvdjInfo_t);
+
+impl GesvdjParams {
+    fn new() -> Result<Self, CudaError> {
+        let mut p: cs::gesvdjInfo_t = std::ptr::null_mut();
+        // SAFETY: writes a fresh parameter object's handle into `p`.
+        solver_ok(
+            unsafe { cs::cusolverDnCreateGesvdjInfo(&mut p) },
+            "CreateGesvdjInfo",
+        )?;
+        Ok(GesvdjParams(p))
+    }
+}
+
+impl Drop for GesvdjParams {
+    fn drop(&mut self) {
+        // SAFETY: `self.0` was created by `cusolverDnCreateGesvdjInfo` and
+        // is destroyed once, here; a failure leaks it, nothing else.
+        let _ = unsafe { cs::cusolverDnDestroyGesvdjInfo(self.0) };
+    }
+}
+
+/// Which matrices of `a` (`(..., m, n)`) hold a NaN or an infinity, one
+/// flag per matrix: `sum(a * 0)` over each matrix on the device (NaN
+/// exactly there), read back.
+fn non_finite<T: SolverElement>(a: &Dyn<T>) -> Result<Vec<bool>, CudaError> {
+    let zero =
+        Tensor::<T, DynRank>::try_from_vec(vec![T::default()], &[])?.to_device(a.device())?;
+    let z: Dyn<T> = <Cuda as Backend<T>>::binary(table::Mul, a, &zero)?;
+    let mut mask = vec![false; a.rank()];
+    mask[a.rank() - 2..].iter_mut().for_each(|m| *m = true);
+    let s: Dyn<T> = <Cuda as Backend<T>>::reduce(Reduction::Sum, &z, &mask, false)?;
+    Ok(<Cuda as Backend<T>>::to_host(&s)?
+        .into_iter()
+        .map(|x| x.is_nan())
+        .collect())
+}
+
+/// The singular value decomposition of every matrix: one
+/// `cusolverDn<t>gesvdjBatched` call when `m, n <= 32`, else one
+/// `cusolverDn<t>gesvdj` call per matrix; both compute the full `U`
+/// `(m, m)` and `V` `(n, n)`, of which the reduced form keeps the first `k`
+/// columns. Matrices with non-finite values are found first (as the CPU
+/// refuses them).
+fn svd<T: SolverElement>(
+    a: &Dyn<T>,
+    vectors: bool,
+    full: bool,
+) -> Result<Singular<T, Cuda>, CudaError>
+where
+    Cuda: Backend<T>,
+{
+    let dev = a.device().clone();
+    let batch = batch_of(a.dims());
+    let m = ColMajor::copy(&dev, a.operand(), batch)?;
+    let (rows, cols) = (m.rows, m.cols);
+    let k = rows.min(cols);
+    let count = m.count;
+    let mut s = dev.alloc_zeros::<T>(count * k)?;
+    let ustore = CudaStorage::new(dev.alloc_zeros::<T>(count * rows * rows)?, dev.clone());
+    let vstore = CudaStorage::new(dev.alloc_zeros::<T>(count * cols * cols)?, dev.clone());
+    let mut info = ints(&dev, count)?;
+    if !m.is_empty() {
+        let h = solver_handle(&dev)?;
+        dev.inner.ctx.bind_to_thread()?;
+        let stream = dev.stream();
+        let jobz = if vectors {
+            cs::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
+        } else {
+            cs::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
+        };
+        let params = GesvdjParams::new()?;
+        let batched = rows <= JACOBI_BATCH_MAX && cols <= JACOBI_BATCH_MAX;
+        let calls = if batched { 1 } else { count };
+        let per_call = if batched { int(count)? } else { 0 };
+        let (mi, ni) = (int(rows)?, int(cols)?);
+        let mut abuf = m.store.buf.write();
+        let mut ubuf = ustore.buf.write();
+        let mut vbuf = vstore.buf.write();
+        let (pa, _ga) = abuf.device_ptr_mut(stream);
+        let (ps, _gs) = s.device_ptr_mut(stream);
+        let (pu, _gu) = ubuf.device_ptr_mut(stream);
+        let (pv, _gv) = vbuf.device_ptr_mut(stream);
+        let (pinfo, _gi) = info.device_ptr_mut(stream);
+        let mut lwork: c_int = 0;
+        // SAFETY: a workspace query: reads the sizes only.
+        let st = unsafe {
+            T::gesvdj_buffer(
+                h.cu(),
+                jobz,
+                mi,
+                ni,
+                pa as *const T,
+                ps as *const T,
+                pu as *const T,
+                pv as *const T,
+                &mut lwork,
+                params.0,
+                per_call,
+            )
+        };
+        solver_ok(st, "gesvdj_bufferSize")?;
+        let mut work = dev.alloc_zeros::<T>(lwork.max(1) as usize)?;
+        let (pwork, _gk) = work.device_ptr_mut(stream);
+        let size = size_of::<T>() as u64;
+        let at = |base: u64, i: u64, len: usize| base + i * len as u64 * size;
+        for i in 0..calls as u64 {
+            // SAFETY: call `i` works on matrix `i` (or, batched, on all
+            // `count`): A m x n (lda = m), its k singular values, U m x m
+            // (ldu = m) and V n x n (ldv = n), all column-major and
+            // contiguous per matrix, its `info`, and the workspace of the
+            // size cuSOLVER asked for; all alive until the stream has run.
+            let st = unsafe {
+                T::gesvdj(
+                    h.cu(),
+                    jobz,
+                    mi,
+                    ni,
+                    at(pa, i, rows * cols) as *mut T,
+                    at(ps, i, k) as *mut T,
+                    at(pu, i, rows * rows) as *mut T,
+                    at(pv, i, cols * cols) as *mut T,
+                    pwork as *mut T,
+                    lwork,
+                    (pinfo + i * 4) as *mut c_int,
+                    params.0,
+                    per_call,
+                )
+            };
+            solver_ok(st, "gesvdj")?;
+        }
+    }
+    let mut info = host_info(&dev, &info, count)?;
+    if count > 0 && rows * cols > 0 {
+        for (i, bad) in info.iter_mut().zip(non_finite(a)?) {
+            if bad {
+                *i = -1;
+            }
+        }
+    }
+    let (u, vh) = if vectors {
+        let (uc, vr) = if full { (rows, cols) } else { (k, k) };
+        // U's first `uc` columns, row-major; Vh = Vᵀ: V's column-major
+        // buffer read row-major, its first `vr` rows.
+        (
+            Some(read(
+                &dev,
+                &ustore,
+                batch,
+                rows * rows,
+                [rows, uc],
+                [1, rows],
+            )?),
+            Some(read(
+                &dev,
+                &vstore,
+                batch,
+                cols * cols,
+                [vr, cols],
+                [cols, 1],
+            )?),
+        )
+    } else {
+        (None, None)
+    };
+    Ok((u, rows_tensor(&dev, s, batch, k)?, vh, info))
+}
+
 macro_rules! cuda_linalg {
     ($($t:ty),*) => {$(
         /// cuBLAS's and cuSOLVER's batched routines; see the module's table.
@@ -1094,6 +1413,10 @@ macro_rules! cuda_linalg {
 
             fn eigh(a: &Dyn<$t>, vectors: bool) -> Result<Eigen<$t, Cuda>, CudaError> {
                 eigh(a, vectors)
+            }
+
+            fn svd(a: &Dyn<$t>, vectors: bool, full: bool) -> Result<Singular<$t, Cuda>, CudaError> {
+                svd(a, vectors, full)
             }
         }
     )*};
