@@ -1,5 +1,5 @@
 //! CUDA linear algebra (cuBLAS / cuSOLVER batched routines: LU, inverse,
-//! solve, triangular solves, Cholesky, symmetric eigenvalues, SVD) against the
+//! solve, det, triangular solves, Cholesky, symmetric eigenvalues, SVD) against the
 //! CPU's (itself checked against PyTorch and NumPy in `linalg_*.rs`) on the
 //! same random inputs, `f32` and `f64`: unbatched, batched, broadcast batch
 //! dimensions, expanded and transposed views, zero-size batches and 0 x 0
@@ -159,6 +159,36 @@ where
             "pivots {dims:?}"
         );
     }
+}
+
+fn det_match<E: F>(dev: &CudaDevice)
+where
+    Cuda: Linalg<E>,
+{
+    let mut inputs = square_inputs::<E>(80, |d, s| rand(d, s, 0.0));
+    // A singular matrix (two equal rows) and a row swap (odd permutation).
+    let v = [
+        1., 2., 3., 1., 2., 3., 0., 1., 5., 0., 1., 0., 1., 0., 0., 0., 0., 1.,
+    ];
+    inputs.push((
+        "singular and swapped".to_string(),
+        T::try_from_vec(v.iter().map(|&x| E::of(x)).collect(), &[2, 3, 3]).unwrap(),
+    ));
+    for (what, a) in inputs {
+        let g = gpu(dev, &a);
+        assert_near(&format!("det {what}"), &linalg::det(&a), &linalg::det(&g));
+        let (s, l) = linalg::slogdet(&a);
+        let (gs, gl) = linalg::slogdet(&g);
+        assert_near(&format!("slogdet sign {what}"), &s, &gs);
+        assert_near(&format!("slogdet log {what}"), &l, &gl);
+    }
+}
+
+#[test]
+fn det_and_slogdet_match_cpu() {
+    let Some(dev) = device() else { return };
+    det_match::<f32>(&dev);
+    det_match::<f64>(&dev);
 }
 
 #[test]

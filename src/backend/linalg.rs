@@ -51,6 +51,13 @@ pub type Singular<T, D> = (
     Vec<i32>,
 );
 
+/// `(sign, log|det|, det)` of each matrix, each `(...)`.
+pub type Dets<T, D> = (
+    Tensor<T, DynRank, D>,
+    Tensor<T, DynRank, D>,
+    Tensor<T, DynRank, D>,
+);
+
 /// The linear-algebra primitives of a device for `f32` and `f64`.
 pub trait Linalg<T: LinalgFloat>: Backend<T> {
     /// LU with partial pivoting of each `(m, n)` matrix of `a`, as LAPACK's
@@ -140,4 +147,13 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> {
         vectors: bool,
         full: bool,
     ) -> Result<Singular<T, Self>, Self::Error>;
+
+    /// The sign, the natural log of the absolute value, and the value of
+    /// the determinant of each square matrix of `a`, each `(...)`, through
+    /// LU with partial pivoting: `(0, -inf, 0)` for a zero on `U`'s
+    /// diagonal, as PyTorch.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn slogdet(a: &Tensor<T, DynRank, Self>) -> Result<Dets<T, Self>, Self::Error>;
 }

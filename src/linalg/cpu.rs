@@ -5,11 +5,12 @@ use faer::linalg::solvers::{DenseSolveCore, Solve};
 
 use super::batch::{Operand, broadcast_batch, dims_with, par_batches, push_mat};
 use super::cholesky::cholesky_solve_core;
+use super::det::slogdet_core;
 use super::lu::lu_factor_core;
 use super::triangular::{Triangle, triangular_core};
 use super::{LinalgFloat, plu};
 use crate::backend::Linalg;
-use crate::backend::linalg::{Eigen, Factored, Singular, WithInfo};
+use crate::backend::linalg::{Dets, Eigen, Factored, Singular, WithInfo};
 use crate::device::Cpu;
 use crate::ops::exec::Layout;
 use crate::shape::{DynRank, ShapeError};
@@ -236,5 +237,14 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
             (None, None)
         };
         Ok((u, fresh(ss, &dims_with(b, &[k]))?, v, info))
+    }
+
+    fn slogdet(a: &Dyn<T>) -> Result<Dets<T, Cpu>, ShapeError> {
+        let (res, batch) = slogdet_core(a.layout(), "linalg.det")?;
+        Ok((
+            fresh(res.iter().map(|r| r.0).collect(), &batch)?,
+            fresh(res.iter().map(|r| r.1).collect(), &batch)?,
+            fresh(res.iter().map(|r| r.2).collect(), &batch)?,
+        ))
     }
 }

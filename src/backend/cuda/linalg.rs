@@ -7,6 +7,7 @@
 //! | `lu_factor` (rectangular) | `cusolverDn<t>getrf`, **one call per matrix** (cuBLAS's batched LU is square only) |
 //! | `inv` | `cublas<t>getrfBatched`, then `cublas<t>getriBatched` (out of place) |
 //! | `solve` | `cublas<t>getrfBatched`, then `cublas<t>getrsBatched` |
+//! | `slogdet` (`det`) | `cublas<t>getrfBatched`; `U`'s diagonal and the pivots (`2n` values per matrix) combined on the host |
 //! | `cholesky` | `cusolverDn<t>potrfBatched` (lower), the upper triangle then zeroed |
 //! | `cholesky_solve` | `cublas<t>trsmBatched` twice (`L Y = B`, `Lᵀ X = Y`) |
 //! | `solve_triangular` | `cublas<t>trsmBatched` |
@@ -39,7 +40,7 @@ use super::elementwise::{Operand, launch};
 use super::primitives::{output, same_device};
 use super::{CudaDevice, CudaError, CudaStorage};
 use crate::Tensor;
-use crate::backend::linalg::{Eigen, Factored, Singular, WithInfo};
+use crate::backend::linalg::{Dets, Eigen, Factored, Singular, WithInfo};
 use crate::backend::op::Pointwise;
 use crate::backend::op::Reduction;
 use crate::backend::{Backend, Linalg};
@@ -1376,6 +1377,36 @@ where
     Ok((u, rows_tensor(&dev, s, batch, k)?, vh, info))
 }
 
+/// `(sign, log|det|, det)`: LU on the device (`getrfBatched`); the `n`
+/// diagonal entries of `U` and the `n` pivots of each matrix are read back
+/// and combined on the host (the CPU's formula, `linalg::det_from_lu`),
+/// and the three results uploaded.
+fn slogdet<T: SolverElement>(a: &Dyn<T>) -> Result<Dets<T, Cuda>, CudaError> {
+    let dev = a.device().clone();
+    let batch = batch_of(a.dims());
+    let m = ColMajor::copy(&dev, a.operand(), batch)?;
+    let n = m.rows;
+    let (piv, _) = getrf_batched(&dev, &m)?;
+    let (mut sign, mut logabs, mut det) = (Vec::new(), Vec::new(), Vec::new());
+    if m.count > 0 {
+        let diag = read(&dev, &m.store, batch, n * n, [n, 1], [n + 1, 0])?;
+        let diag = <Cuda as Backend<T>>::to_host(&diag)?;
+        let piv = host_info(&dev, &piv, m.count * n)?;
+        for i in 0..m.count {
+            let odd = (0..n).filter(|&r| piv[i * n + r] != r as i32 + 1).count() % 2 == 1;
+            let (s, l, d) =
+                crate::linalg::det_from_lu(diag[i * n..(i + 1) * n].iter().copied(), odd);
+            sign.push(s);
+            logabs.push(l);
+            det.push(d);
+        }
+    }
+    let up = |v: Vec<T>| -> Result<Dyn<T>, CudaError> {
+        Tensor::<T, DynRank>::try_from_vec(v, batch)?.to_device(&dev)
+    };
+    Ok((up(sign)?, up(logabs)?, up(det)?))
+}
+
 macro_rules! cuda_linalg {
     ($($t:ty),*) => {$(
         /// cuBLAS's and cuSOLVER's batched routines; see the module's table.
@@ -1417,6 +1448,10 @@ macro_rules! cuda_linalg {
 
             fn svd(a: &Dyn<$t>, vectors: bool, full: bool) -> Result<Singular<$t, Cuda>, CudaError> {
                 svd(a, vectors, full)
+            }
+
+            fn slogdet(a: &Dyn<$t>) -> Result<Dets<$t, Cuda>, CudaError> {
+                slogdet(a)
             }
         }
     )*};
