@@ -1,5 +1,6 @@
 //! CUDA linear algebra (cuBLAS / cuSOLVER batched routines: LU, inverse,
-//! solve, det, triangular solves, Cholesky, symmetric eigenvalues, SVD) against the
+//! solve, det, triangular solves, Cholesky, QR, symmetric eigenvalues,
+//! SVD) against the
 //! CPU's (itself checked against PyTorch and NumPy in `linalg_*.rs`) on the
 //! same random inputs, `f32` and `f64`: unbatched, batched, broadcast batch
 //! dimensions, expanded and transposed views, zero-size batches and 0 x 0
@@ -490,6 +491,100 @@ where
             }
         }
     }
+}
+
+/// `x @ y` of two batches of matrices, on the host.
+fn host_matmul<E: F>(x: &T<E>, y: &T<E>) -> T<E> {
+    let (xd, yd) = (x.dims(), y.dims());
+    let (m, k, n) = (xd[xd.len() - 2], xd[xd.len() - 1], yd[yd.len() - 1]);
+    let count: usize = xd[..xd.len() - 2].iter().product();
+    let (xv, yv) = (x.to_vec(), y.to_vec());
+    let mut out = Vec::with_capacity(count * m * n);
+    for b in 0..count {
+        for i in 0..m {
+            for j in 0..n {
+                let v: f64 = (0..k)
+                    .map(|l| xv[b * m * k + i * k + l].into() * yv[b * k * n + l * n + j].into())
+                    .sum();
+                out.push(E::of(v));
+            }
+        }
+    }
+    let mut dims = xd[..xd.len() - 2].to_vec();
+    dims.extend([m, n]);
+    T::try_from_vec(out, &dims).unwrap()
+}
+
+fn qr_match<E: F>(dev: &CudaDevice)
+where
+    Cuda: Linalg<E>,
+{
+    let inputs: Vec<(String, T<E>)> = vec![
+        ("5x3".into(), rand(&[5, 3], 90, 0.0)),
+        ("batched 2x3x5".into(), rand(&[2, 3, 5], 91, 0.0)),
+        ("4x4".into(), rand(&[4, 4], 92, 0.0)),
+        ("zero-size batch".into(), rand(&[0, 3, 2], 93, 0.0)),
+        (
+            "transposed view".into(),
+            rand::<E>(&[2, 3, 6], 94, 0.0).permute(&[0, 2, 1]).unwrap(),
+        ),
+        (
+            "expanded batch".into(),
+            rand::<E>(&[1, 4, 3], 95, 0.0).expand(&[3, 4, 3]).unwrap(),
+        ),
+    ];
+    for (what, a) in inputs {
+        let g = gpu(dev, &a);
+        for complete in [false, true] {
+            let what = format!("qr complete={complete} {what}");
+            let (q, r) = if complete {
+                linalg::qr_complete(&a)
+            } else {
+                linalg::qr(&a)
+            };
+            let (gq, gr) = if complete {
+                linalg::qr_complete(&g)
+            } else {
+                linalg::qr(&g)
+            };
+            let (gq, gr) = (gq.to_cpu().unwrap(), gr.to_cpu().unwrap());
+            assert_eq!(
+                (q.dims(), r.dims()),
+                (gq.dims(), gr.dims()),
+                "{what}: sizes"
+            );
+            // Q R gives A back, R is upper triangular and as the CPU's up to
+            // the signs of its rows.
+            let back = host_matmul(&gq, &gr);
+            assert_near(
+                &format!("{what}: Q R"),
+                &a.try_contiguous().unwrap(),
+                &gpu(dev, &back),
+            );
+            assert_near(
+                &format!("{what}: |R|"),
+                &abs_cpu(&r),
+                &gpu(dev, &abs_cpu(&gr)),
+            );
+            // Q's columns are orthonormal.
+            let qt: T<E> = gq.permute(&transpose_perm(gq.rank())).unwrap();
+            let qtq = host_matmul(&qt.try_contiguous().unwrap(), &gq);
+            let k = gq.dims()[gq.rank() - 1];
+            let count: usize = gq.dims()[..gq.rank() - 2].iter().product();
+            let eye: Vec<E> = (0..count * k * k)
+                .map(|i| E::of(if (i % (k * k)) / k == i % k { 1.0 } else { 0.0 }))
+                .collect();
+            let eye = T::try_from_vec(eye, qtq.dims()).unwrap();
+            assert_near(&format!("{what}: QᵀQ"), &eye, &gpu(dev, &qtq));
+        }
+    }
+}
+
+#[test]
+fn qr_matches_cpu() {
+    let Some(dev) = device() else { return };
+    qr_match::<f32>(&dev);
+    qr_match::<f64>(&dev);
 }
 
 #[test]

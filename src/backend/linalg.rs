@@ -156,4 +156,16 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> {
     /// # Errors
     /// An allocation or driver error.
     fn slogdet(a: &Tensor<T, DynRank, Self>) -> Result<Dets<T, Self>, Self::Error>;
+
+    /// The QR decomposition of each `(m, n)` matrix of `a`: `Q` `(m, k)`
+    /// with orthonormal columns and `R` `(k, n)` upper triangular,
+    /// `k = min(m, n)`, or with `complete` `Q` `(m, m)` and `R` `(m, n)`.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    #[allow(clippy::type_complexity)]
+    fn qr(
+        a: &Tensor<T, DynRank, Self>,
+        complete: bool,
+    ) -> Result<(Tensor<T, DynRank, Self>, Tensor<T, DynRank, Self>), Self::Error>;
 }

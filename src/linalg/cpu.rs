@@ -7,6 +7,7 @@ use super::batch::{Operand, broadcast_batch, dims_with, par_batches, push_mat};
 use super::cholesky::cholesky_solve_core;
 use super::det::slogdet_core;
 use super::lu::lu_factor_core;
+use super::qr::qr_cpu;
 use super::triangular::{Triangle, triangular_core};
 use super::{LinalgFloat, plu};
 use crate::backend::Linalg;
@@ -246,5 +247,10 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
             fresh(res.iter().map(|r| r.1).collect(), &batch)?,
             fresh(res.iter().map(|r| r.2).collect(), &batch)?,
         ))
+    }
+
+    fn qr(a: &Dyn<T>, complete: bool) -> Result<(Dyn<T>, Dyn<T>), ShapeError> {
+        let (q, qd, r, rd) = qr_cpu(a.layout(), complete)?;
+        Ok((fresh(q, &qd)?, fresh(r, &rd)?))
     }
 }

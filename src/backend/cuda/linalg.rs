@@ -11,6 +11,7 @@
 //! | `cholesky` | `cusolverDn<t>potrfBatched` (lower), the upper triangle then zeroed |
 //! | `cholesky_solve` | `cublas<t>trsmBatched` twice (`L Y = B`, `Lᵀ X = Y`) |
 //! | `solve_triangular` | `cublas<t>trsmBatched` |
+//! | `qr` | `cublas<t>geqrfBatched`, then `cusolverDn<t>orgqr` for `Q`, **one call per matrix** (no batched form) |
 //! | `eigh` (`n <= 32`) | `cusolverDn<t>syevjBatched` (Jacobi) |
 //! | `svd` (`m, n <= 32`) | `cusolverDn<t>gesvdjBatched` (Jacobi; full `U`, `V`, the reduced form their first columns) |
 //! | `svd` (larger) | `cusolverDn<t>gesvdj`, **one call per matrix** (cuSOLVER's batched Jacobi stops at 32) |
@@ -191,6 +192,44 @@ trait SolverElement: BlasElement + crate::linalg::LinalgFloat {
         params: cs::gesvdjInfo_t,
         batch: c_int,
     ) -> cs::cusolverStatus_t;
+    /// `cublas<t>geqrfBatched` (`info` is a host pointer).
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn geqrf_batched(
+        h: cb::cublasHandle_t,
+        m: c_int,
+        n: c_int,
+        a: *const *mut Self,
+        lda: c_int,
+        tau: *const *mut Self,
+        info: *mut c_int,
+        batch: c_int,
+    ) -> cb::cublasStatus_t;
+    /// `cusolverDn<t>orgqr_bufferSize`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn orgqr_buffer(
+        h: cs::cusolverDnHandle_t,
+        m: c_int,
+        n: c_int,
+        k: c_int,
+        a: *const Self,
+        lda: c_int,
+        tau: *const Self,
+        lwork: *mut c_int,
+    ) -> cs::cusolverStatus_t;
+    /// `cusolverDn<t>orgqr`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn orgqr(
+        h: cs::cusolverDnHandle_t,
+        m: c_int,
+        n: c_int,
+        k: c_int,
+        a: *mut Self,
+        lda: c_int,
+        tau: *const Self,
+        work: *mut Self,
+        lwork: c_int,
+        info: *mut c_int,
+    ) -> cs::cusolverStatus_t;
     /// `cusolverDn<t>getrf`.
     #[allow(clippy::too_many_arguments)]
     unsafe fn getrf(
@@ -208,7 +247,8 @@ trait SolverElement: BlasElement + crate::linalg::LinalgFloat {
 macro_rules! solver_element {
     ($t:ty, $getrf_b:ident, $getri_b:ident, $getrs_b:ident, $trsm_b:ident, $potrf_b:ident, $getrf_bs:ident, $getrf:ident,
      $syevj_bbs:ident, $syevj_b:ident, $syevj_bs:ident, $syevj:ident,
-     $gesvdj_bbs:ident, $gesvdj_b:ident, $gesvdj_bs:ident, $gesvdj:ident) => {
+     $gesvdj_bbs:ident, $gesvdj_b:ident, $gesvdj_bs:ident, $gesvdj:ident,
+     $geqrf_b:ident, $orgqr_bs:ident, $orgqr:ident) => {
         // SAFETY (every function): a direct forward to the routine of the
         // same name; the callers below pass pointers to device buffers sized
         // as each routine documents.
@@ -424,6 +464,47 @@ macro_rules! solver_element {
                     }
                 }
             }
+            unsafe fn geqrf_batched(
+                h: cb::cublasHandle_t,
+                m: c_int,
+                n: c_int,
+                a: *const *mut Self,
+                lda: c_int,
+                tau: *const *mut Self,
+                info: *mut c_int,
+                batch: c_int,
+            ) -> cb::cublasStatus_t {
+                // SAFETY: see the macro's comment.
+                unsafe { cb::$geqrf_b(h, m, n, a, lda, tau, info, batch) }
+            }
+            unsafe fn orgqr_buffer(
+                h: cs::cusolverDnHandle_t,
+                m: c_int,
+                n: c_int,
+                k: c_int,
+                a: *const Self,
+                lda: c_int,
+                tau: *const Self,
+                lwork: *mut c_int,
+            ) -> cs::cusolverStatus_t {
+                // SAFETY: see the macro's comment.
+                unsafe { cs::$orgqr_bs(h, m, n, k, a, lda, tau, lwork) }
+            }
+            unsafe fn orgqr(
+                h: cs::cusolverDnHandle_t,
+                m: c_int,
+                n: c_int,
+                k: c_int,
+                a: *mut Self,
+                lda: c_int,
+                tau: *const Self,
+                work: *mut Self,
+                lwork: c_int,
+                info: *mut c_int,
+            ) -> cs::cusolverStatus_t {
+                // SAFETY: see the macro's comment.
+                unsafe { cs::$orgqr(h, m, n, k, a, lda, tau, work, lwork, info) }
+            }
             unsafe fn getrf(
                 h: cs::cusolverDnHandle_t,
                 m: c_int,
@@ -456,7 +537,10 @@ solver_element!(
     cusolverDnSgesvdjBatched_bufferSize,
     cusolverDnSgesvdjBatched,
     cusolverDnSgesvdj_bufferSize,
-    cusolverDnSgesvdj
+    cusolverDnSgesvdj,
+    cublasSgeqrfBatched,
+    cusolverDnSorgqr_bufferSize,
+    cusolverDnSorgqr
 );
 solver_element!(
     f64,
@@ -474,7 +558,10 @@ solver_element!(
     cusolverDnDgesvdjBatched_bufferSize,
     cusolverDnDgesvdjBatched,
     cusolverDnDgesvdj_bufferSize,
-    cusolverDnDgesvdj
+    cusolverDnDgesvdj,
+    cublasDgeqrfBatched,
+    cusolverDnDorgqr_bufferSize,
+    cusolverDnDorgqr
 );
 
 /// A cuBLAS status as a [`CudaError`].
@@ -1032,13 +1119,8 @@ fn cholesky<T: SolverElement>(a: &Dyn<T>) -> Result<WithInfo<T, Cuda>, CudaError
         };
         solver_ok(s, "potrfBatched")?;
     }
-    let l = m.to_row_major(&dev, false)?;
-    // potrf leaves the upper triangle as it was: zero it (`where`, so that
-    // a NaN there does not survive).
-    let mask: Vec<bool> = (0..n * n).map(|i| i % n.max(1) <= i / n.max(1)).collect();
-    let mask = Tensor::<bool, DynRank>::try_from_vec(mask, &[n, n])?.to_device(&dev)?;
-    let zero = Tensor::<T, DynRank>::try_from_vec(vec![T::default()], &[])?.to_device(&dev)?;
-    let l = <Cuda as Backend<T>>::select(table::Where, &mask, &l, &zero)?;
+    // potrf leaves the upper triangle as it was: zero it.
+    let l = keep_triangle(&m.to_row_major(&dev, false)?, false)?;
     Ok((l, host_info(&dev, &info, m.count)?))
 }
 
@@ -1407,6 +1489,172 @@ fn slogdet<T: SolverElement>(a: &Dyn<T>) -> Result<Dets<T, Cuda>, CudaError> {
     Ok((up(sign)?, up(logabs)?, up(det)?))
 }
 
+/// `x` with the elements below the diagonal (`upper`) or above it set to
+/// 0 (`where`, so that a NaN there does not survive), for the last two
+/// dimensions of `x` (`(..., r, c)`).
+fn keep_triangle<T: SolverElement>(x: &Dyn<T>, upper: bool) -> Result<Dyn<T>, CudaError> {
+    let d = x.dims();
+    let (r, c) = (d[d.len() - 2], d[d.len() - 1]);
+    let mask: Vec<bool> = (0..r * c)
+        .map(|i| {
+            if upper {
+                i % c >= i / c
+            } else {
+                i % c <= i / c
+            }
+        })
+        .collect();
+    let mask = Tensor::<bool, DynRank>::try_from_vec(mask, &[r, c])?.to_device(x.device())?;
+    let zero =
+        Tensor::<T, DynRank>::try_from_vec(vec![T::default()], &[])?.to_device(x.device())?;
+    <Cuda as Backend<T>>::select(table::Where, &mask, x, &zero)
+}
+
+/// `(Q, R)`: Householder QR of the whole batch with `cublas<t>geqrfBatched`,
+/// then `Q` (`(m, k)`, or `(m, m)` when `complete`) formed from the
+/// reflectors by `cusolverDn<t>orgqr`, **one call per matrix** (cuSOLVER
+/// has no batched form of it); `R` is the factor's upper triangle
+/// (`(k, n)`, or `(m, n)` when `complete`).
+fn qr<T: SolverElement>(a: &Dyn<T>, complete: bool) -> Result<(Dyn<T>, Dyn<T>), CudaError> {
+    let dev = a.device().clone();
+    let batch = batch_of(a.dims());
+    let f = ColMajor::copy(&dev, a.operand(), batch)?;
+    let (m, n, count) = (f.rows, f.cols, f.count);
+    let k = m.min(n);
+    let qc = if complete { m } else { k };
+    let mut tau = dev.alloc_zeros::<T>(count * k)?;
+    // Q's buffer: each m x qc matrix column-major, its first min(n, qc)
+    // columns the reflectors (copied below), the rest zero.
+    let q = ColMajor::<T> {
+        store: Arc::new(CudaStorage::new(
+            dev.alloc_zeros::<T>(count * m * qc)?,
+            dev.clone(),
+        )),
+        batch: batch.to_vec(),
+        count,
+        rows: m,
+        cols: qc,
+    };
+    if count > 0 && m > 0 && n > 0 {
+        let blas = blas_handle(&dev)?;
+        dev.inner.ctx.bind_to_thread()?;
+        let stream = dev.stream();
+        {
+            let mut buf = f.store.buf.write();
+            let (pa, _ga) = buf.device_ptr_mut(stream);
+            let (pt, _gt) = tau.device_ptr_mut(stream);
+            let aptrs = pointers(&dev, pa, &f)?;
+            let step = (k * size_of::<T>()) as u64;
+            let tptrs: Vec<i64> = (0..count as u64).map(|i| (pt + i * step) as i64).collect();
+            let tptrs = dev.upload(&tptrs)?;
+            let (ppa, _gpa) = aptrs.device_ptr(stream);
+            let (ppt, _gpt) = tptrs.device_ptr(stream);
+            let mut host: c_int = 0;
+            // SAFETY: one pointer per matrix to its m x n column-major
+            // matrix (lda = m) and to its k Householder scalars; `info` is a
+            // host int (invalid arguments only); all alive until the stream
+            // has run.
+            let s = unsafe {
+                T::geqrf_batched(
+                    *blas.handle(),
+                    int(m)?,
+                    int(n)?,
+                    ppa as *const *mut T,
+                    int(m)?,
+                    ppt as *const *mut T,
+                    &mut host,
+                    int(count)?,
+                )
+            };
+            blas_ok(s, "geqrfBatched")?;
+            if host != 0 {
+                return Err(CudaError::Blas(format!(
+                    "geqrfBatched: invalid argument {}",
+                    -host
+                )));
+            }
+        }
+        // The reflectors (the first min(n, qc) columns) into Q's buffer.
+        let c = n.min(qc);
+        let mut dims = batch.to_vec();
+        dims.extend([m, c]);
+        let mut dst: Vec<usize> = contiguous_strides(batch)
+            .iter()
+            .map(|s| s * m * qc)
+            .collect();
+        dst.extend([1, m]);
+        let mut src: Vec<usize> = contiguous_strides(batch)
+            .iter()
+            .map(|s| s * m * n)
+            .collect();
+        src.extend([1, m]);
+        let out = Operand {
+            storage: &q.store,
+            dims: &dims,
+            strides: &dst,
+            offset: 0,
+        };
+        let from = Operand {
+            storage: &f.store,
+            dims: &dims,
+            strides: &src,
+            offset: 0,
+        };
+        launch(&dev, &table::Identity::DEF, out, from, &[], T::default())?;
+        let h = solver_handle(&dev)?;
+        let mut qbuf = q.store.buf.write();
+        let (pq, _gq) = qbuf.device_ptr_mut(stream);
+        let (pt, _gt) = tau.device_ptr(stream);
+        let (mi, qi, ki) = (int(m)?, int(qc)?, int(k)?);
+        let mut lwork: c_int = 0;
+        // SAFETY: a workspace query: reads the sizes only.
+        let s = unsafe {
+            T::orgqr_buffer(
+                h.cu(),
+                mi,
+                qi,
+                ki,
+                pq as *const T,
+                mi,
+                pt as *const T,
+                &mut lwork,
+            )
+        };
+        solver_ok(s, "orgqr_bufferSize")?;
+        let mut work = dev.alloc_zeros::<T>(lwork.max(1) as usize)?;
+        let mut info = ints(&dev, 1)?;
+        let (pw, _gw) = work.device_ptr_mut(stream);
+        let (pinfo, _gi) = info.device_ptr_mut(stream);
+        let size = size_of::<T>() as u64;
+        for i in 0..count as u64 {
+            // SAFETY: matrix `i` of Q's buffer (m x qc column-major, lda =
+            // m, its first k columns the reflectors), its k scalars, the
+            // workspace of the size asked for, one `info` int (only invalid
+            // arguments are reported there); all alive until the stream has
+            // run.
+            let s = unsafe {
+                T::orgqr(
+                    h.cu(),
+                    mi,
+                    qi,
+                    ki,
+                    (pq + i * (m * qc) as u64 * size) as *mut T,
+                    mi,
+                    (pt + i * k as u64 * size) as *const T,
+                    pw as *mut T,
+                    lwork,
+                    pinfo as *mut c_int,
+                )
+            };
+            solver_ok(s, "orgqr")?;
+        }
+    }
+    // R: the factor's first `rr` rows, upper triangle.
+    let rr = if complete { m } else { k };
+    let r = read(&dev, &f.store, batch, m * n, [rr, n], [1, m])?;
+    Ok((q.to_row_major(&dev, false)?, keep_triangle(&r, true)?))
+}
+
 macro_rules! cuda_linalg {
     ($($t:ty),*) => {$(
         /// cuBLAS's and cuSOLVER's batched routines; see the module's table.
@@ -1452,6 +1700,10 @@ macro_rules! cuda_linalg {
 
             fn slogdet(a: &Dyn<$t>) -> Result<Dets<$t, Cuda>, CudaError> {
                 slogdet(a)
+            }
+
+            fn qr(a: &Dyn<$t>, complete: bool) -> Result<(Dyn<$t>, Dyn<$t>), CudaError> {
+                qr(a, complete)
             }
         }
     )*};
