@@ -86,6 +86,7 @@ mod triangular;
 pub(crate) mod vector;
 
 pub use cholesky::{cholesky, cholesky_solve, try_cholesky, try_cholesky_solve};
+#[cfg(feature = "cuda")]
 pub(crate) use det::from_lu as det_from_lu;
 pub use det::{det, slogdet, try_det, try_slogdet};
 pub use eig::{ComplexTensor, eig, eigvals, try_eig, try_eigvals};
