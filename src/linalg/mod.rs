@@ -25,12 +25,39 @@
 //! and imaginary parts as two real tensors); see `eig.rs` for why there is
 //! no complex element type.
 //!
-//! Computation is on the CPU through [`faer`], one batch element per rayon
-//! task; `f32` and `f64`.
+//! **Devices.** `f32` and `f64`. The factorizations are the primitives of
+//! [`Linalg`](crate::backend::Linalg), which each device implements, and
+//! these functions are written once over it, generic over the device `D`:
+//! `inv`, `det`, `slogdet`, `solve`, `solve_vec`, `lu_factor`, `cholesky`,
+//! `cholesky_solve`, `solve_triangular(_right)`, `qr`, `qr_complete`,
+//! `eigh`, `eigvalsh`, `svd`, `svd_full`, `svd_with`, `svdvals` (their
+//! size checks and PyTorch's error for a nonzero LAPACK `info` are shared).
+//! On the CPU they run [`faer`] (or LAPACK's loops written out), one batch
+//! element per rayon task; on CUDA cuBLAS's and cuSOLVER's batched routines
+//! (`backend/cuda/linalg.rs` lists which call each makes, and the few that
+//! loop over the batch: rectangular LU, `orgqr` for `Q`, and `syevj` /
+//! `gesvdj` above 32 x 32, one cuSOLVER call per matrix). The other
+//! functions (the `*_ex` forms, `lu`, `lu_solve`, `lstsq`, `pinv`,
+//! `matrix_rank`, `cond`, the norms, `matrix_power`, `matrix_exp`, `eig`,
+//! `householder_product`, `multi_dot`, `cross`) take CPU tensors only.
+//!
+//! ```
+//! use shaped::backend::Linalg;
+//! use shaped::{linalg, DynRank, Tensor};
+//! // One definition for every device.
+//! fn solved<D: Linalg<f64>>(a: &Tensor<f64, DynRank, D>, b: &Tensor<f64, DynRank, D>) -> Tensor<f64, DynRank, D> {
+//!     linalg::solve(a, b)
+//! }
+//! let a = Tensor::<f64, DynRank>::try_from_vec(vec![2., 0., 0., 4.], &[2, 2]).unwrap();
+//! let b = Tensor::<f64, DynRank>::try_from_vec(vec![2., 4.], &[2, 1]).unwrap();
+//! assert_eq!(solved(&a, &b).to_vec(), vec![1., 1.]);
+//! ```
 //!
 //! | file | functions |
 //! |---|---|
 //! | `shape.rs` | the type-level rules |
+//! | `generic.rs` | the device-generic size checks and `info` errors |
+//! | `cpu.rs` | [`Linalg`](crate::backend::Linalg) for the CPU, over the kernels of the function files |
 //! | `batch.rs` | reading, broadcasting and running batches |
 //! | `inv.rs`, `det.rs`, `cholesky.rs`, `qr.rs`, `svd.rs`, `eigh.rs`, `eig.rs`, `lu.rs`, `solve.rs`, `triangular.rs`, `lstsq.rs`, `norm.rs`, `pinv.rs` | one family each |
 //! | `power.rs` | `matrix_power`, `matrix_exp` |

@@ -1183,30 +1183,51 @@ fn solve_triangular<T: SolverElement>(
 /// cuSOLVER call per matrix.
 const JACOBI_BATCH_MAX: usize = 32;
 
-/// `syevj`'s parameters (tolerance: machine precision, at most 100 sweeps:
-/// cuSOLVER's defaults; eigenvalues sorted ascending, set explicitly),
+/// cuSOLVER's parameter object of a Jacobi method (tolerance: machine
+/// precision, at most 100 sweeps: cuSOLVER's defaults; results sorted,
+/// set explicitly: eigenvalues ascending, singular values descending),
 /// destroyed on drop.
-struct SyevjParams(cs::syevjInfo_t);
+macro_rules! jacobi_params {
+    ($name:ident, $info:ident, $create:ident, $sort:ident, $destroy:ident) => {
+        struct $name(cs::$info);
 
-impl SyevjParams {
-    fn new() -> Result<Self, CudaError> {
-        let mut p: cs::syevjInfo_t = std::ptr::null_mut();
-        // SAFETY: writes a fresh parameter object's handle into `p`.
-        solver_ok(
-            unsafe { cs::cusolverDnCreateSyevjInfo(&mut p) },
-            "CreateSyevjInfo",
-        )?;
-        Ok(SyevjParams(p))
-    }
-}
+        impl $name {
+            fn new() -> Result<Self, CudaError> {
+                let mut p: cs::$info = std::ptr::null_mut();
+                // SAFETY: writes a fresh parameter object's handle into `p`.
+                solver_ok(unsafe { cs::$create(&mut p) }, stringify!($create))?;
+                let params = $name(p);
+                // SAFETY: `p` is the live object just created (destroyed
+                // on drop).
+                solver_ok(unsafe { cs::$sort(p, 1) }, stringify!($sort))?;
+                Ok(params)
+            }
+        }
 
-impl Drop for SyevjParams {
-    fn drop(&mut self) {
-        // SAFETY: `self.0` was created by `cusolverDnCreateSyevjInfo` and
-        // is destroyed once, here; a failure leaks it, nothing else.
-        let _ = unsafe { cs::cusolverDnDestroySyevjInfo(self.0) };
-    }
+        impl Drop for $name {
+            fn drop(&mut self) {
+                // SAFETY: `self.0` was created by the `Create` call above
+                // and is destroyed once, here; a failure leaks it, nothing
+                // else.
+                let _ = unsafe { cs::$destroy(self.0) };
+            }
+        }
+    };
 }
+jacobi_params!(
+    SyevjParams,
+    syevjInfo_t,
+    cusolverDnCreateSyevjInfo,
+    cusolverDnXsyevjSetSortEig,
+    cusolverDnDestroySyevjInfo
+);
+jacobi_params!(
+    GesvdjParams,
+    gesvdjInfo_t,
+    cusolverDnCreateGesvdjInfo,
+    cusolverDnXgesvdjSetSortEig,
+    cusolverDnDestroyGesvdjInfo
+);
 
 /// Eigenvalues (and vectors) of every symmetric matrix: one
 /// `cusolverDn<t>syevjBatched` call for `n <= 32`, else one
@@ -1285,32 +1306,6 @@ fn eigh<T: SolverElement>(a: &Dyn<T>, vectors: bool) -> Result<Eigen<T, Cuda>, C
         v,
         host_info(&dev, &info, m.count)?,
     ))
-}
-
-/// `gesvdj`'s parameters (tolerance: machine precision, at most 100
-/// sweeps: cuSOLVER's defaults; singular values sorted descending, set
-/// explicitly),
-/// destroyed on drop.
-struct GesvdjParams(cs::gesvdjInfo_t);
-
-impl GesvdjParams {
-    fn new() -> Result<Self, CudaError> {
-        let mut p: cs::gesvdjInfo_t = std::ptr::null_mut();
-        // SAFETY: writes a fresh parameter object's handle into `p`.
-        solver_ok(
-            unsafe { cs::cusolverDnCreateGesvdjInfo(&mut p) },
-            "CreateGesvdjInfo",
-        )?;
-        Ok(GesvdjParams(p))
-    }
-}
-
-impl Drop for GesvdjParams {
-    fn drop(&mut self) {
-        // SAFETY: `self.0` was created by `cusolverDnCreateGesvdjInfo` and
-        // is destroyed once, here; a failure leaks it, nothing else.
-        let _ = unsafe { cs::cusolverDnDestroyGesvdjInfo(self.0) };
-    }
 }
 
 /// Which matrices of `a` (`(..., m, n)`) hold a NaN or an infinity, one
