@@ -36,8 +36,9 @@ use cudarc::cusolver::DnHandle;
 use cudarc::cusolver::sys as cs;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 
-use super::blas::{BlasElement, handle as blas_handle};
+use super::blas::handle as blas_handle;
 use super::elementwise::{Operand, launch};
+use super::linalg_sys::{SolverElement, gesvdj, gesvdj_buffer, syevj, syevj_buffer};
 use super::primitives::{output, same_device};
 use super::{CudaDevice, CudaError, CudaStorage};
 use crate::Tensor;
@@ -53,516 +54,6 @@ use crate::shape::{DynRank, broadcast_pair};
 use core::ffi::c_int;
 
 type Dyn<T> = Tensor<T, DynRank, Cuda>;
-
-/// cuBLAS's and cuSOLVER's entry points for one element type (`S` or `D`).
-trait SolverElement: BlasElement + crate::linalg::LinalgFloat {
-    /// `cublas<t>getrfBatched`.
-    unsafe fn getrf_batched(
-        h: cb::cublasHandle_t,
-        n: c_int,
-        a: *const *mut Self,
-        lda: c_int,
-        piv: *mut c_int,
-        info: *mut c_int,
-        batch: c_int,
-    ) -> cb::cublasStatus_t;
-    /// `cublas<t>getriBatched`.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn getri_batched(
-        h: cb::cublasHandle_t,
-        n: c_int,
-        a: *const *const Self,
-        lda: c_int,
-        piv: *const c_int,
-        c: *const *mut Self,
-        ldc: c_int,
-        info: *mut c_int,
-        batch: c_int,
-    ) -> cb::cublasStatus_t;
-    /// `cublas<t>getrsBatched` (`info` is a host pointer).
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn getrs_batched(
-        h: cb::cublasHandle_t,
-        n: c_int,
-        nrhs: c_int,
-        a: *const *const Self,
-        lda: c_int,
-        piv: *const c_int,
-        b: *const *mut Self,
-        ldb: c_int,
-        info: *mut c_int,
-        batch: c_int,
-    ) -> cb::cublasStatus_t;
-    /// `cublas<t>trsmBatched` with `alpha = 1` (a host pointer).
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn trsm_batched(
-        h: cb::cublasHandle_t,
-        side: cb::cublasSideMode_t,
-        uplo: cb::cublasFillMode_t,
-        trans: cb::cublasOperation_t,
-        diag: cb::cublasDiagType_t,
-        m: c_int,
-        n: c_int,
-        a: *const *const Self,
-        lda: c_int,
-        b: *const *mut Self,
-        ldb: c_int,
-        batch: c_int,
-    ) -> cb::cublasStatus_t;
-    /// `cusolverDn<t>potrfBatched`.
-    unsafe fn potrf_batched(
-        h: cs::cusolverDnHandle_t,
-        uplo: cs::cublasFillMode_t,
-        n: c_int,
-        a: *mut *mut Self,
-        lda: c_int,
-        info: *mut c_int,
-        batch: c_int,
-    ) -> cs::cusolverStatus_t;
-    /// `cusolverDn<t>getrf_bufferSize`.
-    unsafe fn getrf_buffer(
-        h: cs::cusolverDnHandle_t,
-        m: c_int,
-        n: c_int,
-        a: *mut Self,
-        lda: c_int,
-        lwork: *mut c_int,
-    ) -> cs::cusolverStatus_t;
-    /// `cusolverDn<t>syevjBatched_bufferSize` (`batch > 0`) or
-    /// `cusolverDn<t>syevj_bufferSize` (`batch == 0`: one matrix).
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn syevj_buffer(
-        h: cs::cusolverDnHandle_t,
-        jobz: cs::cusolverEigMode_t,
-        n: c_int,
-        a: *const Self,
-        w: *const Self,
-        lwork: *mut c_int,
-        params: cs::syevjInfo_t,
-        batch: c_int,
-    ) -> cs::cusolverStatus_t;
-    /// `cusolverDn<t>syevjBatched` (`batch > 0`) or `cusolverDn<t>syevj`
-    /// (`batch == 0`: one matrix), lower triangle, `lda = n`.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn syevj(
-        h: cs::cusolverDnHandle_t,
-        jobz: cs::cusolverEigMode_t,
-        n: c_int,
-        a: *mut Self,
-        w: *mut Self,
-        work: *mut Self,
-        lwork: c_int,
-        info: *mut c_int,
-        params: cs::syevjInfo_t,
-        batch: c_int,
-    ) -> cs::cusolverStatus_t;
-    /// `cusolverDn<t>gesvdjBatched_bufferSize` (`batch > 0`) or
-    /// `cusolverDn<t>gesvdj_bufferSize` (`batch == 0`: one matrix, full
-    /// `U` and `V`); `lda = ldu = m`, `ldv = n`.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn gesvdj_buffer(
-        h: cs::cusolverDnHandle_t,
-        jobz: cs::cusolverEigMode_t,
-        m: c_int,
-        n: c_int,
-        a: *const Self,
-        s: *const Self,
-        u: *const Self,
-        v: *const Self,
-        lwork: *mut c_int,
-        params: cs::gesvdjInfo_t,
-        batch: c_int,
-    ) -> cs::cusolverStatus_t;
-    /// `cusolverDn<t>gesvdjBatched` (`batch > 0`) or `cusolverDn<t>gesvdj`
-    /// (`batch == 0`: one matrix, full `U` and `V`); `lda = ldu = m`,
-    /// `ldv = n`.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn gesvdj(
-        h: cs::cusolverDnHandle_t,
-        jobz: cs::cusolverEigMode_t,
-        m: c_int,
-        n: c_int,
-        a: *mut Self,
-        s: *mut Self,
-        u: *mut Self,
-        v: *mut Self,
-        work: *mut Self,
-        lwork: c_int,
-        info: *mut c_int,
-        params: cs::gesvdjInfo_t,
-        batch: c_int,
-    ) -> cs::cusolverStatus_t;
-    /// `cublas<t>geqrfBatched` (`info` is a host pointer).
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn geqrf_batched(
-        h: cb::cublasHandle_t,
-        m: c_int,
-        n: c_int,
-        a: *const *mut Self,
-        lda: c_int,
-        tau: *const *mut Self,
-        info: *mut c_int,
-        batch: c_int,
-    ) -> cb::cublasStatus_t;
-    /// `cusolverDn<t>orgqr_bufferSize`.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn orgqr_buffer(
-        h: cs::cusolverDnHandle_t,
-        m: c_int,
-        n: c_int,
-        k: c_int,
-        a: *const Self,
-        lda: c_int,
-        tau: *const Self,
-        lwork: *mut c_int,
-    ) -> cs::cusolverStatus_t;
-    /// `cusolverDn<t>orgqr`.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn orgqr(
-        h: cs::cusolverDnHandle_t,
-        m: c_int,
-        n: c_int,
-        k: c_int,
-        a: *mut Self,
-        lda: c_int,
-        tau: *const Self,
-        work: *mut Self,
-        lwork: c_int,
-        info: *mut c_int,
-    ) -> cs::cusolverStatus_t;
-    /// `cusolverDn<t>getrf`.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn getrf(
-        h: cs::cusolverDnHandle_t,
-        m: c_int,
-        n: c_int,
-        a: *mut Self,
-        lda: c_int,
-        work: *mut Self,
-        piv: *mut c_int,
-        info: *mut c_int,
-    ) -> cs::cusolverStatus_t;
-}
-
-macro_rules! solver_element {
-    ($t:ty, $getrf_b:ident, $getri_b:ident, $getrs_b:ident, $trsm_b:ident, $potrf_b:ident, $getrf_bs:ident, $getrf:ident,
-     $syevj_bbs:ident, $syevj_b:ident, $syevj_bs:ident, $syevj:ident,
-     $gesvdj_bbs:ident, $gesvdj_b:ident, $gesvdj_bs:ident, $gesvdj:ident,
-     $geqrf_b:ident, $orgqr_bs:ident, $orgqr:ident) => {
-        // SAFETY (every function): a direct forward to the routine of the
-        // same name; the callers below pass pointers to device buffers sized
-        // as each routine documents.
-        impl SolverElement for $t {
-            unsafe fn getrf_batched(
-                h: cb::cublasHandle_t,
-                n: c_int,
-                a: *const *mut Self,
-                lda: c_int,
-                piv: *mut c_int,
-                info: *mut c_int,
-                batch: c_int,
-            ) -> cb::cublasStatus_t {
-                // SAFETY: see the macro's comment.
-                unsafe { cb::$getrf_b(h, n, a, lda, piv, info, batch) }
-            }
-            unsafe fn getri_batched(
-                h: cb::cublasHandle_t,
-                n: c_int,
-                a: *const *const Self,
-                lda: c_int,
-                piv: *const c_int,
-                c: *const *mut Self,
-                ldc: c_int,
-                info: *mut c_int,
-                batch: c_int,
-            ) -> cb::cublasStatus_t {
-                // SAFETY: see the macro's comment.
-                unsafe { cb::$getri_b(h, n, a, lda, piv, c, ldc, info, batch) }
-            }
-            unsafe fn getrs_batched(
-                h: cb::cublasHandle_t,
-                n: c_int,
-                nrhs: c_int,
-                a: *const *const Self,
-                lda: c_int,
-                piv: *const c_int,
-                b: *const *mut Self,
-                ldb: c_int,
-                info: *mut c_int,
-                batch: c_int,
-            ) -> cb::cublasStatus_t {
-                // SAFETY: see the macro's comment.
-                unsafe {
-                    cb::$getrs_b(
-                        h,
-                        cb::cublasOperation_t::CUBLAS_OP_N,
-                        n,
-                        nrhs,
-                        a,
-                        lda,
-                        piv,
-                        b,
-                        ldb,
-                        info,
-                        batch,
-                    )
-                }
-            }
-            unsafe fn trsm_batched(
-                h: cb::cublasHandle_t,
-                side: cb::cublasSideMode_t,
-                uplo: cb::cublasFillMode_t,
-                trans: cb::cublasOperation_t,
-                diag: cb::cublasDiagType_t,
-                m: c_int,
-                n: c_int,
-                a: *const *const Self,
-                lda: c_int,
-                b: *const *mut Self,
-                ldb: c_int,
-                batch: c_int,
-            ) -> cb::cublasStatus_t {
-                let one: $t = 1.0;
-                // SAFETY: see the macro's comment; `alpha` is read from the
-                // host (cuBLAS's default pointer mode) during the call.
-                unsafe {
-                    cb::$trsm_b(
-                        h, side, uplo, trans, diag, m, n, &one, a, lda, b, ldb, batch,
-                    )
-                }
-            }
-            unsafe fn potrf_batched(
-                h: cs::cusolverDnHandle_t,
-                uplo: cs::cublasFillMode_t,
-                n: c_int,
-                a: *mut *mut Self,
-                lda: c_int,
-                info: *mut c_int,
-                batch: c_int,
-            ) -> cs::cusolverStatus_t {
-                // SAFETY: see the macro's comment.
-                unsafe { cs::$potrf_b(h, uplo, n, a, lda, info, batch) }
-            }
-            unsafe fn getrf_buffer(
-                h: cs::cusolverDnHandle_t,
-                m: c_int,
-                n: c_int,
-                a: *mut Self,
-                lda: c_int,
-                lwork: *mut c_int,
-            ) -> cs::cusolverStatus_t {
-                // SAFETY: see the macro's comment.
-                unsafe { cs::$getrf_bs(h, m, n, a, lda, lwork) }
-            }
-            unsafe fn syevj_buffer(
-                h: cs::cusolverDnHandle_t,
-                jobz: cs::cusolverEigMode_t,
-                n: c_int,
-                a: *const Self,
-                w: *const Self,
-                lwork: *mut c_int,
-                params: cs::syevjInfo_t,
-                batch: c_int,
-            ) -> cs::cusolverStatus_t {
-                let lower = cs::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
-                // SAFETY: see the macro's comment.
-                unsafe {
-                    if batch > 0 {
-                        cs::$syevj_bbs(h, jobz, lower, n, a, n.max(1), w, lwork, params, batch)
-                    } else {
-                        cs::$syevj_bs(h, jobz, lower, n, a, n.max(1), w, lwork, params)
-                    }
-                }
-            }
-            unsafe fn syevj(
-                h: cs::cusolverDnHandle_t,
-                jobz: cs::cusolverEigMode_t,
-                n: c_int,
-                a: *mut Self,
-                w: *mut Self,
-                work: *mut Self,
-                lwork: c_int,
-                info: *mut c_int,
-                params: cs::syevjInfo_t,
-                batch: c_int,
-            ) -> cs::cusolverStatus_t {
-                let lower = cs::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
-                // SAFETY: see the macro's comment.
-                unsafe {
-                    if batch > 0 {
-                        cs::$syevj_b(
-                            h,
-                            jobz,
-                            lower,
-                            n,
-                            a,
-                            n.max(1),
-                            w,
-                            work,
-                            lwork,
-                            info,
-                            params,
-                            batch,
-                        )
-                    } else {
-                        cs::$syevj(h, jobz, lower, n, a, n.max(1), w, work, lwork, info, params)
-                    }
-                }
-            }
-            unsafe fn gesvdj_buffer(
-                h: cs::cusolverDnHandle_t,
-                jobz: cs::cusolverEigMode_t,
-                m: c_int,
-                n: c_int,
-                a: *const Self,
-                s: *const Self,
-                u: *const Self,
-                v: *const Self,
-                lwork: *mut c_int,
-                params: cs::gesvdjInfo_t,
-                batch: c_int,
-            ) -> cs::cusolverStatus_t {
-                let (lda, ldv) = (m.max(1), n.max(1));
-                // SAFETY: see the macro's comment.
-                unsafe {
-                    if batch > 0 {
-                        cs::$gesvdj_bbs(
-                            h, jobz, m, n, a, lda, s, u, lda, v, ldv, lwork, params, batch,
-                        )
-                    } else {
-                        cs::$gesvdj_bs(h, jobz, 0, m, n, a, lda, s, u, lda, v, ldv, lwork, params)
-                    }
-                }
-            }
-            unsafe fn gesvdj(
-                h: cs::cusolverDnHandle_t,
-                jobz: cs::cusolverEigMode_t,
-                m: c_int,
-                n: c_int,
-                a: *mut Self,
-                s: *mut Self,
-                u: *mut Self,
-                v: *mut Self,
-                work: *mut Self,
-                lwork: c_int,
-                info: *mut c_int,
-                params: cs::gesvdjInfo_t,
-                batch: c_int,
-            ) -> cs::cusolverStatus_t {
-                let (lda, ldv) = (m.max(1), n.max(1));
-                // SAFETY: see the macro's comment.
-                unsafe {
-                    if batch > 0 {
-                        cs::$gesvdj_b(
-                            h, jobz, m, n, a, lda, s, u, lda, v, ldv, work, lwork, info, params,
-                            batch,
-                        )
-                    } else {
-                        cs::$gesvdj(
-                            h, jobz, 0, m, n, a, lda, s, u, lda, v, ldv, work, lwork, info, params,
-                        )
-                    }
-                }
-            }
-            unsafe fn geqrf_batched(
-                h: cb::cublasHandle_t,
-                m: c_int,
-                n: c_int,
-                a: *const *mut Self,
-                lda: c_int,
-                tau: *const *mut Self,
-                info: *mut c_int,
-                batch: c_int,
-            ) -> cb::cublasStatus_t {
-                // SAFETY: see the macro's comment.
-                unsafe { cb::$geqrf_b(h, m, n, a, lda, tau, info, batch) }
-            }
-            unsafe fn orgqr_buffer(
-                h: cs::cusolverDnHandle_t,
-                m: c_int,
-                n: c_int,
-                k: c_int,
-                a: *const Self,
-                lda: c_int,
-                tau: *const Self,
-                lwork: *mut c_int,
-            ) -> cs::cusolverStatus_t {
-                // SAFETY: see the macro's comment.
-                unsafe { cs::$orgqr_bs(h, m, n, k, a, lda, tau, lwork) }
-            }
-            unsafe fn orgqr(
-                h: cs::cusolverDnHandle_t,
-                m: c_int,
-                n: c_int,
-                k: c_int,
-                a: *mut Self,
-                lda: c_int,
-                tau: *const Self,
-                work: *mut Self,
-                lwork: c_int,
-                info: *mut c_int,
-            ) -> cs::cusolverStatus_t {
-                // SAFETY: see the macro's comment.
-                unsafe { cs::$orgqr(h, m, n, k, a, lda, tau, work, lwork, info) }
-            }
-            unsafe fn getrf(
-                h: cs::cusolverDnHandle_t,
-                m: c_int,
-                n: c_int,
-                a: *mut Self,
-                lda: c_int,
-                work: *mut Self,
-                piv: *mut c_int,
-                info: *mut c_int,
-            ) -> cs::cusolverStatus_t {
-                // SAFETY: see the macro's comment.
-                unsafe { cs::$getrf(h, m, n, a, lda, work, piv, info) }
-            }
-        }
-    };
-}
-solver_element!(
-    f32,
-    cublasSgetrfBatched,
-    cublasSgetriBatched,
-    cublasSgetrsBatched,
-    cublasStrsmBatched,
-    cusolverDnSpotrfBatched,
-    cusolverDnSgetrf_bufferSize,
-    cusolverDnSgetrf,
-    cusolverDnSsyevjBatched_bufferSize,
-    cusolverDnSsyevjBatched,
-    cusolverDnSsyevj_bufferSize,
-    cusolverDnSsyevj,
-    cusolverDnSgesvdjBatched_bufferSize,
-    cusolverDnSgesvdjBatched,
-    cusolverDnSgesvdj_bufferSize,
-    cusolverDnSgesvdj,
-    cublasSgeqrfBatched,
-    cusolverDnSorgqr_bufferSize,
-    cusolverDnSorgqr
-);
-solver_element!(
-    f64,
-    cublasDgetrfBatched,
-    cublasDgetriBatched,
-    cublasDgetrsBatched,
-    cublasDtrsmBatched,
-    cusolverDnDpotrfBatched,
-    cusolverDnDgetrf_bufferSize,
-    cusolverDnDgetrf,
-    cusolverDnDsyevjBatched_bufferSize,
-    cusolverDnDsyevjBatched,
-    cusolverDnDsyevj_bufferSize,
-    cusolverDnDsyevj,
-    cusolverDnDgesvdjBatched_bufferSize,
-    cusolverDnDgesvdjBatched,
-    cusolverDnDgesvdj_bufferSize,
-    cusolverDnDgesvdj,
-    cublasDgeqrfBatched,
-    cusolverDnDorgqr_bufferSize,
-    cusolverDnDorgqr
-);
 
 /// A cuBLAS status as a [`CudaError`].
 fn blas_ok(s: cb::cublasStatus_t, what: &str) -> Result<(), CudaError> {
@@ -811,7 +302,7 @@ fn getrf_batched<T: SolverElement>(
         // (the guards and buffers outlive the call, and later reads are
         // ordered on the same stream).
         let s = unsafe {
-            T::getrf_batched(
+            (T::GETRF_BATCHED)(
                 *blas.handle(),
                 int(n)?,
                 pp as *const *mut T,
@@ -848,7 +339,7 @@ fn getrf_each<T: SolverElement>(
         let (pa, _ga) = buf.device_ptr_mut(stream);
         let mut lwork: c_int = 0;
         // SAFETY: a workspace query: reads the sizes only.
-        let s = unsafe { T::getrf_buffer(h.cu(), rows, cols, pa as *mut T, rows, &mut lwork) };
+        let s = unsafe { (T::GETRF_BUFFER)(h.cu(), rows, cols, pa as *mut T, rows, &mut lwork) };
         solver_ok(s, "getrf_bufferSize")?;
         let mut work = dev.alloc_zeros::<T>(lwork.max(1) as usize)?;
         let (pw, _gw) = work.device_ptr_mut(stream);
@@ -861,7 +352,7 @@ fn getrf_each<T: SolverElement>(
             // slot follow likewise; the workspace has the size cuSOLVER asked
             // for; everything stays alive until the stream has run.
             let s = unsafe {
-                T::getrf(
+                (T::GETRF)(
                     h.cu(),
                     rows,
                     cols,
@@ -934,7 +425,7 @@ fn trsm<T: SolverElement>(
     // the right, as the callers build them; all alive until the stream has
     // run.
     let s = unsafe {
-        T::trsm_batched(
+        (T::TRSM_BATCHED)(
             *blas.handle(),
             side,
             uplo,
@@ -942,6 +433,7 @@ fn trsm<T: SolverElement>(
             diag,
             int(b.rows)?,
             int(b.cols)?,
+            &T::one(),
             ppa as *const *const T,
             int(a.rows.max(1))?,
             ppb as *const *mut T,
@@ -995,7 +487,7 @@ fn inv<T: SolverElement>(a: &Dyn<T>) -> Result<WithInfo<T, Cuda>, CudaError> {
         // matrices of the same size in a separate buffer (getri is out of
         // place); all alive until the stream has run.
         let s = unsafe {
-            T::getri_batched(
+            (T::GETRI_BATCHED)(
                 *blas.handle(),
                 int(n)?,
                 ppa as *const *const T,
@@ -1060,8 +552,9 @@ fn solve<T: SolverElement>(
         // reports invalid arguments only); all alive until the stream has
         // run.
         let s = unsafe {
-            T::getrs_batched(
+            (T::GETRS_BATCHED)(
                 *blas.handle(),
+                cb::cublasOperation_t::CUBLAS_OP_N,
                 int(n)?,
                 int(bm.cols)?,
                 ppa as *const *const T,
@@ -1107,7 +600,7 @@ fn cholesky<T: SolverElement>(a: &Dyn<T>) -> Result<WithInfo<T, Cuda>, CudaError
         // `info` has one int per matrix; all alive until the stream has
         // run.
         let s = unsafe {
-            T::potrf_batched(
+            (T::POTRF_BATCHED)(
                 h.cu(),
                 cs::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
                 int(n)?,
@@ -1259,7 +752,7 @@ fn eigh<T: SolverElement>(a: &Dyn<T>, vectors: bool) -> Result<Eigen<T, Cuda>, C
         let mut lwork: c_int = 0;
         // SAFETY: a workspace query: reads the sizes only.
         let s = unsafe {
-            T::syevj_buffer(
+            syevj_buffer::<T>(
                 h.cu(),
                 jobz,
                 int(n)?,
@@ -1280,7 +773,7 @@ fn eigh<T: SolverElement>(a: &Dyn<T>, vectors: bool) -> Result<Eigen<T, Cuda>, C
             // its `n` eigenvalues and its `info`, with the workspace of the
             // size cuSOLVER asked for; all alive until the stream has run.
             let s = unsafe {
-                T::syevj(
+                syevj::<T>(
                     h.cu(),
                     jobz,
                     int(n)?,
@@ -1373,7 +866,7 @@ where
         let mut lwork: c_int = 0;
         // SAFETY: a workspace query: reads the sizes only.
         let st = unsafe {
-            T::gesvdj_buffer(
+            gesvdj_buffer::<T>(
                 h.cu(),
                 jobz,
                 mi,
@@ -1399,7 +892,7 @@ where
             // contiguous per matrix, its `info`, and the workspace of the
             // size cuSOLVER asked for; all alive until the stream has run.
             let st = unsafe {
-                T::gesvdj(
+                gesvdj::<T>(
                     h.cu(),
                     jobz,
                     mi,
@@ -1550,7 +1043,7 @@ fn qr<T: SolverElement>(a: &Dyn<T>, complete: bool) -> Result<(Dyn<T>, Dyn<T>), 
             // host int (invalid arguments only); all alive until the stream
             // has run.
             let s = unsafe {
-                T::geqrf_batched(
+                (T::GEQRF_BATCHED)(
                     *blas.handle(),
                     int(m)?,
                     int(n)?,
@@ -1604,7 +1097,7 @@ fn qr<T: SolverElement>(a: &Dyn<T>, complete: bool) -> Result<(Dyn<T>, Dyn<T>), 
         let mut lwork: c_int = 0;
         // SAFETY: a workspace query: reads the sizes only.
         let s = unsafe {
-            T::orgqr_buffer(
+            (T::ORGQR_BUFFER)(
                 h.cu(),
                 mi,
                 qi,
@@ -1628,7 +1121,7 @@ fn qr<T: SolverElement>(a: &Dyn<T>, complete: bool) -> Result<(Dyn<T>, Dyn<T>), 
             // arguments are reported there); all alive until the stream has
             // run.
             let s = unsafe {
-                T::orgqr(
+                (T::ORGQR)(
                     h.cu(),
                     mi,
                     qi,
