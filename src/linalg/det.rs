@@ -13,6 +13,9 @@ use crate::{ShapeError, Tensor};
 /// The determinant of each matrix of `a` `(..., n, n)`, shape `(...)`. A
 /// singular matrix has determinant 0 (not an error).
 ///
+/// On CUDA: one cuBLAS `getrfBatched`; `U`'s diagonal and the pivots
+/// (`2n` values per matrix) are read back and combined on the host.
+///
 /// # Errors
 /// A non-square or rank < 2 shape (checked at run time for `Dyn`/`DynRank`).
 ///

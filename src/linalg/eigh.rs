@@ -13,6 +13,9 @@ const NO_CONVERGENCE: &str = "The algorithm failed to converge because the input
 /// matrix of `a`; only the lower triangle is read, as PyTorch's default
 /// `UPLO='L'`.
 ///
+/// On CUDA: one cuSOLVER `syevjBatched` (Jacobi) for `n <= 32`; larger
+/// matrices loop over the batch, one `syevj` call per matrix.
+///
 /// # Errors
 /// A non-square shape; no convergence.
 ///
@@ -56,6 +59,8 @@ where
 
 /// The eigenvalues `(..., n)`, ascending, of each symmetric matrix of `a`
 /// (lower triangle read).
+///
+/// On CUDA: as [`try_eigh`] (one `syevj` call per matrix above 32).
 ///
 /// # Errors
 /// As [`try_eigh`].

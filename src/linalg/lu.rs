@@ -26,6 +26,9 @@ pub type PivotsOf<S> = <<S as Matrices>::Batch as WithTail>::Vec<Dyn>;
 /// swapped with row `pivots[i] - 1` (1-based), in order. Rectangular
 /// matrices are factored too.
 ///
+/// On CUDA: one cuBLAS `getrfBatched` for square matrices; rectangular
+/// ones loop over the batch, one cuSOLVER `getrf` per matrix.
+///
 /// # Errors
 /// A shape of rank < 2; a matrix with a zero on the diagonal of `U`
 /// (PyTorch's message, naming the first such `U[i,i]`, 1-based, and the

@@ -16,6 +16,9 @@ type Cols<S> = <S as Matrices>::Cols;
 /// triangular, `k = min(m, n)` (a `Dyn` size: stable Rust cannot compute the
 /// minimum of two const generics).
 ///
+/// On CUDA: one cuBLAS `geqrfBatched` for the batch, then `Q` formed by
+/// cuSOLVER's `orgqr`, one call per matrix (it has no batched form).
+///
 /// # Errors
 /// A shape of rank < 2 (`DynRank`).
 ///
@@ -60,6 +63,8 @@ pub fn qr<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
 
 /// The complete QR factorization: `Q` `(..., m, m)` orthogonal and `R`
 /// `(..., m, n)` upper triangular.
+///
+/// On CUDA: as [`try_qr`] (one `orgqr` call per matrix).
 ///
 /// # Errors
 /// A shape of rank < 2 (`DynRank`).

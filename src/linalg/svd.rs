@@ -28,6 +28,10 @@ const NO_CONVERGENCE: &str = "The algorithm failed to converge because the input
 /// order, `Vh` `(..., k, n)`, `k = min(m, n)` (`Dyn`). NumPy's
 /// `svd(a, full_matrices=False)`.
 ///
+/// On CUDA: one cuSOLVER `gesvdjBatched` (Jacobi) when `m, n <= 32`
+/// (cuSOLVER's limit); larger matrices loop over the batch, one `gesvdj`
+/// call per matrix. Both compute the full `U` and `V`.
+///
 /// # Errors
 /// A shape of rank < 2; no convergence.
 ///
@@ -97,6 +101,8 @@ pub fn svd_full<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
 
 /// The singular values of each matrix of `a` `(..., m, n)`, descending,
 /// `(..., min(m, n))`.
+///
+/// On CUDA: as [`try_svd`] (one `gesvdj` call per matrix above 32).
 ///
 /// # Errors
 /// As [`try_svd`].

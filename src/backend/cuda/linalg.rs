@@ -1,5 +1,6 @@
 //! [`Linalg`] for CUDA: the factorizations through cuBLAS's and cuSOLVER's
-//! batched routines, one call for the whole batch:
+//! batched routines, one call for the whole batch where the library has
+//! one (the rows in bold loop over the batch):
 //!
 //! | primitive | call |
 //! |---|---|
@@ -13,9 +14,9 @@
 //! | `solve_triangular` | `cublas<t>trsmBatched` |
 //! | `qr` | `cublas<t>geqrfBatched`, then `cusolverDn<t>orgqr` for `Q`, **one call per matrix** (no batched form) |
 //! | `eigh` (`n <= 32`) | `cusolverDn<t>syevjBatched` (Jacobi) |
+//! | `eigh` (`n > 32`) | `cusolverDn<t>syevj`, **one call per matrix** (cuSOLVER's batched Jacobi stops at 32) |
 //! | `svd` (`m, n <= 32`) | `cusolverDn<t>gesvdjBatched` (Jacobi; full `U`, `V`, the reduced form their first columns) |
 //! | `svd` (larger) | `cusolverDn<t>gesvdj`, **one call per matrix** (cuSOLVER's batched Jacobi stops at 32) |
-//! | `eigh` (`n > 32`) | `cusolverDn<t>syevj`, **one call per matrix** (cuSOLVER's batched Jacobi stops at 32) |
 //!
 //! cuBLAS and cuSOLVER are column-major. Every operand is first copied by
 //! the copy kernel into a fresh buffer holding each matrix column-major
