@@ -172,43 +172,21 @@ impl<T: SolverElement> ColMajor<T> {
     /// The matrices row-major in a new contiguous tensor `(batch..., rows,
     /// cols)`, or `(batch..., rows)` with `drop_cols` (one column).
     fn to_row_major(&self, dev: &CudaDevice, drop_cols: bool) -> Result<Dyn<T>, CudaError> {
+        let x = read(
+            dev,
+            &self.store,
+            &self.batch,
+            self.rows * self.cols,
+            [self.rows, self.cols],
+            [1, self.rows],
+        )?;
         if !drop_cols {
-            return read(
-                dev,
-                &self.store,
-                &self.batch,
-                self.rows * self.cols,
-                [self.rows, self.cols],
-                [1, self.rows],
-            );
+            return Ok(x);
         }
         let mut dims = self.batch.clone();
-        let mut strides: Vec<usize> = contiguous_strides(&self.batch)
-            .iter()
-            .map(|s| s * self.rows * self.cols)
-            .collect();
         dims.push(self.rows);
-        strides.push(1);
-        if !drop_cols {
-            dims.push(self.cols);
-            strides.push(self.rows);
-        }
-        let out = output::<T, DynRank>(dev, &dims)?;
-        let src = Operand {
-            storage: &self.store,
-            dims: &dims,
-            strides: &strides,
-            offset: 0,
-        };
-        launch(
-            dev,
-            &table::Identity::DEF,
-            out.operand(),
-            src,
-            &[],
-            T::default(),
-        )?;
-        Ok(out)
+        let d = <DynRank as crate::shape::Shape>::check_dims(&dims)?;
+        Ok(Tensor::from_cuda_parts(x.storage.clone(), d))
     }
 
     /// Whether there is nothing to compute.
