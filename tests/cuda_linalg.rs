@@ -148,6 +148,15 @@ where
             "pivots {what}"
         );
     }
+    // lu_solve from the factors, batches broadcast: LU (2, 1, 4, 4) with B
+    // (3, 4, 2).
+    let a = rand::<E>(&[2, 1, 4, 4], 15, 3.0);
+    let b = rand::<E>(&[3, 4, 2], 16, 0.0);
+    let (lu, piv) = linalg::lu_factor(&a);
+    let (glu, gpiv) = linalg::lu_factor(&gpu(dev, &a));
+    let x: T<E> = linalg::lu_solve(&lu, &piv, &b);
+    let gx: G<E> = linalg::lu_solve(&glu, &gpiv, &gpu(dev, &b));
+    assert_near("lu_solve broadcast", &x, &gx);
     // Rectangular LU: one cuSOLVER getrf per matrix.
     for dims in [[2, 3, 5], [2, 5, 3], [0, 2, 3]] {
         let a = rand::<E>(&dims, 20, 0.0);

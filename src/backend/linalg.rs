@@ -59,7 +59,7 @@ pub type Dets<T, D> = (
 );
 
 /// The linear-algebra primitives of a device for `f32` and `f64`.
-pub trait Linalg<T: LinalgFloat>: Backend<T> {
+pub trait Linalg<T: LinalgFloat>: Backend<T> + Backend<i32> {
     /// LU with partial pivoting of each `(m, n)` matrix of `a`, as LAPACK's
     /// `getrf`: the packed factors `(..., m, n)` (`U` on and above the
     /// diagonal, the unit-lower `L` below), the 1-based pivots
@@ -168,4 +168,19 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> {
         a: &Tensor<T, DynRank, Self>,
         complete: bool,
     ) -> Result<(Tensor<T, DynRank, Self>, Tensor<T, DynRank, Self>), Self::Error>;
+
+    /// `X` with `A X = B` from `A`'s packed LU factors `lu` `(..., n, n)`
+    /// and 1-based pivots `(..., n)` (as [`Linalg::lu_factor`] gives them;
+    /// `piv_host` is the same values on the host, already checked to lie in
+    /// `1..=n`), `b` `(..., n, k)`; `lu`'s and `b`'s batches broadcast
+    /// (`b`'s first). A zero on `U`'s diagonal gives infinities and NaNs.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn lu_solve(
+        lu: &Tensor<T, DynRank, Self>,
+        piv: &Tensor<i32, DynRank, Self>,
+        piv_host: &[i32],
+        b: &Tensor<T, DynRank, Self>,
+    ) -> Result<Tensor<T, DynRank, Self>, Self::Error>;
 }

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | [`Backend`] | the primitive set a device implements; the tensor API is written once over it |
 //! | [`Gemm`] | matrix products (strided-batched GEMM with `alpha`), for the element types a device multiplies |
-//! | [`Linalg`] | the factorizations (LU, inverse, Cholesky, triangular solves) a device runs for `linalg` |
+//! | [`Linalg`] | the factorizations (LU, inverse, solves, determinants, Cholesky, QR, `eigh`, SVD) a device runs for `linalg` |
 //! | [`op`] | what a pointwise operation is to a backend: its Rust function and CUDA expression in one type |
 //! | [`fused`] | what a fused pointwise chain is to a backend, and its evaluation on a device |
 //! | [`geometry`] | the layout of a batched matrix product |

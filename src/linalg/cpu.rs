@@ -6,7 +6,7 @@ use faer::linalg::solvers::{DenseSolveCore, Solve};
 use super::batch::{Operand, broadcast_batch, dims_with, par_batches, push_mat};
 use super::cholesky::cholesky_solve_core;
 use super::det::slogdet_core;
-use super::lu::lu_factor_core;
+use super::lu::{lu_factor_core, lu_solve_core};
 use super::qr::qr_cpu;
 use super::triangular::{Triangle, triangular_core};
 use super::{LinalgFloat, plu};
@@ -252,5 +252,15 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
     fn qr(a: &Dyn<T>, complete: bool) -> Result<(Dyn<T>, Dyn<T>), ShapeError> {
         let (q, qd, r, rd) = qr_cpu(a.layout(), complete)?;
         Ok((fresh(q, &qd)?, fresh(r, &rd)?))
+    }
+
+    fn lu_solve(
+        lu: &Dyn<T>,
+        piv: &Tensor<i32, DynRank>,
+        piv_host: &[i32],
+        b: &Dyn<T>,
+    ) -> Result<Dyn<T>, ShapeError> {
+        let (data, dims) = lu_solve_core(lu.layout(), piv.dims(), piv_host, b.layout())?;
+        fresh(data, &dims)
     }
 }

@@ -7,9 +7,9 @@ use super::batch::{
     Operand, bcast_index, broadcast_batch, check_square, dims_with, incompatible, par_batches,
     push_mat, stack, tensor,
 };
-use super::generic::check_batch_info;
+use super::generic::{check_batch_info, check_matrices, check_square_dims};
 use super::{BatchOf, LinalgFloat, Matrices, SolveShape, WithTail, expect};
-use crate::backend::Linalg;
+use crate::backend::{Backend, Linalg};
 use crate::ops::exec::Layout;
 use crate::shape::{Dyn, Shape};
 use crate::{ShapeError, Tensor};
@@ -299,13 +299,46 @@ pub(super) fn lu_factor_core<T: LinalgFloat, S: Matrices>(
 /// let b = Tensor::<f64, DynRank>::try_from_vec(vec![1., 1.], &[2, 1]).unwrap();
 /// assert_eq!(linalg::try_lu_solve(&lu, &piv, &b).unwrap().to_vec(), vec![f64::NEG_INFINITY, f64::INFINITY]);
 /// ```
-pub fn try_lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape>(
-    lu: &Tensor<T, SA>,
-    pivots: &Tensor<i32, SP>,
-    b: &Tensor<T, SB>,
-) -> Result<Tensor<T, SA::Output>, ShapeError> {
-    let (data, dims) = lu_solve_core(lu.layout(), pivots.dims(), &pivots.to_vec(), b.layout())?;
-    tensor(data, &dims)
+pub fn try_lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape, D: Linalg<T>>(
+    lu: &Tensor<T, SA, D>,
+    pivots: &Tensor<i32, SP, D>,
+    b: &Tensor<T, SB, D>,
+) -> Result<Tensor<T, SA::Output, D>, D::Error> {
+    let name = "linalg.lu_solve";
+    let (ld, bd, pd) = (lu.dims(), b.dims(), pivots.dims());
+    check_matrices(ld, name, "LU")?;
+    check_matrices(bd, name, "B")?;
+    let n = check_square_dims(ld, name, "LU")?;
+    let (br, bc) = (bd[bd.len() - 2], bd[bd.len() - 1]);
+    if br != n {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: Incompatible shapes of A and B for the equation AX = B ({n}x{n} and {br}x{bc})"
+        ))
+        .into());
+    }
+    let want = dims_with(&ld[..ld.len() - 2], &[n]);
+    if pd != want.as_slice() {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: Expected pivots of shape {want:?} (LU's batch and n), but got {pd:?}"
+        ))
+        .into());
+    }
+    let piv_host = <D as Backend<i32>>::to_host(pivots)?;
+    if piv_host.iter().any(|&p| p < 1 || p as usize > n) {
+        return Err(
+            ShapeError::Invalid(format!("{name}: pivots must be between 1 and {n}")).into(),
+        );
+    }
+    // B is "tensor a" in PyTorch's broadcast message.
+    broadcast_batch(&bd[..bd.len() - 2], &ld[..ld.len() - 2])?;
+    let piv = pivots.share().into_dyn();
+    let x = D::lu_solve(
+        &lu.share().into_dyn(),
+        &piv,
+        &piv_host,
+        &b.share().into_dyn(),
+    )?;
+    Ok(x.try_into_shape()?)
 }
 
 /// `X` with `A X = B` from `lu_factor(A)`; panics where [`try_lu_solve`]
@@ -320,11 +353,11 @@ pub fn try_lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape>(
 /// assert!((x[0] - 1.).abs() < 1e-12 && (x[1] - 2.).abs() < 1e-12);
 /// ```
 #[track_caller]
-pub fn lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape>(
-    lu: &Tensor<T, SA>,
-    pivots: &Tensor<i32, SP>,
-    b: &Tensor<T, SB>,
-) -> Tensor<T, SA::Output> {
+pub fn lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape, D: Linalg<T>>(
+    lu: &Tensor<T, SA, D>,
+    pivots: &Tensor<i32, SP, D>,
+    b: &Tensor<T, SB, D>,
+) -> Tensor<T, SA::Output, D> {
     expect(try_lu_solve(lu, pivots, b))
 }
 

@@ -8,6 +8,7 @@
 //! | `lu_factor` (rectangular) | `cusolverDn<t>getrf`, **one call per matrix** (cuBLAS's batched LU is square only) |
 //! | `inv` | `cublas<t>getrfBatched`, then `cublas<t>getriBatched` (out of place) |
 //! | `solve` | `cublas<t>getrfBatched`, then `cublas<t>getrsBatched` |
+//! | `lu_solve` | `cublas<t>getrsBatched` (LU and pivots broadcast to the batch first) |
 //! | `slogdet` (`det`) | `cublas<t>getrfBatched`; `U`'s diagonal and the pivots (`2n` values per matrix) combined on the host |
 //! | `cholesky` | `cusolverDn<t>potrfBatched` (lower), the upper triangle then zeroed |
 //! | `cholesky_solve` | `cublas<t>trsmBatched` twice (`L Y = B`, `Lᵀ X = Y`) |
@@ -511,52 +512,94 @@ fn solve<T: SolverElement>(
     };
     let bm = ColMajor::copy(&dev, bop, &batch)?;
     let (piv, info) = getrf_batched(&dev, &am)?;
-    if !am.is_empty() && !bm.is_empty() {
-        let n = am.rows;
-        let blas = blas_handle(&dev)?;
-        dev.inner.ctx.bind_to_thread()?;
-        let stream = dev.stream();
-        let abuf = am.store.buf.read_recursive();
-        let mut bbuf = bm.store.buf.write();
-        let (pa, _ga) = abuf.device_ptr(stream);
-        let (pb, _gb) = bbuf.device_ptr_mut(stream);
-        let (aptrs, bptrs) = (pointers(&dev, pa, &am)?, pointers(&dev, pb, &bm)?);
-        let (ppa, _gpa) = aptrs.device_ptr(stream);
-        let (ppb, _gpb) = bptrs.device_ptr(stream);
-        let (ppiv, _gv) = piv.device_ptr(stream);
-        let mut host: c_int = 0;
-        // SAFETY: per batch element, the factored n x n matrix (leading
-        // dimension n) and its n pivots, and the n x k right-hand side
-        // (leading dimension n) solved in place; `info` is a host int (it
-        // reports invalid arguments only); all alive until the stream has
-        // run.
-        let s = unsafe {
-            (T::GETRS_BATCHED)(
-                *blas.handle(),
-                cb::cublasOperation_t::CUBLAS_OP_N,
-                int(n)?,
-                int(bm.cols)?,
-                ppa as *const *const T,
-                int(n)?,
-                ppiv as *const c_int,
-                ppb as *const *mut T,
-                int(n)?,
-                &mut host,
-                int(am.count)?,
-            )
-        };
-        blas_ok(s, "getrsBatched")?;
-        if host != 0 {
-            return Err(CudaError::Blas(format!(
-                "getrsBatched: invalid argument {}",
-                -host
-            )));
-        }
-    }
+    getrs(&dev, &am, &piv, &bm)?;
     Ok((
         bm.to_row_major(&dev, vec)?,
         host_info(&dev, &info, am.count)?,
     ))
+}
+
+/// `cublas<t>getrsBatched`: every right-hand side of `bm` (`n x k`)
+/// solved in place against its factored matrix of `am` and its `n`
+/// pivots (`count x n` ints in `piv`).
+fn getrs<T: SolverElement>(
+    dev: &CudaDevice,
+    am: &ColMajor<T>,
+    piv: &CudaSlice<i32>,
+    bm: &ColMajor<T>,
+) -> Result<(), CudaError> {
+    if am.is_empty() || bm.is_empty() {
+        return Ok(());
+    }
+    let n = am.rows;
+    let blas = blas_handle(dev)?;
+    dev.inner.ctx.bind_to_thread()?;
+    let stream = dev.stream();
+    let abuf = am.store.buf.read_recursive();
+    let mut bbuf = bm.store.buf.write();
+    let (pa, _ga) = abuf.device_ptr(stream);
+    let (pb, _gb) = bbuf.device_ptr_mut(stream);
+    let (aptrs, bptrs) = (pointers(dev, pa, am)?, pointers(dev, pb, bm)?);
+    let (ppa, _gpa) = aptrs.device_ptr(stream);
+    let (ppb, _gpb) = bptrs.device_ptr(stream);
+    let (ppiv, _gv) = piv.device_ptr(stream);
+    let mut host: c_int = 0;
+    // SAFETY: per batch element, the factored n x n matrix (leading
+    // dimension n) and its n pivots, and the n x k right-hand side (leading
+    // dimension n) solved in place; `info` is a host int (it reports invalid
+    // arguments only); all alive until the stream has run.
+    let s = unsafe {
+        (T::GETRS_BATCHED)(
+            *blas.handle(),
+            cb::cublasOperation_t::CUBLAS_OP_N,
+            int(n)?,
+            int(bm.cols)?,
+            ppa as *const *const T,
+            int(n)?,
+            ppiv as *const c_int,
+            ppb as *const *mut T,
+            int(n)?,
+            &mut host,
+            int(am.count)?,
+        )
+    };
+    blas_ok(s, "getrsBatched")?;
+    if host != 0 {
+        return Err(CudaError::Blas(format!(
+            "getrsBatched: invalid argument {}",
+            -host
+        )));
+    }
+    Ok(())
+}
+
+/// `X` from `A`'s LU factors and pivots: both broadcast to the batch (the
+/// pivots copied to one row of `n` per batch element), then
+/// `getrsBatched`.
+fn lu_solve<T: SolverElement>(
+    lu: &Dyn<T>,
+    piv: &Tensor<i32, DynRank, Cuda>,
+    b: &Dyn<T>,
+) -> Result<Dyn<T>, CudaError> {
+    let dev = lu.device().clone();
+    same_device(&dev, b.device())?;
+    same_device(&dev, piv.device())?;
+    let batch = broadcast(batch_of(lu.dims()), batch_of(b.dims()))?;
+    let am = ColMajor::copy(&dev, lu.operand(), &batch)?;
+    let bm = ColMajor::copy(&dev, b.operand(), &batch)?;
+    let mut pdims = batch.clone();
+    pdims.push(am.rows);
+    let p = output::<i32, DynRank>(&dev, &pdims)?;
+    launch(
+        &dev,
+        &table::Identity::DEF,
+        p.operand(),
+        piv.operand(),
+        &[],
+        0i32,
+    )?;
+    getrs(&dev, &am, &p.storage.buf.read_recursive(), &bm)?;
+    bm.to_row_major(&dev, false)
 }
 
 fn cholesky<T: SolverElement>(a: &Dyn<T>) -> Result<WithInfo<T, Cuda>, CudaError> {
@@ -1171,6 +1214,15 @@ macro_rules! cuda_linalg {
 
             fn qr(a: &Dyn<$t>, complete: bool) -> Result<(Dyn<$t>, Dyn<$t>), CudaError> {
                 qr(a, complete)
+            }
+
+            fn lu_solve(
+                lu: &Dyn<$t>,
+                piv: &Tensor<i32, DynRank, Cuda>,
+                _piv_host: &[i32],
+                b: &Dyn<$t>,
+            ) -> Result<Dyn<$t>, CudaError> {
+                lu_solve(lu, piv, b)
             }
         }
     )*};
