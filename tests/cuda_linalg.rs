@@ -148,6 +148,25 @@ where
             "pivots {what}"
         );
     }
+    // lu_factor_ex of singular matrices: the factors, pivots and info.
+    let v = [
+        1., 2., 3., 1., 2., 3., 0., 1., 5., 2., 0., 0., 0., 1., 0., 0., 0., 3.,
+    ];
+    let s = T::try_from_vec(v.iter().map(|&x| E::of(x)).collect(), &[2, 3, 3]).unwrap();
+    let (lu, piv, info) = linalg::lu_factor_ex(&s);
+    let (glu, gpiv, ginfo) = linalg::lu_factor_ex(&gpu(dev, &s));
+    assert_near("lu_factor_ex", &lu, &glu);
+    assert_eq!(
+        piv.to_vec(),
+        gpiv.to_cpu().unwrap().to_vec(),
+        "lu_factor_ex pivots"
+    );
+    assert_eq!(info.to_vec(), vec![3, 0]);
+    assert_eq!(
+        ginfo.to_cpu().unwrap().to_vec(),
+        vec![3, 0],
+        "lu_factor_ex info"
+    );
     // lu_solve from the factors, batches broadcast: LU (2, 1, 4, 4) with B
     // (3, 4, 2).
     let a = rand::<E>(&[2, 1, 4, 4], 15, 3.0);

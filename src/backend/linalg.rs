@@ -183,4 +183,15 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> + Backend<i32> {
         piv_host: &[i32],
         b: &Tensor<T, DynRank, Self>,
     ) -> Result<Tensor<T, DynRank, Self>, Self::Error>;
+
+    /// `info` values (one per matrix) as a tensor of sizes `dims` on
+    /// `like`'s device, for the `*_ex` forms.
+    ///
+    /// # Errors
+    /// An allocation or driver error, or sizes other than `info`'s length.
+    fn info_tensor(
+        like: &Tensor<T, DynRank, Self>,
+        info: Vec<i32>,
+        dims: &[usize],
+    ) -> Result<Tensor<i32, DynRank, Self>, Self::Error>;
 }

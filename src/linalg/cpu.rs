@@ -263,4 +263,12 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
         let (data, dims) = lu_solve_core(lu.layout(), piv.dims(), piv_host, b.layout())?;
         fresh(data, &dims)
     }
+
+    fn info_tensor(
+        _like: &Dyn<T>,
+        info: Vec<i32>,
+        dims: &[usize],
+    ) -> Result<Tensor<i32, DynRank>, ShapeError> {
+        Tensor::try_from_vec(info, dims)
+    }
 }

@@ -94,18 +94,25 @@ pub fn lu_factor<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
 /// assert_eq!(lu.to_vec(), vec![2., 4., 0.5, 0., 1., 0., 0., 1.]);
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_lu_factor_ex<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
+pub fn try_lu_factor_ex<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
 ) -> Result<
     (
-        Tensor<T, S>,
-        Tensor<i32, PivotsOf<S>>,
-        Tensor<i32, BatchOf<S>>,
+        Tensor<T, S, D>,
+        Tensor<i32, PivotsOf<S>, D>,
+        Tensor<i32, BatchOf<S>, D>,
     ),
-    ShapeError,
+    D::Error,
 > {
-    let (lu, piv, (info, batch)) = lu_factor_core(a.layout())?;
-    Ok((lu, piv, tensor(info, &batch)?))
+    check_lu_rank(a.dims())?;
+    let a = a.share().into_dyn();
+    let (lu, piv, info) = D::lu_factor(&a)?;
+    let info = D::info_tensor(&a, info, &a.dims()[..a.rank() - 2])?;
+    Ok((
+        lu.try_into_shape()?,
+        piv.try_into_shape()?,
+        info.try_into_shape()?,
+    ))
 }
 
 /// `(LU, pivots, info)`; panics where [`try_lu_factor_ex`] errs (only on a
@@ -119,12 +126,12 @@ pub fn try_lu_factor_ex<T: LinalgFloat, S: Matrices>(
 /// ```
 #[track_caller]
 #[allow(clippy::type_complexity)]
-pub fn lu_factor_ex<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
+pub fn lu_factor_ex<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
 ) -> (
-    Tensor<T, S>,
-    Tensor<i32, PivotsOf<S>>,
-    Tensor<i32, BatchOf<S>>,
+    Tensor<T, S, D>,
+    Tensor<i32, PivotsOf<S>, D>,
+    Tensor<i32, BatchOf<S>, D>,
 ) {
     expect(try_lu_factor_ex(a))
 }

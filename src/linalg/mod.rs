@@ -28,17 +28,17 @@
 //! **Devices.** `f32` and `f64`. The factorizations are the primitives of
 //! [`Linalg`](crate::backend::Linalg), which each device implements, and
 //! these functions are written once over it, generic over the device `D`:
-//! `inv`, `det`, `slogdet`, `solve`, `solve_vec`, `lu_factor`, `lu_solve`,
-//! `cholesky`,
-//! `cholesky_solve`, `solve_triangular(_right)`, `qr`, `qr_complete`,
-//! `eigh`, `eigvalsh`, `svd`, `svd_full`, `svd_with`, `svdvals` (their
+//! `inv`, `det`, `slogdet`, `solve`, `solve_vec`, `lu_factor`,
+//! `lu_factor_ex`, `lu_solve`, `cholesky`, `cholesky_solve`,
+//! `solve_triangular(_right)`, `qr`, `qr_complete`, `eigh`, `eigvalsh`,
+//! `svd`, `svd_full`, `svd_with`, `svdvals` (their
 //! size checks and PyTorch's error for a nonzero LAPACK `info` are shared).
 //! On the CPU they run [`faer`] (or LAPACK's loops written out), one batch
 //! element per rayon task; on CUDA cuBLAS's and cuSOLVER's batched routines
 //! (`backend/cuda/linalg.rs` lists which call each makes, and the few that
 //! loop over the batch: rectangular LU, `orgqr` for `Q`, and `syevj` /
 //! `gesvdj` above 32 x 32, one cuSOLVER call per matrix). The other
-//! functions (the `*_ex` forms, `lu`, `lstsq`, `pinv`,
+//! functions (`inv_ex`, `cholesky_ex`, `solve_ex`, `lu`, `lstsq`, `pinv`,
 //! `matrix_rank`, `cond`, the norms, `matrix_power`, `matrix_exp`, `eig`,
 //! `householder_product`, `multi_dot`, `cross`) take CPU tensors only.
 //!

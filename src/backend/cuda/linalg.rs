@@ -1216,6 +1216,14 @@ macro_rules! cuda_linalg {
                 qr(a, complete)
             }
 
+            fn info_tensor(
+                like: &Dyn<$t>,
+                info: Vec<i32>,
+                dims: &[usize],
+            ) -> Result<Tensor<i32, DynRank, Cuda>, CudaError> {
+                Tensor::<i32, DynRank>::try_from_vec(info, dims)?.to_device(like.device())
+            }
+
             fn lu_solve(
                 lu: &Dyn<$t>,
                 piv: &Tensor<i32, DynRank, Cuda>,
