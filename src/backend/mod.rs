@@ -6,6 +6,7 @@
 //! | [`Backend`] | the primitive set a device implements; the tensor API is written once over it |
 //! | [`Gemm`] | matrix products (strided-batched GEMM with `alpha`), for the element types a device multiplies |
 //! | [`Fill`] | new tensors filled with a value or seeded samples, on the device of a given tensor |
+//! | [`Linalg`] | the factorizations (LU, inverse, solves, determinants, Cholesky, QR, `eigh`, SVD) a device runs for `linalg` |
 //! | [`op`] | what a pointwise operation is to a backend: its Rust function and CUDA expression in one type |
 //! | [`fused`] | what a fused pointwise chain is to a backend, and its evaluation on a device |
 //! | [`geometry`] | the layout of a batched matrix product |
@@ -20,8 +21,10 @@ pub(crate) mod cuda;
 mod fill;
 pub mod fused;
 pub mod geometry;
+pub mod linalg;
 pub mod op;
 pub(crate) mod primitives;
 
 pub use fill::{Distribution, Fill};
+pub use linalg::Linalg;
 pub use primitives::{Backend, Gemm};

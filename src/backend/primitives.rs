@@ -31,7 +31,7 @@ use crate::shape::{DimVec, Dyn, DynRank, Shape, ShapeError};
 /// The primitives of a device for elements `T`: pointwise ops of the op
 /// table, reductions (arg-reductions and the softmax family included),
 /// index kernels (gather, scatter, cat, masked ops) and host transfers.
-/// (GEMM is [`Gemm`]; factorizations are still CPU methods.)
+/// (GEMM is [`Gemm`]; factorizations are [`Linalg`](super::Linalg).)
 pub trait Backend<T: Element>: Device {
     /// `op` on every element of `a`, into a new tensor of `a`'s sizes.
     ///

@@ -1,10 +1,10 @@
 //! `cholesky` and `cholesky_solve`.
 
-use faer::Side;
-
-use super::batch::{Operand, check_square, par_batches, stack, tensor};
+use super::batch::{Operand, broadcast_batch};
+use super::generic::{check_batch_info, check_square_dims};
 use super::solve::pairwise;
 use super::{LinalgFloat, SolveShape, SquareMatrices, expect};
+use crate::backend::Linalg;
 use crate::ops::exec::Layout;
 use crate::shape::Shape;
 use crate::{ShapeError, Tensor};
@@ -23,14 +23,21 @@ use crate::{ShapeError, Tensor};
 /// assert_eq!(linalg::try_cholesky(&a).unwrap_err().to_string(),
 ///     "linalg.cholesky: (Batch element 1): The factorization could not be completed because the input is not positive-definite (the leading minor of order 2 is not positive-definite).");
 /// ```
-pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> Result<Tensor<T, S>, ShapeError>
+pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<Tensor<T, S, D>, D::Error>
 where
     S::N: crate::Dim,
 {
-    let (data, dims) = cholesky_core(a.layout())?;
-    tensor(data, &dims)
+    let name = "linalg.cholesky";
+    check_square_dims(a.dims(), name, "A")?;
+    let (l, info) = D::cholesky(&a.share().into_dyn())?;
+    check_batch_info(name, a.rank() - 2, &info, |k| {
+        format!(
+            "The factorization could not be completed because the input is not positive-definite (the leading minor of order {k} is not positive-definite)."
+        )
+    })?;
+    Ok(l.try_into_shape()?)
 }
 
 /// The Cholesky factor `L` of each matrix of `a`; panics where
@@ -42,7 +49,9 @@ where
 /// assert_eq!(linalg::cholesky(&a).to_vec(), vec![2., 0., 1., 2.]);
 /// ```
 #[track_caller]
-pub fn cholesky<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, S>
+pub fn cholesky<T: LinalgFloat, S: SquareMatrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Tensor<T, S, D>
 where
     S::N: crate::Dim,
 {
@@ -68,12 +77,13 @@ where
 /// assert_eq!(linalg::try_cholesky_solve(&b4, &l).unwrap_err().to_string(),
 ///     "Incompatible matrix sizes for cholesky_solve: each A matrix is 2 by 2 but each b matrix is 4 by 1");
 /// ```
-pub fn try_cholesky_solve<T: LinalgFloat, SB: Shape, SL: SolveShape<SB>>(
-    b: &Tensor<T, SB>,
-    l: &Tensor<T, SL>,
-) -> Result<Tensor<T, SL::Output>, ShapeError> {
-    let (data, dims) = cholesky_solve_core(b.layout(), l.layout())?;
-    tensor(data, &dims)
+pub fn try_cholesky_solve<T: LinalgFloat, SB: Shape, SL: SolveShape<SB>, D: Linalg<T>>(
+    b: &Tensor<T, SB, D>,
+    l: &Tensor<T, SL, D>,
+) -> Result<Tensor<T, SL::Output, D>, D::Error> {
+    check_cholesky_solve(b.dims(), l.dims())?;
+    let x = D::cholesky_solve(&b.share().into_dyn(), &l.share().into_dyn())?;
+    Ok(x.try_into_shape()?)
 }
 
 /// `X` with `L Lᵀ X = B`; panics where [`try_cholesky_solve`] errs.
@@ -85,60 +95,22 @@ pub fn try_cholesky_solve<T: LinalgFloat, SB: Shape, SL: SolveShape<SB>>(
 /// assert_eq!(linalg::cholesky_solve(&b, &l).to_vec(), vec![1., 1.]);
 /// ```
 #[track_caller]
-pub fn cholesky_solve<T: LinalgFloat, SB: Shape, SL: SolveShape<SB>>(
-    b: &Tensor<T, SB>,
-    l: &Tensor<T, SL>,
-) -> Tensor<T, SL::Output> {
+pub fn cholesky_solve<T: LinalgFloat, SB: Shape, SL: SolveShape<SB>, D: Linalg<T>>(
+    b: &Tensor<T, SB, D>,
+    l: &Tensor<T, SL, D>,
+) -> Tensor<T, SL::Output, D> {
     expect(try_cholesky_solve(b, l))
 }
 
-fn cholesky_core<T: LinalgFloat>(a: Layout<'_, T>) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
-    let name = "linalg.cholesky";
-    let a = Operand::matrices(a, name, "A")?;
-    let n = check_square(&a, name, "A")?;
-    let batch = a.batch().to_vec();
-    let offs = a.offsets(&batch);
-    let mats = par_batches(name, &batch, |i| match a.mat(offs[i]).llt(Side::Lower) {
-        Ok(llt) => Ok(llt.L().to_owned()),
-        Err(faer::linalg::solvers::LltError::NonPositivePivot { index }) => Err(format!(
-            "The factorization could not be completed because the input is not positive-definite (the leading minor of order {} is not positive-definite).",
-            index + 1
-        )),
-    })?;
-    Ok((stack(&mats, n * n), a.dims_vec()))
-}
-
-fn cholesky_solve_core<T: LinalgFloat>(
+pub(super) fn cholesky_solve_core<T: LinalgFloat>(
     b: Layout<'_, T>,
     l: Layout<'_, T>,
 ) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
     let name = "linalg.cholesky_solve";
-    // PyTorch's own wording here: no function prefix.
-    for (arg, dims) in [("b", b.dims), ("u", l.dims)] {
-        if dims.len() < 2 {
-            return Err(ShapeError::Invalid(format!(
-                "{arg} should have at least 2 dimensions, but has {} dimensions instead",
-                dims.len()
-            )));
-        }
-    }
+    check_cholesky_solve(b.dims, l.dims)?;
     let l = Operand::matrices(l, name, "L")?;
     let b = Operand::matrices(b, name, "B")?;
-    if l.rows() != l.cols() {
-        return Err(ShapeError::Invalid(format!(
-            "A must be batches of square matrices, but they are {} by {} matrices",
-            l.rows(),
-            l.cols()
-        )));
-    }
     let n = l.rows();
-    if b.rows() != n {
-        return Err(ShapeError::Invalid(format!(
-            "Incompatible matrix sizes for cholesky_solve: each A matrix is {n} by {n} but each b matrix is {} by {}",
-            b.rows(),
-            b.cols()
-        )));
-    }
     // B is "tensor a" in PyTorch's broadcast message.
     let (data, dims) = pairwise(name, &b, &l, n, b.cols(), false, |mut x, lm| {
         let lm = lm.as_ref();
@@ -149,4 +121,31 @@ fn cholesky_solve_core<T: LinalgFloat>(
         Ok(x)
     })?;
     Ok((data, dims))
+}
+
+/// `cholesky_solve`'s size checks, with PyTorch's wording (no function
+/// prefix), and the batch broadcast (`B`'s first, as PyTorch names it).
+fn check_cholesky_solve(b: &[usize], l: &[usize]) -> Result<(), ShapeError> {
+    for (arg, dims) in [("b", b), ("u", l)] {
+        if dims.len() < 2 {
+            return Err(ShapeError::Invalid(format!(
+                "{arg} should have at least 2 dimensions, but has {} dimensions instead",
+                dims.len()
+            )));
+        }
+    }
+    let (lr, lc) = (l[l.len() - 2], l[l.len() - 1]);
+    if lr != lc {
+        return Err(ShapeError::Invalid(format!(
+            "A must be batches of square matrices, but they are {lr} by {lc} matrices"
+        )));
+    }
+    let (br, bc) = (b[b.len() - 2], b[b.len() - 1]);
+    if br != lr {
+        return Err(ShapeError::Invalid(format!(
+            "Incompatible matrix sizes for cholesky_solve: each A matrix is {lr} by {lr} but each b matrix is {br} by {bc}"
+        )));
+    }
+    broadcast_batch(&b[..b.len() - 2], &l[..l.len() - 2])?;
+    Ok(())
 }

@@ -1,12 +1,20 @@
-//! `det` and `slogdet` of every square matrix of a batch, through LU.
+//! `det` and `slogdet` of every square matrix of a batch, through LU, on
+//! any device ([`Linalg::slogdet`]).
 
-use super::batch::{Operand, check_square, par_batches, tensor};
+use super::batch::{Operand, check_square, par_batches};
+use super::generic::check_square_dims;
 use super::{BatchOf, LinalgFloat, SquareMatrices, expect, plu};
+use crate::backend::Linalg;
+use crate::backend::linalg::Dets;
 use crate::ops::exec::Layout;
+use crate::shape::Shape;
 use crate::{ShapeError, Tensor};
 
 /// The determinant of each matrix of `a` `(..., n, n)`, shape `(...)`. A
 /// singular matrix has determinant 0 (not an error).
+///
+/// On CUDA: one cuBLAS `getrfBatched`; `U`'s diagonal and the pivots
+/// (`2n` values per matrix) are read back and combined on the host.
 ///
 /// # Errors
 /// A non-square or rank < 2 shape (checked at run time for `Dyn`/`DynRank`).
@@ -17,14 +25,13 @@ use crate::{ShapeError, Tensor};
 /// assert_eq!(linalg::try_det(&a).unwrap_err().to_string(),
 ///     "linalg.det: A must be batches of square matrices, but they are 2 by 3 matrices");
 /// ```
-pub fn try_det<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> Result<Tensor<T, BatchOf<S>>, ShapeError>
+pub fn try_det<T: LinalgFloat, S: SquareMatrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<Tensor<T, BatchOf<S>, D>, D::Error>
 where
     S::N: crate::Dim,
 {
-    let (res, batch) = slogdet_core(a.layout(), "linalg.det")?;
-    tensor(res.into_iter().map(|r| r.2).collect(), &batch)
+    Ok(slogdet_on(a, "linalg.det")?.2.try_into_shape()?)
 }
 
 /// The determinant of each matrix of `a`; panics where [`try_det`] errs.
@@ -37,7 +44,9 @@ where
 /// assert_eq!(d.to_vec()[1], 0.0);
 /// ```
 #[track_caller]
-pub fn det<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, BatchOf<S>>
+pub fn det<T: LinalgFloat, S: SquareMatrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Tensor<T, BatchOf<S>, D>
 where
     S::N: crate::Dim,
 {
@@ -59,16 +68,14 @@ where
 /// assert!((logabs.item() - 6f64.ln()).abs() < 1e-12);
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_slogdet<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> Result<(Tensor<T, BatchOf<S>>, Tensor<T, BatchOf<S>>), ShapeError>
+pub fn try_slogdet<T: LinalgFloat, S: SquareMatrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<(Tensor<T, BatchOf<S>, D>, Tensor<T, BatchOf<S>, D>), D::Error>
 where
     S::N: crate::Dim,
 {
-    let (res, batch) = slogdet_core(a.layout(), "linalg.slogdet")?;
-    let sign = res.iter().map(|r| r.0).collect();
-    let logabs = res.iter().map(|r| r.1).collect();
-    Ok((tensor(sign, &batch)?, tensor(logabs, &batch)?))
+    let (sign, logabs, _) = slogdet_on(a, "linalg.slogdet")?;
+    Ok((sign.try_into_shape()?, logabs.try_into_shape()?))
 }
 
 /// `(sign, logabsdet)` of each matrix of `a`; panics where [`try_slogdet`]
@@ -82,9 +89,9 @@ where
 /// ```
 #[track_caller]
 #[allow(clippy::type_complexity)]
-pub fn slogdet<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> (Tensor<T, BatchOf<S>>, Tensor<T, BatchOf<S>>)
+pub fn slogdet<T: LinalgFloat, S: SquareMatrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> (Tensor<T, BatchOf<S>, D>, Tensor<T, BatchOf<S>, D>)
 where
     S::N: crate::Dim,
 {
@@ -110,8 +117,31 @@ pub(crate) fn odd(perm: &[usize]) -> bool {
     odd
 }
 
+/// `(sign, log|det|, det)` from the diagonal of `U` and the parity of the
+/// row permutation of an LU factorization: `(0, -inf, 0)` when a diagonal
+/// entry is zero, as PyTorch. Shared by the CPU and CUDA kernels.
+pub(crate) fn from_lu<T: LinalgFloat>(
+    diag: impl Iterator<Item = T> + Clone,
+    odd: bool,
+) -> (T, T, T) {
+    if diag.clone().any(|d| d == T::zero()) {
+        return (T::zero(), T::neg_infinity(), T::zero());
+    }
+    let mut sign = if odd { -T::one() } else { T::one() };
+    let mut logabs = T::zero();
+    let mut det = sign;
+    for d in diag {
+        det *= d;
+        if d < T::zero() {
+            sign = -sign;
+        }
+        logabs += d.abs().ln();
+    }
+    (sign, logabs, det)
+}
+
 #[allow(clippy::type_complexity)]
-fn slogdet_core<T: LinalgFloat>(
+pub(super) fn slogdet_core<T: LinalgFloat>(
     a: Layout<'_, T>,
     name: &str,
 ) -> Result<(Vec<(T, T, T)>, Vec<usize>), ShapeError> {
@@ -120,27 +150,18 @@ fn slogdet_core<T: LinalgFloat>(
     let batch = a.batch().to_vec();
     let offs = a.offsets(&batch);
     let res = par_batches(name, &batch, |i| {
-        let (lu, zero) = plu(&a.mat(offs[i]));
-        if zero.is_some() {
-            return Ok((T::zero(), T::neg_infinity(), T::zero()));
-        }
+        let (lu, _) = plu(&a.mat(offs[i]));
         let u = lu.U();
-        let mut sign = if odd(lu.P().arrays().0) {
-            -T::one()
-        } else {
-            T::one()
-        };
-        let mut logabs = T::zero();
-        let mut det = sign;
-        for k in 0..n {
-            let d = u[(k, k)];
-            det *= d;
-            if d < T::zero() {
-                sign = -sign;
-            }
-            logabs += d.abs().ln();
-        }
-        Ok((sign, logabs, det))
+        Ok(from_lu((0..n).map(|k| u[(k, k)]), odd(lu.P().arrays().0)))
     })?;
     Ok((res, batch))
+}
+
+/// `(sign, log|det|, det)` on `a`'s device, after the size checks.
+fn slogdet_on<T: LinalgFloat, S: Shape, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+    name: &str,
+) -> Result<Dets<T, D>, D::Error> {
+    check_square_dims(a.dims(), name, "A")?;
+    D::slogdet(&a.share().into_dyn())
 }

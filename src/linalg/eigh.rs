@@ -1,10 +1,10 @@
 //! `eigh` and `eigvalsh`: eigen-decomposition of symmetric matrices.
 
-use faer::Side;
-
-use super::batch::{Operand, check_square, dims_with, stack, tensor};
+use super::generic::{check_batch_info, check_square_dims};
 use super::{EigvalsOf, LinalgFloat, SquareMatrices, expect};
-use crate::{ShapeError, Tensor};
+use crate::Tensor;
+use crate::backend::Linalg;
+use crate::shape::{DynRank, Shape};
 
 const NO_CONVERGENCE: &str = "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues.";
 
@@ -12,6 +12,9 @@ const NO_CONVERGENCE: &str = "The algorithm failed to converge because the input
 /// `V` `(..., n, n)` (as columns: `A V = V diag(w)`) of each symmetric
 /// matrix of `a`; only the lower triangle is read, as PyTorch's default
 /// `UPLO='L'`.
+///
+/// On CUDA: one cuSOLVER `syevjBatched` (Jacobi) for `n <= 32`; larger
+/// matrices loop over the batch, one `syevj` call per matrix.
 ///
 /// # Errors
 /// A non-square shape; no convergence.
@@ -23,27 +26,15 @@ const NO_CONVERGENCE: &str = "The algorithm failed to converge because the input
 ///     "linalg.eigh: A must be batches of square matrices, but they are 2 by 3 matrices");
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_eigh<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> Result<(Tensor<T, EigvalsOf<S>>, Tensor<T, S>), ShapeError>
+pub fn try_eigh<T: LinalgFloat, S: SquareMatrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<(Tensor<T, EigvalsOf<S>, D>, Tensor<T, S, D>), D::Error>
 where
     S::N: crate::Dim,
 {
-    let name = "linalg.eigh";
-    let a = Operand::matrices(a.layout(), name, "A")?;
-    let n = check_square(&a, name, "A")?;
-    let res = a.each(name, |x| {
-        let f = x
-            .self_adjoint_eigen(Side::Lower)
-            .map_err(|_| NO_CONVERGENCE.to_string())?;
-        let w: Vec<T> = f.S().column_vector().iter().copied().collect();
-        Ok((w, f.U().to_owned()))
-    })?;
-    let (ws, vs): (Vec<_>, Vec<_>) = res.into_iter().unzip();
-    Ok((
-        tensor(ws.concat(), &dims_with(a.batch(), &[n]))?,
-        tensor(stack(&vs, n * n), &a.dims_vec())?,
-    ))
+    let (w, v) = eigh_on(a, "linalg.eigh", true)?;
+    let v = v.expect("eigenvectors asked for");
+    Ok((w.try_into_shape()?, v.try_into_shape()?))
 }
 
 /// `(w, V)`; panics where [`try_eigh`] errs.
@@ -57,9 +48,9 @@ where
 /// ```
 #[track_caller]
 #[allow(clippy::type_complexity)]
-pub fn eigh<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> (Tensor<T, EigvalsOf<S>>, Tensor<T, S>)
+pub fn eigh<T: LinalgFloat, S: SquareMatrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> (Tensor<T, EigvalsOf<S>, D>, Tensor<T, S, D>)
 where
     S::N: crate::Dim,
 {
@@ -68,6 +59,8 @@ where
 
 /// The eigenvalues `(..., n)`, ascending, of each symmetric matrix of `a`
 /// (lower triangle read).
+///
+/// On CUDA: as [`try_eigh`] (one `syevj` call per matrix above 32).
 ///
 /// # Errors
 /// As [`try_eigh`].
@@ -78,20 +71,13 @@ where
 /// let w = linalg::try_eigvalsh(&a).unwrap().to_vec();
 /// assert!((w[0] - 1.).abs() < 1e-12 && (w[1] - 3.).abs() < 1e-12);
 /// ```
-pub fn try_eigvalsh<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> Result<Tensor<T, EigvalsOf<S>>, ShapeError>
+pub fn try_eigvalsh<T: LinalgFloat, S: SquareMatrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<Tensor<T, EigvalsOf<S>, D>, D::Error>
 where
     S::N: crate::Dim,
 {
-    let name = "linalg.eigvalsh";
-    let a = Operand::matrices(a.layout(), name, "A")?;
-    let n = check_square(&a, name, "A")?;
-    let ws = a.each(name, |x| {
-        x.self_adjoint_eigenvalues(Side::Lower)
-            .map_err(|_| NO_CONVERGENCE.to_string())
-    })?;
-    tensor(ws.concat(), &dims_with(a.batch(), &[n]))
+    Ok(eigh_on(a, "linalg.eigvalsh", false)?.0.try_into_shape()?)
 }
 
 /// The eigenvalues; panics where [`try_eigvalsh`] errs.
@@ -102,9 +88,25 @@ where
 /// assert_eq!(linalg::eigvalsh(&a).to_vec(), vec![-1., 3.]);
 /// ```
 #[track_caller]
-pub fn eigvalsh<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, EigvalsOf<S>>
+pub fn eigvalsh<T: LinalgFloat, S: SquareMatrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Tensor<T, EigvalsOf<S>, D>
 where
     S::N: crate::Dim,
 {
     expect(try_eigvalsh(a))
+}
+
+/// `(w, V)` (`V` with `vectors`) on `a`'s device: the size checks, then
+/// [`Linalg::eigh`], then PyTorch's error where it did not converge.
+#[allow(clippy::type_complexity)]
+fn eigh_on<T: LinalgFloat, S: Shape, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+    name: &str,
+    vectors: bool,
+) -> Result<(Tensor<T, DynRank, D>, Option<Tensor<T, DynRank, D>>), D::Error> {
+    check_square_dims(a.dims(), name, "A")?;
+    let (w, v, info) = D::eigh(&a.share().into_dyn(), vectors)?;
+    check_batch_info(name, a.rank() - 2, &info, |_| NO_CONVERGENCE.into())?;
+    Ok((w, v))
 }

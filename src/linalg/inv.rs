@@ -1,11 +1,11 @@
-//! `inv`: the inverse of every square matrix of a batch.
+//! `inv`: the inverse of every square matrix of a batch, on any device
+//! ([`Linalg::inv`]: faer on the CPU, cuBLAS's batched LU and inverse on
+//! CUDA).
 
-use faer::linalg::solvers::DenseSolveCore;
-
-use super::batch::{Operand, check_square, par_batches, stack, tensor};
-use super::{LinalgFloat, SquareMatrices, expect, plu};
-use crate::ops::exec::Layout;
-use crate::{ShapeError, Tensor};
+use super::generic::{check_batch_info, check_square_dims};
+use super::{LinalgFloat, SquareMatrices, expect};
+use crate::Tensor;
+use crate::backend::Linalg;
 
 /// The inverse of each matrix of `a` `(..., n, n)`.
 ///
@@ -20,14 +20,21 @@ use crate::{ShapeError, Tensor};
 /// assert_eq!(linalg::try_inv(&a).unwrap_err().to_string(),
 ///     "linalg.inv: (Batch element 0): The diagonal element 2 is zero, the inversion could not be completed because the input matrix is singular.");
 /// ```
-pub fn try_inv<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> Result<Tensor<T, S>, ShapeError>
+pub fn try_inv<T: LinalgFloat, S: SquareMatrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<Tensor<T, S, D>, D::Error>
 where
     S::N: crate::Dim,
 {
-    let (data, dims) = inv_core(a.layout())?;
-    tensor(data, &dims)
+    let name = "linalg.inv";
+    check_square_dims(a.dims(), name, "A")?;
+    let (x, info) = D::inv(&a.share().into_dyn())?;
+    check_batch_info(name, a.rank() - 2, &info, |k| {
+        format!(
+            "The diagonal element {k} is zero, the inversion could not be completed because the input matrix is singular."
+        )
+    })?;
+    Ok(x.try_into_shape()?)
 }
 
 /// The inverse of each matrix of `a` `(..., n, n)`; panics where
@@ -41,27 +48,9 @@ where
 /// assert!(i.iter().zip(want).all(|(x, y)| (x - y).abs() < 1e-6));
 /// ```
 #[track_caller]
-pub fn inv<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, S>
+pub fn inv<T: LinalgFloat, S: SquareMatrices, D: Linalg<T>>(a: &Tensor<T, S, D>) -> Tensor<T, S, D>
 where
     S::N: crate::Dim,
 {
     expect(try_inv(a))
-}
-
-fn inv_core<T: LinalgFloat>(a: Layout<'_, T>) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
-    let name = "linalg.inv";
-    let a = Operand::matrices(a, name, "A")?;
-    let n = check_square(&a, name, "A")?;
-    let batch = a.batch().to_vec();
-    let offs = a.offsets(&batch);
-    let mats = par_batches(name, &batch, |i| {
-        let (lu, zero) = plu(&a.mat(offs[i]));
-        match zero {
-            Some(k) => Err(format!(
-                "The diagonal element {k} is zero, the inversion could not be completed because the input matrix is singular."
-            )),
-            None => Ok(lu.inverse()),
-        }
-    })?;
-    Ok((stack(&mats, n * n), a.dims_vec()))
 }

@@ -7,7 +7,9 @@ use super::batch::{
     Operand, bcast_index, broadcast_batch, check_square, dims_with, incompatible, par_batches,
     push_mat, stack, tensor,
 };
+use super::generic::{check_batch_info, check_matrices, check_square_dims};
 use super::{BatchOf, LinalgFloat, Matrices, SolveShape, WithTail, expect};
+use crate::backend::{Backend, Linalg};
 use crate::ops::exec::Layout;
 use crate::shape::{Dyn, Shape};
 use crate::{ShapeError, Tensor};
@@ -23,6 +25,9 @@ pub type PivotsOf<S> = <<S as Matrices>::Batch as WithTail>::Vec<Dyn>;
 /// below it, and `pivots` `(..., k)`, `k = min(m, n)`, says that row `i` was
 /// swapped with row `pivots[i] - 1` (1-based), in order. Rectangular
 /// matrices are factored too.
+///
+/// On CUDA: one cuBLAS `getrfBatched` for square matrices; rectangular
+/// ones loop over the batch, one cuSOLVER `getrf` per matrix.
 ///
 /// # Errors
 /// A shape of rank < 2; a matrix with a zero on the diagonal of `U`
@@ -42,23 +47,17 @@ pub type PivotsOf<S> = <<S as Matrices>::Batch as WithTail>::Vec<Dyn>;
 ///     "torch.linalg.lu_factor: U[2,2] is zero and using it on lu_solve would result in a division by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)");
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_lu_factor<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
-) -> Result<(Tensor<T, S>, Tensor<i32, PivotsOf<S>>), ShapeError> {
-    let (lu, piv, info) = lu_factor_core(a.layout())?;
-    let name = "torch.linalg.lu_factor";
-    let batched = !info.1.is_empty();
-    if let Some((i, &k)) = info.0.iter().enumerate().find(|(_, k)| **k != 0) {
-        let at = if batched {
-            format!("(Batch element {i}): ")
-        } else {
-            String::new()
-        };
-        return Err(ShapeError::Invalid(format!(
-            "{name}: {at}U[{k},{k}] is zero and using it on lu_solve would result in a division by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
-        )));
-    }
-    Ok((lu, piv))
+pub fn try_lu_factor<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<(Tensor<T, S, D>, Tensor<i32, PivotsOf<S>, D>), D::Error> {
+    check_lu_rank(a.dims())?;
+    let (lu, piv, info) = D::lu_factor(&a.share().into_dyn())?;
+    check_batch_info("torch.linalg.lu_factor", a.rank() - 2, &info, |k| {
+        format!(
+            "U[{k},{k}] is zero and using it on lu_solve would result in a division by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        )
+    })?;
+    Ok((lu.try_into_shape()?, piv.try_into_shape()?))
 }
 
 /// `(LU, pivots)` of each matrix of `a`; panics where [`try_lu_factor`]
@@ -72,9 +71,9 @@ pub fn try_lu_factor<T: LinalgFloat, S: Matrices>(
 /// ```
 #[track_caller]
 #[allow(clippy::type_complexity)]
-pub fn lu_factor<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
-) -> (Tensor<T, S>, Tensor<i32, PivotsOf<S>>) {
+pub fn lu_factor<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> (Tensor<T, S, D>, Tensor<i32, PivotsOf<S>, D>) {
     expect(try_lu_factor(a))
 }
 
@@ -95,18 +94,25 @@ pub fn lu_factor<T: LinalgFloat, S: Matrices>(
 /// assert_eq!(lu.to_vec(), vec![2., 4., 0.5, 0., 1., 0., 0., 1.]);
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_lu_factor_ex<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
+pub fn try_lu_factor_ex<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
 ) -> Result<
     (
-        Tensor<T, S>,
-        Tensor<i32, PivotsOf<S>>,
-        Tensor<i32, BatchOf<S>>,
+        Tensor<T, S, D>,
+        Tensor<i32, PivotsOf<S>, D>,
+        Tensor<i32, BatchOf<S>, D>,
     ),
-    ShapeError,
+    D::Error,
 > {
-    let (lu, piv, (info, batch)) = lu_factor_core(a.layout())?;
-    Ok((lu, piv, tensor(info, &batch)?))
+    check_lu_rank(a.dims())?;
+    let a = a.share().into_dyn();
+    let (lu, piv, info) = D::lu_factor(&a)?;
+    let info = D::info_tensor(&a, info, &a.dims()[..a.rank() - 2])?;
+    Ok((
+        lu.try_into_shape()?,
+        piv.try_into_shape()?,
+        info.try_into_shape()?,
+    ))
 }
 
 /// `(LU, pivots, info)`; panics where [`try_lu_factor_ex`] errs (only on a
@@ -120,12 +126,12 @@ pub fn try_lu_factor_ex<T: LinalgFloat, S: Matrices>(
 /// ```
 #[track_caller]
 #[allow(clippy::type_complexity)]
-pub fn lu_factor_ex<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
+pub fn lu_factor_ex<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
 ) -> (
-    Tensor<T, S>,
-    Tensor<i32, PivotsOf<S>>,
-    Tensor<i32, BatchOf<S>>,
+    Tensor<T, S, D>,
+    Tensor<i32, PivotsOf<S>, D>,
+    Tensor<i32, BatchOf<S>, D>,
 ) {
     expect(try_lu_factor_ex(a))
 }
@@ -263,12 +269,7 @@ pub(super) fn lu_factor_core<T: LinalgFloat, S: Matrices>(
     ),
     ShapeError,
 > {
-    if a.dims.len() < 2 {
-        return Err(ShapeError::Invalid(format!(
-            "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {:?} instead",
-            a.dims
-        )));
-    }
+    check_lu_rank(a.dims)?;
     let name = "linalg.lu_factor";
     let a = Operand::matrices(a, name, "A")?;
     let k = a.rows().min(a.cols());
@@ -305,13 +306,46 @@ pub(super) fn lu_factor_core<T: LinalgFloat, S: Matrices>(
 /// let b = Tensor::<f64, DynRank>::try_from_vec(vec![1., 1.], &[2, 1]).unwrap();
 /// assert_eq!(linalg::try_lu_solve(&lu, &piv, &b).unwrap().to_vec(), vec![f64::NEG_INFINITY, f64::INFINITY]);
 /// ```
-pub fn try_lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape>(
-    lu: &Tensor<T, SA>,
-    pivots: &Tensor<i32, SP>,
-    b: &Tensor<T, SB>,
-) -> Result<Tensor<T, SA::Output>, ShapeError> {
-    let (data, dims) = lu_solve_core(lu.layout(), pivots.dims(), &pivots.to_vec(), b.layout())?;
-    tensor(data, &dims)
+pub fn try_lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape, D: Linalg<T>>(
+    lu: &Tensor<T, SA, D>,
+    pivots: &Tensor<i32, SP, D>,
+    b: &Tensor<T, SB, D>,
+) -> Result<Tensor<T, SA::Output, D>, D::Error> {
+    let name = "linalg.lu_solve";
+    let (ld, bd, pd) = (lu.dims(), b.dims(), pivots.dims());
+    check_matrices(ld, name, "LU")?;
+    check_matrices(bd, name, "B")?;
+    let n = check_square_dims(ld, name, "LU")?;
+    let (br, bc) = (bd[bd.len() - 2], bd[bd.len() - 1]);
+    if br != n {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: Incompatible shapes of A and B for the equation AX = B ({n}x{n} and {br}x{bc})"
+        ))
+        .into());
+    }
+    let want = dims_with(&ld[..ld.len() - 2], &[n]);
+    if pd != want.as_slice() {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: Expected pivots of shape {want:?} (LU's batch and n), but got {pd:?}"
+        ))
+        .into());
+    }
+    let piv_host = <D as Backend<i32>>::to_host(pivots)?;
+    if piv_host.iter().any(|&p| p < 1 || p as usize > n) {
+        return Err(
+            ShapeError::Invalid(format!("{name}: pivots must be between 1 and {n}")).into(),
+        );
+    }
+    // B is "tensor a" in PyTorch's broadcast message.
+    broadcast_batch(&bd[..bd.len() - 2], &ld[..ld.len() - 2])?;
+    let piv = pivots.share().into_dyn();
+    let x = D::lu_solve(
+        &lu.share().into_dyn(),
+        &piv,
+        &piv_host,
+        &b.share().into_dyn(),
+    )?;
+    Ok(x.try_into_shape()?)
 }
 
 /// `X` with `A X = B` from `lu_factor(A)`; panics where [`try_lu_solve`]
@@ -326,11 +360,11 @@ pub fn try_lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape>(
 /// assert!((x[0] - 1.).abs() < 1e-12 && (x[1] - 2.).abs() < 1e-12);
 /// ```
 #[track_caller]
-pub fn lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape>(
-    lu: &Tensor<T, SA>,
-    pivots: &Tensor<i32, SP>,
-    b: &Tensor<T, SB>,
-) -> Tensor<T, SA::Output> {
+pub fn lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape, D: Linalg<T>>(
+    lu: &Tensor<T, SA, D>,
+    pivots: &Tensor<i32, SP, D>,
+    b: &Tensor<T, SB, D>,
+) -> Tensor<T, SA::Output, D> {
     expect(try_lu_solve(lu, pivots, b))
 }
 
@@ -382,4 +416,14 @@ pub(super) fn lu_solve_core<T: LinalgFloat>(
         Ok(x)
     })?;
     Ok((stack(&mats, n * k), dims_with(&batch, &[n, k])))
+}
+
+/// PyTorch's message for `lu_factor` of a tensor of rank below 2.
+fn check_lu_rank(dims: &[usize]) -> Result<(), ShapeError> {
+    if dims.len() < 2 {
+        return Err(ShapeError::Invalid(format!(
+            "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {dims:?} instead"
+        )));
+    }
+    Ok(())
 }

@@ -25,12 +25,40 @@
 //! and imaginary parts as two real tensors); see `eig.rs` for why there is
 //! no complex element type.
 //!
-//! Computation is on the CPU through [`faer`], one batch element per rayon
-//! task; `f32` and `f64`.
+//! **Devices.** `f32` and `f64`. The factorizations are the primitives of
+//! [`Linalg`](crate::backend::Linalg), which each device implements, and
+//! these functions are written once over it, generic over the device `D`:
+//! `inv`, `det`, `slogdet`, `solve`, `solve_vec`, `lu_factor`,
+//! `lu_factor_ex`, `lu_solve`, `cholesky`, `cholesky_solve`,
+//! `solve_triangular(_right)`, `qr`, `qr_complete`, `eigh`, `eigvalsh`,
+//! `svd`, `svd_full`, `svd_with`, `svdvals` (their
+//! size checks and PyTorch's error for a nonzero LAPACK `info` are shared).
+//! On the CPU they run [`faer`] (or LAPACK's loops written out), one batch
+//! element per rayon task; on CUDA cuBLAS's and cuSOLVER's batched routines
+//! (`backend/cuda/linalg.rs` lists which call each makes, and the few that
+//! loop over the batch: rectangular LU, `orgqr` for `Q`, and `syevj` /
+//! `gesvdj` above 32 x 32, one cuSOLVER call per matrix). The other
+//! functions (`inv_ex`, `cholesky_ex`, `solve_ex`, `lu`, `lstsq`, `pinv`,
+//! `matrix_rank`, `cond`, the norms, `matrix_power`, `matrix_exp`, `eig`,
+//! `householder_product`, `multi_dot`, `cross`) take CPU tensors only.
+//!
+//! ```
+//! use shaped::backend::Linalg;
+//! use shaped::{linalg, DynRank, Tensor};
+//! // One definition for every device.
+//! fn solved<D: Linalg<f64>>(a: &Tensor<f64, DynRank, D>, b: &Tensor<f64, DynRank, D>) -> Tensor<f64, DynRank, D> {
+//!     linalg::solve(a, b)
+//! }
+//! let a = Tensor::<f64, DynRank>::try_from_vec(vec![2., 0., 0., 4.], &[2, 2]).unwrap();
+//! let b = Tensor::<f64, DynRank>::try_from_vec(vec![2., 4.], &[2, 1]).unwrap();
+//! assert_eq!(solved(&a, &b).to_vec(), vec![1., 1.]);
+//! ```
 //!
 //! | file | functions |
 //! |---|---|
 //! | `shape.rs` | the type-level rules |
+//! | `generic.rs` | the device-generic size checks and `info` errors |
+//! | `cpu.rs` | [`Linalg`](crate::backend::Linalg) for the CPU, over the kernels of the function files |
 //! | `batch.rs` | reading, broadcasting and running batches |
 //! | `inv.rs`, `det.rs`, `cholesky.rs`, `qr.rs`, `svd.rs`, `eigh.rs`, `eig.rs`, `lu.rs`, `solve.rs`, `triangular.rs`, `lstsq.rs`, `norm.rs`, `pinv.rs` | one family each |
 //! | `power.rs` | `matrix_power`, `matrix_exp` |
@@ -60,10 +88,12 @@
 
 mod batch;
 mod cholesky;
+mod cpu;
 mod det;
 mod eig;
 mod eigh;
 mod ex;
+mod generic;
 pub mod grad;
 mod grad_decomp;
 mod householder;
@@ -84,6 +114,8 @@ mod triangular;
 pub(crate) mod vector;
 
 pub use cholesky::{cholesky, cholesky_solve, try_cholesky, try_cholesky_solve};
+#[cfg(feature = "cuda")]
+pub(crate) use det::from_lu as det_from_lu;
 pub use det::{det, slogdet, try_det, try_slogdet};
 pub use eig::{ComplexTensor, eig, eigvals, try_eig, try_eigvals};
 pub use eigh::{eigh, eigvalsh, try_eigh, try_eigvalsh};
@@ -140,7 +172,7 @@ mod sealed {
 
 /// Unwraps a `try_` result, panicking with its message at the caller.
 #[track_caller]
-fn expect<R>(r: Result<R, crate::ShapeError>) -> R {
+fn expect<R, E: core::fmt::Display>(r: Result<R, E>) -> R {
     match r {
         Ok(v) => v,
         Err(e) => panic!("{e}"),

@@ -1,8 +1,10 @@
 //! `qr` (reduced) and `qr_complete`.
 
-use super::batch::{Operand, dims_with, stack, tensor};
+use super::batch::{Operand, dims_with, stack};
+use super::generic::check_matrices;
 use super::{LinalgFloat, Matrices, WithTail, expect};
-use crate::shape::Dyn;
+use crate::backend::Linalg;
+use crate::shape::{Dyn, Shape};
 use crate::{ShapeError, Tensor};
 
 type Mat<S, R, C> = <<S as Matrices>::Batch as WithTail>::Mat<R, C>;
@@ -14,6 +16,9 @@ type Cols<S> = <S as Matrices>::Cols;
 /// triangular, `k = min(m, n)` (a `Dyn` size: stable Rust cannot compute the
 /// minimum of two const generics).
 ///
+/// On CUDA: one cuBLAS `geqrfBatched` for the batch, then `Q` formed by
+/// cuSOLVER's `orgqr`, one call per matrix (it has no batched form).
+///
 /// # Errors
 /// A shape of rank < 2 (`DynRank`).
 ///
@@ -24,14 +29,14 @@ type Cols<S> = <S as Matrices>::Cols;
 ///     "linalg.qr: The input tensor A must have at least 2 dimensions.");
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_qr<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
+pub fn try_qr<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
 ) -> Result<
     (
-        Tensor<T, Mat<S, Rows<S>, Dyn>>,
-        Tensor<T, Mat<S, Dyn, Cols<S>>>,
+        Tensor<T, Mat<S, Rows<S>, Dyn>, D>,
+        Tensor<T, Mat<S, Dyn, Cols<S>>, D>,
     ),
-    ShapeError,
+    D::Error,
 > {
     qr_core(a, false)
 }
@@ -47,17 +52,19 @@ pub fn try_qr<T: LinalgFloat, S: Matrices>(
 /// ```
 #[track_caller]
 #[allow(clippy::type_complexity)]
-pub fn qr<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
+pub fn qr<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
 ) -> (
-    Tensor<T, Mat<S, Rows<S>, Dyn>>,
-    Tensor<T, Mat<S, Dyn, Cols<S>>>,
+    Tensor<T, Mat<S, Rows<S>, Dyn>, D>,
+    Tensor<T, Mat<S, Dyn, Cols<S>>, D>,
 ) {
     expect(try_qr(a))
 }
 
 /// The complete QR factorization: `Q` `(..., m, m)` orthogonal and `R`
 /// `(..., m, n)` upper triangular.
+///
+/// On CUDA: as [`try_qr`] (one `orgqr` call per matrix).
 ///
 /// # Errors
 /// A shape of rank < 2 (`DynRank`).
@@ -71,9 +78,9 @@ pub fn qr<T: LinalgFloat, S: Matrices>(
 /// assert_eq!(q.dims(), &[3, 3]);
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_qr_complete<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
-) -> Result<(Tensor<T, Mat<S, Rows<S>, Rows<S>>>, Tensor<T, S>), ShapeError> {
+pub fn try_qr_complete<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<(Tensor<T, Mat<S, Rows<S>, Rows<S>>, D>, Tensor<T, S, D>), D::Error> {
     qr_core(a, true)
 }
 
@@ -88,19 +95,32 @@ pub fn try_qr_complete<T: LinalgFloat, S: Matrices>(
 /// ```
 #[track_caller]
 #[allow(clippy::type_complexity)]
-pub fn qr_complete<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
-) -> (Tensor<T, Mat<S, Rows<S>, Rows<S>>>, Tensor<T, S>) {
+pub fn qr_complete<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> (Tensor<T, Mat<S, Rows<S>, Rows<S>>, D>, Tensor<T, S, D>) {
     expect(try_qr_complete(a))
 }
 
+/// `(Q, R)` on `a`'s device, after the size check.
 #[allow(clippy::type_complexity)]
-fn qr_core<T: LinalgFloat, S: Matrices, SQ: crate::shape::Shape, SR: crate::shape::Shape>(
-    a: &Tensor<T, S>,
+fn qr_core<T: LinalgFloat, S: Matrices, SQ: Shape, SR: Shape, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
     complete: bool,
-) -> Result<(Tensor<T, SQ>, Tensor<T, SR>), ShapeError> {
+) -> Result<(Tensor<T, SQ, D>, Tensor<T, SR, D>), D::Error> {
+    check_matrices(a.dims(), "linalg.qr", "A")?;
+    let (q, r) = D::qr(&a.share().into_dyn(), complete)?;
+    Ok((q.try_into_shape()?, r.try_into_shape()?))
+}
+
+/// The CPU's `(Q, R)` (faer's Householder QR) of every matrix: `Q` `(m,
+/// k)`, `R` `(k, n)`, `k = min(m, n)` (`m` when `complete`).
+#[allow(clippy::type_complexity)]
+pub(super) fn qr_cpu<T: LinalgFloat>(
+    a: crate::ops::exec::Layout<'_, T>,
+    complete: bool,
+) -> Result<(Vec<T>, Vec<usize>, Vec<T>, Vec<usize>), ShapeError> {
     let name = "linalg.qr";
-    let a = Operand::matrices(a.layout(), name, "A")?;
+    let a = Operand::matrices(a, name, "A")?;
     let (m, n) = (a.rows(), a.cols());
     let k = if complete { m } else { m.min(n) };
     let res = a.each(name, |x| {
@@ -123,7 +143,9 @@ fn qr_core<T: LinalgFloat, S: Matrices, SQ: crate::shape::Shape, SR: crate::shap
     let (qs, rs): (Vec<_>, Vec<_>) = res.into_iter().unzip();
     let b = a.batch();
     Ok((
-        tensor(stack(&qs, m * k), &dims_with(b, &[m, k]))?,
-        tensor(stack(&rs, k * n), &dims_with(b, &[k, n]))?,
+        stack(&qs, m * k),
+        dims_with(b, &[m, k]),
+        stack(&rs, k * n),
+        dims_with(b, &[k, n]),
     ))
 }

@@ -2,15 +2,12 @@
 //! sides): `A X = B` for every pair of a broadcast batch.
 
 use faer::Mat;
-use faer::linalg::solvers::Solve;
 
-use super::batch::{
-    Operand, bcast_index, broadcast_batch, check_square, dims_with, incompatible, par_batches,
-    par_batches_labelled, stack, tensor,
-};
-use super::{LinalgFloat, SolveRhs, SolveVecShape, expect, plu};
-use crate::ops::exec::Layout;
-use crate::shape::Shape;
+use super::batch::{Operand, bcast_index, broadcast_batch, dims_with, par_batches, stack};
+use super::generic::{check_info, check_matrices, check_square_dims};
+use super::{LinalgFloat, SolveRhs, SolveVecShape, expect};
+use crate::backend::Linalg;
+use crate::shape::{DynRank, Shape};
 use crate::{ShapeError, Tensor};
 
 /// The solution `X` of `A X = B` for each matrix `A` `(..., n, n)` and
@@ -43,10 +40,10 @@ use crate::{ShapeError, Tensor};
 /// assert_eq!(linalg::try_solve(&a, &b).unwrap_err().to_string(),
 ///     "torch.linalg.solve: (Batch element 1): The solver failed because the input matrix is singular.");
 /// ```
-pub fn try_solve<T: LinalgFloat, SA, SB>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
-) -> Result<Tensor<T, SB::Output>, ShapeError>
+pub fn try_solve<T: LinalgFloat, SA, SB, D: Linalg<T>>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
+) -> Result<Tensor<T, SB::Output, D>, D::Error>
 where
     SA: Shape,
     SB: SolveRhs<SA>,
@@ -55,8 +52,7 @@ where
     // With a dynamic-rank B, PyTorch's rule decides whether B is a batch of
     // vectors; otherwise the types have decided (see `solve_vec`).
     let vec = SB::RANK.is_none() && is_vector_rhs(a.dims(), b.dims());
-    let (data, dims) = solve_core(a.layout(), b.layout(), vec)?;
-    tensor(data, &dims)
+    Ok(solve_on(a, b, vec)?.try_into_shape()?)
 }
 
 /// `X` with `A X = B`, batches broadcast; panics where [`try_solve`] errs.
@@ -69,7 +65,10 @@ where
 /// assert_eq!(x.to_vec()[..6], [1., 1., 2., 2., 3., 3.]);
 /// ```
 #[track_caller]
-pub fn solve<T: LinalgFloat, SA, SB>(a: &Tensor<T, SA>, b: &Tensor<T, SB>) -> Tensor<T, SB::Output>
+pub fn solve<T: LinalgFloat, SA, SB, D: Linalg<T>>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
+) -> Tensor<T, SB::Output, D>
 where
     SA: Shape,
     SB: SolveRhs<SA>,
@@ -92,16 +91,15 @@ where
 /// assert_eq!(linalg::try_solve_vec(&a, &b).unwrap_err().to_string(),
 ///     "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x1)");
 /// ```
-pub fn try_solve_vec<T: LinalgFloat, SA, SB>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
-) -> Result<Tensor<T, SA::Output>, ShapeError>
+pub fn try_solve_vec<T: LinalgFloat, SA, SB, D: Linalg<T>>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
+) -> Result<Tensor<T, SA::Output, D>, D::Error>
 where
     SA: SolveVecShape<SB>,
     SB: Shape,
 {
-    let (data, dims) = solve_core(a.layout(), b.layout(), true)?;
-    tensor(data, &dims)
+    Ok(solve_on(a, b, true)?.try_into_shape()?)
 }
 
 /// `x` with `A x = b`, batches broadcast; panics where [`try_solve_vec`]
@@ -115,10 +113,10 @@ where
 /// assert_eq!(x.to_vec(), vec![1., 1., 2., 2., 3., 3.]);
 /// ```
 #[track_caller]
-pub fn solve_vec<T: LinalgFloat, SA, SB>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
-) -> Tensor<T, SA::Output>
+pub fn solve_vec<T: LinalgFloat, SA, SB, D: Linalg<T>>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
+) -> Tensor<T, SA::Output, D>
 where
     SA: SolveVecShape<SB>,
     SB: Shape,
@@ -156,47 +154,46 @@ pub(crate) fn is_vector_rhs(a: &[usize], b: &[usize]) -> bool {
     b.len() == 1 || (!a.is_empty() && b == &a[..a.len() - 1])
 }
 
-pub(crate) fn solve_core<T: LinalgFloat>(
-    a: Layout<'_, T>,
-    b: Layout<'_, T>,
+/// `X` with `A X = B` on `a`'s device, `B` read as vectors when `vec`:
+/// PyTorch's size checks, then [`Linalg::solve`], then its error for the
+/// first singular `A`, named by its element in `A`'s own batch.
+fn solve_on<T: LinalgFloat, SA: Shape, SB: Shape, D: Linalg<T>>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
     vec: bool,
-) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
+) -> Result<Tensor<T, DynRank, D>, D::Error> {
     let name = "linalg.solve";
-    let a = Operand::matrices(a, name, "A")?;
-    let b = if vec {
-        Operand::vectors(b, name, "B")?
+    check_matrices(a.dims(), name, "A")?;
+    let (ad, bd) = (a.dims(), b.dims());
+    let (brows, bcols, core) = if vec {
+        if bd.is_empty() {
+            return Err(ShapeError::Invalid(format!(
+                "{name}: The input tensor B must have at least 1 dimension."
+            ))
+            .into());
+        }
+        (bd[bd.len() - 1], 1, 1)
     } else {
-        Operand::matrices(b, name, "B")?
+        check_matrices(bd, name, "B")?;
+        (bd[bd.len() - 2], bd[bd.len() - 1], 2)
     };
-    let n = check_square(&a, name, "A")?;
-    if b.rows() != n {
-        return Err(incompatible(name, &a, &b));
+    let n = check_square_dims(ad, name, "A")?;
+    if brows != n {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: Incompatible shapes of A and B for the equation AX = B ({n}x{n} and {brows}x{bcols})"
+        ))
+        .into());
     }
+    let abatch = &ad[..ad.len() - 2];
     // B is "tensor a" in PyTorch's broadcast message.
-    let batch = broadcast_batch(b.batch(), a.batch())?;
-    let (oa, ob) = (a.offsets(&batch), b.offsets(&batch));
-    // A singular A is named by its element in A's own batch.
-    let own = bcast_index(a.batch(), &batch);
-    let unbatched = a.batch().is_empty();
-    let k = b.cols();
-    let mats = par_batches_labelled(
+    let batch = broadcast_batch(&bd[..bd.len() - core], abatch)?;
+    let (x, info) = D::solve(&a.share().into_dyn(), &b.share().into_dyn(), vec)?;
+    let own = bcast_index(abatch, &batch);
+    check_info(
         "torch.linalg.solve",
-        oa.len(),
-        |i| (!unbatched).then(|| own[i]),
-        |i| {
-            let (lu, zero) = plu(&a.mat(oa[i]));
-            if zero.is_some() {
-                return Err("The solver failed because the input matrix is singular.".into());
-            }
-            let mut bm = b.mat(ob[i]);
-            lu.solve_in_place(&mut bm);
-            Ok(bm)
-        },
+        &info,
+        |i| (!abatch.is_empty()).then(|| own[i]),
+        |_| "The solver failed because the input matrix is singular.".into(),
     )?;
-    let dims = if vec {
-        dims_with(&batch, &[n])
-    } else {
-        dims_with(&batch, &[n, k])
-    };
-    Ok((stack(&mats, n * k), dims))
+    Ok(x)
 }

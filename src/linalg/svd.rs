@@ -1,19 +1,21 @@
 //! `svd` (reduced), `svd_full` and `svdvals`.
 
-use super::batch::{Operand, dims_with, stack, tensor};
+use super::generic::{check_batch_info, check_matrices};
 use super::{LinalgFloat, Matrices, SvalsOf, WithTail, expect};
-use crate::shape::{Dyn, Shape};
-use crate::{ShapeError, Tensor};
+use crate::Tensor;
+use crate::backend::Linalg;
+use crate::device::Cpu;
+use crate::shape::{Dyn, DynRank, Shape};
 
 type Mat<S, R, C> = <<S as Matrices>::Batch as WithTail>::Mat<R, C>;
 type Rows<S> = <S as Matrices>::Rows;
 type Cols<S> = <S as Matrices>::Cols;
 
 /// What `svd`'s of a batch of `R` by `C` matrices return: `(U, S, Vh)`.
-type Usv<T, S, UC, VR> = (
-    Tensor<T, Mat<S, Rows<S>, UC>>,
-    Tensor<T, SvalsOf<S>>,
-    Tensor<T, Mat<S, VR, Cols<S>>>,
+type Usv<T, S, UC, VR, D = Cpu> = (
+    Tensor<T, Mat<S, Rows<S>, UC>, D>,
+    Tensor<T, SvalsOf<S>, D>,
+    Tensor<T, Mat<S, VR, Cols<S>>, D>,
 );
 
 const NON_FINITE: &str =
@@ -26,6 +28,10 @@ const NO_CONVERGENCE: &str = "The algorithm failed to converge because the input
 /// order, `Vh` `(..., k, n)`, `k = min(m, n)` (`Dyn`). NumPy's
 /// `svd(a, full_matrices=False)`.
 ///
+/// On CUDA: one cuSOLVER `gesvdjBatched` (Jacobi) when `m, n <= 32`
+/// (cuSOLVER's limit); larger matrices loop over the batch, one `gesvdj`
+/// call per matrix. Both compute the full `U` and `V`.
+///
 /// # Errors
 /// A shape of rank < 2; no convergence.
 ///
@@ -35,9 +41,9 @@ const NO_CONVERGENCE: &str = "The algorithm failed to converge because the input
 /// assert!(linalg::try_svd(&a).is_err());
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_svd<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
-) -> Result<Usv<T, S, Dyn, Dyn>, ShapeError> {
+pub fn try_svd<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<Usv<T, S, Dyn, Dyn, D>, D::Error> {
     svd_core(a, false)
 }
 
@@ -50,7 +56,9 @@ pub fn try_svd<T: LinalgFloat, S: Matrices>(
 /// assert_eq!((u.dims(), s.to_vec(), vh.dims()), (&[2, 2][..], vec![4., 3.], &[2, 3][..]));
 /// ```
 #[track_caller]
-pub fn svd<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Usv<T, S, Dyn, Dyn> {
+pub fn svd<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Usv<T, S, Dyn, Dyn, D> {
     expect(try_svd(a))
 }
 
@@ -70,9 +78,9 @@ pub fn svd<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Usv<T, S, Dyn, Dyn>
 /// # let _ = (u, vh);
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_svd_full<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
-) -> Result<Usv<T, S, Rows<S>, Cols<S>>, ShapeError> {
+pub fn try_svd_full<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<Usv<T, S, Rows<S>, Cols<S>, D>, D::Error> {
     svd_core(a, true)
 }
 
@@ -85,12 +93,16 @@ pub fn try_svd_full<T: LinalgFloat, S: Matrices>(
 /// assert_eq!((u.dims(), s.to_vec(), vh.to_vec().len()), (&[3, 3][..], vec![5.], 1));
 /// ```
 #[track_caller]
-pub fn svd_full<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Usv<T, S, Rows<S>, Cols<S>> {
+pub fn svd_full<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Usv<T, S, Rows<S>, Cols<S>, D> {
     expect(try_svd_full(a))
 }
 
 /// The singular values of each matrix of `a` `(..., m, n)`, descending,
 /// `(..., min(m, n))`.
+///
+/// On CUDA: as [`try_svd`] (one `gesvdj` call per matrix above 32).
 ///
 /// # Errors
 /// As [`try_svd`].
@@ -101,20 +113,10 @@ pub fn svd_full<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Usv<T, S, Rows
 /// let s = linalg::try_svdvals(&a).unwrap().to_vec();
 /// assert!(s.iter().zip([2., 1., 5., 3.]).all(|(x, y)| (x - y).abs() < 1e-12));
 /// ```
-pub fn try_svdvals<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
-) -> Result<Tensor<T, SvalsOf<S>>, ShapeError> {
-    // PyTorch names svdvals's errors `linalg.svd`.
-    let name = "linalg.svd";
-    let a = Operand::matrices(a.layout(), name, "A")?;
-    let k = a.rows().min(a.cols());
-    let vals = a.each(name, |x| {
-        if !x.as_ref().is_all_finite() {
-            return Err(NON_FINITE.to_string());
-        }
-        x.singular_values().map_err(|_| NO_CONVERGENCE.to_string())
-    })?;
-    tensor(vals.concat(), &dims_with(a.batch(), &[k]))
+pub fn try_svdvals<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<Tensor<T, SvalsOf<S>, D>, D::Error> {
+    Ok(svd_on(a, false, false)?.1.try_into_shape()?)
 }
 
 /// The singular values; panics where [`try_svdvals`] errs.
@@ -125,7 +127,9 @@ pub fn try_svdvals<T: LinalgFloat, S: Matrices>(
 /// assert_eq!(linalg::svdvals(&a).to_vec(), vec![5.]);
 /// ```
 #[track_caller]
-pub fn svdvals<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Tensor<T, SvalsOf<S>> {
+pub fn svdvals<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+) -> Tensor<T, SvalsOf<S>, D> {
     expect(try_svdvals(a))
 }
 
@@ -149,10 +153,10 @@ pub fn svdvals<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Tensor<T, Svals
 ///     "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.");
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_svd_with<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
+pub fn try_svd_with<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
     full_matrices: bool,
-) -> Result<Usv<T, S, Dyn, Dyn>, ShapeError> {
+) -> Result<Usv<T, S, Dyn, Dyn, D>, D::Error> {
     svd_core(a, full_matrices)
 }
 
@@ -168,36 +172,41 @@ pub(super) fn thin<T: LinalgFloat>(
 }
 
 #[allow(clippy::type_complexity)]
-fn svd_core<T: LinalgFloat, S: Matrices, SU: Shape, SS: Shape, SV: Shape>(
-    a: &Tensor<T, S>,
+fn svd_core<T: LinalgFloat, S: Matrices, SU: Shape, SS: Shape, SV: Shape, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
     full: bool,
-) -> Result<(Tensor<T, SU>, Tensor<T, SS>, Tensor<T, SV>), ShapeError> {
-    let name = "linalg.svd";
-    let a = Operand::matrices(a.layout(), name, "A")?;
-    let (m, n) = (a.rows(), a.cols());
-    let k = m.min(n);
-    let (uc, vr) = if full { (m, n) } else { (k, k) };
-    let res = a.each(name, |x| {
-        if !x.as_ref().is_all_finite() {
-            return Err(NON_FINITE.to_string());
-        }
-        let f = if full { x.svd() } else { x.thin_svd() };
-        let f = f.map_err(|_| NO_CONVERGENCE.to_string())?;
-        let s: Vec<T> = f.S().column_vector().iter().copied().collect();
-        Ok((f.U().to_owned(), s, f.V().transpose().to_owned()))
-    })?;
-    let mut us = Vec::with_capacity(res.len());
-    let mut ss = Vec::with_capacity(res.len() * k);
-    let mut vs = Vec::with_capacity(res.len());
-    for (u, s, v) in res {
-        us.push(u);
-        ss.extend_from_slice(&s[..k]);
-        vs.push(v);
-    }
-    let b = a.batch();
+) -> Result<(Tensor<T, SU, D>, Tensor<T, SS, D>, Tensor<T, SV, D>), D::Error> {
+    let (u, s, vh) = svd_on(a, true, full)?;
+    let (u, vh) = (u.expect("U asked for"), vh.expect("Vh asked for"));
     Ok((
-        tensor(stack(&us, m * uc), &dims_with(b, &[m, uc]))?,
-        tensor(ss, &dims_with(b, &[k]))?,
-        tensor(stack(&vs, vr * n), &dims_with(b, &[vr, n]))?,
+        u.try_into_shape()?,
+        s.try_into_shape()?,
+        vh.try_into_shape()?,
     ))
+}
+
+/// `(U, S, Vh)` (`U`, `Vh` with `vectors`) on `a`'s device: the size
+/// check, then [`Linalg::svd`], then PyTorch's error for the first matrix
+/// with non-finite values or without convergence.
+#[allow(clippy::type_complexity)]
+fn svd_on<T: LinalgFloat, S: Shape, D: Linalg<T>>(
+    a: &Tensor<T, S, D>,
+    vectors: bool,
+    full: bool,
+) -> Result<
+    (
+        Option<Tensor<T, DynRank, D>>,
+        Tensor<T, DynRank, D>,
+        Option<Tensor<T, DynRank, D>>,
+    ),
+    D::Error,
+> {
+    // PyTorch names svdvals's errors `linalg.svd` too.
+    let name = "linalg.svd";
+    check_matrices(a.dims(), name, "A")?;
+    let (u, s, vh, info) = D::svd(&a.share().into_dyn(), vectors, full)?;
+    check_batch_info(name, a.rank() - 2, &info, |k| {
+        if k < 0 { NON_FINITE } else { NO_CONVERGENCE }.into()
+    })?;
+    Ok((u, s, vh))
 }

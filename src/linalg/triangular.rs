@@ -3,9 +3,11 @@
 
 use faer::Mat;
 
-use super::batch::{Operand, check_square, incompatible, tensor};
+use super::batch::{Operand, broadcast_batch};
+use super::generic::{check_matrices, check_square_dims};
 use super::solve::pairwise;
 use super::{LinalgFloat, SolveRhs, SolveRightShape, expect};
+use crate::backend::Linalg;
 use crate::ops::exec::Layout;
 use crate::shape::Shape;
 use crate::{ShapeError, Tensor};
@@ -44,16 +46,15 @@ pub struct Triangle {
 /// assert_eq!(linalg::try_solve_triangular(&a, &b, up).unwrap_err().to_string(),
 ///     "linalg.solve_triangular: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x1)");
 /// ```
-pub fn try_solve_triangular<T: LinalgFloat, SA: Shape, SB: SolveRhs<SA>>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
+pub fn try_solve_triangular<T: LinalgFloat, SA: Shape, SB: SolveRhs<SA>, D: Linalg<T>>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
     tri: Triangle,
-) -> Result<Tensor<T, SB::Output>, ShapeError>
+) -> Result<Tensor<T, SB::Output, D>, D::Error>
 where
     SB::Output: Shape,
 {
-    let (data, dims) = triangular_core(a.layout(), b.layout(), tri, true)?;
-    tensor(data, &dims)
+    Ok(triangular_on(a, b, tri, true)?.try_into_shape()?)
 }
 
 /// `X` with `A X = B` for triangular `A`; panics where
@@ -68,11 +69,11 @@ where
 /// assert_eq!(x.to_vec(), vec![1., 2., 0., 1., 0., 0.]);
 /// ```
 #[track_caller]
-pub fn solve_triangular<T: LinalgFloat, SA: Shape, SB: SolveRhs<SA>>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
+pub fn solve_triangular<T: LinalgFloat, SA: Shape, SB: SolveRhs<SA>, D: Linalg<T>>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
     tri: Triangle,
-) -> Tensor<T, SB::Output>
+) -> Tensor<T, SB::Output, D>
 where
     SB::Output: Shape,
 {
@@ -93,13 +94,17 @@ where
 /// assert_eq!(linalg::try_solve_triangular_right(&a, &b, lo).unwrap_err().to_string(),
 ///     "linalg.solve_triangular: Incompatible shapes of A and B for the equation XA = B (3x3 and 1x4)");
 /// ```
-pub fn try_solve_triangular_right<T: LinalgFloat, SA: SolveRightShape<SB>, SB: Shape>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
+pub fn try_solve_triangular_right<
+    T: LinalgFloat,
+    SA: SolveRightShape<SB>,
+    SB: Shape,
+    D: Linalg<T>,
+>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
     tri: Triangle,
-) -> Result<Tensor<T, SA::Output>, ShapeError> {
-    let (data, dims) = triangular_core(a.layout(), b.layout(), tri, false)?;
-    tensor(data, &dims)
+) -> Result<Tensor<T, SA::Output, D>, D::Error> {
+    Ok(triangular_on(a, b, tri, false)?.try_into_shape()?)
 }
 
 /// `X` with `X A = B`; panics where [`try_solve_triangular_right`] errs.
@@ -113,11 +118,11 @@ pub fn try_solve_triangular_right<T: LinalgFloat, SA: SolveRightShape<SB>, SB: S
 /// assert_eq!(x.to_vec(), vec![1., 1.]);
 /// ```
 #[track_caller]
-pub fn solve_triangular_right<T: LinalgFloat, SA: SolveRightShape<SB>, SB: Shape>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
+pub fn solve_triangular_right<T: LinalgFloat, SA: SolveRightShape<SB>, SB: Shape, D: Linalg<T>>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
     tri: Triangle,
-) -> Tensor<T, SA::Output> {
+) -> Tensor<T, SA::Output, D> {
     expect(try_solve_triangular_right(a, b, tri))
 }
 
@@ -132,25 +137,16 @@ pub(crate) fn solve_tri_in_place<T: LinalgFloat>(a: &Mat<T>, x: &mut Mat<T>, tri
     }
 }
 
-fn triangular_core<T: LinalgFloat>(
+pub(super) fn triangular_core<T: LinalgFloat>(
     a: Layout<'_, T>,
     b: Layout<'_, T>,
     tri: Triangle,
     left: bool,
 ) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
     let name = "linalg.solve_triangular";
+    check_triangular(a.dims, b.dims, left)?;
     let a = Operand::matrices(a, name, "A")?;
     let b = Operand::matrices(b, name, "B")?;
-    let n = check_square(&a, name, "A")?;
-    let (fits, eq) = if left {
-        (b.rows() == n, "AX = B")
-    } else {
-        (b.cols() == n, "XA = B")
-    };
-    if !fits {
-        let msg = incompatible(name, &a, &b).to_string();
-        return Err(ShapeError::Invalid(msg.replace("AX = B", eq)));
-    }
     // B is "tensor a" in PyTorch's broadcast message.
     pairwise(name, &b, &a, b.rows(), b.cols(), false, |mut x, am| {
         if left {
@@ -168,4 +164,38 @@ fn triangular_core<T: LinalgFloat>(
             Ok(xt.transpose().to_owned())
         }
     })
+}
+
+/// `X` with `A X = B` (`left`) or `X A = B` on `a`'s device: the size
+/// checks, then [`Linalg::solve_triangular`].
+fn triangular_on<T: LinalgFloat, SA: Shape, SB: Shape, D: Linalg<T>>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
+    tri: Triangle,
+    left: bool,
+) -> Result<Tensor<T, crate::DynRank, D>, D::Error> {
+    check_triangular(a.dims(), b.dims(), left)?;
+    D::solve_triangular(&a.share().into_dyn(), &b.share().into_dyn(), tri, left)
+}
+
+/// `solve_triangular`'s size checks, with PyTorch's messages, and the batch
+/// broadcast (`B`'s first, as PyTorch names it).
+fn check_triangular(a: &[usize], b: &[usize], left: bool) -> Result<(), ShapeError> {
+    let name = "linalg.solve_triangular";
+    check_matrices(a, name, "A")?;
+    check_matrices(b, name, "B")?;
+    let n = check_square_dims(a, name, "A")?;
+    let (br, bc) = (b[b.len() - 2], b[b.len() - 1]);
+    let (fits, eq) = if left {
+        (br == n, "AX = B")
+    } else {
+        (bc == n, "XA = B")
+    };
+    if !fits {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {br}x{bc})"
+        )));
+    }
+    broadcast_batch(&b[..b.len() - 2], &a[..a.len() - 2])?;
+    Ok(())
 }

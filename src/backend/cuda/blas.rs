@@ -92,7 +92,7 @@ macro_rules! blas_element {
 blas_element!(f32, f64);
 
 /// The device's cuBLAS handle, created on first use.
-fn handle(dev: &CudaDevice) -> Result<&CudaBlas, CudaError> {
+pub(crate) fn handle(dev: &CudaDevice) -> Result<&CudaBlas, CudaError> {
     let blas = dev.inner.blas.get_or_init(|| {
         if !cublas_present() {
             return Err(CudaError::Unavailable(

@@ -15,6 +15,8 @@
 //! | `elementwise.rs` | layouts from the iteration plan, variant choice, launches |
 //! | `reduce.rs` | reductions over a dimension or all (warp shuffles), arg-reductions |
 //! | `blas.rs` | cuBLAS's strided-batched GEMM |
+//! | `linalg.rs` | [`Linalg`](crate::backend::Linalg) for CUDA: LU, inverse, solve, Cholesky, triangular solves through cuBLAS's and cuSOLVER's batched routines |
+//! | `linalg_sys.rs` | the cuBLAS / cuSOLVER routines `linalg.rs` calls, per element type |
 //! | `gemm.rs` | [`Gemm`](crate::backend::Gemm) for CUDA: products laid out for one strided-batched GEMM |
 //!
 //! cudarc panics when it cannot load a library, so [`open`] checks with
@@ -50,6 +52,10 @@ mod gemm;
 pub(crate) mod generate;
 #[cfg(feature = "cuda")]
 pub(crate) mod index;
+#[cfg(feature = "cuda")]
+mod linalg;
+#[cfg(feature = "cuda")]
+mod linalg_sys;
 #[cfg(feature = "cuda")]
 pub(crate) mod primitives;
 #[cfg(feature = "cuda")]

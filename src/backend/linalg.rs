@@ -1,0 +1,197 @@
+//! The factorization primitives of a device, so that the public linear
+//! algebra (`linalg::inv`, `linalg::cholesky`, ...) is written once, generic
+//! over the device: the function checks the sizes (PyTorch's messages),
+//! calls the primitive, and turns a nonzero LAPACK `info` into PyTorch's
+//! error. [`Cpu`](crate::device::Cpu) runs faer (or the hand-written LAPACK
+//! loops) on every batch element in parallel; [`Cuda`](crate::device::Cuda)
+//! (feature `cuda`) runs cuBLAS's and cuSOLVER's batched routines (see
+//! `backend/cuda/linalg.rs` for which call each primitive makes).
+//!
+//! Every primitive takes [`DynRank`] tensors of any strides whose sizes the
+//! caller has checked (matrices are the last two dimensions, the batch the
+//! rest), and returns contiguous results; `info` values come back on the
+//! host, one per matrix of the batch, row-major, as LAPACK defines them.
+//!
+//! ```
+//! use shaped::backend::Linalg;
+//! use shaped::device::Cpu;
+//! use shaped::{DynRank, Tensor};
+//! let a = Tensor::<f64, DynRank>::try_from_vec(vec![4., 2., 2., 5., 1., 2., 2., 1.], &[2, 2, 2]).unwrap();
+//! let (l, info) = <Cpu as Linalg<f64>>::cholesky(&a).unwrap();
+//! assert_eq!(info, vec![0, 2]); // the second matrix is not positive-definite
+//! assert_eq!(l.to_vec()[..4], [2., 0., 1., 2.]);
+//! ```
+
+use crate::Tensor;
+use crate::backend::Backend;
+use crate::linalg::{LinalgFloat, Triangle};
+use crate::shape::DynRank;
+
+/// A batch of matrices, with `info` per matrix on the host.
+pub type WithInfo<T, D> = (Tensor<T, DynRank, D>, Vec<i32>);
+
+/// A packed LU factorization: the factors, the pivots and `info` per
+/// matrix on the host.
+pub type Factored<T, D> = (Tensor<T, DynRank, D>, Tensor<i32, DynRank, D>, Vec<i32>);
+
+/// Eigenvalues `(..., n)`, eigenvectors `(..., n, n)` when asked for, and
+/// `info` per matrix on the host.
+pub type Eigen<T, D> = (
+    Tensor<T, DynRank, D>,
+    Option<Tensor<T, DynRank, D>>,
+    Vec<i32>,
+);
+
+/// `U`, `S`, `Vh` of a singular value decomposition (`U` and `Vh` when
+/// asked for), and `info` per matrix on the host.
+pub type Singular<T, D> = (
+    Option<Tensor<T, DynRank, D>>,
+    Tensor<T, DynRank, D>,
+    Option<Tensor<T, DynRank, D>>,
+    Vec<i32>,
+);
+
+/// `(sign, log|det|, det)` of each matrix, each `(...)`.
+pub type Dets<T, D> = (
+    Tensor<T, DynRank, D>,
+    Tensor<T, DynRank, D>,
+    Tensor<T, DynRank, D>,
+);
+
+/// The linear-algebra primitives of a device for `f32` and `f64`.
+pub trait Linalg<T: LinalgFloat>: Backend<T> + Backend<i32> {
+    /// LU with partial pivoting of each `(m, n)` matrix of `a`, as LAPACK's
+    /// `getrf`: the packed factors `(..., m, n)` (`U` on and above the
+    /// diagonal, the unit-lower `L` below), the 1-based pivots
+    /// `(..., min(m, n))` and `info` (0, or the 1-based index of the first
+    /// zero on `U`'s diagonal).
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn lu_factor(a: &Tensor<T, DynRank, Self>) -> Result<Factored<T, Self>, Self::Error>;
+
+    /// The inverse of each square matrix of `a` and `info` as
+    /// [`Linalg::lu_factor`]'s; where `info != 0` the matrix's values are
+    /// unspecified.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn inv(a: &Tensor<T, DynRank, Self>) -> Result<WithInfo<T, Self>, Self::Error>;
+
+    /// The lower Cholesky factor of each square matrix of `a` (only its
+    /// lower triangle read), zeros above the diagonal, and `info` (0, or the
+    /// order of the first leading minor that is not positive-definite;
+    /// then the matrix's values are unspecified).
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn cholesky(a: &Tensor<T, DynRank, Self>) -> Result<WithInfo<T, Self>, Self::Error>;
+
+    /// `X` with `A X = B` for square `a` `(..., n, n)` and `b` `(..., n, k)`
+    /// (or, with `vec`, `(..., n)`: a batch of vectors, `X` likewise),
+    /// batches broadcast (`b`'s first in the broadcast), and `info` (as
+    /// [`Linalg::lu_factor`]'s) for each element of the broadcast batch;
+    /// where `info != 0` that element's values are unspecified.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn solve(
+        a: &Tensor<T, DynRank, Self>,
+        b: &Tensor<T, DynRank, Self>,
+        vec: bool,
+    ) -> Result<WithInfo<T, Self>, Self::Error>;
+
+    /// `X` with `L Lᵀ X = B` for the lower-triangular `l` `(..., n, n)` and
+    /// `b` `(..., n, k)`, batches broadcast (`b`'s first in the broadcast).
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn cholesky_solve(
+        b: &Tensor<T, DynRank, Self>,
+        l: &Tensor<T, DynRank, Self>,
+    ) -> Result<Tensor<T, DynRank, Self>, Self::Error>;
+
+    /// `X` with `A X = B` (`left`) or `X A = B` for the triangle `tri` of the
+    /// square `a`, batches broadcast (`b`'s first in the broadcast).
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn solve_triangular(
+        a: &Tensor<T, DynRank, Self>,
+        b: &Tensor<T, DynRank, Self>,
+        tri: Triangle,
+        left: bool,
+    ) -> Result<Tensor<T, DynRank, Self>, Self::Error>;
+
+    /// The eigenvalues `(..., n)`, ascending, of each symmetric matrix of
+    /// `a` (only its lower triangle read), with `vectors` the orthonormal
+    /// eigenvectors as the columns of `(..., n, n)`, and `info` (nonzero
+    /// where the iteration did not converge; that element's values are then
+    /// unspecified).
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn eigh(a: &Tensor<T, DynRank, Self>, vectors: bool) -> Result<Eigen<T, Self>, Self::Error>;
+
+    /// The singular values `(..., k)`, descending, `k = min(m, n)`, of each
+    /// `(m, n)` matrix of `a`; with `vectors` also `U` `(..., m, m or k)`
+    /// and `Vh` `(..., n or k, n)` (`full` or reduced); and `info`: 0, -1
+    /// where the matrix holds a NaN or an infinity, positive where the
+    /// iteration did not converge (that element's values are then
+    /// unspecified).
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn svd(
+        a: &Tensor<T, DynRank, Self>,
+        vectors: bool,
+        full: bool,
+    ) -> Result<Singular<T, Self>, Self::Error>;
+
+    /// The sign, the natural log of the absolute value, and the value of
+    /// the determinant of each square matrix of `a`, each `(...)`, through
+    /// LU with partial pivoting: `(0, -inf, 0)` for a zero on `U`'s
+    /// diagonal, as PyTorch.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn slogdet(a: &Tensor<T, DynRank, Self>) -> Result<Dets<T, Self>, Self::Error>;
+
+    /// The QR decomposition of each `(m, n)` matrix of `a`: `Q` `(m, k)`
+    /// with orthonormal columns and `R` `(k, n)` upper triangular,
+    /// `k = min(m, n)`, or with `complete` `Q` `(m, m)` and `R` `(m, n)`.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    #[allow(clippy::type_complexity)]
+    fn qr(
+        a: &Tensor<T, DynRank, Self>,
+        complete: bool,
+    ) -> Result<(Tensor<T, DynRank, Self>, Tensor<T, DynRank, Self>), Self::Error>;
+
+    /// `X` with `A X = B` from `A`'s packed LU factors `lu` `(..., n, n)`
+    /// and 1-based pivots `(..., n)` (as [`Linalg::lu_factor`] gives them;
+    /// `piv_host` is the same values on the host, already checked to lie in
+    /// `1..=n`), `b` `(..., n, k)`; `lu`'s and `b`'s batches broadcast
+    /// (`b`'s first). A zero on `U`'s diagonal gives infinities and NaNs.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn lu_solve(
+        lu: &Tensor<T, DynRank, Self>,
+        piv: &Tensor<i32, DynRank, Self>,
+        piv_host: &[i32],
+        b: &Tensor<T, DynRank, Self>,
+    ) -> Result<Tensor<T, DynRank, Self>, Self::Error>;
+
+    /// `info` values (one per matrix) as a tensor of sizes `dims` on
+    /// `like`'s device, for the `*_ex` forms.
+    ///
+    /// # Errors
+    /// An allocation or driver error, or sizes other than `info`'s length.
+    fn info_tensor(
+        like: &Tensor<T, DynRank, Self>,
+        info: Vec<i32>,
+        dims: &[usize],
+    ) -> Result<Tensor<i32, DynRank, Self>, Self::Error>;
+}

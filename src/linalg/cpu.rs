@@ -1,0 +1,274 @@
+//! [`Linalg`] for the CPU: faer (or LAPACK's loops written out) on every
+//! batch element in parallel, through the kernels of the function files.
+
+use faer::linalg::solvers::{DenseSolveCore, Solve};
+
+use super::batch::{Operand, broadcast_batch, dims_with, par_batches, push_mat};
+use super::cholesky::cholesky_solve_core;
+use super::det::slogdet_core;
+use super::lu::{lu_factor_core, lu_solve_core};
+use super::qr::qr_cpu;
+use super::triangular::{Triangle, triangular_core};
+use super::{LinalgFloat, plu};
+use crate::backend::Linalg;
+use crate::backend::linalg::{Dets, Eigen, Factored, Singular, WithInfo};
+use crate::device::Cpu;
+use crate::ops::exec::Layout;
+use crate::shape::{DynRank, ShapeError};
+use crate::tensor::Tensor;
+
+type Dyn<T> = Tensor<T, DynRank>;
+
+fn fresh<T: crate::element::Element>(data: Vec<T>, dims: &[usize]) -> Result<Dyn<T>, ShapeError> {
+    super::batch::tensor(data, dims)
+}
+
+/// The matrices of `res` stacked row-major (`numel` elements each) as a
+/// tensor of sizes `dims`.
+fn with_info<T: LinalgFloat>(
+    res: &[(faer::Mat<T>, i32)],
+    numel: usize,
+    dims: &[usize],
+) -> Result<Dyn<T>, ShapeError> {
+    let mut data = Vec::with_capacity(res.len() * numel);
+    for (m, _) in res {
+        push_mat(&mut data, m.as_ref());
+    }
+    fresh(data, dims)
+}
+
+/// The `info` values of `res`.
+fn info_of<T>(res: &[(T, i32)]) -> Vec<i32> {
+    res.iter().map(|r| r.1).collect()
+}
+
+/// `(X, info)` of `A X = B` for each element of the broadcast batch (`B`
+/// read as vectors when `vec`): LU with partial pivoting, then the two
+/// triangular solves.
+#[allow(clippy::type_complexity)]
+pub(super) fn solve_info<T: LinalgFloat>(
+    a: Layout<'_, T>,
+    b: Layout<'_, T>,
+    vec: bool,
+) -> Result<(Vec<T>, Vec<usize>, Vec<i32>), ShapeError> {
+    let name = "linalg.solve";
+    let a = Operand::matrices(a, name, "A")?;
+    let b = if vec {
+        Operand::vectors(b, name, "B")?
+    } else {
+        Operand::matrices(b, name, "B")?
+    };
+    let n = a.rows();
+    // B is "tensor a" in PyTorch's broadcast message.
+    let batch = broadcast_batch(b.batch(), a.batch())?;
+    let (oa, ob) = (a.offsets(&batch), b.offsets(&batch));
+    let k = b.cols();
+    let res = par_batches(name, &[oa.len()], |i| {
+        let (lu, zero) = plu(&a.mat(oa[i]));
+        let mut bm = b.mat(ob[i]);
+        if zero.is_some() {
+            return Ok((bm, 1));
+        }
+        lu.solve_in_place(&mut bm);
+        Ok((bm, 0))
+    })?;
+    let mut data = Vec::with_capacity(res.len() * n * k);
+    for (m, _) in &res {
+        push_mat(&mut data, m.as_ref());
+    }
+    let info = info_of(&res);
+    let dims = if vec {
+        dims_with(&batch, &[n])
+    } else {
+        dims_with(&batch, &[n, k])
+    };
+    Ok((data, dims, info))
+}
+
+impl<T: LinalgFloat> Linalg<T> for Cpu {
+    fn lu_factor(a: &Dyn<T>) -> Result<Factored<T, Cpu>, ShapeError> {
+        let (lu, piv, (info, _)) = lu_factor_core::<T, DynRank>(a.layout())?;
+        Ok((lu, piv, info))
+    }
+
+    fn inv(a: &Dyn<T>) -> Result<WithInfo<T, Cpu>, ShapeError> {
+        let name = "linalg.inv";
+        let op = Operand::matrices(a.layout(), name, "A")?;
+        let n = op.rows();
+        let res = op.each(name, |x| {
+            let (lu, zero) = plu(&x);
+            Ok(match zero {
+                Some(k) => (x, k as i32),
+                None => (lu.inverse(), 0),
+            })
+        })?;
+        Ok((with_info(&res, n * n, &op.dims_vec())?, info_of(&res)))
+    }
+
+    fn cholesky(a: &Dyn<T>) -> Result<WithInfo<T, Cpu>, ShapeError> {
+        let name = "linalg.cholesky";
+        let op = Operand::matrices(a.layout(), name, "A")?;
+        let n = op.rows();
+        let res = op.each(name, |x| {
+            Ok(match x.llt(faer::Side::Lower) {
+                Ok(llt) => (llt.L().to_owned(), 0),
+                Err(faer::linalg::solvers::LltError::NonPositivePivot { index }) => {
+                    (x, index as i32 + 1)
+                }
+            })
+        })?;
+        Ok((with_info(&res, n * n, &op.dims_vec())?, info_of(&res)))
+    }
+
+    fn solve(a: &Dyn<T>, b: &Dyn<T>, vec: bool) -> Result<WithInfo<T, Cpu>, ShapeError> {
+        let (data, dims, info) = solve_info(a.layout(), b.layout(), vec)?;
+        Ok((fresh(data, &dims)?, info))
+    }
+
+    fn cholesky_solve(b: &Dyn<T>, l: &Dyn<T>) -> Result<Dyn<T>, ShapeError> {
+        let (data, dims) = cholesky_solve_core(b.layout(), l.layout())?;
+        fresh(data, &dims)
+    }
+
+    fn solve_triangular(
+        a: &Dyn<T>,
+        b: &Dyn<T>,
+        tri: Triangle,
+        left: bool,
+    ) -> Result<Dyn<T>, ShapeError> {
+        let (data, dims) = triangular_core(a.layout(), b.layout(), tri, left)?;
+        fresh(data, &dims)
+    }
+
+    fn eigh(a: &Dyn<T>, vectors: bool) -> Result<Eigen<T, Cpu>, ShapeError> {
+        let name = if vectors {
+            "linalg.eigh"
+        } else {
+            "linalg.eigvalsh"
+        };
+        let op = Operand::matrices(a.layout(), name, "A")?;
+        let n = op.rows();
+        let res = op.each(name, |x| {
+            Ok(if vectors {
+                match x.self_adjoint_eigen(faer::Side::Lower) {
+                    Ok(f) => {
+                        let w: Vec<T> = f.S().column_vector().iter().copied().collect();
+                        (w, Some(f.U().to_owned()), 0)
+                    }
+                    Err(_) => (vec![T::zero(); n], Some(x), 1),
+                }
+            } else {
+                match x.self_adjoint_eigenvalues(faer::Side::Lower) {
+                    Ok(w) => (w, None, 0),
+                    Err(_) => (vec![T::zero(); n], None, 1),
+                }
+            })
+        })?;
+        let batch = op.batch();
+        let mut ws = Vec::with_capacity(res.len() * n);
+        let mut vs = Vec::with_capacity(if vectors { res.len() * n * n } else { 0 });
+        let mut info = Vec::with_capacity(res.len());
+        for (w, v, i) in &res {
+            ws.extend_from_slice(w);
+            if let Some(v) = v {
+                push_mat(&mut vs, v.as_ref());
+            }
+            info.push(*i);
+        }
+        let v = if vectors {
+            Some(fresh(vs, &op.dims_vec())?)
+        } else {
+            None
+        };
+        Ok((fresh(ws, &dims_with(batch, &[n]))?, v, info))
+    }
+
+    fn svd(a: &Dyn<T>, vectors: bool, full: bool) -> Result<Singular<T, Cpu>, ShapeError> {
+        let name = "linalg.svd";
+        let op = Operand::matrices(a.layout(), name, "A")?;
+        let (m, n) = (op.rows(), op.cols());
+        let k = m.min(n);
+        let (uc, vr) = if full { (m, n) } else { (k, k) };
+        let res = op.each(name, |x| {
+            if !x.as_ref().is_all_finite() {
+                return Ok((None, vec![T::zero(); k], -1));
+            }
+            if !vectors {
+                return Ok(match x.singular_values() {
+                    Ok(s) => (None, s, 0),
+                    Err(_) => (None, vec![T::zero(); k], 1),
+                });
+            }
+            let f = if full { x.svd() } else { x.thin_svd() };
+            Ok(match f {
+                Ok(f) => {
+                    let s: Vec<T> = f.S().column_vector().iter().copied().collect();
+                    (Some((f.U().to_owned(), f.V().transpose().to_owned())), s, 0)
+                }
+                Err(_) => (None, vec![T::zero(); k], 1),
+            })
+        })?;
+        let mut us = Vec::with_capacity(if vectors { res.len() * m * uc } else { 0 });
+        let mut ss = Vec::with_capacity(res.len() * k);
+        let mut vs = Vec::with_capacity(if vectors { res.len() * vr * n } else { 0 });
+        let mut info = Vec::with_capacity(res.len());
+        for (uv, s, i) in &res {
+            ss.extend_from_slice(&s[..k]);
+            if vectors {
+                match uv {
+                    Some((u, v)) => {
+                        push_mat(&mut us, u.as_ref());
+                        push_mat(&mut vs, v.as_ref());
+                    }
+                    None => {
+                        us.extend(std::iter::repeat_n(T::zero(), m * uc));
+                        vs.extend(std::iter::repeat_n(T::zero(), vr * n));
+                    }
+                }
+            }
+            info.push(*i);
+        }
+        let b = op.batch();
+        let (u, v) = if vectors {
+            (
+                Some(fresh(us, &dims_with(b, &[m, uc]))?),
+                Some(fresh(vs, &dims_with(b, &[vr, n]))?),
+            )
+        } else {
+            (None, None)
+        };
+        Ok((u, fresh(ss, &dims_with(b, &[k]))?, v, info))
+    }
+
+    fn slogdet(a: &Dyn<T>) -> Result<Dets<T, Cpu>, ShapeError> {
+        let (res, batch) = slogdet_core(a.layout(), "linalg.det")?;
+        Ok((
+            fresh(res.iter().map(|r| r.0).collect(), &batch)?,
+            fresh(res.iter().map(|r| r.1).collect(), &batch)?,
+            fresh(res.iter().map(|r| r.2).collect(), &batch)?,
+        ))
+    }
+
+    fn qr(a: &Dyn<T>, complete: bool) -> Result<(Dyn<T>, Dyn<T>), ShapeError> {
+        let (q, qd, r, rd) = qr_cpu(a.layout(), complete)?;
+        Ok((fresh(q, &qd)?, fresh(r, &rd)?))
+    }
+
+    fn lu_solve(
+        lu: &Dyn<T>,
+        piv: &Tensor<i32, DynRank>,
+        piv_host: &[i32],
+        b: &Dyn<T>,
+    ) -> Result<Dyn<T>, ShapeError> {
+        let (data, dims) = lu_solve_core(lu.layout(), piv.dims(), piv_host, b.layout())?;
+        fresh(data, &dims)
+    }
+
+    fn info_tensor(
+        _like: &Dyn<T>,
+        info: Vec<i32>,
+        dims: &[usize],
+    ) -> Result<Tensor<i32, DynRank>, ShapeError> {
+        Tensor::try_from_vec(info, dims)
+    }
+}
