@@ -120,13 +120,10 @@ fn every_kernel_assembles_to_cubin_for_sm80_and_sm90() {
     );
 }
 
-/// The module a fused expression generates, as the CUDA backend builds it.
-fn fused_module<E: shaped::backend::fused::Node>(e: &E) -> KernelSource {
-    use shaped::backend::fused::{CudaGen, c_name};
-    use shaped::element::Element;
-    let mut g = CudaGen::default();
-    let expr = e.cuda(&mut g, 0);
-    let (name, source) = g.module(c_name(<E::Elem as Element>::NAME), &expr);
+/// The module of the C expression `expr` (its functions and leaves in
+/// `g`) with results of C type `out`, as the CUDA backend builds it.
+fn module_of(g: &shaped::backend::fused::CudaGen, out: &str, expr: &str) -> KernelSource {
+    let (name, source) = g.module(out, expr);
     let kernels = ["s64", "s32", "l32"]
         .map(|v| format!("{name}_{v}"))
         .to_vec();
@@ -137,24 +134,24 @@ fn fused_module<E: shaped::backend::fused::Node>(e: &E) -> KernelSource {
     }
 }
 
+/// The module a fused expression generates.
+fn fused_module<E: shaped::backend::fused::Node>(e: &E) -> KernelSource {
+    use shaped::backend::fused::{CudaGen, c_name};
+    use shaped::element::Element;
+    let mut g = CudaGen::default();
+    let expr = e.cuda(&mut g, 0);
+    module_of(&g, c_name(<E::Elem as Element>::NAME), &expr)
+}
+
 /// The module of leaf `k`'s adjoint in a fused chain of `Var`s, as the
 /// CUDA backward pass builds it.
 fn adjoint_module<E>(e: &E, k: usize) -> KernelSource
 where
     E: shaped::autograd::Adjoint<f32> + shaped::backend::fused::Node<Elem = f32>,
 {
-    use shaped::backend::fused::CudaGen;
-    let mut g = CudaGen::default();
+    let mut g = shaped::backend::fused::CudaGen::default();
     let expr = shaped::autograd::cuda_adjoint(e, k, &mut g);
-    let (name, source) = g.module("float", &expr);
-    let kernels = ["s64", "s32", "l32"]
-        .map(|v| format!("{name}_{v}"))
-        .to_vec();
-    KernelSource {
-        name,
-        source,
-        kernels,
-    }
+    module_of(&g, "float", &expr)
 }
 
 /// Fused expressions' kernels (one module per expression, generated at
