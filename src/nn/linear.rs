@@ -110,12 +110,12 @@ impl<I: Dim, O: Dim, T: Float> Linear<I, O, T> {
     /// assert_eq!(y.dims(), &[7, 2]);
     /// ```
     #[track_caller]
-    pub fn forward<B: Dim>(&self, x: &Var<T, (B, I)>) -> Var<T, (B, O)>
+    pub fn forward<X>(&self, x: &Var<T, X>) -> Var<T, X::Output>
     where
-        (B, I): MatmulShape<(I, O), Output = (B, O)>,
-        (B, O): BroadcastShape<(O,), Output = (B, O)>,
+        X: LinearInput<I, O>,
+        X::Output: Shape,
     {
-        self.forward_nd(x)
+        X::forward(self, x)
     }
 
     /// `x · Wᵀ + b` for `x` of any shape `(..., I)`, as PyTorch's `Linear`
@@ -164,5 +164,63 @@ impl<I: Dim, O: Dim, T: Float> Clone for Linear<I, O, T> {
             weight: self.weight.clone(),
             bias: self.bias.clone(),
         }
+    }
+}
+
+/// The inputs [`Linear::forward`] takes: rows `(B, W)` whose width `W` is
+/// the layer's input width `I` ([`InputWidth`]); `Output` is `(B, O)`.
+/// Stated on the input's shape, so a wrong width is one error at the call
+/// that names both widths.
+///
+/// ```
+/// use shaped::nn::LinearInput;
+/// use shaped::{Const, Dyn, Shape};
+/// let _: <(Dyn, Const<3>) as LinearInput<Const<3>, Const<2>>>::Output = <Shape![_, 2]>::default();
+/// ```
+pub trait LinearInput<I: Dim, O: Dim>: Shape {
+    /// The shape of the layer's output, `(B, O)`.
+    type Output: Shape;
+    /// `layer.forward(x)`.
+    #[doc(hidden)]
+    fn forward<T: Float>(layer: &Linear<I, O, T>, x: &Var<T, Self>) -> Var<T, Self::Output>;
+}
+
+/// Rows of the layer's width, any batch dimension `B`.
+impl<B: Dim, W: Dim, I: FixedDim, O: FixedDim> LinearInput<I, O> for (B, W)
+where
+    W: InputWidth<I>,
+    (B, I): MatmulShape<(I, O), Output = (B, O)>,
+    (B, O): BroadcastShape<(O,), Output = (B, O)>,
+{
+    type Output = (B, O);
+    #[track_caller]
+    fn forward<T: Float>(layer: &Linear<I, O, T>, x: &Var<T, (B, W)>) -> Var<T, (B, O)> {
+        layer.forward_nd(W::rows(x))
+    }
+}
+
+/// Holds when rows of `Self` features fit a layer of `I` inputs: only when
+/// the two widths are the same type.
+///
+/// ```
+/// use shaped::nn::InputWidth;
+/// use shaped::Const;
+/// fn fits<W: InputWidth<I>, I: shaped::Dim>() {}
+/// fits::<Const<3>, Const<3>>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a `Linear` layer of `{I}` inputs cannot take rows of `{Self}` features",
+    label = "rows of `{Self}` features, the layer takes `{I}`",
+    note = "the input's last dimension must be the layer's input width (`I` in `Linear<I, O>`)"
+)]
+pub trait InputWidth<I: Dim>: Dim {
+    /// The rows seen with width `I` (the identity).
+    #[doc(hidden)]
+    fn rows<T: Float, B: Dim>(x: &Var<T, (B, Self)>) -> &Var<T, (B, I)>;
+}
+
+impl<I: Dim> InputWidth<I> for I {
+    fn rows<T: Float, B: Dim>(x: &Var<T, (B, I)>) -> &Var<T, (B, I)> {
+        x
     }
 }
