@@ -185,17 +185,49 @@ pub trait LinearInput<I: Dim, O: Dim>: Shape {
     fn forward<T: Float>(layer: &Linear<I, O, T>, x: &Var<T, Self>) -> Var<T, Self::Output>;
 }
 
-/// Rows of the layer's width, any batch dimension `B`.
-impl<B: Dim, W: Dim, I: FixedDim, O: FixedDim> LinearInput<I, O> for (B, W)
+/// Rows of the layer's width, any batch dimension. (The impl is over every
+/// shape `X`, reading its two dimensions from [`Rows`]: rustc then reports
+/// a width mismatch alone, without quoting this impl.)
+impl<X: Rows, I: FixedDim, O: FixedDim> LinearInput<I, O> for X
 where
-    W: InputWidth<I>,
-    (B, I): MatmulShape<(I, O), Output = (B, O)>,
-    (B, O): BroadcastShape<(O,), Output = (B, O)>,
+    X::Width: InputWidth<I>,
+    (X::Batch, I): MatmulShape<(I, O), Output = (X::Batch, O)>,
+    (X::Batch, O): BroadcastShape<(O,), Output = (X::Batch, O)>,
 {
-    type Output = (B, O);
+    type Output = (X::Batch, O);
     #[track_caller]
-    fn forward<T: Float>(layer: &Linear<I, O, T>, x: &Var<T, (B, W)>) -> Var<T, (B, O)> {
-        layer.forward_nd(W::rows(x))
+    fn forward<T: Float>(layer: &Linear<I, O, T>, x: &Var<T, X>) -> Var<T, (X::Batch, O)> {
+        layer.forward_nd(X::Width::rows(X::rows(x)))
+    }
+}
+
+/// A 2-d shape `(B, W)`: rows of `W` features, `B` of them.
+///
+/// ```
+/// use shaped::nn::Rows;
+/// use shaped::{Const, Shape};
+/// let _: <Shape![4, 3] as Rows>::Width = Const::<3>;
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`Linear::forward` takes rows `(B, I)`, not `{Self}`",
+    label = "not a 2-d shape",
+    note = "`Linear::forward_nd` takes inputs of any rank `(..., I)`"
+)]
+pub trait Rows: Shape {
+    /// `B`.
+    type Batch: Dim;
+    /// `W`.
+    type Width: Dim;
+    /// The input typed as `(B, W)` (the identity).
+    #[doc(hidden)]
+    fn rows<T: Float>(x: &Var<T, Self>) -> &Var<T, (Self::Batch, Self::Width)>;
+}
+
+impl<B: Dim, W: Dim> Rows for (B, W) {
+    type Batch = B;
+    type Width = W;
+    fn rows<T: Float>(x: &Var<T, (B, W)>) -> &Var<T, (B, W)> {
+        x
     }
 }
 

@@ -32,5 +32,5 @@ mod ternary;
 mod unary;
 
 pub use binary::{BinaryOpForms, binary_op_table};
-pub use operand::{SameElement, SecondOperand};
+pub use operand::{SameElement, SecondOperand, TensorParts};
 pub use ternary::{try_where_cond, where_cond};

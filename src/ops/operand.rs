@@ -65,15 +65,44 @@ pub trait SecondOperand<T: Element, D: Device> {
     fn operand(&self) -> &Tensor<T, Self::Shape, D>;
 }
 
-/// Every tensor of the first operand's element type, on its device.
-impl<T: Element, U: Element, S: Shape, D: Device, D2: Device> SecondOperand<T, D>
-    for Tensor<U, S, D2>
+/// Every tensor of the first operand's element type, on its device. (The
+/// impl is over every type `R`, reading the tensor's parts from
+/// [`TensorParts`]: rustc then reports a failing bound alone, without
+/// quoting this impl.)
+impl<T: Element, D: Device, R: TensorParts> SecondOperand<T, D> for R
 where
-    T: SameElement<U>,
-    D: SameDevice<D2, U>,
+    T: SameElement<R::Element>,
+    D: SameDevice<R::Device, R::Element>,
 {
+    type Shape = R::Shape;
+    fn operand(&self) -> &Tensor<T, R::Shape, D> {
+        T::same_element(D::same_device(self.tensor()))
+    }
+}
+
+/// A tensor type's element type, shape and device.
+///
+/// ```
+/// use shaped::ops::TensorParts;
+/// use shaped::{Shape, Tensor};
+/// let _: <Tensor<f32, Shape![2]> as TensorParts>::Shape = <Shape![2]>::default();
+/// ```
+pub trait TensorParts {
+    /// The element type.
+    type Element: Element;
+    /// The shape.
+    type Shape: Shape;
+    /// The device.
+    type Device: Device;
+    /// The tensor itself (the identity).
+    fn tensor(&self) -> &Tensor<Self::Element, Self::Shape, Self::Device>;
+}
+
+impl<T: Element, S: Shape, D: Device> TensorParts for Tensor<T, S, D> {
+    type Element = T;
     type Shape = S;
-    fn operand(&self) -> &Tensor<T, S, D> {
-        T::same_element(D::same_device(self))
+    type Device = D;
+    fn tensor(&self) -> &Tensor<T, S, D> {
+        self
     }
 }
