@@ -4,7 +4,7 @@ use faer::Side;
 
 use super::batch::{Operand, check_square, par_batches, stack, tensor};
 use super::solve::pairwise;
-use super::{LinalgFloat, SolveShape, SquareMatrices, expect};
+use super::{LinalgFloat, SolveRhs, SquareMatrices, expect};
 use crate::ops::exec::Layout;
 use crate::shape::Shape;
 use crate::{ShapeError, Tensor};
@@ -68,10 +68,10 @@ where
 /// assert_eq!(linalg::try_cholesky_solve(&b4, &l).unwrap_err().to_string(),
 ///     "Incompatible matrix sizes for cholesky_solve: each A matrix is 2 by 2 but each b matrix is 4 by 1");
 /// ```
-pub fn try_cholesky_solve<T: LinalgFloat, SB: Shape, SL: SolveShape<SB>>(
+pub fn try_cholesky_solve<T: LinalgFloat, SB: SolveRhs<SL>, SL: Shape>(
     b: &Tensor<T, SB>,
     l: &Tensor<T, SL>,
-) -> Result<Tensor<T, SL::Output>, ShapeError> {
+) -> Result<Tensor<T, SB::Output>, ShapeError> {
     let (data, dims) = cholesky_solve_core(b.layout(), l.layout())?;
     tensor(data, &dims)
 }
@@ -85,10 +85,10 @@ pub fn try_cholesky_solve<T: LinalgFloat, SB: Shape, SL: SolveShape<SB>>(
 /// assert_eq!(linalg::cholesky_solve(&b, &l).to_vec(), vec![1., 1.]);
 /// ```
 #[track_caller]
-pub fn cholesky_solve<T: LinalgFloat, SB: Shape, SL: SolveShape<SB>>(
+pub fn cholesky_solve<T: LinalgFloat, SB: SolveRhs<SL>, SL: Shape>(
     b: &Tensor<T, SB>,
     l: &Tensor<T, SL>,
-) -> Tensor<T, SL::Output> {
+) -> Tensor<T, SB::Output> {
     expect(try_cholesky_solve(b, l))
 }
 

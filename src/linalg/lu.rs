@@ -7,7 +7,7 @@ use super::batch::{
     Operand, bcast_index, broadcast_batch, check_square, dims_with, incompatible, par_batches,
     push_mat, stack, tensor,
 };
-use super::{BatchOf, LinalgFloat, Matrices, SolveShape, WithTail, expect};
+use super::{BatchOf, LinalgFloat, Matrices, SolveRhs, WithTail, expect};
 use crate::ops::exec::Layout;
 use crate::shape::{Dyn, Shape};
 use crate::{ShapeError, Tensor};
@@ -305,11 +305,11 @@ pub(super) fn lu_factor_core<T: LinalgFloat, S: Matrices>(
 /// let b = Tensor::<f64, DynRank>::try_from_vec(vec![1., 1.], &[2, 1]).unwrap();
 /// assert_eq!(linalg::try_lu_solve(&lu, &piv, &b).unwrap().to_vec(), vec![f64::NEG_INFINITY, f64::INFINITY]);
 /// ```
-pub fn try_lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape>(
+pub fn try_lu_solve<T: LinalgFloat, SA: Shape, SP: Shape, SB: SolveRhs<SA>>(
     lu: &Tensor<T, SA>,
     pivots: &Tensor<i32, SP>,
     b: &Tensor<T, SB>,
-) -> Result<Tensor<T, SA::Output>, ShapeError> {
+) -> Result<Tensor<T, SB::Output>, ShapeError> {
     let (data, dims) = lu_solve_core(lu.layout(), pivots.dims(), &pivots.to_vec(), b.layout())?;
     tensor(data, &dims)
 }
@@ -326,11 +326,11 @@ pub fn try_lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape>(
 /// assert!((x[0] - 1.).abs() < 1e-12 && (x[1] - 2.).abs() < 1e-12);
 /// ```
 #[track_caller]
-pub fn lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape>(
+pub fn lu_solve<T: LinalgFloat, SA: Shape, SP: Shape, SB: SolveRhs<SA>>(
     lu: &Tensor<T, SA>,
     pivots: &Tensor<i32, SP>,
     b: &Tensor<T, SB>,
-) -> Tensor<T, SA::Output> {
+) -> Tensor<T, SB::Output> {
     expect(try_lu_solve(lu, pivots, b))
 }
 
