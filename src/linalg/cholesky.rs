@@ -68,10 +68,15 @@ where
 /// assert_eq!(linalg::try_cholesky_solve(&b4, &l).unwrap_err().to_string(),
 ///     "Incompatible matrix sizes for cholesky_solve: each A matrix is 2 by 2 but each b matrix is 4 by 1");
 /// ```
-pub fn try_cholesky_solve<T: LinalgFloat, SB: SolveRhs<SL>, SL: Shape>(
+pub fn try_cholesky_solve<T: LinalgFloat, SB, SL>(
     b: &Tensor<T, SB>,
     l: &Tensor<T, SL>,
-) -> Result<Tensor<T, SB::Output>, ShapeError> {
+) -> Result<Tensor<T, SB::Output>, ShapeError>
+where
+    SL: Shape,
+    SB: SolveRhs<SL>,
+    SB::Output: Shape,
+{
     let (data, dims) = cholesky_solve_core(b.layout(), l.layout())?;
     tensor(data, &dims)
 }
@@ -85,10 +90,15 @@ pub fn try_cholesky_solve<T: LinalgFloat, SB: SolveRhs<SL>, SL: Shape>(
 /// assert_eq!(linalg::cholesky_solve(&b, &l).to_vec(), vec![1., 1.]);
 /// ```
 #[track_caller]
-pub fn cholesky_solve<T: LinalgFloat, SB: SolveRhs<SL>, SL: Shape>(
+pub fn cholesky_solve<T: LinalgFloat, SB, SL>(
     b: &Tensor<T, SB>,
     l: &Tensor<T, SL>,
-) -> Tensor<T, SB::Output> {
+) -> Tensor<T, SB::Output>
+where
+    SL: Shape,
+    SB: SolveRhs<SL>,
+    SB::Output: Shape,
+{
     expect(try_cholesky_solve(b, l))
 }
 

@@ -305,11 +305,16 @@ pub(super) fn lu_factor_core<T: LinalgFloat, S: Matrices>(
 /// let b = Tensor::<f64, DynRank>::try_from_vec(vec![1., 1.], &[2, 1]).unwrap();
 /// assert_eq!(linalg::try_lu_solve(&lu, &piv, &b).unwrap().to_vec(), vec![f64::NEG_INFINITY, f64::INFINITY]);
 /// ```
-pub fn try_lu_solve<T: LinalgFloat, SA: Shape, SP: Shape, SB: SolveRhs<SA>>(
+pub fn try_lu_solve<T: LinalgFloat, SA, SP: Shape, SB>(
     lu: &Tensor<T, SA>,
     pivots: &Tensor<i32, SP>,
     b: &Tensor<T, SB>,
-) -> Result<Tensor<T, SB::Output>, ShapeError> {
+) -> Result<Tensor<T, SB::Output>, ShapeError>
+where
+    SA: Shape,
+    SB: SolveRhs<SA>,
+    SB::Output: Shape,
+{
     let (data, dims) = lu_solve_core(lu.layout(), pivots.dims(), &pivots.to_vec(), b.layout())?;
     tensor(data, &dims)
 }
@@ -326,11 +331,16 @@ pub fn try_lu_solve<T: LinalgFloat, SA: Shape, SP: Shape, SB: SolveRhs<SA>>(
 /// assert!((x[0] - 1.).abs() < 1e-12 && (x[1] - 2.).abs() < 1e-12);
 /// ```
 #[track_caller]
-pub fn lu_solve<T: LinalgFloat, SA: Shape, SP: Shape, SB: SolveRhs<SA>>(
+pub fn lu_solve<T: LinalgFloat, SA, SP: Shape, SB>(
     lu: &Tensor<T, SA>,
     pivots: &Tensor<i32, SP>,
     b: &Tensor<T, SB>,
-) -> Tensor<T, SB::Output> {
+) -> Tensor<T, SB::Output>
+where
+    SA: Shape,
+    SB: SolveRhs<SA>,
+    SB::Output: Shape,
+{
     expect(try_lu_solve(lu, pivots, b))
 }
 
