@@ -9,7 +9,8 @@
 //! ```
 
 use crate::element::Element;
-use crate::shape::ShapeError;
+use crate::shape::{Shape, ShapeError};
+use crate::tensor::Tensor;
 
 /// A device a tensor can live on.
 ///
@@ -134,9 +135,22 @@ pub mod cuda_kernels {
     label = "one operand is on `{Self}`, the other on `{D}`",
     note = "the device is part of a tensor's type: move one operand first, with `.to_device(&dev)` (CPU to CUDA) or `.to_cpu()` (CUDA to CPU)"
 )]
-pub trait SameDevice<D: Device, T>: Device {}
+pub trait SameDevice<D: Device, T>: Device {
+    /// The other operand seen as a tensor on `Self` (the identity).
+    #[doc(hidden)]
+    fn same_device<S: Shape>(t: &Tensor<T, S, D>) -> &Tensor<T, S, Self>
+    where
+        T: Element;
+}
 
-impl<D: Device, T> SameDevice<D, T> for D {}
+impl<D: Device, T> SameDevice<D, T> for D {
+    fn same_device<S: Shape>(t: &Tensor<T, S, D>) -> &Tensor<T, S, D>
+    where
+        T: Element,
+    {
+        t
+    }
+}
 
 mod sealed {
     pub trait Sealed {}

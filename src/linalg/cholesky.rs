@@ -3,7 +3,7 @@
 use super::batch::{Operand, broadcast_batch};
 use super::generic::{check_batch_info, check_square_dims};
 use super::solve::pairwise;
-use super::{LinalgFloat, SolveShape, SquareMatrices, expect};
+use super::{LinalgFloat, SolveRhs, SquareMatrices, expect};
 use crate::backend::Linalg;
 use crate::ops::exec::Layout;
 use crate::shape::Shape;
@@ -77,10 +77,15 @@ where
 /// assert_eq!(linalg::try_cholesky_solve(&b4, &l).unwrap_err().to_string(),
 ///     "Incompatible matrix sizes for cholesky_solve: each A matrix is 2 by 2 but each b matrix is 4 by 1");
 /// ```
-pub fn try_cholesky_solve<T: LinalgFloat, SB: Shape, SL: SolveShape<SB>, D: Linalg<T>>(
+pub fn try_cholesky_solve<T: LinalgFloat, SB, SL, D: Linalg<T>>(
     b: &Tensor<T, SB, D>,
     l: &Tensor<T, SL, D>,
-) -> Result<Tensor<T, SL::Output, D>, D::Error> {
+) -> Result<Tensor<T, SB::Output, D>, D::Error>
+where
+    SL: Shape,
+    SB: SolveRhs<SL>,
+    SB::Output: Shape,
+{
     check_cholesky_solve(b.dims(), l.dims())?;
     let x = D::cholesky_solve(&b.share().into_dyn(), &l.share().into_dyn())?;
     Ok(x.try_into_shape()?)
@@ -95,10 +100,15 @@ pub fn try_cholesky_solve<T: LinalgFloat, SB: Shape, SL: SolveShape<SB>, D: Lina
 /// assert_eq!(linalg::cholesky_solve(&b, &l).to_vec(), vec![1., 1.]);
 /// ```
 #[track_caller]
-pub fn cholesky_solve<T: LinalgFloat, SB: Shape, SL: SolveShape<SB>, D: Linalg<T>>(
+pub fn cholesky_solve<T: LinalgFloat, SB, SL, D: Linalg<T>>(
     b: &Tensor<T, SB, D>,
     l: &Tensor<T, SL, D>,
-) -> Tensor<T, SL::Output, D> {
+) -> Tensor<T, SB::Output, D>
+where
+    SL: Shape,
+    SB: SolveRhs<SL>,
+    SB::Output: Shape,
+{
     expect(try_cholesky_solve(b, l))
 }
 

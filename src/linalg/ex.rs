@@ -8,7 +8,7 @@ use faer::Mat;
 use super::batch::{Operand, check_square, dims_with, push_mat, tensor};
 use super::lu::{getf2, lu_factor_core, lu_solve_core};
 use super::solve::is_vector_rhs;
-use super::{BatchOf, LinalgFloat, SolveShape, SquareMatrices, expect};
+use super::{BatchOf, LinalgFloat, Matrices, SolveRhs, SquareMatrices, expect};
 use crate::ops::exec::Layout;
 use crate::shape::Shape;
 use crate::{ShapeError, Tensor};
@@ -164,10 +164,15 @@ where
 /// assert_eq!((x.dims(), x.to_vec(), info.to_vec()), (&[2][..], vec![1., 1.], vec![0]));
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_solve_ex<T: LinalgFloat, SA: SolveShape<SB>, SB: Shape>(
+pub fn try_solve_ex<T: LinalgFloat, SA, SB>(
     a: &Tensor<T, SA>,
     b: &Tensor<T, SB>,
-) -> Result<(Tensor<T, SA::Output>, Tensor<i32, BatchOf<SA>>), ShapeError> {
+) -> Result<(Tensor<T, SB::Output>, Tensor<i32, BatchOf<SA>>), ShapeError>
+where
+    SA: Matrices,
+    SB: SolveRhs<SA>,
+    SB::Output: Shape,
+{
     let name = "linalg.solve";
     let op = Operand::matrices(a.layout(), name, "A")?;
     check_square(&op, name, "A")?;
@@ -206,10 +211,15 @@ pub fn try_solve_ex<T: LinalgFloat, SA: SolveShape<SB>, SB: Shape>(
 /// ```
 #[track_caller]
 #[allow(clippy::type_complexity)]
-pub fn solve_ex<T: LinalgFloat, SA: SolveShape<SB>, SB: Shape>(
+pub fn solve_ex<T: LinalgFloat, SA, SB>(
     a: &Tensor<T, SA>,
     b: &Tensor<T, SB>,
-) -> (Tensor<T, SA::Output>, Tensor<i32, BatchOf<SA>>) {
+) -> (Tensor<T, SB::Output>, Tensor<i32, BatchOf<SA>>)
+where
+    SA: Matrices,
+    SB: SolveRhs<SA>,
+    SB::Output: Shape,
+{
     expect(try_solve_ex(a, b))
 }
 

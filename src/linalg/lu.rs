@@ -8,7 +8,7 @@ use super::batch::{
     push_mat, stack, tensor,
 };
 use super::generic::{check_batch_info, check_matrices, check_square_dims};
-use super::{BatchOf, LinalgFloat, Matrices, SolveShape, WithTail, expect};
+use super::{BatchOf, LinalgFloat, Matrices, SolveRhs, WithTail, expect};
 use crate::backend::{Backend, Linalg};
 use crate::ops::exec::Layout;
 use crate::shape::{Dyn, Shape};
@@ -306,11 +306,16 @@ pub(super) fn lu_factor_core<T: LinalgFloat, S: Matrices>(
 /// let b = Tensor::<f64, DynRank>::try_from_vec(vec![1., 1.], &[2, 1]).unwrap();
 /// assert_eq!(linalg::try_lu_solve(&lu, &piv, &b).unwrap().to_vec(), vec![f64::NEG_INFINITY, f64::INFINITY]);
 /// ```
-pub fn try_lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape, D: Linalg<T>>(
+pub fn try_lu_solve<T: LinalgFloat, SA, SP: Shape, SB, D: Linalg<T>>(
     lu: &Tensor<T, SA, D>,
     pivots: &Tensor<i32, SP, D>,
     b: &Tensor<T, SB, D>,
-) -> Result<Tensor<T, SA::Output, D>, D::Error> {
+) -> Result<Tensor<T, SB::Output, D>, D::Error>
+where
+    SA: Shape,
+    SB: SolveRhs<SA>,
+    SB::Output: Shape,
+{
     let name = "linalg.lu_solve";
     let (ld, bd, pd) = (lu.dims(), b.dims(), pivots.dims());
     check_matrices(ld, name, "LU")?;
@@ -360,11 +365,16 @@ pub fn try_lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape, D:
 /// assert!((x[0] - 1.).abs() < 1e-12 && (x[1] - 2.).abs() < 1e-12);
 /// ```
 #[track_caller]
-pub fn lu_solve<T: LinalgFloat, SA: SolveShape<SB>, SP: Shape, SB: Shape, D: Linalg<T>>(
+pub fn lu_solve<T: LinalgFloat, SA, SP: Shape, SB, D: Linalg<T>>(
     lu: &Tensor<T, SA, D>,
     pivots: &Tensor<i32, SP, D>,
     b: &Tensor<T, SB, D>,
-) -> Tensor<T, SA::Output, D> {
+) -> Tensor<T, SB::Output, D>
+where
+    SA: Shape,
+    SB: SolveRhs<SA>,
+    SB::Output: Shape,
+{
     expect(try_lu_solve(lu, pivots, b))
 }
 

@@ -110,12 +110,12 @@ impl<I: Dim, O: Dim, T: Float> Linear<I, O, T> {
     /// assert_eq!(y.dims(), &[7, 2]);
     /// ```
     #[track_caller]
-    pub fn forward<B: Dim>(&self, x: &Var<T, (B, I)>) -> Var<T, (B, O)>
+    pub fn forward<X>(&self, x: &Var<T, X>) -> Var<T, X::Output>
     where
-        (B, I): MatmulShape<(I, O), Output = (B, O)>,
-        (B, O): BroadcastShape<(O,), Output = (B, O)>,
+        X: LinearInput<I, O>,
+        X::Output: Shape,
     {
-        self.forward_nd(x)
+        X::forward(self, x)
     }
 
     /// `x · Wᵀ + b` for `x` of any shape `(..., I)`, as PyTorch's `Linear`
@@ -164,5 +164,95 @@ impl<I: Dim, O: Dim, T: Float> Clone for Linear<I, O, T> {
             weight: self.weight.clone(),
             bias: self.bias.clone(),
         }
+    }
+}
+
+/// The inputs [`Linear::forward`] takes: rows `(B, W)` whose width `W` is
+/// the layer's input width `I` ([`InputWidth`]); `Output` is `(B, O)`.
+/// Stated on the input's shape, so a wrong width is one error at the call
+/// that names both widths.
+///
+/// ```
+/// use shaped::nn::LinearInput;
+/// use shaped::{Const, Dyn, Shape};
+/// let _: <(Dyn, Const<3>) as LinearInput<Const<3>, Const<2>>>::Output = <Shape![_, 2]>::default();
+/// ```
+pub trait LinearInput<I: Dim, O: Dim>: Shape {
+    /// The shape of the layer's output, `(B, O)`.
+    type Output: Shape;
+    /// `layer.forward(x)`.
+    #[doc(hidden)]
+    fn forward<T: Float>(layer: &Linear<I, O, T>, x: &Var<T, Self>) -> Var<T, Self::Output>;
+}
+
+/// Rows of the layer's width, any batch dimension. (The impl is over every
+/// shape `X`, reading its two dimensions from [`Rows`]: rustc then reports
+/// a width mismatch alone, without quoting this impl.)
+impl<X: Rows, I: FixedDim, O: FixedDim> LinearInput<I, O> for X
+where
+    X::Width: InputWidth<I>,
+    (X::Batch, I): MatmulShape<(I, O), Output = (X::Batch, O)>,
+    (X::Batch, O): BroadcastShape<(O,), Output = (X::Batch, O)>,
+{
+    type Output = (X::Batch, O);
+    #[track_caller]
+    fn forward<T: Float>(layer: &Linear<I, O, T>, x: &Var<T, X>) -> Var<T, (X::Batch, O)> {
+        layer.forward_nd(X::Width::rows(X::rows(x)))
+    }
+}
+
+/// A 2-d shape `(B, W)`: rows of `W` features, `B` of them.
+///
+/// ```
+/// use shaped::nn::Rows;
+/// use shaped::{Const, Shape};
+/// let _: <Shape![4, 3] as Rows>::Width = Const::<3>;
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`Linear::forward` takes rows `(B, I)`, not `{Self}`",
+    label = "not a 2-d shape",
+    note = "`Linear::forward_nd` takes inputs of any rank `(..., I)`"
+)]
+pub trait Rows: Shape {
+    /// `B`.
+    type Batch: Dim;
+    /// `W`.
+    type Width: Dim;
+    /// The input typed as `(B, W)` (the identity).
+    #[doc(hidden)]
+    fn rows<T: Float>(x: &Var<T, Self>) -> &Var<T, (Self::Batch, Self::Width)>;
+}
+
+impl<B: Dim, W: Dim> Rows for (B, W) {
+    type Batch = B;
+    type Width = W;
+    fn rows<T: Float>(x: &Var<T, (B, W)>) -> &Var<T, (B, W)> {
+        x
+    }
+}
+
+/// Holds when rows of `Self` features fit a layer of `I` inputs: only when
+/// the two widths are the same type.
+///
+/// ```
+/// use shaped::nn::InputWidth;
+/// use shaped::Const;
+/// fn fits<W: InputWidth<I>, I: shaped::Dim>() {}
+/// fits::<Const<3>, Const<3>>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a `Linear` layer of `{I}` inputs cannot take rows of `{Self}` features",
+    label = "rows of `{Self}` features, the layer takes `{I}`",
+    note = "the input's last dimension must be the layer's input width (`I` in `Linear<I, O>`)"
+)]
+pub trait InputWidth<I: Dim>: Dim {
+    /// The rows seen with width `I` (the identity).
+    #[doc(hidden)]
+    fn rows<T: Float, B: Dim>(x: &Var<T, (B, Self)>) -> &Var<T, (B, I)>;
+}
+
+impl<I: Dim> InputWidth<I> for I {
+    fn rows<T: Float, B: Dim>(x: &Var<T, (B, I)>) -> &Var<T, (B, I)> {
+        x
     }
 }

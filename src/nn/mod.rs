@@ -89,7 +89,7 @@ pub use adam::Adam;
 pub use dropout::Dropout;
 pub use embedding::Embedding;
 pub use layer_norm::LayerNorm;
-pub use linear::{Linear, LinearOutput};
+pub use linear::{InputWidth, Linear, LinearInput, LinearOutput, Rows};
 pub use losses::{binary_cross_entropy_with_logits, cross_entropy, cross_entropy_probs, mse, nll};
 pub use one_hot::{one_hot, try_one_hot};
 pub use optimizer::Optimizer;

@@ -20,6 +20,7 @@ use crate::Tensor;
 use crate::backend::Backend;
 use crate::device::Device;
 use crate::element::{Element, Float, Numeric};
+use crate::ops::operand::SecondOperand;
 use crate::ops::table;
 use crate::shape::OrPanic;
 use crate::shape::{Broadcast, BroadcastShape, ExpandsTo, Shape, ShapeError};
@@ -39,9 +40,10 @@ macro_rules! binary_ops {
             /// # Panics
             /// With PyTorch's message when a run-time size does not match.
             #[track_caller]
-            pub fn $name<S2: Shape>(&self, other: &Tensor<T, S2, D>) -> Tensor<T, Broadcast<S, S2>, D>
+            pub fn $name<R>(&self, other: &R) -> Tensor<T, Broadcast<S, R::Shape>, D>
             where
-                S: BroadcastShape<S2>,
+                R: SecondOperand<T, D>,
+                S: BroadcastShape<R::Shape>,
             {
                 self.$try_name(other).or_panic()
             }
@@ -58,10 +60,12 @@ macro_rules! binary_ops {
             #[doc = concat!("assert!(a.", stringify!($try_name), "(&b).is_err());")]
             #[doc = concat!("assert!(a.", stringify!($try_name), "(&a).is_ok());")]
             /// ```
-            pub fn $try_name<S2: Shape>(&self, other: &Tensor<T, S2, D>) -> Result<Tensor<T, Broadcast<S, S2>, D>, D::Error>
+            pub fn $try_name<R>(&self, other: &R) -> Result<Tensor<T, Broadcast<S, R::Shape>, D>, D::Error>
             where
-                S: BroadcastShape<S2>,
+                R: SecondOperand<T, D>,
+                S: BroadcastShape<R::Shape>,
             {
+                let other = other.operand();
                 $check(other)?;
                 D::binary(table::$Op, self, other)
             }

@@ -11,17 +11,17 @@
 //! | `table.rs` | the op table: every built-in pointwise op's Rust function and CUDA expression, defined once |
 //! | `scalar.rs` | the scalar functions with PyTorch's semantics |
 //! | `reduce/` | reductions with `keepdim`, `argmax`, `softmax`, `sum_to` (naming in its doc) |
-//! | `devices.rs` | the compile error for operators between devices ([`SameDevice`](crate::device::SameDevice)) |
+//! | `operand.rs` | the compile error for a second operand of another element type ([`SameElement`]); one on another device fails [`SameDevice`](crate::device::SameDevice) |
 //! | `index/` | indexing (`select`, `slice`, `index!`), joining (`cat`, `stack`, `split`), `gather` / `scatter`, `index_select`, masked ops |
 //!
 //! Naming: `op` panics with PyTorch's message on a run-time shape error,
 //! `try_op` returns it; a trailing `_` (`add_`) writes in place.
 
 mod binary;
-pub(crate) mod devices;
 pub mod index;
 mod map;
 pub mod matmul;
+mod operand;
 mod operators;
 pub mod reduce;
 pub mod scalar;
@@ -32,4 +32,5 @@ mod ternary;
 mod unary;
 
 pub use binary::{BinaryOpForms, binary_op_table};
+pub use operand::{SameElement, SecondOperand, TensorParts};
 pub use ternary::{try_where_cond, where_cond};

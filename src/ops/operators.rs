@@ -27,7 +27,9 @@ use core::ops::{
 use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::op::{Map2, ScalarLhs, ScalarRhs};
-use crate::element::{Numeric, Signed};
+use crate::device::{Device, SameDevice};
+use crate::element::{Element, Numeric, Signed};
+use crate::ops::operand::SameElement;
 use crate::ops::table;
 use crate::shape::{Broadcast, BroadcastShape, ExpandsTo, Shape, ShapeError};
 
@@ -91,79 +93,51 @@ fn check_scalar_divisor<T: Numeric, Op: OperatorOp<T>>(s: T) {
 
 macro_rules! tensor_operators {
     ($($Trait:ident $method:ident [$Op:path] $AssignTrait:ident $assign:ident),*) => {$(
+        tensor_operators!(@binary $Trait $method [$Op], &Tensor<T, S, D>, &Tensor<U, S2, D2>);
+        tensor_operators!(@binary $Trait $method [$Op], Tensor<T, S, D>, Tensor<U, S2, D2>);
+        tensor_operators!(@binary $Trait $method [$Op], Tensor<T, S, D>, &Tensor<U, S2, D2>);
+        tensor_operators!(@binary $Trait $method [$Op], &Tensor<T, S, D>, Tensor<U, S2, D2>);
+        tensor_operators!(@assign $AssignTrait $assign [$Op], &Tensor<U, S2, D2>);
+        tensor_operators!(@assign $AssignTrait $assign [$Op], Tensor<U, S2, D2>);
+    )*};
+    // One impl per operand form, over every right operand: a right operand
+    // of another element type or on another device reaches this impl and
+    // fails its `SameElement` / `SameDevice` bound, whose message names both.
+    (@binary $Trait:ident $method:ident [$Op:path], $Lhs:ty, $Rhs:ty) => {
         /// Broadcasting, as the matching `torch` function.
         ///
         /// # Panics
         /// With PyTorch's message when a run-time size does not match.
-        impl<T: Numeric, S: Shape, S2: Shape, D: Backend<T>> $Trait<&Tensor<T, S2, D>> for &Tensor<T, S, D>
+        impl<T: Numeric, U: Element, S: Shape, S2: Shape, D: Backend<T>, D2: Device> $Trait<$Rhs> for $Lhs
         where
+            T: SameElement<U>,
+            D: SameDevice<D2, U>,
             S: BroadcastShape<S2>,
         {
             type Output = Tensor<T, Broadcast<S, S2>, D>;
             #[track_caller]
-            fn $method(self, rhs: &Tensor<T, S2, D>) -> Self::Output {
-                tensor_op::<T, $Op, S, S2, D>(self, rhs)
+            fn $method(self, rhs: $Rhs) -> Self::Output {
+                // `&self` / `&rhs` coerce to a reference for either form.
+                let (a, b): (&Tensor<T, S, D>, &Tensor<U, S2, D2>) = (&self, &rhs);
+                tensor_op::<T, $Op, S, S2, D>(a, T::same_element(D::same_device(b)))
             }
         }
-
-        /// Broadcasting, as the matching `torch` function.
-        impl<T: Numeric, S: Shape, S2: Shape, D: Backend<T>> $Trait<Tensor<T, S2, D>> for Tensor<T, S, D>
-        where
-            S: BroadcastShape<S2>,
-        {
-            type Output = Tensor<T, Broadcast<S, S2>, D>;
-            #[track_caller]
-            fn $method(self, rhs: Tensor<T, S2, D>) -> Self::Output {
-                tensor_op::<T, $Op, S, S2, D>(&self, &rhs)
-            }
-        }
-
-        /// Broadcasting, as the matching `torch` function.
-        impl<T: Numeric, S: Shape, S2: Shape, D: Backend<T>> $Trait<&Tensor<T, S2, D>> for Tensor<T, S, D>
-        where
-            S: BroadcastShape<S2>,
-        {
-            type Output = Tensor<T, Broadcast<S, S2>, D>;
-            #[track_caller]
-            fn $method(self, rhs: &Tensor<T, S2, D>) -> Self::Output {
-                tensor_op::<T, $Op, S, S2, D>(&self, rhs)
-            }
-        }
-
-        /// Broadcasting, as the matching `torch` function.
-        impl<T: Numeric, S: Shape, S2: Shape, D: Backend<T>> $Trait<Tensor<T, S2, D>> for &Tensor<T, S, D>
-        where
-            S: BroadcastShape<S2>,
-        {
-            type Output = Tensor<T, Broadcast<S, S2>, D>;
-            #[track_caller]
-            fn $method(self, rhs: Tensor<T, S2, D>) -> Self::Output {
-                tensor_op::<T, $Op, S, S2, D>(self, &rhs)
-            }
-        }
-
+    };
+    (@assign $AssignTrait:ident $assign:ident [$Op:path], $Rhs:ty) => {
         /// In place: `rhs` broadcasts to `self`'s shape, which never changes.
-        impl<T: Numeric, S: Shape, S2: Shape, D: Backend<T>> $AssignTrait<&Tensor<T, S2, D>> for Tensor<T, S, D>
+        impl<T: Numeric, U: Element, S: Shape, S2: Shape, D: Backend<T>, D2: Device> $AssignTrait<$Rhs> for Tensor<T, S, D>
         where
+            T: SameElement<U>,
+            D: SameDevice<D2, U>,
             S2: ExpandsTo<S>,
         {
             #[track_caller]
-            fn $assign(&mut self, rhs: &Tensor<T, S2, D>) {
-                assign_op::<T, $Op, S, S2, D>(self, rhs)
+            fn $assign(&mut self, rhs: $Rhs) {
+                let b: &Tensor<U, S2, D2> = &rhs;
+                assign_op::<T, $Op, S, S2, D>(self, T::same_element(D::same_device(b)))
             }
         }
-
-        /// In place: `rhs` broadcasts to `self`'s shape, which never changes.
-        impl<T: Numeric, S: Shape, S2: Shape, D: Backend<T>> $AssignTrait<Tensor<T, S2, D>> for Tensor<T, S, D>
-        where
-            S2: ExpandsTo<S>,
-        {
-            #[track_caller]
-            fn $assign(&mut self, rhs: Tensor<T, S2, D>) {
-                assign_op::<T, $Op, S, S2, D>(self, &rhs)
-            }
-        }
-    )*};
+    };
 }
 
 tensor_operators!(

@@ -12,6 +12,33 @@
 //! assert_eq!(<One as Dim>::SIZE, Some(1));
 //! assert_eq!(<Dyn as Dim>::SIZE, None);
 //! ```
+//!
+//! # Why `Const<1>` is a build-time error, not a `cargo check` one
+//! `Shape![..]` never writes `Const<1>` (it writes `One`); a hand-written
+//! `Const<1>` is refused by an assertion in `<Const<N> as Dim>::SIZE`,
+//! which rustc evaluates only when it instantiates code that uses the
+//! constant: `cargo build` and `cargo test` report it, `cargo check` and
+//! rust-analyzer do not. Stable Rust has no bound that holds for every
+//! `N` but 1: a trait bound cannot name `N != 1` (that needs
+//! `generic_const_exprs`), an impl cannot leave out one value of a const
+//! parameter (that needs negative impls or specialization), and an impl per
+//! listed size (typenum-style) would refuse every size not listed. The same
+//! limit, with no library code:
+//!
+//! ```compile_fail,E0080
+//! struct Const<const N: usize>;
+//! trait Dim { const SIZE: usize; }
+//! impl<const N: usize> Dim for Const<N> {
+//!     const SIZE: usize = { assert!(N != 1, "`Const<1>` is not a dimension"); N };
+//! }
+//! fn numel<D: Dim>() -> usize { D::SIZE }
+//! fn main() { numel::<Const<1>>(); } // `cargo check` passes; `cargo build` fails
+//! ```
+//!
+//! The build-time error's first line says what to write instead:
+//! "`Const<1>` is not a dimension: write `One` (or `1` in `Shape![...]`), the
+//! size-1 dimension that broadcasts". `Tensor::reshape` between two fixed
+//! shapes has the same limit (see its documentation).
 
 use core::fmt::Debug;
 

@@ -2,6 +2,7 @@
 // decide compiles, in both operand orders; the run-time way out for two
 // different parameters is `.into_dyn()`.
 use shaped::{Dim, Dyn, One, Shape, Tensor, where_cond};
+use shaped::element::Numeric;
 use shaped::shape::Shape as ShapeTrait;
 
 fn same<B: Dim>(x: &Tensor<f32, Shape![B, 3]>, y: &Tensor<f32, Shape![B, 3]>) -> Tensor<f32, Shape![B, 3]> {
@@ -35,6 +36,20 @@ fn whole<S: ShapeTrait>(x: &Tensor<f32, S>, y: &Tensor<f32, S>) -> Tensor<f32, S
     z
 }
 
+fn in_place<B: Dim>(x: &mut Tensor<f32, Shape![B, 3]>, y: &Tensor<f32, Shape![B, 3]>, row: &Tensor<f32, Shape![1, 3]>) {
+    *x += y;
+    *x -= row;
+    x.add_(row);
+    x.mul_(y);
+    let m: Tensor<f32, Shape![B, 3]> = x.mul(y).add(row);
+    x.copy_from(&m);
+}
+
+fn any_element<T: Numeric, B: Dim>(x: &Tensor<T, Shape![B, 3]>) -> Tensor<T, Shape![B, 3]> {
+    let y = x + x;
+    y.add(x)
+}
+
 fn two<B: Dim, C: Dim>(x: &Tensor<f32, Shape![B, 3]>, y: &Tensor<f32, Shape![C, 3]>) -> Tensor<f32, Shape![B, 3]> {
     (&x.clone().into_dyn() + y).try_into_shape().unwrap()
 }
@@ -48,4 +63,7 @@ fn main() {
     let _ = batched::<Dyn>(&Tensor::try_zeros(&[2, 2, 3]).unwrap(), &Tensor::try_zeros(&[2, 3, 4]).unwrap());
     let _ = whole(&x, &x);
     let _ = two(&x, &Tensor::<f32, Shape![1, 3]>::zeros());
+    let mut z = x.clone();
+    in_place(&mut z, &x, &Tensor::ones());
+    let _ = any_element(&Tensor::<i64, Shape![2, 3]>::ones());
 }

@@ -7,5 +7,8 @@ fn main() {
     let b: Tensor<f32, Shape![2, 3]> = s.broadcast_to();
     let r: Tensor<f32, Shape![3, 2]> = b.reshape();
     let c = &r + &Tensor::<f32, Shape![3, 2]>::zeros();
-    assert_eq!((u.dims(), c.dims()), (&[1, 3][..], &[3, 2][..]));
+    // The right operand's element type is inferred from the left one's.
+    let d = c.mul(&Tensor::<_, Shape![3, 2]>::ones()) - Tensor::<_, Shape![2]>::ones();
+    let e: Tensor<f32, Shape![3, 2]> = d.add(&c.to_dtype::<f64>().to_dtype());
+    assert_eq!((u.dims(), e.dims()), (&[1, 3][..], &[3, 2][..]));
 }
