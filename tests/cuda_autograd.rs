@@ -295,6 +295,69 @@ fn reduction_rules_match_cpu() {
 }
 
 #[test]
+fn statistic_and_softmax_rules_match_cpu() {
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    for dims in [vec![3usize, 4, 5], vec![2, 0, 3]] {
+        let x = || vec![stepped(&dims, 21)];
+        let d = format!("{dims:?}");
+        check!(dev, &format!("var {d}"), x(), |v| v[0].var_dims(
+            &[1],
+            false,
+            1
+        ));
+        check!(dev, &format!("var correction 0 keepdim {d}"), x(), |v| v[0]
+            .var_dims(&[0, 2], true, 0));
+        check!(dev, &format!("std {d}"), x(), |v| v[0].std_dims(
+            &[-1],
+            true,
+            1
+        ));
+        for p in [2.0, 1.0, 3.5, 0.0, f64::INFINITY, f64::NEG_INFINITY] {
+            check!(dev, &format!("norm {p} {d}"), x(), |v| v[0].norm_dims(
+                &[2],
+                false,
+                p
+            ));
+        }
+        check!(dev, &format!("logsumexp {d}"), x(), |v| v[0]
+            .logsumexp_dims(&[0, 1], true));
+        check!(dev, &format!("softmax {d}"), x(), |v| v[0]
+            .try_softmax(1)
+            .unwrap());
+        check!(dev, &format!("log_softmax {d}"), x(), |v| v[0]
+            .try_log_softmax(-1)
+            .unwrap());
+    }
+    // A transposed parameter; a zero row (norms at 0) and ties in |x|
+    // (the inf-norm shares its gradient).
+    let z = H::try_from_vec(vec![0., 0., 0., 1.5, -2., 2., 0.5, 0., -1.], &[3, 3]).unwrap();
+    for p in [2.0, 1.0, 3.0, f64::INFINITY, f64::NEG_INFINITY] {
+        check!(
+            dev,
+            &format!("norm {p} zeros and ties"),
+            vec![z.clone()],
+            |v| v[0]
+                .permute::<DynRank>(&[1, 0])
+                .unwrap()
+                .norm_dims(&[0], true, p)
+        );
+    }
+    check!(
+        dev,
+        "std over one element (dof 0)",
+        vec![rand(&[4, 1], 22, -1.0, 1.0)],
+        |v| v[0].std_dims(&[1], false, 1)
+    );
+    check!(
+        dev,
+        "softmax of a 0-d value",
+        vec![rand(&[], 23, -1.0, 1.0)],
+        |v| v[0].try_softmax(0).unwrap()
+    );
+}
+
+#[test]
 fn matmul_rules_match_cpu() {
     let Some(dev) = device() else { return };
     let dev = &dev;

@@ -12,7 +12,6 @@ use crate::element::Float;
 use crate::iter::contiguous_strides;
 use crate::ops::table::{self, Fill};
 use crate::shape::{DimVec, DynRank, Shape, ShapeError, check_expand};
-use crate::tensor::{infer_size, view_strides};
 
 /// The devices [`Var`](super::Var) records and back-propagates on for
 /// elements `T`: the op table's pointwise ops on `T` (and on the `bool`
@@ -65,12 +64,7 @@ pub(crate) fn try_reshape<T: Float, D: Backend<T>, S: Shape, S2: Shape>(
     g: &Tensor<T, S, D>,
     sizes: &[isize],
 ) -> Result<Tensor<T, S2, D>, D::Error> {
-    let dims = infer_size(sizes, g.numel())?;
-    let checked = S2::check_dims(&dims)?;
-    Ok(match view_strides(g.dims(), g.strides(), &dims) {
-        Some(strides) => g.view_as(checked, &strides, g.offset),
-        None => D::copy(g)?.view_as(checked, &contiguous_strides(&dims), 0),
-    })
+    crate::ops::index::reshape_on(g, sizes)
 }
 
 /// `g` summed to sizes `like`, which broadcast to `g`'s (PyTorch's

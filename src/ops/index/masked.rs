@@ -332,7 +332,9 @@ impl<T: Element, S: Shape, D: Backend<T> + Backend<bool> + Backend<i64>> Tensor<
     {
         self.try_masked_scatter(mask, source).or_panic()
     }
+}
 
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// [`Tensor::try_masked_fill`] with the value given as a 0-d tensor, as
     /// `torch.masked_fill(self, mask, value)` with a tensor value.
     ///
@@ -433,7 +435,9 @@ impl<T: Element, S: Shape, D: Backend<T> + Backend<bool> + Backend<i64>> Tensor<
     {
         self.try_masked_fill_tensor_(mask, value).or_panic()
     }
+}
 
+impl<T: Element, S: Shape, D: Backend<T> + Backend<bool> + Backend<i64>> Tensor<T, S, D> {
     /// The coordinates of the elements that are not zero (not
     /// `T::default()`: `false` for `bool`; NaN counts as nonzero), one row
     /// each in row-major order, as `torch.nonzero(self)`: an `(n, rank)`
