@@ -313,13 +313,14 @@ fn statistic_and_softmax_rules_match_cpu() {
             true,
             1
         ));
-        for p in [2.0, 1.0, 3.5, 0.0, f64::INFINITY, f64::NEG_INFINITY] {
-            check!(dev, &format!("norm {p} {d}"), x(), |v| v[0].norm_dims(
-                &[2],
-                false,
-                p
-            ));
+        // The closures are not `move`: one check per `p`.
+        macro_rules! norms {
+            ($($p:expr),*) => {$(
+                check!(dev, &format!("norm {} {d}", $p), x(), |v| v[0]
+                    .norm_dims(&[2], false, $p));
+            )*};
         }
+        norms!(2.0, 1.0, 3.5, 0.0, f64::INFINITY, f64::NEG_INFINITY);
         check!(dev, &format!("logsumexp {d}"), x(), |v| v[0]
             .logsumexp_dims(&[0, 1], true));
         check!(dev, &format!("softmax {d}"), x(), |v| v[0]
@@ -332,17 +333,15 @@ fn statistic_and_softmax_rules_match_cpu() {
     // A transposed parameter; a zero row (norms at 0) and ties in |x|
     // (the inf-norm shares its gradient).
     let z = H::try_from_vec(vec![0., 0., 0., 1.5, -2., 2., 0.5, 0., -1.], &[3, 3]).unwrap();
-    for p in [2.0, 1.0, 3.0, f64::INFINITY, f64::NEG_INFINITY] {
-        check!(
-            dev,
-            &format!("norm {p} zeros and ties"),
-            vec![z.clone()],
-            |v| v[0]
+    macro_rules! zero_norms {
+        ($($p:expr),*) => {$(
+            check!(dev, &format!("norm {} zeros and ties", $p), vec![z.clone()], |v| v[0]
                 .permute::<DynRank>(&[1, 0])
                 .unwrap()
-                .norm_dims(&[0], true, p)
-        );
+                .norm_dims(&[0], true, $p));
+        )*};
     }
+    zero_norms!(2.0, 1.0, 3.0, f64::INFINITY, f64::NEG_INFINITY);
     check!(
         dev,
         "std over one element (dof 0)",
@@ -355,6 +354,109 @@ fn statistic_and_softmax_rules_match_cpu() {
         vec![rand(&[], 23, -1.0, 1.0)],
         |v| v[0].try_softmax(0).unwrap()
     );
+}
+
+/// An `i64` tensor of sizes `dims` holding `data`, on `like`'s device.
+fn ints<D: GradDevice<f64> + Backend<i64>>(
+    like: &On<D>,
+    data: &[i64],
+    dims: &[usize],
+) -> Tensor<i64, DynRank, D> {
+    <D as Backend<i64>>::from_host(like, data.to_vec(), dims).unwrap()
+}
+
+/// A mask of sizes `dims` (element `i` holds when `keep(i)`), on `like`'s
+/// device.
+fn mask<D: GradDevice<f64>>(
+    like: &On<D>,
+    dims: &[usize],
+    keep: fn(usize) -> bool,
+) -> Tensor<bool, DynRank, D> {
+    let n = dims.iter().product();
+    <D as Backend<bool>>::from_host(like, (0..n).map(keep).collect(), dims).unwrap()
+}
+
+#[test]
+fn index_rules_match_cpu() {
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    let x = || vec![rand(&[3, 4], 60, -2.0, 2.0)];
+    // Repeated indices: their gradients add up.
+    check!(dev, "gather with repeats", x(), |v| {
+        let idx = ints(
+            v[0].value(),
+            &[3, 3, 0, 1, 2, 2, 2, 0, 1, 1, 0, 3, 3, 3, 3],
+            &[3, 5],
+        );
+        v[0].try_gather(1, &idx).unwrap()
+    });
+    check!(dev, "gather from a transposed value", x(), |v| {
+        let idx = ints(v[0].value(), &[2, 0, 2, 1, 1, 1], &[2, 3]);
+        v[0].permute::<DynRank>(&[1, 0])
+            .unwrap()
+            .try_gather(0, &idx)
+            .unwrap()
+    });
+    check!(dev, "gather by an empty index", x(), |v| {
+        let idx = ints(v[0].value(), &[], &[0, 4]);
+        v[0].try_gather(0, &idx).unwrap()
+    });
+    check!(dev, "index_select with repeats", x(), |v| {
+        let idx: Tensor<i64, shaped::Shape![_], _> = ints(v[0].value(), &[3, 0, 3, 1, 3], &[5])
+            .try_into_shape()
+            .unwrap();
+        v[0].try_index_select::<1, _, _>(&idx).unwrap()
+    });
+    check!(
+        dev,
+        "take_along_dim broadcast",
+        vec![rand(&[3, 1, 4], 61, -2.0, 2.0)],
+        |v| {
+            let idx = ints(v[0].value(), &[0, 3, 3, 1, 2, 0], &[1, 2, 3]);
+            v[0].try_take_along_dim_at(2, &idx).unwrap()
+        }
+    );
+    check!(dev, "take_along_dim flat", x(), |v| {
+        let idx = ints(v[0].value(), &[11, 0, 11, 5], &[2, 2]);
+        v[0].try_take_along_dim_flat(&idx)
+            .unwrap()
+            .try_reshape::<DynRank>(&[-1])
+            .unwrap()
+    });
+    check!(dev, "masked_fill broadcast", x(), |v| {
+        let m = mask(v[0].value(), &[2, 1, 4], |i| i % 3 == 0);
+        v[0].try_masked_fill(&m, 0.5).unwrap()
+    });
+    let two = || vec![rand(&[3, 4], 62, -2.0, 2.0), rand(&[2, 5], 63, -2.0, 2.0)];
+    check!(
+        dev,
+        "masked_scatter (source larger than needed)",
+        two(),
+        |v| {
+            let m = mask(v[0].value(), &[4], |i| i != 1);
+            v[0].try_masked_scatter(&m, &v[1]).unwrap()
+        }
+    );
+    let with_value = || vec![rand(&[3, 4], 64, -2.0, 2.0), rand(&[], 65, -2.0, 2.0)];
+    check!(dev, "masked_fill with a 0-d value", with_value(), |v| {
+        let m = mask(v[0].value(), &[3, 1], |i| i != 0);
+        v[0].try_masked_fill_tensor(&m, &v[1]).unwrap()
+    });
+    let parts = || {
+        vec![
+            rand(&[2, 4], 66, -2.0, 2.0),
+            rand(&[0, 4], 67, -2.0, 2.0),
+            rand(&[3, 4], 68, -2.0, 2.0),
+        ]
+    };
+    check!(dev, "cat", parts(), |v| Var::try_cat::<0>(&[
+        &v[0], &v[1], &v[2]
+    ])
+    .unwrap());
+    check!(dev, "select", x(), |v| v[0].try_select::<1>(-2).unwrap());
+    check!(dev, "slice with a step", x(), |v| v[0]
+        .try_slice_step::<1>(1.., 2)
+        .unwrap());
 }
 
 #[test]
