@@ -459,6 +459,32 @@ fn index_rules_match_cpu() {
         .unwrap());
 }
 
+/// An `f64` tensor of sizes `dims` holding `data`, on `like`'s device.
+fn floats<D: GradDevice<f64>>(like: &On<D>, data: &[f64], dims: &[usize]) -> On<D> {
+    <D as Backend<f64>>::from_host(like, data.to_vec(), dims).unwrap()
+}
+
+#[test]
+fn logistic_loss_matches_cpu() {
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    // Large logits of both signs (the stable form), a zero logit (where the
+    // gradient is exactly σ(0) - y), a transposed parameter.
+    let logits = H::try_from_vec(vec![0., 40., -40., 1.5, -0.25, 3., 0.5, -7.], &[2, 4]).unwrap();
+    const Y: [f64; 8] = [1., 0., 1., 0.5, 0., 1., 1., 0.];
+    check!(dev, "logistic loss", vec![logits.clone()], |v| {
+        let t = floats(v[0].value(), &Y, &[2, 4]);
+        v[0].try_logistic_loss(&t).unwrap()
+    });
+    check!(dev, "logistic loss transposed", vec![logits], |v| {
+        let t = floats(v[0].value(), &Y, &[4, 2]);
+        v[0].permute::<DynRank>(&[1, 0])
+            .unwrap()
+            .try_logistic_loss(&t)
+            .unwrap()
+    });
+}
+
 #[test]
 fn matmul_rules_match_cpu() {
     let Some(dev) = device() else { return };
