@@ -238,7 +238,10 @@ impl<T: Element, S: Shape, D: Backend<T> + Backend<bool> + Backend<i64>> Tensor<
             .into());
         }
         if count == 0 {
-            return Ok(());
+            // Nothing taken from `source`; the in-place write still refuses
+            // a `self` whose elements share memory, as PyTorch.
+            let same = D::copy(self)?;
+            return D::binary_(CopyFrom, self, &same);
         }
         let n = pos.len();
         let idx: Tensor<i64, DynRank, D> = <D as Backend<i64>>::from_host(self, pos, &[n])?;
