@@ -485,6 +485,62 @@ fn logistic_loss_matches_cpu() {
     });
 }
 
+/// Four optimizer steps on a small model (parameters made by `put`), then
+/// the parameters' values.
+fn optimize<D: GradDevice<f64>, O: shaped::nn::Optimizer<f64, D>>(
+    put: &dyn Fn(&H) -> On<D>,
+    mut opt: O,
+) -> Vec<(Vec<usize>, Vec<f64>)> {
+    let mut params = vec![
+        Var::param(put(&rand(&[4, 3], 70, -1.0, 1.0))),
+        Var::param(put(&rand(&[3], 71, -0.5, 0.5))),
+    ];
+    let x = Var::constant(put(&rand(&[5, 4], 72, -1.0, 1.0)));
+    for _ in 0..4 {
+        let loss = x.matmul(&params[0]).add(&params[1]).tanh().square().mean();
+        let grads = loss.try_backward().unwrap();
+        opt.step(&mut params, &grads);
+    }
+    params.iter().map(|p| host(p.value())).collect()
+}
+
+#[test]
+fn optimizer_steps_match_cpu() {
+    use shaped::nn::{Adam, Sgd};
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    macro_rules! same_steps {
+        ($what:expr, $opt:expr) => {{
+            let cpu = optimize::<Cpu, _>(&|h: &H| h.share(), $opt);
+            let gpu = optimize::<Cuda, _>(&|h: &H| h.to_device(dev).unwrap(), $opt);
+            let wrap =
+                |r: Vec<(Vec<usize>, Vec<f64>)>| r.into_iter().map(Some).collect::<Outcome>();
+            assert_same($what, &wrap(cpu), &wrap(gpu), 1e-10);
+        }};
+    }
+    same_steps!("sgd", Sgd::new(0.1));
+    same_steps!(
+        "sgd momentum",
+        Sgd::new(0.1)
+            .momentum(0.9)
+            .dampening(0.2)
+            .weight_decay(0.05)
+    );
+    same_steps!(
+        "sgd nesterov",
+        Sgd::new(0.05).momentum(0.8).nesterov().weight_decay(0.01)
+    );
+    same_steps!("adam", Adam::new(0.01));
+    same_steps!(
+        "adam betas",
+        Adam::new(0.02).weight_decay(0.1).betas(0.5, 0.9).eps(1e-3)
+    );
+    same_steps!(
+        "adamw",
+        Adam::adamw(0.05).weight_decay(0.3).betas(0.8, 0.95)
+    );
+}
+
 #[test]
 fn matmul_rules_match_cpu() {
     let Some(dev) = device() else { return };

@@ -89,9 +89,9 @@ pub trait Parameters<T: Float, D: GradDevice<T> = Cpu> {
     }
 }
 
-impl<T: Float, S: Shape> Parameters<T> for Var<T, S> {
+impl<T: Float, S: Shape, D: GradDevice<T>> Parameters<T, D> for Var<T, S, D> {
     /// A `Var` that needs a gradient is one parameter; a constant is none.
-    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank>)) {
+    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {
         if self.requires_grad() {
             f(&Var {
                 value: self.value.share().into_dyn(),
