@@ -542,6 +542,48 @@ fn optimizer_steps_match_cpu() {
 }
 
 #[test]
+fn losses_match_cpu() {
+    use shaped::Shape;
+    use shaped::nn::{
+        Mean, NoReduction, Sum, binary_cross_entropy_with_logits, cross_entropy,
+        cross_entropy_probs, mse, nll,
+    };
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    let two = || vec![rand(&[4, 3], 80, -2.0, 2.0), rand(&[4, 3], 81, -2.0, 2.0)];
+    check!(dev, "mse", two(), |v| mse(&v[0], &v[1], Mean)
+        .try_reshape::<DynRank>(&[1])
+        .unwrap());
+    check!(dev, "cross_entropy", two(), |v| {
+        let logits = v[0].try_reshape::<Shape![_, _]>(&[4, 3]).unwrap();
+        let t = ints(v[0].value(), &[2, 0, 1, 2], &[4]);
+        cross_entropy(&logits, &t.try_into_shape::<Shape![_]>().unwrap(), Sum)
+            .try_reshape::<DynRank>(&[1])
+            .unwrap()
+    });
+    check!(dev, "nll unreduced", two(), |v| {
+        let lp = v[0].try_reshape::<Shape![_, _]>(&[4, 3]).unwrap();
+        let t = ints(v[0].value(), &[1, 1, 0, 2], &[4]);
+        nll(&lp, &t.try_into_shape::<Shape![_]>().unwrap(), NoReduction)
+            .try_reshape::<DynRank>(&[-1])
+            .unwrap()
+    });
+    check!(dev, "cross_entropy with probabilities", two(), |v| {
+        let logits = v[0].try_reshape::<Shape![_, _]>(&[4, 3]).unwrap();
+        let p = v[1].try_softmax(1).unwrap().value().share();
+        cross_entropy_probs(&logits, &p.try_into_shape::<Shape![_, _]>().unwrap(), Mean)
+            .try_reshape::<DynRank>(&[1])
+            .unwrap()
+    });
+    check!(dev, "binary_cross_entropy_with_logits", two(), |v| {
+        let y = v[1].sigmoid().value().share();
+        binary_cross_entropy_with_logits(&v[0], &y, Mean)
+            .try_reshape::<DynRank>(&[1])
+            .unwrap()
+    });
+}
+
+#[test]
 fn matmul_rules_match_cpu() {
     let Some(dev) = device() else { return };
     let dev = &dev;
