@@ -584,6 +584,39 @@ fn losses_match_cpu() {
 }
 
 #[test]
+fn linear_layer_matches_cpu() {
+    use shaped::Shape;
+    use shaped::nn::Linear;
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    let inputs = vec![
+        rand(&[5, 4], 90, -1.0, 1.0),
+        rand(&[3, 4], 91, -0.5, 0.5),
+        rand(&[3], 92, -0.1, 0.1),
+    ];
+    check!(dev, "linear", inputs.clone(), |v| {
+        let layer = Linear {
+            weight: v[1].try_reshape::<Shape![_, _]>(&[3, 4]).unwrap(),
+            bias: Some(v[2].try_reshape::<Shape![_]>(&[3]).unwrap()),
+        };
+        let x = v[0].try_reshape::<Shape![_, _]>(&[5, 4]).unwrap();
+        layer
+            .forward(&x)
+            .tanh()
+            .try_reshape::<DynRank>(&[-1])
+            .unwrap()
+    });
+    check!(dev, "linear without bias", inputs, |v| {
+        let layer = Linear {
+            weight: v[1].try_reshape::<Shape![_, _]>(&[3, 4]).unwrap(),
+            bias: None,
+        };
+        let x = v[0].try_reshape::<Shape![_, _]>(&[5, 4]).unwrap();
+        layer.forward(&x).try_reshape::<DynRank>(&[-1]).unwrap()
+    });
+}
+
+#[test]
 fn matmul_rules_match_cpu() {
     let Some(dev) = device() else { return };
     let dev = &dev;
