@@ -337,6 +337,328 @@ fn reduction_rules_match_cpu() {
 }
 
 #[test]
+fn statistic_and_softmax_rules_match_cpu() {
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    for dims in [vec![3usize, 4, 5], vec![2, 0, 3]] {
+        let x = || vec![stepped(&dims, 21)];
+        let d = format!("{dims:?}");
+        check!(dev, &format!("var {d}"), x(), |v| v[0].var_dims(
+            &[1],
+            false,
+            1
+        ));
+        check!(dev, &format!("var correction 0 keepdim {d}"), x(), |v| v[0]
+            .var_dims(&[0, 2], true, 0));
+        check!(dev, &format!("std {d}"), x(), |v| v[0].std_dims(
+            &[-1],
+            true,
+            1
+        ));
+        // The closures are not `move`: one check per `p`.
+        macro_rules! norms {
+            ($($p:expr),*) => {$(
+                check!(dev, &format!("norm {} {d}", $p), x(), |v| v[0]
+                    .norm_dims(&[2], false, $p));
+            )*};
+        }
+        norms!(2.0, 1.0, 3.5, 0.0, f64::INFINITY, f64::NEG_INFINITY);
+        check!(dev, &format!("logsumexp {d}"), x(), |v| v[0]
+            .logsumexp_dims(&[0, 1], true));
+        check!(dev, &format!("softmax {d}"), x(), |v| v[0]
+            .try_softmax(1)
+            .unwrap());
+        check!(dev, &format!("log_softmax {d}"), x(), |v| v[0]
+            .try_log_softmax(-1)
+            .unwrap());
+    }
+    // A transposed parameter; a zero row (norms at 0) and ties in |x|
+    // (the inf-norm shares its gradient).
+    let z = H::try_from_vec(vec![0., 0., 0., 1.5, -2., 2., 0.5, 0., -1.], &[3, 3]).unwrap();
+    macro_rules! zero_norms {
+        ($($p:expr),*) => {$(
+            check!(dev, &format!("norm {} zeros and ties", $p), vec![z.clone()], |v| v[0]
+                .permute::<DynRank>(&[1, 0])
+                .unwrap()
+                .norm_dims(&[0], true, $p));
+        )*};
+    }
+    zero_norms!(2.0, 1.0, 3.0, f64::INFINITY, f64::NEG_INFINITY);
+    check!(
+        dev,
+        "std over one element (dof 0)",
+        vec![rand(&[4, 1], 22, -1.0, 1.0)],
+        |v| v[0].std_dims(&[1], false, 1)
+    );
+    check!(
+        dev,
+        "softmax of a 0-d value",
+        vec![rand(&[], 23, -1.0, 1.0)],
+        |v| v[0].try_softmax(0).unwrap()
+    );
+}
+
+/// An `i64` tensor of sizes `dims` holding `data`, on `like`'s device.
+fn ints<D: GradDevice<f64> + Backend<i64>>(
+    like: &On<D>,
+    data: &[i64],
+    dims: &[usize],
+) -> Tensor<i64, DynRank, D> {
+    <D as Backend<i64>>::from_host(like, data.to_vec(), dims).unwrap()
+}
+
+/// A mask of sizes `dims` (element `i` holds when `keep(i)`), on `like`'s
+/// device.
+fn mask<D: GradDevice<f64>>(
+    like: &On<D>,
+    dims: &[usize],
+    keep: fn(usize) -> bool,
+) -> Tensor<bool, DynRank, D> {
+    let n = dims.iter().product();
+    <D as Backend<bool>>::from_host(like, (0..n).map(keep).collect(), dims).unwrap()
+}
+
+#[test]
+fn index_rules_match_cpu() {
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    let x = || vec![rand(&[3, 4], 60, -2.0, 2.0)];
+    // Repeated indices: their gradients add up.
+    check!(dev, "gather with repeats", x(), |v| {
+        let idx = ints(
+            v[0].value(),
+            &[3, 3, 0, 1, 2, 2, 2, 0, 1, 1, 0, 3, 3, 3, 3],
+            &[3, 5],
+        );
+        v[0].try_gather(1, &idx).unwrap()
+    });
+    check!(dev, "gather from a transposed value", x(), |v| {
+        let idx = ints(v[0].value(), &[2, 0, 2, 1, 1, 1], &[2, 3]);
+        v[0].permute::<DynRank>(&[1, 0])
+            .unwrap()
+            .try_gather(0, &idx)
+            .unwrap()
+    });
+    check!(dev, "gather by an empty index", x(), |v| {
+        let idx = ints(v[0].value(), &[], &[0, 4]);
+        v[0].try_gather(0, &idx).unwrap()
+    });
+    check!(dev, "index_select with repeats", x(), |v| {
+        let idx: Tensor<i64, shaped::Shape![_], _> = ints(v[0].value(), &[3, 0, 3, 1, 3], &[5])
+            .try_into_shape()
+            .unwrap();
+        v[0].try_index_select::<1, _, _>(&idx).unwrap()
+    });
+    check!(
+        dev,
+        "take_along_dim broadcast",
+        vec![rand(&[3, 1, 4], 61, -2.0, 2.0)],
+        |v| {
+            let idx = ints(v[0].value(), &[0, 3, 3, 1, 2, 0], &[1, 2, 3]);
+            v[0].try_take_along_dim_at(2, &idx).unwrap()
+        }
+    );
+    check!(dev, "take_along_dim flat", x(), |v| {
+        let idx = ints(v[0].value(), &[11, 0, 11, 5], &[2, 2]);
+        v[0].try_take_along_dim_flat(&idx)
+            .unwrap()
+            .try_reshape::<DynRank>(&[-1])
+            .unwrap()
+    });
+    check!(dev, "masked_fill broadcast", x(), |v| {
+        let m = mask(v[0].value(), &[2, 1, 4], |i| i % 3 == 0);
+        v[0].try_masked_fill(&m, 0.5).unwrap()
+    });
+    let two = || vec![rand(&[3, 4], 62, -2.0, 2.0), rand(&[2, 5], 63, -2.0, 2.0)];
+    check!(
+        dev,
+        "masked_scatter (source larger than needed)",
+        two(),
+        |v| {
+            let m = mask(v[0].value(), &[4], |i| i != 1);
+            v[0].try_masked_scatter(&m, &v[1]).unwrap()
+        }
+    );
+    let with_value = || vec![rand(&[3, 4], 64, -2.0, 2.0), rand(&[], 65, -2.0, 2.0)];
+    check!(dev, "masked_fill with a 0-d value", with_value(), |v| {
+        let m = mask(v[0].value(), &[3, 1], |i| i != 0);
+        v[0].try_masked_fill_tensor(&m, &v[1]).unwrap()
+    });
+    let parts = || {
+        vec![
+            rand(&[2, 4], 66, -2.0, 2.0),
+            rand(&[0, 4], 67, -2.0, 2.0),
+            rand(&[3, 4], 68, -2.0, 2.0),
+        ]
+    };
+    check!(dev, "cat", parts(), |v| Var::try_cat::<0>(&[
+        &v[0], &v[1], &v[2]
+    ])
+    .unwrap());
+    check!(dev, "select", x(), |v| v[0].try_select::<1>(-2).unwrap());
+    check!(dev, "slice with a step", x(), |v| v[0]
+        .try_slice_step::<1>(1.., 2)
+        .unwrap());
+}
+
+/// An `f64` tensor of sizes `dims` holding `data`, on `like`'s device.
+fn floats<D: GradDevice<f64>>(like: &On<D>, data: &[f64], dims: &[usize]) -> On<D> {
+    <D as Backend<f64>>::from_host(like, data.to_vec(), dims).unwrap()
+}
+
+#[test]
+fn logistic_loss_matches_cpu() {
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    // Large logits of both signs (the stable form), a zero logit (where the
+    // gradient is exactly σ(0) - y), a transposed parameter.
+    let logits = H::try_from_vec(vec![0., 40., -40., 1.5, -0.25, 3., 0.5, -7.], &[2, 4]).unwrap();
+    const Y: [f64; 8] = [1., 0., 1., 0.5, 0., 1., 1., 0.];
+    check!(dev, "logistic loss", vec![logits.clone()], |v| {
+        let t = floats(v[0].value(), &Y, &[2, 4]);
+        v[0].try_logistic_loss(&t).unwrap()
+    });
+    check!(dev, "logistic loss transposed", vec![logits], |v| {
+        let t = floats(v[0].value(), &Y, &[4, 2]);
+        v[0].permute::<DynRank>(&[1, 0])
+            .unwrap()
+            .try_logistic_loss(&t)
+            .unwrap()
+    });
+}
+
+/// Four optimizer steps on a small model (parameters made by `put`), then
+/// the parameters' values.
+fn optimize<D: GradDevice<f64>, O: shaped::nn::Optimizer<f64, D>>(
+    put: &dyn Fn(&H) -> On<D>,
+    mut opt: O,
+) -> Vec<(Vec<usize>, Vec<f64>)> {
+    let mut params = vec![
+        Var::param(put(&rand(&[4, 3], 70, -1.0, 1.0))),
+        Var::param(put(&rand(&[3], 71, -0.5, 0.5))),
+    ];
+    let x = Var::constant(put(&rand(&[5, 4], 72, -1.0, 1.0)));
+    for _ in 0..4 {
+        let loss = x.matmul(&params[0]).add(&params[1]).tanh().square().mean();
+        let grads = loss.try_backward().unwrap();
+        opt.step(&mut params, &grads);
+    }
+    params.iter().map(|p| host(p.value())).collect()
+}
+
+#[test]
+fn optimizer_steps_match_cpu() {
+    use shaped::nn::{Adam, Sgd};
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    macro_rules! same_steps {
+        ($what:expr, $opt:expr) => {{
+            let cpu = optimize::<Cpu, _>(&|h: &H| h.share(), $opt);
+            let gpu = optimize::<Cuda, _>(&|h: &H| h.to_device(dev).unwrap(), $opt);
+            let wrap =
+                |r: Vec<(Vec<usize>, Vec<f64>)>| r.into_iter().map(Some).collect::<Outcome>();
+            assert_same($what, &wrap(cpu), &wrap(gpu), 1e-10);
+        }};
+    }
+    same_steps!("sgd", Sgd::new(0.1));
+    same_steps!(
+        "sgd momentum",
+        Sgd::new(0.1)
+            .momentum(0.9)
+            .dampening(0.2)
+            .weight_decay(0.05)
+    );
+    same_steps!(
+        "sgd nesterov",
+        Sgd::new(0.05).momentum(0.8).nesterov().weight_decay(0.01)
+    );
+    same_steps!("adam", Adam::new(0.01));
+    same_steps!(
+        "adam betas",
+        Adam::new(0.02).weight_decay(0.1).betas(0.5, 0.9).eps(1e-3)
+    );
+    same_steps!(
+        "adamw",
+        Adam::adamw(0.05).weight_decay(0.3).betas(0.8, 0.95)
+    );
+}
+
+#[test]
+fn losses_match_cpu() {
+    use shaped::Shape;
+    use shaped::nn::{
+        Mean, NoReduction, Sum, binary_cross_entropy_with_logits, cross_entropy,
+        cross_entropy_probs, mse, nll,
+    };
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    let two = || vec![rand(&[4, 3], 80, -2.0, 2.0), rand(&[4, 3], 81, -2.0, 2.0)];
+    check!(dev, "mse", two(), |v| mse(&v[0], &v[1], Mean)
+        .try_reshape::<DynRank>(&[1])
+        .unwrap());
+    check!(dev, "cross_entropy", two(), |v| {
+        let logits = v[0].try_reshape::<Shape![_, _]>(&[4, 3]).unwrap();
+        let t = ints(v[0].value(), &[2, 0, 1, 2], &[4]);
+        cross_entropy(&logits, &t.try_into_shape::<Shape![_]>().unwrap(), Sum)
+            .try_reshape::<DynRank>(&[1])
+            .unwrap()
+    });
+    check!(dev, "nll unreduced", two(), |v| {
+        let lp = v[0].try_reshape::<Shape![_, _]>(&[4, 3]).unwrap();
+        let t = ints(v[0].value(), &[1, 1, 0, 2], &[4]);
+        nll(&lp, &t.try_into_shape::<Shape![_]>().unwrap(), NoReduction)
+            .try_reshape::<DynRank>(&[-1])
+            .unwrap()
+    });
+    check!(dev, "cross_entropy with probabilities", two(), |v| {
+        let logits = v[0].try_reshape::<Shape![_, _]>(&[4, 3]).unwrap();
+        let p = v[1].try_softmax(1).unwrap().value().share();
+        cross_entropy_probs(&logits, &p.try_into_shape::<Shape![_, _]>().unwrap(), Mean)
+            .try_reshape::<DynRank>(&[1])
+            .unwrap()
+    });
+    check!(dev, "binary_cross_entropy_with_logits", two(), |v| {
+        let y = v[1].sigmoid().value().share();
+        binary_cross_entropy_with_logits(&v[0], &y, Mean)
+            .try_reshape::<DynRank>(&[1])
+            .unwrap()
+    });
+}
+
+#[test]
+fn linear_layer_matches_cpu() {
+    use shaped::Shape;
+    use shaped::nn::Linear;
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    let inputs = vec![
+        rand(&[5, 4], 90, -1.0, 1.0),
+        rand(&[3, 4], 91, -0.5, 0.5),
+        rand(&[3], 92, -0.1, 0.1),
+    ];
+    check!(dev, "linear", inputs.clone(), |v| {
+        let layer = Linear {
+            weight: v[1].try_reshape::<Shape![_, _]>(&[3, 4]).unwrap(),
+            bias: Some(v[2].try_reshape::<Shape![_]>(&[3]).unwrap()),
+        };
+        let x = v[0].try_reshape::<Shape![_, _]>(&[5, 4]).unwrap();
+        layer
+            .forward(&x)
+            .tanh()
+            .try_reshape::<DynRank>(&[-1])
+            .unwrap()
+    });
+    check!(dev, "linear without bias", inputs, |v| {
+        let layer = Linear {
+            weight: v[1].try_reshape::<Shape![_, _]>(&[3, 4]).unwrap(),
+            bias: None,
+        };
+        let x = v[0].try_reshape::<Shape![_, _]>(&[5, 4]).unwrap();
+        layer.forward(&x).try_reshape::<DynRank>(&[-1]).unwrap()
+    });
+}
+
+#[test]
 fn matmul_rules_match_cpu() {
     let Some(dev) = device() else { return };
     let dev = &dev;

@@ -6,7 +6,7 @@
 //! the GPU machine's `run.sh` sets it).
 #![cfg(feature = "cuda")]
 
-use shaped::device::{Cuda, CudaElement, CudaError};
+use shaped::device::{Cpu, Cuda, CudaElement, CudaError};
 
 mod common;
 use common::cuda::{device, unit_values};
@@ -1648,4 +1648,245 @@ fn joins_and_masked_ops_match_cpu() {
         s.to_cpu().unwrap().to_vec(),
         Tensor::<f32, Shape![2, 3]>::stack::<0>(&[&a, &a]).to_vec()
     );
+}
+
+/// Where the device side of [`index_reductions_and_masks_match_cpu`] runs:
+/// contiguous inputs go there, the same views are taken on both sides,
+/// results come back for the comparison.
+trait Target {
+    type D: shaped::backend::Backend<f32>
+        + shaped::backend::Backend<f64>
+        + shaped::backend::Backend<i32>
+        + shaped::backend::Backend<i64>
+        + shaped::backend::Backend<u8>
+        + shaped::backend::Backend<bool>;
+    fn put<E: CudaElement>(&self, t: &T<E>) -> Tensor<E, DynRank, Self::D>;
+    fn back<E: CudaElement>(&self, t: &Tensor<E, DynRank, Self::D>) -> T<E>;
+}
+
+/// The GPU.
+struct OnGpu(shaped::device::CudaDevice);
+impl Target for OnGpu {
+    type D = Cuda;
+    fn put<E: CudaElement>(&self, t: &T<E>) -> G<E> {
+        t.to_device(&self.0).unwrap()
+    }
+    fn back<E: CudaElement>(&self, t: &G<E>) -> T<E> {
+        t.to_cpu().unwrap()
+    }
+}
+
+#[track_caller]
+fn assert_close<E: Close>(what: &str, cpu: &T<E>, dev: &T<E>) {
+    assert_eq!(cpu.dims(), dev.dims(), "{what}: sizes");
+    let (a, b) = (cpu.to_vec(), dev.to_vec());
+    for (i, (&x, &y)) in a.iter().zip(&b).enumerate() {
+        assert!(E::close(x, y), "{what}: element {i}: cpu {x} vs device {y}");
+    }
+}
+
+/// `scatter_reduce` (every reduction, with and without `self`, repeated
+/// indices), `index_add_` / `index_copy_`, `scatter` with a value,
+/// `masked_scatter`, `masked_fill` with a 0-d tensor, `take_along_dim`
+/// without a dim and `nonzero`, on `x`'s device against the CPU: plain,
+/// transposed and expanded operands, zero-size dims, 0-d tensors, and the
+/// CPU's error messages.
+fn index_reductions_and_masks<X: Target>(x: &X) {
+    use shaped::ops::index::ScatterReduce;
+    type Idx<D> = Tensor<i64, Shape![_], D>;
+    let reductions = [
+        ScatterReduce::Sum,
+        ScatterReduce::Prod,
+        ScatterReduce::Mean,
+        ScatterReduce::Amax,
+        ScatterReduce::Amin,
+    ];
+    macro_rules! numeric {
+        ($e:ty, $i:ty) => {
+            let name = <$e as Element>::NAME;
+            // (self sizes, index sizes, src sizes, dim): repeats along dim,
+            // a smaller index, 0-d, zero-size index.
+            for (sd, id, rd, dim) in [
+                (vec![5usize, 3], vec![8usize, 3], vec![8usize, 4], 0isize),
+                (vec![4, 6], vec![4, 9], vec![5, 9], -1),
+                (vec![], vec![], vec![], 0),
+                (vec![4, 3], vec![0, 3], vec![2, 3], 0),
+            ] {
+                let wdim = if sd.is_empty() { 0 } else { dim.rem_euclid(sd.len() as isize) as usize };
+                let size = if sd.is_empty() { 1 } else { sd[wdim] };
+                let out = rand::<$e>(&sd, 200, true);
+                let idx = T::<$i>::try_from_vec(indices(id.iter().product(), size, 201), &id).unwrap();
+                let src = rand::<$e>(&rd, 202, true);
+                let (go, gi, gs) = (x.put(&out), x.put(&idx), x.put(&src));
+                for r in reductions {
+                    for include in [true, false] {
+                        let w = format!("scatter_reduce {name} {r:?} self {include} {sd:?} by {id:?}");
+                        let c = out.try_scatter_reduce(dim, &idx, &src, r, include).unwrap();
+                        let g = go.try_scatter_reduce(dim, &gi, &gs, r, include).unwrap();
+                        assert_close(&w, &c, &x.back(&g));
+                    }
+                }
+                let v = <$e as Gen>::make(1, 203, true)[0];
+                let w = format!("scatter value {name} {sd:?}");
+                assert_close(&w, &out.try_scatter_value(dim, &idx, v).unwrap(), &x.back(&go.try_scatter_value(dim, &gi, v).unwrap()));
+            }
+            // In place into a transposed view, from an expanded source.
+            let base = rand::<$e>(&[3, 5], 204, true);
+            let mut c = base.permute::<DynRank>(&[1, 0]).unwrap();
+            let mut g = x.put(&base).permute::<DynRank>(&[1, 0]).unwrap();
+            let idx = T::<$i>::try_from_vec(indices(12, 5, 205), &[6, 2]).unwrap();
+            let row = rand::<$e>(&[1, 3], 206, true);
+            let src = row.expand::<DynRank>(&[6, 3]).unwrap();
+            let gsrc = x.put(&row).expand::<DynRank>(&[6, 3]).unwrap();
+            for r in reductions {
+                c.try_scatter_reduce_(0, &idx, &src, r, false).unwrap();
+                g.try_scatter_reduce_(0, &x.put(&idx), &gsrc, r, false).unwrap();
+                assert_close(&format!("scatter_reduce_ {name} {r:?} transposed"), &c, &x.back(&g));
+            }
+            // Errors: the CPU's, nothing written.
+            let bad = T::<$i>::try_from_vec(vec![0 as $i, 7 as $i], &[2, 1]).unwrap();
+            let e = g.try_scatter_reduce_(0, &x.put(&bad), &gsrc, ScatterReduce::Sum, true).unwrap_err();
+            assert_eq!(e.to_string(), c.try_scatter_reduce_(0, &bad, &src, ScatterReduce::Sum, true).unwrap_err().to_string());
+            assert_close("nothing written", &c, &x.back(&g));
+
+            // index_add_ with repeats, index_copy_ with distinct indices,
+            // every axis, into a transposed view.
+            let base = rand::<$e>(&[4, 3, 5], 210, false);
+            for k in 0..3usize {
+                let mut c = base.permute::<DynRank>(&[2, 1, 0]).unwrap();
+                let mut g = x.put(&base).permute::<DynRank>(&[2, 1, 0]).unwrap();
+                let n = c.dims()[k];
+                let mut sizes = c.dims().to_vec();
+                sizes[k] = 7;
+                let rep = Idx::<Cpu>::try_from_vec(indices::<i64>(7, n, 211 + k as u64), &[7]).unwrap();
+                let src = rand::<$e>(&sizes, 212, false);
+                c.try_index_add_(k as isize, &rep, &src).unwrap();
+                let grep: Idx<X::D> = x.put(&rep.clone().into_dyn()).try_into_shape().unwrap();
+                g.try_index_add_(k as isize, &grep, &x.put(&src)).unwrap();
+                assert_close(&format!("index_add_ {name} axis {k}"), &c, &x.back(&g));
+                let perm = Idx::<Cpu>::try_from_vec((0..n as i64).rev().collect(), &[n]).unwrap();
+                sizes[k] = n;
+                let src = rand::<$e>(&sizes, 213, false);
+                let gperm: Idx<X::D> = x.put(&perm.clone().into_dyn()).try_into_shape().unwrap();
+                c.try_index_copy_(k as isize, &perm, &src).unwrap();
+                g.try_index_copy_(k as isize, &gperm, &x.put(&src)).unwrap();
+                assert_close(&format!("index_copy_ {name} axis {k}"), &c, &x.back(&g));
+                let bad = Idx::<Cpu>::try_from_vec(vec![n as i64; n], &[n]).unwrap();
+                let gbad: Idx<X::D> = x.put(&bad.clone().into_dyn()).try_into_shape().unwrap();
+                assert_eq!(
+                    c.try_index_copy_(k as isize, &bad, &src).unwrap_err().to_string(),
+                    g.try_index_copy_(k as isize, &gbad, &x.put(&src)).unwrap_err().to_string()
+                );
+            }
+            // Zero-size: an empty index adds nothing.
+            let z = rand::<$e>(&[3, 0], 214, false);
+            let none = Idx::<Cpu>::try_from_vec(vec![], &[0]).unwrap();
+            let gnone: Idx<X::D> = x.put(&none.clone().into_dyn()).try_into_shape().unwrap();
+            let src = rand::<$e>(&[3, 0], 215, false);
+            assert_close("index_add empty", &z.try_index_add(1, &none, &src).unwrap(), &x.back(&x.put(&z).try_index_add(1, &gnone, &x.put(&src)).unwrap()));
+        };
+    }
+    numeric!(f32, i64);
+    numeric!(f64, i32);
+    numeric!(i32, i64);
+    numeric!(i64, i32);
+    numeric!(u8, i64);
+
+    // NaN wins amax / amin on both devices.
+    let mut vals = <f32 as Gen>::make(8, 220, true);
+    vals[3] = f32::NAN;
+    let src = T::<f32>::try_from_vec(vals, &[8]).unwrap();
+    let idx = T::<i64>::try_from_vec(vec![0, 1, 0, 1, 2, 2, 1, 0], &[8]).unwrap();
+    let out = rand::<f32>(&[3], 221, true);
+    for r in [ScatterReduce::Amax, ScatterReduce::Amin] {
+        assert_close(
+            &format!("{r:?} with NaN"),
+            &out.try_scatter_reduce(0, &idx, &src, r, true).unwrap(),
+            &x.back(
+                &x.put(&out)
+                    .try_scatter_reduce(0, &x.put(&idx), &x.put(&src), r, true)
+                    .unwrap(),
+            ),
+        );
+    }
+
+    macro_rules! masked {
+        ($e:ty) => {
+            let name = <$e as Element>::NAME;
+            // masked_scatter: broadcast mask, transposed self, a source of
+            // another shape with more elements than needed.
+            let base = rand::<$e>(&[4, 3], 230, false);
+            let m = rand::<bool>(&[4], 231, false);
+            let source = rand::<$e>(&[2, 7], 232, false);
+            let mut c = base.permute::<DynRank>(&[1, 0]).unwrap();
+            let mut g = x.put(&base).permute::<DynRank>(&[1, 0]).unwrap();
+            let (gm, gsrc) = (x.put(&m), x.put(&source));
+            c.try_masked_scatter_(&m, &source).unwrap();
+            g.try_masked_scatter_(&gm, &gsrc).unwrap();
+            assert_close(&format!("masked_scatter_ {name}"), &c, &x.back(&g));
+            let m2 = rand::<bool>(&[2, 1, 3], 233, false);
+            assert_close(
+                &format!("masked_scatter {name} broadcast"),
+                &base.try_masked_scatter(&m2, &source).unwrap(),
+                &x.back(&x.put(&base).try_masked_scatter(&x.put(&m2), &gsrc).unwrap()),
+            );
+            let few = rand::<$e>(&[1], 234, false);
+            let all = T::<bool>::try_full(&[4], true).unwrap();
+            assert_eq!(
+                c.try_masked_scatter_(&all, &few).unwrap_err().to_string(),
+                g.try_masked_scatter_(&x.put(&all), &x.put(&few)).unwrap_err().to_string()
+            );
+            // masked_fill with a 0-d tensor, out of place and in place.
+            let v = rand::<$e>(&[], 235, true);
+            let gv = x.put(&v);
+            assert_close(&format!("masked_fill_tensor {name}"), &base.try_masked_fill_tensor(&m2, &v).unwrap(), &x.back(&x.put(&base).try_masked_fill_tensor(&x.put(&m2), &gv).unwrap()));
+            c.try_masked_fill_tensor_(&m, &v).unwrap();
+            g.try_masked_fill_tensor_(&gm, &gv).unwrap();
+            assert_close(&format!("masked_fill_tensor_ {name}"), &c, &x.back(&g));
+            let v1 = rand::<$e>(&[1], 236, true);
+            assert_eq!(
+                c.try_masked_fill_tensor_(&m, &v1).unwrap_err().to_string(),
+                g.try_masked_fill_tensor_(&gm, &x.put(&v1)).unwrap_err().to_string()
+            );
+            // take_along_dim without a dim, from a transposed tensor; nonzero
+            // of transposed, 0-d and zero-size tensors.
+            let idx = T::<i64>::try_from_vec(indices(10, 12, 237), &[2, 5]).unwrap();
+            let t = base.permute::<DynRank>(&[1, 0]).unwrap();
+            let gt = x.put(&base).permute::<DynRank>(&[1, 0]).unwrap();
+            assert_close(
+                &format!("take_along_dim flat {name}"),
+                &t.try_take_along_dim_flat(&idx).unwrap().into_dyn(),
+                &x.back(&gt.try_take_along_dim_flat(&x.put(&idx)).unwrap().into_dyn()),
+            );
+            let bad = T::<i64>::try_from_vec(vec![12], &[1]).unwrap();
+            assert_eq!(
+                t.try_take_along_dim_flat(&bad).unwrap_err().to_string(),
+                gt.try_take_along_dim_flat(&x.put(&bad)).err().unwrap().to_string()
+            );
+            let sparse = T::<$e>::try_from_vec(
+                <$e as Gen>::make(12, 238, true).into_iter().enumerate().map(|(i, v)| if i % 3 == 1 { <$e>::default() } else { v }).collect(),
+                &[3, 4],
+            )
+            .unwrap();
+            for (w, c, g) in [
+                ("transposed", sparse.permute::<DynRank>(&[1, 0]).unwrap(), x.put(&sparse).permute::<DynRank>(&[1, 0]).unwrap()),
+                ("0-d", rand::<$e>(&[], 239, true), x.put(&rand::<$e>(&[], 239, true))),
+                ("zero-size", rand::<$e>(&[2, 0], 240, true), x.put(&rand::<$e>(&[2, 0], 240, true))),
+            ] {
+                assert_close(&format!("nonzero {name} {w}"), &c.try_nonzero().unwrap().into_dyn(), &x.back(&g.try_nonzero().unwrap().into_dyn()));
+            }
+        };
+    }
+    masked!(f32);
+    masked!(f64);
+    masked!(i32);
+    masked!(i64);
+    masked!(u8);
+    masked!(bool);
+}
+
+#[test]
+fn index_reductions_and_masks_match_cpu() {
+    let Some(dev) = device() else { return };
+    index_reductions_and_masks(&OnGpu(dev));
 }

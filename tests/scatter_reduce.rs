@@ -243,3 +243,20 @@ fn scatter_with_a_scalar_out_of_place_matches_pytorch() {
         assert_eq!(s.to_vec(), before, "out of place leaves self alone");
     }
 }
+
+#[test]
+fn masked_scatter_into_an_expanded_tensor_is_refused_even_with_no_true() {
+    // torch.zeros(1, 3).expand(2, 3).masked_scatter_(mask, torch.ones(6)),
+    // with an all-false and an all-true mask: PyTorch 2.x's message both times.
+    let want = "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.";
+    let src = D::try_full(&[6], 1.).unwrap();
+    for keep in [false, true] {
+        let mut s = D::try_zeros(&[1, 3])
+            .unwrap()
+            .expand::<DynRank>(&[2, 3])
+            .unwrap();
+        let m = Tensor::<bool, DynRank>::try_full(&[2, 3], keep).unwrap();
+        let err = s.try_masked_scatter_(&m, &src).unwrap_err();
+        assert_eq!(err.to_string(), want, "mask all {keep}");
+    }
+}

@@ -12,9 +12,12 @@ use std::ops::Bound;
 use smallvec::{SmallVec, smallvec};
 
 use super::Var;
+use super::device::{GradDevice, reshape_to};
 use super::graph::{BackwardFn, Dyn};
 use super::pointwise::sum_to_like;
 use crate::Tensor;
+use crate::backend::Backend;
+use crate::backend::op::Reduction;
 use crate::element::Float;
 use crate::ops::index::{AxisRange, IndexElement};
 use crate::shape::{
@@ -22,20 +25,25 @@ use crate::shape::{
     Shape, ShapeError,
 };
 
-/// Zeros of sizes `dims`: an input's sizes, which an expanded input can
-/// make too large to allocate (an error, passed on by the rule).
-fn zeros<T: Float>(dims: &[usize]) -> Result<Dyn<T>, ShapeError> {
-    Tensor::try_zeros(dims)
+/// Zeros of sizes `dims` on the device of `like` (a fresh buffer, written
+/// into by the rules): an input's sizes, which an expanded input can make
+/// too large to allocate (an error, passed on by the rule).
+fn zeros<T: Float, D: GradDevice<T>>(
+    like: &Dyn<T, D>,
+    dims: &[usize],
+) -> Result<Dyn<T, D>, D::Error> {
+    let zero: Dyn<T, D> = <D as Backend<T>>::from_host(like, vec![T::zero()], &[])?;
+    <D as Backend<T>>::copy(&zero.try_broadcast_to::<DynRank>(dims)?)
 }
 
 /// The backward function of a view of an input of sizes `dims`: `view`
 /// takes the same view of a zero tensor, into which the gradient is copied.
-fn into_view_of_zeros<T: Float>(
+fn into_view_of_zeros<T: Float, D: GradDevice<T>>(
     dims: DimVec,
-    view: impl Fn(&Dyn<T>) -> Result<Dyn<T>, ShapeError> + Send + Sync + 'static,
-) -> BackwardFn<T> {
-    Box::new(move |g: &Dyn<T>, _: &[bool]| {
-        let full = zeros(&dims)?;
+    view: impl Fn(&Dyn<T, D>) -> Result<Dyn<T, D>, ShapeError> + Send + Sync + 'static,
+) -> BackwardFn<T, D> {
+    Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+        let full = zeros(g, &dims)?;
         let mut part = view(&full)?;
         part.try_copy_from(g)?;
         Ok(smallvec![Some(full)])
@@ -45,36 +53,36 @@ fn into_view_of_zeros<T: Float>(
 /// The gradient of the tensor a masked op writes into: the upstream gradient
 /// where `mask` is false (those elements pass through), 0 where it is true,
 /// summed back to the tensor's own `dims` (the mask may broadcast it).
-fn unmasked_grad<T: Float>(
-    g: &Dyn<T>,
-    mask: &Tensor<bool, DynRank>,
+fn unmasked_grad<T: Float, D: GradDevice<T>>(
+    g: &Dyn<T, D>,
+    mask: &Tensor<bool, DynRank, D>,
     dims: &[usize],
-) -> Result<Dyn<T>, ShapeError> {
-    let r: Dyn<T> = g.try_masked_fill(mask, T::zero())?;
+) -> Result<Dyn<T, D>, D::Error> {
+    let r: Dyn<T, D> = g.try_masked_fill(mask, T::zero())?;
     sum_to_like(r, dims)
 }
 
 /// The backward function of `take_along_dim` along axis `k` of an input of
 /// sizes `dims`: the gradient added (`scatter_add`) into zeros of the
 /// broadcast shape, then summed to `dims`.
-fn take_along_dim_backward<T: Float, I: IndexElement>(
+fn take_along_dim_backward<T: Float, D: GradDevice<T>, I: IndexElement>(
     k: usize,
     dims: DimVec,
-    indices: Tensor<I, DynRank>,
-) -> BackwardFn<T> {
-    Box::new(move |g: &Dyn<T>, _: &[bool]| {
+    indices: Tensor<I, DynRank, D>,
+) -> BackwardFn<T, D> {
+    Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
         // The broadcast shape: the result's, with the input's size on k.
         let mut bdims = DimVec::from_slice(g.dims());
         bdims[k] = dims[k];
         let mut idims = DimVec::from_slice(g.dims());
         idims[k] = indices.dims()[k];
         let idx = indices.try_broadcast_to::<DynRank>(&idims)?;
-        let r = zeros(&bdims)?.try_scatter_add(k as isize, &idx, g)?;
+        let r = zeros(g, &bdims)?.try_scatter_add(k as isize, &idx, g)?;
         Ok(smallvec![Some(sum_to_like(r, &dims)?)])
     })
 }
 
-impl<T: Float, S: Shape> Var<T, S> {
+impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// The elements picked along `dim` by `index`, as [`Tensor::try_gather`];
     /// the gradient is the upstream one added (`scatter_add`) into zeros at
     /// the same positions.
@@ -94,13 +102,13 @@ impl<T: Float, S: Shape> Var<T, S> {
     pub fn try_gather<I: IndexElement, SI: Shape>(
         &self,
         dim: isize,
-        index: &Tensor<I, SI>,
-    ) -> Result<Var<T, SI>, ShapeError> {
+        index: &Tensor<I, SI, D>,
+    ) -> Result<Var<T, SI, D>, D::Error> {
         let value = self.value.try_gather(dim, index)?;
         let (dims, index) = (DimVec::from_slice(self.dims()), index.share().into_dyn());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                let r = zeros(&dims)?.try_scatter_add(dim, &index, g)?;
+            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+                let r = zeros(g, &dims)?.try_scatter_add(dim, &index, g)?;
                 Ok(smallvec![Some(r)])
             })
         }))
@@ -124,8 +132,8 @@ impl<T: Float, S: Shape> Var<T, S> {
     pub fn gather<I: IndexElement, SI: Shape>(
         &self,
         dim: isize,
-        index: &Tensor<I, SI>,
-    ) -> Var<T, SI> {
+        index: &Tensor<I, SI, D>,
+    ) -> Var<T, SI, D> {
         self.try_gather(dim, index).or_panic()
     }
 
@@ -145,18 +153,18 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let g = r.sum().backward().wrt(&t).unwrap();
     /// assert_eq!(g.to_vec(), vec![1., 1., 0., 0., 2., 2.]);
     /// ```
-    pub fn try_index_select<const K: usize, I: IndexElement, D: Dim>(
+    pub fn try_index_select<const K: usize, I: IndexElement, N: Dim>(
         &self,
-        index: &Tensor<I, (D,)>,
-    ) -> Result<Var<T, <S as SetAxis<K, D>>::Output>, ShapeError>
+        index: &Tensor<I, (N,), D>,
+    ) -> Result<Var<T, <S as SetAxis<K, N>>::Output, D>, D::Error>
     where
-        S: SetAxis<K, D>,
+        S: SetAxis<K, N>,
     {
-        let value = self.value.try_index_select::<K, D>(index)?;
+        let value = self.value.try_index_select::<K, N>(index)?;
         let (dims, index) = (DimVec::from_slice(self.dims()), index.share());
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                let r = zeros(&dims)?.try_index_add(K as isize, &index, g)?;
+            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+                let r = zeros(g, &dims)?.try_index_add(K as isize, &index, g)?;
                 Ok(smallvec![Some(r)])
             })
         }))
@@ -178,14 +186,14 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(g.to_vec(), vec![0., 0., 2., 0., 0., 2.]);
     /// ```
     #[track_caller]
-    pub fn index_select<const K: usize, I: IndexElement, D: Dim>(
+    pub fn index_select<const K: usize, I: IndexElement, N: Dim>(
         &self,
-        index: &Tensor<I, (D,)>,
-    ) -> Var<T, <S as SetAxis<K, D>>::Output>
+        index: &Tensor<I, (N,), D>,
+    ) -> Var<T, <S as SetAxis<K, N>>::Output, D>
     where
-        S: SetAxis<K, D>,
+        S: SetAxis<K, N>,
     {
-        self.try_index_select::<K, I, D>(index).or_panic()
+        self.try_index_select::<K, I, N>(index).or_panic()
     }
 
     /// The elements picked along axis `K` by `indices`, broadcast together
@@ -208,8 +216,8 @@ impl<T: Float, S: Shape> Var<T, S> {
     #[allow(clippy::type_complexity)]
     pub fn try_take_along_dim<const K: usize, I: IndexElement, SI: Shape>(
         &self,
-        indices: &Tensor<I, SI>,
-    ) -> Result<Var<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>>, ShapeError>
+        indices: &Tensor<I, SI, D>,
+    ) -> Result<Var<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>, D>, D::Error>
     where
         S: SetAxis<K, One>,
         <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
@@ -238,8 +246,8 @@ impl<T: Float, S: Shape> Var<T, S> {
     #[allow(clippy::type_complexity)]
     pub fn take_along_dim<const K: usize, I: IndexElement, SI: Shape>(
         &self,
-        indices: &Tensor<I, SI>,
-    ) -> Var<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>>
+        indices: &Tensor<I, SI, D>,
+    ) -> Var<T, Broadcast<<S as SetAxis<K, One>>::Output, SI>, D>
     where
         S: SetAxis<K, One>,
         <S as SetAxis<K, One>>::Output: BroadcastShape<SI>,
@@ -266,16 +274,16 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// ```
     pub fn try_masked_fill<SM: Shape>(
         &self,
-        mask: &Tensor<bool, SM>,
+        mask: &Tensor<bool, SM, D>,
         value: T,
-    ) -> Result<Var<T, Broadcast<S, SM>>, ShapeError>
+    ) -> Result<Var<T, Broadcast<S, SM>, D>, D::Error>
     where
         S: BroadcastShape<SM>,
     {
         let out = self.value.try_masked_fill(mask, value)?;
         let (dims, mask) = (DimVec::from_slice(self.dims()), mask.share().into_dyn());
         Ok(Var::from_op(out, &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 Ok(smallvec![Some(unmasked_grad(g, &mask, &dims)?)])
             })
         }))
@@ -298,9 +306,9 @@ impl<T: Float, S: Shape> Var<T, S> {
     #[track_caller]
     pub fn masked_fill<SM: Shape>(
         &self,
-        mask: &Tensor<bool, SM>,
+        mask: &Tensor<bool, SM, D>,
         value: T,
-    ) -> Var<T, Broadcast<S, SM>>
+    ) -> Var<T, Broadcast<S, SM>, D>
     where
         S: BroadcastShape<SM>,
     {
@@ -326,8 +334,8 @@ impl<T: Float, S: Shape> Var<T, S> {
     pub fn try_take_along_dim_at<I: IndexElement>(
         &self,
         dim: isize,
-        indices: &Tensor<I, impl Shape>,
-    ) -> Result<Var<T, DynRank>, ShapeError> {
+        indices: &Tensor<I, impl Shape, D>,
+    ) -> Result<Var<T, DynRank, D>, D::Error> {
         let value = self.value.try_take_along_dim_at(dim, indices)?;
         let k = crate::tensor::wrap_dim(dim, self.value.rank())?;
         let (dims, indices) = (DimVec::from_slice(self.dims()), indices.share().into_dyn());
@@ -353,8 +361,8 @@ impl<T: Float, S: Shape> Var<T, S> {
     pub fn take_along_dim_at<I: IndexElement>(
         &self,
         dim: isize,
-        indices: &Tensor<I, impl Shape>,
-    ) -> Var<T, DynRank> {
+        indices: &Tensor<I, impl Shape, D>,
+    ) -> Var<T, DynRank, D> {
         self.try_take_along_dim_at(dim, indices).or_panic()
     }
 
@@ -376,17 +384,19 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// ```
     pub fn try_take_along_dim_flat<I: IndexElement>(
         &self,
-        indices: &Tensor<I, impl Shape>,
-    ) -> Result<Var<T, (DynSize,)>, ShapeError> {
+        indices: &Tensor<I, impl Shape, D>,
+    ) -> Result<Var<T, (DynSize,), D>, D::Error>
+    where
+        D: Backend<I>,
+    {
         let value = self.value.try_take_along_dim_flat(indices)?;
         let dims = DimVec::from_slice(self.dims());
-        let flat = Tensor::<I, DynRank>::try_from_vec(indices.to_vec(), &[indices.numel()])?;
+        let flat: Tensor<I, DynRank, D> = indices.try_reshape(&[-1])?;
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 let n = dims.iter().product::<usize>();
-                let r = zeros(&[n])?.try_scatter_add(0, &flat, g)?;
-                let r = Tensor::try_from_vec(r.try_to_vec()?, &dims)?;
-                Ok(smallvec![Some(r)])
+                let r = zeros(g, &[n])?.try_scatter_add(0, &flat, g)?;
+                Ok(smallvec![Some(reshape_to(&r, &dims)?)])
             })
         }))
     }
@@ -406,8 +416,11 @@ impl<T: Float, S: Shape> Var<T, S> {
     #[track_caller]
     pub fn take_along_dim_flat<I: IndexElement>(
         &self,
-        indices: &Tensor<I, impl Shape>,
-    ) -> Var<T, (DynSize,)> {
+        indices: &Tensor<I, impl Shape, D>,
+    ) -> Var<T, (DynSize,), D>
+    where
+        D: Backend<I>,
+    {
         self.try_take_along_dim_flat(indices).or_panic()
     }
 
@@ -435,11 +448,12 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// ```
     pub fn try_masked_scatter<SM: Shape, SS: Shape>(
         &self,
-        mask: &Tensor<bool, SM>,
-        source: &Var<T, SS>,
-    ) -> Result<Var<T, Broadcast<S, SM>>, ShapeError>
+        mask: &Tensor<bool, SM, D>,
+        source: &Var<T, SS, D>,
+    ) -> Result<Var<T, Broadcast<S, SM>, D>, D::Error>
     where
         S: BroadcastShape<SM>,
+        D: Backend<i64>,
     {
         let out = self.value.try_masked_scatter(mask, &source.value)?;
         let (dims, sdims) = (
@@ -449,15 +463,20 @@ impl<T: Float, S: Shape> Var<T, S> {
         let mask = mask.share().into_dyn();
         let parents = [self.node.as_ref(), source.node.as_ref()];
         Ok(Var::from_op(out, &parents, move || {
-            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
+            Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
                 let gs = needs[0]
                     .then(|| unmasked_grad(g, &mask, &dims))
                     .transpose()?;
                 let gsrc = needs[1]
                     .then(|| {
-                        let mut picked = g.try_masked_select(&mask)?.try_to_vec()?;
-                        picked.resize(sdims.iter().product(), T::zero());
-                        Tensor::try_from_vec(picked, &sdims)
+                        // The masked elements in order, then zeros for the
+                        // source elements no position took.
+                        let picked = g.try_masked_select(&mask)?;
+                        let rest = sdims.iter().product::<usize>() - picked.numel();
+                        let pad: Tensor<T, (DynSize,), D> =
+                            zeros(g, &[rest])?.try_reshape(&[rest as isize])?;
+                        let all = Tensor::try_cat::<0>(&[&picked, &pad])?;
+                        reshape_to(&all.into_dyn(), &sdims)
                     })
                     .transpose()?;
                 Ok(smallvec![gs, gsrc])
@@ -481,11 +500,12 @@ impl<T: Float, S: Shape> Var<T, S> {
     #[track_caller]
     pub fn masked_scatter<SM: Shape, SS: Shape>(
         &self,
-        mask: &Tensor<bool, SM>,
-        source: &Var<T, SS>,
-    ) -> Var<T, Broadcast<S, SM>>
+        mask: &Tensor<bool, SM, D>,
+        source: &Var<T, SS, D>,
+    ) -> Var<T, Broadcast<S, SM>, D>
     where
         S: BroadcastShape<SM>,
+        D: Backend<i64>,
     {
         self.try_masked_scatter(mask, source).or_panic()
     }
@@ -510,9 +530,9 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// ```
     pub fn try_masked_fill_tensor<SM: Shape, SV: Shape>(
         &self,
-        mask: &Tensor<bool, SM>,
-        value: &Var<T, SV>,
-    ) -> Result<Var<T, Broadcast<S, SM>>, ShapeError>
+        mask: &Tensor<bool, SM, D>,
+        value: &Var<T, SV, D>,
+    ) -> Result<Var<T, Broadcast<S, SM>, D>, D::Error>
     where
         S: BroadcastShape<SM>,
     {
@@ -521,12 +541,15 @@ impl<T: Float, S: Shape> Var<T, S> {
         let mask = mask.share().into_dyn();
         let parents = [self.node.as_ref(), value.node.as_ref()];
         Ok(Var::from_op(out, &parents, move || {
-            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
+            Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
                 let gs = needs[0]
                     .then(|| unmasked_grad(g, &mask, &dims))
                     .transpose()?;
                 let gv = needs[1]
-                    .then(|| Ok::<_, ShapeError>(g.try_masked_select(&mask)?.sum().into_dyn()))
+                    .then(|| {
+                        let picked = g.try_masked_select(&mask)?.into_dyn();
+                        <D as Backend<T>>::reduce(Reduction::Sum, &picked, &[true], false)
+                    })
                     .transpose()?;
                 Ok(smallvec![gs, gv])
             })
@@ -549,9 +572,9 @@ impl<T: Float, S: Shape> Var<T, S> {
     #[track_caller]
     pub fn masked_fill_tensor<SM: Shape, SV: Shape>(
         &self,
-        mask: &Tensor<bool, SM>,
-        value: &Var<T, SV>,
-    ) -> Var<T, Broadcast<S, SM>>
+        mask: &Tensor<bool, SM, D>,
+        value: &Var<T, SV, D>,
+    ) -> Var<T, Broadcast<S, SM>, D>
     where
         S: BroadcastShape<SM>,
     {
@@ -576,17 +599,17 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![6., 8.]);
     /// ```
     pub fn try_cat<const K: usize>(
-        vars: &[&Var<T, S>],
-    ) -> Result<Var<T, <S as SetAxis<K, DynSize>>::Output>, ShapeError>
+        vars: &[&Var<T, S, D>],
+    ) -> Result<Var<T, <S as SetAxis<K, DynSize>>::Output, D>, D::Error>
     where
         S: SetAxis<K, DynSize>,
     {
-        let values: Vec<&Tensor<T, S>> = vars.iter().map(|v| &v.value).collect();
+        let values: Vec<&Tensor<T, S, D>> = vars.iter().map(|v| &v.value).collect();
         let value = Tensor::try_cat::<K>(&values)?;
         let sizes: Vec<usize> = vars.iter().map(|v| v.dims()[K]).collect();
         let parents: Vec<_> = vars.iter().map(|v| v.node.as_ref()).collect();
         Ok(Var::from_op(value, &parents, move || {
-            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
+            Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
                 let parts = g.try_split_with_sizes::<K>(&sizes)?;
                 Ok(parts
                     .into_iter()
@@ -610,7 +633,9 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(c.sum().backward().wrt(&a).unwrap().to_vec(), vec![2., 2.]);
     /// ```
     #[track_caller]
-    pub fn cat<const K: usize>(vars: &[&Var<T, S>]) -> Var<T, <S as SetAxis<K, DynSize>>::Output>
+    pub fn cat<const K: usize>(
+        vars: &[&Var<T, S, D>],
+    ) -> Var<T, <S as SetAxis<K, DynSize>>::Output, D>
     where
         S: SetAxis<K, DynSize>,
     {
@@ -631,7 +656,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let g = r.sum().backward().wrt(&t).unwrap();
     /// assert_eq!(g.to_vec(), vec![0., 0., 0., 0., 1., 1.]);
     /// ```
-    pub fn try_select<const K: usize>(&self, index: isize) -> Result<Var<T, S::Output>, ShapeError>
+    pub fn try_select<const K: usize>(&self, index: isize) -> Result<Var<T, S::Output, D>, D::Error>
     where
         S: RemoveAxis<K>,
     {
@@ -655,7 +680,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(c.sum().backward().wrt(&t).unwrap().to_vec(), vec![1., 0., 1., 0.]);
     /// ```
     #[track_caller]
-    pub fn select<const K: usize>(&self, index: isize) -> Var<T, S::Output>
+    pub fn select<const K: usize>(&self, index: isize) -> Var<T, S::Output, D>
     where
         S: RemoveAxis<K>,
     {
@@ -680,7 +705,7 @@ impl<T: Float, S: Shape> Var<T, S> {
         &self,
         range: impl AxisRange,
         step: usize,
-    ) -> Result<Var<T, <S as SetAxis<K, DynSize>>::Output>, ShapeError>
+    ) -> Result<Var<T, <S as SetAxis<K, DynSize>>::Output, D>, D::Error>
     where
         S: SetAxis<K, DynSize>,
     {
@@ -709,7 +734,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     pub fn try_slice<const K: usize>(
         &self,
         range: impl AxisRange,
-    ) -> Result<Var<T, <S as SetAxis<K, DynSize>>::Output>, ShapeError>
+    ) -> Result<Var<T, <S as SetAxis<K, DynSize>>::Output, D>, D::Error>
     where
         S: SetAxis<K, DynSize>,
     {
@@ -732,7 +757,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     pub fn slice<const K: usize>(
         &self,
         range: impl AxisRange,
-    ) -> Var<T, <S as SetAxis<K, DynSize>>::Output>
+    ) -> Var<T, <S as SetAxis<K, DynSize>>::Output, D>
     where
         S: SetAxis<K, DynSize>,
     {

@@ -1,18 +1,20 @@
 //! The logistic loss on logits, `softplus(x) - x·y`, written so that it never
 //! overflows, with its exact gradient `σ(x) - y` (a composition of `relu`,
 //! `abs`, `exp` and `log1p` would give `-y` at `x = 0`, where `relu` and
-//! `abs` have no derivative).
+//! `abs` have no derivative). Both are op-table compositions, so the loss
+//! records and back-propagates on any device.
 
 use smallvec::smallvec;
 
 use super::Var;
+use super::device::{GradDevice, map2};
 use super::graph::Dyn;
 use crate::Tensor;
 use crate::element::Float;
-use crate::ops::scalar;
+use crate::ops::table::{Abs, Add, Exp, Log1p, Mul, Neg, Relu, Sigmoid, Sub};
 use crate::shape::{Shape, ShapeError};
 
-impl<T: Float, S: Shape> Var<T, S> {
+impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// `max(x, 0) - x·y + ln(1 + e^-|x|)` elementwise for logits `x` (this
     /// value) and targets `y` of the same sizes, as the unreduced
     /// `torch.nn.functional.binary_cross_entropy_with_logits`; the gradient
@@ -33,7 +35,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(l.value().to_vec()[1], 100.);
     /// assert_eq!(l.sum().backward().wrt(&x).unwrap().to_vec(), vec![-0.5, 1.]);
     /// ```
-    pub fn try_logistic_loss(&self, target: &Tensor<T, S>) -> Result<Var<T, S>, ShapeError> {
+    pub fn try_logistic_loss(&self, target: &Tensor<T, S, D>) -> Result<Var<T, S, D>, D::Error> {
         if target.dims() != self.dims() {
             let size = |d: &[usize]| {
                 let d: Vec<String> = d.iter().map(usize::to_string).collect();
@@ -43,17 +45,18 @@ impl<T: Float, S: Shape> Var<T, S> {
                 "Target size ({}) must be the same as input size ({})",
                 size(target.dims()),
                 size(self.dims())
-            )));
+            ))
+            .into());
         }
-        let (x, y): (Dyn<T>, Dyn<T>) = (self.erased(), target.clone().into_dyn());
-        let value = x
-            .try_zip_map(&y, |x: T, y: T| {
-                x.max(T::zero()) - x * y + (-x.abs()).exp().ln_1p()
-            })?
-            .try_into_shape::<S>()?;
+        let (x, y): (Dyn<T, D>, Dyn<T, D>) = (self.erased(), target.share().into_dyn());
+        // `(max(x, 0) - x·y) + log1p(exp(-|x|))`.
+        let hinge = map2(Sub, &D::unary(Relu, &x)?, &map2(Mul, &x, &y)?)?;
+        let soft = D::unary(Log1p, &D::unary(Exp, &D::unary(Neg, &D::unary(Abs, &x)?)?)?)?;
+        let value: Tensor<T, S, D> = D::binary(Add, &hinge, &soft)?;
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
-                let d = g.try_zip_map3(&x, &y, |g, x, y| g * (scalar::sigmoid(x) - y))?;
+            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+                // `g (σ(x) - y)`.
+                let d = map2(Mul, g, &map2(Sub, &D::unary(Sigmoid, &x)?, &y)?)?;
                 Ok(smallvec![Some(d)])
             })
         }))

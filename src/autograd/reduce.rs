@@ -28,14 +28,13 @@ use super::device::{
 use super::graph::Dyn;
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::backend::op::{Reduction, ScalarRhs};
-use crate::device::{Cpu, Device};
+use crate::backend::op::{Map1, Map2, Reduction, ScalarRhs, Statistic};
+use crate::device::Device;
 use crate::element::Float;
 use crate::ops::reduce::Mask;
-use crate::ops::reduce::reducers::{LogSumExp, Moments, Norm, NormKind};
-use crate::ops::scalar;
+use crate::ops::reduce::reducers::NormKind;
 use crate::ops::table::{self, Fill};
-use crate::shape::{DimVec, DynRank, ExpandsTo, FixedShape, RemoveAxis, Shape, ShapeError};
+use crate::shape::{DimVec, DynRank, ExpandsTo, FixedShape, RemoveAxis, Shape};
 
 /// `x` reduced by `r` over `mask`, with the reduced dims kept as 1, on any
 /// device (through the tensor's own reduction, so with PyTorch's error
@@ -109,128 +108,113 @@ fn device_grad<T: Float, D: GradDevice<T>>(
     }
 }
 
-/// A reduction whose gradient is still written for the CPU only (its
-/// forward is a CPU reducer).
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum CpuReduction {
-    Var(usize),
-    Std(usize),
-    Norm(f64),
-    LogSumExp,
+/// `x` reduced by the float statistic `s` over `mask`, with the reduced
+/// dims kept as 1, on any device.
+fn statistic_keepdim<T: Float, D: GradDevice<T>>(
+    s: Statistic,
+    x: &Dyn<T, D>,
+    mask: &[bool],
+) -> Result<Dyn<T, D>, D::Error> {
+    D::statistic(s, x, mask, true)
 }
 
-/// `x` reduced by `op` over `mask`, with the reduced dims kept as 1.
-fn try_forward_keepdim<T: Float>(
-    op: CpuReduction,
-    x: &Dyn<T>,
-    mask: &[bool],
-) -> Result<Dyn<T>, ShapeError> {
-    let m = Some(mask);
-    match op {
-        CpuReduction::Var(c) | CpuReduction::Std(c) => x.reduce_with(m, true, None, |_| Moments {
-            correction: c as f64,
-            sqrt: matches!(op, CpuReduction::Std(_)),
-        }),
-        CpuReduction::Norm(p) => x.reduce_with(m, true, None, |_| Norm(NormKind::of(p))),
-        CpuReduction::LogSumExp => x.reduce_with(m, true, None, |_| LogSumExp),
+/// `op(a, b)` at the broadcast of the two (an op-table operation).
+fn bin<T: Float, D: GradDevice<T>, Op: Map2<T, Out = T>>(
+    op: Op,
+    a: &Dyn<T, D>,
+    b: &Dyn<T, D>,
+) -> Result<Dyn<T, D>, D::Error> {
+    <D as Backend<T>>::binary(op, a, b)
+}
+
+/// `op` on every element of `a` (an op-table operation).
+fn un<T: Float, D: GradDevice<T>, Op: Map1<T>>(
+    op: Op,
+    a: &Dyn<T, D>,
+) -> Result<Dyn<T, D>, D::Error> {
+    <D as Backend<T>>::unary(op, a)
+}
+
+/// `v` where `a == 0`, else `b` (`a` broadcast to `b`'s sizes).
+fn zero_where_zero<T: Float, D: GradDevice<T>>(
+    a: &Dyn<T, D>,
+    b: &Dyn<T, D>,
+) -> Result<Dyn<T, D>, D::Error> {
+    if b.numel() == 0 {
+        return Ok(b.share());
     }
+    let zero = scalar_like(b, T::zero())?;
+    select(&compare(table::Equal, a, &zero)?, &zero, b)
 }
 
-/// The mean of `x` over `mask`, kept with size 1.
-fn mean_keepdim<T: Float>(x: &Dyn<T>, mask: &[bool]) -> Result<Dyn<T>, ShapeError> {
-    Cpu::reduce(Reduction::Mean, x, mask, true)
-}
-
-/// `a op b` at the broadcast of the two (here always `x`'s sizes).
-fn zip<T: Float>(
-    a: &Dyn<T>,
-    b: &Dyn<T>,
-    f: impl Fn(T, T) -> T + Sync,
-) -> Result<Dyn<T>, ShapeError> {
-    a.try_zip_map(b, f)
-}
-
-/// `f(a, b, c)` at the broadcast of the three.
-fn zip3<T: Float>(
-    a: &Dyn<T>,
-    b: &Dyn<T>,
-    c: &Dyn<T>,
-    f: impl Fn(T, T, T) -> T + Sync,
-) -> Result<Dyn<T>, ShapeError> {
-    a.try_zip_map3(b, c, f)
-}
-
-/// The gradient of `x` for `y = op(x)` (keepdim sizes for `y` and `g`); an
-/// error only when a buffer cannot be allocated.
-fn reduction_grad<T: Float>(
-    op: CpuReduction,
-    x: &Dyn<T>,
-    y: &Dyn<T>,
-    g: &Dyn<T>,
+/// The gradient of `x` for `y = s(x)` (keepdim sizes for `y` and `g`),
+/// written with op-table operations and device reductions, so it runs on
+/// any device; an error only when a buffer cannot be allocated.
+fn statistic_grad<T: Float, D: GradDevice<T>>(
+    s: Statistic,
+    x: &Dyn<T, D>,
+    y: &Dyn<T, D>,
+    g: &Dyn<T, D>,
     mask: &[bool],
-) -> Result<Dyn<T>, ShapeError> {
+) -> Result<Dyn<T, D>, D::Error> {
     let n = crate::ops::reduce::reduced_count(x.dims(), mask);
-    match op {
-        CpuReduction::Var(c) => {
-            let mean = mean_keepdim(x, mask)?;
-            let k = T::from_f64(2.0 / (n as f64 - c as f64).max(0.0));
-            zip3(x, &mean, g, move |v, m, g| g * k * (v - m))
+    match s {
+        Statistic::Variance { correction, sqrt } => {
+            let mean = D::reduce(Reduction::Mean, x, mask, true)?;
+            let centred = bin(table::Sub, x, &mean)?;
+            let dof = (n as f64 - correction as f64).max(0.0);
+            if sqrt {
+                // `g / (dof · std) · (x - mean)`.
+                let scale = bin(
+                    table::Div,
+                    g,
+                    &un(ScalarRhs(table::Mul, T::from_f64(dof)), y)?,
+                )?;
+                bin(table::Mul, &scale, &centred)
+            } else {
+                // `g · 2 / dof · (x - mean)`.
+                let k = T::from_f64(2.0 / dof);
+                bin(table::Mul, &un(ScalarRhs(table::Mul, k), g)?, &centred)
+            }
         }
-        CpuReduction::Std(c) => {
-            let mean = mean_keepdim(x, mask)?;
-            let dof = T::from_f64((n as f64 - c as f64).max(0.0));
-            let scale = zip(g, y, move |g, s| g / (dof * s))?;
-            zip3(x, &mean, &scale, |v, m, s| s * (v - m))
-        }
-        CpuReduction::Norm(p) => norm_grad(NormKind::of(p), x, y, g, mask),
-        CpuReduction::LogSumExp => zip3(x, y, g, |v, l, g| g * (v - l).exp()),
+        Statistic::Norm(p) => norm_grad(NormKind::of(p), x, y, g, mask),
+        Statistic::LogSumExp => bin(table::Mul, g, &un(table::Exp, &bin(table::Sub, x, y)?)?),
     }
 }
 
 /// PyTorch's `norm_backward`.
-fn norm_grad<T: Float>(
+fn norm_grad<T: Float, D: GradDevice<T>>(
     kind: NormKind,
-    x: &Dyn<T>,
-    y: &Dyn<T>,
-    g: &Dyn<T>,
+    x: &Dyn<T, D>,
+    y: &Dyn<T, D>,
+    g: &Dyn<T, D>,
     mask: &[bool],
-) -> Result<Dyn<T>, ShapeError> {
-    let zero = T::zero();
+) -> Result<Dyn<T, D>, D::Error> {
     match kind {
         NormKind::Zero => zeros_like(x),
-        NormKind::One => zip(x, g, |v, g| g * scalar::sign(v)),
-        NormKind::Two => zip3(
-            x,
-            y,
-            g,
-            move |v, n, g| if n == zero { zero } else { g * v / n },
-        ),
+        NormKind::One => bin(table::Mul, g, &un(table::Sign, x)?),
+        // `g · x / n`, 0 where the norm is 0.
+        NormKind::Two => zero_where_zero(y, &bin(table::Div, &bin(table::Mul, g, x)?, y)?),
         NormKind::Inf | NormKind::NegInf => {
-            let hit = x.try_zip_map(y, move |v, n| if v.abs() == n { T::one() } else { zero })?;
-            let count = sum_keepdim(&hit, mask)?;
-            let share = zip(g, &count, |g, c| g / c)?;
-            zip3(x, y, &share, move |v, n, s| {
-                if v.abs() == n {
-                    s * scalar::sign(v)
-                } else {
-                    zero
-                }
-            })
+            // The elements whose magnitude is the norm share `g` evenly.
+            if x.numel() == 0 {
+                return zeros_like(x);
+            }
+            let (zero, one) = (scalar_like(x, T::zero())?, scalar_like(x, T::one())?);
+            let hit = compare(table::Equal, &un(table::Abs, x)?, y)?;
+            let count = sum_keepdim(&select(&hit, &one, &zero)?, mask)?;
+            let share = bin(table::Div, g, &count)?;
+            select(&hit, &bin(table::Mul, &share, &un(table::Sign, x)?)?, &zero)
         }
         NormKind::P(p) => {
+            // `g / n^(p-1) · sign(x) · |x|^(p-1)`, 0 where the norm or the
+            // element is 0.
             let pm1 = T::from_f64(p - 1.0);
-            let scale = zip(
-                g,
-                y,
-                move |g, n| if n == zero { zero } else { g / n.powf(pm1) },
-            )?;
-            zip(x, &scale, move |v, s| {
-                if v == zero {
-                    zero
-                } else {
-                    s * scalar::sign(v) * v.abs().powf(pm1)
-                }
-            })
+            let scale =
+                zero_where_zero(y, &bin(table::Div, g, &un(ScalarRhs(table::Pow, pm1), y)?)?)?;
+            let signed = bin(table::Mul, &scale, &un(table::Sign, x)?)?;
+            let powed = un(ScalarRhs(table::Pow, pm1), &un(table::Abs, x)?)?;
+            zero_where_zero(x, &bin(table::Mul, &signed, &powed)?)
         }
     }
 }
@@ -282,15 +266,16 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     }
 }
 
-impl<T: Float, S: Shape> Var<T, S> {
-    /// `op` over `mask` (`None`: all dims), recorded; CPU only.
-    fn reduce_cpu<SO: Shape>(
+impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
+    /// The float statistic `s` over `mask` (`None`: all dims), recorded;
+    /// runs on any device.
+    fn statistic<SO: Shape>(
         &self,
-        op: CpuReduction,
+        s: Statistic,
         mask: Option<&[bool]>,
         keepdim: bool,
-    ) -> Result<Var<T, SO>, ShapeError> {
-        self.record_reduction(op, mask, keepdim, try_forward_keepdim, reduction_grad)
+    ) -> Result<Var<T, SO, D>, D::Error> {
+        self.record_reduction(s, mask, keepdim, statistic_keepdim, statistic_grad)
     }
 }
 
@@ -451,7 +436,7 @@ reduction_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., 3.]));
     /// assert_eq!(x.var(1).backward().wrt(&x).unwrap().to_vec(), vec![-2., 2.]);
     /// ```
-    var, var_dim, var_dim_keepdim, var_dims, try_var_dims, (correction: usize = 1) => reduce_cpu(CpuReduction::Var(correction)) on [] Cpu;
+    var, var_dim, var_dim_keepdim, var_dims, try_var_dims, (correction: usize = 1) => statistic(Statistic::Variance { correction, sqrt: false }) on [D: GradDevice<T>] D;
     /// The standard deviation with `correction` (PyTorch's default 1).
     ///
     /// ```
@@ -461,7 +446,7 @@ reduction_vars! {
     /// let g = x.std(0).backward().wrt(&x).unwrap();
     /// assert_eq!(g.to_vec(), vec![-0.5, 0.5]);
     /// ```
-    std, std_dim, std_dim_keepdim, std_dims, try_std_dims, (correction: usize = 1) => reduce_cpu(CpuReduction::Std(correction)) on [] Cpu;
+    std, std_dim, std_dim_keepdim, std_dims, try_std_dims, (correction: usize = 1) => statistic(Statistic::Variance { correction, sqrt: true }) on [D: GradDevice<T>] D;
     /// The `p`-norm.
     ///
     /// ```
@@ -470,7 +455,7 @@ reduction_vars! {
     /// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![3., 4.]));
     /// assert_eq!(x.norm(2.0).backward().wrt(&x).unwrap().to_vec(), vec![0.6, 0.8]);
     /// ```
-    norm, norm_dim, norm_dim_keepdim, norm_dims, try_norm_dims, (p: f64 = 2.0) => reduce_cpu(CpuReduction::Norm(p)) on [] Cpu;
+    norm, norm_dim, norm_dim_keepdim, norm_dims, try_norm_dims, (p: f64 = 2.0) => statistic(Statistic::Norm(p)) on [D: GradDevice<T>] D;
     /// `log Σ exp x`; its gradient is the softmax.
     ///
     /// ```
@@ -480,7 +465,7 @@ reduction_vars! {
     /// let g = x.logsumexp().backward().wrt(&x).unwrap().to_vec();
     /// assert!(g.iter().all(|v| (v - 0.5).abs() < 1e-15));
     /// ```
-    logsumexp, logsumexp_dim, logsumexp_dim_keepdim, logsumexp_dims, try_logsumexp_dims, () => reduce_cpu(CpuReduction::LogSumExp) on [] Cpu;
+    logsumexp, logsumexp_dim, logsumexp_dim_keepdim, logsumexp_dims, try_logsumexp_dims, () => statistic(Statistic::LogSumExp) on [D: GradDevice<T>] D;
 }
 
 /// `softmax` or `log_softmax`.
@@ -490,9 +475,9 @@ enum Normalize {
     LogSoftmax,
 }
 
-impl<T: Float, S: Shape> Var<T, S> {
+impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// `softmax` or `log_softmax` along `dim`, recorded.
-    fn normalize(&self, dim: isize, op: Normalize) -> Result<Var<T, S>, ShapeError> {
+    fn normalize(&self, dim: isize, op: Normalize) -> Result<Var<T, S, D>, D::Error> {
         let value = match op {
             Normalize::Softmax => self.value.try_softmax(dim)?,
             Normalize::LogSoftmax => self.value.try_log_softmax(dim)?,
@@ -500,15 +485,17 @@ impl<T: Float, S: Shape> Var<T, S> {
         let y = value.share().into_dyn();
         let mask = crate::ops::reduce::dims_mask(&[dim], self.value.rank())?;
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
-            Box::new(move |g: &Dyn<T>, _: &[bool]| {
+            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 let grad = match op {
+                    // `y (g - Σ g y)`.
                     Normalize::Softmax => {
-                        let gy = sum_keepdim(&zip(g, &y, |g, y| g * y)?, &mask)?;
-                        zip3(&y, g, &gy, |y, g, s| y * (g - s))
+                        let gy = sum_keepdim(&bin(table::Mul, g, &y)?, &mask)?;
+                        bin(table::Mul, &y, &bin(table::Sub, g, &gy)?)
                     }
+                    // `g - exp(y) Σ g`.
                     Normalize::LogSoftmax => {
                         let gs = sum_keepdim(g, &mask)?;
-                        zip3(g, &y, &gs, |g, y, s| g - y.exp() * s)
+                        bin(table::Sub, g, &bin(table::Mul, &un(table::Exp, &y)?, &gs)?)
                     }
                 };
                 Ok(smallvec![Some(grad?)])
@@ -529,7 +516,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let g = x.try_softmax(0).unwrap().mul(&w).sum().backward();
     /// assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![0.25, -0.25]);
     /// ```
-    pub fn try_softmax(&self, dim: isize) -> Result<Var<T, S>, ShapeError> {
+    pub fn try_softmax(&self, dim: isize) -> Result<Var<T, S, D>, D::Error> {
         self.normalize(dim, Normalize::Softmax)
     }
 
@@ -545,7 +532,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(x.softmax_dim::<1>().value().to_vec(), vec![0.5; 4]);
     /// ```
     #[track_caller]
-    pub fn softmax_dim<const K: usize>(&self) -> Var<T, S>
+    pub fn softmax_dim<const K: usize>(&self) -> Var<T, S, D>
     where
         S: RemoveAxis<K>,
     {
@@ -566,7 +553,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// let g = x.try_log_softmax(-1).unwrap().mul(&w).sum().backward();
     /// assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![0.5, -0.5]);
     /// ```
-    pub fn try_log_softmax(&self, dim: isize) -> Result<Var<T, S>, ShapeError> {
+    pub fn try_log_softmax(&self, dim: isize) -> Result<Var<T, S, D>, D::Error> {
         self.normalize(dim, Normalize::LogSoftmax)
     }
 
@@ -582,7 +569,7 @@ impl<T: Float, S: Shape> Var<T, S> {
     /// assert_eq!(x.log_softmax_dim::<1>().value().to_vec(), vec![-(2f64.ln()); 2]);
     /// ```
     #[track_caller]
-    pub fn log_softmax_dim<const K: usize>(&self) -> Var<T, S>
+    pub fn log_softmax_dim<const K: usize>(&self) -> Var<T, S, D>
     where
         S: RemoveAxis<K>,
     {

@@ -25,7 +25,7 @@ use super::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::Tensor;
 use crate::device::Device;
 use crate::element::{Element, Float, Numeric};
-use crate::ops::index::IndexElement;
+use crate::ops::index::{IndexElement, ScatterReduce};
 use crate::shape::{DimVec, Dyn, DynRank, Shape, ShapeError};
 
 /// The primitives of a device for elements `T`: pointwise ops of the op
@@ -261,6 +261,27 @@ pub trait Backend<T: Element>: Device {
     where
         T: Numeric;
 
+    /// As [`Backend::scatter`], combining every contribution into the
+    /// written element with `reduce`'s operation (`scatter_reduce_` with
+    /// `include_self=True`): `Sum` and `Mean` add, `Prod` multiplies
+    /// (integers wrap), `Amax` / `Amin` keep the largest / smallest (a NaN
+    /// wins). The caller divides for `Mean`. With repeated indices the
+    /// contributions are combined in row-major order on the CPU and in an
+    /// unspecified order on CUDA (atomics), so a float `Sum` or `Prod` may
+    /// differ there in the last bits.
+    ///
+    /// # Errors
+    /// As [`Backend::scatter`].
+    fn scatter_reduce<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+        out: &mut Tensor<T, S, Self>,
+        dim: usize,
+        index: &Tensor<I, SI, Self>,
+        src: &Tensor<T, S2, Self>,
+        reduce: ScatterReduce,
+    ) -> Result<(), Self::Error>
+    where
+        T: Numeric;
+
     /// The parts laid one after the other along `dim` (`cat`), into a new
     /// contiguous tensor of sizes `out` (their sizes, summed along `dim`),
     /// of shape `SO`. The caller has checked `cat`'s size rules.
@@ -310,6 +331,19 @@ pub trait Backend<T: Element>: Device {
         mask: &Tensor<bool, SM, Self>,
         dims: &[usize],
     ) -> Result<Tensor<T, (Dyn,), Self>, Self::Error>;
+
+    /// A tensor of sizes `dims` holding `data` (row-major), on the device
+    /// `like` lives on (the one upload the index ops whose result depends
+    /// on values, `nonzero` and `masked_scatter`, need).
+    ///
+    /// # Errors
+    /// `data` does not have `dims`' element count or does not fit `S`; an
+    /// allocation or driver error.
+    fn from_host<S: Shape, U: Element>(
+        like: &Tensor<U, impl Shape, Self>,
+        data: Vec<T>,
+        dims: &[usize],
+    ) -> Result<Tensor<T, S, Self>, Self::Error>;
 
     /// The elements of `a` in row-major order, on the host (for the checks
     /// that must see values, such as integer division by zero).

@@ -4,7 +4,11 @@
 
 use super::optimizer::{Optimizer, slot};
 use crate::Tensor;
+use crate::autograd::GradDevice;
+use crate::backend::op::{ScalarLhs, ScalarRhs};
+use crate::device::{Cpu, Device};
 use crate::element::Float;
+use crate::ops::table::{Add, CopyFrom, Div, Fill, Mul, Sqrt, Sub};
 use crate::shape::DynRank;
 
 /// Adam (`torch.optim.Adam`, or AdamW with [`Adam::adamw`]). At step `t`,
@@ -24,26 +28,84 @@ use crate::shape::DynRank;
 /// let v = w.value().to_vec();
 /// assert!((v[0] - 0.9).abs() < 1e-7 && (v[1] + 0.9).abs() < 1e-7);
 /// ```
-#[derive(Clone, Debug)]
-pub struct Adam<T: Float> {
+pub struct Adam<T: Float, D: Device = Cpu> {
     lr: T,
     beta1: T,
     beta2: T,
     eps: T,
     weight_decay: T,
     decoupled: bool,
-    moments: Vec<Option<Moments<T>>>,
+    moments: Vec<Option<Moments<T, D>>>,
 }
 
 /// The state of one parameter: step count and the two moments.
-#[derive(Clone, Debug)]
-struct Moments<T: Float> {
+struct Moments<T: Float, D: Device> {
     step: i32,
-    m: Tensor<T, DynRank>,
-    v: Tensor<T, DynRank>,
+    m: Tensor<T, DynRank, D>,
+    v: Tensor<T, DynRank, D>,
 }
 
-impl<T: Float> Adam<T> {
+impl<T: Float, D: Device> Clone for Moments<T, D>
+where
+    Tensor<T, DynRank, D>: Clone,
+{
+    fn clone(&self) -> Self {
+        Moments {
+            step: self.step,
+            m: self.m.clone(),
+            v: self.v.clone(),
+        }
+    }
+}
+
+impl<T: Float, D: Device> core::fmt::Debug for Moments<T, D>
+where
+    Tensor<T, DynRank, D>: core::fmt::Debug,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Moments")
+            .field("step", &self.step)
+            .field("m", &self.m)
+            .field("v", &self.v)
+            .finish()
+    }
+}
+
+impl<T: Float, D: Device> Clone for Adam<T, D>
+where
+    Tensor<T, DynRank, D>: Clone,
+{
+    fn clone(&self) -> Self {
+        Adam {
+            lr: self.lr,
+            beta1: self.beta1,
+            beta2: self.beta2,
+            eps: self.eps,
+            weight_decay: self.weight_decay,
+            decoupled: self.decoupled,
+            moments: self.moments.clone(),
+        }
+    }
+}
+
+impl<T: Float, D: Device> core::fmt::Debug for Adam<T, D>
+where
+    Tensor<T, DynRank, D>: core::fmt::Debug,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Adam")
+            .field("lr", &self.lr)
+            .field("beta1", &self.beta1)
+            .field("beta2", &self.beta2)
+            .field("eps", &self.eps)
+            .field("weight_decay", &self.weight_decay)
+            .field("decoupled", &self.decoupled)
+            .field("moments", &self.moments)
+            .finish()
+    }
+}
+
+impl<T: Float, D: Device> Adam<T, D> {
     /// Adam with learning rate `lr` and PyTorch's defaults: betas
     /// `(0.9, 0.999)`, eps `1e-8`, no weight decay.
     ///
@@ -117,8 +179,8 @@ impl<T: Float> Adam<T> {
     }
 }
 
-impl<T: Float> Optimizer<T> for Adam<T> {
-    fn update(&mut self, index: usize, p: &mut Tensor<T, DynRank>, g: &Tensor<T, DynRank>) {
+impl<T: Float, D: GradDevice<T>> Optimizer<T, D> for Adam<T, D> {
+    fn update(&mut self, index: usize, p: &mut Tensor<T, DynRank, D>, g: &Tensor<T, DynRank, D>) {
         let Adam {
             lr,
             beta1,
@@ -129,44 +191,54 @@ impl<T: Float> Optimizer<T> for Adam<T> {
             ..
         } = *self;
         let shape = "a gradient has its parameter's sizes";
-        let state = slot(&mut self.moments, index).get_or_insert_with(|| Moments {
-            step: 0,
-            m: Tensor::try_zeros(p.dims()).expect("a parameter's sizes"),
-            v: Tensor::try_zeros(p.dims()).expect("a parameter's sizes"),
-        });
+        let state = match slot(&mut self.moments, index) {
+            Some(s) => s,
+            empty => {
+                let zeros = || D::unary(Fill(T::zero()), &*p).expect("a parameter's sizes");
+                empty.insert(Moments {
+                    step: 0,
+                    m: zeros(),
+                    v: zeros(),
+                })
+            }
+        };
         state.step += 1;
-        // Adam's L2 decay goes into the gradient; AdamW's into the parameter.
+        // Op-table operations, in the order (and so with the rounding) of
+        // PyTorch's formulas. Adam's L2 decay goes into the gradient;
+        // AdamW's into the parameter.
         let l2 = if decoupled { T::zero() } else { wd };
         if decoupled && wd != T::zero() {
             let scale = T::one() - lr * wd;
-            p.try_map_(move |p| p * scale).expect(shape);
+            D::unary_(ScalarRhs(Mul, scale), p).expect(shape);
         }
+        let gd: Tensor<T, DynRank, D> =
+            D::binary(Add, g, &D::unary(ScalarLhs(Mul, l2), &*p).expect(shape)).expect(shape);
         let w = T::one() - beta1;
-        let half = T::from_f64(0.5);
-        state
-            .m
-            .try_zip_map3_(g, &*p, move |m, g, p| {
-                let g = g + l2 * p;
-                // `torch.lerp`'s two forms, for its rounding.
-                if w < half {
-                    m + w * (g - m)
-                } else {
-                    g - (g - m) * (T::one() - w)
-                }
-            })
-            .expect(shape);
-        state
-            .v
-            .try_zip_map3_(g, &*p, move |v, g, p| {
-                let g = g + l2 * p;
-                v * beta2 + g * g * (T::one() - beta2)
-            })
-            .expect(shape);
+        let diff: Tensor<T, DynRank, D> = D::binary(Sub, &gd, &state.m).expect(shape);
+        // `torch.lerp`'s two forms, for its rounding.
+        if w < T::from_f64(0.5) {
+            // `m + w·(g - m)`.
+            let t = D::unary(ScalarLhs(Mul, w), &diff).expect(shape);
+            D::binary_(Add, &mut state.m, &t).expect(shape);
+        } else {
+            // `g - (g - m)·(1 - w)`.
+            let t = D::unary(ScalarRhs(Mul, T::one() - w), &diff).expect(shape);
+            let m: Tensor<T, DynRank, D> = D::binary(Sub, &gd, &t).expect(shape);
+            D::binary_(CopyFrom, &mut state.m, &m).expect(shape);
+        }
+        // `v·β₂ + g·g·(1 - β₂)`.
+        let gg: Tensor<T, DynRank, D> = D::binary(Mul, &gd, &gd).expect(shape);
+        let gg = D::unary(ScalarRhs(Mul, T::one() - beta2), &gg).expect(shape);
+        D::unary_(ScalarRhs(Mul, beta2), &mut state.v).expect(shape);
+        D::binary_(Add, &mut state.v, &gg).expect(shape);
+        // `p - step_size·(m / (√v / √(1 - β₂ᵗ) + ε))`.
         let step_size = lr / (T::one() - beta1.powi(state.step));
         let bc2_sqrt = (T::one() - beta2.powi(state.step)).sqrt();
-        p.try_zip_map3_(&state.m, &state.v, move |p, m, v| {
-            p - step_size * (m / (v.sqrt() / bc2_sqrt + eps))
-        })
-        .expect(shape);
+        let denom = D::unary(Sqrt, &state.v).expect(shape);
+        let denom = D::unary(ScalarRhs(Div, bc2_sqrt), &denom).expect(shape);
+        let denom = D::unary(ScalarRhs(Add, eps), &denom).expect(shape);
+        let ratio: Tensor<T, DynRank, D> = D::binary(Div, &state.m, &denom).expect(shape);
+        let step = D::unary(ScalarLhs(Mul, step_size), &ratio).expect(shape);
+        D::binary_(Sub, p, &step).expect(shape);
     }
 }

@@ -4,7 +4,8 @@
 use super::init::{kaiming_uniform, kaiming_uniform_bound, split_seed, uniform};
 use super::params::Parameters;
 use crate::Tensor;
-use crate::autograd::Var;
+use crate::autograd::{GradDevice, Var};
+use crate::device::{Cpu, Device};
 use crate::element::Float;
 use crate::ops::matmul::{Matmul, MatmulShape};
 use crate::shape::{Broadcast, BroadcastShape, Dim, DynRank, FixedDim, Shape};
@@ -36,11 +37,11 @@ pub type LinearOutput<S, I, O> = Broadcast<Matmul<S, (I, O)>, (O,)>;
 /// let y: Var<f32, Shape![5, 2]> = layer.forward(&x);
 /// assert_eq!(y.dims(), &[5, 2]);
 /// ```
-pub struct Linear<I: Dim, O: Dim, T: Float = f32> {
+pub struct Linear<I: Dim, O: Dim, T: Float = f32, D: Device = Cpu> {
     /// The weight, `(O, I)`.
-    pub weight: Var<T, (O, I)>,
+    pub weight: Var<T, (O, I), D>,
     /// The bias, `(O,)`, or `None` for a layer without one.
-    pub bias: Option<Var<T, (O,)>>,
+    pub bias: Option<Var<T, (O,), D>>,
 }
 
 impl<I: FixedDim, O: FixedDim, T: Float> Linear<I, O, T> {
@@ -65,7 +66,9 @@ impl<I: FixedDim, O: FixedDim, T: Float> Linear<I, O, T> {
             bias: Some(Var::param(bias)),
         }
     }
+}
 
+impl<I: Dim, O: Dim, T: Float, D: GradDevice<T>> Linear<I, O, T, D> {
     /// The same layer without its bias (`bias=False`).
     ///
     /// ```
@@ -77,9 +80,7 @@ impl<I: FixedDim, O: FixedDim, T: Float> Linear<I, O, T> {
     pub fn without_bias(self) -> Self {
         Linear { bias: None, ..self }
     }
-}
 
-impl<I: Dim, O: Dim, T: Float> Linear<I, O, T> {
     /// A layer with the given weight `(O, I)` and bias `(O,)`, both made
     /// parameters (to load trained or reference values).
     ///
@@ -90,7 +91,7 @@ impl<I: Dim, O: Dim, T: Float> Linear<I, O, T> {
     /// let l: Linear<Const<2>, One> = Linear::from_tensors(w, None);
     /// assert!(l.bias.is_none());
     /// ```
-    pub fn from_tensors(weight: Tensor<T, (O, I)>, bias: Option<Tensor<T, (O,)>>) -> Self {
+    pub fn from_tensors(weight: Tensor<T, (O, I), D>, bias: Option<Tensor<T, (O,), D>>) -> Self {
         Linear {
             weight: Var::param(weight),
             bias: bias.map(Var::param),
@@ -110,7 +111,7 @@ impl<I: Dim, O: Dim, T: Float> Linear<I, O, T> {
     /// assert_eq!(y.dims(), &[7, 2]);
     /// ```
     #[track_caller]
-    pub fn forward<X>(&self, x: &Var<T, X>) -> Var<T, X::Output>
+    pub fn forward<X>(&self, x: &Var<T, X, D>) -> Var<T, X::Output, D>
     where
         X: LinearInput<I, O>,
         X::Output: Shape,
@@ -131,7 +132,7 @@ impl<I: Dim, O: Dim, T: Float> Linear<I, O, T> {
     /// assert_eq!(y.dims(), &[4, 5, 2]);
     /// ```
     #[track_caller]
-    pub fn forward_nd<S>(&self, x: &Var<T, S>) -> Var<T, LinearOutput<S, I, O>>
+    pub fn forward_nd<S>(&self, x: &Var<T, S, D>) -> Var<T, LinearOutput<S, I, O>, D>
     where
         S: Shape + MatmulShape<(I, O)>,
         Matmul<S, (I, O)>: BroadcastShape<(O,)>,
@@ -149,15 +150,15 @@ impl<I: Dim, O: Dim, T: Float> Linear<I, O, T> {
     }
 }
 
-impl<I: Dim, O: Dim, T: Float> Parameters<T> for Linear<I, O, T> {
+impl<I: Dim, O: Dim, T: Float, D: GradDevice<T>> Parameters<T, D> for Linear<I, O, T, D> {
     /// The weight, then the bias (PyTorch's order).
-    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank>)) {
+    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {
         self.weight.visit_params(f);
         self.bias.visit_params(f);
     }
 }
 
-impl<I: Dim, O: Dim, T: Float> Clone for Linear<I, O, T> {
+impl<I: Dim, O: Dim, T: Float, D: Device> Clone for Linear<I, O, T, D> {
     /// Another handle on the same parameters.
     fn clone(&self) -> Self {
         Linear {
@@ -182,7 +183,10 @@ pub trait LinearInput<I: Dim, O: Dim>: Shape {
     type Output: Shape;
     /// `layer.forward(x)`.
     #[doc(hidden)]
-    fn forward<T: Float>(layer: &Linear<I, O, T>, x: &Var<T, Self>) -> Var<T, Self::Output>;
+    fn forward<T: Float, D: GradDevice<T>>(
+        layer: &Linear<I, O, T, D>,
+        x: &Var<T, Self, D>,
+    ) -> Var<T, Self::Output, D>;
 }
 
 /// Rows of the layer's width, any batch dimension. (The impl is over every
@@ -196,7 +200,10 @@ where
 {
     type Output = (X::Batch, O);
     #[track_caller]
-    fn forward<T: Float>(layer: &Linear<I, O, T>, x: &Var<T, X>) -> Var<T, (X::Batch, O)> {
+    fn forward<T: Float, D: GradDevice<T>>(
+        layer: &Linear<I, O, T, D>,
+        x: &Var<T, X, D>,
+    ) -> Var<T, (X::Batch, O), D> {
         layer.forward_nd(X::Width::rows(X::rows(x)))
     }
 }
@@ -220,13 +227,13 @@ pub trait Rows: Shape {
     type Width: Dim;
     /// The input typed as `(B, W)` (the identity).
     #[doc(hidden)]
-    fn rows<T: Float>(x: &Var<T, Self>) -> &Var<T, (Self::Batch, Self::Width)>;
+    fn rows<T: Float, D: Device>(x: &Var<T, Self, D>) -> &Var<T, (Self::Batch, Self::Width), D>;
 }
 
 impl<B: Dim, W: Dim> Rows for (B, W) {
     type Batch = B;
     type Width = W;
-    fn rows<T: Float>(x: &Var<T, (B, W)>) -> &Var<T, (B, W)> {
+    fn rows<T: Float, D: Device>(x: &Var<T, (B, W), D>) -> &Var<T, (B, W), D> {
         x
     }
 }
@@ -248,11 +255,11 @@ impl<B: Dim, W: Dim> Rows for (B, W) {
 pub trait InputWidth<I: Dim>: Dim {
     /// The rows seen with width `I` (the identity).
     #[doc(hidden)]
-    fn rows<T: Float, B: Dim>(x: &Var<T, (B, Self)>) -> &Var<T, (B, I)>;
+    fn rows<T: Float, B: Dim, D: Device>(x: &Var<T, (B, Self), D>) -> &Var<T, (B, I), D>;
 }
 
 impl<I: Dim> InputWidth<I> for I {
-    fn rows<T: Float, B: Dim>(x: &Var<T, (B, I)>) -> &Var<T, (B, I)> {
+    fn rows<T: Float, B: Dim, D: Device>(x: &Var<T, (B, I), D>) -> &Var<T, (B, I), D> {
         x
     }
 }

@@ -8,7 +8,8 @@
 
 use super::reduction::Reduction;
 use crate::Tensor;
-use crate::autograd::Var;
+use crate::autograd::{GradDevice, Var};
+use crate::backend::Backend;
 use crate::element::Float;
 use crate::ops::index::IndexElement;
 use crate::shape::OrPanic;
@@ -31,11 +32,11 @@ use crate::shape::{BroadcastShape, Dim, One, Shape};
 /// assert_eq!(l.backward().wrt(&x).unwrap().to_vec(), vec![1., 3.]);
 /// ```
 #[track_caller]
-pub fn mse<T: Float, S, R: Reduction<S>>(
-    input: &Var<T, S>,
-    target: &Var<T, S>,
+pub fn mse<T: Float, S, R: Reduction<S>, D: GradDevice<T>>(
+    input: &Var<T, S, D>,
+    target: &Var<T, S, D>,
     reduction: R,
-) -> Var<T, R::Output>
+) -> Var<T, R::Output, D>
 where
     S: BroadcastShape<S, Output = S>,
 {
@@ -60,22 +61,27 @@ where
 /// assert_eq!(l.backward().wrt(&lp).unwrap().to_vec(), vec![0., 0., -1., -1., 0., 0.]);
 /// ```
 #[track_caller]
-pub fn nll<T: Float, B: Dim, C: Dim, I: IndexElement, R: Reduction<(B,)>>(
-    log_probs: &Var<T, (B, C)>,
-    target: &Tensor<I, (B,)>,
+pub fn nll<T: Float, B: Dim, C: Dim, I: IndexElement, R: Reduction<(B,)>, D>(
+    log_probs: &Var<T, (B, C), D>,
+    target: &Tensor<I, (B,), D>,
     reduction: R,
-) -> Var<T, R::Output> {
+) -> Var<T, R::Output, D>
+where
+    D: GradDevice<T> + Backend<I>,
+{
     let classes = log_probs.dims()[1];
-    if let Some(bad) = target
-        .to_vec()
+    // The targets are checked on the host (PyTorch's CPU message; its
+    // CUDA kernel asserts on the device instead).
+    if let Some(bad) = <D as Backend<I>>::to_host(target)
+        .or_panic()
         .into_iter()
         .map(Into::<i64>::into)
         .find(|&t| t < 0 || t as usize >= classes)
     {
         panic!("Target {bad} is out of bounds.");
     }
-    let index: Tensor<I, (B, One)> = target.unsqueeze::<1>();
-    let picked: Var<T, (B,)> = log_probs.gather(1, &index).sum_dim::<1>();
+    let index: Tensor<I, (B, One), D> = target.unsqueeze::<1>();
+    let picked: Var<T, (B,), D> = log_probs.gather(1, &index).sum_dim::<1>();
     reduction.reduce(picked.neg())
 }
 
@@ -96,11 +102,14 @@ pub fn nll<T: Float, B: Dim, C: Dim, I: IndexElement, R: Reduction<(B,)>>(
 /// assert_eq!(l.backward().wrt(&logits).unwrap().to_vec(), vec![0.5, -0.5]);
 /// ```
 #[track_caller]
-pub fn cross_entropy<T: Float, B: Dim, C: Dim, I: IndexElement, R: Reduction<(B,)>>(
-    logits: &Var<T, (B, C)>,
-    target: &Tensor<I, (B,)>,
+pub fn cross_entropy<T: Float, B: Dim, C: Dim, I: IndexElement, R: Reduction<(B,)>, D>(
+    logits: &Var<T, (B, C), D>,
+    target: &Tensor<I, (B,), D>,
     reduction: R,
-) -> Var<T, R::Output> {
+) -> Var<T, R::Output, D>
+where
+    D: GradDevice<T> + Backend<I>,
+{
     nll(&logits.log_softmax_dim::<1>(), target, reduction)
 }
 
@@ -120,18 +129,18 @@ pub fn cross_entropy<T: Float, B: Dim, C: Dim, I: IndexElement, R: Reduction<(B,
 /// assert_eq!(l.backward().wrt(&logits).unwrap().to_vec(), vec![0.25, -0.25]);
 /// ```
 #[track_caller]
-pub fn cross_entropy_probs<T: Float, B: Dim, C: Dim, R: Reduction<(B,)>>(
-    logits: &Var<T, (B, C)>,
-    target: &Tensor<T, (B, C)>,
+pub fn cross_entropy_probs<T: Float, B: Dim, C: Dim, R: Reduction<(B,)>, D: GradDevice<T>>(
+    logits: &Var<T, (B, C), D>,
+    target: &Tensor<T, (B, C), D>,
     reduction: R,
-) -> Var<T, R::Output>
+) -> Var<T, R::Output, D>
 where
     (B, C): BroadcastShape<(B, C), Output = (B, C)>,
 {
     let per_class = logits
         .log_softmax_dim::<1>()
         .mul(&Var::constant(target.share()));
-    let per_row: Var<T, (B,)> = per_class.sum_dim::<1>();
+    let per_row: Var<T, (B,), D> = per_class.sum_dim::<1>();
     reduction.reduce(per_row.neg())
 }
 
@@ -151,11 +160,11 @@ where
 /// assert_eq!(binary_cross_entropy_with_logits(&x, &y, Mean).value().item(), 0.);
 /// ```
 #[track_caller]
-pub fn binary_cross_entropy_with_logits<T: Float, S: Shape, R: Reduction<S>>(
-    input: &Var<T, S>,
-    target: &Tensor<T, S>,
+pub fn binary_cross_entropy_with_logits<T: Float, S: Shape, R: Reduction<S>, D: GradDevice<T>>(
+    input: &Var<T, S, D>,
+    target: &Tensor<T, S, D>,
     reduction: R,
-) -> Var<T, R::Output> {
+) -> Var<T, R::Output, D> {
     let losses = input.try_logistic_loss(target).or_panic();
     reduction.reduce(losses)
 }

@@ -3,7 +3,8 @@
 
 use super::params::Parameters;
 use crate::Tensor;
-use crate::autograd::{Gradients, Var};
+use crate::autograd::{GradDevice, Gradients, Var};
+use crate::device::Cpu;
 use crate::element::Float;
 use crate::shape::DynRank;
 
@@ -26,22 +27,27 @@ use crate::shape::DynRank;
 /// Sgd::new(0.25).step(&mut w, &grads);
 /// assert_eq!(w.value().to_vec(), vec![0.5, 1.]);
 /// ```
-pub trait Optimizer<T: Float> {
+pub trait Optimizer<T: Float, D: GradDevice<T> = Cpu> {
     /// Updates the parameter at position `index` (its value `param`, shared
     /// storage) with gradient `grad`.
-    fn update(&mut self, index: usize, param: &mut Tensor<T, DynRank>, grad: &Tensor<T, DynRank>);
+    fn update(
+        &mut self,
+        index: usize,
+        param: &mut Tensor<T, DynRank, D>,
+        grad: &Tensor<T, DynRank, D>,
+    );
 
     /// Updates every parameter of `model` that has a gradient in `grads`.
     ///
     /// Call it after the backward pass, once the loss's graph is no longer
     /// needed: parameters are written in place, and a graph that still holds
     /// them would see the new values.
-    fn step<M: Parameters<T> + ?Sized>(&mut self, model: &mut M, grads: &Gradients<T>)
+    fn step<M: Parameters<T, D> + ?Sized>(&mut self, model: &mut M, grads: &Gradients<T, D>)
     where
         Self: Sized,
     {
         let mut index = 0;
-        model.visit_params(&mut |p: &Var<T, DynRank>| {
+        model.visit_params(&mut |p: &Var<T, DynRank, D>| {
             if let Some(g) = grads.wrt(p) {
                 // `share()`: a handle on the parameter's own storage, so the
                 // update is written into the model (`clone()` would copy).

@@ -1,7 +1,8 @@
 //! The parameters of a model, listed in a fixed order, so that an optimizer
 //! can step a whole model.
 
-use crate::autograd::{Gradients, Var};
+use crate::autograd::{GradDevice, Gradients, Var};
+use crate::device::Cpu;
 use crate::element::Float;
 use crate::shape::{DynRank, Shape};
 
@@ -34,11 +35,11 @@ use crate::shape::{DynRank, Shape};
 /// assert_eq!(sizes, [vec![3, 4], vec![3], vec![2, 3], vec![2], vec![2]]);
 /// assert_eq!(m.num_params(), 12 + 3 + 6 + 2 + 2);
 /// ```
-pub trait Parameters<T: Float> {
+pub trait Parameters<T: Float, D: GradDevice<T> = Cpu> {
     /// Calls `f` on each parameter, in a fixed order. The handle passed to
     /// `f` shares the parameter's storage and graph node: an optimizer
     /// writes its update through it, in place.
-    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank>));
+    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>));
 
     /// The parameters in visiting order, as handles on their storage.
     ///
@@ -48,7 +49,7 @@ pub trait Parameters<T: Float> {
     /// let l: Linear<Const<3>, Const<2>> = Linear::new(0);
     /// assert_eq!(l.params().len(), 2);
     /// ```
-    fn params(&self) -> Vec<Var<T, DynRank>> {
+    fn params(&self) -> Vec<Var<T, DynRank, D>> {
         let mut out = Vec::new();
         self.visit_params(&mut |p| out.push(p.clone()));
         out
@@ -81,16 +82,16 @@ pub trait Parameters<T: Float> {
     /// let g = l.grads(&grads);
     /// assert_eq!(g[1].as_ref().unwrap().to_vec(), vec![4., 4.]); // bias
     /// ```
-    fn grads(&self, grads: &Gradients<T>) -> Vec<Option<crate::Tensor<T, DynRank>>> {
+    fn grads(&self, grads: &Gradients<T, D>) -> Vec<Option<crate::Tensor<T, DynRank, D>>> {
         let mut out = Vec::new();
         self.visit_params(&mut |p| out.push(grads.wrt(p)));
         out
     }
 }
 
-impl<T: Float, S: Shape> Parameters<T> for Var<T, S> {
+impl<T: Float, S: Shape, D: GradDevice<T>> Parameters<T, D> for Var<T, S, D> {
     /// A `Var` that needs a gradient is one parameter; a constant is none.
-    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank>)) {
+    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {
         if self.requires_grad() {
             f(&Var {
                 value: self.value.share().into_dyn(),
@@ -100,23 +101,23 @@ impl<T: Float, S: Shape> Parameters<T> for Var<T, S> {
     }
 }
 
-impl<T: Float, P: Parameters<T>> Parameters<T> for Vec<P> {
+impl<T: Float, D: GradDevice<T>, P: Parameters<T, D>> Parameters<T, D> for Vec<P> {
     /// Each element's parameters, in order.
-    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank>)) {
+    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {
         self.iter().for_each(|p| p.visit_params(f));
     }
 }
 
-impl<T: Float, P: Parameters<T>, const N: usize> Parameters<T> for [P; N] {
+impl<T: Float, D: GradDevice<T>, P: Parameters<T, D>, const N: usize> Parameters<T, D> for [P; N] {
     /// Each element's parameters, in order.
-    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank>)) {
+    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {
         self.iter().for_each(|p| p.visit_params(f));
     }
 }
 
-impl<T: Float, P: Parameters<T>> Parameters<T> for Option<P> {
+impl<T: Float, D: GradDevice<T>, P: Parameters<T, D>> Parameters<T, D> for Option<P> {
     /// The parameters of the value, if any.
-    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank>)) {
+    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {
         if let Some(p) = self {
             p.visit_params(f);
         }

@@ -2,7 +2,7 @@
 //! argument, chosen by type so that the result's shape is known: `()` for
 //! [`Mean`] and [`Sum`], the per-element shape for [`NoReduction`].
 
-use crate::autograd::Var;
+use crate::autograd::{GradDevice, Var};
 use crate::element::Float;
 use crate::shape::Shape;
 
@@ -19,7 +19,7 @@ pub trait Reduction<S: Shape> {
     /// The reduced shape.
     type Output: Shape;
     /// Reduces `losses`.
-    fn reduce<T: Float>(&self, losses: Var<T, S>) -> Var<T, Self::Output>;
+    fn reduce<T: Float, D: GradDevice<T>>(&self, losses: Var<T, S, D>) -> Var<T, Self::Output, D>;
 }
 
 /// The mean over every element (`reduction='mean'`, PyTorch's default).
@@ -52,21 +52,21 @@ pub struct NoReduction;
 
 impl<S: Shape> Reduction<S> for Mean {
     type Output = ();
-    fn reduce<T: Float>(&self, losses: Var<T, S>) -> Var<T, ()> {
+    fn reduce<T: Float, D: GradDevice<T>>(&self, losses: Var<T, S, D>) -> Var<T, (), D> {
         losses.mean()
     }
 }
 
 impl<S: Shape> Reduction<S> for Sum {
     type Output = ();
-    fn reduce<T: Float>(&self, losses: Var<T, S>) -> Var<T, ()> {
+    fn reduce<T: Float, D: GradDevice<T>>(&self, losses: Var<T, S, D>) -> Var<T, (), D> {
         losses.sum()
     }
 }
 
 impl<S: Shape> Reduction<S> for NoReduction {
     type Output = S;
-    fn reduce<T: Float>(&self, losses: Var<T, S>) -> Var<T, S> {
+    fn reduce<T: Float, D: GradDevice<T>>(&self, losses: Var<T, S, D>) -> Var<T, S, D> {
         losses
     }
 }

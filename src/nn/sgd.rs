@@ -3,7 +3,11 @@
 
 use super::optimizer::{Optimizer, slot};
 use crate::Tensor;
+use crate::autograd::GradDevice;
+use crate::backend::op::{ScalarLhs, ScalarRhs};
+use crate::device::{Cpu, Device};
 use crate::element::Float;
+use crate::ops::table::{Add, Mul, Sub};
 use crate::shape::DynRank;
 
 /// `torch.optim.SGD`: with `d = g + weight_decay · p`, the momentum buffer
@@ -24,17 +28,48 @@ use crate::shape::DynRank;
 /// // b = 1, then 0.5 + 1 = 1.5: w = 1 - 0.1 - 0.15
 /// assert!((w.value().to_vec()[0] - 0.75).abs() < 1e-15);
 /// ```
-#[derive(Clone, Debug)]
-pub struct Sgd<T: Float> {
+pub struct Sgd<T: Float, D: Device = Cpu> {
     lr: T,
     momentum: T,
     dampening: T,
     weight_decay: T,
     nesterov: bool,
-    buffers: Vec<Option<Tensor<T, DynRank>>>,
+    buffers: Vec<Option<Tensor<T, DynRank, D>>>,
 }
 
-impl<T: Float> Sgd<T> {
+impl<T: Float, D: Device> Clone for Sgd<T, D>
+where
+    Tensor<T, DynRank, D>: Clone,
+{
+    fn clone(&self) -> Self {
+        Sgd {
+            lr: self.lr,
+            momentum: self.momentum,
+            dampening: self.dampening,
+            weight_decay: self.weight_decay,
+            nesterov: self.nesterov,
+            buffers: self.buffers.clone(),
+        }
+    }
+}
+
+impl<T: Float, D: Device> core::fmt::Debug for Sgd<T, D>
+where
+    Tensor<T, DynRank, D>: core::fmt::Debug,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Sgd")
+            .field("lr", &self.lr)
+            .field("momentum", &self.momentum)
+            .field("dampening", &self.dampening)
+            .field("weight_decay", &self.weight_decay)
+            .field("nesterov", &self.nesterov)
+            .field("buffers", &self.buffers)
+            .finish()
+    }
+}
+
+impl<T: Float, D: Device> Sgd<T, D> {
     /// Plain SGD with learning rate `lr`: no momentum, no weight decay.
     ///
     /// ```
@@ -107,8 +142,8 @@ impl<T: Float> Sgd<T> {
     }
 }
 
-impl<T: Float> Optimizer<T> for Sgd<T> {
-    fn update(&mut self, index: usize, p: &mut Tensor<T, DynRank>, g: &Tensor<T, DynRank>) {
+impl<T: Float, D: GradDevice<T>> Optimizer<T, D> for Sgd<T, D> {
+    fn update(&mut self, index: usize, p: &mut Tensor<T, DynRank, D>, g: &Tensor<T, DynRank, D>) {
         let Sgd {
             lr,
             momentum,
@@ -118,28 +153,44 @@ impl<T: Float> Optimizer<T> for Sgd<T> {
             ..
         } = *self;
         let shape = "a gradient has its parameter's sizes";
+        // Op-table operations, in the order (and so with the rounding) of
+        // PyTorch's formulas; `decayed` is `g + wd·p`.
+        let decayed = |p: &Tensor<T, DynRank, D>| -> Result<Tensor<T, DynRank, D>, D::Error> {
+            D::binary(Add, g, &D::unary(ScalarLhs(Mul, wd), p)?)
+        };
+        let descend = |p: &mut Tensor<T, DynRank, D>, d: &Tensor<T, DynRank, D>| {
+            // `p - lr·d`.
+            let step = D::unary(ScalarLhs(Mul, lr), d)?;
+            D::binary_(Sub, p, &step)
+        };
         if momentum == T::zero() {
-            p.try_zip_map_(g, move |p, g| p - lr * (g + wd * p))
-                .expect(shape);
+            let d = decayed(p).expect(shape);
+            descend(p, &d).expect(shape);
             return;
         }
         let buf = match slot(&mut self.buffers, index) {
             Some(b) => {
-                b.try_zip_map3_(g, &*p, move |b, g, p| {
-                    b * momentum + (T::one() - dampening) * (g + wd * p)
-                })
-                .expect(shape);
+                // `b·momentum + (1 - dampening)·(g + wd·p)`.
+                let d = decayed(p).expect(shape);
+                let fresh = D::unary(ScalarLhs(Mul, T::one() - dampening), &d).expect(shape);
+                D::unary_(ScalarRhs(Mul, momentum), b).expect(shape);
+                D::binary_(Add, b, &fresh).expect(shape);
                 b
             }
-            empty => empty.insert(p.try_zip_map(g, move |p, g| g + wd * p).expect(shape)),
+            empty => empty.insert(decayed(p).expect(shape)),
         };
         if nesterov {
-            p.try_zip_map3_(g, &*buf, move |p, g, b| {
-                p - lr * ((g + wd * p) + momentum * b)
-            })
+            // `p - lr·((g + wd·p) + momentum·b)`.
+            let d = decayed(p).expect(shape);
+            let ahead = D::binary(
+                Add,
+                &d,
+                &D::unary(ScalarLhs(Mul, momentum), &*buf).expect(shape),
+            )
             .expect(shape);
+            descend(p, &ahead).expect(shape);
         } else {
-            p.try_zip_map_(&*buf, move |p, b| p - lr * b).expect(shape);
+            descend(p, &*buf).expect(shape);
         }
     }
 }

@@ -39,55 +39,34 @@ pub(crate) fn storage_addr<T>(s: &std::sync::Arc<crate::tensor::storage::Storage
     std::sync::Arc::as_ptr(s) as *const () as usize
 }
 
-/// The written values of a scatter: a tensor read through strides in the
-/// index's sizes, or one value for every position.
-pub(crate) enum Source<'a, T> {
-    /// A tensor, its strides given in the iteration's sizes.
-    Tensor(Layout<'a, T>),
-    /// One value.
-    Value(T),
-}
-
 /// `out[i with dim replaced by index[i]] = f(that, src[i])` for every `i` of
-/// `dims`: the erased core of `scatter_`, `scatter_add_`, `index_add_` and
-/// `index_copy_`. `index` and `src` carry strides in `dims`; `out` its own
-/// sizes and strides (0-d already seen as 1-d). `op` prefixes the message
-/// of an index out of range (`"index_copy_(): "`, as PyTorch words it).
+/// `dims`: the erased core of the scatter family (`scatter_`,
+/// `scatter_add_`, `scatter_reduce_`, and through them `index_add_`,
+/// `index_copy_`). `index` and `src` carry strides in `dims`; `out` its own
+/// sizes and strides (0-d already seen as 1-d).
 pub(crate) fn run_scatter<T: Element, I: Element + Into<i64>>(
-    op: &str,
     out: Layout<'_, T>,
     dim: usize,
     dims: &[usize],
     index: Layout<'_, I>,
-    src: Source<'_, T>,
+    src: Layout<'_, T>,
     f: impl Fn(T, T) -> T + Sync,
 ) -> Result<(), ShapeError> {
     exec::check_no_internal_overlap(&out)?;
     // Inputs that share the written buffer are copied first.
     if storage_addr(index.storage) == storage_addr(out.storage) {
         let copy = exec::map1::<I, I, crate::DynRank>(index, |x| x)?;
-        return run_scatter(op, out, dim, dims, copy.layout(), src, f);
+        return run_scatter(out, dim, dims, copy.layout(), src, f);
     }
-    if let Source::Tensor(s) = &src
-        && storage_addr(s.storage) == storage_addr(out.storage)
-    {
-        let copy = exec::map1::<T, T, crate::DynRank>(*s, |x| x)?;
-        return run_scatter(op, out, dim, dims, index, Source::Tensor(copy.layout()), f);
+    if storage_addr(src.storage) == storage_addr(out.storage) {
+        let copy = exec::map1::<T, T, crate::DynRank>(src, |x| x)?;
+        return run_scatter(out, dim, dims, index, copy.layout(), f);
     }
-    let (src_storage, src_strides, src_offset, value) = match src {
-        Source::Tensor(s) => (
-            Some(s.storage),
-            s.strides.to_vec(),
-            s.offset,
-            [T::default()],
-        ),
-        Source::Value(v) => (None, vec![0; dims.len()], 0, [v]),
-    };
     // Take the locks in address order (see `exec::update2`).
     let mut order = [
         (storage_addr(out.storage), 0),
         (storage_addr(index.storage), 1),
-        (src_storage.map_or(usize::MAX, storage_addr), 2),
+        (storage_addr(src.storage), 2),
     ];
     order.sort_unstable();
     let (mut g_out, mut g_idx, mut g_src) = (None, None, None);
@@ -95,14 +74,14 @@ pub(crate) fn run_scatter<T: Element, I: Element + Into<i64>>(
         match which {
             0 => g_out = Some(out.storage.write()),
             1 => g_idx = Some(index.storage.read()),
-            _ => g_src = src_storage.map(|s| s.read()),
+            _ => g_src = Some(src.storage.read()),
         }
     }
-    let (mut g_out, g_idx) = (g_out.expect("locked"), g_idx.expect("locked"));
-    let src_data: &[T] = match &g_src {
-        Some(g) => g,
-        None => &value,
-    };
+    let (mut g_out, g_idx, g_src) = (
+        g_out.expect("locked"),
+        g_idx.expect("locked"),
+        g_src.expect("locked"),
+    );
     let result = kernel::scatter(
         ScatterOut {
             data: &mut g_out,
@@ -118,16 +97,13 @@ pub(crate) fn run_scatter<T: Element, I: Element + Into<i64>>(
             offset: index.offset,
         },
         Strided {
-            data: src_data,
-            strides: &src_strides,
-            offset: src_offset,
+            data: &g_src,
+            strides: src.strides,
+            offset: src.offset,
         },
         f,
     );
-    result.map_err(|v| {
-        let e = out_of_bounds(v, dim, out.dims[dim]);
-        ShapeError::Invalid(format!("{op}{e}"))
-    })
+    result.map_err(|v| out_of_bounds(v, dim, out.dims[dim]))
 }
 
 /// `out[i] = src[i with dim replaced by index[i]]` for every `i` of `dims`:
@@ -169,23 +145,10 @@ pub(crate) fn scatter_nonempty<T: Element, I: Element + Into<i64>>(
     out: Layout<'_, T>,
     dim: usize,
     index: Layout<'_, I>,
-    src: Source<'_, T>,
+    src: Layout<'_, T>,
     f: impl Fn(T, T) -> T + Sync,
 ) -> Result<(), ShapeError> {
-    let (o, ix) = (NonEmpty::of(&out), NonEmpty::of(&index));
-    let src_ne = match &src {
-        Source::Tensor(s) => Some(NonEmpty::of(s)),
-        Source::Value(_) => None,
-    };
-    let src = match (&src, &src_ne) {
-        (Source::Tensor(s), Some(ne)) => Source::Tensor(Layout {
-            dims: &ne.dims,
-            strides: &ne.strides,
-            ..*s
-        }),
-        (Source::Value(v), _) => Source::Value(*v),
-        (Source::Tensor(_), None) => unreachable!("a tensor source has its layout"),
-    };
+    let (o, ix, sr) = (NonEmpty::of(&out), NonEmpty::of(&index), NonEmpty::of(&src));
     let out = Layout {
         dims: &o.dims,
         strides: &o.strides,
@@ -196,7 +159,12 @@ pub(crate) fn scatter_nonempty<T: Element, I: Element + Into<i64>>(
         strides: &ix.strides,
         ..index
     };
-    run_scatter("", out, dim, &ix.dims, idx, src, f)
+    let src = Layout {
+        dims: &sr.dims,
+        strides: &sr.strides,
+        ..src
+    };
+    run_scatter(out, dim, &ix.dims, idx, src, f)
 }
 
 /// `run_gather` over the index's sizes with 0-d operands seen as 1-d.

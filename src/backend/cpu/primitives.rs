@@ -4,7 +4,7 @@
 
 use super::exec;
 use super::index::{self, CatPart, Strided};
-use super::index_run::{Source, gather_nonempty, scatter_nonempty};
+use super::index_run::{gather_nonempty, scatter_nonempty};
 use super::reducers::{
     ArgExtreme, Extreme, LogSumExp, MaxAndSum, Moments, Norm, NormKind, Prod, Sum, Truth,
 };
@@ -14,7 +14,8 @@ use crate::backend::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::backend::primitives::reduced_dims;
 use crate::device::Cpu;
 use crate::element::{Element, Float, Numeric};
-use crate::ops::index::IndexElement;
+use crate::ops::index::{IndexElement, ScatterReduce};
+use crate::ops::scalar;
 use crate::shape::{Dyn, DynRank, Shape, ShapeError, check_inplace};
 
 impl<T: Element> Backend<T> for Cpu {
@@ -248,6 +249,24 @@ impl<T: Element> Backend<T> for Cpu {
         scatter_with(out, dim, index, src, |a, b| a.wadd(b))
     }
 
+    fn scatter_reduce<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+        out: &mut Tensor<T, S>,
+        dim: usize,
+        index: &Tensor<I, SI>,
+        src: &Tensor<T, S2>,
+        reduce: ScatterReduce,
+    ) -> Result<(), ShapeError>
+    where
+        T: Numeric,
+    {
+        match reduce {
+            ScatterReduce::Sum | ScatterReduce::Mean => scatter_with(out, dim, index, src, T::wadd),
+            ScatterReduce::Prod => scatter_with(out, dim, index, src, T::wmul),
+            ScatterReduce::Amax => scatter_with(out, dim, index, src, scalar::maximum),
+            ScatterReduce::Amin => scatter_with(out, dim, index, src, scalar::minimum),
+        }
+    }
+
     fn cat<SO: Shape>(
         parts: &[Tensor<T, DynRank>],
         dim: usize,
@@ -311,6 +330,14 @@ impl<T: Element> Backend<T> for Cpu {
         Tensor::try_from_vec(picked, &[n])
     }
 
+    fn from_host<S: Shape, U: Element>(
+        _like: &Tensor<U, impl Shape>,
+        data: Vec<T>,
+        dims: &[usize],
+    ) -> Result<Tensor<T, S>, ShapeError> {
+        Tensor::try_from_vec(data, dims)
+    }
+
     fn to_host<S: Shape>(a: &Tensor<T, S>) -> Result<Vec<T>, ShapeError> {
         Ok(a.to_vec())
     }
@@ -326,5 +353,5 @@ fn scatter_with<T: Element, I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
     f: impl Fn(T, T) -> T + Sync,
 ) -> Result<(), ShapeError> {
     let (o, i, s) = (out.layout(), index.layout(), src.layout());
-    scatter_nonempty(o, dim, i, Source::Tensor(s), f)
+    scatter_nonempty(o, dim, i, s, f)
 }

@@ -45,6 +45,12 @@ pub(crate) enum Write {
     Assign,
     /// `out[..] += src[..]` (atomic).
     Add,
+    /// `out[..] *= src[..]` (a compare-and-swap loop).
+    Prod,
+    /// `out[..] = max(out[..], src[..])` (a compare-and-swap loop).
+    Amax,
+    /// `out[..] = min(out[..], src[..])` (a compare-and-swap loop).
+    Amin,
 }
 
 /// Checks every index value against `0..size` along `dim` (of the indexed
@@ -208,6 +214,9 @@ pub(crate) fn scatter<T: CudaElement, I: IndexElement, S: Shape, SI: Shape, S2: 
     let variant = match write {
         Write::Assign => "scatter",
         Write::Add => "scatter_add",
+        Write::Prod => "scatter_prod",
+        Write::Amax => "scatter_amax",
+        Write::Amin => "scatter_amin",
     };
     // Bounds: the caller checked that the index's sizes fit
     // `out` away from `dim` and `src` everywhere, so with every index value

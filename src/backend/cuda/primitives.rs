@@ -14,8 +14,8 @@ use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::op::{Map1, Map2, Map3, OpDef, Pointwise, Reduction, Statistic};
 use crate::device::Cuda;
-use crate::element::{Float, Numeric};
-use crate::ops::index::IndexElement;
+use crate::element::{Element, Float, Numeric};
+use crate::ops::index::{IndexElement, ScatterReduce};
 use crate::ops::table::Identity;
 use crate::shape::{DimVec, Dyn, DynRank, Shape, ShapeError, broadcast_pair, check_inplace};
 
@@ -354,6 +354,25 @@ impl<T: CudaElement> Backend<T> for Cuda {
         index_kernels::scatter(out, dim, index, src, Write::Add)
     }
 
+    fn scatter_reduce<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
+        out: &mut Tensor<T, S, Cuda>,
+        dim: usize,
+        index: &Tensor<I, SI, Cuda>,
+        src: &Tensor<T, S2, Cuda>,
+        reduce: ScatterReduce,
+    ) -> Result<(), CudaError>
+    where
+        T: Numeric,
+    {
+        let write = match reduce {
+            ScatterReduce::Sum | ScatterReduce::Mean => Write::Add,
+            ScatterReduce::Prod => Write::Prod,
+            ScatterReduce::Amax => Write::Amax,
+            ScatterReduce::Amin => Write::Amin,
+        };
+        index_kernels::scatter(out, dim, index, src, write)
+    }
+
     fn cat<SO: Shape>(
         parts: &[Tensor<T, DynRank, Cuda>],
         dim: usize,
@@ -384,6 +403,14 @@ impl<T: CudaElement> Backend<T> for Cuda {
         dims: &[usize],
     ) -> Result<Tensor<T, (Dyn,), Cuda>, CudaError> {
         compose::masked_select(a, mask, dims)
+    }
+
+    fn from_host<S: Shape, U: Element>(
+        like: &Tensor<U, impl Shape, Cuda>,
+        data: Vec<T>,
+        dims: &[usize],
+    ) -> Result<Tensor<T, S, Cuda>, CudaError> {
+        Tensor::<T, S>::try_from_vec(data, dims)?.to_device(&like.storage.dev)
     }
 
     fn to_host<S: Shape>(a: &Tensor<T, S, Cuda>) -> Result<Vec<T>, CudaError> {

@@ -31,11 +31,8 @@
 
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::backend::cpu::index_run::{Source, scatter_nonempty};
-use crate::device::Cpu;
 use crate::element::{Element, Numeric};
 use crate::iter::{broadcast_strides, contiguous_strides};
-use crate::ops::exec::Layout;
 use crate::shape::OrPanic;
 use crate::shape::{
     Broadcast, BroadcastShape, Dyn, DynRank, One, SetAxis, Shape, ShapeError, broadcast_pair,
@@ -66,7 +63,7 @@ fn gather_checks(src: &[usize], dim: isize, index: &[usize]) -> Result<usize, Sh
 
 /// PyTorch's `scatter_shape_check`: `Ok(None)` when the index is empty
 /// (nothing to write, nothing checked), else the wrapped `dim`.
-fn scatter_checks(
+pub(super) fn scatter_checks(
     self_dims: &[usize],
     dim: isize,
     index_dims: &[usize],
@@ -105,24 +102,6 @@ fn scatter_checks(
         )));
     }
     Ok(Some(dim))
-}
-
-/// `scatter`'s checks and call, on erased layouts.
-fn scatter_impl<T: Element, I: IndexElement>(
-    out: Layout<'_, T>,
-    dim: isize,
-    index: Layout<'_, I>,
-    src: Source<'_, T>,
-    f: impl Fn(T, T) -> T + Sync,
-) -> Result<(), ShapeError> {
-    let src_dims = match &src {
-        Source::Tensor(s) => Some(s.dims),
-        Source::Value(_) => None,
-    };
-    let Some(dim) = scatter_checks(out.dims, dim, index.dims, src_dims)? else {
-        return Ok(());
-    };
-    scatter_nonempty(out, dim, index, src, f)
 }
 
 impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
@@ -274,39 +253,10 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     }
 }
 
-impl<T: Element, S: Shape> Tensor<T, S> {
-    /// `self[.. index[i] ..] = f(self[.. index[i] ..], src[i])`: the CPU
-    /// scatter pass of `scatter_reduce_` (whose reductions are closures).
-    pub(crate) fn try_scatter_with(
-        &mut self,
-        dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
-        src: &Tensor<T, impl Shape>,
-        f: impl Fn(T, T) -> T + Sync,
-    ) -> Result<(), ShapeError> {
-        scatter_impl(
-            self.layout(),
-            dim,
-            index.layout(),
-            Source::Tensor(src.layout()),
-            f,
-        )
-    }
-
-    /// Writes `src` into `self` at the positions `index` gives along `dim`.
-    ///
-    /// # Panics
-    /// With the message of [`Tensor::try_scatter_`]'s error.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let mut t = Tensor::<f32, Shape![4]>::zeros();
-    /// t.scatter_(0, &Tensor::<i64, Shape![2]>::from_vec(vec![3, 1]),
-    ///     &Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]));
-    /// assert_eq!(t.to_vec(), vec![0., 2., 0., 1.]);
-    /// ```
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// Writes `value` at the positions `index` gives along `dim`, as
-    /// `Tensor.scatter_(dim, index, value)`.
+    /// `Tensor.scatter_(dim, index, value)`: the value, uploaded once, is
+    /// seen expanded (stride 0) to the index's sizes and scattered.
     ///
     /// # Errors
     /// As [`Tensor::try_scatter_`], without the checks against `src`.
@@ -321,16 +271,15 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_scatter_value_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape, D>,
         value: T,
-    ) -> Result<(), ShapeError> {
-        scatter_impl(
-            self.layout(),
-            dim,
-            index.layout(),
-            Source::Value(value),
-            |_, s| s,
-        )
+    ) -> Result<(), D::Error> {
+        let Some(dim) = scatter_checks(self.dims(), dim, index.dims(), None)? else {
+            return Ok(());
+        };
+        let one: Tensor<T, DynRank, D> = D::from_host(self, vec![value], &[])?;
+        let src = one.try_broadcast_to::<DynRank>(index.dims())?;
+        D::scatter(self, dim, index, &src)
     }
 
     /// A copy of `self` with `value` written at the positions `index` gives
@@ -349,9 +298,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_scatter_value(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape, D>,
         value: T,
-    ) -> Result<Tensor<T, S>, ShapeError> {
+    ) -> Result<Tensor<T, S, D>, D::Error> {
         self.try_on_copy(|out| out.try_scatter_value_(dim, index, value))
     }
 
@@ -370,14 +319,14 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn scatter_value(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape, D>,
         value: T,
-    ) -> Tensor<T, S> {
+    ) -> Tensor<T, S, D> {
         self.try_scatter_value(dim, index, value).or_panic()
     }
 }
 
-impl<T: Element, S: Shape> Tensor<T, S> {
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// The elements of `self` flattened (row-major), picked by `indices`
     /// flattened, as `torch.take_along_dim(self, indices)` without a dim.
     ///
@@ -395,17 +344,18 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_take_along_dim_flat<I: IndexElement>(
         &self,
-        indices: &Tensor<I, impl Shape>,
-    ) -> Result<Tensor<T, (Dyn,)>, ShapeError>
+        indices: &Tensor<I, impl Shape, D>,
+    ) -> Result<Tensor<T, (Dyn,), D>, D::Error>
     where
         I::Int: Sized,
+        D: Backend<I>,
     {
         // As PyTorch: `self.reshape(-1).gather(0, indices.reshape(-1))`.
-        let flat = self.try_reshape::<DynRank>(&[-1])?;
-        let idx = indices.try_reshape::<DynRank>(&[-1])?;
+        let flat: Tensor<T, DynRank, D> = self.try_reshape(&[-1])?;
+        let idx: Tensor<I, DynRank, D> = indices.try_reshape(&[-1])?;
         let n = idx.numel();
         gather_checks(flat.dims(), 0, idx.dims())?;
-        let out: Tensor<T, DynRank> = Cpu::gather(&flat, 0, &idx)?;
+        let out: Tensor<T, DynRank, D> = D::gather(&flat, 0, &idx)?;
         out.try_reshape(&[n as isize])
     }
 
@@ -423,10 +373,11 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn take_along_dim_flat<I: IndexElement>(
         &self,
-        indices: &Tensor<I, impl Shape>,
-    ) -> Tensor<T, (Dyn,)>
+        indices: &Tensor<I, impl Shape, D>,
+    ) -> Tensor<T, (Dyn,), D>
     where
         I::Int: Sized,
+        D: Backend<I>,
     {
         self.try_take_along_dim_flat(indices).or_panic()
     }

@@ -30,8 +30,10 @@
 use crate::Tensor;
 use crate::backend::Backend;
 use crate::element::Element;
-use crate::ops::exec;
+use crate::iter::contiguous_strides;
+use crate::ops::table::{CopyFrom, NotEqual, Where};
 use crate::shape::OrPanic;
+
 use crate::shape::{
     Broadcast, BroadcastShape, Dyn, DynRank, ExpandsTo, Shape, ShapeError, broadcast_pair,
     checked_numel,
@@ -183,7 +185,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     }
 }
 
-impl<T: Element, S: Shape> Tensor<T, S> {
+impl<T: Element, S: Shape, D: Backend<T> + Backend<bool> + Backend<i64>> Tensor<T, S, D> {
     /// Copies the elements of `source`, in row-major order, into the
     /// positions of `self` where `mask` holds (row-major too), as
     /// `Tensor.masked_scatter_(mask, source)`; the mask expands to `self`'s
@@ -207,30 +209,51 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_masked_scatter_<SM>(
         &mut self,
-        mask: &Tensor<bool, SM>,
-        source: &Tensor<T, impl Shape>,
-    ) -> Result<(), ShapeError>
+        mask: &Tensor<bool, SM, D>,
+        source: &Tensor<T, impl Shape, D>,
+    ) -> Result<(), D::Error>
     where
         SM: ExpandsTo<S>,
         SM::Expanded: Shape,
     {
-        let keep = mask
-            .try_broadcast_to::<DynRank>(self.dims())?
-            .try_to_vec()?;
-        let mut values = self.try_to_vec()?;
-        let mut src = source.try_to_vec()?.into_iter();
-        for (v, m) in values.iter_mut().zip(keep) {
-            if m {
-                *v = src.next().ok_or_else(|| {
-                    ShapeError::Invalid(
-                        "Number of elements of source < number of ones in mask".into(),
-                    )
-                })?;
-            }
+        let mask = mask.try_broadcast_to::<DynRank>(self.dims())?;
+        // The mask is read on the host (the positions depend on its values,
+        // and PyTorch synchronises too); `pos[i]` is the element of
+        // `source` that position `i` takes (0, read but not kept, where the
+        // mask does not hold).
+        let keep = <D as Backend<bool>>::to_host(&mask)?;
+        let mut count = 0usize;
+        let pos: Vec<i64> = keep
+            .iter()
+            .map(|&m| {
+                count += usize::from(m);
+                if m { count as i64 - 1 } else { 0 }
+            })
+            .collect();
+        if count > source.numel() {
+            return Err(ShapeError::Invalid(
+                "Number of elements of source < number of ones in mask".into(),
+            )
+            .into());
         }
-        let filled = Tensor::<T, DynRank>::try_from_vec(values, self.dims())?;
+        if count == 0 {
+            // Nothing taken from `source`; the in-place write still refuses
+            // a `self` whose elements share memory, as PyTorch.
+            let same = D::copy(self)?;
+            return D::binary_(CopyFrom, self, &same);
+        }
+        let n = pos.len();
+        let idx: Tensor<i64, DynRank, D> = <D as Backend<i64>>::from_host(self, pos, &[n])?;
+        let flat: Tensor<T, DynRank, D> = source.try_reshape(&[-1])?;
+        let picked: Tensor<T, DynRank, D> = D::gather(&flat, 0, &idx)?;
+        let picked: Tensor<T, DynRank, D> = picked.view_as(
+            DynRank::check_dims(self.dims())?,
+            &contiguous_strides(self.dims()),
+            picked.offset,
+        );
+        let filled: Tensor<T, DynRank, D> = D::select(Where, &mask, &picked, self)?;
         // Same sizes: the shape rule was checked by the mask's broadcast.
-        exec::update2(self.layout(), filled.layout(), |_, v| v)
+        D::binary_(CopyFrom, self, &filled)
     }
 
     /// Copies `source` into the positions of `self` where `mask` holds.
@@ -246,8 +269,11 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.to_vec(), vec![1., 0., 2.]);
     /// ```
     #[track_caller]
-    pub fn masked_scatter_<SM>(&mut self, mask: &Tensor<bool, SM>, source: &Tensor<T, impl Shape>)
-    where
+    pub fn masked_scatter_<SM>(
+        &mut self,
+        mask: &Tensor<bool, SM, D>,
+        source: &Tensor<T, impl Shape, D>,
+    ) where
         SM: ExpandsTo<S>,
         SM::Expanded: Shape,
     {
@@ -272,16 +298,16 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_masked_scatter<SM: Shape>(
         &self,
-        mask: &Tensor<bool, SM>,
-        source: &Tensor<T, impl Shape>,
-    ) -> Result<Tensor<T, Broadcast<S, SM>>, ShapeError>
+        mask: &Tensor<bool, SM, D>,
+        source: &Tensor<T, impl Shape, D>,
+    ) -> Result<Tensor<T, Broadcast<S, SM>, D>, D::Error>
     where
         S: BroadcastShape<SM>,
     {
         let dims = broadcast_pair(mask.dims(), self.dims())?;
-        let mut out = self.try_broadcast_to::<DynRank>(&dims)?.try_deep_copy()?;
+        let mut out = D::copy(&self.try_broadcast_to::<DynRank>(&dims)?)?;
         out.try_masked_scatter_(mask, source)?;
-        out.try_into_shape()
+        Ok(out.try_into_shape()?)
     }
 
     /// `self` and `mask` broadcast together, `source` copied where the mask
@@ -300,15 +326,17 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn masked_scatter<SM: Shape>(
         &self,
-        mask: &Tensor<bool, SM>,
-        source: &Tensor<T, impl Shape>,
-    ) -> Tensor<T, Broadcast<S, SM>>
+        mask: &Tensor<bool, SM, D>,
+        source: &Tensor<T, impl Shape, D>,
+    ) -> Tensor<T, Broadcast<S, SM>, D>
     where
         S: BroadcastShape<SM>,
     {
         self.try_masked_scatter(mask, source).or_panic()
     }
+}
 
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// [`Tensor::try_masked_fill`] with the value given as a 0-d tensor, as
     /// `torch.masked_fill(self, mask, value)` with a tensor value.
     ///
@@ -328,9 +356,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_masked_fill_tensor<SM: Shape>(
         &self,
-        mask: &Tensor<bool, SM>,
-        value: &Tensor<T, impl Shape>,
-    ) -> Result<Tensor<T, Broadcast<S, SM>>, ShapeError>
+        mask: &Tensor<bool, SM, D>,
+        value: &Tensor<T, impl Shape, D>,
+    ) -> Result<Tensor<T, Broadcast<S, SM>, D>, D::Error>
     where
         S: BroadcastShape<SM>,
     {
@@ -352,9 +380,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn masked_fill_tensor<SM: Shape>(
         &self,
-        mask: &Tensor<bool, SM>,
-        value: &Tensor<T, impl Shape>,
-    ) -> Tensor<T, Broadcast<S, SM>>
+        mask: &Tensor<bool, SM, D>,
+        value: &Tensor<T, impl Shape, D>,
+    ) -> Tensor<T, Broadcast<S, SM>, D>
     where
         S: BroadcastShape<SM>,
     {
@@ -376,9 +404,9 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_masked_fill_tensor_<SM>(
         &mut self,
-        mask: &Tensor<bool, SM>,
-        value: &Tensor<T, impl Shape>,
-    ) -> Result<(), ShapeError>
+        mask: &Tensor<bool, SM, D>,
+        value: &Tensor<T, impl Shape, D>,
+    ) -> Result<(), D::Error>
     where
         SM: ExpandsTo<S>,
         SM::Expanded: Shape,
@@ -401,15 +429,17 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     #[track_caller]
     pub fn masked_fill_tensor_<SM>(
         &mut self,
-        mask: &Tensor<bool, SM>,
-        value: &Tensor<T, impl Shape>,
+        mask: &Tensor<bool, SM, D>,
+        value: &Tensor<T, impl Shape, D>,
     ) where
         SM: ExpandsTo<S>,
         SM::Expanded: Shape,
     {
         self.try_masked_fill_tensor_(mask, value).or_panic()
     }
+}
 
+impl<T: Element, S: Shape, D: Backend<T> + Backend<bool> + Backend<i64>> Tensor<T, S, D> {
     /// The coordinates of the elements that are not zero (not
     /// `T::default()`: `false` for `bool`; NaN counts as nonzero), one row
     /// each in row-major order, as `torch.nonzero(self)`: an `(n, rank)`
@@ -422,13 +452,34 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(nz.dims(), &[2, 2]);
     /// assert_eq!(nz.to_vec(), vec![0, 1, 1, 0]);
     /// ```
-    pub fn nonzero(&self) -> Tensor<i64, (Dyn, Dyn)> {
+    #[track_caller]
+    pub fn nonzero(&self) -> Tensor<i64, (Dyn, Dyn), D> {
+        self.try_nonzero().or_panic()
+    }
+
+    /// The coordinates of the nonzero elements of `self`, one row each in
+    /// row-major order, as `torch.nonzero(self)`: the comparison runs on
+    /// the device, the mask is read on the host (the result's length
+    /// depends on it; PyTorch synchronises too) and the coordinates are
+    /// uploaded.
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![3]>::from_vec(vec![0., 2., 3.]);
+    /// assert_eq!(t.try_nonzero().unwrap().to_vec(), vec![1, 2]);
+    /// ```
+    pub fn try_nonzero(&self) -> Result<Tensor<i64, (Dyn, Dyn), D>, D::Error> {
+        let zero: Tensor<T, DynRank, D> = D::from_host(self, vec![T::default()], &[])?;
+        let nz: Tensor<bool, DynRank, D> = D::compare(NotEqual, self, &zero)?;
         let rank = self.rank();
         let mut coords = vec![0usize; rank];
         let mut rows = Vec::new();
         let mut n = 0;
-        for x in self.to_vec() {
-            if x != T::default() {
+        for x in <D as Backend<bool>>::to_host(&nz)? {
+            if x {
                 rows.extend(coords.iter().map(|&c| c as i64));
                 n += 1;
             }
@@ -440,18 +491,21 @@ impl<T: Element, S: Shape> Tensor<T, S> {
                 coords[d] = 0;
             }
         }
-        Tensor::try_from_vec(rows, &[n, rank]).expect("n rows of rank coordinates fit (Dyn, Dyn)")
+        <D as Backend<i64>>::from_host(self, rows, &[n, rank])
     }
 }
 
-/// The one element of a 0-d `value` tensor, or PyTorch's error for another
-/// rank.
-fn scalar_value<T: Element>(value: &Tensor<T, impl Shape>) -> Result<T, ShapeError> {
+/// The one element of a 0-d `value` tensor (read on the host), or
+/// PyTorch's error for another rank.
+fn scalar_value<T: Element, D: Backend<T>>(
+    value: &Tensor<T, impl Shape, D>,
+) -> Result<T, D::Error> {
     if value.rank() != 0 {
         return Err(ShapeError::Invalid(format!(
             "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
             value.rank()
-        )));
+        ))
+        .into());
     }
-    Ok(value.to_vec()[0])
+    Ok(D::to_host(value)?[0])
 }

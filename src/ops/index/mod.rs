@@ -76,7 +76,6 @@ pub use slice::{AxisIndex, AxisRange, Stepped};
 #[doc(hidden)]
 pub use slice::{IndexEntry, index_entry};
 
-pub(crate) use crate::backend::cpu::index_run::NonEmpty;
 pub(crate) use crate::backend::primitives::out_of_bounds;
 use crate::element::Integer;
 
@@ -143,5 +142,29 @@ impl<T: crate::element::Element, S: crate::shape::Shape, D: crate::backend::Back
         let mut out = D::copy(self)?;
         op(&mut out)?;
         Ok(out)
+    }
+}
+
+/// `e` with `prefix` before PyTorch's "index .. is out of bounds .."
+/// message when it is one (`index_copy_` words its index errors so), on
+/// either device's error type; any other error unchanged.
+pub(crate) fn prefix_index_error<E>(e: E, prefix: &str) -> E
+where
+    E: std::error::Error + From<crate::shape::ShapeError> + 'static,
+{
+    use crate::backend::cuda::CudaError;
+    use crate::shape::ShapeError;
+    let any: &dyn std::any::Any = &e;
+    let shape = any.downcast_ref::<ShapeError>().or_else(|| {
+        any.downcast_ref::<CudaError>().and_then(|c| match c {
+            CudaError::Shape(s) => Some(s),
+            _ => None,
+        })
+    });
+    match shape {
+        Some(ShapeError::Invalid(m)) if m.starts_with("index ") && m.contains("out of bounds") => {
+            E::from(ShapeError::Invalid(format!("{prefix}{m}")))
+        }
+        _ => e,
     }
 }

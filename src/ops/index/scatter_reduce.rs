@@ -3,12 +3,17 @@
 //! (`sum`, `prod`, `mean`, `amax`, `amin`), `self`'s own value taking part or
 //! not (`include_self`). The shape rules are `scatter_add_`'s.
 //!
-//! Built from the scatter passes of `gather.rs`: with `include_self = false`
-//! the written positions first get the reduction's identity (or, for `amax`
-//! and `amin`, one of their own contributions), then every contribution is
-//! combined in; `mean` divides by the number of contributions (plus one with
-//! `include_self`), rounding toward negative infinity for integers, as
-//! PyTorch. Positions that nothing is scattered to keep `self`'s value.
+//! Written once for every device from the backend's scatter primitives:
+//! with `include_self = false` the written positions first get the
+//! reduction's identity (or, for `amax` and `amin`, one of their own
+//! contributions), then every contribution is combined in
+//! ([`Backend::scatter_reduce`]); `mean` divides by the number of
+//! contributions (plus one with `include_self`), counted by a
+//! `scatter_add` of ones, rounding toward negative infinity for integers,
+//! as PyTorch. Positions that nothing is scattered to keep `self`'s value.
+//! Repeated indices combine in row-major order on the CPU and in an
+//! unspecified order on CUDA (atomic operations), so float `sum`, `prod`
+//! and `mean` results there may differ in the last bits.
 //!
 //! ```
 //! use shaped::ops::index::ScatterReduce;
@@ -20,13 +25,15 @@
 //! assert_eq!(r.to_vec(), vec![7., 2., 9.]);
 //! ```
 
+use crate::backend::Backend;
 use crate::element::Numeric;
-use crate::ops::{exec, scalar};
+use crate::ops::table::{Add, DivFloor, Equal, Fill, Quot, Where};
 use crate::shape::OrPanic;
 use crate::shape::{Shape, ShapeError};
 use crate::{DynRank, Tensor};
 
 use super::IndexElement;
+use super::gather::scatter_checks;
 
 /// The reduction of [`Tensor::scatter_reduce`], PyTorch's `reduce=` names.
 ///
@@ -69,7 +76,7 @@ impl core::str::FromStr for ScatterReduce {
     }
 }
 
-impl<T: Numeric, S: Shape> Tensor<T, S> {
+impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// Combines `src` into `self` at the positions `index` gives along `dim`
     /// with `reduce`, as `Tensor.scatter_reduce_(dim, index, src, reduce,
     /// include_self=include_self)`.
@@ -92,12 +99,16 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn try_scatter_reduce_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
-        src: &Tensor<T, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
         reduce: ScatterReduce,
         include_self: bool,
-    ) -> Result<(), ShapeError> {
+    ) -> Result<(), D::Error> {
         use ScatterReduce::*;
+        let Some(wrapped) = scatter_checks(self.dims(), dim, index.dims(), Some(src.dims()))?
+        else {
+            return Ok(());
+        };
         // Each pass checks every size and index before it writes, so the
         // first one to fail leaves `self` untouched.
         if !include_self {
@@ -107,28 +118,25 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
                 Amax | Amin => self.try_scatter_(dim, index, src)?,
             }
         }
-        let combine: fn(T, T) -> T = match reduce {
-            Sum | Mean => T::wadd,
-            Prod => T::wmul,
-            Amax => scalar::maximum,
-            Amin => scalar::minimum,
-        };
-        self.try_scatter_with(dim, index, src, combine)?;
+        D::scatter_reduce(self, wrapped, index, src, reduce)?;
         if reduce == Mean {
-            let ones = Tensor::<T, DynRank>::try_full(index.dims(), T::one())?;
-            let mut counts = Tensor::<T, DynRank>::try_zeros(self.dims())?;
-            counts.try_scatter_add_(dim, index, &ones)?;
-            let extra = if include_self { T::one() } else { T::zero() };
-            // `counts` has `self`'s sizes.
-            exec::update2(self.layout(), counts.layout(), move |sum, n| {
-                if n == T::zero() {
-                    sum
-                } else if T::IS_FLOAT {
-                    sum / (n + extra)
-                } else {
-                    scalar::div_floor(sum, n + extra)
-                }
-            })?;
+            // The number of contributions to each element (plus one for
+            // `self`'s own), 1 where there are none, divides the sums.
+            let one: Tensor<T, DynRank, D> = D::from_host(self, vec![T::one()], &[])?;
+            let mut counts: Tensor<T, S, D> = D::unary(Fill(T::zero()), self)?;
+            let ones = one.try_broadcast_to::<DynRank>(index.dims())?;
+            D::scatter_add(&mut counts, wrapped, index, &ones)?;
+            let zero = D::unary(Fill(T::zero()), &one)?;
+            let none: Tensor<bool, DynRank, D> = D::compare(Equal, &counts, &zero)?;
+            let extra = if include_self { one.share() } else { zero };
+            let n: Tensor<T, DynRank, D> = D::binary(Add, &counts, &extra)?;
+            let n: Tensor<T, DynRank, D> = D::select(Where, &none, &one, &n)?;
+            // `n` has `self`'s sizes; dividing by 1 leaves an element as is.
+            if T::IS_FLOAT {
+                D::binary_(Quot, self, &n)?;
+            } else {
+                D::binary_(DivFloor, self, &n)?;
+            }
         }
         Ok(())
     }
@@ -150,8 +158,8 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn scatter_reduce_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
-        src: &Tensor<T, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
         reduce: ScatterReduce,
         include_self: bool,
     ) {
@@ -176,11 +184,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn try_scatter_reduce(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
-        src: &Tensor<T, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
         reduce: ScatterReduce,
         include_self: bool,
-    ) -> Result<Tensor<T, S>, ShapeError> {
+    ) -> Result<Tensor<T, S, D>, D::Error> {
         self.try_on_copy(|out| out.try_scatter_reduce_(dim, index, src, reduce, include_self))
     }
 
@@ -202,11 +210,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn scatter_reduce(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape>,
-        src: &Tensor<T, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, impl Shape, D>,
+        src: &Tensor<T, impl Shape, D>,
         reduce: ScatterReduce,
         include_self: bool,
-    ) -> Tensor<T, S> {
+    ) -> Tensor<T, S, D> {
         self.try_scatter_reduce(dim, index, src, reduce, include_self)
             .or_panic()
     }

@@ -27,14 +27,12 @@ use crate::Tensor;
 use crate::backend::Backend;
 use crate::element::{Element, Numeric};
 use crate::iter::contiguous_strides;
-use crate::ops::exec::Layout;
 use crate::shape::DynRank;
 use crate::shape::OrPanic;
 use crate::shape::{Dim, SetAxis, Shape, ShapeError};
 use crate::tensor::wrap_dim;
 
-use super::{IndexElement, NonEmpty};
-use crate::backend::cpu::index_run::{Source, run_scatter};
+use super::{IndexElement, prefix_index_error};
 
 /// The strides that show a 1-d index (`stride`) along `dim` of a tensor of
 /// rank `rank`, and nothing (stride 0) along the other axes.
@@ -99,18 +97,20 @@ fn slice_shape(dims: &[usize], dim: usize) -> String {
 }
 
 /// `index_add_` / `index_copy_`'s checks (PyTorch's, in its order and
-/// wording) and scatter, on erased layouts.
-fn index_put_impl<T: Element, I: IndexElement>(
+/// wording), then the scatter's operands: the wrapped `dim`, the 1-d index
+/// seen spread across `source`'s sizes (stride 0 away from `dim`, never
+/// copied) and `source` with a 0-d tensor seen as 1-d.
+#[allow(clippy::type_complexity)]
+fn index_put_operands<T: Element, I: Element, D: Backend<T>>(
     op: Put,
-    out: Layout<'_, T>,
+    out: &[usize],
     dim: isize,
-    index: Layout<'_, I>,
-    source: Layout<'_, T>,
-    f: impl Fn(T, T) -> T + Sync,
-) -> Result<(), ShapeError> {
-    let dim = wrap_dim(dim, out.dims.len())?;
-    let n: usize = index.dims.iter().product();
-    let (sd, od) = (source.dims, out.dims);
+    index: &Tensor<I, impl Shape, D>,
+    source: &Tensor<T, impl Shape, D>,
+) -> Result<(usize, Tensor<I, DynRank, D>, Tensor<T, DynRank, D>), ShapeError> {
+    let dim = wrap_dim(dim, out.len())?;
+    let n = index.numel();
+    let (sd, od) = (source.dims(), out);
     let scalar = sd.is_empty() || od.is_empty();
     if sd.len() != od.len() && !scalar {
         return Err(ShapeError::Invalid(match op {
@@ -153,30 +153,20 @@ fn index_put_impl<T: Element, I: IndexElement>(
         }));
     }
     // Both 0-d or both of one rank (checked above).
-    let (o, s) = (NonEmpty::of(&out), NonEmpty::of(&source));
-    let istride = index.strides.first().copied().unwrap_or(0);
-    let idx_strides = spread(s.dims.len(), dim, istride);
-    let idx = Layout {
-        dims: &s.dims,
-        strides: &idx_strides,
-        ..index
-    };
-    let src = Layout {
-        dims: &s.dims,
-        strides: &s.strides,
-        ..source
-    };
-    let o = Layout {
-        dims: &o.dims,
-        strides: &o.strides,
-        ..out
-    };
-    let prefix = if op == Put::Copy {
-        "index_copy_(): "
+    let (dims, strides) = if sd.is_empty() {
+        (vec![1], vec![0])
     } else {
-        ""
+        (sd.to_vec(), source.strides().to_vec())
     };
-    run_scatter(prefix, o, dim, &s.dims, idx, Source::Tensor(src), f)
+    let checked = DynRank::check_dims(&dims)?;
+    let istride = index.strides().first().copied().unwrap_or(0);
+    let idx = index.view_as(
+        checked.clone(),
+        &spread(dims.len(), dim, istride),
+        index.offset,
+    );
+    let src = source.view_as(checked, &strides, source.offset);
+    Ok((dim, idx, src))
 }
 
 impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
@@ -232,7 +222,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     }
 }
 
-impl<T: Element, S: Shape> Tensor<T, S> {
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// Copies slice `i` of `source` along `dim` into slice `index[i]` of
     /// `self`, as `Tensor.index_copy_(dim, index, source)`; with repeated
     /// indices the last one wins.
@@ -255,17 +245,11 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_index_copy_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,)>,
-        source: &Tensor<T, impl Shape>,
-    ) -> Result<(), ShapeError> {
-        index_put_impl(
-            Put::Copy,
-            self.layout(),
-            dim,
-            index.layout(),
-            source.layout(),
-            |_, s| s,
-        )
+        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,), D>,
+        source: &Tensor<T, impl Shape, D>,
+    ) -> Result<(), D::Error> {
+        let (dim, idx, src) = index_put_operands(Put::Copy, self.dims(), dim, index, source)?;
+        D::scatter(self, dim, &idx, &src).map_err(|e| prefix_index_error(e, "index_copy_(): "))
     }
 
     /// Copies the slices of `source` along `dim` into the slices of `self`
@@ -285,8 +269,8 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn index_copy_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,)>,
-        source: &Tensor<T, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,), D>,
+        source: &Tensor<T, impl Shape, D>,
     ) {
         self.try_index_copy_(dim, index, source).or_panic()
     }
@@ -307,14 +291,14 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_index_copy(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,)>,
-        source: &Tensor<T, impl Shape>,
-    ) -> Result<Tensor<T, S>, ShapeError> {
+        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,), D>,
+        source: &Tensor<T, impl Shape, D>,
+    ) -> Result<Tensor<T, S, D>, D::Error> {
         self.try_on_copy(|out| out.try_index_copy_(dim, index, source))
     }
 }
 
-impl<T: Numeric, S: Shape> Tensor<T, S> {
+impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// Adds slice `i` of `source` along `dim` into slice `index[i]` of
     /// `self`, as `Tensor.index_add_(dim, index, source)`; repeated indices
     /// add up. The backward of [`Tensor::index_select`].
@@ -337,17 +321,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn try_index_add_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,)>,
-        source: &Tensor<T, impl Shape>,
-    ) -> Result<(), ShapeError> {
-        index_put_impl(
-            Put::Add,
-            self.layout(),
-            dim,
-            index.layout(),
-            source.layout(),
-            |a, b| a.wadd(b),
-        )
+        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,), D>,
+        source: &Tensor<T, impl Shape, D>,
+    ) -> Result<(), D::Error> {
+        let (dim, idx, src) = index_put_operands(Put::Add, self.dims(), dim, index, source)?;
+        D::scatter_add(self, dim, &idx, &src)
     }
 
     /// Adds the slices of `source` along `dim` into the slices of `self`
@@ -367,8 +345,8 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn index_add_(
         &mut self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,)>,
-        source: &Tensor<T, impl Shape>,
+        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,), D>,
+        source: &Tensor<T, impl Shape, D>,
     ) {
         self.try_index_add_(dim, index, source).or_panic()
     }
@@ -389,9 +367,9 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     pub fn try_index_add(
         &self,
         dim: isize,
-        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,)>,
-        source: &Tensor<T, impl Shape>,
-    ) -> Result<Tensor<T, S>, ShapeError> {
+        index: &Tensor<impl IndexElement<Int: Sized>, (impl Dim,), D>,
+        source: &Tensor<T, impl Shape, D>,
+    ) -> Result<Tensor<T, S, D>, D::Error> {
         self.try_on_copy(|out| out.try_index_add_(dim, index, source))
     }
 }

@@ -27,6 +27,7 @@ use crate::shape::OrPanic;
 use core::ops::{Bound, Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToInclusive};
 
 use crate::Tensor;
+use crate::device::Device;
 use crate::element::Element;
 use crate::shape::{DimVec, Dyn, RemoveAxis, SetAxis, Shape, ShapeError};
 
@@ -384,7 +385,7 @@ fn slice_layout(
     Ok((d, s, off))
 }
 
-impl<T: Element, S: Shape> Tensor<T, S> {
+impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     /// The view at position `index` of axis `K`, without that axis, as
     /// PyTorch's `select(K, index)` or `t[index]`. Negative indices count
     /// from the end.
@@ -405,7 +406,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_select<const K: usize>(
         &self,
         index: isize,
-    ) -> Result<Tensor<T, S::Output>, ShapeError>
+    ) -> Result<Tensor<T, S::Output, D>, ShapeError>
     where
         S: RemoveAxis<K>,
     {
@@ -425,7 +426,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(c.to_vec(), vec![0, 2, 4]);
     /// ```
     #[track_caller]
-    pub fn select<const K: usize>(&self, index: isize) -> Tensor<T, S::Output>
+    pub fn select<const K: usize>(&self, index: isize) -> Tensor<T, S::Output, D>
     where
         S: RemoveAxis<K>,
     {
@@ -448,7 +449,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_slice<const K: usize>(
         &self,
         range: impl AxisRange,
-    ) -> Result<Tensor<T, <S as SetAxis<K, Dyn>>::Output>, ShapeError>
+    ) -> Result<Tensor<T, <S as SetAxis<K, Dyn>>::Output, D>, ShapeError>
     where
         S: SetAxis<K, Dyn>,
     {
@@ -470,7 +471,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn slice<const K: usize>(
         &self,
         range: impl AxisRange,
-    ) -> Tensor<T, <S as SetAxis<K, Dyn>>::Output>
+    ) -> Tensor<T, <S as SetAxis<K, Dyn>>::Output, D>
     where
         S: SetAxis<K, Dyn>,
     {
@@ -493,7 +494,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         &self,
         range: impl AxisRange,
         step: usize,
-    ) -> Result<Tensor<T, <S as SetAxis<K, Dyn>>::Output>, ShapeError>
+    ) -> Result<Tensor<T, <S as SetAxis<K, Dyn>>::Output, D>, ShapeError>
     where
         S: SetAxis<K, Dyn>,
     {
@@ -524,13 +525,15 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         &self,
         range: impl AxisRange,
         step: usize,
-    ) -> Tensor<T, <S as SetAxis<K, Dyn>>::Output>
+    ) -> Tensor<T, <S as SetAxis<K, Dyn>>::Output, D>
     where
         S: SetAxis<K, Dyn>,
     {
         self.try_slice_step::<K>(range, step).or_panic()
     }
+}
 
+impl<T: Element, S: Shape> Tensor<T, S> {
     /// The view `entry` picks on axis `K` (see [`AxisIndex`]): what
     /// [`try_index!`](crate::try_index) calls for each axis.
     ///

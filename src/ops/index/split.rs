@@ -15,6 +15,7 @@
 //! ```
 
 use crate::Tensor;
+use crate::device::Device;
 use crate::element::Element;
 use crate::shape::OrPanic;
 use crate::shape::{Dyn, SetAxis, Shape, ShapeError};
@@ -85,7 +86,7 @@ fn chunk_sizes(size: usize, chunks: usize) -> Result<Vec<usize>, ShapeError> {
     split_sizes(size, size.div_ceil(chunks))
 }
 
-impl<T: Element, S: Shape> Tensor<T, S> {
+impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     /// Views of consecutive parts of `sizes` along axis `K`, as
     /// `torch.split_with_sizes(self, sizes, K)`.
     ///
@@ -105,7 +106,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_split_with_sizes<const K: usize>(
         &self,
         sizes: &[usize],
-    ) -> Result<Vec<Tensor<T, Part<S, K>>>, ShapeError>
+    ) -> Result<Vec<Tensor<T, Part<S, K>, D>>, ShapeError>
     where
         S: SetAxis<K, Dyn>,
     {
@@ -137,7 +138,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!((p[0].dims(), p[1].to_vec()), (&[2, 2][..], vec![2, 5]));
     /// ```
     #[track_caller]
-    pub fn split_with_sizes<const K: usize>(&self, sizes: &[usize]) -> Vec<Tensor<T, Part<S, K>>>
+    pub fn split_with_sizes<const K: usize>(&self, sizes: &[usize]) -> Vec<Tensor<T, Part<S, K>, D>>
     where
         S: SetAxis<K, Dyn>,
     {
@@ -161,7 +162,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_split<const K: usize>(
         &self,
         split_size: usize,
-    ) -> Result<Vec<Tensor<T, Part<S, K>>>, ShapeError>
+    ) -> Result<Vec<Tensor<T, Part<S, K>, D>>, ShapeError>
     where
         S: SetAxis<K, Dyn>,
     {
@@ -181,7 +182,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(p.iter().map(|p| p.dims()[1]).collect::<Vec<_>>(), vec![2, 2, 1]);
     /// ```
     #[track_caller]
-    pub fn split<const K: usize>(&self, split_size: usize) -> Vec<Tensor<T, Part<S, K>>>
+    pub fn split<const K: usize>(&self, split_size: usize) -> Vec<Tensor<T, Part<S, K>, D>>
     where
         S: SetAxis<K, Dyn>,
     {
@@ -205,7 +206,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_chunk<const K: usize>(
         &self,
         chunks: usize,
-    ) -> Result<Vec<Tensor<T, Part<S, K>>>, ShapeError>
+    ) -> Result<Vec<Tensor<T, Part<S, K>, D>>, ShapeError>
     where
         S: SetAxis<K, Dyn>,
     {
@@ -225,7 +226,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!((p[0].to_vec(), p[1].to_vec()), (vec![0, 1, 2], vec![3, 4]));
     /// ```
     #[track_caller]
-    pub fn chunk<const K: usize>(&self, chunks: usize) -> Vec<Tensor<T, Part<S, K>>>
+    pub fn chunk<const K: usize>(&self, chunks: usize) -> Vec<Tensor<T, Part<S, K>, D>>
     where
         S: SetAxis<K, Dyn>,
     {

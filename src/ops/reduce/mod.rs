@@ -76,10 +76,7 @@ pub(crate) use axes::{
     result_dims,
 };
 
-use crate::Tensor;
-use crate::backend::cpu::Reducer;
-use crate::element::Element;
-use crate::shape::{Shape, ShapeError};
+use crate::shape::ShapeError;
 
 /// PyTorch's error for a reduction with no identity over no elements.
 pub(crate) fn check_nonempty(
@@ -105,28 +102,5 @@ pub(crate) fn check_nonempty(
             "{name}(): Expected reduction dim {k} to have non-zero size."
         ))),
         None => Ok(()),
-    }
-}
-
-impl<T: Element, S: Shape> Tensor<T, S> {
-    /// Reduces over the dimensions in `mask` (`None`: every dimension, the
-    /// form without a dim argument) with the reducer `make` builds from the
-    /// number of elements each output reduces; the result has shape `SO`.
-    pub(crate) fn reduce_with<R: Reducer<T>, SO: Shape>(
-        &self,
-        mask: Option<&[bool]>,
-        keepdim: bool,
-        nonempty: Option<&str>,
-        make: impl FnOnce(usize) -> R,
-    ) -> Result<Tensor<R::Out, SO>, ShapeError>
-    where
-        R::Out: Element,
-    {
-        let every = axes::all(self.rank());
-        let m = mask.unwrap_or(&every);
-        check_nonempty(nonempty, self.dims(), m, mask.is_none())?;
-        let r = make(axes::reduced_count(self.dims(), m));
-        let data = reduce_vec(self.layout(), m, &r)?;
-        Tensor::try_from_vec(data, &axes::result_dims(self.dims(), m, keepdim))
     }
 }
