@@ -109,6 +109,11 @@ impl<I: Dim, O: Dim, T: Float, D: GradDevice<T>> Linear<I, O, T, D> {
     /// let x = Var::constant(Tensor::<f32, Shape![_, 3]>::try_ones(&[7, 3]).unwrap());
     /// let y: Var<f32, (Dyn, Const<2>)> = l.forward(&x);
     /// assert_eq!(y.dims(), &[7, 2]);
+    /// // Widths known at run time only.
+    /// let w = Tensor::<f32, Shape![_, _]>::try_ones(&[2, 3]).unwrap();
+    /// let d: Linear<Dyn, Dyn> = Linear::from_tensors(w, None);
+    /// let x = Var::constant(Tensor::<f32, Shape![4, _]>::try_ones(&[4, 3]).unwrap());
+    /// assert_eq!(d.forward(&x).value().to_vec(), vec![3.0; 8]);
     /// ```
     #[track_caller]
     pub fn forward<X>(&self, x: &Var<T, X, D>) -> Var<T, X::Output, D>
@@ -192,7 +197,7 @@ pub trait LinearInput<I: Dim, O: Dim>: Shape {
 /// Rows of the layer's width, any batch dimension. (The impl is over every
 /// shape `X`, reading its two dimensions from [`Rows`]: rustc then reports
 /// a width mismatch alone, without quoting this impl.)
-impl<X: Rows, I: FixedDim, O: FixedDim> LinearInput<I, O> for X
+impl<X: Rows, I: Dim, O: Dim> LinearInput<I, O> for X
 where
     X::Width: InputWidth<I>,
     (X::Batch, I): MatmulShape<(I, O), Output = (X::Batch, O)>,
