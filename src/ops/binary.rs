@@ -83,10 +83,12 @@ macro_rules! binary_ops {
             #[doc = concat!("a.", stringify!($out_name), "(&a, &mut out).unwrap();")]
             #[doc = concat!("assert_eq!(out.to_vec(), a.", stringify!($name), "(&a).to_vec());")]
             /// ```
-            pub fn $out_name<S2: Shape>(&self, other: &Tensor<T, S2, D>, out: &mut Tensor<T, Broadcast<S, S2>, D>) -> Result<(), D::Error>
+            pub fn $out_name<R>(&self, other: &R, out: &mut Tensor<T, Broadcast<S, R::Shape>, D>) -> Result<(), D::Error>
             where
-                S: BroadcastShape<S2>,
+                R: SecondOperand<T, D>,
+                S: BroadcastShape<R::Shape>,
             {
+                let other = other.operand();
                 $check(other)?;
                 D::binary_into(table::$Op, self, other, out)
             }
@@ -105,10 +107,11 @@ macro_rules! binary_ops {
             /// assert_eq!(a.to_vec(), want);
             /// ```
             #[track_caller]
-            pub fn $inplace<S2>(&mut self, other: &Tensor<T, S2, D>)
+            pub fn $inplace<R>(&mut self, other: &R)
             where
-                S2: ExpandsTo<S>,
-                S2::Expanded: Shape,
+                R: SecondOperand<T, D>,
+                R::Shape: ExpandsTo<S>,
+                <R::Shape as ExpandsTo<S>>::Expanded: Shape,
             {
                 self.$try_inplace(other).or_panic()
             }
@@ -128,11 +131,13 @@ macro_rules! binary_ops {
             #[doc = concat!("assert_eq!(a.", stringify!($try_inplace), "(&b).unwrap_err().to_string(),")]
             ///     "output with shape [1, 4] doesn't match the broadcast shape [3, 4]");
             /// ```
-            pub fn $try_inplace<S2>(&mut self, other: &Tensor<T, S2, D>) -> Result<(), D::Error>
+            pub fn $try_inplace<R>(&mut self, other: &R) -> Result<(), D::Error>
             where
-                S2: ExpandsTo<S>,
-                S2::Expanded: Shape,
+                R: SecondOperand<T, D>,
+                R::Shape: ExpandsTo<S>,
+                <R::Shape as ExpandsTo<S>>::Expanded: Shape,
             {
+                let other = other.operand();
                 $check(other)?;
                 D::binary_(table::$Op, self, other)
             }
@@ -455,9 +460,10 @@ macro_rules! predicate_ops {
             /// # Panics
             /// With PyTorch's message when a run-time size does not match.
             #[track_caller]
-            pub fn $name<S2: Shape>(&self, other: &Tensor<T, S2, D>) -> Tensor<bool, Broadcast<S, S2>, D>
+            pub fn $name<R>(&self, other: &R) -> Tensor<bool, Broadcast<S, R::Shape>, D>
             where
-                S: BroadcastShape<S2>,
+                R: SecondOperand<T, D>,
+                S: BroadcastShape<R::Shape>,
             {
                 self.$try_name(other).or_panic()
             }
@@ -473,11 +479,12 @@ macro_rules! predicate_ops {
             /// let b = Tensor::<f64, DynRank>::try_ones(&[2]).unwrap();
             #[doc = concat!("assert!(a.", stringify!($try_name), "(&b).is_err());")]
             /// ```
-            pub fn $try_name<S2: Shape>(&self, other: &Tensor<T, S2, D>) -> Result<Tensor<bool, Broadcast<S, S2>, D>, <D as Device>::Error>
+            pub fn $try_name<R>(&self, other: &R) -> Result<Tensor<bool, Broadcast<S, R::Shape>, D>, <D as Device>::Error>
             where
-                S: BroadcastShape<S2>,
+                R: SecondOperand<T, D>,
+                S: BroadcastShape<R::Shape>,
             {
-                <D as Backend<T>>::compare(table::$Op, self, other)
+                <D as Backend<T>>::compare(table::$Op, self, other.operand())
             }
         }
     )*};

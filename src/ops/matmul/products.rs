@@ -20,6 +20,7 @@ use super::shape::{
 use crate::Tensor;
 use crate::backend::Gemm;
 use crate::element::Numeric;
+use crate::ops::operand::SecondOperand;
 use crate::shape::EqualOutput;
 use crate::shape::OrPanic;
 use crate::shape::Shape;
@@ -46,9 +47,10 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(d.to_vec(), vec![7.0; 10]);
     /// ```
     #[track_caller]
-    pub fn matmul<S2: Shape>(&self, other: &Tensor<T, S2, D>) -> Tensor<T, Matmul<S, S2>, D>
+    pub fn matmul<R>(&self, other: &R) -> Tensor<T, Matmul<S, R::Shape>, D>
     where
-        S: MatmulShape<S2>,
+        R: SecondOperand<T, D>,
+        S: MatmulShape<R::Shape>,
     {
         self.try_matmul(other).or_panic()
     }
@@ -67,13 +69,13 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     /// assert_eq!(a.try_matmul(&b).err().unwrap().to_string(),
     ///     "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
     /// ```
-    pub fn try_matmul<S2: Shape>(
-        &self,
-        other: &Tensor<T, S2, D>,
-    ) -> Result<Tensor<T, Matmul<S, S2>, D>, D::Error>
+    #[allow(clippy::type_complexity)]
+    pub fn try_matmul<R>(&self, other: &R) -> Result<Tensor<T, Matmul<S, R::Shape>, D>, D::Error>
     where
-        S: MatmulShape<S2>,
+        R: SecondOperand<T, D>,
+        S: MatmulShape<R::Shape>,
     {
+        let other = other.operand();
         let geo = rules::matmul(self.dims(), other.dims())?;
         D::product(self, other, &geo, T::one())
     }
