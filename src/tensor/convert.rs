@@ -5,8 +5,8 @@
 //!   (`From<[[T; 3]; 2]>` for `Shape![2, 3]`, `From<[[T; 3]; 1]>` for
 //!   `Shape![1, 3]`). Rank 4 and up: [`Tensor::from_vec`] or the
 //!   [`tensor!`](crate::tensor!) literal.
-//! - **`Vec`s**: `From<Vec<T>>` for the shapes every length fits, the 1-d
-//!   `Shape![_]` and [`DynRank`] (a 1-d tensor); `TryFrom<Vec<T>>` for every
+//! - **`Vec`s**: `From<Vec<T>>` for the shapes every length fits
+//!   ([`VecShape`]: the 1-d `Shape![_]` and [`DynRank`], a 1-d tensor); `TryFrom<Vec<T>>` for every
 //!   other shape of static rank, whose sizes the length must fit: checked at
 //!   run time, with one dynamic (`_`) size inferred as `reshape(-1)` infers.
 //!
@@ -31,11 +31,14 @@
 //! `TryFrom<Vec<T>>` for all `Tensor<T, S>`, and rustc's coherence check
 //! does not see that a marker-trait bound excludes `Shape![_]` from it
 //! (E0119 on stable). Hence the `TryFrom` impls are written per rank, rank 1
-//! per kind of size (`Const<N>`, `One`), which leaves `(Dyn,)` to `From`.
+//! per kind of size (`Const<N>`, `One`), which leaves `(Dyn,)` and
+//! [`DynRank`] to `From`: one impl over [`VecShape`], so that `vec.into()` to
+//! a static shape is one short error (the bound's message) instead of
+//! rustc's list of every `From` impl.
 //! Code generic over `S: Shape` uses [`Tensor::try_from_vec`] with the sizes.
 
 use crate::element::Element;
-use crate::shape::{Const, Dim, Dims, Dyn, DynRank, One, Shape, ShapeError};
+use crate::shape::{Const, Dim, Dyn, DynRank, One, Shape, ShapeError};
 
 use super::Tensor;
 
@@ -87,31 +90,43 @@ from_nested_array! {
     [] (One, One, One) [1, 1, 1]
 }
 
-impl<T: Element> From<Vec<T>> for Tensor<T, (Dyn,)> {
+/// The shapes a `Vec` of any length fits, `Shape![_]` and [`DynRank`]:
+/// those `From<Vec<T>>` converts to. A static shape is not one (a `Vec`'s
+/// length is a run-time fact and `From` must not fail): `vec.into()` to it
+/// is one error that says so and names `try_into` and `from_vec`.
+///
+/// ```
+/// use shaped::tensor::VecShape;
+/// use shaped::{DynRank, Shape};
+/// fn fits<S: VecShape>() {}
+/// fits::<Shape![_]>();
+/// fits::<DynRank>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a `Vec`'s length is known only at run time, so it converts to no static shape `{Self}`",
+    label = "`From<Vec<_>>` needs a shape every length fits (`Shape![_]`, `DynRank`)",
+    note = "check the length at run time with `.try_into()` or `Tensor::try_from_vec`, or use `Tensor::from_vec` (panics on a wrong length)"
+)]
+pub trait VecShape: Shape {}
+#[diagnostic::do_not_recommend]
+impl VecShape for (Dyn,) {}
+#[diagnostic::do_not_recommend]
+impl VecShape for DynRank {}
+
+impl<T: Element, S: VecShape> From<Vec<T>> for Tensor<T, S> {
     /// A 1-d tensor of the elements (any length fits).
     ///
     /// ```
-    /// use shaped::{Shape, Tensor};
+    /// use shaped::{DynRank, Shape, Tensor};
     /// let t: Tensor<u8, Shape![_]> = vec![1, 2, 3].into();
     /// assert_eq!(t.dims(), &[3]);
+    /// let d = Tensor::<u8, DynRank>::from(vec![1, 2, 3]);
+    /// assert_eq!(d.dims(), &[3]);
     /// ```
     fn from(data: Vec<T>) -> Self {
         let n = data.len();
-        Tensor::from_parts(data, Dims::from_slice(&[n]))
-    }
-}
-
-impl<T: Element> From<Vec<T>> for Tensor<T, DynRank> {
-    /// A 1-d tensor of the elements (any length fits).
-    ///
-    /// ```
-    /// use shaped::{DynRank, Tensor};
-    /// let t = Tensor::<u8, DynRank>::from(vec![1, 2, 3]);
-    /// assert_eq!(t.dims(), &[3]);
-    /// ```
-    fn from(data: Vec<T>) -> Self {
-        let n = data.len();
-        Tensor::from_parts(data, Dims::from_slice(&[n]))
+        let d = S::check_dims(&[n]).expect("a 1-d shape of any length");
+        Tensor::from_parts(data, d)
     }
 }
 

@@ -46,6 +46,7 @@ mod view;
 pub(crate) use display::shape_name;
 pub(crate) use view::wrap_dim;
 
+pub use convert::VecShape;
 pub use element_access::{SliceGuard, SliceGuardMut};
 pub use elements::Iter;
 pub use view::{try_broadcast_tensors, try_broadcast_tensors3};
