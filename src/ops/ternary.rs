@@ -16,6 +16,7 @@ use crate::backend::Backend;
 use crate::backend::op::ScalarRhs;
 use crate::device::{Cpu, Device};
 use crate::element::{Element, Float, Numeric};
+use crate::ops::operand::SecondOperand;
 use crate::ops::table;
 use crate::shape::OrPanic;
 use crate::shape::{Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape};
@@ -41,14 +42,16 @@ macro_rules! ternary_ops {
             /// # Panics
             /// With PyTorch's message when a run-time size does not match.
             #[track_caller]
-            pub fn $name<S1: Shape, S2: Shape>(
+            pub fn $name<R1, R2>(
                 &self,
-                $b: &Tensor<T, S1, D>,
-                $c: &Tensor<T, S2, D>,
+                $b: &R1,
+                $c: &R2,
                 $($v: T,)?
-            ) -> Out3<T, S, S1, S2, D>
+            ) -> Out3<T, S, R1::Shape, R2::Shape, D>
             where
-                S: Broadcast3<S1, S2>,
+                R1: SecondOperand<T, D>,
+                R2: SecondOperand<T, D>,
+                S: Broadcast3<R1::Shape, R2::Shape>,
             {
                 self.$try_name($b, $c $(, $v)?).or_panic()
             }
@@ -65,16 +68,18 @@ macro_rules! ternary_ops {
             #[doc = concat!("assert_eq!(s.", stringify!($try_name), "(&t, &t", $(", ", stringify!($ex),)? ").unwrap_err().to_string(),")]
             ///     "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1");
             /// ```
-            pub fn $try_name<S1: Shape, S2: Shape>(
+            pub fn $try_name<R1, R2>(
                 &self,
-                $b: &Tensor<T, S1, D>,
-                $c: &Tensor<T, S2, D>,
+                $b: &R1,
+                $c: &R2,
                 $($v: T,)?
-            ) -> Result<Out3<T, S, S1, S2, D>, D::Error>
+            ) -> Result<Out3<T, S, R1::Shape, R2::Shape, D>, D::Error>
             where
-                S: Broadcast3<S1, S2>,
+                R1: SecondOperand<T, D>,
+                R2: SecondOperand<T, D>,
+                S: Broadcast3<R1::Shape, R2::Shape>,
             {
-                D::ternary($op, self, $b, $c)
+                D::ternary($op, self, $b.operand(), $c.operand())
             }
 
             #[doc = concat!("[`Tensor::", stringify!($name), "`] in place, as `Tensor.", stringify!($inplace), "`: the other two operands broadcast to `self`'s shape, which never changes.")]
@@ -91,12 +96,14 @@ macro_rules! ternary_ops {
             /// assert_eq!(s.to_vec(), want);
             /// ```
             #[track_caller]
-            pub fn $inplace<S1, S2>(&mut self, $b: &Tensor<T, S1, D>, $c: &Tensor<T, S2, D> $(, $v: T)?)
+            pub fn $inplace<R1, R2>(&mut self, $b: &R1, $c: &R2 $(, $v: T)?)
             where
-                S1: ExpandsTo<S>,
-                S1::Expanded: Shape,
-                S2: ExpandsTo<S>,
-                S2::Expanded: Shape,
+                R1: SecondOperand<T, D>,
+                R2: SecondOperand<T, D>,
+                R1::Shape: ExpandsTo<S>,
+                <R1::Shape as ExpandsTo<S>>::Expanded: Shape,
+                R2::Shape: ExpandsTo<S>,
+                <R2::Shape as ExpandsTo<S>>::Expanded: Shape,
             {
                 self.$try_inplace($b, $c $(, $v)?).or_panic()
             }
@@ -115,19 +122,21 @@ macro_rules! ternary_ops {
             #[doc = concat!("assert_eq!(s.", stringify!($try_inplace), "(&t, &t", $(", ", stringify!($ex),)? ").unwrap_err().to_string(),")]
             ///     "output with shape [1, 4] doesn't match the broadcast shape [3, 4]");
             /// ```
-            pub fn $try_inplace<S1, S2>(
+            pub fn $try_inplace<R1, R2>(
                 &mut self,
-                $b: &Tensor<T, S1, D>,
-                $c: &Tensor<T, S2, D>,
+                $b: &R1,
+                $c: &R2,
                 $($v: T,)?
             ) -> Result<(), D::Error>
             where
-                S1: ExpandsTo<S>,
-                S1::Expanded: Shape,
-                S2: ExpandsTo<S>,
-                S2::Expanded: Shape,
+                R1: SecondOperand<T, D>,
+                R2: SecondOperand<T, D>,
+                R1::Shape: ExpandsTo<S>,
+                <R1::Shape as ExpandsTo<S>>::Expanded: Shape,
+                R2::Shape: ExpandsTo<S>,
+                <R2::Shape as ExpandsTo<S>>::Expanded: Shape,
             {
-                D::ternary_($op, self, $b, $c)
+                D::ternary_($op, self, $b.operand(), $c.operand())
             }
         }
     )*};
