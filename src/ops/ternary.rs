@@ -192,13 +192,11 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// assert_eq!(x.clamp_tensor(&lo, &hi).to_vec(), vec![-1, 0, 1, -1, 0, 2]);
     /// ```
     #[track_caller]
-    pub fn clamp_tensor<S1: Shape, S2: Shape>(
-        &self,
-        min: &Tensor<T, S1, D>,
-        max: &Tensor<T, S2, D>,
-    ) -> Out3<T, S, S1, S2, D>
+    pub fn clamp_tensor<R1, R2>(&self, min: &R1, max: &R2) -> Out3<T, S, R1::Shape, R2::Shape, D>
     where
-        S: Broadcast3<S1, S2>,
+        R1: SecondOperand<T, D>,
+        R2: SecondOperand<T, D>,
+        S: Broadcast3<R1::Shape, R2::Shape>,
     {
         self.try_clamp_tensor(min, max).or_panic()
     }
@@ -214,15 +212,18 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// let lo = Tensor::<f32, DynRank>::try_zeros(&[2]).unwrap();
     /// assert!(x.try_clamp_tensor(&lo, &x).is_err());
     /// ```
-    pub fn try_clamp_tensor<S1: Shape, S2: Shape>(
+    #[allow(clippy::type_complexity)]
+    pub fn try_clamp_tensor<R1, R2>(
         &self,
-        min: &Tensor<T, S1, D>,
-        max: &Tensor<T, S2, D>,
-    ) -> Result<Out3<T, S, S1, S2, D>, D::Error>
+        min: &R1,
+        max: &R2,
+    ) -> Result<Out3<T, S, R1::Shape, R2::Shape, D>, D::Error>
     where
-        S: Broadcast3<S1, S2>,
+        R1: SecondOperand<T, D>,
+        R2: SecondOperand<T, D>,
+        S: Broadcast3<R1::Shape, R2::Shape>,
     {
-        D::ternary(table::Clamp, self, min, max)
+        D::ternary(table::Clamp, self, min.operand(), max.operand())
     }
 
     /// Clamps into `[min, max]` with scalar bounds, as `torch.clamp`.
@@ -394,13 +395,14 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
 /// assert_eq!(where_cond(&c, &x, &y).to_vec(), vec![1, 2, 3, 0, 0, 0]);
 /// ```
 #[track_caller]
-pub fn where_cond<T: Element, SC, SX: Shape, SY: Shape, D: Backend<T> + Backend<bool>>(
+pub fn where_cond<T: Element, SC, SX: Shape, R, D: Backend<T> + Backend<bool>>(
     cond: &Tensor<bool, SC, D>,
     x: &Tensor<T, SX, D>,
-    y: &Tensor<T, SY, D>,
-) -> Out3<T, SC, SX, SY, D>
+    y: &R,
+) -> Out3<T, SC, SX, R::Shape, D>
 where
-    SC: Broadcast3<SX, SY>,
+    R: SecondOperand<T, D>,
+    SC: Broadcast3<SX, R::Shape>,
     SC::Output: Shape,
 {
     try_where_cond(cond, x, y).or_panic()
@@ -417,14 +419,16 @@ where
 /// let x = Tensor::<f32, DynRank>::try_zeros(&[3]).unwrap();
 /// assert!(try_where_cond(&c, &x, &x).is_err());
 /// ```
-pub fn try_where_cond<T: Element, SC, SX: Shape, SY: Shape, D: Backend<T> + Backend<bool>>(
+#[allow(clippy::type_complexity)]
+pub fn try_where_cond<T: Element, SC, SX: Shape, R, D: Backend<T> + Backend<bool>>(
     cond: &Tensor<bool, SC, D>,
     x: &Tensor<T, SX, D>,
-    y: &Tensor<T, SY, D>,
-) -> Result<Out3<T, SC, SX, SY, D>, <D as Device>::Error>
+    y: &R,
+) -> Result<Out3<T, SC, SX, R::Shape, D>, <D as Device>::Error>
 where
-    SC: Broadcast3<SX, SY>,
+    R: SecondOperand<T, D>,
+    SC: Broadcast3<SX, R::Shape>,
     SC::Output: Shape,
 {
-    <D as Backend<T>>::select(table::Where, cond, x, y)
+    <D as Backend<T>>::select(table::Where, cond, x, y.operand())
 }
