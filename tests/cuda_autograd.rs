@@ -744,3 +744,82 @@ fn a_training_step_matches_cpu() {
             .unwrap()
     });
 }
+
+#[test]
+fn nn_layers_match_cpu() {
+    use shaped::nn::{Embedding, Gelu, LayerNorm, Relu, Sigmoid, Silu, Tanh};
+    use shaped::{Const, Shape};
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    // LayerNorm over the last axis of a rank-3 input; its scale and shift
+    // are parameters, so their gradients (summed over the rows) compare too.
+    let inputs = vec![
+        rand(&[2, 3, 5], 110, -2.0, 2.0),
+        rand(&[5], 111, 0.5, 1.5),
+        rand(&[5], 112, -0.5, 0.5),
+    ];
+    check!(dev, "layer_norm", inputs, |v| {
+        let ln: LayerNorm<Const<5>, f64, _> = LayerNorm {
+            weight: v[1].try_reshape::<Shape![5]>(&[5]).unwrap(),
+            bias: v[2].try_reshape::<Shape![5]>(&[5]).unwrap(),
+            eps: 1e-5,
+        };
+        ln.forward(&v[0])
+    });
+    // A lookup with repeated rows: their gradients add up.
+    check!(dev, "embedding", vec![rand(&[4, 3], 113, -1.0, 1.0)], |v| {
+        let e = Embedding {
+            weight: v[0].try_reshape::<Shape![_, _]>(&[4, 3]).unwrap(),
+        };
+        let ids = ints(v[0].value(), &[3, 0, 3, 3, 1], &[5])
+            .try_reshape::<Shape![_]>(&[5])
+            .unwrap();
+        e.forward(&ids).try_reshape::<DynRank>(&[-1]).unwrap()
+    });
+    // The activation layers, chained on a transposed view.
+    check!(
+        dev,
+        "activation layers",
+        vec![rand(&[3, 4], 114, -3.0, 3.0)],
+        |v| {
+            let x = v[0].permute::<DynRank>(&[1, 0]).unwrap();
+            let h = Relu.forward(&Gelu.forward(&x)).add(&Silu.forward(&x));
+            Tanh.forward(&Sigmoid.forward(&h).mul(&x))
+        }
+    );
+}
+
+#[test]
+fn dropout_masks_and_scales_on_cuda() {
+    use shaped::nn::Dropout;
+    let Some(dev) = device() else { return };
+    // The GPU draws its own mask, so this checks what any mask must satisfy:
+    // each element is dropped (value and gradient 0) or kept (value
+    // `x / (1 - p)`, gradient `1 / (1 - p)`), about `1 - p` of them kept.
+    let p = 0.25;
+    let n = 4000;
+    let x = rand(&[n / 40, 40], 115, 0.5, 1.5);
+    let d = Dropout::new(p, 11);
+    let xv = Var::param(x.to_device(&dev).unwrap());
+    let y = d.forward(&xv);
+    let g = y.sum().try_backward().unwrap().wrt(&xv).unwrap();
+    let (y, g) = (host(y.value()).1, host(&g).1);
+    let scale = 1.0 / (1.0 - p);
+    let mut kept = 0;
+    for ((&yi, &gi), &xi) in y.iter().zip(&g).zip(&x.to_vec()) {
+        if gi == 0.0 {
+            assert_eq!(yi, 0.0);
+        } else {
+            assert_eq!(gi, scale);
+            assert!((yi - xi * scale).abs() < 1e-12, "{yi} vs {xi} * {scale}");
+            kept += 1;
+        }
+    }
+    let frac = kept as f64 / n as f64;
+    assert!((frac - 0.75).abs() < 0.03, "kept {frac} of the elements");
+    // A new mask each call; the same seed replays the same masks.
+    let again = host(d.forward(&xv).value()).1;
+    assert_ne!(again, y);
+    let replay = host(Dropout::new(p, 11).forward(&xv).value()).1;
+    assert_eq!(replay, y);
+}

@@ -457,6 +457,28 @@ fn views_on_the_gpu_match_cpu() {
         assert_eq!(cpu.strides(), gpu.strides(), "{what}: strides");
         assert_same(what, cpu, gpu);
     }
+    // `index!` / `try_index!` entries (integer, negative, stepped range,
+    // `..`) are views on the GPU too, with the CPU's errors.
+    let s = rand::<f64>(&[3, 4, 5], 42, false);
+    let gs = s.to_device(&dev).unwrap();
+    let typed = s.try_reshape::<Shape![3, 4, 5]>(&[3, 4, 5]).unwrap();
+    let gtyped = gs.try_reshape::<Shape![3, 4, 5]>(&[3, 4, 5]).unwrap();
+    let (v, gv) = (
+        shaped::index!(typed, -1, .., 1..5; 2),
+        shaped::index!(gtyped, -1, .., 1..5; 2),
+    );
+    assert_eq!(v.strides(), gv.strides(), "index!: strides");
+    assert_same("index!", &v.into_dyn(), &gv.into_dyn());
+    let (v, gv) = (
+        shaped::try_index!(s, .., 2).unwrap(),
+        shaped::try_index!(gs, .., 2).unwrap(),
+    );
+    assert_same("try_index!", &v.into_dyn(), &gv.into_dyn());
+    let (e, ge) = (
+        shaped::try_index!(s, 3).err().unwrap().to_string(),
+        shaped::try_index!(gs, 3).err().unwrap().to_string(),
+    );
+    assert_eq!(e, ge);
     // A reshape the strides do not allow copies, on the GPU.
     let t: T<f64> = c.permute(&[2, 0, 1]).unwrap();
     let gt: G<f64> = g.permute(&[2, 0, 1]).unwrap();

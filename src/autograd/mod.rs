@@ -121,6 +121,7 @@ mod var;
 mod views;
 
 pub use device::GradDevice;
+pub(crate) use device::scalar_like;
 pub use fused::{Adjoint, AdjointGen, FusedBackward, VarLeaf, cuda_adjoint};
 pub use no_grad::{NoGradGuard, no_grad};
 pub use pointwise::where_cond;

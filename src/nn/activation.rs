@@ -3,7 +3,7 @@
 //! parameters).
 
 use super::params::Parameters;
-use crate::autograd::Var;
+use crate::autograd::{GradDevice, Var};
 use crate::element::Float;
 use crate::shape::{DynRank, Shape};
 
@@ -14,15 +14,15 @@ macro_rules! activations {
         pub struct $name;
 
         impl $name {
-            #[doc = concat!("[`Var::", stringify!($method), "`] of `x`.")]
-            pub fn forward<T: Float, S: Shape>(&self, x: &Var<T, S>) -> Var<T, S> {
+            #[doc = concat!("[`Var::", stringify!($method), "`] of `x`, on `x`'s device.")]
+            pub fn forward<T: Float, S: Shape, D: GradDevice<T>>(&self, x: &Var<T, S, D>) -> Var<T, S, D> {
                 x.$method()
             }
         }
 
-        impl<T: Float> Parameters<T> for $name {
+        impl<T: Float, D: GradDevice<T>> Parameters<T, D> for $name {
             /// None.
-            fn visit_params(&self, _: &mut dyn FnMut(&Var<T, DynRank>)) {}
+            fn visit_params(&self, _: &mut dyn FnMut(&Var<T, DynRank, D>)) {}
         }
     )*};
 }

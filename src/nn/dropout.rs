@@ -1,20 +1,24 @@
 //! `Dropout`: zeroes elements at random while training, scaling the rest
-//! by `1 / (1 - p)`; the identity in evaluation.
+//! by `1 / (1 - p)`; the identity in evaluation. On any device.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::erase::{erased, restored};
 use super::params::Parameters;
-use crate::Tensor;
-use crate::autograd::Var;
+use crate::autograd::{GradDevice, Var, scalar_like};
+use crate::backend::Fill;
 use crate::element::Float;
+use crate::ops::try_where_cond;
 use crate::shape::{DynRank, Shape};
 
 /// `torch.nn.Dropout(p)`: in training mode each element is kept with
 /// probability `1 - p` and scaled by `1 / (1 - p)` (the gradient is masked
 /// and scaled the same way); in evaluation mode the input passes unchanged.
 /// The masks come from a seeded generator: each call draws a new mask, and
-/// the same seed gives the same sequence of masks.
+/// the same seed gives the same sequence of masks. The mask is drawn on the
+/// input's device ([`Tensor::rand_like`](crate::Tensor::rand_like)): a GPU
+/// input never leaves the GPU, and the CPU's masks are those of
+/// [`Tensor::rand`](crate::Tensor::rand) with the same seed.
 ///
 /// ```
 /// use shaped::autograd::Var;
@@ -106,8 +110,11 @@ impl Dropout {
     /// assert_eq!(y.value().to_vec(), vec![0., 0., 0.]);
     /// assert_eq!(y.sum().backward().wrt(&x).unwrap().to_vec(), vec![0., 0., 0.]);
     /// ```
-    pub fn forward<T: Float, S: Shape>(&self, x: &Var<T, S>) -> Var<T, S> {
-        if !self.training || self.p == 0.0 {
+    pub fn forward<T: Float, S: Shape, D: GradDevice<T> + Fill<T>>(
+        &self,
+        x: &Var<T, S, D>,
+    ) -> Var<T, S, D> {
+        if !self.training || self.p == 0.0 || x.value().numel() == 0 {
             return x.clone();
         }
         let seed = self.seed.fetch_add(1, Ordering::Relaxed);
@@ -119,15 +126,18 @@ impl Dropout {
                 0.0
             },
         );
-        let mask = Tensor::<T, DynRank>::try_rand(x.dims(), seed)
-            .expect("the input's own sizes")
-            .map(move |u| {
-                if u.to_f64() < p {
-                    T::zero()
-                } else {
-                    T::from_f64(scale)
-                }
-            });
+        // `scale` where `u >= p`, 0 elsewhere: PyTorch's `bernoulli(1 - p) /
+        // (1 - p)`, so that `x * mask` keeps a NaN of a dropped element.
+        let mask = (|| {
+            let u = x.value().try_rand_like(seed)?.into_dyn();
+            let keep = u.try_ge(&scalar_like(&u, T::from_f64(p))?)?;
+            let (on, off) = (
+                scalar_like(&u, T::from_f64(scale))?,
+                scalar_like(&u, T::zero())?,
+            );
+            try_where_cond(&keep, &on, &off)
+        })()
+        .expect("a mask of the input's own sizes, on its device");
         let y = erased(x)
             .try_mul(&Var::constant(mask))
             .expect("the mask has the input's sizes");
@@ -135,7 +145,7 @@ impl Dropout {
     }
 }
 
-impl<T: Float> Parameters<T> for Dropout {
+impl<T: Float, D: GradDevice<T>> Parameters<T, D> for Dropout {
     /// None.
-    fn visit_params(&self, _: &mut dyn FnMut(&Var<T, DynRank>)) {}
+    fn visit_params(&self, _: &mut dyn FnMut(&Var<T, DynRank, D>)) {}
 }

@@ -1,16 +1,19 @@
-//! `Embedding<V, D>`: a table of `V` learned vectors of size `D`, looked up
-//! by index.
+//! `Embedding<V, E>`: a table of `V` learned vectors of size `E`, looked up
+//! by index, on any device.
 
 use super::params::Parameters;
 use crate::Tensor;
-use crate::autograd::Var;
+use crate::autograd::{GradDevice, Var};
+use crate::device::{Cpu, Device};
 use crate::element::Float;
 use crate::ops::index::IndexElement;
 use crate::shape::{Dim, DynRank, FixedDim};
 
-/// `torch.nn.Embedding(V, D)`: row `i` of the weight `(V, D)` for each
+/// `torch.nn.Embedding(V, E)`: row `i` of the weight `(V, E)` for each
 /// index `i`; the gradient of a row is the sum of the upstream gradients of
-/// the positions that picked it.
+/// the positions that picked it. The table lives on the device `D` of its
+/// weight ([`Embedding::from_tensor`] puts it on any device); the lookup is
+/// the backend's `index_select` there and its gradient `index_add`.
 ///
 /// ```
 /// use shaped::autograd::Var;
@@ -22,12 +25,12 @@ use crate::shape::{Dim, DynRank, FixedDim};
 /// let g = v.sum().backward().wrt(&e.weight).unwrap();
 /// assert_eq!(g.to_vec()[12..], [2., 2., 2.]); // row 4 was picked twice
 /// ```
-pub struct Embedding<V: Dim, D: Dim, T: Float = f32> {
-    /// The table, `(V, D)`.
-    pub weight: Var<T, (V, D)>,
+pub struct Embedding<V: Dim, E: Dim, T: Float = f32, D: Device = Cpu> {
+    /// The table, `(V, E)`.
+    pub weight: Var<T, (V, E), D>,
 }
 
-impl<V: FixedDim, D: FixedDim, T: Float> Embedding<V, D, T> {
+impl<V: FixedDim, E: FixedDim, T: Float> Embedding<V, E, T> {
     /// A table drawn from `N(0, 1)` with `seed`, PyTorch's initialisation.
     ///
     /// ```
@@ -42,8 +45,9 @@ impl<V: FixedDim, D: FixedDim, T: Float> Embedding<V, D, T> {
     }
 }
 
-impl<V: Dim, D: Dim, T: Float> Embedding<V, D, T> {
-    /// A table with the given weight `(V, D)`, made a parameter.
+impl<V: Dim, E: Dim, T: Float, D: GradDevice<T>> Embedding<V, E, T, D> {
+    /// A table with the given weight `(V, E)`, made a parameter on its
+    /// device.
     ///
     /// ```
     /// use shaped::nn::Embedding;
@@ -51,13 +55,14 @@ impl<V: Dim, D: Dim, T: Float> Embedding<V, D, T> {
     /// let e: Embedding<Const<2>, Const<2>, f64> = Embedding::from_tensor(Tensor::zeros());
     /// assert!(e.weight.requires_grad());
     /// ```
-    pub fn from_tensor(weight: Tensor<T, (V, D)>) -> Self {
+    pub fn from_tensor(weight: Tensor<T, (V, E), D>) -> Self {
         Embedding {
             weight: Var::param(weight),
         }
     }
 
-    /// The rows of the table at `indices` `(N,)`: `(N, D)`.
+    /// The rows of the table at `indices` `(N,)` (on the table's device):
+    /// `(N, E)`.
     ///
     /// # Panics
     /// When an index is outside `0..V`, with the message of
@@ -71,14 +76,17 @@ impl<V: Dim, D: Dim, T: Float> Embedding<V, D, T> {
     /// assert_eq!(e.forward(&ids).dims(), &[2, 2]);
     /// ```
     #[track_caller]
-    pub fn forward<N: Dim, I: IndexElement>(&self, indices: &Tensor<I, (N,)>) -> Var<T, (N, D)> {
+    pub fn forward<N: Dim, I: IndexElement>(
+        &self,
+        indices: &Tensor<I, (N,), D>,
+    ) -> Var<T, (N, E), D> {
         self.weight.index_select::<0, I, N>(indices)
     }
 }
 
-impl<V: Dim, D: Dim, T: Float> Parameters<T> for Embedding<V, D, T> {
+impl<V: Dim, E: Dim, T: Float, D: GradDevice<T>> Parameters<T, D> for Embedding<V, E, T, D> {
     /// The table.
-    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank>)) {
+    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {
         self.weight.visit_params(f);
     }
 }

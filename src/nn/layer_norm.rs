@@ -1,18 +1,21 @@
-//! `LayerNorm<D>`: normalisation over the last axis, with a learned scale
-//! and shift.
+//! `LayerNorm<N>`: normalisation over the last axis, with a learned scale
+//! and shift, on any device.
 
 use super::erase::{erased, restored};
 use super::params::Parameters;
 use crate::Tensor;
-use crate::autograd::Var;
+use crate::autograd::{GradDevice, Var};
+use crate::device::{Cpu, Device};
 use crate::element::Float;
 use crate::shape::OrPanic;
-use crate::shape::{DynRank, FixedDim, Shape};
+use crate::shape::{Dim, DynRank, FixedDim, Shape};
 
-/// `torch.nn.LayerNorm(D)`: each row along the last axis (of size `D`) is
+/// `torch.nn.LayerNorm(N)`: each row along the last axis (of size `N`) is
 /// shifted to mean 0 and scaled to variance 1 (the biased variance, plus
 /// `eps`), then multiplied by `weight` and shifted by `bias` (PyTorch's
-/// initial values: ones and zeros).
+/// initial values: ones and zeros). The layer lives on the device `D` of
+/// its parameters ([`LayerNorm::from_tensors`] puts it on any device); its
+/// forward pass is the same table operations there.
 ///
 /// ```
 /// use shaped::autograd::Var;
@@ -24,16 +27,16 @@ use crate::shape::{DynRank, FixedDim, Shape};
 /// let v = y.value().to_vec();
 /// assert!((v[0] + 1.).abs() < 1e-5 && (v[1] - 1.).abs() < 1e-5);
 /// ```
-pub struct LayerNorm<D: FixedDim, T: Float = f32> {
-    /// The scale, `(D,)`.
-    pub weight: Var<T, (D,)>,
-    /// The shift, `(D,)`.
-    pub bias: Var<T, (D,)>,
+pub struct LayerNorm<N: Dim, T: Float = f32, D: Device = Cpu> {
+    /// The scale, `(N,)`.
+    pub weight: Var<T, (N,), D>,
+    /// The shift, `(N,)`.
+    pub bias: Var<T, (N,), D>,
     /// Added to the variance (PyTorch's default `1e-5`).
     pub eps: T,
 }
 
-impl<D: FixedDim, T: Float> LayerNorm<D, T> {
+impl<N: FixedDim, T: Float> LayerNorm<N, T> {
     /// Weight ones, bias zeros, `eps = 1e-5`, as PyTorch.
     ///
     /// ```
@@ -48,9 +51,43 @@ impl<D: FixedDim, T: Float> LayerNorm<D, T> {
             eps: T::from_f64(1e-5),
         }
     }
+}
+
+impl<N: Dim, T: Float, D: GradDevice<T>> LayerNorm<N, T, D> {
+    /// A layer with the given scale and shift `(N,)` (made parameters, on
+    /// their device) and `eps = 1e-5`: how a layer is put on a GPU, or
+    /// given sizes known only at run time.
+    ///
+    /// # Panics
+    /// When the two have different sizes.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::nn::LayerNorm;
+    /// use shaped::{Shape, Tensor};
+    /// let w = Tensor::<f64, Shape![_]>::try_from_vec(vec![2., 2.], &[2]).unwrap();
+    /// let b = Tensor::<f64, Shape![_]>::try_from_vec(vec![0., 1.], &[2]).unwrap();
+    /// let ln = LayerNorm::from_tensors(w, b);
+    /// let x = Var::constant(Tensor::<f64, Shape![1, 2]>::from_vec(vec![1., 3.]).into_dyn());
+    /// let y = ln.forward(&x).value().to_vec();
+    /// assert!((y[0] + 2.).abs() < 1e-4 && (y[1] - 3.).abs() < 1e-4);
+    /// ```
+    #[track_caller]
+    pub fn from_tensors(weight: Tensor<T, (N,), D>, bias: Tensor<T, (N,), D>) -> Self {
+        assert_eq!(
+            weight.dims(),
+            bias.dims(),
+            "LayerNorm: the weight and the bias must have the same sizes"
+        );
+        LayerNorm {
+            weight: Var::param(weight),
+            bias: Var::param(bias),
+            eps: T::from_f64(1e-5),
+        }
+    }
 
     /// `(x - mean) / √(var + eps) · weight + bias` along the last axis of
-    /// `x`, which must have size `D` (checked at run time for `DynRank`
+    /// `x`, which must have size `N` (checked at run time for `DynRank`
     /// inputs; the panic is the broadcast error).
     ///
     /// ```
@@ -62,7 +99,7 @@ impl<D: FixedDim, T: Float> LayerNorm<D, T> {
     /// assert_eq!(ln.forward(&x).dims(), &[2, 4, 3]);
     /// ```
     #[track_caller]
-    pub fn forward<S: Shape>(&self, x: &Var<T, S>) -> Var<T, S> {
+    pub fn forward<S: Shape>(&self, x: &Var<T, S, D>) -> Var<T, S, D> {
         let x = erased(x);
         let mean = x.mean_dims(&[-1], true);
         let centred = x.try_sub(&mean).or_panic();
@@ -76,16 +113,16 @@ impl<D: FixedDim, T: Float> LayerNorm<D, T> {
     }
 }
 
-impl<D: FixedDim, T: Float> Default for LayerNorm<D, T> {
+impl<N: FixedDim, T: Float> Default for LayerNorm<N, T> {
     /// [`LayerNorm::new`].
     fn default() -> Self {
         LayerNorm::new()
     }
 }
 
-impl<D: FixedDim, T: Float> Parameters<T> for LayerNorm<D, T> {
+impl<N: Dim, T: Float, D: GradDevice<T>> Parameters<T, D> for LayerNorm<N, T, D> {
     /// The weight, then the bias.
-    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank>)) {
+    fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {
         self.weight.visit_params(f);
         self.bias.visit_params(f);
     }

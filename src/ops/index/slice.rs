@@ -161,10 +161,10 @@ pub trait AxisIndex<S: Shape, const K: usize> {
     /// # Errors
     /// An integer out of range, a zero step, or (for dynamic rank) an axis
     /// `K` the tensor does not have.
-    fn index_axis<T: Element>(
+    fn index_axis<T: Element, D: Device>(
         self,
-        t: &Tensor<T, S>,
-    ) -> Result<Tensor<T, Self::Output>, ShapeError>;
+        t: &Tensor<T, S, D>,
+    ) -> Result<Tensor<T, Self::Output, D>, ShapeError>;
 }
 
 /// [`AxisIndex`] behind one blanket impl, for [`index!`](crate::index):
@@ -187,16 +187,19 @@ pub trait IndexEntry<S: Shape, const K: usize> {
     ///
     /// # Errors
     /// As [`AxisIndex::index_axis`].
-    fn index_entry<T: Element>(
+    fn index_entry<T: Element, D: Device>(
         self,
-        t: &Tensor<T, S>,
-    ) -> Result<Tensor<T, Self::Output>, ShapeError>;
+        t: &Tensor<T, S, D>,
+    ) -> Result<Tensor<T, Self::Output, D>, ShapeError>;
 }
 
 /// Every entry with an [`AxisIndex`] rule.
 impl<I: AxisIndex<S, K>, S: Shape, const K: usize> IndexEntry<S, K> for I {
     type Output = I::Output;
-    fn index_entry<T: Element>(self, t: &Tensor<T, S>) -> Result<Tensor<T, I::Output>, ShapeError> {
+    fn index_entry<T: Element, D: Device>(
+        self,
+        t: &Tensor<T, S, D>,
+    ) -> Result<Tensor<T, I::Output, D>, ShapeError> {
         self.index_axis(t)
     }
 }
@@ -210,13 +213,13 @@ impl<I: AxisIndex<S, K>, S: Shape, const K: usize> IndexEntry<S, K> for I {
 /// ```
 /// use shaped::{Shape, Tensor, ops::index::index_entry};
 /// let t = Tensor::<i32, Shape![2, 3]>::from_vec((0..6).collect());
-/// assert_eq!(index_entry::<_, _, 1, _>(&t, 1..).unwrap().to_vec(), vec![1, 2, 4, 5]);
+/// assert_eq!(index_entry::<_, _, 1, _, _>(&t, 1..).unwrap().to_vec(), vec![1, 2, 4, 5]);
 /// ```
 #[doc(hidden)]
-pub fn index_entry<T: Element, S: Shape, const K: usize, I: IndexEntry<S, K>>(
-    t: &Tensor<T, S>,
+pub fn index_entry<T: Element, S: Shape, const K: usize, I: IndexEntry<S, K>, D: Device>(
+    t: &Tensor<T, S, D>,
     entry: I,
-) -> Result<Tensor<T, I::Output>, ShapeError>
+) -> Result<Tensor<T, I::Output, D>, ShapeError>
 where
     I::Output: Shape,
 {
@@ -229,7 +232,7 @@ macro_rules! axis_integers {
         #[diagnostic::do_not_recommend]
         impl<S: RemoveAxis<K>, const K: usize> AxisIndex<S, K> for $x {
             type Output = S::Output;
-            fn index_axis<T: Element>(self, t: &Tensor<T, S>) -> Result<Tensor<T, S::Output>, ShapeError> {
+            fn index_axis<T: Element, D: Device>(self, t: &Tensor<T, S, D>) -> Result<Tensor<T, S::Output, D>, ShapeError> {
                 t.try_select::<K>(to_isize(self))
             }
         }
@@ -243,7 +246,7 @@ macro_rules! axis_range_entries {
         #[diagnostic::do_not_recommend]
         impl<S: SetAxis<K, Dyn>, const K: usize> AxisIndex<S, K> for $r {
             type Output = S::Output;
-            fn index_axis<T: Element>(self, t: &Tensor<T, S>) -> Result<Tensor<T, S::Output>, ShapeError> {
+            fn index_axis<T: Element, D: Device>(self, t: &Tensor<T, S, D>) -> Result<Tensor<T, S::Output, D>, ShapeError> {
                 t.try_slice::<K>(self)
             }
         }
@@ -277,7 +280,10 @@ axis_range_entries!(
 #[diagnostic::do_not_recommend]
 impl<S: SetAxis<K, Dyn>, R: AxisRange, const K: usize> AxisIndex<S, K> for Stepped<R> {
     type Output = S::Output;
-    fn index_axis<T: Element>(self, t: &Tensor<T, S>) -> Result<Tensor<T, S::Output>, ShapeError> {
+    fn index_axis<T: Element, D: Device>(
+        self,
+        t: &Tensor<T, S, D>,
+    ) -> Result<Tensor<T, S::Output, D>, ShapeError> {
         t.try_slice_step::<K>(self.range, self.step)
     }
 }
@@ -286,7 +292,10 @@ impl<S: SetAxis<K, Dyn>, R: AxisRange, const K: usize> AxisIndex<S, K> for Stepp
 #[diagnostic::do_not_recommend]
 impl<S: RemoveAxis<K>, const K: usize> AxisIndex<S, K> for RangeFull {
     type Output = S;
-    fn index_axis<T: Element>(self, t: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
+    fn index_axis<T: Element, D: Device>(
+        self,
+        t: &Tensor<T, S, D>,
+    ) -> Result<Tensor<T, S, D>, ShapeError> {
         check_axis(K, t.rank())?;
         Ok(t.share())
     }
@@ -533,7 +542,7 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     }
 }
 
-impl<T: Element, S: Shape> Tensor<T, S> {
+impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     /// The view `entry` picks on axis `K` (see [`AxisIndex`]): what
     /// [`try_index!`](crate::try_index) calls for each axis.
     ///
@@ -549,7 +558,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     pub fn try_index_axis<const K: usize, I: AxisIndex<S, K>>(
         &self,
         entry: I,
-    ) -> Result<Tensor<T, I::Output>, ShapeError> {
+    ) -> Result<Tensor<T, I::Output, D>, ShapeError> {
         entry.index_axis(self)
     }
 }
@@ -622,23 +631,23 @@ macro_rules! __index_axes {
     (($t:expr) ($k:expr) $r:expr ; $s:expr $(,)?) => {{
         #[allow(clippy::reversed_empty_ranges)]
         let entry = $crate::ops::index::Stepped::new($r, $s);
-        $crate::ops::index::index_entry::<_, _, { $k }, _>(&$t, entry)
+        $crate::ops::index::index_entry::<_, _, { $k }, _, _>(&$t, entry)
     }};
     (($t:expr) ($k:expr) $r:expr ; $s:expr , $($rest:tt)+) => {{
         #[allow(clippy::reversed_empty_ranges)]
         let entry = $crate::ops::index::Stepped::new($r, $s);
         $crate::__index_axes!(($t) ($k + 1) $($rest)+)
-            .and_then(move |v| $crate::ops::index::index_entry::<_, _, { $k }, _>(&v, entry))
+            .and_then(move |v| $crate::ops::index::index_entry::<_, _, { $k }, _, _>(&v, entry))
     }};
     (($t:expr) ($k:expr) $i:expr $(,)?) => {{
         #[allow(clippy::reversed_empty_ranges)]
         let entry = $i;
-        $crate::ops::index::index_entry::<_, _, { $k }, _>(&$t, entry)
+        $crate::ops::index::index_entry::<_, _, { $k }, _, _>(&$t, entry)
     }};
     (($t:expr) ($k:expr) $i:expr , $($rest:tt)+) => {{
         #[allow(clippy::reversed_empty_ranges)]
         let entry = $i;
         $crate::__index_axes!(($t) ($k + 1) $($rest)+)
-            .and_then(move |v| $crate::ops::index::index_entry::<_, _, { $k }, _>(&v, entry))
+            .and_then(move |v| $crate::ops::index::index_entry::<_, _, { $k }, _, _>(&v, entry))
     }};
 }
