@@ -276,7 +276,7 @@ fn transfers_keep_values_and_layouts() {
             assert_eq!(g.strides(), t.strides(), "{what}");
         }
         assert_eq!(g.to_cpu().unwrap().to_vec(), t.to_vec(), "{what}");
-        let c = g.contiguous().unwrap();
+        let c = g.contiguous();
         assert!(c.is_contiguous());
         assert_eq!(
             c.to_cpu().unwrap().to_vec(),
@@ -323,7 +323,7 @@ fn static_shapes_and_operators() {
     assert_eq!(d.to_cpu().unwrap().to_vec(), (&a * 3.0).to_vec());
     let n = -&ga;
     assert_eq!(n.to_cpu().unwrap().to_vec(), (-&a).to_vec());
-    let mut x = ga.deep_copy().unwrap();
+    let mut x = ga.deep_copy();
     let mut y = a.deep_copy();
     x += &gb.sum_dim_keepdim::<0>();
     y += &b.sum_dim_keepdim::<0>();
@@ -342,7 +342,7 @@ fn static_shapes_and_operators() {
     assert_eq!((1.5 - &ga).to_cpu().unwrap().to_vec(), (1.5 - &a).to_vec());
     assert_eq!((&ga / 4.0).to_cpu().unwrap().to_vec(), (&a / 4.0).to_vec());
     assert_eq!((2.0 / &ga).to_cpu().unwrap().to_vec(), (2.0 / &a).to_vec());
-    let mut z = ga.deep_copy().unwrap();
+    let mut z = ga.deep_copy();
     let mut w = a.deep_copy();
     z -= 0.25;
     w -= 0.25;
@@ -479,6 +479,25 @@ fn views_on_the_gpu_match_cpu() {
         shaped::try_index!(gs, 3).err().unwrap().to_string(),
     );
     assert_eq!(e, ge);
+    // `sum_to_size` (PyTorch's, and autograd's reduction of broadcast
+    // gradients) and the static `reshape`, a copy for a permuted view.
+    for to in [vec![4, 1], vec![5], vec![3, 1, 1], vec![3, 4, 5]] {
+        let (cpu, gpu) = (
+            s.try_sum_to_size::<DynRank>(&to).unwrap(),
+            gs.try_sum_to_size::<DynRank>(&to).unwrap(),
+        );
+        assert_same(&format!("sum_to_size {to:?}"), &cpu, &gpu);
+    }
+    assert_eq!(
+        s.try_sum_to_size::<DynRank>(&[2]).unwrap_err().to_string(),
+        gs.try_sum_to_size::<DynRank>(&[2]).unwrap_err().to_string()
+    );
+    let (cpu, gpu): (Tensor<f64, Shape![20, 3]>, Tensor<f64, Shape![20, 3], Cuda>) = (
+        typed.transpose::<0, 2>().reshape(),
+        gtyped.transpose::<0, 2>().reshape(),
+    );
+    assert!(gpu.is_contiguous());
+    assert_same("static reshape", &cpu.into_dyn(), &gpu.into_dyn());
     // A reshape the strides do not allow copies, on the GPU.
     let t: T<f64> = c.permute(&[2, 0, 1]).unwrap();
     let gt: G<f64> = g.permute(&[2, 0, 1]).unwrap();
@@ -1574,7 +1593,7 @@ fn index_ops_match_cpu() {
                 assert_same("scatter_add empty", &out.try_scatter_add(0, &none, &src).unwrap(), &gout.try_scatter_add(0, &none.to_device(&dev).unwrap(), &gs).unwrap());
             }
             let bad = T::<$i>::try_from_vec(vec![7 as $i], &[1, 1]).unwrap();
-            let mut g = gout.deep_copy().unwrap();
+            let mut g = gout.deep_copy();
             let e = g.try_scatter_(0, &bad.to_device(&dev).unwrap(), &gs).unwrap_err().to_string();
             assert_eq!(e, out.clone().try_scatter_(0, &bad, &src).unwrap_err().to_string());
             assert_same("nothing written after an error", &out, &g);

@@ -9,9 +9,9 @@ use crate::Tensor;
 use crate::backend::op::{Map2, Map3, Reduction};
 use crate::backend::{Backend, Gemm};
 use crate::element::Float;
-use crate::iter::contiguous_strides;
+use crate::ops::reduce::sum_to_dims;
 use crate::ops::table::{self, Fill};
-use crate::shape::{DimVec, DynRank, Shape, ShapeError, check_expand};
+use crate::shape::{DimVec, DynRank, Shape};
 
 /// The devices [`Var`](super::Var) records and back-propagates on for
 /// elements `T`: the op table's pointwise ops on `T` (and on the `bool`
@@ -70,25 +70,7 @@ pub(crate) fn sum_to_like<T: Float, D: Backend<T>, S2: Shape>(
     g: Dyn<T, D>,
     like: &[usize],
 ) -> Result<Tensor<T, S2, D>, D::Error> {
-    let from = g.dims();
-    if check_expand(like, from).is_err() {
-        return Err(ShapeError::Invalid(format!(
-            "size {{{like:?}}} is not expandable to size {{{from:?}}}."
-        ))
-        .into());
-    }
-    let lead = from.len() - like.len();
-    let mask: Vec<bool> = from
-        .iter()
-        .enumerate()
-        .map(|(i, &f)| i < lead || (like[i - lead] == 1 && f != 1))
-        .collect();
-    let checked = S2::check_dims(like)?;
-    if !mask.contains(&true) {
-        return Ok(g.view_as(checked, g.strides(), g.offset));
-    }
-    let summed = sum_keepdim(&g, &mask)?;
-    Ok(summed.view_as(checked, &contiguous_strides(like), summed.offset))
+    sum_to_dims(&g, like)
 }
 
 /// `g` summed over the dims in `mask`, kept with size 1.

@@ -11,7 +11,7 @@
 use crate::shape::OrPanic;
 use std::sync::Arc;
 
-use crate::backend::cpu::exec;
+use crate::backend::Backend;
 use crate::device::Device;
 use crate::element::Element;
 use crate::shape::{DynRank, Shape, ShapeError};
@@ -163,77 +163,6 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         Ok(self.try_deep_copy()?.into_vec())
     }
 
-    /// A contiguous copy of the elements, in new storage (PyTorch's
-    /// `clone()`; `Clone` does the same, [`Tensor::share`] shares instead).
-    ///
-    /// # Panics
-    /// With the message of [`Tensor::try_deep_copy`]'s error.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let a = Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
-    /// let t = a.transpose::<0, 1>();
-    /// let c = t.deep_copy();
-    /// assert!(c.is_contiguous() && !t.is_contiguous());
-    /// assert_eq!(c.to_vec(), vec![1., 3., 2., 4.]);
-    /// ```
-    #[track_caller]
-    pub fn deep_copy(&self) -> Self {
-        self.try_deep_copy().or_panic()
-    }
-
-    /// The fallible form of [`Tensor::deep_copy`].
-    ///
-    /// # Errors
-    /// When the copy's buffer cannot be allocated (an expanded view can ask
-    /// for far more memory than it shares): PyTorch's "... you tried to
-    /// allocate N bytes ..." or its size overflow message.
-    ///
-    /// ```
-    /// use shaped::{DynRank, Tensor};
-    /// let one = Tensor::<f32, DynRank>::try_ones(&[1]).unwrap();
-    /// let wide = one.try_broadcast_to::<DynRank>(&[1 << 40]).unwrap();
-    /// let e = wide.try_deep_copy().unwrap_err();
-    /// assert!(e.to_string().contains("you tried to allocate 4398046511104 bytes"));
-    /// ```
-    pub fn try_deep_copy(&self) -> Result<Self, ShapeError> {
-        exec::map1(self.layout(), |x| x)
-    }
-
-    /// This tensor (shared, as [`Tensor::share`]) if contiguous, else a
-    /// contiguous copy, as PyTorch's `contiguous()`.
-    ///
-    /// # Panics
-    /// With the message of [`Tensor::try_contiguous`]'s error.
-    ///
-    /// ```
-    /// use shaped::{Shape, Tensor};
-    /// let t = Tensor::<f32, Shape![2, 3]>::zeros().transpose::<0, 1>();
-    /// assert!(t.contiguous().is_contiguous());
-    /// ```
-    #[track_caller]
-    pub fn contiguous(&self) -> Self {
-        self.try_contiguous().or_panic()
-    }
-
-    /// The fallible form of [`Tensor::contiguous`].
-    ///
-    /// # Errors
-    /// As [`Tensor::try_deep_copy`].
-    ///
-    /// ```
-    /// use shaped::{DynRank, Tensor};
-    /// let t = Tensor::<f64, DynRank>::try_zeros(&[2, 3]).unwrap();
-    /// assert!(t.try_contiguous().unwrap().is_contiguous());
-    /// ```
-    pub fn try_contiguous(&self) -> Result<Self, ShapeError> {
-        if self.is_contiguous() {
-            Ok(self.share())
-        } else {
-            self.try_deep_copy()
-        }
-    }
-
     /// The single element of a one-element tensor, as PyTorch's `item()`.
     ///
     /// # Errors
@@ -279,5 +208,81 @@ impl<T: Element> Tensor<T, ()> {
     /// ```
     pub fn item(&self) -> T {
         self.storage.read()[self.offset]
+    }
+}
+
+/// Copies on the tensor's own device (the backend's contiguous copy).
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
+    /// A contiguous copy of the elements, in new storage on the same device
+    /// (PyTorch's `clone()`; on the CPU `Clone` does the same,
+    /// [`Tensor::share`] shares instead).
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_deep_copy`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
+    /// let t = a.transpose::<0, 1>();
+    /// let c = t.deep_copy();
+    /// assert!(c.is_contiguous() && !t.is_contiguous());
+    /// assert_eq!(c.to_vec(), vec![1., 3., 2., 4.]);
+    /// ```
+    #[track_caller]
+    pub fn deep_copy(&self) -> Self {
+        self.try_deep_copy().or_panic()
+    }
+
+    /// The fallible form of [`Tensor::deep_copy`].
+    ///
+    /// # Errors
+    /// When the copy's buffer cannot be allocated (an expanded view can ask
+    /// for far more memory than it shares): PyTorch's "... you tried to
+    /// allocate N bytes ..." or its size overflow message on the CPU; the
+    /// driver's error on CUDA.
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let one = Tensor::<f32, DynRank>::try_ones(&[1]).unwrap();
+    /// let wide = one.try_broadcast_to::<DynRank>(&[1 << 40]).unwrap();
+    /// let e = wide.try_deep_copy().unwrap_err();
+    /// assert!(e.to_string().contains("you tried to allocate 4398046511104 bytes"));
+    /// ```
+    pub fn try_deep_copy(&self) -> Result<Self, D::Error> {
+        D::copy(self)
+    }
+
+    /// This tensor (shared, as [`Tensor::share`]) if contiguous, else a
+    /// contiguous copy, as PyTorch's `contiguous()`.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_contiguous`]'s error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let t = Tensor::<f32, Shape![2, 3]>::zeros().transpose::<0, 1>();
+    /// assert!(t.contiguous().is_contiguous());
+    /// ```
+    #[track_caller]
+    pub fn contiguous(&self) -> Self {
+        self.try_contiguous().or_panic()
+    }
+
+    /// The fallible form of [`Tensor::contiguous`].
+    ///
+    /// # Errors
+    /// As [`Tensor::try_deep_copy`].
+    ///
+    /// ```
+    /// use shaped::{DynRank, Tensor};
+    /// let t = Tensor::<f64, DynRank>::try_zeros(&[2, 3]).unwrap();
+    /// assert!(t.try_contiguous().unwrap().is_contiguous());
+    /// ```
+    pub fn try_contiguous(&self) -> Result<Self, D::Error> {
+        if self.is_contiguous() {
+            Ok(self.share())
+        } else {
+            self.try_deep_copy()
+        }
     }
 }

@@ -39,7 +39,6 @@ use std::sync::Arc;
 
 use super::construct::{arange_len, below_one, check_new};
 use crate::Tensor;
-use crate::backend::Backend;
 use crate::backend::cuda::compose::full;
 use crate::backend::cuda::elementwise::Operand;
 use crate::backend::cuda::generate::{Generator, generate};
@@ -149,7 +148,7 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
         if n == 0 {
             return Ok(Tensor::from_parts(Vec::new(), self.dims.clone()));
         }
-        let c = self.contiguous()?;
+        let c = self.try_contiguous()?;
         let g = c.storage.buf.read();
         let view = g.slice(c.offset..c.offset + n);
         let data = self.device().stream().clone_dtoh(&view)?;
@@ -157,45 +156,6 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
         // synchronisation also reports errors of earlier asynchronous work.
         self.device().synchronize()?;
         Ok(Tensor::from_parts(data, self.dims.clone()))
-    }
-
-    /// A contiguous copy of the elements in new device storage (PyTorch's
-    /// `clone()`).
-    ///
-    /// # Errors
-    /// A driver error.
-    ///
-    /// ```
-    /// use shaped::device::Cuda;
-    /// use shaped::{Shape, Tensor};
-    /// if let Ok(dev) = Cuda::device(0) {
-    ///     let a = Tensor::<f32, Shape![2, 3]>::zeros().to_device(&dev).unwrap().transpose::<0, 1>();
-    ///     let c = a.deep_copy().unwrap();
-    ///     assert!(c.is_contiguous() && !a.is_contiguous());
-    /// }
-    /// ```
-    pub fn deep_copy(&self) -> Result<Self, CudaError> {
-        Cuda::copy(self)
-    }
-
-    /// This tensor if contiguous, else a contiguous copy.
-    ///
-    /// # Errors
-    /// A driver error.
-    ///
-    /// ```
-    /// use shaped::device::Cuda;
-    /// use shaped::{Shape, Tensor};
-    /// if let Ok(dev) = Cuda::device(0) {
-    ///     let a = Tensor::<f32, Shape![2, 3]>::zeros().to_device(&dev).unwrap().transpose::<0, 1>();
-    ///     assert!(a.contiguous().unwrap().is_contiguous());
-    /// }
-    /// ```
-    pub fn contiguous(&self) -> Result<Self, CudaError> {
-        if self.is_contiguous() {
-            return Ok(self.share());
-        }
-        self.deep_copy()
     }
 }
 

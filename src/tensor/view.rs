@@ -458,9 +458,10 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     }
 }
 
-impl<T: Element, S: FixedShape> Tensor<T, S> {
-    /// The same elements with the fixed shape `S2`; that both shapes have the
-    /// same number of elements is checked when the program is built.
+impl<T: Element, S: FixedShape, D: Backend<T>> Tensor<T, S, D> {
+    /// The same elements with the fixed shape `S2`, on the same device (a
+    /// view when the strides allow, else a contiguous copy); that both shapes
+    /// have the same number of elements is checked when the program is built.
     ///
     /// That check is a `const` assertion, evaluated when the function is
     /// instantiated: `cargo build` (and `cargo test`) report it, `cargo check`
@@ -487,12 +488,15 @@ impl<T: Element, S: FixedShape> Tensor<T, S> {
     /// let r: Tensor<i32, Shape![3, 2]> = t.reshape();
     /// assert_eq!(r.to_vec(), (0..6).collect::<Vec<_>>());
     /// ```
-    pub fn reshape<S2: FixedShape>(&self) -> Tensor<T, S2> {
+    ///
+    /// # Panics
+    /// Only when a copy is needed and the device fails it (out of memory).
+    #[track_caller]
+    pub fn reshape<S2: FixedShape>(&self) -> Tensor<T, S2, D> {
         let () = SameNumel::<S, S2>::CHECK;
         let dims = S2::static_sizes().expect("a fixed shape has static sizes");
         let sizes: Vec<isize> = dims.as_ref().iter().map(|&d| d as isize).collect();
-        self.try_reshape(&sizes)
-            .expect("equal element counts reshape")
+        self.try_reshape(&sizes).or_panic()
     }
 }
 

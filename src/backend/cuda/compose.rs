@@ -156,11 +156,11 @@ pub(crate) fn arg_extreme<T: CudaElement + Numeric, S: Shape, SO: Shape>(
     let (c, view) = if let [k] = reduced[..] {
         let outer: usize = dims[..k].iter().product();
         let inner: usize = dims[k + 1..].iter().product();
-        (a.contiguous()?.into_dyn(), (outer, dims[k], inner))
+        (a.try_contiguous()?.into_dyn(), (outer, dims[k], inner))
     } else {
         let kept: Vec<usize> = (0..dims.len()).filter(|&k| !mask[k]).collect();
         let perm: Vec<isize> = kept.iter().chain(&reduced).map(|&k| k as isize).collect();
-        let moved = a.permute::<DynRank>(&perm)?.contiguous()?;
+        let moved = a.permute::<DynRank>(&perm)?.try_contiguous()?;
         let outer: usize = kept.iter().map(|&k| dims[k]).product();
         (moved, (outer, count(dims, mask), 1))
     };

@@ -98,7 +98,7 @@ fn reduce_axis<T: CudaElement, S: Shape>(
     k: usize,
     keepdim: bool,
 ) -> Result<Tensor<T, DynRank, Cuda>, CudaError> {
-    let c = t.contiguous()?;
+    let c = t.try_contiguous()?;
     let dims = c.dims();
     let outer: usize = dims[..k].iter().product();
     let inner: usize = dims[k + 1..].iter().product();
@@ -127,7 +127,7 @@ pub(crate) fn reduce_mask<T: CudaElement, S: Shape, SO: Shape>(
 ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
     let rank = t.rank();
     let result = if mask.iter().all(|&m| m) {
-        let c = t.contiguous()?;
+        let c = t.try_contiguous()?;
         let flat = Tensor::<T, DynRank, Cuda> {
             storage: c.storage.clone(),
             offset: c.offset,
@@ -148,7 +148,7 @@ pub(crate) fn reduce_mask<T: CudaElement, S: Shape, SO: Shape>(
             cur = reduce_axis(def, &cur, k, keepdim)?;
         }
         if mask.iter().all(|&m| !m) {
-            cur = cur.deep_copy()?;
+            cur = cur.try_deep_copy()?;
         }
         let dims = DimVec::from_slice(cur.dims());
         (cur.storage, dims)

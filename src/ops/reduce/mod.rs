@@ -68,8 +68,8 @@ mod methods;
 mod softmax;
 mod sum_to;
 
-pub(crate) use crate::backend::cpu::exec::reduce_vec;
 pub(crate) use crate::backend::cpu::reducers;
+pub(crate) use sum_to::sum_to_dims;
 
 pub(crate) use axes::{
     Mask, all as all_mask, from_axis as axis_mask, from_dims as dims_mask, reduced_count,

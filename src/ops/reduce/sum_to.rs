@@ -9,11 +9,13 @@
 //! ExpandsTo<S>`), so a target that does not broadcast is a compile error.
 
 use super::axes::Mask;
-use super::reducers::Sum;
 use crate::Tensor;
+use crate::backend::Backend;
+use crate::backend::op::Reduction;
 use crate::element::Numeric;
+use crate::iter::contiguous_strides;
 use crate::shape::OrPanic;
-use crate::shape::{ExpandsTo, FixedShape, Shape, ShapeError, check_expand};
+use crate::shape::{DynRank, ExpandsTo, FixedShape, Shape, ShapeError, check_expand};
 
 /// The dimensions of a tensor of sizes `from` that summing to `to` reduces,
 /// or `None` when `to` does not broadcast to `from`.
@@ -28,7 +30,29 @@ pub(crate) fn sum_to_mask(from: &[usize], to: &[usize]) -> Option<Mask> {
     )
 }
 
-impl<T: Numeric, S: Shape> Tensor<T, S> {
+/// `t` summed to sizes `dims` on its device, for any result shape type
+/// (the checks of `ExpandsTo` happen at run time here): the one body behind
+/// [`Tensor::try_sum_to_size`] and autograd's reduction of broadcast
+/// gradients.
+pub(crate) fn sum_to_dims<T: Numeric, S: Shape, S2: Shape, D: Backend<T>>(
+    t: &Tensor<T, S, D>,
+    dims: &[usize],
+) -> Result<Tensor<T, S2, D>, D::Error> {
+    let mask = sum_to_mask(t.dims(), dims).ok_or_else(|| {
+        ShapeError::Invalid(format!(
+            "size {{{dims:?}}} is not expandable to size {{{:?}}}.",
+            t.dims()
+        ))
+    })?;
+    let checked = S2::check_dims(dims)?;
+    if !mask.iter().any(|&m| m) {
+        return Ok(t.view_as(checked, t.strides(), t.offset));
+    }
+    let summed: Tensor<T, DynRank, D> = D::reduce(Reduction::Sum, t, &mask, true)?;
+    Ok(summed.view_as(checked, &contiguous_strides(dims), summed.offset))
+}
+
+impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// Sums to sizes `dims`, which must broadcast to this tensor's sizes, as
     /// PyTorch's `sum_to_size`. When nothing is summed the result is a view.
     ///
@@ -45,22 +69,11 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(g.try_sum_to_size::<DynRank>(&[5]).unwrap_err().to_string(),
     ///     "size {[5]} is not expandable to size {[2, 3, 4]}.");
     /// ```
-    pub fn try_sum_to_size<S2>(&self, dims: &[usize]) -> Result<Tensor<T, S2>, ShapeError>
+    pub fn try_sum_to_size<S2>(&self, dims: &[usize]) -> Result<Tensor<T, S2, D>, D::Error>
     where
         S2: Shape + ExpandsTo<S>,
     {
-        let mask = sum_to_mask(self.dims(), dims).ok_or_else(|| {
-            ShapeError::Invalid(format!(
-                "size {{{dims:?}}} is not expandable to size {{{:?}}}.",
-                self.dims()
-            ))
-        })?;
-        if !mask.iter().any(|&m| m) {
-            let d = S2::check_dims(dims)?;
-            return Ok(self.view_as(d, self.strides(), self.offset));
-        }
-        let data = super::reduce_vec(self.layout(), &mask, &Sum { divisor: None })?;
-        Tensor::try_from_vec(data, dims)
+        sum_to_dims(self, dims)
     }
 
     /// [`Tensor::try_sum_to_size`], panicking on error.
@@ -75,7 +88,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(b.to_vec(), vec![4.0; 3]);
     /// ```
     #[track_caller]
-    pub fn sum_to_size<S2>(&self, dims: &[usize]) -> Tensor<T, S2>
+    pub fn sum_to_size<S2>(&self, dims: &[usize]) -> Tensor<T, S2, D>
     where
         S2: Shape + ExpandsTo<S>,
     {
@@ -99,7 +112,7 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// assert_eq!(b.to_vec()[0], 4096.0);
     /// ```
     #[track_caller]
-    pub fn sum_to<S2>(&self) -> Tensor<T, <S as crate::shape::SumTo<S2>>::Output>
+    pub fn sum_to<S2>(&self) -> Tensor<T, <S as crate::shape::SumTo<S2>>::Output, D>
     where
         S2: FixedShape + ExpandsTo<S>,
         S: crate::shape::SumTo<S2, Output = S2>,
