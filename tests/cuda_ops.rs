@@ -492,7 +492,8 @@ fn views_on_the_gpu_match_cpu() {
         s.try_sum_to_size::<DynRank>(&[2]).unwrap_err().to_string(),
         gs.try_sum_to_size::<DynRank>(&[2]).unwrap_err().to_string()
     );
-    let (cpu, gpu): (Tensor<f64, Shape![20, 3]>, Tensor<f64, Shape![20, 3], Cuda>) = (
+    type R<D> = Tensor<f64, Shape![20, 3], D>;
+    let (cpu, gpu): (R<Cpu>, R<Cuda>) = (
         typed.transpose::<0, 2>().reshape(),
         gtyped.transpose::<0, 2>().reshape(),
     );
@@ -1930,4 +1931,102 @@ fn index_reductions_and_masks<X: Target>(x: &X) {
 fn index_reductions_and_masks_match_cpu() {
     let Some(dev) = device() else { return };
     index_reductions_and_masks(&OnGpu(dev));
+}
+
+/// `to_dtype` from `F` to every CUDA type, on the GPU against the CPU.
+fn casts_from<F: Gen + CudaElement>(dev: &shaped::device::CudaDevice, seed: u64) {
+    fn one<F: CudaElement, U: Close + CudaElement>(what: &str, c: &T<F>, g: &G<F>) {
+        assert_same(
+            &format!("{what} to {}", U::NAME),
+            &c.to_dtype::<U>(),
+            &g.to_dtype::<U>(),
+        );
+    }
+    let base = rand::<F>(&[3, 1, 4], seed, false);
+    let gbase = base.to_device(dev).unwrap();
+    let views: Vec<(&str, T<F>, G<F>)> = vec![
+        ("contiguous", base.share(), gbase.share()),
+        (
+            "transposed",
+            base.permute(&[2, 1, 0]).unwrap(),
+            gbase.permute(&[2, 1, 0]).unwrap(),
+        ),
+        (
+            "expanded",
+            base.expand(&[2, 3, 5, 4]).unwrap(),
+            gbase.expand(&[2, 3, 5, 4]).unwrap(),
+        ),
+        (
+            "zero-size",
+            base.narrow(2, 1, 0).unwrap(),
+            gbase.narrow(2, 1, 0).unwrap(),
+        ),
+    ];
+    for (what, c, g) in &views {
+        let what = format!("{} {what}", F::NAME);
+        one::<F, f32>(&what, c, g);
+        one::<F, f64>(&what, c, g);
+        one::<F, i32>(&what, c, g);
+        one::<F, i64>(&what, c, g);
+        one::<F, u8>(&what, c, g);
+        one::<F, bool>(&what, c, g);
+    }
+}
+
+#[test]
+fn casts_match_cpu() {
+    let Some(dev) = device() else { return };
+    casts_from::<f32>(&dev, 70);
+    casts_from::<f64>(&dev, 71);
+    casts_from::<i32>(&dev, 72);
+    casts_from::<i64>(&dev, 73);
+    casts_from::<u8>(&dev, 74);
+    casts_from::<bool>(&dev, 75);
+    // Edge values: past every target's range, infinities and NaN (the
+    // rules `tests/cast_table.rs` checks on the host).
+    let edges = vec![
+        -0.0,
+        0.5,
+        -3.75,
+        255.5,
+        300.5,
+        -300.5,
+        1e10,
+        9.3e18,
+        -9.3e18,
+        1.9e19,
+        1e30,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ];
+    let c = T::<f64>::try_from_vec(edges.clone(), &[edges.len()]).unwrap();
+    let g = c.to_device(&dev).unwrap();
+    assert_same("edges to f32", &c.to_dtype::<f32>(), &g.to_dtype::<f32>());
+    assert_same("edges to i32", &c.to_dtype::<i32>(), &g.to_dtype::<i32>());
+    assert_same("edges to i64", &c.to_dtype::<i64>(), &g.to_dtype::<i64>());
+    assert_same("edges to u8", &c.to_dtype::<u8>(), &g.to_dtype::<u8>());
+    assert_same(
+        "edges to bool",
+        &c.to_dtype::<bool>(),
+        &g.to_dtype::<bool>(),
+    );
+}
+
+#[test]
+fn dist_matches_cpu() {
+    let Some(dev) = device() else { return };
+    for (what, a, b) in pairs::<f64>(80, false) {
+        let (ga, gb) = (a.to_device(&dev).unwrap(), b.to_device(&dev).unwrap());
+        for p in [0.0, 1.0, 2.0, 3.5, f64::INFINITY] {
+            let (c, g) = (a.try_dist(&b, p), ga.try_dist(&gb, p));
+            match (c, g) {
+                (Ok(c), Ok(g)) => {
+                    assert_same(&format!("dist {what} p={p}"), &c.into_dyn(), &g.into_dyn())
+                }
+                (Err(c), Err(g)) => assert_eq!(c.to_string(), g.to_string()),
+                (c, g) => panic!("dist {what} p={p}: cpu {c:?} vs cuda {:?}", g.map(|_| ())),
+            }
+        }
+    }
 }

@@ -10,6 +10,9 @@
 
 use crate::element::Element;
 
+pub use super::cuda::cast::{
+    CAST_HELPERS as CUDA_CAST_HELPERS, cast_expression as cuda_cast_expression,
+};
 pub use super::cuda::prelude::PRELUDE as CUDA_PRELUDE;
 
 /// Which element types an operation accepts: the name of the element trait

@@ -48,6 +48,17 @@ pub trait Backend<T: Element>: Device {
     /// An allocation or driver error.
     fn copy<S: Shape>(a: &Tensor<T, S, Self>) -> Result<Tensor<T, S, Self>, Self::Error>;
 
+    /// A contiguous copy of `a` with each element converted to `T` by
+    /// PyTorch's `.to(dtype)` rules ([`CastFrom`](crate::element::CastFrom)).
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    fn cast_from<F: Element, S: Shape>(
+        a: &Tensor<F, S, Self>,
+    ) -> Result<Tensor<T, S, Self>, Self::Error>
+    where
+        Self: Backend<F>;
+
     /// `op` on `a` and `b` broadcast together, into a new tensor of shape
     /// `SO` (the broadcast shape).
     ///

@@ -405,10 +405,12 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     }
 }
 
-impl<T: Numeric, S: Shape> Tensor<T, S> {
+impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// The `p`-norm of `self - other` (broadcast together), as `torch.dist`:
-    /// `p = 0` counts nonzeros, `p = inf` takes the largest magnitude.
-    /// Accumulates in `f64`.
+    /// [`Tensor::norm`] of the difference, so `p = 0` counts nonzeros and `p
+    /// = inf` takes the largest magnitude. On any device
+    /// (a subtraction, then the norm's reduction). Floats only, as PyTorch
+    /// ("norm(): input dtype should be either floating point or complex").
     ///
     /// # Errors
     /// PyTorch's broadcast error when a run-time size does not match.
@@ -419,32 +421,34 @@ impl<T: Numeric, S: Shape> Tensor<T, S> {
     /// let b = Tensor::<f32, Shape![2]>::from_vec(vec![0., 4.]);
     /// assert_eq!(a.try_dist(&b, 2.0).unwrap().item(), 5.0);
     /// assert_eq!(a.try_dist(&b, f64::INFINITY).unwrap().item(), 4.0);
+    /// assert_eq!(a.dist(&b, 0.0).item(), 2.0);
     /// ```
-    pub fn try_dist<S2: Shape>(
-        &self,
-        other: &Tensor<T, S2>,
-        p: f64,
-    ) -> Result<Tensor<T, ()>, ShapeError>
+    pub fn try_dist<R>(&self, other: &R, p: f64) -> Result<Tensor<T, (), D>, D::Error>
     where
-        S: BroadcastShape<S2>,
+        R: SecondOperand<T, D>,
+        S: BroadcastShape<R::Shape>,
     {
-        let d = self
-            .try_zip_map(other, |x, y| (x.to_f64() - y.to_f64()).abs())?
-            .to_vec();
-        let norm = if p == 0.0 {
-            d.iter().filter(|&&v| v != 0.0).count() as f64
-        } else if p == f64::INFINITY {
-            d.iter()
-                .fold(0.0f64, |m, &v| if v > m || v.is_nan() { v } else { m })
-        } else if p == f64::NEG_INFINITY {
-            d.iter().fold(
-                f64::INFINITY,
-                |m, &v| if v < m || v.is_nan() { v } else { m },
-            )
-        } else {
-            d.iter().map(|v| v.powf(p)).sum::<f64>().powf(1.0 / p)
-        };
-        Ok(Tensor::<T, ()>::full(T::from_f64(norm)))
+        self.try_sub(other)?.try_norm(p)
+    }
+
+    /// [`Tensor::try_dist`], panicking on error.
+    ///
+    /// # Panics
+    /// With PyTorch's message when a run-time size does not match.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]);
+    /// let b = Tensor::<f64, Shape![2]>::from_vec(vec![1., 1.]);
+    /// assert_eq!(a.dist(&b, 1.0).item(), 6.0);
+    /// ```
+    #[track_caller]
+    pub fn dist<R>(&self, other: &R, p: f64) -> Tensor<T, (), D>
+    where
+        R: SecondOperand<T, D>,
+        S: BroadcastShape<R::Shape>,
+    {
+        self.try_dist(other, p).or_panic()
     }
 }
 

@@ -10,14 +10,19 @@
 //! assert_eq!(t.to_dtype::<bool>().to_vec(), vec![true, false, true, true]);
 //! ```
 
+use crate::backend::Backend;
 use crate::element::{CastFrom, Element};
-use crate::shape::Shape;
+use crate::shape::{OrPanic, Shape};
 
 use super::Tensor;
 
-impl<T: Element, S: Shape> Tensor<T, S> {
-    /// A new contiguous tensor of the same sizes with each element
-    /// converted to `U`; `to_dtype::<T>()` is a copy.
+impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
+    /// A new contiguous tensor of the same sizes, on the same device, with
+    /// each element converted to `U`; `to_dtype::<T>()` is a copy. On CUDA
+    /// one generated kernel per pair of element types (the same rules).
+    ///
+    /// # Panics
+    /// Only when the device cannot allocate the result.
     ///
     /// ```
     /// use shaped::element::f16;
@@ -26,8 +31,28 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// let h = t.to_dtype::<f16>();
     /// assert_eq!(h.to_vec(), vec![f16::from_f64(0.1), f16::INFINITY]);
     /// ```
-    pub fn to_dtype<U: CastFrom<T>>(&self) -> Tensor<U, S> {
-        let data: Vec<U> = self.iter().map(U::cast_from).collect();
-        Tensor::from_parts(data, self.dims.clone())
+    #[track_caller]
+    pub fn to_dtype<U: CastFrom<T>>(&self) -> Tensor<U, S, D>
+    where
+        D: Backend<U>,
+    {
+        self.try_to_dtype().or_panic()
+    }
+
+    /// The fallible form of [`Tensor::to_dtype`].
+    ///
+    /// # Errors
+    /// An allocation or driver error.
+    ///
+    /// ```
+    /// use shaped::{Shape, Tensor};
+    /// let m = Tensor::<bool, Shape![3]>::from([true, false, true]);
+    /// assert_eq!(m.try_to_dtype::<f32>().unwrap().to_vec(), vec![1., 0., 1.]);
+    /// ```
+    pub fn try_to_dtype<U: CastFrom<T>>(&self) -> Result<Tensor<U, S, D>, D::Error>
+    where
+        D: Backend<U>,
+    {
+        <D as Backend<U>>::cast_from(self)
     }
 }

@@ -13,7 +13,7 @@ use crate::backend::Backend;
 use crate::backend::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::backend::primitives::reduced_dims;
 use crate::device::Cpu;
-use crate::element::{Element, Float, Numeric};
+use crate::element::{CastFrom, Element, Float, Numeric};
 use crate::ops::index::{IndexElement, ScatterReduce};
 use crate::ops::scalar;
 use crate::shape::{Dyn, DynRank, Shape, ShapeError, check_inplace};
@@ -25,6 +25,11 @@ impl<T: Element> Backend<T> for Cpu {
 
     fn copy<S: Shape>(a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
         exec::map1(a.layout(), |x| x)
+    }
+
+    fn cast_from<F: Element, S: Shape>(a: &Tensor<F, S>) -> Result<Tensor<T, S>, ShapeError> {
+        let data: Vec<T> = a.iter().map(T::cast_from).collect();
+        Ok(Tensor::from_parts(data, a.dims.clone()))
     }
 
     fn binary<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(

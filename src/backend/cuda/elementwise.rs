@@ -11,8 +11,9 @@ use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKern
 
 use super::CudaError;
 use super::device::{CudaDevice, CudaElement, CudaStorage};
-use super::source::{MAX_OPERANDS, MAX_RANK, elementwise_source};
+use super::source::{KernelSource, MAX_OPERANDS, MAX_RANK, TYPES, cast_source, elementwise_source};
 use crate::backend::op::OpDef;
+use crate::element::Element;
 use crate::iter::{Plan, broadcast_strides};
 use crate::shape::ShapeError;
 
@@ -176,6 +177,61 @@ pub(crate) fn launch<T: CudaElement, A0: CudaElement, O: CudaElement>(
     s: T,
 ) -> Result<(), CudaError> {
     debug_assert_eq!(rest.len() + 1, op.inputs());
+    let key = (op.name, T::NAME);
+    run(
+        dev,
+        key,
+        || elementwise_source(op, T::NAME),
+        out,
+        a0,
+        rest,
+        s,
+    )
+}
+
+/// Writes `out` (any strides) with the elements of `a` (broadcast to
+/// `out.dims`) converted to `U` by `CastFrom`'s rules: the generated cast
+/// from `F` to `U`. `a` must not share `out`'s storage.
+pub(crate) fn launch_cast<F: Element, U: CudaElement>(
+    dev: &CudaDevice,
+    out: Operand<'_, U>,
+    a: Operand<'_, F>,
+) -> Result<(), CudaError> {
+    // The kernel table's keys are static names: one per target type.
+    let name = TYPES
+        .iter()
+        .zip(CAST_NAMES)
+        .find(|((t, _, _), _)| *t == U::NAME)
+        .map(|(_, n)| n)
+        .ok_or_else(|| {
+            CudaError::Shape(ShapeError::Invalid(format!("no CUDA type {}", U::NAME)))
+        })?;
+    let make = || cast_source(F::NAME, U::NAME);
+    run(dev, (name, F::NAME), make, out, a, &[], U::default())
+}
+
+/// Kernel-table names of the casts, in the order of `TYPES` (the target).
+const CAST_NAMES: [&str; 6] = [
+    "cast_f32",
+    "cast_f64",
+    "cast_i32",
+    "cast_i64",
+    "cast_u8",
+    "cast_bool",
+];
+
+/// The launch shared by every elementwise module: the kernel `key.0` on
+/// `key.1` in the variant the plan calls for (compiled from `make` on
+/// first use), over `out`, `a0` and `rest`, with scalar `s`.
+fn run<T: CudaElement, A0, O>(
+    dev: &CudaDevice,
+    key: (&'static str, &'static str),
+    make: impl FnOnce() -> KernelSource,
+    out: Operand<'_, O>,
+    a0: Operand<'_, A0>,
+    rest: &[Operand<'_, T>],
+    s: T,
+) -> Result<(), CudaError> {
     let dims = out.dims;
     let bs0 = broadcast_strides(a0.dims, a0.strides, dims);
     let bsr: Vec<_> = rest
@@ -193,9 +249,7 @@ pub(crate) fn launch<T: CudaElement, A0: CudaElement, O: CudaElement>(
     let nops = ops.len();
     let vec = vec_width(&[size_of::<A0>(), size_of::<T>(), size_of::<O>()]);
     let variant = choose_variant(&l, nops, numel, vec);
-    let f = dev.kernel((op.name, T::NAME, variant), || {
-        elementwise_source(op, T::NAME)
-    })?;
+    let f = dev.kernel((key.0, key.1, variant), make)?;
     let work = if variant == "v32" {
         numel as u64 / vec
     } else {

@@ -28,6 +28,7 @@
 //! [`Cuda`](crate::device::Cuda) and the device-mismatch compile errors are
 //! the same in every build.
 
+pub(crate) mod cast;
 mod error;
 pub(crate) mod fused_source;
 pub(crate) mod prelude;

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::compose;
-use super::elementwise::{Operand, launch};
+use super::elementwise::{Operand, launch, launch_cast};
 use super::index::{self as index_kernels, Write};
 use super::reduce::reduce as launch_reduce;
 use super::reductions::{ReduceDef, find_reduction};
@@ -174,6 +174,24 @@ impl<T: CudaElement> Backend<T> for Cuda {
             &[],
             T::default(),
         )
+    }
+
+    fn cast_from<F: Element, S: Shape>(
+        a: &Tensor<F, S, Cuda>,
+    ) -> Result<Tensor<T, S, Cuda>, CudaError>
+    where
+        Cuda: Backend<F>,
+    {
+        let dev = &a.storage.dev;
+        let out = output::<T, S>(dev, a.dims())?;
+        let src = Operand {
+            storage: &a.storage,
+            dims: a.dims(),
+            strides: a.strides(),
+            offset: a.offset,
+        };
+        launch_cast(dev, out.operand(), src)?;
+        Ok(out)
     }
 
     fn binary<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(

@@ -20,6 +20,8 @@
 //! - Index kernels, one module per element and index type: `_check` and
 //!   `_fetch` (the first out-of-range index value, before anything is
 //!   read or written), `_gather`, `_scatter`, `_scatter_add` (atomics).
+//! - Casts (`to_dtype`), one module per pair of element types: the
+//!   elementwise template with one input of the source type.
 //! - Generators, one module per numeric type: `_arange`, and for floats
 //!   `_uniform` / `_normal` (the CPU's SplitMix64 streams, element by
 //!   element).
@@ -28,6 +30,7 @@
 //! one of them with NVRTC on a machine without a GPU, and `tests/op_table.rs`
 //! compiles the prelude and every pointwise expression for the host.
 
+use super::cast::{CAST_HELPERS, cast_expression};
 use super::prelude::PRELUDE;
 use super::reductions::{REDUCTIONS, ReduceDef};
 use crate::backend::op::{Family, Mode, OpDef};
@@ -512,6 +515,37 @@ pub(crate) fn elementwise_source(op: &OpDef, t: &str) -> KernelSource {
     module(name, &head, ELEMENTWISE, &["s64", "s32", "l32", "v32"])
 }
 
+/// The module name of the cast from element type `from` to `to`.
+pub(crate) fn cast_name(from: &str, to: &str) -> String {
+    format!("sh_cast_{}_{}", c_type(from).1, c_type(to).1)
+}
+
+/// The source of the cast from element type `from` to `to` (names as
+/// `Element::NAME`): the elementwise template with one input of type
+/// `from` and results of type `to`, in its four variants.
+pub(crate) fn cast_source(from: &str, to: &str) -> KernelSource {
+    let (cf, _) = c_type(from);
+    let (ct, _) = c_type(to);
+    let size = |t: &str| match t {
+        "float64" | "int64" => 8,
+        "float32" | "int32" => 4,
+        _ => 1,
+    };
+    let vec = 16 / size(from).max(size(to));
+    let head = format!(
+        "typedef {ct} T;\ntypedef {cf} A0;\ntypedef {ct} A1;\ntypedef {ct} A2;\ntypedef {ct} OUT;\n\
+         #define NIN 1\n#define VEC {vec}\n{CAST_HELPERS}\
+         __device__ __forceinline__ OUT sh_op(A0 a, A1 b, A2 c, T s) {{ return {expr}; }}\n",
+        expr = cast_expression(from, to),
+    );
+    module(
+        cast_name(from, to),
+        &head,
+        ELEMENTWISE,
+        &["s64", "s32", "l32", "v32"],
+    )
+}
+
 /// The source of reduction `r` on element type `t`.
 pub(crate) fn reduce_source(r: &ReduceDef, t: &str) -> KernelSource {
     let (ct, _) = c_type(t);
@@ -591,8 +625,8 @@ pub(crate) fn index_source(t: &str, i: &str) -> KernelSource {
 
 /// Every kernel module the backend can generate for the pointwise ops
 /// `ops` (each in every mode it has, for each element type its family
-/// admits), the reductions, the arg-reductions, the generators and the
-/// index kernels.
+/// admits), the reductions, the arg-reductions, the generators, the index
+/// kernels and the casts between element types.
 pub fn kernel_sources(ops: &[OpDef]) -> Vec<KernelSource> {
     let mut out = Vec::new();
     for (t, _, _) in TYPES {
@@ -614,6 +648,9 @@ pub fn kernel_sources(ops: &[OpDef]) -> Vec<KernelSource> {
         }
         for i in INDEX_TYPES {
             out.push(index_source(t, i));
+        }
+        for (to, _, _) in TYPES.iter().filter(|(to, _, _)| to != t) {
+            out.push(cast_source(t, to));
         }
     }
     out
