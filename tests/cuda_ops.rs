@@ -499,6 +499,13 @@ fn views_on_the_gpu_match_cpu() {
     );
     assert!(gpu.is_contiguous());
     assert_same("static reshape", &cpu.into_dyn(), &gpu.into_dyn());
+    // `broadcast_tensors`: stride-0 views of the common shape.
+    let (n, gn): (T<f64>, G<f64>) = (s.narrow(2, 0, 4).unwrap(), gs.narrow(2, 0, 4).unwrap());
+    let (x, y) = shaped::try_broadcast_tensors(&c, &n).unwrap();
+    let (gx, gy) = shaped::try_broadcast_tensors(&g, &gn).unwrap();
+    assert_eq!((x.strides(), y.strides()), (gx.strides(), gy.strides()));
+    assert_same("broadcast_tensors a", &x, &gx);
+    assert_same("broadcast_tensors b", &y, &gy);
     // A reshape the strides do not allow copies, on the GPU.
     let t: T<f64> = c.permute(&[2, 0, 1]).unwrap();
     let gt: G<f64> = g.permute(&[2, 0, 1]).unwrap();

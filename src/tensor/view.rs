@@ -576,7 +576,7 @@ pub(crate) fn view_strides(old: &[usize], old_strides: &[usize], new: &[usize]) 
 }
 
 /// `a` and `b` as views of their common broadcast shape (stride 0 where
-/// stretched), as `torch.broadcast_tensors(a, b)`.
+/// stretched), as `torch.broadcast_tensors(a, b)`, on their device.
 ///
 /// # Errors
 /// PyTorch's broadcast error when a run-time size does not match.
@@ -590,10 +590,16 @@ pub(crate) fn view_strides(old: &[usize], old_strides: &[usize], new: &[usize]) 
 /// assert_eq!((x.strides(), y.strides()), (&[1, 0][..], &[0, 1][..]));
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_broadcast_tensors<T: Element, U: Element, SA, SB: Shape>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<U, SB>,
-) -> Result<(Tensor<T, Broadcast<SA, SB>>, Tensor<U, Broadcast<SA, SB>>), ShapeError>
+pub fn try_broadcast_tensors<T: Element, U: Element, SA, SB: Shape, D: Device>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<U, SB, D>,
+) -> Result<
+    (
+        Tensor<T, Broadcast<SA, SB>, D>,
+        Tensor<U, Broadcast<SA, SB>, D>,
+    ),
+    ShapeError,
+>
 where
     SA: BroadcastShape<SB>,
 {
@@ -616,15 +622,23 @@ where
 /// assert_eq!((x.dims(), y.dims(), z.dims()), (&[2, 3, 4][..], &[2, 3, 4][..], &[2, 3, 4][..]));
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_broadcast_tensors3<T: Element, U: Element, V: Element, SA, SB: Shape, SC: Shape>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<U, SB>,
-    c: &Tensor<V, SC>,
+pub fn try_broadcast_tensors3<
+    T: Element,
+    U: Element,
+    V: Element,
+    SA,
+    SB: Shape,
+    SC: Shape,
+    D: Device,
+>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<U, SB, D>,
+    c: &Tensor<V, SC, D>,
 ) -> Result<
     (
-        Tensor<T, <SA as Broadcast3<SB, SC>>::Output>,
-        Tensor<U, <SA as Broadcast3<SB, SC>>::Output>,
-        Tensor<V, <SA as Broadcast3<SB, SC>>::Output>,
+        Tensor<T, <SA as Broadcast3<SB, SC>>::Output, D>,
+        Tensor<U, <SA as Broadcast3<SB, SC>>::Output, D>,
+        Tensor<V, <SA as Broadcast3<SB, SC>>::Output, D>,
     ),
     ShapeError,
 >
