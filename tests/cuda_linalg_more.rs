@@ -8,6 +8,7 @@
 //! returns (or fails, when `SHAPED_REQUIRE_CUDA` is set).
 #![cfg(feature = "cuda")]
 
+use shaped::autograd::{self, Var};
 use shaped::backend::{Gemm, Linalg};
 use shaped::device::{Cuda, CudaDevice, CudaElement};
 use shaped::linalg::{self, LinalgFloat, LstsqDriver};
@@ -470,4 +471,47 @@ fn errors_match_cpu() {
         linalg::try_eigvals(&on.up(&n)),
     );
     same_error("eig of 2x3", linalg::try_eig(&r), linalg::try_eig(&gr));
+}
+
+/// The gradient of `sum(w * f(A))` with respect to `A`, on the device of
+/// `a` (the weights `w` fixed, so every element has its own upstream
+/// gradient).
+fn grad_of<D: shaped::autograd::GradDevice<f64>>(
+    a: Tensor<f64, DynRank, D>,
+    w: Tensor<f64, DynRank, D>,
+    f: impl Fn(&Var<f64, DynRank, D>) -> Var<f64, DynRank, D>,
+) -> Tensor<f64, DynRank, D> {
+    let p = Var::param(a);
+    let y = f(&p).mul(&Var::constant(w));
+    y.sum().try_backward().unwrap().wrt(&p).unwrap()
+}
+
+#[test]
+fn matrix_power_and_exp_gradients_match_cpu() {
+    let Some(on) = target() else { return };
+    let inputs = [
+        ("3x3", rand::<f64>(&[3, 3], 600, 0.3, 1.0)),
+        ("batched 2x3x4x4", rand::<f64>(&[2, 3, 4, 4], 601, 0.3, 1.0)),
+        (
+            "transposed view",
+            rand::<f64>(&[2, 4, 4], 602, 0.3, 1.0)
+                .permute(&[0, 2, 1])
+                .unwrap(),
+        ),
+        ("zero-size batch", rand::<f64>(&[0, 3, 3], 603, 0.3, 1.0)),
+    ];
+    for (what, a) in inputs {
+        let w = rand::<f64>(a.dims(), 610, 1.0, 0.0);
+        for k in [0, 1, 2, 5, -1, -2] {
+            let f = |x: &Var<f64, DynRank>| autograd::linalg::matrix_power(x, k);
+            let want = grad_of(a.clone(), w.clone(), f);
+            let got = grad_of(on.up(&a), on.up(&w), |x| {
+                autograd::linalg::matrix_power(x, k)
+            });
+            assert_near(&format!("matrix_power grad {what} ^{k}"), &want, &got);
+        }
+        let want = grad_of(a.clone(), w.clone(), |x| autograd::linalg::matrix_exp(x));
+        let got = grad_of(on.up(&a), on.up(&w), |x| autograd::linalg::matrix_exp(x));
+        assert_near(&format!("matrix_exp grad {what}"), &want, &got);
+    }
 }

@@ -137,6 +137,7 @@ pub(crate) use norm::matrix_ord;
 pub use norm::{MatrixNorm, NormOrd, matrix_norm, norm, try_matrix_norm, try_norm};
 pub use pinv::{pinv, try_pinv};
 pub use power::{matrix_exp, matrix_power, try_matrix_exp, try_matrix_power};
+pub(crate) use power::{matrix_exp_vjp, matrix_power_vjp};
 pub use qr::{qr, qr_complete, try_qr, try_qr_complete};
 pub use rank::{RankTol, cond, matrix_rank, try_cond, try_matrix_rank};
 pub use rhs::{CrossRhs, LstsqRhs, SolveRhs};

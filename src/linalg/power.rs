@@ -7,13 +7,13 @@ use faer::Mat;
 use faer::linalg::solvers::Solve;
 
 use super::batch::matmul as fmatmul;
-use super::compose::{Dy, add, axpy, dy, eye, matmul, mul, sub, upload, zeros};
+use super::compose::{Dy, add, axpy, dy, eye, matmul, mt, mul, sub, upload, zeros};
 use super::generic::check_square_dims;
 use super::{LinalgFloat, SquareMatrices, expect, plu};
 use crate::Tensor;
 use crate::backend::op::Reduction;
 use crate::backend::{Backend, Gemm, Linalg};
-use crate::ops::table::{Abs, Where};
+use crate::ops::table::{Abs, Neg, Where};
 use crate::shape::DynRank;
 
 /// `Aⁿ` for each matrix of `a` `(..., n, n)`, as PyTorch's
@@ -282,4 +282,111 @@ pub(crate) fn expm<T: LinalgFloat>(m: &Mat<T>) -> Mat<T> {
         r = fmatmul(r.as_ref(), r.as_ref());
     }
     r
+}
+
+/// The gradient of `matrix_power(A, k)` for the upstream gradient `g`, on
+/// `a`'s device: `Σ_{i<k} (Aᵀ)ⁱ G (Aᵀ)^{k-1-i}` for `k > 0`, reverse mode
+/// through the same squarings and products (`O(log k)` batched products),
+/// 0 for `k = 0`, and `-Bᵀ ∂B Bᵀ` through `B = A⁻¹` for `k < 0`.
+///
+/// # Errors
+/// For `k < 0`, a singular `A`; a driver error.
+pub(crate) fn matrix_power_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
+    g: &Dy<T, D>,
+    a: &Dy<T, D>,
+    k: i64,
+) -> Result<Dy<T, D>, D::Error> {
+    if k == 0 || g.numel() == 0 {
+        return zeros(g);
+    }
+    if k > 0 {
+        return power_vjp(a, g, k.unsigned_abs());
+    }
+    let b = super::try_inv(a)?;
+    let gb = power_vjp(&b, g, k.unsigned_abs())?;
+    let bt = mt(&b)?;
+    D::unary(Neg, &matmul(&matmul(&bt, &gb)?, &bt)?)
+}
+
+/// The gradient of `Aᵏ` (`k ≥ 1`, computed by repeated squaring): reverse
+/// mode through the squarings `bases[j] = A^(2^j)` and the products that
+/// gather the set bits of `k`.
+fn power_vjp<T: LinalgFloat, D: Gemm<T>>(
+    a: &Dy<T, D>,
+    g: &Dy<T, D>,
+    k: u64,
+) -> Result<Dy<T, D>, D::Error> {
+    let bits = 64 - k.leading_zeros() as usize;
+    let mut bases = vec![a.share()];
+    for j in 1..bits {
+        bases.push(matmul(&bases[j - 1], &bases[j - 1])?);
+    }
+    // The product before each factor (`None`: the identity).
+    let mut acc: Option<Dy<T, D>> = None;
+    let mut steps = Vec::new();
+    for (j, base) in bases.iter().enumerate() {
+        if k >> j & 1 == 1 {
+            steps.push((acc.as_ref().map(Dy::share), j));
+            acc = Some(match acc {
+                None => base.share(),
+                Some(x) => matmul(&x, base)?,
+            });
+        }
+    }
+    let plus = |x: Option<Dy<T, D>>, y: Dy<T, D>| match x {
+        None => Ok(y),
+        Some(x) => add(&x, &y),
+    };
+    // Back through acc_{t+1} = acc_t · bases[j].
+    let mut g_acc = g.share();
+    let mut g_bases: Vec<Option<Dy<T, D>>> = (0..bits).map(|_| None).collect();
+    for (prev, j) in steps.iter().rev() {
+        let gb = match prev {
+            None => g_acc.share(),
+            Some(p) => matmul(&mt(p)?, &g_acc)?,
+        };
+        g_bases[*j] = Some(plus(g_bases[*j].take(), gb)?);
+        if prev.is_some() {
+            g_acc = matmul(&g_acc, &mt(&bases[*j])?)?;
+        }
+    }
+    // Back through bases[j] = bases[j-1]².
+    for j in (1..bits).rev() {
+        if let Some(gj) = g_bases[j].take() {
+            let bt = mt(&bases[j - 1])?;
+            let both = add(&matmul(&gj, &bt)?, &matmul(&bt, &gj)?)?;
+            g_bases[j - 1] = Some(plus(g_bases[j - 1].take(), both)?);
+        }
+    }
+    Ok(g_bases.swap_remove(0).expect("k >= 1 reaches A"))
+}
+
+/// The gradient of `matrix_exp` for the upstream gradient `g`, on `a`'s
+/// device: the upper-right block of `exp([[Aᵀ, G], [0, Aᵀ]])` (the Fréchet
+/// derivative of `exp` at `Aᵀ` in the direction `G`), through two `cat`
+/// kernels, [`try_matrix_exp`] of the `2n x 2n` matrices and a copy of the
+/// block.
+///
+/// # Errors
+/// A driver error.
+pub(crate) fn matrix_exp_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T> + Backend<bool>>(
+    g: &Dy<T, D>,
+    a: &Dy<T, D>,
+) -> Result<Dy<T, D>, D::Error> {
+    let r = a.rank();
+    let n = a.dims()[r - 1];
+    if g.numel() == 0 {
+        return zeros(g);
+    }
+    let at = mt(a)?;
+    let mut wide = a.dims().to_vec();
+    wide[r - 1] = 2 * n;
+    let top: Dy<T, D> = D::cat(&[at.share(), g.share()], r - 1, &wide)?;
+    let bottom: Dy<T, D> = D::cat(&[zeros(a)?, at], r - 1, &wide)?;
+    let mut big = wide;
+    big[r - 2] = 2 * n;
+    let big: Dy<T, D> = D::cat(&[top, bottom], r - 2, &big)?;
+    let e = try_matrix_exp(&big)?;
+    let block: Dy<T, D> = e.narrow::<DynRank>(-2, 0, n)?.narrow(-1, n, n)?;
+    D::copy(&block)
 }
