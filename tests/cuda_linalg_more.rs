@@ -232,6 +232,9 @@ fn householder_product_matches_cpu() {
     householder_match::<f64>(&on);
 }
 
+/// A name, `A`, `B` and the cut-off `rcond`.
+type LstsqCase<E> = (&'static str, T<E>, T<E>, Option<f64>);
+
 fn lstsq_match<E: F>(on: &On)
 where
     Dev: Linalg<E> + Gemm<E>,
@@ -241,7 +244,7 @@ where
     for r in 0..5 {
         deficient[r * 3 + 2] = deficient[r * 3] + deficient[r * 3 + 1];
     }
-    let cases: Vec<(&str, T<E>, T<E>, Option<f64>)> = vec![
+    let cases: Vec<LstsqCase<E>> = vec![
         (
             "tall 5x3",
             rand(&[5, 3], 401, 1.0, 0.0),
