@@ -10,33 +10,15 @@
 #![cfg(feature = "cuda")]
 
 use shaped::backend::Linalg;
-use shaped::device::{Cuda, CudaDevice, CudaElement};
-use shaped::linalg::{self, LinalgFloat, Triangle};
+use shaped::device::{Cuda, CudaDevice};
+use shaped::linalg::{self, Triangle};
 use shaped::{DynRank, Tensor};
 
 mod common;
-use common::cuda::{device, unit_values};
+use common::cuda::{LinalgElement as F, assert_close, device, same_error, unit_values};
 
 type T<E> = Tensor<E, DynRank>;
 type G<E> = Tensor<E, DynRank, Cuda>;
-
-/// An element type both devices factor.
-trait F: LinalgFloat + CudaElement + Into<f64> {
-    const TOL: f64;
-    fn of(x: f64) -> Self;
-}
-impl F for f32 {
-    const TOL: f64 = 2e-3;
-    fn of(x: f64) -> Self {
-        x as f32
-    }
-}
-impl F for f64 {
-    const TOL: f64 = 1e-9;
-    fn of(x: f64) -> Self {
-        x
-    }
-}
 
 /// Values in `[-1, 1)` of sizes `dims`; with `diag`, `diag` is added to the
 /// diagonal of every (square) matrix, so that it is well conditioned.
@@ -89,19 +71,10 @@ fn gpu<E: F>(dev: &CudaDevice, t: &T<E>) -> G<E> {
     t.to_device(dev).unwrap()
 }
 
-/// CPU and CUDA results of the same sizes and values within `E::TOL`
-/// (relative), NaN equal to NaN.
+/// CPU and CUDA results of the same sizes and values within `E::TOL`.
 #[track_caller]
 fn assert_near<E: F>(what: &str, cpu: &T<E>, gpu: &G<E>) {
-    let back = gpu.to_cpu().unwrap();
-    assert_eq!(cpu.dims(), back.dims(), "{what}: sizes");
-    for (i, (x, y)) in cpu.to_vec().into_iter().zip(back.to_vec()).enumerate() {
-        let (x, y): (f64, f64) = (x.into(), y.into());
-        let ok = (x.is_nan() && y.is_nan())
-            || x == y
-            || (x - y).abs() <= E::TOL * x.abs().max(y.abs()).max(1.0);
-        assert!(ok, "{what}: element {i}: cpu {x} vs cuda {y}");
-    }
+    assert_close(what, cpu, &gpu.to_cpu().unwrap());
 }
 
 /// Square inputs: unbatched, batched, a transposed view, an expanded
@@ -620,19 +593,6 @@ fn svd_matches_cpu() {
     let Some(dev) = device() else { return };
     svd_match::<f32>(&dev);
     svd_match::<f64>(&dev);
-}
-
-/// The same error, with the same message, on both devices.
-#[track_caller]
-fn same_error<R1, R2>(
-    what: &str,
-    cpu: Result<R1, shaped::ShapeError>,
-    gpu: Result<R2, shaped::device::CudaError>,
-) {
-    let (Err(c), Err(g)) = (cpu, gpu) else {
-        panic!("{what}: expected errors on both devices")
-    };
-    assert_eq!(c.to_string(), g.to_string(), "{what}");
 }
 
 #[test]

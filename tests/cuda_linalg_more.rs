@@ -11,11 +11,11 @@
 use shaped::autograd::{self, Var};
 use shaped::backend::{Gemm, Linalg};
 use shaped::device::{Cuda, CudaDevice, CudaElement};
-use shaped::linalg::{self, LinalgFloat, LstsqDriver};
+use shaped::linalg::{self, LstsqDriver};
 use shaped::{DynRank, Tensor};
 
 mod common;
-use common::cuda::{device, unit_values};
+use common::cuda::{LinalgElement as F, assert_close, device, same_error, unit_values};
 
 type T<E> = Tensor<E, DynRank>;
 
@@ -34,24 +34,6 @@ fn down<E: CudaElement>(g: &Tensor<E, DynRank, Dev>) -> T<E> {
 }
 fn target() -> Option<On> {
     device().map(On)
-}
-
-/// An element type both devices factor.
-trait F: LinalgFloat + CudaElement + Into<f64> {
-    const TOL: f64;
-    fn of(x: f64) -> Self;
-}
-impl F for f32 {
-    const TOL: f64 = 2e-3;
-    fn of(x: f64) -> Self {
-        x as f32
-    }
-}
-impl F for f64 {
-    const TOL: f64 = 1e-9;
-    fn of(x: f64) -> Self {
-        x
-    }
 }
 
 /// Values in `[-scale, scale)` of sizes `dims`, plus `diag` on the diagonal
@@ -79,19 +61,10 @@ fn vals<E: F>(v: &[f64], dims: &[usize]) -> T<E> {
     T::try_from_vec(v.iter().map(|&x| E::of(x)).collect(), dims).unwrap()
 }
 
-/// CPU and device results of the same sizes and values within `E::TOL`
-/// (relative), NaN equal to NaN.
+/// CPU and device results of the same sizes and values within `E::TOL`.
 #[track_caller]
 fn assert_near<E: F>(what: &str, cpu: &T<E>, dev: &G<E>) {
-    let back = down(dev);
-    assert_eq!(cpu.dims(), back.dims(), "{what}: sizes");
-    for (i, (x, y)) in cpu.to_vec().into_iter().zip(back.to_vec()).enumerate() {
-        let (x, y): (f64, f64) = (x.into(), y.into());
-        let ok = (x.is_nan() && y.is_nan())
-            || x == y
-            || (x - y).abs() <= E::TOL * x.abs().max(y.abs()).max(1.0);
-        assert!(ok, "{what}: element {i}: cpu {x} vs device {y}");
-    }
+    assert_close(what, cpu, &down(dev));
 }
 
 /// Square inputs: unbatched, batched, 17 x 17, a zero-size batch, 0 x 0
@@ -376,19 +349,6 @@ fn eig_and_eigvals_match_cpu() {
     let Some(on) = target() else { return };
     eig_match::<f32>(&on);
     eig_match::<f64>(&on);
-}
-
-/// The same error message from both devices.
-#[track_caller]
-fn same_error<R1, R2>(
-    what: &str,
-    cpu: Result<R1, impl std::fmt::Display>,
-    dev: Result<R2, impl std::fmt::Display>,
-) {
-    let (Err(c), Err(g)) = (cpu, dev) else {
-        panic!("{what}: both devices should fail");
-    };
-    assert_eq!(c.to_string(), g.to_string(), "{what}");
 }
 
 #[test]
