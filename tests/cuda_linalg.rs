@@ -15,7 +15,9 @@ use shaped::linalg::{self, Triangle};
 use shaped::{DynRank, Tensor};
 
 mod common;
-use common::cuda::{LinalgElement as F, assert_close, device, same_error, unit_values};
+use common::cuda::{
+    LinalgElement as F, assert_close, device, same_error, square_inputs, unit_values,
+};
 
 type T<E> = Tensor<E, DynRank>;
 type G<E> = Tensor<E, DynRank, Cuda>;
@@ -75,32 +77,6 @@ fn gpu<E: F>(dev: &CudaDevice, t: &T<E>) -> G<E> {
 #[track_caller]
 fn assert_near<E: F>(what: &str, cpu: &T<E>, gpu: &G<E>) {
     assert_close(what, cpu, &gpu.to_cpu().unwrap());
-}
-
-/// Square inputs: unbatched, batched, a transposed view, an expanded
-/// (stride-0 batch) view, a zero-size batch and 0 x 0 matrices.
-fn square_inputs<E: F>(seed: u64, make: impl Fn(&[usize], u64) -> T<E>) -> Vec<(String, T<E>)> {
-    let mut v = vec![
-        ("3x3".to_string(), make(&[3, 3], seed)),
-        ("batched 2x3x4x4".to_string(), make(&[2, 3, 4, 4], seed + 1)),
-        ("17x17".to_string(), make(&[17, 17], seed + 2)),
-        ("zero-size batch".to_string(), make(&[0, 3, 3], seed)),
-        (
-            "0x0 matrices".to_string(),
-            T::try_zeros(&[2, 0, 0]).unwrap(),
-        ),
-    ];
-    let b = make(&[3, 5, 5], seed + 3);
-    v.push((
-        "transposed view".to_string(),
-        b.permute(&[0, 2, 1]).unwrap(),
-    ));
-    let one = make(&[1, 4, 4], seed + 4);
-    v.push((
-        "expanded batch".to_string(),
-        one.expand(&[3, 4, 4]).unwrap(),
-    ));
-    v
 }
 
 fn inv_lu_match<E: F>(dev: &CudaDevice)

@@ -15,7 +15,9 @@ use shaped::linalg::{self, LstsqDriver};
 use shaped::{DynRank, Tensor};
 
 mod common;
-use common::cuda::{LinalgElement as F, assert_close, device, same_error, unit_values};
+use common::cuda::{
+    LinalgElement as F, assert_close, device, same_error, square_inputs, unit_values,
+};
 
 type T<E> = Tensor<E, DynRank>;
 
@@ -65,29 +67,6 @@ fn vals<E: F>(v: &[f64], dims: &[usize]) -> T<E> {
 #[track_caller]
 fn assert_near<E: F>(what: &str, cpu: &T<E>, dev: &G<E>) {
     assert_close(what, cpu, &down(dev));
-}
-
-/// Square inputs: unbatched, batched, 17 x 17, a zero-size batch, 0 x 0
-/// matrices, a transposed view and an expanded (stride-0 batch) view.
-fn square_inputs<E: F>(seed: u64, make: impl Fn(&[usize], u64) -> T<E>) -> Vec<(String, T<E>)> {
-    vec![
-        ("3x3".to_string(), make(&[3, 3], seed)),
-        ("batched 2x3x4x4".to_string(), make(&[2, 3, 4, 4], seed + 1)),
-        ("17x17".to_string(), make(&[17, 17], seed + 2)),
-        ("zero-size batch".to_string(), make(&[0, 3, 3], seed)),
-        (
-            "0x0 matrices".to_string(),
-            T::try_zeros(&[2, 0, 0]).unwrap(),
-        ),
-        (
-            "transposed view".to_string(),
-            make(&[3, 5, 5], seed + 3).permute(&[0, 2, 1]).unwrap(),
-        ),
-        (
-            "expanded batch".to_string(),
-            make(&[1, 4, 4], seed + 4).expand(&[3, 4, 4]).unwrap(),
-        ),
-    ]
 }
 
 fn power_match<E: F>(on: &On)

@@ -89,3 +89,30 @@ pub fn same_error<R1, R2>(
     };
     assert_eq!(c.to_string(), g.to_string(), "{what}");
 }
+
+/// Square inputs made by `make(dims, seed)`: unbatched, batched, 17 x 17, a
+/// zero-size batch, 0 x 0 matrices, a transposed view and an expanded
+/// (stride-0 batch) view.
+pub fn square_inputs<E: LinalgElement>(
+    seed: u64,
+    make: impl Fn(&[usize], u64) -> Tensor<E, DynRank>,
+) -> Vec<(String, Tensor<E, DynRank>)> {
+    vec![
+        ("3x3".to_string(), make(&[3, 3], seed)),
+        ("batched 2x3x4x4".to_string(), make(&[2, 3, 4, 4], seed + 1)),
+        ("17x17".to_string(), make(&[17, 17], seed + 2)),
+        ("zero-size batch".to_string(), make(&[0, 3, 3], seed)),
+        (
+            "0x0 matrices".to_string(),
+            Tensor::try_zeros(&[2, 0, 0]).unwrap(),
+        ),
+        (
+            "transposed view".to_string(),
+            make(&[3, 5, 5], seed + 3).permute(&[0, 2, 1]).unwrap(),
+        ),
+        (
+            "expanded batch".to_string(),
+            make(&[1, 4, 4], seed + 4).expand(&[3, 4, 4]).unwrap(),
+        ),
+    ]
+}
