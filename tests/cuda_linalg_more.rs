@@ -457,3 +457,40 @@ fn matrix_power_and_exp_gradients_match_cpu() {
         assert_near(&format!("matrix_exp grad {what}"), &want, &got);
     }
 }
+
+/// The gradients of `sum(w * lstsq(A, B))` with respect to `A` and `B`, on
+/// the device of `a`.
+fn lstsq_grads<D>(
+    a: Tensor<f64, DynRank, D>,
+    b: Tensor<f64, DynRank, D>,
+    w: Tensor<f64, DynRank, D>,
+) -> (Tensor<f64, DynRank, D>, Tensor<f64, DynRank, D>)
+where
+    D: shaped::autograd::GradDevice<f64> + Linalg<f64> + shaped::backend::Backend<i64>,
+{
+    let (pa, pb) = (Var::param(a), Var::param(b));
+    let x: Var<f64, DynRank, D> = autograd::linalg::lstsq(&pa, &pb);
+    let g = x.mul(&Var::constant(w)).sum().try_backward().unwrap();
+    (g.wrt(&pa).unwrap(), g.wrt(&pb).unwrap())
+}
+
+#[test]
+fn lstsq_gradients_match_cpu() {
+    let Some(on) = target() else { return };
+    let cases = [
+        ("tall 5x3", vec![5, 3], vec![5, 2]),
+        ("wide 3x5", vec![3, 5], vec![3, 2]),
+        ("broadcast batches", vec![2, 1, 6, 3], vec![1, 3, 6, 2]),
+        ("zero-size batch", vec![0, 5, 3], vec![0, 5, 2]),
+    ];
+    for (what, ad, bd) in cases {
+        let a = rand::<f64>(&ad, 700, 1.0, 0.0);
+        let b = rand::<f64>(&bd, 701, 1.0, 0.0);
+        let x: T<f64> = linalg::lstsq(&a, &b).solution;
+        let w = rand::<f64>(x.dims(), 702, 1.0, 0.0);
+        let (ga, gb) = lstsq_grads(a.clone(), b.clone(), w.clone());
+        let (dga, dgb) = lstsq_grads(on.up(&a), on.up(&b), on.up(&w));
+        assert_near(&format!("lstsq grad A {what}"), &ga, &dga);
+        assert_near(&format!("lstsq grad B {what}"), &gb, &dgb);
+    }
+}

@@ -4,7 +4,7 @@
 use faer::Mat;
 
 use super::batch::{bcast_index, broadcast_batch, dims_with, matmul as fmatmul};
-use super::compose::{Dy, dy, matmul, mt, mul, sub, upload};
+use super::compose::{Dy, add, dy, matmul, mt, mul, sub, upload};
 use super::generic::check_info;
 use super::solve::is_vector_rhs;
 use super::svd::thin;
@@ -306,8 +306,12 @@ fn lstsq_core<T: LinalgFloat, S: Shape, D: Linalg<T> + Gemm<T> + Backend<i64>>(
     }
     let batch = lstsq_batch(abatch, bd, core)?;
     let k = m.min(n);
-    let (u, s, vh, info) = D::svd(a, true, false)?;
-    let (u, vh) = (u.expect("U asked for"), vh.expect("Vh asked for"));
+    let Pinv {
+        pinv,
+        s,
+        ranks,
+        info,
+    } = pinv_parts(a, rcond)?;
     let own = bcast_index(abatch, &batch);
     check_info(
         name,
@@ -315,30 +319,8 @@ fn lstsq_core<T: LinalgFloat, S: Shape, D: Linalg<T> + Gemm<T> + Backend<i64>>(
         |i| (!batch.is_empty()).then_some(i),
         |_| NO_CONVERGENCE.into(),
     )?;
-    // The cut-off, the rank and 1/σ of each matrix of A's own batch.
-    let sv = D::to_host(&s)?;
-    let rcond = match rcond {
-        Some(r) => T::from(r).unwrap_or(T::zero()),
-        None => <T as num_traits::Float>::epsilon() * T::from(m.max(n)).unwrap_or(T::one()),
-    };
-    let count: usize = abatch.iter().product();
-    let mut inv = Vec::with_capacity(count * k);
-    let mut ranks = Vec::with_capacity(count);
-    for i in 0..count {
-        let si = &sv[i * k..(i + 1) * k];
-        let cutoff = rcond * si.first().copied().unwrap_or(T::zero());
-        inv.extend(
-            si.iter()
-                .map(|&x| if x > cutoff { T::one() / x } else { T::zero() }),
-        );
-        ranks.push(si.iter().filter(|&&x| x > cutoff).count());
-    }
     let rank_of = |i: usize| ranks.get(own[i]).copied().unwrap_or(0);
-    // X = V diag(1/σ) Uᵀ B, B's vectors as one column.
-    let pinv = matmul(
-        &mul(&mt(&vh)?, &upload(a, inv, &dims_with(abatch, &[1, k]))?)?,
-        &mt(&u)?,
-    )?;
+    // X = pinv(A) B, B's vectors as one column.
     let bm: Dy<T, D> = if vec {
         b.try_reshape(&col(bd))?
     } else {
@@ -388,6 +370,117 @@ fn lstsq_core<T: LinalgFloat, S: Shape, D: Linalg<T> + Gemm<T> + Backend<i64>>(
         rank,
         singular_values,
     })
+}
+
+/// The pseudo-inverse of each matrix of `a` `(..., m, n)` with what it
+/// was made from.
+struct Pinv<T: LinalgFloat, D: Linalg<T>> {
+    /// `V diag(1/σ) Uᵀ` `(..., n, m)`, singular values at or below the
+    /// cut-off dropped.
+    pinv: Dy<T, D>,
+    /// The singular values `(..., min(m, n))`.
+    s: Dy<T, D>,
+    /// The number of singular values above the cut-off, per matrix.
+    ranks: Vec<usize>,
+    /// [`Linalg::svd`]'s `info` per matrix (the values are unspecified
+    /// where it is not 0).
+    info: Vec<i32>,
+}
+
+/// [`Pinv`] of `a` through [`Linalg::svd`]: the singular values are read
+/// back to the host for the cut-off `rcond · σ_max` (default
+/// `eps · max(m, n)`), then one pointwise kernel scales `V`'s columns by
+/// `1/σ` and one batched product gives `V diag(1/σ) Uᵀ`.
+fn pinv_parts<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
+    a: &Dy<T, D>,
+    rcond: Option<f64>,
+) -> Result<Pinv<T, D>, D::Error> {
+    let ad = a.dims();
+    let (m, n) = (ad[ad.len() - 2], ad[ad.len() - 1]);
+    let abatch = &ad[..ad.len() - 2];
+    let k = m.min(n);
+    let (u, s, vh, info) = D::svd(a, true, false)?;
+    let (u, vh) = (u.expect("U asked for"), vh.expect("Vh asked for"));
+    let sv = D::to_host(&s)?;
+    let rcond = match rcond {
+        Some(r) => T::from(r).unwrap_or(T::zero()),
+        None => <T as num_traits::Float>::epsilon() * T::from(m.max(n)).unwrap_or(T::one()),
+    };
+    let count: usize = abatch.iter().product();
+    let mut inv = Vec::with_capacity(count * k);
+    let mut ranks = Vec::with_capacity(count);
+    for i in 0..count {
+        let si = &sv[i * k..(i + 1) * k];
+        let cutoff = rcond * si.first().copied().unwrap_or(T::zero());
+        inv.extend(
+            si.iter()
+                .map(|&x| if x > cutoff { T::one() / x } else { T::zero() }),
+        );
+        ranks.push(si.iter().filter(|&&x| x > cutoff).count());
+    }
+    let pinv = matmul(
+        &mul(&mt(&vh)?, &upload(a, inv, &dims_with(abatch, &[1, k]))?)?,
+        &mt(&u)?,
+    )?;
+    Ok(Pinv {
+        pinv,
+        s,
+        ranks,
+        info,
+    })
+}
+
+/// The gradients of `lstsq`'s solution `X = pinv(A) B` (PyTorch's rule:
+/// `∂B = pinv(A)ᵀ G`, `∂A` the gradient of `pinv` at `G Bᵀ`) for the
+/// upstream gradient `g` `(..., n, k)`, on `a`'s device: `pinv` as
+/// [`Pinv`], then about a dozen batched products and pointwise kernels.
+/// Both come back in the broadcast batch of `g`, `(∂A, ∂B)`.
+///
+/// # Errors
+/// An SVD that does not converge (PyTorch's gradient is then NaN: the
+/// caller fills it); a driver error.
+#[allow(clippy::type_complexity)]
+pub(crate) fn lstsq_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
+    g: &Dy<T, D>,
+    a: &Dy<T, D>,
+    b: &Dy<T, D>,
+) -> Result<(Dy<T, D>, Dy<T, D>), D::Error> {
+    let p = pinv_parts(a, None)?;
+    if p.info.iter().any(|&i| i != 0) {
+        return Err(ShapeError::Invalid(format!("lstsq_backward: {NO_CONVERGENCE}")).into());
+    }
+    let p = p.pinv;
+    let gb = matmul(&mt(&p)?, g)?;
+    let ga = pinv_vjp(a, &p, &matmul(g, &mt(b)?)?)?;
+    Ok((ga, gb))
+}
+
+/// PyTorch's `pinv_backward`: the gradient with respect to `A` of
+/// `P = pinv(A)` for an upstream gradient `gp` on `P`, batched and
+/// broadcast, on `a`'s device.
+fn pinv_vjp<T: LinalgFloat, D: Gemm<T>>(
+    a: &Dy<T, D>,
+    p: &Dy<T, D>,
+    gp: &Dy<T, D>,
+) -> Result<Dy<T, D>, D::Error> {
+    let ad = a.dims();
+    let (m, n) = (ad[ad.len() - 2], ad[ad.len() - 1]);
+    let (ph, gh) = (mt(p)?, mt(gp)?);
+    if m <= n {
+        let k = matmul(&gh, p)?;
+        let kph = matmul(&k, &ph)?;
+        let t1 = mt(&matmul(p, &k)?)?;
+        let t3 = matmul(&matmul(a, p)?, &kph)?;
+        let t4 = matmul(&matmul(&ph, p)?, &sub(&gh, &matmul(&k, a)?)?)?;
+        add(&sub(&sub(&kph, &t1)?, &t3)?, &t4)
+    } else {
+        let k = matmul(p, &gh)?;
+        let phk = matmul(&ph, &k)?;
+        let t1 = mt(&matmul(&k, p)?)?;
+        let t2 = matmul(&matmul(&sub(&gh, &matmul(a, &k)?)?, p)?, &ph)?;
+        let t4 = matmul(&matmul(&phk, p)?, a)?;
+        sub(&add(&sub(&t2, &t1)?, &phk)?, &t4)
+    }
 }
 
 /// `dims` with a trailing 1 (a batch of vectors as one-column matrices),

@@ -127,6 +127,7 @@ pub use eigh::{eigh, eigvalsh, try_eigh, try_eigvalsh};
 pub use ex::{cholesky_ex, inv_ex, solve_ex, try_cholesky_ex, try_inv_ex, try_solve_ex};
 pub use householder::{householder_product, try_householder_product};
 pub use inv::{inv, try_inv};
+pub(crate) use lstsq::lstsq_vjp;
 pub use lstsq::{Lstsq, LstsqDriver, lstsq, lstsq_vec, try_lstsq, try_lstsq_vec, try_lstsq_with};
 pub use lu::{
     PLU, PivotsOf, lu, lu_factor, lu_factor_ex, lu_solve, try_lu, try_lu_factor, try_lu_factor_ex,
