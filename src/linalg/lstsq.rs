@@ -135,6 +135,16 @@ where
 /// are well defined where it has not); the rank is the number of singular
 /// values above the cut-off.
 ///
+/// One body for every device: [`Linalg::svd`] of `A`'s own batch, the
+/// singular values read back to the host for the cut-off and the rank (so
+/// the call synchronizes), then `pinv(A) = V diag(1/σ) Uᵀ` and `pinv(A) B`
+/// (a pointwise kernel and two batched products), and for the residuals a
+/// product, two pointwise kernels and a column sum. On CUDA PyTorch takes
+/// only `Gels` ("torch.linalg.lstsq: `driver` other than `gels` is not
+/// supported on CUDA"); here every driver runs there, through the SVD,
+/// with the CPU's results. On the CPU, forming `pinv(A)` before applying
+/// it costs one extra pass per matrix compared with a per-matrix solve.
+///
 /// # Errors
 /// A rank < 2 `A` or rank < 1 `B`; a `B` of higher rank than `A` or of
 /// two or more below; rows of `A` and `B` that differ; batches that do not
