@@ -10,33 +10,17 @@
 #![cfg(feature = "cuda")]
 
 use shaped::backend::Linalg;
-use shaped::device::{Cuda, CudaDevice, CudaElement};
-use shaped::linalg::{self, LinalgFloat, Triangle};
+use shaped::device::{Cuda, CudaDevice};
+use shaped::linalg::{self, Triangle};
 use shaped::{DynRank, Tensor};
 
 mod common;
-use common::cuda::{device, unit_values};
+use common::cuda::{
+    LinalgElement as F, assert_close, device, same_error, square_inputs, unit_values,
+};
 
 type T<E> = Tensor<E, DynRank>;
 type G<E> = Tensor<E, DynRank, Cuda>;
-
-/// An element type both devices factor.
-trait F: LinalgFloat + CudaElement + Into<f64> {
-    const TOL: f64;
-    fn of(x: f64) -> Self;
-}
-impl F for f32 {
-    const TOL: f64 = 2e-3;
-    fn of(x: f64) -> Self {
-        x as f32
-    }
-}
-impl F for f64 {
-    const TOL: f64 = 1e-9;
-    fn of(x: f64) -> Self {
-        x
-    }
-}
 
 /// Values in `[-1, 1)` of sizes `dims`; with `diag`, `diag` is added to the
 /// diagonal of every (square) matrix, so that it is well conditioned.
@@ -89,45 +73,10 @@ fn gpu<E: F>(dev: &CudaDevice, t: &T<E>) -> G<E> {
     t.to_device(dev).unwrap()
 }
 
-/// CPU and CUDA results of the same sizes and values within `E::TOL`
-/// (relative), NaN equal to NaN.
+/// CPU and CUDA results of the same sizes and values within `E::TOL`.
 #[track_caller]
 fn assert_near<E: F>(what: &str, cpu: &T<E>, gpu: &G<E>) {
-    let back = gpu.to_cpu().unwrap();
-    assert_eq!(cpu.dims(), back.dims(), "{what}: sizes");
-    for (i, (x, y)) in cpu.to_vec().into_iter().zip(back.to_vec()).enumerate() {
-        let (x, y): (f64, f64) = (x.into(), y.into());
-        let ok = (x.is_nan() && y.is_nan())
-            || x == y
-            || (x - y).abs() <= E::TOL * x.abs().max(y.abs()).max(1.0);
-        assert!(ok, "{what}: element {i}: cpu {x} vs cuda {y}");
-    }
-}
-
-/// Square inputs: unbatched, batched, a transposed view, an expanded
-/// (stride-0 batch) view, a zero-size batch and 0 x 0 matrices.
-fn square_inputs<E: F>(seed: u64, make: impl Fn(&[usize], u64) -> T<E>) -> Vec<(String, T<E>)> {
-    let mut v = vec![
-        ("3x3".to_string(), make(&[3, 3], seed)),
-        ("batched 2x3x4x4".to_string(), make(&[2, 3, 4, 4], seed + 1)),
-        ("17x17".to_string(), make(&[17, 17], seed + 2)),
-        ("zero-size batch".to_string(), make(&[0, 3, 3], seed)),
-        (
-            "0x0 matrices".to_string(),
-            T::try_zeros(&[2, 0, 0]).unwrap(),
-        ),
-    ];
-    let b = make(&[3, 5, 5], seed + 3);
-    v.push((
-        "transposed view".to_string(),
-        b.permute(&[0, 2, 1]).unwrap(),
-    ));
-    let one = make(&[1, 4, 4], seed + 4);
-    v.push((
-        "expanded batch".to_string(),
-        one.expand(&[3, 4, 4]).unwrap(),
-    ));
-    v
+    assert_close(what, cpu, &gpu.to_cpu().unwrap());
 }
 
 fn inv_lu_match<E: F>(dev: &CudaDevice)
@@ -620,19 +569,6 @@ fn svd_matches_cpu() {
     let Some(dev) = device() else { return };
     svd_match::<f32>(&dev);
     svd_match::<f64>(&dev);
-}
-
-/// The same error, with the same message, on both devices.
-#[track_caller]
-fn same_error<R1, R2>(
-    what: &str,
-    cpu: Result<R1, shaped::ShapeError>,
-    gpu: Result<R2, shaped::device::CudaError>,
-) {
-    let (Err(c), Err(g)) = (cpu, gpu) else {
-        panic!("{what}: expected errors on both devices")
-    };
-    assert_eq!(c.to_string(), g.to_string(), "{what}");
 }
 
 #[test]

@@ -22,9 +22,10 @@
 use crate::shape::OrPanic;
 use smallvec::smallvec;
 
-use super::Var;
 use super::graph::Dyn;
 use super::pointwise::{sum_to_like, when};
+use super::{GradDevice, Var};
+use crate::backend::Linalg;
 use crate::linalg::{self as la, BatchOf, LinalgFloat, SolveShape, SquareMatrices, grad};
 use crate::shape::{DynRank, Shape, ShapeError};
 
@@ -305,7 +306,11 @@ where
 }
 
 /// `Aᵏ`, as [`linalg::try_matrix_power`](crate::linalg::try_matrix_power),
-/// with gradient [`grad::matrix_power_backward`].
+/// with gradient `Σ_{i<k} (Aᵀ)ⁱ G (Aᵀ)^{k-1-i}` (through the inverse for
+/// `k < 0`), as [`grad::matrix_power_backward`], on any device: the rule
+/// is made of batched matrix products (and `inv` for `k < 0`), so a CUDA
+/// `Var` back-propagates on the GPU. Where the inverse fails the gradient
+/// is NaN.
 ///
 /// # Errors
 /// As [`linalg::try_matrix_power`](crate::linalg::try_matrix_power).
@@ -318,24 +323,30 @@ where
 /// assert_eq!(y.value().to_vec(), vec![8.]);
 /// assert_eq!(y.sum().backward().wrt(&a).unwrap().to_vec(), vec![12.]);
 /// ```
-pub fn try_matrix_power<T: LinalgFloat, S: SquareMatrices>(
-    a: &Var<T, S>,
+pub fn try_matrix_power<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + Linalg<T>>(
+    a: &Var<T, S, D>,
     k: i64,
-) -> Result<Var<T, S>, ShapeError> {
+) -> Result<Var<T, S, D>, D::Error>
+where
+    S::N: crate::Dim,
+{
     let value = la::try_matrix_power(&a.value, k)?;
     let av = a.erased();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
-        Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            Ok(smallvec![Some(nan_on_error(
-                grad::matrix_power_backward::<T, DynRank>(g, &av, k),
-                av.dims()
-            ))])
+        Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Ok(smallvec![Some(nan_if_failed(
+                la::matrix_power_vjp(g, &av, k),
+                g
+            )?)])
         })
     }))
 }
 
 /// `exp(A)`, as [`linalg::try_matrix_exp`](crate::linalg::try_matrix_exp),
-/// with gradient [`grad::matrix_exp_backward`].
+/// with gradient the upper-right block of `exp([[Aᵀ, G], [0, Aᵀ]])`, as
+/// [`grad::matrix_exp_backward`], on any device (two `cat` kernels and
+/// [`linalg::try_matrix_exp`](crate::linalg::try_matrix_exp) of the
+/// `2n x 2n` matrices, which reads their norms back to the host).
 ///
 /// # Errors
 /// As [`linalg::try_matrix_exp`](crate::linalg::try_matrix_exp).
@@ -349,19 +360,35 @@ pub fn try_matrix_power<T: LinalgFloat, S: SquareMatrices>(
 /// let g = y.sum().backward().wrt(&a).unwrap().to_vec();
 /// assert!((g[0] - 1.).abs() < 1e-15);
 /// ```
-pub fn try_matrix_exp<T: LinalgFloat, S: SquareMatrices>(
-    a: &Var<T, S>,
-) -> Result<Var<T, S>, ShapeError> {
+pub fn try_matrix_exp<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + Linalg<T>>(
+    a: &Var<T, S, D>,
+) -> Result<Var<T, S, D>, D::Error>
+where
+    S::N: crate::Dim,
+{
     let value = la::try_matrix_exp(&a.value)?;
     let av = a.erased();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
-        Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            Ok(smallvec![Some(nan_on_error(
-                grad::matrix_exp_backward::<T, DynRank>(g, &av),
-                av.dims()
-            ))])
+        Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Ok(smallvec![Some(nan_if_failed(
+                la::matrix_exp_vjp(g, &av),
+                g
+            )?)])
         })
     }))
+}
+
+/// The gradient `r`, or NaN of `g`'s sizes on its device where `r`'s
+/// formula failed (a singular inverse): PyTorch's gradient there is NaN,
+/// not an error.
+fn nan_if_failed<T: LinalgFloat, D: GradDevice<T>>(
+    r: Result<Dyn<T, D>, D::Error>,
+    g: &Dyn<T, D>,
+) -> Result<Dyn<T, D>, D::Error> {
+    match r {
+        Ok(r) => Ok(r),
+        Err(_) => D::unary(crate::ops::table::Fill(T::nan()), g),
+    }
 }
 
 /// The cross product along the last dimension, batches broadcast, as
@@ -484,7 +511,13 @@ where
 /// assert_eq!(g.to_vec(), vec![-0.25]);
 /// ```
 #[track_caller]
-pub fn matrix_power<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>, k: i64) -> Var<T, S> {
+pub fn matrix_power<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + Linalg<T>>(
+    a: &Var<T, S, D>,
+    k: i64,
+) -> Var<T, S, D>
+where
+    S::N: crate::Dim,
+{
     try_matrix_power(a, k).or_panic()
 }
 
@@ -501,7 +534,12 @@ pub fn matrix_power<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>, k: i64) ->
 /// assert!((g.to_vec()[0] - 1f64.exp()).abs() < 1e-14);
 /// ```
 #[track_caller]
-pub fn matrix_exp<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S> {
+pub fn matrix_exp<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + Linalg<T>>(
+    a: &Var<T, S, D>,
+) -> Var<T, S, D>
+where
+    S::N: crate::Dim,
+{
     try_matrix_exp(a).or_panic()
 }
 

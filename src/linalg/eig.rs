@@ -8,12 +8,22 @@
 //! as two real tensors of the same shape, which is what the other
 //! functions of this crate can take, and which converts to
 //! `(re, im)` pairs with [`ComplexTensor::to_pairs`].
+//!
+//! **Devices.** cuSOLVER (through cudarc 0.19) has no batched eigensolver
+//! for general matrices, and PyTorch's CUDA `linalg.eig` computes on the
+//! host too (MAGMA's `geev`): on CUDA the matrices are copied to the host,
+//! the CPU code runs, and the results are copied back (a synchronizing
+//! round trip). On the CPU that round trip is one extra copy of the input
+//! and of each result.
 
 use faer::Mat;
 
 use super::batch::{Operand, check_square, dims_with, push_mat, tensor};
+use super::generic::check_square_dims;
 use super::{EigvalsOf, LinalgFloat, SquareMatrices, expect};
-use crate::shape::Shape;
+use crate::backend::Backend;
+use crate::device::{Cpu, Device};
+use crate::shape::{DynRank, Shape};
 use crate::{ShapeError, Tensor};
 
 /// A complex tensor as its real and imaginary parts, both of shape `S`.
@@ -26,12 +36,37 @@ use crate::{ShapeError, Tensor};
 /// };
 /// assert_eq!(z.to_pairs(), vec![(1., 0.), (2., -1.)]);
 /// ```
-#[derive(Clone, Debug)]
-pub struct ComplexTensor<T: LinalgFloat, S: Shape> {
+pub struct ComplexTensor<T: LinalgFloat, S: Shape, D: Device = Cpu> {
     /// The real parts.
-    pub re: Tensor<T, S>,
+    pub re: Tensor<T, S, D>,
     /// The imaginary parts.
-    pub im: Tensor<T, S>,
+    pub im: Tensor<T, S, D>,
+}
+
+// By hand, not derived: a derive would ask `D: Clone`, where what matters
+// is whether the device's tensors are (a CUDA tensor is not `Clone`).
+impl<T: LinalgFloat, S: Shape, D: Device> Clone for ComplexTensor<T, S, D>
+where
+    Tensor<T, S, D>: Clone,
+{
+    fn clone(&self) -> Self {
+        ComplexTensor {
+            re: self.re.clone(),
+            im: self.im.clone(),
+        }
+    }
+}
+
+impl<T: LinalgFloat, S: Shape, D: Device> core::fmt::Debug for ComplexTensor<T, S, D>
+where
+    Tensor<T, S, D>: core::fmt::Debug,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ComplexTensor")
+            .field("re", &self.re)
+            .field("im", &self.im)
+            .finish()
+    }
 }
 
 impl<T: LinalgFloat, S: Shape> ComplexTensor<T, S> {
@@ -53,6 +88,10 @@ impl<T: LinalgFloat, S: Shape> ComplexTensor<T, S> {
 /// has unit norm and its largest component real, as LAPACK's `geev` gives
 /// them; the order of the eigenvalues is not specified (as in PyTorch).
 ///
+/// On CUDA (as PyTorch's, which runs MAGMA's `geev` on the host): the
+/// matrices are copied to the host, the CPU's faer eigensolver runs there,
+/// and the four results are copied back; see the module's notes.
+///
 /// # Errors
 /// A non-square or rank < 2 shape; a NaN or infinity in `a`; no convergence.
 /// PyTorch's messages.
@@ -64,12 +103,22 @@ impl<T: LinalgFloat, S: Shape> ComplexTensor<T, S> {
 ///     "linalg.eig: A must be batches of square matrices, but they are 2 by 3 matrices");
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_eig<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> Result<(ComplexTensor<T, EigvalsOf<S>>, ComplexTensor<T, S>), ShapeError>
+pub fn try_eig<T: LinalgFloat, S: SquareMatrices, D: Backend<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<(ComplexTensor<T, EigvalsOf<S>, D>, ComplexTensor<T, S, D>), D::Error>
 where
     S::N: crate::Dim,
 {
+    let host = on_host(a, "linalg.eig")?;
+    let (vals, vecs) = eig_cpu(&host)?;
+    Ok((back(a, &vals)?, back(a, &vecs)?))
+}
+
+/// `(eigenvalues, eigenvectors)` of the CPU matrices `a`.
+#[allow(clippy::type_complexity)]
+fn eig_cpu<T: LinalgFloat>(
+    a: &Tensor<T, DynRank>,
+) -> Result<(ComplexTensor<T, DynRank>, ComplexTensor<T, DynRank>), ShapeError> {
     let name = "linalg.eig";
     let op = Operand::matrices(a.layout(), name, "A")?;
     let n = check_square(&op, name, "A")?;
@@ -144,9 +193,9 @@ where
 /// ```
 #[track_caller]
 #[allow(clippy::type_complexity)]
-pub fn eig<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> (ComplexTensor<T, EigvalsOf<S>>, ComplexTensor<T, S>)
+pub fn eig<T: LinalgFloat, S: SquareMatrices, D: Backend<T>>(
+    a: &Tensor<T, S, D>,
+) -> (ComplexTensor<T, EigvalsOf<S>, D>, ComplexTensor<T, S, D>)
 where
     S::N: crate::Dim,
 {
@@ -155,6 +204,8 @@ where
 
 /// The eigenvalues `(..., n)` of each real matrix of `a` `(..., n, n)`, as
 /// PyTorch's `linalg.eigvals`.
+///
+/// On CUDA: copied to the host and back, as [`try_eig`].
 ///
 /// # Errors
 /// As [`try_eig`], named `linalg.eigvals`.
@@ -165,12 +216,20 @@ where
 /// assert_eq!(linalg::try_eigvals(&a).unwrap_err().to_string(),
 ///     "torch.linalg.eig: input tensor should not contain infs or NaNs.");
 /// ```
-pub fn try_eigvals<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> Result<ComplexTensor<T, EigvalsOf<S>>, ShapeError>
+pub fn try_eigvals<T: LinalgFloat, S: SquareMatrices, D: Backend<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<ComplexTensor<T, EigvalsOf<S>, D>, D::Error>
 where
     S::N: crate::Dim,
 {
+    let host = on_host(a, "linalg.eigvals")?;
+    back(a, &eigvals_cpu(&host)?)
+}
+
+/// The eigenvalues of the CPU matrices `a`.
+fn eigvals_cpu<T: LinalgFloat>(
+    a: &Tensor<T, DynRank>,
+) -> Result<ComplexTensor<T, DynRank>, ShapeError> {
     let name = "linalg.eigvals";
     let op = Operand::matrices(a.layout(), name, "A")?;
     let n = check_square(&op, name, "A")?;
@@ -198,9 +257,9 @@ where
 /// assert_eq!(re, vec![2., 2., 1., 3.]);
 /// ```
 #[track_caller]
-pub fn eigvals<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> ComplexTensor<T, EigvalsOf<S>>
+pub fn eigvals<T: LinalgFloat, S: SquareMatrices, D: Backend<T>>(
+    a: &Tensor<T, S, D>,
+) -> ComplexTensor<T, EigvalsOf<S>, D>
 where
     S::N: crate::Dim,
 {
@@ -208,6 +267,26 @@ where
 }
 
 const NO_CONVERGENCE: &str = "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues.";
+
+/// `a` copied to the host (the CPU) after PyTorch's size checks.
+fn on_host<T: LinalgFloat, S: Shape, D: Backend<T>>(
+    a: &Tensor<T, S, D>,
+    name: &str,
+) -> Result<Tensor<T, DynRank>, D::Error> {
+    check_square_dims(a.dims(), name, "A")?;
+    Ok(Tensor::try_from_vec(D::to_host(a)?, a.dims())?)
+}
+
+/// The CPU result `z` copied to `like`'s device, in the shape `S2`.
+fn back<T: LinalgFloat, S2: Shape, D: Backend<T>>(
+    like: &Tensor<T, impl Shape, D>,
+    z: &ComplexTensor<T, DynRank>,
+) -> Result<ComplexTensor<T, S2, D>, D::Error> {
+    Ok(ComplexTensor {
+        re: D::from_host(like, z.re.to_vec(), z.re.dims())?,
+        im: D::from_host(like, z.im.to_vec(), z.im.dims())?,
+    })
+}
 
 fn finite<T: LinalgFloat, S: Shape>(a: &Tensor<T, S>) -> Result<(), ShapeError> {
     if a.to_vec().iter().any(|x| !x.is_finite()) {

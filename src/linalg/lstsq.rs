@@ -3,11 +3,15 @@
 
 use faer::Mat;
 
-use super::batch::{Operand, broadcast_batch, dims_with, matmul, par_batches, stack, tensor};
+use super::batch::{bcast_index, broadcast_batch, dims_with, matmul as fmatmul};
+use super::compose::{Dy, add, dy, matmul, mt, mul, sub, upload};
+use super::generic::check_info;
 use super::solve::is_vector_rhs;
 use super::svd::thin;
 use super::{LinalgFloat, LstsqRhs, LstsqVecShape, expect};
-use crate::ops::exec::Layout;
+use crate::backend::op::Reduction;
+use crate::backend::{Backend, Gemm, Linalg};
+use crate::device::Cpu;
 use crate::shape::{DynRank, Shape};
 use crate::{ShapeError, Tensor};
 
@@ -34,20 +38,53 @@ pub enum LstsqDriver {
 /// What [`lstsq`] returns, PyTorch's `(solution, residuals, rank,
 /// singular_values)`. A part the driver does not compute is an empty tensor
 /// of shape `(0)`, as PyTorch's.
-#[derive(Clone, Debug)]
-pub struct Lstsq<T: LinalgFloat, S: Shape> {
+pub struct Lstsq<T: LinalgFloat, S: Shape, D: Backend<T> + Backend<i64> = Cpu> {
     /// `X` `(..., n, k)` (`(..., n)` for vector right-hand sides).
-    pub solution: Tensor<T, S>,
+    pub solution: Tensor<T, S, D>,
     /// The squared residuals `‖A x - b‖²` of each column, `(..., k)`
     /// (`(..., 1)` for vectors, as PyTorch): computed when `m > n`, every
     /// matrix of `A` has full rank and the driver is not `Gelsy`.
-    pub residuals: Tensor<T, DynRank>,
+    pub residuals: Tensor<T, DynRank, D>,
     /// The effective rank of each matrix of `A` `(...)`: all drivers but
     /// `Gels`.
-    pub rank: Tensor<i64, DynRank>,
+    pub rank: Tensor<i64, DynRank, D>,
     /// The singular values of each matrix of `A` `(..., min(m, n))`:
     /// `Gelsd` and `Gelss`.
-    pub singular_values: Tensor<T, DynRank>,
+    pub singular_values: Tensor<T, DynRank, D>,
+}
+
+// By hand, not derived: a derive would ask `D: Clone`, where what matters
+// is whether the device's tensors are (a CUDA tensor is not `Clone`).
+impl<T: LinalgFloat, S: Shape, D: Backend<T> + Backend<i64>> Clone for Lstsq<T, S, D>
+where
+    Tensor<T, S, D>: Clone,
+    Tensor<T, DynRank, D>: Clone,
+    Tensor<i64, DynRank, D>: Clone,
+{
+    fn clone(&self) -> Self {
+        Lstsq {
+            solution: self.solution.clone(),
+            residuals: self.residuals.clone(),
+            rank: self.rank.clone(),
+            singular_values: self.singular_values.clone(),
+        }
+    }
+}
+
+impl<T: LinalgFloat, S: Shape, D: Backend<T> + Backend<i64>> core::fmt::Debug for Lstsq<T, S, D>
+where
+    Tensor<T, S, D>: core::fmt::Debug,
+    Tensor<T, DynRank, D>: core::fmt::Debug,
+    Tensor<i64, DynRank, D>: core::fmt::Debug,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Lstsq")
+            .field("solution", &self.solution)
+            .field("residuals", &self.residuals)
+            .field("rank", &self.rank)
+            .field("singular_values", &self.singular_values)
+            .finish()
+    }
 }
 
 /// The least-squares solution `X` `(..., n, k)` of `A X = B` for `A`
@@ -76,10 +113,15 @@ pub struct Lstsq<T: LinalgFloat, S: Shape> {
 /// let v = Tensor::<f64, DynRank>::try_from_vec(vec![1., 2., 3.], &[3]).unwrap();
 /// assert_eq!(linalg::try_lstsq(&a, &v).unwrap().solution.dims(), &[2]);
 /// ```
-pub fn try_lstsq<T: LinalgFloat, SA: Shape, SB: LstsqRhs<SA>>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
-) -> Result<Lstsq<T, SB::Output>, ShapeError>
+pub fn try_lstsq<
+    T: LinalgFloat,
+    SA: Shape,
+    SB: LstsqRhs<SA>,
+    D: Linalg<T> + Gemm<T> + Backend<i64>,
+>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
+) -> Result<Lstsq<T, SB::Output, D>, D::Error>
 where
     SB::Output: Shape,
 {
@@ -92,6 +134,16 @@ where
 /// (so `Gels` and `Gelsy` agree with LAPACK's where `A` has full rank, and
 /// are well defined where it has not); the rank is the number of singular
 /// values above the cut-off.
+///
+/// One body for every device: [`Linalg::svd`] of `A`'s own batch, the
+/// singular values read back to the host for the cut-off and the rank (so
+/// the call synchronizes), then `pinv(A) = V diag(1/σ) Uᵀ` and `pinv(A) B`
+/// (a pointwise kernel and two batched products), and for the residuals a
+/// product, two pointwise kernels and a column sum. On CUDA PyTorch takes
+/// only `Gels` ("torch.linalg.lstsq: `driver` other than `gels` is not
+/// supported on CUDA"); here every driver runs there, through the SVD,
+/// with the CPU's results. On the CPU, forming `pinv(A)` before applying
+/// it costs one extra pass per matrix compared with a per-matrix solve.
 ///
 /// # Errors
 /// A rank < 2 `A` or rank < 1 `B`; a `B` of higher rank than `A` or of
@@ -112,17 +164,22 @@ where
 /// assert_eq!(r.rank.to_vec(), vec![2]);
 /// assert_eq!(r.singular_values.dims(), &[2]);
 /// ```
-pub fn try_lstsq_with<T: LinalgFloat, SA: Shape, SB: LstsqRhs<SA>>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
+pub fn try_lstsq_with<
+    T: LinalgFloat,
+    SA: Shape,
+    SB: LstsqRhs<SA>,
+    D: Linalg<T> + Gemm<T> + Backend<i64>,
+>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
     rcond: Option<f64>,
     driver: LstsqDriver,
-) -> Result<Lstsq<T, SB::Output>, ShapeError>
+) -> Result<Lstsq<T, SB::Output, D>, D::Error>
 where
     SB::Output: Shape,
 {
     let vec = SB::RANK.is_none() && is_vector_rhs(a.dims(), b.dims());
-    lstsq_core(a.layout(), b.layout(), vec, rcond, driver)
+    lstsq_core(&dy(a), &dy(b), vec, rcond, driver)
 }
 
 /// The least-squares solution with its residuals, rank and singular values;
@@ -140,10 +197,10 @@ where
 /// assert_eq!((r.rank.to_vec(), r.residuals.dims()), (vec![2], &[0][..]));
 /// ```
 #[track_caller]
-pub fn lstsq<T: LinalgFloat, SA: Shape, SB: LstsqRhs<SA>>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
-) -> Lstsq<T, SB::Output>
+pub fn lstsq<T: LinalgFloat, SA: Shape, SB: LstsqRhs<SA>, D: Linalg<T> + Gemm<T> + Backend<i64>>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
+) -> Lstsq<T, SB::Output, D>
 where
     SB::Output: Shape,
 {
@@ -169,13 +226,18 @@ where
 /// assert!((x.to_vec()[0] - 3.).abs() < 1e-12);
 /// assert_eq!(r.residuals.dims(), &[1]);
 /// ```
-pub fn try_lstsq_vec<T: LinalgFloat, SA: LstsqVecShape<SB>, SB: Shape>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
+pub fn try_lstsq_vec<
+    T: LinalgFloat,
+    SA: LstsqVecShape<SB>,
+    SB: Shape,
+    D: Linalg<T> + Gemm<T> + Backend<i64>,
+>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
     rcond: Option<f64>,
     driver: LstsqDriver,
-) -> Result<Lstsq<T, SA::Output>, ShapeError> {
-    lstsq_core(a.layout(), b.layout(), true, rcond, driver)
+) -> Result<Lstsq<T, SA::Output, D>, D::Error> {
+    lstsq_core(&dy(a), &dy(b), true, rcond, driver)
 }
 
 /// [`try_lstsq_vec`] with the default cut-off and driver, panicking on
@@ -189,128 +251,273 @@ pub fn try_lstsq_vec<T: LinalgFloat, SA: LstsqVecShape<SB>, SB: Shape>(
 /// assert!((x.to_vec()[0] - 3.).abs() < 1e-12);
 /// ```
 #[track_caller]
-pub fn lstsq_vec<T: LinalgFloat, SA: LstsqVecShape<SB>, SB: Shape>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
-) -> Lstsq<T, SA::Output> {
+pub fn lstsq_vec<
+    T: LinalgFloat,
+    SA: LstsqVecShape<SB>,
+    SB: Shape,
+    D: Linalg<T> + Gemm<T> + Backend<i64>,
+>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
+) -> Lstsq<T, SA::Output, D> {
     expect(try_lstsq_vec(a, b, None, LstsqDriver::default()))
 }
 
-fn lstsq_core<T: LinalgFloat, S: Shape>(
-    a: Layout<'_, T>,
-    b: Layout<'_, T>,
+/// The shared body: PyTorch's size checks, then the minimum-norm solution
+/// through [`Linalg::svd`] of `A`'s own batch: the singular values are read
+/// back to the host for the cut-off and the rank, then
+/// `X = V diag(1/σ) Uᵀ B` (one pointwise kernel and two batched products,
+/// `B`'s batch broadcast), and, where asked for, the residuals
+/// `Σ (A X - B)²` (a product, two pointwise kernels and a column sum).
+fn lstsq_core<T: LinalgFloat, S: Shape, D: Linalg<T> + Gemm<T> + Backend<i64>>(
+    a: &Dy<T, D>,
+    b: &Dy<T, D>,
     vec: bool,
     rcond: Option<f64>,
     driver: LstsqDriver,
-) -> Result<Lstsq<T, S>, ShapeError> {
+) -> Result<Lstsq<T, S, D>, D::Error> {
     let name = "torch.linalg.lstsq";
-    if a.dims.len() < 2 {
-        return Err(ShapeError::Invalid(format!(
-            "{name}: input must have at least 2 dimensions."
-        )));
-    }
-    if b.dims.is_empty() {
-        return Err(ShapeError::Invalid(format!(
-            "{name}: other must have at least 1 dimension."
-        )));
-    }
-    let diff = a.dims.len() as isize - b.dims.len() as isize;
-    if !(0..=1).contains(&diff) {
-        return Err(ShapeError::Invalid(format!(
-            "{name}: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1"
-        )));
-    }
-    let a = Operand::matrices(a, name, "A")?;
-    let b = if vec {
-        Operand::vectors(b, name, "B")?
-    } else {
-        Operand::matrices(b, name, "B")?
+    let fail = |msg: String| -> Result<Lstsq<T, S, D>, D::Error> {
+        Err(ShapeError::Invalid(format!("{name}: {msg}")).into())
     };
-    if a.rows() != b.rows() {
-        return Err(ShapeError::Invalid(format!(
-            "{name}: input.size(-2) should match other.size({})",
-            if vec { -1 } else { -2 }
-        )));
+    let (ad, bd) = (a.dims(), b.dims());
+    if ad.len() < 2 {
+        return fail("input must have at least 2 dimensions.".into());
     }
-    if vec && !b.batch().is_empty() && b.batch() != a.batch() {
+    if bd.is_empty() {
+        return fail("other must have at least 1 dimension.".into());
+    }
+    let diff = ad.len() as isize - bd.len() as isize;
+    if !(0..=1).contains(&diff) {
+        return fail("input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1".into());
+    }
+    let core = if vec { 1 } else { 2 };
+    if bd.len() < core {
+        return fail("The input tensor B must have at least 2 dimensions.".into());
+    }
+    let (m, n) = (ad[ad.len() - 2], ad[ad.len() - 1]);
+    let brows = bd[bd.len() - core];
+    let kk = if vec { 1 } else { bd[bd.len() - 1] };
+    let (abatch, bbatch) = (&ad[..ad.len() - 2], &bd[..bd.len() - core]);
+    if m != brows {
+        return fail(format!(
+            "input.size(-2) should match other.size({})",
+            if vec { -1 } else { -2 }
+        ));
+    }
+    if vec && !bbatch.is_empty() && bbatch != abatch {
         // Only the typed vector form gets here: PyTorch reads such a B as
         // a matrix, and it has no vector form with a broadcast batch.
-        return Err(ShapeError::Invalid(format!(
-            "{name}: a vector right-hand side must have the sizes of input without the last, {:?}, but got {:?}",
-            &a.dims_vec()[..a.dims_vec().len() - 1],
-            b.dims_vec()
-        )));
+        return fail(format!(
+            "a vector right-hand side must have the sizes of input without the last, {:?}, but got {:?}",
+            &ad[..ad.len() - 1],
+            bd
+        ));
     }
-    let (m, n, k) = (a.rows(), a.cols(), b.cols());
-    let batch = lstsq_batch(&a, &b, vec)?;
-    let (oa, ob) = (a.offsets(&batch), b.offsets(&batch));
-    let res = par_batches(name, &batch, |i| {
-        let (am, bm) = (a.mat(oa[i]), b.mat(ob[i]));
-        let (p, s, rank) = pinv_rank(&am, rcond)?;
-        let x = matmul(p.as_ref(), bm.as_ref());
-        let r = matmul(am.as_ref(), x.as_ref());
-        let res: Vec<T> = (0..k)
-            .map(|c| (0..m).fold(T::zero(), |acc, i| acc + (r[(i, c)] - bm[(i, c)]).powi(2)))
-            .collect();
-        Ok((x, s, rank, res))
-    })?;
-    let sol_dims = if vec {
-        dims_with(&batch, &[n])
+    let batch = lstsq_batch(abatch, bd, core)?;
+    let k = m.min(n);
+    let Pinv {
+        pinv,
+        s,
+        ranks,
+        info,
+    } = pinv_parts(a, rcond)?;
+    let own = bcast_index(abatch, &batch);
+    check_info(
+        name,
+        &own.iter().map(|&i| info[i]).collect::<Vec<_>>(),
+        |i| (!batch.is_empty()).then_some(i),
+        |_| NO_CONVERGENCE.into(),
+    )?;
+    let rank_of = |i: usize| ranks.get(own[i]).copied().unwrap_or(0);
+    // X = pinv(A) B, B's vectors as one column.
+    let bm: Dy<T, D> = if vec {
+        b.try_reshape(&col(bd))?
     } else {
-        dims_with(&batch, &[n, k])
+        b.share()
     };
-    let xs: Vec<Mat<T>> = res.iter().map(|r| r.0.clone()).collect();
-    let empty = || tensor::<T, DynRank>(Vec::new(), &[0]);
-    let full_rank = res.iter().all(|r| r.2 == m.min(n));
+    // PyTorch's batch can exceed both operands' (see `lstsq_batch`).
+    let bm: Dy<T, D> = bm.try_broadcast_to(&dims_with(&batch, &[m, kk]))?;
+    let x = matmul(&pinv, &bm)?;
+    let empty = || upload::<T, _, D>(a, Vec::new(), &[0]);
+    let full_rank = (0..own.len()).all(|i| rank_of(i) == k);
     let residuals = if m > n && full_rank && driver != LstsqDriver::Gelsy {
-        tensor(
-            res.iter().flat_map(|r| r.3.iter().copied()).collect(),
-            &dims_with(&batch, &[k]),
-        )?
+        let d = sub(&matmul(a, &x)?, &bm)?;
+        let mut mask = vec![false; d.rank()];
+        mask[d.rank() - 2] = true;
+        D::reduce(Reduction::Sum, &mul(&d, &d)?, &mask, false)?
     } else {
         empty()?
     };
     let rank = if driver == LstsqDriver::Gels {
-        tensor(Vec::new(), &[0])?
+        upload(a, Vec::new(), &[0])?
     } else {
-        tensor(res.iter().map(|r| r.2 as i64).collect(), &batch)?
+        upload(
+            a,
+            (0..own.len()).map(|i| rank_of(i) as i64).collect(),
+            &batch,
+        )?
     };
     let singular_values = if matches!(driver, LstsqDriver::Gelsd | LstsqDriver::Gelss) {
-        tensor(
-            res.iter().flat_map(|r| r.1.iter().copied()).collect(),
-            &dims_with(&batch, &[m.min(n)]),
-        )?
+        let all = dims_with(&batch, &[k]);
+        if s.dims() == all.as_slice() {
+            s
+        } else {
+            D::copy(&s.try_broadcast_to::<DynRank>(&all)?)?
+        }
     } else {
         empty()?
     };
+    let sol = if vec {
+        dims_with(&batch, &[n])
+    } else {
+        dims_with(&batch, &[n, kk])
+    };
+    let sol: Vec<isize> = sol.iter().map(|&d| d as isize).collect();
     Ok(Lstsq {
-        solution: tensor(stack(&xs, n * k), &sol_dims)?,
+        solution: x.try_reshape(&sol)?,
         residuals,
         rank,
         singular_values,
     })
 }
 
+/// The pseudo-inverse of each matrix of `a` `(..., m, n)` with what it
+/// was made from.
+struct Pinv<T: LinalgFloat, D: Linalg<T>> {
+    /// `V diag(1/σ) Uᵀ` `(..., n, m)`, singular values at or below the
+    /// cut-off dropped.
+    pinv: Dy<T, D>,
+    /// The singular values `(..., min(m, n))`.
+    s: Dy<T, D>,
+    /// The number of singular values above the cut-off, per matrix.
+    ranks: Vec<usize>,
+    /// [`Linalg::svd`]'s `info` per matrix (the values are unspecified
+    /// where it is not 0).
+    info: Vec<i32>,
+}
+
+/// [`Pinv`] of `a` through [`Linalg::svd`]: the singular values are read
+/// back to the host for the cut-off `rcond · σ_max` (default
+/// `eps · max(m, n)`), then one pointwise kernel scales `V`'s columns by
+/// `1/σ` and one batched product gives `V diag(1/σ) Uᵀ`.
+fn pinv_parts<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
+    a: &Dy<T, D>,
+    rcond: Option<f64>,
+) -> Result<Pinv<T, D>, D::Error> {
+    let ad = a.dims();
+    let (m, n) = (ad[ad.len() - 2], ad[ad.len() - 1]);
+    let abatch = &ad[..ad.len() - 2];
+    let k = m.min(n);
+    let (u, s, vh, info) = D::svd(a, true, false)?;
+    let (u, vh) = (u.expect("U asked for"), vh.expect("Vh asked for"));
+    let sv = D::to_host(&s)?;
+    let rcond = match rcond {
+        Some(r) => T::from(r).unwrap_or(T::zero()),
+        None => <T as num_traits::Float>::epsilon() * T::from(m.max(n)).unwrap_or(T::one()),
+    };
+    let count: usize = abatch.iter().product();
+    let mut inv = Vec::with_capacity(count * k);
+    let mut ranks = Vec::with_capacity(count);
+    for i in 0..count {
+        let si = &sv[i * k..(i + 1) * k];
+        let cutoff = rcond * si.first().copied().unwrap_or(T::zero());
+        inv.extend(
+            si.iter()
+                .map(|&x| if x > cutoff { T::one() / x } else { T::zero() }),
+        );
+        ranks.push(si.iter().filter(|&&x| x > cutoff).count());
+    }
+    let pinv = matmul(
+        &mul(&mt(&vh)?, &upload(a, inv, &dims_with(abatch, &[1, k]))?)?,
+        &mt(&u)?,
+    )?;
+    Ok(Pinv {
+        pinv,
+        s,
+        ranks,
+        info,
+    })
+}
+
+/// The gradients of `lstsq`'s solution `X = pinv(A) B` (PyTorch's rule:
+/// `∂B = pinv(A)ᵀ G`, `∂A` the gradient of `pinv` at `G Bᵀ`) for the
+/// upstream gradient `g` `(..., n, k)`, on `a`'s device: `pinv` as
+/// [`Pinv`], then about a dozen batched products and pointwise kernels.
+/// Both come back in the broadcast batch of `g`, `(∂A, ∂B)`.
+///
+/// # Errors
+/// An SVD that does not converge (PyTorch's gradient is then NaN: the
+/// caller fills it); a driver error.
+#[allow(clippy::type_complexity)]
+pub(crate) fn lstsq_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
+    g: &Dy<T, D>,
+    a: &Dy<T, D>,
+    b: &Dy<T, D>,
+) -> Result<(Dy<T, D>, Dy<T, D>), D::Error> {
+    let p = pinv_parts(a, None)?;
+    if p.info.iter().any(|&i| i != 0) {
+        return Err(ShapeError::Invalid(format!("lstsq_backward: {NO_CONVERGENCE}")).into());
+    }
+    let p = p.pinv;
+    let gb = matmul(&mt(&p)?, g)?;
+    let ga = pinv_vjp(a, &p, &matmul(g, &mt(b)?)?)?;
+    Ok((ga, gb))
+}
+
+/// PyTorch's `pinv_backward`: the gradient with respect to `A` of
+/// `P = pinv(A)` for an upstream gradient `gp` on `P`, batched and
+/// broadcast, on `a`'s device.
+fn pinv_vjp<T: LinalgFloat, D: Gemm<T>>(
+    a: &Dy<T, D>,
+    p: &Dy<T, D>,
+    gp: &Dy<T, D>,
+) -> Result<Dy<T, D>, D::Error> {
+    let ad = a.dims();
+    let (m, n) = (ad[ad.len() - 2], ad[ad.len() - 1]);
+    let (ph, gh) = (mt(p)?, mt(gp)?);
+    if m <= n {
+        let k = matmul(&gh, p)?;
+        let kph = matmul(&k, &ph)?;
+        let t1 = mt(&matmul(p, &k)?)?;
+        let t3 = matmul(&matmul(a, p)?, &kph)?;
+        let t4 = matmul(&matmul(&ph, p)?, &sub(&gh, &matmul(&k, a)?)?)?;
+        add(&sub(&sub(&kph, &t1)?, &t3)?, &t4)
+    } else {
+        let k = matmul(p, &gh)?;
+        let phk = matmul(&ph, &k)?;
+        let t1 = mt(&matmul(&k, p)?)?;
+        let t2 = matmul(&matmul(&sub(&gh, &matmul(a, &k)?)?, p)?, &ph)?;
+        let t4 = matmul(&matmul(&phk, p)?, a)?;
+        sub(&add(&sub(&t2, &t1)?, &phk)?, &t4)
+    }
+}
+
+/// `dims` with a trailing 1 (a batch of vectors as one-column matrices),
+/// as `reshape`'s sizes.
+fn col(dims: &[usize]) -> Vec<isize> {
+    dims.iter().map(|&d| d as isize).chain([1]).collect()
+}
+
+const NO_CONVERGENCE: &str = "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated singular values.";
+
 /// The batch of the solution, as PyTorch computes it: the two batches
 /// broadcast, where for a matrix `B` of one dimension fewer than `A`,
 /// PyTorch first broadcasts `A`'s batch against as many leading sizes of
 /// `B` (which include its rows), and refuses a result that this first
 /// batch does not already cover ("output with shape ... doesn't match the
-/// broadcast shape ..."), with its messages.
-fn lstsq_batch<T: LinalgFloat>(
-    a: &Operand<'_, T>,
-    b: &Operand<'_, T>,
-    vec: bool,
-) -> Result<Vec<usize>, ShapeError> {
-    if vec || b.dims_vec().len() == a.dims_vec().len() {
-        return broadcast_batch(a.batch(), b.batch());
+/// broadcast shape ..."), with its messages. `core` is 1 for vectors `B`,
+/// 2 for matrices.
+fn lstsq_batch(abatch: &[usize], bd: &[usize], core: usize) -> Result<Vec<usize>, ShapeError> {
+    let bbatch = &bd[..bd.len() - core];
+    if core == 1 || bd.len() == abatch.len() + 2 {
+        return broadcast_batch(abatch, bbatch);
     }
-    let bd = b.dims_vec();
-    let first = broadcast_batch(a.batch(), &bd[..a.batch().len()])?;
-    let batch = broadcast_batch(a.batch(), b.batch())?;
+    let first = broadcast_batch(abatch, &bd[..abatch.len()])?;
+    let batch = broadcast_batch(abatch, bbatch)?;
     let all = broadcast_batch(&first, &batch)?;
     if all != first {
-        let tail = [b.rows(), b.cols()];
+        let tail = [bd[bd.len() - 2], bd[bd.len() - 1]];
         return Err(ShapeError::Invalid(format!(
             "output with shape {:?} doesn't match the broadcast shape {:?}",
             dims_with(&first, &tail),
@@ -355,5 +562,5 @@ fn pinv_rank<T: LinalgFloat>(
             vs[(i, j)] *= scale;
         }
     }
-    Ok((matmul(vs.as_ref(), u.transpose()), s, rank))
+    Ok((fmatmul(vs.as_ref(), u.transpose()), s, rank))
 }

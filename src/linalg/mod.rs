@@ -38,9 +38,12 @@
 //! (`backend/cuda/linalg.rs` lists which call each makes, and the few that
 //! loop over the batch: rectangular LU, `orgqr` for `Q`, and `syevj` /
 //! `gesvdj` above 32 x 32, one cuSOLVER call per matrix). The other
-//! functions (`inv_ex`, `cholesky_ex`, `solve_ex`, `lu`, `lstsq`, `pinv`,
-//! `matrix_rank`, `cond`, the norms, `matrix_power`, `matrix_exp`, `eig`,
-//! `householder_product`, `multi_dot`, `cross`) take CPU tensors only.
+//! functions (`inv_ex`, `cholesky_ex`, `solve_ex`, `lu`, `pinv`,
+//! `matrix_rank`, `cond`, the norms, `multi_dot`, `cross`) take CPU tensors
+//! only. `lstsq`, `householder_product`, `matrix_power` and `matrix_exp`
+//! are compositions of these primitives, matrix products and op-table
+//! kernels, one body for every device; `eig` and `eigvals` run on the host
+//! (copying CUDA tensors there and back, as PyTorch does).
 //!
 //! ```
 //! use shaped::backend::Linalg;
@@ -58,6 +61,7 @@
 //! |---|---|
 //! | `shape.rs` | the type-level rules |
 //! | `generic.rs` | the device-generic size checks and `info` errors |
+//! | `compose.rs` | the device-generic steps the composed functions share |
 //! | `cpu.rs` | [`Linalg`](crate::backend::Linalg) for the CPU, over the kernels of the function files |
 //! | `batch.rs` | reading, broadcasting and running batches |
 //! | `inv.rs`, `det.rs`, `cholesky.rs`, `qr.rs`, `svd.rs`, `eigh.rs`, `eig.rs`, `lu.rs`, `solve.rs`, `triangular.rs`, `lstsq.rs`, `norm.rs`, `pinv.rs` | one family each |
@@ -88,6 +92,7 @@
 
 mod batch;
 mod cholesky;
+mod compose;
 mod cpu;
 mod det;
 mod eig;
@@ -122,6 +127,7 @@ pub use eigh::{eigh, eigvalsh, try_eigh, try_eigvalsh};
 pub use ex::{cholesky_ex, inv_ex, solve_ex, try_cholesky_ex, try_inv_ex, try_solve_ex};
 pub use householder::{householder_product, try_householder_product};
 pub use inv::{inv, try_inv};
+pub(crate) use lstsq::lstsq_vjp;
 pub use lstsq::{Lstsq, LstsqDriver, lstsq, lstsq_vec, try_lstsq, try_lstsq_vec, try_lstsq_with};
 pub use lu::{
     PLU, PivotsOf, lu, lu_factor, lu_factor_ex, lu_solve, try_lu, try_lu_factor, try_lu_factor_ex,
@@ -132,6 +138,7 @@ pub(crate) use norm::matrix_ord;
 pub use norm::{MatrixNorm, NormOrd, matrix_norm, norm, try_matrix_norm, try_norm};
 pub use pinv::{pinv, try_pinv};
 pub use power::{matrix_exp, matrix_power, try_matrix_exp, try_matrix_power};
+pub(crate) use power::{matrix_exp_vjp, matrix_power_vjp};
 pub use qr::{qr, qr_complete, try_qr, try_qr_complete};
 pub use rank::{RankTol, cond, matrix_rank, try_cond, try_matrix_rank};
 pub use rhs::{CrossRhs, LstsqRhs, SolveRhs};

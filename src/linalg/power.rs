@@ -1,18 +1,29 @@
 //! `matrix_power` (integer powers, negative through the inverse) and
-//! `matrix_exp` (scaling and squaring with a degree-13 Padé approximant).
+//! `matrix_exp` (scaling and squaring with a degree-13 Padé approximant),
+//! each one body for every device: matrix products, op-table pointwise
+//! kernels and the `Linalg` primitives `inv` and `solve`.
 
 use faer::Mat;
 use faer::linalg::solvers::Solve;
 
-use super::batch::{Operand, check_square, matmul, par_batches, stack, tensor};
+use super::batch::matmul as fmatmul;
+use super::compose::{Dy, add, axpy, dy, eye, matmul, mt, mul, sub, upload, zeros};
+use super::generic::check_square_dims;
 use super::{LinalgFloat, SquareMatrices, expect, plu};
-use crate::ops::exec::Layout;
-use crate::{ShapeError, Tensor};
+use crate::Tensor;
+use crate::backend::op::Reduction;
+use crate::backend::{Backend, Gemm, Linalg};
+use crate::ops::table::{Abs, Neg, Where};
+use crate::shape::DynRank;
 
 /// `Aⁿ` for each matrix of `a` `(..., n, n)`, as PyTorch's
 /// `linalg.matrix_power`: the identity for `n = 0`, repeated squaring for
 /// `n > 0`, and powers of the inverse for `n < 0`. The shape is kept, so a
 /// static `(.., n, n)` stays static.
+///
+/// On every device the same steps: [`try_inv`](super::try_inv) for `n < 0`,
+/// then about `2 log2(|n|)` batched matrix products (cuBLAS's
+/// strided-batched GEMM on CUDA); `n = 0` uploads one `n x n` identity.
 ///
 /// # Errors
 /// A non-square or rank < 2 shape; for `n < 0`, a singular matrix (the
@@ -23,22 +34,47 @@ use crate::{ShapeError, Tensor};
 /// let a = Tensor::<f64, DynRank>::try_zeros(&[2, 3]).unwrap();
 /// assert_eq!(linalg::try_matrix_power(&a, 2).unwrap_err().to_string(),
 ///     "linalg.matrix_power: A must be batches of square matrices, but they are 2 by 3 matrices");
+/// assert_eq!(linalg::try_matrix_power(&a, -1).unwrap_err().to_string(),
+///     "linalg.matrix_power: A must be batches of square matrices, but they are 2 by 3 matrices");
 /// let s = Tensor::<f64, DynRank>::try_zeros(&[2, 2]).unwrap();
 /// assert_eq!(linalg::try_matrix_power(&s, -1).unwrap_err().to_string(),
 ///     "linalg.inv: The diagonal element 1 is zero, the inversion could not be completed because the input matrix is singular.");
 /// ```
-pub fn try_matrix_power<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
+pub fn try_matrix_power<T: LinalgFloat, S: SquareMatrices, D: Linalg<T> + Gemm<T>>(
+    a: &Tensor<T, S, D>,
     n: i64,
-) -> Result<Tensor<T, S>, ShapeError>
+) -> Result<Tensor<T, S, D>, D::Error>
 where
     S::N: crate::Dim,
 {
-    let a = if n < 0 { super::try_inv(a)? } else { a.clone() };
-    let (data, dims) = map_square(a.layout(), "linalg.matrix_power", |m| {
-        Ok(power(&m, n.unsigned_abs()))
-    })?;
-    tensor(data, &dims)
+    let k = check_square_dims(a.dims(), "linalg.matrix_power", "A")?;
+    if n == 0 || a.numel() == 0 {
+        let id = eye::<T, _, D>(a, k, k)?.try_broadcast_to::<DynRank>(a.dims())?;
+        return Ok(D::copy(&id)?.try_into_shape()?);
+    }
+    let base = if n < 0 {
+        dy(&super::try_inv(a)?)
+    } else {
+        dy(a)
+    };
+    let (mut base, mut e) = (base, n.unsigned_abs());
+    let mut acc: Option<Dy<T, D>> = None;
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = Some(match acc {
+                None => base.share(),
+                Some(x) => matmul(&x, &base)?,
+            });
+        }
+        e >>= 1;
+        if e > 0 {
+            base = matmul(&base, &base)?;
+        }
+    }
+    let acc = acc.expect("n != 0 sets a factor");
+    // `A¹` is `A` itself: a copy, as PyTorch's clone.
+    let acc = if n == 1 { D::copy(&acc)? } else { acc };
+    Ok(acc.try_into_shape()?)
 }
 
 /// `Aⁿ` of each matrix; panics where [`try_matrix_power`] errs.
@@ -51,32 +87,60 @@ where
 /// assert_eq!(linalg::matrix_power(&a, -2).to_vec(), vec![1., -2., 0., 1., 0.25, 0., 0., 4.]);
 /// ```
 #[track_caller]
-pub fn matrix_power<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>, n: i64) -> Tensor<T, S>
+pub fn matrix_power<T: LinalgFloat, S: SquareMatrices, D: Linalg<T> + Gemm<T>>(
+    a: &Tensor<T, S, D>,
+    n: i64,
+) -> Tensor<T, S, D>
 where
     S::N: crate::Dim,
 {
     expect(try_matrix_power(a, n))
 }
 
-/// `mᵏ` by repeated squaring.
-pub(crate) fn power<T: LinalgFloat>(m: &Mat<T>, mut k: u64) -> Mat<T> {
-    let mut acc = Mat::<T>::identity(m.nrows(), m.ncols());
-    let mut base = m.clone();
-    while k > 0 {
-        if k & 1 == 1 {
-            acc = matmul(acc.as_ref(), base.as_ref());
-        }
-        k >>= 1;
-        if k > 0 {
-            base = matmul(base.as_ref(), base.as_ref());
-        }
+/// The Padé 13 coefficients (Higham 2005, as SciPy's `expm`).
+const B: [f64; 14] = [
+    64764752532480000.,
+    32382376266240000.,
+    7771770303897600.,
+    1187353796428800.,
+    129060195264000.,
+    10559470521600.,
+    670442572800.,
+    33522128640.,
+    1323241920.,
+    40840800.,
+    960960.,
+    16380.,
+    182.,
+    1.,
+];
+
+/// The 1-norm up to which Padé 13 is accurate without scaling.
+const THETA13: f64 = 5.371920351148152;
+
+/// How many squarings a matrix of 1-norm `norm1` needs: the `s` with
+/// `norm1 / 2^s <= θ13` (at most 1000; 0 for a NaN norm).
+fn squarings<T: LinalgFloat>(norm1: T) -> i32 {
+    let ratio = num_traits::ToPrimitive::to_f64(&norm1).unwrap_or(f64::NAN) / THETA13;
+    if ratio > 1.0 {
+        ratio.log2().ceil().min(1000.0) as i32
+    } else {
+        0
     }
-    acc
 }
 
 /// The matrix exponential `exp(A) = Σ Aᵏ / k!` of each matrix of `a`
 /// `(..., n, n)`, as PyTorch's `linalg.matrix_exp`: scaling and squaring
 /// with the degree-13 Padé approximant (Higham 2005, as SciPy's `expm`).
+///
+/// One body for every device: the 1-norm of each matrix (an `abs` and a
+/// column-sum kernel) is read back to the host to pick its scaling `2^-s`
+/// (so the call synchronizes with the device), then 6 batched matrix
+/// products, about 12 pointwise kernels, one batched [`Linalg::solve`] for
+/// `(V - U)⁻¹ (V + U)`, and `max(s)` squarings over the batch (a `where`
+/// kernel keeps the matrices that need fewer). On the CPU this makes more
+/// passes over memory than a per-matrix loop would (each step is its own
+/// kernel over the batch).
 ///
 /// # Errors
 /// A non-square or rank < 2 shape.
@@ -87,14 +151,70 @@ pub(crate) fn power<T: LinalgFloat>(m: &Mat<T>, mut k: u64) -> Mat<T> {
 /// assert_eq!(linalg::try_matrix_exp(&a).unwrap_err().to_string(),
 ///     "linalg.matrix_exp: The input tensor A must have at least 2 dimensions.");
 /// ```
-pub fn try_matrix_exp<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> Result<Tensor<T, S>, ShapeError>
+pub fn try_matrix_exp<T: LinalgFloat, S: SquareMatrices, D>(
+    a: &Tensor<T, S, D>,
+) -> Result<Tensor<T, S, D>, D::Error>
 where
     S::N: crate::Dim,
+    D: Linalg<T> + Gemm<T> + Backend<bool>,
 {
-    let (data, dims) = map_square(a.layout(), "linalg.matrix_exp", |m| Ok(expm(&m)))?;
-    tensor(data, &dims)
+    let n = check_square_dims(a.dims(), "linalg.matrix_exp", "A")?;
+    let x = dy(a);
+    if x.numel() == 0 {
+        return Ok(D::copy(&x)?.try_into_shape()?);
+    }
+    let rank = x.rank();
+    let batch = &x.dims()[..rank - 2];
+    // The 1-norm of each matrix (the largest column sum of |A|), on the host.
+    let mut mask = vec![false; rank];
+    mask[rank - 2] = true;
+    let cols: Dy<T, D> = D::reduce(Reduction::Sum, &D::unary(Abs, &x)?, &mask, false)?;
+    let cols = D::to_host(&cols)?;
+    let s: Vec<i32> = cols
+        .chunks(n)
+        .map(|c| squarings(c.iter().fold(T::zero(), |a, &b| if b > a { b } else { a })))
+        .collect();
+    let mut ones = batch.to_vec();
+    ones.extend([1, 1]);
+    let scale = s.iter().map(|&k| c::<T>(0.5f64.powi(k))).collect();
+    let a1 = mul(&x, &upload(&x, scale, &ones)?)?;
+    let a2 = matmul(&a1, &a1)?;
+    let a4 = matmul(&a2, &a2)?;
+    let a6 = matmul(&a4, &a2)?;
+    let id = eye::<T, _, D>(&x, n, n)?;
+    // w0 m0 + w1 m1 + w2 m2 (+ 0), summed in this order, as the CPU did.
+    let lin = |start: &Dy<T, D>, w: [f64; 3]| -> Result<Dy<T, D>, D::Error> {
+        let mut acc = start.share();
+        for (wk, m) in w.into_iter().zip([&a6, &a4, &a2]) {
+            acc = axpy(&acc, c(wk), m)?;
+        }
+        Ok(acc)
+    };
+    let zero = zeros(&a6)?;
+    let u_in = matmul(&a6, &lin(&zero, [B[13], B[11], B[9]])?)?;
+    let u_sum = axpy(&lin(&u_in, [B[7], B[5], B[3]])?, c(B[1]), &id)?;
+    let u = matmul(&a1, &u_sum)?;
+    let v_in = matmul(&a6, &lin(&zero, [B[12], B[10], B[8]])?)?;
+    let v = axpy(&lin(&v_in, [B[6], B[4], B[2]])?, c(B[0]), &id)?;
+    let (p, q) = (add(&v, &u)?, sub(&v, &u)?);
+    let (mut r, info) = D::solve(&q, &p, false)?;
+    if info.iter().any(|&i| i != 0) {
+        // A singular denominator: NaN, as the LU solve gives there.
+        let bad = info.iter().map(|&i| i != 0).collect();
+        let nan = upload(&x, vec![T::nan()], &[])?;
+        r = D::select(Where, &upload::<bool, _, D>(&x, bad, &ones)?, &nan, &r)?;
+    }
+    let most = s.iter().copied().max().unwrap_or(0);
+    for step in 0..most {
+        let rr = matmul(&r, &r)?;
+        r = if s.iter().all(|&k| k > step) {
+            rr
+        } else {
+            let more = s.iter().map(|&k| k > step).collect();
+            D::select(Where, &upload::<bool, _, D>(&x, more, &ones)?, &rr, &r)?
+        };
+    }
+    Ok(r.try_into_shape()?)
 }
 
 /// `exp(A)` of each matrix; panics where [`try_matrix_exp`] errs.
@@ -108,88 +228,165 @@ where
 /// assert!(e.iter().zip(want).all(|(x, y)| (x - y).abs() < 1e-14));
 /// ```
 #[track_caller]
-pub fn matrix_exp<T: LinalgFloat, S: SquareMatrices>(a: &Tensor<T, S>) -> Tensor<T, S>
+pub fn matrix_exp<T: LinalgFloat, S: SquareMatrices, D>(a: &Tensor<T, S, D>) -> Tensor<T, S, D>
 where
     S::N: crate::Dim,
+    D: Linalg<T> + Gemm<T> + Backend<bool>,
 {
     expect(try_matrix_exp(a))
 }
 
-/// `exp(m)`: Padé 13 with scaling and squaring.
+/// `x` as `T`.
+fn c<T: LinalgFloat>(x: f64) -> T {
+    T::from(x).unwrap_or(T::zero())
+}
+
+/// `exp(m)` of one CPU matrix: Padé 13 with scaling and squaring (the
+/// gradient's block-matrix form in `grad.rs` uses it).
 pub(crate) fn expm<T: LinalgFloat>(m: &Mat<T>) -> Mat<T> {
-    const B: [f64; 14] = [
-        64764752532480000.,
-        32382376266240000.,
-        7771770303897600.,
-        1187353796428800.,
-        129060195264000.,
-        10559470521600.,
-        670442572800.,
-        33522128640.,
-        1323241920.,
-        40840800.,
-        960960.,
-        16380.,
-        182.,
-        1.,
-    ];
-    const THETA13: f64 = 5.371920351148152;
     let n = m.nrows();
     if n == 0 {
         return m.clone();
     }
-    let c = |x: f64| T::from(x).unwrap_or(T::zero());
     let norm1 = (0..n)
         .map(|j| (0..n).fold(T::zero(), |s, i| s + m[(i, j)].abs()))
         .fold(T::zero(), |a, b| if b > a { b } else { a });
-    let ratio = num_traits::ToPrimitive::to_f64(&norm1).unwrap_or(f64::NAN) / THETA13;
-    let s = if ratio > 1.0 {
-        ratio.log2().ceil().min(1000.0) as i32
-    } else {
-        0
-    };
-    let scale = c(0.5f64.powi(s));
+    let s = squarings(norm1);
+    let scale: T = c(0.5f64.powi(s));
     let a = Mat::from_fn(n, n, |i, j| m[(i, j)] * scale);
-    let a2 = matmul(a.as_ref(), a.as_ref());
-    let a4 = matmul(a2.as_ref(), a2.as_ref());
-    let a6 = matmul(a4.as_ref(), a2.as_ref());
+    let a2 = fmatmul(a.as_ref(), a.as_ref());
+    let a4 = fmatmul(a2.as_ref(), a2.as_ref());
+    let a6 = fmatmul(a4.as_ref(), a2.as_ref());
     let id = Mat::<T>::identity(n, n);
     let lin = |w: [f64; 4], ms: [&Mat<T>; 4]| {
         Mat::from_fn(n, n, |i, j| {
-            (0..4).fold(T::zero(), |acc, k| acc + c(w[k]) * ms[k][(i, j)])
+            (0..4).fold(T::zero(), |acc, k| acc + c::<T>(w[k]) * ms[k][(i, j)])
         })
     };
     let zero = Mat::<T>::zeros(n, n);
     let u_in = lin([B[13], B[11], B[9], 0.], [&a6, &a4, &a2, &zero]);
-    let u_in = matmul(a6.as_ref(), u_in.as_ref());
+    let u_in = fmatmul(a6.as_ref(), u_in.as_ref());
     let u_sum = lin([1., B[7], B[5], B[3]], [&u_in, &a6, &a4, &a2]);
-    let u_sum = Mat::from_fn(n, n, |i, j| u_sum[(i, j)] + c(B[1]) * id[(i, j)]);
-    let u = matmul(a.as_ref(), u_sum.as_ref());
+    let u_sum = Mat::from_fn(n, n, |i, j| u_sum[(i, j)] + c::<T>(B[1]) * id[(i, j)]);
+    let u = fmatmul(a.as_ref(), u_sum.as_ref());
     let v_in = lin([B[12], B[10], B[8], 0.], [&a6, &a4, &a2, &zero]);
-    let v_in = matmul(a6.as_ref(), v_in.as_ref());
+    let v_in = fmatmul(a6.as_ref(), v_in.as_ref());
     let v = lin([1., B[6], B[4], B[2]], [&v_in, &a6, &a4, &a2]);
-    let v = Mat::from_fn(n, n, |i, j| v[(i, j)] + c(B[0]) * id[(i, j)]);
+    let v = Mat::from_fn(n, n, |i, j| v[(i, j)] + c::<T>(B[0]) * id[(i, j)]);
     let p = Mat::from_fn(n, n, |i, j| v[(i, j)] + u[(i, j)]);
     let q = Mat::from_fn(n, n, |i, j| v[(i, j)] - u[(i, j)]);
     let (lu, _) = plu(&q);
     let mut r = p;
     lu.solve_in_place(&mut r);
     for _ in 0..s {
-        r = matmul(r.as_ref(), r.as_ref());
+        r = fmatmul(r.as_ref(), r.as_ref());
     }
     r
 }
 
-/// `f` on every square matrix of `a`, its results stacked in `a`'s shape.
-pub(crate) fn map_square<T: LinalgFloat>(
-    a: Layout<'_, T>,
-    name: &str,
-    f: impl Fn(Mat<T>) -> Result<Mat<T>, String> + Sync,
-) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
-    let a = Operand::matrices(a, name, "A")?;
-    let n = check_square(&a, name, "A")?;
-    let batch = a.batch().to_vec();
-    let offs = a.offsets(&batch);
-    let mats = par_batches(name, &batch, |i| f(a.mat(offs[i])))?;
-    Ok((stack(&mats, n * n), a.dims_vec()))
+/// The gradient of `matrix_power(A, k)` for the upstream gradient `g`, on
+/// `a`'s device: `Σ_{i<k} (Aᵀ)ⁱ G (Aᵀ)^{k-1-i}` for `k > 0`, reverse mode
+/// through the same squarings and products (`O(log k)` batched products),
+/// 0 for `k = 0`, and `-Bᵀ ∂B Bᵀ` through `B = A⁻¹` for `k < 0`.
+///
+/// # Errors
+/// For `k < 0`, a singular `A`; a driver error.
+pub(crate) fn matrix_power_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
+    g: &Dy<T, D>,
+    a: &Dy<T, D>,
+    k: i64,
+) -> Result<Dy<T, D>, D::Error> {
+    if k == 0 || g.numel() == 0 {
+        return zeros(g);
+    }
+    if k > 0 {
+        return power_vjp(a, g, k.unsigned_abs());
+    }
+    let b = super::try_inv(a)?;
+    let gb = power_vjp(&b, g, k.unsigned_abs())?;
+    let bt = mt(&b)?;
+    D::unary(Neg, &matmul(&matmul(&bt, &gb)?, &bt)?)
+}
+
+/// The gradient of `Aᵏ` (`k ≥ 1`, computed by repeated squaring): reverse
+/// mode through the squarings `bases[j] = A^(2^j)` and the products that
+/// gather the set bits of `k`.
+fn power_vjp<T: LinalgFloat, D: Gemm<T>>(
+    a: &Dy<T, D>,
+    g: &Dy<T, D>,
+    k: u64,
+) -> Result<Dy<T, D>, D::Error> {
+    let bits = 64 - k.leading_zeros() as usize;
+    let mut bases = vec![a.share()];
+    for j in 1..bits {
+        bases.push(matmul(&bases[j - 1], &bases[j - 1])?);
+    }
+    // The product before each factor (`None`: the identity).
+    let mut acc: Option<Dy<T, D>> = None;
+    let mut steps = Vec::new();
+    for (j, base) in bases.iter().enumerate() {
+        if k >> j & 1 == 1 {
+            steps.push((acc.as_ref().map(Dy::share), j));
+            acc = Some(match acc {
+                None => base.share(),
+                Some(x) => matmul(&x, base)?,
+            });
+        }
+    }
+    let plus = |x: Option<Dy<T, D>>, y: Dy<T, D>| match x {
+        None => Ok(y),
+        Some(x) => add(&x, &y),
+    };
+    // Back through acc_{t+1} = acc_t · bases[j].
+    let mut g_acc = g.share();
+    let mut g_bases: Vec<Option<Dy<T, D>>> = (0..bits).map(|_| None).collect();
+    for (prev, j) in steps.iter().rev() {
+        let gb = match prev {
+            None => g_acc.share(),
+            Some(p) => matmul(&mt(p)?, &g_acc)?,
+        };
+        g_bases[*j] = Some(plus(g_bases[*j].take(), gb)?);
+        if prev.is_some() {
+            g_acc = matmul(&g_acc, &mt(&bases[*j])?)?;
+        }
+    }
+    // Back through bases[j] = bases[j-1]².
+    for j in (1..bits).rev() {
+        if let Some(gj) = g_bases[j].take() {
+            let bt = mt(&bases[j - 1])?;
+            let both = add(&matmul(&gj, &bt)?, &matmul(&bt, &gj)?)?;
+            g_bases[j - 1] = Some(plus(g_bases[j - 1].take(), both)?);
+        }
+    }
+    Ok(g_bases.swap_remove(0).expect("k >= 1 reaches A"))
+}
+
+/// The gradient of `matrix_exp` for the upstream gradient `g`, on `a`'s
+/// device: the upper-right block of `exp([[Aᵀ, G], [0, Aᵀ]])` (the Fréchet
+/// derivative of `exp` at `Aᵀ` in the direction `G`), through two `cat`
+/// kernels, [`try_matrix_exp`] of the `2n x 2n` matrices and a copy of the
+/// block.
+///
+/// # Errors
+/// A driver error.
+pub(crate) fn matrix_exp_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T> + Backend<bool>>(
+    g: &Dy<T, D>,
+    a: &Dy<T, D>,
+) -> Result<Dy<T, D>, D::Error> {
+    let r = a.rank();
+    let n = a.dims()[r - 1];
+    if g.numel() == 0 {
+        return zeros(g);
+    }
+    let at = mt(a)?;
+    let mut wide = a.dims().to_vec();
+    wide[r - 1] = 2 * n;
+    let top: Dy<T, D> = D::cat(&[at.share(), g.share()], r - 1, &wide)?;
+    let bottom: Dy<T, D> = D::cat(&[zeros(a)?, at], r - 1, &wide)?;
+    let mut big = wide;
+    big[r - 2] = 2 * n;
+    let big: Dy<T, D> = D::cat(&[top, bottom], r - 2, &big)?;
+    let e = try_matrix_exp(&big)?;
+    let block: Dy<T, D> = e.narrow::<DynRank>(-2, 0, n)?.narrow(-1, n, n)?;
+    D::copy(&block)
 }

@@ -20,12 +20,14 @@
 use smallvec::smallvec;
 
 use super::{nan_like, nan_on_error, sum_to_like, when};
-use crate::autograd::Var;
 use crate::autograd::graph::Dyn;
+use crate::autograd::{GradDevice, Var};
+use crate::backend::{Backend, Linalg};
 use crate::linalg::{
     self as la, BatchOf, EigvalsOf, LinalgFloat, LstsqShape, LstsqVecShape, Matrices, MatrixNorm,
     NormOrd, SquareMatrices, SvalsOf, WithTail, grad,
 };
+use crate::ops::table::Fill;
 use crate::shape::{Dyn as DynDim, DynRank, OrPanic, Shape, ShapeError};
 
 fn isize_dims(d: &[usize]) -> Vec<isize> {
@@ -398,16 +400,19 @@ pub fn multi_dot<T: LinalgFloat, S: Shape>(vars: &[&Var<T, S>]) -> Var<T, DynRan
     try_multi_dot(vars).or_panic()
 }
 
-fn lstsq_core<T: LinalgFloat, SA: Shape, SB: Shape, SX: Shape>(
-    a: &Var<T, SA>,
-    b: &Var<T, SB>,
-    value: crate::Tensor<T, SX>,
+/// The graph node of `lstsq`'s solution `value`, with the gradient
+/// [`la::lstsq_vjp`] (PyTorch's, through `pinv(A)`) on the inputs' device,
+/// summed to each input's sizes; NaN where the SVD does not converge.
+fn lstsq_core<T: LinalgFloat, SA: Shape, SB: Shape, SX: Shape, D: GradDevice<T> + Linalg<T>>(
+    a: &Var<T, SA, D>,
+    b: &Var<T, SB, D>,
+    value: crate::Tensor<T, SX, D>,
     vec: bool,
-) -> Var<T, SX> {
+) -> Var<T, SX, D> {
     let (av, bv) = (a.erased(), b.erased());
     Var::from_op(value, &[a.node.as_ref(), b.node.as_ref()], move || {
-        Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-            let col = |x: &Dyn<T>| {
+        Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
+            let col = |x: &Dyn<T, D>| {
                 let mut d = isize_dims(x.dims());
                 d.push(1);
                 x.try_reshape::<DynRank>(&d)
@@ -417,14 +422,9 @@ fn lstsq_core<T: LinalgFloat, SA: Shape, SB: Shape, SX: Shape>(
             } else {
                 (g.share(), bv.share())
             };
-            let (ga, gb) = match grad::lstsq_backward(&g2, &av, &b2) {
-                Ok((ga, gb)) => (ga, gb),
-                Err(_) => {
-                    return Ok(smallvec![
-                        Some(nan_like(av.dims())),
-                        Some(nan_like(bv.dims()))
-                    ]);
-                }
+            let Ok((ga, gb)) = la::lstsq_vjp(&g2, &av, &b2) else {
+                let nan = |x: &Dyn<T, D>| D::unary(Fill(T::nan()), x);
+                return Ok(smallvec![Some(nan(&av)?), Some(nan(&bv)?)]);
             };
             let gb = if vec {
                 let mut d = isize_dims(gb.dims());
@@ -444,7 +444,8 @@ fn lstsq_core<T: LinalgFloat, SA: Shape, SB: Shape, SX: Shape>(
 /// The least-squares solution of `A X = B`, as
 /// [`linalg::try_lstsq`](crate::linalg::try_lstsq) (PyTorch's default
 /// driver and rules), with PyTorch's gradient [`grad::lstsq_backward`] (that
-/// of `pinv(A) B`), summed to each input's sizes.
+/// of `pinv(A) B`), summed to each input's sizes. On any device: the
+/// gradient is an SVD (`pinv`) and batched products on the inputs' device.
 ///
 /// # Errors
 /// As [`linalg::try_lstsq`](crate::linalg::try_lstsq).
@@ -460,10 +461,15 @@ fn lstsq_core<T: LinalgFloat, SA: Shape, SB: Shape, SX: Shape>(
 /// let g = x.sum().backward().wrt(&b).unwrap().to_vec();
 /// assert!(g.iter().all(|v| (v - 1. / 3.).abs() < 1e-12));
 /// ```
-pub fn try_lstsq<T: LinalgFloat, SA: LstsqShape<SB>, SB: Shape>(
-    a: &Var<T, SA>,
-    b: &Var<T, SB>,
-) -> Result<Var<T, SA::Output>, ShapeError> {
+pub fn try_lstsq<
+    T: LinalgFloat,
+    SA: LstsqShape<SB>,
+    SB: Shape,
+    D: GradDevice<T> + Linalg<T> + Backend<i64>,
+>(
+    a: &Var<T, SA, D>,
+    b: &Var<T, SB, D>,
+) -> Result<Var<T, SA::Output, D>, D::Error> {
     let value = la::try_lstsq(&a.value, &b.value)?.solution;
     let vec = SB::RANK.is_none() && la::is_vector_rhs(a.dims(), b.dims());
     Ok(lstsq_core(a, b, value, vec))
@@ -483,10 +489,15 @@ pub fn try_lstsq<T: LinalgFloat, SA: LstsqShape<SB>, SB: Shape>(
 /// assert!((g[0] + 1.5).abs() < 1e-12); // d(6/a)/da = -6/4
 /// ```
 #[track_caller]
-pub fn lstsq<T: LinalgFloat, SA: LstsqShape<SB>, SB: Shape>(
-    a: &Var<T, SA>,
-    b: &Var<T, SB>,
-) -> Var<T, SA::Output> {
+pub fn lstsq<
+    T: LinalgFloat,
+    SA: LstsqShape<SB>,
+    SB: Shape,
+    D: GradDevice<T> + Linalg<T> + Backend<i64>,
+>(
+    a: &Var<T, SA, D>,
+    b: &Var<T, SB, D>,
+) -> Var<T, SA::Output, D> {
     try_lstsq(a, b).or_panic()
 }
 
@@ -507,10 +518,15 @@ pub fn lstsq<T: LinalgFloat, SA: LstsqShape<SB>, SB: Shape>(
 /// let g = x.sum().backward().wrt(&b).unwrap().to_vec();
 /// assert!(g.iter().all(|v| (v - 0.5).abs() < 1e-12));
 /// ```
-pub fn try_lstsq_vec<T: LinalgFloat, SA: LstsqVecShape<SB>, SB: Shape>(
-    a: &Var<T, SA>,
-    b: &Var<T, SB>,
-) -> Result<Var<T, SA::Output>, ShapeError> {
+pub fn try_lstsq_vec<
+    T: LinalgFloat,
+    SA: LstsqVecShape<SB>,
+    SB: Shape,
+    D: GradDevice<T> + Linalg<T> + Backend<i64>,
+>(
+    a: &Var<T, SA, D>,
+    b: &Var<T, SB, D>,
+) -> Result<Var<T, SA::Output, D>, D::Error> {
     let value = la::try_lstsq_vec(&a.value, &b.value, None, la::LstsqDriver::default())?.solution;
     Ok(lstsq_core(a, b, value, true))
 }
@@ -528,10 +544,15 @@ pub fn try_lstsq_vec<T: LinalgFloat, SA: LstsqVecShape<SB>, SB: Shape>(
 /// assert!((linalg::lstsq_vec(&a, &b).value().to_vec()[0] - 0.5).abs() < 1e-12);
 /// ```
 #[track_caller]
-pub fn lstsq_vec<T: LinalgFloat, SA: LstsqVecShape<SB>, SB: Shape>(
-    a: &Var<T, SA>,
-    b: &Var<T, SB>,
-) -> Var<T, SA::Output> {
+pub fn lstsq_vec<
+    T: LinalgFloat,
+    SA: LstsqVecShape<SB>,
+    SB: Shape,
+    D: GradDevice<T> + Linalg<T> + Backend<i64>,
+>(
+    a: &Var<T, SA, D>,
+    b: &Var<T, SB, D>,
+) -> Var<T, SA::Output, D> {
     try_lstsq_vec(a, b).or_panic()
 }
 
