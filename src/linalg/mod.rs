@@ -88,6 +88,7 @@
 
 mod batch;
 mod cholesky;
+mod compose;
 mod cpu;
 mod det;
 mod eig;
@@ -114,6 +115,7 @@ mod triangular;
 pub(crate) mod vector;
 
 pub use cholesky::{cholesky, cholesky_solve, try_cholesky, try_cholesky_solve};
+pub use compose::LinalgDevice;
 #[cfg(feature = "cuda")]
 pub(crate) use det::from_lu as det_from_lu;
 pub use det::{det, slogdet, try_det, try_slogdet};

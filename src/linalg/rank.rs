@@ -1,10 +1,13 @@
 //! `matrix_rank` and `cond`, through the singular values (and, for `cond`
 //! in norms other than 2, the inverse).
 
-use super::batch::{Operand, check_square, par_batches, tensor};
-use super::norm::MatrixNorm;
-use super::svd::thin;
-use super::{BatchOf, LinalgFloat, Matrices, expect, plu};
+use super::compose::{Dyn, LinalgDevice, bin, scalar, select, un, view};
+use super::generic::{check_matrices, check_square_dims};
+use super::norm::{MatrixNorm, norm_of, svdvals_dyn};
+use super::{BatchOf, LinalgFloat, Matrices, expect};
+use crate::backend::Backend;
+use crate::backend::op::{Reduction, ScalarRhs};
+use crate::ops::table;
 use crate::{ShapeError, Tensor};
 
 /// The tolerances of [`matrix_rank`]: singular values at or below
@@ -36,13 +39,15 @@ pub struct RankTol {
 /// assert_eq!(linalg::try_matrix_rank(&a, RankTol::default()).unwrap_err().to_string(),
 ///     "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.");
 /// ```
-pub fn try_matrix_rank<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
+pub fn try_matrix_rank<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
+    a: &Tensor<T, S, D>,
     tol: RankTol,
-) -> Result<Tensor<i64, BatchOf<S>>, ShapeError> {
+) -> Result<Tensor<i64, BatchOf<S>, D>, D::Error> {
     let name = "torch.linalg.matrix_rank";
-    let a = Operand::matrices(a.layout(), name, "input")?;
-    let (m, n) = (a.rows(), a.cols());
+    check_matrices(a.dims(), name, "input")?;
+    let r = a.rank();
+    let (m, n) = (a.dims()[r - 2], a.dims()[r - 1]);
+    let batch = &a.dims()[..r - 2];
     let atol = tol.atol.unwrap_or(0.0);
     let rtol = match (tol.atol, tol.rtol) {
         (_, Some(r)) => r,
@@ -52,18 +57,27 @@ pub fn try_matrix_rank<T: LinalgFloat, S: Matrices>(
                 * m.max(n) as f64
         }
     };
-    let ranks = a.each(name, |x| {
-        let s = if m == 0 || n == 0 {
-            Vec::new()
-        } else {
-            thin(&x)?.1
-        };
-        let f = |v: &T| num_traits::ToPrimitive::to_f64(v).unwrap_or(f64::NAN);
-        let smax = s.first().map_or(0.0, f);
-        let cut = atol.max(rtol * smax);
-        Ok(s.iter().filter(|v| f(v) > cut).count() as i64)
-    })?;
-    tensor(ranks, a.batch())
+    if m == 0 || n == 0 {
+        let zeros = vec![0; batch.iter().product()];
+        return <D as Backend<i64>>::from_host(a, zeros, batch);
+    }
+    // The singular values (descending), the tolerance from the first of
+    // each matrix's (a view), and the count of those above it.
+    let s = svdvals_dyn(a)?;
+    let largest = first_last(&s).0;
+    let scaled = un(ScalarRhs(table::Mul, T::from_f64(rtol)), &largest)?;
+    let cut = un(ScalarRhs(table::Maximum, T::from_f64(atol)), &scaled)?;
+    let cut = view(
+        &cut,
+        &[batch, &[1]].concat(),
+        &[cut.strides(), &[0]].concat(),
+        0,
+    );
+    let above: Dyn<bool, D> = <D as Backend<T>>::compare(table::Greater, &s, &cut)?;
+    let (one, zero) = (scalar(a, 1i64)?, scalar(a, 0i64)?);
+    let counted: Dyn<i64, D> = <D as Backend<i64>>::select(table::Where, &above, &one, &zero)?;
+    let mask: Vec<bool> = (0..r - 1).map(|d| d == r - 2).collect();
+    <D as Backend<i64>>::reduce(Reduction::Sum, &counted, &mask, false)
 }
 
 /// The rank of each matrix; panics where [`try_matrix_rank`] errs.
@@ -75,10 +89,10 @@ pub fn try_matrix_rank<T: LinalgFloat, S: Matrices>(
 /// assert_eq!(r.to_vec(), vec![1, 2]);
 /// ```
 #[track_caller]
-pub fn matrix_rank<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
+pub fn matrix_rank<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
+    a: &Tensor<T, S, D>,
     tol: RankTol,
-) -> Tensor<i64, BatchOf<S>> {
+) -> Tensor<i64, BatchOf<S>, D> {
     expect(try_matrix_rank(a, tol))
 }
 
@@ -113,56 +127,73 @@ fn ord_text(p: MatrixNorm) -> &'static str {
 /// let s = Tensor::<f64, DynRank>::try_from_vec(vec![1., 2., 2., 4.], &[2, 2]).unwrap();
 /// assert_eq!(linalg::try_cond(&s, Some(MatrixNorm::Fro)).unwrap().to_vec(), vec![f64::INFINITY]);
 /// ```
-pub fn try_cond<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
+pub fn try_cond<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
+    a: &Tensor<T, S, D>,
     p: Option<MatrixNorm>,
-) -> Result<Tensor<T, BatchOf<S>>, ShapeError> {
+) -> Result<Tensor<T, BatchOf<S>, D>, D::Error> {
     if a.dims().len() < 2 {
         return Err(ShapeError::Invalid(
             "linalg.cond: The input tensor must have at least 2 dimensions.".into(),
-        ));
+        )
+        .into());
     }
     let p = p.unwrap_or(MatrixNorm::Two);
     let name = format!("linalg.cond(ord={})", ord_text(p));
+    let r = a.rank();
+    let (m, n) = (a.dims()[r - 2], a.dims()[r - 1]);
+    let batch = &a.dims()[..r - 2];
+    let count = batch.iter().product();
     if matches!(p, MatrixNorm::Two | MatrixNorm::NegTwo) {
-        let op = Operand::matrices(a.layout(), &name, "A")?;
-        let (m, n) = (op.rows(), op.cols());
-        let vals = op.each("linalg.cond", |x| {
-            let s = if m == 0 || n == 0 {
-                Vec::new()
-            } else {
-                thin(&x)?.1
-            };
-            let (hi, lo) = (
-                s.first().copied().unwrap_or(T::zero()),
-                s.last().copied().unwrap_or(T::zero()),
-            );
-            Ok(if p == MatrixNorm::Two {
-                hi / lo
-            } else {
-                lo / hi
-            })
-        })?;
-        return tensor(vals, op.batch());
+        if m == 0 || n == 0 {
+            // No singular values: 0 / 0, as the ratio of the (absent)
+            // largest and smallest.
+            let nan = vec![T::nan(); count];
+            return Ok(<D as Backend<T>>::from_host(a, nan, batch)?);
+        }
+        let (hi, lo) = first_last(&svdvals_dyn(a)?);
+        let (num, den) = if p == MatrixNorm::Two {
+            (hi, lo)
+        } else {
+            (lo, hi)
+        };
+        return Ok(bin(table::Div, &num, &den)?.try_into_shape()?);
     }
-    let op = Operand::matrices(a.layout(), &name, "A")?;
-    check_square(&op, &name, "A")?;
-    let batch = op.batch().to_vec();
-    let offs = op.offsets(&batch);
-    let vals = par_batches("linalg.cond", &batch, |i| {
-        use faer::linalg::solvers::DenseSolveCore;
-        let x = op.mat(offs[i]);
-        if x.nrows() == 0 {
-            return Ok(T::zero());
-        }
-        let (f, zero) = plu(&x);
-        if zero.is_some() {
-            return Ok(T::infinity());
-        }
-        let inv = f.inverse();
-        Ok(super::norm::norm_of(&x, p)? * super::norm::norm_of(&inv, p)?)
-    })?;
-    tensor(vals, &batch)
+    check_square_dims(a.dims(), &name, "A")?;
+    if n == 0 {
+        return Ok(<D as Backend<T>>::from_host(
+            a,
+            vec![T::zero(); count],
+            batch,
+        )?);
+    }
+    // `‖A‖ ‖A⁻¹‖`, `inf` where `A` is singular (its inverse's values, which
+    // the device leaves unspecified there, replaced by zeros first).
+    let (inv, info) = D::inv(&a.share().into_dyn())?;
+    let singular: Vec<bool> = info.iter().map(|&k| k != 0).collect();
+    let inv = if singular.contains(&true) {
+        let dims = [batch, &[1, 1]].concat();
+        let mask: Dyn<bool, D> = <D as Backend<bool>>::from_host(a, singular.clone(), &dims)?;
+        select(&mask, &scalar(a, T::zero())?, &inv)?
+    } else {
+        inv
+    };
+    let prod = bin(table::Mul, &norm_of(a, p)?, &norm_of(&inv, p)?)?;
+    let out = if singular.contains(&true) {
+        let mask: Dyn<bool, D> = <D as Backend<bool>>::from_host(a, singular, batch)?;
+        select(&mask, &scalar(a, T::infinity())?, &prod)?
+    } else {
+        prod
+    };
+    Ok(out.try_into_shape()?)
+}
+
+/// Views `(...)` of the first and the last element of the last dimension
+/// of `s` `(..., k)`, `k > 0`.
+fn first_last<T: LinalgFloat, D: LinalgDevice<T>>(s: &Dyn<T, D>) -> (Dyn<T, D>, Dyn<T, D>) {
+    let r = s.rank();
+    let (dims, strides) = (&s.dims()[..r - 1], &s.strides()[..r - 1]);
+    let last = (s.dims()[r - 1] - 1) * s.strides()[r - 1];
+    (view(s, dims, strides, 0), view(s, dims, strides, last))
 }
 
 /// The condition number; panics where [`try_cond`] errs.
@@ -174,9 +205,9 @@ pub fn try_cond<T: LinalgFloat, S: Matrices>(
 /// assert_eq!(linalg::cond(&a, Some(MatrixNorm::Inf)).item(), 4.);
 /// ```
 #[track_caller]
-pub fn cond<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
+pub fn cond<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
+    a: &Tensor<T, S, D>,
     p: Option<MatrixNorm>,
-) -> Tensor<T, BatchOf<S>> {
+) -> Tensor<T, BatchOf<S>, D> {
     expect(try_cond(a, p))
 }
