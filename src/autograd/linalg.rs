@@ -22,9 +22,9 @@
 use crate::shape::OrPanic;
 use smallvec::smallvec;
 
-use super::Var;
 use super::graph::Dyn;
 use super::pointwise::{sum_to_like, when};
+use super::{GradDevice, Var};
 use crate::linalg::{self as la, BatchOf, LinalgFloat, SolveShape, SquareMatrices, grad};
 use crate::shape::{DynRank, Shape, ShapeError};
 
@@ -381,10 +381,10 @@ pub fn try_matrix_exp<T: LinalgFloat, S: SquareMatrices>(
 /// let g = c.sum().backward();
 /// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![1., 0., -1.]); // b × (1, 1, 1)
 /// ```
-pub fn try_cross<T: LinalgFloat, SA, SB>(
-    a: &Var<T, SA>,
-    b: &Var<T, SB>,
-) -> Result<Var<T, SA::Output>, ShapeError>
+pub fn try_cross<T: LinalgFloat, SA, SB, D: GradDevice<T>>(
+    a: &Var<T, SA, D>,
+    b: &Var<T, SB, D>,
+) -> Result<Var<T, SA::Output, D>, D::Error>
 where
     SA: la::CrossShape<SB>,
     SB: Shape,
@@ -395,10 +395,9 @@ where
         value,
         &[a.node.as_ref(), b.node.as_ref()],
         move || {
-            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-                let cross = |x: &Dyn<T>, y: &Dyn<T>, like: &[usize]| {
-                    let r = crate::linalg::cross_dyn(x, y);
-                    sum_to_like(r.unwrap_or_else(|_| nan_like(g.dims())), like)
+            Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
+                let cross = |x: &Dyn<T, D>, y: &Dyn<T, D>, like: &[usize]| {
+                    sum_to_like(crate::linalg::cross_dyn(x, y)?, like)
                 };
                 Ok(smallvec![
                     when(needs[0], || cross(&bv, g, av.dims()))?,
@@ -426,22 +425,16 @@ where
 /// let g = n.try_backward().unwrap().wrt(&x).unwrap();
 /// assert_eq!(g.to_vec(), vec![0.6, -0.8]);
 /// ```
-pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape>(
-    x: &Var<T, S>,
+pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape, D: GradDevice<T>>(
+    x: &Var<T, S, D>,
     ord: f64,
     dims: &[isize],
     keepdim: bool,
-) -> Result<Var<T, DynRank>, ShapeError> {
-    let value = la::try_vector_norm_dims(&x.value, ord, dims, keepdim)?;
-    let (xv, norm, dims) = (x.erased(), value.to_vec(), dims.to_vec());
-    Ok(Var::from_op(value, &[x.node.as_ref()], move || {
-        Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            let r =
-                crate::linalg::vector::vector_norm_backward(&xv, ord, &dims, &g.to_vec(), &norm)
-                    .and_then(|v| Dyn::<T>::try_from_vec(v, xv.dims()));
-            Ok(smallvec![Some(nan_on_error(r, xv.dims()))])
-        })
-    }))
+) -> Result<Var<T, DynRank, D>, D::Error> {
+    // PyTorch's checks, then the `Statistic::Norm` reduction recorded with
+    // its device-generic `norm_backward` (`Var::try_norm_dims`).
+    crate::linalg::vector::check_norm_dims(x.value.dims(), ord, dims)?;
+    x.try_norm_dims(dims, keepdim, ord)
 }
 
 /// [`try_solve_triangular`], panicking on error.
@@ -518,7 +511,10 @@ pub fn matrix_exp<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S>
 /// assert_eq!(linalg::cross(&a, &b).value().to_vec(), vec![0., 1., 0.]);
 /// ```
 #[track_caller]
-pub fn cross<T: LinalgFloat, SA, SB>(a: &Var<T, SA>, b: &Var<T, SB>) -> Var<T, SA::Output>
+pub fn cross<T: LinalgFloat, SA, SB, D: GradDevice<T>>(
+    a: &Var<T, SA, D>,
+    b: &Var<T, SB, D>,
+) -> Var<T, SA::Output, D>
 where
     SA: la::CrossShape<SB>,
     SB: Shape,
@@ -539,12 +535,12 @@ where
 /// assert_eq!(n.value().to_vec(), vec![2., 2.]);
 /// ```
 #[track_caller]
-pub fn vector_norm_dims<T: LinalgFloat, S: Shape>(
-    x: &Var<T, S>,
+pub fn vector_norm_dims<T: LinalgFloat, S: Shape, D: GradDevice<T>>(
+    x: &Var<T, S, D>,
     ord: f64,
     dims: &[isize],
     keepdim: bool,
-) -> Var<T, DynRank> {
+) -> Var<T, DynRank, D> {
     try_vector_norm_dims(x, ord, dims, keepdim).or_panic()
 }
 

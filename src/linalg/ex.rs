@@ -17,6 +17,14 @@ use crate::{ShapeError, Tensor};
 /// zero pivot of the LU factorization, where the "inverse" holds infinities
 /// and NaNs.
 ///
+/// On every device [`Linalg::inv`](crate::backend::Linalg::inv) (cuBLAS
+/// `getrfBatched` + `getriBatched` on CUDA); when some matrix is singular,
+/// also [`Linalg::lu_factor`](crate::backend::Linalg::lu_factor), its pivots
+/// read back (`n` per matrix) and
+/// [`Linalg::lu_solve`](crate::backend::Linalg::lu_solve) against the
+/// identity, for PyTorch's infinities and NaNs: the batch is factored twice
+/// then, on the CPU as well.
+///
 /// # Errors
 /// A non-square or rank < 2 shape.
 ///
@@ -80,6 +88,12 @@ where
 /// partial result (the columns before it factored, the failing diagonal
 /// value in place, the rest of the lower triangle as in `a`).
 ///
+/// On every device [`Linalg::cholesky`](crate::backend::Linalg::cholesky)
+/// (cuSOLVER `potrfBatched` on CUDA) and its `info` as a tensor on the
+/// device. Where `info != 0`, `L` is LAPACK's partial result on the CPU, as
+/// PyTorch's; on CUDA whatever `potrfBatched` left (lower triangle; not
+/// promised to match).
+///
 /// # Errors
 /// A non-square or rank < 2 shape.
 ///
@@ -132,6 +146,11 @@ where
 /// of vectors `(..., n)` when it is 1-d or its sizes are `A`'s without the
 /// last (`X` then has `B`'s rank); where the types give the rank, `B` is a
 /// batch of matrices.
+///
+/// On every device [`Linalg::lu_factor`](crate::backend::Linalg::lu_factor),
+/// its pivots read back (`n` per matrix) and
+/// [`Linalg::lu_solve`](crate::backend::Linalg::lu_solve) (cuBLAS
+/// `getrfBatched` and `getrsBatched` on CUDA; the CPU as before).
 ///
 /// # Errors
 /// Shapes as for [`try_solve`](super::try_solve).

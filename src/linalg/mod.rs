@@ -37,10 +37,14 @@
 //! element per rayon task; on CUDA cuBLAS's and cuSOLVER's batched routines
 //! (`backend/cuda/linalg.rs` lists which call each makes, and the few that
 //! loop over the batch: rectangular LU, `orgqr` for `Q`, and `syevj` /
-//! `gesvdj` above 32 x 32, one cuSOLVER call per matrix). The other
-//! functions (`inv_ex`, `cholesky_ex`, `solve_ex`, `lu`, `lstsq`, `pinv`,
-//! `matrix_rank`, `cond`, the norms, `matrix_power`, `matrix_exp`, `eig`,
-//! `householder_product`, `multi_dot`, `cross`) take CPU tensors only.
+//! `gesvdj` above 32 x 32, one cuSOLVER call per matrix). `pinv`,
+//! `matrix_rank`, `cond`, `matrix_norm`, `norm`, `vector_norm(_dims)`,
+//! `cross`, `multi_dot`, `inv_ex`, `cholesky_ex` and `solve_ex` are
+//! composed, once for every device ([`LinalgDevice`]), from those
+//! primitives and the tensor operations (reductions, comparisons, `where`,
+//! matrix products, views); each says in its docs what runs. The other
+//! functions (`lu`, `lstsq`, `matrix_power`, `matrix_exp`, `eig`,
+//! `householder_product`) take CPU tensors only.
 //!
 //! ```
 //! use shaped::backend::Linalg;
@@ -58,6 +62,7 @@
 //! |---|---|
 //! | `shape.rs` | the type-level rules |
 //! | `generic.rs` | the device-generic size checks and `info` errors |
+//! | `compose.rs` | [`LinalgDevice`] and the views and reductions the composed functions share |
 //! | `cpu.rs` | [`Linalg`](crate::backend::Linalg) for the CPU, over the kernels of the function files |
 //! | `batch.rs` | reading, broadcasting and running batches |
 //! | `inv.rs`, `det.rs`, `cholesky.rs`, `qr.rs`, `svd.rs`, `eigh.rs`, `eig.rs`, `lu.rs`, `solve.rs`, `triangular.rs`, `lstsq.rs`, `norm.rs`, `pinv.rs` | one family each |

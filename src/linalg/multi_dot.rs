@@ -12,6 +12,10 @@ use crate::{ShapeError, Tensor};
 /// dropped from the result, as PyTorch does. Every tensor in between must be
 /// 2-d.
 ///
+/// On every device one matrix product ([`Tensor::try_matmul`], cuBLAS
+/// GEMM on CUDA) per multiplication of the chosen order; vectors are
+/// viewed as a row or a column without a copy.
+///
 /// # Errors
 /// Fewer than two tensors, a tensor of the wrong rank, sizes that do not
 /// chain; PyTorch's messages.

@@ -38,6 +38,14 @@ pub enum MatrixNorm {
 /// An empty matrix has norm 0 for `Fro`, `Nuc`, `One`, `Inf` and `Two`
 /// (the largest of no values), as PyTorch.
 ///
+/// Composed on every device from `Statistic::Norm` reductions: `Fro` one
+/// reduction; `±One` / `±Inf` the absolute column / row sums, then their
+/// largest or smallest (a second, small reduction: one more pass than the
+/// CPU's former per-matrix loop); `Nuc` / `±Two` the singular values
+/// ([`Linalg::svd`](crate::backend::Linalg::svd) without vectors: on CUDA
+/// `gesvdjBatched`, or one `gesvdj` per matrix above 32), then one
+/// reduction over them.
+///
 /// # Errors
 /// A shape of rank < 2; no convergence of the SVD (for `Nuc`, `Two`,
 /// `NegTwo`); the smallest of no values (`NegOne` with no columns, `NegInf`
@@ -174,6 +182,9 @@ pub enum NormOrd {
 /// PyTorch's `linalg.norm(x, ord)` without `dim`: for `ord = None` the
 /// 2-norm of all elements (any rank); otherwise `x` must be 1-d (a
 /// [`vector_norm`](super::vector_norm)) or 2-d (a [`matrix_norm`]).
+///
+/// Runs as [`try_vector_norm`](super::try_vector_norm) or
+/// [`try_matrix_norm`] on the tensor's device.
 ///
 /// # Errors
 /// An `ord` with a rank other than 1 or 2; `Fro`/`Nuc` of a vector; a

@@ -11,6 +11,14 @@ use crate::{ShapeError, Tensor};
 /// through the SVD; singular values at or below `eps · max(m, n) · σ_max`
 /// are taken as zero (PyTorch's default `rtol`).
 ///
+/// Composed on every device as `V diag(σ⁺) Uᵀ`: the reduced
+/// [`Linalg::svd`](crate::backend::Linalg::svd) (on CUDA `gesvdjBatched`,
+/// or one `gesvdj` per matrix above 32), then the cutoff from a view of
+/// σ_max, a comparison, a reciprocal and a `where` for `σ⁺`, one broadcast
+/// multiplication scaling `V`'s columns, and one batched GEMM with `Uᵀ` (a
+/// transposed view). On the CPU the pointwise steps are extra passes over
+/// `V` compared with the former per-matrix loop.
+///
 /// # Errors
 /// A shape of rank < 2; no convergence of the SVD.
 ///

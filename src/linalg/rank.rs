@@ -30,6 +30,13 @@ pub struct RankTol {
 /// singular values above the tolerance `tol`, as PyTorch's
 /// `linalg.matrix_rank(A, atol=, rtol=)`.
 ///
+/// Composed on every device: the singular values
+/// ([`Linalg::svd`](crate::backend::Linalg::svd) without vectors), then the
+/// tolerance from each matrix's largest (two scalar kernels on a view), a
+/// comparison, a `where` into `i64` ones and zeros, and a sum: four small
+/// kernels after the SVD on CUDA, and more passes than the CPU's former
+/// per-matrix count.
+///
 /// # Errors
 /// A shape of rank < 2 (PyTorch's message); no convergence of the SVD.
 ///
@@ -114,6 +121,15 @@ fn ord_text(p: MatrixNorm) -> &'static str {
 /// PyTorch's `linalg.cond(A, p)`: for `None` or `Two`, `σ_max / σ_min` (any
 /// `m` by `n`); for `NegTwo`, `σ_min / σ_max`; for the other norms
 /// `‖A‖ ‖A⁻¹‖` of square matrices, `inf` where `A` is singular.
+///
+/// Composed on every device: for `None` / `±Two` the singular values, then
+/// one division of two views (σ_max, σ_min) of them; for the other norms
+/// [`Linalg::inv`](crate::backend::Linalg::inv) (cuBLAS `getrfBatched` +
+/// `getriBatched` on CUDA), the two matrix norms as in
+/// [`try_matrix_norm`](super::try_matrix_norm), a multiplication, and where
+/// a matrix is singular its `inf` written through a mask uploaded from the
+/// host `info`. On the CPU the two norms are more passes than the former
+/// per-matrix loop.
 ///
 /// # Errors
 /// A shape of rank < 2; a non-square matrix for a norm other than ±2;
