@@ -49,14 +49,20 @@ pub fn try_vector_norm<T: LinalgFloat, S: Shape, D: Backend<T>>(
     x: &Tensor<T, S, D>,
     ord: f64,
 ) -> Result<Tensor<T, (), D>, D::Error> {
-    if x.numel() == 0 && needs_elements(ord) {
+    check_norm_all(x.numel(), ord)?;
+    D::statistic(Statistic::Norm(ord), x, &axes::all(x.rank()), false)
+}
+
+/// PyTorch's check before [`try_vector_norm`] of `numel` elements: a norm
+/// without identity (`ord` negative or infinite) needs elements.
+pub(crate) fn check_norm_all(numel: usize, ord: f64) -> Result<(), ShapeError> {
+    if numel == 0 && needs_elements(ord) {
         return Err(ShapeError::Invalid(format!(
             "linalg.vector_norm cannot compute the {} norm on an empty tensor because the operation does not have an identity",
             ord_text(ord)
-        ))
-        .into());
+        )));
     }
-    D::statistic(Statistic::Norm(ord), x, &axes::all(x.rank()), false)
+    Ok(())
 }
 
 /// The `ord` norm of all elements; panics where [`try_vector_norm`] errs.
@@ -316,87 +322,4 @@ fn components<T: LinalgFloat, S: Shape, D: Backend<T>>(
     let mut dims = x.dims().to_vec();
     *dims.last_mut().expect("a vector dimension") = 1;
     [0, 1, 2].map(|i| view(x, &dims, x.strides(), i * step))
-}
-
-/// The gradient of [`try_vector_norm_dims`] with respect to `x`, for the
-/// upstream gradient `g` and the norms `norm` (both of the result's sizes):
-/// `g · sign(x) |x|^(p-1) / norm^(p-1)` (0 where the norm is 0), for
-/// `±inf` `g · sign(x)` shared among the elements that attain the norm, 0
-/// for `p = 0`.
-pub(crate) fn vector_norm_backward<T: LinalgFloat>(
-    x: &Tensor<T, DynRank>,
-    ord: f64,
-    dims: &[isize],
-    g: &[T],
-    norm: &[T],
-) -> Result<Vec<T>, ShapeError> {
-    let sizes = x.dims();
-    let mask = axes::from_dims(dims, sizes.len())?;
-    let data = x.to_vec();
-    // The output index of each input element (row-major over kept dims).
-    let mut out_idx = vec![0usize; data.len()];
-    let mut idx = vec![0usize; sizes.len()];
-    for slot in out_idx.iter_mut() {
-        let mut o = 0;
-        for d in 0..sizes.len() {
-            if !mask[d] {
-                o = o * sizes[d] + idx[d];
-            }
-        }
-        *slot = o;
-        for d in (0..sizes.len()).rev() {
-            idx[d] += 1;
-            if idx[d] < sizes[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
-    let sign = |v: T| {
-        if v > T::zero() {
-            T::one()
-        } else if v < T::zero() {
-            -T::one()
-        } else {
-            T::zero()
-        }
-    };
-    if ord.is_infinite() {
-        let mut count = vec![T::zero(); norm.len()];
-        for (i, &v) in data.iter().enumerate() {
-            if v.abs() == norm[out_idx[i]] {
-                count[out_idx[i]] += T::one();
-            }
-        }
-        return Ok(data
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                let o = out_idx[i];
-                if v.abs() == norm[o] {
-                    g[o] * sign(v) / count[o]
-                } else {
-                    T::zero()
-                }
-            })
-            .collect());
-    }
-    if ord == 0.0 {
-        return Ok(vec![T::zero(); data.len()]);
-    }
-    let p = T::from(ord).unwrap_or(T::zero());
-    Ok(data
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| {
-            let o = out_idx[i];
-            if norm[o] == T::zero() {
-                T::zero()
-            } else if ord == 1.0 {
-                g[o] * sign(v)
-            } else {
-                g[o] * sign(v) * (v.abs() / norm[o]).powf(p - T::one())
-            }
-        })
-        .collect())
 }

@@ -20,11 +20,11 @@
 use smallvec::smallvec;
 
 use super::{nan_like, nan_on_error, sum_to_like, when};
-use crate::autograd::Var;
 use crate::autograd::graph::Dyn;
+use crate::autograd::{GradDevice, Var};
 use crate::linalg::{
-    self as la, BatchOf, EigvalsOf, LinalgFloat, LstsqShape, LstsqVecShape, Matrices, MatrixNorm,
-    NormOrd, SquareMatrices, SvalsOf, WithTail, grad,
+    self as la, BatchOf, EigvalsOf, LinalgDevice, LinalgFloat, LstsqShape, LstsqVecShape, Matrices,
+    MatrixNorm, NormOrd, SquareMatrices, SvalsOf, WithTail, grad,
 };
 use crate::shape::{Dyn as DynDim, DynRank, OrPanic, Shape, ShapeError};
 
@@ -64,19 +64,14 @@ fn of_empty<T: LinalgFloat, S: Shape, S2: Shape>(
 /// assert_eq!(n.value().item(), 5.);
 /// assert_eq!(n.backward().wrt(&x).unwrap().to_vec(), vec![0.6, 0., 0., -0.8]);
 /// ```
-pub fn try_vector_norm<T: LinalgFloat, S: Shape>(
-    x: &Var<T, S>,
+pub fn try_vector_norm<T: LinalgFloat, S: Shape, D: GradDevice<T>>(
+    x: &Var<T, S, D>,
     ord: f64,
-) -> Result<Var<T, ()>, ShapeError> {
-    let value = la::try_vector_norm(&x.value, ord)?;
-    let (xv, norm) = (x.erased(), value.to_vec());
-    Ok(Var::from_op(value, &[x.node.as_ref()], move || {
-        Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            let r = la::vector::vector_norm_backward(&xv, ord, &[], &g.to_vec(), &norm)
-                .and_then(|v| Dyn::<T>::try_from_vec(v, xv.dims()));
-            Ok(smallvec![Some(nan_on_error(r, xv.dims()))])
-        })
-    }))
+) -> Result<Var<T, (), D>, D::Error> {
+    // PyTorch's check, then the `Statistic::Norm` reduction over every
+    // dimension recorded with its device-generic `norm_backward`.
+    crate::linalg::vector::check_norm_all(x.value.numel(), ord)?;
+    x.try_norm_dims(&[], false, ord)?.try_reshape(&[])
 }
 
 /// [`try_vector_norm`], panicking on error.
@@ -92,7 +87,10 @@ pub fn try_vector_norm<T: LinalgFloat, S: Shape>(
 /// assert_eq!(g.to_vec(), vec![1., -1., 0.]);
 /// ```
 #[track_caller]
-pub fn vector_norm<T: LinalgFloat, S: Shape>(x: &Var<T, S>, ord: f64) -> Var<T, ()> {
+pub fn vector_norm<T: LinalgFloat, S: Shape, D: GradDevice<T>>(
+    x: &Var<T, S, D>,
+    ord: f64,
+) -> Var<T, (), D> {
     try_vector_norm(x, ord).or_panic()
 }
 
@@ -358,19 +356,19 @@ pub fn cond<T: LinalgFloat, S: Matrices>(
 /// assert_eq!((p.dims(), p.value().to_vec()), (&[][..], vec![7.]));
 /// assert_eq!(p.try_backward().unwrap().wrt(&m).unwrap().to_vec(), vec![1., 1., 2., 2.]);
 /// ```
-pub fn try_multi_dot<T: LinalgFloat, S: Shape>(
-    vars: &[&Var<T, S>],
-) -> Result<Var<T, DynRank>, ShapeError> {
-    let values: Vec<&crate::Tensor<T, S>> = vars.iter().map(|v| &v.value).collect();
+pub fn try_multi_dot<T: LinalgFloat, S: Shape, D: GradDevice<T> + LinalgDevice<T>>(
+    vars: &[&Var<T, S, D>],
+) -> Result<Var<T, DynRank, D>, D::Error> {
+    let values: Vec<&crate::Tensor<T, S, D>> = vars.iter().map(|v| &v.value).collect();
     let out = la::try_multi_dot(&values)?;
     let k = vars.len();
-    let mut acc: Option<Var<T, DynRank>> = None;
+    let mut acc: Option<Var<T, DynRank, D>> = None;
     for (i, v) in vars.iter().enumerate() {
         let d = v.dims();
         let m = match (d.len(), i) {
             (1, 0) => v.try_reshape::<DynRank>(&[1, d[0] as isize])?,
             (1, j) if j == k - 1 => v.try_reshape::<DynRank>(&[d[0] as isize, 1])?,
-            _ => dynamic(v)?,
+            _ => v.try_reshape::<DynRank>(&isize_dims(d))?,
         };
         acc = Some(match acc {
             None => m,
@@ -394,7 +392,9 @@ pub fn try_multi_dot<T: LinalgFloat, S: Shape>(
 /// assert_eq!(linalg::multi_dot(&[&a, &b, &b]).value().to_vec(), vec![1., 2., 3., 4.]);
 /// ```
 #[track_caller]
-pub fn multi_dot<T: LinalgFloat, S: Shape>(vars: &[&Var<T, S>]) -> Var<T, DynRank> {
+pub fn multi_dot<T: LinalgFloat, S: Shape, D: GradDevice<T> + LinalgDevice<T>>(
+    vars: &[&Var<T, S, D>],
+) -> Var<T, DynRank, D> {
     try_multi_dot(vars).or_panic()
 }
 
