@@ -12,6 +12,7 @@
 //! same harness runs CPU against CPU where that is wanted.
 #![cfg(feature = "cuda")]
 
+use shaped::autograd::{self, GradDevice, Var};
 use shaped::backend::Backend;
 use shaped::device::{Cuda, Device};
 use shaped::element::Element;
@@ -637,6 +638,107 @@ fn errors_match<D: Dev>(on: &On<D>) {
     );
 }
 
+/// The weighted sum of `out` (fixed weights, so that every element has its
+/// own upstream gradient), back-propagated: each parameter's gradient, on
+/// the host.
+fn grads_of<D: GradDevice<f64>>(
+    on: &dyn Fn(&T<f64>) -> X<f64, D>,
+    params: &[Var<f64, DynRank, D>],
+    out: Var<f64, DynRank, D>,
+) -> Vec<T<f64>> {
+    let w = Var::constant(on(&rand::<f64>(out.dims(), 99, 0.5)));
+    let grads = out.mul(&w).sum().try_backward().unwrap();
+    params
+        .iter()
+        .map(|p| down(&grads.wrt(p).expect("a gradient")))
+        .collect()
+}
+
+/// The gradients of the device-generic autograd wrappers (`cross`,
+/// `vector_norm(_dims)`, `multi_dot`) on both devices.
+fn grads_match<D: Dev + GradDevice<f64>>(on: &On<D>) {
+    let up = |t: &T<f64>| on.up(t);
+    let cpu = |t: &T<f64>| t.share();
+    // One model, run on both devices, its gradients compared.
+    fn both<D: Dev + GradDevice<f64>>(
+        what: &str,
+        inputs: &[T<f64>],
+        up: &dyn Fn(&T<f64>) -> X<f64, D>,
+        cpu: &dyn Fn(&T<f64>) -> T<f64>,
+        model_d: &dyn Fn(&[Var<f64, DynRank, D>]) -> Var<f64, DynRank, D>,
+        model_c: &dyn Fn(&[Var<f64, DynRank>]) -> Var<f64, DynRank>,
+    ) {
+        let pc: Vec<Var<f64, DynRank>> = inputs.iter().map(|t| Var::param(cpu(t))).collect();
+        let pd: Vec<Var<f64, DynRank, D>> = inputs.iter().map(|t| Var::param(up(t))).collect();
+        let (gc, gd) = (
+            grads_of(cpu, &pc, model_c(&pc)),
+            grads_of(up, &pd, model_d(&pd)),
+        );
+        for (i, (c, d)) in gc.iter().zip(&gd).enumerate() {
+            near(&format!("{what}: gradient {i}"), c, d);
+        }
+    }
+    let pair = [
+        rand::<f64>(&[2, 1, 3], 101, 0.0),
+        rand::<f64>(&[1, 4, 3], 102, 0.0),
+    ];
+    both(
+        "cross",
+        &pair,
+        &up,
+        &cpu,
+        &|v| autograd::linalg::cross(&v[0], &v[1]),
+        &|v| autograd::linalg::cross(&v[0], &v[1]),
+    );
+    let x = [rand::<f64>(&[2, 3, 4], 103, 0.0)];
+    for p in [2., 1., 3., 0.5, f64::INFINITY, f64::NEG_INFINITY] {
+        for (dims, keep) in [
+            (&[-1isize][..], false),
+            (&[0, 2][..], true),
+            (&[][..], false),
+        ] {
+            both(
+                &format!("vector_norm_dims {p} {dims:?}"),
+                &x,
+                &up,
+                &cpu,
+                &|v| autograd::linalg::vector_norm_dims(&v[0], p, dims, keep),
+                &|v| autograd::linalg::vector_norm_dims(&v[0], p, dims, keep),
+            );
+        }
+        both(
+            &format!("vector_norm {p}"),
+            &x,
+            &up,
+            &cpu,
+            &|v| {
+                autograd::linalg::vector_norm(&v[0], p)
+                    .try_reshape(&[1])
+                    .unwrap()
+            },
+            &|v| {
+                autograd::linalg::vector_norm(&v[0], p)
+                    .try_reshape(&[1])
+                    .unwrap()
+            },
+        );
+    }
+    let chain = [
+        rand::<f64>(&[4], 104, 0.0),
+        rand::<f64>(&[4, 3], 105, 0.0),
+        rand::<f64>(&[3, 5], 106, 0.0),
+        rand::<f64>(&[5, 2], 107, 0.0),
+    ];
+    both(
+        "multi_dot",
+        &chain,
+        &up,
+        &cpu,
+        &|v| autograd::linalg::multi_dot(&v.iter().collect::<Vec<_>>()),
+        &|v| autograd::linalg::multi_dot(&v.iter().collect::<Vec<_>>()),
+    );
+}
+
 /// The CUDA side of the comparison, or `None` without a GPU.
 fn cuda() -> Option<On<Cuda>> {
     let dev = device()?;
@@ -690,4 +792,10 @@ fn ex_forms_match_cpu() {
 fn errors_match_cpu() {
     let Some(on) = cuda() else { return };
     errors_match(&on);
+}
+
+#[test]
+fn autograd_wrappers_match_cpu() {
+    let Some(on) = cuda() else { return };
+    grads_match(&on);
 }
