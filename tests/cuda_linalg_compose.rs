@@ -25,6 +25,8 @@ use common::cuda::{device, unit_values};
 
 type T<E> = Tensor<E, DynRank>;
 type X<E, D> = Tensor<E, DynRank, D>;
+/// A function of parameters on the device `D`, recorded.
+type Model<'a, D> = dyn Fn(&[Var<f64, DynRank, D>]) -> Var<f64, DynRank, D> + 'a;
 
 /// An element type both devices run.
 trait F: LinalgFloat + Into<f64> {
@@ -665,8 +667,8 @@ fn grads_match<D: Dev + GradDevice<f64>>(on: &On<D>) {
         inputs: &[T<f64>],
         up: &dyn Fn(&T<f64>) -> X<f64, D>,
         cpu: &dyn Fn(&T<f64>) -> T<f64>,
-        model_d: &dyn Fn(&[Var<f64, DynRank, D>]) -> Var<f64, DynRank, D>,
-        model_c: &dyn Fn(&[Var<f64, DynRank>]) -> Var<f64, DynRank>,
+        model_d: &Model<'_, D>,
+        model_c: &Model<'_, shaped::device::Cpu>,
     ) {
         let pc: Vec<Var<f64, DynRank>> = inputs.iter().map(|t| Var::param(cpu(t))).collect();
         let pd: Vec<Var<f64, DynRank, D>> = inputs.iter().map(|t| Var::param(up(t))).collect();

@@ -164,7 +164,7 @@ pub fn try_cond<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
             // No singular values: 0 / 0, as the ratio of the (absent)
             // largest and smallest.
             let nan = vec![T::nan(); count];
-            return Ok(<D as Backend<T>>::from_host(a, nan, batch)?);
+            return <D as Backend<T>>::from_host(a, nan, batch);
         }
         let (hi, lo) = first_last(&svdvals_dyn(a)?);
         let (num, den) = if p == MatrixNorm::Two {
@@ -176,11 +176,7 @@ pub fn try_cond<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
     }
     check_square_dims(a.dims(), &name, "A")?;
     if n == 0 {
-        return Ok(<D as Backend<T>>::from_host(
-            a,
-            vec![T::zero(); count],
-            batch,
-        )?);
+        return <D as Backend<T>>::from_host(a, vec![T::zero(); count], batch);
     }
     // `‖A‖ ‖A⁻¹‖`, `inf` where `A` is singular (its inverse's values, which
     // the device leaves unspecified there, replaced by zeros first).
