@@ -120,7 +120,9 @@ fn ord_text(p: MatrixNorm) -> &'static str {
 /// The condition number of each matrix of `a` in the norm `p`, as
 /// PyTorch's `linalg.cond(A, p)`: for `None` or `Two`, `σ_max / σ_min` (any
 /// `m` by `n`); for `NegTwo`, `σ_min / σ_max`; for the other norms
-/// `‖A‖ ‖A⁻¹‖` of square matrices, `inf` where `A` is singular.
+/// `‖A‖ ‖A⁻¹‖` of square matrices, `inf` where `A` is singular. Empty
+/// matrices give 0 in every norm (PyTorch checks squareness only for `Fro`
+/// and `Nuc` then).
 ///
 /// Composed on every device: for `None` / `±Two` the singular values, then
 /// one division of two views (σ_max, σ_min) of them; for the other norms
@@ -159,13 +161,16 @@ pub fn try_cond<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
     let (m, n) = (a.dims()[r - 2], a.dims()[r - 1]);
     let batch = &a.dims()[..r - 2];
     let count = batch.iter().product();
+    // Empty matrices have condition number 0 in every norm, as PyTorch
+    // (which checks squareness only for `fro` and `nuc` then).
+    let zeros = || <D as Backend<T>>::from_host(a, vec![T::zero(); count], batch);
+    if matches!(p, MatrixNorm::Fro | MatrixNorm::Nuc) {
+        check_square_dims(a.dims(), &name, "A")?;
+    }
+    if m == 0 || n == 0 {
+        return zeros();
+    }
     if matches!(p, MatrixNorm::Two | MatrixNorm::NegTwo) {
-        if m == 0 || n == 0 {
-            // No singular values: 0 / 0, as the ratio of the (absent)
-            // largest and smallest.
-            let nan = vec![T::nan(); count];
-            return <D as Backend<T>>::from_host(a, nan, batch);
-        }
         let (hi, lo) = first_last(&svdvals_dyn(a)?);
         let (num, den) = if p == MatrixNorm::Two {
             (hi, lo)
@@ -175,9 +180,6 @@ pub fn try_cond<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
         return Ok(bin(table::Div, &num, &den)?.try_into_shape()?);
     }
     check_square_dims(a.dims(), &name, "A")?;
-    if n == 0 {
-        return <D as Backend<T>>::from_host(a, vec![T::zero(); count], batch);
-    }
     // `‖A‖ ‖A⁻¹‖`, `inf` where `A` is singular (its inverse's values, which
     // the device leaves unspecified there, replaced by zeros first).
     let (inv, info) = D::inv(&a.share().into_dyn())?;
@@ -222,4 +224,64 @@ pub fn cond<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
     p: Option<MatrixNorm>,
 ) -> Tensor<T, BatchOf<S>, D> {
     expect(try_cond(a, p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DynRank;
+
+    /// PyTorch 2.x: `torch.linalg.cond(torch.zeros(shape), p)` is 0 for
+    /// empty matrices in every norm; `fro` and `nuc` still want them square.
+    #[test]
+    fn cond_of_empty_matrices_is_zero_as_pytorch() {
+        use MatrixNorm::*;
+        for dims in [&[2, 0, 3][..], &[0, 0], &[3, 0]] {
+            let a = Tensor::<f64, DynRank>::try_zeros(dims).unwrap();
+            let count: usize = dims[..dims.len() - 2].iter().product();
+            for p in [
+                None,
+                Some(Two),
+                Some(NegTwo),
+                Some(One),
+                Some(NegOne),
+                Some(Inf),
+                Some(NegInf),
+            ] {
+                let c = try_cond(&a, p).unwrap();
+                assert_eq!(c.to_vec(), vec![0.; count], "{dims:?} {p:?}");
+            }
+            for p in [Fro, Nuc] {
+                let r = try_cond(&a, Some(p));
+                if dims[dims.len() - 1] == dims[dims.len() - 2] {
+                    assert_eq!(r.unwrap().to_vec(), vec![0.; count]);
+                } else {
+                    let (m, n) = (dims[dims.len() - 2], dims[dims.len() - 1]);
+                    assert_eq!(
+                        r.unwrap_err().to_string(),
+                        format!(
+                            "linalg.cond(ord={}): A must be batches of square matrices, but they are {m} by {n} matrices",
+                            ord_text(p)
+                        )
+                    );
+                }
+            }
+        }
+    }
+
+    /// PyTorch 2.x raises the SVD's error for a NaN input of `cond`,
+    /// `matrix_rank`, `pinv` and the spectral / nuclear norms.
+    #[test]
+    fn nan_input_gives_the_svd_error_as_pytorch() {
+        let a = Tensor::<f64, DynRank>::try_from_vec(vec![f64::NAN, 1., 1., 1.], &[2, 2]).unwrap();
+        let want = "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.";
+        assert_eq!(try_cond(&a, None).unwrap_err().to_string(), want);
+        let r = try_matrix_rank(&a, RankTol::default());
+        assert_eq!(r.unwrap_err().to_string(), want);
+        assert_eq!(super::super::try_pinv(&a).unwrap_err().to_string(), want);
+        for ord in [MatrixNorm::Two, MatrixNorm::Nuc] {
+            let r = super::super::try_matrix_norm(&a, ord);
+            assert_eq!(r.unwrap_err().to_string(), want);
+        }
+    }
 }
