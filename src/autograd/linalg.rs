@@ -43,15 +43,19 @@ use crate::shape::{DynRank, Shape, ShapeError};
 /// assert_eq!(y.value().to_vec(), vec![0.5]);
 /// assert_eq!(y.sum().backward().wrt(&a).unwrap().to_vec(), vec![-0.25]);
 /// ```
-pub fn try_inv<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Result<Var<T, S>, ShapeError> {
+pub fn try_inv<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgDevice<T>>(
+    a: &Var<T, S, D>,
+) -> Result<Var<T, S, D>, D::Error> {
     let value = la::try_inv(&a.value)?;
     let y = value.share().into_dyn();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
-        Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            Ok(smallvec![Some(nan_on_error(
-                grad::inv_backward::<T, DynRank>(g, &y),
-                y.dims()
-            ))])
+        // `-Yᵀ g Yᵀ` (the formula of [`grad::inv_backward`]) with `Yᵀ` a
+        // transposed view: two matrix products and a negation on the device.
+        Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            let yt = crate::linalg::compose::mat_t(&y);
+            Ok(smallvec![Some(
+                yt.try_matmul(g)?.try_matmul(&yt)?.try_neg()?
+            )])
         })
     }))
 }
@@ -68,7 +72,9 @@ pub fn try_inv<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Result<Var<T
 /// assert_eq!(linalg::inv(&a).value().to_vec(), vec![0.5, 0., 0., 0.25]);
 /// ```
 #[track_caller]
-pub fn inv<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S> {
+pub fn inv<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgDevice<T>>(
+    a: &Var<T, S, D>,
+) -> Var<T, S, D> {
     try_inv(a).or_panic()
 }
 

@@ -93,7 +93,7 @@
 
 mod batch;
 mod cholesky;
-mod compose;
+pub(crate) mod compose;
 mod cpu;
 mod det;
 mod eig;
