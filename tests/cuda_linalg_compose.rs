@@ -4,7 +4,8 @@
 //! `solve_ex`) on CUDA against the CPU's (itself checked against PyTorch and
 //! NumPy in `linalg_*.rs`) on the same random inputs, `f32` and `f64`:
 //! unbatched, batched, broadcast batches, transposed and expanded views,
-//! zero-size batches and empty matrices, and the errors' messages. Without
+//! zero-size batches and empty matrices, and the errors' messages; and the
+//! gradients of their autograd wrappers. Without
 //! a GPU each test prints "skipped: no CUDA device" and returns (or fails,
 //! when `SHAPED_REQUIRE_CUDA` is set).
 //!
@@ -657,7 +658,8 @@ fn grads_of<D: GradDevice<f64>>(
 }
 
 /// The gradients of the device-generic autograd wrappers (`cross`,
-/// `vector_norm(_dims)`, `multi_dot`) on both devices.
+/// `vector_norm(_dims)`, `multi_dot`, `matrix_norm`, `norm`, `cond`, and
+/// the `svdvals` and `inv` they build on) on both devices.
 fn grads_match<D: Dev + GradDevice<f64>>(on: &On<D>) {
     let up = |t: &T<f64>| on.up(t);
     let cpu = |t: &T<f64>| t.share();
@@ -725,6 +727,62 @@ fn grads_match<D: Dev + GradDevice<f64>>(on: &On<D>) {
             },
         );
     }
+    use MatrixNorm::*;
+    let mats = [rand::<f64>(&[2, 3, 4], 108, 0.0)];
+    let square = [rand::<f64>(&[2, 3, 3], 109, 2.0)];
+    for ord in [Fro, Nuc, One, NegOne, Inf, NegInf, Two, NegTwo] {
+        both(
+            &format!("matrix_norm {ord:?}"),
+            &mats,
+            &up,
+            &cpu,
+            &|v| autograd::linalg::matrix_norm(&v[0], ord),
+            &|v| autograd::linalg::matrix_norm(&v[0], ord),
+        );
+        both(
+            &format!("cond {ord:?}"),
+            &square,
+            &up,
+            &cpu,
+            &|v| autograd::linalg::cond(&v[0], Some(ord)),
+            &|v| autograd::linalg::cond(&v[0], Some(ord)),
+        );
+    }
+    let m2 = [rand::<f64>(&[3, 4], 110, 0.0)];
+    for ord in [None, Some(NormOrd::Nuc), Some(NormOrd::Num(-1.))] {
+        both(
+            &format!("norm {ord:?}"),
+            &m2,
+            &up,
+            &cpu,
+            &|v| {
+                autograd::linalg::norm(&v[0], ord)
+                    .try_reshape(&[1])
+                    .unwrap()
+            },
+            &|v| {
+                autograd::linalg::norm(&v[0], ord)
+                    .try_reshape(&[1])
+                    .unwrap()
+            },
+        );
+    }
+    both(
+        "svdvals",
+        &mats,
+        &up,
+        &cpu,
+        &|v| autograd::linalg::svdvals(&v[0]),
+        &|v| autograd::linalg::svdvals(&v[0]),
+    );
+    both(
+        "inv",
+        &square,
+        &up,
+        &cpu,
+        &|v| autograd::linalg::inv(&v[0]),
+        &|v| autograd::linalg::inv(&v[0]),
+    );
     let chain = [
         rand::<f64>(&[4], 104, 0.0),
         rand::<f64>(&[4, 3], 105, 0.0),
