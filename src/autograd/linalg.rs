@@ -11,6 +11,14 @@
 //! `solve` are summed back to each input's sizes (`sum_to`), as for
 //! elementwise operations.
 //!
+//! **Devices.** `inv`, `cross`, `vector_norm(_dims)`, `svdvals`,
+//! `matrix_norm`, `norm`, `cond` and `multi_dot` take `Var`s on any
+//! [`GradDevice`] that is also a [`LinalgDevice`](crate::linalg::LinalgDevice)
+//! (the CPU, and CUDA): their forward functions are device-generic and
+//! their backward rules are compositions of device operations (matrix
+//! products, views, the norm reductions' `norm_backward`). The others take
+//! CPU `Var`s.
+//!
 //! ```
 //! use shaped::autograd::{linalg, Var};
 //! use shaped::{Shape, Tensor};

@@ -2,8 +2,9 @@
 //! `norm`, `cond`, `multi_dot`, `lstsq`, `householder_product`, `lu` and
 //! `eig` / `eigvals`. Where PyTorch's function is a composition of
 //! differentiable operations (the norms, `cond`, `multi_dot`) the
-//! composition is recorded; the others are wired to their formulas in
-//! [`crate::linalg::grad`]. A function with several outputs records one
+//! composition is recorded; `svdvals`'s gradient `U diag(g) Vh` is composed
+//! from the SVD on the input's device; the others are wired to their
+//! formulas in [`crate::linalg::grad`]. A function with several outputs records one
 //! node whose value packs them, each output a view of it, so a loss may use
 //! any of them.
 //!
