@@ -11,6 +11,14 @@
 //! `solve` are summed back to each input's sizes (`sum_to`), as for
 //! elementwise operations.
 //!
+//! **Devices.** `inv`, `cross`, `vector_norm(_dims)`, `svdvals`,
+//! `matrix_norm`, `norm`, `cond` and `multi_dot` take `Var`s on any
+//! [`GradDevice`] that is also a [`LinalgDevice`](crate::linalg::LinalgDevice)
+//! (the CPU, and CUDA): their forward functions are device-generic and
+//! their backward rules are compositions of device operations (matrix
+//! products, views, the norm reductions' `norm_backward`). The others take
+//! CPU `Var`s.
+//!
 //! ```
 //! use shaped::autograd::{linalg, Var};
 //! use shaped::{Shape, Tensor};
@@ -44,15 +52,19 @@ use crate::shape::{DynRank, Shape, ShapeError};
 /// assert_eq!(y.value().to_vec(), vec![0.5]);
 /// assert_eq!(y.sum().backward().wrt(&a).unwrap().to_vec(), vec![-0.25]);
 /// ```
-pub fn try_inv<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Result<Var<T, S>, ShapeError> {
+pub fn try_inv<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgDevice<T>>(
+    a: &Var<T, S, D>,
+) -> Result<Var<T, S, D>, D::Error> {
     let value = la::try_inv(&a.value)?;
     let y = value.share().into_dyn();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
-        Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            Ok(smallvec![Some(nan_on_error(
-                grad::inv_backward::<T, DynRank>(g, &y),
-                y.dims()
-            ))])
+        // `-Yᵀ g Yᵀ` (the formula of [`grad::inv_backward`]) with `Yᵀ` a
+        // transposed view: two matrix products and a negation on the device.
+        Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            let yt = crate::linalg::compose::mat_t(&y);
+            Ok(smallvec![Some(
+                yt.try_matmul(g)?.try_matmul(&yt)?.try_neg()?
+            )])
         })
     }))
 }
@@ -69,7 +81,9 @@ pub fn try_inv<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Result<Var<T
 /// assert_eq!(linalg::inv(&a).value().to_vec(), vec![0.5, 0., 0., 0.25]);
 /// ```
 #[track_caller]
-pub fn inv<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S> {
+pub fn inv<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgDevice<T>>(
+    a: &Var<T, S, D>,
+) -> Var<T, S, D> {
     try_inv(a).or_panic()
 }
 
@@ -408,10 +422,10 @@ fn nan_if_failed<T: LinalgFloat, D: GradDevice<T>>(
 /// let g = c.sum().backward();
 /// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![1., 0., -1.]); // b × (1, 1, 1)
 /// ```
-pub fn try_cross<T: LinalgFloat, SA, SB>(
-    a: &Var<T, SA>,
-    b: &Var<T, SB>,
-) -> Result<Var<T, SA::Output>, ShapeError>
+pub fn try_cross<T: LinalgFloat, SA, SB, D: GradDevice<T>>(
+    a: &Var<T, SA, D>,
+    b: &Var<T, SB, D>,
+) -> Result<Var<T, SA::Output, D>, D::Error>
 where
     SA: la::CrossShape<SB>,
     SB: Shape,
@@ -422,10 +436,9 @@ where
         value,
         &[a.node.as_ref(), b.node.as_ref()],
         move || {
-            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-                let cross = |x: &Dyn<T>, y: &Dyn<T>, like: &[usize]| {
-                    let r = crate::linalg::cross_dyn(x, y);
-                    sum_to_like(r.unwrap_or_else(|_| nan_like(g.dims())), like)
+            Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
+                let cross = |x: &Dyn<T, D>, y: &Dyn<T, D>, like: &[usize]| {
+                    sum_to_like(crate::linalg::cross_dyn(x, y)?, like)
                 };
                 Ok(smallvec![
                     when(needs[0], || cross(&bv, g, av.dims()))?,
@@ -453,22 +466,16 @@ where
 /// let g = n.try_backward().unwrap().wrt(&x).unwrap();
 /// assert_eq!(g.to_vec(), vec![0.6, -0.8]);
 /// ```
-pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape>(
-    x: &Var<T, S>,
+pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape, D: GradDevice<T>>(
+    x: &Var<T, S, D>,
     ord: f64,
     dims: &[isize],
     keepdim: bool,
-) -> Result<Var<T, DynRank>, ShapeError> {
-    let value = la::try_vector_norm_dims(&x.value, ord, dims, keepdim)?;
-    let (xv, norm, dims) = (x.erased(), value.to_vec(), dims.to_vec());
-    Ok(Var::from_op(value, &[x.node.as_ref()], move || {
-        Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            let r =
-                crate::linalg::vector::vector_norm_backward(&xv, ord, &dims, &g.to_vec(), &norm)
-                    .and_then(|v| Dyn::<T>::try_from_vec(v, xv.dims()));
-            Ok(smallvec![Some(nan_on_error(r, xv.dims()))])
-        })
-    }))
+) -> Result<Var<T, DynRank, D>, D::Error> {
+    // PyTorch's checks, then the `Statistic::Norm` reduction recorded with
+    // its device-generic `norm_backward` (`Var::try_norm_dims`).
+    crate::linalg::vector::check_norm_dims(x.value.dims(), ord, dims)?;
+    x.try_norm_dims(dims, keepdim, ord)
 }
 
 /// [`try_solve_triangular`], panicking on error.
@@ -556,7 +563,10 @@ where
 /// assert_eq!(linalg::cross(&a, &b).value().to_vec(), vec![0., 1., 0.]);
 /// ```
 #[track_caller]
-pub fn cross<T: LinalgFloat, SA, SB>(a: &Var<T, SA>, b: &Var<T, SB>) -> Var<T, SA::Output>
+pub fn cross<T: LinalgFloat, SA, SB, D: GradDevice<T>>(
+    a: &Var<T, SA, D>,
+    b: &Var<T, SB, D>,
+) -> Var<T, SA::Output, D>
 where
     SA: la::CrossShape<SB>,
     SB: Shape,
@@ -577,12 +587,12 @@ where
 /// assert_eq!(n.value().to_vec(), vec![2., 2.]);
 /// ```
 #[track_caller]
-pub fn vector_norm_dims<T: LinalgFloat, S: Shape>(
-    x: &Var<T, S>,
+pub fn vector_norm_dims<T: LinalgFloat, S: Shape, D: GradDevice<T>>(
+    x: &Var<T, S, D>,
     ord: f64,
     dims: &[isize],
     keepdim: bool,
-) -> Var<T, DynRank> {
+) -> Var<T, DynRank, D> {
     try_vector_norm_dims(x, ord, dims, keepdim).or_panic()
 }
 

@@ -85,6 +85,32 @@ pub(super) fn solve_info<T: LinalgFloat>(
     Ok((data, dims, info))
 }
 
+/// LAPACK's left-looking `potf2` on the lower triangle of `x`, for a matrix
+/// faer found not positive-definite: the partial factor (the columns
+/// before the failing one factored, the failing diagonal value in place,
+/// the rest of the lower triangle as in `x`, zeros above the diagonal), as
+/// PyTorch's `cholesky_ex` returns it, and `info`.
+fn potf2<T: LinalgFloat>(mut x: faer::Mat<T>) -> (faer::Mat<T>, i32) {
+    let n = x.nrows();
+    let mut info = 0;
+    for j in 0..n {
+        let ajj = x[(j, j)] - (0..j).fold(T::zero(), |s, k| s + x[(j, k)] * x[(j, k)]);
+        if ajj <= T::zero() || ajj.is_nan() {
+            x[(j, j)] = ajj;
+            info = j as i32 + 1;
+            break;
+        }
+        let ajj = ajj.sqrt();
+        x[(j, j)] = ajj;
+        for i in j + 1..n {
+            let s = (0..j).fold(T::zero(), |s, k| s + x[(i, k)] * x[(j, k)]);
+            x[(i, j)] = (x[(i, j)] - s) / ajj;
+        }
+    }
+    let l = faer::Mat::from_fn(n, n, |i, j| if j > i { T::zero() } else { x[(i, j)] });
+    (l, info)
+}
+
 impl<T: LinalgFloat> Linalg<T> for Cpu {
     fn lu_factor(a: &Dyn<T>) -> Result<Factored<T, Cpu>, ShapeError> {
         let (lu, piv, (info, _)) = lu_factor_core::<T, DynRank>(a.layout())?;
@@ -112,9 +138,7 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
         let res = op.each(name, |x| {
             Ok(match x.llt(faer::Side::Lower) {
                 Ok(llt) => (llt.L().to_owned(), 0),
-                Err(faer::linalg::solvers::LltError::NonPositivePivot { index }) => {
-                    (x, index as i32 + 1)
-                }
+                Err(faer::linalg::solvers::LltError::NonPositivePivot { .. }) => potf2(x),
             })
         })?;
         Ok((with_info(&res, n * n, &op.dims_vec())?, info_of(&res)))

@@ -3,13 +3,12 @@
 //! a singular or non-positive-definite matrix (`lu_factor_ex` is with
 //! `lu_factor`).
 
-use faer::Mat;
-
-use super::batch::{Operand, check_square, dims_with, push_mat, tensor};
-use super::lu::{getf2, lu_factor_core, lu_solve_core};
+use super::batch::{broadcast_batch, dims_with};
+use super::compose::{Dyn, LinalgDevice, view};
+use super::generic::{check_matrices, check_square_dims};
 use super::solve::is_vector_rhs;
 use super::{BatchOf, LinalgFloat, Matrices, SolveRhs, SquareMatrices, expect};
-use crate::ops::exec::Layout;
+use crate::backend::Backend;
 use crate::shape::Shape;
 use crate::{ShapeError, Tensor};
 
@@ -17,6 +16,14 @@ use crate::{ShapeError, Tensor};
 /// `linalg.inv_ex`: `info` `(...)` is 0, or the 1-based index of the first
 /// zero pivot of the LU factorization, where the "inverse" holds infinities
 /// and NaNs.
+///
+/// On every device [`Linalg::inv`](crate::backend::Linalg::inv) (cuBLAS
+/// `getrfBatched` + `getriBatched` on CUDA); when some matrix is singular,
+/// also [`Linalg::lu_factor`](crate::backend::Linalg::lu_factor), its pivots
+/// read back (`n` per matrix) and
+/// [`Linalg::lu_solve`](crate::backend::Linalg::lu_solve) against the
+/// identity, for PyTorch's infinities and NaNs: the batch is factored twice
+/// then, on the CPU as well.
 ///
 /// # Errors
 /// A non-square or rank < 2 shape.
@@ -30,26 +37,30 @@ use crate::{ShapeError, Tensor};
 /// assert_eq!(inv.to_vec(), vec![-inf, inf, inf, -inf, 0.5, 0., 0., 0.25]);
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_inv_ex<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> Result<(Tensor<T, S>, Tensor<i32, BatchOf<S>>), ShapeError>
+pub fn try_inv_ex<T: LinalgFloat, S: SquareMatrices, D: LinalgDevice<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<(Tensor<T, S, D>, Tensor<i32, BatchOf<S>, D>), D::Error>
 where
     S::N: crate::Dim,
 {
-    square_with_info(a, "linalg.inv_ex", |x| {
-        let n = x.nrows();
-        let (lu, piv, info) = getf2(x);
-        let mut rows: Vec<usize> = (0..n).collect();
-        for (i, &p) in piv.iter().enumerate() {
-            rows.swap(i, p as usize - 1);
-        }
-        // L U X = P I.
-        let mut inv = Mat::from_fn(n, n, |r, c| if rows[r] == c { T::one() } else { T::zero() });
-        let lu = lu.as_ref();
-        lu.solve_unit_lower_triangular_in_place(&mut inv);
-        lu.solve_upper_triangular_in_place(&mut inv);
-        (inv, info)
-    })
+    let name = "linalg.inv_ex";
+    let n = check_square_dims(a.dims(), name, "A")?;
+    let ad = a.share().into_dyn();
+    let (mut x, mut info) = D::inv(&ad)?;
+    if info.iter().any(|&k| k != 0) {
+        // The device leaves a singular matrix's inverse unspecified; solve
+        // `P L U X = I` instead, which runs into PyTorch's infinities and NaNs.
+        let (lu, piv, lu_info) = D::lu_factor(&ad)?;
+        let piv_host = <D as Backend<i32>>::to_host(&piv)?;
+        let eye = (0..n * n)
+            .map(|i| if i / n == i % n { T::one() } else { T::zero() })
+            .collect();
+        let eye: Dyn<T, D> = <D as Backend<T>>::from_host(a, eye, &[n, n])?;
+        x = D::lu_solve(&lu, &piv, &piv_host, &eye)?;
+        info = lu_info;
+    }
+    let info = D::info_tensor(&x, info, batch_of(a.dims()))?;
+    Ok((x.try_into_shape()?, info.try_into_shape()?))
 }
 
 /// `(inverse, info)`; panics where [`try_inv_ex`] errs (shapes only).
@@ -62,9 +73,9 @@ where
 /// ```
 #[track_caller]
 #[allow(clippy::type_complexity)]
-pub fn inv_ex<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> (Tensor<T, S>, Tensor<i32, BatchOf<S>>)
+pub fn inv_ex<T: LinalgFloat, S: SquareMatrices, D: LinalgDevice<T>>(
+    a: &Tensor<T, S, D>,
+) -> (Tensor<T, S, D>, Tensor<i32, BatchOf<S>, D>)
 where
     S::N: crate::Dim,
 {
@@ -77,6 +88,12 @@ where
 /// partial result (the columns before it factored, the failing diagonal
 /// value in place, the rest of the lower triangle as in `a`).
 ///
+/// On every device [`Linalg::cholesky`](crate::backend::Linalg::cholesky)
+/// (cuSOLVER `potrfBatched` on CUDA) and its `info` as a tensor on the
+/// device. Where `info != 0`, `L` is LAPACK's partial result on the CPU, as
+/// PyTorch's; on CUDA whatever `potrfBatched` left (lower triangle; not
+/// promised to match).
+///
 /// # Errors
 /// A non-square or rank < 2 shape.
 ///
@@ -87,33 +104,17 @@ where
 /// assert_eq!((l.to_vec(), info.item()), (vec![1., 0., 2., -3.], 2));
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_cholesky_ex<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> Result<(Tensor<T, S>, Tensor<i32, BatchOf<S>>), ShapeError>
+pub fn try_cholesky_ex<T: LinalgFloat, S: SquareMatrices, D: LinalgDevice<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<(Tensor<T, S, D>, Tensor<i32, BatchOf<S>, D>), D::Error>
 where
     S::N: crate::Dim,
 {
-    square_with_info(a, "linalg.cholesky_ex", |mut x| {
-        let n = x.nrows();
-        // LAPACK's left-looking potf2 on the lower triangle.
-        let mut info = 0;
-        for j in 0..n {
-            let ajj = x[(j, j)] - (0..j).fold(T::zero(), |s, k| s + x[(j, k)] * x[(j, k)]);
-            if ajj <= T::zero() || ajj.is_nan() {
-                x[(j, j)] = ajj;
-                info = j as i32 + 1;
-                break;
-            }
-            let ajj = ajj.sqrt();
-            x[(j, j)] = ajj;
-            for i in j + 1..n {
-                let s = (0..j).fold(T::zero(), |s, k| s + x[(i, k)] * x[(j, k)]);
-                x[(i, j)] = (x[(i, j)] - s) / ajj;
-            }
-        }
-        let l = Mat::from_fn(n, n, |i, j| if j > i { T::zero() } else { x[(i, j)] });
-        (l, info)
-    })
+    let name = "linalg.cholesky_ex";
+    check_square_dims(a.dims(), name, "A")?;
+    let (l, info) = D::cholesky(&a.share().into_dyn())?;
+    let info = D::info_tensor(&l, info, batch_of(a.dims()))?;
+    Ok((l.try_into_shape()?, info.try_into_shape()?))
 }
 
 /// `(L, info)`; panics where [`try_cholesky_ex`] errs (shapes only).
@@ -126,9 +127,9 @@ where
 /// ```
 #[track_caller]
 #[allow(clippy::type_complexity)]
-pub fn cholesky_ex<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-) -> (Tensor<T, S>, Tensor<i32, BatchOf<S>>)
+pub fn cholesky_ex<T: LinalgFloat, S: SquareMatrices, D: LinalgDevice<T>>(
+    a: &Tensor<T, S, D>,
+) -> (Tensor<T, S, D>, Tensor<i32, BatchOf<S>, D>)
 where
     S::N: crate::Dim,
 {
@@ -145,6 +146,11 @@ where
 /// of vectors `(..., n)` when it is 1-d or its sizes are `A`'s without the
 /// last (`X` then has `B`'s rank); where the types give the rank, `B` is a
 /// batch of matrices.
+///
+/// On every device [`Linalg::lu_factor`](crate::backend::Linalg::lu_factor),
+/// its pivots read back (`n` per matrix) and
+/// [`Linalg::lu_solve`](crate::backend::Linalg::lu_solve) (cuBLAS
+/// `getrfBatched` and `getrsBatched` on CUDA; the CPU as before).
 ///
 /// # Errors
 /// Shapes as for [`try_solve`](super::try_solve).
@@ -164,40 +170,50 @@ where
 /// assert_eq!((x.dims(), x.to_vec(), info.to_vec()), (&[2][..], vec![1., 1.], vec![0]));
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_solve_ex<T: LinalgFloat, SA, SB>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
-) -> Result<(Tensor<T, SB::Output>, Tensor<i32, BatchOf<SA>>), ShapeError>
+pub fn try_solve_ex<T: LinalgFloat, SA, SB, D: LinalgDevice<T>>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
+) -> Result<(Tensor<T, SB::Output, D>, Tensor<i32, BatchOf<SA>, D>), D::Error>
 where
     SA: Matrices,
     SB: SolveRhs<SA>,
     SB::Output: Shape,
 {
     let name = "linalg.solve";
-    let op = Operand::matrices(a.layout(), name, "A")?;
-    check_square(&op, name, "A")?;
-    drop(op);
-    let (lu, piv, (info, batch)) = lu_factor_core::<T, SA>(a.layout())?;
+    let n = check_square_dims(a.dims(), name, "A")?;
     // PyTorch's vector-or-matrix rule where B's rank is dynamic, as `solve`;
-    // a vector is solved as a one-column matrix.
+    // a vector is solved as a one-column matrix (a view with a column of
+    // stride 0).
     let vec = SB::RANK.is_none() && is_vector_rhs(a.dims(), b.dims());
-    let bl = b.layout();
-    let (col_dims, col_strides) = (dims_with(bl.dims, &[1]), dims_with(bl.strides, &[1]));
-    let bl = if vec {
-        Layout {
-            dims: &col_dims,
-            strides: &col_strides,
-            ..bl
-        }
+    let b = if vec {
+        let bd = dims_with(b.dims(), &[1]);
+        view(b, &bd, &dims_with(b.strides(), &[0]), 0)
     } else {
-        bl
+        b.share().into_dyn()
     };
-    let (data, mut dims) = lu_solve_core(lu.layout(), piv.dims(), &piv.to_vec(), bl)
-        .map_err(|e| ShapeError::Invalid(e.to_string().replace("linalg.lu_solve", name)))?;
-    if vec {
-        dims.pop();
+    check_matrices(b.dims(), name, "B")?;
+    let bd = b.dims();
+    let (br, bc) = (bd[bd.len() - 2], bd[bd.len() - 1]);
+    if br != n {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: Incompatible shapes of A and B for the equation AX = B ({n}x{n} and {br}x{bc})"
+        ))
+        .into());
     }
-    Ok((tensor(data, &dims)?, tensor(info, &batch)?))
+    // B is "tensor a" in PyTorch's broadcast message.
+    let abatch = batch_of(a.dims());
+    broadcast_batch(&bd[..bd.len() - 2], abatch)?;
+    let (lu, piv, info) = D::lu_factor(&a.share().into_dyn())?;
+    let piv_host = <D as Backend<i32>>::to_host(&piv)?;
+    let x = D::lu_solve(&lu, &piv, &piv_host, &b)?;
+    let x = if vec {
+        let r = x.rank();
+        view(&x, &x.dims()[..r - 1], &x.strides()[..r - 1], 0)
+    } else {
+        x
+    };
+    let info = D::info_tensor(&lu, info, abatch)?;
+    Ok((x.try_into_shape()?, info.try_into_shape()?))
 }
 
 /// `(X, info)`; panics where [`try_solve_ex`] errs (shapes only).
@@ -211,10 +227,10 @@ where
 /// ```
 #[track_caller]
 #[allow(clippy::type_complexity)]
-pub fn solve_ex<T: LinalgFloat, SA, SB>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
-) -> (Tensor<T, SB::Output>, Tensor<i32, BatchOf<SA>>)
+pub fn solve_ex<T: LinalgFloat, SA, SB, D: LinalgDevice<T>>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
+) -> (Tensor<T, SB::Output, D>, Tensor<i32, BatchOf<SA>, D>)
 where
     SA: Matrices,
     SB: SolveRhs<SA>,
@@ -223,21 +239,7 @@ where
     expect(try_solve_ex(a, b))
 }
 
-/// `f` on every square matrix of `a`: the matrices in `a`'s shape and the
-/// `info` values in its batch's.
-#[allow(clippy::type_complexity)]
-fn square_with_info<T: LinalgFloat, S: SquareMatrices>(
-    a: &Tensor<T, S>,
-    name: &str,
-    f: impl Fn(Mat<T>) -> (Mat<T>, i32) + Sync,
-) -> Result<(Tensor<T, S>, Tensor<i32, BatchOf<S>>), ShapeError> {
-    let op = Operand::matrices(a.layout(), name, "A")?;
-    let n = check_square(&op, name, "A")?;
-    let res = op.each(name, |x| Ok(f(x)))?;
-    let mut data = Vec::with_capacity(res.len() * n * n);
-    for (m, _) in &res {
-        push_mat(&mut data, m.as_ref());
-    }
-    let info = res.iter().map(|r| r.1).collect();
-    Ok((tensor(data, &op.dims_vec())?, tensor(info, op.batch())?))
+/// The batch dimensions of `dims` `(..., m, n)` (checked to be matrices).
+fn batch_of(dims: &[usize]) -> &[usize] {
+    &dims[..dims.len() - 2]
 }

@@ -1,7 +1,7 @@
 //! `householder_product`: the first columns of a product of Householder
 //! reflectors, as LAPACK's `orgqr` forms `Q` from `geqrf`'s output.
 
-use super::compose::{Dy, dy, eye, matmul, mt, mul, sub, upload};
+use super::compose::{Dyn, dy, eye, mat_t, matmul, mul, sub, upload};
 use super::{LinalgFloat, Matrices, expect};
 use crate::backend::{Backend, Gemm};
 use crate::ops::table::Where;
@@ -74,22 +74,22 @@ where
     let (x, t) = (dy(a), dy(tau));
     // Q starts as the first n columns of the m x m identity.
     let id = eye::<T, _, D>(&x, m, n)?;
-    let mut q: Dy<T, D> = D::copy(&id.try_broadcast_to::<DynRank>(ad)?)?;
+    let mut q: Dyn<T, D> = D::copy(&id.try_broadcast_to::<DynRank>(ad)?)?;
     if k == 0 || x.numel() == 0 {
         return Ok(q.try_into_shape()?);
     }
     // vᵢ is column i of V: A below the diagonal, 1 on it, 0 above.
     let below = (0..m * n).map(|i| i / n > i % n).collect();
-    let v: Dy<T, D> = D::select(Where, &upload::<bool, _, D>(&x, below, &[m, n])?, &x, &id)?;
+    let v: Dyn<T, D> = D::select(Where, &upload::<bool, _, D>(&x, below, &[m, n])?, &x, &id)?;
     let mut one = td[..td.len() - 1]
         .iter()
         .map(|&d| d as isize)
         .collect::<Vec<_>>();
     one.extend([1, 1]);
     for i in (0..k).rev() {
-        let vi: Dy<T, D> = v.narrow(-1, i, 1)?;
-        let ti: Dy<T, D> = t.narrow::<DynRank>(-1, i, 1)?.try_reshape(&one)?;
-        let w = matmul(&mt(&vi)?, &q)?;
+        let vi: Dyn<T, D> = v.narrow(-1, i, 1)?;
+        let ti: Dyn<T, D> = t.narrow::<DynRank>(-1, i, 1)?.try_reshape(&one)?;
+        let w = matmul(&mat_t(&vi), &q)?;
         q = sub(&q, &matmul(&mul(&vi, &ti)?, &w)?)?;
     }
     Ok(q.try_into_shape()?)

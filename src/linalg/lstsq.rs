@@ -4,7 +4,7 @@
 use faer::Mat;
 
 use super::batch::{bcast_index, broadcast_batch, dims_with, matmul as fmatmul};
-use super::compose::{Dy, add, dy, matmul, mt, mul, sub, upload};
+use super::compose::{Dyn, add, dy, mat_t, matmul, mul, sub, upload};
 use super::generic::check_info;
 use super::solve::is_vector_rhs;
 use super::svd::thin;
@@ -270,8 +270,8 @@ pub fn lstsq_vec<
 /// `B`'s batch broadcast), and, where asked for, the residuals
 /// `Σ (A X - B)²` (a product, two pointwise kernels and a column sum).
 fn lstsq_core<T: LinalgFloat, S: Shape, D: Linalg<T> + Gemm<T> + Backend<i64>>(
-    a: &Dy<T, D>,
-    b: &Dy<T, D>,
+    a: &Dyn<T, D>,
+    b: &Dyn<T, D>,
     vec: bool,
     rcond: Option<f64>,
     driver: LstsqDriver,
@@ -331,13 +331,13 @@ fn lstsq_core<T: LinalgFloat, S: Shape, D: Linalg<T> + Gemm<T> + Backend<i64>>(
     )?;
     let rank_of = |i: usize| ranks.get(own[i]).copied().unwrap_or(0);
     // X = pinv(A) B, B's vectors as one column.
-    let bm: Dy<T, D> = if vec {
+    let bm: Dyn<T, D> = if vec {
         b.try_reshape(&col(bd))?
     } else {
         b.share()
     };
     // PyTorch's batch can exceed both operands' (see `lstsq_batch`).
-    let bm: Dy<T, D> = bm.try_broadcast_to(&dims_with(&batch, &[m, kk]))?;
+    let bm: Dyn<T, D> = bm.try_broadcast_to(&dims_with(&batch, &[m, kk]))?;
     let x = matmul(&pinv, &bm)?;
     let empty = || upload::<T, _, D>(a, Vec::new(), &[0]);
     let full_rank = (0..own.len()).all(|i| rank_of(i) == k);
@@ -387,9 +387,9 @@ fn lstsq_core<T: LinalgFloat, S: Shape, D: Linalg<T> + Gemm<T> + Backend<i64>>(
 struct Pinv<T: LinalgFloat, D: Linalg<T>> {
     /// `V diag(1/σ) Uᵀ` `(..., n, m)`, singular values at or below the
     /// cut-off dropped.
-    pinv: Dy<T, D>,
+    pinv: Dyn<T, D>,
     /// The singular values `(..., min(m, n))`.
-    s: Dy<T, D>,
+    s: Dyn<T, D>,
     /// The number of singular values above the cut-off, per matrix.
     ranks: Vec<usize>,
     /// [`Linalg::svd`]'s `info` per matrix (the values are unspecified
@@ -402,7 +402,7 @@ struct Pinv<T: LinalgFloat, D: Linalg<T>> {
 /// `eps · max(m, n)`), then one pointwise kernel scales `V`'s columns by
 /// `1/σ` and one batched product gives `V diag(1/σ) Uᵀ`.
 fn pinv_parts<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
-    a: &Dy<T, D>,
+    a: &Dyn<T, D>,
     rcond: Option<f64>,
 ) -> Result<Pinv<T, D>, D::Error> {
     let ad = a.dims();
@@ -429,8 +429,8 @@ fn pinv_parts<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
         ranks.push(si.iter().filter(|&&x| x > cutoff).count());
     }
     let pinv = matmul(
-        &mul(&mt(&vh)?, &upload(a, inv, &dims_with(abatch, &[1, k]))?)?,
-        &mt(&u)?,
+        &mul(&mat_t(&vh), &upload(a, inv, &dims_with(abatch, &[1, k]))?)?,
+        &mat_t(&u),
     )?;
     Ok(Pinv {
         pinv,
@@ -451,17 +451,17 @@ fn pinv_parts<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
 /// caller fills it); a driver error.
 #[allow(clippy::type_complexity)]
 pub(crate) fn lstsq_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
-    g: &Dy<T, D>,
-    a: &Dy<T, D>,
-    b: &Dy<T, D>,
-) -> Result<(Dy<T, D>, Dy<T, D>), D::Error> {
+    g: &Dyn<T, D>,
+    a: &Dyn<T, D>,
+    b: &Dyn<T, D>,
+) -> Result<(Dyn<T, D>, Dyn<T, D>), D::Error> {
     let p = pinv_parts(a, None)?;
     if p.info.iter().any(|&i| i != 0) {
         return Err(ShapeError::Invalid(format!("lstsq_backward: {NO_CONVERGENCE}")).into());
     }
     let p = p.pinv;
-    let gb = matmul(&mt(&p)?, g)?;
-    let ga = pinv_vjp(a, &p, &matmul(g, &mt(b)?)?)?;
+    let gb = matmul(&mat_t(&p), g)?;
+    let ga = pinv_vjp(a, &p, &matmul(g, &mat_t(b))?)?;
     Ok((ga, gb))
 }
 
@@ -469,24 +469,24 @@ pub(crate) fn lstsq_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
 /// `P = pinv(A)` for an upstream gradient `gp` on `P`, batched and
 /// broadcast, on `a`'s device.
 fn pinv_vjp<T: LinalgFloat, D: Gemm<T>>(
-    a: &Dy<T, D>,
-    p: &Dy<T, D>,
-    gp: &Dy<T, D>,
-) -> Result<Dy<T, D>, D::Error> {
+    a: &Dyn<T, D>,
+    p: &Dyn<T, D>,
+    gp: &Dyn<T, D>,
+) -> Result<Dyn<T, D>, D::Error> {
     let ad = a.dims();
     let (m, n) = (ad[ad.len() - 2], ad[ad.len() - 1]);
-    let (ph, gh) = (mt(p)?, mt(gp)?);
+    let (ph, gh) = (mat_t(p), mat_t(gp));
     if m <= n {
         let k = matmul(&gh, p)?;
         let kph = matmul(&k, &ph)?;
-        let t1 = mt(&matmul(p, &k)?)?;
+        let t1 = mat_t(&matmul(p, &k)?);
         let t3 = matmul(&matmul(a, p)?, &kph)?;
         let t4 = matmul(&matmul(&ph, p)?, &sub(&gh, &matmul(&k, a)?)?)?;
         add(&sub(&sub(&kph, &t1)?, &t3)?, &t4)
     } else {
         let k = matmul(p, &gh)?;
         let phk = matmul(&ph, &k)?;
-        let t1 = mt(&matmul(&k, p)?)?;
+        let t1 = mat_t(&matmul(&k, p)?);
         let t2 = matmul(&matmul(&sub(&gh, &matmul(a, &k)?)?, p)?, &ph)?;
         let t4 = matmul(&matmul(&phk, p)?, a)?;
         sub(&add(&sub(&t2, &t1)?, &phk)?, &t4)

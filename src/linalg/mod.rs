@@ -38,12 +38,14 @@
 //! (`backend/cuda/linalg.rs` lists which call each makes, and the few that
 //! loop over the batch: rectangular LU, `orgqr` for `Q`, and `syevj` /
 //! `gesvdj` above 32 x 32, one cuSOLVER call per matrix). The other
-//! functions (`inv_ex`, `cholesky_ex`, `solve_ex`, `lu`, `pinv`,
-//! `matrix_rank`, `cond`, the norms, `multi_dot`, `cross`) take CPU tensors
-//! only. `lstsq`, `householder_product`, `matrix_power` and `matrix_exp`
-//! are compositions of these primitives, matrix products and op-table
-//! kernels, one body for every device; `eig` and `eigvals` run on the host
-//! (copying CUDA tensors there and back, as PyTorch does).
+//! functions are composed, once for every device ([`LinalgDevice`]), from
+//! those primitives and the tensor operations (reductions, comparisons,
+//! `where`, matrix products, views, op-table kernels): `pinv`,
+//! `matrix_rank`, `cond`, `matrix_norm`, `norm`, `vector_norm(_dims)`,
+//! `cross`, `multi_dot`, `inv_ex`, `cholesky_ex`, `solve_ex`, `lstsq`,
+//! `householder_product`, `matrix_power` and `matrix_exp`; each says in its
+//! docs what runs. `eig` and `eigvals` run on the host (copying CUDA tensors
+//! there and back, as PyTorch does); `lu` takes CPU tensors only.
 //!
 //! ```
 //! use shaped::backend::Linalg;
@@ -61,7 +63,7 @@
 //! |---|---|
 //! | `shape.rs` | the type-level rules |
 //! | `generic.rs` | the device-generic size checks and `info` errors |
-//! | `compose.rs` | the device-generic steps the composed functions share |
+//! | `compose.rs` | [`LinalgDevice`] and the views and reductions the composed functions share |
 //! | `cpu.rs` | [`Linalg`](crate::backend::Linalg) for the CPU, over the kernels of the function files |
 //! | `batch.rs` | reading, broadcasting and running batches |
 //! | `inv.rs`, `det.rs`, `cholesky.rs`, `qr.rs`, `svd.rs`, `eigh.rs`, `eig.rs`, `lu.rs`, `solve.rs`, `triangular.rs`, `lstsq.rs`, `norm.rs`, `pinv.rs` | one family each |
@@ -92,7 +94,7 @@
 
 mod batch;
 mod cholesky;
-mod compose;
+pub(crate) mod compose;
 mod cpu;
 mod det;
 mod eig;
@@ -119,6 +121,7 @@ mod triangular;
 pub(crate) mod vector;
 
 pub use cholesky::{cholesky, cholesky_solve, try_cholesky, try_cholesky_solve};
+pub use compose::LinalgDevice;
 #[cfg(feature = "cuda")]
 pub(crate) use det::from_lu as det_from_lu;
 pub use det::{det, slogdet, try_det, try_slogdet};

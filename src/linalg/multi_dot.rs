@@ -1,8 +1,6 @@
 //! `multi_dot`: the product of a chain of matrices, in the cheapest order.
 
-use faer::Mat;
-
-use super::batch::{Operand, matmul, tensor};
+use super::compose::{LinalgDevice, view};
 use super::{LinalgFloat, expect};
 use crate::shape::{DynRank, Shape};
 use crate::{ShapeError, Tensor};
@@ -13,6 +11,10 @@ use crate::{ShapeError, Tensor};
 /// vector (a row) and the last a vector (a column); those dimensions are
 /// dropped from the result, as PyTorch does. Every tensor in between must be
 /// 2-d.
+///
+/// On every device one matrix product ([`Tensor::try_matmul`], cuBLAS
+/// GEMM on CUDA) per multiplication of the chosen order; vectors are
+/// viewed as a row or a column without a copy.
 ///
 /// # Errors
 /// Fewer than two tensors, a tensor of the wrong rank, sizes that do not
@@ -25,14 +27,15 @@ use crate::{ShapeError, Tensor};
 /// assert_eq!(linalg::try_multi_dot(&[&a, &b]).unwrap_err().to_string(),
 ///     "multi_dot(): tensors 0 and 1 with shapes [2, 3] and [4, 5] cannot be multiplied");
 /// ```
-pub fn try_multi_dot<T: LinalgFloat, S: Shape>(
-    tensors: &[&Tensor<T, S>],
-) -> Result<Tensor<T, DynRank>, ShapeError> {
+pub fn try_multi_dot<T: LinalgFloat, S: Shape, D: LinalgDevice<T>>(
+    tensors: &[&Tensor<T, S, D>],
+) -> Result<Tensor<T, DynRank, D>, D::Error> {
     let k = tensors.len();
     if k < 2 {
         return Err(ShapeError::Invalid(format!(
             "multi_dot(): expected at least 2 tensors but got {k}"
-        )));
+        ))
+        .into());
     }
     let rank_err = |which: &str, r: usize| {
         ShapeError::Invalid(format!(
@@ -41,50 +44,48 @@ pub fn try_multi_dot<T: LinalgFloat, S: Shape>(
     };
     let (r0, rl) = (tensors[0].dims().len(), tensors[k - 1].dims().len());
     if !(1..=2).contains(&r0) {
-        return Err(rank_err("the first", r0));
+        return Err(rank_err("the first", r0).into());
     }
     if !(1..=2).contains(&rl) {
-        return Err(rank_err("the last", rl));
+        return Err(rank_err("the last", rl).into());
     }
     for (i, t) in tensors.iter().enumerate().take(k - 1).skip(1) {
         if t.dims().len() != 2 {
             return Err(ShapeError::Invalid(format!(
                 "multi_dot(): tensor {i} must be 2D but got {}D",
                 t.dims().len()
-            )));
+            ))
+            .into());
         }
     }
-    // Every tensor as a matrix: a first vector is a row, a last one a column.
-    let mats: Vec<Mat<T>> = tensors
+    // Every tensor as a matrix view: a first vector is a row, a last one a
+    // column.
+    let mats: Vec<Tensor<T, DynRank, D>> = tensors
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            let op = if t.dims().len() == 1 {
-                Operand::vectors(t.layout(), "multi_dot", "A")
-            } else {
-                Operand::matrices(t.layout(), "multi_dot", "A")
-            }?;
-            let m = op.mat(0);
-            Ok(if t.dims().len() == 1 && i == 0 {
-                m.transpose().to_owned()
-            } else {
-                m
-            })
+            let (d, st) = (t.dims(), t.strides());
+            match d.len() {
+                1 if i == 0 => view(*t, &[1, d[0]], &[0, st[0]], 0),
+                1 => view(*t, &[d[0], 1], &[st[0], 0], 0),
+                _ => view(*t, d, st, 0),
+            }
         })
-        .collect::<Result<_, ShapeError>>()?;
+        .collect();
+    let rows = |i: usize| mats[i].dims()[0];
+    let cols = |i: usize| mats[i].dims()[1];
     for i in 0..k - 1 {
-        if mats[i].ncols() != mats[i + 1].nrows() {
+        if cols(i) != rows(i + 1) {
             return Err(ShapeError::Invalid(format!(
                 "multi_dot(): tensors {i} and {} with shapes {:?} and {:?} cannot be multiplied",
                 i + 1,
                 tensors[i].dims(),
                 tensors[i + 1].dims()
-            )));
+            ))
+            .into());
         }
     }
-    let p: Vec<usize> = std::iter::once(mats[0].nrows())
-        .chain(mats.iter().map(|m| m.ncols()))
-        .collect();
+    let p: Vec<usize> = std::iter::once(rows(0)).chain((0..k).map(cols)).collect();
     // cost[i][j]: the fewest multiplications for mats[i..=j]; split[i][j]
     // the last product's split point.
     let mut cost = vec![vec![0usize; k]; k];
@@ -104,25 +105,29 @@ pub fn try_multi_dot<T: LinalgFloat, S: Shape>(
             }
         }
     }
-    fn product<T: LinalgFloat>(m: &[Mat<T>], split: &[Vec<usize>], i: usize, j: usize) -> Mat<T> {
+    /// The product of `m[i..=j]` in the order `split` gives.
+    fn product<T: LinalgFloat, D: LinalgDevice<T>>(
+        m: &[Tensor<T, DynRank, D>],
+        split: &[Vec<usize>],
+        i: usize,
+        j: usize,
+    ) -> Result<Tensor<T, DynRank, D>, D::Error> {
         if i == j {
-            return m[i].clone();
+            return Ok(m[i].share());
         }
         let s = split[i][j];
-        let (l, r) = (product(m, split, i, s), product(m, split, s + 1, j));
-        matmul(l.as_ref(), r.as_ref())
+        let (l, r) = (product(m, split, i, s)?, product(m, split, s + 1, j)?);
+        l.try_matmul(&r)
     }
-    let out = product(&mats, &split, 0, k - 1);
-    let mut dims = Vec::new();
-    if r0 == 2 {
-        dims.push(out.nrows());
-    }
-    if rl == 2 {
-        dims.push(out.ncols());
-    }
-    let mut data = Vec::with_capacity(out.nrows() * out.ncols());
-    super::batch::push_mat(&mut data, out.as_ref());
-    tensor(data, &dims)
+    let out = product(&mats, &split, 0, k - 1)?;
+    // Drop the dimensions of a first row or a last column vector.
+    let keep = [r0 == 2, rl == 2];
+    let dims: Vec<usize> = (0..2).filter(|&d| keep[d]).map(|d| out.dims()[d]).collect();
+    let strides: Vec<usize> = (0..2)
+        .filter(|&d| keep[d])
+        .map(|d| out.strides()[d])
+        .collect();
+    Ok(view(&out, &dims, &strides, 0))
 }
 
 /// The chained product; panics where [`try_multi_dot`] errs.
@@ -135,6 +140,8 @@ pub fn try_multi_dot<T: LinalgFloat, S: Shape>(
 /// assert_eq!((r.dims(), r.to_vec()), (&[][..], vec![13.]));
 /// ```
 #[track_caller]
-pub fn multi_dot<T: LinalgFloat, S: Shape>(tensors: &[&Tensor<T, S>]) -> Tensor<T, DynRank> {
+pub fn multi_dot<T: LinalgFloat, S: Shape, D: LinalgDevice<T>>(
+    tensors: &[&Tensor<T, S, D>],
+) -> Tensor<T, DynRank, D> {
     expect(try_multi_dot(tensors))
 }

@@ -1,8 +1,10 @@
 //! `matrix_norm`.
 
-use super::batch::{Operand, tensor};
-use super::svd::thin;
+use super::compose::{Dyn, LinalgDevice, norm_last};
+use super::generic::check_matrices;
 use super::{BatchOf, LinalgFloat, Matrices, expect};
+use crate::backend::op::Statistic;
+use crate::shape::Shape;
 use crate::{ShapeError, Tensor};
 
 /// Which matrix norm [`matrix_norm`] computes (PyTorch's and NumPy's `ord`).
@@ -36,6 +38,14 @@ pub enum MatrixNorm {
 /// An empty matrix has norm 0 for `Fro`, `Nuc`, `One`, `Inf` and `Two`
 /// (the largest of no values), as PyTorch.
 ///
+/// Composed on every device from `Statistic::Norm` reductions: `Fro` one
+/// reduction; `±One` / `±Inf` the absolute column / row sums, then their
+/// largest or smallest (a second, small reduction: one more pass than the
+/// CPU's former per-matrix loop); `Nuc` / `±Two` the singular values
+/// ([`Linalg::svd`](crate::backend::Linalg::svd) without vectors: on CUDA
+/// `gesvdjBatched`, or one `gesvdj` per matrix above 32), then one
+/// reduction over them.
+///
 /// # Errors
 /// A shape of rank < 2; no convergence of the SVD (for `Nuc`, `Two`,
 /// `NegTwo`); the smallest of no values (`NegOne` with no columns, `NegInf`
@@ -51,30 +61,11 @@ pub enum MatrixNorm {
 /// assert_eq!(linalg::try_matrix_norm(&e, MatrixNorm::NegInf).unwrap_err().to_string(),
 ///     "amin(): Expected reduction dim 0 to have non-zero size.");
 /// ```
-pub fn try_matrix_norm<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
+pub fn try_matrix_norm<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
+    a: &Tensor<T, S, D>,
     ord: MatrixNorm,
-) -> Result<Tensor<T, BatchOf<S>>, ShapeError> {
-    let name = "linalg.matrix_norm";
-    let a = Operand::matrices(a.layout(), name, "A")?;
-    let (m, n) = (a.rows(), a.cols());
-    // An empty matrix: the largest of no values is 0, as PyTorch has it;
-    // the smallest of none is PyTorch's `amin` error, naming the dimension
-    // it reduces (of the column sums, the row sums or the singular values).
-    let bl = a.batch().len();
-    let empty_min = match ord {
-        MatrixNorm::NegOne if n == 0 => Some(bl.to_string()),
-        MatrixNorm::NegInf if m == 0 => Some(bl.to_string()),
-        MatrixNorm::NegTwo if m == 0 || n == 0 => Some("-1".to_string()),
-        _ => None,
-    };
-    if let Some(dim) = empty_min {
-        return Err(ShapeError::Invalid(format!(
-            "amin(): Expected reduction dim {dim} to have non-zero size."
-        )));
-    }
-    let vals = a.each(name, |x| norm_of(&x, ord))?;
-    tensor(vals, a.batch())
+) -> Result<Tensor<T, BatchOf<S>, D>, D::Error> {
+    Ok(matrix_norm_on(a, ord)?.try_into_shape()?)
 }
 
 /// The norm `ord` of each matrix; panics where [`try_matrix_norm`] errs.
@@ -87,49 +78,87 @@ pub fn try_matrix_norm<T: LinalgFloat, S: Matrices>(
 /// assert_eq!(linalg::matrix_norm(&a, MatrixNorm::Fro).item(), 30f64.sqrt());
 /// ```
 #[track_caller]
-pub fn matrix_norm<T: LinalgFloat, S: Matrices>(
-    a: &Tensor<T, S>,
+pub fn matrix_norm<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
+    a: &Tensor<T, S, D>,
     ord: MatrixNorm,
-) -> Tensor<T, BatchOf<S>> {
+) -> Tensor<T, BatchOf<S>, D> {
     expect(try_matrix_norm(a, ord))
 }
 
-/// The norm `ord` of one matrix (an empty one has norm 0).
-pub(super) fn norm_of<T: LinalgFloat>(x: &faer::Mat<T>, ord: MatrixNorm) -> Result<T, String> {
-    let (m, n) = (x.nrows(), x.ncols());
-    let abs = |i: usize, j: usize| <T as num_traits::Float>::abs(x[(i, j)]);
-    let col = |j: usize| (0..m).fold(T::zero(), |s, i| s + abs(i, j));
-    let row = |i: usize| (0..n).fold(T::zero(), |s, j| s + abs(i, j));
-    let max = |v: &mut dyn Iterator<Item = T>| v.fold(T::zero(), |a, b| if b > a { b } else { a });
-    let min =
-        |v: &mut dyn Iterator<Item = T>| v.fold(T::infinity(), |a, b| if b < a { b } else { a });
-    Ok(match ord {
-        MatrixNorm::Fro => {
-            let mut s = T::zero();
-            for i in 0..m {
-                for j in 0..n {
-                    s += x[(i, j)] * x[(i, j)];
-                }
-            }
-            <T as num_traits::Float>::sqrt(s)
-        }
-        MatrixNorm::One => max(&mut (0..n).map(col)),
-        MatrixNorm::NegOne => min(&mut (0..n).map(col)),
-        MatrixNorm::Inf => max(&mut (0..m).map(row)),
-        MatrixNorm::NegInf => min(&mut (0..m).map(row)),
+/// [`try_matrix_norm`] on tensors of any shape type, with PyTorch's size
+/// checks.
+fn matrix_norm_on<T: LinalgFloat, S: Shape, D: LinalgDevice<T>>(
+    a: &Tensor<T, S, D>,
+    ord: MatrixNorm,
+) -> Result<Dyn<T, D>, D::Error> {
+    let name = "linalg.matrix_norm";
+    check_matrices(a.dims(), name, "A")?;
+    let r = a.rank();
+    let (m, n) = (a.dims()[r - 2], a.dims()[r - 1]);
+    // An empty matrix: the largest of no values is 0, as PyTorch has it;
+    // the smallest of none is PyTorch's `amin` error, naming the dimension
+    // it reduces (of the column sums, the row sums or the singular values).
+    let bl = r - 2;
+    let empty_min = match ord {
+        MatrixNorm::NegOne if n == 0 => Some(bl.to_string()),
+        MatrixNorm::NegInf if m == 0 => Some(bl.to_string()),
+        MatrixNorm::NegTwo if m == 0 || n == 0 => Some("-1".to_string()),
+        _ => None,
+    };
+    if let Some(dim) = empty_min {
+        return Err(ShapeError::Invalid(format!(
+            "amin(): Expected reduction dim {dim} to have non-zero size."
+        ))
+        .into());
+    }
+    norm_of(a, ord)
+}
+
+/// The norm `ord` of each matrix of `a` `(..., m, n)` (checked), `(...)`,
+/// composed from [`Statistic::Norm`](crate::backend::op::Statistic)
+/// reductions: `Fro` one pass; `±One` (`±Inf`) the absolute column (row)
+/// sums, then their largest or smallest; `Nuc`, `±Two` the singular values
+/// ([`Linalg::svd`](crate::backend::Linalg::svd) without vectors), then
+/// their sum, largest or smallest. An empty matrix has norm 0 (`inf` for
+/// the smallest of none).
+pub(super) fn norm_of<T: LinalgFloat, S: Shape, D: LinalgDevice<T>>(
+    a: &Tensor<T, S, D>,
+    ord: MatrixNorm,
+) -> Result<Dyn<T, D>, D::Error> {
+    let r = a.rank();
+    let (m, n) = (a.dims()[r - 2], a.dims()[r - 1]);
+    // The absolute sums along dimension `d` (the rows: column sums), then
+    // the `p` norm (largest or smallest, the sums being >= 0) of those.
+    let sums = |d: usize, p: f64| -> Result<Dyn<T, D>, D::Error> {
+        let mask: Vec<bool> = (0..r).map(|i| i == d).collect();
+        let s: Dyn<T, D> = D::statistic(Statistic::Norm(1.0), a, &mask, false)?;
+        norm_last(&s, p, 1, false)
+    };
+    match ord {
+        MatrixNorm::Fro => norm_last(a, 2.0, 2, false),
+        MatrixNorm::One => sums(r - 2, f64::INFINITY),
+        MatrixNorm::NegOne => sums(r - 2, f64::NEG_INFINITY),
+        MatrixNorm::Inf => sums(r - 1, f64::INFINITY),
+        MatrixNorm::NegInf => sums(r - 1, f64::NEG_INFINITY),
+        // No singular values: the reduction of no elements (0).
+        MatrixNorm::Nuc | MatrixNorm::Two if m == 0 || n == 0 => norm_last(a, 1.0, 2, false),
         MatrixNorm::Nuc | MatrixNorm::Two | MatrixNorm::NegTwo => {
-            let s = if m == 0 || n == 0 {
-                Vec::new()
-            } else {
-                thin(x)?.1
+            let s = svdvals_dyn(a)?;
+            let p = match ord {
+                MatrixNorm::Nuc => 1.0,
+                MatrixNorm::Two => f64::INFINITY,
+                _ => f64::NEG_INFINITY,
             };
-            match ord {
-                MatrixNorm::Nuc => s.iter().fold(T::zero(), |a, &b| a + b),
-                MatrixNorm::Two => s.first().copied().unwrap_or(T::zero()),
-                _ => s.last().copied().unwrap_or(T::zero()),
-            }
+            norm_last(&s, p, 1, false)
         }
-    })
+    }
+}
+
+/// The singular values `(..., k)` of each matrix of `a`, on its device.
+pub(super) fn svdvals_dyn<T: LinalgFloat, S: Shape, D: LinalgDevice<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<Dyn<T, D>, D::Error> {
+    Ok(super::try_svdvals(&a.share().into_dyn())?.into_dyn())
 }
 
 /// The `ord` of [`norm`]: a number (a vector norm of a 1-d input, or for a
@@ -154,6 +183,9 @@ pub enum NormOrd {
 /// 2-norm of all elements (any rank); otherwise `x` must be 1-d (a
 /// [`vector_norm`](super::vector_norm)) or 2-d (a [`matrix_norm`]).
 ///
+/// Runs as [`try_vector_norm`](super::try_vector_norm) or
+/// [`try_matrix_norm`] on the tensor's device.
+///
 /// # Errors
 /// An `ord` with a rank other than 1 or 2; `Fro`/`Nuc` of a vector; a
 /// number that is not a matrix norm for a matrix; PyTorch's messages. And
@@ -169,10 +201,10 @@ pub enum NormOrd {
 /// assert_eq!(linalg::try_norm(&m, Some(NormOrd::Num(0.5))).unwrap_err().to_string(),
 ///     "linalg.matrix_norm: Order 0.5 not supported.");
 /// ```
-pub fn try_norm<T: LinalgFloat, S: crate::shape::Shape>(
-    x: &Tensor<T, S>,
+pub fn try_norm<T: LinalgFloat, S: Shape, D: LinalgDevice<T>>(
+    x: &Tensor<T, S, D>,
     ord: Option<NormOrd>,
-) -> Result<Tensor<T, ()>, ShapeError> {
+) -> Result<Tensor<T, (), D>, D::Error> {
     let Some(ord) = ord else {
         return super::try_vector_norm(x, 2.0);
     };
@@ -182,15 +214,14 @@ pub fn try_norm<T: LinalgFloat, S: crate::shape::Shape>(
             NormOrd::Num(p) => super::try_vector_norm(x, p),
             NormOrd::Fro | NormOrd::Nuc => Err(ShapeError::Invalid(
                 "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.".into(),
-            )),
+            )
+            .into()),
         },
-        2 => {
-            let v = try_matrix_norm(&x.clone().into_dyn(), matrix_ord(ord)?)?.to_vec();
-            super::batch::tensor(v, &[])
-        }
+        2 => Ok(matrix_norm_on(x, matrix_ord(ord)?)?.try_into_shape()?),
         r => Err(ShapeError::Invalid(format!(
             "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {r}D."
-        ))),
+        ))
+        .into()),
     }
 }
 
@@ -224,9 +255,9 @@ pub(crate) fn matrix_ord(ord: NormOrd) -> Result<MatrixNorm, ShapeError> {
 /// assert!((linalg::norm(&v, Some(NormOrd::Num(3.))).item() - 36f64.cbrt()).abs() < 1e-12);
 /// ```
 #[track_caller]
-pub fn norm<T: LinalgFloat, S: crate::shape::Shape>(
-    x: &Tensor<T, S>,
+pub fn norm<T: LinalgFloat, S: Shape, D: LinalgDevice<T>>(
+    x: &Tensor<T, S, D>,
     ord: Option<NormOrd>,
-) -> Tensor<T, ()> {
+) -> Tensor<T, (), D> {
     expect(try_norm(x, ord))
 }

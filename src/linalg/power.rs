@@ -7,7 +7,7 @@ use faer::Mat;
 use faer::linalg::solvers::Solve;
 
 use super::batch::matmul as fmatmul;
-use super::compose::{Dy, add, axpy, dy, eye, matmul, mt, mul, sub, upload, zeros};
+use super::compose::{Dyn, add, axpy, dy, eye, mat_t, matmul, mul, sub, upload, zeros};
 use super::generic::check_square_dims;
 use super::{LinalgFloat, SquareMatrices, expect, plu};
 use crate::Tensor;
@@ -58,7 +58,7 @@ where
         dy(a)
     };
     let (mut base, mut e) = (base, n.unsigned_abs());
-    let mut acc: Option<Dy<T, D>> = None;
+    let mut acc: Option<Dyn<T, D>> = None;
     while e > 0 {
         if e & 1 == 1 {
             acc = Some(match acc {
@@ -168,7 +168,7 @@ where
     // The 1-norm of each matrix (the largest column sum of |A|), on the host.
     let mut mask = vec![false; rank];
     mask[rank - 2] = true;
-    let cols: Dy<T, D> = D::reduce(Reduction::Sum, &D::unary(Abs, &x)?, &mask, false)?;
+    let cols: Dyn<T, D> = D::reduce(Reduction::Sum, &D::unary(Abs, &x)?, &mask, false)?;
     let cols = D::to_host(&cols)?;
     let s: Vec<i32> = cols
         .chunks(n)
@@ -183,7 +183,7 @@ where
     let a6 = matmul(&a4, &a2)?;
     let id = eye::<T, _, D>(&x, n, n)?;
     // w0 m0 + w1 m1 + w2 m2 (+ 0), summed in this order, as the CPU did.
-    let lin = |start: &Dy<T, D>, w: [f64; 3]| -> Result<Dy<T, D>, D::Error> {
+    let lin = |start: &Dyn<T, D>, w: [f64; 3]| -> Result<Dyn<T, D>, D::Error> {
         let mut acc = start.share();
         for (wk, m) in w.into_iter().zip([&a6, &a4, &a2]) {
             acc = axpy(&acc, c(wk), m)?;
@@ -292,10 +292,10 @@ pub(crate) fn expm<T: LinalgFloat>(m: &Mat<T>) -> Mat<T> {
 /// # Errors
 /// For `k < 0`, a singular `A`; a driver error.
 pub(crate) fn matrix_power_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
-    g: &Dy<T, D>,
-    a: &Dy<T, D>,
+    g: &Dyn<T, D>,
+    a: &Dyn<T, D>,
     k: i64,
-) -> Result<Dy<T, D>, D::Error> {
+) -> Result<Dyn<T, D>, D::Error> {
     if k == 0 || g.numel() == 0 {
         return zeros(g);
     }
@@ -304,7 +304,7 @@ pub(crate) fn matrix_power_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
     }
     let b = super::try_inv(a)?;
     let gb = power_vjp(&b, g, k.unsigned_abs())?;
-    let bt = mt(&b)?;
+    let bt = mat_t(&b);
     D::unary(Neg, &matmul(&matmul(&bt, &gb)?, &bt)?)
 }
 
@@ -312,48 +312,48 @@ pub(crate) fn matrix_power_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
 /// mode through the squarings `bases[j] = A^(2^j)` and the products that
 /// gather the set bits of `k`.
 fn power_vjp<T: LinalgFloat, D: Gemm<T>>(
-    a: &Dy<T, D>,
-    g: &Dy<T, D>,
+    a: &Dyn<T, D>,
+    g: &Dyn<T, D>,
     k: u64,
-) -> Result<Dy<T, D>, D::Error> {
+) -> Result<Dyn<T, D>, D::Error> {
     let bits = 64 - k.leading_zeros() as usize;
     let mut bases = vec![a.share()];
     for j in 1..bits {
         bases.push(matmul(&bases[j - 1], &bases[j - 1])?);
     }
     // The product before each factor (`None`: the identity).
-    let mut acc: Option<Dy<T, D>> = None;
+    let mut acc: Option<Dyn<T, D>> = None;
     let mut steps = Vec::new();
     for (j, base) in bases.iter().enumerate() {
         if k >> j & 1 == 1 {
-            steps.push((acc.as_ref().map(Dy::share), j));
+            steps.push((acc.as_ref().map(Dyn::share), j));
             acc = Some(match acc {
                 None => base.share(),
                 Some(x) => matmul(&x, base)?,
             });
         }
     }
-    let plus = |x: Option<Dy<T, D>>, y: Dy<T, D>| match x {
+    let plus = |x: Option<Dyn<T, D>>, y: Dyn<T, D>| match x {
         None => Ok(y),
         Some(x) => add(&x, &y),
     };
     // Back through acc_{t+1} = acc_t · bases[j].
     let mut g_acc = g.share();
-    let mut g_bases: Vec<Option<Dy<T, D>>> = (0..bits).map(|_| None).collect();
+    let mut g_bases: Vec<Option<Dyn<T, D>>> = (0..bits).map(|_| None).collect();
     for (prev, j) in steps.iter().rev() {
         let gb = match prev {
             None => g_acc.share(),
-            Some(p) => matmul(&mt(p)?, &g_acc)?,
+            Some(p) => matmul(&mat_t(p), &g_acc)?,
         };
         g_bases[*j] = Some(plus(g_bases[*j].take(), gb)?);
         if prev.is_some() {
-            g_acc = matmul(&g_acc, &mt(&bases[*j])?)?;
+            g_acc = matmul(&g_acc, &mat_t(&bases[*j]))?;
         }
     }
     // Back through bases[j] = bases[j-1]².
     for j in (1..bits).rev() {
         if let Some(gj) = g_bases[j].take() {
-            let bt = mt(&bases[j - 1])?;
+            let bt = mat_t(&bases[j - 1]);
             let both = add(&matmul(&gj, &bt)?, &matmul(&bt, &gj)?)?;
             g_bases[j - 1] = Some(plus(g_bases[j - 1].take(), both)?);
         }
@@ -370,23 +370,23 @@ fn power_vjp<T: LinalgFloat, D: Gemm<T>>(
 /// # Errors
 /// A driver error.
 pub(crate) fn matrix_exp_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T> + Backend<bool>>(
-    g: &Dy<T, D>,
-    a: &Dy<T, D>,
-) -> Result<Dy<T, D>, D::Error> {
+    g: &Dyn<T, D>,
+    a: &Dyn<T, D>,
+) -> Result<Dyn<T, D>, D::Error> {
     let r = a.rank();
     let n = a.dims()[r - 1];
     if g.numel() == 0 {
         return zeros(g);
     }
-    let at = mt(a)?;
+    let at = mat_t(a);
     let mut wide = a.dims().to_vec();
     wide[r - 1] = 2 * n;
-    let top: Dy<T, D> = D::cat(&[at.share(), g.share()], r - 1, &wide)?;
-    let bottom: Dy<T, D> = D::cat(&[zeros(a)?, at], r - 1, &wide)?;
+    let top: Dyn<T, D> = D::cat(&[at.share(), g.share()], r - 1, &wide)?;
+    let bottom: Dyn<T, D> = D::cat(&[zeros(a)?, at], r - 1, &wide)?;
     let mut big = wide;
     big[r - 2] = 2 * n;
-    let big: Dy<T, D> = D::cat(&[top, bottom], r - 2, &big)?;
+    let big: Dyn<T, D> = D::cat(&[top, bottom], r - 2, &big)?;
     let e = try_matrix_exp(&big)?;
-    let block: Dy<T, D> = e.narrow::<DynRank>(-2, 0, n)?.narrow(-1, n, n)?;
+    let block: Dyn<T, D> = e.narrow::<DynRank>(-2, 0, n)?.narrow(-1, n, n)?;
     D::copy(&block)
 }

@@ -1,9 +1,13 @@
 //! `vector_norm` (over all elements or over run-time dims) and `cross`
 //! (the cross product of 3-vectors along the last dimension).
 
-use super::batch::{Operand, broadcast_batch, dims_with, tensor};
+use super::batch::{broadcast_batch, dims_with};
+use super::compose::view;
 use super::{CrossRhs, LinalgFloat, Vectors, WithTail, expect};
+use crate::backend::Backend;
+use crate::backend::op::Statistic;
 use crate::ops::reduce::axes;
+use crate::ops::table;
 use crate::shape::{Broadcast, BroadcastShape, Const, Dim, DynRank, Shape};
 use crate::{ShapeError, Tensor};
 
@@ -22,38 +26,14 @@ fn needs_elements(ord: f64) -> bool {
     ord < 0.0 || ord.is_infinite()
 }
 
-/// The `ord` norm of the absolute values `v`: `Σ|x|^ord)^(1/ord)`, the
-/// largest (`inf`) or smallest (`-inf`) magnitude, or the count of nonzero
-/// values (`0`).
-fn norm_of<T: LinalgFloat>(v: impl Iterator<Item = T>, ord: f64) -> T {
-    let o = T::from(ord).unwrap_or(T::zero());
-    if ord == f64::INFINITY {
-        v.map(|x| x.abs())
-            .fold(T::zero(), |a, b| if b > a || b.is_nan() { b } else { a })
-    } else if ord == f64::NEG_INFINITY {
-        v.map(|x| x.abs()).fold(
-            T::infinity(),
-            |a, b| if b < a || b.is_nan() { b } else { a },
-        )
-    } else if ord == 0.0 {
-        v.fold(
-            T::zero(),
-            |a, x| if x != T::zero() { a + T::one() } else { a },
-        )
-    } else if ord == 1.0 {
-        v.fold(T::zero(), |a, x| a + x.abs())
-    } else if ord == 2.0 {
-        v.fold(T::zero(), |a, x| a + x * x).sqrt()
-    } else {
-        v.fold(T::zero(), |a, x| a + x.abs().powf(o))
-            .powf(T::one() / o)
-    }
-}
-
 /// The `ord` vector norm of all the elements of `x`, as PyTorch's
 /// `linalg.vector_norm(x, ord)`: `(Σ|x|^ord)^(1/ord)` for finite nonzero
 /// `ord` (2 is the Euclidean norm), the largest magnitude for `inf`, the
 /// smallest for `-inf`, the number of nonzero elements for `0`.
+///
+/// On every device one `Statistic::Norm` reduction (on CUDA: `abs`, then a
+/// sum or max / min reduction kernel, and a pointwise root for `p` other
+/// than 1, 0 and ±inf).
 ///
 /// # Errors
 /// An empty `x` with `ord` negative or infinite (PyTorch's message).
@@ -65,17 +45,24 @@ fn norm_of<T: LinalgFloat>(v: impl Iterator<Item = T>, ord: f64) -> T {
 ///     "linalg.vector_norm cannot compute the -inf norm on an empty tensor because the operation does not have an identity");
 /// assert_eq!(linalg::try_vector_norm(&e, 2.).unwrap().item(), 0.);
 /// ```
-pub fn try_vector_norm<T: LinalgFloat, S: Shape>(
-    x: &Tensor<T, S>,
+pub fn try_vector_norm<T: LinalgFloat, S: Shape, D: Backend<T>>(
+    x: &Tensor<T, S, D>,
     ord: f64,
-) -> Result<Tensor<T, ()>, ShapeError> {
-    if x.numel() == 0 && needs_elements(ord) {
+) -> Result<Tensor<T, (), D>, D::Error> {
+    check_norm_all(x.numel(), ord)?;
+    D::statistic(Statistic::Norm(ord), x, &axes::all(x.rank()), false)
+}
+
+/// PyTorch's check before [`try_vector_norm`] of `numel` elements: a norm
+/// without identity (`ord` negative or infinite) needs elements.
+pub(crate) fn check_norm_all(numel: usize, ord: f64) -> Result<(), ShapeError> {
+    if numel == 0 && needs_elements(ord) {
         return Err(ShapeError::Invalid(format!(
             "linalg.vector_norm cannot compute the {} norm on an empty tensor because the operation does not have an identity",
             ord_text(ord)
         )));
     }
-    tensor(vec![norm_of(x.to_vec().into_iter(), ord)], &[])
+    Ok(())
 }
 
 /// The `ord` norm of all elements; panics where [`try_vector_norm`] errs.
@@ -89,13 +76,19 @@ pub fn try_vector_norm<T: LinalgFloat, S: Shape>(
 /// assert_eq!(linalg::vector_norm(&x, 0.).item(), 2.);
 /// ```
 #[track_caller]
-pub fn vector_norm<T: LinalgFloat, S: Shape>(x: &Tensor<T, S>, ord: f64) -> Tensor<T, ()> {
+pub fn vector_norm<T: LinalgFloat, S: Shape, D: Backend<T>>(
+    x: &Tensor<T, S, D>,
+    ord: f64,
+) -> Tensor<T, (), D> {
     expect(try_vector_norm(x, ord))
 }
 
 /// The `ord` vector norm over the dimensions `dims` of `x` (negative counts
 /// from the end; empty: all), keeping them as size 1 with `keepdim`, as
 /// PyTorch's `linalg.vector_norm(x, ord, dim, keepdim)`.
+///
+/// On every device one `Statistic::Norm` reduction over `dims`, as
+/// [`try_vector_norm`].
 ///
 /// # Errors
 /// A dim out of range or named twice; an empty reduced dimension with `ord`
@@ -110,13 +103,24 @@ pub fn vector_norm<T: LinalgFloat, S: Shape>(x: &Tensor<T, S>, ord: f64) -> Tens
 /// assert_eq!(linalg::try_vector_norm_dims(&e, f64::INFINITY, &[1], false).unwrap_err().to_string(),
 ///     "linalg.vector_norm cannot compute the inf norm on the dimension 1because this dimension is empty and the operation does not have an identity");
 /// ```
-pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape>(
-    x: &Tensor<T, S>,
+pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape, D: Backend<T>>(
+    x: &Tensor<T, S, D>,
     ord: f64,
     dims: &[isize],
     keepdim: bool,
-) -> Result<Tensor<T, DynRank>, ShapeError> {
-    let sizes = x.dims();
+) -> Result<Tensor<T, DynRank, D>, D::Error> {
+    let mask = check_norm_dims(x.dims(), ord, dims)?;
+    D::statistic(Statistic::Norm(ord), x, &mask, keepdim)
+}
+
+/// The dimensions [`try_vector_norm_dims`] reduces, as a mask of `sizes`,
+/// after PyTorch's checks: each dim in range and named once; no empty one
+/// for a norm without identity (`ord` negative or infinite).
+pub(crate) fn check_norm_dims(
+    sizes: &[usize],
+    ord: f64,
+    dims: &[isize],
+) -> Result<axes::Mask, ShapeError> {
     let mask = axes::from_dims(dims, sizes.len())?;
     let empty = (0..sizes.len()).find(|&d| mask[d] && sizes[d] == 0);
     if let (true, Some(d)) = (needs_elements(ord), empty) {
@@ -125,32 +129,7 @@ pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape>(
             ord_text(ord)
         )));
     }
-    let out_dims = axes::result_dims(sizes, &mask, keepdim);
-    let kept: Vec<usize> = (0..sizes.len()).filter(|&d| !mask[d]).collect();
-    let red: Vec<usize> = (0..sizes.len()).filter(|&d| mask[d]).collect();
-    let data = x.to_vec();
-    let mut strides = vec![1usize; sizes.len()];
-    for d in (0..sizes.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * sizes[d + 1];
-    }
-    let n_out: usize = kept.iter().map(|&d| sizes[d]).product();
-    let n_red: usize = red.iter().map(|&d| sizes[d]).product();
-    // The offset of the k-th combination of the dimensions `ds`, row-major.
-    let offset = |ds: &[usize], mut k: usize| {
-        let mut off = 0;
-        for &d in ds.iter().rev() {
-            off += (k % sizes[d]) * strides[d];
-            k /= sizes[d];
-        }
-        off
-    };
-    let out = (0..n_out)
-        .map(|o| {
-            let base = offset(&kept, o);
-            norm_of((0..n_red).map(|r| data[base + offset(&red, r)]), ord)
-        })
-        .collect();
-    tensor(out, &out_dims)
+    Ok(mask)
 }
 
 /// The norm over `dims`; panics where [`try_vector_norm_dims`] errs.
@@ -161,12 +140,12 @@ pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape>(
 /// assert_eq!(linalg::vector_norm_dims(&x, 1., &[0], true).to_vec(), vec![3., 5.]);
 /// ```
 #[track_caller]
-pub fn vector_norm_dims<T: LinalgFloat, S: Shape>(
-    x: &Tensor<T, S>,
+pub fn vector_norm_dims<T: LinalgFloat, S: Shape, D: Backend<T>>(
+    x: &Tensor<T, S, D>,
     ord: f64,
     dims: &[isize],
     keepdim: bool,
-) -> Tensor<T, DynRank> {
+) -> Tensor<T, DynRank, D> {
     expect(try_vector_norm_dims(x, ord, dims, keepdim))
 }
 
@@ -248,6 +227,11 @@ where
 /// `linalg.cross(a, b)`. A last dimension other than 3, or ranks that
 /// differ, are compile errors where they are static.
 ///
+/// Composed on every device from views of the three components (no copy),
+/// six broadcast multiplications, three subtractions and one `cat` (ten
+/// kernels on CUDA). On the CPU that is more passes over the data than the
+/// single per-vector loop it replaces.
+///
 /// # Errors
 /// Ranks that differ, a last dimension other than 3, batches that do not
 /// broadcast (run time for `Dyn`/`DynRank`), with PyTorch's messages.
@@ -258,15 +242,14 @@ where
 /// assert_eq!(linalg::try_cross(&a, &a).unwrap_err().to_string(),
 ///     "linalg.cross: inputs dimension -1 must have length 3. Got 4 and 4");
 /// ```
-pub fn try_cross<T: LinalgFloat, SA: Shape, SB: CrossRhs<SA>>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
-) -> Result<Tensor<T, SB::Output>, ShapeError>
+pub fn try_cross<T: LinalgFloat, SA: Shape, SB: CrossRhs<SA>, D: Backend<T>>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
+) -> Result<Tensor<T, SB::Output, D>, D::Error>
 where
     SB::Output: Shape,
 {
-    let (data, dims) = cross_core(a, b)?;
-    tensor(data, &dims)
+    Ok(cross_dyn(a, b)?.try_into_shape()?)
 }
 
 /// The cross product; panics where [`try_cross`] errs.
@@ -279,136 +262,64 @@ where
 /// assert_eq!(z.to_vec(), vec![0., 0., 1., 0., 0., 0.]);
 /// ```
 #[track_caller]
-pub fn cross<T: LinalgFloat, SA: Shape, SB: CrossRhs<SA>>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
-) -> Tensor<T, SB::Output>
+pub fn cross<T: LinalgFloat, SA: Shape, SB: CrossRhs<SA>, D: Backend<T>>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
+) -> Tensor<T, SB::Output, D>
 where
     SB::Output: Shape,
 {
     expect(try_cross(a, b))
 }
 
-/// `(a × b, sizes)` for tensors of any shape types: shared with autograd.
-pub(crate) fn cross_core<T: LinalgFloat, SA: Shape, SB: Shape>(
-    a: &Tensor<T, SA>,
-    b: &Tensor<T, SB>,
-) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
+/// `a × b` for tensors of any shape types, on their device: PyTorch's size
+/// checks, then each component `u_i v_j - u_j v_i` from views of the
+/// components (no copy), the three joined along the last dimension.
+pub(crate) fn cross_dyn<T: LinalgFloat, SA: Shape, SB: Shape, D: Backend<T>>(
+    a: &Tensor<T, SA, D>,
+    b: &Tensor<T, SB, D>,
+) -> Result<Tensor<T, DynRank, D>, D::Error> {
     let name = "linalg.cross";
-    if a.dims().len() != b.dims().len() {
+    if a.rank() != b.rank() {
         return Err(ShapeError::Invalid(format!(
             "{name}: inputs must have the same number of dimensions."
-        )));
+        ))
+        .into());
     }
-    let a = Operand::vectors(a.layout(), name, "A")?;
-    let b = Operand::vectors(b.layout(), name, "B")?;
-    if a.rows() != 3 || b.rows() != 3 {
+    let r = a.rank();
+    if r == 0 {
+        return Err(ShapeError::Invalid(format!(
+            "{name}: The input tensor A must have at least 1 dimension."
+        ))
+        .into());
+    }
+    let (ad, bd) = (a.dims(), b.dims());
+    if ad[r - 1] != 3 || bd[r - 1] != 3 {
         return Err(ShapeError::Invalid(format!(
             "{name}: inputs dimension -1 must have length 3. Got {} and {}",
-            a.rows(),
-            b.rows()
-        )));
+            ad[r - 1],
+            bd[r - 1]
+        ))
+        .into());
     }
-    let batch = broadcast_batch(a.batch(), b.batch())?;
-    let (oa, ob) = (a.offsets(&batch), b.offsets(&batch));
-    let mut out = Vec::with_capacity(oa.len() * 3);
-    for (&i, &j) in oa.iter().zip(&ob) {
-        let (u, v) = (a.mat(i), b.mat(j));
-        out.push(u[(1, 0)] * v[(2, 0)] - u[(2, 0)] * v[(1, 0)]);
-        out.push(u[(2, 0)] * v[(0, 0)] - u[(0, 0)] * v[(2, 0)]);
-        out.push(u[(0, 0)] * v[(1, 0)] - u[(1, 0)] * v[(0, 0)]);
-    }
-    Ok((out, dims_with(&batch, &[3])))
-}
-
-/// The gradient of [`try_vector_norm_dims`] with respect to `x`, for the
-/// upstream gradient `g` and the norms `norm` (both of the result's sizes):
-/// `g · sign(x) |x|^(p-1) / norm^(p-1)` (0 where the norm is 0), for
-/// `±inf` `g · sign(x)` shared among the elements that attain the norm, 0
-/// for `p = 0`.
-pub(crate) fn vector_norm_backward<T: LinalgFloat>(
-    x: &Tensor<T, DynRank>,
-    ord: f64,
-    dims: &[isize],
-    g: &[T],
-    norm: &[T],
-) -> Result<Vec<T>, ShapeError> {
-    let sizes = x.dims();
-    let mask = axes::from_dims(dims, sizes.len())?;
-    let data = x.to_vec();
-    // The output index of each input element (row-major over kept dims).
-    let mut out_idx = vec![0usize; data.len()];
-    let mut idx = vec![0usize; sizes.len()];
-    for slot in out_idx.iter_mut() {
-        let mut o = 0;
-        for d in 0..sizes.len() {
-            if !mask[d] {
-                o = o * sizes[d] + idx[d];
-            }
-        }
-        *slot = o;
-        for d in (0..sizes.len()).rev() {
-            idx[d] += 1;
-            if idx[d] < sizes[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
-    let sign = |v: T| {
-        if v > T::zero() {
-            T::one()
-        } else if v < T::zero() {
-            -T::one()
-        } else {
-            T::zero()
-        }
+    let batch = broadcast_batch(&ad[..r - 1], &bd[..r - 1])?;
+    let (u, v) = (components(a), components(b));
+    let term = |i: usize, j: usize| -> Result<Tensor<T, DynRank, D>, D::Error> {
+        let l: Tensor<T, DynRank, D> = D::binary(table::Mul, &u[i], &v[j])?;
+        let r: Tensor<T, DynRank, D> = D::binary(table::Mul, &u[j], &v[i])?;
+        D::binary(table::Sub, &l, &r)
     };
-    if ord.is_infinite() {
-        let mut count = vec![T::zero(); norm.len()];
-        for (i, &v) in data.iter().enumerate() {
-            if v.abs() == norm[out_idx[i]] {
-                count[out_idx[i]] += T::one();
-            }
-        }
-        return Ok(data
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                let o = out_idx[i];
-                if v.abs() == norm[o] {
-                    g[o] * sign(v) / count[o]
-                } else {
-                    T::zero()
-                }
-            })
-            .collect());
-    }
-    if ord == 0.0 {
-        return Ok(vec![T::zero(); data.len()]);
-    }
-    let p = T::from(ord).unwrap_or(T::zero());
-    Ok(data
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| {
-            let o = out_idx[i];
-            if norm[o] == T::zero() {
-                T::zero()
-            } else if ord == 1.0 {
-                g[o] * sign(v)
-            } else {
-                g[o] * sign(v) * (v.abs() / norm[o]).powf(p - T::one())
-            }
-        })
-        .collect())
+    let parts = [term(1, 2)?, term(2, 0)?, term(0, 1)?];
+    D::cat(&parts, r - 1, &dims_with(&batch, &[3]))
 }
 
-/// [`try_cross`] on dynamic-rank tensors: for gradients.
-pub(crate) fn cross_dyn<T: LinalgFloat>(
-    a: &Tensor<T, DynRank>,
-    b: &Tensor<T, DynRank>,
-) -> Result<Tensor<T, DynRank>, ShapeError> {
-    let (data, dims) = cross_core(a, b)?;
-    tensor(data, &dims)
+/// The three components of the 3-vectors of `x` `(..., 3)`, each a view
+/// `(..., 1)`.
+fn components<T: LinalgFloat, S: Shape, D: Backend<T>>(
+    x: &Tensor<T, S, D>,
+) -> [Tensor<T, DynRank, D>; 3] {
+    let step = x.strides()[x.rank() - 1];
+    let mut dims = x.dims().to_vec();
+    *dims.last_mut().expect("a vector dimension") = 1;
+    [0, 1, 2].map(|i| view(x, &dims, x.strides(), i * step))
 }

@@ -2,8 +2,9 @@
 //! `norm`, `cond`, `multi_dot`, `lstsq`, `householder_product`, `lu` and
 //! `eig` / `eigvals`. Where PyTorch's function is a composition of
 //! differentiable operations (the norms, `cond`, `multi_dot`) the
-//! composition is recorded; the others are wired to their formulas in
-//! [`crate::linalg::grad`]. A function with several outputs records one
+//! composition is recorded; `svdvals`'s gradient `U diag(g) Vh` is composed
+//! from the SVD on the input's device; the others are wired to their
+//! formulas in [`crate::linalg::grad`]. A function with several outputs records one
 //! node whose value packs them, each output a view of it, so a loss may use
 //! any of them.
 //!
@@ -20,14 +21,16 @@
 use smallvec::smallvec;
 
 use super::{nan_like, nan_on_error, sum_to_like, when};
+use crate::autograd::device::zeros_like;
 use crate::autograd::graph::Dyn;
 use crate::autograd::{GradDevice, Var};
 use crate::backend::{Backend, Linalg};
+use crate::linalg::compose::view;
 use crate::linalg::{
-    self as la, BatchOf, EigvalsOf, LinalgFloat, LstsqShape, LstsqVecShape, Matrices, MatrixNorm,
-    NormOrd, SquareMatrices, SvalsOf, WithTail, grad,
+    self as la, BatchOf, EigvalsOf, LinalgDevice, LinalgFloat, LstsqShape, LstsqVecShape, Matrices,
+    MatrixNorm, NormOrd, SquareMatrices, SvalsOf, WithTail, grad,
 };
-use crate::ops::table::Fill;
+use crate::ops::table::{self, Fill};
 use crate::shape::{Dyn as DynDim, DynRank, OrPanic, Shape, ShapeError};
 
 fn isize_dims(d: &[usize]) -> Vec<isize> {
@@ -35,21 +38,22 @@ fn isize_dims(d: &[usize]) -> Vec<isize> {
 }
 
 /// `x` with its shape type erased, in the graph.
-fn dynamic<T: LinalgFloat, S: Shape>(x: &Var<T, S>) -> Result<Var<T, DynRank>, ShapeError> {
+fn dynamic<T: LinalgFloat, S: Shape, D: GradDevice<T>>(
+    x: &Var<T, S, D>,
+) -> Result<Var<T, DynRank, D>, D::Error> {
     x.try_reshape::<DynRank>(&isize_dims(x.dims()))
 }
 
 /// `value` for an input `a` with no elements: its gradient is empty.
-fn of_empty<T: LinalgFloat, S: Shape, S2: Shape>(
-    a: &Var<T, S>,
-    value: crate::Tensor<T, S2>,
-) -> Var<T, S2> {
-    let dims = a.dims().to_vec();
+fn of_empty<T: LinalgFloat, S: Shape, S2: Shape, D: GradDevice<T>>(
+    a: &Var<T, S, D>,
+    value: crate::Tensor<T, S2, D>,
+) -> Var<T, S2, D> {
+    let av = a.erased();
     Var::from_op(value, &[a.node.as_ref()], move || {
-        Box::new(move |_: &Dyn<T>, _: &[bool]| Ok(smallvec![Some(Dyn::<T>::try_zeros(&dims)?)]))
+        Box::new(move |_: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(zeros_like(&av)?)]))
     })
 }
-
 /// The `ord` vector norm of all elements of `x`, as
 /// [`linalg::try_vector_norm`](crate::linalg::try_vector_norm), with
 /// PyTorch's gradient (that of [`try_vector_norm_dims`](super::try_vector_norm_dims)
@@ -66,19 +70,14 @@ fn of_empty<T: LinalgFloat, S: Shape, S2: Shape>(
 /// assert_eq!(n.value().item(), 5.);
 /// assert_eq!(n.backward().wrt(&x).unwrap().to_vec(), vec![0.6, 0., 0., -0.8]);
 /// ```
-pub fn try_vector_norm<T: LinalgFloat, S: Shape>(
-    x: &Var<T, S>,
+pub fn try_vector_norm<T: LinalgFloat, S: Shape, D: GradDevice<T>>(
+    x: &Var<T, S, D>,
     ord: f64,
-) -> Result<Var<T, ()>, ShapeError> {
-    let value = la::try_vector_norm(&x.value, ord)?;
-    let (xv, norm) = (x.erased(), value.to_vec());
-    Ok(Var::from_op(value, &[x.node.as_ref()], move || {
-        Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            let r = la::vector::vector_norm_backward(&xv, ord, &[], &g.to_vec(), &norm)
-                .and_then(|v| Dyn::<T>::try_from_vec(v, xv.dims()));
-            Ok(smallvec![Some(nan_on_error(r, xv.dims()))])
-        })
-    }))
+) -> Result<Var<T, (), D>, D::Error> {
+    // PyTorch's check, then the `Statistic::Norm` reduction over every
+    // dimension recorded with its device-generic `norm_backward`.
+    crate::linalg::vector::check_norm_all(x.value.numel(), ord)?;
+    x.try_norm_dims(&[], false, ord)?.try_reshape(&[])
 }
 
 /// [`try_vector_norm`], panicking on error.
@@ -94,7 +93,10 @@ pub fn try_vector_norm<T: LinalgFloat, S: Shape>(
 /// assert_eq!(g.to_vec(), vec![1., -1., 0.]);
 /// ```
 #[track_caller]
-pub fn vector_norm<T: LinalgFloat, S: Shape>(x: &Var<T, S>, ord: f64) -> Var<T, ()> {
+pub fn vector_norm<T: LinalgFloat, S: Shape, D: GradDevice<T>>(
+    x: &Var<T, S, D>,
+    ord: f64,
+) -> Var<T, (), D> {
     try_vector_norm(x, ord).or_panic()
 }
 
@@ -114,19 +116,35 @@ pub fn vector_norm<T: LinalgFloat, S: Shape>(x: &Var<T, S>, ord: f64) -> Var<T, 
 /// let g = s.sum().backward().wrt(&a).unwrap().to_vec();
 /// assert!((g[0] - 0.6).abs() < 1e-12 && (g[1] - 0.8).abs() < 1e-12);
 /// ```
-pub fn try_svdvals<T: LinalgFloat, S: Matrices>(
-    a: &Var<T, S>,
-) -> Result<Var<T, SvalsOf<S>>, ShapeError> {
+pub fn try_svdvals<T: LinalgFloat, S: Matrices, D: GradDevice<T> + LinalgDevice<T>>(
+    a: &Var<T, S, D>,
+) -> Result<Var<T, SvalsOf<S>, D>, D::Error> {
     let value = la::try_svdvals(&a.value)?;
     let av = a.erased();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
-        Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            Ok(smallvec![Some(nan_on_error(
-                grad::svdvals_backward(g, &av),
-                av.dims()
-            ))])
-        })
+        Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(svdvals_grad(&av, g)?)]))
     }))
+}
+
+/// `U diag(g) Vh` from the reduced SVD of `a` `(..., m, n)` and `g`
+/// `(..., k)` on their device: `U`'s columns scaled by `g` (a broadcast
+/// view of it as a row), times `Vh`; zeros when `k = 0`.
+fn svdvals_grad<T: LinalgFloat, D: GradDevice<T> + LinalgDevice<T>>(
+    a: &Dyn<T, D>,
+    g: &Dyn<T, D>,
+) -> Result<Dyn<T, D>, D::Error> {
+    let r = a.rank();
+    let k = a.dims()[r - 2].min(a.dims()[r - 1]);
+    if k == 0 {
+        return zeros_like(a);
+    }
+    let (u, _, vh) = la::try_svd(a)?;
+    let (u, vh) = (u.into_dyn(), vh.into_dyn());
+    let gs = g.strides();
+    let row_dims = [&g.dims()[..r - 2], &[1, k]].concat();
+    let row = view(g, &row_dims, &[&gs[..r - 2], &[0, gs[r - 2]]].concat(), 0);
+    let scaled: Dyn<T, D> = <D as Backend<T>>::binary(table::Mul, &u, &row)?;
+    scaled.try_matmul(&vh)
 }
 
 /// [`try_svdvals`], panicking on error.
@@ -141,7 +159,9 @@ pub fn try_svdvals<T: LinalgFloat, S: Matrices>(
 /// assert_eq!(linalg::svdvals(&a).value().to_vec(), vec![2., 1.]);
 /// ```
 #[track_caller]
-pub fn svdvals<T: LinalgFloat, S: Matrices>(a: &Var<T, S>) -> Var<T, SvalsOf<S>> {
+pub fn svdvals<T: LinalgFloat, S: Matrices, D: GradDevice<T> + LinalgDevice<T>>(
+    a: &Var<T, S, D>,
+) -> Var<T, SvalsOf<S>, D> {
     try_svdvals(a).or_panic()
 }
 
@@ -164,10 +184,10 @@ pub fn svdvals<T: LinalgFloat, S: Matrices>(a: &Var<T, S>) -> Var<T, SvalsOf<S>>
 /// assert_eq!(n.value().item(), 4.);
 /// assert_eq!(n.backward().wrt(&a).unwrap().to_vec(), vec![1., 0., 1., 0.]);
 /// ```
-pub fn try_matrix_norm<T: LinalgFloat, S: Matrices>(
-    a: &Var<T, S>,
+pub fn try_matrix_norm<T: LinalgFloat, S: Matrices, D: GradDevice<T> + LinalgDevice<T>>(
+    a: &Var<T, S, D>,
     ord: MatrixNorm,
-) -> Result<Var<T, BatchOf<S>>, ShapeError> {
+) -> Result<Var<T, BatchOf<S>, D>, D::Error> {
     let value = la::try_matrix_norm(&a.value, ord)?;
     if a.value.numel() == 0 {
         return Ok(of_empty(a, value));
@@ -176,10 +196,10 @@ pub fn try_matrix_norm<T: LinalgFloat, S: Matrices>(
     matrix_norm_dyn(&dynamic(a)?, ord)?.try_reshape(&batch)
 }
 
-fn matrix_norm_dyn<T: LinalgFloat>(
-    d: &Var<T, DynRank>,
+fn matrix_norm_dyn<T: LinalgFloat, D: GradDevice<T> + LinalgDevice<T>>(
+    d: &Var<T, DynRank, D>,
     ord: MatrixNorm,
-) -> Result<Var<T, DynRank>, ShapeError> {
+) -> Result<Var<T, DynRank, D>, D::Error> {
     let sums = |axis: isize| d.abs().try_sum_dims(&[axis], false);
     match ord {
         MatrixNorm::Fro => super::try_vector_norm_dims(d, 2., &[-2, -1], false),
@@ -207,10 +227,10 @@ fn matrix_norm_dyn<T: LinalgFloat>(
 /// assert_eq!(g.to_vec(), vec![1., 0., 0., 1.]);
 /// ```
 #[track_caller]
-pub fn matrix_norm<T: LinalgFloat, S: Matrices>(
-    a: &Var<T, S>,
+pub fn matrix_norm<T: LinalgFloat, S: Matrices, D: GradDevice<T> + LinalgDevice<T>>(
+    a: &Var<T, S, D>,
     ord: MatrixNorm,
-) -> Var<T, BatchOf<S>> {
+) -> Var<T, BatchOf<S>, D> {
     try_matrix_norm(a, ord).or_panic()
 }
 
@@ -232,10 +252,10 @@ pub fn matrix_norm<T: LinalgFloat, S: Matrices>(
 /// let g = n.backward().wrt(&a).unwrap().to_vec();
 /// assert!(g.iter().zip([0., 0., 0., 1.]).all(|(x, y)| (x - y).abs() < 1e-12));
 /// ```
-pub fn try_norm<T: LinalgFloat, S: Shape>(
-    x: &Var<T, S>,
+pub fn try_norm<T: LinalgFloat, S: Shape, D: GradDevice<T> + LinalgDevice<T>>(
+    x: &Var<T, S, D>,
     ord: Option<NormOrd>,
-) -> Result<Var<T, ()>, ShapeError> {
+) -> Result<Var<T, (), D>, D::Error> {
     // The forward function checks the rank and the order.
     la::try_norm(&x.value, ord)?;
     match (ord, x.dims().len()) {
@@ -264,7 +284,10 @@ pub fn try_norm<T: LinalgFloat, S: Shape>(
 /// assert_eq!(linalg::norm(&x, None).backward().wrt(&x).unwrap().to_vec(), vec![0.6, 0.8]);
 /// ```
 #[track_caller]
-pub fn norm<T: LinalgFloat, S: Shape>(x: &Var<T, S>, ord: Option<NormOrd>) -> Var<T, ()> {
+pub fn norm<T: LinalgFloat, S: Shape, D: GradDevice<T> + LinalgDevice<T>>(
+    x: &Var<T, S, D>,
+    ord: Option<NormOrd>,
+) -> Var<T, (), D> {
     try_norm(x, ord).or_panic()
 }
 
@@ -289,10 +312,10 @@ pub fn norm<T: LinalgFloat, S: Shape>(x: &Var<T, S>, ord: Option<NormOrd>) -> Va
 /// // ‖A⁻¹‖ ∂‖A‖ + ‖A‖ ∂‖A⁻¹‖ = [[1, 0], [0, 0]] + 2 [[0, 0], [0, -1]].
 /// assert!(g.iter().zip([1., 0., 0., -2.]).all(|(x, y)| (x - y).abs() < 1e-12));
 /// ```
-pub fn try_cond<T: LinalgFloat, S: Matrices>(
-    a: &Var<T, S>,
+pub fn try_cond<T: LinalgFloat, S: Matrices, D: GradDevice<T> + LinalgDevice<T>>(
+    a: &Var<T, S, D>,
     p: Option<MatrixNorm>,
-) -> Result<Var<T, BatchOf<S>>, ShapeError> {
+) -> Result<Var<T, BatchOf<S>, D>, D::Error> {
     let value = la::try_cond(&a.value, p)?;
     if a.value.numel() == 0 {
         return Ok(of_empty(a, value));
@@ -314,9 +337,13 @@ pub fn try_cond<T: LinalgFloat, S: Matrices>(
             Ok(inv) => matrix_norm_dyn(&d, ord)?.try_mul(&matrix_norm_dyn(&inv, ord)?)?,
             // A singular matrix: PyTorch's value (inf), a NaN gradient.
             Err(_) => {
-                let dims = a.dims().to_vec();
+                let av = a.erased();
                 return Ok(Var::from_op(value, &[a.node.as_ref()], move || {
-                    Box::new(move |_: &Dyn<T>, _: &[bool]| Ok(smallvec![Some(nan_like(&dims))]))
+                    Box::new(move |_: &Dyn<T, D>, _: &[bool]| {
+                        let nan: Dyn<T, D> =
+                            <D as Backend<T>>::from_host(&av, vec![T::nan()], &[])?;
+                        Ok(smallvec![Some(nan.try_broadcast_to(av.dims())?)])
+                    })
                 }));
             }
         },
@@ -336,10 +363,10 @@ pub fn try_cond<T: LinalgFloat, S: Matrices>(
 /// assert!((linalg::cond(&a, None).value().item() - 2.).abs() < 1e-12);
 /// ```
 #[track_caller]
-pub fn cond<T: LinalgFloat, S: Matrices>(
-    a: &Var<T, S>,
+pub fn cond<T: LinalgFloat, S: Matrices, D: GradDevice<T> + LinalgDevice<T>>(
+    a: &Var<T, S, D>,
     p: Option<MatrixNorm>,
-) -> Var<T, BatchOf<S>> {
+) -> Var<T, BatchOf<S>, D> {
     try_cond(a, p).or_panic()
 }
 
@@ -360,19 +387,19 @@ pub fn cond<T: LinalgFloat, S: Matrices>(
 /// assert_eq!((p.dims(), p.value().to_vec()), (&[][..], vec![7.]));
 /// assert_eq!(p.try_backward().unwrap().wrt(&m).unwrap().to_vec(), vec![1., 1., 2., 2.]);
 /// ```
-pub fn try_multi_dot<T: LinalgFloat, S: Shape>(
-    vars: &[&Var<T, S>],
-) -> Result<Var<T, DynRank>, ShapeError> {
-    let values: Vec<&crate::Tensor<T, S>> = vars.iter().map(|v| &v.value).collect();
+pub fn try_multi_dot<T: LinalgFloat, S: Shape, D: GradDevice<T> + LinalgDevice<T>>(
+    vars: &[&Var<T, S, D>],
+) -> Result<Var<T, DynRank, D>, D::Error> {
+    let values: Vec<&crate::Tensor<T, S, D>> = vars.iter().map(|v| &v.value).collect();
     let out = la::try_multi_dot(&values)?;
     let k = vars.len();
-    let mut acc: Option<Var<T, DynRank>> = None;
+    let mut acc: Option<Var<T, DynRank, D>> = None;
     for (i, v) in vars.iter().enumerate() {
         let d = v.dims();
         let m = match (d.len(), i) {
             (1, 0) => v.try_reshape::<DynRank>(&[1, d[0] as isize])?,
             (1, j) if j == k - 1 => v.try_reshape::<DynRank>(&[d[0] as isize, 1])?,
-            _ => dynamic(v)?,
+            _ => v.try_reshape::<DynRank>(&isize_dims(d))?,
         };
         acc = Some(match acc {
             None => m,
@@ -396,7 +423,9 @@ pub fn try_multi_dot<T: LinalgFloat, S: Shape>(
 /// assert_eq!(linalg::multi_dot(&[&a, &b, &b]).value().to_vec(), vec![1., 2., 3., 4.]);
 /// ```
 #[track_caller]
-pub fn multi_dot<T: LinalgFloat, S: Shape>(vars: &[&Var<T, S>]) -> Var<T, DynRank> {
+pub fn multi_dot<T: LinalgFloat, S: Shape, D: GradDevice<T> + LinalgDevice<T>>(
+    vars: &[&Var<T, S, D>],
+) -> Var<T, DynRank, D> {
     try_multi_dot(vars).or_panic()
 }
 
