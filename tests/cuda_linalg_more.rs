@@ -494,3 +494,42 @@ fn lstsq_gradients_match_cpu() {
         assert_near(&format!("lstsq grad B {what}"), &gb, &dgb);
     }
 }
+
+fn lu_match<E: F>(on: &On)
+where
+    Dev: linalg::LinalgDevice<E>,
+{
+    // Square (a singular one included), tall, wide, batched with a
+    // transposed view, and zero-size batches and matrices.
+    let mut inputs = square_inputs::<E>(140, |d, s| rand(d, s, 1.0, 0.0));
+    inputs.push(("singular".into(), vals(&[1., 2., 2., 4.], &[2, 2])));
+    inputs.push(("tall".into(), rand(&[2, 5, 3], 141, 1.0, 0.0)));
+    inputs.push(("wide".into(), rand(&[3, 2, 4], 142, 1.0, 0.0)));
+    inputs.push((
+        "wide transposed".into(),
+        rand(&[2, 3, 4], 143, 1.0, 0.0).permute(&[0, 2, 1]).unwrap(),
+    ));
+    inputs.push(("zero batch".into(), rand(&[0, 3, 2], 144, 1.0, 0.0)));
+    inputs.push(("0 x 3".into(), rand(&[2, 0, 3], 145, 1.0, 0.0)));
+    for (what, a) in inputs {
+        let g = on.up(&a);
+        let (p, l, u) = linalg::lu(&a);
+        let (gp, gl, gu) = linalg::lu(&g);
+        assert_near(&format!("lu P {what}"), &p, &gp);
+        assert_near(&format!("lu L {what}"), &l, &gl);
+        assert_near(&format!("lu U {what}"), &u, &gu);
+    }
+    let v = on.up(&rand::<E>(&[3], 146, 1.0, 0.0));
+    same_error(
+        "lu of a vector",
+        linalg::try_lu(&rand::<E>(&[3], 146, 1.0, 0.0)).map(|_| ()),
+        linalg::try_lu(&v).map(|_| ()),
+    );
+}
+
+#[test]
+fn lu_matches_cpu() {
+    let Some(on) = target() else { return };
+    lu_match::<f32>(&on);
+    lu_match::<f64>(&on);
+}

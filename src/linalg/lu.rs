@@ -7,9 +7,11 @@ use super::batch::{
     Operand, bcast_index, broadcast_batch, check_square, dims_with, incompatible, par_batches,
     push_mat, stack, tensor,
 };
+use super::compose::{LinalgDevice, add, eye, scalar, select, upload};
 use super::generic::{check_batch_info, check_matrices, check_square_dims};
 use super::{BatchOf, LinalgFloat, Matrices, SolveRhs, WithTail, expect};
 use crate::backend::{Backend, Linalg};
+use crate::device::Cpu;
 use crate::ops::exec::Layout;
 use crate::shape::{Dyn, Shape};
 use crate::{ShapeError, Tensor};
@@ -137,13 +139,14 @@ pub fn lu_factor_ex<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
 }
 
 /// `P`, `L`, `U` of [`lu`]: `(..., m, m)`, `(..., m, k)`, `(..., k, n)`.
-pub type PLU<T, S> = (
+pub type PLU<T, S, D = Cpu> = (
     Tensor<
         T,
         <<S as Matrices>::Batch as WithTail>::Mat<<S as Matrices>::Rows, <S as Matrices>::Rows>,
+        D,
     >,
-    Tensor<T, <<S as Matrices>::Batch as WithTail>::Mat<<S as Matrices>::Rows, Dyn>>,
-    Tensor<T, <<S as Matrices>::Batch as WithTail>::Mat<Dyn, <S as Matrices>::Cols>>,
+    Tensor<T, <<S as Matrices>::Batch as WithTail>::Mat<<S as Matrices>::Rows, Dyn>, D>,
+    Tensor<T, <<S as Matrices>::Batch as WithTail>::Mat<Dyn, <S as Matrices>::Cols>, D>,
 );
 
 /// The LU factorization with partial pivoting `A = P L U` of each matrix of
@@ -151,6 +154,11 @@ pub type PLU<T, S> = (
 /// permutation matrix, `L` `(..., m, k)` unit lower triangular, `U`
 /// `(..., k, n)` upper triangular, `k = min(m, n)`. Singular matrices are
 /// factored too.
+///
+/// One body for every device: [`Linalg::lu_factor`] (cuBLAS/cuSOLVER on
+/// CUDA), then `L` and `U` as masked views of the packed factor (op-table
+/// `where` and `add` kernels) and `P` built on the host from the pivots (a
+/// read-back of `(..., k)` integers and an upload of `P`).
 ///
 /// # Errors
 /// A shape of rank < 2.
@@ -163,38 +171,47 @@ pub type PLU<T, S> = (
 /// assert_eq!(l.to_vec()[..3], [1., 0., 1. / 3.]);
 /// assert_eq!(u.to_vec()[..3], [3., 4., 0.]);
 /// ```
-pub fn try_lu<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Result<PLU<T, S>, ShapeError> {
-    let name = "linalg.lu";
-    let a = Operand::matrices(a.layout(), name, "A")?;
-    let (m, n) = (a.rows(), a.cols());
+pub fn try_lu<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<PLU<T, S, D>, D::Error> {
+    check_matrices(a.dims(), "linalg.lu", "A")?;
+    let dims = a.dims();
+    let r = dims.len();
+    let (batch, m, n) = (&dims[..r - 2], dims[r - 2], dims[r - 1]);
     let k = m.min(n);
-    let res = a.each(name, |x| {
-        let (f, piv, _) = getf2(x);
+    let (lu, piv, _) = D::lu_factor(&a.share().into_dyn())?;
+    // (P A) row i is A's row rows[i], so A = Pᵀ (L U): P[rows[c], c] = 1.
+    let pivots = <D as Backend<i32>>::to_host(&piv)?;
+    let count: usize = batch.iter().product();
+    let mut p = vec![T::zero(); count * m * m];
+    for (b, mat) in p.chunks_mut((m * m).max(1)).take(count).enumerate() {
         let mut rows: Vec<usize> = (0..m).collect();
-        for (i, &p) in piv.iter().enumerate() {
-            rows.swap(i, p as usize - 1);
+        for (i, &q) in pivots[b * k..(b + 1) * k].iter().enumerate() {
+            rows.swap(i, q as usize - 1);
         }
-        // (P A) row i is A's row rows[i]; A = Pᵀ (L U).
-        let p = Mat::from_fn(m, m, |r, c| if rows[c] == r { T::one() } else { T::zero() });
-        let l = Mat::from_fn(m, k, |r, c| match r.cmp(&c) {
-            std::cmp::Ordering::Greater => f[(r, c)],
-            std::cmp::Ordering::Equal => T::one(),
-            std::cmp::Ordering::Less => T::zero(),
-        });
-        let u = Mat::from_fn(k, n, |r, c| if r <= c { f[(r, c)] } else { T::zero() });
-        Ok((p, l, u))
-    })?;
-    let (mut ps, mut ls, mut us) = (Vec::new(), Vec::new(), Vec::new());
-    for (p, l, u) in &res {
-        push_mat(&mut ps, p.as_ref());
-        push_mat(&mut ls, l.as_ref());
-        push_mat(&mut us, u.as_ref());
+        for (c, &row) in rows.iter().enumerate() {
+            mat[row * m + c] = T::one();
+        }
     }
-    let b = a.batch();
+    let p = upload(a, p, &dims_with(batch, &[m, m]))?;
+    let zero = scalar(a, T::zero())?;
+    let below = upload(
+        a,
+        (0..m * k).map(|i| i / k > i % k).collect::<Vec<bool>>(),
+        &[m, k],
+    )?;
+    let above = upload(
+        a,
+        (0..k * n).map(|i| i / n <= i % n).collect::<Vec<bool>>(),
+        &[k, n],
+    )?;
+    let l = select(&below, &lu.narrow(r as isize - 1, 0, k)?, &zero)?;
+    let l = add(&l, &eye(a, m, k)?)?;
+    let u = select(&above, &lu.narrow(r as isize - 2, 0, k)?, &zero)?;
     Ok((
-        tensor(ps, &dims_with(b, &[m, m]))?,
-        tensor(ls, &dims_with(b, &[m, k]))?,
-        tensor(us, &dims_with(b, &[k, n]))?,
+        p.try_into_shape()?,
+        l.try_into_shape()?,
+        u.try_into_shape()?,
     ))
 }
 
@@ -207,7 +224,7 @@ pub fn try_lu<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> Result<PLU<T, S>
 /// assert_eq!((p.dims(), l.dims(), u.dims()), (&[3, 3][..], &[3, 2][..], &[2, 2][..]));
 /// ```
 #[track_caller]
-pub fn lu<T: LinalgFloat, S: Matrices>(a: &Tensor<T, S>) -> PLU<T, S> {
+pub fn lu<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(a: &Tensor<T, S, D>) -> PLU<T, S, D> {
     expect(try_lu(a))
 }
 

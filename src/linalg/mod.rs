@@ -45,7 +45,7 @@
 //! `cross`, `multi_dot`, `inv_ex`, `cholesky_ex`, `solve_ex`, `lstsq`,
 //! `householder_product`, `matrix_power` and `matrix_exp`; each says in its
 //! docs what runs. `eig` and `eigvals` run on the host (copying CUDA tensors
-//! there and back, as PyTorch does); `lu` takes CPU tensors only.
+//! there and back, as PyTorch does); `lu` unpacks `lu_factor` on the device.
 //!
 //! ```
 //! use shaped::backend::Linalg;
