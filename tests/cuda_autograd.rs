@@ -823,3 +823,30 @@ fn dropout_masks_and_scales_on_cuda() {
     let replay = host(Dropout::new(p, 11).forward(&xv).value()).1;
     assert_eq!(replay, y);
 }
+
+#[test]
+fn one_hot_and_accuracy_match_cpu() {
+    use shaped::nn::{accuracy, correct, one_hot, try_one_hot};
+    use shaped::{Const, Shape};
+    let Some(dev) = device() else { return };
+    let labels = Tensor::<i64, Shape![5]>::from_vec(vec![2, 0, 1, 2, 2]);
+    let g = labels.to_device(&dev).unwrap();
+    let c: Tensor<f64, Shape![5, 3]> = one_hot(&labels);
+    let d: Tensor<f64, Shape![5, 3], Cuda> = one_hot(&g);
+    assert_eq!(c.to_vec(), d.to_cpu().unwrap().to_vec());
+    let logits = rand(&[5, 3], 120, -1.0, 1.0)
+        .try_reshape::<Shape![5, 3]>(&[5, 3])
+        .unwrap();
+    let gl = logits.to_device(&dev).unwrap();
+    assert_eq!(correct(&logits, &labels), correct(&gl, &g));
+    assert_eq!(accuracy(&logits, &labels), accuracy(&gl, &g));
+    let bad = Tensor::<i64, Shape![1]>::from_vec(vec![3])
+        .to_device(&dev)
+        .unwrap();
+    assert_eq!(
+        try_one_hot::<f64, Const<3>, _, _, _>(&bad)
+            .unwrap_err()
+            .to_string(),
+        "Class values must be smaller than num_classes."
+    );
+}

@@ -215,7 +215,7 @@ fn one_hot_and_accuracy_match_a_reference() {
         }
     }
     let neg = Tensor::<i32, Shape![1]>::from_vec(vec![-1]);
-    let err = try_one_hot::<f32, Const<4>, _, _>(&neg).expect_err("negative");
+    let err = try_one_hot::<f32, Const<4>, _, _, _>(&neg).expect_err("negative");
     assert_eq!(err.to_string(), "Class values must be non-negative.");
     // Logits whose argmax is the label in rows 0, 2 and 4 only.
     let mut logits = y.to_vec();

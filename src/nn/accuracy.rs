@@ -1,6 +1,7 @@
 //! Classification accuracy from logits and class indices, through `argmax`.
 
 use crate::Tensor;
+use crate::backend::Backend;
 use crate::element::Float;
 use crate::ops::index::IndexElement;
 use crate::shape::Dim;
@@ -19,12 +20,16 @@ use crate::shape::Dim;
 /// assert_eq!(correct(&logits, &labels), 2);
 /// ```
 #[track_caller]
-pub fn correct<T: Float, B: Dim, C: Dim, I: IndexElement>(
-    logits: &Tensor<T, (B, C)>,
-    labels: &Tensor<I, (B,)>,
-) -> usize {
-    let predicted = logits.argmax_dim::<1>().to_vec();
-    let labels = labels.to_vec();
+pub fn correct<T: Float, B: Dim, C: Dim, I: IndexElement, D>(
+    logits: &Tensor<T, (B, C), D>,
+    labels: &Tensor<I, (B,), D>,
+) -> usize
+where
+    D: Backend<T> + Backend<I> + Backend<i64>,
+{
+    let predicted = <D as Backend<i64>>::to_host(&logits.argmax_dim::<1>())
+        .expect("a read-back of the predicted classes");
+    let labels = <D as Backend<I>>::to_host(labels).expect("a read-back of the labels");
     assert_eq!(
         predicted.len(),
         labels.len(),
@@ -53,10 +58,13 @@ pub fn correct<T: Float, B: Dim, C: Dim, I: IndexElement>(
 /// assert_eq!(accuracy(&logits, &labels), 0.5);
 /// ```
 #[track_caller]
-pub fn accuracy<T: Float, B: Dim, C: Dim, I: IndexElement>(
-    logits: &Tensor<T, (B, C)>,
-    labels: &Tensor<I, (B,)>,
-) -> f64 {
+pub fn accuracy<T: Float, B: Dim, C: Dim, I: IndexElement, D>(
+    logits: &Tensor<T, (B, C), D>,
+    labels: &Tensor<I, (B,), D>,
+) -> f64
+where
+    D: Backend<T> + Backend<I> + Backend<i64>,
+{
     let rows = logits.dims()[0];
     if rows == 0 {
         return 0.0;
