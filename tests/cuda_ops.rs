@@ -1027,6 +1027,13 @@ fn every_table_op_is_exercised() {
         // The index kernels (`index_ops_match_cpu`), per index type.
         "idxi32",
         "idxi64",
+        // The casts (`casts_match_cpu`), every pair, named by the source.
+        "cast_f32",
+        "cast_f64",
+        "cast_i32",
+        "cast_i64",
+        "cast_u8",
+        "cast_bool",
     ];
     let names: std::collections::BTreeSet<String> =
         shaped::device::cuda_kernels::all_kernel_sources()
