@@ -85,6 +85,26 @@ fn solve_fd_expanded_b() {
 }
 
 #[test]
+fn solve_fd_vector_rhs() {
+    // B a batch of vectors (PyTorch's rule for a dynamic-rank B): `(n,)`
+    // and `A`'s sizes without the last.
+    let mut rng = Rng(0x3141_5926_5358_9793);
+    for (batch, one) in [(vec![], true), (vec![2], false), (vec![2, 3], false)] {
+        let n = 3;
+        let a = matrices(&mut rng, &batch, n);
+        let bd = if one {
+            vec![n]
+        } else {
+            batch.iter().copied().chain([n]).collect()
+        };
+        let b = rng.tensor(&bd, -2.0, 2.0);
+        check("solve vector", &mut rng, &[a, b], &|v| {
+            linalg::solve(&v[0], &v[1])
+        });
+    }
+}
+
+#[test]
 fn cholesky_fd() {
     let mut rng = Rng(0x5772_1566_4901_5328);
     for _ in 0..12 {

@@ -658,8 +658,8 @@ fn grads_of<D: GradDevice<f64>>(
 }
 
 /// The gradients of the device-generic autograd wrappers (`cross`,
-/// `vector_norm(_dims)`, `multi_dot`, `matrix_norm`, `norm`, `cond`, and
-/// the `svdvals` and `inv` they build on) on both devices.
+/// `vector_norm(_dims)`, `multi_dot`, `matrix_norm`, `norm`, `cond`, the
+/// `svdvals` and `inv` they build on, and `solve`) on both devices.
 fn grads_match<D: Dev + GradDevice<f64>>(on: &On<D>) {
     let up = |t: &T<f64>| on.up(t);
     let cpu = |t: &T<f64>| t.share();
@@ -783,6 +783,23 @@ fn grads_match<D: Dev + GradDevice<f64>>(on: &On<D>) {
         &|v| autograd::linalg::inv(&v[0]),
         &|v| autograd::linalg::inv(&v[0]),
     );
+    // `solve`: broadcast batch dimensions (both gradients summed back), and
+    // a batch of vectors as B (PyTorch's rule).
+    for (what, a, b) in [
+        ("solve broadcast", vec![2, 1, 3, 3], vec![4, 3, 2]),
+        ("solve vectors", vec![2, 3, 3], vec![2, 3]),
+        ("solve one vector", vec![3, 3], vec![3]),
+    ] {
+        let inputs = [rand::<f64>(&a, 108, 3.0), rand::<f64>(&b, 109, 0.0)];
+        both(
+            what,
+            &inputs,
+            &up,
+            &cpu,
+            &|v| autograd::linalg::solve(&v[0], &v[1]),
+            &|v| autograd::linalg::solve(&v[0], &v[1]),
+        );
+    }
     let chain = [
         rand::<f64>(&[4], 104, 0.0),
         rand::<f64>(&[4, 3], 105, 0.0),

@@ -156,27 +156,45 @@ pub fn det<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, BatchOf<S
 /// assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![0.5; 3]);
 /// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![-3.]); // -(0.5·1 + 0.5·2 + 0.5·3)
 /// ```
-pub fn try_solve<T: LinalgFloat, SA, SB>(
-    a: &Var<T, SA>,
-    b: &Var<T, SB>,
-) -> Result<Var<T, SA::Output>, ShapeError>
+pub fn try_solve<T: LinalgFloat, SA, SB, D: GradDevice<T> + la::LinalgDevice<T>>(
+    a: &Var<T, SA, D>,
+    b: &Var<T, SB, D>,
+) -> Result<Var<T, SA::Output, D>, D::Error>
 where
     SA: SolveShape<SB>,
     SB: Shape,
 {
     let value = la::try_solve(&a.value, &b.value)?;
-    let (av, x) = (a.erased(), value.share().into_dyn());
+    let (av, x) = (a.value.share().into_dyn(), value.share().into_dyn());
     let bdims = b.value.dims().to_vec();
     Ok(Var::from_op(
         value,
         &[a.node.as_ref(), b.node.as_ref()],
         move || {
-            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-                // The forward pass factored A without a zero pivot, so the
-                // backward one (the same factorization) cannot fail.
-                let (ga, gb) = match grad::solve_backward::<T, DynRank, DynRank>(g, &av, &x) {
-                    Ok(r) => r,
-                    Err(_) => (nan_like(av.dims()), nan_like(x.dims())),
+            Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
+                // `∂B = A⁻ᵀ G` (a solve with the transposed view of A, the
+                // formula of [`grad::solve_backward`]) and `∂A = -∂B Xᵀ`, on
+                // the device. A batch of vectors (PyTorch's rule, as the
+                // forward pass read B) is a batch of one-column matrices.
+                let mat = |t: &Dyn<T, D>, vec: bool| -> Result<Dyn<T, D>, D::Error> {
+                    if !vec {
+                        return Ok(t.share());
+                    }
+                    let mut sizes: Vec<isize> = t.dims().iter().map(|&d| d as isize).collect();
+                    sizes.push(1);
+                    t.try_reshape(&sizes)
+                };
+                let r = av.rank();
+                let vec = x.rank() == 1 || x.dims() == &av.dims()[..r - 1];
+                let gb = la::try_solve(&crate::linalg::compose::mat_t(&av), &mat(g, vec)?)?;
+                let ga = gb
+                    .try_matmul(&crate::linalg::compose::mat_t(&mat(&x, vec)?))?
+                    .try_neg()?;
+                let gb = if vec {
+                    let sizes: Vec<isize> = x.dims().iter().map(|&d| d as isize).collect();
+                    gb.try_reshape(&sizes)?
+                } else {
+                    gb
                 };
                 Ok(smallvec![
                     when(needs[0], || sum_to_like(ga, av.dims()))?,
@@ -201,7 +219,10 @@ where
 /// assert_eq!(x.sum().backward().wrt(&b).unwrap().to_vec(), vec![0.5, 0.25]);
 /// ```
 #[track_caller]
-pub fn solve<T: LinalgFloat, SA, SB>(a: &Var<T, SA>, b: &Var<T, SB>) -> Var<T, SA::Output>
+pub fn solve<T: LinalgFloat, SA, SB, D: GradDevice<T> + la::LinalgDevice<T>>(
+    a: &Var<T, SA, D>,
+    b: &Var<T, SB, D>,
+) -> Var<T, SA::Output, D>
 where
     SA: SolveShape<SB>,
     SB: Shape,
