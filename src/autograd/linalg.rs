@@ -11,13 +11,15 @@
 //! `solve` are summed back to each input's sizes (`sum_to`), as for
 //! elementwise operations.
 //!
-//! **Devices.** `inv`, `cross`, `vector_norm(_dims)`, `svdvals`,
-//! `matrix_norm`, `norm`, `cond` and `multi_dot` take `Var`s on any
-//! [`GradDevice`] that is also a [`LinalgDevice`](crate::linalg::LinalgDevice)
-//! (the CPU, and CUDA): their forward functions are device-generic and
-//! their backward rules are compositions of device operations (matrix
-//! products, views, the norm reductions' `norm_backward`). The others take
-//! CPU `Var`s.
+//! **Devices.** `inv`, `solve`, `cross`, `vector_norm(_dims)`, `svdvals`,
+//! `matrix_norm`, `norm`, `cond`, `multi_dot`, `matrix_power`,
+//! `matrix_exp`, `lstsq` and `lstsq_vec` take `Var`s on any [`GradDevice`]
+//! that is also a [`LinalgDevice`](crate::linalg::LinalgDevice) (the CPU,
+//! and CUDA): their forward functions are device-generic and their backward
+//! rules are compositions of device operations (matrix products, solves,
+//! views, the norm reductions' `norm_backward`). The others (`det`,
+//! `cholesky`, `solve_triangular`, `lu`, `householder_product`, `eig`,
+//! `eigvals`) take CPU `Var`s.
 //!
 //! ```
 //! use shaped::autograd::{linalg, Var};
