@@ -8,11 +8,13 @@
 //! `tests/cuda_ops.rs`.
 
 use std::fmt::Write as _;
-use std::process::Command;
 
 use shaped::backend::op::{CUDA_CAST_HELPERS, cuda_cast_expression};
 use shaped::element::{Element, Scalar};
 use shaped::{DynRank, Tensor};
+
+mod common;
+use common::host_cxx::compile_and_run;
 
 /// The element types the CUDA backend stores: `Element::NAME`, C type and
 /// the `printf` conversion of a result of that type (after a widening
@@ -163,30 +165,9 @@ fn agree(rust: &str, c: &str) -> bool {
 
 #[test]
 fn cuda_casts_compiled_for_the_host_match_the_cpu() {
-    let compiler = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
-    if Command::new(&compiler).arg("--version").output().is_err() {
-        println!("skipped: no host C++ compiler (`{compiler}`) to compile the CUDA casts");
-        return;
-    }
     let pairs: Vec<(usize, usize)> = (0..6)
         .flat_map(|f| (0..6).filter(move |&t| t != f).map(move |t| (f, t)))
         .collect();
-    let dir = std::env::temp_dir().join(format!("shaped-cast-table-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (src, bin) = (dir.join("casts.cpp"), dir.join("casts"));
-    std::fs::write(&src, program(&pairs)).unwrap();
-    let built = Command::new(&compiler)
-        .args(["-std=c++17", "-O1", "-w", "-o"])
-        .arg(&bin)
-        .arg(&src)
-        .output()
-        .expect("run the C++ compiler");
-    assert!(
-        built.status.success(),
-        "the CUDA casts do not compile for the host:\n{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-
     let mut input = String::new();
     let mut want = Vec::new();
     for (i, &(f, t)) in pairs.iter().enumerate() {
@@ -202,20 +183,9 @@ fn cuda_casts_compiled_for_the_host_match_the_cpu() {
             want.push((from, to, *x, r));
         }
     }
-    let mut child = Command::new(&bin)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        use std::io::Write;
-        stdin.write_all(input.as_bytes()).unwrap();
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    std::fs::remove_dir_all(&dir).ok();
-    let got: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().lines().collect();
+    let Some(got) = compile_and_run("cast-table", &program(&pairs), input) else {
+        return;
+    };
     assert_eq!(got.len(), want.len(), "one result per case");
     let wrong: Vec<String> = want
         .iter()

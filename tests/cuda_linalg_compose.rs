@@ -17,35 +17,17 @@ use shaped::autograd::{self, GradDevice, Var};
 use shaped::backend::Backend;
 use shaped::device::{Cuda, Device};
 use shaped::element::Element;
-use shaped::linalg::{self, LinalgDevice, LinalgFloat, MatrixNorm, NormOrd, RankTol};
+use shaped::linalg::{self, LinalgDevice, MatrixNorm, NormOrd, RankTol};
 use shaped::shape::Shape;
 use shaped::{DynRank, Tensor};
 
 mod common;
-use common::cuda::{device, unit_values};
+use common::cuda::{LinalgElement as F, device, unit_values};
 
 type T<E> = Tensor<E, DynRank>;
 type X<E, D> = Tensor<E, DynRank, D>;
 /// A function of parameters on the device `D`, recorded.
 type Model<'a, D> = dyn Fn(&[Var<f64, DynRank, D>]) -> Var<f64, DynRank, D> + 'a;
-
-/// An element type both devices run.
-trait F: LinalgFloat + Into<f64> {
-    const TOL: f64;
-    fn of(x: f64) -> Self;
-}
-impl F for f32 {
-    const TOL: f64 = 2e-3;
-    fn of(x: f64) -> Self {
-        x as f32
-    }
-}
-impl F for f64 {
-    const TOL: f64 = 1e-9;
-    fn of(x: f64) -> Self {
-        x
-    }
-}
 
 /// The second device: tensors go up through [`Backend::from_host`] next to
 /// `like` (a tensor already there) and come back through

@@ -13,9 +13,11 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::process::Command;
 
 use shaped::backend::op::{CUDA_PRELUDE, OpDef};
+
+mod common;
+use common::host_cxx::compile_and_run;
 use shaped::ops::table::{POINTWISE, reference};
 
 /// The element types the CUDA backend stores: `Element::NAME` and C type.
@@ -232,11 +234,6 @@ fn every_entry_has_both_sides_for_exactly_its_family() {
 
 #[test]
 fn cuda_expressions_compiled_for_the_host_match_the_rust_functions() {
-    let compiler = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
-    if Command::new(&compiler).arg("--version").output().is_err() {
-        println!("skipped: no host C++ compiler (`{compiler}`) to compile the CUDA expressions");
-        return;
-    }
     let mut entries = Vec::new();
     for def in POINTWISE {
         for (ty, ct) in TYPES {
@@ -245,22 +242,6 @@ fn cuda_expressions_compiled_for_the_host_match_the_rust_functions() {
             }
         }
     }
-    let dir = std::env::temp_dir().join(format!("shaped-op-table-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (src, bin) = (dir.join("ops.cpp"), dir.join("ops"));
-    std::fs::write(&src, program(&entries)).unwrap();
-    let built = Command::new(&compiler)
-        .args(["-std=c++17", "-O1", "-w", "-o"])
-        .arg(&bin)
-        .arg(&src)
-        .output()
-        .expect("run the C++ compiler");
-    assert!(
-        built.status.success(),
-        "the CUDA expressions do not compile for the host:\n{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-
     let mut input = String::new();
     let mut want = Vec::new();
     for (def, ty, _) in &entries {
@@ -275,25 +256,14 @@ fn cuda_expressions_compiled_for_the_host_match_the_rust_functions() {
             want.push((def.name, *ty, args, rust));
         }
     }
-    let mut child = Command::new(&bin)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        use std::io::Write;
-        stdin.write_all(input.as_bytes()).unwrap();
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    std::fs::remove_dir_all(&dir).ok();
-    let got: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().lines().collect();
+    let Some(got) = compile_and_run("op-table", &program(&entries), input) else {
+        return;
+    };
     assert_eq!(got.len(), want.len(), "one result per case");
 
     let mut wrong = Vec::new();
     for ((name, ty, args, rust), line) in want.iter().zip(&got) {
-        assert_ne!(*line, "missing", "{name} {ty} was not generated");
+        assert_ne!(line, "missing", "{name} {ty} was not generated");
         let cuda = parse(line);
         if !agree(name, ty, *rust, cuda) {
             wrong.push(format!(

@@ -169,6 +169,8 @@ where
     let value = la::try_solve(&a.value, &b.value)?;
     let (av, x) = (a.value.share().into_dyn(), value.share().into_dyn());
     let bdims = b.value.dims().to_vec();
+    // How the forward pass read B (`linalg::try_solve`'s rule).
+    let vec = SB::RANK.is_none() && la::is_vector_rhs(av.dims(), &bdims);
     Ok(Var::from_op(
         value,
         &[a.node.as_ref(), b.node.as_ref()],
@@ -176,8 +178,8 @@ where
             Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
                 // `∂B = A⁻ᵀ G` (a solve with the transposed view of A, the
                 // formula of [`grad::solve_backward`]) and `∂A = -∂B Xᵀ`, on
-                // the device. A batch of vectors (PyTorch's rule, as the
-                // forward pass read B) is a batch of one-column matrices.
+                // the device. A batch of vectors (as the forward pass read
+                // B) is a batch of one-column matrices.
                 let mat = |t: &Dyn<T, D>, vec: bool| -> Result<Dyn<T, D>, D::Error> {
                     if !vec {
                         return Ok(t.share());
@@ -186,8 +188,6 @@ where
                     sizes.push(1);
                     t.try_reshape(&sizes)
                 };
-                let r = av.rank();
-                let vec = x.rank() == 1 || x.dims() == &av.dims()[..r - 1];
                 let gb = la::try_solve(&crate::linalg::compose::mat_t(&av), &mat(g, vec)?)?;
                 let ga = gb
                     .try_matmul(&crate::linalg::compose::mat_t(&mat(&x, vec)?))?

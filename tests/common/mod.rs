@@ -8,6 +8,7 @@ use shaped::{DynRank, Tensor};
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod grad;
+pub mod host_cxx;
 pub mod json_scalar;
 pub mod json_tensor;
 
