@@ -5,7 +5,8 @@
 //! NumPy in `linalg_*.rs`) on the same random inputs, `f32` and `f64`:
 //! unbatched, batched, broadcast batches, transposed and expanded views,
 //! zero-size batches and empty matrices, and the errors' messages; and the
-//! gradients of their autograd wrappers. Without
+//! gradients of their autograd wrappers and of `det`, `cholesky`,
+//! `solve_triangular`, `lu`, `householder_product` and `eigvals`. Without
 //! a GPU each test prints "skipped: no CUDA device" and returns (or fails,
 //! when `SHAPED_REQUIRE_CUDA` is set).
 //!
@@ -641,7 +642,9 @@ fn grads_of<D: GradDevice<f64>>(
 
 /// The gradients of the device-generic autograd wrappers (`cross`,
 /// `vector_norm(_dims)`, `multi_dot`, `matrix_norm`, `norm`, `cond`, the
-/// `svdvals` and `inv` they build on, and `solve`) on both devices.
+/// `svdvals` and `inv` they build on, `solve`, `det`, `cholesky`,
+/// `solve_triangular`, `lu`, `householder_product` and `eigvals`) on both
+/// devices.
 fn grads_match<D: Dev + GradDevice<f64>>(on: &On<D>) {
     let up = |t: &T<f64>| on.up(t);
     let cpu = |t: &T<f64>| t.share();
@@ -782,6 +785,106 @@ fn grads_match<D: Dev + GradDevice<f64>>(on: &On<D>) {
             &|v| autograd::linalg::solve(&v[0], &v[1]),
         );
     }
+    // `det`: a batch that mixes invertible and singular matrices (the
+    // adjugate through the SVD), and an expanded batch.
+    let mut mixed = rand::<f64>(&[3, 3, 3], 111, 2.0).to_vec();
+    let row = mixed[9..12].to_vec();
+    mixed[12..15].copy_from_slice(&row);
+    let dets = [
+        T::try_from_vec(mixed, &[3, 3, 3]).unwrap(),
+        rand::<f64>(&[2, 1, 3, 3], 112, 0.5)
+            .try_broadcast_to(&[2, 2, 3, 3])
+            .unwrap()
+            .contiguous(),
+    ];
+    for (i, a) in dets.iter().enumerate() {
+        both(
+            &format!("det {i}"),
+            std::slice::from_ref(a),
+            &up,
+            &cpu,
+            &|v| autograd::linalg::det(&v[0]),
+            &|v| autograd::linalg::det(&v[0]),
+        );
+    }
+    // `cholesky` of X Xᵀ + 3 I.
+    let x = rand::<f64>(&[2, 3, 3], 113, 0.0);
+    let spd = x
+        .matmul(&x.permute::<DynRank>(&[0, 2, 1]).unwrap())
+        .add(&T::try_from_vec(vec![3., 0., 0., 0., 3., 0., 0., 0., 3.], &[3, 3]).unwrap());
+    both(
+        "cholesky",
+        &[spd],
+        &up,
+        &cpu,
+        &|v| autograd::linalg::cholesky(&v[0]),
+        &|v| autograd::linalg::cholesky(&v[0]),
+    );
+    // `solve_triangular`, each triangle, batches that broadcast.
+    for (upper, unit) in [(true, false), (false, false), (true, true), (false, true)] {
+        let tri = linalg::Triangle { upper, unit };
+        let inputs = [
+            rand::<f64>(&[2, 1, 3, 3], 114, 3.0),
+            rand::<f64>(&[4, 3, 2], 115, 0.0),
+        ];
+        both(
+            &format!("solve_triangular {tri:?}"),
+            &inputs,
+            &up,
+            &cpu,
+            &|v| autograd::linalg::solve_triangular(&v[0], &v[1], tri),
+            &|v| autograd::linalg::solve_triangular(&v[0], &v[1], tri),
+        );
+    }
+    // `lu`, square, wide and tall, through L and through U.
+    for dims in [[2, 3, 3], [2, 2, 4], [2, 4, 2]] {
+        let a = [rand::<f64>(&dims, 116, 2.0)];
+        both(
+            &format!("lu L {dims:?}"),
+            &a,
+            &up,
+            &cpu,
+            &|v| autograd::linalg::lu(&v[0]).1.try_reshape(&[-1]).unwrap(),
+            &|v| autograd::linalg::lu(&v[0]).1.try_reshape(&[-1]).unwrap(),
+        );
+        both(
+            &format!("lu U {dims:?}"),
+            &a,
+            &up,
+            &cpu,
+            &|v| autograd::linalg::lu(&v[0]).2.try_reshape(&[-1]).unwrap(),
+            &|v| autograd::linalg::lu(&v[0]).2.try_reshape(&[-1]).unwrap(),
+        );
+    }
+    // `householder_product` of the reflectors of a tall batch.
+    let hh = [
+        rand::<f64>(&[2, 4, 3], 117, 0.0),
+        rand::<f64>(&[2, 2], 118, 1.0),
+    ];
+    both(
+        "householder_product",
+        &hh,
+        &up,
+        &cpu,
+        &|v| autograd::linalg::householder_product(&v[0], &v[1]),
+        &|v| autograd::linalg::householder_product(&v[0], &v[1]),
+    );
+    // `eigvals` and `eig` (their gradient computed on the host).
+    let e = [rand::<f64>(&[2, 3, 3], 119, 1.0)];
+    both(
+        "eigvals",
+        &e,
+        &up,
+        &cpu,
+        &|v| {
+            let z = autograd::linalg::eigvals(&v[0]);
+            z.re.add(&z.im.square())
+        },
+        &|v| {
+            let z = autograd::linalg::eigvals(&v[0]);
+            z.re.add(&z.im.square())
+        },
+    );
     let chain = [
         rand::<f64>(&[4], 104, 0.0),
         rand::<f64>(&[4, 3], 105, 0.0),

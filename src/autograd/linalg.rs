@@ -11,15 +11,18 @@
 //! `solve` are summed back to each input's sizes (`sum_to`), as for
 //! elementwise operations.
 //!
-//! **Devices.** `inv`, `solve`, `cross`, `vector_norm(_dims)`, `svdvals`,
-//! `matrix_norm`, `norm`, `cond`, `multi_dot`, `matrix_power`,
-//! `matrix_exp`, `lstsq` and `lstsq_vec` take `Var`s on any [`GradDevice`]
+//! **Devices.** Every function here takes `Var`s on any [`GradDevice`]
 //! that is also a [`LinalgDevice`](crate::linalg::LinalgDevice) (the CPU,
-//! and CUDA): their forward functions are device-generic and their backward
-//! rules are compositions of device operations (matrix products, solves,
-//! views, the norm reductions' `norm_backward`). The others (`det`,
-//! `cholesky`, `solve_triangular`, `lu`, `householder_product`, `eig`,
-//! `eigvals`) take CPU `Var`s.
+//! and CUDA): the forward functions are device-generic and the backward
+//! rules are compositions of device operations (matrix products, batched
+//! inverses and triangular solves, the SVD, views, `cat`, `where` with a
+//! small uploaded mask, the norm reductions' `norm_backward`), so a CUDA
+//! `Var` back-propagates on the GPU. The per-matrix formulas of
+//! [`crate::linalg::grad`] are their CPU references in the tests. Two
+//! rules read a little back to the host: `det`'s (the inverse's `info`, to
+//! take the SVD's adjugate only where a matrix is singular) and
+//! `eig` / `eigvals`' (computed on the host, as their forward pass is, and
+//! copied back).
 //!
 //! ```
 //! use shaped::autograd::{linalg, Var};
@@ -36,12 +39,12 @@ use super::graph::Dyn;
 use super::pointwise::{sum_to_like, when};
 use super::{GradDevice, Var};
 use crate::backend::Linalg;
-use crate::linalg::{self as la, BatchOf, LinalgFloat, SolveShape, SquareMatrices, grad};
+use crate::linalg::{self as la, BatchOf, LinalgFloat, SolveShape, SquareMatrices};
 use crate::shape::{DynRank, Shape, ShapeError};
 
 /// The inverse of each matrix of `a` `(..., n, n)`, as
 /// [`linalg::try_inv`](crate::linalg::try_inv), with gradient
-/// [`grad::inv_backward`].
+/// [`grad::inv_backward`](crate::linalg::grad::inv_backward).
 ///
 /// # Errors
 /// As [`linalg::try_inv`](crate::linalg::try_inv).
@@ -60,7 +63,7 @@ pub fn try_inv<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgD
     let value = la::try_inv(&a.value)?;
     let y = value.share().into_dyn();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
-        // `-Yᵀ g Yᵀ` (the formula of [`grad::inv_backward`]) with `Yᵀ` a
+        // `-Yᵀ g Yᵀ` (the formula of [`grad::inv_backward`](crate::linalg::grad::inv_backward)) with `Yᵀ` a
         // transposed view: two matrix products and a negation on the device.
         Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
             let yt = crate::linalg::compose::mat_t(&y);
@@ -91,8 +94,11 @@ pub fn inv<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgDevic
 
 /// The determinant of each matrix of `a` `(..., n, n)`, as
 /// [`linalg::try_det`](crate::linalg::try_det), with gradient
-/// [`grad::det_backward`]: the transposed adjugate, defined at singular
-/// matrices too (`[[1, 2], [2, 4]]` gives `[[4, -2], [-2, 1]]`, as PyTorch).
+/// [`grad::det_backward`](crate::linalg::grad::det_backward): the transposed adjugate, defined at singular
+/// matrices too (`[[1, 2], [2, 4]]` gives `[[4, -2], [-2, 1]]`, as PyTorch),
+/// on any device: `g · det · A⁻ᵀ` through one batched inverse, and the
+/// adjugate through the SVD for the matrices the inverse reports singular
+/// (their `info` is read back to the host).
 ///
 /// # Errors
 /// As [`linalg::try_det`](crate::linalg::try_det).
@@ -107,17 +113,17 @@ pub fn inv<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgDevic
 /// let g = d.sum().backward().wrt(&a).unwrap();
 /// assert_eq!(g.to_vec(), vec![3., 0., 0., 2., 4., 0., 0., 1.]);
 /// ```
-pub fn try_det<T: LinalgFloat, S: SquareMatrices>(
-    a: &Var<T, S>,
-) -> Result<Var<T, BatchOf<S>>, ShapeError> {
+pub fn try_det<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgDevice<T>>(
+    a: &Var<T, S, D>,
+) -> Result<Var<T, BatchOf<S>, D>, D::Error> {
     let value = la::try_det(&a.value)?;
     let (av, d) = (a.erased(), value.share().into_dyn());
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
-        Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            Ok(smallvec![Some(nan_on_error(
-                grad::det_backward::<T, DynRank>(g, &av, &d),
-                av.dims()
-            ))])
+        Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Ok(smallvec![Some(nan_if_failed(
+                la::vjp::det_vjp(g, &av, &d),
+                &av
+            )?)])
         })
     }))
 }
@@ -136,13 +142,15 @@ pub fn try_det<T: LinalgFloat, S: SquareMatrices>(
 /// assert!(g.iter().zip(want).all(|(x, y)| (x - y).abs() < 1e-12));
 /// ```
 #[track_caller]
-pub fn det<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, BatchOf<S>> {
+pub fn det<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgDevice<T>>(
+    a: &Var<T, S, D>,
+) -> Var<T, BatchOf<S>, D> {
     try_det(a).or_panic()
 }
 
 /// `X` with `A X = B`, batches broadcast, as
 /// [`linalg::try_solve`](crate::linalg::try_solve), with gradients
-/// [`grad::solve_backward`] summed to each input's sizes.
+/// [`grad::solve_backward`](crate::linalg::grad::solve_backward) summed to each input's sizes.
 ///
 /// # Errors
 /// As [`linalg::try_solve`](crate::linalg::try_solve).
@@ -177,7 +185,7 @@ where
         move || {
             Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
                 // `∂B = A⁻ᵀ G` (a solve with the transposed view of A, the
-                // formula of [`grad::solve_backward`]) and `∂A = -∂B Xᵀ`, on
+                // formula of [`grad::solve_backward`](crate::linalg::grad::solve_backward)) and `∂A = -∂B Xᵀ`, on
                 // the device. A batch of vectors (as the forward pass read
                 // B) is a batch of one-column matrices.
                 let mat = |t: &Dyn<T, D>, vec: bool| -> Result<Dyn<T, D>, D::Error> {
@@ -234,7 +242,9 @@ where
 
 /// The lower Cholesky factor of each matrix of `a` `(..., n, n)`, as
 /// [`linalg::try_cholesky`](crate::linalg::try_cholesky), with the
-/// symmetric gradient [`grad::cholesky_backward`].
+/// symmetric gradient of [`grad::cholesky_backward`](crate::linalg::grad::cholesky_backward),
+/// on any device (a matrix product and two triangular solves with `L`'s
+/// transposed view).
 ///
 /// # Errors
 /// As [`linalg::try_cholesky`](crate::linalg::try_cholesky).
@@ -247,17 +257,14 @@ where
 /// assert_eq!(l.value().to_vec(), vec![2.]);
 /// assert_eq!(l.sum().backward().wrt(&a).unwrap().to_vec(), vec![0.25]);
 /// ```
-pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices>(
-    a: &Var<T, S>,
-) -> Result<Var<T, S>, ShapeError> {
+pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgDevice<T>>(
+    a: &Var<T, S, D>,
+) -> Result<Var<T, S, D>, D::Error> {
     let value = la::try_cholesky(&a.value)?;
     let l = value.share().into_dyn();
     Ok(Var::from_op(value, &[a.node.as_ref()], move || {
-        Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            Ok(smallvec![Some(nan_on_error(
-                grad::cholesky_backward::<T, DynRank>(g, &l),
-                l.dims()
-            ))])
+        Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Ok(smallvec![Some(la::vjp::cholesky_vjp(g, &l)?)])
         })
     }))
 }
@@ -274,7 +281,9 @@ pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices>(
 /// assert_eq!(linalg::cholesky(&a).value().to_vec(), vec![2., 0., 0., 3.]);
 /// ```
 #[track_caller]
-pub fn cholesky<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> Var<T, S> {
+pub fn cholesky<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgDevice<T>>(
+    a: &Var<T, S, D>,
+) -> Var<T, S, D> {
     try_cholesky(a).or_panic()
 }
 
@@ -295,7 +304,10 @@ fn nan_like<T: LinalgFloat>(dims: &[usize]) -> Dyn<T> {
 
 /// `X` with `A X = B` for triangular `A`, as
 /// [`linalg::try_solve_triangular`](crate::linalg::try_solve_triangular),
-/// with gradients [`grad::solve_triangular_backward`] summed to each
+/// with the gradients of
+/// [`grad::solve_triangular_backward`](crate::linalg::grad::solve_triangular_backward)
+/// on any device (a triangular solve with `A`'s transposed view, a matrix
+/// product, the read triangle kept with `where`), summed to each
 /// input's sizes.
 ///
 /// # Errors
@@ -313,26 +325,24 @@ fn nan_like<T: LinalgFloat>(dims: &[usize]) -> Dyn<T> {
 /// assert_eq!(g.wrt(&b).unwrap().to_vec(), vec![0.5, 0.125]);
 /// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![-0.5, -1., 0., -0.25]);
 /// ```
-pub fn try_solve_triangular<T: LinalgFloat, SA, SB>(
-    a: &Var<T, SA>,
-    b: &Var<T, SB>,
+pub fn try_solve_triangular<T: LinalgFloat, SA, SB, D: GradDevice<T> + la::LinalgDevice<T>>(
+    a: &Var<T, SA, D>,
+    b: &Var<T, SB, D>,
     tri: la::Triangle,
-) -> Result<Var<T, SA::Output>, ShapeError>
+) -> Result<Var<T, SA::Output, D>, D::Error>
 where
     SA: SolveShape<SB>,
     SB: Shape,
 {
     let value = la::try_solve_triangular(&a.value, &b.value, tri)?;
-    let (av, x) = (a.erased(), value.clone().into_dyn());
+    let (av, x) = (a.erased(), value.share().into_dyn());
     let bdims = b.value.dims().to_vec();
     Ok(Var::from_op(
         value,
         &[a.node.as_ref(), b.node.as_ref()],
         move || {
-            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-                let (ga, gb) =
-                    grad::solve_triangular_backward::<T, DynRank, DynRank>(g, &av, &x, tri)
-                        .unwrap_or_else(|_| (nan_like(av.dims()), nan_like(x.dims())));
+            Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
+                let (ga, gb) = la::vjp::solve_triangular_vjp(g, &av, &x, tri)?;
                 Ok(smallvec![
                     when(needs[0], || sum_to_like(ga, av.dims()))?,
                     when(needs[1], || sum_to_like(gb, &bdims))?,
@@ -344,7 +354,7 @@ where
 
 /// `Aᵏ`, as [`linalg::try_matrix_power`](crate::linalg::try_matrix_power),
 /// with gradient `Σ_{i<k} (Aᵀ)ⁱ G (Aᵀ)^{k-1-i}` (through the inverse for
-/// `k < 0`), as [`grad::matrix_power_backward`], on any device: the rule
+/// `k < 0`), as [`grad::matrix_power_backward`](crate::linalg::grad::matrix_power_backward), on any device: the rule
 /// is made of batched matrix products (and `inv` for `k < 0`), so a CUDA
 /// `Var` back-propagates on the GPU. Where the inverse fails the gradient
 /// is NaN.
@@ -381,7 +391,7 @@ where
 
 /// `exp(A)`, as [`linalg::try_matrix_exp`](crate::linalg::try_matrix_exp),
 /// with gradient the upper-right block of `exp([[Aᵀ, G], [0, Aᵀ]])`, as
-/// [`grad::matrix_exp_backward`], on any device (two `cat` kernels and
+/// [`grad::matrix_exp_backward`](crate::linalg::grad::matrix_exp_backward), on any device (two `cat` kernels and
 /// [`linalg::try_matrix_exp`](crate::linalg::try_matrix_exp) of the
 /// `2n x 2n` matrices, which reads their norms back to the host).
 ///
@@ -516,11 +526,11 @@ pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape, D: GradDevice<T>>(
 /// assert_eq!(x.sum().backward().wrt(&b).unwrap().to_vec(), vec![0.5]);
 /// ```
 #[track_caller]
-pub fn solve_triangular<T: LinalgFloat, SA, SB>(
-    a: &Var<T, SA>,
-    b: &Var<T, SB>,
+pub fn solve_triangular<T: LinalgFloat, SA, SB, D: GradDevice<T> + la::LinalgDevice<T>>(
+    a: &Var<T, SA, D>,
+    b: &Var<T, SB, D>,
     tri: la::Triangle,
-) -> Var<T, SA::Output>
+) -> Var<T, SA::Output, D>
 where
     SA: SolveShape<SB>,
     SB: Shape,

@@ -41,13 +41,16 @@
 //! op-table entry (`tanh_backward`, `div_backward_other`, ...) run by
 //! [`Backend`](crate::backend::Backend) primitives, masks are table
 //! comparisons and `where`, and the reductions and `sum_to` are the
-//! backend's. They cover the pointwise ops (`add` ... `atan2`, the unary
-//! table ops, `addcmul`, `addcdiv`, `lerp`, `clamp`, `clamp_tensor`,
-//! `where_cond`, `mul_scalar`, `add_scalar`), `sum`, `mean`, `prod`, `max`,
-//! `min` (all dims, `_dim`, `_dim_keepdim`, `_dims`), `sum_to`, the views and
-//! the matmul family. Still CPU-only, as their forward operations (or their
-//! reducers) are: `var`, `std`, `norm`, `logsumexp`, `softmax`,
-//! `log_softmax`, the index ops (`index.rs`), linalg, and the logistic loss.
+//! backend's. That is every rule: the pointwise ops (`add` ... `atan2`,
+//! the unary table ops, `addcmul`, `addcdiv`, `lerp`, `clamp`,
+//! `clamp_tensor`, `where_cond`, `mul_scalar`, `add_scalar`), the
+//! reductions (`sum`, `mean`, `prod`, `max`, `min`, `var`, `std`, `norm`,
+//! `logsumexp`, all dims, `_dim`, `_dim_keepdim`, `_dims`), `softmax` and
+//! `log_softmax`, `sum_to`, the views, the matmul family, the index ops
+//! (`index.rs`), the logistic loss, fused chains, and the linear algebra
+//! ([`linalg`], whose backward passes are batched factorizations, solves
+//! and products on the device; `eig`'s runs on the host, as its forward
+//! pass does).
 //!
 //! ```
 //! use shaped::autograd::{GradDevice, Var};

@@ -32,10 +32,8 @@ use crate::shape::{DynRank, OrPanic, Shape, ShapeError};
 /// ```
 ///
 /// The device `D` is the value's: a `Var<f32, S, Cuda>` records and
-/// back-propagates on the GPU (its gradients stay there) through the
-/// methods written for every [`GradDevice`]; the index, linalg, softmax
-/// family, logistic loss and `var`/`std`/`norm`/`logsumexp` rules are
-/// still CPU-only, as their forward operations are (see the
+/// back-propagates on the GPU (its gradients stay there): every rule is
+/// written once for every [`GradDevice`] (see the
 /// [module notes](crate::autograd)).
 ///
 /// ```

@@ -74,6 +74,7 @@
 //! | `ex.rs` | `inv_ex`, `cholesky_ex`, `solve_ex` |
 //! | `grad.rs` | backward formulas for inv, det, solve, cholesky, solve_triangular, matrix_power, matrix_exp |
 //! | `grad_decomp.rs` | backward formulas for svdvals, lu, eig, householder_product, lstsq (re-exported by `grad`) |
+//! | `vjp.rs` | the device-generic backward passes of det, cholesky, solve_triangular, lu, householder_product (the formulas of `grad`, on any device) |
 //!
 //! ```
 //! use shaped::{linalg, Shape, Tensor};
@@ -119,6 +120,7 @@ mod solve;
 mod svd;
 mod triangular;
 pub(crate) mod vector;
+pub(crate) mod vjp;
 
 pub use cholesky::{cholesky, cholesky_solve, try_cholesky, try_cholesky_solve};
 pub use compose::LinalgDevice;

@@ -13,11 +13,13 @@
 //! for every device; `try_reshape` copies on the GPU when it must.
 //! [`Tensor::to_device`] keeps a view's strides.
 //!
-//! Indexing on CUDA: `gather`, `index_select`, `scatter(_)`,
-//! `scatter_add(_)`, `cat`, `stack`, `masked_fill(_)`, `masked_select`.
-//! Not on CUDA yet: autograd, linalg, and the CPU-only index ops
-//! (`take_along_dim`, `index_add_`/`index_copy_`, `scatter_reduce`,
-//! `scatter_value`, `masked_scatter`, `masked_fill_tensor`, `nonzero`).
+//! The index, joining and masked operations, the linear algebra
+//! ([`linalg`](crate::linalg), [`LinalgDevice`](crate::linalg::LinalgDevice))
+//! and autograd ([`Var`](crate::autograd::Var) over any
+//! [`GradDevice`](crate::autograd::GradDevice)) are written once over the
+//! device too. What stays on the CPU: the user closures (`map`, `zip_map`,
+//! ...; a GPU cannot run Rust code) and host access (`to_vec`, `get`,
+//! `iter`, ...; use [`Tensor::to_cpu`]).
 //!
 //! ```
 //! use shaped::device::Cuda;

@@ -3,10 +3,11 @@
 //! `eig` / `eigvals`. Where PyTorch's function is a composition of
 //! differentiable operations (the norms, `cond`, `multi_dot`) the
 //! composition is recorded; `svdvals`'s gradient `U diag(g) Vh` is composed
-//! from the SVD on the input's device; the others are wired to their
-//! formulas in [`crate::linalg::grad`]. A function with several outputs records one
-//! node whose value packs them, each output a view of it, so a loss may use
-//! any of them.
+//! from the SVD on the input's device; the others run the formulas of
+//! [`crate::linalg::grad`] written over the device (`linalg/vjp.rs`, and
+//! `eig`'s on the host). A function with several outputs records one node
+//! whose value packs them (one `cat` on the device), each output a view of
+//! it, so a loss may use any of them.
 //!
 //! ```
 //! use shaped::autograd::{linalg, Var};
@@ -20,7 +21,7 @@
 
 use smallvec::smallvec;
 
-use super::{nan_like, nan_on_error, sum_to_like, when};
+use super::{nan_on_error, sum_to_like, when};
 use crate::autograd::device::zeros_like;
 use crate::autograd::graph::Dyn;
 use crate::autograd::{GradDevice, Var};
@@ -31,7 +32,7 @@ use crate::linalg::{
     MatrixNorm, NormOrd, SquareMatrices, SvalsOf, WithTail, grad,
 };
 use crate::ops::table::{self, Fill};
-use crate::shape::{Dyn as DynDim, DynRank, OrPanic, Shape, ShapeError};
+use crate::shape::{Dyn as DynDim, DynRank, OrPanic, Shape};
 
 fn isize_dims(d: &[usize]) -> Vec<isize> {
     d.iter().map(|&x| x as isize).collect()
@@ -587,7 +588,9 @@ pub fn lstsq_vec<
 
 /// The first columns of a product of Householder reflectors, as
 /// [`linalg::try_householder_product`](crate::linalg::try_householder_product),
-/// with gradients [`grad::householder_product_backward`] for `a` and `tau`.
+/// with the gradients of [`grad::householder_product_backward`] for `a`
+/// and `tau`, on any device: reverse mode one reflector at a time, a few
+/// batched matrix products each (`O(k)` kernels for `k` reflectors).
 ///
 /// # Errors
 /// As [`linalg::try_householder_product`](crate::linalg::try_householder_product).
@@ -604,24 +607,24 @@ pub fn lstsq_vec<
 /// // Σ H = 2 - τ (1 + a)² for v = (1, a): ∂/∂a = -2τ at a = 0.
 /// assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![0., 0., -1., 0.]);
 /// ```
-pub fn try_householder_product<T: LinalgFloat, S: Matrices, ST: Shape>(
-    a: &Var<T, S>,
-    tau: &Var<T, ST>,
-) -> Result<Var<T, S>, ShapeError> {
+pub fn try_householder_product<
+    T: LinalgFloat,
+    S: Matrices,
+    ST: Shape,
+    D: GradDevice<T> + LinalgDevice<T>,
+>(
+    a: &Var<T, S, D>,
+    tau: &Var<T, ST, D>,
+) -> Result<Var<T, S, D>, D::Error> {
     let value = la::try_householder_product(&a.value, &tau.value)?;
     let (av, tv) = (a.erased(), tau.erased());
     Ok(Var::from_op(
         value,
         &[a.node.as_ref(), tau.node.as_ref()],
         move || {
-            Box::new(move |g: &Dyn<T>, needs: &[bool]| {
-                match grad::householder_product_backward(g, &av, &tv) {
-                    Ok((ga, gt)) => Ok(smallvec![needs[0].then_some(ga), needs[1].then_some(gt)]),
-                    Err(_) => Ok(smallvec![
-                        Some(nan_like(av.dims())),
-                        Some(nan_like(tv.dims()))
-                    ]),
-                }
+            Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
+                let (ga, gt) = la::vjp::householder_product_vjp(g, &av, &tv)?;
+                Ok(smallvec![needs[0].then_some(ga), needs[1].then_some(gt)])
             })
         },
     ))
@@ -640,41 +643,50 @@ pub fn try_householder_product<T: LinalgFloat, S: Matrices, ST: Shape>(
 /// assert_eq!(linalg::householder_product(&a, &tau).value().to_vec(), vec![1., 0.]);
 /// ```
 #[track_caller]
-pub fn householder_product<T: LinalgFloat, S: Matrices, ST: Shape>(
-    a: &Var<T, S>,
-    tau: &Var<T, ST>,
-) -> Var<T, S> {
+pub fn householder_product<
+    T: LinalgFloat,
+    S: Matrices,
+    ST: Shape,
+    D: GradDevice<T> + LinalgDevice<T>,
+>(
+    a: &Var<T, S, D>,
+    tau: &Var<T, ST, D>,
+) -> Var<T, S, D> {
     try_householder_product(a, tau).or_panic()
 }
 
-/// Records one node whose value is `parts` flattened one after another,
-/// with `backward` given the upstream gradient of each part; returns each
-/// part as a view of it, of the part's own sizes and shape type.
-fn packed<T: LinalgFloat>(
-    parents: &[Option<&std::sync::Arc<crate::autograd::graph::Node<T>>>],
-    parts: &[Dyn<T>],
-    backward: impl Fn(&[Dyn<T>]) -> Vec<Option<Dyn<T>>> + Send + Sync + 'static,
-) -> Result<Vec<Var<T, DynRank>>, ShapeError> {
+/// Records one node whose value is `parts` flattened one after another
+/// (one `cat` on their device), with `backward` given the upstream
+/// gradient of each part (views of the node's gradient); returns each part
+/// as a view of the node, of the part's own sizes.
+#[allow(clippy::type_complexity)]
+fn packed<T: LinalgFloat, D: GradDevice<T>>(
+    parents: &[Option<&std::sync::Arc<crate::autograd::graph::Node<T, D>>>],
+    parts: &[Dyn<T, D>],
+    backward: impl Fn(&[Dyn<T, D>]) -> Result<Option<Dyn<T, D>>, D::Error> + Send + Sync + 'static,
+) -> Result<Vec<Var<T, DynRank, D>>, D::Error> {
     let dims: Vec<Vec<usize>> = parts.iter().map(|p| p.dims().to_vec()).collect();
     let lens: Vec<usize> = parts.iter().map(|p| p.numel()).collect();
-    let data: Vec<T> = parts.iter().flat_map(|p| p.to_vec()).collect();
-    let total = data.len();
-    let value = Dyn::<T>::try_from_vec(data, &[total])?;
+    let total = lens.iter().sum();
+    let flat = parts
+        .iter()
+        .map(|p| p.try_reshape(&[p.numel() as isize]))
+        .collect::<Result<Vec<Dyn<T, D>>, D::Error>>()?;
+    let value: Dyn<T, D> = D::cat(&flat, 0, &[total])?;
     let (bd, bl) = (dims.clone(), lens.clone());
     let whole = Var::from_op(value, parents, move || {
-        Box::new(move |g: &Dyn<T>, _: &[bool]| {
-            let flat = g.to_vec();
+        Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
             let mut off = 0;
-            let gs: Vec<Dyn<T>> = bd
+            let gs = bd
                 .iter()
                 .zip(&bl)
                 .map(|(d, &n)| {
-                    let part = flat[off..off + n].to_vec();
+                    let part = g.narrow::<DynRank>(0, off, n)?;
                     off += n;
-                    Dyn::<T>::try_from_vec(part, d).expect("the part's own sizes")
+                    part.try_reshape(&isize_dims(d))
                 })
-                .collect();
-            Ok(backward(&gs).into_iter().collect())
+                .collect::<Result<Vec<Dyn<T, D>>, D::Error>>()?;
+            Ok(smallvec![backward(&gs)?])
         })
     });
     let mut off = 0;
@@ -696,8 +708,18 @@ pub type LuL<S> = <<S as Matrices>::Batch as WithTail>::Mat<<S as Matrices>::Row
 /// `U` of [`try_lu`]: `(..., k, n)`.
 pub type LuU<S> = <<S as Matrices>::Batch as WithTail>::Mat<DynDim, <S as Matrices>::Cols>;
 
+/// `(P, L, U)` of [`try_lu`] on the device `D`: `P` a constant tensor,
+/// `L` and `U` in the graph.
+pub type LuParts<T, S, D> = (
+    crate::Tensor<T, LuP<S>, D>,
+    Var<T, LuL<S>, D>,
+    Var<T, LuU<S>, D>,
+);
+
 /// `A = P L U`, as [`linalg::try_lu`](crate::linalg::try_lu), with
-/// PyTorch's gradient [`grad::lu_backward`] through `L` and `U` (`P` is a
+/// PyTorch's gradient [`grad::lu_backward`] on any device (matrix
+/// products, batched triangular solves, masks and one `cat`) through `L`
+/// and `U` (`P` is a
 /// constant).
 ///
 /// # Errors
@@ -714,20 +736,17 @@ pub type LuU<S> = <<S as Matrices>::Batch as WithTail>::Mat<DynDim, <S as Matric
 /// let g = l.sum().backward().wrt(&a).unwrap().to_vec();
 /// assert!(g.iter().zip([0.25, 0., -0.125, 0.]).all(|(x, y)| (x - y).abs() < 1e-12));
 /// ```
-#[allow(clippy::type_complexity)]
-pub fn try_lu<T: LinalgFloat, S: Matrices>(
-    a: &Var<T, S>,
-) -> Result<(crate::Tensor<T, LuP<S>>, Var<T, LuL<S>>, Var<T, LuU<S>>), ShapeError> {
+pub fn try_lu<T: LinalgFloat, S: Matrices, D: GradDevice<T> + LinalgDevice<T>>(
+    a: &Var<T, S, D>,
+) -> Result<LuParts<T, S, D>, D::Error> {
     let (p, l, u) = la::try_lu(&a.value)?;
-    let (pd, ld, ud) = (
+    let (pk, lk, uk) = (
         p.share().into_dyn(),
         l.share().into_dyn(),
         u.share().into_dyn(),
     );
-    let (pk, lk, uk) = (pd.share(), ld.share(), ud.share());
-    let parts = packed(&[a.node.as_ref()], &[ld, ud], move |g| {
-        let r = grad::lu_backward(&g[0], &g[1], &pk, &lk, &uk);
-        vec![Some(nan_on_error(r, &a_dims(&pk, &uk)))]
+    let parts = packed(&[a.node.as_ref()], &[lk.share(), uk.share()], move |g| {
+        Ok(Some(la::vjp::lu_vjp(&g[0], &g[1], &pk, &lk, &uk)?))
     })?;
     let mut it = parts.into_iter();
     let (lv, uv) = (it.next().expect("L"), it.next().expect("U"));
@@ -736,14 +755,6 @@ pub fn try_lu<T: LinalgFloat, S: Matrices>(
         lv.try_reshape(&isize_dims(l.dims()))?,
         uv.try_reshape(&isize_dims(u.dims()))?,
     ))
-}
-
-/// `A`'s sizes from `P` `(..., m, m)` and `U` `(..., k, n)`.
-fn a_dims<T: LinalgFloat>(p: &Dyn<T>, u: &Dyn<T>) -> Vec<usize> {
-    let mut d = p.dims().to_vec();
-    let n = u.dims()[u.dims().len() - 1];
-    *d.last_mut().expect("P is a matrix") = n;
-    d
 }
 
 /// [`try_lu`], panicking on error.
@@ -759,10 +770,9 @@ fn a_dims<T: LinalgFloat>(p: &Dyn<T>, u: &Dyn<T>) -> Vec<usize> {
 /// assert_eq!(u.sum().backward().wrt(&a).unwrap().to_vec(), vec![1.]);
 /// ```
 #[track_caller]
-#[allow(clippy::type_complexity)]
-pub fn lu<T: LinalgFloat, S: Matrices>(
-    a: &Var<T, S>,
-) -> (crate::Tensor<T, LuP<S>>, Var<T, LuL<S>>, Var<T, LuU<S>>) {
+pub fn lu<T: LinalgFloat, S: Matrices, D: GradDevice<T> + LinalgDevice<T>>(
+    a: &Var<T, S, D>,
+) -> LuParts<T, S, D> {
     try_lu(a).or_panic()
 }
 
@@ -775,28 +785,43 @@ pub fn lu<T: LinalgFloat, S: Matrices>(
 /// let z: linalg::ComplexVar<f64, Shape![1]> = linalg::eigvals(&a);
 /// assert_eq!((z.re.value().to_vec(), z.im.value().to_vec()), (vec![2.], vec![0.]));
 /// ```
-pub struct ComplexVar<T: LinalgFloat, S: Shape> {
+pub struct ComplexVar<T: LinalgFloat, S: Shape, D: GradDevice<T> = crate::device::Cpu> {
     /// The real parts.
-    pub re: Var<T, S>,
+    pub re: Var<T, S, D>,
     /// The imaginary parts.
-    pub im: Var<T, S>,
+    pub im: Var<T, S, D>,
+}
+
+/// `x`'s values copied to a CPU tensor.
+fn on_host<T: LinalgFloat, D: GradDevice<T>>(x: &Dyn<T, D>) -> Result<Dyn<T>, D::Error> {
+    Ok(Dyn::<T>::try_from_vec(D::to_host(x)?, x.dims())?)
 }
 
 #[allow(clippy::type_complexity)]
-fn eig_parts<T: LinalgFloat, S: SquareMatrices>(
-    a: &Var<T, S>,
+fn eig_parts<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T>>(
+    a: &Var<T, S, D>,
     with_vectors: bool,
-) -> Result<(ComplexVar<T, EigvalsOf<S>>, Option<ComplexVar<T, S>>), ShapeError> {
+) -> Result<(ComplexVar<T, EigvalsOf<S>, D>, Option<ComplexVar<T, S, D>>), D::Error> {
     let (vals, vecs) = la::try_eig(&a.value)?;
-    let d = |x: &crate::Tensor<T, EigvalsOf<S>>| x.share().into_dyn();
-    let m = |x: &crate::Tensor<T, S>| x.share().into_dyn();
+    let d = |x: &crate::Tensor<T, EigvalsOf<S>, D>| x.share().into_dyn();
+    let m = |x: &crate::Tensor<T, S, D>| x.share().into_dyn();
     let saved = [d(&vals.re), d(&vals.im), m(&vecs.re), m(&vecs.im)];
     let mut outs = vec![d(&vals.re), d(&vals.im)];
     if with_vectors {
         outs.extend([m(&vecs.re), m(&vecs.im)]);
     }
-    let ad = a.dims().to_vec();
+    let (ad, like) = (a.dims().to_vec(), a.erased());
     let parts = packed(&[a.node.as_ref()], &outs, move |g| {
+        // On the host, as the forward pass (complex per-matrix algebra);
+        // the gradient is copied back to `a`'s device.
+        let saved = saved
+            .iter()
+            .map(on_host)
+            .collect::<Result<Vec<Dyn<T>>, D::Error>>()?;
+        let g = g
+            .iter()
+            .map(on_host)
+            .collect::<Result<Vec<Dyn<T>>, D::Error>>()?;
         // An expanded zero (one element, no allocation of the full sizes).
         let zero = crate::Tensor::<T, crate::DynRank>::scalar(T::zero())
             .try_broadcast_to(saved[2].dims())
@@ -812,10 +837,11 @@ fn eig_parts<T: LinalgFloat, S: SquareMatrices>(
             [&saved[0], &saved[1]],
             [&saved[2], &saved[3]],
         );
-        vec![Some(nan_on_error(r, &ad))]
+        let r = nan_on_error(r, &ad);
+        Ok(Some(D::from_host(&like, r.to_vec(), &ad)?))
     })?;
     let mut it = parts.into_iter();
-    let mut next = |dims: &[usize]| -> Result<Var<T, DynRank>, ShapeError> {
+    let mut next = |dims: &[usize]| -> Result<Var<T, DynRank, D>, D::Error> {
         it.next()
             .expect("one part per output")
             .try_reshape(&isize_dims(dims))
@@ -838,7 +864,9 @@ fn eig_parts<T: LinalgFloat, S: SquareMatrices>(
 
 /// The eigenvalues and eigenvectors of each real matrix of `a`, as
 /// [`linalg::try_eig`](crate::linalg::try_eig), with PyTorch's gradient
-/// [`grad::eig_backward`] through the real and imaginary parts of both. As
+/// [`grad::eig_backward`] through the real and imaginary parts of both,
+/// computed on the host and copied to `a`'s device (the forward pass runs
+/// on the host too, as PyTorch's CUDA `eig` does). As
 /// in PyTorch, a loss that depends on the phase of the eigenvectors has no
 /// well-defined gradient.
 ///
@@ -855,9 +883,9 @@ fn eig_parts<T: LinalgFloat, S: SquareMatrices>(
 /// assert!(g.iter().zip([1., 0., 0., 1.]).all(|(x, y)| (x - y).abs() < 1e-12));
 /// ```
 #[allow(clippy::type_complexity)]
-pub fn try_eig<T: LinalgFloat, S: SquareMatrices>(
-    a: &Var<T, S>,
-) -> Result<(ComplexVar<T, EigvalsOf<S>>, ComplexVar<T, S>), ShapeError> {
+pub fn try_eig<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T>>(
+    a: &Var<T, S, D>,
+) -> Result<(ComplexVar<T, EigvalsOf<S>, D>, ComplexVar<T, S, D>), D::Error> {
     let (vals, vecs) = eig_parts(a, true)?;
     Ok((vals, vecs.expect("asked for")))
 }
@@ -876,15 +904,15 @@ pub fn try_eig<T: LinalgFloat, S: SquareMatrices>(
 /// ```
 #[track_caller]
 #[allow(clippy::type_complexity)]
-pub fn eig<T: LinalgFloat, S: SquareMatrices>(
-    a: &Var<T, S>,
-) -> (ComplexVar<T, EigvalsOf<S>>, ComplexVar<T, S>) {
+pub fn eig<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T>>(
+    a: &Var<T, S, D>,
+) -> (ComplexVar<T, EigvalsOf<S>, D>, ComplexVar<T, S, D>) {
     try_eig(a).or_panic()
 }
 
 /// The eigenvalues of each real matrix of `a`, as
 /// [`linalg::try_eigvals`](crate::linalg::try_eigvals), with PyTorch's
-/// gradient `Re V⁻ᴴ diag(gL) Vᴴ`.
+/// gradient `Re V⁻ᴴ diag(gL) Vᴴ`, computed on the host as [`try_eig`]'s.
 ///
 /// # Errors
 /// As [`linalg::try_eigvals`](crate::linalg::try_eigvals).
@@ -899,9 +927,9 @@ pub fn eig<T: LinalgFloat, S: SquareMatrices>(
 /// let g = z.im.square().sum().backward().wrt(&a).unwrap().to_vec();
 /// assert!((g[1] - g[2] + 4.).abs() < 1e-9 || (g[2] - g[1] + 4.).abs() < 1e-9);
 /// ```
-pub fn try_eigvals<T: LinalgFloat, S: SquareMatrices>(
-    a: &Var<T, S>,
-) -> Result<ComplexVar<T, EigvalsOf<S>>, ShapeError> {
+pub fn try_eigvals<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T>>(
+    a: &Var<T, S, D>,
+) -> Result<ComplexVar<T, EigvalsOf<S>, D>, D::Error> {
     Ok(eig_parts(a, false)?.0)
 }
 
@@ -919,6 +947,8 @@ pub fn try_eigvals<T: LinalgFloat, S: SquareMatrices>(
 /// assert_eq!(re, vec![2., 3.]);
 /// ```
 #[track_caller]
-pub fn eigvals<T: LinalgFloat, S: SquareMatrices>(a: &Var<T, S>) -> ComplexVar<T, EigvalsOf<S>> {
+pub fn eigvals<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T>>(
+    a: &Var<T, S, D>,
+) -> ComplexVar<T, EigvalsOf<S>, D> {
     try_eigvals(a).or_panic()
 }

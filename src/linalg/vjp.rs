@@ -1,0 +1,362 @@
+//! The backward passes of `det`, `cholesky`, `solve_triangular`, `lu` and
+//! `householder_product` on the operands' own device: each is the formula
+//! of its per-matrix CPU reference in [`grad`](super::grad) (which
+//! `tests/linalg_grad.rs` checks against finite differences and PyTorch),
+//! written with [`Linalg`] primitives (inverses, triangular solves, the
+//! SVD), matrix products, views, `cat` and op-table kernels, so that a CUDA
+//! `Var` back-propagates on the GPU. Triangles are kept with `where` and a
+//! small mask uploaded once, so an infinity outside the kept triangle does
+//! not turn into NaN.
+
+use super::LinalgFloat;
+use super::compose::{Dyn, add, mat_t, matmul, mul, scalar, select, sub, upload, zeros};
+use crate::backend::op::Reduction;
+use crate::backend::{Backend, Linalg};
+use crate::linalg::{LinalgDevice, Triangle};
+use crate::ops::table::Neg;
+use crate::shape::{DynRank, ShapeError};
+
+/// The gradients of a function's two inputs.
+type Pair<T, D> = (Dyn<T, D>, Dyn<T, D>);
+
+/// `dims` with `extra` appended, as `isize`s (reshape sizes).
+fn sizes_with(dims: &[usize], extra: &[usize]) -> Vec<isize> {
+    dims.iter().chain(extra).map(|&d| d as isize).collect()
+}
+
+/// `x` `(...)` as `(..., 1, 1)`, to scale each matrix of a batch.
+fn per_matrix<T: LinalgFloat, D: Backend<T>>(x: &Dyn<T, D>) -> Result<Dyn<T, D>, D::Error> {
+    x.try_reshape(&sizes_with(x.dims(), &[1, 1]))
+}
+
+/// The last two sizes of `x`.
+fn mat_dims<T: LinalgFloat, D: Backend<T>>(x: &Dyn<T, D>) -> (usize, usize) {
+    let r = x.rank();
+    (x.dims()[r - 2], x.dims()[r - 1])
+}
+
+/// A `rows` by `cols` mask, `keep(i, j)` at `(i, j)`, on `like`'s device.
+fn mask<T: LinalgFloat, D: Backend<T> + Backend<bool>>(
+    like: &Dyn<T, D>,
+    rows: usize,
+    cols: usize,
+    keep: impl Fn(usize, usize) -> bool,
+) -> Result<Dyn<bool, D>, <D as crate::device::Device>::Error> {
+    let data = (0..rows * cols).map(|e| keep(e / cols, e % cols)).collect();
+    upload(like, data, &[rows, cols])
+}
+
+/// Each matrix of `x` where `keep(i, j)` holds, zero elsewhere (`tril`,
+/// `triu` and their strict forms).
+fn keep<T: LinalgFloat, D: Backend<T> + Backend<bool>>(
+    x: &Dyn<T, D>,
+    keep: impl Fn(usize, usize) -> bool,
+) -> Result<Dyn<T, D>, <D as crate::device::Device>::Error> {
+    let (m, n) = mat_dims(x);
+    select(&mask(x, m, n, keep)?, x, &scalar(x, T::zero())?)
+}
+
+/// `-x`.
+fn neg<T: LinalgFloat, D: Backend<T>>(x: &Dyn<T, D>) -> Result<Dyn<T, D>, D::Error> {
+    D::unary(Neg, x)
+}
+
+/// `x`'s matrices with columns (`dim` = -1) or rows (`dim` = -2) `start..
+/// start + len`, a view.
+fn part<T: LinalgFloat, D: Backend<T>>(
+    x: &Dyn<T, D>,
+    dim: isize,
+    start: usize,
+    len: usize,
+) -> Result<Dyn<T, D>, D::Error> {
+    Ok(x.narrow::<DynRank>(dim, start, len)?)
+}
+
+/// `a` and `b` side by side along `dim` (-1: columns, -2: rows).
+fn join<T: LinalgFloat, D: Backend<T>>(
+    a: &Dyn<T, D>,
+    b: &Dyn<T, D>,
+    dim: isize,
+) -> Result<Dyn<T, D>, D::Error> {
+    let d = (a.rank() as isize + dim) as usize;
+    let mut out = a.dims().to_vec();
+    out[d] += b.dims()[d];
+    D::cat(&[a.share(), b.share()], d, &out)
+}
+
+/// The gradient of `det`: `g · det(A) · A⁻ᵀ` for each invertible `A`
+/// (one batched inverse), and for the singular ones (an `info` from the
+/// inverse) the transposed adjugate `g · adj(A)ᵀ` through the SVD, as
+/// [`grad::det_backward`](super::grad::det_backward). The inverse's `info`
+/// is read on the host to decide whether the SVD is needed.
+///
+/// # Errors
+/// An SVD that does not converge (a matrix with non-finite values); a
+/// driver error.
+pub(crate) fn det_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
+    g: &Dyn<T, D>,
+    a: &Dyn<T, D>,
+    det: &Dyn<T, D>,
+) -> Result<Dyn<T, D>, D::Error> {
+    if a.numel() == 0 {
+        return zeros(a);
+    }
+    let (inv, info) = D::inv(a)?;
+    let invertible = mul(&mat_t(&inv), &per_matrix(&mul(g, det)?)?)?;
+    if info.iter().all(|&i| i == 0) {
+        return Ok(invertible);
+    }
+    let singular = mul(&adjugate_t(a)?, &per_matrix(g)?)?;
+    let which: Vec<bool> = info.iter().map(|&i| i != 0).collect();
+    let mut dims = g.dims().to_vec();
+    dims.extend([1, 1]);
+    select(&upload(a, which, &dims)?, &singular, &invertible)
+}
+
+/// `adj(A)ᵀ` of each square matrix of `a`, valid for any `A`: with the SVD
+/// `A = U Σ Vh`, `adj(A)ᵀ = det(U) det(Vh) · U adj(Σ) Vh`, where
+/// `adj(Σ)_k = Π_{j≠k} σ_j` (a product reduction over a matrix of the
+/// singular values with ones on its diagonal).
+fn adjugate_t<T: LinalgFloat, D: LinalgDevice<T>>(a: &Dyn<T, D>) -> Result<Dyn<T, D>, D::Error> {
+    let n = mat_dims(a).0;
+    let (u, s, vh, info) = D::svd(a, true, false)?;
+    if info.iter().any(|&i| i != 0) {
+        return Err(ShapeError::Invalid("det_backward: the SVD did not converge".into()).into());
+    }
+    let (u, vh) = (u.expect("asked for U"), vh.expect("asked for Vh"));
+    let sign = mul(&D::slogdet(&u)?.0, &D::slogdet(&vh)?.0)?;
+    let row = s.try_reshape(&sizes_with(&s.dims()[..s.rank() - 1], &[1, n]))?;
+    let others = select(&mask(a, n, n, |i, j| i == j)?, &scalar(a, T::one())?, &row)?;
+    let last: Vec<bool> = (0..others.rank()).map(|d| d + 1 == others.rank()).collect();
+    let cof: Dyn<T, D> = D::reduce(Reduction::Prod, &others, &last, true)?;
+    let cof = mat_t(&cof);
+    mul(&matmul(&mul(&u, &cof)?, &vh)?, &per_matrix(&sign)?)
+}
+
+/// The gradient of `cholesky` for `L = cholesky(A)`: with `Φ(M)` the lower
+/// triangle of `M`, its diagonal halved, `S = L⁻ᵀ Φ(Lᵀ G) L⁻¹` (two
+/// triangular solves with `L`'s transposed view) and `(S + Sᵀ) / 2`, as
+/// [`grad::cholesky_backward`](super::grad::cholesky_backward). (A factor
+/// from `cholesky` has no zero on its diagonal.)
+///
+/// # Errors
+/// A driver error.
+pub(crate) fn cholesky_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
+    g: &Dyn<T, D>,
+    l: &Dyn<T, D>,
+) -> Result<Dyn<T, D>, D::Error> {
+    if l.numel() == 0 {
+        return zeros(l);
+    }
+    let n = mat_dims(l).0;
+    let half = T::one() / (T::one() + T::one());
+    let weights: Vec<T> = (0..n * n)
+        .map(|e| match (e / n).cmp(&(e % n)) {
+            std::cmp::Ordering::Greater => T::one(),
+            std::cmp::Ordering::Equal => half,
+            std::cmp::Ordering::Less => T::zero(),
+        })
+        .collect();
+    let lt = mat_t(l);
+    let phi = mul(&matmul(&lt, g)?, &upload(l, weights, &[n, n])?)?;
+    let upper = Triangle {
+        upper: true,
+        unit: false,
+    };
+    // Y = L⁻ᵀ Φ, then Sᵀ = L⁻ᵀ Yᵀ.
+    let y = D::solve_triangular(&lt, &phi, upper, true)?;
+    let st = D::solve_triangular(&lt, &mat_t(&y), upper, true)?;
+    mul(&add(&st, &mat_t(&st))?, &scalar(l, half)?)
+}
+
+/// The gradients `(∂A, ∂B)` of `solve_triangular` for `X = A⁻¹ B` (left)
+/// with `A`'s triangle `tri`: `∂B = A⁻ᵀ G` (a solve with the transposed
+/// view, the other triangle) and `∂A = -∂B Xᵀ` kept on the triangle that is
+/// read (without the diagonal for a unit triangle), as
+/// [`grad::solve_triangular_backward`](super::grad::solve_triangular_backward).
+/// `∂A` has the broadcast batch of `A` and `X`.
+///
+/// # Errors
+/// A driver error.
+pub(crate) fn solve_triangular_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
+    g: &Dyn<T, D>,
+    a: &Dyn<T, D>,
+    x: &Dyn<T, D>,
+    tri: Triangle,
+) -> Result<Pair<T, D>, D::Error> {
+    let flipped = Triangle {
+        upper: !tri.upper,
+        unit: tri.unit,
+    };
+    let gb = D::solve_triangular(&mat_t(a), g, flipped, true)?;
+    let r = neg(&matmul(&gb, &mat_t(x))?)?;
+    let ga = keep(&r, |i, j| {
+        let inside = if tri.upper { j >= i } else { j <= i };
+        inside && !(tri.unit && i == j)
+    })?;
+    Ok((ga, gb))
+}
+
+/// `X` with `X Uᵀ = M` (`M U⁻ᵀ`) for upper triangular `u`.
+fn right_solve_upper_t<T: LinalgFloat, D: Linalg<T>>(
+    m: &Dyn<T, D>,
+    u: &Dyn<T, D>,
+) -> Result<Dyn<T, D>, D::Error> {
+    let lower = Triangle {
+        upper: false,
+        unit: false,
+    };
+    D::solve_triangular(&mat_t(u), m, lower, false)
+}
+
+/// `L⁻ᵀ M` for unit lower triangular `l`.
+fn left_solve_unit_lower_t<T: LinalgFloat, D: Linalg<T>>(
+    l: &Dyn<T, D>,
+    m: &Dyn<T, D>,
+) -> Result<Dyn<T, D>, D::Error> {
+    let unit_upper = Triangle {
+        upper: true,
+        unit: true,
+    };
+    D::solve_triangular(&mat_t(l), m, unit_upper, true)
+}
+
+/// The gradient of `lu`'s `L` `(..., m, k)` and `U` `(..., k, n)` for
+/// `A = P L U`, `k = min(m, n)`, as
+/// [`grad::lu_backward`](super::grad::lu_backward) (PyTorch's
+/// `linalg_lu_backward`): for square `A`,
+/// `P L⁻ᵀ (tril₋₁(Lᵀ ∂L) + triu(∂U Uᵀ)) U⁻ᵀ`, and PyTorch's forms for wide
+/// and tall `A` (the square blocks of `L` or `U` are views, the two parts
+/// of the result one `cat`). Zero pivots give infinities and NaNs.
+///
+/// # Errors
+/// A driver error.
+pub(crate) fn lu_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
+    gl: &Dyn<T, D>,
+    gu: &Dyn<T, D>,
+    p: &Dyn<T, D>,
+    l: &Dyn<T, D>,
+    u: &Dyn<T, D>,
+) -> Result<Dyn<T, D>, D::Error> {
+    let (m, k) = mat_dims(l);
+    let n = mat_dims(u).1;
+    let mut dims = p.dims().to_vec();
+    *dims.last_mut().expect("P is a batch of matrices") = n;
+    if m * n == 0 || p.numel() == 0 {
+        return zeros(&crate::linalg::compose::view(
+            p,
+            &dims,
+            &vec![0; dims.len()],
+            0,
+        ));
+    }
+    let tril1 = |x: &Dyn<T, D>| keep(x, |i, j| j < i);
+    let triu0 = |x: &Dyn<T, D>| keep(x, |i, j| j >= i);
+    let g = if m == n {
+        let x = add(
+            &tril1(&matmul(&mat_t(l), gl)?)?,
+            &triu0(&matmul(gu, &mat_t(u))?)?,
+        )?;
+        left_solve_unit_lower_t(l, &right_solve_upper_t(&x, u)?)?
+    } else if m < n {
+        // Wide: L (m, m), U = [U1 U2] with U1 (m, m).
+        let gu_t = triu0(gu)?;
+        let x = sub(&matmul(&mat_t(l), gl)?, &matmul(&gu_t, &mat_t(u))?)?;
+        let x = right_solve_upper_t(&tril1(&x)?, &part(u, -1, 0, k)?)?;
+        let left = add(&x, &part(&gu_t, -1, 0, k)?)?;
+        left_solve_unit_lower_t(l, &join(&left, &part(gu, -1, k, n - k)?, -1)?)?
+    } else {
+        // Tall: L = [L1; L2] with L1 (n, n), U (n, n).
+        let gl_t = tril1(gl)?;
+        let x = sub(&matmul(gu, &mat_t(u))?, &matmul(&mat_t(l), &gl_t)?)?;
+        let x = left_solve_unit_lower_t(&part(l, -2, 0, k)?, &triu0(&x)?)?;
+        let top = add(&x, &part(&gl_t, -2, 0, k)?)?;
+        right_solve_upper_t(&join(&top, &part(gl, -2, k, m - k)?, -2)?, u)?
+    };
+    matmul(p, &g)
+}
+
+/// The gradients `(∂A, ∂τ)` of `householder_product` for `A` `(..., m, n)`
+/// and `τ` `(..., k)`, as
+/// [`grad::householder_product_backward`](super::grad::householder_product_backward):
+/// reverse mode through `Q = H₀ ⋯ H_{k-1} I` with `H_i = I - τ_i v_i v_iᵀ`
+/// (`v_i` column `i` of `A` below the diagonal, 1 on it), one reflector at a
+/// time; each step is a few batched matrix products over the whole batch,
+/// so `O(k)` kernels rather than one per matrix.
+///
+/// # Errors
+/// A driver error.
+pub(crate) fn householder_product_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
+    g: &Dyn<T, D>,
+    a: &Dyn<T, D>,
+    tau: &Dyn<T, D>,
+) -> Result<Pair<T, D>, D::Error> {
+    let (m, n) = mat_dims(a);
+    let k = tau.dims()[tau.rank() - 1];
+    if k == 0 || a.numel() == 0 {
+        return Ok((zeros(a)?, zeros(tau)?));
+    }
+    // The reflectors as the columns of V (..., m, k); each τ_i as (..., 1, 1).
+    let vs = select(
+        &mask(a, m, k, |i, j| i > j)?,
+        &part(a, -1, 0, k)?,
+        &upload(
+            a,
+            (0..m * k)
+                .map(|e| if e / k == e % k { T::one() } else { T::zero() })
+                .collect(),
+            &[m, k],
+        )?,
+    )?;
+    let taus = tau.try_reshape(&sizes_with(&tau.dims()[..tau.rank() - 1], &[1, k]))?;
+    let v = |i: usize| part(&vs, -1, i, 1);
+    let t = |i: usize| part(&taus, -1, i, 1);
+    // H X = X - τ v (vᵀ X).
+    let apply = |x: &Dyn<T, D>, i: usize| -> Result<Dyn<T, D>, D::Error> {
+        let vi = v(i)?;
+        let proj = matmul(&vi, &matmul(&mat_t(&vi), x)?)?;
+        sub(x, &mul(&t(i)?, &proj)?)
+    };
+    // Forward, H_{k-1} first, keeping what each reflector is applied to.
+    let eye: Vec<T> = (0..m * n)
+        .map(|e| if e / n == e % n { T::one() } else { T::zero() })
+        .collect();
+    let mut q = upload(a, eye, &[m, n])?;
+    let mut before: Vec<Option<Dyn<T, D>>> = (0..k).map(|_| None).collect();
+    for i in (0..k).rev() {
+        let next = apply(&q, i)?;
+        before[i] = Some(std::mem::replace(&mut q, next));
+    }
+    let mut gy = g.share();
+    let (mut cols, mut gts) = (Vec::with_capacity(k), Vec::with_capacity(k));
+    for (i, x) in before.iter().enumerate() {
+        let x = x.as_ref().expect("set above");
+        let vi = v(i)?;
+        let av = matmul(&mat_t(&gy), &vi)?;
+        let bv = matmul(&mat_t(x), &vi)?;
+        gts.push(neg(&matmul(&mat_t(&av), &bv)?)?);
+        let gv = add(&matmul(&gy, &bv)?, &matmul(x, &av)?)?;
+        let col = neg(&mul(&t(i)?, &gv)?)?;
+        cols.push(keep(&col, |r, _| r > i)?);
+        gy = apply(&gy, i)?;
+    }
+    if n > k {
+        let mut rest = a.dims().to_vec();
+        *rest.last_mut().expect("a matrix") = n - k;
+        cols.push(zeros(&crate::linalg::compose::view(
+            a,
+            &rest,
+            &vec![0; rest.len()],
+            0,
+        ))?);
+    }
+    let cat = |parts: &[Dyn<T, D>], cols: usize, like: &Dyn<T, D>| {
+        let mut out = like.dims().to_vec();
+        *out.last_mut().expect("a matrix") = cols;
+        D::cat(parts, out.len() - 1, &out)
+    };
+    let ga: Dyn<T, D> = cat(&cols, n, &cols[0])?;
+    let gt: Dyn<T, D> = cat(&gts, k, &gts[0])?;
+    let gt = gt.try_reshape(&sizes_with(tau.dims(), &[]))?;
+    Ok((ga, gt))
+}
