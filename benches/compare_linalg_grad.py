@@ -10,22 +10,15 @@ From the repository root: .venv/bin/python benches/compare_linalg_grad.py
 import os
 import re
 import subprocess
-import time
+import sys
 
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_linalg import median_ms  # noqa: E402
+
 OPS = ["det", "cholesky", "solve_triangular", "lu", "householder_product"]
 SIZES = [(256, 8), (64, 64)]
-
-
-def median_ms(f, reps=21):
-    f()
-    times = []
-    for _ in range(reps):
-        s = time.perf_counter()
-        f()
-        times.append((time.perf_counter() - s) * 1e3)
-    return sorted(times)[reps // 2]
 
 
 def torch_times(batch, n):
