@@ -650,6 +650,9 @@ impl<T: Float, E: Adjoint<T> + Node<Elem = T, Device = Cpu>> Source for GradOf<'
         self.e.visit(c);
         c.leaf(&self.g);
     }
+    fn transcendental(&self) -> bool {
+        Node::transcendental(self.e)
+    }
     #[inline(always)]
     fn with_run<R>(&self, b: &Block<'_>, f: impl FnOnce(Run<'_, T>) -> R) -> R {
         let mut s = Scratch::default();

@@ -26,7 +26,7 @@
 
 use core::mem::MaybeUninit;
 
-pub use super::cpu::fused::MAX_LEAVES;
+pub use super::cpu::fused::{MAX_LEAVES, set_light_wide};
 // The CPU evaluation's block machinery, named by `Node`'s hidden methods.
 #[doc(hidden)]
 pub use super::cpu::fused::{BLOCK, Block, Run, Scratch};
@@ -191,6 +191,14 @@ pub trait Node: sealed::Sealed + Sync + Sized {
     /// `g`; leaves are numbered from `first`.
     #[doc(hidden)]
     fn cuda(&self, g: &mut CudaGen, first: usize) -> String;
+
+    /// Whether an operation under the node calls a transcendental function
+    /// ([`OpDef::transcendental`](crate::backend::op::OpDef::transcendental)):
+    /// the CPU then evaluates it with its widest vectors.
+    #[doc(hidden)]
+    fn transcendental(&self) -> bool {
+        false
+    }
 }
 
 /// Evaluating a fused expression whose value has elements `T` on a device:

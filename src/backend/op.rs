@@ -122,6 +122,25 @@ pub struct OpDef {
 }
 
 impl OpDef {
+    /// Whether the expression calls a transcendental function (`exp`,
+    /// `log`, `erf`, `tanh`, `sin`, `pow`, `sqrt`, ...): what makes a fused
+    /// chain compute-bound rather than memory-bound, so that the CPU
+    /// evaluates it with the widest vectors (a memory-bound chain runs
+    /// fastest with the baseline ones, as the eager kernels do).
+    ///
+    /// ```
+    /// use shaped::backend::op::Pointwise;
+    /// use shaped::ops::table::{Add, Gelu, Relu, Sigmoid};
+    /// assert!(Gelu::DEF.transcendental() && Sigmoid::DEF.transcendental());
+    /// assert!(!Add::DEF.transcendental() && !Relu::DEF.transcendental());
+    /// ```
+    pub fn transcendental(&self) -> bool {
+        const CALLS: [&str; 9] = [
+            "exp", "log", "erf", "sin", "cos", "tan", "pow", "sqrt", "atan",
+        ];
+        CALLS.iter().any(|f| self.cuda.contains(f))
+    }
+
     /// The number of tensor operands a launch passes.
     ///
     /// ```

@@ -219,6 +219,10 @@ impl<Op: Map1<A::Elem>, A: Node> Node for Unary<Op, A> {
             Some(self.0.scalar()),
         )
     }
+
+    fn transcendental(&self) -> bool {
+        Op::DEF.transcendental() || self.1.transcendental()
+    }
 }
 
 impl<Op, A, B> Node for Binary<Op, A, B>
@@ -283,6 +287,10 @@ where
             [Some(&a), Some(&b), None],
             Some(self.0.scalar()),
         )
+    }
+
+    fn transcendental(&self) -> bool {
+        Op::DEF.transcendental() || self.1.transcendental() || self.2.transcendental()
     }
 }
 
@@ -359,5 +367,12 @@ where
             [Some(&a), Some(&b), Some(&c)],
             Some(self.0.scalar()),
         )
+    }
+
+    fn transcendental(&self) -> bool {
+        Op::DEF.transcendental()
+            || self.1.transcendental()
+            || self.2.transcendental()
+            || self.3.transcendental()
     }
 }

@@ -13,7 +13,10 @@
 //! and the scratch buffers stay in L1: memory is read once per leaf and the
 //! output written once, whatever the chain's length. Large existing outputs
 //! are written with streaming stores (`store.rs`), as the eager `out=`
-//! forms are.
+//! forms are. An expression that calls a transcendental function (`exp`,
+//! `erf`, ...) is compute-bound and runs with the widest vectors the
+//! processor has; the others are memory-bound and run with the baseline
+//! ones, as the eager kernels do ([`writer`]).
 //!
 //! Every `unsafe` block here rests on one invariant of [`Block`]: it is made
 //! only by [`run`], from a plan whose every offset lies inside the buffer
@@ -448,6 +451,64 @@ fn write_wide<E: Source>(e: &E, b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>])
     }
 }
 
+/// How the blocks of `e` are written: with the widest vectors (AVX-512 or
+/// AVX2, [`write_wide`]) where `e` calls a transcendental function (it is
+/// compute-bound: `gelu`'s `erf` runs three times faster with AVX-512 than
+/// with SSE2), and with the baseline ones otherwise, as the eager kernels
+/// are (memory-bound chains such as `relu(a * b + c)` ran slower with the
+/// wide ones on the project machine; `benches/README.md`).
+/// `SHAPED_FUSED_LIGHT=wide` (or [`set_light_wide`]) writes every
+/// expression wide, for comparisons.
+fn writer<E: Source>(e: &E) -> impl Fn(&Block<'_>, &mut [MaybeUninit<E::Elem>]) + Sync + '_ {
+    let wide = light_wide() || e.transcendental();
+    move |b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]| {
+        if wide {
+            write_wide(e, b, dst)
+        } else {
+            e.write(b, dst)
+        }
+    }
+}
+
+/// 0: not read yet; 1: memory-bound expressions use the baseline vectors;
+/// 2: they use the widest.
+static LIGHT_WIDE: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
+
+/// Whether expressions without a transcendental function are written wide
+/// too (`SHAPED_FUSED_LIGHT=wide`, or [`set_light_wide`]).
+fn light_wide() -> bool {
+    use core::sync::atomic::Ordering::Relaxed;
+    match LIGHT_WIDE.load(Relaxed) {
+        0 => {
+            let wide = std::env::var("SHAPED_FUSED_LIGHT").is_ok_and(|v| v == "wide");
+            LIGHT_WIDE.store(if wide { 2 } else { 1 }, Relaxed);
+            wide
+        }
+        v => v == 2,
+    }
+}
+
+/// Writes fused expressions without a transcendental function with the
+/// widest vectors too (`true`), or with the baseline ones (`false`, the
+/// default): a switch for benchmarks (`examples/bench_fused.rs` times both
+/// in one process), as `SHAPED_FUSED_LIGHT=wide` is for a whole run.
+///
+/// ```
+/// use shaped::{Shape, Tensor};
+/// let a = Tensor::<f32, Shape![4]>::ones();
+/// shaped::backend::fused::set_light_wide(true);
+/// assert_eq!((a.lazy() + 1.0).relu().eval().to_vec(), vec![2.; 4]);
+/// shaped::backend::fused::set_light_wide(false);
+/// assert_eq!((a.lazy() + 1.0).relu().eval().to_vec(), vec![2.; 4]);
+/// ```
+#[doc(hidden)]
+pub fn set_light_wide(on: bool) {
+    LIGHT_WIDE.store(
+        if on { 2 } else { 1 },
+        core::sync::atomic::Ordering::Relaxed,
+    );
+}
+
 /// Where a segment's blocks lie: the leaves, the segment's operand offsets
 /// and strides, and the arena for their lanes.
 struct Segment<'a> {
@@ -757,6 +818,12 @@ pub(crate) trait Source: Sync {
     fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<Self::Elem>]) {
         self.with_run(b, |r| write_run(dst, r))
     }
+    /// Whether the value calls a transcendental function
+    /// ([`Node::transcendental`]): it is then written with the widest
+    /// vectors ([`writer`]).
+    fn transcendental(&self) -> bool {
+        true
+    }
     /// `r`'s fold of the value over block `b` (a short one): the block's
     /// values, then `r`'s own fold of a run.
     fn fold<R: Reducer<Self::Elem, Acc = Self::Elem, Out = Self::Elem>>(
@@ -795,6 +862,9 @@ pub(crate) trait Source: Sync {
 
 impl<E: Node<Device = Cpu>> Source for E {
     type Elem = E::Elem;
+    fn transcendental(&self) -> bool {
+        Node::transcendental(self)
+    }
     fn dims(&self) -> Result<DimVec, ShapeError> {
         Node::dims(self)
     }
@@ -888,7 +958,7 @@ pub(crate) fn eval<E: Source, SO: Shape>(e: &E) -> Result<Tensor<E::Elem, SO>, S
     let out_strides = contiguous_strides(&dims);
     let plan = plan(&dims, (&out_strides, 0), &c.0);
     let (guards, ptrs) = read_all(&c.0);
-    let write = |b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]| write_wide(e, b, dst);
+    let write = writer(e);
     // SAFETY: the output is fresh and contiguous with `numel(dims)`
     // elements, each offset of the plan's operand 0 once; each leaf's plan
     // offsets come from its layout (broadcast strides only repeat
@@ -957,7 +1027,7 @@ pub(crate) fn eval_into<E: Node<Device = Cpu>, S: Shape>(
     let Some(mut og) = og else {
         unreachable!("the loop takes the output's guard")
     };
-    let write = |b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]| write_wide(e, b, dst);
+    let write = writer(e);
     // SAFETY: `out`'s offsets lie in its storage (its layout) and are
     // pairwise distinct (checked above); no leaf shares its storage
     // (checked above), and the leaves are read under their guards, within
