@@ -59,21 +59,20 @@ fn main() {
         Tensor::<f32, Shape![64, 1]>::rand(8),
     );
     let (mut so1, mut so2) = (Tensor::<f32, Slab>::zeros(), Tensor::<f32, Slab>::zeros());
-    let o5 = std::cell::RefCell::new(Tensor::<f32, Big>::zeros());
-    // The fused `out=` cases that are also timed with the widest vectors
-    // write the same buffer both ways.
-    let (o2, o4) = (
-        std::cell::RefCell::new(Tensor::<f32, Big>::zeros()),
-        std::cell::RefCell::new(Tensor::<f32, Big>::zeros()),
+    let mut o5 = Tensor::<f32, Big>::zeros();
+    let (mut o1, mut o2, mut o3, mut o4) = (
+        Tensor::<f32, Big>::zeros(),
+        Tensor::<f32, Big>::zeros(),
+        Tensor::<f32, Big>::zeros(),
+        Tensor::<f32, Big>::zeros(),
     );
-    let (mut o1, mut o3) = (Tensor::<f32, Big>::zeros(), Tensor::<f32, Big>::zeros());
     let cases: Vec<Case<'_>> = vec![
         ("add", Box::new(|| drop(a.add(&b)))),
         ("add_out", Box::new(|| a.add_out(&b, &mut o1).unwrap())),
         ("add_fused", Box::new(|| drop((a.lazy() + &b).eval()))),
         (
             "add_fused_out",
-            Box::new(|| (a.lazy() + &b).eval_into(&mut o4.borrow_mut()).unwrap()),
+            Box::new(|| (a.lazy() + &b).eval_into(&mut o4).unwrap()),
         ),
         ("chain3_eager", Box::new(|| drop(a.mul(&b).add(&c).relu()))),
         (
@@ -82,12 +81,7 @@ fn main() {
         ),
         (
             "chain3_fused_out",
-            Box::new(|| {
-                (a.lazy() * &b + &c)
-                    .relu()
-                    .eval_into(&mut o2.borrow_mut())
-                    .unwrap()
-            }),
+            Box::new(|| (a.lazy() * &b + &c).relu().eval_into(&mut o2).unwrap()),
         ),
         (
             "chain6_eager",
@@ -136,41 +130,8 @@ fn main() {
             Box::new(|| {
                 ((a.lazy() * &b + &c).relu() * &d - &e)
                     .abs()
-                    .eval_into(&mut o5.borrow_mut())
+                    .eval_into(&mut o5)
                     .unwrap()
-            }),
-        ),
-        // The memory-bound chains written with the widest vectors, as
-        // before the per-expression choice (`set_light_wide`), timed in
-        // the same process as the baseline-vector cases above.
-        (
-            "add_fused_out_wide",
-            Box::new(|| {
-                shaped::backend::fused::set_light_wide(true);
-                (a.lazy() + &b).eval_into(&mut o4.borrow_mut()).unwrap();
-                shaped::backend::fused::set_light_wide(false);
-            }),
-        ),
-        (
-            "chain3_fused_out_wide",
-            Box::new(|| {
-                shaped::backend::fused::set_light_wide(true);
-                (a.lazy() * &b + &c)
-                    .relu()
-                    .eval_into(&mut o2.borrow_mut())
-                    .unwrap();
-                shaped::backend::fused::set_light_wide(false);
-            }),
-        ),
-        (
-            "chain6m_fused_out_wide",
-            Box::new(|| {
-                shaped::backend::fused::set_light_wide(true);
-                ((a.lazy() * &b + &c).relu() * &d - &e)
-                    .abs()
-                    .eval_into(&mut o5.borrow_mut())
-                    .unwrap();
-                shaped::backend::fused::set_light_wide(false);
             }),
         ),
         ("sum1", Box::new(|| drop(a.sum_dim::<1>()))),
