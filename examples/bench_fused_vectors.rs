@@ -60,12 +60,22 @@ fn main() {
         (
             "chain3",
             Some(false),
-            Box::new(|| (a.lazy() * &b + &c).relu().eval_into(&mut o.borrow_mut()).unwrap()),
+            Box::new(|| {
+                (a.lazy() * &b + &c)
+                    .relu()
+                    .eval_into(&mut o.borrow_mut())
+                    .unwrap()
+            }),
         ),
         (
             "chain3",
             Some(true),
-            Box::new(|| (a.lazy() * &b + &c).relu().eval_into(&mut o.borrow_mut()).unwrap()),
+            Box::new(|| {
+                (a.lazy() * &b + &c)
+                    .relu()
+                    .eval_into(&mut o.borrow_mut())
+                    .unwrap()
+            }),
         ),
         (
             "chain6m",
