@@ -121,16 +121,26 @@ impl<'a, T: LinalgFloat> Operand<'a, T> {
         par_batches(name, &batch, |i| f(self.mat(offs[i])))
     }
 
-    /// A copy of the matrix (or the column vector) at `off`.
+    /// A copy of the matrix (or the column vector) at `off`: one faer copy
+    /// where its elements are contiguous (row- or column-major), else
+    /// element by element.
     pub fn mat(&self, off: usize) -> Mat<T> {
         let r = self.dims.len();
+        let (rows, cols) = (self.rows(), self.cols());
         let (rs, cs) = if self.core == 2 {
             (self.strides[r - 2], self.strides[r - 1])
         } else {
             (self.strides[r - 1], 0)
         };
         let d = &self.data;
-        Mat::from_fn(self.rows(), self.cols(), |i, j| d[off + i * rs + j * cs])
+        let n = rows * cols;
+        if n > 0 && (cols == 1 || cs == 1) && (rows == 1 || rs == cols) {
+            return MatRef::from_row_major_slice(&d[off..off + n], rows, cols).to_owned();
+        }
+        if n > 0 && (rows == 1 || rs == 1) && (cols == 1 || cs == rows) {
+            return MatRef::from_column_major_slice(&d[off..off + n], rows, cols).to_owned();
+        }
+        Mat::from_fn(rows, cols, |i, j| d[off + i * rs + j * cs])
     }
 }
 
@@ -209,20 +219,29 @@ pub(crate) fn par_batches_labelled<R: Send>(
     Ok(out)
 }
 
-/// Appends `m` row-major to `out`.
+/// Appends `m` row-major to `out` (one strided copy, not an element at a
+/// time).
 pub(crate) fn push_mat<T: LinalgFloat>(out: &mut Vec<T>, m: MatRef<'_, T>) {
-    for i in 0..m.nrows() {
-        for j in 0..m.ncols() {
-            out.push(m[(i, j)]);
-        }
-    }
+    let (r, c) = (m.nrows(), m.ncols());
+    let start = out.len();
+    out.resize(start + r * c, T::zero());
+    write_row_major(&mut out[start..], m);
 }
 
-/// The matrices `mats` stacked row-major.
+/// `m` written row-major into `dst` (`m.nrows() * m.ncols()` elements).
+fn write_row_major<T: LinalgFloat>(dst: &mut [T], m: MatRef<'_, T>) {
+    let (r, c) = (m.nrows(), m.ncols());
+    faer::MatMut::from_row_major_slice_mut(dst, r, c).copy_from(m);
+}
+
+/// The matrices `mats` stacked row-major, `numel` elements each, copied in
+/// parallel (each copy is of a matrix its task has just computed).
 pub(crate) fn stack<T: LinalgFloat>(mats: &[Mat<T>], numel: usize) -> Vec<T> {
-    let mut out = Vec::with_capacity(mats.len() * numel);
-    for m in mats {
-        push_mat(&mut out, m.as_ref());
+    let mut out = vec![T::zero(); mats.len() * numel];
+    if numel > 0 {
+        out.par_chunks_mut(numel)
+            .zip(mats.par_iter())
+            .for_each(|(dst, m)| write_row_major(dst, m.as_ref()));
     }
     out
 }
