@@ -101,6 +101,10 @@ pub(crate) fn det_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
     if a.numel() == 0 {
         return zeros(a);
     }
+    // The inverse of A itself, not of Aᵀ's view: its LU is the forward
+    // pass's, so `info` flags exactly the matrices whose `det` came out 0
+    // (Aᵀ's LU, pivoting differently, can miss an exact zero pivot and
+    // give `0 · A⁻ᵀ` where the adjugate is not 0).
     let (inv, info) = D::inv(a)?;
     let invertible = mul(&mat_t(&inv), &per_matrix(&mul(g, det)?)?)?;
     if info.iter().all(|&i| i == 0) {
