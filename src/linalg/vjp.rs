@@ -300,32 +300,39 @@ pub(crate) fn householder_product_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
     if k == 0 || a.numel() == 0 {
         return Ok((zeros(a)?, zeros(tau)?));
     }
-    // The reflectors as the columns of V (..., m, k); each τ_i as (..., 1, 1).
+    let orig_a = a.dims();
+    // One batch dimension (B, m, n), so that each reflector is one batched
+    // rank-1 update (`baddbmm`).
+    let b = a.numel() / (m * n);
+    let flat = |x: &Dyn<T, D>, tail: &[usize]| x.try_reshape(&sizes_with(&[b], tail));
+    let (a, g, tau3) = (flat(a, &[m, n])?, flat(g, &[m, n])?, flat(tau, &[1, k])?);
+    // The reflectors as the columns of V (B, m, k); each τ_i as (B, 1, 1).
     let vs = select(
-        &mask(a, m, k, |i, j| i > j)?,
-        &part(a, -1, 0, k)?,
+        &mask(&a, m, k, |i, j| i > j)?,
+        &part(&a, -1, 0, k)?,
         &upload(
-            a,
+            &a,
             (0..m * k)
                 .map(|e| if e / k == e % k { T::one() } else { T::zero() })
                 .collect(),
             &[m, k],
         )?,
     )?;
-    let taus = tau.try_reshape(&sizes_with(&tau.dims()[..tau.rank() - 1], &[1, k]))?;
     let v = |i: usize| part(&vs, -1, i, 1);
-    let t = |i: usize| part(&taus, -1, i, 1);
-    // H X = X - τ v (vᵀ X).
+    let t = |i: usize| part(&tau3, -1, i, 1);
+    // H X = X - τ v (vᵀ X): one product for vᵀ X, then X + (-τ v)(vᵀ X) as
+    // one `baddbmm` (one pass over X rather than three).
     let apply = |x: &Dyn<T, D>, i: usize| -> Result<Dyn<T, D>, D::Error> {
         let vi = v(i)?;
-        let proj = matmul(&vi, &matmul(&mat_t(&vi), x)?)?;
-        sub(x, &mul(&t(i)?, &proj)?)
+        let w = matmul(&mat_t(&vi), x)?;
+        let tv = neg(&mul(&t(i)?, &vi)?)?;
+        Ok(x.try_baddbmm(&tv, &w, T::one(), T::one())?.into_dyn())
     };
     // Forward, H_{k-1} first, keeping what each reflector is applied to.
     let eye: Vec<T> = (0..m * n)
         .map(|e| if e / n == e % n { T::one() } else { T::zero() })
         .collect();
-    let mut q = upload(a, eye, &[m, n])?;
+    let mut q = upload(&a, eye, &[m, n])?;
     let mut before: Vec<Option<Dyn<T, D>>> = (0..k).map(|_| None).collect();
     for i in (0..k).rev() {
         let next = apply(&q, i)?;
@@ -345,22 +352,16 @@ pub(crate) fn householder_product_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
         gy = apply(&gy, i)?;
     }
     if n > k {
-        let mut rest = a.dims().to_vec();
-        *rest.last_mut().expect("a matrix") = n - k;
         cols.push(zeros(&crate::linalg::compose::view(
-            a,
-            &rest,
-            &vec![0; rest.len()],
+            &a,
+            &[b, m, n - k],
+            &[0, 0, 0],
             0,
         ))?);
     }
-    let cat = |parts: &[Dyn<T, D>], cols: usize, like: &Dyn<T, D>| {
-        let mut out = like.dims().to_vec();
-        *out.last_mut().expect("a matrix") = cols;
-        D::cat(parts, out.len() - 1, &out)
-    };
-    let ga: Dyn<T, D> = cat(&cols, n, &cols[0])?;
-    let gt: Dyn<T, D> = cat(&gts, k, &gts[0])?;
+    let ga: Dyn<T, D> = D::cat(&cols, 2, &[b, m, n])?;
+    let gt: Dyn<T, D> = D::cat(&gts, 2, &[b, 1, k])?;
+    let ga = ga.try_reshape(&sizes_with(orig_a, &[]))?;
     let gt = gt.try_reshape(&sizes_with(tau.dims(), &[]))?;
     Ok((ga, gt))
 }
