@@ -23,7 +23,7 @@ use shaped::shape::Shape;
 use shaped::{DynRank, Tensor};
 
 mod common;
-use common::cuda::{LinalgElement as F, device, unit_values};
+use common::cuda::{LinalgElement as F, assert_close, device, same_error, unit_values};
 
 type T<E> = Tensor<E, DynRank>;
 type X<E, D> = Tensor<E, DynRank, D>;
@@ -179,23 +179,15 @@ fn cast<E: F>(t: &T<f64>) -> T<E> {
     T::try_from_vec(t.to_vec().into_iter().map(E::of).collect(), t.dims()).unwrap()
 }
 
-/// The CPU result and the device's: same sizes, values within `E::TOL`
-/// (relative to the larger, at least 1), NaN equal to NaN.
+/// The CPU result and the device's brought back: `common::cuda`'s
+/// [`assert_close`].
 #[track_caller]
 fn near<E: F, S: Shape, S2: Shape, D: Backend<E>>(
     what: &str,
     cpu: &Tensor<E, S>,
     dev: &Tensor<E, S2, D>,
 ) {
-    let back = down(dev);
-    assert_eq!(cpu.dims(), back.dims(), "{what}: sizes");
-    for (i, (x, y)) in cpu.to_vec().into_iter().zip(back.to_vec()).enumerate() {
-        let (x, y): (f64, f64) = (x.into(), y.into());
-        let ok = (x.is_nan() && y.is_nan())
-            || x == y
-            || (x - y).abs() <= E::TOL * x.abs().max(y.abs()).max(1.0);
-        assert!(ok, "{what}: element {i}: cpu {x} vs device {y}");
-    }
+    assert_close(what, &cpu.share().into_dyn(), &down(dev));
 }
 
 /// The same values exactly (integer results).
@@ -208,19 +200,6 @@ fn same<E: Element + PartialEq + std::fmt::Debug, S: Shape, S2: Shape, D: Backen
     let back = down(dev);
     assert_eq!(cpu.dims(), back.dims(), "{what}: sizes");
     assert_eq!(cpu.to_vec(), back.to_vec(), "{what}");
-}
-
-/// The same error, with the same message, on both devices.
-#[track_caller]
-fn same_error<R1, R2, E1: std::fmt::Display, E2: std::fmt::Display>(
-    what: &str,
-    cpu: Result<R1, E1>,
-    dev: Result<R2, E2>,
-) {
-    let (Err(c), Err(g)) = (cpu, dev) else {
-        panic!("{what}: expected errors on both devices")
-    };
-    assert_eq!(c.to_string(), g.to_string(), "{what}");
 }
 
 fn pinv_rank_match<E: F, D: Dev + LinalgDevice<E>>(on: &On<D>) {
