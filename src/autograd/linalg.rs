@@ -631,8 +631,8 @@ pub fn vector_norm_dims<T: LinalgFloat, S: Shape, D: GradDevice<T>>(
 
 mod decomp;
 pub use decomp::{
-    ComplexVar, LuL, LuP, LuU, cond, eig, eigvals, householder_product, lstsq, lstsq_vec, lu,
-    matrix_norm, multi_dot, norm, svdvals, try_cond, try_eig, try_eigvals, try_householder_product,
-    try_lstsq, try_lstsq_vec, try_lu, try_matrix_norm, try_multi_dot, try_norm, try_svdvals,
-    try_vector_norm, vector_norm,
+    ComplexVar, LuL, LuP, LuParts, LuU, cond, eig, eigvals, householder_product, lstsq, lstsq_vec,
+    lu, matrix_norm, multi_dot, norm, svdvals, try_cond, try_eig, try_eigvals,
+    try_householder_product, try_lstsq, try_lstsq_vec, try_lu, try_matrix_norm, try_multi_dot,
+    try_norm, try_svdvals, try_vector_norm, vector_norm,
 };

@@ -119,6 +119,23 @@ pub(crate) fn upload<T: Element, U: Element, D: Backend<T>>(
     D::from_host(like, data, dims)
 }
 
+/// `a`'s values copied to a CPU tensor of its sizes (for the parts that
+/// run on the host: `eig` and its gradient).
+pub(crate) fn download<T: Element, S: Shape, D: Backend<T>>(
+    a: &Tensor<T, S, D>,
+) -> Result<Tensor<T, DynRank>, D::Error> {
+    Ok(Tensor::try_from_vec(D::to_host(a)?, a.dims())?)
+}
+
+/// Zeros of the sizes `dims` (a new contiguous tensor) on `like`'s device:
+/// a fill over a stride-0 view of `like`, which reads nothing.
+pub(crate) fn zeros_of<T: Numeric, S: Shape, D: Backend<T>>(
+    like: &Tensor<T, S, D>,
+    dims: &[usize],
+) -> Result<Dyn<T, D>, D::Error> {
+    zeros(&view(like, dims, &vec![0; dims.len()], 0))
+}
+
 /// The `rows` by `cols` identity (ones on the main diagonal) on `like`'s
 /// device.
 pub(crate) fn eye<T: Numeric, U: Element, D: Backend<T>>(

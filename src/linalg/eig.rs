@@ -274,7 +274,7 @@ fn on_host<T: LinalgFloat, S: Shape, D: Backend<T>>(
     name: &str,
 ) -> Result<Tensor<T, DynRank>, D::Error> {
     check_square_dims(a.dims(), name, "A")?;
-    Ok(Tensor::try_from_vec(D::to_host(a)?, a.dims())?)
+    super::compose::download(a)
 }
 
 /// The CPU result `z` copied to `like`'s device, in the shape `S2`.

@@ -9,7 +9,9 @@
 //! not turn into NaN.
 
 use super::LinalgFloat;
-use super::compose::{Dyn, add, mat_t, matmul, mul, scalar, select, sub, upload, zeros};
+use super::compose::{
+    Dyn, add, eye, mat_t, matmul, mul, scalar, select, sub, upload, zeros, zeros_of,
+};
 use crate::backend::op::Reduction;
 use crate::backend::{Backend, Linalg};
 use crate::linalg::{LinalgDevice, Triangle};
@@ -247,12 +249,7 @@ pub(crate) fn lu_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
     let mut dims = p.dims().to_vec();
     *dims.last_mut().expect("P is a batch of matrices") = n;
     if m * n == 0 || p.numel() == 0 {
-        return zeros(&crate::linalg::compose::view(
-            p,
-            &dims,
-            &vec![0; dims.len()],
-            0,
-        ));
+        return zeros_of(p, &dims);
     }
     let tril1 = |x: &Dyn<T, D>| keep(x, |i, j| j < i);
     let triu0 = |x: &Dyn<T, D>| keep(x, |i, j| j >= i);
@@ -310,13 +307,7 @@ pub(crate) fn householder_product_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
     let vs = select(
         &mask(&a, m, k, |i, j| i > j)?,
         &part(&a, -1, 0, k)?,
-        &upload(
-            &a,
-            (0..m * k)
-                .map(|e| if e / k == e % k { T::one() } else { T::zero() })
-                .collect(),
-            &[m, k],
-        )?,
+        &eye(&a, m, k)?,
     )?;
     let v = |i: usize| part(&vs, -1, i, 1);
     let t = |i: usize| part(&tau3, -1, i, 1);
@@ -329,10 +320,7 @@ pub(crate) fn householder_product_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
         Ok(x.try_baddbmm(&tv, &w, T::one(), T::one())?.into_dyn())
     };
     // Forward, H_{k-1} first, keeping what each reflector is applied to.
-    let eye: Vec<T> = (0..m * n)
-        .map(|e| if e / n == e % n { T::one() } else { T::zero() })
-        .collect();
-    let mut q = upload(&a, eye, &[m, n])?;
+    let mut q = eye(&a, m, n)?;
     let mut before: Vec<Option<Dyn<T, D>>> = (0..k).map(|_| None).collect();
     for i in (0..k).rev() {
         let next = apply(&q, i)?;
@@ -352,12 +340,7 @@ pub(crate) fn householder_product_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
         gy = apply(&gy, i)?;
     }
     if n > k {
-        cols.push(zeros(&crate::linalg::compose::view(
-            &a,
-            &[b, m, n - k],
-            &[0, 0, 0],
-            0,
-        ))?);
+        cols.push(zeros_of(&a, &[b, m, n - k])?);
     }
     let ga: Dyn<T, D> = D::cat(&cols, 2, &[b, m, n])?;
     let gt: Dyn<T, D> = D::cat(&gts, 2, &[b, 1, k])?;

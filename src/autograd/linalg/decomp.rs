@@ -710,6 +710,15 @@ pub type LuU<S> = <<S as Matrices>::Batch as WithTail>::Mat<DynDim, <S as Matric
 
 /// `(P, L, U)` of [`try_lu`] on the device `D`: `P` a constant tensor,
 /// `L` and `U` in the graph.
+///
+/// ```
+/// use shaped::autograd::{linalg, Var};
+/// use shaped::device::Cpu;
+/// use shaped::{Shape, Tensor};
+/// let a = Var::param(Tensor::<f64, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]));
+/// let (p, l, u): linalg::LuParts<f64, Shape![2, 3], Cpu> = linalg::lu(&a);
+/// assert_eq!((p.dims(), l.dims(), u.dims()), (&[2, 2][..], &[2, 2][..], &[2, 3][..]));
+/// ```
 pub type LuParts<T, S, D> = (
     crate::Tensor<T, LuP<S>, D>,
     Var<T, LuL<S>, D>,
@@ -792,11 +801,6 @@ pub struct ComplexVar<T: LinalgFloat, S: Shape, D: GradDevice<T> = crate::device
     pub im: Var<T, S, D>,
 }
 
-/// `x`'s values copied to a CPU tensor.
-fn on_host<T: LinalgFloat, D: GradDevice<T>>(x: &Dyn<T, D>) -> Result<Dyn<T>, D::Error> {
-    Ok(Dyn::<T>::try_from_vec(D::to_host(x)?, x.dims())?)
-}
-
 #[allow(clippy::type_complexity)]
 fn eig_parts<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T>>(
     a: &Var<T, S, D>,
@@ -816,11 +820,11 @@ fn eig_parts<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T>>(
         // the gradient is copied back to `a`'s device.
         let saved = saved
             .iter()
-            .map(on_host)
+            .map(crate::linalg::compose::download)
             .collect::<Result<Vec<Dyn<T>>, D::Error>>()?;
         let g = g
             .iter()
-            .map(on_host)
+            .map(crate::linalg::compose::download)
             .collect::<Result<Vec<Dyn<T>>, D::Error>>()?;
         // An expanded zero (one element, no allocation of the full sizes).
         let zero = crate::Tensor::<T, crate::DynRank>::scalar(T::zero())

@@ -821,9 +821,7 @@ pub(crate) trait Source: Sync {
     /// Whether the value calls a transcendental function
     /// ([`Node::transcendental`]): it is then written with the widest
     /// vectors ([`writer`]).
-    fn transcendental(&self) -> bool {
-        true
-    }
+    fn transcendental(&self) -> bool;
     /// `r`'s fold of the value over block `b` (a short one): the block's
     /// values, then `r`'s own fold of a run.
     fn fold<R: Reducer<Self::Elem, Acc = Self::Elem, Out = Self::Elem>>(
