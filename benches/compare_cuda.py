@@ -53,6 +53,27 @@ def torch_cases():
         "small_alloc": median_ns(lambda: s + t, inner=2000),
         "small_out": median_ns(lambda: torch.add(s, t, out=o), inner=2000),
     }
+    c, d, e = rand(4096, 1), rand(4096), rand(4096, 1)
+    gelu = torch.nn.functional.gelu
+    r["add_fused_out"] = median_ns(lambda: torch.add(a, v, out=out))
+    r["chain3_eager"] = median_ns(lambda: torch.relu(a * v + c))
+    r["chain6_eager"] = median_ns(lambda: gelu(a * v + c) * d - e)
+    r["sum1"] = median_ns(lambda: a.sum(1))
+    r["mulsum1_eager"] = median_ns(lambda: (a * v).sum(1))
+    # torch.compile (Inductor: one Triton kernel per chain), compile time
+    # excluded (each function is warmed up first) and reported.
+    f3 = torch.compile(lambda a, b, c: torch.relu(a * b + c))
+    f6 = torch.compile(lambda a, b, c, d, e: gelu(a * b + c) * d - e)
+    f6m = torch.compile(lambda a, b, c, d, e: (torch.relu(a * b + c) * d - e).abs())
+    fs = torch.compile(lambda a, b: (a * b).sum(1))
+    t0 = time.perf_counter()
+    f3(a, v, c), f6(a, v, c, d, e), f6m(a, v, c, d, e), fs(a, v)
+    torch.cuda.synchronize()
+    r["inductor_compile_s"] = time.perf_counter() - t0
+    r["chain3_fused"] = median_ns(lambda: f3(a, v, c))
+    r["chain6_fused"] = median_ns(lambda: f6(a, v, c, d, e))
+    r["chain6m_fused_out"] = median_ns(lambda: f6m(a, v, c, d, e))
+    r["mulsum1_fused"] = median_ns(lambda: fs(a, v))
     for n in (256, 1024, 2048):
         x, y = rand(n, n), rand(n, n)
         r[f"matmul_{n}"] = median_ns(lambda: x @ y, reps=11, inner=20 if n == 2048 else 100)
@@ -67,6 +88,10 @@ BYTES = {
     "outer": 4096 * 4096 * 4 + 2 * 4096 * 4,
     "row": 2 * 4096 * 4096 * 4 + 4096 * 4,
     "batch": 256 * 256 * 1024 * 4 + 2 * 256 * 1024 * 4,
+    "add_fused": 2 * 4096 * 4096 * 4 + 4096 * 4,
+    "chain3_fused": 2 * 4096 * 4096 * 4 + 2 * 4096 * 4,
+    "chain6_fused": 2 * 4096 * 4096 * 4 + 4 * 4096 * 4,
+    "chain6m_fused": 2 * 4096 * 4096 * 4 + 4 * 4096 * 4,
 }
 
 
@@ -80,6 +105,8 @@ def main():
     print(f"GPU: {shaped.get('device', '?')} (torch sees {torch.cuda.get_device_name()})")
     print(f"device-to-device copy: {copy_gbps:.1f} GB/s (measured by bench_cuda in its run)")
     theirs = torch_cases()
+    print(f"torch.compile: {theirs.pop('inductor_compile_s'):.1f} s to compile the four chains (excluded below)")
+    print("fused cases: the torch column is torch.compile (Inductor) for *_fused*, eager PyTorch for *_eager")
     print(f"{'case':24}{'shaped ns':>14}{'torch ns':>14}{'torch/shaped':>14}{'% of copy bw':>14}")
     for k, t in theirs.items():
         if k not in shaped:

@@ -131,6 +131,76 @@ fn main() {
         median_ns(&dev, 21, 2000, || s.add_out(&t, &mut o).unwrap())
     );
 
+    // Fused chains (the cases of `examples/bench_fused.rs`): `b, d: (4096,)`,
+    // `c, e: (4096, 1)`, against the single broadcast add `row_out` above.
+    let c = Tensor::<f32, Shape![4096, 1]>::rand(14)
+        .to_device(&dev)
+        .unwrap();
+    let d = Tensor::<f32, Shape![4096]>::rand(15)
+        .to_device(&dev)
+        .unwrap();
+    let e = Tensor::<f32, Shape![4096, 1]>::rand(16)
+        .to_device(&dev)
+        .unwrap();
+    println!(
+        "add_fused_out\t{:.0}",
+        median_ns(&dev, 21, 10, || (a.lazy() + &v)
+            .eval_into(&mut out)
+            .unwrap())
+    );
+    println!(
+        "chain3_eager\t{:.0}",
+        median_ns(&dev, 21, 10, || drop(a.mul(&v).add(&c).relu()))
+    );
+    println!(
+        "chain3_fused\t{:.0}",
+        median_ns(&dev, 21, 10, || drop((a.lazy() * &v + &c).relu().eval()))
+    );
+    println!(
+        "chain3_fused_out\t{:.0}",
+        median_ns(&dev, 21, 10, || (a.lazy() * &v + &c)
+            .relu()
+            .eval_into(&mut out)
+            .unwrap())
+    );
+    println!(
+        "chain6_eager\t{:.0}",
+        median_ns(&dev, 21, 10, || drop(
+            a.mul(&v).add(&c).gelu().mul(&d).sub(&e)
+        ))
+    );
+    println!(
+        "chain6_fused\t{:.0}",
+        median_ns(&dev, 21, 10, || drop(
+            ((a.lazy() * &v + &c).gelu() * &d - &e).eval()
+        ))
+    );
+    println!(
+        "chain6_fused_out\t{:.0}",
+        median_ns(&dev, 21, 10, || ((a.lazy() * &v + &c).gelu() * &d - &e)
+            .eval_into(&mut out)
+            .unwrap())
+    );
+    println!(
+        "chain6m_fused_out\t{:.0}",
+        median_ns(&dev, 21, 10, || ((a.lazy() * &v + &c).relu() * &d - &e)
+            .abs()
+            .eval_into(&mut out)
+            .unwrap())
+    );
+    println!(
+        "sum1\t{:.0}",
+        median_ns(&dev, 21, 10, || drop(a.sum_dim::<1>()))
+    );
+    println!(
+        "mulsum1_eager\t{:.0}",
+        median_ns(&dev, 21, 10, || drop(a.mul(&v).sum_dim::<1>()))
+    );
+    println!(
+        "mulsum1_fused\t{:.0}",
+        median_ns(&dev, 21, 10, || drop((a.lazy() * &v).sum_dim::<1>()))
+    );
+
     for n in [256usize, 1024, 2048] {
         let x = Tensor::<f32, shaped::DynRank>::try_rand(&[n, n], 10)
             .unwrap()

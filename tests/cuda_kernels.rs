@@ -124,7 +124,7 @@ fn every_kernel_assembles_to_cubin_for_sm80_and_sm90() {
 /// `g`) with results of C type `out`, as the CUDA backend builds it.
 fn module_of(g: &shaped::backend::fused::CudaGen, out: &str, expr: &str) -> KernelSource {
     let (name, source) = g.module(out, expr);
-    let kernels = ["s64", "s32", "l32"]
+    let kernels = shaped::backend::fused::FUSED_KERNELS
         .map(|v| format!("{name}_{v}"))
         .to_vec();
     KernelSource {
@@ -141,6 +141,23 @@ fn fused_module<E: shaped::backend::fused::Node>(e: &E) -> KernelSource {
     let mut g = CudaGen::default();
     let expr = e.cuda(&mut g, 0);
     module_of(&g, c_name(<E::Elem as Element>::NAME), &expr)
+}
+
+/// The module reducing a fused expression's rows by `r` in one pass.
+fn reduction_module<E: shaped::backend::fused::Node>(
+    e: &E,
+    r: shaped::backend::op::Reduction,
+) -> KernelSource {
+    use shaped::backend::fused::{CudaGen, c_name};
+    use shaped::element::Element;
+    let mut g = CudaGen::default();
+    let expr = e.cuda(&mut g, 0);
+    let (name, source) = g.reduction_module(c_name(<E::Elem as Element>::NAME), &expr, r);
+    KernelSource {
+        kernels: vec![format!("{name}_rows")],
+        name,
+        source,
+    }
 }
 
 /// The module of leaf `k`'s adjoint in a fused chain of `Var`s, as the
@@ -191,8 +208,25 @@ fn fused_kernels_compile_for_sm80_and_sm90() {
         .lazy()
         .gt(&w)
         .select(x.lazy().tanh(), w.lazy().clamp(-1.0f32, 2.0f32));
+    // The one-pass row reductions at the end of a chain: every reduction,
+    // on floats, integers and doubles.
+    use shaped::backend::op::Reduction;
+    let reductions = [
+        Reduction::Sum,
+        Reduction::Mean,
+        Reduction::Max,
+        Reduction::Min,
+        Reduction::Prod,
+    ]
+    .map(|r| reduction_module((a.lazy() * &b + &c).relu().node(), r))
+    .into_iter()
+    .chain([
+        reduction_module((i.lazy() * 3 - 5).abs().node(), Reduction::Sum),
+        reduction_module((d.lazy() * &d).exp().node(), Reduction::Mean),
+    ]);
     let modules: Vec<KernelSource> = modules
         .into_iter()
+        .chain(reductions)
         .chain((0..3).map(|k| adjoint_module(chain.node(), k)))
         .chain((0..5).map(|k| adjoint_module(select.node(), k)))
         .collect();

@@ -282,16 +282,38 @@ fn norms_match<E: F, D: Dev + LinalgDevice<E>>(on: &On<D>) {
     }
 }
 
+/// Whether the input named `name` is rank-deficient by construction
+/// ([`low_rank`]): its solutions and condition numbers are then decided by
+/// rounding (a pivot or singular value of about `eps` times the largest),
+/// and two correct libraries agree only that they are huge.
+fn rank_deficient(name: &str) -> bool {
+    name.starts_with("rank ")
+}
+
+/// Every element of `t` at least `1 / (1000 eps)`: a condition number of
+/// a rank-deficient matrix, as rounding leaves it.
+#[track_caller]
+fn huge<E: F, S: Shape, D: Backend<E>>(what: &str, t: &Tensor<E, S, D>) {
+    let eps: f64 = <E as num_traits::Float>::epsilon().into();
+    for x in down(t).to_vec() {
+        let x: f64 = x.into();
+        assert!(x >= 1e-3 / eps, "{what}: {x} is not near 1 / eps");
+    }
+}
+
 fn cond_match<E: F, D: Dev + LinalgDevice<E>>(on: &On<D>) {
     use MatrixNorm::*;
     for (name, t, view) in matrix_inputs::<E>(31, 0.0) {
         let (c, g) = (apply(&view, &t), apply(&view, &on.up(&t)));
         for p in [None, Some(Two), Some(NegTwo)] {
-            near(
-                &format!("cond {name} {p:?}"),
-                &linalg::cond(&c, p),
-                &linalg::cond(&g, p),
-            );
+            let what = format!("cond {name} {p:?}");
+            let (x, y) = (linalg::cond(&c, p), linalg::cond(&g, p));
+            if rank_deficient(name) && p != Some(NegTwo) {
+                huge(&format!("{what} (cpu)"), &x);
+                huge(&format!("{what} (device)"), &y);
+            } else {
+                near(&what, &x, &y);
+            }
         }
     }
     for (name, t, view) in square_inputs::<E>(41, 2.0) {
@@ -424,7 +446,7 @@ fn ex_match<E: F, D: Dev + LinalgDevice<E>>(on: &On<D>) {
         let (c, g) = (apply(&view, &t), apply(&view, &on.up(&t)));
         let ((xc, ic), (xg, ig)) = (linalg::inv_ex(&c), linalg::inv_ex(&g));
         same(&format!("inv_ex info {name}"), &ic, &ig);
-        if ic.to_vec().iter().all(|&k| k == 0) {
+        if ic.to_vec().iter().all(|&k| k == 0) && !rank_deficient(name) {
             near(&format!("inv_ex {name}"), &xc, &xg);
         }
         // Symmetric positive-definite where the diagonal dominates, not
@@ -462,7 +484,7 @@ fn ex_match<E: F, D: Dev + LinalgDevice<E>>(on: &On<D>) {
             match (x, y) {
                 (Ok((xc, ic)), Ok((xg, ig))) => {
                     same(&format!("{what}: info"), &ic, &ig);
-                    if ic.to_vec().iter().all(|&k| k == 0) {
+                    if ic.to_vec().iter().all(|&k| k == 0) && !rank_deficient(name) {
                         near(&what, &xc, &xg);
                     }
                 }

@@ -187,10 +187,14 @@ fn binary_ops_match_cpu() {
     numeric_binaries!(f32, f64, i32, i64, u8);
     binary_cases!(dev, f32, nonzero false, [div / try_div, atan2 / try_atan2, pow / try_pow]);
     binary_cases!(dev, f64, nonzero false, [div / try_div, atan2 / try_atan2, pow / try_pow]);
-    // Small integer powers (exponents may be negative: PyTorch's rules).
+    // Small integer powers; a negative exponent is refused on both devices
+    // (`nonnegative_exponent`: NumPy's and PyTorch's scalar-form error).
     for (what, a, b) in pairs::<i32>(5, false) {
-        let b =
-            T::<i32>::try_from_vec(b.to_vec().iter().map(|x| x % 4).collect(), b.dims()).unwrap();
+        let b = T::<i32>::try_from_vec(
+            b.to_vec().iter().map(|x| x.rem_euclid(4)).collect(),
+            b.dims(),
+        )
+        .unwrap();
         let cpu = a.try_pow(&b).unwrap();
         let gpu = a
             .to_device(&dev)
@@ -199,6 +203,18 @@ fn binary_ops_match_cpu() {
             .unwrap();
         assert_same(&format!("pow int32 {what}"), &cpu, &gpu);
     }
+    let (a, b) = (
+        rand::<i32>(&[3, 4], 6, false),
+        T::<i32>::try_from_vec(vec![2, -1, 0, 3], &[4]).unwrap(),
+    );
+    assert_eq!(
+        a.to_device(&dev)
+            .unwrap()
+            .try_pow(&b.to_device(&dev).unwrap())
+            .unwrap_err()
+            .to_string(),
+        a.try_pow(&b).unwrap_err().to_string()
+    );
     // alpha forms.
     let (a, b) = (rand::<f32>(&[3, 4], 1, false), rand::<f32>(&[4], 2, false));
     let (ga, gb) = (a.to_device(&dev).unwrap(), b.to_device(&dev).unwrap());
@@ -506,14 +522,22 @@ fn views_on_the_gpu_match_cpu() {
     assert_eq!((x.strides(), y.strides()), (gx.strides(), gy.strides()));
     assert_same("broadcast_tensors a", &x, &gx);
     assert_same("broadcast_tensors b", &y, &gy);
-    // A reshape the strides do not allow copies, on the GPU.
+    // A reshape the strides allow is a view (dropping the size-1 dim of the
+    // permuted (4, 3, 1): strides (1, 4), as PyTorch's), one they do not
+    // allow a copy, on the GPU as on the CPU.
     let t: T<f64> = c.permute(&[2, 0, 1]).unwrap();
     let gt: G<f64> = g.permute(&[2, 0, 1]).unwrap();
     let (cpu, gpu) = (
         t.try_reshape(&[4, 3]).unwrap(),
         gt.try_reshape(&[4, 3]).unwrap(),
     );
-    assert!(gpu.is_contiguous());
+    assert_eq!((cpu.strides(), gpu.strides()), (&[1, 4][..], &[1, 4][..]));
+    assert_same("reshape as a view", &cpu, &gpu);
+    let (cpu, gpu) = (
+        t.try_reshape(&[2, 6]).unwrap(),
+        gt.try_reshape(&[2, 6]).unwrap(),
+    );
+    assert!(cpu.is_contiguous() && gpu.is_contiguous());
     assert_same("reshape as a copy", &cpu, &gpu);
     // Ops read views in place: a permuted (4, 3, 1) and a narrowed (1, 1, 4).
     let sum = gt.try_add(&g.narrow::<DynRank>(0, 0, 1).unwrap()).unwrap();
@@ -914,14 +938,18 @@ fn errors_match_cpu() {
         i.try_remainder(&z).unwrap_err().to_string(),
         "ZeroDivisionError"
     );
-    let empty = T::<f32>::try_zeros(&[0]).unwrap().to_device(&dev).unwrap();
+    // An empty tensor's `max()` (PyTorch: "Specify the reduction dim") and
+    // `amax` over every dim (PyTorch: "Expected reduction dim 0 to have
+    // non-zero size."), each as on the CPU.
+    let cpu_empty = T::<f32>::try_zeros(&[0]).unwrap();
+    let empty = cpu_empty.to_device(&dev).unwrap();
     assert_eq!(
         empty.try_max().unwrap_err().to_string(),
-        T::<f32>::try_zeros(&[0])
-            .unwrap()
-            .try_max_dims(&[], false)
-            .unwrap_err()
-            .to_string()
+        cpu_empty.try_max().unwrap_err().to_string()
+    );
+    assert_eq!(
+        empty.try_max_dims(&[], false).unwrap_err().to_string(),
+        cpu_empty.try_max_dims(&[], false).unwrap_err().to_string()
     );
 }
 
@@ -1106,6 +1134,159 @@ fn fused_chains_match_cpu() {
             assert_same(&format!("fused out= {what}"), &want, &out);
         }
     }
+}
+
+/// Fused chains whose plan the vectorised-rows kernel (`_v32`) takes: a
+/// row and a column broadcast over a 3-d block, views whose rows start on
+/// a multiple of the vector width and one that does not (offset 1: the
+/// strided kernel), `f64` (two per vector), a `bool` result of `f32` leaves
+/// and an `i32` chain, each against the CPU's fused evaluation, into new
+/// tensors and `out=` into an existing one.
+#[test]
+fn fused_vectorised_rows_match_cpu() {
+    let Some(dev) = device() else { return };
+    let b = rand::<f32>(&[16], 2, false);
+    let c = rand::<f32>(&[8, 1, 1], 3, false);
+    let wide = rand::<f32>(&[8, 3, 20], 4, false);
+    let (gb, gc, gw) = (
+        b.to_device(&dev).unwrap(),
+        c.to_device(&dev).unwrap(),
+        wide.to_device(&dev).unwrap(),
+    );
+    for (what, a, ga) in [
+        (
+            "contiguous",
+            rand::<f32>(&[8, 3, 16], 1, false),
+            rand::<f32>(&[8, 3, 16], 1, false).to_device(&dev).unwrap(),
+        ),
+        (
+            "aligned narrow",
+            wide.narrow(2, 4, 16).unwrap(),
+            gw.narrow(2, 4, 16).unwrap(),
+        ),
+        (
+            "misaligned narrow",
+            wide.narrow(2, 1, 16).unwrap(),
+            gw.narrow(2, 1, 16).unwrap(),
+        ),
+    ] {
+        let cpu = ((a.lazy() * &b + &c).gelu() * &b - &c).eval();
+        let gpu = ((ga.lazy() * &gb + &gc).gelu() * &gb - &gc).eval();
+        assert_same(&format!("rows chain {what}"), &cpu, &gpu);
+        let cpu = (a.lazy() * &b).gt(&c).eval();
+        let gpu = (ga.lazy() * &gb).gt(&gc).eval();
+        assert_eq!(
+            cpu.to_vec(),
+            gpu.to_cpu().unwrap().to_vec(),
+            "rows bool {what}"
+        );
+        let mut out = T::<f32>::try_zeros(&[8, 3, 16])
+            .unwrap()
+            .to_device(&dev)
+            .unwrap();
+        (ga.lazy() - &gc).abs().eval_into(&mut out).unwrap();
+        assert_same(
+            &format!("rows out= {what}"),
+            &(a.lazy() - &c).abs().eval(),
+            &out,
+        );
+    }
+    // Reductions at the end of the chain: along the last dim (one pass,
+    // `_rows`, when the rows are aligned), along the first (two passes) and
+    // over everything.
+    for (what, a, ga) in [
+        (
+            "contiguous",
+            rand::<f32>(&[8, 3, 16], 1, false),
+            rand::<f32>(&[8, 3, 16], 1, false).to_device(&dev).unwrap(),
+        ),
+        (
+            "aligned narrow",
+            wide.narrow(2, 4, 16).unwrap(),
+            gw.narrow(2, 4, 16).unwrap(),
+        ),
+        (
+            "misaligned narrow",
+            wide.narrow(2, 1, 16).unwrap(),
+            gw.narrow(2, 1, 16).unwrap(),
+        ),
+    ] {
+        let (x, gx) = (a.lazy() * &b + &c, ga.lazy() * &gb + &gc);
+        assert_same(
+            &format!("sum_dim<2> {what}"),
+            &x.sum_dim::<2>(),
+            &gx.sum_dim::<2>(),
+        );
+        assert_same(
+            &format!("mean_dim<2> {what}"),
+            &x.mean_dim::<2>(),
+            &gx.mean_dim::<2>(),
+        );
+        assert_same(
+            &format!("max keepdim {what}"),
+            &x.max_dim_keepdim::<2>(),
+            &gx.max_dim_keepdim::<2>(),
+        );
+        assert_same(
+            &format!("min_dim<2> {what}"),
+            &x.min_dim::<2>(),
+            &gx.min_dim::<2>(),
+        );
+        assert_same(
+            &format!("sum_dim<0> {what}"),
+            &x.sum_dim::<0>(),
+            &gx.sum_dim::<0>(),
+        );
+        let (s, gs) = (x.sum(), gx.sum());
+        assert!(
+            (s.item() - gs.to_cpu().unwrap().item()).abs() <= 1e-4 * s.item().abs().max(1.0),
+            "sum {what}"
+        );
+    }
+    let (x, y) = (rand::<f64>(&[5, 6], 5, false), rand::<f64>(&[6], 6, false));
+    let (gx, gy) = (x.to_device(&dev).unwrap(), y.to_device(&dev).unwrap());
+    assert_same(
+        "rows f64",
+        &(x.lazy() * &y + 1.5f64).exp().eval(),
+        &(gx.lazy() * &gy + 1.5f64).exp().eval(),
+    );
+    let (i, j) = (
+        rand::<i32>(&[4, 8], 7, false),
+        rand::<i32>(&[4, 1], 8, false),
+    );
+    let (gi, gj) = (i.to_device(&dev).unwrap(), j.to_device(&dev).unwrap());
+    assert_eq!(
+        (i.lazy() * &j - 3i32).eval().to_vec(),
+        (gi.lazy() * &gj - 3i32).eval().to_cpu().unwrap().to_vec(),
+        "rows i32"
+    );
+    assert_eq!(
+        (i.lazy() * &j).max_dim::<1>().to_vec(),
+        (gi.lazy() * &gj).max_dim::<1>().to_cpu().unwrap().to_vec(),
+        "rows i32 max"
+    );
+    assert_eq!(
+        (i.lazy() - &j).sum_dim::<1>().to_vec(),
+        (gi.lazy() - &gj).sum_dim::<1>().to_cpu().unwrap().to_vec(),
+        "rows i32 sum"
+    );
+    assert_same(
+        "rows f64 mean",
+        &(x.lazy() * &y).exp().mean_dim::<1>(),
+        &(gx.lazy() * &gy).exp().mean_dim::<1>(),
+    );
+    // Many rows (the one-pass kernel's grid-stride loop over rows) of a
+    // row-and-column broadcast, as `benches`' `mulsum1`.
+    let (m, v) = (
+        rand::<f32>(&[70_000, 8], 9, false),
+        rand::<f32>(&[8], 10, false),
+    );
+    let (gm, gv) = (m.to_device(&dev).unwrap(), v.to_device(&dev).unwrap());
+    assert_same(
+        "many rows",
+        &(m.lazy() * &v).sum_dim::<1>(),
+        &(gm.lazy() * &gv).sum_dim::<1>(),
+    );
 }
 
 /// Layouts for the reductions: plain, long rows and columns, zero-size,

@@ -30,7 +30,7 @@ pub use super::cpu::fused::{MAX_LEAVES, set_light_wide};
 // The CPU evaluation's block machinery, named by `Node`'s hidden methods.
 #[doc(hidden)]
 pub use super::cpu::fused::{BLOCK, Block, Run, Scratch};
-pub use super::cuda::fused_source::{CudaGen, c_name};
+pub use super::cuda::fused_source::{CudaGen, FUSED_KERNELS, c_name};
 use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::op::Reduction;

@@ -195,21 +195,28 @@ impl<T: Numeric, const MAX: bool> Reducer<T> for Extreme<MAX> {
 pub(crate) struct ArgExtreme<const MAX: bool>;
 
 impl<const MAX: bool> ArgExtreme<MAX> {
-    /// Whether `later` replaces `earlier`.
+    /// Whether candidate `later` replaces `earlier`: a NaN beats every
+    /// number, a better value beats a worse one, and among equals (or two
+    /// NaNs) the lower index wins. The rule does not depend on the order
+    /// the candidates come in: a view's elements are visited in memory
+    /// order, which for a transposed view is not the index order (with ties
+    /// decided by arrival, `argmax` of a transposed view reported a later
+    /// tie than PyTorch's first one).
     #[inline(always)]
     fn wins<T: Numeric>(earlier: (T, usize), later: (T, usize)) -> bool {
         if earlier.1 == usize::MAX {
             return true;
         }
-        if is_nan(earlier.0) {
-            return false;
+        let (en, ln) = (is_nan(earlier.0), is_nan(later.0));
+        if en || ln {
+            return ln && (!en || later.1 < earlier.1);
         }
-        is_nan(later.0)
-            || if MAX {
-                later.0 > earlier.0
-            } else {
-                later.0 < earlier.0
-            }
+        let better = if MAX {
+            later.0 > earlier.0
+        } else {
+            later.0 < earlier.0
+        };
+        better || (later.0 == earlier.0 && later.1 < earlier.1)
     }
 }
 

@@ -177,7 +177,7 @@ pub(crate) fn launch<T: CudaElement, A0: CudaElement, O: CudaElement>(
     s: T,
 ) -> Result<(), CudaError> {
     debug_assert_eq!(rest.len() + 1, op.inputs());
-    let key = (op.name, T::NAME);
+    let key = elementwise_key(op, T::NAME);
     run(
         dev,
         key,
@@ -187,6 +187,15 @@ pub(crate) fn launch<T: CudaElement, A0: CudaElement, O: CudaElement>(
         rest,
         s,
     )
+}
+
+/// The kernel-table key of op `op` on element type `t`: every part of its
+/// module's name (`elementwise_name`), so no two modules share a key.
+pub(crate) fn elementwise_key(
+    op: &OpDef,
+    t: &'static str,
+) -> (&'static str, &'static str, &'static str) {
+    (op.name, op.mode.suffix(), t)
 }
 
 /// Writes `out` (any strides) with the elements of `a` (broadcast to
@@ -207,7 +216,7 @@ pub(crate) fn launch_cast<F: Element, U: CudaElement>(
             CudaError::Shape(ShapeError::Invalid(format!("no CUDA type {}", U::NAME)))
         })?;
     let make = || cast_source(F::NAME, U::NAME);
-    run(dev, (name, F::NAME), make, out, a, &[], U::default())
+    run(dev, (name, "", F::NAME), make, out, a, &[], U::default())
 }
 
 /// Kernel-table names of the casts, in the order of `TYPES` (the target).
@@ -220,12 +229,12 @@ const CAST_NAMES: [&str; 6] = [
     "cast_bool",
 ];
 
-/// The launch shared by every elementwise module: the kernel `key.0` on
-/// `key.1` in the variant the plan calls for (compiled from `make` on
+/// The launch shared by every elementwise module: the kernel `key.0` in
+/// mode `key.1` on `key.2` in the variant the plan calls for (compiled from `make` on
 /// first use), over `out`, `a0` and `rest`, with scalar `s`.
 fn run<T: CudaElement, A0, O>(
     dev: &CudaDevice,
-    key: (&'static str, &'static str),
+    key: (&'static str, &'static str, &'static str),
     make: impl FnOnce() -> KernelSource,
     out: Operand<'_, O>,
     a0: Operand<'_, A0>,
@@ -249,7 +258,7 @@ fn run<T: CudaElement, A0, O>(
     let nops = ops.len();
     let vec = vec_width(&[size_of::<A0>(), size_of::<T>(), size_of::<O>()]);
     let variant = choose_variant(&l, nops, numel, vec);
-    let f = dev.kernel((key.0, key.1, variant), make)?;
+    let f = dev.kernel((key.0, key.1, key.2, variant), make)?;
     let work = if variant == "v32" {
         numel as u64 / vec
     } else {
@@ -365,6 +374,36 @@ mod tests {
             .collect();
         let out = crate::iter::contiguous_strides(&dims);
         assert!(plan_layout(&dims, &[(&out, 0), (&alt, 0)]).is_err());
+    }
+
+    #[test]
+    fn distinct_modules_have_distinct_kernel_keys() {
+        // The kernel table is keyed by `elementwise_key`, the modules by
+        // `elementwise_name`: two modules under one key would hand one's
+        // kernel to the other's launches (on the GPU, `x * 3.0` ran the
+        // kernel of `x * y` when the tensor form was compiled first).
+        use crate::backend::op::Mode;
+        let mut seen = std::collections::HashMap::new();
+        for (t, _, _) in TYPES {
+            for op in crate::ops::table::POINTWISE
+                .iter()
+                .filter(|o| o.family.admits(t))
+            {
+                let modes: &[Mode] = if op.has_scalar_forms() {
+                    &[Mode::Tensors, Mode::ScalarRhs, Mode::ScalarLhs]
+                } else {
+                    &[Mode::Tensors]
+                };
+                for &mode in modes {
+                    let op = OpDef { mode, ..*op };
+                    let name = crate::backend::cuda::source::elementwise_name(&op, t);
+                    if let Some(other) = seen.insert(elementwise_key(&op, t), name.clone()) {
+                        assert_eq!(other, name, "two modules share a kernel key");
+                    }
+                }
+            }
+        }
+        assert!(seen.len() > 100, "{} keys", seen.len());
     }
 
     #[test]

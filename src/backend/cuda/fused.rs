@@ -14,15 +14,18 @@ use cudarc::driver::{
 };
 use parking_lot::RwLockReadGuard;
 
-use super::fused_source::{CudaGen, FUSED_OPERANDS, FUSED_SCALARS, c_name};
+use super::fused_source::{CudaGen, FUSED_KERNELS, FUSED_OPERANDS, FUSED_SCALARS, c_name};
 use super::primitives::{output, same_device};
+use super::reductions::find_reduction;
 use super::source::{KernelSource, MAX_RANK};
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::fused::{Fused, Leaves, Node};
+use crate::backend::op::Reduction;
+use crate::backend::primitives::reduced_dims;
 use crate::device::Cuda;
-use crate::element::{Element, Scalar};
+use crate::element::{Element, Numeric, Scalar};
 use crate::iter::contiguous_strides;
 use crate::shape::{DynRank, Shape, ShapeError};
 
@@ -145,8 +148,9 @@ fn layout(
 }
 
 /// The kernel variant: 64-bit index math when an offset may not fit in 32
-/// bits, the rank-1 kernel after full coalescing, else 32-bit strided.
-fn variant(l: &KFused, nops: usize, numel: usize) -> &'static str {
+/// bits; vectorised rows of `vec` elements when [`rows_vectorise`] holds;
+/// else the rank-1 kernel after full coalescing, or 32-bit strided.
+fn variant(l: &KFused, nops: usize, numel: usize, vec: u64) -> &'static str {
     let fits = numel as u64 <= i32::MAX as u64
         && (0..nops).all(|k| {
             (0..l.rank as usize)
@@ -156,9 +160,32 @@ fn variant(l: &KFused, nops: usize, numel: usize) -> &'static str {
         });
     match (fits, l.rank) {
         (false, _) => "s64",
+        (true, _) if rows_vectorise(l, nops, vec) => "v32",
         (true, 1) => "l32",
         _ => "s32",
     }
+}
+
+/// Whether the `_v32` kernel can run the plan: the innermost dimension's
+/// size a multiple of `vec`, the output of stride 1 there and every leaf of
+/// stride 1 or 0; each operand of stride 1 starting every row on a multiple
+/// of `vec` elements (its offset and outer strides such multiples), so that
+/// its vector loads and stores are aligned to their size (buffers start
+/// 256-byte aligned).
+fn rows_vectorise(l: &KFused, nops: usize, vec: u64) -> bool {
+    let Some(r) = (l.rank as usize).checked_sub(1) else {
+        return false;
+    };
+    l.dims[r].is_multiple_of(vec)
+        && l.strides[0][r] == 1
+        && (0..nops).all(|k| match l.strides[k][r] {
+            0 => true,
+            1 => {
+                l.offsets[k].is_multiple_of(vec)
+                    && (0..r).all(|d| l.strides[k][d].is_multiple_of(vec))
+            }
+            _ => false,
+        })
 }
 
 /// Loaded fused kernels, by device, expression and variant.
@@ -207,9 +234,7 @@ fn kernel(
     let mut g = CudaGen::default();
     let expr = e.source.expr(&mut g);
     let (name, source) = g.module(e.out, &expr);
-    let kernels = ["s64", "s32", "l32"]
-        .map(|v| format!("{name}_{v}"))
-        .to_vec();
+    let kernels = FUSED_KERNELS.map(|v| format!("{name}_{v}")).to_vec();
     let k = KernelSource {
         name: name.clone(),
         source,
@@ -223,8 +248,9 @@ fn kernel(
     Ok(f)
 }
 
-/// The scalar slots of `e`, in the order its source reads them.
-fn scalars(e: &Generated<'_>) -> KScalars {
+/// The scalar slots of `e`, in the order its source reads them, and its
+/// kernels' vector width ([`CudaGen::vector_width`]).
+fn scalars(e: &Generated<'_>) -> (KScalars, u64) {
     let mut g = CudaGen::default();
     e.source.expr(&mut g);
     let mut s = KScalars {
@@ -239,7 +265,7 @@ fn scalars(e: &Generated<'_>) -> KScalars {
             Scalar::Bool(x) => s.i[j] = x as i64,
         }
     }
-    s
+    (s, g.vector_width(e.out))
 }
 
 /// Launches `e`'s kernel writing the output at `po` (plan operand 0),
@@ -255,14 +281,15 @@ fn launch(
     if numel == 0 {
         return Ok(());
     }
-    let v = variant(l, guards.len() + 1, numel);
+    let (s, vec) = scalars(e);
+    let v = variant(l, guards.len() + 1, numel, vec);
     let f = kernel(dev, e, v)?;
-    let s = scalars(e);
     let stream = dev.stream();
     let held: Vec<(u64, SyncOnDrop<'_>)> = guards.iter().map(|g| g.ptr(stream)).collect();
     let ptrs: Vec<u64> = held.iter().map(|(p, _)| *p).collect();
     let n = numel as u64;
-    let blocks = n.div_ceil(256).clamp(1, 1 << 16) as u32;
+    let threads = if v == "v32" { n / vec } else { n };
+    let blocks = threads.div_ceil(256).clamp(1, 1 << 16) as u32;
     let mut b = stream.launch_builder(&f);
     b.arg(l).arg(&s).arg(&po);
     for p in &ptrs {
@@ -357,7 +384,140 @@ pub(crate) fn eval_generated<T: CudaElement>(
     Ok(out)
 }
 
+/// Loaded fused row reductions, by device, expression and reduction.
+type ReduceKernels = Mutex<HashMap<(usize, Key, &'static str), CudaFunction>>;
+
+/// The row reduction of `e` by `r` on `dev` (`CudaGen::reduction_module`),
+/// generated and compiled the first time.
+fn reduce_kernel(
+    dev: &CudaDevice,
+    e: &Generated<'_>,
+    r: Reduction,
+) -> Result<CudaFunction, CudaError> {
+    static KERNELS: OnceLock<ReduceKernels> = OnceLock::new();
+    let key = (dev.ordinal(), e.key, r.name());
+    let table = KERNELS.get_or_init(Default::default);
+    if let Some(f) = table.lock().expect("fused reduction table").get(&key) {
+        return Ok(f.clone());
+    }
+    let mut g = CudaGen::default();
+    let expr = e.source.expr(&mut g);
+    let (name, source) = g.reduction_module(e.out, &expr, r);
+    let k = KernelSource {
+        kernels: vec![format!("{name}_rows")],
+        name: name.clone(),
+        source,
+    };
+    let f = dev.function(&k, &format!("{name}_rows"))?;
+    table
+        .lock()
+        .expect("fused reduction table")
+        .insert(key, f.clone());
+    Ok(f)
+}
+
+/// `e` reduced by `r` over its trailing `reduced` elements of each output
+/// in one pass, when the plan allows it: the runs of `reduced` elements
+/// lie along the plan's innermost dimension (its size a multiple of
+/// `reduced`), which the `_v32` loads can read (`rows_vectorise`), and
+/// `reduced` is a multiple of the vector width. `None` otherwise (the
+/// caller evaluates, then reduces).
+fn reduce_rows<T: CudaElement, E: Node<Device = Cuda, Elem = T>, SO: Shape>(
+    e: &E,
+    r: Reduction,
+    dims: &[usize],
+    reduced: usize,
+    out_dims: &[usize],
+) -> Result<Option<Tensor<T, SO, Cuda>>, CudaError> {
+    let (c, dev) = leaves_of(e)?;
+    let strides = contiguous_strides(dims);
+    let (l, numel) = layout(dims, (&strides, 0), &c.0)?;
+    let g = generated(e);
+    let (s, vec) = scalars(&g);
+    let nops = c.0.len() + 1;
+    let rank = l.rank as usize;
+    let fits = numel as u64 <= i32::MAX as u64 && variant(&l, nops, numel, vec) == "v32";
+    if !fits
+        || rank == 0
+        || !l.dims[rank - 1].is_multiple_of(reduced as u64)
+        || !reduced.is_multiple_of(vec as usize)
+    {
+        return Ok(None);
+    }
+    let out = output::<T, SO>(&dev, out_dims)?;
+    let f = reduce_kernel(&dev, &g, r)?;
+    let guards: Vec<_> = c.0.iter().map(|l| l.storage.read()).collect();
+    let stream = dev.stream();
+    let held: Vec<(u64, SyncOnDrop<'_>)> = guards.iter().map(|g| g.ptr(stream)).collect();
+    let rows = (numel / reduced) as u64;
+    let (rr, scale) = (reduced as u64, 1.0 / reduced as f64);
+    {
+        // The output is fresh: no other operation can hold its guard.
+        let mut og = out.storage.buf.write();
+        let (po, _sync) = og.device_ptr_mut(stream);
+        let mut b = stream.launch_builder(&f);
+        b.arg(&l).arg(&s).arg(&po);
+        for (p, _) in &held {
+            b.arg(p);
+        }
+        b.arg(&rows).arg(&rr).arg(&scale);
+        // SAFETY: the kernel's parameters are (ShFused, ShScalars, T* out,
+        // one const pointer per leaf in leaf order, u64 rows, u64 R,
+        // double scale), as pushed. Every leaf offset the kernel reaches is
+        // one of the plan's (in its buffer, the tensor invariant), read in
+        // vectors only where `rows_vectorise` proved them aligned; `out`
+        // holds `rows` elements (the product of the kept sizes), one per
+        // block-row. Guards and sync records live until the launch is
+        // queued, on this device's one stream.
+        unsafe {
+            b.launch(LaunchConfig {
+                grid_dim: (rows.clamp(1, 65535) as u32, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            })
+        }?;
+    }
+    drop(held);
+    Ok(Some(out))
+}
+
 impl<T: CudaElement> Fused<T> for Cuda {
+    fn reduce_fused<E: Node<Device = Cuda, Elem = T>, SO: Shape>(
+        e: &E,
+        r: Reduction,
+        mask: &[bool],
+        keepdim: bool,
+    ) -> Result<Tensor<T, SO, Cuda>, CudaError>
+    where
+        T: Numeric,
+        Cuda: Backend<T>,
+    {
+        let dims = e.dims()?;
+        // One pass when the reduced axes are the trailing ones (a row per
+        // output) and hold elements, the kept ones too.
+        let first = mask.iter().position(|&m| m).unwrap_or(mask.len());
+        let trailing = first < mask.len() && mask[first..].iter().all(|&m| m);
+        let reduced: usize = dims[first.min(dims.len())..].iter().product();
+        let def = find_reduction(r.name());
+        // A few long rows (a full reduction) keep the two passes: one block
+        // per output would leave most of the GPU idle.
+        let rows: usize = dims[..first.min(dims.len())].iter().product();
+        let busy = rows >= 128 || reduced <= 16 * 1024;
+        if trailing
+            && busy
+            && reduced > 0
+            && dims.iter().all(|&d| d > 0)
+            && def.family.admits(T::NAME)
+        {
+            let out_dims = reduced_dims(&dims, mask, keepdim);
+            if let Some(out) = reduce_rows::<T, E, SO>(e, r, &dims, reduced, &out_dims)? {
+                return Ok(out);
+            }
+        }
+        let value = <Cuda as Fused<T>>::eval(e)?;
+        <Cuda as Backend<T>>::reduce(r, &value, mask, keepdim)
+    }
+
     fn eval<E: Node<Device = Cuda, Elem = T>>(
         e: &E,
     ) -> Result<Tensor<T, E::Shape, Cuda>, CudaError> {
@@ -426,5 +586,84 @@ impl<T: CudaElement> Fused<T> for Cuda {
         };
         let (po, _sync) = og.device_ptr_mut(dev.stream());
         launch(&dev, &generated(e), &l, numel, po, &guards)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plan of an output of sizes `dims` (contiguous unless `out` says
+    /// otherwise) over leaves of the given `(dims, strides, offset)`.
+    fn plan(
+        dims: &[usize],
+        out: Option<(&[usize], usize)>,
+        leaves: &[(&[usize], &[usize], usize)],
+    ) -> KFused {
+        let contiguous = contiguous_strides(dims);
+        let out = out.unwrap_or((&contiguous, 0));
+        let p = crate::backend::fused::plan(dims, out, leaves.iter().copied());
+        let mut l = KFused {
+            dims: [0; MAX_RANK],
+            strides: [[0; MAX_RANK]; FUSED_OPERANDS],
+            offsets: [0; FUSED_OPERANDS],
+            rank: p.dims().len() as i32,
+            pad: 0,
+        };
+        for (d, &s) in p.dims().iter().enumerate() {
+            l.dims[d] = s as u64;
+        }
+        let offsets = core::iter::once(out.1).chain(leaves.iter().map(|l| l.2));
+        for (k, off) in offsets.enumerate() {
+            l.offsets[k] = off as u64;
+            for (d, &s) in p.strides(k).iter().enumerate() {
+                l.strides[k][d] = s as u64;
+            }
+        }
+        l
+    }
+
+    #[test]
+    fn rows_of_row_and_column_broadcasts_are_vectorised() {
+        let n = 4096 * 4096;
+        // a * b + c: a (4096, 4096), b (4096,), c (4096, 1).
+        let l = plan(
+            &[4096, 4096],
+            None,
+            &[
+                (&[4096, 4096], &[4096, 1], 0),
+                (&[4096], &[1], 0),
+                (&[4096, 1], &[1, 1], 0),
+            ],
+        );
+        assert_eq!(variant(&l, 4, n, 4), "v32");
+        // Rank 1 after coalescing, and f64 (two per vector).
+        let l = plan(&[64, 32], None, &[(&[64, 32], &[32, 1], 0)]);
+        assert_eq!(
+            (l.rank, variant(&l, 2, 2048, 4), variant(&l, 2, 2048, 2)),
+            (1, "v32", "v32")
+        );
+        // A row of 4094: not a multiple of the width.
+        let l = plan(
+            &[8, 4094],
+            None,
+            &[(&[8, 4094], &[4094, 1], 0), (&[4094], &[1], 0)],
+        );
+        assert_eq!(variant(&l, 3, 8 * 4094, 4), "s32");
+        // A leaf whose rows start off the vector grid (offset 1, or a row
+        // stride of 4098), and a transposed leaf.
+        let l = plan(&[8, 4096], None, &[(&[8, 4096], &[4097, 1], 1)]);
+        assert_eq!(variant(&l, 2, 8 * 4096, 4), "s32");
+        let l = plan(&[8, 4096], None, &[(&[8, 4096], &[4098, 1], 0)]);
+        assert_eq!(variant(&l, 2, 8 * 4096, 4), "s32");
+        assert_eq!(variant(&l, 2, 8 * 4096, 2), "v32");
+        let l = plan(&[64, 32], None, &[(&[64, 32], &[1, 64], 0)]);
+        assert_ne!(variant(&l, 2, 2048, 4), "v32");
+        // An output written through a transposed view.
+        let l = plan(&[64, 32], Some((&[1, 64], 0)), &[(&[64, 32], &[32, 1], 0)]);
+        assert_ne!(variant(&l, 2, 2048, 4), "v32");
+        // 0-d: no rows.
+        let l = plan(&[], None, &[(&[], &[], 0)]);
+        assert_ne!(variant(&l, 2, 1, 4), "v32");
     }
 }

@@ -3,10 +3,12 @@
 //! becomes a templated device function of its CUDA expression (written
 //! once per module however often it appears), the tree one nested call
 //! expression over the leaves' loads (`x0`, `x1`, ...) and the scalar
-//! slots, and the module three kernels over the iteration plan (as the
+//! slots, and the module four kernels over the iteration plan (as the
 //! one-op kernels of `source.rs`): `_s64` / `_s32` walk the coalesced sizes
 //! and per-operand strides with 64- or 32-bit index math, `_l32` is the
-//! rank-1 case. Scalars are kernel arguments, not part of the source, so
+//! rank-1 case, and `_v32` takes a short vector of a row per thread (the
+//! innermost dimension of stride 1 or 0 in every operand: `a * b + c` with
+//! `b` a row and `c` a column). Scalars are kernel arguments, not part of the source, so
 //! `x * 2.0` and `x * 3.0` share one compiled module.
 //!
 //! Plain text, built without the `cuda` feature: `tests/fused.rs` compiles
@@ -17,11 +19,16 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::prelude::PRELUDE;
+#[cfg(feature = "cuda")]
+use super::source::{BLOCK_REDUCE, reduce_head};
 use crate::backend::op::OpDef;
 use crate::element::{Element, Scalar};
 
 /// The most operands (output and leaves) of a fused kernel.
 pub const FUSED_OPERANDS: usize = crate::backend::cpu::fused::MAX_LEAVES + 1;
+/// The kernels of every fused module, by variant suffix: 64- and 32-bit
+/// strided, rank-1 linear, and vectorised rows (see [`CudaGen::module`]).
+pub const FUSED_KERNELS: [&str; 4] = ["s64", "s32", "l32", "v32"];
 /// The most scalar slots of a fused kernel.
 pub const FUSED_SCALARS: usize = 16;
 
@@ -151,6 +158,28 @@ impl CudaGen {
         )
     }
 
+    /// Elements per 16-byte access of the widest of the result's C type
+    /// `out` and the leaves' types: the vector width of the `_v32` kernel.
+    ///
+    /// ```
+    /// use shaped::backend::fused::CudaGen;
+    /// let mut g = CudaGen::default();
+    /// g.leaf::<f32>(0);
+    /// assert_eq!(g.vector_width("float"), 4);
+    /// g.leaf::<f64>(1);
+    /// assert_eq!(g.vector_width("bool"), 2);
+    /// ```
+    pub fn vector_width(&self, out: &str) -> u64 {
+        let widest = self
+            .leaves
+            .iter()
+            .chain([&out])
+            .map(|t| super::types::c_size(t))
+            .max()
+            .unwrap_or(1);
+        16 / widest as u64
+    }
+
     /// The module's name: a hash of its source.
     pub fn module_name(source: &str) -> String {
         // FNV-1a: stable across runs and builds (a cache key, not a
@@ -161,8 +190,124 @@ impl CudaGen {
         format!("sh_fused_{h:016x}")
     }
 
+    /// The per-leaf 16-byte loads of the `_v32` kernels: leaf `k` at
+    /// `in{k} + p[k + 1]` into `v{k}`, a vector of `vec` elements (stride 1
+    /// along the row) or one element repeated (stride 0).
+    fn vector_loads(&self, vec: u64) -> String {
+        let mut b = String::new();
+        for (k, t) in self.leaves.iter().enumerate() {
+            writeln!(
+                b,
+                "        ShVec<{t}, {vec}> v{k};\n\
+                 \x20       if (L.strides[{o}][r] != 0) v{k} = *(const ShVec<{t}, {vec}>*)(in{k} + p[{o}]);\n\
+                 \x20       else {{ const {t} s = in{k}[p[{o}]]; for (int j = 0; j < {vec}; ++j) v{k}.v[j] = s; }}",
+                o = k + 1
+            )
+            .expect("String");
+        }
+        b
+    }
+
+    /// `sh_value` of lane `j` of every leaf's vector (`v0.v[j], ..., S`).
+    fn lane_args(&self) -> String {
+        let lanes: Vec<String> = (0..self.leaves.len())
+            .map(|k| format!("v{k}.v[j]"))
+            .collect();
+        if lanes.is_empty() {
+            "S".to_string()
+        } else {
+            format!("{}, S", lanes.join(", "))
+        }
+    }
+
+    /// The name and source of the module reducing the expression `expr`
+    /// (of C type `out`) by `r` over runs of `R` consecutive elements of
+    /// the plan's innermost dimension: kernel `NAME_rows`, one block per
+    /// output, each thread folding vectors of [`vector_width`](Self::vector_width)
+    /// elements (loaded as in `_v32`) into its accumulator, then a block
+    /// reduction. `(ShFused L, ShScalars S, OUT* out, leaves..., rows, R,
+    /// double scale)`; plan operand 0 is unused (the value is not stored).
+    ///
+    /// ```
+    /// use shaped::backend::fused::{CudaGen, Node};
+    /// use shaped::backend::op::Reduction;
+    /// use shaped::{Shape, Tensor};
+    /// let (a, b) = (Tensor::<f32, Shape![4, 8]>::ones(), Tensor::<f32, Shape![8]>::ones());
+    /// let e = a.lazy() * &b;
+    /// let mut g = CudaGen::default();
+    /// let expr = e.node().cuda(&mut g, 0);
+    /// let (name, source) = g.reduction_module("float", &expr, Reduction::Sum);
+    /// assert!(name.ends_with("_sum") && source.contains(&format!("{name}_rows")));
+    /// ```
+    #[cfg(feature = "cuda")]
+    pub fn reduction_module(
+        &self,
+        out: &str,
+        expr: &str,
+        r: crate::backend::op::Reduction,
+    ) -> (String, String) {
+        let def = super::reductions::find_reduction(r.name());
+        let n = self.leaves.len();
+        let vec = self.vector_width(out);
+        let ptrs: String = self
+            .leaves
+            .iter()
+            .enumerate()
+            .map(|(k, t)| format!(", const {t}* __restrict__ in{k}"))
+            .collect();
+        let mut kernel = format!(
+            "extern \"C\" __global__ void KNAME_rows(ShFused L, ShScalars S, T* out{ptrs}, unsigned long long rows, unsigned long long R, double scale) {{\n\
+             \x20   const int r = L.rank - 1;\n\
+             \x20   const unsigned int per_row = (unsigned int)R / {vec}u;\n\
+             \x20   for (unsigned int row = blockIdx.x; row < (unsigned int)rows; row += gridDim.x) {{\n\
+             \x20       unsigned int rem = row * (unsigned int)R;\n\
+             \x20       unsigned int q[{ops}];\n\
+             \x20       const unsigned int inner = rem % (unsigned int)L.dims[r];\n\
+             \x20       rem /= (unsigned int)L.dims[r];\n\
+             \x20       for (int k = 0; k < {ops}; ++k) q[k] = (unsigned int)L.offsets[k] + inner * (unsigned int)L.strides[k][r];\n\
+             \x20       for (int d = r - 1; d > 0; --d) {{\n\
+             \x20           const unsigned int sz = (unsigned int)L.dims[d];\n\
+             \x20           const unsigned int c = rem % sz;\n\
+             \x20           rem /= sz;\n\
+             \x20           for (int k = 0; k < {ops}; ++k) q[k] += c * (unsigned int)L.strides[k][d];\n\
+             \x20       }}\n\
+             \x20       if (r > 0) for (int k = 0; k < {ops}; ++k) q[k] += rem * (unsigned int)L.strides[k][0];\n\
+             \x20       T acc = sh_init();\n\
+             \x20       for (unsigned int i = threadIdx.x; i < per_row; i += blockDim.x) {{\n\
+             \x20       const unsigned int col = i * {vec}u;\n\
+             \x20       unsigned int p[{ops}];\n\
+             \x20       for (int k = 0; k < {ops}; ++k) p[k] = q[k] + col * (unsigned int)L.strides[k][r];\n",
+            ops = n + 1
+        );
+        kernel.push_str(&self.vector_loads(vec));
+        writeln!(
+            kernel,
+            "#pragma unroll\n\
+             \x20       for (int j = 0; j < {vec}; ++j) acc = sh_combine(acc, ({out})sh_value({lanes}));\n\
+             \x20       }}\n\
+             \x20       acc = sh_block(acc);\n\
+             \x20       if (threadIdx.x == 0) out[row] = sh_finish(acc, scale);\n\
+             \x20       __syncthreads();\n    }}\n}}",
+            lanes = self.lane_args()
+        )
+        .expect("String");
+        let body = format!(
+            "{head}struct ShFused {{ unsigned long long dims[SH_MAX_RANK]; unsigned long long strides[{FUSED_OPERANDS}][SH_MAX_RANK]; unsigned long long offsets[{FUSED_OPERANDS}]; int rank; int pad; }};\n\
+             {value}{block}{kernel}",
+            head = reduce_head(def, out),
+            value = self.value_function(out, expr),
+            block = BLOCK_REDUCE,
+        );
+        let name = format!("{}_{}", Self::module_name(&body), def.name);
+        let source = format!("{PRELUDE}{}", body.replace("KNAME", &name));
+        (name, source)
+    }
+
     /// The module's name and whole source (prelude, value function,
-    /// kernels `NAME_s64`, `NAME_s32`, `NAME_l32`), for a result of C type
+    /// kernels [`FUSED_KERNELS`]: `NAME_s64`, `NAME_s32`, `NAME_l32` and
+    /// `NAME_v32`, whose threads each take [`vector_width`](Self::vector_width)
+    /// consecutive elements of a row with 16-byte loads of the operands of
+    /// stride 1 and one load of those of stride 0), for a result of C type
     /// `out`. The name is [`module_name`](Self::module_name) of the source,
     /// so equal expressions share one compiled module.
     pub fn module(&self, out: &str, expr: &str) -> (String, String) {
@@ -217,9 +362,39 @@ impl CudaGen {
             "        o[L.offsets[0] + i * (unsigned int)L.strides[0][0]] = sh_value({args});\n    }}\n}}"
         )
         .expect("String");
+        let vec = self.vector_width(out);
+        let mut rows = format!(
+            "extern \"C\" __global__ void KNAME_v32(ShFused L, ShScalars S, {out}* o{ptrs}, unsigned long long n) {{\n\
+             \x20   const int r = L.rank - 1;\n\
+             \x20   const unsigned int per_row = (unsigned int)L.dims[r] / {vec}u;\n\
+             \x20   const unsigned int nv = (unsigned int)n / {vec}u;\n\
+             \x20   for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < nv; i += blockDim.x * gridDim.x) {{\n\
+             \x20       unsigned int rem = i / per_row;\n\
+             \x20       const unsigned int col = (i - rem * per_row) * {vec}u;\n\
+             \x20       unsigned int p[{ops}];\n\
+             \x20       for (int k = 0; k < {ops}; ++k) p[k] = (unsigned int)L.offsets[k] + col * (unsigned int)L.strides[k][r];\n\
+             \x20       for (int d = r - 1; d > 0; --d) {{\n\
+             \x20           const unsigned int sz = (unsigned int)L.dims[d];\n\
+             \x20           const unsigned int c = rem % sz;\n\
+             \x20           rem /= sz;\n\
+             \x20           for (int k = 0; k < {ops}; ++k) p[k] += c * (unsigned int)L.strides[k][d];\n\
+             \x20       }}\n\
+             \x20       if (r > 0) for (int k = 0; k < {ops}; ++k) p[k] += rem * (unsigned int)L.strides[k][0];\n",
+            ops = n + 1
+        );
+        rows.push_str(&self.vector_loads(vec));
+        let lane_args = self.lane_args();
+        writeln!(
+            rows,
+            "        ShVec<{out}, {vec}> res;\n\
+             #pragma unroll\n\
+             \x20       for (int j = 0; j < {vec}; ++j) res.v[j] = sh_value({lane_args});\n\
+             \x20       *(ShVec<{out}, {vec}>*)(o + p[0]) = res;\n    }}\n}}"
+        )
+        .expect("String");
         let body = format!(
             "struct ShFused {{ unsigned long long dims[SH_MAX_RANK]; unsigned long long strides[{FUSED_OPERANDS}][SH_MAX_RANK]; unsigned long long offsets[{FUSED_OPERANDS}]; int rank; int pad; }};\n\
-             {value}{s64}{s32}{linear}",
+             {value}{s64}{s32}{linear}{rows}",
             value = self.value_function(out, expr),
             s64 = strided("unsigned long long", "s64"),
             s32 = strided("unsigned int", "s32"),

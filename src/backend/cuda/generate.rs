@@ -37,7 +37,7 @@ pub(crate) fn generate<T: CudaElement>(
     let (po, _so) = out.device_ptr_mut(stream);
     match g {
         Generator::Arange { start, step } => {
-            let f = dev.kernel(("gen", T::NAME, "arange"), make)?;
+            let f = dev.kernel(("gen", "", T::NAME, "arange"), make)?;
             let mut b = stream.launch_builder(&f);
             b.arg(&po).arg(&start).arg(&step).arg(&n);
             // SAFETY: `_arange(T*, double, double, u64 n)` matches the
@@ -45,7 +45,7 @@ pub(crate) fn generate<T: CudaElement>(
             unsafe { b.launch(config(n)) }?;
         }
         Generator::Uniform { seed, below_one } => {
-            let f = dev.kernel(("gen", T::NAME, "uniform"), make)?;
+            let f = dev.kernel(("gen", "", T::NAME, "uniform"), make)?;
             let mut b = stream.launch_builder(&f);
             b.arg(&po).arg(&seed).arg(&below_one).arg(&n);
             // SAFETY: `_uniform(T*, u64 seed, T below_one, u64 n)` matches
@@ -53,7 +53,7 @@ pub(crate) fn generate<T: CudaElement>(
             unsafe { b.launch(config(n)) }?;
         }
         Generator::Normal { seed } => {
-            let f = dev.kernel(("gen", T::NAME, "normal"), make)?;
+            let f = dev.kernel(("gen", "", T::NAME, "normal"), make)?;
             let mut b = stream.launch_builder(&f);
             b.arg(&po).arg(&seed).arg(&n);
             // SAFETY: `_normal(T*, u64 seed, u64 n)` matches the pushed

@@ -68,7 +68,7 @@ fn check_indices<T: CudaElement, I: IndexElement>(
     {
         let (pb, _sb) = bad.device_ptr_mut(stream);
         let size64 = size as u64;
-        let f = dev.kernel((family::<I>(), T::NAME, "check"), make)?;
+        let f = dev.kernel((family::<I>(), "", T::NAME, "check"), make)?;
         let mut b = stream.launch_builder(&f);
         b.arg(l).arg(&idx).arg(&size64).arg(&n).arg(&pb);
         // SAFETY: `_check(ShLayout, const I*, u64 size, u64 n, long long*
@@ -76,7 +76,7 @@ fn check_indices<T: CudaElement, I: IndexElement>(
         // the index's buffer (the caller built it from the index's own
         // sizes, strides and offset); `bad` holds two elements.
         unsafe { b.launch(config(n)) }?;
-        let f = dev.kernel((family::<I>(), T::NAME, "fetch"), make)?;
+        let f = dev.kernel((family::<I>(), "", T::NAME, "fetch"), make)?;
         let mut b = stream.launch_builder(&f);
         b.arg(l).arg(&idx).arg(&pb);
         let one = LaunchConfig {
@@ -118,7 +118,7 @@ fn run<T: CudaElement, I: IndexElement>(
     let (ps, _ss) = gs.device_ptr(stream);
     let mut go = out.buf.write();
     let (po, _so) = go.device_ptr_mut(stream);
-    let f = dev.kernel((family::<I>(), T::NAME, variant), || {
+    let f = dev.kernel((family::<I>(), "", T::NAME, variant), || {
         index_source(T::NAME, I::NAME)
     })?;
     let (step, n) = (step as u64, n as u64);

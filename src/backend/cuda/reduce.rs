@@ -39,7 +39,7 @@ pub(crate) fn reduce<T: CudaElement>(
     let (pi, _si) = input.device_ptr(stream);
     let (po, _so) = out.device_ptr_mut(stream);
     if inner > 1 {
-        let f = dev.kernel((def.name, T::NAME, "cols"), make)?;
+        let f = dev.kernel((def.name, "", T::NAME, "cols"), make)?;
         let cfg = config(outer * inner);
         let mut b = stream.launch_builder(&f);
         b.arg(&po)
@@ -56,13 +56,13 @@ pub(crate) fn reduce<T: CudaElement>(
         unsafe { b.launch(cfg) }?;
         return Ok(());
     }
-    let rows_f = dev.kernel((def.name, T::NAME, "rows"), make)?;
+    let rows_f = dev.kernel((def.name, "", T::NAME, "rows"), make)?;
     if outer == 1 && r64 > 256 * 64 {
         // One long row: per-block partials, then one row over them.
         let blocks = r64.div_ceil(256).min(PARTIALS);
         let mut partials = dev.alloc::<T>(blocks as usize)?;
         let (pp, _sp) = partials.device_ptr_mut(stream);
-        let f = dev.kernel((def.name, T::NAME, "partial"), make)?;
+        let f = dev.kernel((def.name, "", T::NAME, "partial"), make)?;
         let cfg = LaunchConfig {
             grid_dim: (blocks as u32, 1, 1),
             block_dim: (256, 1, 1),
@@ -137,7 +137,7 @@ pub(crate) fn arg_reduce<T: CudaElement>(
     let (pv, _sv) = vals.device_ptr_mut(stream);
     let (px, _sx) = idx.device_ptr_mut(stream);
     if inner == 1 {
-        let f = dev.kernel((name, T::NAME, "rows"), make)?;
+        let f = dev.kernel((name, "", T::NAME, "rows"), make)?;
         let cfg = LaunchConfig {
             grid_dim: (outer.clamp(1, 65535) as u32, 1, 1),
             block_dim: (256, 1, 1),
@@ -152,7 +152,7 @@ pub(crate) fn arg_reduce<T: CudaElement>(
         unsafe { b.launch(cfg) }?;
         return Ok(());
     }
-    let f = dev.kernel((name, T::NAME, "cols"), make)?;
+    let f = dev.kernel((name, "", T::NAME, "cols"), make)?;
     let cfg = config(outer * inner);
     let mut b = stream.launch_builder(&f);
     b.arg(&pv)

@@ -41,7 +41,7 @@ pub const MAX_RANK: usize = 8;
 /// The most operands (output included) of an elementwise kernel.
 pub const MAX_OPERANDS: usize = 4;
 
-pub(crate) use super::types::{TYPES, c_type};
+pub(crate) use super::types::{TYPES, c_size, c_type};
 
 /// The elementwise template: `OP` is the op's scalar function, `A0..A2` the
 /// operand types, `OUT` the result type, `NIN` the operand count, `VEC` the
@@ -131,11 +131,12 @@ extern "C" __global__ void KNAME_v32(ShLayout L, OUT* o, const A0* a0, const A1*
 }
 "#;
 
-/// The reduction template: `sh_combine` merges two partials, `sh_init` is
-/// the identity. Rows: one block of `blockDim.x` (a multiple of 32) threads
-/// per output, each output's `r` inputs contiguous from `row * r`; shared
-/// memory holds one partial per warp.
-const REDUCE: &str = r#"
+/// Warp and block reductions of `T` by `sh_combine` (merges two
+/// partials) and `sh_init` (the identity), for blocks of `blockDim.x` (a
+/// multiple of 32) threads; shared memory holds one partial per warp. The
+/// one copy, shared by [`REDUCE_KERNELS`] and the fused row reductions of
+/// `fused_source.rs`.
+pub(crate) const BLOCK_REDUCE: &str = r#"
 __device__ __forceinline__ T sh_warp(T x) {
 #pragma unroll
     for (int d = 16; d > 0; d >>= 1) x = sh_combine(x, (T)__shfl_down_sync(0xffffffffu, x, d));
@@ -153,7 +154,13 @@ __device__ __forceinline__ T sh_block(T x) {
     if (w == 0) x = sh_warp(x);
     return x;
 }
+"#;
 
+/// The reduction kernels over a contiguous buffer (after
+/// [`BLOCK_REDUCE`]). Rows: one block per output, each output's `r` inputs
+/// contiguous from `row * r`; columns: one thread per output; partials:
+/// per-block results of one long row.
+const REDUCE_KERNELS: &str = r#"
 /* out[row] = reduce(in[off + row * r .. off + row * r + r]) * scale */
 extern "C" __global__ void KNAME_rows(T* out, const T* in, unsigned long long off, unsigned long long rows, unsigned long long r, double scale) {
     for (unsigned long long row = blockIdx.x; row < rows; row += gridDim.x) {
@@ -492,12 +499,7 @@ pub(crate) fn elementwise_source(op: &OpDef, t: &str) -> KernelSource {
     let name = elementwise_name(op, t);
     let a0 = if op.bool_first { "bool" } else { ct };
     let out = if op.bool_out { "bool" } else { ct };
-    let size = |c: &str| match c {
-        "double" | "long long" => 8,
-        "float" | "int" => 4,
-        _ => 1,
-    };
-    let widest = [a0, ct, out].into_iter().map(size).max().unwrap_or(1);
+    let widest = [a0, ct, out].into_iter().map(c_size).max().unwrap_or(1);
     let vec = 16 / widest;
     let head = format!(
         "typedef {ct} T;\ntypedef {a0} A0;\ntypedef {ct} A1;\ntypedef {ct} A2;\ntypedef {out} OUT;\n\
@@ -550,20 +552,31 @@ pub(crate) fn cast_source(from: &str, to: &str) -> KernelSource {
 pub(crate) fn reduce_source(r: &ReduceDef, t: &str) -> KernelSource {
     let (ct, _) = c_type(t);
     let name = reduce_name(r, t);
+    let template = format!("{BLOCK_REDUCE}{REDUCE_KERNELS}");
+    module(
+        name,
+        &reduce_head(r, ct),
+        &template,
+        &["rows", "cols", "partial"],
+    )
+}
+
+/// `T` (the C type `ct`) and reduction `r`'s identity `sh_init`, its
+/// `sh_combine` and `sh_finish` (the mean's scaling by `1 / n`).
+pub(crate) fn reduce_head(r: &ReduceDef, ct: &str) -> String {
     let finish = if r.mean {
         "return (T)(x * scale);"
     } else {
         "return x;"
     };
-    let head = format!(
+    format!(
         "typedef {ct} T;\n\
          __device__ __forceinline__ T sh_init() {{ return {init}; }}\n\
          __device__ __forceinline__ T sh_combine(T x, T y) {{ return {combine}; }}\n\
          __device__ __forceinline__ T sh_finish(T x, double scale) {{ {finish} }}\n",
         init = r.init,
         combine = r.combine,
-    );
-    module(name, &head, REDUCE, &["rows", "cols", "partial"])
+    )
 }
 
 /// The source of `argmax` (`max`) or `argmin` on element type `t`.

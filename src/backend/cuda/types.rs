@@ -21,3 +21,12 @@ pub(crate) fn c_type(t: &str) -> (&'static str, &'static str) {
         .unwrap_or_else(|| panic!("no CUDA type for {t}"));
     (c, short)
 }
+
+/// Size in bytes of the CUDA C type named `c` (a name of [`TYPES`]).
+pub(crate) fn c_size(c: &str) -> usize {
+    match c {
+        "double" | "long long" => 8,
+        "float" | "int" => 4,
+        _ => 1,
+    }
+}
