@@ -129,6 +129,10 @@ fn pairs<E: Gen>(seed: u64, nonzero_rhs: bool) -> Vec<(String, T<E>, T<E>)> {
         (vec![], vec![2, 3]),
         (vec![6], vec![]),
         (vec![1000], vec![1000]),
+        // Rows of 8 (vectorised rows on the GPU): a column broadcast along
+        // them, and a batch of rows against a matrix.
+        (vec![6, 8], vec![6, 1]),
+        (vec![5, 1, 8], vec![4, 8]),
     ]
     .into_iter()
     .enumerate()

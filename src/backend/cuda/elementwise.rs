@@ -138,7 +138,8 @@ fn vec_width(sizes: &[usize]) -> u64 {
 /// The kernel variant for a plan: 64-bit strided when an index may not fit
 /// in 32 bits; at rank 1 the vectorised one when the output and every
 /// non-broadcast operand are contiguous and aligned to `vec` elements, else
-/// the linear one; otherwise 32-bit strided.
+/// the linear one; above, vectorised rows when [`rows_vectorise`] holds,
+/// otherwise 32-bit strided.
 fn choose_variant(l: &KLayout, nops: usize, numel: usize, vec: u64) -> &'static str {
     if !fits_u32(l, nops, numel) {
         "s64"
@@ -149,9 +150,42 @@ fn choose_variant(l: &KLayout, nops: usize, numel: usize, vec: u64) -> &'static 
                 st == 0 || (st == 1 && l.offsets[i].is_multiple_of(vec))
             });
         if vectorisable { "v32" } else { "l32" }
+    } else if rows_vectorise(
+        &l.dims[..l.rank as usize],
+        &l.strides[..nops],
+        &l.offsets,
+        vec,
+    ) {
+        "r32"
     } else {
         "s32"
     }
+}
+
+/// Whether a plan of sizes `dims` (its rank their count) and per-operand
+/// `strides` and `offsets` (the output first) can run as vectorised rows
+/// (`_r32` here, `_v32` of the fused kernels): the innermost size a
+/// multiple of `vec`, the output of stride 1 there and every operand of
+/// stride 1 or 0; each operand of stride 1 starting every row on a
+/// multiple of `vec` elements (its offset and outer strides such
+/// multiples), so that its vector accesses are aligned to their size
+/// (buffers start 256-byte aligned).
+pub(crate) fn rows_vectorise(
+    dims: &[u64],
+    strides: &[[u64; MAX_RANK]],
+    offsets: &[u64],
+    vec: u64,
+) -> bool {
+    let Some(r) = dims.len().checked_sub(1) else {
+        return false;
+    };
+    dims[r].is_multiple_of(vec)
+        && strides[0][r] == 1
+        && strides.iter().zip(offsets).all(|(st, &off)| match st[r] {
+            0 => true,
+            1 => off.is_multiple_of(vec) && st[..r].iter().all(|s| s.is_multiple_of(vec)),
+            _ => false,
+        })
 }
 
 const BLOCK: u32 = 256;
@@ -259,7 +293,7 @@ fn run<T: CudaElement, A0, O>(
     let vec = vec_width(&[size_of::<A0>(), size_of::<T>(), size_of::<O>()]);
     let variant = choose_variant(&l, nops, numel, vec);
     let f = dev.kernel((key.0, key.1, key.2, variant), make)?;
-    let work = if variant == "v32" {
+    let work = if variant == "v32" || variant == "r32" {
         numel as u64 / vec
     } else {
         numel as u64
@@ -337,10 +371,41 @@ mod tests {
         );
         // a misaligned offset: the linear kernel.
         assert_eq!(variant(&[4096, 4096], &[(c, 0), (c, 1), (c, 0)], 4), "l32");
-        // a row vector broadcast over rows: rank 2, 32-bit strided.
+        // a row vector broadcast over rows, a column, a row and a column
+        // (the outer sum), a batch: rank 2 and 3, vectorised rows.
         assert_eq!(
             variant(&[4096, 4096], &[(c, 0), (c, 0), (&[0, 1], 0)], 4),
+            "r32"
+        );
+        assert_eq!(
+            variant(&[4096, 4096], &[(c, 0), (&[1, 0], 0), (&[0, 1], 0)], 4),
+            "r32"
+        );
+        assert_eq!(
+            variant(
+                &[256, 256, 1024],
+                &[
+                    (&[256 * 1024, 1024, 1], 0),
+                    (&[1024, 0, 1], 0),
+                    (&[0, 1024, 1], 0)
+                ],
+                4
+            ),
+            "r32"
+        );
+        // rows of 4094 (not a multiple of 4), or starting off the grid.
+        let odd: &[usize] = &[4094, 1];
+        assert_eq!(
+            variant(&[64, 4094], &[(odd, 0), (odd, 0), (&[0, 1], 0)], 4),
             "s32"
+        );
+        assert_eq!(
+            variant(&[64, 4096], &[(c, 0), (&[4097, 1], 1), (&[0, 1], 0)], 4),
+            "s32"
+        );
+        assert_eq!(
+            variant(&[64, 4096], &[(c, 0), (&[4098, 1], 0), (&[0, 1], 0)], 2),
+            "r32"
         );
         // a transposed input.
         assert_eq!(

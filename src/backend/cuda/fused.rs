@@ -14,6 +14,7 @@ use cudarc::driver::{
 };
 use parking_lot::RwLockReadGuard;
 
+use super::elementwise::rows_vectorise;
 use super::fused_source::{CudaGen, FUSED_KERNELS, FUSED_OPERANDS, FUSED_SCALARS, c_name};
 use super::primitives::{output, same_device};
 use super::reductions::find_reduction;
@@ -148,7 +149,7 @@ fn layout(
 }
 
 /// The kernel variant: 64-bit index math when an offset may not fit in 32
-/// bits; vectorised rows of `vec` elements when [`rows_vectorise`] holds;
+/// bits; vectorised rows of `vec` elements when `rows_vectorise` holds;
 /// else the rank-1 kernel after full coalescing, or 32-bit strided.
 fn variant(l: &KFused, nops: usize, numel: usize, vec: u64) -> &'static str {
     let fits = numel as u64 <= i32::MAX as u64
@@ -160,32 +161,19 @@ fn variant(l: &KFused, nops: usize, numel: usize, vec: u64) -> &'static str {
         });
     match (fits, l.rank) {
         (false, _) => "s64",
-        (true, _) if rows_vectorise(l, nops, vec) => "v32",
+        (true, _)
+            if rows_vectorise(
+                &l.dims[..l.rank as usize],
+                &l.strides[..nops],
+                &l.offsets,
+                vec,
+            ) =>
+        {
+            "v32"
+        }
         (true, 1) => "l32",
         _ => "s32",
     }
-}
-
-/// Whether the `_v32` kernel can run the plan: the innermost dimension's
-/// size a multiple of `vec`, the output of stride 1 there and every leaf of
-/// stride 1 or 0; each operand of stride 1 starting every row on a multiple
-/// of `vec` elements (its offset and outer strides such multiples), so that
-/// its vector loads and stores are aligned to their size (buffers start
-/// 256-byte aligned).
-fn rows_vectorise(l: &KFused, nops: usize, vec: u64) -> bool {
-    let Some(r) = (l.rank as usize).checked_sub(1) else {
-        return false;
-    };
-    l.dims[r].is_multiple_of(vec)
-        && l.strides[0][r] == 1
-        && (0..nops).all(|k| match l.strides[k][r] {
-            0 => true,
-            1 => {
-                l.offsets[k].is_multiple_of(vec)
-                    && (0..r).all(|d| l.strides[k][d].is_multiple_of(vec))
-            }
-            _ => false,
-        })
 }
 
 /// Loaded fused kernels, by device, expression and variant.

@@ -43,6 +43,11 @@ pub const MAX_OPERANDS: usize = 4;
 
 pub(crate) use super::types::{TYPES, c_size, c_type};
 
+/// The kernels of every elementwise and cast module, by variant suffix:
+/// 64- and 32-bit strided, rank-1 linear, rank-1 vectorised, and
+/// vectorised rows (rank 2 and up).
+pub(crate) const ELEMENTWISE_VARIANTS: [&str; 5] = ["s64", "s32", "l32", "v32", "r32"];
+
 /// The elementwise template: `OP` is the op's scalar function, `A0..A2` the
 /// operand types, `OUT` the result type, `NIN` the operand count, `VEC` the
 /// elements per 16-byte vector access.
@@ -127,6 +132,47 @@ extern "C" __global__ void KNAME_v32(ShLayout L, OUT* o, const A0* a0, const A1*
         A1 y = NIN > 1 ? p2[c2 ? i : 0] : (A1)0;
         A2 z = NIN > 2 ? p3[c3 ? i : 0] : (A2)0;
         op[i] = sh_op(x, y, z, s);
+    }
+}
+
+/* Rank >= 2 rows: the innermost size a multiple of VEC, the output of stride
+   1 there and every operand of stride 1 (each row starting on a multiple of
+   VEC elements) or 0 (a column, broadcast along the row): each thread takes
+   VEC consecutive elements of a row, with 16-byte loads of the operands of
+   stride 1, one load of those of stride 0, and one 16-byte store. */
+extern "C" __global__ void KNAME_r32(ShLayout L, OUT* o, const A0* a0, const A1* a1, const A2* a2, T s, unsigned long long n) {
+    const int r = L.rank - 1;
+    const unsigned int per_row = (unsigned int)L.dims[r] / VEC;
+    const unsigned int nv = (unsigned int)(n / VEC);
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < nv; i += blockDim.x * gridDim.x) {
+        unsigned int rem = i / per_row;
+        const unsigned int col = (i - rem * per_row) * VEC;
+        unsigned int p[4];
+        for (int k = 0; k < 4; ++k) p[k] = (unsigned int)L.offsets[k] + col * (unsigned int)L.strides[k][r];
+        for (int d = r - 1; d > 0; --d) {
+            const unsigned int sz = (unsigned int)L.dims[d];
+            const unsigned int c = rem % sz;
+            rem /= sz;
+            for (int k = 0; k < 4; ++k) p[k] += c * (unsigned int)L.strides[k][d];
+        }
+        for (int k = 0; k < 4; ++k) p[k] += rem * (unsigned int)L.strides[k][0];
+        ShVec<A0, VEC> x;
+        ShVec<A1, VEC> y;
+        ShVec<A2, VEC> z;
+        if (L.strides[1][r] != 0) x = *(const ShVec<A0, VEC>*)(a0 + p[1]);
+        else { const A0 v = a0[p[1]]; for (int k = 0; k < VEC; ++k) x.v[k] = v; }
+        if (NIN > 1) {
+            if (L.strides[2][r] != 0) y = *(const ShVec<A1, VEC>*)(a1 + p[2]);
+            else { const A1 v = a1[p[2]]; for (int k = 0; k < VEC; ++k) y.v[k] = v; }
+        } else for (int k = 0; k < VEC; ++k) y.v[k] = (A1)0;
+        if (NIN > 2) {
+            if (L.strides[3][r] != 0) z = *(const ShVec<A2, VEC>*)(a2 + p[3]);
+            else { const A2 v = a2[p[3]]; for (int k = 0; k < VEC; ++k) z.v[k] = v; }
+        } else for (int k = 0; k < VEC; ++k) z.v[k] = (A2)0;
+        ShVec<OUT, VEC> res;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) res.v[k] = sh_op(x.v[k], y.v[k], z.v[k], s);
+        *(ShVec<OUT, VEC>*)(o + p[0]) = res;
     }
 }
 "#;
@@ -514,7 +560,7 @@ pub(crate) fn elementwise_source(op: &OpDef, t: &str) -> KernelSource {
             Mode::ScalarLhs => "(A0)s, (A1)a, c, s",
         },
     );
-    module(name, &head, ELEMENTWISE, &["s64", "s32", "l32", "v32"])
+    module(name, &head, ELEMENTWISE, &ELEMENTWISE_VARIANTS)
 }
 
 /// The module name of the cast from element type `from` to `to`.
@@ -544,7 +590,7 @@ pub(crate) fn cast_source(from: &str, to: &str) -> KernelSource {
         cast_name(from, to),
         &head,
         ELEMENTWISE,
-        &["s64", "s32", "l32", "v32"],
+        &ELEMENTWISE_VARIANTS,
     )
 }
 
