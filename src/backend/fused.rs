@@ -241,7 +241,9 @@ pub trait Fused<T: Element>: Device {
     /// Reduction `r` over the axes in `mask` of the expression's value,
     /// keeping them with size 1 when `keepdim`, as [`Backend::reduce`]. On
     /// the CPU sums, means and extremes run in the same pass as the
-    /// expression; elsewhere (and for products) the value is evaluated
+    /// expression; on CUDA every reduction over the trailing axes does,
+    /// when the rows are aligned for 16-byte loads (one block per output
+    /// row). Otherwise (and for the CPU's products) the value is evaluated
     /// first, then reduced: two passes.
     ///
     /// # Errors
