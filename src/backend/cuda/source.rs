@@ -207,11 +207,22 @@ __device__ __forceinline__ T sh_block(T x) {
 /// contiguous from `row * r`; columns: one thread per output; partials:
 /// per-block results of one long row.
 const REDUCE_KERNELS: &str = r#"
-/* out[row] = reduce(in[off + row * r .. off + row * r + r]) * scale */
+/* out[row] = reduce(in[off + row * r .. off + row * r + r]) * scale; with
+   16-byte loads when every row starts on a multiple of RVEC elements. */
 extern "C" __global__ void KNAME_rows(T* out, const T* in, unsigned long long off, unsigned long long rows, unsigned long long r, double scale) {
+    constexpr int RVEC = 16 / sizeof(T);
+    const bool vectors = off % RVEC == 0 && r % RVEC == 0;
     for (unsigned long long row = blockIdx.x; row < rows; row += gridDim.x) {
         const T* p = in + off + row * r;
         T acc = sh_init();
+        if (vectors) {
+            const ShVec<T, RVEC>* q = (const ShVec<T, RVEC>*)p;
+            for (unsigned long long k = threadIdx.x; k < r / RVEC; k += blockDim.x) {
+                const ShVec<T, RVEC> v = q[k];
+#pragma unroll
+                for (int j = 0; j < RVEC; ++j) acc = sh_combine(acc, v.v[j]);
+            }
+        } else
         for (unsigned long long k = threadIdx.x; k < r; k += blockDim.x) acc = sh_combine(acc, p[k]);
         acc = sh_block(acc);
         if (threadIdx.x == 0) out[row] = sh_finish(acc, scale);
