@@ -32,6 +32,31 @@ pub const FUSED_KERNELS: [&str; 4] = ["s64", "s32", "l32", "v32"];
 /// The most scalar slots of a fused kernel.
 pub const FUSED_SCALARS: usize = 16;
 
+/// The plan as the fused kernels read it (`ShFused`, [`FUSED_OPERANDS`]
+/// operands), and `sh_outer<N>`, which adds to each operand's offset in `p`
+/// the part of a position `rem` over the plan's outer dimensions (all but
+/// the innermost, `r`): the one copy of that walk for the `_v32` and
+/// `_rows` kernels.
+fn plan_source() -> String {
+    format!(
+        "struct ShFused {{ unsigned long long dims[SH_MAX_RANK]; unsigned long long strides[{FUSED_OPERANDS}][SH_MAX_RANK]; unsigned long long offsets[{FUSED_OPERANDS}]; int rank; int pad; }};\n\
+         template <int N>\n\
+         __device__ __forceinline__ void sh_outer(const ShFused& L, int r, unsigned int rem, unsigned int (&p)[N]) {{\n\
+         \x20   for (int d = r - 1; d > 0; --d) {{\n\
+         \x20       const unsigned int sz = (unsigned int)L.dims[d];\n\
+         \x20       const unsigned int c = rem % sz;\n\
+         \x20       rem /= sz;\n\
+         #pragma unroll\n\
+         \x20       for (int k = 0; k < N; ++k) p[k] += c * (unsigned int)L.strides[k][d];\n\
+         \x20   }}\n\
+         \x20   if (r > 0) {{\n\
+         #pragma unroll\n\
+         \x20       for (int k = 0; k < N; ++k) p[k] += rem * (unsigned int)L.strides[k][0];\n\
+         \x20   }}\n\
+         }}\n"
+    )
+}
+
 /// CUDA C name of the element type named `t` (`Element::NAME`).
 ///
 /// ```
@@ -208,6 +233,15 @@ impl CudaGen {
         b
     }
 
+    /// The kernels' leaf parameters, `, const T0* __restrict__ in0, ...`.
+    fn leaf_params(&self) -> String {
+        self.leaves
+            .iter()
+            .enumerate()
+            .map(|(k, t)| format!(", const {t}* __restrict__ in{k}"))
+            .collect()
+    }
+
     /// `sh_value` of lane `j` of every leaf's vector (`v0.v[j], ..., S`).
     fn lane_args(&self) -> String {
         let lanes: Vec<String> = (0..self.leaves.len())
@@ -249,12 +283,7 @@ impl CudaGen {
         let def = super::reductions::find_reduction(r.name());
         let n = self.leaves.len();
         let vec = self.vector_width(out);
-        let ptrs: String = self
-            .leaves
-            .iter()
-            .enumerate()
-            .map(|(k, t)| format!(", const {t}* __restrict__ in{k}"))
-            .collect();
+        let ptrs = self.leaf_params();
         let mut kernel = format!(
             "extern \"C\" __global__ void KNAME_rows(ShFused L, ShScalars S, T* out{ptrs}, unsigned long long rows, unsigned long long R, double scale) {{\n\
              \x20   const int r = L.rank - 1;\n\
@@ -265,13 +294,7 @@ impl CudaGen {
              \x20       const unsigned int inner = rem % (unsigned int)L.dims[r];\n\
              \x20       rem /= (unsigned int)L.dims[r];\n\
              \x20       for (int k = 0; k < {ops}; ++k) q[k] = (unsigned int)L.offsets[k] + inner * (unsigned int)L.strides[k][r];\n\
-             \x20       for (int d = r - 1; d > 0; --d) {{\n\
-             \x20           const unsigned int sz = (unsigned int)L.dims[d];\n\
-             \x20           const unsigned int c = rem % sz;\n\
-             \x20           rem /= sz;\n\
-             \x20           for (int k = 0; k < {ops}; ++k) q[k] += c * (unsigned int)L.strides[k][d];\n\
-             \x20       }}\n\
-             \x20       if (r > 0) for (int k = 0; k < {ops}; ++k) q[k] += rem * (unsigned int)L.strides[k][0];\n\
+             \x20       sh_outer<{ops}>(L, r, rem, q);\n\
              \x20       T acc = sh_init();\n\
              \x20       for (unsigned int i = threadIdx.x; i < per_row; i += blockDim.x) {{\n\
              \x20       const unsigned int col = i * {vec}u;\n\
@@ -292,9 +315,9 @@ impl CudaGen {
         )
         .expect("String");
         let body = format!(
-            "{head}struct ShFused {{ unsigned long long dims[SH_MAX_RANK]; unsigned long long strides[{FUSED_OPERANDS}][SH_MAX_RANK]; unsigned long long offsets[{FUSED_OPERANDS}]; int rank; int pad; }};\n\
-             {value}{block}{kernel}",
+            "{head}{plan}{value}{block}{kernel}",
             head = reduce_head(def, out),
+            plan = plan_source(),
             value = self.value_function(out, expr),
             block = BLOCK_REDUCE,
         );
@@ -312,12 +335,7 @@ impl CudaGen {
     /// so equal expressions share one compiled module.
     pub fn module(&self, out: &str, expr: &str) -> (String, String) {
         let n = self.leaves.len();
-        let ptrs: String = self
-            .leaves
-            .iter()
-            .enumerate()
-            .map(|(k, t)| format!(", const {t}* __restrict__ in{k}"))
-            .collect();
+        let ptrs = self.leaf_params();
         let args: Vec<String> = (0..n).map(|k| format!("x{k}")).collect();
         let args = if n == 0 {
             "S".to_string()
@@ -373,13 +391,7 @@ impl CudaGen {
              \x20       const unsigned int col = (i - rem * per_row) * {vec}u;\n\
              \x20       unsigned int p[{ops}];\n\
              \x20       for (int k = 0; k < {ops}; ++k) p[k] = (unsigned int)L.offsets[k] + col * (unsigned int)L.strides[k][r];\n\
-             \x20       for (int d = r - 1; d > 0; --d) {{\n\
-             \x20           const unsigned int sz = (unsigned int)L.dims[d];\n\
-             \x20           const unsigned int c = rem % sz;\n\
-             \x20           rem /= sz;\n\
-             \x20           for (int k = 0; k < {ops}; ++k) p[k] += c * (unsigned int)L.strides[k][d];\n\
-             \x20       }}\n\
-             \x20       if (r > 0) for (int k = 0; k < {ops}; ++k) p[k] += rem * (unsigned int)L.strides[k][0];\n",
+             \x20       sh_outer<{ops}>(L, r, rem, p);\n",
             ops = n + 1
         );
         rows.push_str(&self.vector_loads(vec));
@@ -393,8 +405,8 @@ impl CudaGen {
         )
         .expect("String");
         let body = format!(
-            "struct ShFused {{ unsigned long long dims[SH_MAX_RANK]; unsigned long long strides[{FUSED_OPERANDS}][SH_MAX_RANK]; unsigned long long offsets[{FUSED_OPERANDS}]; int rank; int pad; }};\n\
-             {value}{s64}{s32}{linear}{rows}",
+            "{plan}{value}{s64}{s32}{linear}{rows}",
+            plan = plan_source(),
             value = self.value_function(out, expr),
             s64 = strided("unsigned long long", "s64"),
             s32 = strided("unsigned int", "s32"),
