@@ -28,6 +28,11 @@ use crate::element::{Element, Scalar};
 pub const FUSED_OPERANDS: usize = crate::backend::cpu::fused::MAX_LEAVES + 1;
 /// The kernels of every fused module, by variant suffix: 64- and 32-bit
 /// strided, rank-1 linear, and vectorised rows (see [`CudaGen::module`]).
+///
+/// ```
+/// use shaped::backend::fused::FUSED_KERNELS;
+/// assert_eq!(FUSED_KERNELS, ["s64", "s32", "l32", "v32"]);
+/// ```
 pub const FUSED_KERNELS: [&str; 4] = ["s64", "s32", "l32", "v32"];
 /// The most scalar slots of a fused kernel.
 pub const FUSED_SCALARS: usize = 16;
