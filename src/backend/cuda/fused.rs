@@ -117,11 +117,20 @@ fn layout(
     out: (&[usize], usize),
     leaves: &[LeafIn<'_>],
 ) -> Result<(KFused, usize), CudaError> {
-    let plan = crate::backend::fused::plan(
+    layout_of(
         dims,
         out,
         leaves.iter().map(|l| (l.dims, l.strides, l.offset)),
-    );
+    )
+}
+
+/// [`layout`] of leaves given as `(dims, strides, offset)`.
+fn layout_of<'a>(
+    dims: &[usize],
+    out: (&[usize], usize),
+    leaves: impl ExactSizeIterator<Item = (&'a [usize], &'a [usize], usize)> + Clone,
+) -> Result<(KFused, usize), CudaError> {
+    let plan = crate::backend::fused::plan(dims, out, leaves.clone());
     let rank = plan.dims().len();
     if rank > MAX_RANK {
         return Err(CudaError::Shape(ShapeError::Invalid(format!(
@@ -138,7 +147,7 @@ fn layout(
     for (d, &s) in plan.dims().iter().enumerate() {
         l.dims[d] = s as u64;
     }
-    let offsets = core::iter::once(out.1).chain(leaves.iter().map(|l| l.offset));
+    let offsets = core::iter::once(out.1).chain(leaves.map(|l| l.2));
     for (k, off) in offsets.enumerate() {
         l.offsets[k] = off as u64;
         for (d, &s) in plan.strides(k).iter().enumerate() {
@@ -176,7 +185,8 @@ fn variant(l: &KFused, nops: usize, numel: usize, vec: u64) -> &'static str {
     }
 }
 
-/// Loaded fused kernels, by device, expression and variant.
+/// Loaded fused kernels, by device, expression and variant (for a row
+/// reduction, the reduction's name; each table of its own).
 type Kernels = Mutex<HashMap<(usize, Key, &'static str), CudaFunction>>;
 
 /// What names a generated expression among the kernels: its type (which
@@ -206,6 +216,26 @@ impl<E: Node> Expr for E {
     }
 }
 
+/// Kernel `kernel` of the module `make` generates, from `table` under
+/// `key`, or compiled on `dev` and stored there the first time.
+fn cached<K: Eq + std::hash::Hash>(
+    table: &Mutex<HashMap<K, CudaFunction>>,
+    key: K,
+    dev: &CudaDevice,
+    make: impl FnOnce() -> (KernelSource, String),
+) -> Result<CudaFunction, CudaError> {
+    if let Some(f) = table.lock().expect("fused kernel table").get(&key) {
+        return Ok(f.clone());
+    }
+    let (k, kernel) = make();
+    let f = dev.function(&k, &kernel)?;
+    table
+        .lock()
+        .expect("fused kernel table")
+        .insert(key, f.clone());
+    Ok(f)
+}
+
 /// The kernel of `e` for `variant` on `dev`, generated and compiled the
 /// first time.
 fn kernel(
@@ -215,25 +245,21 @@ fn kernel(
 ) -> Result<CudaFunction, CudaError> {
     static KERNELS: OnceLock<Kernels> = OnceLock::new();
     let key = (dev.ordinal(), e.key, variant);
-    let table = KERNELS.get_or_init(Default::default);
-    if let Some(f) = table.lock().expect("fused kernel table").get(&key) {
-        return Ok(f.clone());
-    }
-    let mut g = CudaGen::default();
-    let expr = e.source.expr(&mut g);
-    let (name, source) = g.module(e.out, &expr);
-    let kernels = FUSED_KERNELS.map(|v| format!("{name}_{v}")).to_vec();
-    let k = KernelSource {
-        name: name.clone(),
-        source,
-        kernels,
-    };
-    let f = dev.function(&k, &format!("{name}_{variant}"))?;
-    table
-        .lock()
-        .expect("fused kernel table")
-        .insert(key, f.clone());
-    Ok(f)
+    cached(KERNELS.get_or_init(Default::default), key, dev, || {
+        let mut g = CudaGen::default();
+        let expr = e.source.expr(&mut g);
+        let (name, source) = g.module(e.out, &expr);
+        let kernels = FUSED_KERNELS.map(|v| format!("{name}_{v}")).to_vec();
+        let kernel = format!("{name}_{variant}");
+        (
+            KernelSource {
+                name,
+                source,
+                kernels,
+            },
+            kernel,
+        )
+    })
 }
 
 /// The scalar slots of `e`, in the order its source reads them, and its
@@ -372,9 +398,6 @@ pub(crate) fn eval_generated<T: CudaElement>(
     Ok(out)
 }
 
-/// Loaded fused row reductions, by device, expression and reduction.
-type ReduceKernels = Mutex<HashMap<(usize, Key, &'static str), CudaFunction>>;
-
 /// The row reduction of `e` by `r` on `dev` (`CudaGen::reduction_module`),
 /// generated and compiled the first time.
 fn reduce_kernel(
@@ -382,26 +405,24 @@ fn reduce_kernel(
     e: &Generated<'_>,
     r: Reduction,
 ) -> Result<CudaFunction, CudaError> {
-    static KERNELS: OnceLock<ReduceKernels> = OnceLock::new();
+    // Keyed as the other fused kernels, the reduction's name in the
+    // variant's place.
+    static KERNELS: OnceLock<Kernels> = OnceLock::new();
     let key = (dev.ordinal(), e.key, r.name());
-    let table = KERNELS.get_or_init(Default::default);
-    if let Some(f) = table.lock().expect("fused reduction table").get(&key) {
-        return Ok(f.clone());
-    }
-    let mut g = CudaGen::default();
-    let expr = e.source.expr(&mut g);
-    let (name, source) = g.reduction_module(e.out, &expr, r);
-    let k = KernelSource {
-        kernels: vec![format!("{name}_rows")],
-        name: name.clone(),
-        source,
-    };
-    let f = dev.function(&k, &format!("{name}_rows"))?;
-    table
-        .lock()
-        .expect("fused reduction table")
-        .insert(key, f.clone());
-    Ok(f)
+    cached(KERNELS.get_or_init(Default::default), key, dev, || {
+        let mut g = CudaGen::default();
+        let expr = e.source.expr(&mut g);
+        let (name, source) = g.reduction_module(e.out, &expr, r);
+        let kernel = format!("{name}_rows");
+        (
+            KernelSource {
+                kernels: vec![kernel.clone()],
+                name,
+                source,
+            },
+            kernel,
+        )
+    })
 }
 
 /// `e` reduced by `r` over its trailing `reduced` elements of each output
@@ -422,14 +443,12 @@ fn reduce_rows<T: CudaElement, E: Node<Device = Cuda, Elem = T>, SO: Shape>(
     let (l, numel) = layout(dims, (&strides, 0), &c.0)?;
     let g = generated(e);
     let (s, vec) = scalars(&g);
-    let nops = c.0.len() + 1;
-    let rank = l.rank as usize;
-    let fits = numel as u64 <= i32::MAX as u64 && variant(&l, nops, numel, vec) == "v32";
-    if !fits
-        || rank == 0
-        || !l.dims[rank - 1].is_multiple_of(reduced as u64)
-        || !reduced.is_multiple_of(vec as usize)
-    {
+    // `_v32`'s conditions (32-bit offsets, aligned rows; rank at least 1),
+    // and runs of `reduced` that tile the innermost dimension in vectors.
+    let rows_fit = variant(&l, c.0.len() + 1, numel, vec) == "v32"
+        && l.dims[l.rank as usize - 1].is_multiple_of(reduced as u64)
+        && reduced.is_multiple_of(vec as usize);
+    if !rows_fit {
         return Ok(None);
     }
     let out = output::<T, SO>(&dev, out_dims)?;
@@ -483,13 +502,14 @@ impl<T: CudaElement> Fused<T> for Cuda {
         let dims = e.dims()?;
         // One pass when the reduced axes are the trailing ones (a row per
         // output) and hold elements, the kept ones too.
+        // (`mask` has one entry per dim.)
         let first = mask.iter().position(|&m| m).unwrap_or(mask.len());
         let trailing = first < mask.len() && mask[first..].iter().all(|&m| m);
-        let reduced: usize = dims[first.min(dims.len())..].iter().product();
+        let reduced: usize = dims[first..].iter().product();
         let def = find_reduction(r.name());
         // A few long rows (a full reduction) keep the two passes: one block
         // per output would leave most of the GPU idle.
-        let rows: usize = dims[..first.min(dims.len())].iter().product();
+        let rows: usize = dims[..first].iter().product();
         let busy = rows >= 128 || reduced <= 16 * 1024;
         if trailing
             && busy
@@ -590,25 +610,7 @@ mod tests {
     ) -> KFused {
         let contiguous = contiguous_strides(dims);
         let out = out.unwrap_or((&contiguous, 0));
-        let p = crate::backend::fused::plan(dims, out, leaves.iter().copied());
-        let mut l = KFused {
-            dims: [0; MAX_RANK],
-            strides: [[0; MAX_RANK]; FUSED_OPERANDS],
-            offsets: [0; FUSED_OPERANDS],
-            rank: p.dims().len() as i32,
-            pad: 0,
-        };
-        for (d, &s) in p.dims().iter().enumerate() {
-            l.dims[d] = s as u64;
-        }
-        let offsets = core::iter::once(out.1).chain(leaves.iter().map(|l| l.2));
-        for (k, off) in offsets.enumerate() {
-            l.offsets[k] = off as u64;
-            for (d, &s) in p.strides(k).iter().enumerate() {
-                l.strides[k][d] = s as u64;
-            }
-        }
-        l
+        layout_of(dims, out, leaves.iter().copied()).unwrap().0
     }
 
     #[test]
