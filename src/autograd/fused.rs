@@ -30,7 +30,7 @@ use crate::Tensor;
 use crate::backend::cpu::fused::{Collect, Source, eval, reduce};
 use crate::backend::cpu::reducers::Sum;
 use crate::backend::fused::{
-    BLOCK, Block, CudaGen, Fused, Leaves, Node, Run, Scratch, c_name, sealed,
+    Block, CudaGen, Fused, Lane, Leaves, Node, Run, Scratch, c_name, sealed,
 };
 use crate::backend::op::{Map1, Map3, Pointwise};
 use crate::device::{Cpu, Device};
@@ -86,18 +86,18 @@ impl<T: Float, S: Shape, D: Device> Node for VarLeaf<T, S, D> {
     }
 
     type Lanes<'s>
-        = &'s [T; BLOCK]
+        = Lane<'s, T>
     where
         Self: 's;
 
     #[inline(always)]
-    fn lanes<'s>(&'s self, b: &'s Block<'_>, first: usize) -> &'s [T; BLOCK] {
+    fn lanes<'s>(&'s self, b: &'s Block<'_>, first: usize) -> Lane<'s, T> {
         b.lane(first)
     }
 
     #[inline(always)]
-    fn at(l: &&[T; BLOCK], i: usize) -> T {
-        l[i]
+    fn at(l: &Lane<'_, T>, c: usize, j: usize) -> T {
+        l.at(c, j)
     }
 
     fn cuda(&self, g: &mut CudaGen, first: usize) -> String {

@@ -29,7 +29,7 @@ use core::mem::MaybeUninit;
 pub use super::cpu::fused::{MAX_LEAVES, set_light_wide};
 // The CPU evaluation's block machinery, named by `Node`'s hidden methods.
 #[doc(hidden)]
-pub use super::cpu::fused::{BLOCK, Block, Run, Scratch};
+pub use super::cpu::fused::{BLOCK, Block, CHUNK, Lane, Run, Scratch};
 pub use super::cuda::fused_source::{CudaGen, FUSED_KERNELS, c_name};
 use crate::Tensor;
 use crate::backend::Backend;
@@ -145,9 +145,10 @@ pub trait Node: sealed::Sealed + Sync + Sized {
         f: impl FnOnce(Run<'_, Self::Elem>) -> R,
     ) -> R;
 
-    /// What [`Node::at`] reads over a block: each leaf's elements as an
-    /// array of [`BLOCK`] (the block's, then padding) (a broadcast leaf's value repeated, a
-    /// strided leaf's gathered), each operation's scalar parameter.
+    /// What [`Node::at`] reads over a block: each leaf's elements as a
+    /// [`Lane`] (the block's, then padding; a broadcast leaf's value
+    /// repeated over one [`CHUNK`]; a strided leaf's gathered), each
+    /// operation's scalar parameter.
     #[doc(hidden)]
     type Lanes<'s>: Copy
     where
@@ -157,12 +158,13 @@ pub trait Node: sealed::Sealed + Sync + Sized {
     #[doc(hidden)]
     fn lanes<'s>(&'s self, b: &'s Block<'_>, first: usize) -> Self::Lanes<'s>;
 
-    /// The node's value at element `i` of the block: the whole tree as one
+    /// The node's value at element `c * CHUNK + j` of the block (element
+    /// `j` of chunk `c`): the whole tree as one
     /// scalar function, so that the loop over a block keeps every
     /// intermediate value in registers and the compiler vectorises the
     /// whole chain.
     #[doc(hidden)]
-    fn at(l: &Self::Lanes<'_>, i: usize) -> Self::Elem;
+    fn at(l: &Self::Lanes<'_>, c: usize, j: usize) -> Self::Elem;
 
     /// Writes the node's value over block `b` into `dst` (`b.len()`
     /// elements), one element at a time through [`Node::at`].
@@ -171,17 +173,19 @@ pub trait Node: sealed::Sealed + Sync + Sized {
     fn write(&self, b: &Block<'_>, first: usize, dst: &mut [MaybeUninit<Self::Elem>]) {
         let n = b.len();
         let l = self.lanes(b, first);
-        // A whole block is a loop of constant length over arrays: fully
+        // A whole block is loops of constant length over arrays: fully
         // vectorised, without bounds checks (over `0..n` the compiler kept
         // them and ran the last vector iterations one element at a time).
         let dst = &mut dst[..n];
         if let Ok(dst) = <&mut [MaybeUninit<Self::Elem>; BLOCK]>::try_from(&mut *dst) {
-            for (i, o) in dst.iter_mut().enumerate() {
-                o.write(Self::at(&l, i));
+            for (c, d) in dst.as_chunks_mut::<CHUNK>().0.iter_mut().enumerate() {
+                for (j, o) in d.iter_mut().enumerate() {
+                    o.write(Self::at(&l, c, j));
+                }
             }
         } else {
             for (i, o) in dst.iter_mut().enumerate() {
-                o.write(Self::at(&l, i));
+                o.write(Self::at(&l, i / CHUNK, i % CHUNK));
             }
         }
     }

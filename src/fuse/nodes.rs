@@ -8,7 +8,7 @@ use core::marker::PhantomData;
 
 use crate::Tensor;
 use crate::backend::cuda::fused_source::c_name;
-use crate::backend::fused::{BLOCK, Block, CudaGen, Leaves, Node, Run, Scratch, sealed};
+use crate::backend::fused::{Block, CudaGen, Lane, Leaves, Node, Run, Scratch, sealed};
 use crate::backend::op::{Map1, Map2, Map3};
 use crate::device::Device;
 use crate::element::Element;
@@ -115,18 +115,18 @@ impl<T: Element, S: Shape, D: Device> Node for Leaf<'_, T, S, D> {
     }
 
     type Lanes<'s>
-        = &'s [T; BLOCK]
+        = Lane<'s, T>
     where
         Self: 's;
 
     #[inline(always)]
-    fn lanes<'s>(&'s self, b: &'s Block<'_>, first: usize) -> &'s [T; BLOCK] {
+    fn lanes<'s>(&'s self, b: &'s Block<'_>, first: usize) -> Lane<'s, T> {
         b.lane(first)
     }
 
     #[inline(always)]
-    fn at(l: &&[T; BLOCK], i: usize) -> T {
-        l[i]
+    fn at(l: &Lane<'_, T>, c: usize, j: usize) -> T {
+        l.at(c, j)
     }
 
     fn cuda(&self, g: &mut CudaGen, first: usize) -> String {
@@ -162,7 +162,7 @@ impl<T: Element, D: Device> Node for Scalar<T, D> {
     }
 
     #[inline(always)]
-    fn at(l: &T, _: usize) -> T {
+    fn at(l: &T, _: usize, _: usize) -> T {
         *l
     }
 
@@ -204,8 +204,8 @@ impl<Op: Map1<A::Elem>, A: Node> Node for Unary<Op, A> {
     }
 
     #[inline(always)]
-    fn at(l: &Self::Lanes<'_>, i: usize) -> A::Elem {
-        l.0.call(A::at(&l.1, i))
+    fn at(l: &Self::Lanes<'_>, c: usize, j: usize) -> A::Elem {
+        l.0.call(A::at(&l.1, c, j))
     }
 
     fn cuda(&self, g: &mut CudaGen, first: usize) -> String {
@@ -271,8 +271,8 @@ where
     }
 
     #[inline(always)]
-    fn at(l: &Self::Lanes<'_>, i: usize) -> Op::Out {
-        l.0.call(A::at(&l.1, i), B::at(&l.2, i))
+    fn at(l: &Self::Lanes<'_>, c: usize, j: usize) -> Op::Out {
+        l.0.call(A::at(&l.1, c, j), B::at(&l.2, c, j))
     }
 
     fn cuda(&self, g: &mut CudaGen, first: usize) -> String {
@@ -350,8 +350,8 @@ where
     }
 
     #[inline(always)]
-    fn at(l: &Self::Lanes<'_>, i: usize) -> B::Elem {
-        l.0.call(A::at(&l.1, i), B::at(&l.2, i), C::at(&l.3, i))
+    fn at(l: &Self::Lanes<'_>, c: usize, j: usize) -> B::Elem {
+        l.0.call(A::at(&l.1, c, j), B::at(&l.2, c, j), C::at(&l.3, c, j))
     }
 
     fn cuda(&self, g: &mut CudaGen, first: usize) -> String {

@@ -3,17 +3,18 @@
 //! leaf, on the same pool and plan as the eager kernels.
 //!
 //! Each inner loop of the plan is cut into blocks of [`BLOCK`] elements.
-//! Over a block, the expression's nodes run one after another, each over
-//! the whole block: a leaf of inner stride 1 is the slice of its tensor
-//! itself, a leaf of stride 0 one value ([`Run::Splat`]: a broadcast
-//! operand costs one load per block), another stride a gathered block; an
-//! operation writes its block into a scratch buffer on the stack, and the
-//! root writes straight into the output. The loops over a block are plain
-//! loops over slices, which the compiler vectorises like the eager ones,
-//! and the scratch buffers stay in L1: memory is read once per leaf and the
-//! output written once, whatever the chain's length. Large existing outputs
-//! are written with streaming stores (`store.rs`), as the eager `out=`
-//! forms are. An expression that calls a transcendental function (`exp`,
+//! Over a block, each tensor leaf is a [`Lane`] ([`Block::lane`]): the
+//! slice of its tensor itself when its inner stride is 1, one chunk of
+//! [`CHUNK`] repeated values when 0 (a broadcast operand, filled once per
+//! row), another stride a block gathered into a per-thread arena. The
+//! whole tree is then one scalar function of an element's position
+//! (`Node::at`), run by loops of constant length over the block's chunks,
+//! which the compiler vectorises with every intermediate value in
+//! registers: memory is read once per leaf and the output written once,
+//! whatever the chain's length. A reduction at the end of a chain folds
+//! the same function's values into accumulators, without storing them.
+//! Large existing outputs are written with streaming stores (`store.rs`),
+//! as the eager `out=` forms are. An expression that calls a transcendental function (`exp`,
 //! `erf`, ...) is compute-bound and runs with the widest vectors the
 //! processor has; the others are memory-bound and run with the baseline
 //! ones, as the eager kernels do ([`writer`]).
@@ -246,10 +247,10 @@ pub struct Arena {
     cells: core::cell::UnsafeCell<[MaybeUninit<u64>; BLOCK * MAX_LEAVES]>,
     taken: core::cell::Cell<u16>,
     /// For each leaf, the address of the broadcast value its region holds
-    /// repeated over the whole block, or 0: a stride-0 leaf keeps its value
-    /// across the blocks of a row (a `(n, 1)` operand), and refilling the
-    /// lane every block queued 4 KiB of stores behind the output's (19% of
-    /// `a + c` into an existing output, `perf annotate`).
+    /// repeated over its first [`CHUNK`], or 0: a stride-0 leaf keeps its
+    /// value across the blocks of a row (a `(n, 1)` operand), and refilling
+    /// the lane every block queued 4 KiB of stores behind the output's (19%
+    /// of `a + c` into an existing output, `perf annotate`).
     splat: [core::cell::Cell<usize>; MAX_LEAVES],
 }
 
@@ -618,18 +619,18 @@ fn fold_wide<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
 }
 
 impl Block<'_> {
-    /// Leaf `k`'s elements over the block as an array of [`BLOCK`]: the
-    /// tensor's own elements when its inner stride is 1 and a whole block
-    /// follows, else copied into the arena (a broadcast value repeated,
-    /// strided elements gathered, a short block padded with
-    /// `T::default()`). A fixed length lets the compiler drop the bounds
-    /// checks of a loop over `0..len <= BLOCK`.
+    /// Leaf `k`'s elements over the block as a [`Lane`]: the tensor's own
+    /// elements when its inner stride is 1 and a whole block follows; a
+    /// broadcast value repeated over one [`CHUNK`] of the arena, read for
+    /// every chunk; else strided elements gathered into the arena, a short
+    /// block padded with `T::default()`. A fixed length lets the compiler
+    /// drop the bounds checks of the loops over a block.
     ///
     /// # Panics
     /// When `T` is not the element type of leaf `k`, or the leaf's lane
     /// was already taken in this block.
     #[inline(always)]
-    pub fn lane<T: Element>(&self, k: usize) -> &[T; BLOCK] {
+    pub fn lane<T: Element>(&self, k: usize) -> Lane<'_, T> {
         const {
             assert!(size_of::<T>() <= 8 && align_of::<T>() <= 8);
         }
@@ -638,41 +639,119 @@ impl Block<'_> {
         // elements of leaf `k`, readable for the lifetime of the block;
         // `n <= BLOCK` (blocks are cut so). The arena region holds `BLOCK`
         // elements of `T` and is this leaf's alone (`region` panics when it
-        // is taken twice in a block); every one of them is written before
-        // the array is formed, in this block or, for a repeated value
-        // (`splat[k]` set), in an earlier block of this arena, and only
-        // leaf `k`'s lanes write the region.
+        // is taken twice in a block); every element the lane reads is
+        // written before the array is formed, in this block or, for a
+        // repeated value (`splat[k]` set), in an earlier block of this
+        // arena, and only leaf `k`'s lanes write the region.
         unsafe {
             if st == 1 && n == BLOCK {
-                return &*(p as *const [T; BLOCK]);
+                return Lane::new(&*(p as *const [T; BLOCK]));
             }
             let region = self.arena.region::<T>(k);
             let held = &self.arena.splat[k];
             if st == 0 {
-                // The whole region repeats the value (past `n` too: padding
-                // is computed on and dropped, any value does); the leaves
-                // are not written during an evaluation, so the same
-                // address holds the same value.
+                // The first chunk repeats the value, and every chunk of
+                // the lane reads it (`Lane::step` 0); the leaves are not
+                // written during an evaluation, so the same address holds
+                // the same value. The rest of the region is left as it
+                // was: written (by an earlier gather or at the start) or
+                // not, it is never read through a repeated lane.
                 if held.get() != p as usize {
                     let x = *p;
-                    for i in 0..BLOCK {
+                    for i in 0..CHUNK {
                         region.add(i).write(x);
                     }
                     held.set(p as usize);
                 }
-            } else {
-                held.set(0);
-                for i in 0..n {
-                    region.add(i).write(*p.add(i * st));
-                }
-                for i in n..BLOCK {
-                    region.add(i).write(T::default());
-                }
+                return Lane::repeat(&*(region as *const [T; CHUNK]));
             }
-            &*(region as *const [T; BLOCK])
+            held.set(0);
+            for i in 0..n {
+                region.add(i).write(*p.add(i * st));
+            }
+            for i in n..BLOCK {
+                region.add(i).write(T::default());
+            }
+            Lane::new(&*(region as *const [T; BLOCK]))
         }
     }
 }
+
+/// Elements per chunk of a block: [`Node::at`](crate::backend::fused::Node::at)
+/// reads element `c * CHUNK + j` of a block as `(c, j)`, so that a
+/// broadcast leaf's lane is one chunk read again for every chunk, while
+/// the loop over `j`, of constant length, stays one vectorised loop of
+/// contiguous loads. A lane of [`BLOCK`] repeated values cost 4 KiB of
+/// stores per row of a `(n, 1)` operand; one chunk costs an eighth of
+/// that (`relu(a * b + c)` into an existing 4096x4096 output: 1.05-1.10x
+/// the eager `a + b` before, 1.03-1.04x after, interleaved runs). Equal to
+/// the number of a fold's accumulators, which take the same `(c, j)`
+/// order.
+///
+/// ```
+/// use shaped::backend::fused::{BLOCK, CHUNK};
+/// assert_eq!(BLOCK % CHUNK, 0);
+/// ```
+pub const CHUNK: usize = FOLD_LANES;
+
+/// A leaf's elements over a block ([`Block::lane`]): [`BLOCK`] elements,
+/// or one chunk of [`CHUNK`] repeated values read for every chunk.
+///
+/// ```
+/// use shaped::{Shape, Tensor};
+/// // `c` is a broadcast leaf: one repeated chunk per row.
+/// let a = Tensor::<f32, Shape![2, 3]>::from_vec(vec![1., 2., 3., 4., 5., 6.]);
+/// let c = Tensor::<f32, Shape![2, 1]>::from_vec(vec![10., 20.]);
+/// assert_eq!((a.lazy() + &c).eval().to_vec(), [11., 12., 13., 24., 25., 26.]);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Lane<'s, T> {
+    /// The first element: `BLOCK` readable from it, or `CHUNK` when `step`
+    /// is 0.
+    first: *const T,
+    /// The distance between chunks: `CHUNK`, or 0 for a repeated value.
+    step: usize,
+    elems: core::marker::PhantomData<&'s [T]>,
+}
+
+impl<'s, T: Copy> Lane<'s, T> {
+    #[inline(always)]
+    fn new(all: &'s [T; BLOCK]) -> Self {
+        Lane {
+            first: all.as_ptr(),
+            step: CHUNK,
+            elems: core::marker::PhantomData,
+        }
+    }
+
+    #[inline(always)]
+    fn repeat(chunk: &'s [T; CHUNK]) -> Self {
+        Lane {
+            first: chunk.as_ptr(),
+            step: 0,
+            elems: core::marker::PhantomData,
+        }
+    }
+
+    /// Element `j` of chunk `c`: element `c * CHUNK + j` of the block.
+    ///
+    /// # Panics
+    /// When `c >= BLOCK / CHUNK` or `j >= CHUNK` (past the block).
+    #[inline(always)]
+    pub fn at(&self, c: usize, j: usize) -> T {
+        assert!(c < BLOCK / CHUNK && j < CHUNK, "past the block");
+        // SAFETY: `c * step + j` is below `BLOCK` when `step` is `CHUNK`
+        // and below `CHUNK` when it is 0 (checked above), and `first` has
+        // that many elements, borrowed for `'s` (`new`, `repeat`).
+        unsafe { *self.first.add(c * self.step + j) }
+    }
+}
+
+// SAFETY: a lane is a shared borrow of `T`s (`&'s [T]`), which is `Send`
+// and `Sync` when `T` is `Sync`.
+unsafe impl<T: Sync> Send for Lane<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: Sync> Sync for Lane<'_, T> {}
 
 /// The output buffer of a run.
 #[derive(Clone, Copy, Debug)]
@@ -897,7 +976,7 @@ impl<E: Node<Device = Cpu>> Source for E {
         for (j, slot) in acc.iter_mut().enumerate() {
             let mut a = *slot;
             for c in 0..BLOCK / FOLD_LANES {
-                a = r.fold(a, E::at(&l, c * FOLD_LANES + j), 0);
+                a = r.fold(a, E::at(&l, c, j), 0);
             }
             *slot = a;
         }
