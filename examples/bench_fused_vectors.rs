@@ -8,12 +8,15 @@
 //! ratios to the eager add.
 //!
 //! The cases: `add_out` the eager `a + b` (`b: (4096,)`), the floor; the
-//! fused `a + b`; `chain3` `relu(a * b + c)` (`c: (4096, 1)`); `chain6m`
-//! `|relu(a * b + c) * d - e|` (`d: (4096,)`, `e: (4096, 1)`).
+//! fused `a + b`; `chain3` `relu(a * b + c)` (`c: (4096, 1)`), then the
+//! same with one operation more at a time: `chain4` `relu(a * b + c) * d`
+//! (`d: (4096,)`), `chain5` `relu(a * b + c) * d - e` (`e: (4096, 1)`),
+//! `chain6m` `|relu(a * b + c) * d - e|`.
 //!
 //! `cargo run --release --example bench_fused_vectors [ROUNDS=70]`
 
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::Instant;
 
 use shaped::backend::fused::set_light_wide;
@@ -40,27 +43,22 @@ fn main() {
     let d = Tensor::<f32, Shape![4096]>::rand(4);
     let e = Tensor::<f32, Shape![4096, 1]>::rand(5);
     let o = RefCell::new(Tensor::<f32, Big>::zeros());
-    type Case<'a> = (&'static str, Option<bool>, Box<dyn Fn() + 'a>);
-    let cases: Vec<Case<'_>> = vec![
-        (
-            "add_out (eager)",
-            None,
-            Box::new(|| a.add_out(&b, &mut o.borrow_mut()).unwrap()),
-        ),
-        (
-            "add",
-            Some(false),
-            Box::new(|| (a.lazy() + &b).eval_into(&mut o.borrow_mut()).unwrap()),
-        ),
+    type Run<'a> = Rc<dyn Fn() + 'a>;
+    type Case<'a> = (&'static str, Option<bool>, Run<'a>);
+    let mut cases: Vec<Case<'_>> = vec![(
+        "add_out (eager)",
+        None,
+        Rc::new(|| a.add_out(&b, &mut o.borrow_mut()).unwrap()),
+    )];
+    // Each chain twice: with the baseline vectors, then the widest.
+    let chains: [(&str, Run<'_>); 5] = [
         (
             "add",
-            Some(true),
-            Box::new(|| (a.lazy() + &b).eval_into(&mut o.borrow_mut()).unwrap()),
+            Rc::new(|| (a.lazy() + &b).eval_into(&mut o.borrow_mut()).unwrap()),
         ),
         (
             "chain3",
-            Some(false),
-            Box::new(|| {
+            Rc::new(|| {
                 (a.lazy() * &b + &c)
                     .relu()
                     .eval_into(&mut o.borrow_mut())
@@ -68,29 +66,24 @@ fn main() {
             }),
         ),
         (
-            "chain3",
-            Some(true),
-            Box::new(|| {
-                (a.lazy() * &b + &c)
-                    .relu()
+            "chain4",
+            Rc::new(|| {
+                ((a.lazy() * &b + &c).relu() * &d)
                     .eval_into(&mut o.borrow_mut())
                     .unwrap()
             }),
         ),
         (
-            "chain6m",
-            Some(false),
-            Box::new(|| {
+            "chain5",
+            Rc::new(|| {
                 ((a.lazy() * &b + &c).relu() * &d - &e)
-                    .abs()
                     .eval_into(&mut o.borrow_mut())
                     .unwrap()
             }),
         ),
         (
             "chain6m",
-            Some(true),
-            Box::new(|| {
+            Rc::new(|| {
                 ((a.lazy() * &b + &c).relu() * &d - &e)
                     .abs()
                     .eval_into(&mut o.borrow_mut())
@@ -98,6 +91,10 @@ fn main() {
             }),
         ),
     ];
+    for (name, f) in chains {
+        cases.push((name, Some(false), f.clone()));
+        cases.push((name, Some(true), f));
+    }
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
     for round in 0..WARM_UP + rounds {
         let order: Vec<usize> = if round % 2 == 0 {
