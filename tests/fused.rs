@@ -779,4 +779,49 @@ mod gradients {
         let g = r.sum().backward();
         assert!(g.wrt(&p).is_some());
     }
+
+    /// `(x * 1.01 + 0.1)` nested `n` times.
+    macro_rules! affine_chain {
+        ($e:expr;) => { $e };
+        ($e:expr; $_:tt $($rest:tt)*) => { affine_chain!(($e * 1.01 + 0.1); $($rest)*) };
+    }
+
+    /// A chain of 24 operations has gradients on a thread with the
+    /// default 2 MiB stack: the backward pass went through one closure per
+    /// node, and 18 operations already passed the compiler's recursion
+    /// limit (`reached the recursion limit while instantiating ...
+    /// with_run`), with a stack that grew with the square of the depth.
+    #[test]
+    fn deep_chains_have_gradients() {
+        let run = || {
+            let n = 3 * shaped::backend::fused::BLOCK + 7;
+            let x = Var::param(
+                Tensor::<f64, DynRank>::try_from_vec(
+                    (0..n).map(|i| (i % 17) as f64 - 8.0).collect(),
+                    &[n],
+                )
+                .unwrap(),
+            );
+            let b = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![0.5]));
+            let y = (affine_chain!(x.lazy() * &b; a a a a a a a a a a a a)).eval_var();
+            let g = y.sum().backward();
+            // d/dx = b * 1.01^12 everywhere; d/db = sum(x) * 1.01^12.
+            let k = 1.01f64.powi(12);
+            let gx = g.wrt(&x).unwrap().to_vec();
+            assert!(gx.iter().all(|v| (v - 0.5 * k).abs() < 1e-12), "{}", gx[0]);
+            let sx: f64 = (0..n).map(|i| (i % 17) as f64 - 8.0).sum();
+            let gb = g.wrt(&b).unwrap().to_vec()[0];
+            assert!(
+                (gb - sx * k).abs() < 1e-9 * sx.abs().max(1.0),
+                "{gb} vs {}",
+                sx * k
+            );
+        };
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(run)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
 }

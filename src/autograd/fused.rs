@@ -27,7 +27,9 @@ use std::sync::Arc;
 use super::graph::{Dyn, Grads, Node as GraphNode};
 use super::var::Var;
 use crate::Tensor;
-use crate::backend::cpu::fused::{Collect, Source, eval, reduce};
+use core::mem::MaybeUninit;
+
+use crate::backend::cpu::fused::{Collect, Source, eval, reduce, write_run};
 use crate::backend::cpu::reducers::Sum;
 use crate::backend::fused::{
     Block, CudaGen, Fused, Lane, Leaves, Node, Run, Scratch, c_name, sealed,
@@ -78,11 +80,6 @@ impl<T: Float, S: Shape, D: Device> Node for VarLeaf<T, S, D> {
 
     fn visit<'a, V: Leaves<'a, D>>(&'a self, v: &mut V) {
         v.leaf(&self.0.value)
-    }
-
-    #[inline(always)]
-    fn with_run<R>(&self, b: &Block<'_>, first: usize, f: impl FnOnce(Run<'_, T>) -> R) -> R {
-        Node::with_run(&Leaf(&self.0.value), b, first, f)
     }
 
     type Lanes<'s>
@@ -161,17 +158,23 @@ pub trait Adjoint<T: Float>: Node + Clone + Send + 'static {
     #[doc(hidden)]
     fn cuda_adjoint(&self, a: &mut AdjointGen<'_>, first: usize, k: usize, adj: String) -> String;
 
-    /// Calls `f` with the adjoint of leaf `k` (numbered from `first`; in
-    /// this subtree) over block `b`, given this node's adjoint `adj`.
+    /// Writes the adjoint of leaf `k` (numbered from `first`; in this
+    /// subtree) over block `b` into `dst` (`b.len()` elements), given this
+    /// node's adjoint `adj`. Each node's step is one loop over its
+    /// operands' lanes (their values recomputed in registers), and the
+    /// calls go down the path to leaf `k` only, with one block of scratch
+    /// per node on it: no closure per node, so the depth of a chain is
+    /// bounded neither by the compiler's recursion limit nor by a stack
+    /// that grew with the square of the depth.
     #[doc(hidden)]
-    fn adjoint<R>(
+    fn adjoint(
         &self,
         b: &Block<'_>,
         first: usize,
         k: usize,
         adj: Run<'_, T>,
-        f: impl FnOnce(Run<'_, T>) -> R,
-    ) -> R;
+        dst: &mut [MaybeUninit<T>],
+    );
 }
 
 impl<T: Float, S: Shape, D: Device> Adjoint<T> for VarLeaf<T, S, D>
@@ -187,15 +190,15 @@ where
     fn cuda_adjoint(&self, _: &mut AdjointGen<'_>, _: usize, _: usize, adj: String) -> String {
         adj
     }
-    fn adjoint<R>(
+    fn adjoint(
         &self,
         _: &Block<'_>,
         _: usize,
         _: usize,
         adj: Run<'_, T>,
-        f: impl FnOnce(Run<'_, T>) -> R,
-    ) -> R {
-        f(adj)
+        dst: &mut [MaybeUninit<T>],
+    ) {
+        write_run(dst, adj)
     }
 }
 
@@ -211,16 +214,16 @@ impl<T: Float, D: Device> Adjoint<T> for Scalar<T, D> {
         // A scalar has no leaf: no adjoint is ever asked of it.
         zero::<T>()
     }
-    fn adjoint<R>(
+    fn adjoint(
         &self,
         _: &Block<'_>,
         _: usize,
         _: usize,
         _: Run<'_, T>,
-        f: impl FnOnce(Run<'_, T>) -> R,
-    ) -> R {
+        dst: &mut [MaybeUninit<T>],
+    ) {
         // A scalar has no leaf: no adjoint is ever asked of it.
-        f(Run::Splat(T::zero()))
+        write_run(dst, Run::Splat(T::zero()))
     }
 }
 
@@ -302,19 +305,24 @@ impl<T: Float, Op: UnaryGrad<T>, A: Adjoint<T> + Node<Elem = T>> Adjoint<T> for 
         self.1.cuda_adjoint(a, first, k, d)
     }
     #[inline(always)]
-    fn adjoint<R>(
+    fn adjoint(
         &self,
         b: &Block<'_>,
         first: usize,
         k: usize,
         adj: Run<'_, T>,
-        f: impl FnOnce(Run<'_, T>) -> R,
-    ) -> R {
-        self.1.with_run(b, first, |x| {
-            let mut s = Scratch::default();
-            let adj = s.map2(b.len(), adj, x, |g, x| self.0.grad(g, x));
-            self.1.adjoint(b, first, k, adj, f)
-        })
+        dst: &mut [MaybeUninit<T>],
+    ) {
+        let mut s = Scratch::default();
+        let s = &mut s;
+        let adj = b.scoped(
+            #[inline(always)]
+            move |b| {
+                let l = self.1.lanes(b, first);
+                s.step(b.len(), adj, |g, c, j| self.0.grad(g, A::at(&l, c, j)))
+            },
+        );
+        self.1.adjoint(b, first, k, adj, dst)
     }
 }
 
@@ -357,20 +365,26 @@ macro_rules! binary_grads {
                 }
             }
             #[inline(always)]
-            fn adjoint<R>(&self, b: &Block<'_>, first: usize, k: usize, adj: Run<'_, T>, f: impl FnOnce(Run<'_, T>) -> R) -> R {
+            fn adjoint(&self, b: &Block<'_>, first: usize, k: usize, adj: Run<'_, T>, dst: &mut [MaybeUninit<T>]) {
                 let second = first + A::LEAVES;
-                self.1.with_run(b, first, |xs| {
-                    self.2.with_run(b, second, |ys| {
-                        let mut s = Scratch::default();
-                        if k < second {
-                            let adj = s.map3(b.len(), adj, xs, ys, |$g, $x, $y| { let _ = (&$x, &$y); $da });
-                            self.1.adjoint(b, first, k, adj, f)
-                        } else {
-                            let adj = s.map3(b.len(), adj, xs, ys, |$g, $x, $y| { let _ = (&$x, &$y); $db });
-                            self.2.adjoint(b, second, k, adj, f)
-                        }
-                    })
-                })
+                let mut s = Scratch::default();
+                let s = &mut s;
+                let adj = b.scoped(
+            #[inline(always)]
+            move |b| {
+                    let (lx, ly) = (self.1.lanes(b, first), self.2.lanes(b, second));
+                    let xy = |c, j| (A::at(&lx, c, j), B::at(&ly, c, j));
+                    if k < second {
+                        s.step(b.len(), adj, |$g, c, j| { let ($x, $y) = xy(c, j); let _ = (&$x, &$y); $da })
+                    } else {
+                        s.step(b.len(), adj, |$g, c, j| { let ($x, $y) = xy(c, j); let _ = (&$x, &$y); $db })
+                    }
+                });
+                if k < second {
+                    self.1.adjoint(b, first, k, adj, dst)
+                } else {
+                    self.2.adjoint(b, second, k, adj, dst)
+                }
             }
         }
     )*};
@@ -423,33 +437,39 @@ where
         }
     }
     #[inline(always)]
-    fn adjoint<R>(
+    fn adjoint(
         &self,
         b: &Block<'_>,
         first: usize,
         k: usize,
         adj: Run<'_, T>,
-        f: impl FnOnce(Run<'_, T>) -> R,
-    ) -> R {
+        dst: &mut [MaybeUninit<T>],
+    ) {
         let (second, third) = (first + C::LEAVES, first + C::LEAVES + X::LEAVES);
         if k < second {
-            return f(Run::Splat(T::zero()));
+            return write_run(dst, Run::Splat(T::zero()));
         }
-        self.1.with_run(b, first, |c| {
-            let mut s = Scratch::default();
-            let taken = k < third;
-            let adj = s.map2(
-                b.len(),
-                c,
-                adj,
-                |c, g| if c == taken { g } else { T::zero() },
-            );
-            if taken {
-                self.2.adjoint(b, second, k, adj, f)
-            } else {
-                self.3.adjoint(b, third, k, adj, f)
-            }
-        })
+        let taken = k < third;
+        let mut s = Scratch::default();
+        let s = &mut s;
+        let adj = b.scoped(
+            #[inline(always)]
+            move |b| {
+                let l = self.1.lanes(b, first);
+                s.step(b.len(), adj, |g, c, j| {
+                    if C::at(&l, c, j) == taken {
+                        g
+                    } else {
+                        T::zero()
+                    }
+                })
+            },
+        );
+        if taken {
+            self.2.adjoint(b, second, k, adj, dst)
+        } else {
+            self.3.adjoint(b, third, k, adj, dst)
+        }
     }
 }
 
@@ -497,29 +517,31 @@ macro_rules! ternary_grads {
                 }
             }
             #[inline(always)]
-            fn adjoint<R>(&self, b: &Block<'_>, first: usize, k: usize, adj: Run<'_, T>, f: impl FnOnce(Run<'_, T>) -> R) -> R {
+            fn adjoint(&self, b: &Block<'_>, first: usize, k: usize, adj: Run<'_, T>, dst: &mut [MaybeUninit<T>]) {
                 let (second, third) = (first + A::LEAVES, first + A::LEAVES + B::LEAVES);
-                self.1.with_run(b, first, |xs| {
-                    self.2.with_run(b, second, |ys| {
-                        self.3.with_run(b, third, |zs| {
-                            let (mut s, mut t) = (Scratch::default(), Scratch::default());
-                            let n = b.len();
-                            if k < second {
-                                let d = s.map3(n, xs, ys, zs, |$x, $y, $z| { let _ = (&$x, &$y, &$z); $d0 });
-                                let adj = t.map2(n, adj, d, |g, d| g * d);
-                                self.1.adjoint(b, first, k, adj, f)
-                            } else if k < third {
-                                let d = s.map3(n, xs, ys, zs, |$x, $y, $z| { let _ = (&$x, &$y, &$z); $d1 });
-                                let adj = t.map2(n, adj, d, |g, d| g * d);
-                                self.2.adjoint(b, second, k, adj, f)
-                            } else {
-                                let d = s.map3(n, xs, ys, zs, |$x, $y, $z| { let _ = (&$x, &$y, &$z); $d2 });
-                                let adj = t.map2(n, adj, d, |g, d| g * d);
-                                self.3.adjoint(b, third, k, adj, f)
-                            }
-                        })
-                    })
-                })
+                let mut s = Scratch::default();
+                let s = &mut s;
+                let adj = b.scoped(
+            #[inline(always)]
+            move |b| {
+                    let (lx, ly, lz) = (self.1.lanes(b, first), self.2.lanes(b, second), self.3.lanes(b, third));
+                    let xyz = |c, j| (A::at(&lx, c, j), B::at(&ly, c, j), C::at(&lz, c, j));
+                    let n = b.len();
+                    if k < second {
+                        s.step(n, adj, |g, c, j| { let ($x, $y, $z) = xyz(c, j); let _ = (&$x, &$y, &$z); g * $d0 })
+                    } else if k < third {
+                        s.step(n, adj, |g, c, j| { let ($x, $y, $z) = xyz(c, j); let _ = (&$x, &$y, &$z); g * $d1 })
+                    } else {
+                        s.step(n, adj, |g, c, j| { let ($x, $y, $z) = xyz(c, j); let _ = (&$x, &$y, &$z); g * $d2 })
+                    }
+                });
+                if k < second {
+                    self.1.adjoint(b, first, k, adj, dst)
+                } else if k < third {
+                    self.2.adjoint(b, second, k, adj, dst)
+                } else {
+                    self.3.adjoint(b, third, k, adj, dst)
+                }
             }
         }
     )*};
@@ -654,10 +676,10 @@ impl<T: Float, E: Adjoint<T> + Node<Elem = T, Device = Cpu>> Source for GradOf<'
         Node::transcendental(self.e)
     }
     #[inline(always)]
-    fn with_run<R>(&self, b: &Block<'_>, f: impl FnOnce(Run<'_, T>) -> R) -> R {
+    fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<T>]) {
         let mut s = Scratch::default();
         let g = b.leaf(E::LEAVES, &mut s);
-        self.e.adjoint(b, 0, self.k, g, f)
+        self.e.adjoint(b, 0, self.k, g, dst)
     }
 }
 

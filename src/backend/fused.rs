@@ -29,7 +29,7 @@ use core::mem::MaybeUninit;
 pub use super::cpu::fused::{MAX_LEAVES, set_light_wide};
 // The CPU evaluation's block machinery, named by `Node`'s hidden methods.
 #[doc(hidden)]
-pub use super::cpu::fused::{BLOCK, Block, CHUNK, Lane, Run, Scratch};
+pub use super::cpu::fused::{BLOCK, Block, CHUNK, Lane, Run, Scratch, fill_chunked};
 pub use super::cuda::fused_source::{CudaGen, FUSED_KERNELS, c_name};
 use crate::Tensor;
 use crate::backend::Backend;
@@ -135,16 +135,6 @@ pub trait Node: sealed::Sealed + Sync + Sized {
     /// Hands every tensor leaf to `v`, in index order.
     fn visit<'a, V: Leaves<'a, Self::Device>>(&'a self, v: &mut V);
 
-    /// Calls `f` with the node's value over block `b`, whose leaves are
-    /// numbered from `first`.
-    #[doc(hidden)]
-    fn with_run<R>(
-        &self,
-        b: &Block<'_>,
-        first: usize,
-        f: impl FnOnce(Run<'_, Self::Elem>) -> R,
-    ) -> R;
-
     /// What [`Node::at`] reads over a block: each leaf's elements as a
     /// [`Lane`] (the block's, then padding; a broadcast leaf's value
     /// repeated over one [`CHUNK`]; a strided leaf's gathered), each
@@ -173,21 +163,7 @@ pub trait Node: sealed::Sealed + Sync + Sized {
     fn write(&self, b: &Block<'_>, first: usize, dst: &mut [MaybeUninit<Self::Elem>]) {
         let n = b.len();
         let l = self.lanes(b, first);
-        // A whole block is loops of constant length over arrays: fully
-        // vectorised, without bounds checks (over `0..n` the compiler kept
-        // them and ran the last vector iterations one element at a time).
-        let dst = &mut dst[..n];
-        if let Ok(dst) = <&mut [MaybeUninit<Self::Elem>; BLOCK]>::try_from(&mut *dst) {
-            for (c, d) in dst.as_chunks_mut::<CHUNK>().0.iter_mut().enumerate() {
-                for (j, o) in d.iter_mut().enumerate() {
-                    o.write(Self::at(&l, c, j));
-                }
-            }
-        } else {
-            for (i, o) in dst.iter_mut().enumerate() {
-                o.write(Self::at(&l, i / CHUNK, i % CHUNK));
-            }
-        }
+        fill_chunked(&mut dst[..n], |c, j| Self::at(&l, c, j));
     }
 
     /// The node's value as a CUDA C expression over the kernel's leaf

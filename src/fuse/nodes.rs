@@ -8,7 +8,7 @@ use core::marker::PhantomData;
 
 use crate::Tensor;
 use crate::backend::cuda::fused_source::c_name;
-use crate::backend::fused::{Block, CudaGen, Lane, Leaves, Node, Run, Scratch, sealed};
+use crate::backend::fused::{Block, CudaGen, Lane, Leaves, Node, sealed};
 use crate::backend::op::{Map1, Map2, Map3};
 use crate::device::Device;
 use crate::element::Element;
@@ -108,12 +108,6 @@ impl<T: Element, S: Shape, D: Device> Node for Leaf<'_, T, S, D> {
         v.leaf(self.0)
     }
 
-    #[inline(always)]
-    fn with_run<R>(&self, b: &Block<'_>, first: usize, f: impl FnOnce(Run<'_, T>) -> R) -> R {
-        let mut s = Scratch::default();
-        f(b.leaf(first, &mut s))
-    }
-
     type Lanes<'s>
         = Lane<'s, T>
     where
@@ -145,11 +139,6 @@ impl<T: Element, D: Device> Node for Scalar<T, D> {
     }
 
     fn visit<'a, V: Leaves<'a, D>>(&'a self, _: &mut V) {}
-
-    #[inline(always)]
-    fn with_run<R>(&self, _: &Block<'_>, _: usize, f: impl FnOnce(Run<'_, T>) -> R) -> R {
-        f(Run::Splat(self.0))
-    }
 
     type Lanes<'s>
         = T
@@ -183,14 +172,6 @@ impl<Op: Map1<A::Elem>, A: Node> Node for Unary<Op, A> {
 
     fn visit<'a, V: Leaves<'a, A::Device>>(&'a self, v: &mut V) {
         self.1.visit(v)
-    }
-
-    #[inline(always)]
-    fn with_run<R>(&self, b: &Block<'_>, first: usize, f: impl FnOnce(Run<'_, A::Elem>) -> R) -> R {
-        self.1.with_run(b, first, |x| {
-            let mut s = Scratch::default();
-            f(s.map1(b.len(), x, |x| self.0.call(x)))
-        })
     }
 
     type Lanes<'s>
@@ -244,16 +225,6 @@ where
     fn visit<'a, V: Leaves<'a, A::Device>>(&'a self, v: &mut V) {
         self.1.visit(v);
         self.2.visit(v);
-    }
-
-    #[inline(always)]
-    fn with_run<R>(&self, b: &Block<'_>, first: usize, f: impl FnOnce(Run<'_, Op::Out>) -> R) -> R {
-        self.1.with_run(b, first, |x| {
-            self.2.with_run(b, first + A::LEAVES, |y| {
-                let mut s = Scratch::default();
-                f(s.map2(b.len(), x, y, |x, y| self.0.call(x, y)))
-            })
-        })
     }
 
     type Lanes<'s>
@@ -318,19 +289,6 @@ where
         self.1.visit(v);
         self.2.visit(v);
         self.3.visit(v);
-    }
-
-    #[inline(always)]
-    fn with_run<R>(&self, b: &Block<'_>, first: usize, f: impl FnOnce(Run<'_, B::Elem>) -> R) -> R {
-        let (second, third) = (first + A::LEAVES, first + A::LEAVES + B::LEAVES);
-        self.1.with_run(b, first, |x| {
-            self.2.with_run(b, second, |y| {
-                self.3.with_run(b, third, |z| {
-                    let mut s = Scratch::default();
-                    f(s.map3(b.len(), x, y, z, |x, y, z| self.0.call(x, y, z)))
-                })
-            })
-        })
     }
 
     type Lanes<'s>

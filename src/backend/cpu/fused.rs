@@ -108,49 +108,6 @@ pub fn write1<A: Copy, O: Copy>(dst: &mut [MaybeUninit<O>], a: Run<'_, A>, f: im
     }
 }
 
-/// Writes `f` of each pair of elements of `a` and `b` into `dst`.
-#[inline(always)]
-pub fn write2<A: Copy, B: Copy, O: Copy>(
-    dst: &mut [MaybeUninit<O>],
-    a: Run<'_, A>,
-    b: Run<'_, B>,
-    f: impl Fn(A, B) -> O,
-) {
-    let n = dst.len();
-    match (a, b) {
-        (Run::Splat(x), Run::Splat(y)) => write1(dst, Run::Splat(x), |x| f(x, y)),
-        (Run::Slice(a), Run::Splat(y)) => write1(dst, Run::Slice(a), |x| f(x, y)),
-        (Run::Splat(x), Run::Slice(b)) => write1(dst, Run::Slice(b), |y| f(x, y)),
-        (Run::Slice(a), Run::Slice(b)) => {
-            for ((o, &x), &y) in dst.iter_mut().zip(&a[..n]).zip(&b[..n]) {
-                o.write(f(x, y));
-            }
-        }
-    }
-}
-
-/// Writes `f` of each triple of elements of `a`, `b` and `c` into `dst`.
-#[inline(always)]
-pub fn write3<A: Copy, B: Copy, C: Copy, O: Copy>(
-    dst: &mut [MaybeUninit<O>],
-    a: Run<'_, A>,
-    b: Run<'_, B>,
-    c: Run<'_, C>,
-    f: impl Fn(A, B, C) -> O,
-) {
-    let n = dst.len();
-    match (a, b, c) {
-        (a, b, Run::Splat(z)) => write2(dst, a, b, |x, y| f(x, y, z)),
-        (a, Run::Splat(y), c) => write2(dst, a, c, |x, z| f(x, y, z)),
-        (Run::Splat(x), b, c) => write2(dst, b, c, |y, z| f(x, y, z)),
-        (Run::Slice(a), Run::Slice(b), Run::Slice(c)) => {
-            for (((o, &x), &y), &z) in dst.iter_mut().zip(&a[..n]).zip(&b[..n]).zip(&c[..n]) {
-                o.write(f(x, y, z));
-            }
-        }
-    }
-}
-
 /// Copies a run into `dst`.
 #[inline(always)]
 pub fn write_run<T: Copy>(dst: &mut [MaybeUninit<T>], r: Run<'_, T>) {
@@ -158,56 +115,86 @@ pub fn write_run<T: Copy>(dst: &mut [MaybeUninit<T>], r: Run<'_, T>) {
 }
 
 impl<T: Copy> Scratch<T> {
-    /// `f` of each element of `a`, over `len` elements: a splat stays one.
+    /// `f(g, c, j)` for element `c * CHUNK + j` of a block of `len`
+    /// elements, `g` being `adj`'s element there: one step of a fused
+    /// backward pass (a node's adjoint from its parent's and its operands'
+    /// lanes), as one vectorised loop.
     #[inline(always)]
-    pub fn map1<A: Copy>(&mut self, len: usize, a: Run<'_, A>, f: impl Fn(A) -> T) -> Run<'_, T> {
-        match a {
-            Run::Splat(x) => Run::Splat(f(x)),
-            a => self.filled(len, |dst| write1(dst, a, f)),
-        }
-    }
-
-    /// `f` of each pair of elements of `a` and `b`, over `len` elements.
-    #[inline(always)]
-    pub fn map2<A: Copy, B: Copy>(
+    pub fn step(
         &mut self,
         len: usize,
-        a: Run<'_, A>,
-        b: Run<'_, B>,
-        f: impl Fn(A, B) -> T,
+        adj: Run<'_, T>,
+        f: impl Fn(T, usize, usize) -> T,
     ) -> Run<'_, T> {
-        match (a, b) {
-            (Run::Splat(x), Run::Splat(y)) => Run::Splat(f(x, y)),
-            (a, b) => self.filled(len, |dst| write2(dst, a, b, f)),
-        }
+        // Every closure here is inlined: one that is not is compiled
+        // without the target features of the caller (`write_avx512`), and
+        // a backward pass through `gelu` ran its `erf` with SSE2 vectors.
+        self.filled(
+            len,
+            #[inline(always)]
+            |dst| match adj {
+                Run::Splat(g) => fill_chunked(
+                    dst,
+                    #[inline(always)]
+                    |c, j| f(g, c, j),
+                ),
+                Run::Slice(v) => match <&[T; BLOCK]>::try_from(v) {
+                    Ok(v) if len == BLOCK => fill_chunked(
+                        dst,
+                        #[inline(always)]
+                        |c, j| f(v[c * CHUNK + j], c, j),
+                    ),
+                    _ => {
+                        let v = &v[..len];
+                        fill_chunked(
+                            dst,
+                            #[inline(always)]
+                            |c, j| f(v[c * CHUNK + j], c, j),
+                        )
+                    }
+                },
+            },
+        )
     }
 
-    /// `f` of each triple of elements of `a`, `b` and `c`, over `len`
-    /// elements.
-    #[inline(always)]
-    pub fn map3<A: Copy, B: Copy, C: Copy>(
-        &mut self,
-        len: usize,
-        a: Run<'_, A>,
-        b: Run<'_, B>,
-        c: Run<'_, C>,
-        f: impl Fn(A, B, C) -> T,
-    ) -> Run<'_, T> {
-        match (a, b, c) {
-            (Run::Splat(x), Run::Splat(y), Run::Splat(z)) => Run::Splat(f(x, y, z)),
-            (a, b, c) => self.filled(len, |dst| write3(dst, a, b, c, f)),
-        }
-    }
-
-    /// The first `len` elements after `fill` wrote them (every `write*`
-    /// above writes every element of its `dst`).
+    /// The first `len` elements after `fill` wrote them (`write1`,
+    /// [`fill_chunked`] and every `Source::write` write every element of
+    /// their `dst`).
     #[inline(always)]
     fn filled(&mut self, len: usize, fill: impl FnOnce(&mut [MaybeUninit<T>])) -> Run<'_, T> {
         let dst = &mut self.0[..len];
         fill(dst);
-        // SAFETY: `fill` is one of this module's `write*` loops, each of
-        // which writes every element of the slice it is given.
+        // SAFETY: `fill` is `write1`, `fill_chunked` or a `Source::write`,
+        // each of which writes every element of the slice it is given.
         Run::Slice(unsafe { &*(dst as *const [MaybeUninit<T>] as *const [T]) })
+    }
+}
+
+/// Writes `f(c, j)` into element `c * CHUNK + j` of `dst` (at most
+/// [`BLOCK`] elements), for every element: a whole block as loops of
+/// constant length over its chunks, which the compiler vectorises without
+/// bounds checks (over `0..len` it kept them and ran the last vector
+/// iterations one element at a time).
+///
+/// ```
+/// use core::mem::MaybeUninit;
+/// use shaped::backend::fused::{CHUNK, fill_chunked};
+/// let mut d = [MaybeUninit::<usize>::uninit(); 300];
+/// fill_chunked(&mut d, |c, j| c * CHUNK + j);
+/// assert!(d.iter().enumerate().all(|(i, x)| unsafe { x.assume_init() } == i));
+/// ```
+#[inline(always)]
+pub fn fill_chunked<T>(dst: &mut [MaybeUninit<T>], f: impl Fn(usize, usize) -> T) {
+    if let Ok(dst) = <&mut [MaybeUninit<T>; BLOCK]>::try_from(&mut *dst) {
+        for (c, d) in dst.as_chunks_mut::<CHUNK>().0.iter_mut().enumerate() {
+            for (j, o) in d.iter_mut().enumerate() {
+                o.write(f(c, j));
+            }
+        }
+    } else {
+        for (i, o) in dst.iter_mut().enumerate() {
+            o.write(f(i / CHUNK, i % CHUNK));
+        }
     }
 }
 
@@ -324,6 +311,19 @@ impl Block<'_> {
     /// Whether the block is empty (never, for blocks [`run`] makes).
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// `f` of the block, after which the leaves' lanes `f` took
+    /// ([`Block::lane`]) may be taken again: a backward pass reads a leaf's
+    /// lane once per node above it. The lanes cannot outlive `f` (they
+    /// borrow the block for `f`'s call only), so a later lane may refill
+    /// their arena regions.
+    #[inline(always)]
+    pub fn scoped<R>(&self, f: impl FnOnce(&Block<'_>) -> R) -> R {
+        let taken = self.arena.taken.get();
+        let r = f(self);
+        self.arena.taken.set(taken);
+        r
     }
 
     /// Leaf `k`'s first element in the block, its inner stride and the
@@ -891,12 +891,9 @@ pub(crate) trait Source: Sync {
     fn dims(&self) -> Result<DimVec, ShapeError>;
     /// Every tensor leaf, in index order.
     fn leaves<'a>(&'a self, c: &mut Collect<'a>);
-    /// `f` of the value over block `b`.
-    fn with_run<R>(&self, b: &Block<'_>, f: impl FnOnce(Run<'_, Self::Elem>) -> R) -> R;
-    /// The value over block `b` written into `dst`.
-    fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<Self::Elem>]) {
-        self.with_run(b, |r| write_run(dst, r))
-    }
+    /// The value over block `b` written into `dst` (`b.len()` elements,
+    /// every one of them written).
+    fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<Self::Elem>]);
     /// Whether the value calls a transcendental function
     /// ([`Node::transcendental`]): it is then written with the widest
     /// vectors ([`writer`]).
@@ -909,7 +906,11 @@ pub(crate) trait Source: Sync {
         b: &Block<'_>,
     ) -> Self::Elem {
         let mut s = Scratch::default();
-        match s.filled(b.len(), |dst| self.write(b, dst)) {
+        match s.filled(
+            b.len(),
+            #[inline(always)]
+            |dst| self.write(b, dst),
+        ) {
             Run::Splat(x) => r.fold_run(r.init(), ReduceRun::repeat(&x, b.len()), 0, 1),
             Run::Slice(v) => r.fold_run(r.init(), ReduceRun::from_slice(v), 0, 1),
         }
@@ -924,7 +925,11 @@ pub(crate) trait Source: Sync {
         acc: &mut [Self::Elem; FOLD_LANES],
     ) {
         let mut s = Scratch::default();
-        let run = s.filled(b.len(), |dst| self.write(b, dst));
+        let run = s.filled(
+            b.len(),
+            #[inline(always)]
+            |dst| self.write(b, dst),
+        );
         for (j, a) in acc.iter_mut().enumerate() {
             for c in 0..BLOCK / FOLD_LANES {
                 let x = match run {
@@ -947,10 +952,6 @@ impl<E: Node<Device = Cpu>> Source for E {
     }
     fn leaves<'a>(&'a self, c: &mut Collect<'a>) {
         self.visit(c)
-    }
-    #[inline(always)]
-    fn with_run<R>(&self, b: &Block<'_>, f: impl FnOnce(Run<'_, E::Elem>) -> R) -> R {
-        Node::with_run(self, b, 0, f)
     }
     #[inline(always)]
     fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]) {
@@ -1194,15 +1195,14 @@ where
             // No reduced axis of size > 1: each element is its own output.
             for at in (0..len).step_by(BLOCK) {
                 let n = BLOCK.min(len - at);
-                e.with_run(&make_block(&ptrs, &offs, &st, at, n, &mut arena), |run| {
-                    for i in 0..n {
-                        let x = match run {
-                            Run::Splat(x) => x,
-                            Run::Slice(s) => s[i],
-                        };
-                        flush(offs[0] + (at + i) * st[0], r.fold(r.init(), x, 0));
-                    }
-                })
+                let b = make_block(&ptrs, &offs, &st, at, n, &mut arena);
+                let mut s = Scratch::default();
+                let Run::Slice(v) = s.filled(n, |dst| e.write(&b, dst)) else {
+                    unreachable!("a filled scratch is a slice")
+                };
+                for (i, &x) in v.iter().enumerate() {
+                    flush(offs[0] + (at + i) * st[0], r.fold(r.init(), x, 0));
+                }
             }
             return;
         }
@@ -1453,34 +1453,34 @@ mod tests {
     }
 
     #[test]
-    fn runs_combine_splats_and_slices() {
-        let a = [1.0f32, 2.0, 3.0];
-        let mut s = Scratch::<f32>::default();
-        let Run::Slice(r) = s.map2(3, Run::Slice(&a), Run::Splat(10.0), |x, y| x * y) else {
-            panic!("a slice times a splat is a slice")
-        };
-        assert_eq!(r, [10.0, 20.0, 30.0]);
-        let mut s = Scratch::<f32>::default();
-        assert!(matches!(
-            s.map3(
-                3,
-                Run::Splat(1.0f32),
-                Run::Splat(2.0),
-                Run::Splat(3.0),
-                |x, y, z| x + y + z
-            ),
-            Run::Splat(6.0)
-        ));
-        let mut out = [MaybeUninit::<f32>::uninit(); 3];
-        write3(
-            &mut out,
-            Run::Slice(&a),
-            Run::Splat(1.0),
-            Run::Slice(&a),
-            |x, y, z| x * z + y,
-        );
-        // SAFETY: `write3` wrote all three.
-        let out = unsafe { core::mem::transmute::<[MaybeUninit<f32>; 3], [f32; 3]>(out) };
-        assert_eq!(out, [2.0, 5.0, 10.0]);
+    fn steps_and_runs_write_every_element() {
+        // A short block and a whole one, from a splat and from a slice,
+        // against index-by-index loops.
+        for len in [3, CHUNK + 5, BLOCK] {
+            let v: Vec<f32> = (0..len).map(|i| i as f32 * 0.5).collect();
+            let mut s = Scratch::<f32>::default();
+            let Run::Slice(r) = s.step(len, Run::Splat(2.0), |g, c, j| g * (c * CHUNK + j) as f32)
+            else {
+                panic!("a step is a slice")
+            };
+            assert_eq!(r, (0..len).map(|i| 2.0 * i as f32).collect::<Vec<_>>());
+            let mut s = Scratch::<f32>::default();
+            let Run::Slice(r) = s.step(len, Run::Slice(&v), |g, c, j| g + (c * CHUNK + j) as f32)
+            else {
+                panic!("a step is a slice")
+            };
+            assert_eq!(r, (0..len).map(|i| v[i] + i as f32).collect::<Vec<_>>());
+            for run in [Run::Splat(7.0), Run::Slice(&v)] {
+                let mut out = vec![MaybeUninit::<f32>::uninit(); len];
+                write_run(&mut out, run);
+                // SAFETY: `write_run` wrote all `len`.
+                let out: Vec<f32> = out.iter().map(|x| unsafe { x.assume_init() }).collect();
+                let want = match run {
+                    Run::Splat(x) => vec![x; len],
+                    Run::Slice(v) => v.to_vec(),
+                };
+                assert_eq!(out, want);
+            }
+        }
     }
 }
