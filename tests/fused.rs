@@ -669,6 +669,61 @@ fn large_reductions_split_across_threads() {
     assert_eq!((ones.lazy() * 0.5f32).sum().item(), (1 << 21) as f32);
 }
 
+/// Reductions over the leading axis with the innermost kept (the column
+/// sums of a batch, the gradient of a row-vector parameter), small and
+/// large enough to be split across threads, over a contiguous, a
+/// broadcast row, a broadcast column and a transposed leaf, against a
+/// naive fold of the naive chain.
+#[test]
+fn column_reductions_match_a_naive_fold() {
+    for (rows, cols) in [
+        (3usize, 64usize),
+        (300, 257),
+        (1000, 70),
+        (5, 1000),
+        (2000, 3),
+    ] {
+        let n = rows * cols;
+        let av: Vec<f64> = (0..n).map(|i| ((i * 7919) % 23) as f64 - 11.0).collect();
+        let wv: Vec<f64> = (0..cols).map(|j| (j % 5) as f64 - 1.5).collect();
+        let cv: Vec<f64> = (0..rows).map(|i| (i % 3) as f64 * 0.25).collect();
+        // Stored as (cols, rows), read as its transpose.
+        let tv: Vec<f64> = (0..n).map(|i| ((i * 31) % 13) as f64 * 0.5 - 2.0).collect();
+        let a = Tensor::<f64, DynRank>::try_from_vec(av.clone(), &[rows, cols]).unwrap();
+        let w = Tensor::<f64, DynRank>::try_from_vec(wv.clone(), &[cols]).unwrap();
+        let c = Tensor::<f64, DynRank>::try_from_vec(cv.clone(), &[rows, 1]).unwrap();
+        let t = Tensor::<f64, DynRank>::try_from_vec(tv.clone(), &[cols, rows])
+            .unwrap()
+            .permute::<DynRank>(&[1, 0])
+            .unwrap();
+        let e = ((a.lazy() * &w + &c) * &t).tanh();
+        let value: Vec<f64> = (0..n)
+            .map(|k| {
+                let (i, j) = (k / cols, k % cols);
+                ((av[k] * wv[j] + cv[i]) * tv[j * rows + i]).tanh()
+            })
+            .collect();
+        let dims = [rows, cols];
+        let sums = naive_reduce(&value, &dims, Some(0), 0.0, |a, b| a + b);
+        assert!(close(&e.sum_dim::<0>().to_vec(), &sums), "{rows}x{cols}");
+        let means: Vec<f64> = sums.iter().map(|s| s / rows as f64).collect();
+        assert!(close(&e.mean_dim::<0>().to_vec(), &means), "{rows}x{cols}");
+        let kept = e.max_dim_keepdim::<0>();
+        assert_eq!(kept.dims(), &[1, cols]);
+        let maxes = naive_reduce(&value, &dims, Some(0), f64::NEG_INFINITY, f64::max);
+        assert!(close(&kept.to_vec(), &maxes), "{rows}x{cols}");
+        let mins = naive_reduce(&value, &dims, Some(0), f64::INFINITY, f64::min);
+        assert!(close(&e.min_dim::<0>().to_vec(), &mins), "{rows}x{cols}");
+    }
+    // Three axes, the middle one kept with the last: runs of 3 * 100.
+    let (p, q, r) = (64, 3, 100);
+    let xv: Vec<f64> = (0..p * q * r).map(|i| (i % 9) as f64 - 4.0).collect();
+    let x = Tensor::<f64, DynRank>::try_from_vec(xv.clone(), &[p, q, r]).unwrap();
+    let value: Vec<f64> = xv.iter().map(|v| v * v).collect();
+    let want = naive_reduce(&value, &[p, q, r], Some(0), 0.0, |a, b| a + b);
+    assert!(close(&(x.lazy() * &x).sum_dim::<0>().to_vec(), &want));
+}
+
 #[test]
 fn softmax_denominator_in_one_pass() {
     let x = Tensor::<f32, Shape![3, 5]>::from_vec(
@@ -778,6 +833,43 @@ mod gradients {
         let r = (p.lazy() * &x).silu().eval_var();
         let g = r.sum().backward();
         assert!(g.wrt(&p).is_some());
+    }
+
+    /// The gradients of `relu(x * w + b)` for a row-vector `w` and a
+    /// column `b`, against index-by-index sums: `w`'s is a sum over the
+    /// batch's rows (one over two axes for a 3-d `x`), large enough to be
+    /// split across threads.
+    #[test]
+    fn broadcast_parameters_sum_their_gradients_back() {
+        for dims in [vec![300usize, 257], vec![6, 40, 130]] {
+            let n: usize = dims.iter().product();
+            let f = *dims.last().unwrap();
+            let rows = n / f;
+            let xv: Vec<f64> = (0..n)
+                .map(|i| ((i * 7919) % 23) as f64 * 0.25 - 2.5)
+                .collect();
+            let wv: Vec<f64> = (0..f).map(|j| (j % 7) as f64 * 0.5 - 1.25).collect();
+            let bv: Vec<f64> = (0..rows).map(|i| (i % 5) as f64 * 0.5 - 1.0).collect();
+            let mut bdims = dims.clone();
+            *bdims.last_mut().unwrap() = 1;
+            let x = Var::param(Tensor::<f64, DynRank>::try_from_vec(xv.clone(), &dims).unwrap());
+            let w = Var::param(Tensor::<f64, DynRank>::try_from_vec(wv.clone(), &[f]).unwrap());
+            let b = Var::param(Tensor::<f64, DynRank>::try_from_vec(bv.clone(), &bdims).unwrap());
+            let g = (x.lazy() * &w + &b).relu().eval_var().sum().backward();
+            let on = |k: usize| xv[k] * wv[k % f] + bv[k / f] > 0.0;
+            let (mut gw, mut gb, mut gx) = (vec![0.0; f], vec![0.0; rows], vec![0.0; n]);
+            for k in 0..n {
+                if on(k) {
+                    gw[k % f] += xv[k];
+                    gb[k / f] += 1.0;
+                    gx[k] = wv[k % f];
+                }
+            }
+            assert!(closev(&g.wrt(&w).unwrap().to_vec(), &gw), "{dims:?}");
+            assert!(closev(&g.wrt(&b).unwrap().to_vec(), &gb), "{dims:?}");
+            assert!(closev(&g.wrt(&x).unwrap().to_vec(), &gx), "{dims:?}");
+            assert_eq!(g.wrt(&b).unwrap().dims(), &bdims[..]);
+        }
     }
 
     /// `(x * 1.01 + 0.1)` nested `n` times.

@@ -1166,6 +1166,9 @@ where
         }
     }
     let n_out: usize = keep.iter().product();
+    if let Some(data) = reduce_outer(e, r, &dims, &out_strides, &c.0, n_out)? {
+        return Ok((data, dims));
+    }
     let plan = plan(&dims, (&out_strides, 0), &c.0);
     let numel = plan.numel();
     if numel == 0 {
@@ -1293,6 +1296,118 @@ where
     };
     drop(guards);
     Ok((data, dims))
+}
+
+/// The shortest run of kept elements [`reduce_outer`] takes.
+const MIN_OUTER_RUN: usize = 64;
+
+/// [`reduce`] when the innermost axis of size > 1 is kept (a sum over
+/// the rows of a batch, the gradient of a row-vector parameter): the value
+/// is evaluated in memory order, each block along the kept axis, and added
+/// into a row of accumulators per thread, combined at the end. Visiting
+/// one output at a time instead walks the kept axis's columns: every leaf
+/// gathered with a stride of a row, one element at a time (72% of the
+/// backward pass of `gelu(x * w + b)` for `w: (4096,)`). `None` where
+/// the innermost axis is reduced, or the leaves leave no operand free for
+/// the outputs' offsets.
+fn reduce_outer<E, R>(
+    e: &E,
+    r: &R,
+    dims: &[usize],
+    out_strides: &[usize],
+    leaves: &[LeafIn<'_>],
+    n_out: usize,
+) -> Result<Option<Vec<E::Elem>>, ShapeError>
+where
+    E: Source,
+    R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem> + Sync,
+{
+    // Operand 0 walks `dims` in memory order; the outputs' offsets ride
+    // on the operand after the leaves.
+    let slot = leaves.len() + 1;
+    let Some(inner) = dims.iter().rposition(|&d| d > 1) else {
+        return Ok(None);
+    };
+    if slot >= OPERANDS || out_strides[inner] == 0 || n_out == 0 {
+        return Ok(None);
+    }
+    // The kept elements that follow each other in memory: the blocks'
+    // length. Short runs (a `(n, 2)` value) would pay a block's set-up per
+    // few elements; they keep the one-output-at-a-time walk.
+    let Some(last_reduced) = dims
+        .iter()
+        .zip(out_strides)
+        .rposition(|(&d, &s)| d > 1 && s == 0)
+    else {
+        return Ok(None);
+    };
+    let run: usize = dims[last_reduced + 1..].iter().product();
+    let numel: usize = dims.iter().product();
+    let rows = numel / n_out;
+    if run < MIN_OUTER_RUN || rows < 2 {
+        return Ok(None);
+    }
+    let walk = contiguous_strides(dims);
+    let strides: Vec<DimVec> = leaves
+        .iter()
+        .map(|l| crate::iter::broadcast_strides(l.dims, l.strides, dims))
+        .collect();
+    let zeros = DimVec::from_elem(0, dims.len());
+    let ops: [(&[usize], usize); OPERANDS] = core::array::from_fn(|k| match k {
+        0 => (&walk[..], 0),
+        k if k < slot => (&strides[k - 1][..], leaves[k - 1].offset),
+        k if k == slot => (out_strides, 0),
+        _ => (&zeros[..], 0),
+    });
+    let plan = Plan::new(dims, ops);
+    // A few ranges of rows per thread, each with its own accumulators (at
+    // most as many elements as the value itself).
+    let tiles = if numel < pool::GRAIN {
+        1
+    } else {
+        rows.min(4 * pool::threads())
+    };
+    let mut partials = super::try_vec_from_fn(&[tiles, n_out], |_| r.init())?;
+    let (guards, ptrs) = read_all(leaves);
+    let write = writer(e);
+    let parts = OutPtr(partials.as_mut_ptr());
+    pool::for_each_tile(tiles, &|t| {
+        // SAFETY: row `t` of the partials (`n_out` accumulators) is this
+        // tile's alone.
+        let acc = unsafe { core::slice::from_raw_parts_mut(parts.ptr().add(t * n_out), n_out) };
+        let mut arena = Arena::new();
+        let mut s = Scratch::default();
+        let (start, end) = (t * numel / tiles, (t + 1) * numel / tiles);
+        plan.segments(start, end, |offs, st, len| {
+            let (o, step) = (offs[slot], st[slot]);
+            for at in (0..len).step_by(BLOCK) {
+                let n = BLOCK.min(len - at);
+                let b = make_block(&ptrs, &offs, &st, at, n, &mut arena);
+                let Run::Slice(v) = s.filled(n, |dst| write(&b, dst)) else {
+                    unreachable!("a filled scratch is a slice")
+                };
+                if step == 1 {
+                    let row = &mut acc[o + at..o + at + n];
+                    for (a, &x) in row.iter_mut().zip(v) {
+                        *a = r.fold(*a, x, 0);
+                    }
+                } else {
+                    // The plan's inner loop is a reduced axis (a kept axis
+                    // of size 1 was dropped): all of it is one output's.
+                    let a = &mut acc[o + at * step];
+                    *a = v.iter().fold(*a, |a, &x| r.fold(a, x, 0));
+                }
+            }
+        });
+    });
+    drop(guards);
+    let data = (0..n_out)
+        .map(|o| {
+            let total = (0..tiles).fold(r.init(), |a, t| r.combine(a, partials[t * n_out + o]));
+            r.finish(total)
+        })
+        .collect();
+    Ok(Some(data))
 }
 
 impl<T: Element> crate::backend::fused::Fused<T> for Cpu {
@@ -1443,6 +1558,13 @@ mod tests {
             sums,
             want.chunks(w).map(|r| r.iter().sum()).collect::<Vec<f64>>()
         );
+        // Column sums (the inner axis kept): blocks along each row, the
+        // last one short, added into one row of accumulators.
+        let (cols, cdims) = reduce(e.node(), &Sum { divisor: None }, &[true, false]).unwrap();
+        let want_cols: Vec<f64> = (0..w)
+            .map(|j| (0..3).map(|r| want[r * w + j]).sum())
+            .collect();
+        assert_eq!((cols, cdims.to_vec()), (want_cols, vec![3, w]));
         let (none, dims) = reduce(
             (z.lazy() * 2.0).node(),
             &Sum { divisor: None },
