@@ -9,6 +9,10 @@ numexpr, torch.compile (Inductor, CPU) and JAX jit, all on THREADS threads
   chain6   gelu(a * b + c) * d - e     (exact gelu, with erf)
   chain6m  |relu(a * b + c) * d - e|   (6 ops without erf: memory-bound)
   mulsum1  (a * b).sum(1)              a reduction at the end of a chain
+  mulsum0  (a * b).sum(0)              the same over the batch (column sums)
+  gelu_grad  forward and backward of gelu(a * b + c).sum(), the gradients
+           of a, b and c (shaped: autograd through the fused chain; NumPy
+           and numexpr: none)
 
 Compile times (torch.compile, jax.jit) are excluded from the timings (each
 compiled function is warmed up first) and reported separately. numexpr has
@@ -79,6 +83,7 @@ def numpy_cases():
         "chain6": median_ns(lambda: gelu(a * b + c) * d - e),
         "chain6m": median_ns(lambda: np.abs(np.maximum(a * b + c, 0) * d - e)),
         "mulsum1": median_ns(lambda: (a * b).sum(1)),
+        "mulsum0": median_ns(lambda: (a * b).sum(0)),
     }
 
 
@@ -96,6 +101,7 @@ def numexpr_cases():
         "chain3_out": median_ns(lambda: ev("where(a * b + c > 0, a * b + c, 0)", out=o)),
         "chain6m": median_ns(lambda: ev("abs(where(a * b + c > 0, a * b + c, 0) * d - e)")),
         "mulsum1": median_ns(lambda: ev("sum(a * b, axis=1)")),
+        "mulsum0": median_ns(lambda: ev("sum(a * b, axis=0)")),
     }
 
 
@@ -109,12 +115,19 @@ def torch_cases(compiled):
     f6 = lambda a, b, c, d, e: F.gelu(a * b + c) * d - e
     f6m = lambda a, b, c, d, e: torch.abs(torch.relu(a * b + c) * d - e)
     fs = lambda a, b: (a * b).sum(1)
+    fs0 = lambda a, b: (a * b).sum(0)
     fa = lambda a, b: a + b
+    fg = lambda a, b, c: F.gelu(a * b + c).sum()
+    ga, gb, gc = (x.clone().requires_grad_() for x in (a, b, c))
+
+    def grad():
+        # Forward and backward, the gradients returned (not accumulated).
+        return torch.autograd.grad(fg(ga, gb, gc), (ga, gb, gc))
     r = {}
     if compiled:
         t0 = time.perf_counter()
-        f3, f6, f6m, fs, fa = (torch.compile(f) for f in (f3, f6, f6m, fs, fa))
-        f3(a, b, c), f6(a, b, c, d, e), f6m(a, b, c, d, e), fs(a, b), fa(a, b)
+        f3, f6, f6m, fs, fs0, fa, fg = (torch.compile(f) for f in (f3, f6, f6m, fs, fs0, fa, fg))
+        f3(a, b, c), f6(a, b, c, d, e), f6m(a, b, c, d, e), fs(a, b), fs0(a, b), fa(a, b), grad()
         r["compile_s"] = time.perf_counter() - t0
     else:
         r["chain3_out"] = median_ns(lambda: torch.clamp_min(torch.add(a * b, c), 0, out=o))
@@ -123,6 +136,8 @@ def torch_cases(compiled):
     r["chain6"] = median_ns(lambda: f6(a, b, c, d, e))
     r["chain6m"] = median_ns(lambda: f6m(a, b, c, d, e))
     r["mulsum1"] = median_ns(lambda: fs(a, b))
+    r["mulsum0"] = median_ns(lambda: fs0(a, b))
+    r["gelu_grad"] = median_ns(grad)
     return r
 
 
@@ -134,17 +149,23 @@ def jax_cases():
     f6 = jax.jit(lambda a, b, c, d, e: jax.nn.gelu(a * b + c, approximate=False) * d - e)
     f6m = jax.jit(lambda a, b, c, d, e: jnp.abs(jnp.maximum(a * b + c, 0) * d - e))
     fs = jax.jit(lambda a, b: (a * b).sum(1))
+    fs0 = jax.jit(lambda a, b: (a * b).sum(0))
     fa = jax.jit(lambda a, b: a + b)
+    fg = jax.jit(jax.grad(lambda a, b, c: jax.nn.gelu(a * b + c, approximate=False).sum(),
+                          argnums=(0, 1, 2)))
+    ready = lambda out: jax.block_until_ready(out)
     t0 = time.perf_counter()
     for f, args in ((f3, (a, b, c)), (f6, (a, b, c, d, e)), (f6m, (a, b, c, d, e)), (fs, (a, b)),
-                    (fa, (a, b))):
-        f(*args).block_until_ready()
+                    (fs0, (a, b)), (fa, (a, b)), (fg, (a, b, c))):
+        ready(f(*args))
     r = {"compile_s": time.perf_counter() - t0}
     r["add"] = median_ns(lambda: fa(a, b).block_until_ready())
     r["chain3"] = median_ns(lambda: f3(a, b, c).block_until_ready())
     r["chain6"] = median_ns(lambda: f6(a, b, c, d, e).block_until_ready())
     r["chain6m"] = median_ns(lambda: f6m(a, b, c, d, e).block_until_ready())
     r["mulsum1"] = median_ns(lambda: fs(a, b).block_until_ready())
+    r["mulsum0"] = median_ns(lambda: fs0(a, b).block_until_ready())
+    r["gelu_grad"] = median_ns(lambda: ready(fg(a, b, c)))
     return r
 
 
@@ -161,6 +182,8 @@ def shaped_cases(exe, env):
         "chain6m_eager": raw["chain6m_eager"],
         "add_out_cached": raw["add_out_cached"], "chain6_out_cached": raw["chain6_fused_out_cached"],
         "mulsum1": raw["mulsum1_fused"], "mulsum1_eager": raw["mulsum1_eager"],
+        "mulsum0": raw["mulsum0_fused"], "mulsum0_eager": raw["mulsum0_eager"], "sum0": raw["sum0"],
+        "gelu_grad": raw["gelu_grad_fused"], "gelu_grad_eager": raw["gelu_grad_eager"],
     }
 
 
@@ -190,12 +213,12 @@ def main():
     print(f"threads: {THREADS}; rounds: {rounds}; numpy {numpy.__version__}; torch {torch.__version__}; "
           f"numexpr {numexpr.__version__}; jax {jax.__version__}")
     print(f"compile time (first round, excluded below): torch.compile {runs['inductor'][0]['compile_s']:.1f} s, "
-          f"jax.jit {runs['jax'][0]['compile_s']:.2f} s (five functions each)")
+          f"jax.jit {runs['jax'][0]['compile_s']:.2f} s (seven functions each)")
     print("per case: best round (median round), ms; `x/shaped` is the other library's best time over shaped's")
     cols = ["numpy", "torch", "numexpr", "inductor", "jax"]
     print("| case | shaped | " + " | ".join(cols) + " | " + " | ".join(f"{c}/shaped" for c in cols) + " |")
     print("|---" * (2 + 2 * len(cols)) + "|")
-    for case in ["add", "chain3", "chain6", "chain6m", "mulsum1"]:
+    for case in ["add", "chain3", "chain6", "chain6m", "mulsum1", "mulsum0", "gelu_grad"]:
         sh = best["shaped"][case]
         cell = lambda lib, k=case: (f"{best[lib][k] / 1e6:.2f} ({med[lib][k] / 1e6:.2f})"
                                     if k in best[lib] else "n/a")
@@ -207,7 +230,8 @@ def main():
     print("shaped alone (best round, ms):")
     for k in ["add", "add_out", "chain3_eager", "chain3", "chain3_out", "chain6_eager", "chain6",
               "chain6_out", "chain6m_eager", "chain6m", "chain6m_out", "add_out_cached",
-              "chain6_out_cached", "mulsum1_eager", "mulsum1"]:
+              "chain6_out_cached", "mulsum1_eager", "mulsum1", "sum0", "mulsum0_eager", "mulsum0",
+              "gelu_grad_eager", "gelu_grad"]:
         print(f"  {k:14} {s[k] / 1e6:8.2f}")
     print(f"  fused chain3 / add: {s['chain3'] / s['add']:.2f}, out= chain3 / add_out: "
           f"{s['chain3_out'] / s['add_out']:.2f}")
@@ -219,7 +243,9 @@ def main():
           f"{s['chain6_out_cached'] / s['chain6_out']:.2f}, add_out {s['add_out_cached'] / s['add_out']:.2f}"
           " (near 1: compute-bound; well below 1: memory-bound)")
     print(f"  eager / fused: chain3 {s['chain3_eager'] / s['chain3']:.2f}, chain6 "
-          f"{s['chain6_eager'] / s['chain6']:.2f}, mulsum1 {s['mulsum1_eager'] / s['mulsum1']:.2f}")
+          f"{s['chain6_eager'] / s['chain6']:.2f}, mulsum1 {s['mulsum1_eager'] / s['mulsum1']:.2f}, "
+          f"mulsum0 {s['mulsum0_eager'] / s['mulsum0']:.2f}, gelu_grad "
+          f"{s['gelu_grad_eager'] / s['gelu_grad']:.2f}")
 
 
 if __name__ == "__main__":

@@ -8,13 +8,17 @@
 //! `relu(a * b + c)`, the 6-op chain `gelu(a * b + c) * d - e` and the
 //! 6-op chain without `erf`, `|relu(a * b + c) * d - e|` (`chain6m`), each
 //! eager (one pass per op) and fused, into a new tensor and into an
-//! existing one (`out=`); and `(a * b).sum(1)`, a reduction at the end of
-//! a chain, eager and fused.
+//! existing one (`out=`); `(a * b).sum(1)` and `(a * b).sum(0)`,
+//! reductions at the end of a chain (over rows, and over the batch: the
+//! column sums), eager and fused; and `gelu_grad`, the forward and
+//! backward pass of `gelu(a * b + c).sum()` with respect to `a`, `b` and
+//! `c` (autograd through the fused chain, and through the eager ops).
 //!
 //! `cargo run --release --example bench_fused [FILTER]`
 
 use std::time::Instant;
 
+use shaped::autograd::Var;
 use shaped::{Shape, Tensor};
 
 /// Calls before timing starts (a 64 MiB output reaches its steady speed
@@ -65,6 +69,11 @@ fn main() {
         Tensor::<f32, Big>::zeros(),
         Tensor::<f32, Big>::zeros(),
         Tensor::<f32, Big>::zeros(),
+    );
+    let (va, vb, vc) = (
+        Var::param(a.clone()),
+        Var::param(b.clone()),
+        Var::param(c.clone()),
     );
     let cases: Vec<Case<'_>> = vec![
         ("add", Box::new(|| drop(a.add(&b)))),
@@ -139,6 +148,23 @@ fn main() {
         (
             "mulsum1_fused",
             Box::new(|| drop((a.lazy() * &b).sum_dim::<1>())),
+        ),
+        ("sum0", Box::new(|| drop(a.sum_dim::<0>()))),
+        ("mulsum0_eager", Box::new(|| drop(a.mul(&b).sum_dim::<0>()))),
+        (
+            "mulsum0_fused",
+            Box::new(|| drop((a.lazy() * &b).sum_dim::<0>())),
+        ),
+        (
+            "gelu_grad_fused",
+            Box::new(|| {
+                let y = (va.lazy() * &vb + &vc).gelu().eval_var();
+                drop(y.sum().backward())
+            }),
+        ),
+        (
+            "gelu_grad_eager",
+            Box::new(|| drop(va.mul(&vb).add(&vc).gelu().sum().backward())),
         ),
     ];
     for (name, mut f) in cases {

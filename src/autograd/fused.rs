@@ -319,7 +319,12 @@ impl<T: Float, Op: UnaryGrad<T>, A: Adjoint<T> + Node<Elem = T>> Adjoint<T> for 
             #[inline(always)]
             move |b| {
                 let l = self.1.lanes(b, first);
-                s.step(b.len(), adj, |g, c, j| self.0.grad(g, A::at(&l, c, j)))
+                s.step(
+                    b.len(),
+                    adj,
+                    #[inline(always)]
+                    |g, c, j| self.0.grad(g, A::at(&l, c, j)),
+                )
             },
         );
         self.1.adjoint(b, first, k, adj, dst)
@@ -375,9 +380,9 @@ macro_rules! binary_grads {
                     let (lx, ly) = (self.1.lanes(b, first), self.2.lanes(b, second));
                     let xy = |c, j| (A::at(&lx, c, j), B::at(&ly, c, j));
                     if k < second {
-                        s.step(b.len(), adj, |$g, c, j| { let ($x, $y) = xy(c, j); let _ = (&$x, &$y); $da })
+                        s.step(b.len(), adj, #[inline(always)] |$g, c, j| { let ($x, $y) = xy(c, j); let _ = (&$x, &$y); $da })
                     } else {
-                        s.step(b.len(), adj, |$g, c, j| { let ($x, $y) = xy(c, j); let _ = (&$x, &$y); $db })
+                        s.step(b.len(), adj, #[inline(always)] |$g, c, j| { let ($x, $y) = xy(c, j); let _ = (&$x, &$y); $db })
                     }
                 });
                 if k < second {
@@ -456,13 +461,18 @@ where
             #[inline(always)]
             move |b| {
                 let l = self.1.lanes(b, first);
-                s.step(b.len(), adj, |g, c, j| {
-                    if C::at(&l, c, j) == taken {
-                        g
-                    } else {
-                        T::zero()
-                    }
-                })
+                s.step(
+                    b.len(),
+                    adj,
+                    #[inline(always)]
+                    |g, c, j| {
+                        if C::at(&l, c, j) == taken {
+                            g
+                        } else {
+                            T::zero()
+                        }
+                    },
+                )
             },
         );
         if taken {
@@ -528,11 +538,11 @@ macro_rules! ternary_grads {
                     let xyz = |c, j| (A::at(&lx, c, j), B::at(&ly, c, j), C::at(&lz, c, j));
                     let n = b.len();
                     if k < second {
-                        s.step(n, adj, |g, c, j| { let ($x, $y, $z) = xyz(c, j); let _ = (&$x, &$y, &$z); g * $d0 })
+                        s.step(n, adj, #[inline(always)] |g, c, j| { let ($x, $y, $z) = xyz(c, j); let _ = (&$x, &$y, &$z); g * $d0 })
                     } else if k < third {
-                        s.step(n, adj, |g, c, j| { let ($x, $y, $z) = xyz(c, j); let _ = (&$x, &$y, &$z); g * $d1 })
+                        s.step(n, adj, #[inline(always)] |g, c, j| { let ($x, $y, $z) = xyz(c, j); let _ = (&$x, &$y, &$z); g * $d1 })
                     } else {
-                        s.step(n, adj, |g, c, j| { let ($x, $y, $z) = xyz(c, j); let _ = (&$x, &$y, &$z); g * $d2 })
+                        s.step(n, adj, #[inline(always)] |g, c, j| { let ($x, $y, $z) = xyz(c, j); let _ = (&$x, &$y, &$z); g * $d2 })
                     }
                 });
                 if k < second {
