@@ -1379,23 +1379,23 @@ where
         let mut s = Scratch::default();
         let (start, end) = (t * numel / tiles, (t + 1) * numel / tiles);
         plan.segments(start, end, |offs, st, len| {
-            let (o, step) = (offs[slot], st[slot]);
+            // The plan's inner loop is the kept innermost axis (operand 0
+            // orders the axes as memory does), along which the outputs
+            // follow each other.
+            assert_eq!(
+                st[slot], 1,
+                "a column reduction's inner loop is a kept axis"
+            );
+            let o = offs[slot];
             for at in (0..len).step_by(BLOCK) {
                 let n = BLOCK.min(len - at);
                 let b = make_block(&ptrs, &offs, &st, at, n, &mut arena);
                 let Run::Slice(v) = s.filled(n, |dst| write(&b, dst)) else {
                     unreachable!("a filled scratch is a slice")
                 };
-                if step == 1 {
-                    let row = &mut acc[o + at..o + at + n];
-                    for (a, &x) in row.iter_mut().zip(v) {
-                        *a = r.fold(*a, x, 0);
-                    }
-                } else {
-                    // The plan's inner loop is a reduced axis (a kept axis
-                    // of size 1 was dropped): all of it is one output's.
-                    let a = &mut acc[o + at * step];
-                    *a = v.iter().fold(*a, |a, &x| r.fold(a, x, 0));
+                let row = &mut acc[o + at..o + at + n];
+                for (a, &x) in row.iter_mut().zip(v) {
+                    *a = r.fold(*a, x, 0);
                 }
             }
         });
