@@ -314,18 +314,14 @@ impl<T: Float, Op: UnaryGrad<T>, A: Adjoint<T> + Node<Elem = T>> Adjoint<T> for 
         dst: &mut [MaybeUninit<T>],
     ) {
         let mut s = Scratch::default();
-        let s = &mut s;
-        let adj = b.scoped(
+        let adj = step_over(
+            &mut s,
+            b,
+            &self.1,
+            first,
+            adj,
             #[inline(always)]
-            move |b| {
-                let l = self.1.lanes(b, first);
-                s.step(
-                    b.len(),
-                    adj,
-                    #[inline(always)]
-                    |g, c, j| self.0.grad(g, A::at(&l, c, j)),
-                )
-            },
+            |g, x| self.0.grad(g, x),
         );
         self.1.adjoint(b, first, k, adj, dst)
     }
@@ -456,23 +452,15 @@ where
         }
         let taken = k < third;
         let mut s = Scratch::default();
-        let s = &mut s;
-        let adj = b.scoped(
+        let adj = step_over(
+            &mut s,
+            b,
+            &self.1,
+            first,
+            adj,
             #[inline(always)]
-            move |b| {
-                let l = self.1.lanes(b, first);
-                s.step(
-                    b.len(),
-                    adj,
-                    #[inline(always)]
-                    |g, c, j| {
-                        if C::at(&l, c, j) == taken {
-                            g
-                        } else {
-                            T::zero()
-                        }
-                    },
-                )
+            |g, c| {
+                if c == taken { g } else { T::zero() }
             },
         );
         if taken {
@@ -647,6 +635,34 @@ pub fn cuda_adjoint<T: Float, E: Adjoint<T> + Node<Elem = T>>(
 /// `0` of type `T`, in C.
 fn zero<T: Element>() -> String {
     format!("(({})0)", c_name(T::NAME))
+}
+
+/// One adjoint step that reads a single operand, `child` (leaves numbered
+/// from `first`): `f(g, x)` for each element of block `b`, `g` being
+/// `adj`'s element and `x` the child's value there, written into `s`, the
+/// child's lanes released before the caller goes down the tree. The steps
+/// of the one-operand ops and of `where` (its condition).
+#[inline(always)]
+fn step_over<'s, T: Copy, N: Node>(
+    s: &'s mut Scratch<T>,
+    b: &Block<'_>,
+    child: &N,
+    first: usize,
+    adj: Run<'_, T>,
+    f: impl Fn(T, N::Elem) -> T,
+) -> Run<'s, T> {
+    b.scoped(
+        #[inline(always)]
+        move |b| {
+            let l = child.lanes(b, first);
+            s.step(
+                b.len(),
+                adj,
+                #[inline(always)]
+                |g, c, j| f(g, N::at(&l, c, j)),
+            )
+        },
+    )
 }
 
 /// 1 or 0.
