@@ -872,6 +872,90 @@ mod gradients {
         }
     }
 
+    /// The gradients of `tanh(x * w + b) * 2` for inputs summed back over
+    /// different axes (the middle one, the innermost and a leading one,
+    /// the two outer ones), with `x` a transposed view, under an upstream
+    /// gradient that varies, against index-by-index sums: the pass that
+    /// gives every input's adjoint at once, split across threads. The
+    /// `(n, 2)` case has inner loops too short for that pass and takes
+    /// one pass per input.
+    #[test]
+    fn every_inputs_gradient_in_one_pass_matches_index_sums() {
+        let cases: [(&[usize], &[usize], &[usize]); 4] = [
+            (&[4, 64, 300], &[4, 1, 300], &[64, 1]),
+            (&[4, 64, 300], &[300], &[4, 1, 1]),
+            (&[3, 0, 70], &[70], &[3, 1, 1]),
+            (&[40000, 2], &[2], &[40000, 1]),
+        ];
+        for (dims, wd, bd) in cases {
+            let n: usize = dims.iter().product();
+            let idx = |mut k: usize| {
+                let mut ix = vec![0; dims.len()];
+                for a in (0..dims.len()).rev() {
+                    ix[a] = k % dims[a];
+                    k /= dims[a];
+                }
+                ix
+            };
+            // The offset in a contiguous tensor of sizes `t` broadcast to `dims`.
+            let off = |t: &[usize], ix: &[usize]| {
+                let lead = dims.len() - t.len();
+                t.iter().enumerate().fold(0, |o, (a, &d)| {
+                    o * d + if d == 1 { 0 } else { ix[lead + a] }
+                })
+            };
+            let (nw, nb) = (wd.iter().product::<usize>(), bd.iter().product::<usize>());
+            let wv: Vec<f64> = (0..nw).map(|j| (j % 7) as f64 * 0.3 - 0.9).collect();
+            let bv: Vec<f64> = (0..nb).map(|j| (j % 5) as f64 * 0.4 - 0.8).collect();
+            let xv: Vec<f64> = (0..n)
+                .map(|k| ((k * 7919) % 23) as f64 * 0.1 - 1.1)
+                .collect();
+            // `x` as the transpose of a tensor stored with the axes reversed.
+            let rev: Vec<usize> = dims.iter().rev().copied().collect();
+            let mut stored = vec![0.0; n];
+            for (k, &v) in xv.iter().enumerate() {
+                let ix = idx(k);
+                let r = ix
+                    .iter()
+                    .zip(dims)
+                    .fold((0, 1), |(o, m), (&i, &d)| (o + i * m, m * d));
+                stored[r.0] = v;
+            }
+            let perm: Vec<isize> = (0..dims.len() as isize).rev().collect();
+            let base = Tensor::<f64, DynRank>::try_from_vec(stored, &rev).unwrap();
+            let xt: Tensor<f64, DynRank> = base.permute(&perm).unwrap();
+            assert_eq!(xt.to_vec(), xv);
+            let x = Var::param(xt);
+            let w = Var::param(Tensor::<f64, DynRank>::try_from_vec(wv.clone(), wd).unwrap());
+            let b = Var::param(Tensor::<f64, DynRank>::try_from_vec(bv.clone(), bd).unwrap());
+            let gv: Vec<f64> = (0..n).map(|k| (k % 11) as f64 * 0.2 - 1.0).collect();
+            let up = Var::constant(Tensor::<f64, DynRank>::try_from_vec(gv.clone(), dims).unwrap());
+            let y = ((x.lazy() * &w + &b).tanh() * 2.0).eval_var();
+            let g = y.mul(&up).sum().backward();
+            let (mut gx, mut gw, mut gb) = (vec![0.0; n], vec![0.0; nw], vec![0.0; nb]);
+            for k in 0..n {
+                let ix = idx(k);
+                let (wk, bk) = (off(wd, &ix), off(bd, &ix));
+                let t = (xv[k] * wv[wk] + bv[bk]).tanh();
+                let d = gv[k] * 2.0 * (1.0 - t * t);
+                gx[k] = d * wv[wk];
+                gw[wk] += d * xv[k];
+                gb[bk] += d;
+            }
+            let close = |a: &[f64], b: &[f64]| {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|(x, y)| (x - y).abs() <= 1e-9 * y.abs().max(1.0))
+            };
+            assert!(close(&g.wrt(&x).unwrap().to_vec(), &gx), "{dims:?}: x");
+            assert!(close(&g.wrt(&w).unwrap().to_vec(), &gw), "{dims:?}: w");
+            assert!(close(&g.wrt(&b).unwrap().to_vec(), &gb), "{dims:?}: b");
+            assert_eq!(g.wrt(&w).unwrap().dims(), wd);
+            assert_eq!(g.wrt(&b).unwrap().dims(), bd);
+        }
+    }
+
     /// `(x * 1.01 + 0.1)` nested `n` times.
     macro_rules! affine_chain {
         ($e:expr;) => { $e };

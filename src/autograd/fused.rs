@@ -1,13 +1,14 @@
 //! Gradients through fused chains: a [`Lazy`] expression over [`Var`]s
 //! (`x.lazy()`), evaluated with [`Lazy::eval_var`], is one node of the
 //! graph whose forward pass is one pass over memory, and whose backward
-//! pass gives each input's gradient in one pass too: the chain's value and
-//! its adjoints are recomputed block by block, each block staying in L1,
-//! from the upstream gradient and the inputs (no intermediate is stored
-//! between the passes), and an input broadcast in the chain has its
-//! gradient summed back to its shape in the same pass (the fused
-//! reduction). `gelu`'s or `silu`'s gradient is thus one pass, and so is
-//! the gradient of `gelu(x * w + b)` with respect to each of `x`, `w`, `b`.
+//! pass gives every input's gradient in one pass too: the chain's value
+//! and its adjoints are recomputed block by block, each block staying in
+//! L1, from the upstream gradient and the inputs (no intermediate is stored
+//! between the passes); every input's adjoint comes from the same block,
+//! written out, or, for an input the chain broadcast, summed back to its
+//! shape as the blocks go by. `gelu`'s or `silu`'s gradient is thus one
+//! pass, and so are the gradients of `gelu(x * w + b)` with respect to
+//! `x`, `w` and `b` together.
 //!
 //! The derivative of each op-table operation is the op table's own
 //! (`tanh_backward`, ...), so the rules are the eager ones. Operations with
@@ -29,10 +30,10 @@ use super::var::Var;
 use crate::Tensor;
 use core::mem::MaybeUninit;
 
-use crate::backend::cpu::fused::{Collect, Source, eval, reduce, write_run};
+use crate::backend::cpu::fused::{Collect, Each, Source, eval, eval_each, reduce, write_run};
 use crate::backend::cpu::reducers::Sum;
 use crate::backend::fused::{
-    Block, CudaGen, Fused, Lane, Leaves, Node, Run, Scratch, c_name, sealed,
+    Block, CudaGen, Fused, Lane, Leaves, Node, Run, Scratch, Sink, c_name, sealed,
 };
 use crate::backend::op::{Map1, Map3, Pointwise};
 use crate::device::{Cpu, Device};
@@ -158,23 +159,17 @@ pub trait Adjoint<T: Float>: Node + Clone + Send + 'static {
     #[doc(hidden)]
     fn cuda_adjoint(&self, a: &mut AdjointGen<'_>, first: usize, k: usize, adj: String) -> String;
 
-    /// Writes the adjoint of leaf `k` (numbered from `first`; in this
-    /// subtree) over block `b` into `dst` (`b.len()` elements), given this
-    /// node's adjoint `adj`. Each node's step is one loop over its
-    /// operands' lanes (their values recomputed in registers), and the
-    /// calls go down the path to leaf `k` only, with one block of scratch
-    /// per node on it: no closure per node, so the depth of a chain is
-    /// bounded neither by the compiler's recursion limit nor by a stack
-    /// that grew with the square of the depth.
+    /// Puts the adjoint of each leaf of this subtree (numbered from
+    /// `first`) that `sink` wants, over block `b`, given this node's
+    /// adjoint `adj`: each node's step is one loop over its operands'
+    /// lanes (their values recomputed in registers), with one block of
+    /// scratch per node on the way down, so one pass gives every input's
+    /// adjoint, and subtrees without a wanted leaf are skipped. No closure
+    /// per node: the depth of a chain is bounded neither by the compiler's
+    /// recursion limit nor by a stack that grew with the square of the
+    /// depth.
     #[doc(hidden)]
-    fn adjoint(
-        &self,
-        b: &Block<'_>,
-        first: usize,
-        k: usize,
-        adj: Run<'_, T>,
-        dst: &mut [MaybeUninit<T>],
-    );
+    fn adjoints<K: Sink<T>>(&self, b: &Block<'_>, first: usize, adj: Run<'_, T>, sink: &mut K);
 }
 
 impl<T: Float, S: Shape, D: Device> Adjoint<T> for VarLeaf<T, S, D>
@@ -190,15 +185,9 @@ where
     fn cuda_adjoint(&self, _: &mut AdjointGen<'_>, _: usize, _: usize, adj: String) -> String {
         adj
     }
-    fn adjoint(
-        &self,
-        _: &Block<'_>,
-        _: usize,
-        _: usize,
-        adj: Run<'_, T>,
-        dst: &mut [MaybeUninit<T>],
-    ) {
-        write_run(dst, adj)
+    #[inline(always)]
+    fn adjoints<K: Sink<T>>(&self, _: &Block<'_>, first: usize, adj: Run<'_, T>, sink: &mut K) {
+        sink.put(first, adj)
     }
 }
 
@@ -214,17 +203,9 @@ impl<T: Float, D: Device> Adjoint<T> for Scalar<T, D> {
         // A scalar has no leaf: no adjoint is ever asked of it.
         zero::<T>()
     }
-    fn adjoint(
-        &self,
-        _: &Block<'_>,
-        _: usize,
-        _: usize,
-        _: Run<'_, T>,
-        dst: &mut [MaybeUninit<T>],
-    ) {
-        // A scalar has no leaf: no adjoint is ever asked of it.
-        write_run(dst, Run::Splat(T::zero()))
-    }
+    // A scalar has no leaf, so no adjoint to put.
+    #[inline(always)]
+    fn adjoints<K: Sink<T>>(&self, _: &Block<'_>, _: usize, _: Run<'_, T>, _: &mut K) {}
 }
 
 /// The derivative of a one-operand op: the upstream gradient times it, by
@@ -305,14 +286,10 @@ impl<T: Float, Op: UnaryGrad<T>, A: Adjoint<T> + Node<Elem = T>> Adjoint<T> for 
         self.1.cuda_adjoint(a, first, k, d)
     }
     #[inline(always)]
-    fn adjoint(
-        &self,
-        b: &Block<'_>,
-        first: usize,
-        k: usize,
-        adj: Run<'_, T>,
-        dst: &mut [MaybeUninit<T>],
-    ) {
+    fn adjoints<K: Sink<T>>(&self, b: &Block<'_>, first: usize, adj: Run<'_, T>, sink: &mut K) {
+        if !sink.wants(first, A::LEAVES) {
+            return;
+        }
         let mut s = Scratch::default();
         let adj = step_over(
             &mut s,
@@ -323,7 +300,7 @@ impl<T: Float, Op: UnaryGrad<T>, A: Adjoint<T> + Node<Elem = T>> Adjoint<T> for 
             #[inline(always)]
             |g, x| self.0.grad(g, x),
         );
-        self.1.adjoint(b, first, k, adj, dst)
+        self.1.adjoints(b, first, adj, sink)
     }
 }
 
@@ -366,25 +343,16 @@ macro_rules! binary_grads {
                 }
             }
             #[inline(always)]
-            fn adjoint(&self, b: &Block<'_>, first: usize, k: usize, adj: Run<'_, T>, dst: &mut [MaybeUninit<T>]) {
+            fn adjoints<K: Sink<T>>(&self, b: &Block<'_>, first: usize, adj: Run<'_, T>, sink: &mut K) {
                 let second = first + A::LEAVES;
                 let mut s = Scratch::default();
-                let s = &mut s;
-                let adj = b.scoped(
-            #[inline(always)]
-            move |b| {
-                    let (lx, ly) = (self.1.lanes(b, first), self.2.lanes(b, second));
-                    let xy = |c, j| (A::at(&lx, c, j), B::at(&ly, c, j));
-                    if k < second {
-                        s.step(b.len(), adj, #[inline(always)] |$g, c, j| { let ($x, $y) = xy(c, j); let _ = (&$x, &$y); $da })
-                    } else {
-                        s.step(b.len(), adj, #[inline(always)] |$g, c, j| { let ($x, $y) = xy(c, j); let _ = (&$x, &$y); $db })
-                    }
-                });
-                if k < second {
-                    self.1.adjoint(b, first, k, adj, dst)
-                } else {
-                    self.2.adjoint(b, second, k, adj, dst)
+                if sink.wants(first, A::LEAVES) {
+                    let d = step_two(&mut s, b, (&self.1, first), (&self.2, second), adj, #[inline(always)] |$g, $x, $y| { let _ = (&$x, &$y); $da });
+                    self.1.adjoints(b, first, d, sink);
+                }
+                if sink.wants(second, B::LEAVES) {
+                    let d = step_two(&mut s, b, (&self.1, first), (&self.2, second), adj, #[inline(always)] |$g, $x, $y| { let _ = (&$x, &$y); $db });
+                    self.2.adjoints(b, second, d, sink);
                 }
             }
         }
@@ -438,35 +406,33 @@ where
         }
     }
     #[inline(always)]
-    fn adjoint(
-        &self,
-        b: &Block<'_>,
-        first: usize,
-        k: usize,
-        adj: Run<'_, T>,
-        dst: &mut [MaybeUninit<T>],
-    ) {
+    fn adjoints<K: Sink<T>>(&self, b: &Block<'_>, first: usize, adj: Run<'_, T>, sink: &mut K) {
+        // The condition takes no gradient.
         let (second, third) = (first + C::LEAVES, first + C::LEAVES + X::LEAVES);
-        if k < second {
-            return write_run(dst, Run::Splat(T::zero()));
-        }
-        let taken = k < third;
         let mut s = Scratch::default();
-        let adj = step_over(
-            &mut s,
-            b,
-            &self.1,
-            first,
-            adj,
-            #[inline(always)]
-            |g, c| {
-                if c == taken { g } else { T::zero() }
-            },
-        );
-        if taken {
-            self.2.adjoint(b, second, k, adj, dst)
-        } else {
-            self.3.adjoint(b, third, k, adj, dst)
+        if sink.wants(second, X::LEAVES) {
+            let d = step_over(
+                &mut s,
+                b,
+                &self.1,
+                first,
+                adj,
+                #[inline(always)]
+                |g, c| if c { g } else { T::zero() },
+            );
+            self.2.adjoints(b, second, d, sink);
+        }
+        if sink.wants(third, Y::LEAVES) {
+            let d = step_over(
+                &mut s,
+                b,
+                &self.1,
+                first,
+                adj,
+                #[inline(always)]
+                |g, c| if c { T::zero() } else { g },
+            );
+            self.3.adjoints(b, third, d, sink);
         }
     }
 }
@@ -515,30 +481,21 @@ macro_rules! ternary_grads {
                 }
             }
             #[inline(always)]
-            fn adjoint(&self, b: &Block<'_>, first: usize, k: usize, adj: Run<'_, T>, dst: &mut [MaybeUninit<T>]) {
+            fn adjoints<K: Sink<T>>(&self, b: &Block<'_>, first: usize, adj: Run<'_, T>, sink: &mut K) {
                 let (second, third) = (first + A::LEAVES, first + A::LEAVES + B::LEAVES);
+                let ops = ((&self.1, first), (&self.2, second), (&self.3, third));
                 let mut s = Scratch::default();
-                let s = &mut s;
-                let adj = b.scoped(
-            #[inline(always)]
-            move |b| {
-                    let (lx, ly, lz) = (self.1.lanes(b, first), self.2.lanes(b, second), self.3.lanes(b, third));
-                    let xyz = |c, j| (A::at(&lx, c, j), B::at(&ly, c, j), C::at(&lz, c, j));
-                    let n = b.len();
-                    if k < second {
-                        s.step(n, adj, #[inline(always)] |g, c, j| { let ($x, $y, $z) = xyz(c, j); let _ = (&$x, &$y, &$z); g * $d0 })
-                    } else if k < third {
-                        s.step(n, adj, #[inline(always)] |g, c, j| { let ($x, $y, $z) = xyz(c, j); let _ = (&$x, &$y, &$z); g * $d1 })
-                    } else {
-                        s.step(n, adj, #[inline(always)] |g, c, j| { let ($x, $y, $z) = xyz(c, j); let _ = (&$x, &$y, &$z); g * $d2 })
-                    }
-                });
-                if k < second {
-                    self.1.adjoint(b, first, k, adj, dst)
-                } else if k < third {
-                    self.2.adjoint(b, second, k, adj, dst)
-                } else {
-                    self.3.adjoint(b, third, k, adj, dst)
+                if sink.wants(first, A::LEAVES) {
+                    let d = step_three(&mut s, b, ops, adj, #[inline(always)] |$x, $y, $z| { let _ = (&$x, &$y, &$z); $d0 });
+                    self.1.adjoints(b, first, d, sink);
+                }
+                if sink.wants(second, B::LEAVES) {
+                    let d = step_three(&mut s, b, ops, adj, #[inline(always)] |$x, $y, $z| { let _ = (&$x, &$y, &$z); $d1 });
+                    self.2.adjoints(b, second, d, sink);
+                }
+                if sink.wants(third, C::LEAVES) {
+                    let d = step_three(&mut s, b, ops, adj, #[inline(always)] |$x, $y, $z| { let _ = (&$x, &$y, &$z); $d2 });
+                    self.3.adjoints(b, third, d, sink);
                 }
             }
         }
@@ -665,6 +622,61 @@ fn step_over<'s, T: Copy, N: Node>(
     )
 }
 
+/// An operand of a node: its subtree and the number of its first leaf.
+type Operand<'n, N> = (&'n N, usize);
+
+/// One adjoint step of a two-operand op: `f(g, x, y)` for each element
+/// of block `b`, `g` being `adj`'s element and `x`, `y` the operands'
+/// values there (each operand with the number of its first leaf), written
+/// into `s`, the operands' lanes released before the caller goes down the
+/// tree.
+#[inline(always)]
+fn step_two<'s, T: Copy, A: Node, B: Node>(
+    s: &'s mut Scratch<T>,
+    b: &Block<'_>,
+    (x, first): Operand<'_, A>,
+    (y, second): Operand<'_, B>,
+    adj: Run<'_, T>,
+    f: impl Fn(T, A::Elem, B::Elem) -> T,
+) -> Run<'s, T> {
+    b.scoped(
+        #[inline(always)]
+        move |b| {
+            let (lx, ly) = (x.lanes(b, first), y.lanes(b, second));
+            s.step(
+                b.len(),
+                adj,
+                #[inline(always)]
+                |g, c, j| f(g, A::at(&lx, c, j), B::at(&ly, c, j)),
+            )
+        },
+    )
+}
+
+/// One adjoint step of a three-operand op whose operands' adjoints are
+/// the upstream one times a factor: `g * f(x, y, z)`, as [`step_two`].
+#[inline(always)]
+fn step_three<'s, T: Copy + core::ops::Mul<Output = T>, A: Node, B: Node, C: Node>(
+    s: &'s mut Scratch<T>,
+    b: &Block<'_>,
+    ((x, first), (y, second), (z, third)): (Operand<'_, A>, Operand<'_, B>, Operand<'_, C>),
+    adj: Run<'_, T>,
+    f: impl Fn(A::Elem, B::Elem, C::Elem) -> T,
+) -> Run<'s, T> {
+    b.scoped(
+        #[inline(always)]
+        move |b| {
+            let (lx, ly, lz) = (x.lanes(b, first), y.lanes(b, second), z.lanes(b, third));
+            s.step(
+                b.len(),
+                adj,
+                #[inline(always)]
+                |g, c, j| g * f(A::at(&lx, c, j), B::at(&ly, c, j), C::at(&lz, c, j)),
+            )
+        },
+    )
+}
+
 /// 1 or 0.
 fn indicator<T: Float>(c: bool) -> T {
     if c { T::one() } else { T::zero() }
@@ -682,7 +694,8 @@ ternary_grads! {
 
 /// The adjoint of leaf `k` of `e` given the upstream gradient `g` (leaf
 /// `E::LEAVES` of the evaluation): what the CPU evaluates, and reduces to
-/// the leaf's shape, for one input's gradient.
+/// the leaf's shape, when one input's gradient is asked for, or the
+/// chain's inner loops are too short for [`GradsOf`]'s pass.
 struct GradOf<'e, T: Float, E> {
     e: &'e E,
     g: Dyn<T>,
@@ -705,7 +718,64 @@ impl<T: Float, E: Adjoint<T> + Node<Elem = T, Device = Cpu>> Source for GradOf<'
     fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<T>]) {
         let mut s = Scratch::default();
         let g = b.leaf(E::LEAVES, &mut s);
-        self.e.adjoint(b, 0, self.k, g, dst)
+        let mut only = Only {
+            k: self.k,
+            dst,
+            written: false,
+        };
+        self.e.adjoints(b, 0, g, &mut only);
+        if !only.written {
+            // No path reaches the leaf (a `where` condition's): zero.
+            write_run(only.dst, Run::Splat(T::zero()));
+        }
+    }
+}
+
+/// The sink of one leaf's adjoint, `k`'s, written into `dst`.
+struct Only<'d, T> {
+    k: usize,
+    dst: &'d mut [MaybeUninit<T>],
+    written: bool,
+}
+
+impl<T: Copy> Sink<T> for Only<'_, T> {
+    #[inline(always)]
+    fn wants(&self, first: usize, count: usize) -> bool {
+        (first..first + count).contains(&self.k)
+    }
+    #[inline(always)]
+    fn put(&mut self, k: usize, adj: Run<'_, T>) {
+        if k == self.k {
+            write_run(self.dst, adj);
+            self.written = true;
+        }
+    }
+}
+
+/// Every leaf's adjoint of `e` given the upstream gradient `g` (leaf
+/// `E::LEAVES` of the evaluation), in one pass.
+struct GradsOf<'e, T: Float, E> {
+    e: &'e E,
+    g: Dyn<T>,
+}
+
+impl<T: Float, E: Adjoint<T> + Node<Elem = T, Device = Cpu>> Each for GradsOf<'_, T, E> {
+    type Elem = T;
+    fn dims(&self) -> Result<DimVec, ShapeError> {
+        Ok(DimVec::from_slice(self.g.dims()))
+    }
+    fn leaves<'a>(&'a self, c: &mut Collect<'a>) {
+        self.e.visit(c);
+        c.leaf(&self.g);
+    }
+    fn transcendental(&self) -> bool {
+        Node::transcendental(self.e)
+    }
+    #[inline(always)]
+    fn write_each<K: Sink<T>>(&self, b: &Block<'_>, k: &mut K) {
+        let mut s = Scratch::default();
+        let g = b.leaf(E::LEAVES, &mut s);
+        self.e.adjoints(b, 0, g, k)
     }
 }
 
@@ -748,8 +818,11 @@ pub trait FusedBackward<T: Float>: Fused<T> {
 }
 
 impl<T: Float> FusedBackward<T> for Cpu {
-    /// One pass per leaf: the adjoint, reduced in the same pass where the
-    /// leaf was broadcast.
+    /// One pass for every leaf: the adjoints computed together, block by
+    /// block, each written out or summed back to its leaf's sizes as the
+    /// blocks go by. Where the chain's inner loops are short (a `(n, 2)`
+    /// value), one pass per leaf instead, each reduced along the axes it
+    /// is summed over.
     fn gradients<E: Adjoint<T> + Node<Elem = T, Device = Cpu>>(
         e: &E,
         g: &Dyn<T>,
@@ -757,10 +830,24 @@ impl<T: Float> FusedBackward<T> for Cpu {
     ) -> Result<Grads<T>, ShapeError> {
         let mut dims = LeafDims::default();
         e.visit(&mut dims);
+        let asked = |k: usize| needs.get(k).copied().unwrap_or(false);
+        if (0..dims.0.len()).filter(|&k| asked(k)).count() > 1 {
+            let targets: Vec<Option<&[usize]>> = (dims.0.iter().enumerate())
+                .map(|(k, d)| asked(k).then_some(d.as_slice()))
+                .collect();
+            let each = GradsOf { e, g: g.share() };
+            if let Some(values) = eval_each(&each, &targets)? {
+                return values
+                    .into_iter()
+                    .zip(&dims.0)
+                    .map(|(v, d)| v.map(|v| Tensor::try_from_vec(v, d)).transpose())
+                    .collect();
+            }
+        }
         let out = g.dims();
         let mut grads = Grads::new();
         for (k, leaf) in dims.0.iter().enumerate() {
-            if !needs.get(k).copied().unwrap_or(false) {
+            if !asked(k) {
                 grads.push(None);
                 continue;
             }
@@ -868,10 +955,10 @@ where
     }
 
     /// The expression's value as a [`Var`]: one node of the graph, whose
-    /// value is computed in one pass and whose backward pass gives each
-    /// input's gradient in one pass (summed back to the input's shape in
-    /// that pass when the chain broadcast it). Gradients equal the eager
-    /// ops' (the same op-table derivatives).
+    /// value is computed in one pass and whose backward pass gives every
+    /// input's gradient in one pass on the CPU (summed back to the input's
+    /// shape in that pass when the chain broadcast it). Gradients equal
+    /// the eager ops' (the same op-table derivatives).
     ///
     /// # Panics
     /// With the message of [`Lazy::try_eval_var`]'s error.
@@ -893,5 +980,49 @@ where
     #[track_caller]
     pub fn eval_var(&self) -> VarOf<E> {
         self.try_eval_var().or_panic()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Shape;
+
+    /// Every input's gradient from the one-pass backward (`eval_each`):
+    /// a transposed `x`, a row `w` and a column `b`, against
+    /// index-by-index sums; small enough for Miri, which checks the pass's
+    /// `unsafe` (its outputs written through raw pointers, their lengths
+    /// set after).
+    #[test]
+    fn one_pass_gradients_of_a_transposed_and_two_broadcast_inputs() {
+        let xt =
+            Tensor::<f64, Shape![5, 3]>::from_vec((0..15).map(|i| i as f64 * 0.2 - 1.4).collect());
+        let x = Var::param(xt.transpose::<0, 1>());
+        let w = Var::param(Tensor::<f64, Shape![5]>::from_vec(vec![
+            0.5, -1., 2., 0.25, -0.75,
+        ]));
+        let b = Var::param(Tensor::<f64, Shape![3, 1]>::from_vec(vec![0.1, -0.2, 0.3]));
+        let g = (x.lazy() * &w + &b).tanh().eval_var().sum().backward();
+        let (xv, wv, bv) = (x.value().to_vec(), w.value().to_vec(), b.value().to_vec());
+        let (mut gx, mut gw, mut gb) = (vec![0.0; 15], vec![0.0; 5], vec![0.0; 3]);
+        for i in 0..3 {
+            for j in 0..5 {
+                let t = (xv[i * 5 + j] * wv[j] + bv[i]).tanh();
+                let d = 1.0 - t * t;
+                gx[i * 5 + j] = d * wv[j];
+                gw[j] += d * xv[i * 5 + j];
+                gb[i] += d;
+            }
+        }
+        let close = |a: Vec<f64>, b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12);
+        assert!(close(g.wrt(&x).unwrap().to_vec(), &gx));
+        assert!(close(g.wrt(&w).unwrap().to_vec(), &gw));
+        assert!(close(g.wrt(&b).unwrap().to_vec(), &gb));
+
+        // No rows: the broadcast inputs' gradients are zeros.
+        let x = Var::param(Tensor::<f64, crate::DynRank>::try_zeros(&[0, 5]).unwrap());
+        let g = (x.lazy() * &w + 1.0).eval_var().sum().backward();
+        assert_eq!(g.wrt(&w).unwrap().to_vec(), [0.0; 5]);
+        assert_eq!(g.wrt(&x).unwrap().dims(), [0, 5]);
     }
 }

@@ -29,7 +29,7 @@ use core::mem::MaybeUninit;
 pub use super::cpu::fused::{MAX_LEAVES, set_light_wide};
 // The CPU evaluation's block machinery, named by `Node`'s hidden methods.
 #[doc(hidden)]
-pub use super::cpu::fused::{BLOCK, Block, CHUNK, Lane, Run, Scratch, fill_chunked};
+pub use super::cpu::fused::{BLOCK, Block, CHUNK, Lane, Run, Scratch, Sink, fill_chunked};
 pub use super::cuda::fused_source::{CudaGen, FUSED_KERNELS, c_name};
 use crate::Tensor;
 use crate::backend::Backend;

@@ -44,6 +44,25 @@ pub(crate) fn checked_len<T>(sizes: &[usize]) -> Result<usize, ShapeError> {
     }
 }
 
+/// An empty buffer with room for `numel(sizes)` elements (that
+/// number returned with it), on huge pages when large: what
+/// [`try_alloc_filled_by`] fills, and what a pass writing several outputs
+/// at once (`fused::eval_each`) fills before setting their lengths.
+///
+/// # Errors
+/// As [`try_alloc_filled_by`].
+pub(crate) fn try_with_capacity<T>(sizes: &[usize]) -> Result<(Vec<T>, usize), ShapeError> {
+    let len = checked_len::<T>(sizes)?;
+    let mut v: Vec<T> = Vec::new();
+    let bytes = len * core::mem::size_of::<T>();
+    v.try_reserve_exact(len)
+        .map_err(|_| ShapeError::Invalid(out_of_memory_message(bytes)))?;
+    if bytes >= HUGE_PAGE_BYTES {
+        advise_huge_pages(v.as_mut_ptr() as *mut u8, bytes);
+    }
+    Ok((v, len))
+}
+
 /// A buffer for a tensor of sizes `sizes`, every element written by `fill`
 /// before it is returned. `fill` receives the buffer's base pointer and must
 /// write all `numel(sizes)` elements.
@@ -63,14 +82,7 @@ pub(crate) unsafe fn try_alloc_filled_by<T: Copy>(
     sizes: &[usize],
     fill: impl FnOnce(*mut T),
 ) -> Result<Vec<T>, ShapeError> {
-    let len = checked_len::<T>(sizes)?;
-    let mut v: Vec<T> = Vec::new();
-    let bytes = len * core::mem::size_of::<T>();
-    v.try_reserve_exact(len)
-        .map_err(|_| ShapeError::Invalid(out_of_memory_message(bytes)))?;
-    if bytes >= HUGE_PAGE_BYTES {
-        advise_huge_pages(v.as_mut_ptr() as *mut u8, bytes);
-    }
+    let (mut v, len) = try_with_capacity::<T>(sizes)?;
     fill(v.as_mut_ptr());
     // SAFETY: capacity is at least `len`, and the caller guarantees `fill`
     // wrote all `len` elements; `T: Copy` has no drop glue to run on them.

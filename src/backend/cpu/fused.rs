@@ -12,7 +12,9 @@
 //! which the compiler vectorises with every intermediate value in
 //! registers: memory is read once per leaf and the output written once,
 //! whatever the chain's length. A reduction at the end of a chain folds
-//! the same function's values into accumulators, without storing them.
+//! the same function's values into accumulators, without storing them;
+//! a backward pass computes every input's adjoint from the same block
+//! (`each.rs`).
 //! Large existing outputs are written with streaming stores (`store.rs`),
 //! as the eager `out=` forms are. An expression that calls a transcendental function (`exp`,
 //! `erf`, ...) is compute-bound and runs with the widest vectors the
@@ -28,6 +30,10 @@
 use core::any::TypeId;
 use core::mem::MaybeUninit;
 use std::sync::Arc;
+
+mod each;
+pub use each::Sink;
+pub(crate) use each::{Each, eval_each};
 
 use super::exec::{check_no_internal_overlap, partial_overlap};
 use super::locks::addr;
@@ -1019,6 +1025,11 @@ fn read_all<'a>(leaves: &'a [LeafIn<'a>]) -> (Vec<Box<dyn Held + 'a>>, LeafPtrs)
 fn leaves_of<E: Source>(e: &E) -> Result<Collect<'_>, ShapeError> {
     let mut c = Collect::default();
     e.leaves(&mut c);
+    checked(c)
+}
+
+/// `c`, refusing more than [`MAX_LEAVES`] leaves.
+fn checked(c: Collect<'_>) -> Result<Collect<'_>, ShapeError> {
     if c.0.len() > MAX_LEAVES {
         return Err(ShapeError::Invalid(format!(
             "a fused expression reads at most {MAX_LEAVES} tensors, this one reads {}: evaluate a part of it first",

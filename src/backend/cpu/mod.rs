@@ -30,6 +30,8 @@ pub(crate) mod reducers;
 mod store;
 
 pub(crate) use self::gemm::{Accum, Batches, GemmProblem, MatDesc, gemm_into, gemm_new};
-pub(crate) use alloc::{storage_overflow, try_alloc_filled_by, try_vec_from_fn, vec_from_fn};
+pub(crate) use alloc::{
+    storage_overflow, try_alloc_filled_by, try_vec_from_fn, try_with_capacity, vec_from_fn,
+};
 pub(crate) use elementwise::{Out, Src, map1, map2, map2_rows, map3, update1, update2, update3};
 pub(crate) use reduce::{Reducer, Run, reduce};
