@@ -30,6 +30,8 @@ if [ "$part" = all ] || [ "$part" = lib ]; then
     cargo +nightly miri test --lib -- \
         --skip backend::cpu::amx --skip backend::cpu::store --skip backend::cpu::elementwise \
         --skip tensor::display
+    echo "== miri: the elementwise kernels' loops without streaming stores"
+    cargo +nightly miri test --lib backend::cpu::elementwise::tests::map3_repeats_stride_0_inputs
 fi
 if [ "$part" = all ] || [ "$part" = reliability ]; then
     echo "== miri: empty views and aliasing (tests/reliability.rs)"

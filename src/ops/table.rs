@@ -335,7 +335,8 @@ const FRAC_1_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
 #[inline(always)]
 fn gelu_backward<T: Float>(g: T, x: T) -> T {
     let cdf = T::from_f64(0.5) * (T::one() + scalar::erf(x * T::FRAC_1_SQRT_2()));
-    let pdf = T::from_f64(FRAC_1_SQRT_2PI) * (-x * x * T::from_f64(0.5)).exp();
+    // The exponent is never positive (NaN for a NaN `x`).
+    let pdf = T::from_f64(FRAC_1_SQRT_2PI) * scalar::exp_nonpositive(-x * x * T::from_f64(0.5));
     g * (cdf + x * pdf)
 }
 
