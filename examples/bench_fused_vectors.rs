@@ -11,7 +11,9 @@
 //! fused `a + b`; `chain3` `relu(a * b + c)` (`c: (4096, 1)`), then the
 //! same with one operation more at a time: `chain4` `relu(a * b + c) * d`
 //! (`d: (4096,)`), `chain5` `relu(a * b + c) * d - e` (`e: (4096, 1)`),
-//! `chain6m` `|relu(a * b + c) * d - e|`.
+//! `chain6m` `|relu(a * b + c) * d - e|`; and `chain6`,
+//! `gelu(a * b + c) * d - e`, whose `erf` always runs with the widest
+//! vectors.
 //!
 //! `cargo run --release --example bench_fused_vectors [ROUNDS=70]`
 
@@ -95,6 +97,17 @@ fn main() {
         cases.push((name, Some(false), f.clone()));
         cases.push((name, Some(true), f));
     }
+    // The 6-op chain with `gelu`: its `erf` makes it run with the widest
+    // vectors whatever the switch says.
+    cases.push((
+        "chain6",
+        Some(true),
+        Rc::new(|| {
+            ((a.lazy() * &b + &c).gelu() * &d - &e)
+                .eval_into(&mut o.borrow_mut())
+                .unwrap()
+        }),
+    ));
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
     for round in 0..WARM_UP + rounds {
         let order: Vec<usize> = if round % 2 == 0 {
