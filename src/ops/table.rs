@@ -335,8 +335,7 @@ const FRAC_1_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
 #[inline(always)]
 fn gelu_backward<T: Float>(g: T, x: T) -> T {
     let cdf = T::from_f64(0.5) * (T::one() + scalar::erf(x * T::FRAC_1_SQRT_2()));
-    // The exponent is never positive (NaN for a NaN `x`).
-    let pdf = T::from_f64(FRAC_1_SQRT_2PI) * scalar::exp_nonpositive(-x * x * T::from_f64(0.5));
+    let pdf = T::from_f64(FRAC_1_SQRT_2PI) * scalar::exp(-x * x * T::from_f64(0.5));
     g * (cdf + x * pdf)
 }
 
@@ -377,7 +376,7 @@ pointwise_table! {
     /// `max(x, 0)`, as `torch.relu` (NaN stays NaN).
     unary Relu "relu": Numeric => "(a < (T)0 ? (T)0 : a)", |a| if a < T::zero() { T::zero() } else { a };
     /// `e^x`, as `torch.exp`.
-    unary Exp "exp": Float => "exp(a)", |a| a.exp();
+    unary Exp "exp": Float => "exp(a)", |a| scalar::exp(a);
     /// `ln x`, as `torch.log`.
     unary Log "log": Float => "log(a)", |a| a.ln();
     /// `ln(1 + x)`, as `torch.log1p`.
@@ -395,7 +394,7 @@ pointwise_table! {
     /// `tan x`, as `torch.tan`.
     unary Tan "tan": Float => "tan(a)", |a| a.tan();
     /// `tanh x`, as `torch.tanh`.
-    unary Tanh "tanh": Float => "tanh(a)", |a| a.tanh();
+    unary Tanh "tanh": Float => "tanh(a)", |a| scalar::tanh(a);
     /// `1 / (1 + e^-x)`, as `torch.sigmoid`.
     unary Sigmoid "sigmoid": Float => "(T)1 / ((T)1 + exp(-a))", |a| scalar::sigmoid(a);
     /// The exact GELU, `x Φ(x)`, as `torch.nn.functional.gelu`.
