@@ -697,33 +697,29 @@ ternary_grads! {
 /// the leaf's shape, when one input's gradient is asked for, or the
 /// chain's inner loops are too short for [`GradsOf`]'s pass.
 struct GradOf<'e, T: Float, E> {
-    e: &'e E,
-    g: Dyn<T>,
+    all: GradsOf<'e, T, E>,
     k: usize,
 }
 
 impl<T: Float, E: Adjoint<T> + Node<Elem = T, Device = Cpu>> Source for GradOf<'_, T, E> {
     type Elem = T;
     fn dims(&self) -> Result<DimVec, ShapeError> {
-        Ok(DimVec::from_slice(self.g.dims()))
+        Each::dims(&self.all)
     }
     fn leaves<'a>(&'a self, c: &mut Collect<'a>) {
-        self.e.visit(c);
-        c.leaf(&self.g);
+        Each::leaves(&self.all, c)
     }
     fn transcendental(&self) -> bool {
-        Node::transcendental(self.e)
+        Each::transcendental(&self.all)
     }
     #[inline(always)]
     fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<T>]) {
-        let mut s = Scratch::default();
-        let g = b.leaf(E::LEAVES, &mut s);
         let mut only = Only {
             k: self.k,
             dst,
             written: false,
         };
-        self.e.adjoints(b, 0, g, &mut only);
+        self.all.write_each(b, &mut only);
         if !only.written {
             // No path reaches the leaf (a `where` condition's): zero.
             write_run(only.dst, Run::Splat(T::zero()));
@@ -851,7 +847,10 @@ impl<T: Float> FusedBackward<T> for Cpu {
                 grads.push(None);
                 continue;
             }
-            let src = GradOf { e, g: g.share(), k };
+            let src = GradOf {
+                all: GradsOf { e, g: g.share() },
+                k,
+            };
             if leaf.as_slice() == out {
                 grads.push(Some(eval::<_, DynRank>(&src)?));
                 continue;

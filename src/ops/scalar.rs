@@ -229,10 +229,18 @@ pub fn gelu<T: Float>(x: T) -> T {
 /// ```
 #[inline(always)]
 pub fn erf<T: Float>(x: T) -> T {
+    by_width(x, erf_f32, |x| T::from_f64(libm::erf(x.to_f64())))
+}
+
+/// `narrow(x)` through `f32` for `f32` and the narrower types, `wide(x)`
+/// for `f64`: the crate's branch-free `f32` functions beside the `f64`
+/// ones of a C library.
+#[inline(always)]
+fn by_width<T: Float>(x: T, narrow: impl Fn(f32) -> f32, wide: impl Fn(T) -> T) -> T {
     if core::mem::size_of::<T>() <= 4 {
-        T::from_f64(erf_f32(x.to_f64() as f32) as f64)
+        T::from_f64(narrow(x.to_f64() as f32) as f64)
     } else {
-        T::from_f64(libm::erf(x.to_f64()))
+        wide(x)
     }
 }
 
@@ -299,11 +307,7 @@ pub fn erf_f32(x: f32) -> f32 {
 /// ```
 #[inline(always)]
 pub fn exp<T: Float>(x: T) -> T {
-    if core::mem::size_of::<T>() <= 4 {
-        T::from_f64(exp_f32(x.to_f64() as f32) as f64)
-    } else {
-        x.exp()
-    }
+    by_width(x, exp_f32, T::exp)
 }
 
 /// `e^x` in `f32` without branches, so that loops over it vectorise: `exp`,
@@ -373,11 +377,7 @@ pub fn exp_f32(x: f32) -> f32 {
 /// ```
 #[inline(always)]
 pub fn tanh<T: Float>(x: T) -> T {
-    if core::mem::size_of::<T>() <= 4 {
-        T::from_f64(tanh_f32(x.to_f64() as f32) as f64)
-    } else {
-        x.tanh()
-    }
+    by_width(x, tanh_f32, T::tanh)
 }
 
 /// `tanh` in `f32` without branches, so that loops over it vectorise (the
