@@ -334,37 +334,13 @@ pub fn exp<T: Float>(x: T) -> T {
 /// ```
 #[inline(always)]
 pub fn exp_f32(x: f32) -> f32 {
-    // Adding and subtracting 1.5 * 2^23 rounds to the nearest integer.
-    const ROUND: f32 = 12_582_912.0;
-    const LN2_HI: f32 = 0.693_145_75;
-    const LN2_LO: f32 = 1.428_606_8e-6;
     // Below -104, e^x is under half the smallest subnormal: 0; above 89,
     // over the largest `f32`: infinity.
-    let c = x.clamp(-104.0, 89.0);
-    let j = c * core::f32::consts::LOG2_E + ROUND;
-    let n = j - ROUND;
-    // `LN2_HI` has 16 significant bits: `n * LN2_HI` is exact for |n| <= 151.
-    let r = (c - n * LN2_HI) - n * LN2_LO;
-    let mut p = 1.0 / 5040.0;
-    for k in [
-        1.0 / 720.0,
-        1.0 / 120.0,
-        1.0 / 24.0,
-        1.0 / 6.0,
-        0.5,
-        1.0,
-        1.0,
-    ] {
-        p = p * r + k;
-    }
-    // `n` from `j`'s low mantissa bits (integer arithmetic, which
-    // vectorises; a float-to-int cast saturates, and does not), split into
-    // two halves in `[-75, 64]`, each 2^half a normal `f32`.
-    let n = j.to_bits().wrapping_sub(ROUND.to_bits()) as i32;
+    let (p, n) = exp_parts(x.clamp(-104.0, 89.0));
+    // `n` in `[-150, 128]` as two halves in `[-75, 64]`, each 2^half a
+    // normal `f32`.
     let lo = n >> 1;
-    let hi = n - lo;
-    let scale = |e: i32| f32::from_bits(((e + 127) as u32) << 23);
-    let r = p * scale(lo) * scale(hi);
+    let r = p * pow2(lo) * pow2(n - lo);
     if x.is_nan() { x } else { r }
 }
 
@@ -419,20 +395,29 @@ pub fn tanh_f32(x: f32) -> f32 {
     if a < SPLIT { small } else { large }
 }
 
-/// `e^q` for `q` in `[-20, 0]`, without branches: `2^n e^r` with `n` the
-/// nearest integer to `q / ln 2` and `|r| <= ln 2 / 2`, `e^r` by its Taylor
-/// polynomial of degree 7 (error below 2^-27 there).
+/// `e^q` for `q` in `[-20, 0]` (`erf_f32`'s tail), without branches:
+/// [`exp_parts`] scaled by one power of two.
 #[inline(always)]
 fn exp_neg_f32(q: f32) -> f32 {
+    let (p, n) = exp_parts(q);
+    p * pow2(n)
+}
+
+/// `e^x` as `p * 2^n` for `x` in `[-104, 89]`: `n` the nearest integer to
+/// `x / ln 2` and `p = e^r`, `r = x - n ln 2` (`|r| <= ln 2 / 2`), by its
+/// Taylor polynomial of degree 7 (error below 2^-27). Without branches.
+#[inline(always)]
+fn exp_parts(x: f32) -> (f32, i32) {
     // Adding and subtracting 1.5 * 2^23 rounds to the nearest integer.
     const ROUND: f32 = 12_582_912.0;
     const LN2_HI: f32 = 0.693_145_75;
     const LN2_LO: f32 = 1.428_606_8e-6;
-    let j = q * core::f32::consts::LOG2_E + ROUND;
+    let j = x * core::f32::consts::LOG2_E + ROUND;
     let n = j - ROUND;
-    let r = (q - n * LN2_HI) - n * LN2_LO;
+    // `LN2_HI` has 16 significant bits: `n * LN2_HI` is exact for |n| <= 151.
+    let r = (x - n * LN2_HI) - n * LN2_LO;
     let mut p = 1.0 / 5040.0;
-    for c in [
+    for k in [
         1.0 / 720.0,
         1.0 / 120.0,
         1.0 / 24.0,
@@ -441,15 +426,17 @@ fn exp_neg_f32(q: f32) -> f32 {
         1.0,
         1.0,
     ] {
-        p = p * r + c;
+        p = p * r + k;
     }
-    // 2^n for n in [-29, 0]: a normal f32 built from its exponent bits.
-    // `j`'s low mantissa bits hold `n` (offset by `ROUND`'s), so the integer
-    // comes from integer arithmetic on the bits, which vectorises (a
-    // float-to-int cast saturates, and does not).
-    let n_bits = j.to_bits().wrapping_sub(ROUND.to_bits());
-    let scale = f32::from_bits(n_bits.wrapping_add(127) << 23);
-    p * scale
+    // The integer `n` from `j`'s low mantissa bits (integer arithmetic,
+    // which vectorises; a float-to-int cast saturates, and does not).
+    (p, j.to_bits().wrapping_sub(ROUND.to_bits()) as i32)
+}
+
+/// `2^e` for `e` in `[-126, 127]`, from its exponent bits.
+#[inline(always)]
+fn pow2(e: i32) -> f32 {
+    f32::from_bits(((e + 127) as u32) << 23)
 }
 
 /// The sign: -1, 0 or 1 (NaN gives 0, as PyTorch's kernel computes
