@@ -411,27 +411,11 @@ where
         let (second, third) = (first + C::LEAVES, first + C::LEAVES + X::LEAVES);
         let mut s = Scratch::default();
         if sink.wants(second, X::LEAVES) {
-            let d = step_over(
-                &mut s,
-                b,
-                &self.1,
-                first,
-                adj,
-                #[inline(always)]
-                |g, c| if c { g } else { T::zero() },
-            );
+            let d = step_over(&mut s, b, &self.1, first, adj, branch(true));
             self.2.adjoints(b, second, d, sink);
         }
         if sink.wants(third, Y::LEAVES) {
-            let d = step_over(
-                &mut s,
-                b,
-                &self.1,
-                first,
-                adj,
-                #[inline(always)]
-                |g, c| if c { T::zero() } else { g },
-            );
+            let d = step_over(&mut s, b, &self.1, first, adj, branch(false));
             self.3.adjoints(b, third, d, sink);
         }
     }
@@ -675,6 +659,14 @@ fn step_three<'s, T: Copy + core::ops::Mul<Output = T>, A: Node, B: Node, C: Nod
             )
         },
     )
+}
+
+/// The adjoint step of a `where` branch: the upstream gradient `g` where
+/// the condition `c` is `taken`, 0 elsewhere.
+#[inline(always)]
+fn branch<T: Float>(taken: bool) -> impl Fn(T, bool) -> T {
+    #[inline(always)]
+    move |g, c| if c == taken { g } else { T::zero() }
 }
 
 /// 1 or 0.
