@@ -133,7 +133,7 @@ impl<T: Copy> Scratch<T> {
         f: impl Fn(T, usize, usize) -> T,
     ) -> Run<'_, T> {
         // Every closure here is inlined: one that is not is compiled
-        // without the target features of the caller (`write_avx512`), and
+        // without the target features of the caller (`in_avx512`), and
         // a backward pass through `gelu` ran its `erf` with SSE2 vectors.
         self.filled(
             len,
@@ -406,7 +406,7 @@ fn isa() -> Isa {
             use std::arch::is_x86_feature_detected as has;
             let cap = std::env::var("SHAPED_ISA").unwrap_or_default();
             let avx2 = cap != "base" && has!("avx2") && has!("fma");
-            // Every feature `write_avx512` and `fold_avx512` are compiled for.
+            // Every feature `in_avx512` compiles for.
             if avx2
                 && cap != "avx2"
                 && has!("avx512f")
@@ -424,38 +424,50 @@ fn isa() -> Isa {
     })
 }
 
-/// [`Source::write`] compiled for AVX-512.
+/// `f()` compiled for AVX-512 (an `#[inline(always)]` closure is inlined
+/// into it, and so gets its target features).
 ///
 /// # Safety
 /// The processor has AVX-512 F, BW, DQ and VL.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-unsafe fn write_avx512<E: Source>(e: &E, b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]) {
-    e.write(b, dst)
+unsafe fn in_avx512<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
-/// [`Source::write`] compiled for AVX2.
+/// `f()` compiled for AVX2, as [`in_avx512`].
 ///
 /// # Safety
 /// The processor has AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn write_avx2<E: Source>(e: &E, b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]) {
-    e.write(b, dst)
+unsafe fn in_avx2<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// `f()` with the widest vectors the processor has (`f` an
+/// `#[inline(always)]` closure): the blocks of a compute-bound expression,
+/// written, folded or differentiated.
+#[inline(always)]
+fn widest<R>(f: impl FnOnce() -> R) -> R {
+    match isa() {
+        // SAFETY: `isa` returns `Avx512` only where the processor has it.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => unsafe { in_avx512(f) },
+        // SAFETY: as above, for AVX2 and FMA.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { in_avx2(f) },
+        Isa::Base => f(),
+    }
 }
 
 /// [`Source::write`] for the widest extension the processor has.
 #[inline(always)]
 fn write_wide<E: Source>(e: &E, b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]) {
-    match isa() {
-        // SAFETY: `isa` returns `Avx512` only where the processor has it.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { write_avx512(e, b, dst) },
-        // SAFETY: as above, for AVX2 and FMA.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { write_avx2(e, b, dst) },
-        Isa::Base => e.write(b, dst),
-    }
+    widest(
+        #[inline(always)]
+        || e.write(b, dst),
+    )
 }
 
 /// How the blocks of `e` are written: with the widest vectors (AVX-512 or
@@ -525,38 +537,6 @@ struct Segment<'a> {
     arena: &'a mut Arena,
 }
 
-/// [`fold_whole`] compiled for AVX-512.
-///
-/// # Safety
-/// The processor has AVX-512 F, BW, DQ and VL.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-unsafe fn fold_avx512<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
-    e: &E,
-    r: &R,
-    s: &mut Segment<'_>,
-    at: usize,
-    count: usize,
-) -> E::Elem {
-    fold_whole(e, r, s, at, count)
-}
-
-/// [`fold_whole`] compiled for AVX2.
-///
-/// # Safety
-/// The processor has AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn fold_avx2<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
-    e: &E,
-    r: &R,
-    s: &mut Segment<'_>,
-    at: usize,
-    count: usize,
-) -> E::Elem {
-    fold_whole(e, r, s, at, count)
-}
-
 /// `r`'s fold of the value of `e` over `count` whole blocks of segment `s`
 /// from element `at`: into [`FOLD_LANES`] accumulators that stay in
 /// registers across the blocks, combined once at the end (per block, the
@@ -613,15 +593,10 @@ fn fold_wide<E: Source, R: Reducer<E::Elem, Acc = E::Elem, Out = E::Elem>>(
     at: usize,
     count: usize,
 ) -> E::Elem {
-    match isa() {
-        // SAFETY: `isa` returns `Avx512` only where the processor has it.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { fold_avx512(e, r, s, at, count) },
-        // SAFETY: as above, for AVX2 and FMA.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { fold_avx2(e, r, s, at, count) },
-        Isa::Base => fold_whole(e, r, s, at, count),
-    }
+    widest(
+        #[inline(always)]
+        || fold_whole(e, r, s, at, count),
+    )
 }
 
 impl Block<'_> {

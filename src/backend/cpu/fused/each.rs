@@ -7,7 +7,7 @@
 use core::mem::MaybeUninit;
 
 use super::{
-    Arena, Block, Collect, MAX_LEAVES, MIN_OUTER_RUN, OutPtr, Run, checked, isa, make_block, plan,
+    Arena, Block, Collect, MAX_LEAVES, MIN_OUTER_RUN, OutPtr, Run, checked, make_block, plan,
 };
 use crate::backend::cpu::pool;
 use crate::element::{Element, Float};
@@ -167,47 +167,16 @@ fn sum<T: Float>(v: &[T]) -> T {
     rest.iter().fold(lanes[0], |a, &x| a + x)
 }
 
-/// `f()` compiled for AVX-512 (the closure is inlined into it).
-///
-/// # Safety
-/// The processor has AVX-512 F, BW, DQ and VL.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-unsafe fn avx512(f: impl FnOnce()) {
-    f()
-}
-
-/// `f()` compiled for AVX2 (the closure is inlined into it).
-///
-/// # Safety
-/// The processor has AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn avx2(f: impl FnOnce()) {
-    f()
-}
-
 /// One block of `e` into `k`, with the widest vectors when `wide`.
 #[inline(always)]
 fn block<E: Each, K: Sink<E::Elem>>(e: &E, wide: bool, b: &Block<'_>, k: &mut K) {
-    match if wide { isa() } else { super::Isa::Base } {
-        // SAFETY: `isa` returns `Avx512` only where the processor has it.
-        #[cfg(target_arch = "x86_64")]
-        super::Isa::Avx512 => unsafe {
-            avx512(
-                #[inline(always)]
-                || e.write_each(b, k),
-            )
-        },
-        // SAFETY: as above, for AVX2 and FMA.
-        #[cfg(target_arch = "x86_64")]
-        super::Isa::Avx2 => unsafe {
-            avx2(
-                #[inline(always)]
-                || e.write_each(b, k),
-            )
-        },
-        super::Isa::Base => e.write_each(b, k),
+    if wide {
+        super::widest(
+            #[inline(always)]
+            || e.write_each(b, k),
+        )
+    } else {
+        e.write_each(b, k)
     }
 }
 
