@@ -73,6 +73,19 @@ def cases(lib):
     r["batch_out"] = median_ns(lambda: out(add, p, q, o3))
     r["small_alloc"] = median_ns(lambda: s + t, reps=21, inner=20000)
     r["small_out"] = median_ns(lambda: out(add, s, t, o8), reps=21, inner=20000)
+    # The transcendental operations, each into a new tensor (NumPy has
+    # only `exp` and `tanh` of them).
+    if lib == "numpy":
+        r["exp_alloc"] = median_ns(lambda: np.exp(a))
+        r["tanh_alloc"] = median_ns(lambda: np.tanh(a))
+    else:
+        F = torch.nn.functional
+        r["exp_alloc"] = median_ns(lambda: torch.exp(a))
+        r["tanh_alloc"] = median_ns(lambda: torch.tanh(a))
+        r["sigmoid_alloc"] = median_ns(lambda: torch.sigmoid(a))
+        r["silu_alloc"] = median_ns(lambda: F.silu(a))
+        r["gelu_alloc"] = median_ns(lambda: F.gelu(a))
+        r["softmax_last"] = median_ns(lambda: torch.softmax(a, 1))
     return r
 
 
@@ -90,6 +103,8 @@ BYTES = {  # (named by the operation, moved including write-allocate)
     "row": (2 * MIB + 4096 * 4, 3 * MIB + 4096 * 4),
     "batch": (256 * 256 * 1024 * 4 + 2 * 256 * 1024 * 4, 2 * 256 * 256 * 1024 * 4 + 2 * 256 * 1024 * 4),
 }
+TRANSCENDENTAL = ["exp_alloc", "tanh_alloc", "sigmoid_alloc", "silu_alloc", "gelu_alloc",
+                  "softmax_last"]
 KEYS = ["same_alloc", "same_out", "outer_alloc", "outer_out", "row_alloc", "row_out",
         "batch_alloc", "batch_out", "small_alloc", "small_out"]
 
@@ -134,6 +149,14 @@ def main():
             bw_named = f"{100 * named / best['shaped'][k] / stream_named:.0f}%"
         print(f"| {k} | {cell('shaped')} | {cell('numpy')} | {cell('torch')} | "
               f"{best['numpy'][k] / best['shaped'][k]:.2f} | {best['torch'][k] / best['shaped'][k]:.2f} | {bw} | {bw_named} |")
+    print()
+    print("transcendental operations, 4096x4096 f32 into a new tensor: best round (median round), ms")
+    print("| case | shaped | NumPy | PyTorch | NumPy/shaped | PyTorch/shaped |")
+    print("|---|---|---|---|---|---|")
+    for k in TRANSCENDENTAL:
+        cell = lambda lib: f"{best[lib][k] / 1e6:.3g} ({med[lib][k] / 1e6:.3g})" if k in best[lib] else "-"
+        ratio = lambda lib: f"{best[lib][k] / best['shaped'][k]:.2f}" if k in best[lib] else "-"
+        print(f"| {k} | {cell('shaped')} | {cell('numpy')} | {cell('torch')} | {ratio('numpy')} | {ratio('torch')} |")
 
 
 if __name__ == "__main__":

@@ -2,8 +2,10 @@
 //! NumPy and PyTorch by `benches/compare_elementwise.py`. Prints one line per
 //! case: `name<TAB>median nanoseconds per call`, plus a STREAM-style add
 //! bandwidth measured in the same process. The cases after `small_out`
-//! (other pointwise kinds, reductions) are shaped's alone: they compare
-//! revisions (`scripts/compare_revisions.sh`).
+//! (other pointwise kinds, reductions) compare revisions
+//! (`scripts/compare_revisions.sh`); of those, the transcendental
+//! operations (`exp`, `tanh`, `sigmoid`, `silu`, `gelu`, `softmax`) are
+//! timed in PyTorch (and NumPy, where it has them) too.
 //!
 //! `cargo run --release --example bench_elementwise`
 
@@ -114,6 +116,19 @@ fn main() {
     // Other kinds of pointwise op and the reductions, on the same data
     // (the before/after comparison of the op-table redesign runs these).
     println!("exp_alloc\t{:.0}", median_ns(REPS, 1, || drop(a.exp())));
+    // The transcendental operations (the widest vectors), also timed in
+    // PyTorch by `compare_elementwise.py`.
+    println!("tanh_alloc\t{:.0}", median_ns(REPS, 1, || drop(a.tanh())));
+    println!(
+        "sigmoid_alloc\t{:.0}",
+        median_ns(REPS, 1, || drop(a.sigmoid()))
+    );
+    println!("silu_alloc\t{:.0}", median_ns(REPS, 1, || drop(a.silu())));
+    println!("gelu_alloc\t{:.0}", median_ns(REPS, 1, || drop(a.gelu())));
+    println!(
+        "softmax_last\t{:.0}",
+        median_ns(REPS, 1, || drop(a.softmax_dim::<1>()))
+    );
     println!("gt_alloc\t{:.0}", median_ns(REPS, 1, || drop(a.gt(&b))));
     println!("scalar_mul\t{:.0}", median_ns(REPS, 1, || drop(&a * 2.0)));
     let mut c = a.clone();

@@ -602,3 +602,61 @@ fn row_broadcasts_of_every_row_length_match_the_reference() {
         }
     }
 }
+
+/// The `f32` operations that call a transcendental function run with the
+/// widest vectors the processor has (AVX-512 or AVX2 and FMA), eager or
+/// fused, and their polynomials with fused multiply-adds: each result is
+/// still its scalar function's, called one element at a time, bit for
+/// bit, on contiguous, transposed and expanded operands, in the vector
+/// loops and their tails, at the special values too.
+#[test]
+fn f32_transcendental_ops_equal_their_scalar_function_bit_for_bit() {
+    use shaped::ops::scalar;
+    type F = Tensor<f32, DynRank>;
+    let (rows, cols) = (37, 301);
+    let mut vals: Vec<f32> = (0..rows * cols)
+        .map(|i| ((i * 7919) % 2400) as f32 / 200.0 - 6.0)
+        .collect();
+    let special = [
+        0.0,
+        -0.0,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        88.8,
+        -104.5,
+        -90.0,
+        1e-30,
+        f32::MIN_POSITIVE,
+    ];
+    vals[..special.len()].copy_from_slice(&special);
+    let a = F::try_from_vec(vals, &[rows, cols]).unwrap();
+    let t = F::try_from_vec(a.to_vec(), &[cols, rows])
+        .unwrap()
+        .permute::<DynRank>(&[1, 0])
+        .unwrap();
+    let column = F::try_from_vec(a.to_vec()[..rows].to_vec(), &[rows, 1]).unwrap();
+    let expanded = column
+        .expand::<DynRank>(&[rows as isize, cols as isize])
+        .unwrap();
+    type Case = (&'static str, fn(&F) -> F, fn(f32) -> f32);
+    let cases: [Case; 6] = [
+        ("gelu", |a| a.gelu(), scalar::gelu),
+        ("exp", |a| a.exp(), scalar::exp),
+        ("tanh", |a| a.tanh(), scalar::tanh),
+        ("sigmoid", |a| a.sigmoid(), scalar::sigmoid),
+        ("silu", |a| a.silu(), |x| x * scalar::sigmoid(x)),
+        ("fused gelu", |a| a.lazy().gelu().eval(), scalar::gelu),
+    ];
+    let bits = |v: Vec<f32>| -> Vec<u32> { v.into_iter().map(f32::to_bits).collect() };
+    for (name, op, f) in cases {
+        for (layout, x) in [
+            ("contiguous", &a),
+            ("transposed", &t),
+            ("expanded", &expanded),
+        ] {
+            let want: Vec<u32> = bits(x.to_vec().into_iter().map(f).collect());
+            assert_eq!(bits(op(x).to_vec()), want, "{name}, {layout}");
+        }
+    }
+}

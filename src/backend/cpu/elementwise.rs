@@ -14,10 +14,16 @@
 //! and check overlap before writing in place.
 //!
 //! Existing outputs (`out=` forms) larger than the cache are written with
-//! streaming stores (`store.rs`).
+//! streaming stores (`store.rs`). Each kernel takes the [`Vectors`] it runs
+//! with: the op table's transcendental operations (`gelu`, `exp`, `tanh`,
+//! `sigmoid`, `silu` and their gradients) take the widest, which made their
+//! eager forms two to three times as fast on AVX-512 (`benches/README.md`);
+//! every closure on the way to the loop is `#[inline(always)]`, or it
+//! would be compiled for the baseline vectors.
 
 use core::mem::MaybeUninit;
 
+use super::isa::Vectors;
 use super::pool;
 use super::store::{Tile, store_fence, stream_out, streams, zip1, zip2, zip3};
 use crate::iter::Plan;
@@ -129,14 +135,55 @@ fn write_run<O>(
 fn map_segments<const N: usize>(
     plan: &Plan<N>,
     stream: bool,
+    vectors: Vectors,
     seg: impl Fn([usize; N], [usize; N], usize) + Sync,
 ) {
     pool::par_ranges(plan.numel(), &|start, end| {
-        plan.segments(start, end, &seg);
+        plan.segments(start, end, &with_vectors(vectors, &seg));
         if stream {
             store_fence();
         }
     });
+}
+
+/// [`pool::par_segments`] for an output updated in place, with `vectors`.
+fn update_segments<const N: usize>(
+    plan: &Plan<N>,
+    vectors: Vectors,
+    seg: impl Fn([usize; N], [usize; N], usize) + Sync,
+) {
+    pool::par_segments(plan, with_vectors(vectors, &seg));
+}
+
+/// `f` with its second argument `y`.
+#[inline(always)]
+fn with_second<A, B: Copy, O>(f: &impl Fn(A, B) -> O, y: B) -> impl Fn(A) -> O {
+    #[inline(always)]
+    move |x| f(x, y)
+}
+
+/// `f` with its first argument `x`.
+#[inline(always)]
+fn with_first<A: Copy, B, O>(x: A, f: &impl Fn(A, B) -> O) -> impl Fn(B) -> O {
+    #[inline(always)]
+    move |y| f(x, y)
+}
+
+/// `seg` with `vectors` (`seg` an `#[inline(always)]` closure, as every
+/// closure it calls, or those are compiled for the baseline vectors; it
+/// is taken by reference, as the `zip*` loops take theirs: a closure of
+/// type `&F` is called through a shim that is not always inlined).
+#[inline(always)]
+fn with_vectors<const N: usize>(
+    vectors: Vectors,
+    seg: &impl Fn([usize; N], [usize; N], usize),
+) -> impl Fn([usize; N], [usize; N], usize) {
+    move |offs, st, len| {
+        vectors.run(
+            #[inline(always)]
+            || seg(offs, st, len),
+        )
+    }
 }
 
 /// `out = f(a)`.
@@ -147,27 +194,39 @@ pub(crate) unsafe fn map1<A: Copy + Sync, O: Copy + Send>(
     plan: &Plan<2>,
     out: Out<O>,
     a: Src<A>,
+    vectors: Vectors,
     f: impl Fn(A) -> O + Sync,
 ) {
     let (out, stream) = out.parts(plan.numel());
-    map_segments(plan, stream, |offs, st, len| {
-        // SAFETY: offsets and `len` steps of the inner strides stay in bounds
-        // by the contract; the output range is written by this segment only.
-        unsafe {
-            let (o, a) = (out.ptr().add(offs[0]), a.ptr().add(offs[1]));
-            match st {
-                [1, 1] => {
-                    let a = core::slice::from_raw_parts(a, len);
-                    write_run(slice_out(o, len), stream, |c, s| zip1(c, &a[s..], &f));
-                }
-                [so, sa] => {
-                    for i in 0..len {
-                        o.add(i * so).write(f(*a.add(i * sa)));
+    map_segments(
+        plan,
+        stream,
+        vectors,
+        #[inline(always)]
+        |offs, st, len| {
+            // SAFETY: offsets and `len` steps of the inner strides stay in bounds
+            // by the contract; the output range is written by this segment only.
+            unsafe {
+                let (o, a) = (out.ptr().add(offs[0]), a.ptr().add(offs[1]));
+                match st {
+                    [1, 1] => {
+                        let a = core::slice::from_raw_parts(a, len);
+                        write_run(
+                            slice_out(o, len),
+                            stream,
+                            #[inline(always)]
+                            |c, s| zip1(c, &a[s..], &f),
+                        );
+                    }
+                    [so, sa] => {
+                        for i in 0..len {
+                            o.add(i * so).write(f(*a.add(i * sa)));
+                        }
                     }
                 }
             }
-        }
-    });
+        },
+    );
 }
 
 /// `out = f(a, b)`, with fast loops for contiguous and stride-0 inputs.
@@ -179,44 +238,60 @@ pub(crate) unsafe fn map2<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
     out: Out<O>,
     a: Src<A>,
     b: Src<B>,
+    vectors: Vectors,
     f: impl Fn(A, B) -> O + Sync,
 ) {
     let (out, stream) = out.parts(plan.numel());
-    map_segments(plan, stream, |offs, st, len| {
-        // SAFETY: as in `map1`.
-        unsafe {
-            let o = out.ptr().add(offs[0]);
-            let (a, b) = (a.ptr().add(offs[1]), b.ptr().add(offs[2]));
-            match st {
-                [1, 1, 1] => {
-                    let (a, b) = (
-                        core::slice::from_raw_parts(a, len),
-                        core::slice::from_raw_parts(b, len),
-                    );
-                    write_run(slice_out(o, len), stream, |c, s| {
-                        zip2(c, &a[s..], &b[s..], &f)
-                    });
-                }
-                [1, 1, 0] => {
-                    let (a, y) = (core::slice::from_raw_parts(a, len), *b);
-                    write_run(slice_out(o, len), stream, |c, s| {
-                        zip1(c, &a[s..], &|x| f(x, y))
-                    });
-                }
-                [1, 0, 1] => {
-                    let (x, b) = (*a, core::slice::from_raw_parts(b, len));
-                    write_run(slice_out(o, len), stream, |c, s| {
-                        zip1(c, &b[s..], &|y| f(x, y))
-                    });
-                }
-                [so, sa, sb] => {
-                    for i in 0..len {
-                        o.add(i * so).write(f(*a.add(i * sa), *b.add(i * sb)));
+    map_segments(
+        plan,
+        stream,
+        vectors,
+        #[inline(always)]
+        |offs, st, len| {
+            // SAFETY: as in `map1`.
+            unsafe {
+                let o = out.ptr().add(offs[0]);
+                let (a, b) = (a.ptr().add(offs[1]), b.ptr().add(offs[2]));
+                match st {
+                    [1, 1, 1] => {
+                        let (a, b) = (
+                            core::slice::from_raw_parts(a, len),
+                            core::slice::from_raw_parts(b, len),
+                        );
+                        write_run(
+                            slice_out(o, len),
+                            stream,
+                            #[inline(always)]
+                            |c, s| zip2(c, &a[s..], &b[s..], &f),
+                        );
+                    }
+                    [1, 1, 0] => {
+                        let (a, y) = (core::slice::from_raw_parts(a, len), *b);
+                        write_run(
+                            slice_out(o, len),
+                            stream,
+                            #[inline(always)]
+                            |c, s| zip1(c, &a[s..], &with_second(&f, y)),
+                        );
+                    }
+                    [1, 0, 1] => {
+                        let (x, b) = (*a, core::slice::from_raw_parts(b, len));
+                        write_run(
+                            slice_out(o, len),
+                            stream,
+                            #[inline(always)]
+                            |c, s| zip1(c, &b[s..], &with_first(x, &f)),
+                        );
+                    }
+                    [so, sa, sb] => {
+                        for i in 0..len {
+                            o.add(i * so).write(f(*a.add(i * sa), *b.add(i * sb)));
+                        }
                     }
                 }
             }
-        }
-    });
+        },
+    );
 }
 
 /// The elements [`Runs`] repeats a stride-0 input over.
@@ -271,50 +346,65 @@ pub(crate) unsafe fn map3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, O: Cop
     a: Src<A>,
     b: Src<B>,
     c: Src<C>,
+    vectors: Vectors,
     f: impl Fn(A, B, C) -> O + Sync,
 ) {
     let (out, stream) = out.parts(plan.numel());
-    map_segments(plan, stream, |offs, st, len| {
-        // SAFETY: as in `map1`.
-        unsafe {
-            let o = out.ptr().add(offs[0]);
-            let (a, b, c) = (
-                a.ptr().add(offs[1]),
-                b.ptr().add(offs[2]),
-                c.ptr().add(offs[3]),
-            );
-            match st {
-                [1, 1, 1, 1] => {
-                    let a = core::slice::from_raw_parts(a, len);
-                    let b = core::slice::from_raw_parts(b, len);
-                    let c = core::slice::from_raw_parts(c, len);
-                    write_run(slice_out(o, len), stream, |ch, s| {
-                        zip3(ch, &a[s..], &b[s..], &c[s..], &f)
-                    });
-                }
-                [1, sa, sb, sc] if sa <= 1 && sb <= 1 && sc <= 1 => {
-                    // Stride-0 inputs (an expanded upstream gradient, a
-                    // broadcast bound) are repeated into buffers once, so
-                    // that the loop is the contiguous one, vectorised
-                    // (one element at a time, the gradient of `gelu(x)
-                    // .sum()` ran at a third of the speed).
-                    let (ra, rb, rc) = (Runs::new(a, sa), Runs::new(b, sb), Runs::new(c, sc));
-                    write_run(slice_out(o, len), stream, |ch, s| {
-                        for (k, piece) in ch.chunks_mut(REPEAT).enumerate() {
-                            let (at, n) = (s + k * REPEAT, piece.len());
-                            zip3(piece, ra.run(at, n), rb.run(at, n), rc.run(at, n), &f)
+    map_segments(
+        plan,
+        stream,
+        vectors,
+        #[inline(always)]
+        |offs, st, len| {
+            // SAFETY: as in `map1`.
+            unsafe {
+                let o = out.ptr().add(offs[0]);
+                let (a, b, c) = (
+                    a.ptr().add(offs[1]),
+                    b.ptr().add(offs[2]),
+                    c.ptr().add(offs[3]),
+                );
+                match st {
+                    [1, 1, 1, 1] => {
+                        let a = core::slice::from_raw_parts(a, len);
+                        let b = core::slice::from_raw_parts(b, len);
+                        let c = core::slice::from_raw_parts(c, len);
+                        write_run(
+                            slice_out(o, len),
+                            stream,
+                            #[inline(always)]
+                            |ch, s| zip3(ch, &a[s..], &b[s..], &c[s..], &f),
+                        );
+                    }
+                    [1, sa, sb, sc] if sa <= 1 && sb <= 1 && sc <= 1 => {
+                        // Stride-0 inputs (an expanded upstream gradient, a
+                        // broadcast bound) are repeated into buffers once, so
+                        // that the loop is the contiguous one, vectorised
+                        // (one element at a time, the gradient of `gelu(x)
+                        // .sum()` ran at a third of the speed).
+                        let (ra, rb, rc) = (Runs::new(a, sa), Runs::new(b, sb), Runs::new(c, sc));
+                        write_run(
+                            slice_out(o, len),
+                            stream,
+                            #[inline(always)]
+                            |ch, s| {
+                                for (k, piece) in ch.chunks_mut(REPEAT).enumerate() {
+                                    let (at, n) = (s + k * REPEAT, piece.len());
+                                    zip3(piece, ra.run(at, n), rb.run(at, n), rc.run(at, n), &f)
+                                }
+                            },
+                        );
+                    }
+                    [so, sa, sb, sc] => {
+                        for i in 0..len {
+                            o.add(i * so)
+                                .write(f(*a.add(i * sa), *b.add(i * sb), *c.add(i * sc)));
                         }
-                    });
-                }
-                [so, sa, sb, sc] => {
-                    for i in 0..len {
-                        o.add(i * so)
-                            .write(f(*a.add(i * sa), *b.add(i * sb), *c.add(i * sc)));
                     }
                 }
             }
-        }
-    });
+        },
+    );
 }
 
 /// `out = f(out)` in place.
@@ -324,28 +414,34 @@ pub(crate) unsafe fn map3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, O: Cop
 pub(crate) unsafe fn update1<O: Copy + Send + Sync>(
     plan: &Plan<1>,
     out: *mut O,
+    vectors: Vectors,
     f: impl Fn(O) -> O + Sync,
 ) {
     let out = Dst(out);
-    pool::par_segments(plan, |offs, st, len| {
-        // SAFETY: as in `map1`; the output offsets are distinct.
-        unsafe {
-            let o = out.ptr().add(offs[0]);
-            match st {
-                [1] => {
-                    for o in core::slice::from_raw_parts_mut(o, len) {
-                        *o = f(*o);
+    update_segments(
+        plan,
+        vectors,
+        #[inline(always)]
+        |offs, st, len| {
+            // SAFETY: as in `map1`; the output offsets are distinct.
+            unsafe {
+                let o = out.ptr().add(offs[0]);
+                match st {
+                    [1] => {
+                        for o in core::slice::from_raw_parts_mut(o, len) {
+                            *o = f(*o);
+                        }
                     }
-                }
-                [so] => {
-                    for i in 0..len {
-                        let p = o.add(i * so);
-                        *p = f(*p);
+                    [so] => {
+                        for i in 0..len {
+                            let p = o.add(i * so);
+                            *p = f(*p);
+                        }
                     }
                 }
             }
-        }
-    });
+        },
+    );
 }
 
 /// `out = f(out, b)` in place.
@@ -356,35 +452,41 @@ pub(crate) unsafe fn update2<O: Copy + Send + Sync, B: Copy + Sync>(
     plan: &Plan<2>,
     out: *mut O,
     b: Src<B>,
+    vectors: Vectors,
     f: impl Fn(O, B) -> O + Sync,
 ) {
     let out = Dst(out);
-    pool::par_segments(plan, |offs, st, len| {
-        // SAFETY: as in `map1`; `b` does not share the output's buffer.
-        unsafe {
-            let (o, b) = (out.ptr().add(offs[0]), b.ptr().add(offs[1]));
-            match st {
-                [1, 1] => {
-                    let o = core::slice::from_raw_parts_mut(o, len);
-                    for (o, &y) in o.iter_mut().zip(core::slice::from_raw_parts(b, len)) {
-                        *o = f(*o, y);
+    update_segments(
+        plan,
+        vectors,
+        #[inline(always)]
+        |offs, st, len| {
+            // SAFETY: as in `map1`; `b` does not share the output's buffer.
+            unsafe {
+                let (o, b) = (out.ptr().add(offs[0]), b.ptr().add(offs[1]));
+                match st {
+                    [1, 1] => {
+                        let o = core::slice::from_raw_parts_mut(o, len);
+                        for (o, &y) in o.iter_mut().zip(core::slice::from_raw_parts(b, len)) {
+                            *o = f(*o, y);
+                        }
                     }
-                }
-                [1, 0] => {
-                    let y = *b;
-                    for o in core::slice::from_raw_parts_mut(o, len) {
-                        *o = f(*o, y);
+                    [1, 0] => {
+                        let y = *b;
+                        for o in core::slice::from_raw_parts_mut(o, len) {
+                            *o = f(*o, y);
+                        }
                     }
-                }
-                [so, sb] => {
-                    for i in 0..len {
-                        let p = o.add(i * so);
-                        *p = f(*p, *b.add(i * sb));
+                    [so, sb] => {
+                        for i in 0..len {
+                            let p = o.add(i * so);
+                            *p = f(*p, *b.add(i * sb));
+                        }
                     }
                 }
             }
-        }
-    });
+        },
+    );
 }
 
 /// `out = f(out, b, c)` in place.
@@ -396,24 +498,30 @@ pub(crate) unsafe fn update3<O: Copy + Send + Sync, B: Copy + Sync, C: Copy + Sy
     out: *mut O,
     b: Src<B>,
     c: Src<C>,
+    vectors: Vectors,
     f: impl Fn(O, B, C) -> O + Sync,
 ) {
     let out = Dst(out);
-    pool::par_segments(plan, |offs, st, len| {
-        // SAFETY: as in `update2`.
-        unsafe {
-            let (o, b, c) = (
-                out.ptr().add(offs[0]),
-                b.ptr().add(offs[1]),
-                c.ptr().add(offs[2]),
-            );
-            let [so, sb, sc] = st;
-            for i in 0..len {
-                let p = o.add(i * so);
-                *p = f(*p, *b.add(i * sb), *c.add(i * sc));
+    update_segments(
+        plan,
+        vectors,
+        #[inline(always)]
+        |offs, st, len| {
+            // SAFETY: as in `update2`.
+            unsafe {
+                let (o, b, c) = (
+                    out.ptr().add(offs[0]),
+                    b.ptr().add(offs[1]),
+                    c.ptr().add(offs[2]),
+                );
+                let [so, sb, sc] = st;
+                for i in 0..len {
+                    let p = o.add(i * so);
+                    *p = f(*p, *b.add(i * sb), *c.add(i * sc));
+                }
             }
-        }
-    });
+        },
+    );
 }
 
 /// `out = f(a, b)` where both inputs are contiguous and one of them (`full`)
@@ -434,6 +542,7 @@ pub(crate) unsafe fn map2_rows<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
     rows: usize,
     row_len: usize,
     a_is_row: bool,
+    vectors: Vectors,
     f: impl Fn(A, B) -> O + Sync,
 ) {
     let total = rows * row_len;
@@ -465,8 +574,11 @@ pub(crate) unsafe fn map2_rows<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
         stream,
     };
     pool::par_ranges(total, &|start, end| {
-        // SAFETY: the contract; the ranges are disjoint parts of `out`.
-        unsafe { rows.run(start, end, &f) };
+        vectors.run(
+            #[inline(always)]
+            // SAFETY: the contract; the ranges are disjoint parts of `out`.
+            || unsafe { rows.run(start, end, &f) },
+        );
         if rows.stream {
             store_fence();
         }
@@ -504,9 +616,12 @@ impl<A: Copy + Sync, B: Copy + Sync, O: Copy + Send> RowsRun<A, B, O> {
                 let (ia, ib) = if self.a_is_row { (j, pos) } else { (pos, j) };
                 let a = core::slice::from_raw_parts(self.a.ptr().add(ia), len);
                 let b = core::slice::from_raw_parts(self.b.ptr().add(ib), len);
-                write_run(slice_out(o, len), self.stream, |c, s| {
-                    zip2(c, &a[s..], &b[s..], f)
-                });
+                write_run(
+                    slice_out(o, len),
+                    self.stream,
+                    #[inline(always)]
+                    |c, s| zip2(c, &a[s..], &b[s..], f),
+                );
             }
             pos += len;
             j = 0;
@@ -525,9 +640,13 @@ mod tests {
         vec![0.0; n + skip]
     }
 
+    /// Both kinds of vectors, which every test here runs with.
+    const BOTH: [Vectors; 2] = [Vectors::Baseline, Vectors::Widest];
+
     /// `map3` with stride-0 inputs in each position (an expanded scalar, a
     /// value per row), rows longer than the repeated buffer, written into
-    /// a fresh output: what a naive loop computes.
+    /// a fresh output, with both kinds of vectors: what a naive loop
+    /// computes.
     #[test]
     fn map3_repeats_stride_0_inputs() {
         let (rows, cols) = (3, REPEAT * 2 + 77);
@@ -549,7 +668,8 @@ mod tests {
             1 => per_row[i],
             _ => one[0],
         };
-        for order in [[0, 1, 2], [1, 0, 2], [2, 1, 0], [1, 2, 0], [2, 2, 1]] {
+        let orders = [[0, 1, 2], [1, 0, 2], [2, 1, 0], [1, 2, 0], [2, 2, 1]];
+        for (order, vectors) in orders.into_iter().flat_map(|o| BOTH.map(|v| (o, v))) {
             let mut o = vec![0.0f32; rows * cols];
             let plan = Plan::new(
                 &dims,
@@ -567,7 +687,7 @@ mod tests {
             );
             // SAFETY: the plan addresses every element of `o` once, and
             // each input within its length (`rows * cols`, `rows` or 1).
-            unsafe { map3(&plan, Out::Fresh(o.as_mut_ptr()), a, b, c, f) };
+            unsafe { map3(&plan, Out::Fresh(o.as_mut_ptr()), a, b, c, vectors, f) };
             for i in 0..rows {
                 for j in 0..cols {
                     let want = f(
@@ -584,9 +704,15 @@ mod tests {
     /// The streamed forms of every `map*` kernel write what a naive loop
     /// computes: broadcast inputs (stride-0 inner loops), outputs longer
     /// than the bounce buffer, at unaligned starts, and a range split over
-    /// the pool's threads.
+    /// the pool's threads; with both kinds of vectors.
     #[test]
     fn streamed_kernels_match_a_naive_loop() {
+        for vectors in BOTH {
+            streamed_kernels_with(vectors);
+        }
+    }
+
+    fn streamed_kernels_with(vectors: Vectors) {
         // (70, 1, 1500) with (1, 3, 1500): inner loops of 1500 elements.
         let (p, q, r) = (70, 3, 1500);
         let a: Vec<f32> = (0..p * r).map(|i| i as f32).collect();
@@ -603,7 +729,16 @@ mod tests {
             let dst = Out::Streamed(o.as_mut_ptr());
             // SAFETY: the plan addresses `skip..skip + n` of `o` and the
             // inputs within their lengths; nothing overlaps.
-            unsafe { map2(&plan, dst, Src(a.as_ptr()), Src(b.as_ptr()), |x, y| x - y) };
+            unsafe {
+                map2(
+                    &plan,
+                    dst,
+                    Src(a.as_ptr()),
+                    Src(b.as_ptr()),
+                    vectors,
+                    |x, y| x - y,
+                )
+            };
             for i in 0..p {
                 for j in 0..q {
                     for k in 0..r {
@@ -621,7 +756,7 @@ mod tests {
             let (sa_, one_, sb_) = (Src(a.as_ptr()), Src(one.as_ptr()), Src(b.as_ptr()));
             let dst = Out::Streamed(o.as_mut_ptr());
             // SAFETY: as above; `one` is read at offset 0 only.
-            unsafe { map3(&plan3, dst, sa_, one_, sb_, |x, w, y| x * w + y) };
+            unsafe { map3(&plan3, dst, sa_, one_, sb_, vectors, |x, w, y| x * w + y) };
             for i in 0..p {
                 for j in 0..q {
                     for k in 0..r {
@@ -639,7 +774,7 @@ mod tests {
         let plan = Plan::new(&[m], [(&[1][..], 1), (&[1][..], 0)]);
         let dst = Out::Streamed(o.as_mut_ptr());
         // SAFETY: `m` elements from offset 1 of `o`, `m` of `x`.
-        unsafe { map1(&plan, dst, Src(x.as_ptr()), |v| v * 3.0) };
+        unsafe { map1(&plan, dst, Src(x.as_ptr()), vectors, |v| v * 3.0) };
         assert!((0..m).all(|i| o[1 + i] == x[i] * 3.0));
         let (rows, row_len) = (31, 1290);
         let row: Vec<f32> = (0..row_len).map(|i| -(i as f32)).collect();
@@ -654,6 +789,7 @@ mod tests {
                 rows,
                 row_len,
                 false,
+                vectors,
                 |u, v| u + v,
             )
         };

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::locks::{read_write, read2_write, same_storage};
 use crate::Tensor;
-use crate::backend::cpu::{self, Out, Reducer, Src};
+use crate::backend::cpu::{self, Out, Reducer, Src, Vectors};
 use crate::element::Element;
 use crate::iter::{Plan, broadcast_strides, contiguous_strides};
 use crate::shape::{DimVec, Shape, ShapeError, broadcast_pair, check_expand};
@@ -122,6 +122,7 @@ unsafe fn alloc_output<O: Element, SO: Shape>(
 /// `f` applied to every element of `a`, into a new tensor of `a`'s sizes.
 pub(crate) fn map1<A: Element, O: Element, SO: Shape>(
     a: Layout<'_, A>,
+    vectors: Vectors,
     f: impl Fn(A) -> O + Sync,
 ) -> Result<Tensor<O, SO>, ShapeError> {
     let out_strides = contiguous_strides(a.dims);
@@ -132,7 +133,7 @@ pub(crate) fn map1<A: Element, O: Element, SO: Shape>(
     // which lies inside its storage (the tensor invariant).
     unsafe {
         alloc_output(a.dims, |o| {
-            cpu::map1(&plan, Out::Fresh(o), Src(ga.as_ptr()), f)
+            cpu::map1(&plan, Out::Fresh(o), Src(ga.as_ptr()), vectors, f)
         })
     }
 }
@@ -187,6 +188,7 @@ fn rows_fast_path<A, B>(a: &Layout<'_, A>, b: &Layout<'_, B>) -> Option<(usize, 
 pub(crate) fn map2<A: Element, B: Element, O: Element, SO: Shape>(
     a: Layout<'_, A>,
     b: Layout<'_, B>,
+    vectors: Vectors,
     f: impl Fn(A, B) -> O + Sync,
 ) -> Result<Tensor<O, SO>, ShapeError> {
     if let Some((rows, row_len, a_is_row)) = rows_fast_path(&a, &b) {
@@ -199,7 +201,7 @@ pub(crate) fn map2<A: Element, B: Element, O: Element, SO: Shape>(
             alloc_output(dims, |o| {
                 let pa = Src(ga.as_ptr().add(a.offset));
                 let pb = Src(gb.as_ptr().add(b.offset));
-                cpu::map2_rows(Out::Fresh(o), pa, pb, rows, row_len, a_is_row, f)
+                cpu::map2_rows(Out::Fresh(o), pa, pb, rows, row_len, a_is_row, vectors, f)
             })
         };
     }
@@ -215,7 +217,14 @@ pub(crate) fn map2<A: Element, B: Element, O: Element, SO: Shape>(
     // input (stride 0), never leave its layout.
     unsafe {
         alloc_output(&dims, |o| {
-            cpu::map2(&plan, Out::Fresh(o), Src(ga.as_ptr()), Src(gb.as_ptr()), f)
+            cpu::map2(
+                &plan,
+                Out::Fresh(o),
+                Src(ga.as_ptr()),
+                Src(gb.as_ptr()),
+                vectors,
+                f,
+            )
         })
     }
 }
@@ -227,6 +236,7 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
     a: Layout<'_, A>,
     b: Layout<'_, B>,
     out: Layout<'_, O>,
+    vectors: Vectors,
     f: impl Fn(A, B) -> O + Sync,
 ) -> Result<(), ShapeError> {
     if let Some((rows, row_len, a_is_row)) = rows_fast_path(&a, &b) {
@@ -248,7 +258,16 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
                     Src(gb.as_ptr().add(b.offset)),
                 );
                 let o = g.as_mut_ptr().add(out.offset);
-                cpu::map2_rows(Out::Existing(o), pa, pb, rows, row_len, a_is_row, f);
+                cpu::map2_rows(
+                    Out::Existing(o),
+                    pa,
+                    pb,
+                    rows,
+                    row_len,
+                    a_is_row,
+                    vectors,
+                    f,
+                );
             }
             return Ok(());
         }
@@ -265,11 +284,11 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
     check_no_partial_overlap(&out, &b)?;
     if same_storage(out.storage, a.storage) {
         let copy = copy_of(&a)?;
-        return map2_into(copy.layout(), b, out, f);
+        return map2_into(copy.layout(), b, out, vectors, f);
     }
     if same_storage(out.storage, b.storage) {
         let copy = copy_of(&b)?;
-        return map2_into(a, copy.layout(), out, f);
+        return map2_into(a, copy.layout(), out, vectors, f);
     }
     let (sa, sb) = (
         broadcast_strides(a.dims, a.strides, &dims),
@@ -285,7 +304,7 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
     // read within their layouts.
     unsafe {
         let o = Out::Existing(g.as_mut_ptr());
-        cpu::map2(&plan, o, Src(ga.as_ptr()), Src(gb.as_ptr()), f)
+        cpu::map2(&plan, o, Src(ga.as_ptr()), Src(gb.as_ptr()), vectors, f)
     };
     Ok(())
 }
@@ -295,6 +314,7 @@ pub(crate) fn map3<A: Element, B: Element, C: Element, O: Element, SO: Shape>(
     a: Layout<'_, A>,
     b: Layout<'_, B>,
     c: Layout<'_, C>,
+    vectors: Vectors,
     f: impl Fn(A, B, C) -> O + Sync,
 ) -> Result<Tensor<O, SO>, ShapeError> {
     let dims = broadcast_pair(&broadcast_pair(a.dims, b.dims)?, c.dims)?;
@@ -321,6 +341,7 @@ pub(crate) fn map3<A: Element, B: Element, C: Element, O: Element, SO: Shape>(
                 Src(ga.as_ptr()),
                 Src(gb.as_ptr()),
                 Src(gc.as_ptr()),
+                vectors,
                 f,
             )
         })
@@ -330,7 +351,7 @@ pub(crate) fn map3<A: Element, B: Element, C: Element, O: Element, SO: Shape>(
 /// A contiguous copy of `l`'s elements, used when an in-place operation reads
 /// the storage it writes.
 fn copy_of<T: Element>(l: &Layout<'_, T>) -> Result<Tensor<T, crate::DynRank>, ShapeError> {
-    map1(Layout { ..*l }, |x| x)
+    map1(Layout { ..*l }, Vectors::Baseline, |x| x)
 }
 
 impl<T> Clone for Layout<'_, T> {
@@ -343,6 +364,7 @@ impl<T> Copy for Layout<'_, T> {}
 /// `out = f(out)` for every element of `out`, in place.
 pub(crate) fn update1<O: Element>(
     out: Layout<'_, O>,
+    vectors: Vectors,
     f: impl Fn(O) -> O + Sync,
 ) -> Result<(), ShapeError> {
     check_no_internal_overlap(&out)?;
@@ -350,7 +372,7 @@ pub(crate) fn update1<O: Element>(
     let mut g = out.storage.write();
     // SAFETY: `out`'s offsets lie in its storage and are pairwise distinct
     // (checked above), and we hold the only guard.
-    unsafe { cpu::update1(&plan, g.as_mut_ptr(), f) };
+    unsafe { cpu::update1(&plan, g.as_mut_ptr(), vectors, f) };
     Ok(())
 }
 
@@ -358,6 +380,7 @@ pub(crate) fn update1<O: Element>(
 pub(crate) fn update2<O: Element, B: Element>(
     out: Layout<'_, O>,
     b: Layout<'_, B>,
+    vectors: Vectors,
     f: impl Fn(O, B) -> O + Sync,
 ) -> Result<(), ShapeError> {
     check_expand(b.dims, out.dims)?;
@@ -365,7 +388,7 @@ pub(crate) fn update2<O: Element, B: Element>(
     check_no_partial_overlap(&out, &b)?;
     if same_storage(out.storage, b.storage) {
         let copy = copy_of(&b)?;
-        return update2(out, copy.layout(), f);
+        return update2(out, copy.layout(), vectors, f);
     }
     let sb = broadcast_strides(b.dims, b.strides, out.dims);
     let plan = Plan::new(out.dims, [(out.strides, out.offset), (&sb, b.offset)]);
@@ -374,7 +397,7 @@ pub(crate) fn update2<O: Element, B: Element>(
     let (gb, mut g) = read_write(b.storage, out.storage);
     // SAFETY: as in `update1`; `b` is a different buffer (copied above if
     // not) and its broadcast offsets stay inside its layout.
-    unsafe { cpu::update2(&plan, g.as_mut_ptr(), Src(gb.as_ptr()), f) };
+    unsafe { cpu::update2(&plan, g.as_mut_ptr(), Src(gb.as_ptr()), vectors, f) };
     Ok(())
 }
 
@@ -383,6 +406,7 @@ pub(crate) fn update3<O: Element, B: Element, C: Element>(
     out: Layout<'_, O>,
     b: Layout<'_, B>,
     c: Layout<'_, C>,
+    vectors: Vectors,
     f: impl Fn(O, B, C) -> O + Sync,
 ) -> Result<(), ShapeError> {
     check_expand(b.dims, out.dims)?;
@@ -392,11 +416,11 @@ pub(crate) fn update3<O: Element, B: Element, C: Element>(
     check_no_partial_overlap(&out, &c)?;
     if same_storage(out.storage, b.storage) {
         let copy = copy_of(&b)?;
-        return update3(out, copy.layout(), c, f);
+        return update3(out, copy.layout(), c, vectors, f);
     }
     if same_storage(out.storage, c.storage) {
         let copy = copy_of(&c)?;
-        return update3(out, b, copy.layout(), f);
+        return update3(out, b, copy.layout(), vectors, f);
     }
     let sb = broadcast_strides(b.dims, b.strides, out.dims);
     let sc = broadcast_strides(c.dims, c.strides, out.dims);
@@ -407,7 +431,16 @@ pub(crate) fn update3<O: Element, B: Element, C: Element>(
     // The lock order (`backend::cpu::locks`).
     let (gb, gc, mut g) = read2_write(b.storage, c.storage, out.storage);
     // SAFETY: as in `update2`.
-    unsafe { cpu::update3(&plan, g.as_mut_ptr(), Src(gb.as_ptr()), Src(gc.as_ptr()), f) };
+    unsafe {
+        cpu::update3(
+            &plan,
+            g.as_mut_ptr(),
+            Src(gb.as_ptr()),
+            Src(gc.as_ptr()),
+            vectors,
+            f,
+        )
+    };
     Ok(())
 }
 

@@ -36,6 +36,7 @@ pub use each::Sink;
 pub(crate) use each::{Each, eval_each};
 
 use super::exec::{check_no_internal_overlap, partial_overlap};
+use super::isa::widest;
 use super::locks::addr;
 use super::pool;
 use super::reduce::{Reducer, Run as ReduceRun};
@@ -376,88 +377,6 @@ impl Block<'_> {
                 }),
             }
         }
-    }
-}
-
-/// The vector extensions the blocks are compiled for, chosen once at run
-/// time: a chain's loops are plain loops over slices, which the compiler
-/// vectorises for the target it is given (SSE2 by default on x86-64, four
-/// `f32` lanes); compiled again for AVX2 (eight) and AVX-512 (sixteen),
-/// the compute-heavy chains (`gelu`'s `erf`, `exp`) run up to four times
-/// as fast where the processor has them. Results are the same on every
-/// path: Rust never contracts `a * b + c` into a fused multiply-add.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Isa {
-    Base,
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-}
-
-/// The widest extension this processor has (`SHAPED_ISA=base|avx2`
-/// narrows it, for comparisons).
-fn isa() -> Isa {
-    use std::sync::OnceLock;
-    static ISA: OnceLock<Isa> = OnceLock::new();
-    *ISA.get_or_init(|| {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::is_x86_feature_detected as has;
-            let cap = std::env::var("SHAPED_ISA").unwrap_or_default();
-            let avx2 = cap != "base" && has!("avx2") && has!("fma");
-            // Every feature `in_avx512` compiles for.
-            if avx2
-                && cap != "avx2"
-                && has!("avx512f")
-                && has!("avx512bw")
-                && has!("avx512dq")
-                && has!("avx512vl")
-            {
-                return Isa::Avx512;
-            }
-            if avx2 {
-                return Isa::Avx2;
-            }
-        }
-        Isa::Base
-    })
-}
-
-/// `f()` compiled for AVX-512 (an `#[inline(always)]` closure is inlined
-/// into it, and so gets its target features).
-///
-/// # Safety
-/// The processor has AVX-512 F, BW, DQ and VL.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-unsafe fn in_avx512<R>(f: impl FnOnce() -> R) -> R {
-    f()
-}
-
-/// `f()` compiled for AVX2, as [`in_avx512`].
-///
-/// # Safety
-/// The processor has AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn in_avx2<R>(f: impl FnOnce() -> R) -> R {
-    f()
-}
-
-/// `f()` with the widest vectors the processor has (`f` an
-/// `#[inline(always)]` closure): the blocks of a compute-bound expression,
-/// written, folded or differentiated.
-#[inline(always)]
-fn widest<R>(f: impl FnOnce() -> R) -> R {
-    match isa() {
-        // SAFETY: `isa` returns `Avx512` only where the processor has it.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { in_avx512(f) },
-        // SAFETY: as above, for AVX2 and FMA.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { in_avx2(f) },
-        Isa::Base => f(),
     }
 }
 

@@ -22,6 +22,7 @@
 //! for one choice of the other coordinates), since two elements of one line
 //! may write the same location (repeated indices), while two lines never do.
 
+use super::Vectors;
 use crate::iter::{Plan, contiguous_strides};
 use crate::shape::ShapeError;
 
@@ -386,7 +387,15 @@ pub(crate) fn cat<T: Copy + Send + Sync>(
             // coordinate along `dim` is in `start..start + p.dims[dim]`: in
             // bounds of the `numel(out_dims)`-element output, and disjoint from every
             // other part's. The output is a fresh buffer no input shares.
-            unsafe { map1(&plan, Out::Fresh(out), Src(p.src.data.as_ptr()), |x| x) };
+            unsafe {
+                map1(
+                    &plan,
+                    Out::Fresh(out),
+                    Src(p.src.data.as_ptr()),
+                    Vectors::Baseline,
+                    |x| x,
+                )
+            };
             start += p.dims[dim];
         }
     };

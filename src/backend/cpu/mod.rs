@@ -7,7 +7,9 @@
 //!
 //! Inner loops are chosen by the plan's inner strides: all 1 (slices, which
 //! the compiler vectorises), a stride-0 input (a hoisted scalar), or general
-//! strides.
+//! strides. They run with the baseline vectors, or with the widest the
+//! processor has (`isa.rs`) for an operation that calls a transcendental
+//! function.
 
 mod alloc;
 #[cfg(target_arch = "x86_64")]
@@ -20,6 +22,7 @@ mod gemm;
 mod gemm_crates;
 pub(crate) mod index;
 pub(crate) mod index_run;
+mod isa;
 pub(crate) mod locks;
 #[cfg(feature = "safetensors")]
 pub(crate) mod mmap;
@@ -34,4 +37,5 @@ pub(crate) use alloc::{
     storage_overflow, try_alloc_filled_by, try_vec_from_fn, try_with_capacity, vec_from_fn,
 };
 pub(crate) use elementwise::{Out, Src, map1, map2, map2_rows, map3, update1, update2, update3};
+pub(crate) use isa::Vectors;
 pub(crate) use reduce::{Reducer, Run, reduce};

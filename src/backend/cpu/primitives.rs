@@ -5,6 +5,7 @@
 use super::exec;
 use super::index::{self, CatPart, Strided};
 use super::index_run::{gather_nonempty, scatter_nonempty};
+use super::isa::Vectors;
 use super::reducers::{
     ArgExtreme, Extreme, LogSumExp, MaxAndSum, Moments, Norm, NormKind, Prod, Sum, Truth,
 };
@@ -20,11 +21,16 @@ use crate::shape::{Dyn, DynRank, Shape, ShapeError, check_inplace};
 
 impl<T: Element> Backend<T> for Cpu {
     fn unary<Op: Map1<T>, S: Shape>(op: Op, a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
-        exec::map1(a.layout(), move |x| op.call(x))
+        exec::map1(
+            a.layout(),
+            Vectors::of(&Op::DEF),
+            #[inline(always)]
+            move |x| op.call(x),
+        )
     }
 
     fn copy<S: Shape>(a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
-        exec::map1(a.layout(), |x| x)
+        exec::map1(a.layout(), Vectors::Baseline, |x| x)
     }
 
     fn cast_from<F: Element, S: Shape>(a: &Tensor<F, S>) -> Result<Tensor<T, S>, ShapeError> {
@@ -37,7 +43,13 @@ impl<T: Element> Backend<T> for Cpu {
         a: &Tensor<T, S1>,
         b: &Tensor<T, S2>,
     ) -> Result<Tensor<T, SO>, ShapeError> {
-        exec::map2(a.layout(), b.layout(), move |x, y| op.call(x, y))
+        exec::map2(
+            a.layout(),
+            b.layout(),
+            Vectors::of(&Op::DEF),
+            #[inline(always)]
+            move |x, y| op.call(x, y),
+        )
     }
 
     fn compare<Op: Map2<T, Out = bool>, S1: Shape, S2: Shape, SO: Shape>(
@@ -45,7 +57,13 @@ impl<T: Element> Backend<T> for Cpu {
         a: &Tensor<T, S1>,
         b: &Tensor<T, S2>,
     ) -> Result<Tensor<bool, SO>, ShapeError> {
-        exec::map2(a.layout(), b.layout(), move |x, y| op.call(x, y))
+        exec::map2(
+            a.layout(),
+            b.layout(),
+            Vectors::of(&Op::DEF),
+            #[inline(always)]
+            move |x, y| op.call(x, y),
+        )
     }
 
     fn binary_into<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
@@ -54,9 +72,14 @@ impl<T: Element> Backend<T> for Cpu {
         b: &Tensor<T, S2>,
         out: &mut Tensor<T, SO>,
     ) -> Result<(), ShapeError> {
-        exec::map2_into(a.layout(), b.layout(), out.layout(), move |x, y| {
-            op.call(x, y)
-        })
+        exec::map2_into(
+            a.layout(),
+            b.layout(),
+            out.layout(),
+            Vectors::of(&Op::DEF),
+            #[inline(always)]
+            move |x, y| op.call(x, y),
+        )
     }
 
     fn ternary<Op: Map3<T, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
@@ -65,9 +88,14 @@ impl<T: Element> Backend<T> for Cpu {
         b: &Tensor<T, S2>,
         c: &Tensor<T, S3>,
     ) -> Result<Tensor<T, SO>, ShapeError> {
-        exec::map3(a.layout(), b.layout(), c.layout(), move |x, y, z| {
-            op.call(x, y, z)
-        })
+        exec::map3(
+            a.layout(),
+            b.layout(),
+            c.layout(),
+            Vectors::of(&Op::DEF),
+            #[inline(always)]
+            move |x, y, z| op.call(x, y, z),
+        )
     }
 
     fn select<Op: Map3<bool, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
@@ -76,13 +104,23 @@ impl<T: Element> Backend<T> for Cpu {
         b: &Tensor<T, S2>,
         c: &Tensor<T, S3>,
     ) -> Result<Tensor<T, SO>, ShapeError> {
-        exec::map3(cond.layout(), b.layout(), c.layout(), move |x, y, z| {
-            op.call(x, y, z)
-        })
+        exec::map3(
+            cond.layout(),
+            b.layout(),
+            c.layout(),
+            Vectors::of(&Op::DEF),
+            #[inline(always)]
+            move |x, y, z| op.call(x, y, z),
+        )
     }
 
     fn unary_<Op: Map1<T>, S: Shape>(op: Op, a: &mut Tensor<T, S>) -> Result<(), ShapeError> {
-        exec::update1(a.layout(), move |x| op.call(x))
+        exec::update1(
+            a.layout(),
+            Vectors::of(&Op::DEF),
+            #[inline(always)]
+            move |x| op.call(x),
+        )
     }
 
     fn binary_<Op: Map2<T, Out = T>, S: Shape, S2: Shape>(
@@ -91,7 +129,13 @@ impl<T: Element> Backend<T> for Cpu {
         b: &Tensor<T, S2>,
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims(), &[b.dims()])?;
-        exec::update2(a.layout(), b.layout(), move |x, y| op.call(x, y))
+        exec::update2(
+            a.layout(),
+            b.layout(),
+            Vectors::of(&Op::DEF),
+            #[inline(always)]
+            move |x, y| op.call(x, y),
+        )
     }
 
     fn ternary_<Op: Map3<T, T>, S: Shape, S2: Shape, S3: Shape>(
@@ -101,9 +145,14 @@ impl<T: Element> Backend<T> for Cpu {
         c: &Tensor<T, S3>,
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims(), &[b.dims(), c.dims()])?;
-        exec::update3(a.layout(), b.layout(), c.layout(), move |x, y, z| {
-            op.call(x, y, z)
-        })
+        exec::update3(
+            a.layout(),
+            b.layout(),
+            c.layout(),
+            Vectors::of(&Op::DEF),
+            #[inline(always)]
+            move |x, y, z| op.call(x, y, z),
+        )
     }
 
     fn reduce<S: Shape, SO: Shape>(
@@ -218,9 +267,16 @@ impl<T: Element> Backend<T> for Cpu {
         let sum = Tensor::<T, DynRank>::try_from_vec(sum, &dims)?;
         let (l, m, s) = (a.layout(), max.layout(), sum.layout());
         if log {
-            exec::map3(l, m, s, |x, m, s| x - m - s.ln())
+            exec::map3(l, m, s, Vectors::Baseline, |x, m, s| x - m - s.ln())
         } else {
-            exec::map3(l, m, s, |x, m, s| (x - m).exp() / s)
+            exec::map3(
+                l,
+                m,
+                s,
+                Vectors::Widest,
+                #[inline(always)]
+                |x, m, s| scalar::exp(x - m) / s,
+            )
         }
     }
 
@@ -299,11 +355,9 @@ impl<T: Element> Backend<T> for Cpu {
         mask: &Tensor<bool, SM>,
         value: T,
     ) -> Result<Tensor<T, SO>, ShapeError> {
-        exec::map2(
-            a.layout(),
-            mask.layout(),
-            move |x, m| if m { value } else { x },
-        )
+        exec::map2(a.layout(), mask.layout(), Vectors::Baseline, move |x, m| {
+            if m { value } else { x }
+        })
     }
 
     fn masked_fill_<S: Shape, SM: Shape>(
@@ -312,11 +366,9 @@ impl<T: Element> Backend<T> for Cpu {
         value: T,
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims(), &[mask.dims()])?;
-        exec::update2(
-            a.layout(),
-            mask.layout(),
-            move |x, m| if m { value } else { x },
-        )
+        exec::update2(a.layout(), mask.layout(), Vectors::Baseline, move |x, m| {
+            if m { value } else { x }
+        })
     }
 
     fn masked_select<S: Shape, SM: Shape>(

@@ -9,6 +9,7 @@ use core::mem::MaybeUninit;
 use super::{
     Arena, Block, Collect, MAX_LEAVES, MIN_OUTER_RUN, OutPtr, Run, checked, make_block, plan,
 };
+use crate::backend::cpu::isa::widest;
 use crate::backend::cpu::pool;
 use crate::element::{Element, Float};
 use crate::iter::contiguous_strides;
@@ -171,7 +172,7 @@ fn sum<T: Float>(v: &[T]) -> T {
 #[inline(always)]
 fn block<E: Each, K: Sink<E::Elem>>(e: &E, wide: bool, b: &Block<'_>, k: &mut K) {
     if wide {
-        super::widest(
+        widest(
             #[inline(always)]
             || e.write_each(b, k),
         )

@@ -1,0 +1,121 @@
+//! The vector extensions the CPU loops are compiled for, chosen once at
+//! run time. The loops are plain loops over slices, which the compiler
+//! vectorises for the target it is given: SSE2 by default on x86-64 (four
+//! `f32` lanes). [`widest`] compiles a loop again for AVX2 (eight) and
+//! AVX-512 (sixteen), so that the compute-heavy ones (`gelu`'s `erf`,
+//! `exp`, `tanh`), fused or eager, run up to four times as fast where the
+//! processor has them; memory-bound loops keep the baseline vectors.
+
+use crate::backend::op::OpDef;
+
+/// The vector extensions a loop can be compiled for. Results are the same
+/// on every path: Rust never contracts `a * b + c` into a fused
+/// multiply-add, and an explicit one (`mul_add`) is exactly rounded on
+/// each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Isa {
+    Base,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+/// The widest extension this processor has (`SHAPED_ISA=base|avx2`
+/// narrows it, for comparisons).
+fn isa() -> Isa {
+    use std::sync::OnceLock;
+    static ISA: OnceLock<Isa> = OnceLock::new();
+    *ISA.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            let cap = std::env::var("SHAPED_ISA").unwrap_or_default();
+            let avx2 = cap != "base" && has!("avx2") && has!("fma");
+            // Every feature `in_avx512` compiles for.
+            if avx2
+                && cap != "avx2"
+                && has!("avx512f")
+                && has!("avx512bw")
+                && has!("avx512dq")
+                && has!("avx512vl")
+            {
+                return Isa::Avx512;
+            }
+            if avx2 {
+                return Isa::Avx2;
+            }
+        }
+        Isa::Base
+    })
+}
+
+/// `f()` compiled for AVX-512 (an `#[inline(always)]` closure is inlined
+/// into it, and so gets its target features).
+///
+/// # Safety
+/// The processor has AVX-512 F, BW, DQ and VL.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
+unsafe fn in_avx512<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// `f()` compiled for AVX2, as [`in_avx512`].
+///
+/// # Safety
+/// The processor has AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn in_avx2<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// `f()` with the widest vectors the processor has (`f` an
+/// `#[inline(always)]` closure, and every closure it calls too, or those
+/// are compiled without the features): the blocks of a compute-bound fused
+/// expression, written, folded or differentiated, and the eager loops of
+/// a transcendental operation.
+#[inline(always)]
+pub(crate) fn widest<R>(f: impl FnOnce() -> R) -> R {
+    match isa() {
+        // SAFETY: `isa` returns `Avx512` only where the processor has it.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => unsafe { in_avx512(f) },
+        // SAFETY: as above, for AVX2 and FMA.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { in_avx2(f) },
+        Isa::Base => f(),
+    }
+}
+
+/// The vectors an elementwise loop runs with: the baseline ones for a
+/// memory-bound operation (`add`, `relu`: the widest were no faster there,
+/// and slower on the fused chains, `benches/README.md`), the widest for a
+/// compute-bound one, which calls a transcendental function (`gelu`'s
+/// `erf`, `exp`, `tanh`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Vectors {
+    Baseline,
+    Widest,
+}
+
+impl Vectors {
+    /// The vectors for the op-table operation `def`.
+    pub(crate) fn of(def: &OpDef) -> Self {
+        if def.transcendental() {
+            Vectors::Widest
+        } else {
+            Vectors::Baseline
+        }
+    }
+
+    /// `f()` with these vectors (`f` as for [`widest`]).
+    #[inline(always)]
+    pub(crate) fn run<R>(self, f: impl FnOnce() -> R) -> R {
+        match self {
+            Vectors::Widest => widest(f),
+            Vectors::Baseline => f(),
+        }
+    }
+}
