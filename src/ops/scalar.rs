@@ -256,6 +256,15 @@ fn by_width<T: Float>(x: T, narrow: impl Fn(f32) -> f32, wide: impl Fn(T) -> T) 
 /// `x`) above, `Q` fitting `ln erfc` on `[0.921875, 3.93]`; past 3.93,
 /// `erf` is 1 in `f32`.
 ///
+/// The polynomials are evaluated with fused multiply-adds (`mul_add`), as
+/// in [`exp_f32`] and [`tanh_f32`]: one instruction per step where the
+/// loops run with AVX2 or AVX-512 (the eager and fused kernels of a
+/// transcendental operation do), the C library's `fmaf` elsewhere, and the
+/// same exactly rounded result on every path. Against `f64`'s `erf`
+/// rounded to `f32`, a quarter as many results are off by one ulp as with
+/// a multiply and an add per step (1.4% of the `f32`s in `[-5, 5]`; musl's
+/// `erff`, 5.9%).
+///
 /// ```
 /// use shaped::ops::scalar::erf_f32;
 /// assert_eq!(erf_f32(0.0), 0.0);
@@ -289,10 +298,10 @@ pub fn erf_f32(x: f32) -> f32 {
     ];
     let t = x.abs();
     let s = x * x;
-    let p = P.iter().rev().fold(0.0f32, |acc, &c| acc * s + c);
-    let small = x + x * p;
+    let p = P.iter().rev().fold(0.0f32, |acc, &c| acc.mul_add(s, c));
+    let small = x.mul_add(p, x);
     let tc = t.min(3.93);
-    let q = Q.iter().rev().fold(0.0f32, |acc, &c| acc * tc + c);
+    let q = Q.iter().rev().fold(0.0f32, |acc, &c| acc.mul_add(tc, c));
     let large = (1.0 - exp_neg_f32(q)).copysign(x);
     let r = if t < SPLIT { small } else { large };
     if x.is_nan() { x } else { r }
@@ -319,8 +328,9 @@ pub fn exp<T: Float>(x: T) -> T {
 ///
 /// `2^n e^r`, `n` the nearest integer to `x / ln 2` (in `[-150, 128]`) and
 /// `|r| <= ln 2 / 2`, `e^r` by its Taylor polynomial of degree 7 (error
-/// below 2^-27); `2^n` as two normal factors, so that a subnormal or
-/// overflowing result is rounded once.
+/// below 2^-27), with fused multiply-adds as in [`erf_f32`]; `2^n` as two
+/// normal factors, so that a subnormal or overflowing result is rounded
+/// once.
 ///
 /// ```
 /// use shaped::ops::scalar::exp_f32;
@@ -362,8 +372,8 @@ pub fn tanh<T: Float>(x: T) -> T {
 ///
 /// Both forms are computed for every element and one selected:
 /// `x + x^3 P(x^2)` for `|x| < 0.55` (`P` fitted by `scripts/fit_tanh.py`,
-/// 0.8 ulp there), `1 - 2 / (e^{2|x|} + 1)` (sign of `x`) above, with
-/// [`exp_f32`].
+/// 0.8 ulp there; fused multiply-adds as in [`erf_f32`]),
+/// `1 - 2 / (e^{2|x|} + 1)` (sign of `x`) above, with [`exp_f32`].
 ///
 /// ```
 /// use shaped::ops::scalar::tanh_f32;
@@ -385,9 +395,9 @@ pub fn tanh_f32(x: f32) -> f32 {
         -0.006_274_590_7,
     ];
     let s = x * x;
-    let p = P.iter().rev().fold(0.0f32, |acc, &c| acc * s + c);
+    let p = P.iter().rev().fold(0.0f32, |acc, &c| acc.mul_add(s, c));
     // The sign of `x` (`-0.0 + 0.0` would be `+0.0`).
-    let small = (x + x * s * p).copysign(x);
+    let small = (x * s).mul_add(p, x).copysign(x);
     let a = x.abs();
     // e^{2|x|} overflows to infinity past 44: the quotient is then 0.
     let large = (1.0 - 2.0 / (exp_f32(a + a) + 1.0)).copysign(x);
@@ -405,18 +415,19 @@ fn exp_neg_f32(q: f32) -> f32 {
 
 /// `e^x` as `p * 2^n` for `x` in `[-104, 89]`: `n` the nearest integer to
 /// `x / ln 2` and `p = e^r`, `r = x - n ln 2` (`|r| <= ln 2 / 2`), by its
-/// Taylor polynomial of degree 7 (error below 2^-27). Without branches.
+/// Taylor polynomial of degree 7 (error below 2^-27), every step a fused
+/// multiply-add. Without branches.
 #[inline(always)]
 fn exp_parts(x: f32) -> (f32, i32) {
     // Adding and subtracting 1.5 * 2^23 rounds to the nearest integer.
     const ROUND: f32 = 12_582_912.0;
     const LN2_HI: f32 = 0.693_145_75;
     const LN2_LO: f32 = 1.428_606_8e-6;
-    let j = x * core::f32::consts::LOG2_E + ROUND;
+    let j = x.mul_add(core::f32::consts::LOG2_E, ROUND);
     let n = j - ROUND;
     // `LN2_HI` has 16 significant bits: `n * LN2_HI` is exact for |n| <= 151.
-    let r = (x - n * LN2_HI) - n * LN2_LO;
-    let mut p = 1.0 / 5040.0;
+    let r = (-n).mul_add(LN2_LO, (-n).mul_add(LN2_HI, x));
+    let mut p: f32 = 1.0 / 5040.0;
     for k in [
         1.0 / 720.0,
         1.0 / 120.0,
@@ -426,7 +437,7 @@ fn exp_parts(x: f32) -> (f32, i32) {
         1.0,
         1.0,
     ] {
-        p = p * r + k;
+        p = p.mul_add(r, k);
     }
     // The integer `n` from `j`'s low mantissa bits (integer arithmetic,
     // which vectorises; a float-to-int cast saturates, and does not).
