@@ -6,12 +6,13 @@
 //! anything else happens, so this code is compiled once per element type and
 //! closure, not once per shape.
 
+use core::mem::MaybeUninit;
 use std::sync::Arc;
 
 use super::locks::{read_write, read2_write, same_storage};
 use crate::Tensor;
 use crate::backend::cpu::{self, Out, Reducer, Src, Vectors};
-use crate::element::Element;
+use crate::element::{Element, Float};
 use crate::iter::{Plan, broadcast_strides, contiguous_strides};
 use crate::shape::{DimVec, Shape, ShapeError, broadcast_pair, check_expand};
 use crate::tensor::storage::Storage;
@@ -442,6 +443,29 @@ pub(crate) fn update3<O: Element, B: Element, C: Element>(
         )
     };
     Ok(())
+}
+
+/// `softmax` (`log_softmax` when `log`) of `l` along its last dimension,
+/// into a new tensor, when `l` is contiguous and that dimension is not
+/// empty (`None` otherwise: the general reduction then runs).
+pub(crate) fn softmax_last<T: Float, SO: Shape>(
+    l: Layout<'_, T>,
+    log: bool,
+) -> Option<Result<Tensor<T, SO>, ShapeError>> {
+    let n = *l.dims.last()?;
+    if n == 0 || !contiguous(&l) {
+        return None;
+    }
+    let numel: usize = l.dims.iter().product();
+    let g = l.storage.read();
+    let x = &g[l.offset..l.offset + numel];
+    // SAFETY: `rows` writes every element of the `numel`-element buffer.
+    Some(unsafe {
+        alloc_output(l.dims, |o: *mut T| {
+            let o = core::slice::from_raw_parts_mut(o as *mut MaybeUninit<T>, numel);
+            cpu::softmax_rows(x, n, log, o)
+        })
+    })
 }
 
 /// Reduces `l` over the dimensions in `mask`: one output per kept index,

@@ -30,6 +30,7 @@ mod pool;
 mod primitives;
 mod reduce;
 pub(crate) mod reducers;
+mod softmax;
 mod store;
 
 pub(crate) use self::gemm::{Accum, Batches, GemmProblem, MatDesc, gemm_into, gemm_new};
@@ -39,3 +40,4 @@ pub(crate) use alloc::{
 pub(crate) use elementwise::{Out, Src, map1, map2, map2_rows, map3, update1, update2, update3};
 pub(crate) use isa::Vectors;
 pub(crate) use reduce::{Reducer, Run, reduce};
+pub(crate) use softmax::rows as softmax_rows;

@@ -259,6 +259,11 @@ impl<T: Element> Backend<T> for Cpu {
     where
         T: Float,
     {
+        if dim + 1 == a.rank()
+            && let Some(r) = exec::softmax_last(a.layout(), log)
+        {
+            return r;
+        }
         let mask: Vec<bool> = (0..a.rank()).map(|k| k == dim).collect();
         let stats = exec::reduce_vec(a.layout(), &mask, &MaxAndSum)?;
         let dims = reduced_dims(a.dims(), &mask, true);
