@@ -1,6 +1,7 @@
-//! The memory-bound fused chains with the baseline vectors (what shaped
-//! chooses for an expression without a transcendental function) and with
-//! the widest ones (`backend::fused::set_light_wide`), against the eager
+//! The memory-bound fused chains with the baseline vectors and with the
+//! widest ones (`backend::fused::set_light_wide`; shaped chooses the
+//! widest for such chains where they are AVX2, the baseline ones where
+//! they are AVX-512), against the eager
 //! broadcast add, all `out=` into one shared 4096x4096 `f32` buffer and
 //! interleaved call by call (the order reversed every other round), so
 //! that the machine's drift and the buffer's pages fall on every case

@@ -36,12 +36,12 @@ pub use each::Sink;
 pub(crate) use each::{Each, eval_each};
 
 use super::exec::{check_no_internal_overlap, partial_overlap};
-use super::isa::widest;
+use super::isa::{light_wide_default, widest};
 use super::locks::addr;
 use super::pool;
 use super::reduce::{Reducer, Run as ReduceRun};
 use super::reducers::{Extreme, Sum};
-use super::store::{store_fence, stream_out, streams};
+use super::store::{store_fence, stream_copy, streams};
 use crate::Tensor;
 use crate::backend::fused::{Leaves, Node};
 use crate::backend::op::Reduction;
@@ -392,11 +392,8 @@ fn write_wide<E: Source>(e: &E, b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>])
 /// How the blocks of `e` are written: with the widest vectors (AVX-512 or
 /// AVX2, [`write_wide`]) where `e` calls a transcendental function (it is
 /// compute-bound: `gelu`'s `erf` runs three times faster with AVX-512 than
-/// with SSE2), and with the baseline ones otherwise, as the eager kernels
-/// are (memory-bound chains such as `relu(a * b + c)` ran slower with the
-/// wide ones on the project machine; `benches/README.md`).
-/// `SHAPED_FUSED_LIGHT=wide` (or [`set_light_wide`]) writes every
-/// expression wide, for comparisons.
+/// with SSE2). The others are memory-bound ([`light_wide`] chooses their
+/// vectors per processor).
 fn writer<E: Source>(e: &E) -> impl Fn(&Block<'_>, &mut [MaybeUninit<E::Elem>]) + Sync + '_ {
     let wide = light_wide() || e.transcendental();
     move |b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]| {
@@ -408,17 +405,112 @@ fn writer<E: Source>(e: &E) -> impl Fn(&Block<'_>, &mut [MaybeUninit<E::Elem>]) 
     }
 }
 
+/// A block's place in an output written with streaming stores: [`BLOCK`]
+/// elements from a 16-byte aligned address, which the holder alone writes
+/// until its thread's next [`store_fence`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Streamed<O>(*mut O);
+
+impl<O> Streamed<O> {
+    /// # Safety
+    /// `p` is 16-byte aligned and has [`BLOCK`] writable elements, which no
+    /// one else reads or writes until the writing thread runs
+    /// [`store_fence`].
+    unsafe fn new(p: *mut O) -> Self {
+        Streamed(p)
+    }
+}
+
+/// What writes a whole block into a streamed output ([`streamer`]).
+type StreamFn<'a, O> = &'a (dyn Fn(&Block<'_>, Streamed<O>) + Sync);
+
+/// How the whole blocks of `e` are written into a large existing output
+/// (`out=`): as [`writer`] chooses the vectors, chunk by chunk with
+/// streaming stores ([`fill_streamed`]).
+fn streamer<E: Node<Device = Cpu>>(e: &E) -> impl Fn(&Block<'_>, Streamed<E::Elem>) + Sync + '_ {
+    let wide = light_wide() || Node::transcendental(e);
+    move |b: &Block<'_>, dst: Streamed<E::Elem>| {
+        if wide {
+            widest(
+                #[inline(always)]
+                || stream_block(e, b, dst),
+            )
+        } else {
+            stream_block(e, b, dst)
+        }
+    }
+}
+
+/// The value of `e` over the whole block `b`, streamed to `dst`.
+#[inline(always)]
+fn stream_block<E: Node<Device = Cpu>>(e: &E, b: &Block<'_>, dst: Streamed<E::Elem>) {
+    let l = e.lanes(b, 0);
+    fill_streamed(
+        dst,
+        #[inline(always)]
+        |c, j| E::at(&l, c, j),
+    )
+}
+
+/// One chunk of a streamed block, aligned for streaming stores.
+#[repr(C, align(64))]
+struct ChunkBuf<T>([MaybeUninit<T>; CHUNK]);
+
+/// Writes `f(c, j)` into element `c * CHUNK + j` of the [`BLOCK`] elements
+/// at `dst`, a [`CHUNK`] at a time: each chunk is computed into a buffer in
+/// the L1 cache and written out with streaming stores before the next is
+/// computed, so that the block's loads and its stores to memory overlap.
+/// (A whole block computed, then streamed, stalled on the stores:
+/// `|relu(a * b + c) * d - e|` into an existing 4096x4096 `f32` took
+/// 5.4-6.3 ms that way and takes 4.0-4.7 ms chunk by chunk on an AMD EPYC,
+/// Zen 3, 2 threads; `benches/README.md`.)
+#[inline(always)]
+fn fill_streamed<T: Copy>(dst: Streamed<T>, f: impl Fn(usize, usize) -> T) {
+    const {
+        assert!((CHUNK * size_of::<T>()).is_multiple_of(16));
+    }
+    let mut buf = ChunkBuf([const { MaybeUninit::uninit() }; CHUNK]);
+    for c in 0..BLOCK / CHUNK {
+        for (j, o) in buf.0.iter_mut().enumerate() {
+            o.write(f(c, j));
+        }
+        // SAFETY: the loop wrote every element of the buffer (64-byte
+        // aligned); chunk `c` of `dst` is `c * CHUNK..(c + 1) * CHUNK` of
+        // its `BLOCK` elements, 16-byte aligned (`dst` is, and a chunk's
+        // bytes are a multiple of 16), written by this thread alone until
+        // its store fence (`Streamed::new`).
+        unsafe {
+            stream_copy(
+                dst.0.add(c * CHUNK) as *mut u8,
+                buf.0.as_ptr() as *const u8,
+                CHUNK * size_of::<T>(),
+            )
+        };
+    }
+}
+
 /// 0: not read yet; 1: memory-bound expressions use the baseline vectors;
 /// 2: they use the widest.
 static LIGHT_WIDE: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
 
-/// Whether expressions without a transcendental function are written wide
-/// too (`SHAPED_FUSED_LIGHT=wide`, or [`set_light_wide`]).
+/// Whether expressions without a transcendental function are written with
+/// the widest vectors too. By default where those are AVX2
+/// ([`light_wide_default`]: on an AMD EPYC without AVX-512,
+/// `|relu(a * b + c) * d - e|` into an existing 4096x4096 `f32` runs in
+/// 1.1-1.3x the time of the eager `a + b` with AVX2 and 1.2-1.6x with
+/// SSE2), not where they are AVX-512 (on the Intel Xeons the baseline
+/// vectors were 4-9% faster on such chains, `benches/README.md`).
+/// `SHAPED_FUSED_LIGHT=wide` or `=base` (or [`set_light_wide`]) decides
+/// instead, for comparisons.
 fn light_wide() -> bool {
     use core::sync::atomic::Ordering::Relaxed;
     match LIGHT_WIDE.load(Relaxed) {
         0 => {
-            let wide = std::env::var("SHAPED_FUSED_LIGHT").is_ok_and(|v| v == "wide");
+            let wide = match std::env::var("SHAPED_FUSED_LIGHT").as_deref() {
+                Ok("wide") => true,
+                Ok("base") => false,
+                _ => light_wide_default(),
+            };
             LIGHT_WIDE.store(if wide { 2 } else { 1 }, Relaxed);
             wide
         }
@@ -427,9 +519,10 @@ fn light_wide() -> bool {
 }
 
 /// Writes fused expressions without a transcendental function with the
-/// widest vectors too (`true`), or with the baseline ones (`false`, the
-/// default): a switch for benchmarks (`examples/bench_fused.rs` times both
-/// in one process), as `SHAPED_FUSED_LIGHT=wide` is for a whole run.
+/// widest vectors too (`true`), or with the baseline ones (`false`; the
+/// default is the processor's, see `light_wide`): a switch for benchmarks
+/// (`examples/bench_fused_vectors.rs` times both in one process), as
+/// `SHAPED_FUSED_LIGHT=wide` or `=base` is for a whole run.
 ///
 /// ```
 /// use shaped::{Shape, Tensor};
@@ -669,7 +762,9 @@ impl<O> OutPtr<O> {
     }
 }
 
-/// Evaluates blocks over `plan` (operand 0 the output) into `out`.
+/// Evaluates blocks over `plan` (operand 0 the output) into `out`; with
+/// `stream`, the whole blocks of a contiguous output run are written by it,
+/// with streaming stores ([`streamer`]).
 ///
 /// # Safety
 /// Every offset the plan gives operand 0 lies inside `out`'s buffer and
@@ -681,7 +776,7 @@ unsafe fn run<O: Element>(
     plan: &Plan<OPERANDS>,
     leaves: &LeafPtrs,
     out: OutPtr<O>,
-    stream: bool,
+    stream: Option<StreamFn<'_, O>>,
     write: &(dyn Fn(&Block<'_>, &mut [MaybeUninit<O>]) + Sync),
 ) {
     pool::par_ranges(plan.numel(), &|start, end| {
@@ -693,19 +788,51 @@ unsafe fn run<O: Element>(
             unsafe {
                 let o = out.ptr().add(offs[0]);
                 if st[0] == 1 {
-                    let dst = core::slice::from_raw_parts_mut(o as *mut MaybeUninit<O>, len);
-                    let mut blocks = |chunk: &mut [MaybeUninit<O>], s: usize| {
-                        for (j, c) in chunk.chunks_mut(BLOCK).enumerate() {
+                    // Elements `from..to` in blocks, with plain stores.
+                    // (Each range's slice is made from `o` when it is
+                    // written: a slice of the whole run held across the
+                    // streamed blocks would be invalidated by their
+                    // stores.)
+                    let plain = |from: usize, to: usize, arena: &mut Arena| {
+                        // `from <= to <= len`: elements of the run.
+                        let dst = core::slice::from_raw_parts_mut(
+                            o.add(from) as *mut MaybeUninit<O>,
+                            to - from,
+                        );
+                        for (j, c) in dst.chunks_mut(BLOCK).enumerate() {
                             let b =
-                                make_block(leaves, &offs, &st, s + j * BLOCK, c.len(), &mut arena);
+                                make_block(leaves, &offs, &st, from + j * BLOCK, c.len(), arena);
                             write(&b, c);
                         }
                     };
-                    if stream {
-                        stream_out(dst, blocks)
-                    } else {
-                        blocks(dst, 0)
+                    // The whole blocks from the first 16-byte aligned
+                    // element are streamed; the elements before it and
+                    // after the last whole block are not.
+                    let size = size_of::<O>();
+                    let (head, body) = match stream {
+                        Some(_)
+                            if size != 0 && 16 % size == 0 && (o as usize).is_multiple_of(size) =>
+                        {
+                            let head =
+                                (((o as usize).next_multiple_of(16) - o as usize) / size).min(len);
+                            (head, (len - head) / BLOCK * BLOCK)
+                        }
+                        _ => (len, 0),
+                    };
+                    plain(0, head, &mut arena);
+                    if let Some(streamer) = stream {
+                        for at in (head..head + body).step_by(BLOCK) {
+                            let b = make_block(leaves, &offs, &st, at, BLOCK, &mut arena);
+                            // SAFETY: `o + at` is 16-byte aligned (`o +
+                            // head` is, and a block's bytes are a multiple
+                            // of 16), its `BLOCK` elements lie in this
+                            // segment's run (`at + BLOCK <= head + body <=
+                            // len`), which this thread alone writes; the
+                            // range ends with a store fence (below).
+                            streamer(&b, Streamed::new(o.add(at)));
+                        }
                     }
+                    plain(head + body, len, &mut arena);
                 } else {
                     let mut buf = Scratch::<O>::default();
                     for at in (0..len).step_by(BLOCK) {
@@ -721,7 +848,7 @@ unsafe fn run<O: Element>(
                 }
             }
         });
-        if stream {
+        if stream.is_some() {
             store_fence();
         }
     });
@@ -948,7 +1075,7 @@ pub(crate) fn eval<E: Source, SO: Shape>(e: &E) -> Result<Tensor<E::Elem, SO>, S
     // elements), inside its storage, read under the guards held until the
     // end; the leaf types are recorded by `read_all` from the storages.
     let data = unsafe {
-        super::try_alloc_filled_by(&dims, |o| run(&plan, &ptrs, OutPtr(o), false, &write))
+        super::try_alloc_filled_by(&dims, |o| run(&plan, &ptrs, OutPtr(o), None, &write))
     }?;
     drop(guards);
     Ok(Tensor::from_parts(data, d))
@@ -959,6 +1086,16 @@ pub(crate) fn eval<E: Source, SO: Shape>(e: &E) -> Result<Tensor<E::Elem, SO>, S
 pub(crate) fn eval_into<E: Node<Device = Cpu>, S: Shape>(
     e: &E,
     out: &mut Tensor<E::Elem, S>,
+) -> Result<(), ShapeError> {
+    write_into(e, out, streams)
+}
+
+/// [`eval_into`], with streaming stores where `stream(bytes)` says so
+/// (tests stream small outputs).
+fn write_into<E: Node<Device = Cpu>, S: Shape>(
+    e: &E,
+    out: &mut Tensor<E::Elem, S>,
+    stream: fn(usize) -> bool,
 ) -> Result<(), ShapeError> {
     let dims = Node::dims(e)?;
     if dims.as_slice() != out.dims() {
@@ -1011,19 +1148,13 @@ pub(crate) fn eval_into<E: Node<Device = Cpu>, S: Shape>(
         unreachable!("the loop takes the output's guard")
     };
     let write = writer(e);
+    let streamer = streamer(e);
+    let stream: Option<StreamFn<'_, E::Elem>> = if stream(bytes) { Some(&streamer) } else { None };
     // SAFETY: `out`'s offsets lie in its storage (its layout) and are
     // pairwise distinct (checked above); no leaf shares its storage
     // (checked above), and the leaves are read under their guards, within
     // their layouts, with the types `read` recorded.
-    unsafe {
-        run(
-            &plan,
-            &ptrs,
-            OutPtr(og.as_mut_ptr()),
-            streams(bytes),
-            &write,
-        )
-    };
+    unsafe { run(&plan, &ptrs, OutPtr(og.as_mut_ptr()), stream, &write) };
     drop(guards);
     Ok(())
 }
@@ -1509,5 +1640,127 @@ mod tests {
                 assert_eq!(out, want);
             }
         }
+    }
+
+    /// Outputs written with streaming stores (forced here, whatever their
+    /// size): rows shorter than, equal to and longer than a block, starting
+    /// at every element of a 16-byte line, for 1-, 2-, 4- and 8-byte
+    /// elements, memory-bound and transcendental expressions (both vector
+    /// choices), against an index-by-index reference; the elements around
+    /// the output are left alone.
+    #[test]
+    fn streamed_outputs_match_index_by_index_at_every_alignment() {
+        fn check<T: Element + Numeric>(
+            val: impl Fn(usize) -> T,
+            f: impl Fn(T, T, T) -> T,
+            same: impl Fn(T, T) -> bool,
+            expr: impl Fn(
+                &Tensor<T, DynRank>,
+                &Tensor<T, DynRank>,
+                &Tensor<T, DynRank>,
+                &mut Tensor<T, DynRank>,
+            ),
+        ) {
+            let lens: &[usize] = if cfg!(miri) {
+                &[5, BLOCK + 3]
+            } else {
+                &[1, 5, BLOCK - 1, BLOCK, BLOCK + 3, 3 * BLOCK + 7]
+            };
+            for &len in lens {
+                let rows = 3;
+                let a = Tensor::<T, DynRank>::try_from_vec(
+                    (0..rows * len).map(&val).collect(),
+                    &[rows, len],
+                )
+                .unwrap();
+                let b = Tensor::<T, DynRank>::try_from_vec(
+                    (0..len).map(|i| val(i + 7)).collect(),
+                    &[len],
+                )
+                .unwrap();
+                let c = Tensor::<T, DynRank>::try_from_vec(
+                    (0..rows).map(|i| val(i + 3)).collect(),
+                    &[rows, 1],
+                )
+                .unwrap();
+                // (Under Miri, the first, second and last start in a line.)
+                let line = 16 / size_of::<T>();
+                let skips: Vec<usize> = if cfg!(miri) {
+                    let mut s = vec![0, 1, line - 1];
+                    s.dedup();
+                    s
+                } else {
+                    (0..line).collect()
+                };
+                for skip in skips {
+                    // The output: rows of `len` at `skip` elements into a
+                    // storage with a guard element after each row.
+                    let store = Tensor::<T, DynRank>::try_from_vec(
+                        (0..rows * (len + 1) + skip).map(|_| val(1)).collect(),
+                        &[rows * (len + 1) + skip],
+                    )
+                    .unwrap();
+                    let grid: Tensor<T, DynRank> = store
+                        .narrow::<DynRank>(0, skip, rows * (len + 1))
+                        .unwrap()
+                        .try_reshape(&[rows as isize, len as isize + 1])
+                        .unwrap();
+                    let mut out: Tensor<T, DynRank> = grid.narrow(1, 0, len).unwrap();
+                    // (Miri has no AVX: both run the same code there.)
+                    for wide in [false, true]
+                        .into_iter()
+                        .take(if cfg!(miri) { 1 } else { 2 })
+                    {
+                        set_light_wide(wide);
+                        expr(&a, &b, &c, &mut out);
+                    }
+                    let (av, bv, cv) = (a.to_vec(), b.to_vec(), c.to_vec());
+                    let got = store.to_vec();
+                    for (i, &g) in got.iter().enumerate() {
+                        let want = match i.checked_sub(skip) {
+                            Some(k) if k % (len + 1) < len => {
+                                let (r, j) = (k / (len + 1), k % (len + 1));
+                                f(av[r * len + j], bv[j], cv[r])
+                            }
+                            _ => val(1),
+                        };
+                        assert!(
+                            same(g, want),
+                            "len {len}, skip {skip}, element {i}: {g:?} vs {want:?}"
+                        );
+                    }
+                }
+            }
+            set_light_wide(light_wide_default());
+        }
+        fn into<E: Node<Device = Cpu>>(e: &E, out: &mut Tensor<E::Elem, DynRank>) {
+            write_into(e, out, |_| true).unwrap()
+        }
+        check(
+            |i| (i % 251) as f32 * 0.25 - 20.0,
+            |a, b, c| (a * b + c).max(0.0),
+            |x, y| x == y,
+            |a, b, c, o| into((a.lazy() * b + c).relu().node(), o),
+        );
+        check(
+            |i| (i % 97) as f64 / 16.0 - 3.0,
+            |a, b, c| (a * b - c).exp(),
+            // The same `exp` on both sides, but Miri perturbs the results
+            // of the C library's functions by a few ulps.
+            |x, y| x == y || (x - y).abs() <= 1e-13 * y.abs(),
+            |a, b, c, o| into((a.lazy() * b - c).exp().node(), o),
+        );
+        check(
+            |i| (i % 200) as u8,
+            |a, b, c| a.wrapping_mul(b).wrapping_add(c),
+            |x, y| x == y,
+            |a, b, c, o| into((a.lazy() * b + c).node(), o),
+        );
+        check(
+            |i| (i % 1000) as i16 - 500,
+            |a, b, c| a.wrapping_mul(b).wrapping_sub(c),
+            |x, y| x == y,
+            |a, b, c, o| into((a.lazy() * b - c).node(), o),
+        );
     }
 }

@@ -4,7 +4,8 @@
 //! `f32` lanes). [`widest`] compiles a loop again for AVX2 (eight) and
 //! AVX-512 (sixteen), so that the compute-heavy ones (`gelu`'s `erf`,
 //! `exp`, `tanh`), fused or eager, run up to four times as fast where the
-//! processor has them; memory-bound loops keep the baseline vectors.
+//! processor has them; memory-bound eager loops keep the baseline vectors
+//! (memory-bound fused expressions: [`light_wide_default`]).
 
 use crate::backend::op::OpDef;
 
@@ -48,6 +49,23 @@ fn isa() -> Isa {
         }
         Isa::Base
     })
+}
+
+/// Whether memory-bound fused expressions run with the widest vectors by
+/// default: where those are AVX2, yes (on an AMD EPYC, Zen 3, the chains
+/// of `bench_fused_vectors` ran 2-5% faster with them than with SSE2 at
+/// three operations and 15-20% at five or six; a lone fused add 3-7%
+/// slower); where they are AVX-512, no (SSE2 was 4-9% faster on the Intel
+/// Xeons; `benches/README.md`).
+pub(crate) fn light_wide_default() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        isa() == Isa::Avx2
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// `f()` compiled for AVX-512 (an `#[inline(always)]` closure is inlined

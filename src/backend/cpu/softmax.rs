@@ -45,7 +45,7 @@ impl<T> Rows<T> {
 /// When `n` is 0 or does not divide `x`'s length, or `out`'s length is
 /// not `x`'s.
 pub(crate) fn rows<T: Float>(x: &[T], n: usize, log: bool, out: &mut [MaybeUninit<T>]) {
-    assert!(n > 0 && x.len() % n == 0 && out.len() == x.len());
+    assert!(n > 0 && x.len().is_multiple_of(n) && out.len() == x.len());
     let rows = x.len() / n;
     let tiles = if x.len() < pool::GRAIN {
         1

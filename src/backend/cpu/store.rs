@@ -164,7 +164,7 @@ fn parse_cache_size(s: &str) -> Option<usize> {
 /// (a release that another thread acquires then sees them).
 #[inline]
 pub(crate) fn store_fence() {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     // SAFETY: a fence has no preconditions (SSE, baseline on x86-64).
     unsafe {
         core::arch::x86_64::_mm_sfence()
@@ -172,7 +172,14 @@ pub(crate) fn store_fence() {
 }
 
 /// Bytes of the bounce buffer [`stream_out`] fills before streaming it out.
-const BOUNCE_BYTES: usize = 4096;
+/// The loads of a run and its streaming stores overlap best when the two
+/// alternate finely: on an AMD EPYC (Zen 3, 2 vCPUs) `a + b` into an
+/// existing 4096x4096 `f32` took 4.8-4.9 ms with 4096 bytes, 4.4-4.5 with
+/// 2048, 4.2 with 1024 and 4.0-4.2 with 512 or 256 (interleaved calls,
+/// medians; `benches/README.md`). A burst of 4 KiB of streaming stores
+/// fills the write-combining buffers, and the core stalls on them instead
+/// of loading the next inputs. 512 bytes is one fused chunk of `f32`.
+const BOUNCE_BYTES: usize = 512;
 
 /// Writes every element of `o` through `fill`, with streaming stores for
 /// its 16-byte-aligned middle. `fill(chunk, start)` must write all of
@@ -189,7 +196,6 @@ pub(crate) fn stream_out<O>(
 ) {
     #[cfg(target_arch = "x86_64")]
     {
-        use core::arch::x86_64::{__m128i, _mm_load_si128, _mm_stream_si128};
         let size = size_of::<O>();
         let addr = o.as_ptr() as usize;
         if size == 0 || 16 % size != 0 || !addr.is_multiple_of(size) {
@@ -210,21 +216,48 @@ pub(crate) fn stream_out<O>(
             // SAFETY: `fill` wrote all `BOUNCE_BYTES` of the buffer (64-byte
             // aligned); `o[i..i + per]` is in bounds (`i + per <= head +
             // body <= o.len()`) and 16-byte aligned (`o[head]` is, and
-            // `BOUNCE_BYTES` is a multiple of 16). SSE2, which every x86-64
-            // CPU has, provides both instructions.
+            // `BOUNCE_BYTES` is a multiple of 16).
             unsafe {
-                let dst = o.as_mut_ptr().add(i) as *mut __m128i;
-                let src = buf as *const __m128i;
-                for j in 0..BOUNCE_BYTES / 16 {
-                    _mm_stream_si128(dst.add(j), _mm_load_si128(src.add(j)));
-                }
-            }
+                stream_copy(
+                    o.as_mut_ptr().add(i) as *mut u8,
+                    buf as *const u8,
+                    BOUNCE_BYTES,
+                )
+            };
             i += per;
         }
         fill(&mut o[head + body..], head + body);
     }
     #[cfg(not(target_arch = "x86_64"))]
     fill(o, 0)
+}
+
+/// Copies `bytes` bytes from `src` to `dst` with streaming stores (SSE2,
+/// which every x86-64 CPU has; plain stores elsewhere).
+///
+/// # Safety
+/// `src` and `dst` are 16-byte aligned, `bytes` is a multiple of 16,
+/// `src..src + bytes` is initialised and readable, `dst..dst + bytes`
+/// writable, and the two do not overlap. The thread runs [`store_fence`]
+/// before another thread reads `dst`.
+#[inline(always)]
+pub(crate) unsafe fn stream_copy(dst: *mut u8, src: *const u8, bytes: usize) {
+    // (Miri runs the plain copy: it has no streaming stores.)
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        use core::arch::x86_64::{__m128i, _mm_load_si128, _mm_stream_si128};
+        let (dst, src) = (dst as *mut __m128i, src as *const __m128i);
+        for j in 0..bytes / 16 {
+            // SAFETY: the caller's contract: both addresses are 16-byte
+            // aligned and `j * 16 + 16 <= bytes` lies in both ranges.
+            unsafe { _mm_stream_si128(dst.add(j), _mm_load_si128(src.add(j))) };
+        }
+    }
+    #[cfg(any(not(target_arch = "x86_64"), miri))]
+    // SAFETY: the caller's contract.
+    unsafe {
+        core::ptr::copy_nonoverlapping(src, dst, bytes)
+    };
 }
 
 /// Bytes of a [`Tile`].
