@@ -36,7 +36,7 @@ pub use each::Sink;
 pub(crate) use each::{Each, eval_each};
 
 use super::exec::{check_no_internal_overlap, partial_overlap};
-use super::isa::{light_wide_default, widest};
+use super::isa::{fold_in_memory_order, light_wide_default, widest};
 use super::locks::addr;
 use super::pool;
 use super::reduce::{Reducer, Run as ReduceRun};
@@ -994,13 +994,24 @@ impl<E: Node<Device = Cpu>> Source for E {
         acc: &mut [E::Elem; FOLD_LANES],
     ) {
         let l = self.lanes(b, 0);
-        // Accumulator `j` takes elements `j`, `j + FOLD_LANES`, ...: the
-        // loop over `j` is the vectorised one, and the loop over a lane's
-        // elements, of constant length, runs inside it on a register (the
-        // other order kept the accumulators on the stack: every addition
-        // loaded and stored its accumulator).
-        // The accumulator is a local over the inner loop: read and written
-        // once (through `acc` the compiler stored it after every step).
+        // Accumulator `j` takes elements `j`, `j + FOLD_LANES`, ..., in
+        // that order, in either loop order (the results are the same).
+        if fold_in_memory_order() {
+            // Chunk by chunk, the block read in memory order; each
+            // addition loads and stores its accumulator (16 vector
+            // registers cannot hold them all).
+            for c in 0..BLOCK / FOLD_LANES {
+                for (j, slot) in acc.iter_mut().enumerate() {
+                    *slot = r.fold(*slot, E::at(&l, c, j), 0);
+                }
+            }
+            return;
+        }
+        // Accumulator by accumulator: the loop over `j` is the vectorised
+        // one, and the loop over the chunks, of constant length, runs
+        // inside it on a register. The accumulator is a local over the
+        // inner loop: read and written once (through `acc` the compiler
+        // stored it after every step).
         for (j, slot) in acc.iter_mut().enumerate() {
             let mut a = *slot;
             for c in 0..BLOCK / FOLD_LANES {

@@ -68,6 +68,27 @@ pub(crate) fn light_wide_default() -> bool {
     }
 }
 
+/// Whether a fused reduction folds a block chunk by chunk, in memory order
+/// (accumulators loaded and stored at every step), rather than accumulator
+/// by accumulator, each on a register over the block's chunks (eight
+/// reads 512 bytes apart). Where the widest vectors are AVX-512 (32
+/// registers), the register order: it brought `(a * b).sum_dim::<1>()`
+/// on 4096x4096 `f32` to Inductor's speed on the Intel Xeons, whose L3
+/// holds the operands. Elsewhere (AVX2's 16 registers cannot hold the
+/// 128 accumulators), memory order: on an AMD EPYC (Zen 3), reading from
+/// DRAM, the same sum took 4.4-5.0 ms in register order and 2.95-3.0 ms
+/// in memory order (interleaved; `benches/README.md`).
+pub(crate) fn fold_in_memory_order() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        isa() != Isa::Avx512
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        true
+    }
+}
+
 /// `f()` compiled for AVX-512 (an `#[inline(always)]` closure is inlined
 /// into it, and so gets its target features).
 ///
