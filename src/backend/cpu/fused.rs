@@ -36,7 +36,7 @@ pub use each::Sink;
 pub(crate) use each::{Each, eval_each};
 
 use super::exec::{check_no_internal_overlap, partial_overlap};
-use super::isa::{fold_in_memory_order, light_wide_default, widest};
+use super::isa::{Vectors, fold_in_memory_order, light_wide_default, widest};
 use super::locks::addr;
 use super::pool;
 use super::reduce::{Reducer, Run as ReduceRun};
@@ -380,28 +380,26 @@ impl Block<'_> {
     }
 }
 
-/// [`Source::write`] for the widest extension the processor has.
-#[inline(always)]
-fn write_wide<E: Source>(e: &E, b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]) {
-    widest(
-        #[inline(always)]
-        || e.write(b, dst),
-    )
+/// The vectors the blocks of `e` are written with: the widest (AVX-512 or
+/// AVX2) where `e` calls a transcendental function (it is compute-bound:
+/// `gelu`'s `erf` runs three times faster with AVX-512 than with SSE2);
+/// for the others, memory-bound, [`light_wide`] chooses per processor.
+fn vectors<E: Source>(e: &E) -> Vectors {
+    if light_wide() || e.transcendental() {
+        Vectors::Widest
+    } else {
+        Vectors::Baseline
+    }
 }
 
-/// How the blocks of `e` are written: with the widest vectors (AVX-512 or
-/// AVX2, [`write_wide`]) where `e` calls a transcendental function (it is
-/// compute-bound: `gelu`'s `erf` runs three times faster with AVX-512 than
-/// with SSE2). The others are memory-bound ([`light_wide`] chooses their
-/// vectors per processor).
+/// How the blocks of `e` are written ([`vectors`]).
 fn writer<E: Source>(e: &E) -> impl Fn(&Block<'_>, &mut [MaybeUninit<E::Elem>]) + Sync + '_ {
-    let wide = light_wide() || e.transcendental();
+    let v = vectors(e);
     move |b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]| {
-        if wide {
-            write_wide(e, b, dst)
-        } else {
-            e.write(b, dst)
-        }
+        v.run(
+            #[inline(always)]
+            || e.write(b, dst),
+        )
     }
 }
 
@@ -425,19 +423,15 @@ impl<O> Streamed<O> {
 type StreamFn<'a, O> = &'a (dyn Fn(&Block<'_>, Streamed<O>) + Sync);
 
 /// How the whole blocks of `e` are written into a large existing output
-/// (`out=`): as [`writer`] chooses the vectors, chunk by chunk with
-/// streaming stores ([`fill_streamed`]).
+/// (`out=`): with [`writer`]'s vectors, chunk by chunk with streaming
+/// stores ([`fill_streamed`]).
 fn streamer<E: Node<Device = Cpu>>(e: &E) -> impl Fn(&Block<'_>, Streamed<E::Elem>) + Sync + '_ {
-    let wide = light_wide() || Node::transcendental(e);
+    let v = vectors(e);
     move |b: &Block<'_>, dst: Streamed<E::Elem>| {
-        if wide {
-            widest(
-                #[inline(always)]
-                || stream_block(e, b, dst),
-            )
-        } else {
-            stream_block(e, b, dst)
-        }
+        v.run(
+            #[inline(always)]
+            || stream_block(e, b, dst),
+        )
     }
 }
 

@@ -15,6 +15,7 @@ use core::mem::MaybeUninit;
 
 use super::isa::Vectors;
 use super::pool;
+use super::store::zip1;
 use crate::element::Float;
 use crate::ops::scalar;
 
@@ -83,7 +84,7 @@ fn row<T: Float>(x: &[T], log: bool, o: &mut [MaybeUninit<T>]) {
     let s = T::from_f64(s);
     if log {
         let ls = s.ln();
-        map_chunked(o, x, |v| v - m - ls);
+        zip1(o, x, &|v| v - m - ls);
     } else {
         for e in o.iter_mut() {
             // SAFETY: `exp_sum` wrote every element of `o`.
@@ -148,21 +149,6 @@ fn exp_sum<T: Float>(x: &[T], m: T, o: &mut [MaybeUninit<T>]) -> f64 {
         rest += e.to_f64();
     }
     acc.iter().sum::<f64>() + rest
-}
-
-/// `o[i] = f(x[i])`, in constant-length chunks.
-#[inline(always)]
-fn map_chunked<T: Float>(o: &mut [MaybeUninit<T>], x: &[T], f: impl Fn(T) -> T) {
-    let mut oc = o.chunks_exact_mut(LANES);
-    let mut xc = x.chunks_exact(LANES);
-    for (o, c) in (&mut oc).zip(&mut xc) {
-        for k in 0..LANES {
-            o[k].write(f(c[k]));
-        }
-    }
-    for (o, &v) in oc.into_remainder().iter_mut().zip(xc.remainder()) {
-        o.write(f(v));
-    }
 }
 
 #[cfg(test)]
