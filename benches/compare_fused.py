@@ -12,6 +12,7 @@ numexpr, torch.compile (Inductor, CPU) and JAX jit, all on THREADS threads
   mulsum0  (a * b).sum(0)              the same over the batch (column sums)
   silu3    silu(a * b + c)             (exp: shaped's vectorised e^x)
   tanh3    tanh(a * b + c)
+  softplus3  log1p(exp(a * b + c))  (softplus: shaped's vectorised ln(1 + x))
   gelu_grad  forward and backward of gelu(a * b + c).sum(), the gradients
            of a, b and c (shaped: autograd through the fused chain; NumPy
            and numexpr: none)
@@ -86,6 +87,7 @@ def numpy_cases():
         "chain6m": median_ns(lambda: np.abs(np.maximum(a * b + c, 0) * d - e)),
         "silu3": median_ns(lambda: (lambda x: x / (1 + np.exp(-x)))(a * b + c)),
         "tanh3": median_ns(lambda: np.tanh(a * b + c)),
+        "softplus3": median_ns(lambda: np.log1p(np.exp(a * b + c))),
         "mulsum1": median_ns(lambda: (a * b).sum(1)),
         "mulsum0": median_ns(lambda: (a * b).sum(0)),
     }
@@ -106,6 +108,7 @@ def numexpr_cases():
         "chain6m": median_ns(lambda: ev("abs(where(a * b + c > 0, a * b + c, 0) * d - e)")),
         "silu3": median_ns(lambda: ev("(a * b + c) / (1 + exp(-(a * b + c)))")),
         "tanh3": median_ns(lambda: ev("tanh(a * b + c)")),
+        "softplus3": median_ns(lambda: ev("log1p(exp(a * b + c))")),
         "mulsum1": median_ns(lambda: ev("sum(a * b, axis=1)")),
         "mulsum0": median_ns(lambda: ev("sum(a * b, axis=0)")),
     }
@@ -122,6 +125,7 @@ def torch_cases(compiled):
     f6m = lambda a, b, c, d, e: torch.abs(torch.relu(a * b + c) * d - e)
     fsi = lambda a, b, c: F.silu(a * b + c)
     fth = lambda a, b, c: torch.tanh(a * b + c)
+    fsp = lambda a, b, c: torch.log1p(torch.exp(a * b + c))
     fs = lambda a, b: (a * b).sum(1)
     fs0 = lambda a, b: (a * b).sum(0)
     fa = lambda a, b: a + b
@@ -134,9 +138,10 @@ def torch_cases(compiled):
     r = {}
     if compiled:
         t0 = time.perf_counter()
-        f3, f6, f6m, fsi, fth, fs, fs0, fa, fg = (
-            torch.compile(f) for f in (f3, f6, f6m, fsi, fth, fs, fs0, fa, fg))
+        f3, f6, f6m, fsi, fth, fsp, fs, fs0, fa, fg = (
+            torch.compile(f) for f in (f3, f6, f6m, fsi, fth, fsp, fs, fs0, fa, fg))
         f3(a, b, c), f6(a, b, c, d, e), f6m(a, b, c, d, e), fsi(a, b, c), fth(a, b, c)
+        fsp(a, b, c)
         fs(a, b), fs0(a, b), fa(a, b), grad()
         r["compile_s"] = time.perf_counter() - t0
     else:
@@ -147,6 +152,7 @@ def torch_cases(compiled):
     r["chain6m"] = median_ns(lambda: f6m(a, b, c, d, e))
     r["silu3"] = median_ns(lambda: fsi(a, b, c))
     r["tanh3"] = median_ns(lambda: fth(a, b, c))
+    r["softplus3"] = median_ns(lambda: fsp(a, b, c))
     r["mulsum1"] = median_ns(lambda: fs(a, b))
     r["mulsum0"] = median_ns(lambda: fs0(a, b))
     r["gelu_grad"] = median_ns(grad)
@@ -162,6 +168,7 @@ def jax_cases():
     f6m = jax.jit(lambda a, b, c, d, e: jnp.abs(jnp.maximum(a * b + c, 0) * d - e))
     fsi = jax.jit(lambda a, b, c: jax.nn.silu(a * b + c))
     fth = jax.jit(lambda a, b, c: jnp.tanh(a * b + c))
+    fsp = jax.jit(lambda a, b, c: jnp.log1p(jnp.exp(a * b + c)))
     fs = jax.jit(lambda a, b: (a * b).sum(1))
     fs0 = jax.jit(lambda a, b: (a * b).sum(0))
     fa = jax.jit(lambda a, b: a + b)
@@ -170,7 +177,7 @@ def jax_cases():
     ready = lambda out: jax.block_until_ready(out)
     t0 = time.perf_counter()
     for f, args in ((f3, (a, b, c)), (f6, (a, b, c, d, e)), (f6m, (a, b, c, d, e)),
-                    (fsi, (a, b, c)), (fth, (a, b, c)), (fs, (a, b)),
+                    (fsi, (a, b, c)), (fth, (a, b, c)), (fsp, (a, b, c)), (fs, (a, b)),
                     (fs0, (a, b)), (fa, (a, b)), (fg, (a, b, c))):
         ready(f(*args))
     r = {"compile_s": time.perf_counter() - t0}
@@ -180,6 +187,7 @@ def jax_cases():
     r["chain6m"] = median_ns(lambda: f6m(a, b, c, d, e).block_until_ready())
     r["silu3"] = median_ns(lambda: fsi(a, b, c).block_until_ready())
     r["tanh3"] = median_ns(lambda: fth(a, b, c).block_until_ready())
+    r["softplus3"] = median_ns(lambda: fsp(a, b, c).block_until_ready())
     r["mulsum1"] = median_ns(lambda: fs(a, b).block_until_ready())
     r["mulsum0"] = median_ns(lambda: fs0(a, b).block_until_ready())
     r["gelu_grad"] = median_ns(lambda: ready(fg(a, b, c)))
@@ -199,6 +207,7 @@ def shaped_cases(exe, env):
         "chain6m_eager": raw["chain6m_eager"],
         "silu3": raw["silu3_fused"], "silu3_eager": raw["silu3_eager"],
         "tanh3": raw["tanh3_fused"], "tanh3_eager": raw["tanh3_eager"],
+        "softplus3": raw["softplus3_fused"], "softplus3_eager": raw["softplus3_eager"],
         "add_out_cached": raw["add_out_cached"], "chain6_out_cached": raw["chain6_fused_out_cached"],
         "mulsum1": raw["mulsum1_fused"], "mulsum1_eager": raw["mulsum1_eager"],
         "mulsum0": raw["mulsum0_fused"], "mulsum0_eager": raw["mulsum0_eager"], "sum0": raw["sum0"],
@@ -232,12 +241,12 @@ def main():
     print(f"threads: {THREADS}; rounds: {rounds}; numpy {numpy.__version__}; torch {torch.__version__}; "
           f"numexpr {numexpr.__version__}; jax {jax.__version__}")
     print(f"compile time (first round, excluded below): torch.compile {runs['inductor'][0]['compile_s']:.1f} s, "
-          f"jax.jit {runs['jax'][0]['compile_s']:.2f} s (nine functions each)")
+          f"jax.jit {runs['jax'][0]['compile_s']:.2f} s (ten functions each)")
     print("per case: best round (median round), ms; `x/shaped` is the other library's best time over shaped's")
     cols = ["numpy", "torch", "numexpr", "inductor", "jax"]
     print("| case | shaped | " + " | ".join(cols) + " | " + " | ".join(f"{c}/shaped" for c in cols) + " |")
     print("|---" * (2 + 2 * len(cols)) + "|")
-    for case in ["add", "chain3", "chain6", "chain6m", "silu3", "tanh3", "mulsum1", "mulsum0",
+    for case in ["add", "chain3", "chain6", "chain6m", "silu3", "tanh3", "softplus3", "mulsum1", "mulsum0",
                  "gelu_grad"]:
         sh = best["shaped"][case]
         cell = lambda lib, k=case: (f"{best[lib][k] / 1e6:.2f} ({med[lib][k] / 1e6:.2f})"
@@ -250,7 +259,7 @@ def main():
     print("shaped alone (best round, ms):")
     for k in ["add", "add_out", "chain3_eager", "chain3", "chain3_out", "chain6_eager", "chain6",
               "chain6_out", "chain6m_eager", "chain6m", "chain6m_out", "silu3_eager", "silu3",
-              "tanh3_eager", "tanh3", "add_out_cached",
+              "tanh3_eager", "tanh3", "softplus3_eager", "softplus3", "add_out_cached",
               "chain6_out_cached", "mulsum1_eager", "mulsum1", "sum0", "mulsum0_eager", "mulsum0",
               "gelu_grad_eager", "gelu_grad"]:
         print(f"  {k:14} {s[k] / 1e6:8.2f}")

@@ -8,8 +8,8 @@
 //! `relu(a * b + c)`, the 6-op chain `gelu(a * b + c) * d - e` and the
 //! 6-op chain without `erf`, `|relu(a * b + c) * d - e|` (`chain6m`), each
 //! eager (one pass per op) and fused, into a new tensor and into an
-//! existing one (`out=`); `silu(a * b + c)` and `tanh(a * b + c)`, eager
-//! and fused; `(a * b).sum(1)` and `(a * b).sum(0)`,
+//! existing one (`out=`); `silu(a * b + c)`, `tanh(a * b + c)` and
+//! `log1p(exp(a * b + c))` (softplus), eager and fused; `(a * b).sum(1)` and `(a * b).sum(0)`,
 //! reductions at the end of a chain (over rows, and over the batch: the
 //! column sums), eager and fused; and `gelu_grad`, the forward and
 //! backward pass of `gelu(a * b + c).sum()` with respect to `a`, `b` and
@@ -153,6 +153,14 @@ fn main() {
         (
             "tanh3_fused",
             Box::new(|| drop((a.lazy() * &b + &c).tanh().eval())),
+        ),
+        (
+            "softplus3_eager",
+            Box::new(|| drop(a.mul(&b).add(&c).exp().log1p())),
+        ),
+        (
+            "softplus3_fused",
+            Box::new(|| drop((a.lazy() * &b + &c).exp().log1p().eval())),
         ),
         ("sum1", Box::new(|| drop(a.sum_dim::<1>()))),
         ("mulsum1_eager", Box::new(|| drop(a.mul(&b).sum_dim::<1>()))),

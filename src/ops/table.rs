@@ -378,11 +378,11 @@ pointwise_table! {
     /// `e^x`, as `torch.exp`.
     unary Exp "exp": Float => "exp(a)", |a| scalar::exp(a);
     /// `ln x`, as `torch.log`.
-    unary Log "log": Float => "log(a)", |a| a.ln();
+    unary Log "log": Float => "log(a)", |a| scalar::log(a);
     /// `ln(1 + x)`, as `torch.log1p`.
-    unary Log1p "log1p": Float => "log1p(a)", |a| a.ln_1p();
+    unary Log1p "log1p": Float => "log1p(a)", |a| scalar::log1p(a);
     /// `e^x - 1`, as `torch.expm1`.
-    unary Expm1 "expm1": Float => "expm1(a)", |a| a.exp_m1();
+    unary Expm1 "expm1": Float => "expm1(a)", |a| scalar::expm1(a);
     /// `√x`, as `torch.sqrt`.
     unary Sqrt "sqrt": Float => "sqrt(a)", |a| a.sqrt();
     /// `1 / √x`, as `torch.rsqrt`.

@@ -272,7 +272,14 @@ impl<T: Element> Backend<T> for Cpu {
         let sum = Tensor::<T, DynRank>::try_from_vec(sum, &dims)?;
         let (l, m, s) = (a.layout(), max.layout(), sum.layout());
         if log {
-            exec::map3(l, m, s, Vectors::Baseline, |x, m, s| x - m - s.ln())
+            exec::map3(
+                l,
+                m,
+                s,
+                Vectors::Widest,
+                #[inline(always)]
+                |x, m, s| x - m - scalar::log(s),
+            )
         } else {
             exec::map3(
                 l,
