@@ -298,10 +298,10 @@ pub fn erf_f32(x: f32) -> f32 {
     ];
     let t = x.abs();
     let s = x * x;
-    let p = P.iter().rev().fold(0.0f32, |acc, &c| acc.mul_add(s, c));
+    let p = horner(s, &P);
     let small = x.mul_add(p, x);
     let tc = t.min(3.93);
-    let q = Q.iter().rev().fold(0.0f32, |acc, &c| acc.mul_add(tc, c));
+    let q = horner(tc, &Q);
     let large = (1.0 - exp_neg_f32(q)).copysign(x);
     let r = if t < SPLIT { small } else { large };
     if x.is_nan() { x } else { r }
@@ -426,7 +426,7 @@ fn log_finite_positive(x: f32) -> f32 {
     let f = m - 1.0;
     let s = f / (2.0 + f);
     let z = s * s;
-    let r = z * (2.0 / 3.0 + z * (2.0 / 5.0 + z * (2.0 / 7.0 + z * (2.0 / 9.0))));
+    let r = z * horner(z, &[2.0 / 3.0, 2.0 / 5.0, 2.0 / 7.0, 2.0 / 9.0]);
     let hfsq = 0.5 * f * f;
     let low = s.mul_add(hfsq + r, k * LN2_LO);
     k.mul_add(LN2_HI, f - (hfsq - low))
@@ -520,18 +520,7 @@ pub fn expm1_f32(x: f32) -> f32 {
     // Below -88 the result is -1 (2^-127 is then read as 0 below); above
     // 89, infinity.
     let (r, n) = split_ln2(x.clamp(-88.0, 89.0));
-    let mut p: f32 = 1.0 / 40_320.0;
-    for k in [
-        1.0 / 5040.0,
-        1.0 / 720.0,
-        1.0 / 120.0,
-        1.0 / 24.0,
-        1.0 / 6.0,
-        0.5,
-    ] {
-        p = p.mul_add(r, k);
-    }
-    let q = (r * r).mul_add(p, r);
+    let q = (r * r).mul_add(horner(r, &INV_FACTORIALS[2..]), r);
     // `2^n` for `n` in `[-127, 30]` (`pow2(-127)` is 0).
     let t = pow2(n.min(30));
     let near = t.mul_add(q, t - 1.0);
@@ -587,7 +576,7 @@ pub fn tanh_f32(x: f32) -> f32 {
         -0.006_274_590_7,
     ];
     let s = x * x;
-    let p = P.iter().rev().fold(0.0f32, |acc, &c| acc.mul_add(s, c));
+    let p = horner(s, &P);
     // The sign of `x` (`-0.0 + 0.0` would be `+0.0`).
     let small = (x * s).mul_add(p, x).copysign(x);
     let a = x.abs();
@@ -606,24 +595,39 @@ fn exp_neg_f32(q: f32) -> f32 {
 }
 
 /// `e^x` as `p * 2^n` for `x` in `[-104, 89]`: `p = e^r` ([`split_ln2`])
-/// by its Taylor polynomial of degree 7 (error below 2^-27), every step a
-/// fused multiply-add. Without branches.
+/// by its Taylor polynomial of degree 7 (error below 2^-27, [`horner`]).
+/// Without branches.
 #[inline(always)]
 fn exp_parts(x: f32) -> (f32, i32) {
     let (r, n) = split_ln2(x);
-    let mut p: f32 = 1.0 / 5040.0;
-    for k in [
-        1.0 / 720.0,
-        1.0 / 120.0,
-        1.0 / 24.0,
-        1.0 / 6.0,
-        0.5,
-        1.0,
-        1.0,
-    ] {
-        p = p.mul_add(r, k);
-    }
-    (p, n)
+    (horner(r, &INV_FACTORIALS[..8]), n)
+}
+
+/// `1 / k!` for `k` in `0..=8`: the Taylor coefficients of `e^r`
+/// ([`exp_parts`], degree 7) and of `(e^r - 1 - r) / r²` ([`expm1_f32`],
+/// from `1 / 2!`, degree 6).
+const INV_FACTORIALS: [f32; 9] = [
+    1.0,
+    1.0,
+    0.5,
+    1.0 / 6.0,
+    1.0 / 24.0,
+    1.0 / 120.0,
+    1.0 / 720.0,
+    1.0 / 5040.0,
+    1.0 / 40_320.0,
+];
+
+/// The polynomial `c[0] + c[1] x + c[2] x² + ...` (coefficients lowest
+/// first, at least one) by Horner's rule, every step a fused multiply-add:
+/// one instruction where the loops run with AVX2 or AVX-512, the C
+/// library's `fmaf` elsewhere, the same exactly rounded result on every
+/// path. The polynomials of `erf_f32`, `tanh_f32`, `exp_f32`, `expm1_f32`
+/// and `log_f32`.
+#[inline(always)]
+fn horner(x: f32, c: &[f32]) -> f32 {
+    let (&last, rest) = c.split_last().expect("a polynomial has a coefficient");
+    rest.iter().rev().fold(last, |acc, &k| acc.mul_add(x, k))
 }
 
 /// `ln 2` in two parts: `LN2_HI` has 16 significant bits, so `n * LN2_HI`

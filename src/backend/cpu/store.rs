@@ -196,14 +196,10 @@ pub(crate) fn stream_out<O>(
 ) {
     #[cfg(target_arch = "x86_64")]
     {
-        let size = size_of::<O>();
-        let addr = o.as_ptr() as usize;
-        if size == 0 || 16 % size != 0 || !addr.is_multiple_of(size) {
+        let per = BOUNCE_BYTES / size_of::<O>().max(1);
+        let Some((head, body)) = stream_span::<O>(o.as_ptr() as usize, o.len(), per) else {
             return fill(o, 0);
-        }
-        let head = ((addr.next_multiple_of(16) - addr) / size).min(o.len());
-        let per = BOUNCE_BYTES / size;
-        let body = (o.len() - head) / per * per;
+        };
         fill(&mut o[..head], 0);
         let mut bounce = Block::<BOUNCE_BYTES>([MaybeUninit::uninit(); BOUNCE_BYTES]);
         let buf = bounce.0.as_mut_ptr() as *mut MaybeUninit<O>;
@@ -230,6 +226,22 @@ pub(crate) fn stream_out<O>(
     }
     #[cfg(not(target_arch = "x86_64"))]
     fill(o, 0)
+}
+
+/// Where a run of `len` elements of `O` from address `addr` takes
+/// streaming stores, in pieces of `unit` elements: `(head, body)`, the
+/// elements before the first 16-byte aligned one, then the whole pieces
+/// from there (`head + body <= len`; the rest takes plain stores). `None`
+/// where no element is 16-byte aligned in that way (an element size that
+/// does not divide 16, or a misaligned run). The eager kernels' bounce
+/// buffers and the fused blocks cut their runs so.
+pub(crate) fn stream_span<O>(addr: usize, len: usize, unit: usize) -> Option<(usize, usize)> {
+    let size = size_of::<O>();
+    if size == 0 || 16 % size != 0 || !addr.is_multiple_of(size) || unit == 0 {
+        return None;
+    }
+    let head = ((addr.next_multiple_of(16) - addr) / size).min(len);
+    Some((head, (len - head) / unit * unit))
 }
 
 /// Copies `bytes` bytes from `src` to `dst` with streaming stores (SSE2,
@@ -316,6 +328,25 @@ impl Tile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The split of a run against a count by hand: the head reaches the
+    /// next 16-byte boundary, the body is whole pieces, and runs that
+    /// cannot be aligned stream nothing.
+    #[test]
+    fn stream_spans_start_at_the_first_aligned_element() {
+        // `f32` from 4 bytes past a boundary: 3 elements to the next one.
+        assert_eq!(stream_span::<f32>(0x1004, 1000, 128), Some((3, 896)));
+        assert_eq!(stream_span::<f32>(0x1000, 1000, 128), Some((0, 896)));
+        // Shorter than the head, or than a piece.
+        assert_eq!(stream_span::<f32>(0x1004, 2, 128), Some((2, 0)));
+        assert_eq!(stream_span::<f32>(0x1004, 130, 128), Some((3, 0)));
+        assert_eq!(stream_span::<u8>(0x100f, 300, 256), Some((1, 256)));
+        assert_eq!(stream_span::<f64>(0x1008, 17, 8), Some((1, 16)));
+        // A misaligned `f32` run, an element of 12 bytes, a zero-size one.
+        assert_eq!(stream_span::<f32>(0x1002, 1000, 128), None);
+        assert_eq!(stream_span::<[u32; 3]>(0x1000, 1000, 128), None);
+        assert_eq!(stream_span::<()>(0x1000, 1000, 128), None);
+    }
 
     #[test]
     fn tiles_repeat_the_row() {
