@@ -180,3 +180,108 @@ fn every_element_type_round_trips() {
         "unsupported: two tensors named 'x'"
     );
 }
+
+/// A safetensors file of one `U8` tensor with the header `entries` (the
+/// JSON object's members) and `data` bytes, written by hand.
+fn handmade(entries: &str, data: &[u8]) -> Vec<u8> {
+    let header = format!("{{{entries}}}");
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend_from_slice(data);
+    bytes
+}
+
+/// A file truncated by another process after it was opened: the load is an
+/// error. (Memory-mapped, the same load killed the process with SIGBUS.)
+#[test]
+fn a_file_truncated_after_opening_is_an_error_not_a_crash() {
+    let path = std::env::temp_dir().join(format!(
+        "shaped_truncated_{}.safetensors",
+        std::process::id()
+    ));
+    let mut w = SafeTensorsWriter::new();
+    w.add("w", &Tensor::<f32, Shape![256, 64]>::ones());
+    w.write(&path).unwrap();
+    let file = SafeTensorsFile::open(&path).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(100)
+        .unwrap();
+    let e = file.load::<f32, Shape![256, 64]>("w").unwrap_err();
+    assert!(matches!(e, Error::Io(_)), "{e}");
+    // Opened again, the short file is refused at once.
+    assert!(SafeTensorsFile::open(&path).is_err());
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// More than 64 dimensions (NumPy's limit) is refused with NumPy's message
+/// before anything is allocated; so are sizes that no data backs.
+#[test]
+fn ranks_over_64_and_unbacked_sizes_are_refused() {
+    let ones = vec!["1"; 65].join(",");
+    let bytes = handmade(
+        &format!(r#""x":{{"dtype":"U8","shape":[{ones}],"data_offsets":[0,1]}}"#),
+        &[7],
+    );
+    let f = SafeTensorsFile::from_bytes(bytes).unwrap();
+    let e = f.load::<u8, DynRank>("x").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "maximum supported dimension for an ndarray is currently 64, found 65"
+    );
+    // 64 dimensions load.
+    let ones = vec!["1"; 64].join(",");
+    let bytes = handmade(
+        &format!(r#""x":{{"dtype":"U8","shape":[{ones}],"data_offsets":[0,1]}}"#),
+        &[7],
+    );
+    let x = SafeTensorsFile::from_bytes(bytes)
+        .unwrap()
+        .load::<u8, DynRank>("x")
+        .unwrap();
+    assert_eq!((x.rank(), x.to_vec()), (64, vec![7]));
+
+    let bytes = handmade(
+        r#""e":{"dtype":"F32","shape":[0,1073741824],"data_offsets":[0,0]}"#,
+        &[],
+    );
+    let f = SafeTensorsFile::from_bytes(bytes).unwrap();
+    let e = f.load::<f32, DynRank>("e").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("more than the 1048576 a file may claim without data"),
+        "{e}"
+    );
+    // An empty tensor whose sizes are modest loads.
+    let bytes = handmade(
+        r#""e":{"dtype":"F32","shape":[0,1000],"data_offsets":[0,0]}"#,
+        &[],
+    );
+    let e = SafeTensorsFile::from_bytes(bytes)
+        .unwrap()
+        .load::<f32, DynRank>("e")
+        .unwrap();
+    assert_eq!(e.dims(), &[0, 1000]);
+}
+
+/// The header is parsed once per file, not once per load: loading each of
+/// 5,000 tensors took minutes when every load parsed the whole header.
+#[test]
+fn the_header_is_parsed_once_per_file() {
+    let mut w = SafeTensorsWriter::new();
+    for i in 0..5000 {
+        w.add(&format!("t{i}"), &Tensor::<u8, Shape![1]>::from([i as u8]));
+    }
+    let f = SafeTensorsFile::from_bytes(w.to_bytes().unwrap()).unwrap();
+    let start = std::time::Instant::now();
+    for i in 0..5000 {
+        let t: Tensor<u8, Shape![1]> = f.load(&format!("t{i}")).unwrap();
+        assert_eq!(t.to_vec(), vec![i as u8]);
+    }
+    // About 10 ms in a debug build; re-parsing the header per load took
+    // about 10 ms per load.
+    let took = start.elapsed();
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+}

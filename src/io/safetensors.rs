@@ -1,7 +1,8 @@
 //! safetensors files through the `safetensors` crate (feature
-//! `safetensors`): read memory-mapped (`memmap2`), each tensor loaded by name
-//! into a typed tensor whose dtype and sizes are checked; written from any
-//! number of tensors of any element types.
+//! `safetensors`): the header read and checked once per file, each tensor
+//! loaded by name with positioned reads of its bytes alone into a typed
+//! tensor whose dtype and sizes are checked; written from any number of
+//! tensors of any element types.
 //!
 //! Loading a struct of typed parameters is one `load` per field; each
 //! field's type states the shape the file must have:
@@ -32,12 +33,13 @@
 
 use std::borrow::Cow;
 use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use memmap2::Mmap;
-use safetensors::tensor::{Dtype, SafeTensors, View};
+use safetensors::tensor::{Dtype, Metadata, SafeTensors, View};
 
-use super::{Error, check_shape};
+use super::{Error, check_shape, screen_sizes};
 use crate::element::{Element, bf16, f16};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
@@ -92,13 +94,25 @@ impl SafeElement for bool {
     }
 }
 
-/// The bytes of a safetensors file: memory-mapped, or owned.
-enum Bytes {
-    Mapped(Mmap),
-    Owned(Vec<u8>),
+/// Where a safetensors file's data section is: a file read at positions
+/// (never mapped: a mapped file truncated by another process kills the
+/// reader with `SIGBUS`, while a read past its new end is an error), or
+/// bytes in memory.
+enum Data {
+    File {
+        file: File,
+        /// The offset of the data section (after the header).
+        start: u64,
+    },
+    Owned {
+        bytes: Vec<u8>,
+        start: usize,
+    },
 }
 
-/// A safetensors file, opened for loading its tensors by name.
+/// A safetensors file, opened for loading its tensors by name: its header
+/// is read, checked and parsed once, and each [`load`](Self::load) reads
+/// that tensor's bytes alone.
 ///
 /// ```
 /// use shaped::io::safetensors::{SafeTensorsFile, SafeTensorsWriter};
@@ -111,29 +125,65 @@ enum Bytes {
 /// assert_eq!(x.to_vec(), vec![1, 2]);
 /// ```
 pub struct SafeTensorsFile {
-    bytes: Bytes,
+    data: Data,
+    metadata: Metadata,
 }
 
 fn format_error(e: safetensors::SafeTensorError) -> Error {
     Error::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
+/// The format's own bound on the header (the `safetensors` crate's).
+const MAX_HEADER: u64 = 100_000_000;
+
+/// Bytes read per positioned read: large enough that a model loads in few
+/// system calls, small enough to stay in the L2 cache on the way to the
+/// tensor's elements.
+const READ_CHUNK: usize = 256 << 10;
+
 impl SafeTensorsFile {
-    /// Maps the file at `path` into memory (read-only) and checks its
-    /// header. The file must not be truncated or rewritten while the
-    /// returned value lives (the condition of every memory-mapped reader).
+    /// Opens the file at `path` and reads and checks its header: its
+    /// length against the file's, the tensors' offsets against each other,
+    /// their sizes against their dtypes and shapes, and the data section's
+    /// length against the file's. The tensors' bytes are read by
+    /// [`load`](Self::load), at their positions; a file truncated or
+    /// rewritten meanwhile gives an error there (or other values), never a
+    /// crash.
     ///
     /// # Errors
-    /// When the file cannot be opened or mapped, or is not a safetensors
+    /// When the file cannot be opened or read, or is not a safetensors
     /// file.
     ///
     /// ```no_run
     /// let f = shaped::io::safetensors::SafeTensorsFile::open("model.safetensors").unwrap();
     /// ```
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
-        let file = File::open(path)?;
-        let map = crate::backend::cpu::mmap::map_read_only(&file)?;
-        Self::checked(Bytes::Mapped(map))
+        let mut file = File::open(path)?;
+        let len = file.metadata()?.len();
+        let mut n = [0u8; 8];
+        file.read_exact(&mut n)
+            .map_err(|_| format_error(safetensors::SafeTensorError::HeaderTooSmall))?;
+        let n = u64::from_le_bytes(n);
+        if n > MAX_HEADER {
+            return Err(format_error(safetensors::SafeTensorError::HeaderTooLarge));
+        }
+        if n > len - 8 {
+            return Err(format_error(
+                safetensors::SafeTensorError::InvalidHeaderLength,
+            ));
+        }
+        let mut header = vec![0u8; n as usize];
+        file.read_exact(&mut header)?;
+        let metadata = parse_header(&header)?;
+        if 8 + n + metadata.data_len() as u64 != len {
+            return Err(format_error(
+                safetensors::SafeTensorError::MetadataIncompleteBuffer,
+            ));
+        }
+        Ok(SafeTensorsFile {
+            data: Data::File { file, start: 8 + n },
+            metadata,
+        })
     }
 
     /// A file held in memory.
@@ -146,24 +196,14 @@ impl SafeTensorsFile {
     /// assert!(SafeTensorsFile::from_bytes(b"nope".to_vec()).is_err());
     /// ```
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Self, Error> {
-        Self::checked(Bytes::Owned(bytes))
-    }
-
-    fn checked(bytes: Bytes) -> Result<Self, Error> {
-        let f = SafeTensorsFile { bytes };
-        f.parsed()?;
-        Ok(f)
-    }
-
-    fn raw(&self) -> &[u8] {
-        match &self.bytes {
-            Bytes::Mapped(m) => m,
-            Bytes::Owned(v) => v,
-        }
-    }
-
-    fn parsed(&self) -> Result<SafeTensors<'_>, Error> {
-        SafeTensors::deserialize(self.raw()).map_err(format_error)
+        let (n, metadata) = SafeTensors::read_metadata(&bytes).map_err(format_error)?;
+        Ok(SafeTensorsFile {
+            data: Data::Owned {
+                bytes,
+                start: 8 + n,
+            },
+            metadata,
+        })
     }
 
     /// The names of the tensors, sorted.
@@ -173,10 +213,7 @@ impl SafeTensorsFile {
     /// for name in f.names() { println!("{name}"); }
     /// ```
     pub fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .parsed()
-            .map(|p| p.names().into_iter().map(str::to_string).collect())
-            .unwrap_or_default();
+        let mut names = self.metadata.offset_keys();
         names.sort();
         names
     }
@@ -185,7 +222,11 @@ impl SafeTensorsFile {
     /// against `S`.
     ///
     /// # Errors
-    /// [`Error::Missing`], [`Error::Dtype`] or [`Error::Shape`].
+    /// [`Error::Missing`], [`Error::Dtype`] or [`Error::Shape`]; more than
+    /// [`MAX_RANK`](super::MAX_RANK) dimensions, or sizes that no data backs
+    /// (`[0, 1 << 30]`), are refused before anything is allocated; a read
+    /// that fails (a file truncated since it was opened) is
+    /// [`Error::Io`].
     ///
     /// ```no_run
     /// use shaped::{Shape, Tensor};
@@ -193,25 +234,61 @@ impl SafeTensorsFile {
     /// let w: Tensor<f32, Shape![_, 768]> = f.load("wte.weight").unwrap();
     /// ```
     pub fn load<T: SafeElement, S: Shape>(&self, name: &str) -> Result<Tensor<T, S>, Error> {
-        let parsed = self.parsed()?;
-        let view = parsed
-            .tensor(name)
-            .map_err(|_| Error::Missing(name.to_string()))?;
-        if view.dtype() != T::DTYPE {
+        let info = self
+            .metadata
+            .info(name)
+            .ok_or_else(|| Error::Missing(name.to_string()))?;
+        if info.dtype != T::DTYPE {
             return Err(Error::Dtype {
                 expected: T::NAME,
-                found: format!("{:?}", view.dtype()),
+                found: format!("{:?}", info.dtype),
             });
         }
-        let dims = view.shape().to_vec();
+        let (begin, end) = info.data_offsets;
+        let dims64: Vec<u64> = info.shape.iter().map(|&d| d as u64).collect();
+        let numel = screen_sizes(&dims64, T::SIZE, Some((end - begin) as u64))?;
+        let dims = info.shape.clone();
         check_shape::<S>(&dims)?;
-        let data: Vec<T> = view.data().chunks_exact(T::SIZE).map(T::from_le).collect();
+        let mut data: Vec<T> = Vec::new();
+        data.try_reserve_exact(numel).map_err(|_| {
+            Error::Io(std::io::Error::new(
+                std::io::ErrorKind::OutOfMemory,
+                format!("tried to allocate {} bytes", numel * T::SIZE),
+            ))
+        })?;
+        let mut put = |bytes: &[u8]| data.extend(bytes.chunks_exact(T::SIZE).map(T::from_le));
+        match &self.data {
+            Data::Owned { bytes, start } => put(&bytes[start + begin..start + end]),
+            Data::File { file, start } => {
+                let mut buf = vec![0u8; READ_CHUNK - READ_CHUNK % T::SIZE];
+                let mut at = begin;
+                while at < end {
+                    let n = buf.len().min(end - at);
+                    file.read_exact_at(&mut buf[..n], start + at as u64)?;
+                    put(&buf[..n]);
+                    at += n;
+                }
+            }
+        }
         Tensor::try_from_vec(data, &dims).map_err(|reason| Error::Shape {
             found: dims.clone(),
             expected: crate::tensor::shape_name::<S>(),
             reason,
         })
     }
+}
+
+/// The tensors' entries of a header, checked as the `safetensors` crate
+/// checks them (offsets contiguous and in order, each tensor's byte count
+/// its shape's).
+fn parse_header(header: &[u8]) -> Result<Metadata, Error> {
+    let text = core::str::from_utf8(header)
+        .map_err(|e| format_error(safetensors::SafeTensorError::InvalidHeader(e)))?;
+    serde_json::from_str::<Metadata>(text).map_err(|e| {
+        format_error(safetensors::SafeTensorError::InvalidHeaderDeserialization(
+            e,
+        ))
+    })
 }
 
 /// One tensor's bytes, ready for the safetensors serializer.

@@ -24,8 +24,6 @@ pub(crate) mod index;
 pub(crate) mod index_run;
 mod isa;
 pub(crate) mod locks;
-#[cfg(feature = "safetensors")]
-pub(crate) mod mmap;
 mod pool;
 mod primitives;
 mod reduce;
