@@ -174,6 +174,21 @@ proptest! {
     }
 }
 
+/// A broadcast leaf written between two evaluations (the same storage, so
+/// the same address, another value): the second evaluation reads the new
+/// value (a per-thread arena reused across evaluations once kept the old
+/// one's broadcast lane).
+#[test]
+fn a_broadcast_leaf_written_between_evaluations_is_read_again() {
+    let a = Tensor::<f32, Shape![4, 3000]>::ones();
+    let mut c = Tensor::<f32, Shape![4, 1]>::zeros();
+    for round in 1..4 {
+        c.fill_(round as f32);
+        let y = (a.lazy() * &c).eval();
+        assert!(y.iter().all(|v| v == round as f32), "round {round}");
+    }
+}
+
 #[test]
 fn static_shapes_are_the_eager_shapes() {
     let a = Tensor::<f32, Shape![2, 3]>::from_vec(vec![1., -2., 3., -4., 5., -6.]);

@@ -290,7 +290,7 @@ impl<T: Float, Op: UnaryGrad<T>, A: Adjoint<T> + Node<Elem = T>> Adjoint<T> for 
         if !sink.wants(first, A::LEAVES) {
             return;
         }
-        let mut s = Scratch::default();
+        let mut s = b.scratch();
         let adj = step_over(
             &mut s,
             b,
@@ -345,7 +345,7 @@ macro_rules! binary_grads {
             #[inline(always)]
             fn adjoints<K: Sink<T>>(&self, b: &Block<'_>, first: usize, adj: Run<'_, T>, sink: &mut K) {
                 let second = first + A::LEAVES;
-                let mut s = Scratch::default();
+                let mut s = b.scratch();
                 if sink.wants(first, A::LEAVES) {
                     let d = step_two(&mut s, b, (&self.1, first), (&self.2, second), adj, #[inline(always)] |$g, $x, $y| { let _ = (&$x, &$y); $da });
                     self.1.adjoints(b, first, d, sink);
@@ -409,7 +409,7 @@ where
     fn adjoints<K: Sink<T>>(&self, b: &Block<'_>, first: usize, adj: Run<'_, T>, sink: &mut K) {
         // The condition takes no gradient.
         let (second, third) = (first + C::LEAVES, first + C::LEAVES + X::LEAVES);
-        let mut s = Scratch::default();
+        let mut s = b.scratch();
         if sink.wants(second, X::LEAVES) {
             let d = step_over(&mut s, b, &self.1, first, adj, branch(true));
             self.2.adjoints(b, second, d, sink);
@@ -468,7 +468,7 @@ macro_rules! ternary_grads {
             fn adjoints<K: Sink<T>>(&self, b: &Block<'_>, first: usize, adj: Run<'_, T>, sink: &mut K) {
                 let (second, third) = (first + A::LEAVES, first + A::LEAVES + B::LEAVES);
                 let ops = ((&self.1, first), (&self.2, second), (&self.3, third));
-                let mut s = Scratch::default();
+                let mut s = b.scratch();
                 if sink.wants(first, A::LEAVES) {
                     let d = step_three(&mut s, b, ops, adj, #[inline(always)] |$x, $y, $z| { let _ = (&$x, &$y, &$z); $d0 });
                     self.1.adjoints(b, first, d, sink);
@@ -585,7 +585,7 @@ fn zero<T: Element>() -> String {
 /// of the one-operand ops and of `where` (its condition).
 #[inline(always)]
 fn step_over<'s, T: Copy, N: Node>(
-    s: &'s mut Scratch<T>,
+    s: &'s mut Scratch<'_, T>,
     b: &Block<'_>,
     child: &N,
     first: usize,
@@ -616,7 +616,7 @@ type Operand<'n, N> = (&'n N, usize);
 /// tree.
 #[inline(always)]
 fn step_two<'s, T: Copy, A: Node, B: Node>(
-    s: &'s mut Scratch<T>,
+    s: &'s mut Scratch<'_, T>,
     b: &Block<'_>,
     (x, first): Operand<'_, A>,
     (y, second): Operand<'_, B>,
@@ -641,7 +641,7 @@ fn step_two<'s, T: Copy, A: Node, B: Node>(
 /// the upstream one times a factor: `g * f(x, y, z)`, as [`step_two`].
 #[inline(always)]
 fn step_three<'s, T: Copy + core::ops::Mul<Output = T>, A: Node, B: Node, C: Node>(
-    s: &'s mut Scratch<T>,
+    s: &'s mut Scratch<'_, T>,
     b: &Block<'_>,
     ((x, first), (y, second), (z, third)): (Operand<'_, A>, Operand<'_, B>, Operand<'_, C>),
     adj: Run<'_, T>,
@@ -695,6 +695,7 @@ struct GradOf<'e, T: Float, E> {
 
 impl<T: Float, E: Adjoint<T> + Node<Elem = T, Device = Cpu>> Source for GradOf<'_, T, E> {
     type Elem = T;
+    const OPS: usize = E::OPS;
     fn dims(&self) -> Result<DimVec, ShapeError> {
         Each::dims(&self.all)
     }
@@ -749,6 +750,7 @@ struct GradsOf<'e, T: Float, E> {
 
 impl<T: Float, E: Adjoint<T> + Node<Elem = T, Device = Cpu>> Each for GradsOf<'_, T, E> {
     type Elem = T;
+    const OPS: usize = E::OPS;
     fn dims(&self) -> Result<DimVec, ShapeError> {
         Ok(DimVec::from_slice(self.g.dims()))
     }
@@ -761,7 +763,7 @@ impl<T: Float, E: Adjoint<T> + Node<Elem = T, Device = Cpu>> Each for GradsOf<'_
     }
     #[inline(always)]
     fn write_each<K: Sink<T>>(&self, b: &Block<'_>, k: &mut K) {
-        let mut s = Scratch::default();
+        let mut s = b.scratch();
         let g = b.leaf(E::LEAVES, &mut s);
         self.e.adjoints(b, 0, g, k)
     }

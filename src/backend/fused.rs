@@ -124,6 +124,12 @@ pub trait Node: sealed::Sealed + Sync + Sized {
     /// time it appears).
     const LEAVES: usize;
 
+    /// The number of operations under the node (leaves and scalars count
+    /// none): the CPU evaluators inline the whole expression, so its code,
+    /// and in unoptimised builds its stack frame, grows with it.
+    #[doc(hidden)]
+    const OPS: usize = 0;
+
     /// The run-time sizes of the value: the leaves' sizes broadcast
     /// together, with the eager operations' error when they do not.
     ///

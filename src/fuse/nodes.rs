@@ -165,6 +165,7 @@ impl<Op: Map1<A::Elem>, A: Node> Node for Unary<Op, A> {
     type Shape = A::Shape;
     type Device = A::Device;
     const LEAVES: usize = A::LEAVES;
+    const OPS: usize = 1 + A::OPS;
 
     fn dims(&self) -> Result<DimVec, ShapeError> {
         self.1.dims()
@@ -202,7 +203,7 @@ impl<Op: Map1<A::Elem>, A: Node> Node for Unary<Op, A> {
     }
 
     fn transcendental(&self) -> bool {
-        Op::DEF.transcendental() || self.1.transcendental()
+        (const { Op::DEF.transcendental() }) || self.1.transcendental()
     }
 }
 
@@ -217,6 +218,7 @@ where
     type Shape = Broadcast<A::Shape, B::Shape>;
     type Device = A::Device;
     const LEAVES: usize = A::LEAVES + B::LEAVES;
+    const OPS: usize = 1 + A::OPS + B::OPS;
 
     fn dims(&self) -> Result<DimVec, ShapeError> {
         broadcast_pair(&self.1.dims()?, &self.2.dims()?)
@@ -261,7 +263,7 @@ where
     }
 
     fn transcendental(&self) -> bool {
-        Op::DEF.transcendental() || self.1.transcendental() || self.2.transcendental()
+        (const { Op::DEF.transcendental() }) || self.1.transcendental() || self.2.transcendental()
     }
 }
 
@@ -277,6 +279,7 @@ where
     type Shape = <A::Shape as Broadcast3<B::Shape, C::Shape>>::Output;
     type Device = A::Device;
     const LEAVES: usize = A::LEAVES + B::LEAVES + C::LEAVES;
+    const OPS: usize = 1 + A::OPS + B::OPS + C::OPS;
 
     fn dims(&self) -> Result<DimVec, ShapeError> {
         broadcast_pair(
@@ -328,7 +331,7 @@ where
     }
 
     fn transcendental(&self) -> bool {
-        Op::DEF.transcendental()
+        (const { Op::DEF.transcendental() })
             || self.1.transcendental()
             || self.2.transcendental()
             || self.3.transcendental()

@@ -86,13 +86,22 @@ pub enum Run<'s, T> {
     Slice(&'s [T]),
 }
 
-/// A block's worth of scratch space for a node's value.
+/// A block's worth of scratch space for a node's value, taken from the
+/// evaluation's [`Arena`] ([`Block::scratch`]) and given back when dropped:
+/// one per node on the way down a backward pass, so a node's frame holds a
+/// pointer, not the block (a 24-operation chain's backward pass overflowed
+/// a 2 MiB thread stack in debug builds, where every inlined node kept its
+/// own 8 KiB array).
 #[derive(Debug)]
-pub struct Scratch<T>([MaybeUninit<T>; BLOCK]);
+pub struct Scratch<'b, T> {
+    cells: &'b mut [MaybeUninit<T>; BLOCK],
+    depth: &'b core::cell::Cell<usize>,
+    index: usize,
+}
 
-impl<T: Copy> Default for Scratch<T> {
-    fn default() -> Self {
-        Scratch([const { MaybeUninit::uninit() }; BLOCK])
+impl<T> Drop for Scratch<'_, T> {
+    fn drop(&mut self) {
+        self.depth.set(self.index);
     }
 }
 
@@ -121,7 +130,7 @@ pub fn write_run<T: Copy>(dst: &mut [MaybeUninit<T>], r: Run<'_, T>) {
     write1(dst, r, |x| x)
 }
 
-impl<T: Copy> Scratch<T> {
+impl<T: Copy> Scratch<'_, T> {
     /// `f(g, c, j)` for element `c * CHUNK + j` of a block of `len`
     /// elements, `g` being `adj`'s element there: one step of a fused
     /// backward pass (a node's adjoint from its parent's and its operands'
@@ -169,7 +178,7 @@ impl<T: Copy> Scratch<T> {
     /// their `dst`).
     #[inline(always)]
     fn filled(&mut self, len: usize, fill: impl FnOnce(&mut [MaybeUninit<T>])) -> Run<'_, T> {
-        let dst = &mut self.0[..len];
+        let dst = &mut self.cells[..len];
         fill(dst);
         // SAFETY: `fill` is `write1`, `fill_chunked` or a `Source::write`,
         // each of which writes every element of the slice it is given.
@@ -235,9 +244,17 @@ pub struct Block<'a> {
     arena: &'a mut Arena,
 }
 
-/// Per-thread space for the leaves' lanes ([`Block::lane`]): one region of
-/// [`BLOCK`] 8-byte cells per leaf, handed out at most once per block.
-pub struct Arena {
+/// Space for the leaves' lanes ([`Block::lane`]) and the nodes' scratch
+/// blocks ([`Block::scratch`]) of one tile's evaluation, on the heap (a
+/// handle on the stack): 120 KiB on the stack made each tile probe its pages
+/// and debug builds' frames deep. Freed arenas are kept per thread for the
+/// next tile.
+pub struct Arena(Option<Box<ArenaMem>>);
+
+/// What an [`Arena`] holds.
+pub struct ArenaMem {
+    /// One region of [`BLOCK`] 8-byte cells per leaf, handed out at most
+    /// once per block.
     cells: core::cell::UnsafeCell<[MaybeUninit<u64>; BLOCK * MAX_LEAVES]>,
     taken: core::cell::Cell<u16>,
     /// For each leaf, the address of the broadcast value its region holds
@@ -246,7 +263,29 @@ pub struct Arena {
     /// the lane every block queued 4 KiB of stores behind the output's (19%
     /// of `a + c` into an existing output, `perf annotate`).
     splat: [core::cell::Cell<usize>; MAX_LEAVES],
+    /// The scratch blocks, a stack of `BLOCK` 8-byte cells each (allocated
+    /// by `Box`, owned here), and how many are handed out.
+    scratch: core::cell::UnsafeCell<Vec<*mut [MaybeUninit<u64>; BLOCK]>>,
+    depth: core::cell::Cell<usize>,
 }
+
+impl Drop for ArenaMem {
+    fn drop(&mut self) {
+        for &p in self.scratch.get_mut().iter() {
+            // SAFETY: every pointer came from `Box::into_raw` in
+            // `Block::scratch` and is freed once, here.
+            drop(unsafe { Box::from_raw(p) });
+        }
+    }
+}
+
+thread_local! {
+    /// Arenas of finished tiles, for this thread's next ones.
+    static ARENAS: core::cell::RefCell<Vec<Box<ArenaMem>>> = const { core::cell::RefCell::new(Vec::new()) };
+}
+
+/// How many freed arenas a thread keeps (one per nesting level in use).
+const KEPT_ARENAS: usize = 2;
 
 impl core::fmt::Debug for Arena {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -254,17 +293,58 @@ impl core::fmt::Debug for Arena {
     }
 }
 
-impl Arena {
-    fn new() -> Self {
-        Arena {
-            cells: core::cell::UnsafeCell::new(
-                [const { MaybeUninit::uninit() }; BLOCK * MAX_LEAVES],
-            ),
-            taken: core::cell::Cell::new(0),
-            splat: [const { core::cell::Cell::new(0) }; MAX_LEAVES],
+impl core::ops::Deref for Arena {
+    type Target = ArenaMem;
+    #[inline(always)]
+    fn deref(&self) -> &ArenaMem {
+        match &self.0 {
+            Some(m) => m,
+            None => unreachable!("an arena holds its memory until dropped"),
         }
     }
+}
 
+impl Drop for Arena {
+    fn drop(&mut self) {
+        if let Some(m) = self.0.take() {
+            // A thread being torn down has no cache: the arena is freed.
+            let _ = ARENAS.try_with(|a| {
+                let mut a = a.borrow_mut();
+                if a.len() < KEPT_ARENAS {
+                    a.push(m);
+                }
+            });
+        }
+    }
+}
+
+impl Arena {
+    fn new() -> Self {
+        if let Ok(Some(m)) = ARENAS.try_with(|a| a.borrow_mut().pop()) {
+            // The lanes a splat region held belong to the last evaluation:
+            // a new leaf may lie at the same address with another value.
+            for held in &m.splat {
+                held.set(0);
+            }
+            return Arena(Some(m));
+        }
+        let mut m = Box::<ArenaMem>::new_uninit();
+        let p = m.as_mut_ptr();
+        // SAFETY: `p` points to the box's memory, valid for writes; every
+        // field but `cells` (uninitialised memory by type) is written
+        // before `assume_init`.
+        unsafe {
+            core::ptr::addr_of_mut!((*p).taken).write(core::cell::Cell::new(0));
+            core::ptr::addr_of_mut!((*p).splat)
+                .write([const { core::cell::Cell::new(0) }; MAX_LEAVES]);
+            core::ptr::addr_of_mut!((*p).scratch).write(core::cell::UnsafeCell::new(Vec::new()));
+            core::ptr::addr_of_mut!((*p).depth).write(core::cell::Cell::new(0));
+            Arena(Some(m.assume_init()))
+        }
+    }
+}
+
+impl ArenaMem {
     /// Leaf `k`'s region, for elements of `T` (at most 8 bytes, aligned to
     /// at most 8): `BLOCK` of them.
     ///
@@ -298,6 +378,7 @@ fn make_block<'a>(
     arena: &'a mut Arena,
 ) -> Block<'a> {
     arena.taken.set(0);
+    arena.depth.set(0);
     Block {
         leaves,
         offs,
@@ -333,6 +414,41 @@ impl Block<'_> {
         r
     }
 
+    /// A block of scratch space for a node's value, given back when the
+    /// returned value is dropped (scratch blocks are taken and given back
+    /// in stack order, as a pass down the tree does).
+    ///
+    /// # Panics
+    /// When `T` is larger than 8 bytes or aligned to more.
+    #[inline(always)]
+    pub fn scratch<T>(&self) -> Scratch<'_, T> {
+        assert!(
+            size_of::<T>() <= 8 && align_of::<T>() <= 8,
+            "a fused element is at most 8 bytes"
+        );
+        let index = self.arena.depth.get();
+        // SAFETY: `scratch` is touched only here and in `ArenaMem`'s drop;
+        // the `Vec` is borrowed only within this block, and the blocks its
+        // pointers own are separate allocations that pushing does not move.
+        let stack = unsafe { &mut *self.arena.scratch.get() };
+        if stack.len() == index {
+            stack.push(Box::into_raw(Box::new(
+                [const { MaybeUninit::<u64>::uninit() }; BLOCK],
+            )));
+        }
+        let p = stack[index] as *mut [MaybeUninit<T>; BLOCK];
+        self.arena.depth.set(index + 1);
+        // SAFETY: block `index` is handed out to this `Scratch` alone until
+        // its drop resets the depth to `index`; a later call (a deeper
+        // node) takes a later block. Its `BLOCK` cells of 8 bytes hold
+        // `BLOCK` values of `T` (at most 8 bytes, 8-aligned, checked above).
+        Scratch {
+            cells: unsafe { &mut *p },
+            depth: &self.arena.depth,
+            index,
+        }
+    }
+
     /// Leaf `k`'s first element in the block, its inner stride and the
     /// block's length: `p + i * st` for `i < len` are elements of the leaf,
     /// readable for the lifetime of the block.
@@ -362,7 +478,7 @@ impl Block<'_> {
     /// When `T` is not the element type of leaf `k` (a node numbering its
     /// leaves wrongly).
     #[inline(always)]
-    pub fn leaf<'s, T: Element>(&'s self, k: usize, buf: &'s mut Scratch<T>) -> Run<'s, T> {
+    pub fn leaf<'s, T: Element>(&'s self, k: usize, buf: &'s mut Scratch<'_, T>) -> Run<'s, T> {
         let (p, st, len) = self.start::<T>(k);
         // SAFETY: `start`'s guarantee: `p + i * st` for `i < len` are
         // elements of leaf `k`, readable for the lifetime of the block.
@@ -820,10 +936,10 @@ unsafe fn run<O: Element>(
                     }
                     plain(head + body, len, &mut arena);
                 } else {
-                    let mut buf = Scratch::<O>::default();
                     for at in (0..len).step_by(BLOCK) {
                         let n = BLOCK.min(len - at);
                         let b = make_block(leaves, &offs, &st, at, n, &mut arena);
+                        let mut buf = b.scratch::<O>();
                         let Run::Slice(v) = buf.filled(n, |c| write(&b, c)) else {
                             unreachable!("a filled scratch is a slice")
                         };
@@ -894,12 +1010,42 @@ impl<'a> Leaves<'a, Cpu> for Collect<'a> {
     }
 }
 
+/// Expressions of at most this many operations are evaluated on the
+/// caller's stack as it is.
+const SHALLOW_OPS: usize = 8;
+
+/// `f()`, an evaluation of an expression of `ops` operations, run where
+/// the stack has room for it: every node's code is inlined into one
+/// function, whose frame in an unoptimised build grows with the square of
+/// the depth (a backward pass through 24 operations took a 2.06 MB frame,
+/// Zen 3, debug), so a deep expression runs on a stack segment of its own
+/// (`stacker`) when the thread's (2 MiB for a spawned thread) has less
+/// room than that estimate left. Optimised builds keep values in
+/// registers and need a fraction of it.
+#[inline(always)]
+pub(crate) fn with_stack<R>(ops: usize, f: impl FnOnce() -> R) -> R {
+    if ops <= SHALLOW_OPS {
+        return f();
+    }
+    // 3.6 KB per squared operation measured in a debug build; three times
+    // that for wider vectors' spills and other compilers.
+    let per_op2 = if cfg!(debug_assertions) {
+        12 << 10
+    } else {
+        512
+    };
+    let need = (256 << 10) + per_op2 * ops * ops;
+    stacker::maybe_grow(need, 2 * need, f)
+}
+
 /// What the CPU evaluates block by block: a fused expression ([`Node`]),
 /// or a value computed from one that is not itself a node (autograd's
 /// gradient of a fused chain with respect to one leaf).
 pub(crate) trait Source: Sync {
     /// The element type of the value.
     type Elem: Element;
+    /// The number of operations in the expression ([`Node::OPS`]).
+    const OPS: usize;
     /// The value's sizes.
     fn dims(&self) -> Result<DimVec, ShapeError>;
     /// Every tensor leaf, in index order.
@@ -918,7 +1064,7 @@ pub(crate) trait Source: Sync {
         r: &R,
         b: &Block<'_>,
     ) -> Self::Elem {
-        let mut s = Scratch::default();
+        let mut s = b.scratch();
         match s.filled(
             b.len(),
             #[inline(always)]
@@ -937,7 +1083,7 @@ pub(crate) trait Source: Sync {
         b: &Block<'_>,
         acc: &mut [Self::Elem; FOLD_LANES],
     ) {
-        let mut s = Scratch::default();
+        let mut s = b.scratch();
         let run = s.filled(
             b.len(),
             #[inline(always)]
@@ -957,6 +1103,7 @@ pub(crate) trait Source: Sync {
 
 impl<E: Node<Device = Cpu>> Source for E {
     type Elem = E::Elem;
+    const OPS: usize = E::OPS;
     fn transcendental(&self) -> bool {
         Node::transcendental(self)
     }
@@ -1072,7 +1219,9 @@ pub(crate) fn eval<E: Source, SO: Shape>(e: &E) -> Result<Tensor<E::Elem, SO>, S
     // elements), inside its storage, read under the guards held until the
     // end; the leaf types are recorded by `read_all` from the storages.
     let data = unsafe {
-        super::try_alloc_filled_by(&dims, |o| run(&plan, &ptrs, OutPtr(o), None, &write))
+        super::try_alloc_filled_by(&dims, |o| {
+            with_stack(E::OPS, || run(&plan, &ptrs, OutPtr(o), None, &write))
+        })
     }?;
     drop(guards);
     Ok(Tensor::from_parts(data, d))
@@ -1151,7 +1300,9 @@ fn write_into<E: Node<Device = Cpu>, S: Shape>(
     // pairwise distinct (checked above); no leaf shares its storage
     // (checked above), and the leaves are read under their guards, within
     // their layouts, with the types `read` recorded.
-    unsafe { run(&plan, &ptrs, OutPtr(og.as_mut_ptr()), stream, &write) };
+    with_stack(E::OPS, || unsafe {
+        run(&plan, &ptrs, OutPtr(og.as_mut_ptr()), stream, &write)
+    });
     drop(guards);
     Ok(())
 }
@@ -1236,7 +1387,7 @@ where
             for at in (0..len).step_by(BLOCK) {
                 let n = BLOCK.min(len - at);
                 let b = make_block(&ptrs, &offs, &st, at, n, arena);
-                let mut s = Scratch::default();
+                let mut s = b.scratch();
                 let Run::Slice(v) = s.filled(n, |dst| e.write(&b, dst)) else {
                     unreachable!("a filled scratch is a slice")
                 };
@@ -1306,7 +1457,7 @@ where
                 flush(a.out, r.combine(a.total, a.group));
             }
         };
-        pool::for_each_tile(tiles, &tile);
+        with_stack(E::OPS, || pool::for_each_tile(tiles, &tile));
         data
     } else {
         let mut partials = super::try_vec_from_fn(&[n_out, parts], |_| r.init())?;
@@ -1327,7 +1478,7 @@ where
             // SAFETY: partial `t < n_out * parts` is written by tile `t` only.
             unsafe { p.ptr().add(t).write(total) };
         };
-        pool::for_each_tile(n_out * parts, &tile);
+        with_stack(E::OPS, || pool::for_each_tile(n_out * parts, &tile));
         partials
             .chunks(parts)
             .map(|ch| r.finish(ch.iter().fold(r.init(), |a, &b| r.combine(a, b))))
@@ -1410,12 +1561,11 @@ where
     let (guards, ptrs) = read_all(leaves);
     let write = writer(e);
     let parts = OutPtr(partials.as_mut_ptr());
-    pool::for_each_tile(tiles, &|t| {
+    let tile = |t: usize| {
         // SAFETY: row `t` of the partials (`n_out` accumulators) is this
         // tile's alone.
         let acc = unsafe { core::slice::from_raw_parts_mut(parts.ptr().add(t * n_out), n_out) };
         let mut arena = Arena::new();
-        let mut s = Scratch::default();
         let (start, end) = (t * numel / tiles, (t + 1) * numel / tiles);
         plan.segments(start, end, |offs, st, len| {
             // The plan's inner loop is the kept innermost axis (operand 0
@@ -1429,6 +1579,7 @@ where
             for at in (0..len).step_by(BLOCK) {
                 let n = BLOCK.min(len - at);
                 let b = make_block(&ptrs, &offs, &st, at, n, &mut arena);
+                let mut s = b.scratch();
                 let Run::Slice(v) = s.filled(n, |dst| write(&b, dst)) else {
                     unreachable!("a filled scratch is a slice")
                 };
@@ -1438,7 +1589,8 @@ where
                 }
             }
         });
-    });
+    };
+    with_stack(E::OPS, || pool::for_each_tile(tiles, &tile));
     drop(guards);
     let data = (0..n_out)
         .map(|o| {
@@ -1613,19 +1765,66 @@ mod tests {
         assert_eq!((none, dims.to_vec()), (vec![0.0; 4], vec![0, 4]));
     }
 
+    /// Scratch blocks are handed out as a stack: nested ones are distinct
+    /// blocks, and one given back is the next handed out; a new block
+    /// starts the stack afresh.
+    #[test]
+    fn scratch_blocks_are_a_stack() {
+        let leaves = LeafPtrs(
+            [LeafPtr {
+                ptr: core::ptr::null(),
+                ty: TypeId::of::<()>(),
+            }; MAX_LEAVES],
+        );
+        let (offs, st) = ([0; OPERANDS], [0; OPERANDS]);
+        let mut arena = Arena::new();
+        let addr = |s: &mut Scratch<'_, f64>| s.cells.as_ptr() as usize;
+        let (first, second, again);
+        {
+            let b = make_block(&leaves, &offs, &st, 0, BLOCK, &mut arena);
+            let mut s0 = b.scratch::<f64>();
+            first = addr(&mut s0);
+            {
+                let mut s1 = b.scratch::<f64>();
+                second = addr(&mut s1);
+                let Run::Slice(r) =
+                    s1.step(BLOCK, Run::Splat(1.0), |g, c, j| g + (c * CHUNK + j) as f64)
+                else {
+                    panic!("a step is a slice")
+                };
+                assert_eq!(r[BLOCK - 1], BLOCK as f64);
+            }
+            let mut s2 = b.scratch::<f64>();
+            again = addr(&mut s2);
+        }
+        assert_ne!(first, second);
+        assert_eq!(second, again);
+        let b = make_block(&leaves, &offs, &st, 0, BLOCK, &mut arena);
+        assert_eq!(addr(&mut b.scratch::<f64>()), first);
+    }
+
     #[test]
     fn steps_and_runs_write_every_element() {
         // A short block and a whole one, from a splat and from a slice,
         // against index-by-index loops.
+        let leaves = LeafPtrs(
+            [LeafPtr {
+                ptr: core::ptr::null(),
+                ty: TypeId::of::<()>(),
+            }; MAX_LEAVES],
+        );
+        let (offs, st) = ([0; OPERANDS], [0; OPERANDS]);
+        let mut arena = Arena::new();
         for len in [3, CHUNK + 5, BLOCK] {
+            let b = make_block(&leaves, &offs, &st, 0, len, &mut arena);
             let v: Vec<f32> = (0..len).map(|i| i as f32 * 0.5).collect();
-            let mut s = Scratch::<f32>::default();
+            let mut s = b.scratch::<f32>();
             let Run::Slice(r) = s.step(len, Run::Splat(2.0), |g, c, j| g * (c * CHUNK + j) as f32)
             else {
                 panic!("a step is a slice")
             };
             assert_eq!(r, (0..len).map(|i| 2.0 * i as f32).collect::<Vec<_>>());
-            let mut s = Scratch::<f32>::default();
+            let mut s = b.scratch::<f32>();
             let Run::Slice(r) = s.step(len, Run::Slice(&v), |g, c, j| g + (c * CHUNK + j) as f32)
             else {
                 panic!("a step is a slice")

@@ -141,7 +141,7 @@ pub(crate) enum Vectors {
 
 impl Vectors {
     /// The vectors for the op-table operation `def`.
-    pub(crate) fn of(def: &OpDef) -> Self {
+    pub(crate) const fn of(def: &OpDef) -> Self {
         if def.transcendental() {
             Vectors::Widest
         } else {

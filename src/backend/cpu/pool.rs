@@ -112,6 +112,11 @@ fn pool() -> &'static Pool {
         for i in 0..helpers {
             let spawned = std::thread::Builder::new()
                 .name(format!("shaped-pool-{i}"))
+                // Room for deep fused expressions, whose inlined code
+                // takes megabytes of stack in unoptimised builds
+                // (`fused::with_stack` grows the caller's): only touched
+                // pages are committed.
+                .stack_size(64 << 20)
                 .spawn(move || helper(pool));
             if spawned.is_err() {
                 // Fewer helpers than planned: the caller takes their tiles.

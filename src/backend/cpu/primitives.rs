@@ -23,7 +23,7 @@ impl<T: Element> Backend<T> for Cpu {
     fn unary<Op: Map1<T>, S: Shape>(op: Op, a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
         exec::map1(
             a.layout(),
-            Vectors::of(&Op::DEF),
+            const { Vectors::of(&Op::DEF) },
             #[inline(always)]
             move |x| op.call(x),
         )
@@ -46,7 +46,7 @@ impl<T: Element> Backend<T> for Cpu {
         exec::map2(
             a.layout(),
             b.layout(),
-            Vectors::of(&Op::DEF),
+            const { Vectors::of(&Op::DEF) },
             #[inline(always)]
             move |x, y| op.call(x, y),
         )
@@ -60,7 +60,7 @@ impl<T: Element> Backend<T> for Cpu {
         exec::map2(
             a.layout(),
             b.layout(),
-            Vectors::of(&Op::DEF),
+            const { Vectors::of(&Op::DEF) },
             #[inline(always)]
             move |x, y| op.call(x, y),
         )
@@ -76,7 +76,7 @@ impl<T: Element> Backend<T> for Cpu {
             a.layout(),
             b.layout(),
             out.layout(),
-            Vectors::of(&Op::DEF),
+            const { Vectors::of(&Op::DEF) },
             #[inline(always)]
             move |x, y| op.call(x, y),
         )
@@ -92,7 +92,7 @@ impl<T: Element> Backend<T> for Cpu {
             a.layout(),
             b.layout(),
             c.layout(),
-            Vectors::of(&Op::DEF),
+            const { Vectors::of(&Op::DEF) },
             #[inline(always)]
             move |x, y, z| op.call(x, y, z),
         )
@@ -108,7 +108,7 @@ impl<T: Element> Backend<T> for Cpu {
             cond.layout(),
             b.layout(),
             c.layout(),
-            Vectors::of(&Op::DEF),
+            const { Vectors::of(&Op::DEF) },
             #[inline(always)]
             move |x, y, z| op.call(x, y, z),
         )
@@ -117,7 +117,7 @@ impl<T: Element> Backend<T> for Cpu {
     fn unary_<Op: Map1<T>, S: Shape>(op: Op, a: &mut Tensor<T, S>) -> Result<(), ShapeError> {
         exec::update1(
             a.layout(),
-            Vectors::of(&Op::DEF),
+            const { Vectors::of(&Op::DEF) },
             #[inline(always)]
             move |x| op.call(x),
         )
@@ -132,7 +132,7 @@ impl<T: Element> Backend<T> for Cpu {
         exec::update2(
             a.layout(),
             b.layout(),
-            Vectors::of(&Op::DEF),
+            const { Vectors::of(&Op::DEF) },
             #[inline(always)]
             move |x, y| op.call(x, y),
         )
@@ -149,7 +149,7 @@ impl<T: Element> Backend<T> for Cpu {
             a.layout(),
             b.layout(),
             c.layout(),
-            Vectors::of(&Op::DEF),
+            const { Vectors::of(&Op::DEF) },
             #[inline(always)]
             move |x, y, z| op.call(x, y, z),
         )

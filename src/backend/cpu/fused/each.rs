@@ -32,6 +32,8 @@ pub trait Sink<T> {
 pub(crate) trait Each: Sync {
     /// The values' element type.
     type Elem: Element;
+    /// The number of operations in the expression ([`Node::OPS`]).
+    const OPS: usize;
     /// The values' sizes.
     fn dims(&self) -> Result<DimVec, ShapeError>;
     /// Every tensor leaf, in index order.
@@ -295,7 +297,7 @@ where
     let wide = super::light_wide() || e.transcendental();
     let parts = OutPtr(partials.as_mut_ptr());
     let list = &list[..];
-    pool::for_each_tile(tiles, &|t| {
+    let tile = |t: usize| {
         // SAFETY: row `t` of the partial sums (`summed` of them) is this
         // tile's alone.
         let acc = unsafe { core::slice::from_raw_parts_mut(parts.ptr().add(t * summed), summed) };
@@ -339,7 +341,8 @@ where
                 at += n;
             }
         });
-    });
+    };
+    super::with_stack(E::OPS, || pool::for_each_tile(tiles, &tile));
     drop(guards);
     for (out, target) in outputs.iter_mut().zip(list) {
         match target {
