@@ -27,11 +27,28 @@ pub trait Device:
     /// The buffer a tensor's elements live in on this device (shared by a
     /// tensor and its views through an `Arc`).
     #[doc(hidden)]
-    type Storage<T: Element>: Send + Sync;
+    type Storage<T: Element>: Send + Sync + Versioned;
 
     /// What a fallible operation on this device returns: [`ShapeError`] on
     /// the CPU, [`CudaError`] (a shape error or a driver error) on CUDA.
     type Error: From<ShapeError> + std::error::Error + Send + Sync + 'static;
+}
+
+/// A storage's version: it changes whenever a write may have changed the
+/// elements (every in-place operation takes the storage's write guard, which
+/// bumps it), as PyTorch's `tensor._version`. Autograd compares it with the
+/// version it recorded to refuse a gradient through a value modified after
+/// the forward pass used it.
+#[doc(hidden)]
+pub trait Versioned {
+    /// The number of writes so far.
+    fn version(&self) -> u64;
+}
+
+impl<T> Versioned for crate::tensor::storage::Storage<T> {
+    fn version(&self) -> u64 {
+        crate::tensor::storage::Storage::version(self)
+    }
 }
 
 /// The CPU, with kernels parallelised over its cores (`RAYON_NUM_THREADS`

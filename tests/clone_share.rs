@@ -51,3 +51,106 @@ fn autograd_handles_share_as_pytorch_does() {
     c.fill_(0.);
     assert_eq!(v.value().to_vec(), vec![7., 7.]);
 }
+
+/// Runs `f` on a thread and gives its panic message, or fails when it has
+/// neither returned nor panicked within 10 s (a thread waiting forever on a
+/// lock it holds itself).
+fn panics_without_hanging(f: impl FnOnce() + Send + 'static) -> String {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        let _ = tx.send(r.err().map(|p| {
+            p.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default()
+        }));
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(10)) {
+        Ok(Some(msg)) => msg,
+        Ok(None) => panic!("the conflicting call returned"),
+        Err(_) => panic!("the thread hung on a lock it holds itself"),
+    }
+}
+
+/// A thread that holds a guard on a tensor's elements and then asks for one
+/// that the guard excludes gets a panic naming the guard, not a wait on
+/// itself that never ends (each of these hung before).
+#[test]
+fn a_guard_and_a_conflicting_call_on_one_thread_panic_instead_of_hanging() {
+    let m = panics_without_hanging(|| {
+        let t = Tensor::<f32, Shape![4]>::zeros();
+        let _read = t.as_slice().unwrap();
+        t.set([0], 1.0);
+    });
+    assert!(m.starts_with("already borrowed"), "{m}");
+    let m = panics_without_hanging(|| {
+        let mut t = Tensor::<f32, Shape![4]>::zeros();
+        let view = t.share();
+        let _read = view.as_slice().unwrap();
+        t.add_(&Tensor::<f32, Shape![4]>::ones());
+    });
+    assert!(m.starts_with("already borrowed"), "{m}");
+    let m = panics_without_hanging(|| {
+        let t = Tensor::<f32, Shape![4]>::zeros();
+        let _write = t.as_mut_slice().unwrap();
+        let _ = t.sum();
+    });
+    assert!(m.starts_with("already mutably borrowed"), "{m}");
+    let m = panics_without_hanging(|| {
+        let t = Tensor::<f32, Shape![4]>::zeros();
+        let _ = t.map(|x| {
+            t.set([0], 1.0);
+            x
+        });
+    });
+    assert!(m.starts_with("already borrowed"), "{m}");
+    // Guards that do not conflict still nest, and a dropped guard frees.
+    let t = Tensor::<f32, Shape![4]>::ones();
+    {
+        let _a = t.as_slice().unwrap();
+        let _b = t.as_slice().unwrap();
+        assert_eq!(t.sum().item(), 4.0);
+    }
+    t.set([0], 5.0);
+    assert_eq!(t.get([0]), 5.0);
+}
+
+/// A value that the backward pass reads, written in place after the forward
+/// pass used it: the backward pass fails with PyTorch's message instead of
+/// giving a wrong gradient (PyTorch's version counter).
+#[test]
+fn backward_through_a_value_written_in_place_since_is_an_error() {
+    // The output of `exp`, which its gradient reads.
+    let x = Var::param(Tensor::<f32, Shape![3]>::from([0., 1., 2.]));
+    let y = x.exp();
+    let loss = y.sum();
+    y.value().share().fill_(0.0);
+    let e = loss.try_backward().err().expect("an error").to_string();
+    assert!(
+        e.starts_with(
+            "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [3]] is at version"
+        ),
+        "{e}"
+    );
+    // An input of `mul`, which the other input's gradient reads.
+    let a = Var::param(Tensor::<f64, Shape![2]>::from([1., 2.]));
+    let b = Var::param(Tensor::<f64, Shape![2]>::from([3., 4.]));
+    let loss = a.mul(&b).sum();
+    b.value().set([0], 30.);
+    let e = loss.try_backward().err().expect("an error").to_string();
+    assert!(e.contains("[torch.DoubleTensor [2]]"), "{e}");
+    // Written before the operation was recorded: the gradient is right.
+    let a = Var::param(Tensor::<f64, Shape![2]>::from([1., 2.]));
+    let b = Var::constant(Tensor::<f64, Shape![2]>::from([3., 4.]));
+    b.value().set([0], 30.);
+    let g = a.mul(&b).sum().backward();
+    assert_eq!(g.wrt(&a).unwrap().to_vec(), vec![30., 4.]);
+    // A parameter updated in place between steps (an optimizer's step): the
+    // next forward pass records the new version.
+    let w = Var::param(Tensor::<f64, Shape![2]>::from([1., 2.]));
+    let _ = w.square().sum().backward();
+    w.value().share().fill_(3.0);
+    let g = w.square().sum().backward();
+    assert_eq!(g.wrt(&w).unwrap().to_vec(), vec![6., 6.]);
+}

@@ -4,16 +4,16 @@
 //! element type and device.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 use smallvec::SmallVec;
 
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::device::{Cpu, Device};
+use crate::device::{Cpu, Device, Versioned};
 use crate::element::Float;
-use crate::shape::{DimVec, DynRank};
+use crate::shape::{DimVec, DynRank, ShapeError};
 
 /// A tensor with its shape type erased.
 pub(crate) type Dyn<T, D = Cpu> = Tensor<T, DynRank, D>;
@@ -45,24 +45,82 @@ pub(crate) struct Node<T: Float, D: Device = Cpu> {
     parents: Parents<T, D>,
     /// `None` for a leaf.
     backward: Option<BackwardFn<T, D>>,
+    /// The value's storage, watched for writes without keeping its
+    /// elements alive, and its version when the node was made.
+    storage: Weak<D::Storage<T>>,
+    version: u64,
+    /// Each parent's value's version when this node was made: the backward
+    /// function may read those values, so a write to one since then makes
+    /// its gradient wrong.
+    parent_versions: SmallVec<[u64; 3]>,
 }
 
 impl<T: Float, D: Device> Node<T, D> {
-    /// A leaf of sizes `dims`.
-    pub(crate) fn leaf(dims: &[usize]) -> Arc<Self> {
+    /// The leaf of the value `value`.
+    pub(crate) fn leaf(value: &Tensor<T, impl crate::shape::Shape, D>) -> Arc<Self> {
         Arc::new(Node {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            dims: DimVec::from_slice(dims),
+            dims: DimVec::from_slice(value.dims()),
             parents: SmallVec::new(),
             backward: None,
+            storage: Arc::downgrade(&value.storage),
+            version: value.storage.version(),
+            parent_versions: SmallVec::new(),
         })
+    }
+
+    /// The current version of the value's storage (`None`: the storage is
+    /// gone, so nothing can have written it since).
+    fn current_version(&self) -> Option<u64> {
+        self.storage.upgrade().map(|s| s.version())
+    }
+
+    /// PyTorch's error when a value this node's backward function reads was
+    /// written in place after the node was made.
+    fn check_versions(&self) -> Result<(), ShapeError> {
+        let modified = |node: &Self, expected: u64| match node.current_version() {
+            Some(now) if now != expected => Err(ShapeError::Invalid(format!(
+                "one of the variables needed for gradient computation has been modified by an \
+                 inplace operation: [{} {:?}] is at version {now}; expected version {expected} \
+                 instead. Hint: the value was written in place (an `_` method, an `out=` form, \
+                 `set` or `as_mut_slice`) after an operation that reads it in the backward pass \
+                 was recorded; write into a copy instead",
+                torch_type_name(T::NAME, D::NAME),
+                node.dims.as_slice()
+            ))),
+            _ => Ok(()),
+        };
+        modified(self, self.version)?;
+        for (parent, &v) in self.parents.iter().zip(&self.parent_versions) {
+            if let Some(parent) = parent {
+                modified(parent, v)?;
+            }
+        }
+        Ok(())
     }
 }
 
-/// The node of an operation's result, or `None` (and no backward function
-/// built, nothing saved) when no input needs a gradient.
+/// PyTorch's legacy type name of a tensor of `elem` on `device`
+/// (`torch.FloatTensor`, `torch.cuda.DoubleTensor`), as its autograd errors
+/// print it.
+fn torch_type_name(elem: &str, device: &str) -> String {
+    let base = match elem {
+        "float64" => "DoubleTensor",
+        "float16" => "HalfTensor",
+        "bfloat16" => "BFloat16Tensor",
+        _ => "FloatTensor",
+    };
+    if device == "cpu" {
+        format!("torch.{base}")
+    } else {
+        format!("torch.{device}.{base}")
+    }
+}
+
+/// The node of an operation's result `value`, or `None` (and no backward
+/// function built, nothing saved) when no input needs a gradient.
 pub(crate) fn record<T: Float, D: Device>(
-    dims: &[usize],
+    value: &Tensor<T, impl crate::shape::Shape, D>,
     parents: &[Option<&Arc<Node<T, D>>>],
     backward: impl FnOnce() -> BackwardFn<T, D>,
 ) -> Option<Arc<Node<T, D>>> {
@@ -71,9 +129,15 @@ pub(crate) fn record<T: Float, D: Device>(
     }
     Some(Arc::new(Node {
         id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-        dims: DimVec::from_slice(dims),
+        dims: DimVec::from_slice(value.dims()),
         parents: parents.iter().map(|p| p.cloned()).collect(),
         backward: Some(backward()),
+        storage: Arc::downgrade(&value.storage),
+        version: value.storage.version(),
+        parent_versions: parents
+            .iter()
+            .map(|p| p.and_then(|p| p.current_version()).unwrap_or(0))
+            .collect(),
     }))
 }
 
@@ -125,6 +189,7 @@ pub(crate) fn backward<T: Float, D: Backend<T>>(
             leaves.insert(node.id, grad);
             continue;
         };
+        node.check_versions()?;
         let needs: SmallVec<[bool; 3]> = node.parents.iter().map(Option::is_some).collect();
         let grads = backward(&grad, &needs)?;
         for (parent, g) in node.parents.iter().zip(grads) {

@@ -68,7 +68,7 @@ impl<T: Float, S: Shape, D: Device> Var<T, S, D> {
     /// assert!(Var::param(Tensor::<f32, Shape![2]>::zeros()).requires_grad());
     /// ```
     pub fn param(value: Tensor<T, S, D>) -> Self {
-        let node = Some(Node::leaf(value.dims()));
+        let node = Some(Node::leaf(&value));
         Var { value, node }
     }
 
@@ -157,7 +157,7 @@ impl<T: Float, S: Shape, D: Device> Var<T, S, D> {
         parents: &[Option<&Arc<Node<T, D>>>],
         backward: impl FnOnce() -> graph::BackwardFn<T, D>,
     ) -> Self {
-        let node = graph::record(value.dims(), parents, backward);
+        let node = graph::record(&value, parents, backward);
         Var { value, node }
     }
 }

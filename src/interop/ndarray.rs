@@ -21,8 +21,8 @@
 //! assert_eq!(d.to_ndarray(), a.into_dyn());
 //! ```
 
+use crate::tensor::storage::Read;
 use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Data, Dimension, IxDyn, ShapeBuilder};
-use parking_lot::RwLockReadGuard;
 
 use crate::element::Element;
 use crate::shape::{DynRank, Shape, ShapeError};
@@ -31,7 +31,7 @@ use crate::tensor::Tensor;
 /// A tensor's storage, read-locked, lent as an `ndarray` view; see
 /// [`Tensor::ndarray_view`].
 pub struct NdarrayGuard<'a, T> {
-    data: RwLockReadGuard<'a, Vec<T>>,
+    data: Read<'a, T>,
     dims: Vec<usize>,
     strides: Vec<usize>,
     offset: usize,

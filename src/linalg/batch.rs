@@ -5,7 +5,7 @@
 //!
 //! Erased: generic over the element type only.
 
-use parking_lot::RwLockReadGuard;
+use crate::tensor::storage::Read;
 
 use faer::{Mat, MatRef};
 use rayon::prelude::*;
@@ -18,7 +18,7 @@ use crate::tensor::Tensor;
 /// A tensor read as a batch of matrices (`core == 2`) or vectors
 /// (`core == 1`).
 pub(crate) struct Operand<'a, T> {
-    data: RwLockReadGuard<'a, Vec<T>>,
+    data: Read<'a, T>,
     dims: &'a [usize],
     strides: &'a [usize],
     offset: usize,

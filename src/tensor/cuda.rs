@@ -191,7 +191,7 @@ fn generated<T: CudaElement, S: Shape>(
     check_new::<S>(dims)?;
     let out = output::<T, S>(dev, dims)?;
     let n = out.numel();
-    generate(dev, g, &mut out.storage.buf.write(), n)?;
+    generate(dev, g, &mut out.storage.write(), n)?;
     Ok(out)
 }
 

@@ -26,7 +26,7 @@
 use crate::shape::OrPanic;
 use core::ops::{Deref, DerefMut, Range};
 
-use parking_lot::{RwLockReadGuard, RwLockWriteGuard};
+use super::storage::{Read, Write};
 
 use crate::element::Element;
 use crate::shape::{Shape, ShapeError};
@@ -42,7 +42,7 @@ use super::Tensor;
 /// assert_eq!(s.iter().sum::<f32>(), 6.);
 /// ```
 pub struct SliceGuard<'a, T> {
-    guard: RwLockReadGuard<'a, Vec<T>>,
+    guard: Read<'a, T>,
     range: Range<usize>,
 }
 
@@ -62,7 +62,7 @@ impl<T> Deref for SliceGuard<'_, T> {
 /// assert_eq!(t.to_vec(), vec![0., 7., 0.]);
 /// ```
 pub struct SliceGuardMut<'a, T> {
-    guard: RwLockWriteGuard<'a, Vec<T>>,
+    guard: Write<'a, T>,
     range: Range<usize>,
 }
 

@@ -11,7 +11,7 @@
 //! assert_eq!(doubled.dims(), &[6]);
 //! ```
 
-use parking_lot::RwLockReadGuard;
+use super::storage::Read;
 
 use crate::element::Element;
 use crate::shape::{Dyn, DynRank, Shape};
@@ -29,7 +29,7 @@ use super::Tensor;
 /// assert_eq!((it.next(), it.next(), it.next()), (Some(1.), Some(2.), None));
 /// ```
 pub struct Iter<'a, T> {
-    data: RwLockReadGuard<'a, Vec<T>>,
+    data: Read<'a, T>,
     dims: Vec<usize>,
     strides: Vec<usize>,
     index: Vec<usize>,

@@ -1,4 +1,18 @@
 //! Reference-counted element storage shared by a tensor and its views.
+//!
+//! Two things ride on the storage besides the elements:
+//! - a **version counter**, bumped by every write guard (every in-place
+//!   operation, `out=` form, `set` and `as_mut_slice`), which autograd reads
+//!   to refuse a backward pass through a value modified after it was
+//!   recorded (PyTorch's `_version`);
+//! - a per-thread record of the guards each thread holds, so that a thread
+//!   asking for a guard that its own guards exclude (writing while it holds
+//!   `as_slice()`, reading while it holds `as_mut_slice()`) panics with a
+//!   message instead of waiting forever on itself, as `RefCell` does.
+
+use core::cell::RefCell;
+use core::ops::{Deref, DerefMut};
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -11,21 +25,110 @@ use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 #[derive(Debug)]
 pub struct Storage<T> {
     data: RwLock<Vec<T>>,
+    version: AtomicU64,
+}
+
+/// What one thread holds of one storage: read guards (a count), or the write
+/// guard (-1).
+type Held = Vec<(usize, i32)>;
+
+thread_local! {
+    static HELD: RefCell<Held> = const { RefCell::new(Vec::new()) };
+}
+
+/// This thread's hold on the storage at `key`: read guards (> 0), the write
+/// guard (-1) or nothing (0).
+fn held(key: usize) -> i32 {
+    HELD.with(|h| {
+        h.borrow()
+            .iter()
+            .find(|&&(k, _)| k == key)
+            .map_or(0, |&(_, n)| n)
+    })
+}
+
+/// Adds `delta` to this thread's hold on `key` (read guards +1 / -1; the
+/// write guard -1 on taking it, +1 on release).
+fn hold(key: usize, delta: i32) {
+    HELD.with(|h| {
+        let mut h = h.borrow_mut();
+        match h.iter().position(|&(k, _)| k == key) {
+            Some(i) => {
+                h[i].1 += delta;
+                if h[i].1 == 0 {
+                    h.swap_remove(i);
+                }
+            }
+            None => h.push((key, delta)),
+        }
+    });
 }
 
 impl<T> Storage<T> {
     pub(crate) fn new(data: Vec<T>) -> Self {
         Storage {
             data: RwLock::new(data),
+            version: AtomicU64::new(0),
         }
     }
 
-    pub(crate) fn read(&self) -> RwLockReadGuard<'_, Vec<T>> {
-        self.data.read_recursive()
+    fn key(&self) -> usize {
+        self as *const Self as usize
     }
 
-    pub(crate) fn write(&self) -> RwLockWriteGuard<'_, Vec<T>> {
-        self.data.write()
+    /// A read guard (recursive: a thread may hold several).
+    ///
+    /// # Panics
+    /// When this thread holds the write guard (an `as_mut_slice()` guard
+    /// alive while the same tensor is read), which would wait forever.
+    #[track_caller]
+    pub(crate) fn read(&self) -> Read<'_, T> {
+        let key = self.key();
+        if let Some(guard) = self.data.try_read_recursive() {
+            hold(key, 1);
+            return Read { guard, key };
+        }
+        if held(key) < 0 {
+            panic!(
+                "already mutably borrowed: this thread holds the tensor's elements writable \
+                 (an `as_mut_slice()` guard); drop the guard before reading the tensor"
+            );
+        }
+        let guard = self.data.read_recursive();
+        hold(key, 1);
+        Read { guard, key }
+    }
+
+    /// The write guard; bumps the version.
+    ///
+    /// # Panics
+    /// When this thread holds a guard on the same storage (an `as_slice()`
+    /// or `as_mut_slice()` guard alive while the same tensor is written),
+    /// which would wait forever.
+    #[track_caller]
+    pub(crate) fn write(&self) -> Write<'_, T> {
+        let key = self.key();
+        let guard = match self.data.try_write() {
+            Some(guard) => guard,
+            None => {
+                if held(key) != 0 {
+                    panic!(
+                        "already borrowed: this thread holds a guard on the tensor's elements \
+                         (`as_slice()` or `as_mut_slice()`); drop the guard before writing the tensor"
+                    );
+                }
+                self.data.write()
+            }
+        };
+        self.version.fetch_add(1, Ordering::Relaxed);
+        hold(key, -1);
+        Write { guard, key }
+    }
+
+    /// How many write guards were ever taken: it changes whenever the
+    /// elements may have.
+    pub(crate) fn version(&self) -> u64 {
+        self.version.load(Ordering::Relaxed)
     }
 
     pub(crate) fn into_inner(self) -> Vec<T> {
@@ -34,5 +137,54 @@ impl<T> Storage<T> {
 
     pub(crate) fn len(&self) -> usize {
         self.read().len()
+    }
+}
+
+/// A read guard on a [`Storage`]'s elements; derefs to the `Vec`.
+#[derive(Debug)]
+pub(crate) struct Read<'a, T> {
+    guard: RwLockReadGuard<'a, Vec<T>>,
+    key: usize,
+}
+
+impl<T> Deref for Read<'_, T> {
+    type Target = Vec<T>;
+    #[inline]
+    fn deref(&self) -> &Vec<T> {
+        &self.guard
+    }
+}
+
+impl<T> Drop for Read<'_, T> {
+    fn drop(&mut self) {
+        hold(self.key, -1);
+    }
+}
+
+/// The write guard on a [`Storage`]'s elements; derefs to the `Vec`.
+#[derive(Debug)]
+pub(crate) struct Write<'a, T> {
+    guard: RwLockWriteGuard<'a, Vec<T>>,
+    key: usize,
+}
+
+impl<T> Deref for Write<'_, T> {
+    type Target = Vec<T>;
+    #[inline]
+    fn deref(&self) -> &Vec<T> {
+        &self.guard
+    }
+}
+
+impl<T> DerefMut for Write<'_, T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut Vec<T> {
+        &mut self.guard
+    }
+}
+
+impl<T> Drop for Write<'_, T> {
+    fn drop(&mut self) {
+        hold(self.key, 1);
     }
 }

@@ -14,8 +14,6 @@
 
 use std::sync::Arc;
 
-use parking_lot::{RwLockReadGuard, RwLockWriteGuard};
-
 use crate::tensor::storage::Storage;
 
 /// A storage's address: its place in the lock order.
@@ -28,8 +26,7 @@ pub(crate) fn same_storage<A, B>(a: &Arc<Storage<A>>, b: &Arc<Storage<B>>) -> bo
     addr(a) == addr(b)
 }
 
-type Read<'s, T> = RwLockReadGuard<'s, Vec<T>>;
-type Write<'s, T> = RwLockWriteGuard<'s, Vec<T>>;
+use crate::tensor::storage::{Read, Write};
 
 /// Read guards on `a` and `b` and the write guard on `out`, taken in address
 /// order. `out` must be another storage than `a`'s and `b`'s.

@@ -169,8 +169,8 @@ pub(crate) fn arg_extreme<T: CudaElement + Numeric, S: Shape, SO: Shape>(
     let idx = output::<i64, SO>(a.device(), &out_dims)?;
     {
         let g = c.storage.buf.read();
-        let mut v = vals.storage.buf.write();
-        let mut i = idx.storage.buf.write();
+        let mut v = vals.storage.write();
+        let mut i = idx.storage.write();
         arg_reduce(a.device(), max, &g, c.offset, view, &mut v, &mut i)?;
     }
     Ok((vals, idx))

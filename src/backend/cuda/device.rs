@@ -437,6 +437,7 @@ impl CudaDevice {
 pub struct CudaStorage<T> {
     pub(crate) buf: RwLock<CudaSlice<T>>,
     pub(crate) dev: CudaDevice,
+    version: core::sync::atomic::AtomicU64,
 }
 
 impl<T> CudaStorage<T> {
@@ -444,6 +445,22 @@ impl<T> CudaStorage<T> {
         CudaStorage {
             buf: RwLock::new(buf),
             dev,
+            version: core::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// The write guard on the buffer; bumps the version (every in-place
+    /// kernel writes through it).
+    pub(crate) fn write(&self) -> parking_lot::RwLockWriteGuard<'_, CudaSlice<T>> {
+        let guard = self.buf.write();
+        self.version
+            .fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+        guard
+    }
+}
+
+impl<T> crate::device::Versioned for CudaStorage<T> {
+    fn version(&self) -> u64 {
+        self.version.load(core::sync::atomic::Ordering::Relaxed)
     }
 }

@@ -300,7 +300,7 @@ fn run<T: CudaElement, A0, O>(
     };
     let stream = dev.stream();
 
-    let mut og = out.storage.buf.write();
+    let mut og = out.storage.write();
     let (po, _so) = og.device_ptr_mut(stream);
     let g0 = (!a0.same_storage(out.storage)).then(|| a0.storage.buf.read_recursive());
     let (p0, _s0) = match &g0 {

@@ -391,7 +391,7 @@ pub(crate) fn eval_generated<T: CudaElement>(
     let guards: Vec<_> = c.0.iter().map(|l| l.storage.read()).collect();
     {
         // The output is fresh: no other operation can hold its guard.
-        let mut og = out.storage.buf.write();
+        let mut og = out.storage.write();
         let (po, _sync) = og.device_ptr_mut(dev.stream());
         launch(&dev, e, &l, numel, po, &guards)?;
     }
@@ -460,7 +460,7 @@ fn reduce_rows<T: CudaElement, E: Node<Device = Cuda, Elem = T>, SO: Shape>(
     let (rr, scale) = (reduced as u64, 1.0 / reduced as f64);
     {
         // The output is fresh: no other operation can hold its guard.
-        let mut og = out.storage.buf.write();
+        let mut og = out.storage.write();
         let (po, _sync) = og.device_ptr_mut(stream);
         let mut b = stream.launch_builder(&f);
         b.arg(&l).arg(&s).arg(&po);
@@ -537,7 +537,7 @@ impl<T: CudaElement> Fused<T> for Cuda {
         {
             // The output is fresh: no other operation can hold its guard.
             let guards: Vec<_> = c.0.iter().map(|l| l.storage.read()).collect();
-            let mut og = out.storage.buf.write();
+            let mut og = out.storage.write();
             let (po, _sync) = og.device_ptr_mut(dev.stream());
             launch(&dev, &generated(e), &l, numel, po, &guards)?;
         }
@@ -583,7 +583,7 @@ impl<T: CudaElement> Fused<T> for Cuda {
         let mut og = None;
         for (_, k) in order {
             if k == usize::MAX {
-                og = Some(out.storage.buf.write());
+                og = Some(out.storage.write());
             } else {
                 guards[k] = Some(c.0[k].storage.read());
             }

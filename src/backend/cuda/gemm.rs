@@ -163,7 +163,7 @@ fn run<T: BlasElement>(
     let sa = ka.as_deref().unwrap_or(ls.op.storage);
     let sb = kb.as_deref().unwrap_or(rs.op.storage);
     let (bufa, bufb) = (sa.buf.read_recursive(), sb.buf.read_recursive());
-    let mut c = out.storage.buf.write();
+    let mut c = out.storage.write();
     match geo.mode {
         Batch::Each => gemm_strided_batched(
             &dev,

@@ -116,7 +116,7 @@ fn run<T: CudaElement, I: IndexElement>(
     check_indices::<T, I>(dev, l, pi, (dim, size), n as u64)?;
     let gs = src.buf.read();
     let (ps, _ss) = gs.device_ptr(stream);
-    let mut go = out.buf.write();
+    let mut go = out.write();
     let (po, _so) = go.device_ptr_mut(stream);
     let f = dev.kernel((family::<I>(), "", T::NAME, variant), || {
         index_source(T::NAME, I::NAME)

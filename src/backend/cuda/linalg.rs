@@ -270,7 +270,7 @@ fn getrf_batched<T: SolverElement>(
         let blas = blas_handle(dev)?;
         dev.inner.ctx.bind_to_thread()?;
         let stream = dev.stream();
-        let mut buf = m.store.buf.write();
+        let mut buf = m.store.write();
         let (pa, _ga) = buf.device_ptr_mut(stream);
         let ptrs = pointers(dev, pa, m)?;
         let (pp, _gp) = ptrs.device_ptr(stream);
@@ -315,7 +315,7 @@ fn getrf_each<T: SolverElement>(
         dev.inner.ctx.bind_to_thread()?;
         let stream = dev.stream();
         let (rows, cols) = (int(m.rows)?, int(m.cols)?);
-        let mut buf = m.store.buf.write();
+        let mut buf = m.store.write();
         let (pa, _ga) = buf.device_ptr_mut(stream);
         let mut lwork: c_int = 0;
         // SAFETY: a workspace query: reads the sizes only.
@@ -393,7 +393,7 @@ fn trsm<T: SolverElement>(
     dev.inner.ctx.bind_to_thread()?;
     let stream = dev.stream();
     let abuf = a.store.buf.read_recursive();
-    let mut bbuf = b.store.buf.write();
+    let mut bbuf = b.store.write();
     let (pa, _ga) = abuf.device_ptr(stream);
     let (pb, _gb) = bbuf.device_ptr_mut(stream);
     let (aptrs, bptrs) = (pointers(dev, pa, a)?, pointers(dev, pb, b)?);
@@ -453,7 +453,7 @@ fn inv<T: SolverElement>(a: &Dyn<T>) -> Result<WithInfo<T, Cuda>, CudaError> {
         dev.inner.ctx.bind_to_thread()?;
         let stream = dev.stream();
         let abuf = m.store.buf.read_recursive();
-        let mut cbuf = out.store.buf.write();
+        let mut cbuf = out.store.write();
         let (pa, _ga) = abuf.device_ptr(stream);
         let (pc, _gc) = cbuf.device_ptr_mut(stream);
         let (aptrs, cptrs) = (pointers(&dev, pa, &m)?, pointers(&dev, pc, &out)?);
@@ -536,7 +536,7 @@ fn getrs<T: SolverElement>(
     dev.inner.ctx.bind_to_thread()?;
     let stream = dev.stream();
     let abuf = am.store.buf.read_recursive();
-    let mut bbuf = bm.store.buf.write();
+    let mut bbuf = bm.store.write();
     let (pa, _ga) = abuf.device_ptr(stream);
     let (pb, _gb) = bbuf.device_ptr_mut(stream);
     let (aptrs, bptrs) = (pointers(dev, pa, am)?, pointers(dev, pb, bm)?);
@@ -612,7 +612,7 @@ fn cholesky<T: SolverElement>(a: &Dyn<T>) -> Result<WithInfo<T, Cuda>, CudaError
         let h = solver_handle(&dev)?;
         dev.inner.ctx.bind_to_thread()?;
         let stream = dev.stream();
-        let mut buf = m.store.buf.write();
+        let mut buf = m.store.write();
         let (pa, _ga) = buf.device_ptr_mut(stream);
         let ptrs = pointers(&dev, pa, &m)?;
         let (pp, _gp) = ptrs.device_ptr(stream);
@@ -767,7 +767,7 @@ fn eigh<T: SolverElement>(a: &Dyn<T>, vectors: bool) -> Result<Eigen<T, Cuda>, C
         let batched = n <= JACOBI_BATCH_MAX;
         let calls = if batched { 1 } else { m.count };
         let per_call = if batched { int(m.count)? } else { 0 };
-        let mut buf = m.store.buf.write();
+        let mut buf = m.store.write();
         let (pa, _ga) = buf.device_ptr_mut(stream);
         let (pw, _gw) = w.device_ptr_mut(stream);
         let (pinfo, _gi) = info.device_ptr_mut(stream);
@@ -877,9 +877,9 @@ where
         let calls = if batched { 1 } else { count };
         let per_call = if batched { int(count)? } else { 0 };
         let (mi, ni) = (int(rows)?, int(cols)?);
-        let mut abuf = m.store.buf.write();
-        let mut ubuf = ustore.buf.write();
-        let mut vbuf = vstore.buf.write();
+        let mut abuf = m.store.write();
+        let mut ubuf = ustore.write();
+        let mut vbuf = vstore.write();
         let (pa, _ga) = abuf.device_ptr_mut(stream);
         let (ps, _gs) = s.device_ptr_mut(stream);
         let (pu, _gu) = ubuf.device_ptr_mut(stream);
@@ -1050,7 +1050,7 @@ fn qr<T: SolverElement>(a: &Dyn<T>, complete: bool) -> Result<(Dyn<T>, Dyn<T>), 
         dev.inner.ctx.bind_to_thread()?;
         let stream = dev.stream();
         {
-            let mut buf = f.store.buf.write();
+            let mut buf = f.store.write();
             let (pa, _ga) = buf.device_ptr_mut(stream);
             let (pt, _gt) = tau.device_ptr_mut(stream);
             let aptrs = pointers(&dev, pa, &f)?;
@@ -1112,7 +1112,7 @@ fn qr<T: SolverElement>(a: &Dyn<T>, complete: bool) -> Result<(Dyn<T>, Dyn<T>), 
         };
         launch(&dev, &table::Identity::DEF, out, from, &[], T::default())?;
         let h = solver_handle(&dev)?;
-        let mut qbuf = q.store.buf.write();
+        let mut qbuf = q.store.write();
         let (pq, _gq) = qbuf.device_ptr_mut(stream);
         let (pt, _gt) = tau.device_ptr(stream);
         let (mi, qi, ki) = (int(m)?, int(qc)?, int(k)?);

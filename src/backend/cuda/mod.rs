@@ -111,6 +111,12 @@ mod disabled {
         _t: PhantomData<fn() -> T>,
     }
 
+    impl<T> crate::device::Versioned for CudaStorage<T> {
+        fn version(&self) -> u64 {
+            match self._never {}
+        }
+    }
+
     /// Always [`CudaError::Unavailable`]: built without the `cuda` feature.
     pub fn open(_ordinal: usize) -> Result<CudaDevice, CudaError> {
         Err(CudaError::Unavailable(

@@ -110,7 +110,7 @@ fn reduce_axis<T: CudaElement, S: Shape>(
     }
     let out = output::<T, DynRank>(c.device(), &out_dims)?;
     let g = c.storage.buf.read();
-    let mut o = out.storage.buf.write();
+    let mut o = out.storage.write();
     launch_reduce(c.device(), def, &g, c.offset, outer, dims[k], inner, &mut o)?;
     drop(o);
     Ok(out)
