@@ -74,3 +74,54 @@ fn shapes_are_checked_on_the_way_in() {
         "{e}"
     );
 }
+
+/// The JSON of a tensor with these sizes and `n` zeros.
+fn json(shape: &[u64], n: usize) -> String {
+    let shape: Vec<String> = shape.iter().map(u64::to_string).collect();
+    format!(
+        r#"{{"shape":[{}],"data":[{}]}}"#,
+        shape.join(","),
+        vec!["0"; n].join(",")
+    )
+}
+
+#[test]
+fn a_rank_over_64_is_refused_with_numpys_message() {
+    for rank in [65, 100_000] {
+        let e = serde_json::from_str::<Tensor<f32, DynRank>>(&json(&vec![1; rank], 1)).unwrap_err();
+        assert!(
+            e.to_string().starts_with(&format!(
+                "maximum supported dimension for an ndarray is currently 64, found {rank}"
+            )),
+            "{e}"
+        );
+    }
+    let t: Tensor<f32, DynRank> = serde_json::from_str(&json(&[1; 64], 1)).unwrap();
+    assert_eq!(t.dims(), &[1; 64]);
+    // Display recurses once per dimension.
+    assert_eq!(
+        format!("{t}"),
+        format!("tensor({}0.{})", "[".repeat(64), "]".repeat(64))
+    );
+}
+
+#[test]
+fn sizes_the_data_cannot_back_are_refused() {
+    let e = serde_json::from_str::<Tensor<f32, DynRank>>(&json(&[0, 1 << 30], 0)).unwrap_err();
+    assert!(
+        e.to_string().starts_with(
+            "the file claims sizes [0, 1073741824]: an empty array whose other sizes span 1073741824 elements, more than the 1048576 a file may claim without data"
+        ),
+        "{e}"
+    );
+    let e = serde_json::from_str::<Tensor<u8, Shape![_, _]>>(&json(&[1 << 32, 1 << 32], 0))
+        .unwrap_err();
+    assert!(
+        e.to_string().starts_with(
+            "the file claims sizes [4294967296, 4294967296], whose product overflows 64 bits"
+        ),
+        "{e}"
+    );
+    let t: Tensor<f32, DynRank> = serde_json::from_str(&json(&[0, 1 << 20], 0)).unwrap();
+    assert_eq!(t.dims(), &[0, 1 << 20]);
+}

@@ -5,6 +5,12 @@
 //! checks the sizes against the shape type and the number of elements
 //! against the sizes, with the same messages as the constructors.
 //!
+//! The sizes are screened first, as a file's are (`shaped::io`): at most 64
+//! of them (NumPy's limit and message; `Display` recurses once per
+//! dimension), their product without overflow, and an empty array's other
+//! sizes bounded (`{"shape":[0,1073741824],"data":[]}` is refused: a
+//! reduction over it would allocate what the sizes claim).
+//!
 //! ```
 //! use shaped::{Shape, Tensor};
 //! let t = Tensor::<i32, Shape![2, 2]>::from([[1, 2], [3, 4]]).transpose::<0, 1>();
@@ -45,6 +51,11 @@ struct Repr<T> {
 impl<'de, T: Element + Deserialize<'de>, S: Shape> Deserialize<'de> for Tensor<T, S> {
     fn deserialize<Z: Deserializer<'de>>(deserializer: Z) -> Result<Self, Z::Error> {
         let r = Repr::<T>::deserialize(deserializer)?;
+        let dims: Vec<u64> = r.shape.iter().map(|&d| d as u64).collect();
+        // The data is already read: the count of elements against the sizes
+        // is `try_from_vec`'s check, with PyTorch's message.
+        crate::io::screen_sizes(&dims, core::mem::size_of::<T>(), None)
+            .map_err(Z::Error::custom)?;
         Tensor::try_from_vec(r.data, &r.shape).map_err(Z::Error::custom)
     }
 }
