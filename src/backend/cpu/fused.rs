@@ -1765,18 +1765,22 @@ mod tests {
         assert_eq!((none, dims.to_vec()), (vec![0.0; 4], vec![0, 4]));
     }
 
+    /// A block's leaf table, offsets and strides for tests of the scratch
+    /// space, which read no leaf.
+    fn no_leaves() -> (LeafPtrs, [usize; OPERANDS], [usize; OPERANDS]) {
+        let none = LeafPtr {
+            ptr: core::ptr::null(),
+            ty: TypeId::of::<()>(),
+        };
+        (LeafPtrs([none; MAX_LEAVES]), [0; OPERANDS], [0; OPERANDS])
+    }
+
     /// Scratch blocks are handed out as a stack: nested ones are distinct
     /// blocks, and one given back is the next handed out; a new block
     /// starts the stack afresh.
     #[test]
     fn scratch_blocks_are_a_stack() {
-        let leaves = LeafPtrs(
-            [LeafPtr {
-                ptr: core::ptr::null(),
-                ty: TypeId::of::<()>(),
-            }; MAX_LEAVES],
-        );
-        let (offs, st) = ([0; OPERANDS], [0; OPERANDS]);
+        let (leaves, offs, st) = no_leaves();
         let mut arena = Arena::new();
         let addr = |s: &mut Scratch<'_, f64>| s.cells.as_ptr() as usize;
         let (first, second, again);
@@ -1807,13 +1811,7 @@ mod tests {
     fn steps_and_runs_write_every_element() {
         // A short block and a whole one, from a splat and from a slice,
         // against index-by-index loops.
-        let leaves = LeafPtrs(
-            [LeafPtr {
-                ptr: core::ptr::null(),
-                ty: TypeId::of::<()>(),
-            }; MAX_LEAVES],
-        );
-        let (offs, st) = ([0; OPERANDS], [0; OPERANDS]);
+        let (leaves, offs, st) = no_leaves();
         let mut arena = Arena::new();
         for len in [3, CHUNK + 5, BLOCK] {
             let b = make_block(&leaves, &offs, &st, 0, len, &mut arena);
