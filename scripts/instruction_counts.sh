@@ -29,7 +29,20 @@ count() { # case n -> instructions of the whole run
         "$bin" "$1" "$2" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 
+# The budgets were counted on one CPU model (their `cpu` line): another
+# model's libc string routines and GEMM blocking differ, so there the gate
+# allows 30% instead of 10% and says so (add that model's counts as a
+# second budgets file, or re-record, when the project moves to it).
+cpu=${SHAPED_ICOUNT_CPU:-$(awk -F': ' '/^vendor_id/ { v = $2 } /^cpu family/ { f = $2 } /^model\t/ { m = $2 } END { print v "-" f "-" m }' /proc/cpuinfo)}
+budget_cpu=$(awk '$1 == "cpu" { print $2 }' "$budgets")
+allowed=10
+if [ "${1:-}" != "--write" ] && [ "$cpu" != "$budget_cpu" ]; then
+    allowed=30
+    echo "note: budgets counted on $budget_cpu, this CPU is $cpu: allowing +$allowed%"
+fi
+
 failed=0
+[ "${1:-}" = "--write" ] && echo "cpu $cpu"
 printf '%-22s %12s %12s %7s\n' case per_call budget ratio
 for case in $("$bin" list); do
     a=$(count "$case" "$N1")
@@ -51,8 +64,8 @@ for case in $("$bin" list); do
     fi
     ratio=$(awk -v p="$per" -v b="$budget" 'BEGIN { printf "%.3f", p / b }')
     verdict=""
-    if [ "$per" -gt $(( budget * 11 / 10 )) ]; then
-        verdict="  OVER BUDGET (+10% allowed)"
+    if [ "$per" -gt $(( budget * (100 + allowed) / 100 )) ]; then
+        verdict="  OVER BUDGET (+$allowed% allowed)"
         failed=1
     fi
     printf '%-22s %12d %12d %7s%s\n' "$case" "$per" "$budget" "$ratio" "$verdict"
@@ -61,4 +74,4 @@ if [ "$failed" -ne 0 ]; then
     echo "instruction counts: over budget (see above). A deliberate cost: raise its line in $budgets in the same commit and say why in the commit message." >&2
     exit 1
 fi
-[ "${1:-}" = "--write" ] || echo "instruction counts: every case within 10% of its budget"
+[ "${1:-}" = "--write" ] || echo "instruction counts: every case within $allowed% of its budget"
