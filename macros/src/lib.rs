@@ -155,8 +155,12 @@ pub fn __matmul_impls(input: TokenStream) -> TokenStream {
 
 /// Derives `shaped::nn::Parameters` for a struct: its parameters are those of
 /// its fields, in declaration order; a field marked `#[param(skip)]` is left
-/// out. The impl is generic over the element type, with a bound
-/// `Field: Parameters<T>` per field.
+/// out. In a state dict a parameter is named by the path of fields to it
+/// (`encoder.layer.0.query.weight`, as PyTorch names them); a field marked
+/// `#[param(rename = "name")]` is called `name` there (for a checkpoint
+/// whose names are not Rust identifiers, `LayerNorm` or `self`). The impl is
+/// generic over the element type, with a bound `Field: Parameters<T>` per
+/// field.
 ///
 /// # Examples
 ///
@@ -173,6 +177,15 @@ pub fn __matmul_impls(input: TokenStream) -> TokenStream {
 /// }
 /// let m = Mlp { a: Linear::new(0), b: Linear::new(1), steps: 0 };
 /// assert_eq!(m.num_params(), 4 * 8 + 8 + 8 * 2 + 2);
+///
+/// #[derive(Parameters)]
+/// struct Block {
+///     #[param(rename = "LayerNorm")]
+///     norm: shaped::nn::LayerNorm<Const<8>>,
+/// }
+/// let names: Vec<String> = Block { norm: Default::default() }
+///     .named_params().into_iter().map(|(n, _)| n).collect();
+/// assert_eq!(names, ["LayerNorm.weight", "LayerNorm.bias"]);
 /// ```
 #[proc_macro_derive(Parameters, attributes(param))]
 pub fn derive_parameters(input: TokenStream) -> TokenStream {

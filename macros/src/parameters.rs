@@ -1,24 +1,41 @@
 //! Expansion of `#[derive(Parameters)]`: visit each field's parameters in
-//! declaration order, skipping fields marked `#[param(skip)]`.
+//! declaration order, skipping fields marked `#[param(skip)]`, and name
+//! them by field (`#[param(rename = "...")]` gives a field another name in
+//! state dicts).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{Data, DeriveInput, Fields, Index, parse_quote};
 
-/// Whether a field carries `#[param(skip)]`.
-fn skipped(field: &syn::Field) -> syn::Result<bool> {
-    let mut skip = false;
+/// What a field's `#[param(...)]` attributes say: `skip`, or the name
+/// the field has in a state dict (`rename = "..."`).
+struct FieldAttrs {
+    skip: bool,
+    rename: Option<String>,
+}
+
+fn field_attrs(field: &syn::Field) -> syn::Result<FieldAttrs> {
+    let mut attrs = FieldAttrs {
+        skip: false,
+        rename: None,
+    };
     for attr in field.attrs.iter().filter(|a| a.path().is_ident("param")) {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("skip") {
-                skip = true;
+                attrs.skip = true;
+                Ok(())
+            } else if meta.path.is_ident("rename") {
+                let name: syn::LitStr = meta.value()?.parse()?;
+                attrs.rename = Some(name.value());
                 Ok(())
             } else {
-                Err(meta.error("expected `skip`: `#[param(skip)]` leaves a field out"))
+                Err(meta.error(
+                    "expected `skip` or `rename = \"...\"`: `#[param(skip)]` leaves a field out, `#[param(rename = \"name\")]` names it in state dicts",
+                ))
             }
         })?;
     }
-    Ok(skip)
+    Ok(attrs)
 }
 
 /// The impl of `shaped::nn::Parameters<__T>` for a struct, generic over the
@@ -31,15 +48,17 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
             "`#[derive(Parameters)]` supports structs only",
         ));
     };
-    let fields: Vec<(TokenStream, &syn::Type)> = match &data.fields {
+    // (access, state-dict name, type) of each visited field.
+    let fields: Vec<(TokenStream, String, &syn::Type)> = match &data.fields {
         Fields::Named(f) => f
             .named
             .iter()
-            .filter_map(|f| match skipped(f) {
-                Ok(true) => None,
-                Ok(false) => {
+            .filter_map(|f| match field_attrs(f) {
+                Ok(FieldAttrs { skip: true, .. }) => None,
+                Ok(FieldAttrs { rename, .. }) => {
                     let name = f.ident.as_ref().expect("named");
-                    Some(Ok((quote!(#name), &f.ty)))
+                    let key = rename.unwrap_or_else(|| name.to_string());
+                    Some(Ok((quote!(#name), key, &f.ty)))
                 }
                 Err(e) => Some(Err(e)),
             })
@@ -48,11 +67,12 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
             .unnamed
             .iter()
             .enumerate()
-            .filter_map(|(i, f)| match skipped(f) {
-                Ok(true) => None,
-                Ok(false) => {
+            .filter_map(|(i, f)| match field_attrs(f) {
+                Ok(FieldAttrs { skip: true, .. }) => None,
+                Ok(FieldAttrs { rename, .. }) => {
                     let index = Index::from(i);
-                    Some(Ok((quote!(#index), &f.ty)))
+                    let key = rename.unwrap_or_else(|| i.to_string());
+                    Some(Ok((quote!(#index), key, &f.ty)))
                 }
                 Err(e) => Some(Err(e)),
             })
@@ -67,15 +87,22 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
         .params
         .push(parse_quote!(#elem: ::shaped::element::Float));
     let where_clause = generics.make_where_clause();
-    for (_, ty) in &fields {
+    for (_, _, ty) in &fields {
         where_clause
             .predicates
             .push(parse_quote!(#ty: ::shaped::nn::Parameters<#elem>));
     }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
-    let visits = fields
-        .iter()
-        .map(|(name, _)| quote!(::shaped::nn::Parameters::<#elem>::visit_params(&self.#name, f);));
+    let visits = fields.iter().map(
+        |(name, _, _)| quote!(::shaped::nn::Parameters::<#elem>::visit_params(&self.#name, f);),
+    );
+    let named = fields.iter().map(|(name, key, _)| {
+        quote!(::shaped::nn::Parameters::<#elem>::visit_named_params(
+            &self.#name,
+            &::shaped::nn::param_key(prefix, #key),
+            f,
+        );)
+    });
     Ok(quote! {
         impl #impl_generics ::shaped::nn::Parameters<#elem> for #ident #ty_generics #where_clause {
             fn visit_params(
@@ -83,6 +110,13 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
                 f: &mut dyn FnMut(&::shaped::autograd::Var<#elem, ::shaped::DynRank>),
             ) {
                 #(#visits)*
+            }
+            fn visit_named_params(
+                &self,
+                prefix: &str,
+                f: &mut dyn FnMut(&str, &::shaped::autograd::Var<#elem, ::shaped::DynRank>),
+            ) {
+                #(#named)*
             }
         }
     })

@@ -170,6 +170,17 @@ fn axis_impls(r: usize, max: usize) -> TokenStream {
             });
         }
         if k == r {
+            if r < max {
+                let mut app: Vec<TokenStream> = a.iter().map(|i| quote!(#i)).collect();
+                app.push(quote!(__D));
+                let app = tuple(&app);
+                items.push(quote! {
+                #[diagnostic::do_not_recommend]
+                impl<#(#a: crate::shape::Dim,)* __D: crate::shape::Dim> crate::shape::AppendAxis<__D> for #ty {
+                    type Output = #app;
+                }
+                });
+            }
             continue;
         }
         let removed: Vec<TokenStream> = a

@@ -256,11 +256,124 @@ impl SafeTensorsFile {
                 format!("tried to allocate {} bytes", numel * T::SIZE),
             ))
         })?;
-        let mut put = |bytes: &[u8]| data.extend(bytes.chunks_exact(T::SIZE).map(T::from_le));
+        self.read_bytes(begin, end, T::SIZE, |bytes| {
+            data.extend(bytes.chunks_exact(T::SIZE).map(T::from_le))
+        })?;
+        Tensor::try_from_vec(data, &dims).map_err(|reason| Error::Shape {
+            found: dims.clone(),
+            expected: crate::tensor::shape_name::<S>(),
+            reason,
+        })
+    }
+
+    /// The element type (as the format names it: `F32`, `BF16`, ...) and
+    /// the sizes of the tensor `name`, from the header; `None` when the
+    /// file has no such tensor.
+    ///
+    /// ```
+    /// use shaped::io::safetensors::{SafeTensorsFile, SafeTensorsWriter};
+    /// use shaped::{Shape, Tensor};
+    /// let mut w = SafeTensorsWriter::new();
+    /// w.add("x", &Tensor::<f32, Shape![2, 3]>::zeros());
+    /// let f = SafeTensorsFile::from_bytes(w.to_bytes().unwrap()).unwrap();
+    /// assert_eq!(f.info("x"), Some(("F32".to_string(), vec![2, 3])));
+    /// assert_eq!(f.info("y"), None);
+    /// ```
+    pub fn info(&self, name: &str) -> Option<(String, Vec<usize>)> {
+        let info = self.metadata.info(name)?;
+        Some((format!("{:?}", info.dtype), info.shape.clone()))
+    }
+
+    /// Reads the elements of the tensor `name` (row-major) into `out`,
+    /// converting them to `T` as PyTorch's `copy_` does (`F16`/`BF16`
+    /// weights into an `f32` model, say): the file's bytes go through a
+    /// small buffer straight into `out`, with no tensor-sized copy in
+    /// between. How [`load_safetensors`](crate::nn::load_safetensors) fills a
+    /// model's parameters in place.
+    ///
+    /// # Errors
+    /// [`Error::Missing`]; [`Error::Shape`] when `out` does not have the
+    /// tensor's element count; [`Error::Dtype`] for a boolean tensor; a
+    /// failed read (a file truncated since it was opened) is
+    /// [`Error::Io`].
+    ///
+    /// ```
+    /// use shaped::io::safetensors::{SafeTensorsFile, SafeTensorsWriter};
+    /// use shaped::{Shape, Tensor};
+    /// let mut w = SafeTensorsWriter::new();
+    /// w.add("x", &Tensor::<shaped::element::bf16, Shape![2]>::ones());
+    /// let f = SafeTensorsFile::from_bytes(w.to_bytes().unwrap()).unwrap();
+    /// let mut out = [0f32; 2];
+    /// f.read_into("x", &mut out).unwrap();
+    /// assert_eq!(out, [1., 1.]);
+    /// assert!(f.read_into("x", &mut [0f32; 3]).is_err());
+    /// ```
+    pub fn read_into<T: Element>(&self, name: &str, out: &mut [T]) -> Result<(), Error> {
+        let info = self
+            .metadata
+            .info(name)
+            .ok_or_else(|| Error::Missing(name.to_string()))?;
+        let dims64: Vec<u64> = info.shape.iter().map(|&d| d as u64).collect();
+        let (begin, end) = info.data_offsets;
+        let size = info.dtype.bitsize().div_ceil(8);
+        let numel = screen_sizes(&dims64, size.max(1), Some((end - begin) as u64))?;
+        if numel != out.len() {
+            return Err(Error::Shape {
+                found: info.shape.clone(),
+                expected: format!("{} elements", out.len()),
+                reason: crate::ShapeError::Invalid(format!(
+                    "the file's tensor has {numel} elements"
+                )),
+            });
+        }
+        fn convert<F: SafeElement, T: Element>(
+            file: &SafeTensorsFile,
+            (begin, end): (usize, usize),
+            out: &mut [T],
+        ) -> Result<(), Error> {
+            let mut i = 0;
+            file.read_bytes(begin, end, F::SIZE, |bytes| {
+                for (o, b) in out[i..].iter_mut().zip(bytes.chunks_exact(F::SIZE)) {
+                    *o = T::from_scalar(F::from_le(b).to_scalar());
+                }
+                i += bytes.len() / F::SIZE;
+            })
+        }
+        let span = (begin, end);
+        match info.dtype {
+            Dtype::F64 => convert::<f64, T>(self, span, out),
+            Dtype::F32 => convert::<f32, T>(self, span, out),
+            Dtype::F16 => convert::<f16, T>(self, span, out),
+            Dtype::BF16 => convert::<bf16, T>(self, span, out),
+            Dtype::I64 => convert::<i64, T>(self, span, out),
+            Dtype::I32 => convert::<i32, T>(self, span, out),
+            Dtype::I16 => convert::<i16, T>(self, span, out),
+            Dtype::I8 => convert::<i8, T>(self, span, out),
+            Dtype::U64 => convert::<u64, T>(self, span, out),
+            Dtype::U32 => convert::<u32, T>(self, span, out),
+            Dtype::U16 => convert::<u16, T>(self, span, out),
+            Dtype::U8 => convert::<u8, T>(self, span, out),
+            other => Err(Error::Dtype {
+                expected: T::NAME,
+                found: format!("{other:?}"),
+            }),
+        }
+    }
+
+    /// Calls `put` on the bytes `begin..end` of the data section, in
+    /// pieces of whole elements of `elem` bytes: slices of the bytes in
+    /// memory, or positioned reads of the file through one small buffer.
+    fn read_bytes(
+        &self,
+        begin: usize,
+        end: usize,
+        elem: usize,
+        mut put: impl FnMut(&[u8]),
+    ) -> Result<(), Error> {
         match &self.data {
             Data::Owned { bytes, start } => put(&bytes[start + begin..start + end]),
             Data::File { file, start } => {
-                let mut buf = vec![0u8; READ_CHUNK - READ_CHUNK % T::SIZE];
+                let mut buf = vec![0u8; READ_CHUNK - READ_CHUNK % elem.max(1)];
                 let mut at = begin;
                 while at < end {
                     let n = buf.len().min(end - at);
@@ -270,11 +383,7 @@ impl SafeTensorsFile {
                 }
             }
         }
-        Tensor::try_from_vec(data, &dims).map_err(|reason| Error::Shape {
-            found: dims.clone(),
-            expected: crate::tensor::shape_name::<S>(),
-            reason,
-        })
+        Ok(())
     }
 }
 

@@ -1,13 +1,15 @@
 //! `Embedding<V, E>`: a table of `V` learned vectors of size `E`, looked up
 //! by index, on any device.
 
-use super::params::Parameters;
+use super::erase::restored;
+use super::params::{Parameters, param_key};
 use crate::Tensor;
 use crate::autograd::{GradDevice, Var};
+use crate::backend::Backend;
 use crate::device::{Cpu, Device};
 use crate::element::Float;
 use crate::ops::index::IndexElement;
-use crate::shape::{Dim, DynRank, FixedDim};
+use crate::shape::{AppendAxis, Dim, Dyn, DynRank, FixedDim, OrPanic};
 
 /// `torch.nn.Embedding(V, E)`: row `i` of the weight `(V, E)` for each
 /// index `i`; the gradient of a row is the sum of the upstream gradients of
@@ -61,26 +63,43 @@ impl<V: Dim, E: Dim, T: Float, D: GradDevice<T>> Embedding<V, E, T, D> {
         }
     }
 
-    /// The rows of the table at `indices` `(N,)` (on the table's device):
-    /// `(N, E)`.
+    /// The rows of the table at `indices` of any shape `S` (on the table's
+    /// device): `S` with `E` appended, as PyTorch's `nn.Embedding` (ids
+    /// `(B, T)` give `(B, T, E)`).
     ///
     /// # Panics
     /// When an index is outside `0..V`, with the message of
     /// [`Var::index_select`].
     ///
     /// ```
+    /// use shaped::autograd::Var;
     /// use shaped::nn::Embedding;
     /// use shaped::{Const, Dyn, Shape, Tensor};
     /// let e: Embedding<Const<3>, Const<2>> = Embedding::new(0);
     /// let ids = Tensor::<i32, Shape![_]>::try_from_vec(vec![2, 0], &[2]).unwrap();
     /// assert_eq!(e.forward(&ids).dims(), &[2, 2]);
+    /// // A batch of sequences.
+    /// let ids = Tensor::<i64, Shape![2, _]>::try_from_vec(vec![0, 1, 2, 2, 1, 0], &[2, 3]).unwrap();
+    /// let x: Var<f32, Shape![2, _, 2]> = e.forward(&ids);
+    /// assert_eq!(x.value().to_vec()[..2], e.weight.value().to_vec()[..2]);
     /// ```
     #[track_caller]
-    pub fn forward<N: Dim, I: IndexElement>(
+    pub fn forward<S: AppendAxis<E>, I: IndexElement>(
         &self,
-        indices: &Tensor<I, (N,), D>,
-    ) -> Var<T, (N, E), D> {
-        self.weight.index_select::<0, I, N>(indices)
+        indices: &Tensor<I, S, D>,
+    ) -> Var<T, <S as AppendAxis<E>>::Output, D>
+    where
+        D: Backend<I>,
+    {
+        let flat = indices
+            .share()
+            .into_dyn()
+            .try_reshape::<(Dyn,)>(&[-1])
+            .or_panic();
+        let rows = self.weight.index_select::<0, I, Dyn>(&flat);
+        let mut dims = indices.dims().to_vec();
+        dims.push(self.weight.dims()[1]);
+        restored(&rows, &dims)
     }
 }
 
@@ -88,5 +107,11 @@ impl<V: Dim, E: Dim, T: Float, D: GradDevice<T>> Parameters<T, D> for Embedding<
     /// The table.
     fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {
         self.weight.visit_params(f);
+    }
+
+    /// `prefix.weight`, as PyTorch names it.
+    fn visit_named_params(&self, prefix: &str, f: &mut dyn FnMut(&str, &Var<T, DynRank, D>)) {
+        self.weight
+            .visit_named_params(&param_key(prefix, "weight"), f);
     }
 }

@@ -2,7 +2,7 @@
 //! and shift, on any device.
 
 use super::erase::{erased, restored};
-use super::params::Parameters;
+use super::params::{Parameters, param_key};
 use crate::Tensor;
 use crate::autograd::{GradDevice, Var};
 use crate::device::{Cpu, Device};
@@ -125,5 +125,12 @@ impl<N: Dim, T: Float, D: GradDevice<T>> Parameters<T, D> for LayerNorm<N, T, D>
     fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {
         self.weight.visit_params(f);
         self.bias.visit_params(f);
+    }
+
+    /// `prefix.weight`, `prefix.bias`, as PyTorch names them.
+    fn visit_named_params(&self, prefix: &str, f: &mut dyn FnMut(&str, &Var<T, DynRank, D>)) {
+        self.weight
+            .visit_named_params(&param_key(prefix, "weight"), f);
+        self.bias.visit_named_params(&param_key(prefix, "bias"), f);
     }
 }

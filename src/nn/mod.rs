@@ -56,6 +56,7 @@
 //! | `linear.rs` | [`Linear<I, O>`](Linear) |
 //! | `embedding.rs` | [`Embedding<V, D>`](Embedding) |
 //! | `layer_norm.rs` | [`LayerNorm<D>`](LayerNorm) |
+//! | `attention.rs` | [`scaled_dot_product_attention`] and its masks ([`Causal`], [`KeyPadding`], ...) |
 //! | `dropout.rs` | [`Dropout`] (train / eval) |
 //! | `activation.rs` | [`Relu`], [`Gelu`], [`Silu`], [`Sigmoid`], [`Tanh`] as layers |
 //! | `erase.rs` | (a `Var` seen as `DynRank` and back, for last-axis layers) |
@@ -66,10 +67,12 @@
 //! | `optimizer.rs` | [`Optimizer`]: one step over a whole model |
 //! | `sgd.rs` | [`Sgd`]: momentum, dampening, Nesterov, weight decay |
 //! | `adam.rs` | [`Adam`], and AdamW through [`Adam::adamw`] |
+//! | `state_dict.rs` | `load_safetensors`, `save_safetensors`, `state_dict`: parameters by name (feature `safetensors`) |
 
 mod accuracy;
 mod activation;
 mod adam;
+mod attention;
 mod dropout;
 mod embedding;
 mod erase;
@@ -82,10 +85,16 @@ mod optimizer;
 mod params;
 mod reduction;
 mod sgd;
+#[cfg(feature = "safetensors")]
+mod state_dict;
 
 pub use accuracy::{accuracy, correct};
 pub use activation::{Gelu, Relu, Sigmoid, Silu, Tanh};
 pub use adam::Adam;
+pub use attention::{
+    AttentionMask, Causal, KeyPadding, NoMask, scaled_dot_product_attention,
+    try_scaled_dot_product_attention,
+};
 pub use dropout::Dropout;
 pub use embedding::Embedding;
 pub use layer_norm::LayerNorm;
@@ -93,8 +102,12 @@ pub use linear::{InputWidth, Linear, LinearInput, LinearOutput, Rows};
 pub use losses::{binary_cross_entropy_with_logits, cross_entropy, cross_entropy_probs, mse, nll};
 pub use one_hot::{one_hot, try_one_hot};
 pub use optimizer::Optimizer;
-pub use params::Parameters;
+pub use params::{Parameters, param_key};
 pub use reduction::{Mean, NoReduction, Reduction, Sum};
 pub use sgd::Sgd;
 /// The derive for [`Parameters`] (see `shaped_macros`).
 pub use shaped_macros::Parameters;
+#[cfg(feature = "safetensors")]
+pub use state_dict::{
+    LoadOptions, LoadReport, StateDictError, load_safetensors, save_safetensors, state_dict,
+};

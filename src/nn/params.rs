@@ -41,6 +41,47 @@ pub trait Parameters<T: Float, D: GradDevice<T> = Cpu> {
     /// writes its update through it, in place.
     fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>));
 
+    /// Calls `f` on each parameter, in the order of
+    /// [`visit_params`](Self::visit_params), with its name in a state dict:
+    /// `prefix` joined with the path of fields to it by `.`, as PyTorch's
+    /// `named_parameters()` (`hidden.weight`; element `i` of a `Vec` or
+    /// array is `layer.i`). The derive names each field; the provided
+    /// method, for a hand-written impl, names the parameters by position
+    /// (`prefix.0`, `prefix.1`, ...).
+    ///
+    /// ```
+    /// use shaped::nn::{Linear, Parameters};
+    /// use shaped::Const;
+    /// let layers: Vec<Linear<Const<2>, Const<2>>> = vec![Linear::new(0), Linear::new(1)];
+    /// let mut names = Vec::new();
+    /// layers.visit_named_params("layer", &mut |name, _| names.push(name.to_string()));
+    /// assert_eq!(names, ["layer.0.weight", "layer.0.bias", "layer.1.weight", "layer.1.bias"]);
+    /// ```
+    fn visit_named_params(&self, prefix: &str, f: &mut dyn FnMut(&str, &Var<T, DynRank, D>)) {
+        let mut i = 0;
+        self.visit_params(&mut |p| {
+            f(&param_key(prefix, &i.to_string()), p);
+            i += 1;
+        });
+    }
+
+    /// The parameters with their state-dict names (see
+    /// [`visit_named_params`](Self::visit_named_params)), as PyTorch's
+    /// `named_parameters()`.
+    ///
+    /// ```
+    /// use shaped::nn::{Linear, Parameters};
+    /// use shaped::Const;
+    /// let l: Linear<Const<3>, Const<2>> = Linear::new(0);
+    /// let names: Vec<_> = l.named_params().into_iter().map(|(n, p)| (n, p.dims().to_vec())).collect();
+    /// assert_eq!(names, [("weight".to_string(), vec![2, 3]), ("bias".to_string(), vec![2])]);
+    /// ```
+    fn named_params(&self) -> Vec<(String, Var<T, DynRank, D>)> {
+        let mut out = Vec::new();
+        self.visit_named_params("", &mut |name, p| out.push((name.to_string(), p.clone())));
+        out
+    }
+
     /// The parameters in visiting order, as handles on their storage.
     ///
     /// ```
@@ -89,6 +130,21 @@ pub trait Parameters<T: Float, D: GradDevice<T> = Cpu> {
     }
 }
 
+/// `prefix.name`, or `name` when `prefix` is empty: how a state-dict name
+/// grows by one field (used by `#[derive(Parameters)]`).
+///
+/// ```
+/// assert_eq!(shaped::nn::param_key("", "weight"), "weight");
+/// assert_eq!(shaped::nn::param_key("layer.0", "weight"), "layer.0.weight");
+/// ```
+pub fn param_key(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
 impl<T: Float, S: Shape, D: GradDevice<T>> Parameters<T, D> for Var<T, S, D> {
     /// A `Var` that needs a gradient is one parameter; a constant is none.
     fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {
@@ -99,12 +155,24 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Parameters<T, D> for Var<T, S, D> {
             });
         }
     }
+
+    /// The parameter is named `prefix` itself.
+    fn visit_named_params(&self, prefix: &str, f: &mut dyn FnMut(&str, &Var<T, DynRank, D>)) {
+        self.visit_params(&mut |p| f(prefix, p));
+    }
 }
 
 impl<T: Float, D: GradDevice<T>, P: Parameters<T, D>> Parameters<T, D> for Vec<P> {
     /// Each element's parameters, in order.
     fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {
         self.iter().for_each(|p| p.visit_params(f));
+    }
+
+    /// Element `i`'s parameters under `prefix.i`, as `nn.ModuleList`.
+    fn visit_named_params(&self, prefix: &str, f: &mut dyn FnMut(&str, &Var<T, DynRank, D>)) {
+        for (i, p) in self.iter().enumerate() {
+            p.visit_named_params(&param_key(prefix, &i.to_string()), f);
+        }
     }
 }
 
@@ -113,6 +181,13 @@ impl<T: Float, D: GradDevice<T>, P: Parameters<T, D>, const N: usize> Parameters
     fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {
         self.iter().for_each(|p| p.visit_params(f));
     }
+
+    /// Element `i`'s parameters under `prefix.i`, as `nn.ModuleList`.
+    fn visit_named_params(&self, prefix: &str, f: &mut dyn FnMut(&str, &Var<T, DynRank, D>)) {
+        for (i, p) in self.iter().enumerate() {
+            p.visit_named_params(&param_key(prefix, &i.to_string()), f);
+        }
+    }
 }
 
 impl<T: Float, D: GradDevice<T>, P: Parameters<T, D>> Parameters<T, D> for Option<P> {
@@ -120,6 +195,13 @@ impl<T: Float, D: GradDevice<T>, P: Parameters<T, D>> Parameters<T, D> for Optio
     fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {
         if let Some(p) = self {
             p.visit_params(f);
+        }
+    }
+
+    /// The value's parameters under the same prefix.
+    fn visit_named_params(&self, prefix: &str, f: &mut dyn FnMut(&str, &Var<T, DynRank, D>)) {
+        if let Some(p) = self {
+            p.visit_named_params(prefix, f);
         }
     }
 }

@@ -69,6 +69,30 @@ pub trait SetAxis<const K: usize, D: Dim>: Shape {
     type Output: Shape;
 }
 
+/// The shape with the dimension `D` added after the last axis: what a
+/// lookup of `D`-wide rows by indices of shape `Self` produces
+/// ([`Embedding::forward`](crate::nn::Embedding::forward)).
+///
+/// ```
+/// use shaped::{Const, Shape, shape::AppendAxis};
+/// let _: <Shape![2, _] as AppendAxis<Const<8>>>::Output = <Shape![2, _, 8]>::default();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "cannot add a dimension to a tensor of shape `{Self}`",
+    label = "already of the highest rank",
+    note = "static shapes have at most 12 dimensions; use `DynRank` beyond"
+)]
+pub trait AppendAxis<D: Dim>: Shape {
+    /// `Self` with `D` appended.
+    type Output: Shape;
+}
+
+/// Dynamic rank: stays dynamic.
+#[diagnostic::do_not_recommend]
+impl<D: Dim> AppendAxis<D> for DynRank {
+    type Output = DynRank;
+}
+
 /// The shape with axes `I` and `J` swapped.
 ///
 /// ```

@@ -36,7 +36,8 @@ mod runtime;
 pub(crate) mod same;
 
 pub use axis::{
-    CatAxis, InsertAxis, RemoveAxis, SetAxis, Squeezable, SqueezeAxis, StackAxis, SwapAxes,
+    AppendAxis, CatAxis, InsertAxis, RemoveAxis, SetAxis, Squeezable, SqueezeAxis, StackAxis,
+    SwapAxes,
 };
 #[doc(hidden)]
 pub use axis::{JoinAxis, NewAxis};

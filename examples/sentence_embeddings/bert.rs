@@ -1,0 +1,246 @@
+//! A BERT encoder (all-MiniLM-L6-v2's configuration) written with static
+//! feature sizes and run-time batch and sequence lengths: a projection of
+//! the wrong width, a head split that does not match the model width, or a
+//! mask of another batch size is a type error in this file.
+//!
+//! The field names are Hugging Face's (`encoder.layer.0.attention.self.
+//! query.weight`): `#[param(rename = ...)]` gives the two that are not Rust
+//! identifiers, so the checkpoint loads by name with every size checked.
+
+use shaped::autograd::Var;
+use shaped::io::safetensors::SafeTensorsFile;
+use shaped::nn::{
+    Embedding, KeyPadding, LayerNorm, Linear, LoadOptions, Parameters, StateDictError,
+    load_safetensors, scaled_dot_product_attention,
+};
+use shaped::{Const, Dyn, Tensor};
+
+/// The model width (`hidden_size`).
+pub type Hidden = Const<384>;
+/// Attention heads (`num_attention_heads`).
+pub type Heads = Const<12>;
+/// Features per head: `Hidden / Heads`.
+pub type HeadDim = Const<32>;
+/// The feed-forward width (`intermediate_size`).
+pub type Ffn = Const<1536>;
+/// The vocabulary (`vocab_size`).
+pub type Vocab = Const<30522>;
+/// Positions (`max_position_embeddings`).
+pub type MaxPositions = Const<512>;
+/// Token types (`type_vocab_size`).
+pub type TokenTypes = Const<2>;
+/// Encoder layers (`num_hidden_layers`).
+pub const LAYERS: usize = 6;
+/// `layer_norm_eps`.
+const EPS: f32 = 1e-12;
+
+/// Activations of a batch: `(batch, tokens, features)`.
+pub type Activations<F = Hidden> = Var<f32, (Dyn, Dyn, F)>;
+
+#[derive(Parameters)]
+pub struct Embeddings {
+    word_embeddings: Embedding<Vocab, Hidden>,
+    position_embeddings: Embedding<MaxPositions, Hidden>,
+    token_type_embeddings: Embedding<TokenTypes, Hidden>,
+    #[param(rename = "LayerNorm")]
+    layer_norm: LayerNorm<Hidden>,
+}
+
+#[derive(Parameters)]
+pub struct SelfAttention {
+    query: Linear<Hidden, Hidden>,
+    key: Linear<Hidden, Hidden>,
+    value: Linear<Hidden, Hidden>,
+}
+
+/// A projection followed by dropout (off here), the residual and LayerNorm.
+#[derive(Parameters)]
+pub struct AddNorm<I: shaped::Dim> {
+    dense: Linear<I, Hidden>,
+    #[param(rename = "LayerNorm")]
+    layer_norm: LayerNorm<Hidden>,
+}
+
+#[derive(Parameters)]
+pub struct Attention {
+    #[param(rename = "self")]
+    self_attention: SelfAttention,
+    output: AddNorm<Hidden>,
+}
+
+#[derive(Parameters)]
+pub struct Intermediate {
+    dense: Linear<Hidden, Ffn>,
+}
+
+#[derive(Parameters)]
+pub struct Layer {
+    attention: Attention,
+    intermediate: Intermediate,
+    output: AddNorm<Ffn>,
+}
+
+#[derive(Parameters)]
+pub struct Encoder {
+    layer: Vec<Layer>,
+}
+
+/// `BertModel` without its pooler (sentence-transformers pools the last
+/// hidden state itself).
+#[derive(Parameters)]
+pub struct Bert {
+    embeddings: Embeddings,
+    encoder: Encoder,
+}
+
+fn layer_norm() -> LayerNorm<Hidden> {
+    LayerNorm {
+        eps: EPS,
+        ..LayerNorm::new()
+    }
+}
+
+impl<I: shaped::shape::FixedDim> AddNorm<I> {
+    fn new(seed: u64) -> Self {
+        AddNorm {
+            dense: Linear::new(seed),
+            layer_norm: layer_norm(),
+        }
+    }
+
+    /// `LayerNorm(dense(x) + residual)`.
+    fn forward(&self, x: &Activations<I>, residual: &Activations) -> Activations {
+        self.layer_norm
+            .forward(&(&self.dense.forward_nd(x) + residual))
+    }
+}
+
+/// `(B, T, H·E)` as `(B, H, T, E)`.
+fn split_heads(x: &Activations) -> Var<f32, (Dyn, Heads, Dyn, HeadDim)> {
+    let (b, t) = (x.dims()[0] as isize, x.dims()[1] as isize);
+    let x: Var<f32, (Dyn, Dyn, Heads, HeadDim)> = x
+        .try_reshape(&[b, t, 12, 32])
+        .expect("Hidden = Heads x HeadDim");
+    x.permute(&[0, 2, 1, 3]).expect("rank 4")
+}
+
+/// `(B, H, T, E)` as `(B, T, H·E)`.
+fn merge_heads(x: &Var<f32, (Dyn, Heads, Dyn, HeadDim)>) -> Activations {
+    let x: Var<f32, (Dyn, Dyn, Heads, HeadDim)> = x.permute(&[0, 2, 1, 3]).expect("rank 4");
+    let (b, t) = (x.dims()[0] as isize, x.dims()[1] as isize);
+    x.try_reshape(&[b, t, 384])
+        .expect("Heads x HeadDim = Hidden")
+}
+
+impl Bert {
+    /// A model with random weights (to be loaded).
+    pub fn new(seed: u64) -> Self {
+        let layer = (0..LAYERS as u64)
+            .map(|i| {
+                let s = seed + 16 * (i + 1);
+                Layer {
+                    attention: Attention {
+                        self_attention: SelfAttention {
+                            query: Linear::new(s),
+                            key: Linear::new(s + 1),
+                            value: Linear::new(s + 2),
+                        },
+                        output: AddNorm::new(s + 3),
+                    },
+                    intermediate: Intermediate {
+                        dense: Linear::new(s + 4),
+                    },
+                    output: AddNorm::new(s + 5),
+                }
+            })
+            .collect();
+        Bert {
+            embeddings: Embeddings {
+                word_embeddings: Embedding::new(seed),
+                position_embeddings: Embedding::new(seed + 1),
+                token_type_embeddings: Embedding::new(seed + 2),
+                layer_norm: layer_norm(),
+            },
+            encoder: Encoder { layer },
+        }
+    }
+
+    /// The model with the weights of a Hugging Face `BertModel` checkpoint
+    /// (`model.safetensors`), every name and size checked; the pooler and
+    /// the `position_ids` buffer of the file are not used.
+    pub fn load(path: &std::path::Path) -> Result<Self, Box<dyn std::error::Error>> {
+        let model = Bert::new(0);
+        let file = SafeTensorsFile::open(path)?;
+        let options = LoadOptions::new()
+            .ignore("pooler.")
+            .ignore("embeddings.position_ids");
+        load_safetensors(&model, &file, &options).map_err(|e: StateDictError| Box::new(e))?;
+        Ok(model)
+    }
+
+    /// The first layer's attention LayerNorm scale (for tests that a failed
+    /// load wrote nothing).
+    #[cfg(test)]
+    pub fn encoder_norm_weight(&self) -> Vec<f32> {
+        self.encoder.layer[0]
+            .attention
+            .output
+            .layer_norm
+            .weight
+            .value()
+            .to_vec()
+    }
+
+    /// The last hidden state `(B, T, Hidden)` of token ids `(B, T)`, with
+    /// `mask` `(B, T)` true for real tokens and false for padding.
+    pub fn forward(
+        &self,
+        ids: &Tensor<i64, (Dyn, Dyn)>,
+        mask: &Tensor<bool, (Dyn, Dyn)>,
+    ) -> Activations {
+        let t = ids.dims()[1];
+        let positions = Tensor::<i64, (Dyn,)>::try_from_vec((0..t as i64).collect(), &[t])
+            .expect("t positions");
+        let types = Tensor::<i64, (Dyn,)>::try_zeros(&[t]).expect("t types");
+        let e = &self.embeddings;
+        let x = &(&e.word_embeddings.forward(ids) + &e.position_embeddings.forward(&positions))
+            + &e.token_type_embeddings.forward(&types);
+        let mut x = e.layer_norm.forward(&x);
+        for layer in &self.encoder.layer {
+            let a = &layer.attention.self_attention;
+            let (q, k, v) = (
+                split_heads(&a.query.forward_nd(&x)),
+                split_heads(&a.key.forward_nd(&x)),
+                split_heads(&a.value.forward_nd(&x)),
+            );
+            let context = merge_heads(&scaled_dot_product_attention(&q, &k, &v, &KeyPadding(mask)));
+            let h = layer.attention.output.forward(&context, &x);
+            let inner = layer.intermediate.dense.forward_nd(&h).gelu();
+            x = layer.output.forward(&inner, &h);
+        }
+        x
+    }
+}
+
+/// Mean pooling over the real tokens, then L2 normalisation: the
+/// sentence embedding `(B, Hidden)` of sentence-transformers.
+pub fn sentence_embeddings(
+    hidden: &Activations,
+    mask: &Tensor<bool, (Dyn, Dyn)>,
+) -> Var<f32, (Dyn, Hidden)> {
+    let (b, t) = (mask.dims()[0], mask.dims()[1]);
+    let weights: Vec<f32> = mask.iter().map(|m| if m { 1.0 } else { 0.0 }).collect();
+    let weights = Var::constant(
+        Tensor::<f32, (Dyn, Dyn, shaped::One)>::try_from_vec(weights, &[b, t, 1])
+            .expect("(B, T, 1)"),
+    );
+    let summed = (hidden * &weights).sum_dim::<1>();
+    let counts = weights.sum_dim::<1>().clamp(1e-9, f32::INFINITY);
+    let mean = &summed / &counts;
+    let norm = mean
+        .square()
+        .sum_dim_keepdim::<1>()
+        .sqrt()
+        .clamp(1e-12, f32::INFINITY);
+    &mean / &norm
+}

@@ -1,0 +1,198 @@
+//! Scaled dot-product attention, `softmax(q·kᵀ/√E + mask)·v`, with typed
+//! masks: none, causal, a key-padding mask `(B, K)`, or any boolean mask
+//! that broadcasts to the scores `(B, H, Q, K)`.
+
+use super::erase::{erased, restored};
+use crate::ShapeError;
+use crate::Tensor;
+use crate::autograd::{Var, where_cond};
+use crate::element::Float;
+use crate::shape::{Dim, DynRank, ExpandsTo, OrPanic, Shape};
+
+/// A mask for [`scaled_dot_product_attention`] over scores of shape
+/// `(B, H, Q, K)`: which keys each query may attend to. Implemented by
+/// [`NoMask`], [`Causal`], [`KeyPadding`] and `&Tensor<bool, S>` (any
+/// boolean mask whose shape broadcasts to `(B, H, Q, K)`, checked by the
+/// trait solver where the sizes are static, `true` where attention is
+/// allowed, as PyTorch's boolean `attn_mask`).
+pub trait AttentionMask<B: Dim, H: Dim, Q: Dim, K: Dim> {
+    /// The mask as a boolean tensor that broadcasts to the scores'
+    /// `sizes` (`true`: attend), or `None` for no mask.
+    ///
+    /// # Errors
+    /// When the mask's run-time sizes do not broadcast to `sizes`.
+    ///
+    /// ```
+    /// use shaped::nn::{AttentionMask, Causal};
+    /// use shaped::Dyn;
+    /// let m = <Causal as AttentionMask<Dyn, Dyn, Dyn, Dyn>>::keep(&Causal, &[1, 1, 2, 2]).unwrap().unwrap();
+    /// assert_eq!(m.to_vec(), vec![true, false, true, true]);
+    /// ```
+    fn keep(&self, sizes: &[usize; 4]) -> Result<Option<Tensor<bool, DynRank>>, ShapeError>;
+}
+
+/// No mask: every query attends to every key.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoMask;
+
+/// A causal mask, as PyTorch's `is_causal=True`: query `i` attends to keys
+/// `0..=i` (the mask is the lower triangle of `(Q, K)`, aligned at the top
+/// left).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Causal;
+
+/// A key-padding mask `(B, K)`: `true` for the keys that are real tokens
+/// (a tokenizer's `attention_mask`), `false` for padding. Its batch and key
+/// dimensions are the query's and key's own types, so a mask of another
+/// static size does not compile.
+#[derive(Clone, Copy, Debug)]
+pub struct KeyPadding<'a, B: Dim, K: Dim>(pub &'a Tensor<bool, (B, K)>);
+
+impl<B: Dim, H: Dim, Q: Dim, K: Dim> AttentionMask<B, H, Q, K> for NoMask {
+    fn keep(&self, _: &[usize; 4]) -> Result<Option<Tensor<bool, DynRank>>, ShapeError> {
+        Ok(None)
+    }
+}
+
+impl<B: Dim, H: Dim, Q: Dim, K: Dim> AttentionMask<B, H, Q, K> for Causal {
+    fn keep(&self, sizes: &[usize; 4]) -> Result<Option<Tensor<bool, DynRank>>, ShapeError> {
+        let (q, k) = (sizes[2], sizes[3]);
+        let keep: Vec<bool> = (0..q).flat_map(|i| (0..k).map(move |j| j <= i)).collect();
+        Tensor::try_from_vec(keep, &[q, k]).map(Some)
+    }
+}
+
+impl<B: Dim, H: Dim, Q: Dim, K: Dim> AttentionMask<B, H, Q, K> for KeyPadding<'_, B, K> {
+    fn keep(&self, sizes: &[usize; 4]) -> Result<Option<Tensor<bool, DynRank>>, ShapeError> {
+        let dims = self.0.dims();
+        if dims[0] != sizes[0] || dims[1] != sizes[3] {
+            return Err(ShapeError::Invalid(format!(
+                "the key-padding mask has sizes {dims:?}, but the batch and key sizes are [{}, {}]",
+                sizes[0], sizes[3]
+            )));
+        }
+        let m = self.0.share().into_dyn();
+        m.try_reshape(&[dims[0] as isize, 1, 1, dims[1] as isize])
+            .map(Some)
+    }
+}
+
+impl<B: Dim, H: Dim, Q: Dim, K: Dim, S: Shape> AttentionMask<B, H, Q, K> for &Tensor<bool, S>
+where
+    S: ExpandsTo<(B, H, Q, K)>,
+{
+    fn keep(&self, sizes: &[usize; 4]) -> Result<Option<Tensor<bool, DynRank>>, ShapeError> {
+        let m = self.share().into_dyn();
+        m.try_broadcast_to::<DynRank>(sizes)?;
+        Ok(Some(m))
+    }
+}
+
+/// `softmax(q·kᵀ·scale + mask)·v` over heads, as PyTorch's
+/// `F.scaled_dot_product_attention(q, k, v, attn_mask, is_causal=...)` with
+/// `scale = 1/√E`: queries `(B, H, Q, E)`, keys `(B, H, K, E)`, values
+/// `(B, H, K, F)`, result `(B, H, Q, F)`. The batch, head and feature
+/// dimensions of the three are the same types, so a query split into a
+/// different number of heads, or a head width that differs from the key's,
+/// does not compile. Masked scores are `-∞` before the softmax; a query
+/// whose keys are all masked gets zeros. Gradients flow to `q`, `k` and
+/// `v`.
+///
+/// # Panics
+/// When a run-time size (`Dyn`) does not match, with PyTorch's message.
+///
+/// ```
+/// use shaped::autograd::Var;
+/// use shaped::nn::{scaled_dot_product_attention, Causal, NoMask};
+/// use shaped::{Shape, Tensor};
+/// let q = Var::param(Tensor::<f32, Shape![1, 2, 3, 4]>::randn(0));
+/// let k = Var::param(Tensor::<f32, Shape![1, 2, 5, 4]>::randn(1));
+/// let v = Var::param(Tensor::<f32, Shape![1, 2, 5, 8]>::randn(2));
+/// let y: Var<f32, Shape![1, 2, 3, 8]> = scaled_dot_product_attention(&q, &k, &v, &NoMask);
+/// // Causal: the first query sees only the first key, so it gets its value.
+/// let c = scaled_dot_product_attention(&q, &k, &v, &Causal);
+/// let (c, v0) = (c.value().to_vec(), v.value().to_vec());
+/// assert!((0..8).all(|i| (c[i] - v0[i]).abs() < 1e-6));
+/// let g = y.sum().backward();
+/// assert_eq!(g.wrt(&k).unwrap().dims(), &[1, 2, 5, 4]);
+/// ```
+#[track_caller]
+pub fn scaled_dot_product_attention<T, B, H, Q, K, E, F, M>(
+    q: &Var<T, (B, H, Q, E)>,
+    k: &Var<T, (B, H, K, E)>,
+    v: &Var<T, (B, H, K, F)>,
+    mask: &M,
+) -> Var<T, (B, H, Q, F)>
+where
+    T: Float,
+    B: Dim,
+    H: Dim,
+    Q: Dim,
+    K: Dim,
+    E: Dim,
+    F: Dim,
+    M: AttentionMask<B, H, Q, K> + ?Sized,
+{
+    try_scaled_dot_product_attention(q, k, v, mask).or_panic()
+}
+
+/// [`scaled_dot_product_attention`], with an error instead of a panic.
+///
+/// # Errors
+/// When a run-time size does not match (a `Dyn` batch, head count or head
+/// width that differs between `q`, `k` and `v`, or a mask that does not
+/// broadcast to the scores).
+///
+/// ```
+/// use shaped::autograd::Var;
+/// use shaped::nn::{try_scaled_dot_product_attention, NoMask};
+/// use shaped::{Shape, Tensor};
+/// let q = Var::constant(Tensor::<f32, Shape![1, 1, 2, _]>::try_zeros(&[1, 1, 2, 4]).unwrap());
+/// let k = Var::constant(Tensor::<f32, Shape![1, 1, 3, _]>::try_zeros(&[1, 1, 3, 5]).unwrap());
+/// let v = Var::constant(Tensor::<f32, Shape![1, 1, 3, 2]>::zeros());
+/// assert!(try_scaled_dot_product_attention(&q, &k, &v, &NoMask).is_err());
+/// ```
+pub fn try_scaled_dot_product_attention<T, B, H, Q, K, E, F, M>(
+    q: &Var<T, (B, H, Q, E)>,
+    k: &Var<T, (B, H, K, E)>,
+    v: &Var<T, (B, H, K, F)>,
+    mask: &M,
+) -> Result<Var<T, (B, H, Q, F)>, ShapeError>
+where
+    T: Float,
+    B: Dim,
+    H: Dim,
+    Q: Dim,
+    K: Dim,
+    E: Dim,
+    F: Dim,
+    M: AttentionMask<B, H, Q, K> + ?Sized,
+{
+    let (qd, kd, vd) = (q.dims(), k.dims(), v.dims());
+    let scale = T::from(1.0 / (qd[3] as f64).sqrt()).expect("a float");
+    let scores = erased(q)
+        .try_matmul(&erased(k).transpose::<2, 3>())?
+        .mul_scalar(scale);
+    let sizes = [qd[0], qd[1], qd[2], kd[2]];
+    let scores = match mask.keep(&sizes)? {
+        None => scores,
+        Some(keep) => {
+            let floor = Var::constant(Tensor::<T, ()>::from_vec(vec![T::neg_infinity()]));
+            where_cond(&keep, &scores, &floor)
+        }
+    };
+    let probs = scores.softmax_dim::<3>();
+    // A query whose keys are all masked has a row of NaN (0/0) here; it
+    // attends to nothing.
+    let probs = if probs.value().iter().any(|p| p.is_nan()) {
+        let nan: Tensor<bool, DynRank> = Tensor::try_from_vec(
+            probs.value().iter().map(|p| p.is_nan()).collect(),
+            probs.dims(),
+        )?;
+        probs.masked_fill(&nan, T::zero())
+    } else {
+        probs
+    };
+    let y = probs.try_matmul(&erased(v))?;
+    Ok(restored(&y, &[qd[0], qd[1], qd[2], vd[3]]))
+}
