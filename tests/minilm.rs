@@ -125,7 +125,7 @@ fn embeddings_match_transformers() {
 fn the_checkpoint_loads_strictly_by_name() {
     let Some(dir) = model_dir() else { return };
     let file = SafeTensorsFile::open(dir.join("model.safetensors")).unwrap();
-    let model = bert::Bert::new(0);
+    let model = bert::Bert::zeros();
     // Strict without ignoring the pooler: PyTorch's message names the extra keys.
     let e = load_safetensors(&model, &file, &LoadOptions::new()).unwrap_err();
     assert_eq!(

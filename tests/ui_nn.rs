@@ -1,6 +1,8 @@
-//! Compile-fail cases for `nn` layers, with a compiling twin: a `Linear`
-//! applied to inputs of the wrong width, and two layers whose widths do not
-//! chain.
+//! Compile-fail cases for `nn` layers, with compiling twins: a `Linear`
+//! applied to inputs of the wrong width (2-d, and a transformer's `(B, T,
+//! C)` activations), two layers whose widths do not chain, attention whose
+//! keys are split into other heads than its queries, and a padding mask of
+//! another batch size.
 //!
 //! The `.stderr` snapshots are recorded with rustc 1.95; on another
 //! compiler the messages' layout may differ, so the cases are skipped with a

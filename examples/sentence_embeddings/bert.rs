@@ -100,14 +100,7 @@ fn layer_norm() -> LayerNorm<Hidden> {
     }
 }
 
-impl<I: shaped::shape::FixedDim> AddNorm<I> {
-    fn new(seed: u64) -> Self {
-        AddNorm {
-            dense: Linear::new(seed),
-            layer_norm: layer_norm(),
-        }
-    }
-
+impl<I: shaped::Dim> AddNorm<I> {
     /// `LayerNorm(dense(x) + residual)`.
     fn forward(&self, x: &Activations<I>, residual: &Activations) -> Activations {
         self.layer_norm
@@ -133,32 +126,37 @@ fn merge_heads(x: &Var<f32, (Dyn, Heads, Dyn, HeadDim)>) -> Activations {
 }
 
 impl Bert {
-    /// A model with random weights (to be loaded).
-    pub fn new(seed: u64) -> Self {
-        let layer = (0..LAYERS as u64)
-            .map(|i| {
-                let s = seed + 16 * (i + 1);
-                Layer {
-                    attention: Attention {
-                        self_attention: SelfAttention {
-                            query: Linear::new(s),
-                            key: Linear::new(s + 1),
-                            value: Linear::new(s + 2),
-                        },
-                        output: AddNorm::new(s + 3),
+    /// A model of zeros, to load weights into (drawing random ones first
+    /// would only cost time).
+    pub fn zeros() -> Self {
+        fn linear<I: shaped::shape::FixedDim, O: shaped::shape::FixedDim>() -> Linear<I, O> {
+            Linear::from_tensors(Tensor::zeros(), Some(Tensor::zeros()))
+        }
+        let layer = (0..LAYERS)
+            .map(|_| Layer {
+                attention: Attention {
+                    self_attention: SelfAttention {
+                        query: linear(),
+                        key: linear(),
+                        value: linear(),
                     },
-                    intermediate: Intermediate {
-                        dense: Linear::new(s + 4),
+                    output: AddNorm {
+                        dense: linear(),
+                        layer_norm: layer_norm(),
                     },
-                    output: AddNorm::new(s + 5),
-                }
+                },
+                intermediate: Intermediate { dense: linear() },
+                output: AddNorm {
+                    dense: linear(),
+                    layer_norm: layer_norm(),
+                },
             })
             .collect();
         Bert {
             embeddings: Embeddings {
-                word_embeddings: Embedding::new(seed),
-                position_embeddings: Embedding::new(seed + 1),
-                token_type_embeddings: Embedding::new(seed + 2),
+                word_embeddings: Embedding::from_tensor(Tensor::zeros()),
+                position_embeddings: Embedding::from_tensor(Tensor::zeros()),
+                token_type_embeddings: Embedding::from_tensor(Tensor::zeros()),
                 layer_norm: layer_norm(),
             },
             encoder: Encoder { layer },
@@ -169,7 +167,7 @@ impl Bert {
     /// (`model.safetensors`), every name and size checked; the pooler and
     /// the `position_ids` buffer of the file are not used.
     pub fn load(path: &std::path::Path) -> Result<Self, Box<dyn std::error::Error>> {
-        let model = Bert::new(0);
+        let model = Bert::zeros();
         let file = SafeTensorsFile::open(path)?;
         let options = LoadOptions::new()
             .ignore("pooler.")

@@ -49,6 +49,27 @@ pub struct Var<T: Float, S: Shape, D: Device = Cpu> {
     pub(crate) node: Option<Arc<Node<T, D>>>,
 }
 
+impl<T: Float, S: Shape, D: Device> core::fmt::Debug for Var<T, S, D>
+where
+    Tensor<T, S, D>: core::fmt::Debug,
+{
+    /// The value, and whether a gradient flows to it, as PyTorch prints a
+    /// tensor with `requires_grad=True`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let v = Var::param(Tensor::<f32, Shape![2]>::ones());
+    /// assert!(format!("{v:?}").ends_with("requires_grad: true }"));
+    /// ```
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Var")
+            .field("value", &self.value)
+            .field("requires_grad", &self.node.is_some())
+            .finish()
+    }
+}
+
 impl<T: Float, S: Shape, D: Device> Clone for Var<T, S, D> {
     /// Another handle on the same value and graph node.
     fn clone(&self) -> Self {

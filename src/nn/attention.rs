@@ -15,6 +15,11 @@ use crate::shape::{Dim, DynRank, ExpandsTo, OrPanic, Shape};
 /// boolean mask whose shape broadcasts to `(B, H, Q, K)`, checked by the
 /// trait solver where the sizes are static, `true` where attention is
 /// allowed, as PyTorch's boolean `attn_mask`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a mask for attention scores of shape `({B}, {H}, {Q}, {K})`",
+    label = "this mask does not fit the scores (batch, heads, queries, keys)",
+    note = "a `KeyPadding` mask is `(batch, keys)` with the query's batch and the key's length; a boolean mask must broadcast to `(batch, heads, queries, keys)`"
+)]
 pub trait AttentionMask<B: Dim, H: Dim, Q: Dim, K: Dim> {
     /// The mask as a boolean tensor that broadcasts to the scores'
     /// `sizes` (`true`: attend), or `None` for no mask.
@@ -152,6 +157,7 @@ where
 /// let v = Var::constant(Tensor::<f32, Shape![1, 1, 3, 2]>::zeros());
 /// assert!(try_scaled_dot_product_attention(&q, &k, &v, &NoMask).is_err());
 /// ```
+#[allow(clippy::type_complexity)] // the result's shape, spelled out for readers
 pub fn try_scaled_dot_product_attention<T, B, H, Q, K, E, F, M>(
     q: &Var<T, (B, H, Q, E)>,
     k: &Var<T, (B, H, K, E)>,
@@ -174,24 +180,31 @@ where
         .try_matmul(&erased(k).transpose::<2, 3>())?
         .mul_scalar(scale);
     let sizes = [qd[0], qd[1], qd[2], kd[2]];
-    let scores = match mask.keep(&sizes)? {
-        None => scores,
+    let probs = match mask.keep(&sizes)? {
+        None => scores.softmax_dim::<3>(),
         Some(keep) => {
             let floor = Var::constant(Tensor::<T, ()>::from_vec(vec![T::neg_infinity()]));
-            where_cond(&keep, &scores, &floor)
+            let probs = where_cond(&keep, &scores, &floor).softmax_dim::<3>();
+            // A query whose keys are all masked has a row of NaN (0/0)
+            // here; it attends to nothing. Such rows are rows of the mask
+            // with no `true` (or a mask that is `false` along a broadcast
+            // key axis).
+            let k_len = *keep.dims().last().unwrap_or(&1);
+            let empty_row = k_len == 0
+                || keep
+                    .to_vec()
+                    .chunks(k_len)
+                    .any(|row| row.iter().all(|&m| !m));
+            if empty_row {
+                let nan: Tensor<bool, DynRank> = Tensor::try_from_vec(
+                    probs.value().iter().map(|p| p.is_nan()).collect(),
+                    probs.dims(),
+                )?;
+                probs.masked_fill(&nan, T::zero())
+            } else {
+                probs
+            }
         }
-    };
-    let probs = scores.softmax_dim::<3>();
-    // A query whose keys are all masked has a row of NaN (0/0) here; it
-    // attends to nothing.
-    let probs = if probs.value().iter().any(|p| p.is_nan()) {
-        let nan: Tensor<bool, DynRank> = Tensor::try_from_vec(
-            probs.value().iter().map(|p| p.is_nan()).collect(),
-            probs.dims(),
-        )?;
-        probs.masked_fill(&nan, T::zero())
-    } else {
-        probs
     };
     let y = probs.try_matmul(&erased(v))?;
     Ok(restored(&y, &[qd[0], qd[1], qd[2], vd[3]]))

@@ -103,6 +103,21 @@ impl<V: Dim, E: Dim, T: Float, D: GradDevice<T>> Embedding<V, E, T, D> {
     }
 }
 
+impl<V: Dim, E: Dim, T: Float, D: GradDevice<T>> core::fmt::Debug for Embedding<V, E, T, D> {
+    /// PyTorch's summary, without the table.
+    ///
+    /// ```
+    /// use shaped::nn::Embedding;
+    /// use shaped::Const;
+    /// let e: Embedding<Const<10>, Const<4>> = Embedding::new(0);
+    /// assert_eq!(format!("{e:?}"), "Embedding(10, 4)");
+    /// ```
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let d = self.weight.dims();
+        write!(f, "Embedding({}, {})", d[0], d[1])
+    }
+}
+
 impl<V: Dim, E: Dim, T: Float, D: GradDevice<T>> Parameters<T, D> for Embedding<V, E, T, D> {
     /// The table.
     fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {

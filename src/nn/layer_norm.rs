@@ -120,6 +120,25 @@ impl<N: FixedDim, T: Float> Default for LayerNorm<N, T> {
     }
 }
 
+impl<N: Dim, T: Float, D: GradDevice<T>> core::fmt::Debug for LayerNorm<N, T, D> {
+    /// PyTorch's summary, without the weights.
+    ///
+    /// ```
+    /// use shaped::nn::LayerNorm;
+    /// use shaped::Const;
+    /// let l: LayerNorm<Const<8>> = LayerNorm::new();
+    /// assert_eq!(format!("{l:?}"), "LayerNorm((8,), eps=1e-5, elementwise_affine=True)");
+    /// ```
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let eps = self.eps.to_f64();
+        write!(
+            f,
+            "LayerNorm(({},), eps={eps:e}, elementwise_affine=True)",
+            self.weight.dims()[0]
+        )
+    }
+}
+
 impl<N: Dim, T: Float, D: GradDevice<T>> Parameters<T, D> for LayerNorm<N, T, D> {
     /// The weight, then the bias.
     fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {

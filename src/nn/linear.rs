@@ -155,6 +155,26 @@ impl<I: Dim, O: Dim, T: Float, D: GradDevice<T>> Linear<I, O, T, D> {
     }
 }
 
+impl<I: Dim, O: Dim, T: Float, D: GradDevice<T>> core::fmt::Debug for Linear<I, O, T, D> {
+    /// PyTorch's summary, without the weights.
+    ///
+    /// ```
+    /// use shaped::nn::Linear;
+    /// use shaped::Const;
+    /// let l: Linear<Const<3>, Const<2>> = Linear::new(0);
+    /// assert_eq!(format!("{l:?}"), "Linear(in_features=3, out_features=2, bias=True)");
+    /// ```
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let d = self.weight.dims();
+        let bias = if self.bias.is_some() { "True" } else { "False" };
+        write!(
+            f,
+            "Linear(in_features={}, out_features={}, bias={bias})",
+            d[1], d[0]
+        )
+    }
+}
+
 impl<I: Dim, O: Dim, T: Float, D: GradDevice<T>> Parameters<T, D> for Linear<I, O, T, D> {
     /// The weight, then the bias (PyTorch's order).
     fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {

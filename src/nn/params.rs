@@ -57,6 +57,7 @@ pub trait Parameters<T: Float, D: GradDevice<T> = Cpu> {
     /// layers.visit_named_params("layer", &mut |name, _| names.push(name.to_string()));
     /// assert_eq!(names, ["layer.0.weight", "layer.0.bias", "layer.1.weight", "layer.1.bias"]);
     /// ```
+    #[allow(clippy::type_complexity)] // the visitor's signature, as `visit_params`'s
     fn visit_named_params(&self, prefix: &str, f: &mut dyn FnMut(&str, &Var<T, DynRank, D>)) {
         let mut i = 0;
         self.visit_params(&mut |p| {

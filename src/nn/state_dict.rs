@@ -135,7 +135,7 @@ pub enum StateDictError {
         /// The name of the tensor (empty when writing a whole file).
         key: String,
         /// What went wrong.
-        error: Error,
+        error: Box<Error>,
     },
 }
 
@@ -281,7 +281,10 @@ where
             .as_mut_slice()
             .expect("a parameter is a contiguous tensor of its own");
         file.read_into(&key, &mut slice[..])
-            .map_err(|error| StateDictError::File { key, error })?;
+            .map_err(|error| StateDictError::File {
+                key,
+                error: Box::new(error),
+            })?;
     }
     Ok(LoadReport {
         missing_keys: missing,
@@ -335,6 +338,6 @@ where
         .write(path)
         .map_err(|error| StateDictError::File {
             key: String::new(),
-            error,
+            error: Box::new(error),
         })
 }
