@@ -53,18 +53,30 @@ impl Mlp {
 /// Images `(N, 64)` in `[0, 1]` and labels of one split of `data/digits/`.
 fn split(name: &str) -> (Vec<f32>, Vec<i64>) {
     let read = |what: &str| {
-        let path = format!("{}/data/digits/{name}_{what}.npy", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/data/digits/{name}_{what}.npy",
+            env!("CARGO_MANIFEST_DIR")
+        );
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         let npy = npyz::NpyFile::new(&bytes[..]).expect("a .npy file");
         npy.into_vec::<u8>().expect("uint8 data")
     };
-    let x = read("images").iter().map(|&p| f32::from(p) / 16.0).collect();
+    let x = read("images")
+        .iter()
+        .map(|&p| f32::from(p) / 16.0)
+        .collect();
     (x, read("labels").into_iter().map(i64::from).collect())
 }
 
+/// A mini-batch: images and labels.
+type Batch = (Var<f32, (Dyn, Pixels)>, Tensor<i64, (Dyn,)>);
+
 /// The mini-batch of rows `rows`.
-fn batch(x: &[f32], y: &[i64], rows: &[usize]) -> (Var<f32, (Dyn, Pixels)>, Tensor<i64, (Dyn,)>) {
-    let xb = rows.iter().flat_map(|&r| x[r * 64..(r + 1) * 64].to_vec()).collect();
+fn batch(x: &[f32], y: &[i64], rows: &[usize]) -> Batch {
+    let xb = rows
+        .iter()
+        .flat_map(|&r| x[r * 64..(r + 1) * 64].to_vec())
+        .collect();
     let yb = rows.iter().map(|&r| y[r]).collect();
     (
         Var::constant(Tensor::try_from_vec(xb, &[rows.len(), 64]).expect("64 pixels a row")),
@@ -97,7 +109,7 @@ fn main() {
     let check = std::env::args().any(|a| a == "--check");
     let comm = MpiComm::init().expect("MPI starts");
     let (rank, world) = (comm.rank(), comm.world_size());
-    if GLOBAL_BATCH % world != 0 {
+    if !GLOBAL_BATCH.is_multiple_of(world) {
         eprintln!("the global batch of {GLOBAL_BATCH} does not split into {world} ranks");
         std::process::exit(2);
     }
@@ -121,7 +133,10 @@ fn main() {
         for rows in sampler.indices(epoch).chunks(per_rank) {
             let (x, y) = batch(&train_x, &train_y, rows);
             let loss = cross_entropy(&model.forward(&x), &y, Mean);
-            let seen = Tensor::from_vec(vec![f64::from(loss.value().item()) * rows.len() as f64, rows.len() as f64]);
+            let seen = Tensor::<f64, Shape![2]>::from_vec(vec![
+                f64::from(loss.value().item()) * rows.len() as f64,
+                rows.len() as f64,
+            ]);
             totals += &seen;
             let mut grads = loss.backward();
             drop(loss);
@@ -158,7 +173,10 @@ fn main() {
             .map(|(a, b)| {
                 let (a, b) = (a.value().to_vec(), b.value().to_vec());
                 let scale = a.iter().fold(0f32, |m, v| m.max(v.abs()));
-                a.iter().zip(&b).map(|(p, q)| (p - q).abs() / scale).fold(0f32, f32::max)
+                a.iter()
+                    .zip(&b)
+                    .map(|(p, q)| (p - q).abs() / scale)
+                    .fold(0f32, f32::max)
             })
             .fold(0f32, f32::max);
         println!(

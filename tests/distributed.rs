@@ -387,8 +387,11 @@ impl Net {
     }
 }
 
-/// Rows `rows` of step `step`'s global batch: inputs and labels.
-fn batch(step: usize, rows: &[usize]) -> (Var<f32, (Dyn, In)>, Tensor<i64, (Dyn,)>) {
+/// A mini-batch: inputs and labels.
+type Batch = (Var<f32, (Dyn, In)>, Tensor<i64, (Dyn,)>);
+
+/// Rows `rows` of step `step`'s global batch.
+fn batch(step: usize, rows: &[usize]) -> Batch {
     let x: Vec<f32> = values::<f32>(0, 1000 + step as u64, 5 * 64);
     let y: Vec<i64> = values::<i64>(0, 2000 + step as u64, 64)
         .iter()

@@ -66,8 +66,20 @@ pub(crate) struct Call<'a> {
 
 /// Element type names a header may carry, to print a mismatch by name.
 const DTYPES: [&str; 14] = [
-    "float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64", "uint8",
-    "uint16", "uint32", "uint64", "bool", "complex64",
+    "float32",
+    "float64",
+    "float16",
+    "bfloat16",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "bool",
+    "complex64",
 ];
 
 /// FNV-1a over `words`.

@@ -205,7 +205,10 @@ impl<M, C> DataParallel<M, C> {
     /// m.try_all_reduce_gradients(&mut g).unwrap();
     /// assert_eq!(g.wrt(m.module()).unwrap().to_vec(), vec![2., 2.]);
     /// ```
-    pub fn try_all_reduce_gradients<T, D>(&self, grads: &mut Gradients<T, D>) -> Result<(), DistError>
+    pub fn try_all_reduce_gradients<T, D>(
+        &self,
+        grads: &mut Gradients<T, D>,
+    ) -> Result<(), DistError>
     where
         T: Float,
         D: GradDevice<T>,

@@ -141,7 +141,9 @@ fn checked(call: &str, rc: c_int) -> Result<(), DistError> {
     if rc == 0 {
         Ok(())
     } else {
-        Err(DistError::Engine(format!("{call} failed with MPI error code {rc}")))
+        Err(DistError::Engine(format!(
+            "{call} failed with MPI error code {rc}"
+        )))
     }
 }
 
@@ -290,7 +292,11 @@ impl MpiComm {
 
     /// `MPI_Allreduce` of `buf` in place (from a copy when `MPI_IN_PLACE`
     /// is unknown).
-    fn all_reduce_slice<T: MpiElement>(&self, buf: &mut [T], op: ReduceOp) -> Result<(), DistError> {
+    fn all_reduce_slice<T: MpiElement>(
+        &self,
+        buf: &mut [T],
+        op: ReduceOp,
+    ) -> Result<(), DistError> {
         let mpi_op = match op {
             ReduceOp::Sum | ReduceOp::Mean => SystemOperation::sum(),
             ReduceOp::Max => SystemOperation::max(),

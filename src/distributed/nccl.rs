@@ -96,8 +96,14 @@ pub struct NcclComm {
 
 impl NcclComm {
     /// Joins rank `rank` of `size` on `dev` with the id `id`.
-    fn join(dev: &CudaDevice, rank: usize, size: usize, id: [core::ffi::c_char; 128]) -> Result<Self, DistError> {
-        let comm = Comm::from_rank(dev.stream().clone(), rank, size, Id::uninit(id)).map_err(engine)?;
+    fn join(
+        dev: &CudaDevice,
+        rank: usize,
+        size: usize,
+        id: [core::ffi::c_char; 128],
+    ) -> Result<Self, DistError> {
+        let comm =
+            Comm::from_rank(dev.stream().clone(), rank, size, Id::uninit(id)).map_err(engine)?;
         Ok(NcclComm {
             comm,
             dev: dev.clone(),
@@ -172,7 +178,9 @@ impl NcclComm {
         made?;
         let msg = t.to_vec();
         if msg[0] != 1 {
-            return Err(DistError::Engine("NCCL: rank 0 could not make a unique id".into()));
+            return Err(DistError::Engine(
+                "NCCL: rank 0 could not make a unique id".into(),
+            ));
         }
         let mut id = [0 as core::ffi::c_char; 128];
         for (c, &m) in id.iter_mut().zip(&msg[1..]) {
@@ -228,7 +236,9 @@ impl NcclComm {
     fn agree(&self, call: Call<'_>) -> Result<(), DistError> {
         let stream = self.dev.stream();
         let mine = stream.clone_htod(&check::header(&call)).map_err(engine)?;
-        let mut all = stream.alloc_zeros::<u64>(HEADER_LEN * self.size).map_err(engine)?;
+        let mut all = stream
+            .alloc_zeros::<u64>(HEADER_LEN * self.size)
+            .map_err(engine)?;
         self.comm.all_gather(&mine, &mut all).map_err(engine)?;
         let all = stream.clone_dtoh(&all).map_err(engine)?;
         check::agree(&all[..HEADER_LEN * self.size])
@@ -294,9 +304,8 @@ fn fetch_id(addr: &str) -> Result<[core::ffi::c_char; 128], DistError> {
         match TcpStream::connect(addr) {
             Ok(mut s) => {
                 let mut bytes = [0u8; 128];
-                s.read_exact(&mut bytes).map_err(|e| {
-                    DistError::Engine(format!("NCCL id rendezvous on {addr}: {e}"))
-                })?;
+                s.read_exact(&mut bytes)
+                    .map_err(|e| DistError::Engine(format!("NCCL id rendezvous on {addr}: {e}")))?;
                 return Ok(bytes.map(|b| b as core::ffi::c_char));
             }
             Err(e) if start.elapsed() > RENDEZVOUS_TIMEOUT => {
