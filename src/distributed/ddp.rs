@@ -55,7 +55,7 @@ pub const DEFAULT_BUCKET_BYTES: usize = 25 << 20;
 /// use shaped::nn::{Linear, Optimizer, Sgd};
 /// use shaped::{Const, Shape, Tensor};
 /// // `MpiComm::init()?` under `mpirun`; one process here.
-/// let model = DataParallel::new(Linear::<Const<3>, Const<1>>::new(0), SingleProcess);
+/// let model = DataParallel::new(Linear::<Const<3>, Const<2>>::new(0), SingleProcess);
 /// let mut model = model.bucket_bytes(1 << 20);
 /// let mut opt = Sgd::new(0.1);
 /// let x = Var::constant(Tensor::<f32, Shape![4, 3]>::ones());
@@ -79,14 +79,11 @@ impl<M, C> DataParallel<M, C> {
     /// 0's (the error names both shapes), a timeout, the engine's error.
     ///
     /// ```
-    /// use shaped::distributed::{DataParallel, SingleProcess};
+    /// use shaped::distributed::{Communicator, DataParallel, SingleProcess};
     /// use shaped::nn::Linear;
     /// use shaped::Const;
     /// let m = DataParallel::try_new(Linear::<Const<2>, Const<2>>::new(0), SingleProcess).unwrap();
-    /// assert_eq!(m.comm_ref().world_size_hint(), 1);
-    /// # trait Hint { fn world_size_hint(&self) -> usize; }
-    /// # impl<C: shaped::distributed::Communicator> Hint for C {
-    /// #     fn world_size_hint(&self) -> usize { self.world_size() } }
+    /// assert_eq!(m.comm_ref().world_size(), 1);
     /// ```
     pub fn try_new<T, D>(module: M, comm: C) -> Result<Self, DistError>
     where
