@@ -35,6 +35,8 @@
 //!   and from other crates' arrays, and serde.
 //! - [`nn`]: training on top of autograd: losses, layers with their sizes in
 //!   their types, parameters and optimizers.
+//! - [`distributed`]: collectives on tensors and data-parallel training,
+//!   over MPI (feature `mpi`) and NCCL (feature `nccl`).
 #![warn(missing_docs)]
 
 extern crate self as shaped;
@@ -42,6 +44,7 @@ extern crate self as shaped;
 pub mod autograd;
 pub mod backend;
 pub mod device;
+pub mod distributed;
 pub mod element;
 pub mod fuse;
 #[cfg(any(feature = "ndarray", feature = "nalgebra", feature = "serde"))]

@@ -327,4 +327,48 @@ impl<T: Float, D: Device> Gradients<T, D> {
                 .expect("the engine checks every gradient has its value's sizes"),
         )
     }
+
+    /// Sets the gradient of `param` to `grad`, returning the one it had.
+    /// This is how a gradient is changed after the backward pass: data
+    /// parallel training replaces each gradient by its average over the
+    /// processes ([`shaped::distributed`](crate::distributed)), as PyTorch's
+    /// DDP writes into `param.grad`.
+    ///
+    /// # Errors
+    /// When `param` needs no gradient (a constant), or `grad`'s sizes are
+    /// not `param`'s.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let w = Var::param(Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]));
+    /// let mut g = w.square().sum().backward();
+    /// let old = g.try_insert(&w, Tensor::from_vec(vec![0.5, 0.5])).unwrap();
+    /// assert_eq!(old.unwrap().to_vec(), vec![2., 4.]);
+    /// assert_eq!(g.wrt(&w).unwrap().to_vec(), vec![0.5, 0.5]);
+    /// ```
+    pub fn try_insert<S: Shape>(
+        &mut self,
+        param: &Var<T, S, D>,
+        grad: Tensor<T, S, D>,
+    ) -> Result<Option<Tensor<T, S, D>>, ShapeError> {
+        let Some(node) = param.node.as_ref() else {
+            return Err(ShapeError::Invalid(
+                "a gradient can be set only for a value that requires grad".into(),
+            ));
+        };
+        if grad.dims() != param.dims() {
+            return Err(ShapeError::Invalid(format!(
+                "assigned grad has data of a different size: the parameter has shape {:?} and \
+                 the gradient {:?}",
+                param.dims(),
+                grad.dims()
+            )));
+        }
+        let old = self.grads.insert(node.id, grad.into_dyn());
+        Ok(old.map(|g| {
+            g.try_into_shape()
+                .expect("every stored gradient has its value's sizes")
+        }))
+    }
 }
