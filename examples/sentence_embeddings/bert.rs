@@ -11,7 +11,7 @@ use shaped::autograd::Var;
 use shaped::io::safetensors::SafeTensorsFile;
 use shaped::nn::{
     Embedding, KeyPadding, LayerNorm, Linear, LoadOptions, Parameters, StateDictError,
-    load_safetensors, scaled_dot_product_attention,
+    load_safetensors, merge_heads, scaled_dot_product_attention, split_heads,
 };
 use shaped::{Const, Dyn, Tensor};
 
@@ -33,6 +33,9 @@ pub type TokenTypes = Const<2>;
 pub const LAYERS: usize = 6;
 /// `layer_norm_eps`.
 const EPS: f32 = 1e-12;
+
+/// Activations split into heads: `(batch, heads, tokens, head features)`.
+pub type PerHead = Var<f32, (Dyn, Heads, Dyn, HeadDim)>;
 
 /// Activations of a batch: `(batch, tokens, features)`.
 pub type Activations<F = Hidden> = Var<f32, (Dyn, Dyn, F)>;
@@ -106,23 +109,6 @@ impl<I: shaped::Dim> AddNorm<I> {
         self.layer_norm
             .forward(&(&self.dense.forward_nd(x) + residual))
     }
-}
-
-/// `(B, T, H·E)` as `(B, H, T, E)`.
-fn split_heads(x: &Activations) -> Var<f32, (Dyn, Heads, Dyn, HeadDim)> {
-    let (b, t) = (x.dims()[0] as isize, x.dims()[1] as isize);
-    let x: Var<f32, (Dyn, Dyn, Heads, HeadDim)> = x
-        .try_reshape(&[b, t, 12, 32])
-        .expect("Hidden = Heads x HeadDim");
-    x.permute(&[0, 2, 1, 3]).expect("rank 4")
-}
-
-/// `(B, H, T, E)` as `(B, T, H·E)`.
-fn merge_heads(x: &Var<f32, (Dyn, Heads, Dyn, HeadDim)>) -> Activations {
-    let x: Var<f32, (Dyn, Dyn, Heads, HeadDim)> = x.permute(&[0, 2, 1, 3]).expect("rank 4");
-    let (b, t) = (x.dims()[0] as isize, x.dims()[1] as isize);
-    x.try_reshape(&[b, t, 384])
-        .expect("Heads x HeadDim = Hidden")
 }
 
 impl Bert {
@@ -206,12 +192,15 @@ impl Bert {
         let mut x = e.layer_norm.forward(&x);
         for layer in &self.encoder.layer {
             let a = &layer.attention.self_attention;
-            let (q, k, v) = (
+            // (B, T, 384) -> (B, 12, T, 32): 12 x 32 = 384 is checked by
+            // the type checker.
+            let (q, k, v): (PerHead, PerHead, PerHead) = (
                 split_heads(&a.query.forward_nd(&x)),
                 split_heads(&a.key.forward_nd(&x)),
                 split_heads(&a.value.forward_nd(&x)),
             );
-            let context = merge_heads(&scaled_dot_product_attention(&q, &k, &v, &KeyPadding(mask)));
+            let heads = scaled_dot_product_attention(&q, &k, &v, &KeyPadding(mask));
+            let context = merge_heads(&heads);
             let h = layer.attention.output.forward(&context, &x);
             let inner = layer.intermediate.dense.forward_nd(&h).gelu();
             x = layer.output.forward(&inner, &h);

@@ -19,6 +19,7 @@ mod common;
 mod matmul_impls;
 mod parameters;
 mod shape_type;
+mod split_impls;
 mod static_impls;
 mod tensor_literal;
 
@@ -136,6 +137,19 @@ pub fn tensor(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn __static_shape_impls(input: TokenStream) -> TokenStream {
     static_impls::expand(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Stamps out `SplitsInto<H, E> for C` wherever `C = H x E`, for up to the
+/// given number of heads and head widths that are multiples of 8 up to the
+/// given width.
+///
+/// Used once, inside `shaped::shape`; not part of the public API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __split_impls(input: TokenStream) -> TokenStream {
+    split_impls::expand(input.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -7,7 +7,7 @@ use crate::ShapeError;
 use crate::Tensor;
 use crate::autograd::{Var, where_cond};
 use crate::element::Float;
-use crate::shape::{Dim, DynRank, ExpandsTo, OrPanic, Shape};
+use crate::shape::{Dim, DynRank, ExpandsTo, OrPanic, Shape, SplitsInto};
 
 /// A mask for [`scaled_dot_product_attention`] over scores of shape
 /// `(B, H, Q, K)`: which keys each query may attend to. Implemented by
@@ -208,4 +208,93 @@ where
     };
     let y = probs.try_matmul(&erased(v))?;
     Ok(restored(&y, &[qd[0], qd[1], qd[2], vd[3]]))
+}
+
+/// `(B, T, C)` as `(B, H, T, E)`: the last axis split into `H` heads of
+/// `E` features each, heads moved before the tokens, as
+/// `x.view(B, T, H, E).transpose(1, 2)` in PyTorch. `C = H × E` is proved
+/// in the type ([`SplitsInto`]), so a head count or width that does not
+/// divide the model width fails at `cargo check`; with a `Dyn` width, at
+/// run time.
+///
+/// # Panics
+/// When a run-time width is not `H × E` (PyTorch's `view` message), or
+/// when neither `H` nor `E` is static.
+///
+/// ```
+/// use shaped::autograd::Var;
+/// use shaped::nn::{merge_heads, split_heads};
+/// use shaped::{Const, Dyn, Tensor};
+/// let x: Var<f32, (Dyn, Dyn, Const<384>)> = Var::constant(Tensor::try_ones(&[2, 5, 384]).unwrap());
+/// let h: Var<f32, (Dyn, Const<12>, Dyn, Const<32>)> = split_heads(&x);
+/// assert_eq!(h.dims(), &[2, 12, 5, 32]);
+/// let back: Var<f32, (Dyn, Dyn, Const<384>)> = merge_heads(&h);
+/// assert_eq!(back.value().to_vec(), x.value().to_vec());
+/// ```
+///
+/// ```compile_fail
+/// # use shaped::autograd::Var;
+/// # use shaped::nn::split_heads;
+/// # use shaped::{Const, Dyn, Tensor};
+/// let x: Var<f32, (Dyn, Dyn, Const<384>)> = Var::constant(Tensor::try_ones(&[2, 5, 384]).unwrap());
+/// let h: Var<f32, (Dyn, Const<12>, Dyn, Const<30>)> = split_heads(&x); // 12 x 30 = 360
+/// ```
+#[track_caller]
+pub fn split_heads<T, B, S, C, H, E>(x: &Var<T, (B, S, C)>) -> Var<T, (B, H, S, E)>
+where
+    T: Float,
+    B: Dim,
+    S: Dim,
+    C: SplitsInto<H, E>,
+    H: Dim,
+    E: Dim,
+{
+    let d = x.dims();
+    let (h, e) = head_sizes::<H, E>();
+    let split: Var<T, (B, S, H, E)> = x
+        .try_reshape(&[d[0] as isize, d[1] as isize, h, e])
+        .or_panic();
+    split.permute(&[0, 2, 1, 3]).or_panic()
+}
+
+/// `(B, H, T, E)` as `(B, T, C)` with `C = H × E`: the inverse of
+/// [`split_heads`] (a copy, as PyTorch's `transpose(1, 2).reshape(B, T, C)`).
+///
+/// ```
+/// use shaped::autograd::Var;
+/// use shaped::nn::merge_heads;
+/// use shaped::{Const, Shape, Tensor};
+/// let h = Var::constant(Tensor::<f32, Shape![1, 2, 3, 4]>::ones());
+/// let x: Var<f32, Shape![1, 3, 8]> = merge_heads(&h);
+/// assert_eq!(x.dims(), &[1, 3, 8]);
+/// ```
+#[track_caller]
+pub fn merge_heads<T, B, S, C, H, E>(x: &Var<T, (B, H, S, E)>) -> Var<T, (B, S, C)>
+where
+    T: Float,
+    B: Dim,
+    S: Dim,
+    C: SplitsInto<H, E>,
+    H: Dim,
+    E: Dim,
+{
+    let moved: Var<T, (B, S, H, E)> = x.permute(&[0, 2, 1, 3]).or_panic();
+    let d = moved.dims();
+    moved
+        .try_reshape(&[d[0] as isize, d[1] as isize, (d[2] * d[3]) as isize])
+        .or_panic()
+}
+
+/// The head count and head width for a reshape: the static ones, `-1`
+/// (inferred from the width) for a run-time one.
+#[track_caller]
+fn head_sizes<H: Dim, E: Dim>() -> (isize, isize) {
+    match (H::SIZE, E::SIZE) {
+        (Some(h), Some(e)) => (h as isize, e as isize),
+        (Some(h), None) => (h as isize, -1),
+        (None, Some(e)) => (-1, e as isize),
+        (None, None) => panic!(
+            "split_heads: the head count or the head width must be static (both are `Dyn`); reshape with run-time sizes instead"
+        ),
+    }
 }

@@ -92,8 +92,8 @@ pub use accuracy::{accuracy, correct};
 pub use activation::{Gelu, Relu, Sigmoid, Silu, Tanh};
 pub use adam::Adam;
 pub use attention::{
-    AttentionMask, Causal, KeyPadding, NoMask, scaled_dot_product_attention,
-    try_scaled_dot_product_attention,
+    AttentionMask, Causal, KeyPadding, NoMask, merge_heads, scaled_dot_product_attention,
+    split_heads, try_scaled_dot_product_attention,
 };
 pub use dropout::Dropout;
 pub use embedding::Embedding;

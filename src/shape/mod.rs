@@ -34,6 +34,7 @@ mod error;
 pub(crate) mod expand;
 mod runtime;
 pub(crate) mod same;
+mod split;
 
 pub use axis::{
     AppendAxis, CatAxis, InsertAxis, RemoveAxis, SetAxis, Squeezable, SqueezeAxis, StackAxis,
@@ -56,6 +57,7 @@ pub(crate) use runtime::{broadcast_pair, check_static};
 #[doc(hidden)]
 pub use same::JoinPair;
 pub use same::{EqualOutput, JoinDim, JoinShape, SameDim};
+pub use split::SplitsInto;
 
 use core::fmt::Debug;
 use core::hash::Hash;

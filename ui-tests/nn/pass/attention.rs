@@ -15,3 +15,10 @@ fn main() {
     let d: Var<f32, Heads> = scaled_dot_product_attention(&q, &q, &q, &&full);
     let _ = (a, b, c, d, Tensor::<bool, Shape![5, 5]>::from_vec(vec![true; 25]));
 }
+
+// A model width split into heads and merged back, static sizes checked.
+#[allow(dead_code)]
+fn heads(x: &Var<f32, (Dyn, Dyn, Const<384>)>) -> Var<f32, (Dyn, Dyn, Const<384>)> {
+    let h: Var<f32, (Dyn, Const<12>, Dyn, Const<32>)> = shaped::nn::split_heads(x);
+    shaped::nn::merge_heads(&h)
+}
