@@ -58,7 +58,7 @@
 //! | `layer_norm.rs` | [`LayerNorm<D>`](LayerNorm) |
 //! | `attention.rs` | [`scaled_dot_product_attention`] and its masks ([`Causal`], [`KeyPadding`], ...) |
 //! | `dropout.rs` | [`Dropout`] (train / eval) |
-//! | `activation.rs` | [`Relu`], [`Gelu`], [`Silu`], [`Sigmoid`], [`Tanh`] as layers |
+//! | `activation.rs` | [`Relu`], [`Gelu`], [`GeluTanh`] ([`gelu_tanh`]), [`Silu`], [`Sigmoid`], [`Tanh`] as layers |
 //! | `erase.rs` | (a `Var` seen as `DynRank` and back, for last-axis layers) |
 //! | `reduction.rs` | [`Mean`], [`Sum`], [`NoReduction`] |
 //! | `losses.rs` | [`mse`], [`nll`], [`cross_entropy`], [`cross_entropy_probs`], [`binary_cross_entropy_with_logits`] |
@@ -89,7 +89,7 @@ mod sgd;
 mod state_dict;
 
 pub use accuracy::{accuracy, correct};
-pub use activation::{Gelu, Relu, Sigmoid, Silu, Tanh};
+pub use activation::{Gelu, GeluTanh, Relu, Sigmoid, Silu, Tanh, gelu_tanh};
 pub use adam::Adam;
 pub use attention::{
     AttentionMask, Causal, KeyPadding, NoMask, merge_heads, scaled_dot_product_attention,
