@@ -263,10 +263,10 @@ where
 /// ```
 /// use shaped::autograd::Var;
 /// use shaped::nn::merge_heads;
-/// use shaped::{Const, Shape, Tensor};
-/// let h = Var::constant(Tensor::<f32, Shape![1, 2, 3, 4]>::ones());
-/// let x: Var<f32, Shape![1, 3, 8]> = merge_heads(&h);
-/// assert_eq!(x.dims(), &[1, 3, 8]);
+/// use shaped::{Shape, Tensor};
+/// let h = Var::constant(Tensor::<f32, Shape![1, 2, 3, 8]>::ones());
+/// let x: Var<f32, Shape![1, 3, 16]> = merge_heads(&h);
+/// assert_eq!(x.dims(), &[1, 3, 16]);
 /// ```
 #[track_caller]
 pub fn merge_heads<T, B, S, C, H, E>(x: &Var<T, (B, H, S, E)>) -> Var<T, (B, S, C)>

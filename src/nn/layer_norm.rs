@@ -130,10 +130,17 @@ impl<N: Dim, T: Float, D: GradDevice<T>> core::fmt::Debug for LayerNorm<N, T, D>
     /// assert_eq!(format!("{l:?}"), "LayerNorm((8,), eps=1e-5, elementwise_affine=True)");
     /// ```
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // The shortest form that reads back as the element type's value:
+        // `1e-5` for an `f32` eps, not its `f64` widening.
         let eps = self.eps.to_f64();
+        let eps = if f64::from(eps as f32) == eps {
+            format!("{:e}", eps as f32)
+        } else {
+            format!("{eps:e}")
+        };
         write!(
             f,
-            "LayerNorm(({},), eps={eps:e}, elementwise_affine=True)",
+            "LayerNorm(({},), eps={eps}, elementwise_affine=True)",
             self.weight.dims()[0]
         )
     }
