@@ -37,12 +37,30 @@ pub trait AttentionMask<B: Dim, H: Dim, Q: Dim, K: Dim> {
 }
 
 /// No mask: every query attends to every key.
+///
+/// ```
+/// use shaped::autograd::Var;
+/// use shaped::nn::{scaled_dot_product_attention, NoMask};
+/// use shaped::{Shape, Tensor};
+/// let q = Var::constant(Tensor::<f32, Shape![1, 1, 2, 8]>::zeros());
+/// // Equal scores: each query averages the values.
+/// let v = Var::constant(Tensor::<f32, Shape![1, 1, 2, 8]>::from_vec((0..16).map(|i| i as f32).collect()));
+/// let y = scaled_dot_product_attention(&q, &q, &v, &NoMask);
+/// assert_eq!(y.value().to_vec()[0], 4.0);
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoMask;
 
 /// A causal mask, as PyTorch's `is_causal=True`: query `i` attends to keys
 /// `0..=i` (the mask is the lower triangle of `(Q, K)`, aligned at the top
 /// left).
+///
+/// ```
+/// use shaped::nn::{AttentionMask, Causal};
+/// use shaped::Dyn;
+/// let keep = <Causal as AttentionMask<Dyn, Dyn, Dyn, Dyn>>::keep(&Causal, &[1, 1, 2, 3]).unwrap().unwrap();
+/// assert_eq!(keep.to_vec(), vec![true, false, false, true, true, false]);
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Causal;
 

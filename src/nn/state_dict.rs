@@ -103,6 +103,19 @@ impl LoadOptions {
 /// What a non-strict [`load_safetensors`] left out: the model's parameters
 /// the file does not have, and the file's tensors the model does not have
 /// (PyTorch's `missing_keys` and `unexpected_keys`).
+///
+/// ```
+/// use shaped::io::safetensors::{SafeTensorsFile, SafeTensorsWriter};
+/// use shaped::nn::{load_safetensors, Linear, LoadOptions};
+/// use shaped::{Const, Shape, Tensor};
+/// let mut w = SafeTensorsWriter::new();
+/// w.add("weight", &Tensor::<f32, Shape![2, 3]>::ones());
+/// let file = SafeTensorsFile::from_bytes(w.to_bytes().unwrap()).unwrap();
+/// let l: Linear<Const<3>, Const<2>> = Linear::new(0);
+/// let report = load_safetensors(&l, &file, &LoadOptions::new().strict(false)).unwrap();
+/// assert_eq!(report.missing_keys, ["bias"]);
+/// assert!(report.unexpected_keys.is_empty());
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LoadReport {
     /// The model's names (after renaming) not in the file; those
@@ -115,6 +128,18 @@ pub struct LoadReport {
 /// Why a state dict did not load. The key errors read as PyTorch's
 /// `load_state_dict` message; nothing is written into the model when the
 /// load fails (PyTorch copies the parameters that match before raising).
+///
+/// ```
+/// use shaped::io::safetensors::{SafeTensorsFile, SafeTensorsWriter};
+/// use shaped::nn::{load_safetensors, Linear, LoadOptions, StateDictError};
+/// use shaped::{Const, Shape, Tensor};
+/// let mut w = SafeTensorsWriter::new();
+/// w.add("weight", &Tensor::<f32, Shape![2, 3]>::ones());
+/// let file = SafeTensorsFile::from_bytes(w.to_bytes().unwrap()).unwrap();
+/// let l: Linear<Const<3>, Const<2>> = Linear::new(0);
+/// let e = load_safetensors(&l, &file, &LoadOptions::new()).unwrap_err();
+/// assert!(matches!(&e, StateDictError::Keys { missing, .. } if missing == &["bias"]));
+/// ```
 #[derive(Debug)]
 pub enum StateDictError {
     /// Names or sizes that do not match between the model and the file.
