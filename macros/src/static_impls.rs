@@ -181,6 +181,17 @@ fn axis_impls(r: usize, max: usize) -> TokenStream {
                 }
                 });
             }
+            if r >= 1 {
+                let rest = tuple(&a[..r - 1].iter().map(|i| quote!(#i)).collect::<Vec<_>>());
+                let last = &a[r - 1];
+                items.push(quote! {
+                #[diagnostic::do_not_recommend]
+                impl<#(#a: crate::shape::Dim),*> crate::shape::SplitLast for #ty {
+                    type Rest = #rest;
+                    type Last = #last;
+                }
+                });
+            }
             continue;
         }
         let removed: Vec<TokenStream> = a

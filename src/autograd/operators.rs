@@ -1,5 +1,6 @@
 //! `std::ops` for `Var`: `+ - * /` between variables (broadcasting, as the
-//! methods of the same names) and unary `-`.
+//! methods of the same names), with a scalar on either side (`&x * 0.125`,
+//! `1.0 - &x`), and unary `-`.
 //!
 //! ```
 //! use shaped::autograd::Var;
@@ -8,6 +9,8 @@
 //! let b = Var::param(Tensor::<f32, Shape![3]>::ones());
 //! let c: Var<f32, Shape![2, 3]> = &(&a * &b) - &a;
 //! assert_eq!((-&c).sum().backward().wrt(&b).unwrap().to_vec(), vec![-2.; 3]);
+//! let s = &(&(2.0 * &a) / 4.0) - 1.0;
+//! assert_eq!(s.value().to_vec(), vec![-0.5, -0.5]);
 //! ```
 
 use core::ops::{Add, Div, Mul, Neg, Sub};
@@ -45,3 +48,74 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Neg for &Var<T, S, D> {
         Var::neg(self)
     }
 }
+
+macro_rules! scalar_var_operators {
+    ($($t:ty),*) => {$(
+        /// `x + c`, as [`Var::add_scalar`].
+        impl<S: Shape, D: GradDevice<$t>> Add<$t> for &Var<$t, S, D> {
+            type Output = Var<$t, S, D>;
+            #[track_caller]
+            fn add(self, c: $t) -> Var<$t, S, D> {
+                self.add_scalar(c)
+            }
+        }
+        /// `x - c`, as [`Var::add_scalar`] of `-c`.
+        impl<S: Shape, D: GradDevice<$t>> Sub<$t> for &Var<$t, S, D> {
+            type Output = Var<$t, S, D>;
+            #[track_caller]
+            fn sub(self, c: $t) -> Var<$t, S, D> {
+                self.add_scalar(-c)
+            }
+        }
+        /// `x * c`, as [`Var::mul_scalar`].
+        impl<S: Shape, D: GradDevice<$t>> Mul<$t> for &Var<$t, S, D> {
+            type Output = Var<$t, S, D>;
+            #[track_caller]
+            fn mul(self, c: $t) -> Var<$t, S, D> {
+                self.mul_scalar(c)
+            }
+        }
+        /// `x / c`, as [`Var::div_scalar`].
+        impl<S: Shape, D: GradDevice<$t>> Div<$t> for &Var<$t, S, D> {
+            type Output = Var<$t, S, D>;
+            #[track_caller]
+            fn div(self, c: $t) -> Var<$t, S, D> {
+                self.div_scalar(c)
+            }
+        }
+        /// `c + x`, as [`Var::add_scalar`].
+        impl<S: Shape, D: GradDevice<$t>> Add<&Var<$t, S, D>> for $t {
+            type Output = Var<$t, S, D>;
+            #[track_caller]
+            fn add(self, x: &Var<$t, S, D>) -> Var<$t, S, D> {
+                x.add_scalar(self)
+            }
+        }
+        /// `c - x`, as [`Var::rsub_scalar`].
+        impl<S: Shape, D: GradDevice<$t>> Sub<&Var<$t, S, D>> for $t {
+            type Output = Var<$t, S, D>;
+            #[track_caller]
+            fn sub(self, x: &Var<$t, S, D>) -> Var<$t, S, D> {
+                x.rsub_scalar(self)
+            }
+        }
+        /// `c * x`, as [`Var::mul_scalar`].
+        impl<S: Shape, D: GradDevice<$t>> Mul<&Var<$t, S, D>> for $t {
+            type Output = Var<$t, S, D>;
+            #[track_caller]
+            fn mul(self, x: &Var<$t, S, D>) -> Var<$t, S, D> {
+                x.mul_scalar(self)
+            }
+        }
+        /// `c / x`, as [`Var::rdiv_scalar`].
+        impl<S: Shape, D: GradDevice<$t>> Div<&Var<$t, S, D>> for $t {
+            type Output = Var<$t, S, D>;
+            #[track_caller]
+            fn div(self, x: &Var<$t, S, D>) -> Var<$t, S, D> {
+                x.rdiv_scalar(self)
+            }
+        }
+    )*};
+}
+
+scalar_var_operators!(f32, f64);

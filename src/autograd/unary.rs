@@ -12,7 +12,7 @@ use super::Var;
 use super::device::{GradDevice, zeros_like};
 use super::graph::{BackwardFn, Dyn};
 use crate::backend::Backend;
-use crate::backend::op::{Map3, ScalarRhs};
+use crate::backend::op::{Map3, ScalarLhs, ScalarRhs};
 use crate::element::Float;
 use crate::ops::table;
 use crate::shape::Shape;
@@ -289,6 +289,86 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
             &[self.node.as_ref()],
             move || {
                 Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(D::unary(times, g)?)]))
+            },
+        )
+    }
+
+    /// `self / c` for a scalar `c` (a division, as PyTorch's `x / c`, not
+    /// a product with `1 / c`, so the values are PyTorch's to the bit).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![2]>::from_vec(vec![1., 3.]));
+    /// let y = x.div_scalar(4.);
+    /// assert_eq!(y.value().to_vec(), vec![0.25, 0.75]);
+    /// assert_eq!(y.sum().backward().wrt(&x).unwrap().to_vec(), vec![0.25, 0.25]);
+    /// ```
+    ///
+    /// # Panics
+    /// When the device cannot allocate the result.
+    #[track_caller]
+    pub fn div_scalar(&self, c: T) -> Var<T, S, D> {
+        let over = ScalarRhs(table::Div, c);
+        Var::from_op(
+            <D as Backend<T>>::unary(over, &self.value).or_panic(),
+            &[self.node.as_ref()],
+            move || {
+                Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(D::unary(over, g)?)]))
+            },
+        )
+    }
+
+    /// `c / self` for a scalar `c`, with gradient `-c / x²` (computed as
+    /// `-y / x` from the result `y`).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., 2.]));
+    /// let y = x.rdiv_scalar(2.);
+    /// assert_eq!(y.value().to_vec(), vec![2., 1.]);
+    /// assert_eq!(y.sum().backward().wrt(&x).unwrap().to_vec(), vec![-2., -0.5]);
+    /// ```
+    ///
+    /// # Panics
+    /// When the device cannot allocate the result.
+    #[track_caller]
+    pub fn rdiv_scalar(&self, c: T) -> Var<T, S, D> {
+        let value = <D as Backend<T>>::unary(ScalarLhs(table::Div, c), &self.value).or_panic();
+        let (x, y) = (self.erased(), value.share().into_dyn());
+        Var::from_op(value, &[self.node.as_ref()], move || {
+            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+                // -g · y / x
+                let gy: Dyn<T, D> = D::binary(table::Mul, g, &y)?;
+                let q: Dyn<T, D> = D::binary(table::Div, &gy, &x)?;
+                Ok(smallvec![Some(D::unary(table::Neg, &q)?)])
+            })
+        })
+    }
+
+    /// `c - self` for a scalar `c`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![2]>::ones());
+    /// let y = x.rsub_scalar(3.);
+    /// assert_eq!(y.value().to_vec(), vec![2., 2.]);
+    /// assert_eq!(y.sum().backward().wrt(&x).unwrap().to_vec(), vec![-1., -1.]);
+    /// ```
+    ///
+    /// # Panics
+    /// When the device cannot allocate the result.
+    #[track_caller]
+    pub fn rsub_scalar(&self, c: T) -> Var<T, S, D> {
+        Var::from_op(
+            <D as Backend<T>>::unary(ScalarLhs(table::Sub, c), &self.value).or_panic(),
+            &[self.node.as_ref()],
+            move || {
+                Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+                    Ok(smallvec![Some(D::unary(table::Neg, g)?)])
+                })
             },
         )
     }

@@ -166,6 +166,47 @@ impl<T: Float, S: Shape, D: Device> Var<T, S, D> {
         Var::constant(self.value.share())
     }
 
+    /// The same value with its rank known only at run time; gradients flow
+    /// through it (the graph node is shared, so [`Gradients::wrt`] gives a
+    /// parameter's gradient through either view).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{DynRank, Shape, Tensor};
+    /// let p = Var::param(Tensor::<f32, Shape![2]>::ones());
+    /// let d: Var<f32, DynRank> = p.into_dyn();
+    /// assert_eq!(d.dims(), &[2]);
+    /// assert!(d.requires_grad());
+    /// ```
+    pub fn into_dyn(&self) -> Var<T, DynRank, D> {
+        Var {
+            value: self.value.share().into_dyn(),
+            node: self.node.clone(),
+        }
+    }
+
+    /// The same value seen with shape type `S2`, checked at run time (the
+    /// inverse of [`Var::into_dyn`]).
+    ///
+    /// # Errors
+    /// When the sizes do not fit `S2` (rank, or a static size).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{DynRank, Shape, Tensor};
+    /// let d = Var::param(Tensor::<f32, DynRank>::try_zeros(&[2, 3]).unwrap());
+    /// let s: Var<f32, Shape![2, 3]> = d.try_into_shape().unwrap();
+    /// assert!(d.try_into_shape::<Shape![3, 2]>().is_err());
+    /// let g = s.sum().backward();
+    /// assert_eq!(g.wrt(&d).unwrap().dims(), &[2, 3]);
+    /// ```
+    pub fn try_into_shape<S2: Shape>(&self) -> Result<Var<T, S2, D>, ShapeError> {
+        Ok(Var {
+            value: self.value.try_into_shape()?,
+            node: self.node.clone(),
+        })
+    }
+
     /// The value with its shape type erased, for backward functions.
     pub(crate) fn erased(&self) -> Dyn<T, D> {
         self.value.share().into_dyn()
@@ -215,6 +256,20 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
             None => HashMap::new(),
         };
         Ok(Gradients { grads })
+    }
+}
+
+impl<T: Float> Var<T, ()> {
+    /// The value of a 0-d variable, as PyTorch's `loss.item()`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![1., 2.]));
+    /// assert_eq!(x.sum().item(), 3.);
+    /// ```
+    pub fn item(&self) -> T {
+        self.value.item()
     }
 }
 
@@ -326,6 +381,40 @@ impl<T: Float, D: Device> Gradients<T, D> {
             g.try_into_shape()
                 .expect("the engine checks every gradient has its value's sizes"),
         )
+    }
+
+    /// Adds the gradients of another backward pass to these, as PyTorch
+    /// accumulates into `.grad` across `backward()` calls: gradient
+    /// accumulation over micro-batches. A parameter with a gradient in only
+    /// one of the two keeps that one.
+    ///
+    /// # Errors
+    /// A device error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let w = Var::param(Tensor::<f32, Shape![2]>::from_vec(vec![1., 2.]));
+    /// let mut total = w.sum().backward();
+    /// total.try_accumulate(w.square().sum().backward()).unwrap();
+    /// assert_eq!(total.wrt(&w).unwrap().to_vec(), vec![3., 5.]);
+    /// ```
+    pub fn try_accumulate(&mut self, other: Gradients<T, D>) -> Result<(), D::Error>
+    where
+        D: Backend<T>,
+    {
+        for (id, g) in other.grads {
+            match self.grads.get_mut(&id) {
+                Some(mine) => {
+                    let sum: Dyn<T, D> = D::binary(crate::ops::table::Add, &*mine, &g)?;
+                    *mine = sum;
+                }
+                None => {
+                    self.grads.insert(id, g);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Sets the gradient of `param` to `grad`, returning the one it had.

@@ -3,6 +3,7 @@
 //! decay for AdamW).
 
 use super::optimizer::{Optimizer, slot};
+use super::params::Parameters;
 use crate::Tensor;
 use crate::autograd::GradDevice;
 use crate::backend::op::{ScalarLhs, ScalarRhs};
@@ -35,6 +36,8 @@ pub struct Adam<T: Float, D: Device = Cpu> {
     eps: T,
     weight_decay: T,
     decoupled: bool,
+    /// By parameter position: true where weight decay is not applied.
+    no_decay: Vec<bool>,
     moments: Vec<Option<Moments<T, D>>>,
 }
 
@@ -83,6 +86,7 @@ where
             eps: self.eps,
             weight_decay: self.weight_decay,
             decoupled: self.decoupled,
+            no_decay: self.no_decay.clone(),
             moments: self.moments.clone(),
         }
     }
@@ -100,6 +104,7 @@ where
             .field("eps", &self.eps)
             .field("weight_decay", &self.weight_decay)
             .field("decoupled", &self.decoupled)
+            .field("no_decay", &self.no_decay)
             .field("moments", &self.moments)
             .finish()
     }
@@ -121,6 +126,7 @@ impl<T: Float, D: Device> Adam<T, D> {
             eps: T::from_f64(1e-8),
             weight_decay: T::zero(),
             decoupled: false,
+            no_decay: Vec::new(),
             moments: Vec::new(),
         }
     }
@@ -179,7 +185,48 @@ impl<T: Float, D: Device> Adam<T, D> {
     }
 }
 
+impl<T: Float, D: GradDevice<T>> Adam<T, D> {
+    /// Without weight decay for the parameters of `model` whose state-dict
+    /// name ([`Parameters::visit_named_params`]) satisfies `exclude`: the
+    /// two parameter groups of a transformer fine-tune in PyTorch (biases
+    /// and LayerNorm weights undecayed), by position in `model`'s order.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::nn::{Adam, Linear, Optimizer, Parameters};
+    /// use shaped::{Const, Shape, Tensor};
+    /// let mut layer: Linear<Const<2>, Const<1>> = Linear::new(0);
+    /// let bias_before = layer.bias.as_ref().unwrap().value().to_vec();
+    /// let mut opt = Adam::adamw(0.1)
+    ///     .weight_decay(0.5)
+    ///     .no_decay(&layer, |name| name.ends_with("bias"));
+    /// // A loss that does not depend on the parameters' values: zero gradients.
+    /// let x = Var::constant(Tensor::<f32, Shape![1, 2]>::zeros());
+    /// let grads = layer.forward(&x).mul_scalar(0.).sum().backward();
+    /// opt.step(&mut layer, &grads);
+    /// // The bias kept its value; the weight was decayed.
+    /// assert_eq!(layer.bias.as_ref().unwrap().value().to_vec(), bias_before);
+    /// ```
+    pub fn no_decay<M: Parameters<T, D> + ?Sized>(
+        self,
+        model: &M,
+        exclude: impl Fn(&str) -> bool,
+    ) -> Self {
+        let mut no_decay = Vec::new();
+        model.visit_named_params("", &mut |name, _| no_decay.push(exclude(name)));
+        Adam { no_decay, ..self }
+    }
+}
+
 impl<T: Float, D: GradDevice<T>> Optimizer<T, D> for Adam<T, D> {
+    fn lr(&self) -> T {
+        self.lr
+    }
+
+    fn set_lr(&mut self, lr: T) {
+        self.lr = lr;
+    }
+
     fn update(&mut self, index: usize, p: &mut Tensor<T, DynRank, D>, g: &Tensor<T, DynRank, D>) {
         let Adam {
             lr,
@@ -190,6 +237,11 @@ impl<T: Float, D: GradDevice<T>> Optimizer<T, D> for Adam<T, D> {
             decoupled,
             ..
         } = *self;
+        let wd = if self.no_decay.get(index) == Some(&true) {
+            T::zero()
+        } else {
+            wd
+        };
         let shape = "a gradient has its parameter's sizes";
         let state = match slot(&mut self.moments, index) {
             Some(s) => s,

@@ -62,17 +62,22 @@
 //! | `erase.rs` | (a `Var` seen as `DynRank` and back, for last-axis layers) |
 //! | `reduction.rs` | [`Mean`], [`Sum`], [`NoReduction`] |
 //! | `losses.rs` | [`mse`], [`nll`], [`cross_entropy`], [`cross_entropy_probs`], [`binary_cross_entropy_with_logits`] |
+//! | `cross_entropy.rs` | [`CrossEntropy`]: classes last over any leading axes, `ignore_index`, label smoothing |
 //! | `one_hot.rs` | [`one_hot`] |
 //! | `accuracy.rs` | [`accuracy`], [`correct`] (through `argmax`) |
 //! | `optimizer.rs` | [`Optimizer`]: one step over a whole model |
 //! | `sgd.rs` | [`Sgd`]: momentum, dampening, Nesterov, weight decay |
 //! | `adam.rs` | [`Adam`], and AdamW through [`Adam::adamw`] |
+//! | `clip.rs` | [`clip_grad_norm`]: gradients scaled to a global norm |
+//! | `schedule.rs` | [`LrScheduler`] (`LambdaLR`), [`warmup_cosine`], [`warmup_linear`] |
 //! | `state_dict.rs` | `load_safetensors`, `save_safetensors`, `state_dict`: parameters by name (feature `safetensors`) |
 
 mod accuracy;
 mod activation;
 mod adam;
 mod attention;
+mod clip;
+mod cross_entropy;
 mod dropout;
 mod embedding;
 mod erase;
@@ -84,6 +89,7 @@ mod one_hot;
 mod optimizer;
 mod params;
 mod reduction;
+mod schedule;
 mod sgd;
 #[cfg(feature = "safetensors")]
 mod state_dict;
@@ -95,6 +101,8 @@ pub use attention::{
     AttentionMask, Causal, KeyPadding, NoMask, merge_heads, scaled_dot_product_attention,
     split_heads, try_scaled_dot_product_attention,
 };
+pub use clip::clip_grad_norm;
+pub use cross_entropy::CrossEntropy;
 pub use dropout::Dropout;
 pub use embedding::Embedding;
 pub use layer_norm::LayerNorm;
@@ -104,6 +112,7 @@ pub use one_hot::{one_hot, try_one_hot};
 pub use optimizer::Optimizer;
 pub use params::{Parameters, param_key};
 pub use reduction::{Mean, NoReduction, Reduction, Sum};
+pub use schedule::{LrScheduler, warmup_cosine, warmup_linear};
 pub use sgd::Sgd;
 /// The derive for [`Parameters`] (see `shaped_macros`).
 pub use shaped_macros::Parameters;

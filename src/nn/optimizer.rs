@@ -37,6 +37,27 @@ pub trait Optimizer<T: Float, D: GradDevice<T> = Cpu> {
         grad: &Tensor<T, DynRank, D>,
     );
 
+    /// The learning rate.
+    ///
+    /// ```
+    /// use shaped::nn::{Optimizer, Sgd};
+    /// assert_eq!(Optimizer::<f32>::lr(&Sgd::new(0.5)), 0.5);
+    /// ```
+    fn lr(&self) -> T;
+
+    /// Sets the learning rate for the next steps, keeping the optimizer's
+    /// state (momentum, moments), as writing `param_group["lr"]` does in
+    /// PyTorch; what a learning-rate schedule
+    /// ([`LrScheduler`](super::LrScheduler)) calls.
+    ///
+    /// ```
+    /// use shaped::nn::{Adam, Optimizer};
+    /// let mut opt = Adam::<f32>::new(1e-3);
+    /// opt.set_lr(5e-4);
+    /// assert_eq!(opt.lr(), 5e-4);
+    /// ```
+    fn set_lr(&mut self, lr: T);
+
     /// Updates every parameter of `model` that has a gradient in `grads`.
     ///
     /// Call it after the backward pass, once the loss's graph is no longer

@@ -20,6 +20,23 @@ pub trait Reduction<S: Shape> {
     type Output: Shape;
     /// Reduces `losses`.
     fn reduce<T: Float, D: GradDevice<T>>(&self, losses: Var<T, S, D>) -> Var<T, Self::Output, D>;
+
+    /// Reduces `losses` of which only `kept` count (the others are zeros
+    /// for ignored targets): [`Mean`] divides the sum by `kept`, as
+    /// PyTorch's `ignore_index` does (`0 / 0`, NaN, when nothing is kept).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::nn::{Mean, Reduction};
+    /// use shaped::{Shape, Tensor};
+    /// let l = Var::constant(Tensor::<f32, Shape![4]>::from_vec(vec![1., 2., 0., 0.]));
+    /// assert_eq!(Mean.reduce_kept(l, 2).value().item(), 1.5);
+    /// ```
+    fn reduce_kept<T: Float, D: GradDevice<T>>(
+        &self,
+        losses: Var<T, S, D>,
+        kept: usize,
+    ) -> Var<T, Self::Output, D>;
 }
 
 /// The mean over every element (`reduction='mean'`, PyTorch's default).
@@ -55,6 +72,13 @@ impl<S: Shape> Reduction<S> for Mean {
     fn reduce<T: Float, D: GradDevice<T>>(&self, losses: Var<T, S, D>) -> Var<T, (), D> {
         losses.mean()
     }
+    fn reduce_kept<T: Float, D: GradDevice<T>>(
+        &self,
+        losses: Var<T, S, D>,
+        kept: usize,
+    ) -> Var<T, (), D> {
+        losses.sum().div_scalar(T::from_f64(kept as f64))
+    }
 }
 
 impl<S: Shape> Reduction<S> for Sum {
@@ -62,11 +86,25 @@ impl<S: Shape> Reduction<S> for Sum {
     fn reduce<T: Float, D: GradDevice<T>>(&self, losses: Var<T, S, D>) -> Var<T, (), D> {
         losses.sum()
     }
+    fn reduce_kept<T: Float, D: GradDevice<T>>(
+        &self,
+        losses: Var<T, S, D>,
+        _: usize,
+    ) -> Var<T, (), D> {
+        losses.sum()
+    }
 }
 
 impl<S: Shape> Reduction<S> for NoReduction {
     type Output = S;
     fn reduce<T: Float, D: GradDevice<T>>(&self, losses: Var<T, S, D>) -> Var<T, S, D> {
+        losses
+    }
+    fn reduce_kept<T: Float, D: GradDevice<T>>(
+        &self,
+        losses: Var<T, S, D>,
+        _: usize,
+    ) -> Var<T, S, D> {
         losses
     }
 }

@@ -143,6 +143,14 @@ impl<T: Float, D: Device> Sgd<T, D> {
 }
 
 impl<T: Float, D: GradDevice<T>> Optimizer<T, D> for Sgd<T, D> {
+    fn lr(&self) -> T {
+        self.lr
+    }
+
+    fn set_lr(&mut self, lr: T) {
+        self.lr = lr;
+    }
+
     fn update(&mut self, index: usize, p: &mut Tensor<T, DynRank, D>, g: &Tensor<T, DynRank, D>) {
         let Sgd {
             lr,

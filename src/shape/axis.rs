@@ -93,6 +93,35 @@ impl<D: Dim> AppendAxis<D> for DynRank {
     type Output = DynRank;
 }
 
+/// A shape seen as its leading axes and its last axis: the classes of
+/// logits `(B, T, V)` against targets `(B, T)`
+/// ([`CrossEntropy`](crate::nn::CrossEntropy)). The inverse of
+/// [`AppendAxis`].
+///
+/// ```
+/// use shaped::{Const, Shape, shape::SplitLast};
+/// let _: <Shape![2, _, 8] as SplitLast>::Rest = <Shape![2, _]>::default();
+/// let _: <Shape![2, _, 8] as SplitLast>::Last = Const::<8>;
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a tensor of shape `{Self}` has no last axis",
+    label = "a 0-d tensor",
+    note = "a class axis needs a tensor of rank 1 or more"
+)]
+pub trait SplitLast: Shape {
+    /// The shape without its last axis.
+    type Rest: Shape;
+    /// The last axis.
+    type Last: Dim;
+}
+
+/// Dynamic rank: stays dynamic.
+#[diagnostic::do_not_recommend]
+impl SplitLast for DynRank {
+    type Rest = DynRank;
+    type Last = crate::shape::Dyn;
+}
+
 /// The shape with axes `I` and `J` swapped.
 ///
 /// ```
