@@ -10,7 +10,7 @@
 use shaped::autograd::Var;
 use shaped::io::safetensors::SafeTensorsFile;
 use shaped::nn::{
-    Embedding, KeyPadding, LayerNorm, Linear, LoadOptions, Parameters, StateDictError,
+    Dropout, Embedding, KeyPadding, LayerNorm, Linear, LoadOptions, Parameters, StateDictError,
     load_safetensors, merge_heads, scaled_dot_product_attention, split_heads,
 };
 use shaped::{Const, Dyn, Tensor};
@@ -94,6 +94,12 @@ pub struct Encoder {
 pub struct Bert {
     embeddings: Embeddings,
     encoder: Encoder,
+    /// `hidden_dropout_prob` (0.1): after the embeddings and after each
+    /// projection back to the model width, in training mode only (the
+    /// model starts in evaluation mode). The attention probabilities'
+    /// dropout is not applied: `scaled_dot_product_attention` has no
+    /// dropout yet.
+    hidden_dropout: Dropout,
 }
 
 fn layer_norm() -> LayerNorm<Hidden> {
@@ -104,10 +110,10 @@ fn layer_norm() -> LayerNorm<Hidden> {
 }
 
 impl<I: shaped::Dim> AddNorm<I> {
-    /// `LayerNorm(dense(x) + residual)`.
-    fn forward(&self, x: &Activations<I>, residual: &Activations) -> Activations {
+    /// `LayerNorm(dropout(dense(x)) + residual)`.
+    fn forward(&self, x: &Activations<I>, residual: &Activations, dropout: &Dropout) -> Activations {
         self.layer_norm
-            .forward(&(&self.dense.forward_nd(x) + residual))
+            .forward(&(&dropout.forward(&self.dense.forward_nd(x)) + residual))
     }
 }
 
@@ -146,7 +152,26 @@ impl Bert {
                 layer_norm: layer_norm(),
             },
             encoder: Encoder { layer },
+            hidden_dropout: {
+                let mut d = Dropout::new(0.1, 0);
+                d.eval();
+                d
+            },
         }
+    }
+
+    /// Training mode: hidden-state dropout with probability `p`, masks
+    /// drawn from `seed` (`p = 0` for a run to compare with PyTorch's
+    /// dropout-free one).
+    #[allow(dead_code)] // used by the fine-tune, not by inference
+    pub fn train(&mut self, p: f64, seed: u64) {
+        self.hidden_dropout = Dropout::new(p, seed);
+    }
+
+    /// Evaluation mode: no dropout.
+    #[allow(dead_code)]
+    pub fn eval(&mut self) {
+        self.hidden_dropout.eval();
     }
 
     /// The model with the weights of a Hugging Face `BertModel` checkpoint
@@ -189,7 +214,8 @@ impl Bert {
         let e = &self.embeddings;
         let x = &(&e.word_embeddings.forward(ids) + &e.position_embeddings.forward(&positions))
             + &e.token_type_embeddings.forward(&types);
-        let mut x = e.layer_norm.forward(&x);
+        let drop = &self.hidden_dropout;
+        let mut x = drop.forward(&e.layer_norm.forward(&x));
         for layer in &self.encoder.layer {
             let a = &layer.attention.self_attention;
             // (B, T, 384) -> (B, 12, T, 32): 12 x 32 = 384 is checked by
@@ -201,20 +227,16 @@ impl Bert {
             );
             let heads = scaled_dot_product_attention(&q, &k, &v, &KeyPadding(mask));
             let context = merge_heads(&heads);
-            let h = layer.attention.output.forward(&context, &x);
+            let h = layer.attention.output.forward(&context, &x, drop);
             let inner = layer.intermediate.dense.forward_nd(&h).gelu();
-            x = layer.output.forward(&inner, &h);
+            x = layer.output.forward(&inner, &h, drop);
         }
         x
     }
 }
 
-/// Mean pooling over the real tokens, then L2 normalisation: the
-/// sentence embedding `(B, Hidden)` of sentence-transformers.
-pub fn sentence_embeddings(
-    hidden: &Activations,
-    mask: &Tensor<bool, (Dyn, Dyn)>,
-) -> Var<f32, (Dyn, Hidden)> {
+/// Mean pooling over the real tokens: `(B, Hidden)`.
+pub fn mean_pool(hidden: &Activations, mask: &Tensor<bool, (Dyn, Dyn)>) -> Var<f32, (Dyn, Hidden)> {
     let (b, t) = (mask.dims()[0], mask.dims()[1]);
     let weights: Vec<f32> = mask.iter().map(|m| if m { 1.0 } else { 0.0 }).collect();
     let weights = Var::constant(
@@ -223,7 +245,17 @@ pub fn sentence_embeddings(
     );
     let summed = (hidden * &weights).sum_dim::<1>();
     let counts = weights.sum_dim::<1>().clamp(1e-9, f32::INFINITY);
-    let mean = &summed / &counts;
+    &summed / &counts
+}
+
+/// Mean pooling over the real tokens, then L2 normalisation: the
+/// sentence embedding `(B, Hidden)` of sentence-transformers.
+#[allow(dead_code)] // not used by the fine-tune
+pub fn sentence_embeddings(
+    hidden: &Activations,
+    mask: &Tensor<bool, (Dyn, Dyn)>,
+) -> Var<f32, (Dyn, Hidden)> {
+    let mean = mean_pool(hidden, mask);
     let norm = mean
         .square()
         .sum_dim_keepdim::<1>()

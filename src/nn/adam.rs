@@ -194,8 +194,9 @@ impl<T: Float, D: GradDevice<T>> Adam<T, D> {
     /// ```
     /// use shaped::autograd::Var;
     /// use shaped::nn::{Adam, Linear, Optimizer, Parameters};
-    /// use shaped::{Const, Shape, Tensor};
-    /// let mut layer: Linear<Const<2>, Const<1>> = Linear::new(0);
+    /// use shaped::{Const, One, Shape, Tensor};
+    /// let mut layer: Linear<Const<2>, One> = Linear::new(0);
+    /// let weight_before = layer.weight.value().to_vec();
     /// let bias_before = layer.bias.as_ref().unwrap().value().to_vec();
     /// let mut opt = Adam::adamw(0.1)
     ///     .weight_decay(0.5)
@@ -204,8 +205,10 @@ impl<T: Float, D: GradDevice<T>> Adam<T, D> {
     /// let x = Var::constant(Tensor::<f32, Shape![1, 2]>::zeros());
     /// let grads = layer.forward(&x).mul_scalar(0.).sum().backward();
     /// opt.step(&mut layer, &grads);
-    /// // The bias kept its value; the weight was decayed.
+    /// // The bias kept its value; the weight was decayed by 1 - lr · 0.5.
     /// assert_eq!(layer.bias.as_ref().unwrap().value().to_vec(), bias_before);
+    /// let decayed: Vec<f32> = weight_before.iter().map(|w| w * 0.95).collect();
+    /// assert_eq!(layer.weight.value().to_vec(), decayed);
     /// ```
     pub fn no_decay<M: Parameters<T, D> + ?Sized>(
         self,
