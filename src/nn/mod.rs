@@ -56,7 +56,7 @@
 //! | `linear.rs` | [`Linear<I, O>`](Linear) |
 //! | `embedding.rs` | [`Embedding<V, D>`](Embedding) |
 //! | `layer_norm.rs` | [`LayerNorm<D>`](LayerNorm) |
-//! | `attention.rs` | [`scaled_dot_product_attention`] and its masks ([`Causal`], [`KeyPadding`], ...) |
+//! | `attention.rs` | [`scaled_dot_product_attention`] and its masks ([`Causal`], [`KeyPadding`], ...), [`causal_mask`] |
 //! | `dropout.rs` | [`Dropout`] (train / eval) |
 //! | `activation.rs` | [`Relu`], [`Gelu`], [`GeluTanh`] ([`gelu_tanh`]), [`Silu`], [`Sigmoid`], [`Tanh`] as layers |
 //! | `erase.rs` | (a `Var` seen as `DynRank` and back, for last-axis layers) |
@@ -67,12 +67,14 @@
 //! | `optimizer.rs` | [`Optimizer`]: one step over a whole model |
 //! | `sgd.rs` | [`Sgd`]: momentum, dampening, Nesterov, weight decay |
 //! | `adam.rs` | [`Adam`], and AdamW through [`Adam::adamw`] |
+//! | `data.rs` | [`DataLoader`]: shuffled mini-batches over a [`TensorDataset`] (one or more tensors sharing the sample axis) |
 //! | `state_dict.rs` | `load_safetensors`, `save_safetensors`, `state_dict`: parameters by name (feature `safetensors`) |
 
 mod accuracy;
 mod activation;
 mod adam;
 mod attention;
+mod data;
 mod dropout;
 mod embedding;
 mod erase;
@@ -92,9 +94,10 @@ pub use accuracy::{accuracy, correct};
 pub use activation::{Gelu, GeluTanh, Relu, Sigmoid, Silu, Tanh, gelu_tanh};
 pub use adam::Adam;
 pub use attention::{
-    AttentionMask, Causal, KeyPadding, NoMask, merge_heads, scaled_dot_product_attention,
-    split_heads, try_scaled_dot_product_attention,
+    AttentionMask, Causal, KeyPadding, NoMask, causal_mask, merge_heads,
+    scaled_dot_product_attention, split_heads, try_causal_mask, try_scaled_dot_product_attention,
 };
+pub use data::{Batches, DataLoader, TensorDataset};
 pub use dropout::Dropout;
 pub use embedding::Embedding;
 pub use layer_norm::LayerNorm;
