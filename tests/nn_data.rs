@@ -5,8 +5,11 @@
 use shaped::nn::DataLoader;
 use shaped::{DynRank, Shape, Tensor};
 
+/// Inputs `(N, 3)` and targets `(N,)`.
+type Pair = (Tensor<f32, Shape![_, 3]>, Tensor<i64, Shape![_]>);
+
 /// Sample `i` is the input row `[10 i, 10 i + 1, 10 i + 2]` and target `i`.
-fn data(n: usize) -> (Tensor<f32, Shape![_, 3]>, Tensor<i64, Shape![_]>) {
+fn data(n: usize) -> Pair {
     let x: Vec<f32> = (0..n)
         .flat_map(|i| (0..3).map(move |j| (10 * i + j) as f32))
         .collect();
@@ -19,10 +22,7 @@ fn data(n: usize) -> (Tensor<f32, Shape![_, 3]>, Tensor<i64, Shape![_]>) {
 
 /// The targets of every batch of an epoch, checking each input row
 /// against its target.
-fn epoch_targets(
-    loader: &DataLoader<(Tensor<f32, Shape![_, 3]>, Tensor<i64, Shape![_]>)>,
-    epoch: u64,
-) -> Vec<Vec<i64>> {
+fn epoch_targets(loader: &DataLoader<Pair>, epoch: u64) -> Vec<Vec<i64>> {
     loader
         .epoch(epoch)
         .map(|(x, y)| {

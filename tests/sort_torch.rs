@@ -236,10 +236,14 @@ fn topk_panics_with_pytorchs_message() {
 #[test]
 fn result_types() {
     let t = Tensor::<f32, Shape![2, 3]>::from_vec(vec![0.5, -1., 2., 3., 3., -0.5]);
-    let (v, i): (Tensor<f32, Shape![2, 3]>, Tensor<i64, Shape![2, 3]>) = t.sort(true);
+    let (v, i) = t.sort(true);
+    let (v, i): (Tensor<f32, Shape![2, 3]>, Tensor<i64, _>) = (v, i);
+    let i: Tensor<i64, Shape![2, 3]> = i;
     assert_eq!(v.to_vec(), vec![2., 0.5, -1., 3., 3., -0.5]);
     assert_eq!(i.to_vec(), vec![2, 0, 1, 0, 1, 2]);
-    let (v, i): (Tensor<f32, Shape![2, _]>, Tensor<i64, Shape![2, _]>) = t.topk(2);
+    let (v, i) = t.topk(2);
+    let (v, i): (Tensor<f32, Shape![2, _]>, Tensor<i64, _>) = (v, i);
+    let i: Tensor<i64, Shape![2, _]> = i;
     assert_eq!((v.dims(), i.dims()), (&[2, 2][..], &[2, 2][..]));
     let u = Tensor::<u8, Shape![4]>::from_vec(vec![3, 250, 0, 7]);
     assert_eq!(u.topk(2).1.to_vec(), vec![1, 3]);

@@ -115,9 +115,9 @@ fn draw(
     seed: u64,
 ) -> Result<Vec<i64>, ShapeError> {
     let mut rng = SplitMix64(seed);
-    let rows = if v == 0 { 0 } else { data.len() / v };
-    let mut out = Vec::with_capacity(rows * n);
-    for row in data.chunks_exact(v.max(1)).take(rows) {
+    // With `v == 0` there is no weight, so no row.
+    let mut out = Vec::with_capacity(data.len() / v.max(1) * n);
+    for row in data.chunks_exact(v.max(1)) {
         check_row(row)?;
         if replacement {
             with_replacement(row, n, &mut rng, &mut out);

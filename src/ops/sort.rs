@@ -81,9 +81,10 @@ fn rows_first_k<T: Element>(
     descending: bool,
     k: usize,
 ) -> (Vec<T>, Vec<i64>) {
-    let rows = if n == 0 { 0 } else { data.len() / n };
+    // With `n == 0` there is no element, so no row.
+    let rows = data.len() / n.max(1);
     let (mut values, mut index) = (Vec::with_capacity(rows * k), Vec::with_capacity(rows * k));
-    for row in data.chunks_exact(n.max(1)).take(rows) {
+    for row in data.chunks_exact(n.max(1)) {
         for p in first_k(row, descending, k) {
             values.push(row[p]);
             index.push(p as i64);
