@@ -16,7 +16,9 @@ use shaped::shape::FixedDim;
 use model::{Block, Gpt};
 
 fn main() {
-    let mut args = std::env::args().skip(1).map(|a| a.parse::<usize>().expect("a number"));
+    let mut args = std::env::args()
+        .skip(1)
+        .map(|a| a.parse::<usize>().expect("a number"));
     let layers = args.next().unwrap_or(6);
     let batch = args.next().unwrap_or(8);
     let steps = args.next().unwrap_or(6);
@@ -49,6 +51,7 @@ fn main() {
     let mut ns: Vec<u128> = (0..steps).map(|_| step()).collect();
     ns.sort_unstable();
     println!("gpt_step_ns\t{}", ns[ns.len() / 2]);
+    println!("params\t{}", model.num_params());
     println!("first_step_ns\t{first}");
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     if let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:")) {

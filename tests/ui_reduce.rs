@@ -1,6 +1,7 @@
 //! Compile-fail cases for reductions, each with a compiling twin in
-//! `ui-tests/reduce/pass/`: an axis out of range and a `sum_to` target that
-//! does not broadcast are type errors whose message says so. The `.stderr`
+//! `ui-tests/reduce/pass/`: an axis out of range, a `sum_to` target that
+//! does not broadcast and `topk` of a 0-d tensor (no last axis) are type
+//! errors whose message says so. The `.stderr`
 //! snapshots are recorded with rustc 1.95; on another compiler the cases are
 //! skipped with a note (refresh with `TRYBUILD=overwrite cargo test --test
 //! ui_reduce`).

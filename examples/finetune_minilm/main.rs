@@ -163,12 +163,8 @@ fn vader() -> Result<Vec<(String, bool)>, String> {
     let path = std::env::var_os("SHAPED_VADER")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target/vader/vader_lexicon.txt"));
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        format!(
-            "{}: {e} (run scripts/fetch_vader.sh)",
-            path.display()
-        )
-    })?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("{}: {e} (run scripts/fetch_vader.sh)", path.display()))?;
     text.lines()
         .filter(|l| !l.is_empty())
         .map(|l| {
@@ -199,10 +195,8 @@ fn finetune() -> Result<(), String> {
         })
     };
     // One entry in five held out, by position (the lexicon is sorted).
-    let (held, train_set): (Vec<_>, Vec<_>) = data
-        .iter()
-        .enumerate()
-        .partition(|(i, _)| i % 5 == 0);
+    let (held, train_set): (Vec<_>, Vec<_>) =
+        data.iter().enumerate().partition(|(i, _)| i % 5 == 0);
     let held: Vec<&(String, bool)> = held.into_iter().map(|(_, x)| x).collect();
     let train_set: Vec<&(String, bool)> = train_set.into_iter().map(|(_, x)| x).collect();
     let batch_size = 32;
@@ -312,27 +306,60 @@ fn check(file: &Path) -> Result<(), String> {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .map(|row| row.as_array().into_iter().flatten().filter_map(|x| x.as_i64()).collect())
+                .map(|row| {
+                    row.as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|x| x.as_i64())
+                        .collect()
+                })
                 .collect();
             let mask: Vec<Vec<i64>> = b["attention_mask"]
                 .as_array()
                 .into_iter()
                 .flatten()
-                .map(|row| row.as_array().into_iter().flatten().filter_map(|x| x.as_i64()).collect())
+                .map(|row| {
+                    row.as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|x| x.as_i64())
+                        .collect()
+                })
                 .collect();
             // Keep each row's real tokens: `Batch::new` pads them again.
             let rows: Vec<Vec<i64>> = ids
                 .iter()
                 .zip(&mask)
-                .map(|(r, m)| r.iter().zip(m).filter(|&(_, &m)| m == 1).map(|(&t, _)| t).collect())
+                .map(|(r, m)| {
+                    r.iter()
+                        .zip(m)
+                        .filter(|&(_, &m)| m == 1)
+                        .map(|(&t, _)| t)
+                        .collect()
+                })
                 .collect();
-            let labels = b["labels"].as_array().into_iter().flatten().filter_map(|x| x.as_i64()).collect();
+            let labels = b["labels"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|x| x.as_i64())
+                .collect();
             Batch::new(&rows, labels)
         })
         .collect();
     let head = Linear::from_tensors(
-        Tensor::from_vec(floats(&r["head"]["weight"]).iter().map(|&x| x as f32).collect()),
-        Some(Tensor::from_vec(floats(&r["head"]["bias"]).iter().map(|&x| x as f32).collect())),
+        Tensor::from_vec(
+            floats(&r["head"]["weight"])
+                .iter()
+                .map(|&x| x as f32)
+                .collect(),
+        ),
+        Some(Tensor::from_vec(
+            floats(&r["head"]["bias"])
+                .iter()
+                .map(|&x| x as f32)
+                .collect(),
+        )),
     );
     let mut model = load(&model_dir(), head)?;
     model.bert.train(0.0, 0);
@@ -348,14 +375,18 @@ fn check(file: &Path) -> Result<(), String> {
     // biases need it: their gradient is exactly zero in exact arithmetic (a
     // constant added to every key's score cancels in the softmax), so both
     // sides hold only rounding noise there (about 1e-9).
-    let total_params: usize = r["step1_grads"]
-        .as_object()
-        .map_or(1, |o| o.values().map(|v| v["numel"].as_u64().unwrap_or(0) as usize).sum());
+    let total_params: usize = r["step1_grads"].as_object().map_or(1, |o| {
+        o.values()
+            .map(|v| v["numel"].as_u64().unwrap_or(0) as usize)
+            .sum()
+    });
     let rms = norms.first().copied().unwrap_or(1.0) / (total_params.max(1) as f64).sqrt();
     let mut judge = |what: String, ours: f64, theirs: f64, scale: f64| {
         let rel = (ours - theirs).abs() / scale.max(f64::MIN_POSITIVE);
         if rel > 1e-4 {
-            fails.push(format!("{what}: {ours} vs PyTorch {theirs} (relative {rel:.1e})"));
+            fails.push(format!(
+                "{what}: {ours} vs PyTorch {theirs} (relative {rel:.1e})"
+            ));
         }
         worst.push((what, rel));
     };
@@ -387,10 +418,20 @@ fn check(file: &Path) -> Result<(), String> {
                 let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
                 let want_norm = want["norm"].as_f64().unwrap_or(f64::NAN);
                 let floor = rms * (g.len() as f64).sqrt();
-                judge(format!("|grad {name}|"), norm, want_norm, want_norm.max(floor));
+                judge(
+                    format!("|grad {name}|"),
+                    norm,
+                    want_norm,
+                    want_norm.max(floor),
+                );
                 let sum: f64 = g.iter().sum();
                 let want_sum = want["sum"].as_f64().unwrap_or(f64::NAN);
-                judge(format!("sum grad {name}"), sum, want_sum, want_sum.abs().max(floor));
+                judge(
+                    format!("sum grad {name}"),
+                    sum,
+                    want_sum,
+                    want_sum.abs().max(floor),
+                );
                 for (i, w) in floats(&want["first"]).into_iter().enumerate() {
                     judge(format!("grad {name}[{i}]"), g[i], w, w.abs().max(rms));
                 }
@@ -405,8 +446,18 @@ fn check(file: &Path) -> Result<(), String> {
     println!("step  loss (shaped)  loss (PyTorch)  grad norm (shaped)  grad norm (PyTorch)");
     for &(step, l, lt, n, nt) in &rows {
         println!("{:4}  {l:13.7}  {lt:14.7}  {n:18.6}  {nt:19.6}", step + 1);
-        judge(format!("loss at step {}", step + 1), f64::from(l), lt, lt.abs());
-        judge(format!("grad norm at step {}", step + 1), f64::from(n), nt, nt.abs());
+        judge(
+            format!("loss at step {}", step + 1),
+            f64::from(l),
+            lt,
+            lt.abs(),
+        );
+        judge(
+            format!("grad norm at step {}", step + 1),
+            f64::from(n),
+            nt,
+            nt.abs(),
+        );
     }
     worst.sort_by(|a, b| b.1.total_cmp(&a.1));
     println!(
@@ -427,6 +478,10 @@ fn check(file: &Path) -> Result<(), String> {
         println!("ok: every loss, gradient norm and step-1 gradient within 1e-4 of PyTorch");
         Ok(())
     } else {
-        Err(format!("{} differences over 1e-4:\n{}", fails.len(), fails.join("\n")))
+        Err(format!(
+            "{} differences over 1e-4:\n{}",
+            fails.len(),
+            fails.join("\n")
+        ))
     }
 }

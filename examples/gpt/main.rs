@@ -23,9 +23,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use shaped::autograd::no_grad;
-use shaped::nn::{
-    Adam, CrossEntropy, LrScheduler, Optimizer, Parameters, clip_grad_norm, warmup_cosine,
-};
+use shaped::nn::{Adam, CrossEntropy, LrScheduler, Optimizer, clip_grad_norm, warmup_cosine};
 use shaped::shape::FixedDim;
 use shaped::{Dyn, Tensor};
 
@@ -58,9 +56,8 @@ impl Settings {
         let args: Vec<String> = std::env::args().skip(1).collect();
         let mut it = args.iter();
         while let Some(flag) = it.next() {
-            let mut value = || -> Result<&String, String> {
-                it.next().ok_or(format!("{flag} needs a value"))
-            };
+            let mut value =
+                || -> Result<&String, String> { it.next().ok_or(format!("{flag} needs a value")) };
             let num = |v: &String| v.parse::<usize>().map_err(|e| format!("{flag}: {e}"));
             match flag.as_str() {
                 "--layers" => s.layers = num(value()?)?,
@@ -95,7 +92,11 @@ impl Rng {
 
 /// Ids `(B, Block)` and their next tokens `(B, Block)` at `b` random
 /// offsets of `data`.
-fn batch(data: &[u8], b: usize, rng: &mut Rng) -> (Tensor<i64, (Dyn, Block)>, Tensor<i64, (Dyn, Block)>) {
+fn batch(
+    data: &[u8],
+    b: usize,
+    rng: &mut Rng,
+) -> (Tensor<i64, (Dyn, Block)>, Tensor<i64, (Dyn, Block)>) {
     let t = Block::N;
     let (mut x, mut y) = (Vec::with_capacity(b * t), Vec::with_capacity(b * t));
     for _ in 0..b {
@@ -147,15 +148,17 @@ fn sample(model: &Gpt, prompt: &[u8], n: usize, seed: u64) -> Vec<u8> {
         let start = text.len().saturating_sub(Block::N);
         let context: Vec<i64> = text[start..].iter().map(|&c| i64::from(c)).collect();
         let t = context.len();
-        let ids = Tensor::<i64, (shaped::One, Dyn)>::try_from_vec(context, &[1, t])
-            .expect("(1, T)");
+        let ids =
+            Tensor::<i64, (shaped::One, Dyn)>::try_from_vec(context, &[1, t]).expect("(1, T)");
         let logits = model.forward(&ids).into_value();
         // The last position's logits, over the vocabulary.
         let last: Tensor<f32, (Vocab,)> =
             Tensor::from_vec(logits.to_vec()[(t - 1) * Vocab::N..].to_vec());
         let (top, index) = (&last / 0.8).topk(40);
         let probs = top.softmax_dim::<0>();
-        let pick = probs.multinomial(1, false, seed.wrapping_add(i as u64)).to_vec()[0];
+        let pick = probs
+            .multinomial(1, false, seed.wrapping_add(i as u64))
+            .to_vec()[0];
         text.push(index.to_vec()[pick as usize] as u8);
     }
     text
@@ -168,7 +171,11 @@ fn corpus() -> Result<Vec<u8>, String> {
     let data = std::fs::read(&path)
         .map_err(|e| format!("{}: {e} (run scripts/fetch_corpus.sh)", path.display()))?;
     if data.len() < 20 * Block::N {
-        return Err(format!("{}: too short for block size {}", path.display(), Block::N));
+        return Err(format!(
+            "{}: too short for block size {}",
+            path.display(),
+            Block::N
+        ));
     }
     Ok(data)
 }
@@ -191,15 +198,16 @@ fn main() -> Result<(), String> {
     let mut opt = Adam::adamw(s.lr)
         .betas(0.9, 0.99)
         .weight_decay(0.1)
-        .no_decay(&model, |name| name.ends_with("bias") || name.contains("ln_"));
+        .no_decay(&model, |name| {
+            name.ends_with("bias") || name.contains("ln_")
+        });
     let warmup = (s.steps / 10).max(1);
     let cosine = warmup_cosine(warmup, s.steps);
     let mut schedule = LrScheduler::new(&mut opt, move |step| 0.1 + 0.9 * cosine(step));
 
     let bar = ProgressBar::new(s.steps as u64);
     bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
-            .map_err(|e| e.to_string())?,
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").map_err(|e| e.to_string())?,
     );
     let mut rng = Rng(s.seed);
     let start = Instant::now();

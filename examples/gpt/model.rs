@@ -10,6 +10,7 @@ use shaped::nn::{
     Causal, Embedding, LayerNorm, Linear, Parameters, merge_heads, scaled_dot_product_attention,
     split_heads,
 };
+use shaped::shape::FixedDim;
 use shaped::{Const, Dim, Tensor};
 
 /// Byte-level vocabulary.
@@ -126,8 +127,8 @@ impl Gpt {
             "Cannot forward sequence of length {t}, block size is only {}",
             Block::N
         );
-        let positions = Tensor::<i64, (T,)>::try_from_vec((0..t as i64).collect(), &[t])
-            .expect("t positions");
+        let positions =
+            Tensor::<i64, (T,)>::try_from_vec((0..t as i64).collect(), &[t]).expect("t positions");
         let mut x: Act<B, T> = &self.wte.forward(ids) + &self.wpe.forward(&positions);
         for block in &self.h {
             x = &x + &block.attn.forward(&block.ln_1.forward(&x));
@@ -155,7 +156,8 @@ impl Attention {
             split_heads(&self.value.forward_nd(x)),
         );
         let y = scaled_dot_product_attention(&q, &k, &v, &Causal);
-        self.proj.forward_nd(&merge_heads(&y))
+        let y: Act<B, T> = merge_heads(&y);
+        self.proj.forward_nd(&y)
     }
 }
 

@@ -111,7 +111,12 @@ fn layer_norm() -> LayerNorm<Hidden> {
 
 impl<I: shaped::Dim> AddNorm<I> {
     /// `LayerNorm(dropout(dense(x)) + residual)`.
-    fn forward(&self, x: &Activations<I>, residual: &Activations, dropout: &Dropout) -> Activations {
+    fn forward(
+        &self,
+        x: &Activations<I>,
+        residual: &Activations,
+        dropout: &Dropout,
+    ) -> Activations {
         self.layer_norm
             .forward(&(&dropout.forward(&self.dense.forward_nd(x)) + residual))
     }

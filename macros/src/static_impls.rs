@@ -152,7 +152,7 @@ fn join_rank_impl(ra: usize, rb: usize) -> TokenStream {
 
 /// Axis manipulations of a tuple of rank `r` at axis `k < r` (and `k <= r`
 /// for insertion): insert `One`, remove, replace with `One`, replace with any
-/// dimension (`SetAxis`), swap.
+/// dimension (`SetAxis`, and `SetLastAxis` at the last axis), swap.
 fn axis_impls(r: usize, max: usize) -> TokenStream {
     let a = params("A", r);
     let ty = idents_tuple(&a);
@@ -232,6 +232,15 @@ fn axis_impls(r: usize, max: usize) -> TokenStream {
                 type Output = #set;
             }
         });
+        if k + 1 == r {
+            items.push(quote! {
+                #[diagnostic::do_not_recommend]
+                impl<#(#a: crate::shape::Dim,)* __D: crate::shape::Dim> crate::shape::SetLastAxis<__D> for #ty {
+                    type Output = #set;
+                    type Last = #ak;
+                }
+            });
+        }
         for j in 0..r {
             let mut sw: Vec<TokenStream> = a.iter().map(|i| quote!(#i)).collect();
             sw.swap(k, j);

@@ -7,6 +7,7 @@ use crate::ShapeError;
 use crate::Tensor;
 use crate::autograd::{Var, where_cond};
 use crate::element::Float;
+use crate::ops::triangle::{Triangle, triangle};
 use crate::shape::{Dim, DynRank, ExpandsTo, OrPanic, Shape, SplitsInto};
 
 /// A mask for [`scaled_dot_product_attention`] over scores of shape
@@ -64,6 +65,45 @@ pub struct NoMask;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Causal;
 
+/// The causal mask of `n` positions as a `(N, N)` boolean tensor, `true`
+/// where key `j` may be attended from query `i` (`j <= i`): the lower
+/// triangle, `torch.ones(n, n, dtype=torch.bool).tril()`, the mask
+/// [`Causal`] applies.
+///
+/// # Errors
+/// When `n` does not fit `N` (a static size other than `n`).
+///
+/// ```
+/// use shaped::nn::try_causal_mask;
+/// use shaped::{Const, Dyn};
+/// let m = try_causal_mask::<Dyn>(3).unwrap();
+/// assert_eq!(m.to_vec(), vec![true, false, false, true, true, false, true, true, true]);
+/// assert!(try_causal_mask::<Const<4>>(3).is_err());
+/// ```
+pub fn try_causal_mask<N: Dim>(n: usize) -> Result<Tensor<bool, (N, N)>, ShapeError> {
+    Tensor::try_from_vec(triangle(n, n, 0, Triangle::Lower), &[n, n])
+}
+
+/// The causal mask of `n` positions, `true` where key `<=` query; see
+/// [`try_causal_mask`].
+///
+/// # Panics
+/// When `n` does not fit `N`.
+///
+/// ```
+/// use shaped::nn::causal_mask;
+/// use shaped::{where_cond, Const, Shape, Tensor};
+/// // Causal self-attention scores by hand: future positions to -inf.
+/// let scores = Tensor::<f32, Shape![3, 3]>::zeros();
+/// let minus_inf = Tensor::<f32, Shape![1]>::full(f32::NEG_INFINITY);
+/// let masked = where_cond(&causal_mask::<Const<3>>(3), &scores, &minus_inf);
+/// assert_eq!(masked.to_vec()[..3], [0.0, f32::NEG_INFINITY, f32::NEG_INFINITY]);
+/// ```
+#[track_caller]
+pub fn causal_mask<N: Dim>(n: usize) -> Tensor<bool, (N, N)> {
+    try_causal_mask(n).or_panic()
+}
+
 /// A key-padding mask `(B, K)`: `true` for the keys that are real tokens
 /// (a tokenizer's `attention_mask`), `false` for padding. Its batch and key
 /// dimensions are the query's and key's own types, so a mask of another
@@ -80,8 +120,7 @@ impl<B: Dim, H: Dim, Q: Dim, K: Dim> AttentionMask<B, H, Q, K> for NoMask {
 impl<B: Dim, H: Dim, Q: Dim, K: Dim> AttentionMask<B, H, Q, K> for Causal {
     fn keep(&self, sizes: &[usize; 4]) -> Result<Option<Tensor<bool, DynRank>>, ShapeError> {
         let (q, k) = (sizes[2], sizes[3]);
-        let keep: Vec<bool> = (0..q).flat_map(|i| (0..k).map(move |j| j <= i)).collect();
-        Tensor::try_from_vec(keep, &[q, k]).map(Some)
+        Tensor::try_from_vec(triangle(q, k, 0, Triangle::Lower), &[q, k]).map(Some)
     }
 }
 

@@ -56,7 +56,7 @@
 //! | `linear.rs` | [`Linear<I, O>`](Linear) |
 //! | `embedding.rs` | [`Embedding<V, D>`](Embedding) |
 //! | `layer_norm.rs` | [`LayerNorm<D>`](LayerNorm) |
-//! | `attention.rs` | [`scaled_dot_product_attention`] and its masks ([`Causal`], [`KeyPadding`], ...) |
+//! | `attention.rs` | [`scaled_dot_product_attention`] and its masks ([`Causal`], [`KeyPadding`], ...), [`causal_mask`] |
 //! | `dropout.rs` | [`Dropout`] (train / eval) |
 //! | `activation.rs` | [`Relu`], [`Gelu`], [`GeluTanh`] ([`gelu_tanh`]), [`Silu`], [`Sigmoid`], [`Tanh`] as layers |
 //! | `erase.rs` | (a `Var` seen as `DynRank` and back, for last-axis layers) |
@@ -70,6 +70,7 @@
 //! | `adam.rs` | [`Adam`], and AdamW through [`Adam::adamw`] |
 //! | `clip.rs` | [`clip_grad_norm`]: gradients scaled to a global norm |
 //! | `schedule.rs` | [`LrScheduler`] (`LambdaLR`), [`warmup_cosine`], [`warmup_linear`] |
+//! | `data.rs` | [`DataLoader`]: shuffled mini-batches over a [`TensorDataset`] (one or more tensors sharing the sample axis) |
 //! | `state_dict.rs` | `load_safetensors`, `save_safetensors`, `state_dict`: parameters by name (feature `safetensors`) |
 
 mod accuracy;
@@ -78,6 +79,7 @@ mod adam;
 mod attention;
 mod clip;
 mod cross_entropy;
+mod data;
 mod dropout;
 mod embedding;
 mod erase;
@@ -98,11 +100,12 @@ pub use accuracy::{accuracy, correct};
 pub use activation::{Gelu, GeluTanh, Relu, Sigmoid, Silu, Tanh, gelu_tanh};
 pub use adam::Adam;
 pub use attention::{
-    AttentionMask, Causal, KeyPadding, NoMask, merge_heads, scaled_dot_product_attention,
-    split_heads, try_scaled_dot_product_attention,
+    AttentionMask, Causal, KeyPadding, NoMask, causal_mask, merge_heads,
+    scaled_dot_product_attention, split_heads, try_causal_mask, try_scaled_dot_product_attention,
 };
 pub use clip::clip_grad_norm;
 pub use cross_entropy::CrossEntropy;
+pub use data::{Batches, DataLoader, TensorDataset};
 pub use dropout::Dropout;
 pub use embedding::Embedding;
 pub use layer_norm::LayerNorm;

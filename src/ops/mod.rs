@@ -12,6 +12,9 @@
 //! | `scalar.rs` | the scalar functions with PyTorch's semantics |
 //! | `reduce/` | reductions with `keepdim`, `argmax`, `softmax`, `sum_to` (naming in its doc) |
 //! | `operand.rs` | the compile error for a second operand of another element type ([`SameElement`]); one on another device fails [`SameDevice`](crate::device::SameDevice) |
+//! | `sort.rs` | `sort` (stable) and `topk` along the last axis, with `i64` positions |
+//! | `multinomial.rs` | `multinomial`: seeded class draws from rows of weights, with or without replacement |
+//! | `triangle.rs` | `tril`, `triu`: a triangle of the matrices in the last two axes |
 //! | `index/` | indexing (`select`, `slice`, `index!`), joining (`cat`, `stack`, `split`), `gather` / `scatter`, `index_select`, masked ops |
 //!
 //! Naming: `op` panics with PyTorch's message on a run-time shape error,
@@ -21,14 +24,17 @@ mod binary;
 pub mod index;
 mod map;
 pub mod matmul;
+mod multinomial;
 mod operand;
 mod operators;
 pub mod reduce;
 pub mod scalar;
+mod sort;
 pub mod table;
 
 pub(crate) use crate::backend::cpu::{exec, locks};
 mod ternary;
+pub(crate) mod triangle;
 mod unary;
 
 pub use binary::{BinaryOpForms, binary_op_table};

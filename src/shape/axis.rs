@@ -69,6 +69,36 @@ pub trait SetAxis<const K: usize, D: Dim>: Shape {
     type Output: Shape;
 }
 
+/// The shape with its last axis replaced by the dimension `D`, for any
+/// rank of at least 1: what an operation along the last axis that changes
+/// its length produces (`topk`: `D = Dyn`, the run-time `k`;
+/// `multinomial`: the number of samples). [`SetAxis`] needs the axis as a
+/// number, which code generic over the rank cannot name.
+///
+/// ```
+/// use shaped::{Const, Dyn, Shape, shape::SetLastAxis};
+/// let _: <Shape![4, 3, 5] as SetLastAxis<Dyn>>::Output = <Shape![4, 3, _]>::default();
+/// let _: <Shape![4, 3, 5] as SetLastAxis<Dyn>>::Last = Const::<5>;
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a tensor of shape `{Self}` has no last axis to replace",
+    label = "a 0-d tensor",
+    note = "operations along the last axis need a tensor of rank at least 1"
+)]
+pub trait SetLastAxis<D: Dim>: Shape {
+    /// The shape with the last axis replaced by `D`.
+    type Output: Shape;
+    /// The dimension replaced.
+    type Last: Dim;
+}
+
+/// Dynamic rank: the axis is checked at run time.
+#[diagnostic::do_not_recommend]
+impl<D: Dim> SetLastAxis<D> for DynRank {
+    type Output = DynRank;
+    type Last = super::Dyn;
+}
+
 /// The shape with the dimension `D` added after the last axis: what a
 /// lookup of `D`-wide rows by indices of shape `Self` produces
 /// ([`Embedding::forward`](crate::nn::Embedding::forward)).

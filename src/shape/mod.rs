@@ -37,8 +37,8 @@ pub(crate) mod same;
 mod split;
 
 pub use axis::{
-    AppendAxis, CatAxis, InsertAxis, RemoveAxis, SetAxis, SplitLast, Squeezable, SqueezeAxis,
-    StackAxis, SwapAxes,
+    AppendAxis, CatAxis, InsertAxis, RemoveAxis, SetAxis, SetLastAxis, SplitLast, Squeezable,
+    SqueezeAxis, StackAxis, SwapAxes,
 };
 #[doc(hidden)]
 pub use axis::{JoinAxis, NewAxis};

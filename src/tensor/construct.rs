@@ -387,11 +387,12 @@ pub(crate) fn check_new<S: Shape>(dims: &[usize]) -> Result<S::Dims, ShapeError>
 }
 
 /// SplitMix64: a small, fast, well-mixed generator; good enough for test data
-/// and initialisation, not for cryptography.
-struct SplitMix64(u64);
+/// and initialisation, not for cryptography. Also drawn by
+/// [`Tensor::try_multinomial`].
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -400,7 +401,7 @@ impl SplitMix64 {
     }
 
     /// Uniform in [0, 1) with 53 random bits.
-    fn uniform(&mut self) -> f64 {
+    pub(crate) fn uniform(&mut self) -> f64 {
         (self.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 

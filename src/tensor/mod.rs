@@ -42,6 +42,7 @@ mod like;
 pub(crate) mod storage;
 mod traits;
 mod view;
+pub(crate) use construct::SplitMix64;
 #[cfg(any(feature = "npy", feature = "safetensors"))]
 pub(crate) use display::shape_name;
 pub(crate) use view::wrap_dim;
