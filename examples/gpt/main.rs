@@ -90,13 +90,12 @@ impl Rng {
     }
 }
 
+/// Token ids of a batch: `(B, Block)`.
+type Ids = Tensor<i64, (Dyn, Block)>;
+
 /// Ids `(B, Block)` and their next tokens `(B, Block)` at `b` random
 /// offsets of `data`.
-fn batch(
-    data: &[u8],
-    b: usize,
-    rng: &mut Rng,
-) -> (Tensor<i64, (Dyn, Block)>, Tensor<i64, (Dyn, Block)>) {
+fn batch(data: &[u8], b: usize, rng: &mut Rng) -> (Ids, Ids) {
     let t = Block::N;
     let (mut x, mut y) = (Vec::with_capacity(b * t), Vec::with_capacity(b * t));
     for _ in 0..b {
@@ -230,11 +229,15 @@ fn main() -> Result<(), String> {
         bar.inc(1);
         if (step + 1) % s.eval_every == 0 || step + 1 == s.steps {
             held_loss = evaluate(&model, held, &s);
-            bar.println(format!(
-                "step {:5}: train loss {:.3}, held-out loss {held_loss:.3} nats/byte",
-                step + 1,
-                loss.item()
-            ));
+            // (`suspend`, not `bar.println`: the line shows when the bar is
+            // hidden too, as under CI.)
+            bar.suspend(|| {
+                println!(
+                    "step {:5}: train loss {:.3}, held-out loss {held_loss:.3} nats/byte",
+                    step + 1,
+                    loss.item()
+                )
+            });
         }
     }
     bar.finish();
