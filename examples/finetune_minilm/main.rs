@@ -285,6 +285,18 @@ fn floats(v: &serde_json::Value) -> Vec<f64> {
         .unwrap_or_default()
 }
 
+/// The rows of a JSON array of integer arrays.
+fn integers(v: &serde_json::Value) -> Vec<Vec<i64>> {
+    let row = |r: &serde_json::Value| {
+        r.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(serde_json::Value::as_i64)
+            .collect()
+    };
+    v.as_array().into_iter().flatten().map(row).collect()
+}
+
 /// Replays PyTorch's run and compares.
 fn check(file: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -302,30 +314,7 @@ fn check(file: &Path) -> Result<(), String> {
         .ok_or("batches missing")?
         .iter()
         .map(|b| {
-            let ids: Vec<Vec<i64>> = b["input_ids"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|row| {
-                    row.as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|x| x.as_i64())
-                        .collect()
-                })
-                .collect();
-            let mask: Vec<Vec<i64>> = b["attention_mask"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|row| {
-                    row.as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|x| x.as_i64())
-                        .collect()
-                })
-                .collect();
+            let (ids, mask) = (integers(&b["input_ids"]), integers(&b["attention_mask"]));
             // Keep each row's real tokens: `Batch::new` pads them again.
             let rows: Vec<Vec<i64>> = ids
                 .iter()
