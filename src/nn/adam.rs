@@ -30,7 +30,7 @@ use crate::shape::DynRank;
 /// assert!((v[0] - 0.9).abs() < 1e-7 && (v[1] + 0.9).abs() < 1e-7);
 /// ```
 pub struct Adam<T: Float, D: Device = Cpu> {
-    lr: T,
+    pub(super) lr: T,
     beta1: T,
     beta2: T,
     eps: T,
@@ -38,14 +38,14 @@ pub struct Adam<T: Float, D: Device = Cpu> {
     decoupled: bool,
     /// By parameter position: true where weight decay is not applied.
     no_decay: Vec<bool>,
-    moments: Vec<Option<Moments<T, D>>>,
+    pub(super) moments: Vec<Option<Moments<T, D>>>,
 }
 
 /// The state of one parameter: step count and the two moments.
-struct Moments<T: Float, D: Device> {
-    step: i32,
-    m: Tensor<T, DynRank, D>,
-    v: Tensor<T, DynRank, D>,
+pub(super) struct Moments<T: Float, D: Device> {
+    pub(super) step: i32,
+    pub(super) m: Tensor<T, DynRank, D>,
+    pub(super) v: Tensor<T, DynRank, D>,
 }
 
 impl<T: Float, D: Device> Clone for Moments<T, D>

@@ -71,6 +71,7 @@
 //! | `clip.rs` | [`clip_grad_norm`]: gradients scaled to a global norm |
 //! | `schedule.rs` | [`LrScheduler`] (`LambdaLR`), [`warmup_cosine`], [`warmup_linear`] |
 //! | `data.rs` | [`DataLoader`]: shuffled mini-batches over a [`TensorDataset`] (one or more tensors sharing the sample axis) |
+//! | `optimizer_state.rs` | [`Adam::state_dict`] / [`Adam::load_state_dict`]: optimizer checkpoints (feature `safetensors`) |
 //! | `state_dict.rs` | `load_safetensors`, `save_safetensors`, `state_dict`: parameters by name (feature `safetensors`) |
 
 mod accuracy;
@@ -89,6 +90,8 @@ mod linear;
 mod losses;
 mod one_hot;
 mod optimizer;
+#[cfg(feature = "safetensors")]
+mod optimizer_state;
 mod params;
 mod reduction;
 mod schedule;

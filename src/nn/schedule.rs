@@ -70,6 +70,32 @@ impl<F: Fn(usize) -> f64> LrScheduler<F> {
         s
     }
 
+    /// The schedule `factor` over base rate `base_lr`, resumed at step
+    /// `steps` (from a checkpoint: PyTorch keeps `base_lrs` and
+    /// `last_epoch` in the scheduler's state), setting that step's rate.
+    ///
+    /// ```
+    /// use shaped::nn::{warmup_linear, LrScheduler, Optimizer, Sgd};
+    /// let mut opt = Sgd::<f64>::new(1.0);
+    /// let s = LrScheduler::resume(&mut opt, 1.0, warmup_linear(0, 4), 3);
+    /// assert_eq!((s.steps(), opt.lr()), (3, 0.25));
+    /// ```
+    pub fn resume<T: Float, D: GradDevice<T>>(
+        optimizer: &mut impl Optimizer<T, D>,
+        base_lr: f64,
+        factor: F,
+        steps: usize,
+    ) -> Self {
+        let mut s = LrScheduler {
+            base_lr,
+            factor,
+            step: steps,
+            last_lr: base_lr,
+        };
+        s.apply(optimizer);
+        s
+    }
+
     /// Moves to the next step and sets its rate.
     ///
     /// ```
@@ -96,6 +122,17 @@ impl<F: Fn(usize) -> f64> LrScheduler<F> {
     /// ```
     pub fn last_lr(&self) -> f64 {
         self.last_lr
+    }
+
+    /// The base rate the factors multiply (PyTorch's `base_lrs`).
+    ///
+    /// ```
+    /// use shaped::nn::{LrScheduler, Sgd};
+    /// let mut opt = Sgd::<f32>::new(0.5);
+    /// assert_eq!(LrScheduler::new(&mut opt, |_| 0.1).base_lr(), 0.5);
+    /// ```
+    pub fn base_lr(&self) -> f64 {
+        self.base_lr
     }
 
     /// Steps taken so far (PyTorch's `last_epoch`).
