@@ -9,26 +9,15 @@ steps) is reported apart. Peak RSS of each engine's process.
 
 Usage (from the repository root):
     python3 benches/compare_gpt.py [LAYERS=6] [BATCH=8] [STEPS=6]
-Creates .venv with numpy and torch on first use (scripts/bench_env.sh).
+Creates .venv with numpy and torch on first use (scripts/bench_env.sh, through
+compare_bert.py's ensure_venv).
 """
 import json
 import os
-import platform
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-VENV = os.path.join(ROOT, ".venv")
-THREADS = int(os.environ.get("BENCH_THREADS", os.cpu_count() or 2))
-
-
-def ensure_venv():
-    py = os.path.join(VENV, "bin", "python")
-    if sys.executable != py:
-        if not os.path.exists(py):
-            subprocess.check_call(["bash", os.path.join(ROOT, "scripts", "bench_env.sh")])
-        os.execv(py, [py] + sys.argv)
-
+from compare_bert import ROOT, THREADS, cpu_name, ensure_venv
 
 # One engine per process, so that each one's peak RSS is its own.
 ENGINE = r"""
@@ -89,16 +78,6 @@ print(json.dumps({"step_s": statistics.median(times), "first_s": first,
                   "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                   "torch": torch.__version__}))
 """
-
-
-def cpu_name():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
 
 
 def main():

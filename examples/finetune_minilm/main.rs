@@ -21,42 +21,21 @@
 
 #[path = "../sentence_embeddings/bert.rs"]
 mod bert;
+mod classifier;
 #[path = "../sentence_embeddings/tokenize.rs"]
 mod tokenize;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use shaped::autograd::{Var, no_grad};
+use shaped::autograd::no_grad;
 use shaped::nn::{
     Adam, CrossEntropy, Linear, LrScheduler, Optimizer, Parameters, accuracy, clip_grad_norm,
     warmup_cosine,
 };
-use shaped::{Const, Dyn, Tensor};
+use shaped::{Dyn, Tensor};
 
-use bert::{Bert, Hidden};
-
-/// Positive or negative.
-type Classes = Const<2>;
-
-/// The encoder and its classification head.
-#[derive(Parameters)]
-struct Classifier {
-    bert: Bert,
-    head: Linear<Hidden, Classes>,
-}
-
-impl Classifier {
-    /// Class logits `(B, 2)` of token ids `(B, T)` with mask `(B, T)`.
-    fn forward(
-        &self,
-        ids: &Tensor<i64, (Dyn, Dyn)>,
-        mask: &Tensor<bool, (Dyn, Dyn)>,
-    ) -> Var<f32, (Dyn, Classes)> {
-        let hidden = self.bert.forward(ids, mask);
-        self.head.forward(&bert::mean_pool(&hidden, mask))
-    }
-}
+use classifier::{Classifier, load};
 
 /// One batch: token ids and mask `(B, T)` padded to the longest, labels.
 struct Batch {
@@ -135,16 +114,6 @@ fn model_dir() -> PathBuf {
     std::env::var_os("SHAPED_MINILM_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target/minilm/model"))
-}
-
-fn load(dir: &Path, head: Linear<Hidden, Classes>) -> Result<Classifier, String> {
-    let bert = Bert::load(&dir.join("model.safetensors")).map_err(|e| {
-        format!(
-            "{e}\n(no model in {}? run scripts/fetch_minilm.sh)",
-            dir.display()
-        )
-    })?;
-    Ok(Classifier { bert, head })
 }
 
 fn main() -> Result<(), String> {
