@@ -4,12 +4,13 @@
 //!
 //! Usage: bench_bert MODEL_DIR [BxT ...]   (default: 32x128 1x16)
 
+#[path = "sentence_embeddings/bench_batch.rs"]
+mod bench_batch;
 #[path = "sentence_embeddings/bert.rs"]
 #[allow(dead_code)] // sentence_embeddings: this bench stops at the hidden state
 mod bert;
 
 use shaped::autograd::no_grad;
-use shaped::{Dyn, Tensor};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -27,16 +28,7 @@ fn main() {
         .expect("model.safetensors");
     let _g = no_grad();
     for (b, t) in shapes {
-        // Token ids as a tokenizer gives them: [CLS] words [SEP], no padding.
-        let ids: Vec<i64> = (0..b * t)
-            .map(|i| match i % t {
-                0 => 101,
-                j if j == t - 1 => 102,
-                j => 1000 + ((i * 7919 + j * 104729) % 28000) as i64,
-            })
-            .collect();
-        let ids = Tensor::<i64, (Dyn, Dyn)>::try_from_vec(ids, &[b, t]).unwrap();
-        let mask = Tensor::<bool, (Dyn, Dyn)>::try_from_vec(vec![true; b * t], &[b, t]).unwrap();
+        let (ids, mask) = bench_batch::ids_and_mask(b, t);
         let reps = if b * t >= 1024 { 5 } else { 50 };
         for _ in 0..2 {
             std::hint::black_box(model.forward(&ids, &mask));

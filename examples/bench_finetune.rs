@@ -7,6 +7,8 @@
 //!
 //! Usage: bench_finetune MODEL_DIR [B=16] [T=128] [STEPS=5]
 
+#[path = "sentence_embeddings/bench_batch.rs"]
+mod bench_batch;
 #[path = "sentence_embeddings/bert.rs"]
 #[allow(dead_code)] // inference-only helpers
 mod bert;
@@ -23,16 +25,7 @@ fn main() {
         .expect("usage: bench_finetune MODEL_DIR [B] [T] [STEPS]");
     let mut num = |d: usize| args.next().map_or(d, |a| a.parse().expect("a number"));
     let (b, t, steps) = (num(16), num(128), num(5));
-    // Token ids as compare_finetune.py makes them: [CLS] words [SEP].
-    let ids: Vec<i64> = (0..b * t)
-        .map(|i| match i % t {
-            0 => 101,
-            j if j == t - 1 => 102,
-            j => 1000 + ((i * 7919 + j * 104729) % 28000) as i64,
-        })
-        .collect();
-    let ids = Tensor::<i64, (Dyn, Dyn)>::try_from_vec(ids, &[b, t]).unwrap();
-    let mask = Tensor::<bool, (Dyn, Dyn)>::try_from_vec(vec![true; b * t], &[b, t]).unwrap();
+    let (ids, mask) = bench_batch::ids_and_mask(b, t);
     let labels =
         Tensor::<i64, (Dyn,)>::try_from_vec((0..b as i64).map(|i| i % 2).collect(), &[b]).unwrap();
     let mut model =
