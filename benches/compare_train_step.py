@@ -2,7 +2,8 @@
 """One training step of a 784-256-10 MLP (ReLU) at batch 256 -- forward,
 cross-entropy, backward, Adam -- in shaped (examples/bench_train_step.rs)
 and in PyTorch (CPU, float32, same thread count), timed the same way
-(median of 50 steps after 10 warm-up steps) in one session, with the ratio.
+(median of 50 steps after 10 warm-up steps) in one session, with the ratio;
+shaped also runs with its caching allocator off, for what the cache gives.
 
 Usage (from the repository root):  python3 benches/compare_train_step.py [ROUNDS=3]
 Creates .venv with numpy and torch on first use (scripts/bench_env.sh).
@@ -55,8 +56,10 @@ def torch_step_ns():
     return statistics.median(ts), torch.__version__
 
 
-def shaped_step_ns(exe):
+def shaped_step_ns(exe, cache=None):
     env = dict(os.environ, RAYON_NUM_THREADS=str(THREADS))
+    if cache is not None:
+        env["SHAPED_CPU_CACHE_BYTES"] = str(cache)
     out = subprocess.check_output([exe], env=env, text=True)
     name, ns = out.strip().split("\t")
     assert name == "train_step", out
@@ -71,12 +74,14 @@ def main():
     )
     exe = os.path.join(ROOT, "target", "release", "examples", "bench_train_step")
     print(f"one training step, 784-256-10 MLP, batch 256, Adam; {THREADS} threads")
+    print("(shaped uncached: SHAPED_CPU_CACHE_BYTES=0, the caching allocator off)")
     for r in range(rounds):
         ours = shaped_step_ns(exe)
+        uncached = shaped_step_ns(exe, cache=0)
         theirs, version = torch_step_ns()
         print(
-            f"round {r + 1}: shaped {ours / 1e6:8.3f} ms   torch {version} {theirs / 1e6:8.3f} ms"
-            f"   torch/shaped {theirs / ours:5.2f}"
+            f"round {r + 1}: shaped {ours / 1e6:8.3f} ms   uncached {uncached / 1e6:8.3f} ms"
+            f"   torch {version} {theirs / 1e6:8.3f} ms   torch/shaped {theirs / ours:5.2f}"
         )
 
 

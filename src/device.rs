@@ -67,6 +67,71 @@ impl Device for Cpu {
     type Error = ShapeError;
 }
 
+/// The CPU's caching allocator. Buffers of 32 KiB and more are rounded up
+/// to a size class (four per power of two) and, when their tensor is
+/// dropped, kept for the next tensor of the same class instead of going
+/// back to the system, as PyTorch's CUDA caching allocator does on the GPU:
+/// a training loop's temporaries then reuse the previous step's memory
+/// instead of faulting in fresh pages. The cache holds at most
+/// [`Cpu::cache_limit`] bytes (1 GiB, or `SHAPED_CPU_CACHE_BYTES` when set;
+/// 0 turns it off).
+///
+/// ```
+/// use shaped::{device::Cpu, Tensor, Shape};
+/// let t: Tensor<f32, Shape![256, 256]> = Tensor::ones();
+/// drop(t);
+/// // The 256 KiB buffer is held for the next tensor of its size.
+/// assert!(Cpu::cached_bytes() >= 256 * 1024);
+/// Cpu::empty_cache();
+/// ```
+impl Cpu {
+    /// Frees every buffer the cache holds (`torch.cuda.empty_cache()`'s
+    /// counterpart); tensors alive keep theirs.
+    ///
+    /// ```
+    /// use shaped::device::Cpu;
+    /// Cpu::empty_cache();
+    /// ```
+    pub fn empty_cache() {
+        crate::backend::cpu::cache::empty();
+    }
+
+    /// The bytes held by the cache for reuse (not counting live tensors),
+    /// as `torch.cuda.memory_reserved() - torch.cuda.memory_allocated()`.
+    ///
+    /// ```
+    /// use shaped::device::Cpu;
+    /// let _held: usize = Cpu::cached_bytes();
+    /// ```
+    pub fn cached_bytes() -> usize {
+        crate::backend::cpu::cache::held()
+    }
+
+    /// The most bytes the cache holds: set by [`Cpu::set_cache_limit`],
+    /// else the `SHAPED_CPU_CACHE_BYTES` environment variable, else 1 GiB.
+    ///
+    /// ```
+    /// use shaped::device::Cpu;
+    /// let _limit: usize = Cpu::cache_limit();
+    /// ```
+    pub fn cache_limit() -> usize {
+        crate::backend::cpu::cache::limit()
+    }
+
+    /// Sets the most bytes the cache holds, freeing held buffers past it;
+    /// 0 turns caching off.
+    ///
+    /// ```
+    /// use shaped::device::Cpu;
+    /// let before = Cpu::cache_limit();
+    /// Cpu::set_cache_limit(256 << 20);
+    /// assert!(Cpu::cached_bytes() <= 256 << 20);
+    /// Cpu::set_cache_limit(before);
+    /// ```
+    pub fn set_cache_limit(bytes: usize) {
+        crate::backend::cpu::cache::set_limit(bytes);
+    }
+}
 /// An NVIDIA GPU, driven through the CUDA driver API (cudarc), NVRTC and
 /// cuBLAS, all loaded at run time.
 ///

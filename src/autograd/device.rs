@@ -6,6 +6,7 @@
 
 use super::graph::Dyn;
 use crate::Tensor;
+use crate::backend::fused::Fused;
 use crate::backend::op::{Map2, Map3, Reduction};
 use crate::backend::{Backend, Gemm};
 use crate::element::Float;
@@ -16,7 +17,8 @@ use crate::shape::{DimVec, DynRank, Shape};
 /// The devices [`Var`](super::Var) records and back-propagates on for
 /// elements `T`: the op table's pointwise ops on `T` (and on the `bool`
 /// masks of comparisons), the reductions every device runs, and matrix
-/// products. [`Cpu`](crate::device::Cpu) is one for every float type,
+/// products, and fused pointwise passes (the optimizers' updates).
+/// [`Cpu`](crate::device::Cpu) is one for every float type,
 /// [`Cuda`](crate::device::Cuda) (feature `cuda`) for `f32` and `f64`.
 ///
 /// ```
@@ -25,9 +27,9 @@ use crate::shape::{DimVec, DynRank, Shape};
 /// fn differentiates<D: GradDevice<f32>>() {}
 /// differentiates::<Cpu>();
 /// ```
-pub trait GradDevice<T: Float>: Backend<T> + Backend<bool> + Gemm<T> {}
+pub trait GradDevice<T: Float>: Backend<T> + Backend<bool> + Gemm<T> + Fused<T> {}
 
-impl<T: Float, D: Backend<T> + Backend<bool> + Gemm<T>> GradDevice<T> for D {}
+impl<T: Float, D: Backend<T> + Backend<bool> + Gemm<T> + Fused<T>> GradDevice<T> for D {}
 
 /// A 0-d tensor holding `v`, on the device of `like`, which must have
 /// elements (the scalar is written through a view of its first one).

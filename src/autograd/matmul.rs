@@ -42,6 +42,12 @@ fn mt<T: Float, D: Backend<T>>(a: &Dyn<T, D>) -> Dyn<T, D> {
         .expect("a permutation of the axes")
 }
 
+/// Whether `x` is a matrix stored column by column (the transpose of a
+/// contiguous matrix), with more than one row and column.
+fn column_major<T: Float, D: Backend<T>>(x: &Dyn<T, D>) -> bool {
+    matches!((x.dims(), x.strides()), (&[m, n], &[1, s]) if m > 1 && n > 1 && s == m)
+}
+
 /// `a` with a 1-D operand promoted to a matrix: a row (`1 × k`) when `left`,
 /// a column (`k × 1`) otherwise; other ranks as they are.
 fn promote<T: Float, D: Backend<T>>(a: &Dyn<T, D>, left: bool) -> Result<Dyn<T, D>, D::Error> {
@@ -77,12 +83,27 @@ fn matmul_backward<T: Float, D: GradDevice<T>>(a: Dyn<T, D>, b: Dyn<T, D>) -> Ba
             let p: Dyn<T, D> = x.try_matmul(y)?;
             reshape_to(&sum_to_like::<T, D, DynRank>(p, like.dims())?, dims)
         };
+        // A column-major matrix operand (the transpose of a contiguous
+        // one, as `Linear` uses its weight) gets its gradient in its own
+        // layout, the product computed transposed (`(gᵀ·a)ᵀ` for `b`,
+        // `(b·gᵀ)ᵀ` for `a`): the optimizer's passes over a parameter and
+        // its gradient then run in memory order, as PyTorch's do.
+        let swapped = |x: &Dyn<T, D>, y: &Dyn<T, D>, dims: &[usize]| {
+            let p: Dyn<T, D> = x.try_matmul(y)?;
+            reshape_to(&mt(&p), dims)
+        };
         Ok(smallvec![
             needs[0]
-                .then(|| grad(&g2, &mt(&b2), &a2, a.dims()))
+                .then(|| match column_major(&a2) && rank == 0 {
+                    true => swapped(&b2, &mt(&g2), a.dims()),
+                    false => grad(&g2, &mt(&b2), &a2, a.dims()),
+                })
                 .transpose()?,
             needs[1]
-                .then(|| grad(&mt(&a2), &g2, &b2, b.dims()))
+                .then(|| match column_major(&b2) && rank == 0 {
+                    true => swapped(&mt(&g2), &a2, b.dims()),
+                    false => grad(&mt(&a2), &g2, &b2, b.dims()),
+                })
                 .transpose()?,
         ])
     })

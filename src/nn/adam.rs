@@ -6,11 +6,12 @@ use super::optimizer::{Optimizer, slot};
 use super::params::Parameters;
 use crate::Tensor;
 use crate::autograd::GradDevice;
-use crate::backend::op::{ScalarLhs, ScalarRhs};
 use crate::device::{Cpu, Device};
 use crate::element::Float;
-use crate::ops::table::{Add, CopyFrom, Div, Fill, Mul, Sqrt, Sub};
+use crate::fuse::{Lazy, Scalar};
+use crate::ops::table::Fill;
 use crate::shape::DynRank;
+use core::marker::PhantomData;
 
 /// Adam (`torch.optim.Adam`, or AdamW with [`Adam::adamw`]). At step `t`,
 /// with `g` the gradient (plus `weight_decay · p` for Adam):
@@ -258,42 +259,41 @@ impl<T: Float, D: GradDevice<T>> Optimizer<T, D> for Adam<T, D> {
             }
         };
         state.step += 1;
-        // Op-table operations, in the order (and so with the rounding) of
-        // PyTorch's formulas. Adam's L2 decay goes into the gradient;
-        // AdamW's into the parameter.
+        // Three fused passes (new `m`, new `v`, then `p` in place) where the
+        // op-by-op form took fifteen: each element goes through the same
+        // operations in the order (and so with the rounding) of PyTorch's
+        // formulas, so the result is bit for bit the op-by-op one. Adam's
+        // L2 decay goes into the gradient; AdamW's into the parameter,
+        // `p · (1 - lr · wd)` (`p · 1` is `p` exactly, so one expression
+        // serves both).
+        let k = |x: T| Lazy(Scalar::<T, D>(x, PhantomData));
         let l2 = if decoupled { T::zero() } else { wd };
-        if decoupled && wd != T::zero() {
-            let scale = T::one() - lr * wd;
-            D::unary_(ScalarRhs(Mul, scale), p).expect(shape);
-        }
-        let gd: Tensor<T, DynRank, D> =
-            D::binary(Add, g, &D::unary(ScalarLhs(Mul, l2), &*p).expect(shape)).expect(shape);
-        let w = T::one() - beta1;
-        let diff: Tensor<T, DynRank, D> = D::binary(Sub, &gd, &state.m).expect(shape);
-        // `torch.lerp`'s two forms, for its rounding.
-        if w < T::from_f64(0.5) {
-            // `m + w·(g - m)`.
-            let t = D::unary(ScalarLhs(Mul, w), &diff).expect(shape);
-            D::binary_(Add, &mut state.m, &t).expect(shape);
+        let scale = if decoupled && wd != T::zero() {
+            T::one() - lr * wd
         } else {
-            // `g - (g - m)·(1 - w)`.
-            let t = D::unary(ScalarRhs(Mul, T::one() - w), &diff).expect(shape);
-            let m: Tensor<T, DynRank, D> = D::binary(Sub, &gd, &t).expect(shape);
-            D::binary_(CopyFrom, &mut state.m, &m).expect(shape);
-        }
+            T::one()
+        };
+        let decayed = p.lazy() * k(scale);
+        let gd = g.lazy() + k(l2) * decayed;
+        let w = T::one() - beta1;
+        let diff = gd - state.m.lazy();
+        // `torch.lerp`'s two forms, for its rounding: `m + w·(g - m)`, or
+        // `g - (g - m)·(1 - w)`.
+        let m = if w < T::from_f64(0.5) {
+            (state.m.lazy() + k(w) * diff).try_eval()
+        } else {
+            (gd - diff * k(T::one() - w)).try_eval()
+        };
         // `v·β₂ + g·g·(1 - β₂)`.
-        let gg: Tensor<T, DynRank, D> = D::binary(Mul, &gd, &gd).expect(shape);
-        let gg = D::unary(ScalarRhs(Mul, T::one() - beta2), &gg).expect(shape);
-        D::unary_(ScalarRhs(Mul, beta2), &mut state.v).expect(shape);
-        D::binary_(Add, &mut state.v, &gg).expect(shape);
+        let v = (state.v.lazy() * k(beta2) + gd * gd * k(T::one() - beta2)).try_eval();
+        state.m = m.expect(shape);
+        state.v = v.expect(shape);
         // `p - step_size·(m / (√v / √(1 - β₂ᵗ) + ε))`.
         let step_size = lr / (T::one() - beta1.powi(state.step));
         let bc2_sqrt = (T::one() - beta2.powi(state.step)).sqrt();
-        let denom = D::unary(Sqrt, &state.v).expect(shape);
-        let denom = D::unary(ScalarRhs(Div, bc2_sqrt), &denom).expect(shape);
-        let denom = D::unary(ScalarRhs(Add, eps), &denom).expect(shape);
-        let ratio: Tensor<T, DynRank, D> = D::binary(Div, &state.m, &denom).expect(shape);
-        let step = D::unary(ScalarLhs(Mul, step_size), &ratio).expect(shape);
-        D::binary_(Sub, p, &step).expect(shape);
+        let denom = state.v.lazy().sqrt() / k(bc2_sqrt) + k(eps);
+        let update = decayed - k(step_size) * (state.m.lazy() / denom);
+        let mut out = p.share();
+        update.eval_into(&mut out).expect(shape);
     }
 }

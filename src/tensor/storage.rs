@@ -165,12 +165,26 @@ impl<T> Storage<T> {
         self.version.load(Ordering::Relaxed)
     }
 
-    pub(crate) fn into_inner(self) -> Vec<T> {
-        self.data.into_inner()
+    pub(crate) fn into_inner(mut self) -> Vec<T> {
+        core::mem::take(self.data.get_mut())
     }
 
     pub(crate) fn len(&self) -> usize {
         self.read().len()
+    }
+}
+
+/// The buffer goes to the caching allocator (`backend/cpu/cache.rs`), which
+/// keeps it for the next tensor of its size class or frees it.
+impl<T> Drop for Storage<T> {
+    #[inline]
+    fn drop(&mut self) {
+        let data = self.data.get_mut();
+        // Small buffers go straight back to the C allocator (the small-op
+        // path: no call into the cache).
+        if data.capacity() * core::mem::size_of::<T>() >= crate::backend::cpu::cache::MIN_BYTES {
+            crate::backend::cpu::cache::give(core::mem::take(data));
+        }
     }
 }
 

@@ -45,7 +45,8 @@ pub(crate) fn checked_len<T>(sizes: &[usize]) -> Result<usize, ShapeError> {
 }
 
 /// An empty buffer with room for `numel(sizes)` elements (that
-/// number returned with it), on huge pages when large: what
+/// number returned with it), from the caching allocator when large
+/// (`cache.rs`; it may have room for more), on huge pages when large: what
 /// [`try_alloc_filled_by`] fills, and what a pass writing several outputs
 /// at once (`fused::eval_each`) fills before setting their lengths.
 ///
@@ -53,8 +54,20 @@ pub(crate) fn checked_len<T>(sizes: &[usize]) -> Result<usize, ShapeError> {
 /// As [`try_alloc_filled_by`].
 pub(crate) fn try_with_capacity<T>(sizes: &[usize]) -> Result<(Vec<T>, usize), ShapeError> {
     let len = checked_len::<T>(sizes)?;
-    let mut v: Vec<T> = Vec::new();
     let bytes = len * core::mem::size_of::<T>();
+    // Small buffers skip the cache without a call (the small-op path).
+    if bytes >= super::cache::MIN_BYTES
+        && let Some((mut v, fresh)) = super::cache::take::<T>(len)
+    {
+        if fresh && bytes >= HUGE_PAGE_BYTES {
+            advise_huge_pages(
+                v.as_mut_ptr() as *mut u8,
+                v.capacity() * core::mem::size_of::<T>(),
+            );
+        }
+        return Ok((v, len));
+    }
+    let mut v: Vec<T> = Vec::new();
     v.try_reserve_exact(len)
         .map_err(|_| ShapeError::Invalid(out_of_memory_message(bytes)))?;
     if bytes >= HUGE_PAGE_BYTES {

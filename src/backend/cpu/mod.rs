@@ -14,6 +14,7 @@
 mod alloc;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod amx;
+pub(crate) mod cache;
 mod elementwise;
 pub(crate) mod exec;
 mod fill;
