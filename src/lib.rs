@@ -65,8 +65,8 @@ pub use ops::index::IndexElement;
 pub use ops::{try_where_cond, where_cond};
 pub use shape::{
     Broadcast, Broadcast3, BroadcastDim, BroadcastShape, BroadcastsAt, Const, Dim, DimExpandsTo,
-    Dyn, DynRank, ExpandsTo, FixedDim, FixedShape, JoinDim, JoinShape, One, SameDim, ShapeError,
-    broadcast_shapes,
+    Dyn, DynRank, EqualDim, ExpandsTo, FixedDim, FixedShape, JoinDim, JoinShape, One, SameDim,
+    ShapeError, broadcast_shapes,
 };
 pub use shaped_macros::Shape;
 pub use shaped_macros::tensor;

@@ -1,7 +1,8 @@
 //! Generic dimensions: with only `B: Dim` (and `S: Shape`) every rule whose
-//! result the types decide compiles (`ui-tests/generic/pass/`), and two
-//! different parameters are an error that says how to check them at run
-//! time (`ui-tests/generic/`). Refresh the snapshots with
+//! result the types decide compiles (`ui-tests/generic/pass/`), as do two
+//! parameters stated equal with `EqualDim`; two different parameters
+//! without it are an error that says how to go on, and a caller whose sizes
+//! break `EqualDim` an error at its call (`ui-tests/generic/`). Refresh the snapshots with
 //! `TRYBUILD=overwrite cargo test --test ui_generic`.
 
 mod ui_support;

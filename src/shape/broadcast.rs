@@ -42,7 +42,7 @@ use crate::shape::Dyn;
 #[diagnostic::on_unimplemented(
     message = "shape mismatch: a dimension of size `{Self}` cannot broadcast with one of size `{Rhs}`",
     label = "these shapes do not broadcast",
-    note = "two sizes broadcast when they are equal or one of them is 1 (`One`); two different generic sizes cannot be proven equal: call `.into_dyn()` on one operand to check the sizes at run time"
+    note = "two sizes broadcast when they are equal or one of them is 1 (`One`); for fixed sizes, line the axes up: `.unsqueeze::<K>()` adds a size-1 axis, `.transpose::<I, J>()` swaps two; for two generic sizes that are equal, say so with `B: EqualDim<C>`, or check them at run time with `.into_dyn()` on one operand"
 )]
 pub trait BroadcastDim<Rhs: Dim> {
     /// The broadcast size.
@@ -91,7 +91,7 @@ impl<X: Dim> BroadcastDim<X> for Dyn {
 #[diagnostic::on_unimplemented(
     message = "shape mismatch: the size of tensor a (`{Self}`) must match the size of tensor b (`{Rhs}`) at non-singleton dimension {DIM}",
     label = "these shapes do not broadcast",
-    note = "two sizes broadcast when they are equal or one of them is 1 (`One`); two different generic sizes cannot be proven equal: call `.into_dyn()` on one operand to check the sizes at run time"
+    note = "two sizes broadcast when they are equal or one of them is 1 (`One`); for fixed sizes, line the axes up: `.unsqueeze::<K>()` adds a size-1 axis, `.transpose::<I, J>()` swaps two; for two generic sizes that are equal, say so with `B: EqualDim<C>`, or check them at run time with `.into_dyn()` on one operand"
 )]
 pub trait BroadcastsAt<Rhs: Dim, const DIM: usize> {
     /// The broadcast size.

@@ -98,7 +98,9 @@ pub struct Dyn;
 /// | `B`, `One` or `Dyn` written in place into `B`; `B` into `Dyn` | allowed |
 ///
 /// Two different parameters `B` and `C` cannot be proven equal, so `(B, 3) +
-/// (C, 3)` is a compile error; convert one side with
+/// (C, 3)` is a compile error; state that they are with a
+/// [`EqualDim`](crate::EqualDim) bound (`B: EqualDim<C>`), which each caller's
+/// sizes then meet, or convert one side with
 /// [`Tensor::into_dyn`](crate::Tensor::into_dyn) to check the sizes at run
 /// time instead, and [`Tensor::try_into_shape`](crate::Tensor::try_into_shape)
 /// to get a static shape back.

@@ -50,7 +50,7 @@ impl<X: Dim> DimExpandsTo<X> for One {
 #[diagnostic::on_unimplemented(
     message = "shape mismatch: a size `{Self}` cannot expand to the size `{Target}` at dimension {DIM} of the target",
     label = "only a size 1 (`One`) expands to another size",
-    note = "`broadcast_to`, `expand` and in-place operations (`a += b`, whose target `a` keeps its shape) need each size of the expanded tensor to be 1 or equal to the target's; two different generic sizes cannot be proven equal: call `.into_dyn()` on the expanded tensor to check them at run time"
+    note = "`broadcast_to`, `expand` and in-place operations (`a += b`, whose target `a` keeps its shape) need each size of the expanded tensor to be 1 or equal to the target's; for two generic sizes that are equal, say so with `B: EqualDim<C>`, or check them at run time with `.into_dyn()` on the expanded tensor"
 )]
 pub trait ExpandsAt<Target, const DIM: usize> {
     /// [`Fits`] once the pair is checked ([`DimExpandsTo::Checked`]).

@@ -56,7 +56,7 @@ pub use runtime::{DimVec, broadcast_shapes, check_expand, check_inplace, checked
 pub(crate) use runtime::{broadcast_pair, check_static};
 #[doc(hidden)]
 pub use same::JoinPair;
-pub use same::{EqualOutput, JoinDim, JoinShape, SameDim};
+pub use same::{EqualDim, EqualOutput, JoinDim, JoinShape, SameDim};
 pub use split::SplitsInto;
 
 use core::fmt::Debug;

@@ -19,12 +19,63 @@ use super::{Const, Dim, Dyn, One, Shape};
 #[diagnostic::on_unimplemented(
     message = "size mismatch: `{Self}` and `{Rhs}` must be equal",
     label = "these sizes differ",
-    note = "these sizes do not broadcast (the batches of `bmm`, `baddbmm` and `addbmm`, the inner sizes of a product, the rows of `solve`, the sizes away from the axis of `cat_with`); two different generic sizes cannot be proven equal: call `.into_dyn()` on one tensor to check them at run time"
+    note = "these sizes do not broadcast (the batches of `bmm`, `baddbmm` and `addbmm`, the inner sizes of a product, the rows of `solve`, the sizes away from the axis of `cat_with`); for two generic sizes that are equal, say so with `B: EqualDim<C>`, or check them at run time with `.into_dyn()` on one tensor"
 )]
 pub trait SameDim<Rhs: Dim> {
     /// The size both have: the static one where the other is `Dyn`.
     type Output: Dim;
 }
+
+/// A bound that states two generic sizes are equal: `B: EqualDim<C>`
+/// lets `B` and `C` broadcast (`(B, 3) + (C, 3)`, the result `(B, 3)`) and
+/// meet where sizes must be equal (the inner sizes of a product, the
+/// batches of `bmm`), in a function generic over both. It holds for two
+/// equal static sizes and for a static `B` with a `Dyn` `C` (checked at run
+/// time), never for two different sizes nor for `B` of any size with `C`
+/// of size 1: the caller's sizes are checked where it names them.
+///
+/// ```
+/// use shaped::{Dim, EqualDim, Shape, Tensor};
+/// fn add<B: EqualDim<C>, C: Dim>(
+///     x: &Tensor<f32, Shape![B, 3]>,
+///     y: &Tensor<f32, Shape![C, 3]>,
+/// ) -> Tensor<f32, Shape![B, 3]> {
+///     x + y
+/// }
+/// let x = Tensor::<f32, Shape![2, 3]>::ones();
+/// assert_eq!(add(&x, &x).to_vec(), vec![2.0; 6]);
+/// ```
+///
+/// Operands in that order (`x + y`, `B` first); for `y + x` state
+/// `C: EqualDim<B>` too.
+#[diagnostic::on_unimplemented(
+    message = "size mismatch: `{Self}` and `{Rhs}` are not the same size",
+    label = "`EqualDim` asks for the same size",
+    note = "two static sizes must be equal (a size 1, which would broadcast, is not the same size); a static size and `Dyn` are checked at run time"
+)]
+pub trait EqualDim<Rhs: Dim>:
+    Dim
+    + super::BroadcastDim<Rhs, Output = Self>
+    + SameDim<Rhs, Output = Self>
+    + EqualOutput<Rhs, Output = Self>
+{
+}
+
+/// `Const<N>` is `Const<N>`.
+#[diagnostic::do_not_recommend]
+impl<const N: usize> EqualDim<Const<N>> for Const<N> {}
+
+/// `Const<N>` and `Dyn`: checked at run time.
+#[diagnostic::do_not_recommend]
+impl<const N: usize> EqualDim<Dyn> for Const<N> {}
+
+/// `One` is `One`.
+#[diagnostic::do_not_recommend]
+impl EqualDim<One> for One {}
+
+/// `Dyn` and `Dyn`: checked at run time.
+#[diagnostic::do_not_recommend]
+impl EqualDim<Dyn> for Dyn {}
 
 /// `Const<N> = Const<N>`
 #[diagnostic::do_not_recommend]
@@ -99,7 +150,7 @@ impl<X: Dim> EqualOutput<X> for Dyn {
 #[diagnostic::on_unimplemented(
     message = "sizes of tensors must match except in dimension {AXIS}: expected size `{Self}` but got size `{Rhs}`",
     label = "these tensors cannot be joined along axis {AXIS}",
-    note = "`cat_with` does not broadcast: every size but the joined one must be equal (a 1 is not stretched); two different generic sizes cannot be proven equal: call `.into_dyn()` on one tensor to check them at run time"
+    note = "`cat_with` does not broadcast: every size but the joined one must be equal (a 1 is not stretched); for two generic sizes that are equal, say so with `B: EqualDim<C>`, or check them at run time with `.into_dyn()` on one tensor"
 )]
 pub trait JoinDim<Rhs: Dim, const AXIS: usize> {
     /// The size both have.

@@ -128,7 +128,7 @@ impl<A: DimExpandsTo<B>, B: Dim> AddendDim<B> for A {}
 #[diagnostic::on_unimplemented(
     message = "matmul batch mismatch: the batch size `{Self}` of the left operand must match the batch size `{Rhs}` of the right operand at batch dimension {DIM}",
     label = "the batch dimensions of these operands do not broadcast",
-    note = "`matmul` broadcasts the batch dimensions (all but the last two): two batch sizes must be equal or one of them 1 (`One`); two different generic sizes cannot be proven equal: call `.into_dyn()` on one operand to check them at run time"
+    note = "`matmul` broadcasts the batch dimensions (all but the last two): two batch sizes must be equal or one of them 1 (`One`); for fixed sizes, `.unsqueeze::<K>()` adds a size-1 batch axis; for two generic sizes that are equal, say so with `B: EqualDim<C>`, or check them at run time with `.into_dyn()` on one operand"
 )]
 pub trait BatchBroadcastsAt<Rhs: Dim, const DIM: usize> {
     /// The broadcast batch size.
