@@ -4,43 +4,16 @@
 //! while `backward` runs, with a counting global allocator (this file is its
 //! own test binary, with one test, so nothing else allocates meanwhile).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
 
 use shaped::autograd::Var;
 use shaped::{Shape, Tensor};
 
-struct Counting;
-
-static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator, only counting the bytes asked for.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATED.fetch_add(layout.size(), Ordering::Relaxed);
-        // SAFETY: the caller's contract is the system allocator's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATED.fetch_add(new_size, Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use counting_alloc::{Counting, allocated_by};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// Bytes allocated while `f` runs.
-fn allocated_by<R>(f: impl FnOnce() -> R) -> (R, usize) {
-    let before = ALLOCATED.load(Ordering::SeqCst);
-    let r = f();
-    (r, ALLOCATED.load(Ordering::SeqCst) - before)
-}
 
 const N: usize = 4096;
 const FULL: usize = N * N * 4; // bytes of one 4096x4096 f32 tensor

@@ -6,45 +6,18 @@
 //! file is its own test binary with one test, so that nothing else
 //! allocates or uses the cache meanwhile.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
 
 use shaped::autograd::Var;
 use shaped::device::Cpu;
 use shaped::nn::{Adam, Linear, Mean, Optimizer, Parameters, cross_entropy};
 use shaped::{Const, Shape, Tensor};
 
-struct Counting;
-
-static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator, only counting the bytes asked for.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATED.fetch_add(layout.size(), Ordering::Relaxed);
-        // SAFETY: the caller's contract is the system allocator's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATED.fetch_add(new_size, Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use counting_alloc::{Counting, allocated_by};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// `f`'s result and the bytes it asked the system allocator for.
-fn allocated_by<R>(f: impl FnOnce() -> R) -> (R, usize) {
-    let before = ALLOCATED.load(Ordering::Relaxed);
-    let r = f();
-    (r, ALLOCATED.load(Ordering::Relaxed) - before)
-}
 
 #[derive(Parameters)]
 struct Mlp {
