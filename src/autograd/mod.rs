@@ -96,6 +96,7 @@
 //! | `index.rs` | `gather`, `index_select`, `take_along_dim`, `masked_fill`, `cat`, `select`, `slice`, `slice_step` |
 //! | `linalg.rs` | `inv`, `det`, `solve`, `cholesky` (wired to `linalg::grad`) |
 //! | `matmul.rs` | `matmul` (NumPy's rules, batch broadcasting), `mm` |
+//! | `conv.rs` | `conv1d`, `conv2d`, `max_pool2d`, `avg_pool2d`, `adaptive_avg_pool2d` (im2col ↔ col2im) |
 //! | `operators.rs` | `+ - * /` and unary `-` |
 //! | `logistic.rs` | the logistic loss on logits (`binary_cross_entropy_with_logits`) |
 //! | `no_grad.rs` | (`no_grad`: a scope that records nothing) |
@@ -107,6 +108,7 @@
 //! a column) at the broadcast batch, then summed with `sum_to` to each
 //! operand's promoted sizes and reshaped back to its own.
 
+mod conv;
 mod device;
 mod fused;
 mod graph;

@@ -54,6 +54,8 @@
 //! | `params.rs` | [`Parameters`]: a model's parameters in a fixed order (derive it) |
 //! | `init.rs` | PyTorch's default initialisations, seeded |
 //! | `linear.rs` | [`Linear<I, O>`](Linear) |
+//! | `batch_norm.rs` | [`BatchNorm`] (`BatchNorm1d`/`2d`: running statistics, train / eval), [`GroupNorm`] |
+//! | `conv.rs` | [`Conv2d<I, O, K, S, P>`](Conv2d), [`Conv1d`]: channels and kernel in the type, output sizes checked at build time |
 //! | `embedding.rs` | [`Embedding<V, D>`](Embedding) |
 //! | `layer_norm.rs` | [`LayerNorm<D>`](LayerNorm) |
 //! | `attention.rs` | [`scaled_dot_product_attention`] and its masks ([`Causal`], [`KeyPadding`], ...), [`causal_mask`] |
@@ -78,7 +80,9 @@ mod accuracy;
 mod activation;
 mod adam;
 mod attention;
+mod batch_norm;
 mod clip;
+mod conv;
 mod cross_entropy;
 mod data;
 mod dropout;
@@ -106,7 +110,9 @@ pub use attention::{
     AttentionMask, Causal, KeyPadding, NoMask, causal_mask, merge_heads,
     scaled_dot_product_attention, split_heads, try_causal_mask, try_scaled_dot_product_attention,
 };
+pub use batch_norm::{BatchNorm, BatchNorm1d, BatchNorm2d, ChannelsFirst, GroupNorm};
 pub use clip::clip_grad_norm;
+pub use conv::{Channels, Conv1d, Conv2d};
 pub use cross_entropy::CrossEntropy;
 pub use data::{Batches, DataLoader, TensorDataset};
 pub use dropout::Dropout;

@@ -21,6 +21,7 @@
 //! `try_op` returns it; a trailing `_` (`add_`) writes in place.
 
 mod binary;
+pub mod conv;
 pub mod index;
 mod map;
 pub mod matmul;

@@ -1,0 +1,356 @@
+//! Gradients of the convolutions and poolings of
+//! [`ops::conv`](crate::ops::conv). Each is built from one recorded
+//! operation, the input's windows laid out as data (im2col, whose gradient
+//! adds each window's gradient back into the input's positions: col2im),
+//! and operations that already have gradients: the matrix product with
+//! the weight (so the weight's gradient is `g · colsᵀ` summed over the
+//! batch, the input's `wᵀ · g` folded back), the bias broadcast,
+//! `take_along_dim` at each window's first largest element (max pooling:
+//! the gradient goes to that element alone, as PyTorch's), a mean, or
+//! products with averaging matrices (adaptive pooling).
+
+use smallvec::smallvec;
+
+use super::Var;
+use super::device::GradDevice;
+use crate::element::Float;
+use crate::ops::conv::{
+    ConvOptions, ConvPlan, PoolOptions, Window, as_2d, averaging, check_adaptive, fold, plan,
+    result_type, unfold,
+};
+use crate::shape::{Dim, DynRank, FixedDim, OrPanic};
+
+type DynVar<T, D> = Var<T, DynRank, D>;
+
+fn isize_dims(d: &[usize]) -> Vec<isize> {
+    d.iter().map(|&v| v as isize).collect()
+}
+
+impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
+    /// The windows of this `(N, C, H, W)` value as `(N, C, kh, kw, oh,
+    /// ow)`, padded with `pad`; the gradient is folded back (col2im).
+    fn windows(&self, w: &Window, pad: T) -> Result<DynVar<T, D>, D::Error> {
+        let value = unfold(&self.value.share().into_dyn(), w, pad)?;
+        let w = *w;
+        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+            Box::new(move |g, _| Ok(smallvec![Some(fold(g, &w)?)]))
+        }))
+    }
+
+    /// `x` `(N, C, H, W)` convolved by `w` `(O, C / groups, kh, kw)` plus
+    /// `bias`, planned by `p`: the windows times the weight, per group.
+    fn conv2d_planned(
+        &self,
+        w: &DynVar<T, D>,
+        bias: Option<&DynVar<T, D>>,
+        p: &ConvPlan,
+    ) -> Result<DynVar<T, D>, D::Error> {
+        let (n, g, k, l) = (
+            p.batch as isize,
+            p.groups as isize,
+            p.window_len() as isize,
+            p.window.positions() as isize,
+        );
+        let cols: DynVar<T, D> = self
+            .windows(&p.window, T::zero())?
+            .try_reshape(&[n, g, k, l])?;
+        let wm: DynVar<T, D> = w.try_reshape(&[g, p.group_out() as isize, k])?;
+        let [oh, ow] = p.window.output;
+        let y: DynVar<T, D> = wm.try_matmul(&cols)?.try_reshape(&[
+            n,
+            p.out_channels as isize,
+            oh as isize,
+            ow as isize,
+        ])?;
+        match bias {
+            Some(b) => y.try_add(&b.try_reshape::<DynRank>(&[-1, 1, 1])?),
+            None => Ok(y),
+        }
+    }
+}
+
+impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: GradDevice<T>> Var<T, (N, C, H, W), D> {
+    /// The 2-d convolution of this `(N, C, H, W)` value by `weight`
+    /// `(O, C / groups, kh, kw)` plus `bias` `(O,)`, as
+    /// [`Tensor::try_conv2d`](crate::Tensor::try_conv2d), with gradients
+    /// for the input, the weight and the bias. The output's spatial sizes
+    /// `(HO, WO)` are stated by the result type.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_conv2d`](crate::Tensor::try_conv2d).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::ops::conv::Conv2dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1, 1, 3, 3]>::ones());
+    /// let w = Var::param(Tensor::<f64, Shape![1, 1, 2, 2]>::ones());
+    /// let y: Var<f64, Shape![1, 1, 2, 2]> = x.try_conv2d(&w, None, &Conv2dOptions::new()).unwrap();
+    /// let g = y.sum().backward();
+    /// // The centre is in all four windows, the corners in one.
+    /// assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![1., 2., 1., 2., 4., 2., 1., 2., 1.]);
+    /// assert_eq!(g.wrt(&w).unwrap().to_vec(), vec![4.; 4]);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn try_conv2d<O: Dim, CG: Dim, KH: Dim, KW: Dim, HO: Dim, WO: Dim>(
+        &self,
+        weight: &Var<T, (O, CG, KH, KW), D>,
+        bias: Option<&Var<T, (O,), D>>,
+        opts: &ConvOptions<2>,
+    ) -> Result<Var<T, (N, O, HO, WO), D>, D::Error> {
+        let p = plan(self.dims(), weight.dims(), bias.map(|b| b.dims()), opts)?;
+        result_type::<(N, O, HO, WO)>("conv2d", &p.output_dims::<2>())?;
+        let b = bias.map(Var::into_dyn);
+        let y = self
+            .into_dyn()
+            .conv2d_planned(&weight.into_dyn(), b.as_ref(), &p)?;
+        Ok(y.try_into_shape()?)
+    }
+
+    /// [`Var::try_conv2d`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Var::try_conv2d`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::ops::conv::Conv2dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::constant(Tensor::<f32, Shape![2, 3, 8, 8]>::ones());
+    /// let w = Var::param(Tensor::<f32, Shape![4, 3, 3, 3]>::ones());
+    /// let b = Var::param(Tensor::<f32, Shape![4]>::zeros());
+    /// let y: Var<f32, Shape![2, 4, 8, 8]> = x.conv2d(&w, Some(&b), &Conv2dOptions::new().same());
+    /// assert_eq!(y.sum().backward().wrt(&b).unwrap().to_vec(), vec![128.; 4]);
+    /// ```
+    #[track_caller]
+    pub fn conv2d<O: Dim, CG: Dim, KH: Dim, KW: Dim, HO: Dim, WO: Dim>(
+        &self,
+        weight: &Var<T, (O, CG, KH, KW), D>,
+        bias: Option<&Var<T, (O,), D>>,
+        opts: &ConvOptions<2>,
+    ) -> Var<T, (N, O, HO, WO), D> {
+        self.try_conv2d(weight, bias, opts).or_panic()
+    }
+
+    /// The checked windows of a pooling and its output's sizes.
+    fn pool_window<HO: Dim, WO: Dim>(
+        &self,
+        op: &str,
+        opts: &PoolOptions<2>,
+        dilated: bool,
+    ) -> Result<Window, D::Error> {
+        let d = self.dims();
+        let w = Window::pool(d[1], [d[2], d[3]], opts, dilated)?;
+        result_type::<(N, C, HO, WO)>(op, &[d[0], d[1], w.output[0], w.output[1]])?;
+        Ok(w)
+    }
+
+    /// `max_pool2d`, as [`Tensor::try_max_pool2d`](crate::Tensor::try_max_pool2d);
+    /// the gradient goes to the first largest element of each window.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_max_pool2d`](crate::Tensor::try_max_pool2d).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::ops::conv::Pool2dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![1, 1, 2, 2]>::from_vec(vec![1., 3., 3., 2.]));
+    /// let y: Var<f32, Shape![1, 1, 1, 1]> = x.try_max_pool2d(&Pool2dOptions::new(2)).unwrap();
+    /// assert_eq!(y.sum().backward().wrt(&x).unwrap().to_vec(), vec![0., 1., 0., 0.]);
+    /// ```
+    pub fn try_max_pool2d<HO: Dim, WO: Dim>(
+        &self,
+        opts: &PoolOptions<2>,
+    ) -> Result<Var<T, (N, C, HO, WO), D>, D::Error> {
+        let w = self.pool_window::<HO, WO>("max_pool2d", opts, true)?;
+        let d = self.dims();
+        let kk = (w.kernel[0] * w.kernel[1]) as isize;
+        let [oh, ow] = w.output.map(|v| v as isize);
+        let (n, c) = (d[0] as isize, d[1] as isize);
+        let win: DynVar<T, D> = self
+            .into_dyn()
+            .windows(&w, T::neg_infinity())?
+            .try_reshape(&[n, c, kk, oh, ow])?;
+        let (_, at) = win.value.try_max_with_indices(2, true)?;
+        let y = win.try_take_along_dim_at(2, &at)?;
+        y.try_reshape(&[n, c, oh, ow])
+    }
+
+    /// [`Var::try_max_pool2d`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Var::try_max_pool2d`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::ops::conv::Pool2dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![1, 1, 4, 4]>::ones());
+    /// let y: Var<f32, Shape![1, 1, 2, 2]> = x.max_pool2d(&Pool2dOptions::new(2));
+    /// assert_eq!(y.sum().backward().wrt(&x).unwrap().to_vec().iter().sum::<f32>(), 4.);
+    /// ```
+    #[track_caller]
+    pub fn max_pool2d<HO: Dim, WO: Dim>(&self, opts: &PoolOptions<2>) -> Var<T, (N, C, HO, WO), D> {
+        self.try_max_pool2d(opts).or_panic()
+    }
+
+    /// `avg_pool2d`, as [`Tensor::try_avg_pool2d`](crate::Tensor::try_avg_pool2d).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_avg_pool2d`](crate::Tensor::try_avg_pool2d).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::ops::conv::Pool2dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1, 1, 2, 2]>::ones());
+    /// let y: Var<f64, Shape![1, 1, 1, 1]> = x.try_avg_pool2d(&Pool2dOptions::new(2)).unwrap();
+    /// assert_eq!(y.sum().backward().wrt(&x).unwrap().to_vec(), vec![0.25; 4]);
+    /// ```
+    pub fn try_avg_pool2d<HO: Dim, WO: Dim>(
+        &self,
+        opts: &PoolOptions<2>,
+    ) -> Result<Var<T, (N, C, HO, WO), D>, D::Error> {
+        let w = self.pool_window::<HO, WO>("avg_pool2d", opts, false)?;
+        let d = self.dims();
+        let kk = (w.kernel[0] * w.kernel[1]) as isize;
+        let [oh, ow] = w.output.map(|v| v as isize);
+        let win: DynVar<T, D> = self.into_dyn().windows(&w, T::zero())?.try_reshape(&[
+            d[0] as isize,
+            d[1] as isize,
+            kk,
+            oh,
+            ow,
+        ])?;
+        win.try_mean_dims(&[2], false)?
+            .try_into_shape()
+            .map_err(Into::into)
+    }
+
+    /// [`Var::try_avg_pool2d`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Var::try_avg_pool2d`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::ops::conv::Pool2dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![1, 2, 4, 4]>::ones());
+    /// let y: Var<f32, Shape![1, 2, 2, 2]> = x.avg_pool2d(&Pool2dOptions::new(2));
+    /// assert_eq!(y.value().to_vec(), vec![1.; 8]);
+    /// ```
+    #[track_caller]
+    pub fn avg_pool2d<HO: Dim, WO: Dim>(&self, opts: &PoolOptions<2>) -> Var<T, (N, C, HO, WO), D> {
+        self.try_avg_pool2d(opts).or_panic()
+    }
+
+    /// `adaptive_avg_pool2d` to `out`, as
+    /// [`Tensor::try_adaptive_avg_pool2d`](crate::Tensor::try_adaptive_avg_pool2d).
+    ///
+    /// # Errors
+    /// As [`Tensor::try_adaptive_avg_pool2d`](crate::Tensor::try_adaptive_avg_pool2d).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Dyn, One, Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1, 1, 1, 3]>::from_vec(vec![1., 2., 3.]));
+    /// let y: Var<f64, (_, _, One, Dyn)> = x.try_adaptive_avg_pool2d([1, 2]).unwrap();
+    /// assert_eq!(y.value().to_vec(), vec![1.5, 2.5]);
+    /// assert_eq!(y.sum().backward().wrt(&x).unwrap().to_vec(), vec![0.5, 1., 0.5]);
+    /// ```
+    pub fn try_adaptive_avg_pool2d<HO: Dim, WO: Dim>(
+        &self,
+        out: [usize; 2],
+    ) -> Result<Var<T, (N, C, HO, WO), D>, D::Error> {
+        let d = self.dims();
+        check_adaptive(d)?;
+        result_type::<(N, C, HO, WO)>("adaptive_avg_pool2d", &[d[0], d[1], out[0], out[1]])?;
+        let like = self.value.share().into_dyn();
+        let rows = Var::constant(averaging(&like, out[0], d[2])?);
+        let cols = Var::constant(averaging(&like, out[1], d[3])?.transpose::<0, 1>());
+        let y: DynVar<T, D> = rows.try_matmul(&self.into_dyn().try_matmul(&cols)?)?;
+        Ok(y.try_into_shape()?)
+    }
+
+    /// [`Var::try_adaptive_avg_pool2d`] to the static size `(HO, WO)`
+    /// (`(One, One)`: global average pooling).
+    ///
+    /// # Panics
+    /// With the message of [`Var::try_adaptive_avg_pool2d`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![2, 3, 4, 4]>::ones());
+    /// let y: Var<f32, Shape![2, 3, 1, 1]> = x.adaptive_avg_pool2d();
+    /// assert_eq!(y.sum().backward().wrt(&x).unwrap().to_vec(), vec![1. / 16.; 96]);
+    /// ```
+    #[track_caller]
+    pub fn adaptive_avg_pool2d<HO: FixedDim, WO: FixedDim>(&self) -> Var<T, (N, C, HO, WO), D> {
+        self.try_adaptive_avg_pool2d([HO::N, WO::N]).or_panic()
+    }
+}
+
+impl<T: Float, N: Dim, C: Dim, L: Dim, D: GradDevice<T>> Var<T, (N, C, L), D> {
+    /// The 1-d convolution of this `(N, C, L)` value by `weight`
+    /// `(O, C / groups, k)` plus `bias`, as
+    /// [`Tensor::try_conv1d`](crate::Tensor::try_conv1d), with gradients.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_conv1d`](crate::Tensor::try_conv1d).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::ops::conv::Conv1dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1, 1, 3]>::from_vec(vec![1., 2., 3.]));
+    /// let w = Var::param(Tensor::<f64, Shape![1, 1, 2]>::from_vec(vec![1., -1.]));
+    /// let y: Var<f64, Shape![1, 1, 2]> = x.try_conv1d(&w, None, &Conv1dOptions::new()).unwrap();
+    /// let g = y.sum().backward();
+    /// assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![1., 0., -1.]);
+    /// assert_eq!(g.wrt(&w).unwrap().to_vec(), vec![3., 5.]);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn try_conv1d<O: Dim, CG: Dim, K: Dim, LO: Dim>(
+        &self,
+        weight: &Var<T, (O, CG, K), D>,
+        bias: Option<&Var<T, (O,), D>>,
+        opts: &ConvOptions<1>,
+    ) -> Result<Var<T, (N, O, LO), D>, D::Error> {
+        let p = plan(self.dims(), weight.dims(), bias.map(|b| b.dims()), opts)?;
+        let out = p.output_dims::<1>();
+        result_type::<(N, O, LO)>("conv1d", &out)?;
+        let x: DynVar<T, D> = self.try_reshape(&isize_dims(&as_2d::<1>(self.dims())))?;
+        let w: DynVar<T, D> = weight.try_reshape(&isize_dims(&as_2d::<1>(weight.dims())))?;
+        let b = bias.map(Var::into_dyn);
+        x.conv2d_planned(&w, b.as_ref(), &p)?
+            .try_reshape(&isize_dims(&out))
+    }
+
+    /// [`Var::try_conv1d`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Var::try_conv1d`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::ops::conv::Conv1dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![2, 4, 16]>::ones());
+    /// let w = Var::param(Tensor::<f32, Shape![4, 1, 3]>::ones());
+    /// // Depthwise: one filter per channel.
+    /// let y: Var<f32, Shape![2, 4, 16]> = x.conv1d(&w, None, &Conv1dOptions::new().same().groups(4));
+    /// assert_eq!(y.value().to_vec()[..3], [2., 3., 3.]);
+    /// ```
+    #[track_caller]
+    pub fn conv1d<O: Dim, CG: Dim, K: Dim, LO: Dim>(
+        &self,
+        weight: &Var<T, (O, CG, K), D>,
+        bias: Option<&Var<T, (O,), D>>,
+        opts: &ConvOptions<1>,
+    ) -> Var<T, (N, O, LO), D> {
+        self.try_conv1d(weight, bias, opts).or_panic()
+    }
+}

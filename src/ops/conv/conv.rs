@@ -1,0 +1,296 @@
+//! `conv1d` and `conv2d` on tensors (NCL / NCHW, PyTorch's layout): the
+//! checks with PyTorch's messages, and the product of the weight with the
+//! input's windows ([`unfold`]) through the device's GEMM, one per group
+//! and batch element (a broadcast batch of products).
+
+use super::options::ConvOptions;
+use super::unfold::unfold;
+use super::window::Window;
+use crate::Tensor;
+use crate::backend::Gemm;
+use crate::element::Float;
+use crate::shape::{Dim, DynRank, OrPanic, Shape, ShapeError};
+
+type Dyn<T, D> = Tensor<T, DynRank, D>;
+
+/// A convolution's geometry, checked: its windows, the group count and
+/// the channels per group.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ConvPlan {
+    pub(crate) window: Window,
+    pub(crate) groups: usize,
+    pub(crate) batch: usize,
+    /// Input channels per group.
+    pub(crate) group_in: usize,
+    pub(crate) out_channels: usize,
+}
+
+impl ConvPlan {
+    /// Output channels per group.
+    pub(crate) fn group_out(&self) -> usize {
+        self.out_channels / self.groups
+    }
+
+    /// The length of one window's elements: `group_in × kh × kw`.
+    pub(crate) fn window_len(&self) -> usize {
+        self.group_in * self.window.kernel[0] * self.window.kernel[1]
+    }
+
+    /// The output's sizes with `R` spatial axes.
+    pub(crate) fn output_dims<const R: usize>(&self) -> Vec<usize> {
+        let mut d = vec![self.batch, self.out_channels];
+        d.extend_from_slice(&self.window.output[2 - R..]);
+        d
+    }
+}
+
+fn sizes(d: &[usize]) -> String {
+    let s: Vec<String> = d.iter().map(usize::to_string).collect();
+    format!("[{}]", s.join(", "))
+}
+
+/// Sizes with a size-1 axis inserted before the last for a 1-d operation
+/// (`(N, C, L)` → `(N, C, 1, L)`).
+pub(crate) fn as_2d<const R: usize>(d: &[usize]) -> Vec<usize> {
+    let mut v = d.to_vec();
+    if R == 1 {
+        v.insert(v.len() - 1, 1);
+    }
+    v
+}
+
+/// Checks a convolution of input sizes `x` by weight sizes `w` (and bias
+/// sizes `bias`), `R` spatial axes, in PyTorch's order and words.
+pub(crate) fn plan<const R: usize>(
+    x: &[usize],
+    w: &[usize],
+    bias: Option<&[usize]>,
+    opts: &ConvOptions<R>,
+) -> Result<ConvPlan, ShapeError> {
+    let g = opts.groups;
+    if g > 0 {
+        if w[0] < g {
+            return Err(ShapeError::Invalid(format!(
+                "Given groups={g}, expected weight to be at least {g} at dimension 0, but got \
+                 weight of size {} instead",
+                sizes(w)
+            )));
+        }
+        if w[0] % g != 0 {
+            return Err(ShapeError::Invalid(format!(
+                "Given groups={g}, expected weight to be divisible by {g} at dimension 0, but got \
+                 weight of size [{}] instead",
+                sizes(w)
+            )));
+        }
+        if x[1] != w[1] * g {
+            return Err(ShapeError::Invalid(format!(
+                "Given groups={g}, weight of size {}, expected input{} to have {} channels, but \
+                 got {} channels instead",
+                sizes(w),
+                sizes(x),
+                w[1] * g,
+                x[1]
+            )));
+        }
+    }
+    if let Some(b) = bias
+        && (b.len() != 1 || b[0] != w[0])
+    {
+        return Err(ShapeError::Invalid(format!(
+            "Given weight of size {}, expected bias to be 1-dimensional with {} elements, but got \
+             bias of size {} instead",
+            sizes(w),
+            w[0],
+            sizes(b)
+        )));
+    }
+    let (x2, w2) = (as_2d::<R>(x), as_2d::<R>(w));
+    let window = Window::conv([x2[2], x2[3]], [w2[2], w2[3]], opts)?;
+    Ok(ConvPlan {
+        window,
+        groups: g,
+        batch: x[0],
+        group_in: w[1],
+        out_channels: w[0],
+    })
+}
+
+/// The convolution of `x` `(N, C, H, W)` by `w` `(O, C / groups, kh, kw)`
+/// plus `bias` `(O,)`, planned by `p`: `(N, O, oh, ow)`.
+pub(crate) fn conv2d_erased<T: Float, D: Gemm<T>>(
+    x: &Dyn<T, D>,
+    w: &Dyn<T, D>,
+    bias: Option<&Dyn<T, D>>,
+    p: &ConvPlan,
+) -> Result<Dyn<T, D>, D::Error> {
+    let (n, g, l) = (
+        p.batch as isize,
+        p.groups as isize,
+        p.window.positions() as isize,
+    );
+    let cols: Dyn<T, D> =
+        unfold(x, &p.window, T::zero())?.try_reshape(&[n, g, p.window_len() as isize, l])?;
+    let wm: Dyn<T, D> = w.try_reshape(&[g, p.group_out() as isize, p.window_len() as isize])?;
+    let [oh, ow] = p.window.output;
+    let y: Dyn<T, D> = wm.try_matmul(&cols)?.try_reshape(&[
+        n,
+        p.out_channels as isize,
+        oh as isize,
+        ow as isize,
+    ])?;
+    match bias {
+        Some(b) => y.try_add(&b.try_reshape::<DynRank>(&[-1, 1, 1])?),
+        None => Ok(y),
+    }
+}
+
+/// The error when an operation's result sizes `dims` do not fit the
+/// result type `S` the caller stated.
+pub(crate) fn result_type<S: Shape>(op: &str, dims: &[usize]) -> Result<(), ShapeError> {
+    S::check_dims(dims).map(|_| ()).map_err(|_| {
+        let stated: Vec<String> = S::STATIC_DIMS
+            .iter()
+            .map(|d| d.map_or("_".into(), |n| n.to_string()))
+            .collect();
+        ShapeError::Invalid(format!(
+            "{op}: the output has sizes {}, which do not fit the result type Shape![{}]",
+            sizes(dims),
+            stated.join(", ")
+        ))
+    })
+}
+
+impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T>> Tensor<T, (N, C, H, W), D> {
+    /// The 2-d convolution (cross-correlation, as every deep-learning
+    /// library computes it) of this `(N, C, H, W)` input by `weight`
+    /// `(O, C / groups, kh, kw)`, plus `bias` `(O,)`, as
+    /// `torch.nn.functional.conv2d`. The output's spatial sizes `(HO, WO)`
+    /// are stated by the result type (`Dyn` to take whatever they are) and
+    /// checked at run time: `(H + 2·padding - dilation·(kh - 1) - 1) /
+    /// stride + 1`.
+    ///
+    /// # Errors
+    /// PyTorch's errors for a channel count that does not match the weight
+    /// and groups, a bias of the wrong size, a kernel larger than the
+    /// padded input, a zero stride or dilation; an error naming both when
+    /// the output does not fit `(HO, WO)`.
+    ///
+    /// ```
+    /// use shaped::ops::conv::Conv2dOptions;
+    /// use shaped::{Const, Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![1, 1, 3, 3]>::from_vec((1..=9).map(|v| v as f32).collect());
+    /// let w = Tensor::<f32, Shape![1, 1, 2, 2]>::ones();
+    /// let y: Tensor<f32, Shape![1, 1, 2, 2]> = x.try_conv2d(&w, None, &Conv2dOptions::new()).unwrap();
+    /// assert_eq!(y.to_vec(), vec![12., 16., 24., 28.]);
+    /// // A stated output size that the arguments do not give:
+    /// let e = x.try_conv2d::<_, _, _, _, Const<3>, Const<3>>(&w, None, &Conv2dOptions::new());
+    /// assert_eq!(e.unwrap_err().to_string(), "conv2d: the output has sizes [1, 1, 2, 2], \
+    ///     which do not fit the result type Shape![1, 1, 3, 3]");
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn try_conv2d<O: Dim, CG: Dim, KH: Dim, KW: Dim, HO: Dim, WO: Dim>(
+        &self,
+        weight: &Tensor<T, (O, CG, KH, KW), D>,
+        bias: Option<&Tensor<T, (O,), D>>,
+        opts: &ConvOptions<2>,
+    ) -> Result<Tensor<T, (N, O, HO, WO), D>, D::Error> {
+        let p = plan(self.dims(), weight.dims(), bias.map(|b| b.dims()), opts)?;
+        result_type::<(N, O, HO, WO)>("conv2d", &p.output_dims::<2>())?;
+        let b = bias.map(|b| b.share().into_dyn());
+        let y = conv2d_erased(
+            &self.share().into_dyn(),
+            &weight.share().into_dyn(),
+            b.as_ref(),
+            &p,
+        )?;
+        Ok(y.try_into_shape()?)
+    }
+
+    /// [`Tensor::try_conv2d`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_conv2d`]'s error.
+    ///
+    /// ```
+    /// use shaped::ops::conv::Conv2dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![2, 3, 8, 8]>::ones();
+    /// let w = Tensor::<f32, Shape![4, 3, 3, 3]>::ones();
+    /// let y: Tensor<f32, Shape![2, 4, 4, 4]> = x.conv2d(&w, None, &Conv2dOptions::new().stride(2).padding(1));
+    /// assert_eq!(y.to_vec()[5], 27.); // an inner window: 3 channels × 3 × 3
+    /// ```
+    #[track_caller]
+    pub fn conv2d<O: Dim, CG: Dim, KH: Dim, KW: Dim, HO: Dim, WO: Dim>(
+        &self,
+        weight: &Tensor<T, (O, CG, KH, KW), D>,
+        bias: Option<&Tensor<T, (O,), D>>,
+        opts: &ConvOptions<2>,
+    ) -> Tensor<T, (N, O, HO, WO), D> {
+        self.try_conv2d(weight, bias, opts).or_panic()
+    }
+}
+
+impl<T: Float, N: Dim, C: Dim, L: Dim, D: Gemm<T>> Tensor<T, (N, C, L), D> {
+    /// The 1-d convolution of this `(N, C, L)` input by `weight`
+    /// `(O, C / groups, k)`, plus `bias` `(O,)`, as
+    /// `torch.nn.functional.conv1d`; the output length `LO` is stated by
+    /// the result type and checked at run time.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_conv2d`], with PyTorch's 1-d wording.
+    ///
+    /// ```
+    /// use shaped::ops::conv::Conv1dOptions;
+    /// use shaped::{Dyn, Shape, Tensor};
+    /// let x = Tensor::<f64, Shape![1, 1, 4]>::from_vec(vec![1., 2., 3., 4.]);
+    /// let w = Tensor::<f64, Shape![1, 1, 2]>::from_vec(vec![1., -1.]);
+    /// let y: Tensor<f64, Shape![1, 1, 3]> = x.try_conv1d(&w, None, &Conv1dOptions::new()).unwrap();
+    /// assert_eq!(y.to_vec(), vec![-1., -1., -1.]);
+    /// let short = Tensor::<f64, Shape![1, 1, 1]>::zeros();
+    /// let e = short.try_conv1d::<_, _, _, Dyn>(&w, None, &Conv1dOptions::new()).unwrap_err();
+    /// assert_eq!(e.to_string(), "Calculated padded input size per channel: (1). Kernel size: (2). \
+    ///     Kernel size can't be greater than actual input size");
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn try_conv1d<O: Dim, CG: Dim, K: Dim, LO: Dim>(
+        &self,
+        weight: &Tensor<T, (O, CG, K), D>,
+        bias: Option<&Tensor<T, (O,), D>>,
+        opts: &ConvOptions<1>,
+    ) -> Result<Tensor<T, (N, O, LO), D>, D::Error> {
+        let p = plan(self.dims(), weight.dims(), bias.map(|b| b.dims()), opts)?;
+        result_type::<(N, O, LO)>("conv1d", &p.output_dims::<1>())?;
+        let as4 =
+            |d: &[usize]| -> Vec<isize> { as_2d::<1>(d).iter().map(|&v| v as isize).collect() };
+        let x: Dyn<T, D> = self.try_reshape(&as4(self.dims()))?;
+        let w: Dyn<T, D> = weight.try_reshape(&as4(weight.dims()))?;
+        let b = bias.map(|b| b.share().into_dyn());
+        let y = conv2d_erased(&x, &w, b.as_ref(), &p)?;
+        let out: Vec<isize> = p.output_dims::<1>().iter().map(|&v| v as isize).collect();
+        y.try_reshape(&out)
+    }
+
+    /// [`Tensor::try_conv1d`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_conv1d`]'s error.
+    ///
+    /// ```
+    /// use shaped::ops::conv::Conv1dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![1, 2, 5]>::ones();
+    /// let w = Tensor::<f32, Shape![3, 2, 3]>::ones();
+    /// let y: Tensor<f32, Shape![1, 3, 5]> = x.conv1d(&w, None, &Conv1dOptions::new().same());
+    /// assert_eq!(y.to_vec()[..5], [4., 6., 6., 6., 4.]);
+    /// ```
+    #[track_caller]
+    pub fn conv1d<O: Dim, CG: Dim, K: Dim, LO: Dim>(
+        &self,
+        weight: &Tensor<T, (O, CG, K), D>,
+        bias: Option<&Tensor<T, (O,), D>>,
+        opts: &ConvOptions<1>,
+    ) -> Tensor<T, (N, O, LO), D> {
+        self.try_conv1d(weight, bias, opts).or_panic()
+    }
+}

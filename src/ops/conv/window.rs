@@ -1,0 +1,218 @@
+//! The windows of a convolution or a pooling over the spatial axes,
+//! resolved from the arguments and checked with PyTorch's messages: the
+//! kernel extent, the padding on each side and the output size
+//! `(in + before + after - dilation·(kernel - 1) - 1) / stride + 1`.
+//!
+//! Everything is stored for two spatial axes; a 1-d operation is the 2-d
+//! one with a first axis of size 1 (kernel 1, stride 1, no padding), and
+//! its messages name only the real axis.
+
+use super::options::{ConvOptions, Padding, PoolOptions};
+use crate::shape::ShapeError;
+
+/// The windows over two spatial axes, checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Window {
+    pub(crate) kernel: [usize; 2],
+    pub(crate) stride: [usize; 2],
+    pub(crate) dilation: [usize; 2],
+    /// Padding before and after each axis.
+    pub(crate) before: [usize; 2],
+    pub(crate) after: [usize; 2],
+    pub(crate) input: [usize; 2],
+    pub(crate) output: [usize; 2],
+}
+
+/// A 1-d argument seen as 2-d: `pad` before `a` (the extra axis's value).
+pub(crate) fn lift<const R: usize>(a: [usize; R], pad: usize) -> [usize; 2] {
+    match R {
+        1 => [pad, a[0]],
+        _ => [a[0], a[R - 1]],
+    }
+}
+
+/// `values` of the real axes (the last `axes`) joined by `sep`, as PyTorch
+/// prints spatial sizes: `2 x 2`, `2`.
+pub(crate) fn spatial(values: [i64; 2], axes: usize, sep: &str) -> String {
+    values[2 - axes..]
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+fn invalid(msg: impl Into<String>) -> ShapeError {
+    ShapeError::Invalid(msg.into())
+}
+
+impl Window {
+    /// The padded input's size along axis `i`.
+    pub(crate) fn padded(&self, i: usize) -> usize {
+        self.input[i] + self.before[i] + self.after[i]
+    }
+
+    /// Whether the input is padded at all.
+    pub(crate) fn has_padding(&self) -> bool {
+        self.before != [0, 0] || self.after != [0, 0]
+    }
+
+    /// Whether no input position lies in two windows (each is read once:
+    /// the gradient is a copy rather than a sum).
+    pub(crate) fn disjoint(&self) -> bool {
+        (0..2).all(|i| {
+            self.kernel[i] == 1 || self.stride[i] > self.dilation[i] * (self.kernel[i] - 1)
+        })
+    }
+
+    /// The number of windows.
+    pub(crate) fn positions(&self) -> usize {
+        self.output[0] * self.output[1]
+    }
+
+    /// A convolution's windows for spatial input sizes `input` and kernel
+    /// `kernel` (`axes` real axes), checked as PyTorch checks `conv1d` and
+    /// `conv2d`: non-positive stride or dilation, `"same"` with a stride,
+    /// and a kernel larger than the padded input.
+    pub(crate) fn conv<const R: usize>(
+        input: [usize; 2],
+        kernel: [usize; 2],
+        opts: &ConvOptions<R>,
+    ) -> Result<Self, ShapeError> {
+        if opts.stride.contains(&0) {
+            return Err(invalid("non-positive stride is not supported"));
+        }
+        if opts.dilation.contains(&0) {
+            return Err(invalid("non-positive dilation is not supported"));
+        }
+        if opts.groups == 0 {
+            return Err(invalid("non-positive groups is not supported"));
+        }
+        let (stride, dilation) = (lift(opts.stride, 1), lift(opts.dilation, 1));
+        let (before, after) = match opts.padding {
+            Padding::Explicit(p) => (lift(p, 0), lift(p, 0)),
+            Padding::Valid => ([0; 2], [0; 2]),
+            Padding::Same => {
+                if stride != [1, 1] {
+                    return Err(invalid(
+                        "padding='same' is not supported for strided convolutions",
+                    ));
+                }
+                let total = [0, 1].map(|i| dilation[i] * (kernel[i] - 1));
+                let before = total.map(|t| t / 2);
+                (before, [0, 1].map(|i| total[i] - before[i]))
+            }
+        };
+        let mut w = Window {
+            kernel,
+            stride,
+            dilation,
+            before,
+            after,
+            input,
+            output: [0; 2],
+        };
+        let extent = [0, 1].map(|i| dilation[i] * (kernel[i].max(1) - 1) + 1);
+        let padded = [w.padded(0), w.padded(1)];
+        if (0..2).any(|i| padded[i] < extent[i]) || kernel.contains(&0) {
+            return Err(invalid(format!(
+                "Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size \
+                 can't be greater than actual input size",
+                spatial(padded.map(|v| v as i64), R, " x "),
+                spatial(extent.map(|v| v as i64), R, " x "),
+            )));
+        }
+        w.output = [0, 1].map(|i| (padded[i] - extent[i]) / stride[i] + 1);
+        Ok(w)
+    }
+
+    /// A pooling's windows over an input of `channels` channels and spatial
+    /// sizes `input`, checked as PyTorch's `max_pool2d` / `avg_pool2d`
+    /// check them (`dilated`: max pooling, which takes a dilation).
+    pub(crate) fn pool(
+        channels: usize,
+        input: [usize; 2],
+        opts: &PoolOptions<2>,
+        dilated: bool,
+    ) -> Result<Self, ShapeError> {
+        let (k, s, p, d) = (opts.kernel, opts.stride, opts.padding, opts.dilation);
+        // PyTorch's order: the stride and the padding while computing the
+        // output's size (height first), then the kernel and the dilation.
+        if s.contains(&0) {
+            return Err(invalid("stride should not be zero"));
+        }
+        let extent = [0, 1].map(|i| (d[i] as i64) * (k[i] as i64 - 1) + 1);
+        if let Some(i) = (0..2).find(|&i| p[i] as i64 > extent[i] / 2) {
+            return Err(invalid(format!(
+                "pad should be at most half of effective kernel size, but got pad={}, \
+                 kernel_size={} and dilation={}",
+                p[i], k[i], d[i]
+            )));
+        }
+        if k.contains(&0) {
+            return Err(invalid(format!(
+                "kernel size should be greater than zero, but got kH: {} kW: {}",
+                k[0], k[1]
+            )));
+        }
+        if d.contains(&0) {
+            return Err(invalid(format!(
+                "dilation should be greater than zero, but got dilationH: {} dilationW: {}",
+                d[0], d[1]
+            )));
+        }
+        if !dilated && d != [1, 1] {
+            return Err(invalid("avg_pool2d takes no dilation"));
+        }
+        // PyTorch's `pooling_output_shape` (no ceil mode): floor division,
+        // which can give 0 or less.
+        let out = [0, 1]
+            .map(|i| (input[i] as i64 + 2 * p[i] as i64 - extent[i]).div_euclid(s[i] as i64) + 1);
+        if out.iter().any(|&o| o < 1) {
+            return Err(invalid(format!(
+                "Given input size: ({channels}x{}x{}). Calculated output size: ({channels}x{}x{}). \
+                 Output size is too small",
+                input[0], input[1], out[0], out[1]
+            )));
+        }
+        Ok(Window {
+            kernel: k,
+            stride: s,
+            dilation: d,
+            before: p,
+            after: p,
+            input,
+            output: out.map(|o| o as usize),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::conv::{Conv1dOptions, Conv2dOptions, Pool2dOptions};
+
+    #[test]
+    fn output_sizes_follow_the_formula() {
+        // (7 + 2·1 - 2·(3 - 1) - 1) / 2 + 1 = 3
+        let o = Conv2dOptions::new().stride(2).padding(1).dilation(2);
+        let w = Window::conv([7, 7], [3, 3], &o).unwrap();
+        assert_eq!(w.output, [3, 3]);
+        // "same" with an even kernel: the odd padding element goes after.
+        let w = Window::conv([5, 6], [2, 4], &Conv2dOptions::new().same()).unwrap();
+        assert_eq!((w.before, w.after, w.output), ([0, 1], [1, 2], [5, 6]));
+        let w = Window::conv([1, 9], [1, 3], &Conv1dOptions::new().stride(3)).unwrap();
+        assert_eq!(w.output, [1, 3]);
+        assert!(w.disjoint());
+    }
+
+    #[test]
+    fn pooling_output_is_floored() {
+        let w = Window::pool(3, [5, 5], &Pool2dOptions::new(2), true).unwrap();
+        assert_eq!(w.output, [2, 2]);
+        let e = Window::pool(3, [2, 2], &Pool2dOptions::new(3), true).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Given input size: (3x2x2). Calculated output size: (3x0x0). Output size is too small"
+        );
+    }
+}

@@ -1,0 +1,484 @@
+//! conv1d, conv2d, max_pool2d, avg_pool2d and adaptive_avg_pool2d, values
+//! and gradients (input, weight, bias), against PyTorch
+//! (`tests/data/conv_cases.json`, written by `tests/data/gen_conv_data.py`):
+//! random shapes, strides, paddings ("same", "valid", numbers), dilations
+//! and groups, in f32 and f64, each on a contiguous input and on a
+//! non-contiguous view of the same values; and PyTorch's error messages.
+//!
+//! The reference is computed in float64 from float32-rounded inputs; the
+//! error is measured relative to the largest reference element
+//! (normwise), at most 1e-5 for f32 and 1e-12 for f64.
+
+mod common;
+
+use common::json_tensor::num;
+use serde_json::Value;
+use shaped::autograd::Var;
+use shaped::element::Float;
+use shaped::ops::conv::{ConvOptions, Padding, PoolOptions};
+use shaped::{Dyn, Tensor};
+
+type T4<T> = Tensor<T, (Dyn, Dyn, Dyn, Dyn)>;
+type T3<T> = Tensor<T, (Dyn, Dyn, Dyn)>;
+type T1<T> = Tensor<T, (Dyn,)>;
+
+fn fixture() -> Value {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/conv_cases.json"
+    ))
+    .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn dims(v: &Value) -> Vec<usize> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_u64().unwrap() as usize)
+        .collect()
+}
+
+fn data<T: Float>(v: &Value) -> Vec<T> {
+    v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| <T as shaped::element::Numeric>::from_f64(num(x)))
+        .collect()
+}
+
+fn t4<T: Float>(v: &Value, strided: bool) -> T4<T> {
+    let t = T4::<T>::try_from_vec(data(v), &dims(&v["shape"])).unwrap();
+    // The same values, with the last two axes swapped in memory.
+    if strided {
+        t.transpose::<2, 3>().contiguous().transpose::<2, 3>()
+    } else {
+        t
+    }
+}
+
+fn t3<T: Float>(v: &Value, strided: bool) -> T3<T> {
+    let t = T3::<T>::try_from_vec(data(v), &dims(&v["shape"])).unwrap();
+    if strided {
+        t.transpose::<1, 2>().contiguous().transpose::<1, 2>()
+    } else {
+        t
+    }
+}
+
+fn t1<T: Float>(v: &Value) -> T1<T> {
+    T1::<T>::try_from_vec(data(v), &dims(&v["shape"])).unwrap()
+}
+
+/// `got` against the fixture's `want`, relative to its largest element.
+#[track_caller]
+fn close<T: Float>(got: &[T], want: &Value, tol: f64, what: &str) {
+    close_at_scale(got, want, tol, what, 1e-30)
+}
+
+/// [`close`], relative to at least `floor`: a normalisation's input
+/// gradient can be much smaller than the terms it cancels (the upstream
+/// gradient), and float32 rounds those terms (PyTorch's own float32
+/// result is as far from the float64 one).
+#[track_caller]
+fn close_at_scale<T: Float>(got: &[T], want: &Value, tol: f64, what: &str, floor: f64) {
+    let want: Vec<f64> = want["data"].as_array().unwrap().iter().map(num).collect();
+    assert_eq!(got.len(), want.len(), "{what}: element count");
+    let scale = want.iter().fold(floor, |m, v| m.max(v.abs()));
+    let err = got.iter().zip(&want).fold(0f64, |m, (g, w)| {
+        m.max((shaped::element::Numeric::to_f64(*g) - w).abs())
+    });
+    assert!(
+        err <= tol * scale,
+        "{what}: max error {err:e} relative to {scale:e} exceeds {tol:e}"
+    );
+}
+
+fn arr<const R: usize>(v: &Value) -> [usize; R] {
+    dims(v).try_into().unwrap()
+}
+
+fn conv_options<const R: usize>(c: &Value) -> ConvOptions<R> {
+    let padding = match &c["padding"] {
+        Value::String(s) => Padding::try_from(s.as_str()).unwrap(),
+        p => Padding::Explicit(arr(p)),
+    };
+    ConvOptions {
+        stride: arr(&c["stride"]),
+        padding,
+        dilation: arr(&c["dilation"]),
+        groups: c["groups"].as_u64().unwrap() as usize,
+    }
+}
+
+fn pool_options(c: &Value) -> PoolOptions<2> {
+    PoolOptions {
+        kernel: arr(&c["kernel"]),
+        stride: arr(&c["stride"]),
+        padding: arr(&c["padding"]),
+        dilation: arr(&c["dilation"]),
+    }
+}
+
+fn conv2d_case<T: Float>(c: &Value, strided: bool, tol: f64) {
+    let opts = conv_options::<2>(c);
+    let x = Var::param(t4::<T>(&c["x"], strided));
+    let w = Var::param(t4::<T>(&c["w"], strided));
+    let b = c.get("b").map(|b| Var::param(t1::<T>(b)));
+    let y: Var<T, (Dyn, Dyn, Dyn, Dyn)> = x.try_conv2d(&w, b.as_ref(), &opts).unwrap();
+    close(&y.value().to_vec(), &c["y"], tol, "conv2d");
+    let plain: T4<T> = x
+        .value()
+        .try_conv2d(w.value(), b.as_ref().map(Var::value), &opts)
+        .unwrap();
+    close(&plain.to_vec(), &c["y"], tol, "Tensor::conv2d");
+    let seed = Var::constant(t4::<T>(&c["seed"], false));
+    let g = y.try_mul(&seed).unwrap().sum().backward();
+    close(
+        &g.wrt(&x).unwrap().to_vec(),
+        &c["gx"],
+        tol,
+        "conv2d grad input",
+    );
+    close(
+        &g.wrt(&w).unwrap().to_vec(),
+        &c["gw"],
+        tol,
+        "conv2d grad weight",
+    );
+    if let Some(b) = &b {
+        close(
+            &g.wrt(b).unwrap().to_vec(),
+            &c["gb"],
+            tol,
+            "conv2d grad bias",
+        );
+    }
+}
+
+fn conv1d_case<T: Float>(c: &Value, strided: bool, tol: f64) {
+    let opts = conv_options::<1>(c);
+    let x = Var::param(t3::<T>(&c["x"], strided));
+    let w = Var::param(t3::<T>(&c["w"], strided));
+    let b = c.get("b").map(|b| Var::param(t1::<T>(b)));
+    let y: Var<T, (Dyn, Dyn, Dyn)> = x.try_conv1d(&w, b.as_ref(), &opts).unwrap();
+    close(&y.value().to_vec(), &c["y"], tol, "conv1d");
+    let plain: T3<T> = x
+        .value()
+        .try_conv1d(w.value(), b.as_ref().map(Var::value), &opts)
+        .unwrap();
+    close(&plain.to_vec(), &c["y"], tol, "Tensor::conv1d");
+    let seed = Var::constant(t3::<T>(&c["seed"], false));
+    let g = y.try_mul(&seed).unwrap().sum().backward();
+    close(
+        &g.wrt(&x).unwrap().to_vec(),
+        &c["gx"],
+        tol,
+        "conv1d grad input",
+    );
+    close(
+        &g.wrt(&w).unwrap().to_vec(),
+        &c["gw"],
+        tol,
+        "conv1d grad weight",
+    );
+    if let Some(b) = &b {
+        close(
+            &g.wrt(b).unwrap().to_vec(),
+            &c["gb"],
+            tol,
+            "conv1d grad bias",
+        );
+    }
+}
+
+fn pool_case<T: Float>(c: &Value, strided: bool, tol: f64) {
+    let op = c["op"].as_str().unwrap();
+    let x = Var::param(t4::<T>(&c["x"], strided));
+    let (y, plain): (Var<T, (Dyn, Dyn, Dyn, Dyn)>, T4<T>) = match op {
+        "max_pool2d" => {
+            let o = pool_options(c);
+            (
+                x.try_max_pool2d(&o).unwrap(),
+                x.value().try_max_pool2d(&o).unwrap(),
+            )
+        }
+        "avg_pool2d" => {
+            let o = pool_options(c);
+            (
+                x.try_avg_pool2d(&o).unwrap(),
+                x.value().try_avg_pool2d(&o).unwrap(),
+            )
+        }
+        _ => {
+            let out = arr(&c["output_size"]);
+            (
+                x.try_adaptive_avg_pool2d(out).unwrap(),
+                x.value().try_adaptive_avg_pool2d(out).unwrap(),
+            )
+        }
+    };
+    close(&y.value().to_vec(), &c["y"], tol, op);
+    close(&plain.to_vec(), &c["y"], tol, op);
+    let seed = Var::constant(t4::<T>(&c["seed"], false));
+    let g = y.try_mul(&seed).unwrap().sum().backward();
+    close(&g.wrt(&x).unwrap().to_vec(), &c["gx"], tol, op);
+}
+
+fn run_all<T: Float>(tol: f64) {
+    let f = fixture();
+    let cases = f["cases"].as_array().unwrap();
+    let mut seen = [0usize; 3];
+    for strided in [false, true] {
+        for (i, c) in cases.iter().enumerate() {
+            let run = std::panic::catch_unwind(|| match c["op"].as_str().unwrap() {
+                "conv2d" => conv2d_case::<T>(c, strided, tol),
+                "conv1d" => conv1d_case::<T>(c, strided, tol),
+                _ => pool_case::<T>(c, strided, tol),
+            });
+            if let Err(e) = run {
+                panic!("case {i} ({}, strided {strided}): {e:?}", c["op"]);
+            }
+            seen[match c["op"].as_str().unwrap() {
+                "conv2d" => 0,
+                "conv1d" => 1,
+                _ => 2,
+            }] += 1;
+        }
+    }
+    assert!(seen.iter().all(|&n| n >= 20), "cases per kind: {seen:?}");
+}
+
+#[test]
+fn f64_values_and_gradients_match_pytorch() {
+    run_all::<f64>(1e-12);
+}
+
+#[test]
+fn f32_values_and_gradients_match_pytorch() {
+    run_all::<f32>(1e-5);
+}
+
+fn error_of(e: &Value) -> String {
+    let x = dims(&e["x"]);
+    let opt = |k: &str| e.get(k).filter(|v| !v.is_null());
+    let conv = |r: usize| {
+        let mut o = ConvOptions::<2>::new();
+        if let Some(s) = opt("stride") {
+            o = o.stride(s.as_u64().unwrap() as usize);
+        }
+        if let Some(d) = opt("dilation") {
+            o = o.dilation(d.as_u64().unwrap() as usize);
+        }
+        if let Some(g) = opt("groups") {
+            o = o.groups(g.as_u64().unwrap() as usize);
+        }
+        if let Some(p) = opt("padding") {
+            o.padding = match p.as_str() {
+                Some(s) => Padding::try_from(s).unwrap(),
+                None => Padding::Explicit([p.as_u64().unwrap() as usize; 2]),
+            };
+        }
+        let _ = r;
+        o
+    };
+    let w = opt("w").map(dims);
+    let b = opt("b").map(|b| T1::<f32>::try_zeros(&dims(b)).unwrap());
+    match e["op"].as_str().unwrap() {
+        "conv2d" => {
+            let xt = T4::<f32>::try_zeros(&x).unwrap();
+            let wt = T4::<f32>::try_zeros(&w.unwrap()).unwrap();
+            xt.try_conv2d::<_, _, _, _, Dyn, Dyn>(&wt, b.as_ref(), &conv(2))
+                .unwrap_err()
+                .to_string()
+        }
+        "conv1d" => {
+            let xt = T3::<f32>::try_zeros(&x).unwrap();
+            let wt = T3::<f32>::try_zeros(&w.unwrap()).unwrap();
+            let o2 = conv(1);
+            let o = ConvOptions::<1> {
+                stride: [o2.stride[1]],
+                padding: match o2.padding {
+                    Padding::Explicit(p) => Padding::Explicit([p[1]]),
+                    Padding::Same => Padding::Same,
+                    Padding::Valid => Padding::Valid,
+                },
+                dilation: [o2.dilation[1]],
+                groups: o2.groups,
+            };
+            xt.try_conv1d::<_, _, _, Dyn>(&wt, b.as_ref(), &o)
+                .unwrap_err()
+                .to_string()
+        }
+        "adaptive_avg_pool2d" => {
+            let xt = T4::<f32>::try_zeros(&x).unwrap();
+            xt.try_adaptive_avg_pool2d::<Dyn, Dyn>(arr(&e["output_size"]))
+                .unwrap_err()
+                .to_string()
+        }
+        op => {
+            let k = e["kernel_size"].as_u64().unwrap() as usize;
+            let mut o = PoolOptions::<2>::new(k);
+            if let Some(s) = opt("stride") {
+                o = o.stride(s.as_u64().unwrap() as usize);
+            }
+            if let Some(p) = opt("padding") {
+                o = o.padding(p.as_u64().unwrap() as usize);
+            }
+            if let Some(d) = opt("dilation") {
+                o = o.dilation(d.as_u64().unwrap() as usize);
+            }
+            let xt = T4::<f32>::try_zeros(&x).unwrap();
+            let r = if op == "max_pool2d" {
+                xt.try_max_pool2d::<Dyn, Dyn>(&o)
+            } else {
+                xt.try_avg_pool2d::<Dyn, Dyn>(&o)
+            };
+            r.unwrap_err().to_string()
+        }
+    }
+}
+
+#[test]
+fn shape_errors_have_pytorchs_words() {
+    let f = fixture();
+    for e in f["errors"].as_array().unwrap() {
+        assert_eq!(error_of(e), e["message"].as_str().unwrap(), "{e}");
+    }
+}
+
+#[test]
+fn the_gradient_checks_see_the_layers_errors() {
+    // The Var forms report the same errors as the tensor forms.
+    let x = Var::param(T4::<f64>::try_zeros(&[2, 4, 5, 5]).unwrap());
+    let w = Var::param(T4::<f64>::try_zeros(&[8, 3, 3, 3]).unwrap());
+    let e = x
+        .try_conv2d::<_, _, _, _, Dyn, Dyn>(&w, None, &ConvOptions::new())
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Given groups=1, weight of size [8, 3, 3, 3], expected input[2, 4, 5, 5] to have 3 \
+         channels, but got 4 channels instead"
+    );
+}
+
+#[test]
+fn empty_batches_give_empty_outputs_and_gradients() {
+    let x = Var::param(T4::<f32>::try_zeros(&[0, 3, 5, 5]).unwrap());
+    let w = Var::param(T4::<f32>::try_ones(&[4, 3, 3, 3]).unwrap());
+    let y: Var<f32, (Dyn, Dyn, Dyn, Dyn)> = x
+        .try_conv2d(&w, None, &ConvOptions::new().padding(1))
+        .unwrap();
+    assert_eq!(y.dims(), &[0, 4, 5, 5]);
+    let g = y.sum().backward();
+    assert_eq!(g.wrt(&x).unwrap().dims(), &[0, 3, 5, 5]);
+    assert_eq!(g.wrt(&w).unwrap().to_vec(), vec![0.; 108]);
+}
+
+#[test]
+fn an_expanded_input_is_read_through_its_zero_strides() {
+    // (1, 1, 1, 1) broadcast to (2, 3, 4, 4): every window sums ones.
+    let one = Tensor::<f64, shaped::Shape![1, 1, 1, 1]>::ones();
+    let x: T4<f64> = one.expand(&[2, 3, 4, 4]).unwrap();
+    assert_eq!(x.strides(), &[0, 0, 0, 0]);
+    let w = T4::<f64>::try_ones(&[1, 3, 2, 2]).unwrap();
+    let y: T4<f64> = x.try_conv2d(&w, None, &ConvOptions::new()).unwrap();
+    assert_eq!(y.to_vec(), vec![12.; 18]);
+}
+
+fn dyn_t<T: Float>(v: &Value) -> Tensor<T, shaped::DynRank> {
+    Tensor::try_from_vec(data(v), &dims(&v["shape"])).unwrap()
+}
+
+fn norm_case<T: Float>(c: &Value, tol: f64) {
+    let seed_max = c["seed"]["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .fold(0f64, |m, v| m.max(num(v).abs()));
+    let x = Var::param(dyn_t::<T>(&c["x"]));
+    let (w, b) = (t1::<T>(&c["w"]), t1::<T>(&c["b"]));
+    let seed = Var::constant(dyn_t::<T>(&c["seed"]));
+    if c["op"] == "batch_norm" {
+        let mut bn = shaped::nn::BatchNorm::from_tensors(w, b);
+        bn.running_mean = t1::<T>(&c["running_mean"]);
+        bn.running_var = t1::<T>(&c["running_var"]);
+        let y = bn.try_forward(&x).unwrap();
+        // A second training step on 2x.
+        let x2 = Var::constant(x.value().try_add(x.value()).unwrap());
+        bn.try_forward(&x2).unwrap();
+        close(
+            &bn.running_mean.to_vec(),
+            &c["running_mean_after"],
+            tol,
+            "running_mean",
+        );
+        close(
+            &bn.running_var.to_vec(),
+            &c["running_var_after"],
+            tol,
+            "running_var",
+        );
+        bn.eval();
+        let ye = bn.try_forward(&Var::constant(x.value().share())).unwrap();
+        close(&ye.value().to_vec(), &c["y_eval"], tol, "batch_norm eval");
+        close(&y.value().to_vec(), &c["y"], tol, "batch_norm");
+        let g = y.try_mul(&seed).unwrap().sum().backward();
+        let gx = g.wrt(&x).unwrap().to_vec();
+        close_at_scale(&gx, &c["gx"], tol, "batch_norm grad input", seed_max);
+        close(
+            &g.wrt(&bn.weight).unwrap().to_vec(),
+            &c["gw"],
+            tol,
+            "batch_norm grad weight",
+        );
+        close(
+            &g.wrt(&bn.bias).unwrap().to_vec(),
+            &c["gb"],
+            tol,
+            "batch_norm grad bias",
+        );
+    } else {
+        let groups = c["groups"].as_u64().unwrap() as usize;
+        let gn = shaped::nn::GroupNorm::from_tensors(groups, w, b);
+        let y = gn.try_forward(&x).unwrap();
+        close(&y.value().to_vec(), &c["y"], tol, "group_norm");
+        let g = y.try_mul(&seed).unwrap().sum().backward();
+        let gx = g.wrt(&x).unwrap().to_vec();
+        close_at_scale(&gx, &c["gx"], tol, "group_norm grad input", seed_max);
+        close(
+            &g.wrt(&gn.weight).unwrap().to_vec(),
+            &c["gw"],
+            tol,
+            "group_norm grad weight",
+        );
+        close(
+            &g.wrt(&gn.bias).unwrap().to_vec(),
+            &c["gb"],
+            tol,
+            "group_norm grad bias",
+        );
+    }
+}
+
+#[test]
+fn batch_norm_and_group_norm_match_pytorch() {
+    let f = fixture();
+    let norms = f["norms"].as_array().unwrap();
+    assert!(norms.len() >= 16);
+    for (i, c) in norms.iter().enumerate() {
+        for (tol, f64_run) in [(1e-12, true), (1e-5, false)] {
+            let run = std::panic::catch_unwind(|| {
+                if f64_run {
+                    norm_case::<f64>(c, tol)
+                } else {
+                    norm_case::<f32>(c, tol)
+                }
+            });
+            if let Err(e) = run {
+                panic!("norm case {i} ({}, f64 {f64_run}): {e:?}", c["op"]);
+            }
+        }
+    }
+}
