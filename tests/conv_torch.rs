@@ -21,6 +21,7 @@ use shaped::{Dyn, Tensor};
 type T4<T> = Tensor<T, (Dyn, Dyn, Dyn, Dyn)>;
 type T3<T> = Tensor<T, (Dyn, Dyn, Dyn)>;
 type T1<T> = Tensor<T, (Dyn,)>;
+type V4<T> = Var<T, (Dyn, Dyn, Dyn, Dyn)>;
 
 fn fixture() -> Value {
     let text = std::fs::read_to_string(concat!(
@@ -196,7 +197,7 @@ fn conv1d_case<T: Float>(c: &Value, strided: bool, tol: f64) {
 fn pool_case<T: Float>(c: &Value, strided: bool, tol: f64) {
     let op = c["op"].as_str().unwrap();
     let x = Var::param(t4::<T>(&c["x"], strided));
-    let (y, plain): (Var<T, (Dyn, Dyn, Dyn, Dyn)>, T4<T>) = match op {
+    let (y, plain): (V4<T>, T4<T>) = match op {
         "max_pool2d" => {
             let o = pool_options(c);
             (
@@ -481,4 +482,37 @@ fn batch_norm_and_group_norm_match_pytorch() {
             }
         }
     }
+}
+
+#[test]
+fn depthwise_kernels_handle_empty_and_expanded_inputs() {
+    // Depthwise (groups = channels, 2 filters each) on zero-stride input:
+    // every window of ones sums its taps.
+    let one = Tensor::<f64, shaped::Shape![1, 1, 1, 1]>::ones();
+    let x: T4<f64> = one.expand(&[2, 3, 5, 5]).unwrap();
+    let w = Var::param(
+        T4::<f64>::try_from_vec((0..54).map(f64::from).collect(), &[6, 1, 3, 3]).unwrap(),
+    );
+    let xv = Var::param(x);
+    let y: Var<f64, (Dyn, Dyn, Dyn, Dyn)> = xv
+        .try_conv2d(&w, None, &ConvOptions::new().groups(3))
+        .unwrap();
+    let v = y.value().to_vec();
+    for (o, plane) in v.chunks(9).enumerate() {
+        let taps: f64 = (0..9).map(|k| ((o % 6) * 9 + k) as f64).sum();
+        assert!(plane.iter().all(|&p| p == taps), "output plane {o}");
+    }
+    let g = y.sum().backward();
+    // Each tap sees 2 samples x 9 windows of ones.
+    assert_eq!(g.wrt(&w).unwrap().to_vec(), vec![18.; 54]);
+    // An empty batch.
+    let x = Var::param(T4::<f32>::try_zeros(&[0, 3, 5, 5]).unwrap());
+    let w = Var::param(T4::<f32>::try_ones(&[3, 1, 3, 3]).unwrap());
+    let y: Var<f32, (Dyn, Dyn, Dyn, Dyn)> = x
+        .try_conv2d(&w, None, &ConvOptions::new().padding(1).groups(3))
+        .unwrap();
+    assert_eq!(y.dims(), &[0, 3, 5, 5]);
+    let g = y.sum().backward();
+    assert_eq!(g.wrt(&x).unwrap().dims(), &[0, 3, 5, 5]);
+    assert_eq!(g.wrt(&w).unwrap().to_vec(), vec![0.; 27]);
 }

@@ -850,3 +850,102 @@ fn one_hot_and_accuracy_match_cpu() {
         "Class values must be smaller than num_classes."
     );
 }
+
+/// An `(N, C, H, W)` view of a parameter, and back.
+fn nchw<D: GradDevice<f64>>(
+    v: &Var<f64, DynRank, D>,
+) -> Var<f64, (shaped::Dyn, shaped::Dyn, shaped::Dyn, shaped::Dyn), D> {
+    v.try_into_shape().unwrap()
+}
+
+#[test]
+fn convolutions_poolings_and_norms_match_cpu() {
+    use shaped::nn::{BatchNorm, GroupNorm};
+    use shaped::ops::conv::{Conv2dOptions, Pool2dOptions};
+    let Some(dev) = device() else { return };
+    let dev = &dev;
+    // Dense, strided, with a bias; grouped and dilated; depthwise (two
+    // filters per channel), "same". (The bodies capture nothing: each
+    // states its options.)
+    type V4 = (shaped::Dyn, shaped::Dyn, shaped::Dyn, shaped::Dyn);
+    let inputs = |x: &[usize], w: &[usize], seed: u64| {
+        vec![
+            rand(x, seed, -1.0, 1.0),
+            rand(w, seed + 1, -1.0, 1.0),
+            rand(&[w[0]], seed + 2, -1.0, 1.0),
+        ]
+    };
+    check!(
+        dev,
+        "conv2d",
+        inputs(&[2, 4, 7, 6], &[6, 4, 3, 3], 200),
+        |v| {
+            let bias: Var<f64, (shaped::Dyn,), _> = v[2].try_into_shape().unwrap();
+            let opts = Conv2dOptions::new().stride(2).padding(1);
+            let y: Var<f64, V4, _> = nchw(&v[0])
+                .try_conv2d(&nchw(&v[1]), Some(&bias), &opts)
+                .unwrap();
+            y.into_dyn()
+        }
+    );
+    check!(
+        dev,
+        "grouped conv2d",
+        inputs(&[2, 4, 7, 6], &[6, 2, 3, 2], 210),
+        |v| {
+            let opts = Conv2dOptions::new().dilation(2).groups(2);
+            let y: Var<f64, V4, _> = nchw(&v[0]).try_conv2d(&nchw(&v[1]), None, &opts).unwrap();
+            y.into_dyn()
+        }
+    );
+    check!(
+        dev,
+        "depthwise conv2d",
+        inputs(&[1, 3, 5, 5], &[6, 1, 3, 3], 220),
+        |v| {
+            let opts = Conv2dOptions::new().same().groups(3);
+            let y: Var<f64, V4, _> = nchw(&v[0]).try_conv2d(&nchw(&v[1]), None, &opts).unwrap();
+            y.into_dyn()
+        }
+    );
+    check!(dev, "max_pool2d", vec![stepped(&[2, 3, 7, 6], 230)], |v| {
+        let y: Var<f64, (shaped::Dyn, shaped::Dyn, shaped::Dyn, shaped::Dyn), _> = nchw(&v[0])
+            .try_max_pool2d(&Pool2dOptions::new(3).stride(2).padding(1))
+            .unwrap();
+        y.into_dyn()
+    });
+    check!(
+        dev,
+        "avg_pool2d and adaptive_avg_pool2d",
+        vec![rand(&[2, 3, 7, 6], 231, -1.0, 1.0)],
+        |v| {
+            let a: Var<f64, (shaped::Dyn, shaped::Dyn, shaped::Dyn, shaped::Dyn), _> = nchw(&v[0])
+                .try_avg_pool2d(&Pool2dOptions::new(3).stride(2).padding(1))
+                .unwrap();
+            let b: Var<f64, (shaped::Dyn, shaped::Dyn, shaped::Dyn, shaped::Dyn), _> =
+                nchw(&v[0]).try_adaptive_avg_pool2d([4, 4]).unwrap();
+            a.try_add(&b).unwrap().into_dyn()
+        }
+    );
+    check!(
+        dev,
+        "batch norm and group norm",
+        vec![
+            rand(&[3, 4, 5, 5], 232, -1.0, 1.0),
+            rand(&[4], 233, 0.5, 1.5),
+            rand(&[4], 234, -1.0, 1.0)
+        ],
+        |v| {
+            let (w, b) = (
+                v[1].value().try_into_shape::<(shaped::Dyn,)>().unwrap(),
+                v[2].value().try_into_shape::<(shaped::Dyn,)>().unwrap(),
+            );
+            let bn = BatchNorm::from_tensors(w.share(), b.share());
+            let gn = GroupNorm::from_tensors(2, w, b);
+            bn.try_forward(&v[0])
+                .unwrap()
+                .try_add(&gn.try_forward(&v[0]).unwrap())
+                .unwrap()
+        }
+    );
+}

@@ -18,7 +18,7 @@ use crate::ops::conv::{
     ConvOptions, ConvPlan, PoolOptions, Window, as_2d, averaging, check_adaptive, fold, plan,
     result_type, unfold,
 };
-use crate::shape::{Dim, DynRank, FixedDim, OrPanic};
+use crate::shape::{Dim, DynRank, FixedDim, OrPanic, ShapeError};
 
 type DynVar<T, D> = Var<T, DynRank, D>;
 
@@ -45,6 +45,15 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
         bias: Option<&DynVar<T, D>>,
         p: &ConvPlan,
     ) -> Result<DynVar<T, D>, D::Error> {
+        let channels = self.dims()[1];
+        if p.is_depthwise(channels)
+            && let Some(y) = self.depthwise(w, &p.window, channels)
+        {
+            return match bias {
+                Some(b) => y?.try_add(&b.try_reshape::<DynRank>(&[-1, 1, 1])?),
+                None => y,
+            };
+        }
         let (n, g, k, l) = (
             p.batch as isize,
             p.groups as isize,
@@ -66,6 +75,51 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
             Some(b) => y.try_add(&b.try_reshape::<DynRank>(&[-1, 1, 1])?),
             None => Ok(y),
         }
+    }
+}
+
+impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
+    /// The depthwise convolution of this `(N, C, H, W)` value by `w` on a
+    /// device with a direct kernel for it ([`Windows::depthwise`](crate::backend::Windows::depthwise)), or
+    /// `None`; its gradients are the device's direct kernels too.
+    fn depthwise(
+        &self,
+        w: &DynVar<T, D>,
+        win: &Window,
+        channels: usize,
+    ) -> Option<Result<DynVar<T, D>, D::Error>> {
+        let (x, wt) = (self.value.share().into_dyn(), w.value.share().into_dyn());
+        let value = match D::depthwise(&x, &wt, win)? {
+            Ok(v) => v,
+            Err(e) => return Some(Err(e)),
+        };
+        let win = *win;
+        Some(Ok(Var::from_op(
+            value,
+            &[self.node.as_ref(), w.node.as_ref()],
+            move || {
+                Box::new(move |g, needs| {
+                    let missing = || {
+                        D::Error::from(ShapeError::Invalid(
+                            "this device has a depthwise convolution kernel but not its gradient"
+                                .into(),
+                        ))
+                    };
+                    let gx = match needs[0] {
+                        true => Some(
+                            D::depthwise_grad_input(g, &wt, &win, channels)
+                                .ok_or_else(missing)??,
+                        ),
+                        false => None,
+                    };
+                    let gw = match needs[1] {
+                        true => Some(D::depthwise_grad_weight(g, &x, &win).ok_or_else(missing)??),
+                        false => None,
+                    };
+                    Ok(smallvec![gx, gw])
+                })
+            },
+        )))
     }
 }
 
@@ -159,6 +213,7 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: GradDevice<T>> Var<T, (N, C, H
     /// let y: Var<f32, Shape![1, 1, 1, 1]> = x.try_max_pool2d(&Pool2dOptions::new(2)).unwrap();
     /// assert_eq!(y.sum().backward().wrt(&x).unwrap().to_vec(), vec![0., 1., 0., 0.]);
     /// ```
+    #[allow(clippy::type_complexity)] // the result's shape, spelled out for readers
     pub fn try_max_pool2d<HO: Dim, WO: Dim>(
         &self,
         opts: &PoolOptions<2>,
@@ -208,6 +263,7 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: GradDevice<T>> Var<T, (N, C, H
     /// let y: Var<f64, Shape![1, 1, 1, 1]> = x.try_avg_pool2d(&Pool2dOptions::new(2)).unwrap();
     /// assert_eq!(y.sum().backward().wrt(&x).unwrap().to_vec(), vec![0.25; 4]);
     /// ```
+    #[allow(clippy::type_complexity)] // the result's shape, spelled out for readers
     pub fn try_avg_pool2d<HO: Dim, WO: Dim>(
         &self,
         opts: &PoolOptions<2>,
@@ -260,6 +316,7 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: GradDevice<T>> Var<T, (N, C, H
     /// assert_eq!(y.value().to_vec(), vec![1.5, 2.5]);
     /// assert_eq!(y.sum().backward().wrt(&x).unwrap().to_vec(), vec![0.5, 1., 0.5]);
     /// ```
+    #[allow(clippy::type_complexity)] // the result's shape, spelled out for readers
     pub fn try_adaptive_avg_pool2d<HO: Dim, WO: Dim>(
         &self,
         out: [usize; 2],

@@ -8,7 +8,7 @@ use super::graph::Dyn;
 use crate::Tensor;
 use crate::backend::fused::Fused;
 use crate::backend::op::{Map2, Map3, Reduction};
-use crate::backend::{Backend, Gemm};
+use crate::backend::{Backend, Gemm, Windows};
 use crate::element::Float;
 use crate::ops::reduce::sum_to_dims;
 use crate::ops::table::{self, Fill};
@@ -17,7 +17,9 @@ use crate::shape::{DimVec, DynRank, Shape};
 /// The devices [`Var`](super::Var) records and back-propagates on for
 /// elements `T`: the op table's pointwise ops on `T` (and on the `bool`
 /// masks of comparisons), the reductions every device runs, and matrix
-/// products, and fused pointwise passes (the optimizers' updates).
+/// products, fused pointwise passes (the optimizers' updates), and the
+/// windows of convolutions ([`Windows`]: direct kernels where the device
+/// has them).
 /// [`Cpu`](crate::device::Cpu) is one for every float type,
 /// [`Cuda`](crate::device::Cuda) (feature `cuda`) for `f32` and `f64`.
 ///
@@ -27,9 +29,15 @@ use crate::shape::{DimVec, DynRank, Shape};
 /// fn differentiates<D: GradDevice<f32>>() {}
 /// differentiates::<Cpu>();
 /// ```
-pub trait GradDevice<T: Float>: Backend<T> + Backend<bool> + Gemm<T> + Fused<T> {}
+pub trait GradDevice<T: Float>:
+    Backend<T> + Backend<bool> + Gemm<T> + Fused<T> + Windows<T>
+{
+}
 
-impl<T: Float, D: Backend<T> + Backend<bool> + Gemm<T> + Fused<T>> GradDevice<T> for D {}
+impl<T: Float, D: Backend<T> + Backend<bool> + Gemm<T> + Fused<T> + Windows<T>> GradDevice<T>
+    for D
+{
+}
 
 /// A 0-d tensor holding `v`, on the device of `like`, which must have
 /// elements (the scalar is written through a view of its first one).

@@ -96,6 +96,7 @@
 //! | `index.rs` | `gather`, `index_select`, `take_along_dim`, `masked_fill`, `cat`, `select`, `slice`, `slice_step` |
 //! | `linalg.rs` | `inv`, `det`, `solve`, `cholesky` (wired to `linalg::grad`) |
 //! | `matmul.rs` | `matmul` (NumPy's rules, batch broadcasting), `mm` |
+//! | `norm.rs` | batch normalisation's training pass (one recorded operation) |
 //! | `conv.rs` | `conv1d`, `conv2d`, `max_pool2d`, `avg_pool2d`, `adaptive_avg_pool2d` (im2col ↔ col2im) |
 //! | `operators.rs` | `+ - * /` and unary `-` |
 //! | `logistic.rs` | the logistic loss on logits (`binary_cross_entropy_with_logits`) |
@@ -118,6 +119,7 @@ pub mod linalg;
 mod logistic;
 mod matmul;
 mod no_grad;
+mod norm;
 mod operators;
 mod pointwise;
 mod reduce;

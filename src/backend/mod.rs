@@ -10,6 +10,7 @@
 //! | [`op`] | what a pointwise operation is to a backend: its Rust function and CUDA expression in one type |
 //! | [`fused`] | what a fused pointwise chain is to a backend, and its evaluation on a device |
 //! | [`geometry`] | the layout of a batched matrix product |
+//! | [`Windows`] | the windows of convolutions and poolings ([`Window`]), and a device's direct kernels for them |
 //! | `cpu/` | the CPU loops, parallelised on a work-sharing pool |
 //! | `cuda/` | the CUDA backend: kernels generated from the op table, NVRTC, cuBLAS (feature `cuda`) |
 //!
@@ -24,7 +25,9 @@ pub mod geometry;
 pub mod linalg;
 pub mod op;
 pub(crate) mod primitives;
+mod windows;
 
 pub use fill::{Distribution, Fill};
 pub use linalg::Linalg;
 pub use primitives::{Backend, Gemm};
+pub use windows::{Window, Windows};

@@ -212,14 +212,8 @@ impl<C: Dim, T: Float, D: GradDevice<T>> BatchNorm<C, T, D> {
         let c = self.weight.dims()[0];
         check_channels("running_mean", c, x.dims())?;
         let d = x.dims();
-        let axes: Vec<isize> = (0..d.len() as isize).filter(|&a| a != 1).collect();
-        let shape = per_channel(c, d.len());
-        let (w, b) = (
-            erased(&self.weight).try_reshape::<DynRank>(&shape)?,
-            erased(&self.bias).try_reshape::<DynRank>(&shape)?,
-        );
         let xe = erased(x);
-        let y = if self.is_training() {
+        if self.is_training() {
             let count = d.iter().product::<usize>() / c.max(1);
             if count <= 1 {
                 let sizes: Vec<String> = d.iter().map(usize::to_string).collect();
@@ -230,19 +224,23 @@ impl<C: Dim, T: Float, D: GradDevice<T>> BatchNorm<C, T, D> {
                 ))
                 .into());
             }
-            let mean = xe.try_mean_dims(&axes, true)?;
-            let centred = xe.try_sub(&mean)?;
-            let var = centred.square().try_mean_dims(&axes, true)?;
-            self.update_running(&mean, &var, count)?;
-            centred.try_mul(&var.add_scalar(self.eps).rsqrt())?
-        } else {
-            let (rm, rv): (Tensor<T, DynRank, D>, Tensor<T, DynRank, D>) = (
-                self.running_mean.try_reshape(&shape)?,
-                self.running_var.try_reshape(&shape)?,
-            );
-            let inv = Var::constant(rv).add_scalar(self.eps).rsqrt();
-            xe.try_sub(&Var::constant(rm))?.try_mul(&inv)?
-        };
+            let (y, stats) =
+                xe.batch_norm_train(&erased(&self.weight), &erased(&self.bias), self.eps)?;
+            self.update_running(&stats.mean, &stats.var, count)?;
+            return Ok(restored(&y, d));
+        }
+        // Evaluation: the running statistics, constants.
+        let shape = per_channel(c, d.len());
+        let (w, b) = (
+            erased(&self.weight).try_reshape::<DynRank>(&shape)?,
+            erased(&self.bias).try_reshape::<DynRank>(&shape)?,
+        );
+        let (rm, rv): (Tensor<T, DynRank, D>, Tensor<T, DynRank, D>) = (
+            self.running_mean.try_reshape(&shape)?,
+            self.running_var.try_reshape(&shape)?,
+        );
+        let inv = Var::constant(rv).add_scalar(self.eps).rsqrt();
+        let y = xe.try_sub(&Var::constant(rm))?.try_mul(&inv)?;
         let y = y.try_mul(&w)?.try_add(&b)?;
         Ok(restored(&y, x.dims()))
     }
@@ -251,8 +249,8 @@ impl<C: Dim, T: Float, D: GradDevice<T>> BatchNorm<C, T, D> {
     /// (biased) `var` over `count` values per channel.
     fn update_running(
         &self,
-        mean: &Var<T, DynRank, D>,
-        var: &Var<T, DynRank, D>,
+        mean: &Tensor<T, DynRank, D>,
+        var: &Tensor<T, DynRank, D>,
         count: usize,
     ) -> Result<(), D::Error> {
         let _g = no_grad();
@@ -260,8 +258,8 @@ impl<C: Dim, T: Float, D: GradDevice<T>> BatchNorm<C, T, D> {
         let keep = T::one() - m;
         let unbiased = T::from_f64(count as f64 / (count - 1) as f64);
         let c = [self.weight.dims()[0] as isize];
-        let step = |batch: &Var<T, DynRank, D>, running: &Tensor<T, (C,), D>, scale: T| {
-            Var::constant(batch.value().try_reshape::<DynRank>(&c)?)
+        let step = |batch: &Tensor<T, DynRank, D>, running: &Tensor<T, (C,), D>, scale: T| {
+            Var::constant(batch.try_reshape::<DynRank>(&c)?)
                 .mul_scalar(m * scale)
                 .try_add(&Var::constant(running.share().into_dyn()).mul_scalar(keep))
         };
@@ -404,7 +402,7 @@ impl<C: Dim, T: Float, D: GradDevice<T>> GroupNorm<C, T, D> {
             "GroupNorm: the weight and the bias must have the same sizes"
         );
         assert!(
-            groups > 0 && weight.dims()[0] % groups == 0,
+            groups > 0 && weight.dims()[0].is_multiple_of(groups),
             "num_channels must be divisible by num_groups"
         );
         GroupNorm {
@@ -445,7 +443,7 @@ impl<C: Dim, T: Float, D: GradDevice<T>> GroupNorm<C, T, D> {
     pub fn try_forward<X: Shape>(&self, x: &Var<T, X, D>) -> Result<Var<T, X, D>, D::Error> {
         let d = x.dims();
         let c = self.weight.dims()[0];
-        if d.len() < 2 || d[1] % self.groups != 0 {
+        if d.len() < 2 || !d[1].is_multiple_of(self.groups) {
             return Err(ShapeError::Invalid(format!(
                 "Expected number of channels in input to be divisible by num_groups, but got \
                  input of shape {d:?} and num_groups={}",

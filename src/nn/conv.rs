@@ -15,7 +15,8 @@ use crate::shape::const_message::ConstMessage;
 use crate::shape::{Const, Dim, Dyn, DynRank, FixedDim, One};
 
 /// Holds when an input of `Self` channels fits a layer of `I` channels:
-/// the same type, or a `Dyn` on either side (checked at run time).
+/// the same type, or a `Dyn` input (checked at run time). A layer of `Dyn`
+/// channels takes `Dyn` inputs (as [`Linear<Dyn, _>`](super::Linear) does).
 ///
 /// ```
 /// use shaped::nn::Channels;
@@ -36,10 +37,6 @@ impl<I: Dim> Channels<I> for I {}
 impl<const N: usize> Channels<Const<N>> for Dyn {}
 #[diagnostic::do_not_recommend]
 impl Channels<One> for Dyn {}
-#[diagnostic::do_not_recommend]
-impl<const N: usize> Channels<Dyn> for Const<N> {}
-#[diagnostic::do_not_recommend]
-impl Channels<Dyn> for One {}
 
 /// The build-time check that a static output size `Out` is what a static
 /// input size `In`, kernel `K`, stride `S` and padding `P` give:

@@ -31,6 +31,7 @@ mod reduce;
 pub(crate) mod reducers;
 mod softmax;
 mod store;
+mod windows;
 
 pub(crate) use self::gemm::{Accum, Batches, GemmProblem, MatDesc, gemm_into, gemm_new};
 pub(crate) use alloc::{

@@ -18,16 +18,16 @@
 //! | `options.rs` | [`ConvOptions`], [`Padding`], [`PoolOptions`] |
 //! | `window.rs` | the windows' geometry and PyTorch's checks |
 //! | `unfold.rs` | windows as data (im2col) and back (col2im) |
-//! | `conv.rs` | `conv1d`, `conv2d` |
+//! | `convolution.rs` | `conv1d`, `conv2d` |
 //! | `pool.rs` | `max_pool2d`, `avg_pool2d`, `adaptive_avg_pool2d` |
 
-mod conv;
+mod convolution;
 mod options;
 mod pool;
 mod unfold;
 mod window;
 
-pub(crate) use conv::{ConvPlan, as_2d, plan, result_type};
+pub(crate) use convolution::{ConvPlan, as_2d, plan, result_type};
 pub use options::{Conv1dOptions, Conv2dOptions, ConvOptions, Padding, Pool2dOptions, PoolOptions};
 pub(crate) use pool::{averaging, check_adaptive};
 pub(crate) use unfold::{fold, unfold};

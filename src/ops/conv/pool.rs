@@ -3,12 +3,12 @@
 //! each window's elements ([`unfold`]), or for the adaptive form, products
 //! with averaging matrices along each spatial axis.
 
-use super::conv::result_type;
+use super::convolution::result_type;
 use super::options::PoolOptions;
 use super::unfold::unfold;
 use super::window::Window;
 use crate::Tensor;
-use crate::backend::{Backend, Gemm};
+use crate::backend::{Backend, Gemm, Windows};
 use crate::element::Float;
 use crate::shape::{Dim, DynRank, OrPanic, ShapeError};
 
@@ -16,7 +16,7 @@ type Dyn<T, D> = Tensor<T, DynRank, D>;
 
 /// The windows of `x` `(N, C, H, W)` as `(N, C, kh·kw, oh, ow)`, padded
 /// with `pad`.
-pub(crate) fn pool_windows<T: Float, D: Backend<T>>(
+pub(crate) fn pool_windows<T: Float, D: Windows<T>>(
     x: &Dyn<T, D>,
     w: &Window,
     pad: T,
@@ -60,7 +60,7 @@ pub(crate) fn check_adaptive(dims: &[usize]) -> Result<(), ShapeError> {
     }
 }
 
-impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T>> Tensor<T, (N, C, H, W), D> {
+impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T> + Windows<T>> Tensor<T, (N, C, H, W), D> {
     /// The 4-d sizes of a pooling's output.
     fn pooled(&self, w: &Window) -> [usize; 4] {
         [self.dims()[0], self.dims()[1], w.output[0], w.output[1]]
@@ -86,6 +86,7 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T>> Tensor<T, (N, C, H, W
     /// assert_eq!(e.unwrap_err().to_string(), "pad should be at most half of effective kernel \
     ///     size, but got pad=2, kernel_size=3 and dilation=1");
     /// ```
+    #[allow(clippy::type_complexity)] // the result's shape, spelled out for readers
     pub fn try_max_pool2d<HO: Dim, WO: Dim>(
         &self,
         opts: &PoolOptions<2>,
@@ -133,6 +134,7 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T>> Tensor<T, (N, C, H, W
     /// let y: Tensor<f64, Shape![1, 1, 1, 2]> = x.try_avg_pool2d(&Pool2dOptions::new(2)).unwrap();
     /// assert_eq!(y.to_vec(), vec![3.5, 5.5]);
     /// ```
+    #[allow(clippy::type_complexity)] // the result's shape, spelled out for readers
     pub fn try_avg_pool2d<HO: Dim, WO: Dim>(
         &self,
         opts: &PoolOptions<2>,
@@ -180,6 +182,7 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T>> Tensor<T, (N, C, H, W
     /// let y: Tensor<f64, (One, One, One, Dyn)> = x.try_adaptive_avg_pool2d([1, 3]).unwrap();
     /// assert_eq!(y.to_vec(), vec![1.5, 3., 4.5]); // windows 0..2, 1..4, 3..5
     /// ```
+    #[allow(clippy::type_complexity)] // the result's shape, spelled out for readers
     pub fn try_adaptive_avg_pool2d<HO: Dim, WO: Dim>(
         &self,
         out: [usize; 2],

@@ -4,11 +4,12 @@
 //! `(N, C, kh, kw, oh, ow)`, whose copy lays every window's elements
 //! out for a matrix product; the way back adds each kernel offset's
 //! `(N, C, oh, ow)` slice into a strided view of zeros (one copy when the
-//! windows do not overlap).
+//! windows do not overlap). A device with direct kernels
+//! ([`Windows`]) runs those instead.
 
 use super::window::Window;
 use crate::Tensor;
-use crate::backend::Backend;
+use crate::backend::{Backend, Windows};
 use crate::element::Numeric;
 use crate::shape::{DimVec, DynRank};
 
@@ -34,11 +35,14 @@ fn strides4(c: usize, h: usize, w: usize) -> [usize; 4] {
 /// `(N, C, kh, kw, oh, ow)` tensor: element `[n, c, i, j, p, q]` is the
 /// input at row `p·stride + i·dilation - before` and column
 /// `q·stride + j·dilation - before`, or `pad` outside the input.
-pub(crate) fn unfold<T: Numeric, D: Backend<T>>(
+pub(crate) fn unfold<T: Numeric, D: Windows<T>>(
     x: &Dyn<T, D>,
     w: &Window,
     pad: T,
 ) -> Result<Dyn<T, D>, D::Error> {
+    if let Some(direct) = D::unfold(x, w, pad) {
+        return direct;
+    }
     let (n, c) = (x.dims()[0], x.dims()[1]);
     let (src, st) = if w.has_padding() {
         let (hp, wp) = (w.padded(0), w.padded(1));
@@ -75,10 +79,13 @@ pub(crate) fn unfold<T: Numeric, D: Backend<T>>(
 /// (any strides) summed back into the input positions each element was
 /// read from, giving `(N, C, H, W)` (padding positions dropped). The
 /// gradient of [`unfold`], and PyTorch's `fold` (col2im).
-pub(crate) fn fold<T: Numeric, D: Backend<T>>(
+pub(crate) fn fold<T: Numeric, D: Windows<T>>(
     cols: &Dyn<T, D>,
     w: &Window,
 ) -> Result<Dyn<T, D>, D::Error> {
+    if let Some(direct) = D::fold(cols, w) {
+        return direct;
+    }
     let (n, c) = (cols.dims()[0], cols.dims()[1]);
     let (hp, wp) = (w.padded(0), w.padded(1));
     let st = strides4(c, hp, wp);

@@ -8,20 +8,8 @@
 //! its messages name only the real axis.
 
 use super::options::{ConvOptions, Padding, PoolOptions};
+pub(crate) use crate::backend::Window;
 use crate::shape::ShapeError;
-
-/// The windows over two spatial axes, checked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Window {
-    pub(crate) kernel: [usize; 2],
-    pub(crate) stride: [usize; 2],
-    pub(crate) dilation: [usize; 2],
-    /// Padding before and after each axis.
-    pub(crate) before: [usize; 2],
-    pub(crate) after: [usize; 2],
-    pub(crate) input: [usize; 2],
-    pub(crate) output: [usize; 2],
-}
 
 /// A 1-d argument seen as 2-d: `pad` before `a` (the extra axis's value).
 pub(crate) fn lift<const R: usize>(a: [usize; R], pad: usize) -> [usize; 2] {
@@ -46,29 +34,6 @@ fn invalid(msg: impl Into<String>) -> ShapeError {
 }
 
 impl Window {
-    /// The padded input's size along axis `i`.
-    pub(crate) fn padded(&self, i: usize) -> usize {
-        self.input[i] + self.before[i] + self.after[i]
-    }
-
-    /// Whether the input is padded at all.
-    pub(crate) fn has_padding(&self) -> bool {
-        self.before != [0, 0] || self.after != [0, 0]
-    }
-
-    /// Whether no input position lies in two windows (each is read once:
-    /// the gradient is a copy rather than a sum).
-    pub(crate) fn disjoint(&self) -> bool {
-        (0..2).all(|i| {
-            self.kernel[i] == 1 || self.stride[i] > self.dilation[i] * (self.kernel[i] - 1)
-        })
-    }
-
-    /// The number of windows.
-    pub(crate) fn positions(&self) -> usize {
-        self.output[0] * self.output[1]
-    }
-
     /// A convolution's windows for spatial input sizes `input` and kernel
     /// `kernel` (`axes` real axes), checked as PyTorch checks `conv1d` and
     /// `conv2d`: non-positive stride or dilation, `"same"` with a stride,
@@ -112,7 +77,7 @@ impl Window {
             output: [0; 2],
         };
         let extent = [0, 1].map(|i| dilation[i] * (kernel[i].max(1) - 1) + 1);
-        let padded = [w.padded(0), w.padded(1)];
+        let padded = [0, 1].map(|i| input[i] + before[i] + after[i]);
         if (0..2).any(|i| padded[i] < extent[i]) || kernel.contains(&0) {
             return Err(invalid(format!(
                 "Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size \

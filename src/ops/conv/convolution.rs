@@ -7,7 +7,7 @@ use super::options::ConvOptions;
 use super::unfold::unfold;
 use super::window::Window;
 use crate::Tensor;
-use crate::backend::Gemm;
+use crate::backend::{Gemm, Windows};
 use crate::element::Float;
 use crate::shape::{Dim, DynRank, OrPanic, Shape, ShapeError};
 
@@ -29,6 +29,12 @@ impl ConvPlan {
     /// Output channels per group.
     pub(crate) fn group_out(&self) -> usize {
         self.out_channels / self.groups
+    }
+
+    /// Whether each group is one of the input's `channels` channels (a
+    /// depthwise convolution, any channel multiplier).
+    pub(crate) fn is_depthwise(&self, channels: usize) -> bool {
+        self.group_in == 1 && self.groups == channels
     }
 
     /// The length of one window's elements: `group_in × kh × kw`.
@@ -76,7 +82,7 @@ pub(crate) fn plan<const R: usize>(
                 sizes(w)
             )));
         }
-        if w[0] % g != 0 {
+        if !w[0].is_multiple_of(g) {
             return Err(ShapeError::Invalid(format!(
                 "Given groups={g}, expected weight to be divisible by {g} at dimension 0, but got \
                  weight of size [{}] instead",
@@ -118,7 +124,7 @@ pub(crate) fn plan<const R: usize>(
 
 /// The convolution of `x` `(N, C, H, W)` by `w` `(O, C / groups, kh, kw)`
 /// plus `bias` `(O,)`, planned by `p`: `(N, O, oh, ow)`.
-pub(crate) fn conv2d_erased<T: Float, D: Gemm<T>>(
+pub(crate) fn conv2d_erased<T: Float, D: Gemm<T> + Windows<T>>(
     x: &Dyn<T, D>,
     w: &Dyn<T, D>,
     bias: Option<&Dyn<T, D>>,
@@ -161,7 +167,7 @@ pub(crate) fn result_type<S: Shape>(op: &str, dims: &[usize]) -> Result<(), Shap
     })
 }
 
-impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T>> Tensor<T, (N, C, H, W), D> {
+impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T> + Windows<T>> Tensor<T, (N, C, H, W), D> {
     /// The 2-d convolution (cross-correlation, as every deep-learning
     /// library computes it) of this `(N, C, H, W)` input by `weight`
     /// `(O, C / groups, kh, kw)`, plus `bias` `(O,)`, as
@@ -231,7 +237,7 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T>> Tensor<T, (N, C, H, W
     }
 }
 
-impl<T: Float, N: Dim, C: Dim, L: Dim, D: Gemm<T>> Tensor<T, (N, C, L), D> {
+impl<T: Float, N: Dim, C: Dim, L: Dim, D: Gemm<T> + Windows<T>> Tensor<T, (N, C, L), D> {
     /// The 1-d convolution of this `(N, C, L)` input by `weight`
     /// `(O, C / groups, k)`, plus `bias` `(O,)`, as
     /// `torch.nn.functional.conv1d`; the output length `LO` is stated by

@@ -1,0 +1,451 @@
+//! The CPU's direct kernels for the windows of convolutions and poolings
+//! ([`Windows`]): im2col and col2im without a padded copy of the input,
+//! and the depthwise convolution with its two gradients. Each works one
+//! `(sample, channel)` plane at a time, planes spread over the pool; rows
+//! inside a plane are contiguous slices where the stride is 1, which the
+//! compiler vectorises.
+
+use core::mem::MaybeUninit;
+
+use super::exec::Layout;
+use super::isa::Vectors;
+use super::pool;
+use crate::Tensor;
+use crate::backend::windows::{Window, Windows};
+use crate::device::Cpu;
+use crate::element::Numeric;
+use crate::shape::{DynRank, ShapeError};
+
+type Dyn<T> = Tensor<T, DynRank>;
+
+/// An output buffer shared by the tiles, each writing its own planes.
+#[derive(Clone, Copy)]
+struct Out<T>(*mut T);
+// SAFETY: the tiles write disjoint planes of a buffer that outlives the
+// pool call running them.
+unsafe impl<T: Send> Send for Out<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for Out<T> {}
+
+impl<T> Out<T> {
+    /// The pointer (a method, so closures capture the `Sync` wrapper).
+    fn ptr(self) -> *mut T {
+        self.0
+    }
+}
+
+/// Runs `f(plane)` for every plane in `0..planes`, spread over the pool,
+/// with `work` elements touched per plane.
+fn planes(planes: usize, work: usize, f: &(dyn Fn(usize) + Sync)) {
+    let tiles = if planes * work < pool::GRAIN {
+        1
+    } else {
+        planes.min(pool::threads() * 4)
+    };
+    pool::for_each_tile(tiles, &|t| {
+        for p in t * planes / tiles..(t + 1) * planes / tiles {
+            f(p);
+        }
+    });
+}
+
+/// A fresh contiguous tensor of sizes `dims` whose planes of `plane`
+/// elements `fill(p, plane)` writes, every element of each.
+fn planes_out<T: Numeric>(
+    dims: &[usize],
+    plane: usize,
+    work: usize,
+    fill: &(dyn Fn(usize, &mut [T]) + Sync),
+) -> Result<Dyn<T>, ShapeError> {
+    let numel: usize = dims.iter().product();
+    let count = numel.checked_div(plane).unwrap_or(0);
+    // SAFETY: the buffer has `numel` elements; plane `p` is
+    // `p * plane..(p + 1) * plane`, inside it, and the planes are handed
+    // out once each, to one tile, so no two slices alias. Each plane is
+    // zeroed through `MaybeUninit` before it is seen as `[T]`, so `fill`
+    // reads and adds to initialised elements, and every element is written.
+    let data = unsafe {
+        super::try_alloc_filled_by(dims, |o: *mut T| {
+            let out = Out(o);
+            planes(count, work.max(plane), &|p| {
+                let raw = core::slice::from_raw_parts_mut(
+                    out.ptr().add(p * plane) as *mut MaybeUninit<T>,
+                    plane,
+                );
+                for v in raw.iter_mut() {
+                    v.write(T::zero());
+                }
+                fill(p, &mut *(raw as *mut [MaybeUninit<T>] as *mut [T]));
+            });
+        })
+    }?;
+    Ok(Tensor::from_parts(
+        data,
+        crate::shape::DimVec::from_slice(dims),
+    ))
+}
+
+/// `x`'s elements and layout, `(N, C, H, W)`.
+struct Plane4<'a, T> {
+    x: &'a [T],
+    strides: [usize; 4],
+    offset: usize,
+    channels: usize,
+}
+
+impl<T: Numeric> Plane4<'_, T> {
+    /// Element `(r, c)` of plane `(n, ch)`.
+    #[inline(always)]
+    fn at(&self, base: usize, r: usize, c: usize) -> T {
+        self.x[base + r * self.strides[2] + c * self.strides[3]]
+    }
+
+    /// The offset of plane `p` (`p = n·C + ch`).
+    fn base(&self, p: usize) -> usize {
+        self.offset + (p / self.channels) * self.strides[0] + (p % self.channels) * self.strides[1]
+    }
+}
+
+fn strides4(l: &Layout<'_, impl Sized>) -> [usize; 4] {
+    [l.strides[0], l.strides[1], l.strides[2], l.strides[3]]
+}
+
+/// `dst[q] = src(p)` along one output row: windows `0..n` of which `lo..hi`
+/// read input column `c0 + (q - lo)·step`, the rest `pad`.
+#[inline(always)]
+fn gather_row<T: Numeric>(
+    dst: &mut [T],
+    (lo, hi, c0): (usize, usize, usize),
+    step: usize,
+    pad: T,
+    read: impl Fn(usize) -> T,
+) {
+    dst[..lo].fill(pad);
+    dst[hi..].fill(pad);
+    for (k, d) in dst[lo..hi].iter_mut().enumerate() {
+        *d = read(c0 + k * step);
+    }
+}
+
+fn im2col<T: Numeric>(x: &Dyn<T>, w: &Window, pad: T) -> Result<Dyn<T>, ShapeError> {
+    let l = x.layout();
+    let g = l.storage.read();
+    let (n, c) = (l.dims[0], l.dims[1]);
+    let src = Plane4 {
+        x: &g,
+        strides: strides4(&l),
+        offset: l.offset,
+        channels: c.max(1),
+    };
+    let [kh, kw] = w.kernel;
+    let [oh, ow] = w.output;
+    let plane = kh * kw * oh * ow;
+    let unit = w.stride[1] == 1 && src.strides[3] == 1;
+    planes_out(&[n, c, kh, kw, oh, ow], plane, plane, &|p, out| {
+        // The widest vectors this CPU has (AVX2 rather than the SSE2
+        // baseline) for the row loops, inlined into this closure.
+        Vectors::Widest.run(
+            #[inline(always)]
+            || {
+                let base = src.base(p);
+                for i in 0..kh {
+                    let rows = w.inside(0, i);
+                    for j in 0..kw {
+                        let cols = w.inside(1, j);
+                        let block = &mut out[(i * kw + j) * oh * ow..][..oh * ow];
+                        for (r, row) in block.chunks_exact_mut(ow.max(1)).enumerate().take(oh) {
+                            if r < rows.0 || r >= rows.1 {
+                                row.fill(pad);
+                                continue;
+                            }
+                            let ih = rows.2 + (r - rows.0) * w.stride[0];
+                            if unit {
+                                // A contiguous run of the input row.
+                                let (lo, hi, c0) = cols;
+                                row[..lo].fill(pad);
+                                row[hi..].fill(pad);
+                                let from = base + ih * src.strides[2] + c0;
+                                row[lo..hi].copy_from_slice(&src.x[from..from + hi - lo]);
+                            } else {
+                                gather_row(row, cols, w.stride[1], pad, |iw| src.at(base, ih, iw));
+                            }
+                        }
+                    }
+                }
+            },
+        )
+    })
+}
+
+fn col2im<T: Numeric>(cols: &Dyn<T>, w: &Window) -> Result<Dyn<T>, ShapeError> {
+    let cols = cols.try_contiguous()?;
+    let l = cols.layout();
+    let g = l.storage.read();
+    let src = &g[l.offset..];
+    let (n, c) = (l.dims[0], l.dims[1]);
+    let [kh, kw] = w.kernel;
+    let [oh, ow] = w.output;
+    let [h, wd] = w.input;
+    let plane_in = kh * kw * oh * ow;
+    planes_out(&[n, c, h, wd], h * wd, plane_in, &|p, out| {
+        // The widest vectors this CPU has (AVX2 rather than the SSE2
+        // baseline) for the row loops, inlined into this closure.
+        Vectors::Widest.run(
+            #[inline(always)]
+            || {
+                let from = &src[p * plane_in..][..plane_in];
+                for i in 0..kh {
+                    let rows = w.inside(0, i);
+                    for j in 0..kw {
+                        let (lo, hi, c0) = w.inside(1, j);
+                        let block = &from[(i * kw + j) * oh * ow..][..oh * ow];
+                        for r in rows.0..rows.1 {
+                            let ih = rows.2 + (r - rows.0) * w.stride[0];
+                            let dst = &mut out[ih * wd..][..wd];
+                            let row = &block[r * ow + lo..r * ow + hi];
+                            if w.stride[1] == 1 {
+                                for (d, &v) in dst[c0..c0 + row.len()].iter_mut().zip(row) {
+                                    *d = *d + v;
+                                }
+                            } else {
+                                for (k, &v) in row.iter().enumerate() {
+                                    let d = &mut dst[c0 + k * w.stride[1]];
+                                    *d = *d + v;
+                                }
+                            }
+                        }
+                    }
+                }
+            },
+        )
+    })
+}
+
+fn depthwise<T: Numeric>(x: &Dyn<T>, weight: &Dyn<T>, w: &Window) -> Result<Dyn<T>, ShapeError> {
+    let l = x.layout();
+    let g = l.storage.read();
+    let weight = weight.try_contiguous()?;
+    let wl = weight.layout();
+    let wg = wl.storage.read();
+    let taps = &wg[wl.offset..];
+    let (n, c, o) = (l.dims[0], l.dims[1], wl.dims[0]);
+    let mult = o / c.max(1);
+    let src = Plane4 {
+        x: &g,
+        strides: strides4(&l),
+        offset: l.offset,
+        channels: c.max(1),
+    };
+    let [kh, kw] = w.kernel;
+    let [oh, ow] = w.output;
+    let unit = w.stride[1] == 1 && src.strides[3] == 1;
+    planes_out(&[n, o, oh, ow], oh * ow, oh * ow * kh * kw, &|p, out| {
+        // The widest vectors this CPU has (AVX2 rather than the SSE2
+        // baseline) for the row loops, inlined into this closure.
+        Vectors::Widest.run(
+            #[inline(always)]
+            || {
+                let (b, oc) = (p / o.max(1), p % o.max(1));
+                let base = src.base(b * c + oc / mult.max(1));
+                for i in 0..kh {
+                    let rows = w.inside(0, i);
+                    for j in 0..kw {
+                        let (lo, hi, c0) = w.inside(1, j);
+                        let tap = taps[(oc * kh + i) * kw + j];
+                        for r in rows.0..rows.1 {
+                            let ih = rows.2 + (r - rows.0) * w.stride[0];
+                            let dst = &mut out[r * ow + lo..r * ow + hi];
+                            if unit {
+                                let row = &src.x[base + ih * src.strides[2] + c0..][..dst.len()];
+                                for (d, &v) in dst.iter_mut().zip(row) {
+                                    *d = *d + tap * v;
+                                }
+                            } else {
+                                for (k, d) in dst.iter_mut().enumerate() {
+                                    *d = *d + tap * src.at(base, ih, c0 + k * w.stride[1]);
+                                }
+                            }
+                        }
+                    }
+                }
+            },
+        )
+    })
+}
+
+fn depthwise_grad_input<T: Numeric>(
+    g: &Dyn<T>,
+    weight: &Dyn<T>,
+    w: &Window,
+    c: usize,
+) -> Result<Dyn<T>, ShapeError> {
+    let g = g.try_contiguous()?;
+    let gl = g.layout();
+    let gg = gl.storage.read();
+    let grad = &gg[gl.offset..];
+    let weight = weight.try_contiguous()?;
+    let wl = weight.layout();
+    let wg = wl.storage.read();
+    let taps = &wg[wl.offset..];
+    let (n, o) = (gl.dims[0], gl.dims[1]);
+    let mult = o / c.max(1);
+    let [kh, kw] = w.kernel;
+    let [oh, ow] = w.output;
+    let [h, wd] = w.input;
+    planes_out(
+        &[n, c, h, wd],
+        h * wd,
+        mult * oh * ow * kh * kw,
+        &|p, out| {
+            // The widest vectors this CPU has (AVX2 rather than the SSE2
+            // baseline) for the row loops, inlined into this closure.
+            Vectors::Widest.run(
+                #[inline(always)]
+                || {
+                    let (b, ic) = (p / c.max(1), p % c.max(1));
+                    for oc in ic * mult..(ic + 1) * mult {
+                        let from = &grad[(b * o + oc) * oh * ow..][..oh * ow];
+                        for i in 0..kh {
+                            let rows = w.inside(0, i);
+                            for j in 0..kw {
+                                let (lo, hi, c0) = w.inside(1, j);
+                                let tap = taps[(oc * kh + i) * kw + j];
+                                for r in rows.0..rows.1 {
+                                    let ih = rows.2 + (r - rows.0) * w.stride[0];
+                                    let dst = &mut out[ih * wd..][..wd];
+                                    let row = &from[r * ow + lo..r * ow + hi];
+                                    if w.stride[1] == 1 {
+                                        for (d, &v) in dst[c0..c0 + row.len()].iter_mut().zip(row) {
+                                            *d = *d + tap * v;
+                                        }
+                                    } else {
+                                        for (k, &v) in row.iter().enumerate() {
+                                            let d = &mut dst[c0 + k * w.stride[1]];
+                                            *d = *d + tap * v;
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                },
+            )
+        },
+    )
+}
+
+fn depthwise_grad_weight<T: Numeric>(
+    g: &Dyn<T>,
+    x: &Dyn<T>,
+    w: &Window,
+) -> Result<Dyn<T>, ShapeError> {
+    let g = g.try_contiguous()?;
+    let gl = g.layout();
+    let gg = gl.storage.read();
+    let grad = &gg[gl.offset..];
+    let l = x.layout();
+    let xg = l.storage.read();
+    let (n, c, o) = (l.dims[0], l.dims[1], gl.dims[1]);
+    let mult = o / c.max(1);
+    let src = Plane4 {
+        x: &xg,
+        strides: strides4(&l),
+        offset: l.offset,
+        channels: c.max(1),
+    };
+    let [kh, kw] = w.kernel;
+    let [oh, ow] = w.output;
+    let unit = w.stride[1] == 1 && src.strides[3] == 1;
+    // One plane per output channel: its `kh × kw` taps, each a sum over
+    // the batch and the windows, accumulated in f64.
+    planes_out(
+        &[o, 1, kh, kw],
+        kh * kw,
+        n * oh * ow * kh * kw,
+        &|oc, out| {
+            // The widest vectors this CPU has (AVX2 rather than the SSE2
+            // baseline) for the row loops, inlined into this closure.
+            Vectors::Widest.run(
+                #[inline(always)]
+                || {
+                    for i in 0..kh {
+                        let rows = w.inside(0, i);
+                        for j in 0..kw {
+                            let (lo, hi, c0) = w.inside(1, j);
+                            let mut acc = 0f64;
+                            for b in 0..n {
+                                let base = src.base(b * c + oc / mult.max(1));
+                                let from = &grad[(b * o + oc) * oh * ow..][..oh * ow];
+                                for r in rows.0..rows.1 {
+                                    let ih = rows.2 + (r - rows.0) * w.stride[0];
+                                    let gr = &from[r * ow + lo..r * ow + hi];
+                                    if unit {
+                                        let xr =
+                                            &src.x[base + ih * src.strides[2] + c0..][..gr.len()];
+                                        acc += dot(gr, xr);
+                                    } else {
+                                        for (k, &v) in gr.iter().enumerate() {
+                                            let xv = src.at(base, ih, c0 + k * w.stride[1]);
+                                            acc += Numeric::to_f64(v * xv);
+                                        }
+                                    }
+                                }
+                            }
+                            out[i * kw + j] = T::from_f64(acc);
+                        }
+                    }
+                },
+            )
+        },
+    )
+}
+
+/// `Σ a·b` of two rows in `T`, in eight lanes, summed in f64.
+#[inline(always)]
+fn dot<T: Numeric>(a: &[T], b: &[T]) -> f64 {
+    let mut lanes = [T::zero(); 8];
+    let (ac, bc) = (a.chunks_exact(8), b.chunks_exact(8));
+    let rest: f64 = ac
+        .remainder()
+        .iter()
+        .zip(bc.remainder())
+        .map(|(&x, &y)| Numeric::to_f64(x * y))
+        .sum();
+    for (x, y) in ac.zip(bc) {
+        for k in 0..8 {
+            lanes[k] = lanes[k] + x[k] * y[k];
+        }
+    }
+    lanes.iter().map(|&v| Numeric::to_f64(v)).sum::<f64>() + rest
+}
+
+impl<T: Numeric> Windows<T> for Cpu {
+    fn unfold(x: &Dyn<T>, w: &Window, pad: T) -> Option<Result<Dyn<T>, ShapeError>> {
+        Some(im2col(x, w, pad))
+    }
+
+    fn fold(cols: &Dyn<T>, w: &Window) -> Option<Result<Dyn<T>, ShapeError>> {
+        Some(col2im(cols, w))
+    }
+
+    fn depthwise(x: &Dyn<T>, weight: &Dyn<T>, w: &Window) -> Option<Result<Dyn<T>, ShapeError>> {
+        Some(depthwise(x, weight, w))
+    }
+
+    fn depthwise_grad_input(
+        g: &Dyn<T>,
+        weight: &Dyn<T>,
+        w: &Window,
+        channels: usize,
+    ) -> Option<Result<Dyn<T>, ShapeError>> {
+        Some(depthwise_grad_input(g, weight, w, channels))
+    }
+
+    fn depthwise_grad_weight(
+        g: &Dyn<T>,
+        x: &Dyn<T>,
+        w: &Window,
+    ) -> Option<Result<Dyn<T>, ShapeError>> {
+        Some(depthwise_grad_weight(g, x, w))
+    }
+}
