@@ -57,6 +57,16 @@ fn freed_buffers_serve_the_next_tensor_of_their_class() {
     Cpu::empty_cache();
     assert_eq!(Cpu::cached_bytes(), 0);
 
+    // The first buffer after the cache was emptied (or of the process),
+    // of a size that is not a class (300 KiB), is allocated with its
+    // class's capacity (320 KiB) and held when dropped: before, it was
+    // allocated at its own size until some buffer had filled the cache,
+    // and then never taken back, so every tensor of its size got fresh
+    // pages (a convolution's 57.8 MB windows, every step).
+    drop(Tensor::<f32, Shape![300, 256]>::ones());
+    assert_eq!(Cpu::cached_bytes(), 320 << 10);
+    Cpu::empty_cache();
+
     // A dropped 256 KiB tensor is held, and the next one of its size takes
     // its buffer: nothing from the system, and the elements are the new
     // tensor's, not the old ones. (The handle, an `Arc` of a few dozen

@@ -60,6 +60,16 @@ unsafe impl Send for Block {}
 
 static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
 
+impl Cache {
+    /// Nothing held.
+    fn new() -> Self {
+        Cache {
+            free: HashMap::new(),
+            bytes: 0,
+        }
+    }
+}
+
 /// The size class of a request of `bytes` bytes (at least [`MIN_BYTES`]):
 /// `bytes` rounded up to a multiple of a quarter of its power of two.
 pub(crate) fn class(bytes: usize) -> Option<usize> {
@@ -152,7 +162,10 @@ pub(crate) fn take<T>(len: usize) -> Option<(Vec<T>, bool)> {
     let key = (class, core::mem::align_of::<T>());
     let block = {
         let mut cache = CACHE.lock();
-        let c = cache.as_mut()?;
+        // Made here as well as in `give`: a buffer allocated before the
+        // cache exists must already have a class's capacity, or it is never
+        // taken back (and every later buffer of its size is fresh pages).
+        let c = cache.get_or_insert_with(Cache::new);
         let block = c.free.get_mut(&key).and_then(Vec::pop);
         if block.is_some() {
             c.bytes -= class;
@@ -194,10 +207,7 @@ pub(crate) fn give<T>(mut v: Vec<T>) {
     let limit = limit();
     let key = (bytes, core::mem::align_of::<T>());
     let mut cache = CACHE.lock();
-    let c = cache.get_or_insert_with(|| Cache {
-        free: HashMap::new(),
-        bytes: 0,
-    });
+    let c = cache.get_or_insert_with(Cache::new);
     if c.bytes + bytes > limit {
         // Freed after the lock is given back.
         drop(cache);
