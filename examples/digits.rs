@@ -14,6 +14,10 @@
 //!
 //! Run with `cargo run --release --example digits`.
 
+#[path = "common/digits_data.rs"]
+mod digits_data;
+
+use digits_data::{images_and_labels, shuffled};
 use shaped::autograd::{Var, no_grad};
 use shaped::nn::{Adam, Linear, Mean, Optimizer, Parameters, accuracy, cross_entropy};
 use shaped::{Const, Dim, Dyn, Shape, Tensor};
@@ -49,24 +53,6 @@ impl Mlp {
     }
 }
 
-/// A `u8` array from a `.npy` file, with its sizes.
-fn read_npy(name: &str) -> (Vec<u8>, Vec<usize>) {
-    let path = format!("{}/data/digits/{name}.npy", env!("CARGO_MANIFEST_DIR"));
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let npy = npyz::NpyFile::new(&bytes[..]).expect("a .npy file");
-    let dims = npy.shape().iter().map(|&d| d as usize).collect();
-    (npy.into_vec::<u8>().expect("uint8 data"), dims)
-}
-
-/// Images `(N, 64)` scaled to `[0, 1]`, and their labels.
-fn images_and_labels(split: &str) -> (Vec<f32>, Vec<i64>) {
-    let (pixels, dims) = read_npy(&format!("{split}_images"));
-    let (labels, _) = read_npy(&format!("{split}_labels"));
-    assert_eq!(dims, [labels.len(), 64]);
-    let x = pixels.iter().map(|&p| f32::from(p) / 16.0).collect();
-    (x, labels.into_iter().map(i64::from).collect())
-}
-
 /// The mini-batch of rows `rows`: images `(Dyn, 64)` and labels `(Dyn,)`.
 fn batch(x: &[f32], y: &[i64], rows: &[usize]) -> (Images, Labels) {
     let xb = rows
@@ -79,18 +65,6 @@ fn batch(x: &[f32], y: &[i64], rows: &[usize]) -> (Images, Labels) {
         Var::constant(xb),
         Tensor::try_from_vec(yb, &[rows.len()]).expect("a label a row"),
     )
-}
-
-/// A seeded Fisher-Yates shuffle of `0..n` (xorshift).
-fn shuffled(n: usize, seed: &mut u64) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        *seed ^= *seed << 13;
-        *seed ^= *seed >> 7;
-        *seed ^= *seed << 17;
-        order.swap(i, (*seed % (i as u64 + 1)) as usize);
-    }
-    order
 }
 
 fn main() {

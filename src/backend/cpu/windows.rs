@@ -177,6 +177,39 @@ fn im2col<T: Numeric>(x: &Dyn<T>, w: &Window, pad: T) -> Result<Dyn<T>, ShapeErr
     })
 }
 
+/// Adds `scale · from[r, q]` (a plane of `oh × ow` windows) into `out`
+/// (an input plane, `H × W`) at the position that window `(r, q)` reads
+/// for kernel offset `(i, j)`, for the windows whose element lies inside
+/// the input: col2im's step (`scale` 1), and the depthwise gradient's
+/// (`scale` the tap).
+#[inline(always)]
+fn scatter_tap<T: Numeric>(
+    out: &mut [T],
+    from: &[T],
+    w: &Window,
+    (i, j): (usize, usize),
+    scale: T,
+) {
+    let rows = w.inside(0, i);
+    let (lo, hi, c0) = w.inside(1, j);
+    let (ow, wd, step) = (w.output[1], w.input[1], w.stride[1]);
+    for r in rows.0..rows.1 {
+        let ih = rows.2 + (r - rows.0) * w.stride[0];
+        let dst = &mut out[ih * wd..][..wd];
+        let row = &from[r * ow + lo..r * ow + hi];
+        if step == 1 {
+            for (d, &v) in dst[c0..c0 + row.len()].iter_mut().zip(row) {
+                *d = *d + scale * v;
+            }
+        } else {
+            for (k, &v) in row.iter().enumerate() {
+                let d = &mut dst[c0 + k * step];
+                *d = *d + scale * v;
+            }
+        }
+    }
+}
+
 fn col2im<T: Numeric>(cols: &Dyn<T>, w: &Window) -> Result<Dyn<T>, ShapeError> {
     let cols = cols.try_contiguous()?;
     let l = cols.layout();
@@ -195,25 +228,9 @@ fn col2im<T: Numeric>(cols: &Dyn<T>, w: &Window) -> Result<Dyn<T>, ShapeError> {
             || {
                 let from = &src[p * plane_in..][..plane_in];
                 for i in 0..kh {
-                    let rows = w.inside(0, i);
                     for j in 0..kw {
-                        let (lo, hi, c0) = w.inside(1, j);
                         let block = &from[(i * kw + j) * oh * ow..][..oh * ow];
-                        for r in rows.0..rows.1 {
-                            let ih = rows.2 + (r - rows.0) * w.stride[0];
-                            let dst = &mut out[ih * wd..][..wd];
-                            let row = &block[r * ow + lo..r * ow + hi];
-                            if w.stride[1] == 1 {
-                                for (d, &v) in dst[c0..c0 + row.len()].iter_mut().zip(row) {
-                                    *d = *d + v;
-                                }
-                            } else {
-                                for (k, &v) in row.iter().enumerate() {
-                                    let d = &mut dst[c0 + k * w.stride[1]];
-                                    *d = *d + v;
-                                }
-                            }
-                        }
+                        scatter_tap(out, block, w, (i, j), T::one());
                     }
                 }
             },
@@ -306,25 +323,9 @@ fn depthwise_grad_input<T: Numeric>(
                     for oc in ic * mult..(ic + 1) * mult {
                         let from = &grad[(b * o + oc) * oh * ow..][..oh * ow];
                         for i in 0..kh {
-                            let rows = w.inside(0, i);
                             for j in 0..kw {
-                                let (lo, hi, c0) = w.inside(1, j);
                                 let tap = taps[(oc * kh + i) * kw + j];
-                                for r in rows.0..rows.1 {
-                                    let ih = rows.2 + (r - rows.0) * w.stride[0];
-                                    let dst = &mut out[ih * wd..][..wd];
-                                    let row = &from[r * ow + lo..r * ow + hi];
-                                    if w.stride[1] == 1 {
-                                        for (d, &v) in dst[c0..c0 + row.len()].iter_mut().zip(row) {
-                                            *d = *d + tap * v;
-                                        }
-                                    } else {
-                                        for (k, &v) in row.iter().enumerate() {
-                                            let d = &mut dst[c0 + k * w.stride[1]];
-                                            *d = *d + tap * v;
-                                        }
-                                    }
-                                }
+                                scatter_tap(out, from, w, (i, j), tap);
                             }
                         }
                     }
