@@ -1,4 +1,5 @@
-//! conv1d, conv2d, max_pool2d, avg_pool2d and adaptive_avg_pool2d, values
+//! conv1d, conv2d, conv_transpose2d, max_pool2d, avg_pool2d and
+//! adaptive_avg_pool2d, values
 //! and gradients (input, weight, bias), against PyTorch
 //! (`tests/data/conv_cases.json`, written by `tests/data/gen_conv_data.py`):
 //! random shapes, strides, paddings ("same", "valid", numbers), dilations
@@ -15,7 +16,7 @@ use common::json_tensor::num;
 use serde_json::Value;
 use shaped::autograd::Var;
 use shaped::element::Float;
-use shaped::ops::conv::{ConvOptions, Padding, PoolOptions};
+use shaped::ops::conv::{ConvOptions, ConvTransposeOptions, Padding, PoolOptions};
 use shaped::{Dyn, Tensor};
 
 type T4<T> = Tensor<T, (Dyn, Dyn, Dyn, Dyn)>;
@@ -194,6 +195,48 @@ fn conv1d_case<T: Float>(c: &Value, strided: bool, tol: f64) {
     }
 }
 
+fn transposed_case<T: Float>(c: &Value, strided: bool, tol: f64) {
+    let opts = ConvTransposeOptions {
+        stride: arr(&c["stride"]),
+        padding: arr(&c["padding"]),
+        output_padding: arr(&c["output_padding"]),
+        dilation: arr(&c["dilation"]),
+        groups: c["groups"].as_u64().unwrap() as usize,
+    };
+    let x = Var::param(t4::<T>(&c["x"], strided));
+    let w = Var::param(t4::<T>(&c["w"], strided));
+    let b = c.get("b").map(|b| Var::param(t1::<T>(b)));
+    let y: V4<T> = x.try_conv_transpose2d(&w, b.as_ref(), &opts).unwrap();
+    close(&y.value().to_vec(), &c["y"], tol, "conv_transpose2d");
+    let plain: T4<T> = x
+        .value()
+        .try_conv_transpose2d(w.value(), b.as_ref().map(Var::value), &opts)
+        .unwrap();
+    close(&plain.to_vec(), &c["y"], tol, "Tensor::conv_transpose2d");
+    let seed = Var::constant(t4::<T>(&c["seed"], false));
+    let g = y.try_mul(&seed).unwrap().sum().backward();
+    close(
+        &g.wrt(&x).unwrap().to_vec(),
+        &c["gx"],
+        tol,
+        "conv_transpose2d grad input",
+    );
+    close(
+        &g.wrt(&w).unwrap().to_vec(),
+        &c["gw"],
+        tol,
+        "conv_transpose2d grad weight",
+    );
+    if let Some(b) = &b {
+        close(
+            &g.wrt(b).unwrap().to_vec(),
+            &c["gb"],
+            tol,
+            "conv_transpose2d grad bias",
+        );
+    }
+}
+
 fn pool_case<T: Float>(c: &Value, strided: bool, tol: f64) {
     let op = c["op"].as_str().unwrap();
     let x = Var::param(t4::<T>(&c["x"], strided));
@@ -230,12 +273,13 @@ fn pool_case<T: Float>(c: &Value, strided: bool, tol: f64) {
 fn run_all<T: Float>(tol: f64) {
     let f = fixture();
     let cases = f["cases"].as_array().unwrap();
-    let mut seen = [0usize; 3];
+    let mut seen = [0usize; 4];
     for strided in [false, true] {
         for (i, c) in cases.iter().enumerate() {
             let run = std::panic::catch_unwind(|| match c["op"].as_str().unwrap() {
                 "conv2d" => conv2d_case::<T>(c, strided, tol),
                 "conv1d" => conv1d_case::<T>(c, strided, tol),
+                "conv_transpose2d" => transposed_case::<T>(c, strided, tol),
                 _ => pool_case::<T>(c, strided, tol),
             });
             if let Err(e) = run {
@@ -244,7 +288,8 @@ fn run_all<T: Float>(tol: f64) {
             seen[match c["op"].as_str().unwrap() {
                 "conv2d" => 0,
                 "conv1d" => 1,
-                _ => 2,
+                "conv_transpose2d" => 2,
+                _ => 3,
             }] += 1;
         }
     }
@@ -287,6 +332,19 @@ fn error_of(e: &Value) -> String {
     let w = opt("w").map(dims);
     let b = opt("b").map(|b| T1::<f32>::try_zeros(&dims(b)).unwrap());
     match e["op"].as_str().unwrap() {
+        "conv_transpose2d" => {
+            let xt = T4::<f32>::try_zeros(&x).unwrap();
+            let wt = T4::<f32>::try_zeros(&w.unwrap()).unwrap();
+            let get =
+                |k: &str, default: usize| opt(k).map_or(default, |v| v.as_u64().unwrap() as usize);
+            let o = ConvTransposeOptions::new()
+                .stride(get("stride", 1))
+                .output_padding(get("output_padding", 0))
+                .groups(get("groups", 1));
+            xt.try_conv_transpose2d::<_, _, _, _, Dyn, Dyn>(&wt, b.as_ref(), &o)
+                .unwrap_err()
+                .to_string()
+        }
         "conv2d" => {
             let xt = T4::<f32>::try_zeros(&x).unwrap();
             let wt = T4::<f32>::try_zeros(&w.unwrap()).unwrap();
@@ -347,6 +405,24 @@ fn shape_errors_have_pytorchs_words() {
     for e in f["errors"].as_array().unwrap() {
         assert_eq!(error_of(e), e["message"].as_str().unwrap(), "{e}");
     }
+}
+
+#[test]
+fn an_empty_transposed_output_is_an_error() {
+    // PyTorch's oneDNN path reports this case with an internal message
+    // ("could not construct a memory descriptor"); its other kernels with
+    // this one.
+    let x = T4::<f32>::try_zeros(&[2, 3, 1, 1]).unwrap();
+    let w = T4::<f32>::try_zeros(&[3, 8, 1, 1]).unwrap();
+    let o = ConvTransposeOptions::new().padding(1);
+    let e = x
+        .try_conv_transpose2d::<Dyn, _, _, _, Dyn, Dyn>(&w, None, &o)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Given input size per channel: (1 x 1). Calculated output size per channel: (-1 x -1). \
+         Output size is too small"
+    );
 }
 
 #[test]

@@ -900,6 +900,22 @@ fn convolutions_poolings_and_norms_match_cpu() {
     );
     check!(
         dev,
+        "conv_transpose2d",
+        inputs(&[2, 4, 3, 3], &[4, 3, 3, 3], 240),
+        |v| {
+            let opts = shaped::ops::conv::ConvTranspose2dOptions::new()
+                .stride(2)
+                .padding(1)
+                .output_padding(1)
+                .groups(2);
+            let y: Var<f64, V4, _> = nchw(&v[0])
+                .try_conv_transpose2d(&nchw(&v[1]), None::<&Var<f64, (shaped::Dyn,), _>>, &opts)
+                .unwrap();
+            y.into_dyn()
+        }
+    );
+    check!(
+        dev,
         "depthwise conv2d",
         inputs(&[1, 3, 5, 5], &[6, 1, 3, 3], 220),
         |v| {

@@ -4,7 +4,8 @@
 //! adds each window's gradient back into the input's positions: col2im),
 //! and operations that already have gradients: the matrix product with
 //! the weight (so the weight's gradient is `g · colsᵀ` summed over the
-//! batch, the input's `wᵀ · g` folded back), the bias broadcast,
+//! batch, the input's `wᵀ · g` folded back; a transposed convolution is
+//! the same pieces the other way round), the bias broadcast,
 //! `take_along_dim` at each window's first largest element (max pooling:
 //! the gradient goes to that element alone, as PyTorch's), a mean, or
 //! products with averaging matrices (adaptive pooling).
@@ -15,8 +16,8 @@ use super::Var;
 use super::device::GradDevice;
 use crate::element::Float;
 use crate::ops::conv::{
-    ConvOptions, ConvPlan, PoolOptions, Window, as_2d, averaging, check_adaptive, fold, plan,
-    result_type, unfold,
+    ConvOptions, ConvPlan, ConvTransposeOptions, PoolOptions, Window, as_2d, averaging,
+    check_adaptive, fold, plan, plan_transposed, result_type, unfold,
 };
 use crate::shape::{Dim, DynRank, FixedDim, OrPanic, ShapeError};
 
@@ -34,6 +35,17 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
         let w = *w;
         Ok(Var::from_op(value, &[self.node.as_ref()], move || {
             Box::new(move |g, _| Ok(smallvec![Some(fold(g, &w)?)]))
+        }))
+    }
+
+    /// This `(N, C, kh, kw, oh, ow)` value's windows added back into the
+    /// positions they come from (col2im): `(N, C, H, W)`; the gradient is
+    /// the windows of the output's gradient (im2col).
+    fn unwindows(&self, w: &Window) -> Result<DynVar<T, D>, D::Error> {
+        let value = fold(&self.value.share().into_dyn(), w)?;
+        let w = *w;
+        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+            Box::new(move |g, _| Ok(smallvec![Some(unfold(g, &w, T::zero())?)]))
         }))
     }
 
@@ -347,6 +359,84 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: GradDevice<T>> Var<T, (N, C, H
     #[track_caller]
     pub fn adaptive_avg_pool2d<HO: FixedDim, WO: FixedDim>(&self) -> Var<T, (N, C, HO, WO), D> {
         self.try_adaptive_avg_pool2d([HO::N, WO::N]).or_panic()
+    }
+}
+
+impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: GradDevice<T>> Var<T, (N, C, H, W), D> {
+    /// The transposed 2-d convolution of this `(N, C, H, W)` value by
+    /// `weight` `(C, O / groups, kh, kw)` plus `bias` `(O,)`, as
+    /// [`Tensor::try_conv_transpose2d`](crate::Tensor::try_conv_transpose2d),
+    /// with gradients for the input, the weight and the bias.
+    ///
+    /// # Errors
+    /// As [`Tensor::try_conv_transpose2d`](crate::Tensor::try_conv_transpose2d).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::ops::conv::ConvTranspose2dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1, 1, 2, 2]>::ones());
+    /// let w = Var::param(Tensor::<f64, Shape![1, 1, 2, 2]>::ones());
+    /// let o = ConvTranspose2dOptions::new();
+    /// let y: Var<f64, Shape![1, 1, 3, 3]> = x.try_conv_transpose2d(&w, None, &o).unwrap();
+    /// assert_eq!(y.value().to_vec(), vec![1., 2., 1., 2., 4., 2., 1., 2., 1.]);
+    /// let g = y.sum().backward();
+    /// assert_eq!(g.wrt(&x).unwrap().to_vec(), vec![4.; 4]);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn try_conv_transpose2d<O: Dim, OG: Dim, KH: Dim, KW: Dim, HO: Dim, WO: Dim>(
+        &self,
+        weight: &Var<T, (C, OG, KH, KW), D>,
+        bias: Option<&Var<T, (O,), D>>,
+        opts: &ConvTransposeOptions<2>,
+    ) -> Result<Var<T, (N, O, HO, WO), D>, D::Error> {
+        let p = plan_transposed(self.dims(), weight.dims(), bias.map(|b| b.dims()), opts)?;
+        result_type::<(N, O, HO, WO)>("conv_transpose2d", &p.transposed_output_dims())?;
+        let [n, g, gi, go] = [p.batch, p.groups, p.group_in, p.group_out()].map(|v| v as isize);
+        let ([kh, kw], [h, wd]) = (p.window.kernel, p.window.output);
+        let xm: DynVar<T, D> = self.try_reshape(&[n, g, gi, (h * wd) as isize])?;
+        let wm: DynVar<T, D> = weight
+            .try_reshape::<DynRank>(&[g, gi, go * (kh * kw) as isize])?
+            .permute(&[0, 2, 1])?;
+        let cols: DynVar<T, D> = wm.try_matmul(&xm)?.try_reshape(&[
+            n,
+            p.out_channels as isize,
+            kh as isize,
+            kw as isize,
+            h as isize,
+            wd as isize,
+        ])?;
+        let y = cols.unwindows(&p.window)?;
+        let y = match bias {
+            Some(b) => y.try_add(&b.into_dyn().try_reshape::<DynRank>(&[-1, 1, 1])?)?,
+            None => y,
+        };
+        Ok(y.try_into_shape()?)
+    }
+
+    /// [`Var::try_conv_transpose2d`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Var::try_conv_transpose2d`]'s error.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::ops::conv::ConvTranspose2dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f32, Shape![2, 8, 7, 7]>::ones());
+    /// let w = Var::param(Tensor::<f32, Shape![8, 4, 3, 3]>::ones());
+    /// let o = ConvTranspose2dOptions::new().stride(2).padding(1).output_padding(1);
+    /// let y: Var<f32, Shape![2, 4, 14, 14]> = x.conv_transpose2d(&w, None, &o);
+    /// assert_eq!(y.sum().backward().wrt(&w).unwrap().dims(), &[8, 4, 3, 3]);
+    /// ```
+    #[track_caller]
+    pub fn conv_transpose2d<O: Dim, OG: Dim, KH: Dim, KW: Dim, HO: Dim, WO: Dim>(
+        &self,
+        weight: &Var<T, (C, OG, KH, KW), D>,
+        bias: Option<&Var<T, (O,), D>>,
+        opts: &ConvTransposeOptions<2>,
+    ) -> Var<T, (N, O, HO, WO), D> {
+        self.try_conv_transpose2d(weight, bias, opts).or_panic()
     }
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates tests/data/conv_cases.json: conv1d, conv2d, max_pool2d,
+"""Generates tests/data/conv_cases.json: conv1d, conv2d, conv_transpose2d, max_pool2d,
 avg_pool2d and adaptive_avg_pool2d computed by PyTorch, with the gradients
 of `(out * seed).sum()` for the input, the weight and the bias; and
 PyTorch's error messages for the shape errors.
@@ -114,10 +114,42 @@ def pool_case(op):
                 "gx": tj(x.grad)}
 
 
+def transposed_case():
+    while True:
+        groups = rng.choice([1, 1, 2])
+        gi, go = rng.randint(1, 3), rng.randint(1, 3)
+        n, k = rng.randint(1, 2), [rng.randint(1, 4) for _ in range(2)]
+        s = [rng.choice([1, 2, 3]) for _ in range(2)]
+        d = [rng.choice([1, 1, 2]) for _ in range(2)]
+        p = [rng.randint(0, 2) for _ in range(2)]
+        op = [rng.randint(0, max(s[i], d[i]) - 1) for i in range(2)]
+        size = [rng.randint(2, 6) for _ in range(2)]
+        x = rand(n, gi * groups, *size).requires_grad_()
+        w = rand(gi * groups, go, *k).requires_grad_()
+        b = rand(go * groups).requires_grad_() if rng.random() < 0.7 else None
+        try:
+            y = F.conv_transpose2d(x, w, b, stride=s, padding=p, output_padding=op,
+                                   groups=groups, dilation=d)
+        except RuntimeError:
+            continue
+        if y.numel() == 0:
+            continue
+        seed = rand(*y.shape)
+        (y * seed).sum().backward()
+        case = {"op": "conv_transpose2d", "stride": s, "padding": p, "output_padding": op,
+                "dilation": d, "groups": groups, "x": tj(x.detach()), "w": tj(w.detach()),
+                "seed": tj(seed), "y": tj(y.detach()), "gx": tj(x.grad), "gw": tj(w.grad)}
+        if b is not None:
+            case["b"], case["gb"] = tj(b.detach()), tj(b.grad)
+        return case
+
+
 def error(op, x, w=None, b=None, **kw):
     x = torch.zeros(*x)
     try:
-        if op in ("conv1d", "conv2d"):
+        if op == "conv_transpose2d":
+            F.conv_transpose2d(x, torch.zeros(*w), torch.zeros(*b) if b else None, **kw)
+        elif op in ("conv1d", "conv2d"):
             fn = F.conv1d if op == "conv1d" else F.conv2d
             fn(x, torch.zeros(*w), torch.zeros(*b) if b else None, **kw)
         elif op == "max_pool2d":
@@ -172,6 +204,7 @@ def norm_case(op):
     return case
 
 
+cases += [transposed_case() for _ in range(20)]
 norms = [norm_case(op) for op in ["batch_norm", "group_norm"] for _ in range(8)]
 
 errors = [
@@ -198,6 +231,12 @@ errors = [
     error("avg_pool2d", [2, 3, 5, 5], kernel_size=3, padding=2),
     error("avg_pool2d", [2, 3, 2, 2], kernel_size=3),
     error("adaptive_avg_pool2d", [2, 3, 0, 5], output_size=[2, 2]),
+    error("conv_transpose2d", [2, 4, 5, 5], [3, 8, 3, 3]),
+    error("conv_transpose2d", [2, 3, 5, 5], [3, 8, 3, 3], output_padding=2),
+    error("conv_transpose2d", [2, 3, 5, 5], [3, 8, 3, 3], stride=2, output_padding=2),
+    error("conv_transpose2d", [2, 3, 5, 5], [3, 8, 3, 3], b=[5]),
+    error("conv_transpose2d", [2, 6, 5, 5], [3, 2, 3, 3], groups=2),
+    error("conv_transpose2d", [2, 3, 5, 5], [3, 8, 3, 3], stride=0),
 ]
 
 path = os.path.join(os.path.dirname(__file__), "conv_cases.json")

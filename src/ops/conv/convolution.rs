@@ -3,8 +3,8 @@
 //! input's windows ([`unfold`]) through the device's GEMM, one per group
 //! and batch element (a broadcast batch of products).
 
-use super::options::ConvOptions;
-use super::unfold::unfold;
+use super::options::{ConvOptions, ConvTransposeOptions};
+use super::unfold::{fold, unfold};
 use super::window::Window;
 use crate::Tensor;
 use crate::backend::{Gemm, Windows};
@@ -42,6 +42,16 @@ impl ConvPlan {
         self.group_in * self.window.kernel[0] * self.window.kernel[1]
     }
 
+    /// A transposed convolution's output sizes `(N, O, HO, WO)`.
+    pub(crate) fn transposed_output_dims(&self) -> Vec<usize> {
+        vec![
+            self.batch,
+            self.out_channels,
+            self.window.input[0],
+            self.window.input[1],
+        ]
+    }
+
     /// The output's sizes with `R` spatial axes.
     pub(crate) fn output_dims<const R: usize>(&self) -> Vec<usize> {
         let mut d = vec![self.batch, self.out_channels];
@@ -65,6 +75,26 @@ pub(crate) fn as_2d<const R: usize>(d: &[usize]) -> Vec<usize> {
     v
 }
 
+/// PyTorch's checks that `groups` (not 0) splits the weight's first axis.
+fn check_groups(w: &[usize], g: usize) -> Result<(), ShapeError> {
+    if w[0] < g {
+        return Err(ShapeError::Invalid(format!(
+            "Given groups={g}, expected weight to be at least {g} at dimension 0, but got weight \
+             of size {} instead",
+            sizes(w)
+        )));
+    }
+    if !w[0].is_multiple_of(g) {
+        // PyTorch prints these sizes in two pairs of brackets.
+        return Err(ShapeError::Invalid(format!(
+            "Given groups={g}, expected weight to be divisible by {g} at dimension 0, but got \
+             weight of size [{}] instead",
+            sizes(w)
+        )));
+    }
+    Ok(())
+}
+
 /// Checks a convolution of input sizes `x` by weight sizes `w` (and bias
 /// sizes `bias`), `R` spatial axes, in PyTorch's order and words.
 pub(crate) fn plan<const R: usize>(
@@ -75,20 +105,7 @@ pub(crate) fn plan<const R: usize>(
 ) -> Result<ConvPlan, ShapeError> {
     let g = opts.groups;
     if g > 0 {
-        if w[0] < g {
-            return Err(ShapeError::Invalid(format!(
-                "Given groups={g}, expected weight to be at least {g} at dimension 0, but got \
-                 weight of size {} instead",
-                sizes(w)
-            )));
-        }
-        if !w[0].is_multiple_of(g) {
-            return Err(ShapeError::Invalid(format!(
-                "Given groups={g}, expected weight to be divisible by {g} at dimension 0, but got \
-                 weight of size [{}] instead",
-                sizes(w)
-            )));
-        }
+        check_groups(w, g)?;
         if x[1] != w[1] * g {
             return Err(ShapeError::Invalid(format!(
                 "Given groups={g}, weight of size {}, expected input{} to have {} channels, but \
@@ -122,6 +139,79 @@ pub(crate) fn plan<const R: usize>(
     })
 }
 
+/// Checks a transposed convolution of input sizes `x` `(N, C, H, W)` by
+/// weight sizes `w` `(C, O / groups, kh, kw)` (and bias sizes `bias`), in
+/// PyTorch's order and words. The plan's window maps the output (its
+/// `input`) to `x`'s positions (its `output`).
+pub(crate) fn plan_transposed(
+    x: &[usize],
+    w: &[usize],
+    bias: Option<&[usize]>,
+    opts: &ConvTransposeOptions<2>,
+) -> Result<ConvPlan, ShapeError> {
+    let g = opts.groups;
+    if g > 0 {
+        check_groups(w, g)?;
+        if x[1] != w[0] {
+            return Err(ShapeError::Invalid(format!(
+                "Given transposed=1, weight of size {}, expected input{} to have {} channels, but \
+                 got {} channels instead",
+                sizes(w),
+                sizes(x),
+                w[0],
+                x[1]
+            )));
+        }
+    }
+    if let Some(b) = bias
+        && (b.len() != 1 || b[0] != w[1] * g)
+    {
+        return Err(ShapeError::Invalid(format!(
+            "Given transposed=1, weight of size {}, expected bias to be 1-dimensional with {} \
+             elements, but got bias of size {} instead",
+            sizes(w),
+            w[1] * g,
+            sizes(b)
+        )));
+    }
+    let window = Window::transposed([x[2], x[3]], [w[2], w[3]], opts)?;
+    Ok(ConvPlan {
+        window,
+        groups: g,
+        batch: x[0],
+        group_in: w[0] / g,
+        out_channels: w[1] * g,
+    })
+}
+
+/// The transposed convolution of `x` `(N, C, H, W)` by `w` `(C, O /
+/// groups, kh, kw)` plus `bias`, planned by `p`: each input position's
+/// channels times the weight give a `kh × kw` patch per output channel
+/// (one product per group), and the patches are added into the output
+/// where the convolution's windows lie (col2im).
+pub(crate) fn conv_transpose2d_erased<T: Float, D: Gemm<T> + Windows<T>>(
+    x: &Dyn<T, D>,
+    w: &Dyn<T, D>,
+    bias: Option<&Dyn<T, D>>,
+    p: &ConvPlan,
+) -> Result<Dyn<T, D>, D::Error> {
+    let [n, g, gi, go] = [p.batch, p.groups, p.group_in, p.group_out()].map(|v| v as isize);
+    let ([kh, kw], [h, wd]) = (p.window.kernel, p.window.output);
+    let xm: Dyn<T, D> = x.try_reshape(&[n, g, gi, (h * wd) as isize])?;
+    let wm: Dyn<T, D> = w
+        .try_reshape::<DynRank>(&[g, gi, go * (kh * kw) as isize])?
+        .permute(&[0, 2, 1])?;
+    let cols: Dyn<T, D> = wm.try_matmul(&xm)?.try_reshape(&[
+        n,
+        p.out_channels as isize,
+        kh as isize,
+        kw as isize,
+        h as isize,
+        wd as isize,
+    ])?;
+    add_bias(fold(&cols, &p.window)?, bias)
+}
+
 /// The convolution of `x` `(N, C, H, W)` by `w` `(O, C / groups, kh, kw)`
 /// plus `bias` `(O,)`, planned by `p`: `(N, O, oh, ow)`.
 pub(crate) fn conv2d_erased<T: Float, D: Gemm<T> + Windows<T>>(
@@ -130,6 +220,11 @@ pub(crate) fn conv2d_erased<T: Float, D: Gemm<T> + Windows<T>>(
     bias: Option<&Dyn<T, D>>,
     p: &ConvPlan,
 ) -> Result<Dyn<T, D>, D::Error> {
+    if p.is_depthwise(x.dims()[1])
+        && let Some(y) = D::depthwise(x, w, &p.window)
+    {
+        return add_bias(y?, bias);
+    }
     let (n, g, l) = (
         p.batch as isize,
         p.groups as isize,
@@ -145,6 +240,14 @@ pub(crate) fn conv2d_erased<T: Float, D: Gemm<T> + Windows<T>>(
         oh as isize,
         ow as isize,
     ])?;
+    add_bias(y, bias)
+}
+
+/// `y` `(N, O, oh, ow)` plus `bias` `(O,)` at every position.
+fn add_bias<T: Float, D: Gemm<T>>(
+    y: Dyn<T, D>,
+    bias: Option<&Dyn<T, D>>,
+) -> Result<Dyn<T, D>, D::Error> {
     match bias {
         Some(b) => y.try_add(&b.try_reshape::<DynRank>(&[-1, 1, 1])?),
         None => Ok(y),
@@ -234,6 +337,75 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T> + Windows<T>> Tensor<T
         opts: &ConvOptions<2>,
     ) -> Tensor<T, (N, O, HO, WO), D> {
         self.try_conv2d(weight, bias, opts).or_panic()
+    }
+}
+
+impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T> + Windows<T>> Tensor<T, (N, C, H, W), D> {
+    /// The transposed 2-d convolution of this `(N, C, H, W)` input by
+    /// `weight` `(C, O / groups, kh, kw)` plus `bias` `(O,)`, as
+    /// `torch.nn.functional.conv_transpose2d` (the gradient of `conv2d`
+    /// for its input, an upsampling layer). The output's spatial sizes
+    /// `(HO, WO)` are stated by the result type and checked at run time:
+    /// `(H - 1)·stride - 2·padding + dilation·(kh - 1) + output_padding + 1`.
+    ///
+    /// # Errors
+    /// PyTorch's errors for a channel count other than the weight's first
+    /// size, a bias of the wrong size, an output padding not smaller than
+    /// the stride or the dilation, an empty output, a zero stride,
+    /// dilation or group count; an error naming both when the output does
+    /// not fit `(HO, WO)`.
+    ///
+    /// ```
+    /// use shaped::ops::conv::ConvTranspose2dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![1, 1, 2, 2]>::from_vec(vec![1., 2., 3., 4.]);
+    /// let w = Tensor::<f32, Shape![1, 1, 2, 2]>::ones();
+    /// // Stride 2: each input element becomes a 2x2 block of the output.
+    /// let o = ConvTranspose2dOptions::new().stride(2);
+    /// let y: Tensor<f32, Shape![1, 1, 4, 4]> = x.try_conv_transpose2d(&w, None, &o).unwrap();
+    /// assert_eq!(y.to_vec()[..8], [1., 1., 2., 2., 1., 1., 2., 2.]);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn try_conv_transpose2d<O: Dim, OG: Dim, KH: Dim, KW: Dim, HO: Dim, WO: Dim>(
+        &self,
+        weight: &Tensor<T, (C, OG, KH, KW), D>,
+        bias: Option<&Tensor<T, (O,), D>>,
+        opts: &ConvTransposeOptions<2>,
+    ) -> Result<Tensor<T, (N, O, HO, WO), D>, D::Error> {
+        let p = plan_transposed(self.dims(), weight.dims(), bias.map(|b| b.dims()), opts)?;
+        result_type::<(N, O, HO, WO)>("conv_transpose2d", &p.transposed_output_dims())?;
+        let b = bias.map(|b| b.share().into_dyn());
+        let y = conv_transpose2d_erased(
+            &self.share().into_dyn(),
+            &weight.share().into_dyn(),
+            b.as_ref(),
+            &p,
+        )?;
+        Ok(y.try_into_shape()?)
+    }
+
+    /// [`Tensor::try_conv_transpose2d`], panicking on error.
+    ///
+    /// # Panics
+    /// With the message of [`Tensor::try_conv_transpose2d`]'s error.
+    ///
+    /// ```
+    /// use shaped::ops::conv::ConvTranspose2dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Tensor::<f32, Shape![2, 8, 7, 7]>::ones();
+    /// let w = Tensor::<f32, Shape![8, 4, 3, 3]>::ones();
+    /// let o = ConvTranspose2dOptions::new().stride(2).padding(1).output_padding(1);
+    /// let y: Tensor<f32, Shape![2, 4, 14, 14]> = x.conv_transpose2d(&w, None, &o);
+    /// assert_eq!(y.dims(), &[2, 4, 14, 14]);
+    /// ```
+    #[track_caller]
+    pub fn conv_transpose2d<O: Dim, OG: Dim, KH: Dim, KW: Dim, HO: Dim, WO: Dim>(
+        &self,
+        weight: &Tensor<T, (C, OG, KH, KW), D>,
+        bias: Option<&Tensor<T, (O,), D>>,
+        opts: &ConvTransposeOptions<2>,
+    ) -> Tensor<T, (N, O, HO, WO), D> {
+        self.try_conv_transpose2d(weight, bias, opts).or_panic()
     }
 }
 

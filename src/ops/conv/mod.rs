@@ -1,6 +1,6 @@
 //! Convolutions and poolings over NCHW (and NCL) tensors, as
 //! `torch.nn.functional`: `conv1d`, `conv2d` (stride, padding as numbers,
-//! `"same"` or `"valid"`, dilation, groups), `max_pool2d`, `avg_pool2d`,
+//! `"same"` or `"valid"`, dilation, groups), `conv_transpose2d`, `max_pool2d`, `avg_pool2d`,
 //! `adaptive_avg_pool2d`, each with PyTorch's errors.
 //!
 //! Channel counts and kernel sizes are in the operands' types; the output's
@@ -18,7 +18,7 @@
 //! | `options.rs` | [`ConvOptions`], [`Padding`], [`PoolOptions`] |
 //! | `window.rs` | the windows' geometry and PyTorch's checks |
 //! | `unfold.rs` | windows as data (im2col) and back (col2im) |
-//! | `convolution.rs` | `conv1d`, `conv2d` |
+//! | `convolution.rs` | `conv1d`, `conv2d`, `conv_transpose2d` |
 //! | `pool.rs` | `max_pool2d`, `avg_pool2d`, `adaptive_avg_pool2d` |
 
 mod convolution;
@@ -27,8 +27,11 @@ mod pool;
 mod unfold;
 mod window;
 
-pub(crate) use convolution::{ConvPlan, as_2d, plan, result_type};
-pub use options::{Conv1dOptions, Conv2dOptions, ConvOptions, Padding, Pool2dOptions, PoolOptions};
+pub(crate) use convolution::{ConvPlan, as_2d, plan, plan_transposed, result_type};
+pub use options::{
+    Conv1dOptions, Conv2dOptions, ConvOptions, ConvTranspose2dOptions, ConvTransposeOptions,
+    Padding, Pool2dOptions, PoolOptions,
+};
 pub(crate) use pool::{averaging, check_adaptive};
 pub(crate) use unfold::{fold, unfold};
 pub(crate) use window::Window;

@@ -278,3 +278,111 @@ impl<const R: usize> PoolOptions<R> {
         self
     }
 }
+
+/// The arguments of `conv_transpose2d` (`R = 2`), with PyTorch's
+/// defaults: stride 1, no padding, no output padding, dilation 1, one
+/// group. `padding` removes that many rows and columns from each side of
+/// the full output; `output_padding` adds that many at the end (to pick
+/// one of the sizes a strided convolution maps to the same size).
+///
+/// ```
+/// use shaped::ops::conv::ConvTranspose2dOptions;
+/// let o = ConvTranspose2dOptions::new().stride(2).padding(1).output_padding(1);
+/// assert_eq!((o.stride, o.padding, o.output_padding), ([2, 2], [1, 1], [1, 1]));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConvTransposeOptions<const R: usize> {
+    /// The step between the input's positions in the output.
+    pub stride: [usize; R],
+    /// Rows and columns removed from each side of the output.
+    pub padding: [usize; R],
+    /// Rows and columns added at the end of the output.
+    pub output_padding: [usize; R],
+    /// The spacing between kernel elements.
+    pub dilation: [usize; R],
+    /// Channel groups, as for the convolution.
+    pub groups: usize,
+}
+
+/// [`ConvTransposeOptions`] of `conv_transpose2d`.
+pub type ConvTranspose2dOptions = ConvTransposeOptions<2>;
+
+impl<const R: usize> Default for ConvTransposeOptions<R> {
+    /// [`ConvTransposeOptions::new`].
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const R: usize> ConvTransposeOptions<R> {
+    /// PyTorch's defaults.
+    ///
+    /// ```
+    /// use shaped::ops::conv::ConvTranspose2dOptions;
+    /// assert_eq!(ConvTranspose2dOptions::new().output_padding, [0, 0]);
+    /// ```
+    pub const fn new() -> Self {
+        ConvTransposeOptions {
+            stride: [1; R],
+            padding: [0; R],
+            output_padding: [0; R],
+            dilation: [1; R],
+            groups: 1,
+        }
+    }
+
+    /// The same stride `s` along every axis.
+    ///
+    /// ```
+    /// use shaped::ops::conv::ConvTranspose2dOptions;
+    /// assert_eq!(ConvTranspose2dOptions::new().stride(2).stride, [2, 2]);
+    /// ```
+    pub const fn stride(mut self, s: usize) -> Self {
+        self.stride = [s; R];
+        self
+    }
+
+    /// The same padding `p` on every side.
+    ///
+    /// ```
+    /// use shaped::ops::conv::ConvTranspose2dOptions;
+    /// assert_eq!(ConvTranspose2dOptions::new().padding(1).padding, [1, 1]);
+    /// ```
+    pub const fn padding(mut self, p: usize) -> Self {
+        self.padding = [p; R];
+        self
+    }
+
+    /// The same output padding `p` along every axis.
+    ///
+    /// ```
+    /// use shaped::ops::conv::ConvTranspose2dOptions;
+    /// assert_eq!(ConvTranspose2dOptions::new().output_padding(1).output_padding, [1, 1]);
+    /// ```
+    pub const fn output_padding(mut self, p: usize) -> Self {
+        self.output_padding = [p; R];
+        self
+    }
+
+    /// The same dilation `d` along every axis.
+    ///
+    /// ```
+    /// use shaped::ops::conv::ConvTranspose2dOptions;
+    /// assert_eq!(ConvTranspose2dOptions::new().dilation(2).dilation, [2, 2]);
+    /// ```
+    pub const fn dilation(mut self, d: usize) -> Self {
+        self.dilation = [d; R];
+        self
+    }
+
+    /// `groups=g`.
+    ///
+    /// ```
+    /// use shaped::ops::conv::ConvTranspose2dOptions;
+    /// assert_eq!(ConvTranspose2dOptions::new().groups(2).groups, 2);
+    /// ```
+    pub const fn groups(mut self, g: usize) -> Self {
+        self.groups = g;
+        self
+    }
+}

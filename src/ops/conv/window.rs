@@ -7,7 +7,7 @@
 //! one with a first axis of size 1 (kernel 1, stride 1, no padding), and
 //! its messages name only the real axis.
 
-use super::options::{ConvOptions, Padding, PoolOptions};
+use super::options::{ConvOptions, ConvTransposeOptions, Padding, PoolOptions};
 pub(crate) use crate::backend::Window;
 use crate::shape::ShapeError;
 
@@ -88,6 +88,64 @@ impl Window {
         }
         w.output = [0, 1].map(|i| (padded[i] - extent[i]) / stride[i] + 1);
         Ok(w)
+    }
+
+    /// The windows of a transposed convolution of spatial input sizes
+    /// `input` by kernel `kernel`: those of the convolution whose input's
+    /// gradient it is, from the output `(input - 1)·stride - 2·padding +
+    /// dilation·(kernel - 1) + output_padding + 1` to `input` windows.
+    /// Checked as PyTorch checks `conv_transpose2d`.
+    pub(crate) fn transposed(
+        input: [usize; 2],
+        kernel: [usize; 2],
+        opts: &ConvTransposeOptions<2>,
+    ) -> Result<Self, ShapeError> {
+        let (s, p, op, d) = (
+            opts.stride,
+            opts.padding,
+            opts.output_padding,
+            opts.dilation,
+        );
+        if s.contains(&0) {
+            return Err(invalid("non-positive stride is not supported"));
+        }
+        if d.contains(&0) {
+            return Err(invalid("non-positive dilation is not supported"));
+        }
+        if opts.groups == 0 {
+            return Err(invalid("non-positive groups is not supported"));
+        }
+        if (0..2).any(|i| op[i] >= s[i] && op[i] >= d[i]) {
+            return Err(invalid(format!(
+                "output padding must be smaller than either stride or dilation, but got \
+                 output_padding_height: {} output_padding_width: {} stride_height: {} \
+                 stride_width: {} dilation_height: {} dilation_width: {}",
+                op[0], op[1], s[0], s[1], d[0], d[1]
+            )));
+        }
+        let out = [0, 1].map(|i| {
+            (input[i] as i64 - 1) * s[i] as i64 - 2 * p[i] as i64
+                + (d[i] * kernel[i].max(1).saturating_sub(1)) as i64
+                + op[i] as i64
+                + 1
+        });
+        if out.iter().any(|&o| o < 1) || kernel.contains(&0) {
+            return Err(invalid(format!(
+                "Given input size per channel: ({}). Calculated output size per channel: ({}). \
+                 Output size is too small",
+                spatial(input.map(|v| v as i64), 2, " x "),
+                spatial(out, 2, " x ")
+            )));
+        }
+        Ok(Window {
+            kernel,
+            stride: s,
+            dilation: d,
+            before: p,
+            after: p,
+            input: out.map(|o| o as usize),
+            output: input,
+        })
     }
 
     /// A pooling's windows over an input of `channels` channels and spatial
