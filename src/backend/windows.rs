@@ -104,6 +104,20 @@ type Dyn<T, D> = Tensor<T, DynRank, D>;
 /// Direct kernels for windows, where a device has them. Each returns
 /// `None` when it has none (the default), and the operation is composed
 /// from the device's other primitives instead.
+///
+/// ```
+/// use shaped::backend::{Window, Windows};
+/// use shaped::device::Cpu;
+/// use shaped::{DynRank, Tensor};
+/// // The 2x2 windows of a 3x3 plane, stride 1: 4 windows of 4 elements.
+/// let x = Tensor::<f32, DynRank>::try_from_vec((0..9).map(|v| v as f32).collect(), &[1, 1, 3, 3]).unwrap();
+/// let w = Window { kernel: [2, 2], stride: [1, 1], dilation: [1, 1], before: [0, 0],
+///     after: [0, 0], input: [3, 3], output: [2, 2] };
+/// let cols = <Cpu as Windows<f32>>::unfold(&x, &w, 0.).unwrap().unwrap();
+/// assert_eq!(cols.dims(), &[1, 1, 2, 2, 2, 2]);
+/// // Kernel offset (0, 0) of each window: the top-left 2x2 block.
+/// assert_eq!(cols.to_vec()[..4], [0., 1., 3., 4.]);
+/// ```
 pub trait Windows<T: Numeric>: Backend<T> {
     /// The windows of `x` `(N, C, H, W)` as a contiguous `(N, C, kh, kw,
     /// oh, ow)` tensor (im2col), `pad` outside the input.

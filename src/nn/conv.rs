@@ -226,7 +226,15 @@ macro_rules! conv_layer {
                 }
             }
 
-            /// The layer's arguments for the functional form.
+            /// The layer's arguments for the functional form (stride `S`,
+            /// padding `P`).
+            ///
+            /// ```
+            /// use shaped::nn::Conv2d;
+            /// use shaped::Const;
+            /// let c: Conv2d<Const<3>, Const<8>, Const<3>, 2, 1> = Conv2d::new(0);
+            /// assert_eq!(c.options().stride, [2, 2]);
+            /// ```
             pub fn options(&self) -> ConvOptions<$rank> {
                 ConvOptions::new().stride(S).padding(P)
             }
