@@ -14,9 +14,10 @@ mod common;
 
 use common::json_tensor::num;
 use serde_json::Value;
-use shaped::autograd::Var;
+use shaped::autograd::{Gradients, Var};
 use shaped::element::Float;
 use shaped::ops::conv::{ConvOptions, ConvTransposeOptions, Padding, PoolOptions};
+use shaped::shape::Shape;
 use shaped::{Dyn, Tensor};
 
 type T4<T> = Tensor<T, (Dyn, Dyn, Dyn, Dyn)>;
@@ -97,6 +98,41 @@ fn close_at_scale<T: Float>(got: &[T], want: &Value, tol: f64, what: &str, floor
     );
 }
 
+/// An operation's input, weight and bias (if any).
+type Params<'a, T, SX, SW> = (&'a Var<T, SX>, &'a Var<T, SW>, Option<&'a Var<T, (Dyn,)>>);
+
+/// The gradients of the input, the weight and the bias (where there is
+/// one) against the fixture's `gx`, `gw`, `gb`.
+#[track_caller]
+fn close_grads<T: Float, SX: Shape, SW: Shape>(
+    g: &Gradients<T>,
+    (x, w, b): Params<'_, T, SX, SW>,
+    c: &Value,
+    tol: f64,
+    op: &str,
+) {
+    close(
+        &g.wrt(x).unwrap().to_vec(),
+        &c["gx"],
+        tol,
+        &format!("{op} grad input"),
+    );
+    close(
+        &g.wrt(w).unwrap().to_vec(),
+        &c["gw"],
+        tol,
+        &format!("{op} grad weight"),
+    );
+    if let Some(b) = b {
+        close(
+            &g.wrt(b).unwrap().to_vec(),
+            &c["gb"],
+            tol,
+            &format!("{op} grad bias"),
+        );
+    }
+}
+
 fn arr<const R: usize>(v: &Value) -> [usize; R] {
     dims(v).try_into().unwrap()
 }
@@ -137,26 +173,7 @@ fn conv2d_case<T: Float>(c: &Value, strided: bool, tol: f64) {
     close(&plain.to_vec(), &c["y"], tol, "Tensor::conv2d");
     let seed = Var::constant(t4::<T>(&c["seed"], false));
     let g = y.try_mul(&seed).unwrap().sum().backward();
-    close(
-        &g.wrt(&x).unwrap().to_vec(),
-        &c["gx"],
-        tol,
-        "conv2d grad input",
-    );
-    close(
-        &g.wrt(&w).unwrap().to_vec(),
-        &c["gw"],
-        tol,
-        "conv2d grad weight",
-    );
-    if let Some(b) = &b {
-        close(
-            &g.wrt(b).unwrap().to_vec(),
-            &c["gb"],
-            tol,
-            "conv2d grad bias",
-        );
-    }
+    close_grads(&g, (&x, &w, b.as_ref()), c, tol, "conv2d");
 }
 
 fn conv1d_case<T: Float>(c: &Value, strided: bool, tol: f64) {
@@ -173,26 +190,7 @@ fn conv1d_case<T: Float>(c: &Value, strided: bool, tol: f64) {
     close(&plain.to_vec(), &c["y"], tol, "Tensor::conv1d");
     let seed = Var::constant(t3::<T>(&c["seed"], false));
     let g = y.try_mul(&seed).unwrap().sum().backward();
-    close(
-        &g.wrt(&x).unwrap().to_vec(),
-        &c["gx"],
-        tol,
-        "conv1d grad input",
-    );
-    close(
-        &g.wrt(&w).unwrap().to_vec(),
-        &c["gw"],
-        tol,
-        "conv1d grad weight",
-    );
-    if let Some(b) = &b {
-        close(
-            &g.wrt(b).unwrap().to_vec(),
-            &c["gb"],
-            tol,
-            "conv1d grad bias",
-        );
-    }
+    close_grads(&g, (&x, &w, b.as_ref()), c, tol, "conv1d");
 }
 
 fn transposed_case<T: Float>(c: &Value, strided: bool, tol: f64) {
@@ -215,26 +213,7 @@ fn transposed_case<T: Float>(c: &Value, strided: bool, tol: f64) {
     close(&plain.to_vec(), &c["y"], tol, "Tensor::conv_transpose2d");
     let seed = Var::constant(t4::<T>(&c["seed"], false));
     let g = y.try_mul(&seed).unwrap().sum().backward();
-    close(
-        &g.wrt(&x).unwrap().to_vec(),
-        &c["gx"],
-        tol,
-        "conv_transpose2d grad input",
-    );
-    close(
-        &g.wrt(&w).unwrap().to_vec(),
-        &c["gw"],
-        tol,
-        "conv_transpose2d grad weight",
-    );
-    if let Some(b) = &b {
-        close(
-            &g.wrt(b).unwrap().to_vec(),
-            &c["gb"],
-            tol,
-            "conv_transpose2d grad bias",
-        );
-    }
+    close_grads(&g, (&x, &w, b.as_ref()), c, tol, "conv_transpose2d");
 }
 
 fn pool_case<T: Float>(c: &Value, strided: bool, tol: f64) {

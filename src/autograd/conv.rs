@@ -61,31 +61,22 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
         if p.is_depthwise(channels)
             && let Some(y) = self.depthwise(w, &p.window, channels)
         {
-            return match bias {
-                Some(b) => y?.try_add(&b.try_reshape::<DynRank>(&[-1, 1, 1])?),
-                None => y,
-            };
+            return y?.with_bias(bias);
         }
-        let (n, g, k, l) = (
-            p.batch as isize,
-            p.groups as isize,
-            p.window_len() as isize,
-            p.window.positions() as isize,
-        );
         let cols: DynVar<T, D> = self
             .windows(&p.window, T::zero())?
-            .try_reshape(&[n, g, k, l])?;
-        let wm: DynVar<T, D> = w.try_reshape(&[g, p.group_out() as isize, k])?;
-        let [oh, ow] = p.window.output;
-        let y: DynVar<T, D> = wm.try_matmul(&cols)?.try_reshape(&[
-            n,
-            p.out_channels as isize,
-            oh as isize,
-            ow as isize,
-        ])?;
+            .try_reshape(&p.grouped_windows())?;
+        let wm: DynVar<T, D> = w.try_reshape(&p.grouped_filters())?;
+        wm.try_matmul(&cols)?
+            .try_reshape::<DynRank>(&p.output4())?
+            .with_bias(bias)
+    }
+
+    /// This `(N, O, ...)` value plus `bias` `(O,)` at every position.
+    fn with_bias(self, bias: Option<&DynVar<T, D>>) -> Result<DynVar<T, D>, D::Error> {
         match bias {
-            Some(b) => y.try_add(&b.try_reshape::<DynRank>(&[-1, 1, 1])?),
-            None => Ok(y),
+            Some(b) => self.try_add(&b.try_reshape::<DynRank>(&[-1, 1, 1])?),
+            None => Ok(self),
         }
     }
 }
@@ -392,25 +383,13 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: GradDevice<T>> Var<T, (N, C, H
     ) -> Result<Var<T, (N, O, HO, WO), D>, D::Error> {
         let p = plan_transposed(self.dims(), weight.dims(), bias.map(|b| b.dims()), opts)?;
         result_type::<(N, O, HO, WO)>("conv_transpose2d", &p.transposed_output_dims())?;
-        let [n, g, gi, go] = [p.batch, p.groups, p.group_in, p.group_out()].map(|v| v as isize);
-        let ([kh, kw], [h, wd]) = (p.window.kernel, p.window.output);
-        let xm: DynVar<T, D> = self.try_reshape(&[n, g, gi, (h * wd) as isize])?;
+        let xm: DynVar<T, D> = self.try_reshape(&p.grouped_input())?;
         let wm: DynVar<T, D> = weight
-            .try_reshape::<DynRank>(&[g, gi, go * (kh * kw) as isize])?
+            .try_reshape::<DynRank>(&p.grouped_patches())?
             .permute(&[0, 2, 1])?;
-        let cols: DynVar<T, D> = wm.try_matmul(&xm)?.try_reshape(&[
-            n,
-            p.out_channels as isize,
-            kh as isize,
-            kw as isize,
-            h as isize,
-            wd as isize,
-        ])?;
-        let y = cols.unwindows(&p.window)?;
-        let y = match bias {
-            Some(b) => y.try_add(&b.into_dyn().try_reshape::<DynRank>(&[-1, 1, 1])?)?,
-            None => y,
-        };
+        let cols: DynVar<T, D> = wm.try_matmul(&xm)?.try_reshape(&p.patches())?;
+        let b = bias.map(Var::into_dyn);
+        let y = cols.unwindows(&p.window)?.with_bias(b.as_ref())?;
         Ok(y.try_into_shape()?)
     }
 

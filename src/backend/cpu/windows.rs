@@ -93,7 +93,17 @@ struct Plane4<'a, T> {
     channels: usize,
 }
 
-impl<T: Numeric> Plane4<'_, T> {
+impl<'a, T: Numeric> Plane4<'a, T> {
+    /// The elements `x` of the storage of the `(N, C, H, W)` layout `l`.
+    fn of(x: &'a [T], l: &Layout<'_, T>) -> Self {
+        Plane4 {
+            x,
+            strides: [l.strides[0], l.strides[1], l.strides[2], l.strides[3]],
+            offset: l.offset,
+            channels: l.dims[1].max(1),
+        }
+    }
+
     /// Element `(r, c)` of plane `(n, ch)`.
     #[inline(always)]
     fn at(&self, base: usize, r: usize, c: usize) -> T {
@@ -104,10 +114,6 @@ impl<T: Numeric> Plane4<'_, T> {
     fn base(&self, p: usize) -> usize {
         self.offset + (p / self.channels) * self.strides[0] + (p % self.channels) * self.strides[1]
     }
-}
-
-fn strides4(l: &Layout<'_, impl Sized>) -> [usize; 4] {
-    [l.strides[0], l.strides[1], l.strides[2], l.strides[3]]
 }
 
 /// `dst[q] = src(p)` along one output row: windows `0..n` of which `lo..hi`
@@ -131,12 +137,7 @@ fn im2col<T: Numeric>(x: &Dyn<T>, w: &Window, pad: T) -> Result<Dyn<T>, ShapeErr
     let l = x.layout();
     let g = l.storage.read();
     let (n, c) = (l.dims[0], l.dims[1]);
-    let src = Plane4 {
-        x: &g,
-        strides: strides4(&l),
-        offset: l.offset,
-        channels: c.max(1),
-    };
+    let src = Plane4::of(&g, &l);
     let [kh, kw] = w.kernel;
     let [oh, ow] = w.output;
     let plane = kh * kw * oh * ow;
@@ -247,12 +248,7 @@ fn depthwise<T: Numeric>(x: &Dyn<T>, weight: &Dyn<T>, w: &Window) -> Result<Dyn<
     let taps = &wg[wl.offset..];
     let (n, c, o) = (l.dims[0], l.dims[1], wl.dims[0]);
     let mult = o / c.max(1);
-    let src = Plane4 {
-        x: &g,
-        strides: strides4(&l),
-        offset: l.offset,
-        channels: c.max(1),
-    };
+    let src = Plane4::of(&g, &l);
     let [kh, kw] = w.kernel;
     let [oh, ow] = w.output;
     let unit = w.stride[1] == 1 && src.strides[3] == 1;
@@ -348,12 +344,7 @@ fn depthwise_grad_weight<T: Numeric>(
     let xg = l.storage.read();
     let (n, c, o) = (l.dims[0], l.dims[1], gl.dims[1]);
     let mult = o / c.max(1);
-    let src = Plane4 {
-        x: &xg,
-        strides: strides4(&l),
-        offset: l.offset,
-        channels: c.max(1),
-    };
+    let src = Plane4::of(&xg, &l);
     let [kh, kw] = w.kernel;
     let [oh, ow] = w.output;
     let unit = w.stride[1] == 1 && src.strides[3] == 1;

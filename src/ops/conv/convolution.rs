@@ -42,6 +42,57 @@ impl ConvPlan {
         self.group_in * self.window.kernel[0] * self.window.kernel[1]
     }
 
+    /// The windows as the product's right operand, `(N, groups,
+    /// window_len, oh·ow)`.
+    pub(crate) fn grouped_windows(&self) -> [isize; 4] {
+        [
+            self.batch,
+            self.groups,
+            self.window_len(),
+            self.window.positions(),
+        ]
+        .map(|v| v as isize)
+    }
+
+    /// The weight as the product's left operand, `(groups, O / groups,
+    /// window_len)`.
+    pub(crate) fn grouped_filters(&self) -> [isize; 3] {
+        [self.groups, self.group_out(), self.window_len()].map(|v| v as isize)
+    }
+
+    /// A convolution's output, `(N, O, oh, ow)`.
+    pub(crate) fn output4(&self) -> [isize; 4] {
+        let [oh, ow] = self.window.output;
+        [self.batch, self.out_channels, oh, ow].map(|v| v as isize)
+    }
+
+    /// A transposed convolution's input as the product's right operand,
+    /// `(N, groups, C / groups, H·W)`.
+    pub(crate) fn grouped_input(&self) -> [isize; 4] {
+        [
+            self.batch,
+            self.groups,
+            self.group_in,
+            self.window.positions(),
+        ]
+        .map(|v| v as isize)
+    }
+
+    /// A transposed convolution's weight `(C, O / groups, kh, kw)` as
+    /// `(groups, C / groups, O / groups · kh · kw)` (transposed for the
+    /// product).
+    pub(crate) fn grouped_patches(&self) -> [isize; 3] {
+        let [kh, kw] = self.window.kernel;
+        [self.groups, self.group_in, self.group_out() * kh * kw].map(|v| v as isize)
+    }
+
+    /// The product's result as patches, `(N, O, kh, kw, H, W)`: the
+    /// windows that col2im adds into the output.
+    pub(crate) fn patches(&self) -> [isize; 6] {
+        let ([kh, kw], [h, w]) = (self.window.kernel, self.window.output);
+        [self.batch, self.out_channels, kh, kw, h, w].map(|v| v as isize)
+    }
+
     /// A transposed convolution's output sizes `(N, O, HO, WO)`.
     pub(crate) fn transposed_output_dims(&self) -> Vec<usize> {
         vec![
@@ -195,20 +246,11 @@ pub(crate) fn conv_transpose2d_erased<T: Float, D: Gemm<T> + Windows<T>>(
     bias: Option<&Dyn<T, D>>,
     p: &ConvPlan,
 ) -> Result<Dyn<T, D>, D::Error> {
-    let [n, g, gi, go] = [p.batch, p.groups, p.group_in, p.group_out()].map(|v| v as isize);
-    let ([kh, kw], [h, wd]) = (p.window.kernel, p.window.output);
-    let xm: Dyn<T, D> = x.try_reshape(&[n, g, gi, (h * wd) as isize])?;
+    let xm: Dyn<T, D> = x.try_reshape(&p.grouped_input())?;
     let wm: Dyn<T, D> = w
-        .try_reshape::<DynRank>(&[g, gi, go * (kh * kw) as isize])?
+        .try_reshape::<DynRank>(&p.grouped_patches())?
         .permute(&[0, 2, 1])?;
-    let cols: Dyn<T, D> = wm.try_matmul(&xm)?.try_reshape(&[
-        n,
-        p.out_channels as isize,
-        kh as isize,
-        kw as isize,
-        h as isize,
-        wd as isize,
-    ])?;
+    let cols: Dyn<T, D> = wm.try_matmul(&xm)?.try_reshape(&p.patches())?;
     add_bias(fold(&cols, &p.window)?, bias)
 }
 
@@ -225,21 +267,9 @@ pub(crate) fn conv2d_erased<T: Float, D: Gemm<T> + Windows<T>>(
     {
         return add_bias(y?, bias);
     }
-    let (n, g, l) = (
-        p.batch as isize,
-        p.groups as isize,
-        p.window.positions() as isize,
-    );
-    let cols: Dyn<T, D> =
-        unfold(x, &p.window, T::zero())?.try_reshape(&[n, g, p.window_len() as isize, l])?;
-    let wm: Dyn<T, D> = w.try_reshape(&[g, p.group_out() as isize, p.window_len() as isize])?;
-    let [oh, ow] = p.window.output;
-    let y: Dyn<T, D> = wm.try_matmul(&cols)?.try_reshape(&[
-        n,
-        p.out_channels as isize,
-        oh as isize,
-        ow as isize,
-    ])?;
+    let cols: Dyn<T, D> = unfold(x, &p.window, T::zero())?.try_reshape(&p.grouped_windows())?;
+    let wm: Dyn<T, D> = w.try_reshape(&p.grouped_filters())?;
+    let y: Dyn<T, D> = wm.try_matmul(&cols)?.try_reshape(&p.output4())?;
     add_bias(y, bias)
 }
 
