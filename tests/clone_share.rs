@@ -140,6 +140,27 @@ fn backward_through_a_value_written_in_place_since_is_an_error() {
     b.value().set([0], 30.);
     let e = loss.try_backward().err().expect("an error").to_string();
     assert!(e.contains("[torch.DoubleTensor [2]]"), "{e}");
+    // An input that needs no gradient (the data, `Var::constant`), which
+    // the parameter's gradient reads: PyTorch watches it too.
+    let w = Var::param(Tensor::<f64, Shape![2]>::from([1., 2.]));
+    let x = Tensor::<f64, Shape![2]>::from([3., 4.]);
+    let loss = w.mul(&Var::constant(x.share())).sum();
+    x.set([1], 40.);
+    let e = loss.try_backward().err().expect("an error").to_string();
+    assert!(e.contains("[torch.DoubleTensor [2]] is at version"), "{e}");
+    // ... reached through a view made on the graph (the view shares the
+    // storage), and through a detached result.
+    let x = Tensor::<f32, Shape![2, 2]>::ones();
+    let w = Var::param(Tensor::<f32, Shape![4]>::ones());
+    let flat: Var<f32, Shape![4]> = Var::constant(x.share()).reshape();
+    let loss = w.mul(&flat).sum();
+    x.share().fill_(2.0);
+    let e = loss.try_backward().err().expect("an error").to_string();
+    assert!(e.contains("[torch.FloatTensor [4]]"), "{e}");
+    let d = w.exp().detach();
+    let loss = w.mul(&d).sum();
+    d.value().set([0], 0.0);
+    assert!(loss.try_backward().is_err());
     // Written before the operation was recorded: the gradient is right.
     let a = Var::param(Tensor::<f64, Shape![2]>::from([1., 2.]));
     let b = Var::constant(Tensor::<f64, Shape![2]>::from([3., 4.]));

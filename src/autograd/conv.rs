@@ -33,7 +33,7 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
     fn windows(&self, w: &Window, pad: T) -> Result<DynVar<T, D>, D::Error> {
         let value = unfold(&self.value.share().into_dyn(), w, pad)?;
         let w = *w;
-        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+        Ok(Var::from_op(value, &[Some(&self.node)], move || {
             Box::new(move |g, _| Ok(smallvec![Some(fold(g, &w)?)]))
         }))
     }
@@ -44,7 +44,7 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
     fn unwindows(&self, w: &Window) -> Result<DynVar<T, D>, D::Error> {
         let value = fold(&self.value.share().into_dyn(), w)?;
         let w = *w;
-        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+        Ok(Var::from_op(value, &[Some(&self.node)], move || {
             Box::new(move |g, _| Ok(smallvec![Some(unfold(g, &w, T::zero())?)]))
         }))
     }
@@ -99,7 +99,7 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
         let win = *win;
         Some(Ok(Var::from_op(
             value,
-            &[self.node.as_ref(), w.node.as_ref()],
+            &[Some(&self.node), Some(&w.node)],
             move || {
                 Box::new(move |g, needs| {
                     let missing = || {

@@ -136,7 +136,8 @@ impl<T: Float, S: Shape, D: Device> IntoLazy<T, D> for &Var<T, S, D> {
     }
 }
 
-/// A leaf's node in the graph (`None`: no gradient flows to it).
+/// A leaf's node in the graph (`None`: a scalar or plain tensor, which no
+/// gradient flows to and nothing watches).
 #[doc(hidden)]
 pub struct Parent<T: Float, D: Device = Cpu>(Option<Arc<GraphNode<T, D>>>);
 
@@ -177,7 +178,7 @@ where
     Var<T, S, D>: Sync,
 {
     fn parents(&self, out: &mut Vec<Parent<T, D>>) {
-        out.push(Parent(self.0.node.clone()));
+        out.push(Parent(Some(self.0.node.clone())));
     }
     fn cuda_value(&self, a: &mut AdjointGen<'_>, first: usize) -> String {
         a.g.leaf::<T>(first)

@@ -36,10 +36,15 @@ type Parents<T, D> = SmallVec<[Option<Arc<Node<T, D>>>; 3]>;
 /// nodes from newest to oldest is a reverse topological order.
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
-/// A value that needs a gradient: a leaf (a parameter) or the result of an
-/// operation on at least one such value.
+/// A value in the graph: a leaf (a parameter), the result of an operation
+/// on at least one value that needs a gradient, or a constant. A constant's
+/// node records no parents and no backward function: it is there so that
+/// the operations reading it watch its storage for writes (PyTorch's
+/// version counter covers inputs that need no gradient too).
 pub(crate) struct Node<T: Float, D: Device = Cpu> {
     pub(crate) id: u64,
+    /// Whether a gradient flows to this value (`false`: a constant).
+    pub(crate) requires_grad: bool,
     /// The value's sizes: every gradient flowing into this node has them.
     dims: DimVec,
     parents: Parents<T, D>,
@@ -56,10 +61,15 @@ pub(crate) struct Node<T: Float, D: Device = Cpu> {
 }
 
 impl<T: Float, D: Device> Node<T, D> {
-    /// The leaf of the value `value`.
-    pub(crate) fn leaf(value: &Tensor<T, impl crate::shape::Shape, D>) -> Arc<Self> {
+    /// The leaf of the value `value`: a parameter when `requires_grad`, a
+    /// constant otherwise.
+    pub(crate) fn leaf(
+        value: &Tensor<T, impl crate::shape::Shape, D>,
+        requires_grad: bool,
+    ) -> Arc<Self> {
         Arc::new(Node {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            requires_grad,
             dims: DimVec::from_slice(value.dims()),
             parents: SmallVec::new(),
             backward: None,
@@ -117,18 +127,23 @@ fn torch_type_name(elem: &str, device: &str) -> String {
     }
 }
 
-/// The node of an operation's result `value`, or `None` (and no backward
-/// function built, nothing saved) when no input needs a gradient.
+/// The node of an operation's result `value`. When no input needs a
+/// gradient (or recording is off), a constant's node: no backward function
+/// is built and nothing is saved. Otherwise every input is a parent, the
+/// constants too, so that a write to any of them since is caught; the
+/// engine follows and feeds only the parents that need a gradient.
 pub(crate) fn record<T: Float, D: Device>(
     value: &Tensor<T, impl crate::shape::Shape, D>,
     parents: &[Option<&Arc<Node<T, D>>>],
     backward: impl FnOnce() -> BackwardFn<T, D>,
-) -> Option<Arc<Node<T, D>>> {
-    if parents.iter().all(Option::is_none) || super::no_grad::disabled() {
-        return None;
+) -> Arc<Node<T, D>> {
+    let needed = parents.iter().flatten().any(|p| p.requires_grad);
+    if !needed || super::no_grad::disabled() {
+        return Node::leaf(value, false);
     }
-    Some(Arc::new(Node {
+    Arc::new(Node {
         id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        requires_grad: true,
         dims: DimVec::from_slice(value.dims()),
         parents: parents.iter().map(|p| p.cloned()).collect(),
         backward: Some(backward()),
@@ -138,7 +153,12 @@ pub(crate) fn record<T: Float, D: Device>(
             .iter()
             .map(|p| p.and_then(|p| p.current_version()).unwrap_or(0))
             .collect(),
-    }))
+    })
+}
+
+/// Whether gradients flow into `parent`: a graph node that needs one.
+fn wants_grad<T: Float, D: Device>(parent: &Option<Arc<Node<T, D>>>) -> bool {
+    parent.as_ref().is_some_and(|p| p.requires_grad)
 }
 
 impl<T: Float, D: Device> Drop for Node<T, D> {
@@ -171,7 +191,13 @@ pub(crate) fn backward<T: Float, D: Backend<T>>(
         if seen.contains_key(&n.id) {
             continue;
         }
-        stack.extend(n.parents.iter().flatten().cloned());
+        stack.extend(
+            n.parents
+                .iter()
+                .filter(|p| wants_grad(p))
+                .flatten()
+                .cloned(),
+        );
         seen.insert(n.id, n);
     }
     let mut order: Vec<Arc<Node<T, D>>> = seen.into_values().collect();
@@ -190,12 +216,15 @@ pub(crate) fn backward<T: Float, D: Backend<T>>(
             continue;
         };
         node.check_versions()?;
-        let needs: SmallVec<[bool; 3]> = node.parents.iter().map(Option::is_some).collect();
+        let needs: SmallVec<[bool; 3]> = node.parents.iter().map(wants_grad).collect();
         let grads = backward(&grad, &needs)?;
         for (parent, g) in node.parents.iter().zip(grads) {
             let (Some(parent), Some(g)) = (parent, g) else {
                 continue;
             };
+            if !parent.requires_grad {
+                continue;
+            }
             assert_eq!(
                 g.dims(),
                 parent.dims.as_slice(),

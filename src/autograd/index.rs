@@ -106,7 +106,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     ) -> Result<Var<T, SI, D>, D::Error> {
         let value = self.value.try_gather(dim, index)?;
         let (dims, index) = (DimVec::from_slice(self.dims()), index.share().into_dyn());
-        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+        Ok(Var::from_op(value, &[Some(&self.node)], move || {
             Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 let r = zeros(g, &dims)?.try_scatter_add(dim, &index, g)?;
                 Ok(smallvec![Some(r)])
@@ -162,7 +162,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     {
         let value = self.value.try_index_select::<K, N>(index)?;
         let (dims, index) = (DimVec::from_slice(self.dims()), index.share());
-        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+        Ok(Var::from_op(value, &[Some(&self.node)], move || {
             Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 let r = zeros(g, &dims)?.try_index_add(K as isize, &index, g)?;
                 Ok(smallvec![Some(r)])
@@ -224,7 +224,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     {
         let value = self.value.try_take_along_dim::<K, SI>(indices)?;
         let (dims, indices) = (DimVec::from_slice(self.dims()), indices.share().into_dyn());
-        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+        Ok(Var::from_op(value, &[Some(&self.node)], move || {
             take_along_dim_backward(K, dims, indices)
         }))
     }
@@ -282,7 +282,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     {
         let out = self.value.try_masked_fill(mask, value)?;
         let (dims, mask) = (DimVec::from_slice(self.dims()), mask.share().into_dyn());
-        Ok(Var::from_op(out, &[self.node.as_ref()], move || {
+        Ok(Var::from_op(out, &[Some(&self.node)], move || {
             Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 Ok(smallvec![Some(unmasked_grad(g, &mask, &dims)?)])
             })
@@ -339,7 +339,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let value = self.value.try_take_along_dim_at(dim, indices)?;
         let k = crate::tensor::wrap_dim(dim, self.value.rank())?;
         let (dims, indices) = (DimVec::from_slice(self.dims()), indices.share().into_dyn());
-        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+        Ok(Var::from_op(value, &[Some(&self.node)], move || {
             take_along_dim_backward(k, dims, indices)
         }))
     }
@@ -392,7 +392,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let value = self.value.try_take_along_dim_flat(indices)?;
         let dims = DimVec::from_slice(self.dims());
         let flat: Tensor<I, DynRank, D> = indices.try_reshape(&[-1])?;
-        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+        Ok(Var::from_op(value, &[Some(&self.node)], move || {
             Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 let n = dims.iter().product::<usize>();
                 let r = zeros(g, &[n])?.try_scatter_add(0, &flat, g)?;
@@ -461,7 +461,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
             DimVec::from_slice(source.dims()),
         );
         let mask = mask.share().into_dyn();
-        let parents = [self.node.as_ref(), source.node.as_ref()];
+        let parents = [Some(&self.node), Some(&source.node)];
         Ok(Var::from_op(out, &parents, move || {
             Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
                 let gs = needs[0]
@@ -539,7 +539,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let out = self.value.try_masked_fill_tensor(mask, &value.value)?;
         let dims = DimVec::from_slice(self.dims());
         let mask = mask.share().into_dyn();
-        let parents = [self.node.as_ref(), value.node.as_ref()];
+        let parents = [Some(&self.node), Some(&value.node)];
         Ok(Var::from_op(out, &parents, move || {
             Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
                 let gs = needs[0]
@@ -607,7 +607,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let values: Vec<&Tensor<T, S, D>> = vars.iter().map(|v| &v.value).collect();
         let value = Tensor::try_cat::<K>(&values)?;
         let sizes: Vec<usize> = vars.iter().map(|v| v.dims()[K]).collect();
-        let parents: Vec<_> = vars.iter().map(|v| v.node.as_ref()).collect();
+        let parents: Vec<_> = vars.iter().map(|v| Some(&v.node)).collect();
         Ok(Var::from_op(value, &parents, move || {
             Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
                 let parts = g.try_split_with_sizes::<K>(&sizes)?;
@@ -662,7 +662,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     {
         let value = self.value.try_select::<K>(index)?;
         let dims = DimVec::from_slice(self.dims());
-        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+        Ok(Var::from_op(value, &[Some(&self.node)], move || {
             into_view_of_zeros(dims, move |z| z.try_select::<K>(index))
         }))
     }
@@ -712,7 +712,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let bounds: (Bound<isize>, Bound<isize>) = range.bounds();
         let value = self.value.try_slice_step::<K>(bounds, step)?;
         let dims = DimVec::from_slice(self.dims());
-        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+        Ok(Var::from_op(value, &[Some(&self.node)], move || {
             into_view_of_zeros(dims, move |z| z.try_slice_step::<K>(bounds, step))
         }))
     }

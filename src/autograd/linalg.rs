@@ -62,7 +62,7 @@ pub fn try_inv<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgD
 ) -> Result<Var<T, S, D>, D::Error> {
     let value = la::try_inv(&a.value)?;
     let y = value.share().into_dyn();
-    Ok(Var::from_op(value, &[a.node.as_ref()], move || {
+    Ok(Var::from_op(value, &[Some(&a.node)], move || {
         // `-Yᵀ g Yᵀ` (the formula of [`grad::inv_backward`](crate::linalg::grad::inv_backward)) with `Yᵀ` a
         // transposed view: two matrix products and a negation on the device.
         Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
@@ -118,7 +118,7 @@ pub fn try_det<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgD
 ) -> Result<Var<T, BatchOf<S>, D>, D::Error> {
     let value = la::try_det(&a.value)?;
     let (av, d) = (a.erased(), value.share().into_dyn());
-    Ok(Var::from_op(value, &[a.node.as_ref()], move || {
+    Ok(Var::from_op(value, &[Some(&a.node)], move || {
         Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
             Ok(smallvec![Some(nan_if_failed(
                 la::vjp::det_vjp(g, &av, &d),
@@ -181,7 +181,7 @@ where
     let vec = SB::RANK.is_none() && la::is_vector_rhs(av.dims(), &bdims);
     Ok(Var::from_op(
         value,
-        &[a.node.as_ref(), b.node.as_ref()],
+        &[Some(&a.node), Some(&b.node)],
         move || {
             Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
                 // `∂B = A⁻ᵀ G` (a solve with the transposed view of A, the
@@ -262,7 +262,7 @@ pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::Li
 ) -> Result<Var<T, S, D>, D::Error> {
     let value = la::try_cholesky(&a.value)?;
     let l = value.share().into_dyn();
-    Ok(Var::from_op(value, &[a.node.as_ref()], move || {
+    Ok(Var::from_op(value, &[Some(&a.node)], move || {
         Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
             Ok(smallvec![Some(la::vjp::cholesky_vjp(g, &l)?)])
         })
@@ -339,7 +339,7 @@ where
     let bdims = b.value.dims().to_vec();
     Ok(Var::from_op(
         value,
-        &[a.node.as_ref(), b.node.as_ref()],
+        &[Some(&a.node), Some(&b.node)],
         move || {
             Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
                 let (ga, gb) = la::vjp::solve_triangular_vjp(g, &av, &x, tri)?;
@@ -379,7 +379,7 @@ where
 {
     let value = la::try_matrix_power(&a.value, k)?;
     let av = a.erased();
-    Ok(Var::from_op(value, &[a.node.as_ref()], move || {
+    Ok(Var::from_op(value, &[Some(&a.node)], move || {
         Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
             Ok(smallvec![Some(nan_if_failed(
                 la::matrix_power_vjp(g, &av, k),
@@ -415,7 +415,7 @@ where
 {
     let value = la::try_matrix_exp(&a.value)?;
     let av = a.erased();
-    Ok(Var::from_op(value, &[a.node.as_ref()], move || {
+    Ok(Var::from_op(value, &[Some(&a.node)], move || {
         Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
             Ok(smallvec![Some(nan_if_failed(
                 la::matrix_exp_vjp(g, &av),
@@ -467,7 +467,7 @@ where
     let (av, bv) = (a.erased(), b.erased());
     Ok(Var::from_op(
         value,
-        &[a.node.as_ref(), b.node.as_ref()],
+        &[Some(&a.node), Some(&b.node)],
         move || {
             Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
                 let cross = |x: &Dyn<T, D>, y: &Dyn<T, D>, like: &[usize]| {

@@ -53,7 +53,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let hinge = map2(Sub, &D::unary(Relu, &x)?, &map2(Mul, &x, &y)?)?;
         let soft = D::unary(Log1p, &D::unary(Exp, &D::unary(Neg, &D::unary(Abs, &x)?)?)?)?;
         let value: Tensor<T, S, D> = D::binary(Add, &hinge, &soft)?;
-        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+        Ok(Var::from_op(value, &[Some(&self.node)], move || {
             Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 // `g (σ(x) - y)`.
                 let d = map2(Mul, g, &map2(Sub, &D::unary(Sigmoid, &x)?, &y)?)?;

@@ -145,7 +145,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let value = self.value.try_matmul(&other.value)?;
         Ok(Var::from_op(
             value,
-            &[self.node.as_ref(), other.node.as_ref()],
+            &[Some(&self.node), Some(&other.node)],
             || matmul_backward(self.erased(), other.erased()),
         ))
     }
@@ -202,7 +202,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let value = self.value.try_mm(&mat2.value)?;
         Ok(Var::from_op(
             value,
-            &[self.node.as_ref(), mat2.node.as_ref()],
+            &[Some(&self.node), Some(&mat2.node)],
             || matmul_backward(self.erased(), mat2.erased()),
         ))
     }

@@ -68,7 +68,7 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
         );
         let node = Var::from_op(
             y,
-            &[self.node.as_ref(), weight.node.as_ref(), bias.node.as_ref()],
+            &[Some(&self.node), Some(&weight.node), Some(&bias.node)],
             move || {
                 Box::new(move |g, needs| {
                     let sum_g = g.try_sum_dims(&axes, true)?;

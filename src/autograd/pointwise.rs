@@ -104,7 +104,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         value: Tensor<T, SO, D>,
         op: Binary,
     ) -> Var<T, SO, D> {
-        Var::from_op(value, &[self.node.as_ref(), other.node.as_ref()], || {
+        Var::from_op(value, &[Some(&self.node), Some(&other.node)], || {
             binary_backward(op, self.erased(), other.erased())
         })
     }
@@ -325,7 +325,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     ) -> Var<T, SO, D> {
         Var::from_op(
             value,
-            &[self.node.as_ref(), a.node.as_ref(), b.node.as_ref()],
+            &[Some(&self.node), Some(&a.node), Some(&b.node)],
             || ternary_backward(op, self.erased(), a.erased(), b.erased()),
         )
     }
@@ -456,24 +456,20 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// ```
     pub fn clamp(&self, min: T, max: T) -> Var<T, S, D> {
         let x = self.erased();
-        Var::from_op(
-            self.value.clamp(min, max),
-            &[self.node.as_ref()],
-            move || {
-                Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
-                    if g.numel() == 0 {
-                        return Ok(smallvec![Some(g.share())]);
-                    }
-                    let (lo, hi) = (scalar_like(g, min)?, scalar_like(g, max)?);
-                    let inside = combine(
-                        table::LogicalAnd,
-                        &compare(table::GreaterEqual, &x, &lo)?,
-                        &compare(table::LessEqual, &x, &hi)?,
-                    )?;
-                    Ok(smallvec![Some(masked(g, &inside, true)?)])
-                })
-            },
-        )
+        Var::from_op(self.value.clamp(min, max), &[Some(&self.node)], move || {
+            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+                if g.numel() == 0 {
+                    return Ok(smallvec![Some(g.share())]);
+                }
+                let (lo, hi) = (scalar_like(g, min)?, scalar_like(g, max)?);
+                let inside = combine(
+                    table::LogicalAnd,
+                    &compare(table::GreaterEqual, &x, &lo)?,
+                    &compare(table::LessEqual, &x, &hi)?,
+                )?;
+                Ok(smallvec![Some(masked(g, &inside, true)?)])
+            })
+        })
     }
 }
 
@@ -509,7 +505,7 @@ where
         x.value.dims().to_vec(),
         y.value.dims().to_vec(),
     );
-    Var::from_op(value, &[x.node.as_ref(), y.node.as_ref()], move || {
+    Var::from_op(value, &[Some(&x.node), Some(&y.node)], move || {
         Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
             Ok(smallvec![
                 when(needs[0], || sum_to_like(masked(g, &c, true)?, &dx))?,

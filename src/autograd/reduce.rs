@@ -246,7 +246,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let y = forward(op, &x, &mask)?;
         let out_dims = crate::ops::reduce::result_dims(x.dims(), &mask, keepdim);
         let value: Tensor<T, SO, D> = reshape_to(&y, &out_dims)?;
-        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+        Ok(Var::from_op(value, &[Some(&self.node)], move || {
             let keep: DimVec = y.dims().into();
             Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 let g = reshape_to(g, &keep)?;
@@ -484,7 +484,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         };
         let y = value.share().into_dyn();
         let mask = crate::ops::reduce::dims_mask(&[dim], self.value.rank())?;
-        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+        Ok(Var::from_op(value, &[Some(&self.node)], move || {
             Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 let grad = match op {
                     // `y (g - Σ g y)`.
@@ -597,7 +597,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     {
         let value = sum_to_like(self.value.share().into_dyn(), dims)?;
         let from = DimVec::from_slice(self.dims());
-        Ok(Var::from_op(value, &[self.node.as_ref()], move || {
+        Ok(Var::from_op(value, &[Some(&self.node)], move || {
             Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 Ok(smallvec![Some(g.try_broadcast_to::<DynRank>(&from)?)])
             })

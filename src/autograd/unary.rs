@@ -35,7 +35,7 @@ macro_rules! unary_vars {
             pub fn $name(&self) -> Var<T, S, D> {
                 let value = self.value.$name();
                 let (x, y) = (self.erased(), value.share().into_dyn());
-                Var::from_op(value, &[self.node.as_ref()], move || unary_backward(x, y, table::$d))
+                Var::from_op(value, &[Some(&self.node)], move || unary_backward(x, y, table::$d))
             }
         }
     )*};
@@ -47,7 +47,7 @@ macro_rules! zero_grad_vars {
             $(#[$doc])*
             pub fn $name(&self) -> Var<T, S, D> {
                 let value = self.value.$name();
-                Var::from_op(value, &[self.node.as_ref()], move || {
+                Var::from_op(value, &[Some(&self.node)], move || {
                     // The upstream gradient has the input's sizes.
                     Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(zeros_like(g)?)]))
                 })
@@ -286,7 +286,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let times = ScalarRhs(table::Mul, c);
         Var::from_op(
             <D as Backend<T>>::unary(times, &self.value).or_panic(),
-            &[self.node.as_ref()],
+            &[Some(&self.node)],
             move || {
                 Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(D::unary(times, g)?)]))
             },
@@ -312,7 +312,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let over = ScalarRhs(table::Div, c);
         Var::from_op(
             <D as Backend<T>>::unary(over, &self.value).or_panic(),
-            &[self.node.as_ref()],
+            &[Some(&self.node)],
             move || {
                 Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(D::unary(over, g)?)]))
             },
@@ -337,7 +337,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     pub fn rdiv_scalar(&self, c: T) -> Var<T, S, D> {
         let value = <D as Backend<T>>::unary(ScalarLhs(table::Div, c), &self.value).or_panic();
         let (x, y) = (self.erased(), value.share().into_dyn());
-        Var::from_op(value, &[self.node.as_ref()], move || {
+        Var::from_op(value, &[Some(&self.node)], move || {
             Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 // -g · y / x
                 let gy: Dyn<T, D> = D::binary(table::Mul, g, &y)?;
@@ -364,7 +364,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     pub fn rsub_scalar(&self, c: T) -> Var<T, S, D> {
         Var::from_op(
             <D as Backend<T>>::unary(ScalarLhs(table::Sub, c), &self.value).or_panic(),
-            &[self.node.as_ref()],
+            &[Some(&self.node)],
             move || {
                 Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                     Ok(smallvec![Some(D::unary(table::Neg, g)?)])
@@ -388,7 +388,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     pub fn add_scalar(&self, c: T) -> Var<T, S, D> {
         Var::from_op(
             <D as Backend<T>>::unary(ScalarRhs(table::Add, c), &self.value).or_panic(),
-            &[self.node.as_ref()],
+            &[Some(&self.node)],
             move || Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(g.share())])),
         )
     }

@@ -46,7 +46,9 @@ use crate::shape::{DynRank, OrPanic, Shape, ShapeError};
 /// ```
 pub struct Var<T: Float, S: Shape, D: Device = Cpu> {
     pub(crate) value: Tensor<T, S, D>,
-    pub(crate) node: Option<Arc<Node<T, D>>>,
+    /// Every value has a node: a constant's watches its storage for writes
+    /// (see [`Node`]).
+    pub(crate) node: Arc<Node<T, D>>,
 }
 
 impl<T: Float, S: Shape, D: Device> core::fmt::Debug for Var<T, S, D>
@@ -65,7 +67,7 @@ where
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Var")
             .field("value", &self.value)
-            .field("requires_grad", &self.node.is_some())
+            .field("requires_grad", &self.node.requires_grad)
             .finish()
     }
 }
@@ -89,7 +91,7 @@ impl<T: Float, S: Shape, D: Device> Var<T, S, D> {
     /// assert!(Var::param(Tensor::<f32, Shape![2]>::zeros()).requires_grad());
     /// ```
     pub fn param(value: Tensor<T, S, D>) -> Self {
-        let node = Some(Node::leaf(&value));
+        let node = Node::leaf(&value, true);
         Var { value, node }
     }
 
@@ -101,7 +103,8 @@ impl<T: Float, S: Shape, D: Device> Var<T, S, D> {
     /// assert!(!Var::constant(Tensor::<f32, Shape![2]>::zeros()).requires_grad());
     /// ```
     pub fn constant(value: Tensor<T, S, D>) -> Self {
-        Var { value, node: None }
+        let node = Node::leaf(&value, false);
+        Var { value, node }
     }
 
     /// The value.
@@ -150,7 +153,7 @@ impl<T: Float, S: Shape, D: Device> Var<T, S, D> {
     /// assert!(!c.add(&c).requires_grad());
     /// ```
     pub fn requires_grad(&self) -> bool {
-        self.node.is_some()
+        self.node.requires_grad
     }
 
     /// The same value as a constant, cut from the graph (PyTorch's
@@ -251,9 +254,10 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
             ))
             .into());
         }
-        let grads = match &self.node {
-            Some(node) => graph::backward(node, seed.share().into_dyn())?,
-            None => HashMap::new(),
+        let grads = if self.node.requires_grad {
+            graph::backward(&self.node, seed.share().into_dyn())?
+        } else {
+            HashMap::new()
         };
         Ok(Gradients { grads })
     }
@@ -376,7 +380,7 @@ impl<T: Float, D: Device> Gradients<T, D> {
     /// assert_eq!(gb.to_vec(), vec![3.]);
     /// ```
     pub fn wrt<S: Shape>(&self, param: &Var<T, S, D>) -> Option<Tensor<T, S, D>> {
-        let g = self.grads.get(&param.node.as_ref()?.id)?;
+        let g = self.grads.get(&param.node.id)?;
         Some(
             g.try_into_shape()
                 .expect("the engine checks every gradient has its value's sizes"),
@@ -441,11 +445,12 @@ impl<T: Float, D: Device> Gradients<T, D> {
         param: &Var<T, S, D>,
         grad: Tensor<T, S, D>,
     ) -> Result<Option<Tensor<T, S, D>>, ShapeError> {
-        let Some(node) = param.node.as_ref() else {
+        let node = &param.node;
+        if !node.requires_grad {
             return Err(ShapeError::Invalid(
                 "a gradient can be set only for a value that requires grad".into(),
             ));
-        };
+        }
         if grad.dims() != param.dims() {
             return Err(ShapeError::Invalid(format!(
                 "assigned grad has data of a different size: the parameter has shape {:?} and \

@@ -37,7 +37,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         value: Tensor<T, S2, D>,
         backward: impl FnOnce() -> BackwardFn<T, D>,
     ) -> Var<T, S2, D> {
-        Var::from_op(value, &[self.node.as_ref()], backward)
+        Var::from_op(value, &[Some(&self.node)], backward)
     }
 
     /// The sizes as a small vector.

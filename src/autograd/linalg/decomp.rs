@@ -51,7 +51,7 @@ fn of_empty<T: LinalgFloat, S: Shape, S2: Shape, D: GradDevice<T>>(
     value: crate::Tensor<T, S2, D>,
 ) -> Var<T, S2, D> {
     let av = a.erased();
-    Var::from_op(value, &[a.node.as_ref()], move || {
+    Var::from_op(value, &[Some(&a.node)], move || {
         Box::new(move |_: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(zeros_like(&av)?)]))
     })
 }
@@ -122,7 +122,7 @@ pub fn try_svdvals<T: LinalgFloat, S: Matrices, D: GradDevice<T> + LinalgDevice<
 ) -> Result<Var<T, SvalsOf<S>, D>, D::Error> {
     let value = la::try_svdvals(&a.value)?;
     let av = a.erased();
-    Ok(Var::from_op(value, &[a.node.as_ref()], move || {
+    Ok(Var::from_op(value, &[Some(&a.node)], move || {
         Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(svdvals_grad(&av, g)?)]))
     }))
 }
@@ -339,7 +339,7 @@ pub fn try_cond<T: LinalgFloat, S: Matrices, D: GradDevice<T> + LinalgDevice<T>>
             // A singular matrix: PyTorch's value (inf), a NaN gradient.
             Err(_) => {
                 let av = a.erased();
-                return Ok(Var::from_op(value, &[a.node.as_ref()], move || {
+                return Ok(Var::from_op(value, &[Some(&a.node)], move || {
                     Box::new(move |_: &Dyn<T, D>, _: &[bool]| {
                         let nan: Dyn<T, D> =
                             <D as Backend<T>>::from_host(&av, vec![T::nan()], &[])?;
@@ -440,7 +440,7 @@ fn lstsq_core<T: LinalgFloat, SA: Shape, SB: Shape, SX: Shape, D: GradDevice<T> 
     vec: bool,
 ) -> Var<T, SX, D> {
     let (av, bv) = (a.erased(), b.erased());
-    Var::from_op(value, &[a.node.as_ref(), b.node.as_ref()], move || {
+    Var::from_op(value, &[Some(&a.node), Some(&b.node)], move || {
         Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
             let col = |x: &Dyn<T, D>| {
                 let mut d = isize_dims(x.dims());
@@ -620,7 +620,7 @@ pub fn try_householder_product<
     let (av, tv) = (a.erased(), tau.erased());
     Ok(Var::from_op(
         value,
-        &[a.node.as_ref(), tau.node.as_ref()],
+        &[Some(&a.node), Some(&tau.node)],
         move || {
             Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
                 let (ga, gt) = la::vjp::householder_product_vjp(g, &av, &tv)?;
@@ -754,7 +754,7 @@ pub fn try_lu<T: LinalgFloat, S: Matrices, D: GradDevice<T> + LinalgDevice<T>>(
         l.share().into_dyn(),
         u.share().into_dyn(),
     );
-    let parts = packed(&[a.node.as_ref()], &[lk.share(), uk.share()], move |g| {
+    let parts = packed(&[Some(&a.node)], &[lk.share(), uk.share()], move |g| {
         Ok(Some(la::vjp::lu_vjp(&g[0], &g[1], &pk, &lk, &uk)?))
     })?;
     let mut it = parts.into_iter();
@@ -815,7 +815,7 @@ fn eig_parts<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T>>(
         outs.extend([m(&vecs.re), m(&vecs.im)]);
     }
     let (ad, like) = (a.dims().to_vec(), a.erased());
-    let parts = packed(&[a.node.as_ref()], &outs, move |g| {
+    let parts = packed(&[Some(&a.node)], &outs, move |g| {
         // On the host, as the forward pass (complex per-matrix algebra);
         // the gradient is copied back to `a`'s device.
         let saved = saved
