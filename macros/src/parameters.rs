@@ -1,5 +1,5 @@
-//! Expansion of `#[derive(Parameters)]`: visit each field's parameters in
-//! declaration order, skipping fields marked `#[param(skip)]`, and name
+//! Expansion of `#[derive(Parameters)]`: visit each field's parameters (and
+//! buffers) in declaration order, skipping fields marked `#[param(skip)]`, and name
 //! them by field (`#[param(rename = "...")]` gives a field another name in
 //! state dicts).
 
@@ -103,6 +103,13 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
             f,
         );)
     });
+    let buffers = fields.iter().map(|(name, key, _)| {
+        quote!(::shaped::nn::Parameters::<#elem>::visit_named_buffers(
+            &self.#name,
+            &::shaped::nn::param_key(prefix, #key),
+            f,
+        );)
+    });
     Ok(quote! {
         impl #impl_generics ::shaped::nn::Parameters<#elem> for #ident #ty_generics #where_clause {
             fn visit_params(
@@ -117,6 +124,13 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
                 f: &mut dyn FnMut(&str, &::shaped::autograd::Var<#elem, ::shaped::DynRank>),
             ) {
                 #(#named)*
+            }
+            fn visit_named_buffers(
+                &self,
+                prefix: &str,
+                f: &mut dyn FnMut(&str, ::shaped::nn::Buffer<#elem>),
+            ) {
+                #(#buffers)*
             }
         }
     })

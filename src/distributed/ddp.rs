@@ -30,7 +30,7 @@ use super::{Collectives, DistError, OrPanicDist, ReduceOp};
 use crate::autograd::{GradDevice, Gradients, Var};
 use crate::backend::Backend;
 use crate::element::Float;
-use crate::nn::Parameters;
+use crate::nn::{Buffer, Parameters};
 use crate::ops::table::Fill;
 use crate::shape::{Dyn, DynRank};
 use crate::{Tensor, device::Device};
@@ -71,8 +71,9 @@ pub struct DataParallel<M, C> {
 }
 
 impl<M, C> DataParallel<M, C> {
-    /// Wraps `module`, replacing its parameters on every rank by rank 0's
-    /// (one broadcast per parameter), as DDP's constructor does.
+    /// Wraps `module`, replacing its parameters and tensor buffers (batch
+    /// norm's running statistics) on every rank by rank 0's (one broadcast
+    /// each), as DDP's constructor does.
     ///
     /// # Errors
     /// A rank whose model's parameters differ in number or shape from rank
@@ -96,6 +97,11 @@ impl<M, C> DataParallel<M, C> {
         module.visit_params(&mut |p| {
             if result.is_ok() {
                 let mut value = p.value().share();
+                result = comm.try_broadcast_(&mut value, 0);
+            }
+        });
+        module.visit_named_buffers("", &mut |_, b| {
+            if let (Ok(()), Buffer::Tensor(mut value)) = (&result, b) {
                 result = comm.try_broadcast_(&mut value, 0);
             }
         });
@@ -345,5 +351,17 @@ impl<T: Float, D: GradDevice<T>, M: Parameters<T, D>, C> Parameters<T, D> for Da
     /// The model's parameters.
     fn visit_params(&self, f: &mut dyn FnMut(&Var<T, DynRank, D>)) {
         self.module.visit_params(f);
+    }
+
+    /// The model's parameters under the model's own names (a state dict
+    /// saved from the wrapper loads into the bare model; PyTorch's DDP
+    /// adds a `module.` prefix, which `model.module.state_dict()` drops).
+    fn visit_named_params(&self, prefix: &str, f: &mut dyn FnMut(&str, &Var<T, DynRank, D>)) {
+        self.module.visit_named_params(prefix, f);
+    }
+
+    /// The model's buffers under the model's own names.
+    fn visit_named_buffers(&self, prefix: &str, f: &mut dyn FnMut(&str, Buffer<T, D>)) {
+        self.module.visit_named_buffers(prefix, f);
     }
 }

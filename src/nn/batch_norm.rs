@@ -2,11 +2,12 @@
 //! `GroupNorm<C>`: normalisation over channels-first inputs, with a
 //! learned scale and shift per channel, on any device.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::conv::Channels;
 use super::erase::{erased, restored};
-use super::params::{Parameters, param_key};
+use super::params::{Buffer, Parameters, param_key};
 use crate::Tensor;
 use crate::autograd::{GradDevice, Var, no_grad};
 use crate::backend::Backend;
@@ -92,6 +93,8 @@ pub struct BatchNorm<C: Dim, T: Float = f32, D: Device = Cpu> {
     /// The weight of a new batch in the running statistics (`0.1`).
     pub momentum: T,
     training: AtomicBool,
+    /// Training batches seen (PyTorch's `num_batches_tracked` buffer).
+    batches: Arc<AtomicU64>,
 }
 
 /// `torch.nn.BatchNorm1d`: [`BatchNorm`] over `(N, C)` or `(N, C, L)`.
@@ -151,6 +154,7 @@ impl<C: Dim, T: Float, D: GradDevice<T>> BatchNorm<C, T, D> {
             eps: T::from_f64(1e-5),
             momentum: T::from_f64(0.1),
             training: AtomicBool::new(true),
+            batches: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -179,6 +183,23 @@ impl<C: Dim, T: Float, D: GradDevice<T>> BatchNorm<C, T, D> {
     /// ```
     pub fn eval(&mut self) {
         self.training.store(false, Ordering::Relaxed);
+    }
+
+    /// The number of training batches that updated the running statistics
+    /// (PyTorch's `num_batches_tracked`; saved and loaded with them).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::nn::BatchNorm1d;
+    /// use shaped::{Const, Shape, Tensor};
+    /// let bn: BatchNorm1d<Const<2>> = BatchNorm1d::new();
+    /// let x = Var::constant(Tensor::<f32, Shape![3, 2]>::randn(0));
+    /// bn.forward(&x);
+    /// bn.forward(&x);
+    /// assert_eq!(bn.num_batches_tracked(), 2);
+    /// ```
+    pub fn num_batches_tracked(&self) -> u64 {
+        self.batches.load(Ordering::Relaxed)
     }
 
     /// Whether the layer is in training mode.
@@ -227,6 +248,7 @@ impl<C: Dim, T: Float, D: GradDevice<T>> BatchNorm<C, T, D> {
             let (y, stats) =
                 xe.batch_norm_train(&erased(&self.weight), &erased(&self.bias), self.eps)?;
             self.update_running(&stats.mean, &stats.var, count)?;
+            self.batches.fetch_add(1, Ordering::Relaxed);
             return Ok(restored(&y, d));
         }
         // Evaluation: the running statistics, constants.
@@ -330,6 +352,18 @@ impl<C: Dim, T: Float, D: GradDevice<T>> Parameters<T, D> for BatchNorm<C, T, D>
         self.weight
             .visit_named_params(&param_key(prefix, "weight"), f);
         self.bias.visit_named_params(&param_key(prefix, "bias"), f);
+    }
+
+    /// `prefix.running_mean`, `prefix.running_var` and
+    /// `prefix.num_batches_tracked`, PyTorch's buffers.
+    fn visit_named_buffers(&self, prefix: &str, f: &mut dyn FnMut(&str, Buffer<T, D>)) {
+        let stat = |t: &Tensor<T, (C,), D>| Buffer::Tensor(t.share().into_dyn());
+        f(&param_key(prefix, "running_mean"), stat(&self.running_mean));
+        f(&param_key(prefix, "running_var"), stat(&self.running_var));
+        f(
+            &param_key(prefix, "num_batches_tracked"),
+            Buffer::Count(Arc::clone(&self.batches)),
+        );
     }
 }
 

@@ -7,8 +7,36 @@ use crate::Tensor;
 use crate::autograd::{GradDevice, Var};
 use crate::device::{Cpu, Device};
 use crate::element::Float;
-use crate::shape::OrPanic;
-use crate::shape::{Dim, DynRank, FixedDim, Shape};
+use crate::shape::{
+    Const, Dim, Dyn, DynRank, FixedDim, One, OrPanic, Shape, ShapeError, SplitLast,
+};
+
+/// Holds when inputs whose last dimension is `Self` fit a [`LayerNorm`]
+/// over `N` features: the same type, or a `Dyn` input (checked at run
+/// time). A layer of `Dyn` width takes `Dyn` inputs, as
+/// [`Channels`](super::Channels). A mismatch of two static widths fails at
+/// `cargo check`.
+///
+/// ```
+/// use shaped::nn::NormalizedWidth;
+/// use shaped::{Const, Dyn};
+/// fn fits<W: NormalizedWidth<N>, N: shaped::Dim>() {}
+/// fits::<Const<8>, Const<8>>();
+/// fits::<Dyn, Const<8>>();
+/// fits::<Dyn, Dyn>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a `LayerNorm` over `{N}` features cannot take inputs whose last dimension is `{Self}`",
+    label = "inputs `(..., {Self})`, the layer normalises `{N}` features",
+    note = "the input's last dimension must be the layer's width (`N` in `LayerNorm<N>`), as PyTorch's `normalized_shape`"
+)]
+pub trait NormalizedWidth<N: Dim>: Dim {}
+
+impl<N: Dim> NormalizedWidth<N> for N {}
+#[diagnostic::do_not_recommend]
+impl<const N: usize> NormalizedWidth<Const<N>> for Dyn {}
+#[diagnostic::do_not_recommend]
+impl NormalizedWidth<One> for Dyn {}
 
 /// `torch.nn.LayerNorm(N)`: each row along the last axis (of size `N`) is
 /// shifted to mean 0 and scaled to variance 1 (the biased variance, plus
@@ -87,8 +115,12 @@ impl<N: Dim, T: Float, D: GradDevice<T>> LayerNorm<N, T, D> {
     }
 
     /// `(x - mean) / √(var + eps) · weight + bias` along the last axis of
-    /// `x`, which must have size `N` (checked at run time for `DynRank`
-    /// inputs; the panic is the broadcast error).
+    /// `x`, which must have size `N`: a static width other than `N` does
+    /// not compile ([`NormalizedWidth`]); a `Dyn` one is checked at run time
+    /// ([`LayerNorm::try_forward`]'s error).
+    ///
+    /// # Panics
+    /// With the message of [`LayerNorm::try_forward`]'s error.
     ///
     /// ```
     /// use shaped::autograd::Var;
@@ -99,17 +131,50 @@ impl<N: Dim, T: Float, D: GradDevice<T>> LayerNorm<N, T, D> {
     /// assert_eq!(ln.forward(&x).dims(), &[2, 4, 3]);
     /// ```
     #[track_caller]
-    pub fn forward<S: Shape>(&self, x: &Var<T, S, D>) -> Var<T, S, D> {
+    pub fn forward<S>(&self, x: &Var<T, S, D>) -> Var<T, S, D>
+    where
+        S: SplitLast,
+        S::Last: NormalizedWidth<N>,
+    {
+        self.try_forward(x).or_panic()
+    }
+
+    /// [`LayerNorm::forward`] for inputs of any shape, the width checked at
+    /// run time.
+    ///
+    /// # Errors
+    /// PyTorch's error when the input's last dimension is not `N` (or it
+    /// has none).
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::nn::LayerNorm;
+    /// use shaped::{Const, DynRank, Tensor};
+    /// let ln: LayerNorm<Const<32>> = LayerNorm::new();
+    /// let x = Var::constant(Tensor::<f32, DynRank>::try_zeros(&[8, 16]).unwrap());
+    /// assert_eq!(ln.try_forward(&x).unwrap_err().to_string(),
+    ///     "Given normalized_shape=[32], expected input with shape [*, 32], but got input of size[8, 16]");
+    /// ```
+    pub fn try_forward<S: Shape>(&self, x: &Var<T, S, D>) -> Result<Var<T, S, D>, D::Error> {
+        let n = self.weight.dims()[0];
+        if x.dims().last() != Some(&n) {
+            let sizes: Vec<String> = x.dims().iter().map(usize::to_string).collect();
+            return Err(ShapeError::Invalid(format!(
+                "Given normalized_shape=[{n}], expected input with shape [*, {n}], but got \
+                 input of size[{}]",
+                sizes.join(", ")
+            ))
+            .into());
+        }
         let x = erased(x);
         let mean = x.mean_dims(&[-1], true);
-        let centred = x.try_sub(&mean).or_panic();
+        let centred = x.try_sub(&mean)?;
         let var = centred.square().mean_dims(&[-1], true);
         let y = centred
-            .try_mul(&var.add_scalar(self.eps).rsqrt())
-            .and_then(|y| y.try_mul(&erased(&self.weight)))
-            .and_then(|y| y.try_add(&erased(&self.bias)))
-            .or_panic();
-        restored(&y, x.dims())
+            .try_mul(&var.add_scalar(self.eps).rsqrt())?
+            .try_mul(&erased(&self.weight))?
+            .try_add(&erased(&self.bias))?;
+        Ok(restored(&y, x.dims()))
     }
 }
 

@@ -51,13 +51,14 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | `params.rs` | [`Parameters`]: a model's parameters in a fixed order (derive it) |
+//! | `params.rs` | [`Parameters`]: a model's parameters in a fixed order (derive it), and its [`Buffer`]s |
 //! | `init.rs` | PyTorch's default initialisations, seeded |
 //! | `linear.rs` | [`Linear<I, O>`](Linear) |
 //! | `batch_norm.rs` | [`BatchNorm`] (`BatchNorm1d`/`2d`: running statistics, train / eval), [`GroupNorm`] |
 //! | `conv.rs` | [`Conv2d<I, O, K, S, P>`](Conv2d), [`Conv1d`]: channels and kernel in the type, output sizes checked at build time |
+//! | `conv_transpose.rs` | [`ConvTranspose2d<I, O, K, S, P, OP>`](ConvTranspose2d): the transposed convolution layer, output sizes checked at build time |
 //! | `embedding.rs` | [`Embedding<V, D>`](Embedding) |
-//! | `layer_norm.rs` | [`LayerNorm<D>`](LayerNorm) |
+//! | `layer_norm.rs` | [`LayerNorm<D>`](LayerNorm): the width checked in the type ([`NormalizedWidth`]) |
 //! | `attention.rs` | [`scaled_dot_product_attention`] and its masks ([`Causal`], [`KeyPadding`], ...), [`causal_mask`] |
 //! | `dropout.rs` | [`Dropout`] (train / eval) |
 //! | `activation.rs` | [`Relu`], [`Gelu`], [`GeluTanh`] ([`gelu_tanh`]), [`Silu`], [`Sigmoid`], [`Tanh`] as layers |
@@ -74,7 +75,7 @@
 //! | `schedule.rs` | [`LrScheduler`] (`LambdaLR`), [`warmup_cosine`], [`warmup_linear`] |
 //! | `data.rs` | [`DataLoader`]: shuffled mini-batches over a [`TensorDataset`] (one or more tensors sharing the sample axis) |
 //! | `optimizer_state.rs` | [`Adam::state_dict`] / [`Adam::load_state_dict`]: optimizer checkpoints (feature `safetensors`) |
-//! | `state_dict.rs` | `load_safetensors`, `save_safetensors`, `state_dict`: parameters by name (feature `safetensors`) |
+//! | `state_dict.rs` | `load_safetensors`, `save_safetensors`, `state_dict`: parameters and buffers by name (feature `safetensors`) |
 
 mod accuracy;
 mod activation;
@@ -83,6 +84,7 @@ mod attention;
 mod batch_norm;
 mod clip;
 mod conv;
+mod conv_transpose;
 mod cross_entropy;
 mod data;
 mod dropout;
@@ -113,16 +115,17 @@ pub use attention::{
 pub use batch_norm::{BatchNorm, BatchNorm1d, BatchNorm2d, ChannelsFirst, GroupNorm};
 pub use clip::clip_grad_norm;
 pub use conv::{Channels, Conv1d, Conv2d};
+pub use conv_transpose::ConvTranspose2d;
 pub use cross_entropy::CrossEntropy;
 pub use data::{Batches, DataLoader, TensorDataset};
 pub use dropout::Dropout;
 pub use embedding::Embedding;
-pub use layer_norm::LayerNorm;
+pub use layer_norm::{LayerNorm, NormalizedWidth};
 pub use linear::{InputWidth, Linear, LinearInput, LinearOutput, Rows};
 pub use losses::{binary_cross_entropy_with_logits, cross_entropy, cross_entropy_probs, mse, nll};
 pub use one_hot::{one_hot, try_one_hot};
 pub use optimizer::Optimizer;
-pub use params::{Parameters, param_key};
+pub use params::{Buffer, Parameters, param_key};
 pub use reduction::{Mean, NoReduction, Reduction, Sum};
 pub use schedule::{LrScheduler, warmup_cosine, warmup_linear};
 pub use sgd::Sgd;

@@ -1,10 +1,12 @@
 //! Optimizer checkpoints: [`Adam`]'s state (step counts, both moments and
-//! the current learning rate) saved to and loaded from safetensors, in
-//! PyTorch's `optimizer.state_dict()` layout by parameter position, so that
-//! a run saved with the model's [`state_dict`](super::state_dict) resumes
-//! bit for bit (feature `safetensors`).
+//! the current learning rate) and [`Sgd`]'s (momentum buffers and the
+//! learning rate) saved to and loaded from safetensors, in PyTorch's
+//! `optimizer.state_dict()` layout by parameter position, so that a run
+//! saved with the model's [`state_dict`](super::state_dict) resumes bit for
+//! bit (feature `safetensors`).
 
 use super::adam::{Adam, Moments};
+use super::sgd::Sgd;
 use super::state_dict::StateDictError;
 use crate::Tensor;
 use crate::element::Float;
@@ -158,6 +160,117 @@ impl<T: Float + SafeElement> Adam<T> {
         }
         self.lr = lr;
         self.moments = moments;
+        Ok(())
+    }
+}
+
+impl<T: Float + SafeElement> Sgd<T> {
+    /// The optimizer's state as PyTorch lays it out: for each parameter
+    /// position `i` with a momentum buffer, `state.i.momentum_buffer`; and
+    /// the current rate `param_groups.0.lr`. The other settings (momentum,
+    /// dampening, weight decay, Nesterov) are the code's.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::io::safetensors::SafeTensorsFile;
+    /// use shaped::nn::{Optimizer, Sgd};
+    /// use shaped::{Shape, Tensor};
+    /// let mut w = Var::param(Tensor::<f32, Shape![2]>::from_vec(vec![1., -1.]));
+    /// let mut opt = Sgd::new(0.1).momentum(0.9);
+    /// let grads = w.square().sum().backward();
+    /// opt.step(&mut w, &grads);
+    /// let saved = SafeTensorsFile::from_bytes(opt.state_dict().to_bytes().unwrap()).unwrap();
+    /// assert_eq!(saved.names(), ["param_groups.0.lr", "state.0.momentum_buffer"]);
+    /// ```
+    pub fn state_dict(&self) -> SafeTensorsWriter {
+        let mut w = SafeTensorsWriter::new();
+        w.add(LR, &Tensor::<T, ()>::full(self.lr));
+        for (i, b) in self.buffers.iter().enumerate() {
+            if let Some(b) = b {
+                w.add(&format!("state.{i}.momentum_buffer"), b);
+            }
+        }
+        w
+    }
+
+    /// Replaces the momentum buffers and the learning rate with the ones
+    /// saved by [`Sgd::state_dict`]. Nothing is changed when a key is not
+    /// the optimizer's or the rate is missing.
+    ///
+    /// # Errors
+    /// [`StateDictError::Keys`] naming the missing and unexpected keys;
+    /// [`StateDictError::File`] when a tensor cannot be read.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::io::safetensors::SafeTensorsFile;
+    /// use shaped::nn::{Optimizer, Sgd};
+    /// use shaped::{Shape, Tensor};
+    /// let w = Var::param(Tensor::<f32, Shape![2]>::from_vec(vec![1., -1.]));
+    /// let mut opt = Sgd::new(0.1).momentum(0.9);
+    /// opt.step(&mut w.clone(), &w.square().sum().backward());
+    /// let file = SafeTensorsFile::from_bytes(opt.state_dict().to_bytes().unwrap()).unwrap();
+    /// let mut resumed = Sgd::<f32>::new(0.5).momentum(0.9);
+    /// resumed.load_state_dict(&file).unwrap();
+    /// assert_eq!(resumed.lr(), 0.1);
+    /// ```
+    pub fn load_state_dict(&mut self, file: &SafeTensorsFile) -> Result<(), StateDictError> {
+        let read_error = |key: &str, error: Error| StateDictError::File {
+            key: key.to_string(),
+            error: Box::new(error),
+        };
+        let names = file.names();
+        let mut unexpected = Vec::new();
+        let mut slots: Vec<Option<String>> = Vec::new();
+        for name in &names {
+            if name == LR {
+                continue;
+            }
+            let index = name
+                .strip_prefix("state.")
+                .and_then(|rest| rest.strip_suffix(".momentum_buffer"))
+                .and_then(|i| i.parse::<usize>().ok());
+            match index {
+                // An index is bounded by the number of names in the file.
+                Some(i) if i < names.len() => {
+                    if slots.len() <= i {
+                        slots.resize(i + 1, None);
+                    }
+                    slots[i] = Some(name.clone());
+                }
+                _ => unexpected.push(name.clone()),
+            }
+        }
+        let missing: Vec<String> = if file.info(LR).is_none() {
+            vec![LR.to_string()]
+        } else {
+            Vec::new()
+        };
+        if !missing.is_empty() || !unexpected.is_empty() {
+            return Err(StateDictError::Keys {
+                model: "SGD".into(),
+                missing,
+                unexpected,
+                size_mismatch: Vec::new(),
+            });
+        }
+        // Every check passed: read, then replace.
+        let lr = file
+            .load::<T, ()>(LR)
+            .map_err(|e| read_error(LR, e))?
+            .item();
+        let mut buffers = Vec::with_capacity(slots.len());
+        for slot in &slots {
+            buffers.push(match slot {
+                Some(key) => Some(
+                    file.load::<T, DynRank>(key)
+                        .map_err(|e| read_error(key, e))?,
+                ),
+                None => None,
+            });
+        }
+        self.lr = lr;
+        self.buffers = buffers;
         Ok(())
     }
 }

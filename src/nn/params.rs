@@ -1,10 +1,56 @@
 //! The parameters of a model, listed in a fixed order, so that an optimizer
 //! can step a whole model.
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use crate::Tensor;
 use crate::autograd::{GradDevice, Gradients, Var};
-use crate::device::Cpu;
+use crate::device::{Cpu, Device};
 use crate::element::Float;
 use crate::shape::{DynRank, Shape};
+
+/// A buffer of a model: state saved and loaded with its parameters but not
+/// trained (PyTorch's `register_buffer`), such as [`BatchNorm`]'s running
+/// statistics. [`Parameters::visit_named_buffers`] lists them; state dicts
+/// save and load them next to the parameters.
+///
+/// [`BatchNorm`]: super::BatchNorm
+///
+/// ```
+/// use shaped::nn::{BatchNorm2d, Buffer, Parameters};
+/// use shaped::Const;
+/// let bn: BatchNorm2d<Const<4>> = BatchNorm2d::new();
+/// let names: Vec<String> = bn.named_buffers().into_iter().map(|(n, _)| n).collect();
+/// assert_eq!(names, ["running_mean", "running_var", "num_batches_tracked"]);
+/// ```
+pub enum Buffer<T: Float, D: Device = Cpu> {
+    /// A tensor of the model's element type: a handle on the buffer's
+    /// storage, so a load writes into the model in place.
+    Tensor(Tensor<T, DynRank, D>),
+    /// A count, saved as PyTorch saves it: a 0-d `int64` tensor
+    /// (`num_batches_tracked`).
+    Count(Arc<AtomicU64>),
+}
+
+impl<T: Float, D: Device> core::fmt::Debug for Buffer<T, D>
+where
+    Tensor<T, DynRank, D>: core::fmt::Debug,
+{
+    /// The tensor, or the count.
+    ///
+    /// ```
+    /// use std::sync::{Arc, atomic::AtomicU64};
+    /// let b: shaped::nn::Buffer<f32> = shaped::nn::Buffer::Count(Arc::new(AtomicU64::new(3)));
+    /// assert_eq!(format!("{b:?}"), "Count(3)");
+    /// ```
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Buffer::Tensor(t) => f.debug_tuple("Tensor").field(t).finish(),
+            Buffer::Count(c) => f.debug_tuple("Count").field(c).finish(),
+        }
+    }
+}
 
 /// A model (or a part of one) that holds parameters: [`Var`]s made with
 /// [`Var::param`]. Derive it with `#[derive(Parameters)]`; the derive visits
@@ -64,6 +110,47 @@ pub trait Parameters<T: Float, D: GradDevice<T> = Cpu> {
             f(&param_key(prefix, &i.to_string()), p);
             i += 1;
         });
+    }
+
+    /// Calls `f` on each buffer (state that is saved but not trained, such
+    /// as [`BatchNorm`](super::BatchNorm)'s running statistics) with its
+    /// state-dict name, as PyTorch's `named_buffers()`. None by default;
+    /// the derive visits each field's buffers in declaration order.
+    ///
+    /// ```
+    /// use shaped::nn::{BatchNorm1d, Linear, Parameters};
+    /// use shaped::Const;
+    /// #[derive(Parameters)]
+    /// struct Net {
+    ///     fc: Linear<Const<3>, Const<2>>,
+    ///     norm: BatchNorm1d<Const<2>>,
+    /// }
+    /// let net = Net { fc: Linear::new(0), norm: BatchNorm1d::new() };
+    /// let mut names = Vec::new();
+    /// net.visit_named_buffers("", &mut |name, _| names.push(name.to_string()));
+    /// assert_eq!(names, ["norm.running_mean", "norm.running_var", "norm.num_batches_tracked"]);
+    /// ```
+    #[allow(clippy::type_complexity)] // the visitor's signature, as `visit_params`'s
+    fn visit_named_buffers(&self, prefix: &str, f: &mut dyn FnMut(&str, Buffer<T, D>)) {
+        let _ = (prefix, f);
+    }
+
+    /// The buffers with their state-dict names (see
+    /// [`visit_named_buffers`](Self::visit_named_buffers)), as PyTorch's
+    /// `named_buffers()`.
+    ///
+    /// ```
+    /// use shaped::nn::{Buffer, BatchNorm1d, Parameters};
+    /// use shaped::Const;
+    /// let bn: BatchNorm1d<Const<3>> = BatchNorm1d::new();
+    /// let (name, var) = &bn.named_buffers()[1];
+    /// assert_eq!(name, "running_var");
+    /// assert!(matches!(var, Buffer::Tensor(t) if t.to_vec() == vec![1.; 3]));
+    /// ```
+    fn named_buffers(&self) -> Vec<(String, Buffer<T, D>)> {
+        let mut out = Vec::new();
+        self.visit_named_buffers("", &mut |name, b| out.push((name.to_string(), b)));
+        out
     }
 
     /// The parameters with their state-dict names (see
@@ -175,6 +262,13 @@ impl<T: Float, D: GradDevice<T>, P: Parameters<T, D>> Parameters<T, D> for Vec<P
             p.visit_named_params(&param_key(prefix, &i.to_string()), f);
         }
     }
+
+    /// Element `i`'s buffers under `prefix.i`.
+    fn visit_named_buffers(&self, prefix: &str, f: &mut dyn FnMut(&str, Buffer<T, D>)) {
+        for (i, p) in self.iter().enumerate() {
+            p.visit_named_buffers(&param_key(prefix, &i.to_string()), f);
+        }
+    }
 }
 
 impl<T: Float, D: GradDevice<T>, P: Parameters<T, D>, const N: usize> Parameters<T, D> for [P; N] {
@@ -187,6 +281,13 @@ impl<T: Float, D: GradDevice<T>, P: Parameters<T, D>, const N: usize> Parameters
     fn visit_named_params(&self, prefix: &str, f: &mut dyn FnMut(&str, &Var<T, DynRank, D>)) {
         for (i, p) in self.iter().enumerate() {
             p.visit_named_params(&param_key(prefix, &i.to_string()), f);
+        }
+    }
+
+    /// Element `i`'s buffers under `prefix.i`.
+    fn visit_named_buffers(&self, prefix: &str, f: &mut dyn FnMut(&str, Buffer<T, D>)) {
+        for (i, p) in self.iter().enumerate() {
+            p.visit_named_buffers(&param_key(prefix, &i.to_string()), f);
         }
     }
 }
@@ -203,6 +304,13 @@ impl<T: Float, D: GradDevice<T>, P: Parameters<T, D>> Parameters<T, D> for Optio
     fn visit_named_params(&self, prefix: &str, f: &mut dyn FnMut(&str, &Var<T, DynRank, D>)) {
         if let Some(p) = self {
             p.visit_named_params(prefix, f);
+        }
+    }
+
+    /// The value's buffers under the same prefix.
+    fn visit_named_buffers(&self, prefix: &str, f: &mut dyn FnMut(&str, Buffer<T, D>)) {
+        if let Some(p) = self {
+            p.visit_named_buffers(prefix, f);
         }
     }
 }

@@ -29,12 +29,12 @@ use crate::shape::DynRank;
 /// assert!((w.value().to_vec()[0] - 0.75).abs() < 1e-15);
 /// ```
 pub struct Sgd<T: Float, D: Device = Cpu> {
-    lr: T,
+    pub(super) lr: T,
     momentum: T,
     dampening: T,
     weight_decay: T,
     nesterov: bool,
-    buffers: Vec<Option<Tensor<T, DynRank, D>>>,
+    pub(super) buffers: Vec<Option<Tensor<T, DynRank, D>>>,
 }
 
 impl<T: Float, D: Device> Clone for Sgd<T, D>

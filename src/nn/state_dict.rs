@@ -1,12 +1,14 @@
-//! State dicts: a model's parameters loaded from and saved to a safetensors
-//! file by name, every size checked, as PyTorch's `load_state_dict` and
-//! `state_dict()` (feature `safetensors`).
+//! State dicts: a model's parameters and buffers loaded from and saved to
+//! a safetensors file by name, every size checked, as PyTorch's
+//! `load_state_dict` and `state_dict()` (feature `safetensors`).
 
 use core::fmt;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::params::Parameters;
-use crate::autograd::Var;
+use super::params::{Buffer, Parameters};
+use crate::Tensor;
 use crate::element::Float;
 use crate::io::Error;
 use crate::io::safetensors::{SafeElement, SafeTensorsFile, SafeTensorsWriter};
@@ -223,12 +225,36 @@ fn short_type_name<M: ?Sized>() -> String {
     base.rsplit("::").next().unwrap_or(base).to_string()
 }
 
-/// Loads the parameters of `model` from `file` by name, in place: each
-/// parameter's name ([`Parameters::visit_named_params`], renamed by
-/// `options`) must be in the file with the parameter's sizes; elements of
-/// another float type are converted (a `bf16` checkpoint into an `f32`
-/// model). The checks all run before anything is written, so a failed load
-/// leaves the model as it was.
+/// What a state dict holds of a model, by name: each tensor (the
+/// parameters, then the tensor buffers) as a handle on its storage, and
+/// each count buffer.
+struct Entries<T: Float> {
+    tensors: Vec<(String, Tensor<T, DynRank>)>,
+    counts: Vec<(String, Arc<AtomicU64>)>,
+}
+
+fn entries<T: Float, M: Parameters<T> + ?Sized>(model: &M) -> Entries<T> {
+    let mut tensors = Vec::new();
+    model.visit_named_params("", &mut |name, p| {
+        tensors.push((name.to_string(), p.value().share()))
+    });
+    let mut counts = Vec::new();
+    model.visit_named_buffers("", &mut |name, b| match b {
+        Buffer::Tensor(t) => tensors.push((name.to_string(), t)),
+        Buffer::Count(c) => counts.push((name.to_string(), c)),
+    });
+    Entries { tensors, counts }
+}
+
+/// Loads the parameters and buffers of `model` from `file` by name, in
+/// place: each one's name ([`Parameters::visit_named_params`],
+/// [`Parameters::visit_named_buffers`], renamed by `options`) must be in
+/// the file with its sizes; elements of another float type are converted
+/// (a `bf16` checkpoint into an `f32` model). A count buffer
+/// (`num_batches_tracked`) may be absent, as PyTorch fills it in for a
+/// state dict without version metadata, which a safetensors file is. The
+/// checks all run before anything is written, so a failed load leaves the
+/// model as it was.
 ///
 /// # Errors
 /// [`StateDictError::Keys`], with PyTorch's message, when names are
@@ -265,25 +291,40 @@ where
     T: Float + SafeElement,
     M: Parameters<T> + ?Sized,
 {
-    let params = model.named_params();
+    let Entries { tensors, counts } = entries(model);
     let mut missing = Vec::new();
     let mut size_mismatch = Vec::new();
-    let mut found: Vec<(String, &Var<T, DynRank>)> = Vec::new();
-    for (name, p) in &params {
+    let mut found: Vec<(String, &Tensor<T, DynRank>)> = Vec::new();
+    for (name, t) in &tensors {
         let key = options.file_key(name);
         match file.info(&key) {
             None => missing.push(key),
-            Some((_, dims)) if dims != p.dims() => {
-                size_mismatch.push((key, dims, p.dims().to_vec()))
+            Some((_, dims)) if dims != t.dims() => {
+                size_mismatch.push((key, dims, t.dims().to_vec()))
             }
-            Some(_) => found.push((key, p)),
+            Some(_) => found.push((key, t)),
         }
     }
+    let mut found_counts = Vec::new();
+    for (name, c) in &counts {
+        let key = options.file_key(name);
+        match file.info(&key) {
+            None => {}
+            Some((_, dims)) if !dims.is_empty() => size_mismatch.push((key, dims, Vec::new())),
+            Some(_) => found_counts.push((key, c)),
+        }
+    }
+    let known = |n: &String| {
+        let names = tensors.iter().map(|(name, _)| name);
+        names
+            .chain(counts.iter().map(|(name, _)| name))
+            .any(|name| options.file_key(name) == *n)
+    };
     let mut unexpected: Vec<String> = file
         .names()
         .into_iter()
         .filter(|n| !options.ignored.iter().any(|p| n.starts_with(p.as_str())))
-        .filter(|n| !params.iter().any(|(name, _)| options.file_key(name) == *n))
+        .filter(|n| !known(n))
         .collect();
     unexpected.sort();
     let key_errors = options.strict && (!missing.is_empty() || !unexpected.is_empty());
@@ -300,16 +341,28 @@ where
             size_mismatch,
         });
     }
-    for (key, p) in found {
-        let value = p.value().share();
-        let mut slice = value
+    let file_error = |key: String| {
+        move |error| StateDictError::File {
+            key,
+            error: Box::new(error),
+        }
+    };
+    // The counts first: they are small, and a wrong element type fails
+    // before any tensor is written.
+    let mut count_values = Vec::with_capacity(found_counts.len());
+    for (key, c) in found_counts {
+        let n = file.load::<i64, ()>(&key).map_err(file_error(key))?;
+        count_values.push((c, n.item().max(0) as u64));
+    }
+    for (key, t) in found {
+        let mut slice = t
             .as_mut_slice()
-            .expect("a parameter is a contiguous tensor of its own");
+            .expect("a parameter or buffer is a contiguous tensor of its own");
         file.read_into(&key, &mut slice[..])
-            .map_err(|error| StateDictError::File {
-                key,
-                error: Box::new(error),
-            })?;
+            .map_err(file_error(key))?;
+    }
+    for (c, n) in count_values {
+        c.store(n, Ordering::Relaxed);
     }
     Ok(LoadReport {
         missing_keys: missing,
@@ -317,8 +370,10 @@ where
     })
 }
 
-/// The parameters of `model` as a safetensors file's contents, each under
-/// its name ([`Parameters::named_params`]): what [`load_safetensors`] reads
+/// The parameters and buffers of `model` as a safetensors file's
+/// contents, each under its name ([`Parameters::named_params`],
+/// [`Parameters::named_buffers`]; a count as a 0-d `int64` tensor, as
+/// PyTorch saves `num_batches_tracked`): what [`load_safetensors`] reads
 /// back, and what PyTorch's `safetensors.torch.load_file` reads as a state
 /// dict.
 ///
@@ -339,7 +394,14 @@ where
     M: Parameters<T> + ?Sized,
 {
     let mut w = SafeTensorsWriter::new();
-    model.visit_named_params("", &mut |name, p| w.add(name, p.value()));
+    let Entries { tensors, counts } = entries(model);
+    for (name, t) in &tensors {
+        w.add(name, t);
+    }
+    for (name, c) in &counts {
+        let n = i64::try_from(c.load(Ordering::Relaxed)).unwrap_or(i64::MAX);
+        w.add(name, &Tensor::<i64, ()>::scalar(n));
+    }
     w
 }
 

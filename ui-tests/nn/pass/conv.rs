@@ -1,7 +1,7 @@
 // The twins of the convolution cases: channels and output sizes that fit,
 // static and run-time spatial sizes, 1x1 kernels, norms of the right width.
 use shaped::autograd::Var;
-use shaped::nn::{BatchNorm2d, Conv1d, Conv2d, GroupNorm};
+use shaped::nn::{BatchNorm2d, Conv1d, Conv2d, ConvTranspose2d, GroupNorm};
 use shaped::ops::conv::Pool2dOptions;
 use shaped::{Const, Dyn, One, Shape, Tensor};
 
@@ -20,4 +20,11 @@ fn main() {
     let s = Var::constant(Tensor::<f32, Shape![4, 4, 36]>::zeros());
     let _: Var<f32, Shape![4, 2, 36]> = c1.forward(&s);
     let _ = p;
+    // Transposed: 7x7 doubled by kernel 4 / stride 2 / padding 1, and by
+    // kernel 3 / stride 2 / padding 1 / output padding 1.
+    let up: ConvTranspose2d<Const<8>, Const<4>, Const<4>, 2, 1> = ConvTranspose2d::new(3);
+    let u = Var::constant(Tensor::<f32, Shape![2, 8, 7, 7]>::zeros());
+    let _: Var<f32, Shape![2, 4, 14, 14]> = up.forward(&u);
+    let up3: ConvTranspose2d<Const<8>, Const<4>, Const<3>, 2, 1, 1> = ConvTranspose2d::new(4);
+    let _: Var<f32, Shape![2, 4, 14, 14]> = up3.forward(&u);
 }
