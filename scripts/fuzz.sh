@@ -9,6 +9,12 @@
 #   scripts/fuzz.sh npy 60           # one target, a minute
 #   scripts/fuzz.sh npy npz 120      # two targets, 2 minutes each
 #
+# Then each loader's corpus (every input the fuzzing kept) is replayed in
+# a release build without the sanitizer (fuzz/replay/main.rs): a load
+# slower than 100 ms, or allocating more than twice the file's size (what
+# a deflated npz member or JSON text legitimately expands to aside), fails
+# the script, naming the file.
+#
 # Targets: dynamic_shapes (the run-time shape API), npy, npz, serde_json and
 # safetensors (the loaders of untrusted bytes). The loaders' corpora are
 # seeded, when empty, with the files under tests/data/ (written by NumPy
@@ -83,4 +89,11 @@ for target in "${targets[@]}"; do
     ASAN_OPTIONS="allocator_may_return_null=1:${ASAN_OPTIONS:-}" \
         cargo +nightly fuzz run "$target" "$corpus" -- \
         -max_total_time="$seconds" -max_len="$max_len" -print_final_stats=1
+done
+
+for target in "${targets[@]}"; do
+    if [ "$target" != dynamic_shapes ]; then
+        cargo run --release --manifest-path fuzz/Cargo.toml --bin replay -- \
+            "$target" "fuzz/corpus/$target"
+    fi
 done
