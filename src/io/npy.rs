@@ -32,8 +32,8 @@
 //!   product without overflow, an empty array's other sizes bounded, and the
 //!   data they claim no more than the file holds where its length is known
 //!   ([`read`], an `.npz` member); from a stream ([`from_reader`]) the data
-//!   is read in chunks of 64 KiB, so a claim is never allocated ahead of the
-//!   bytes that back it.
+//!   is read in chunks of 4 KiB doubling to 64 KiB, so a claim is never
+//!   allocated ahead of the bytes that back it.
 //! - an `.npz` member is read whole, to its end, so that its CRC-32 is
 //!   checked (a flipped bit is an error, not a wrong value), and only if
 //!   its declared size is one the archive can hold (stored: at most the
@@ -401,6 +401,12 @@ const MAX_DEFLATE_RATIO: u64 = 1032;
 /// known, so that what is allocated is what the file held.
 const CHUNK_BYTES: usize = 1 << 16;
 
+/// The first chunk from a stream of unknown length: chunks double from
+/// here to [`CHUNK_BYTES`] while the data keeps coming, so that a short
+/// stream costs about what it holds (a 141-byte file claiming terabytes
+/// took two 64 KiB buffers before).
+const FIRST_CHUNK_BYTES: usize = 1 << 12;
+
 /// The tensor in a `.npy` stream of `total` bytes, if known.
 fn read_npy<T: NpyElement, S: Shape, R: Read>(
     mut reader: R,
@@ -472,23 +478,30 @@ fn read_elements<T: NpyElement, R: Read>(
     item: usize,
     known: bool,
 ) -> Result<Vec<T>, ReadError> {
-    let per_chunk = (CHUNK_BYTES / item).max(1);
+    let max_chunk = (CHUNK_BYTES / item).max(1);
+    let mut per_chunk = if known {
+        max_chunk
+    } else {
+        (FIRST_CHUNK_BYTES / item).clamp(1, max_chunk)
+    };
     let mut out = Vec::new();
     // Known to be there: still more than a 32-bit address space may hold.
+    // Otherwise `out` grows as the elements arrive.
     out.try_reserve_exact(if known { numel } else { numel.min(per_chunk) })
         .map_err(|e| Failed(std::io::Error::new(std::io::ErrorKind::OutOfMemory, e)))?;
-    let mut buf = vec![0u8; numel.min(per_chunk) * item];
+    let mut buf = Vec::new();
     while out.len() < numel {
         let count = (numel - out.len()).min(per_chunk);
-        let chunk = &mut buf[..count * item];
-        let got = read_full(reader, chunk).map_err(Failed)?;
-        if got < chunk.len() {
+        buf.resize(count * item, 0u8);
+        let got = read_full(reader, &mut buf).map_err(Failed)?;
+        if got < buf.len() {
             return Err(Short(out.len() as u64 * item as u64 + got as u64));
         }
-        let mut bytes: &[u8] = chunk;
+        let mut bytes: &[u8] = &buf;
         for _ in 0..count {
             out.push(elem.read_one(&mut bytes).map_err(Failed)?);
         }
+        per_chunk = (per_chunk * 2).min(max_chunk);
     }
     Ok(out)
 }
