@@ -156,6 +156,7 @@ fn pool_options(c: &Value) -> PoolOptions<2> {
         stride: arr(&c["stride"]),
         padding: arr(&c["padding"]),
         dilation: arr(&c["dilation"]),
+        count_include_pad: c["count_include_pad"].as_bool().unwrap_or(true),
     }
 }
 

@@ -17,7 +17,7 @@ use super::device::GradDevice;
 use crate::element::Float;
 use crate::ops::conv::{
     ConvOptions, ConvPlan, ConvTransposeOptions, PoolOptions, Window, as_2d, averaging,
-    check_adaptive, fold, plan, plan_transposed, result_type, unfold,
+    check_adaptive, fold, plan, plan_transposed, result_type, unfold, window_counts,
 };
 use crate::shape::{Dim, DynRank, FixedDim, OrPanic, ShapeError};
 
@@ -282,9 +282,14 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: GradDevice<T>> Var<T, (N, C, H
             oh,
             ow,
         ])?;
-        win.try_mean_dims(&[2], false)?
-            .try_into_shape()
-            .map_err(Into::into)
+        let y = if opts.count_include_pad {
+            win.try_mean_dims(&[2], false)?
+        } else {
+            let counts = window_counts(&self.value.share().into_dyn(), &w)?;
+            win.try_sum_dims(&[2], false)?
+                .try_div(&Var::constant(counts))?
+        };
+        y.try_into_shape().map_err(Into::into)
     }
 
     /// [`Var::try_avg_pool2d`], panicking on error.

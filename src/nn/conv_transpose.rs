@@ -240,10 +240,10 @@ impl<
     /// ```
     /// use shaped::autograd::Var;
     /// use shaped::nn::ConvTranspose2d;
-    /// use shaped::{Const, Dyn, Shape, Tensor};
+    /// use shaped::{Const, Dyn, One, Shape, Tensor};
     /// let up: ConvTranspose2d<Const<3>, Const<2>, Const<3>, 2, 1, 1> = ConvTranspose2d::new(0);
     /// let x = Var::constant(Tensor::<f32, Shape![1, _, _, _]>::try_ones(&[1, 3, 5, 4]).unwrap());
-    /// let y: Var<f32, (Const<1>, Const<2>, Dyn, Dyn)> = up.forward(&x);
+    /// let y: Var<f32, (One, Const<2>, Dyn, Dyn)> = up.forward(&x);
     /// assert_eq!(y.dims(), &[1, 2, 10, 8]);
     /// ```
     #[track_caller]

@@ -86,7 +86,7 @@ def conv_case(rank):
         return case
 
 
-def pool_case(op):
+def pool_case(op, count_include_pad=True):
     while True:
         n, c = rng.randint(1, 2), rng.randint(1, 3)
         size = [rng.randint(2, 9) for _ in range(2)]
@@ -104,10 +104,12 @@ def pool_case(op):
                 if op == "max_pool2d":
                     y = F.max_pool2d(x, k, s, p, d)
                 else:
-                    y = F.avg_pool2d(x, k, s, p)
+                    y = F.avg_pool2d(x, k, s, p, count_include_pad=count_include_pad)
             except RuntimeError:
                 continue
             args = {"kernel": k, "stride": s, "padding": p, "dilation": d}
+            if not count_include_pad:
+                args["count_include_pad"] = False
         seed = rand(*y.shape)
         (y * seed).sum().backward()
         return {"op": op, **args, "x": tj(x.detach()), "seed": tj(seed), "y": tj(y.detach()),
@@ -238,6 +240,10 @@ errors = [
     error("conv_transpose2d", [2, 6, 5, 5], [3, 2, 3, 3], groups=2),
     error("conv_transpose2d", [2, 3, 5, 5], [3, 8, 3, 3], stride=0),
 ]
+
+# Added later, drawn after the others so that those stay as they were:
+# averages over the input's elements only (padding not counted).
+cases += [pool_case("avg_pool2d", count_include_pad=False) for _ in range(10)]
 
 path = os.path.join(os.path.dirname(__file__), "conv_cases.json")
 with open(path, "w") as f:

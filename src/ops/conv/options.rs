@@ -214,6 +214,10 @@ pub struct PoolOptions<const R: usize> {
     pub padding: [usize; R],
     /// The spacing between window elements (max pooling).
     pub dilation: [usize; R],
+    /// Whether average pooling divides by the whole window, padding zeros
+    /// included (`true`, PyTorch's default), or by the input elements in
+    /// the window (`count_include_pad=False`).
+    pub count_include_pad: bool,
 }
 
 /// [`PoolOptions`] of the 2-d poolings.
@@ -242,6 +246,7 @@ impl<const R: usize> PoolOptions<R> {
             stride: k,
             padding: [0; R],
             dilation: [1; R],
+            count_include_pad: true,
         }
     }
 
@@ -275,6 +280,18 @@ impl<const R: usize> PoolOptions<R> {
     /// ```
     pub const fn dilation(mut self, d: usize) -> Self {
         self.dilation = [d; R];
+        self
+    }
+
+    /// With `count_include_pad` (average pooling): `false` averages each
+    /// window over the input elements it covers only.
+    ///
+    /// ```
+    /// use shaped::ops::conv::Pool2dOptions;
+    /// assert!(!Pool2dOptions::new(3).padding(1).count_include_pad(false).count_include_pad);
+    /// ```
+    pub const fn count_include_pad(mut self, on: bool) -> Self {
+        self.count_include_pad = on;
         self
     }
 }

@@ -10,6 +10,7 @@ use super::window::Window;
 use crate::Tensor;
 use crate::backend::{Backend, Gemm, Windows};
 use crate::element::Float;
+use crate::ops::table::Fill;
 use crate::shape::{Dim, DynRank, OrPanic, ShapeError};
 
 type Dyn<T, D> = Tensor<T, DynRank, D>;
@@ -30,6 +31,20 @@ pub(crate) fn pool_windows<T: Float, D: Windows<T>>(
         o[0] as isize,
         o[1] as isize,
     ])
+}
+
+/// How many input elements (not padding) each window of `w` covers, as
+/// `(1, 1, oh, ow)`, on `like`'s device: the divisor of an average that
+/// leaves the padding out (`count_include_pad=False`).
+pub(crate) fn window_counts<T: Float, D: Gemm<T> + Windows<T>>(
+    like: &Dyn<T, D>,
+    w: &Window,
+) -> Result<Dyn<T, D>, D::Error> {
+    // One plane `(1, 1, H, W)` of ones on `like`'s device (a sum is one
+    // even for an empty batch).
+    let plane: Dyn<T, D> = like.try_sum_dims(&[0, 1], true)?;
+    let ones = <D as Backend<T>>::unary(Fill(T::one()), &plane)?;
+    pool_windows(&ones, w, T::zero())?.try_sum_dims(&[2], false)
 }
 
 /// The matrix `(out, len)` whose row `i` averages the positions
@@ -120,9 +135,11 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T> + Windows<T>> Tensor<T
         self.try_max_pool2d(opts).or_panic()
     }
 
-    /// The mean of each window, as `torch.nn.functional.avg_pool2d` (the
-    /// padding zeros count, `count_include_pad=True`); output sizes stated
-    /// by the result type, checked at run time.
+    /// The mean of each window, as `torch.nn.functional.avg_pool2d`: the
+    /// padding zeros count unless the options say
+    /// [`count_include_pad(false)`](PoolOptions::count_include_pad), which
+    /// averages over the input elements of each window only; output sizes
+    /// stated by the result type, checked at run time.
     ///
     /// # Errors
     /// As [`Tensor::try_max_pool2d`]; a dilation other than 1.
@@ -142,10 +159,15 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T> + Windows<T>> Tensor<T
         let d = self.dims();
         let w = Window::pool(d[1], [d[2], d[3]], opts, false)?;
         result_type::<(N, C, HO, WO)>("avg_pool2d", &self.pooled(&w))?;
-        let win = pool_windows(&self.share().into_dyn(), &w, T::zero())?;
-        win.try_mean_dims(&[2], false)?
-            .try_into_shape()
-            .map_err(Into::into)
+        let x = self.share().into_dyn();
+        let win = pool_windows(&x, &w, T::zero())?;
+        let y = if opts.count_include_pad {
+            win.try_mean_dims(&[2], false)?
+        } else {
+            win.try_sum_dims(&[2], false)?
+                .try_div(&window_counts(&x, &w)?)?
+        };
+        y.try_into_shape().map_err(Into::into)
     }
 
     /// [`Tensor::try_avg_pool2d`], panicking on error.
@@ -157,8 +179,11 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T> + Windows<T>> Tensor<T
     /// use shaped::ops::conv::Pool2dOptions;
     /// use shaped::{Shape, Tensor};
     /// let x = Tensor::<f32, Shape![1, 1, 2, 2]>::ones();
-    /// let y: Tensor<f32, Shape![1, 1, 2, 2]> = x.avg_pool2d(&Pool2dOptions::new(3).stride(1).padding(1));
+    /// let o = Pool2dOptions::new(3).stride(1).padding(1);
+    /// let y: Tensor<f32, Shape![1, 1, 2, 2]> = x.avg_pool2d(&o);
     /// assert_eq!(y.to_vec(), vec![4. / 9.; 4]);
+    /// let y: Tensor<f32, Shape![1, 1, 2, 2]> = x.avg_pool2d(&o.count_include_pad(false));
+    /// assert_eq!(y.to_vec(), vec![1.; 4]);
     /// ```
     #[track_caller]
     pub fn avg_pool2d<HO: Dim, WO: Dim>(
