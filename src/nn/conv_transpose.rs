@@ -210,23 +210,12 @@ impl<
     /// assert_eq!(c.options().output_padding, [1, 1]);
     /// ```
     pub fn options(&self) -> ConvTransposeOptions<2> {
-        let mut o = ConvTransposeOptions::new().stride(S).padding(P);
-        o.output_padding = [OP; 2];
-        o
+        ConvTransposeOptions::new()
+            .stride(S)
+            .padding(P)
+            .output_padding(OP)
     }
-}
 
-impl<
-    I: Dim,
-    O: Dim,
-    K: FixedDim,
-    const S: usize,
-    const P: usize,
-    const OP: usize,
-    T: Float,
-    D: GradDevice<T>,
-> ConvTranspose2d<I, O, K, S, P, OP, T, D>
-{
     /// The transposed convolution of `x` `(N, C, H, W)`, `C` the layer's
     /// `I`, into `(N, O, HO, WO)`. Where `H` and `HO` (or `W` and `WO`)
     /// are static, the build checks `HO = (H - 1)·S - 2P + K + OP`;
@@ -250,7 +239,10 @@ impl<
     pub fn forward<N: Dim, C: Channels<I>, H: Dim, W: Dim, HO: Dim, WO: Dim>(
         &self,
         x: &Var<T, (N, C, H, W), D>,
-    ) -> Var<T, (N, O, HO, WO), D> {
+    ) -> Var<T, (N, O, HO, WO), D>
+    where
+        K: FixedDim,
+    {
         let () = TransposedSize::<H, HO, K, S, P, OP>::CHECK;
         let () = TransposedSize::<W, WO, K, S, P, OP>::CHECK;
         // The weight seen with the input's channel type (the same type, or
