@@ -17,7 +17,7 @@ use shaped::distributed::{
     Collectives, Communicator, DataParallel, DistError, DistributedSampler, MpiComm, MpiElement,
     ReduceOp, SingleProcess,
 };
-use shaped::nn::{Adam, Linear, Mean, Optimizer, Parameters, Sgd, cross_entropy};
+use shaped::nn::{Adam, BatchNorm1d, Linear, Mean, Optimizer, Parameters, Sgd, cross_entropy};
 use shaped::{Const, Dim, Dyn, DynRank, Shape, Tensor};
 
 // ---------------------------------------------------------------- launcher
@@ -477,7 +477,12 @@ fn worker_ddp() {
         "rank {rank}: after 20 steps, max relative difference to one process: SGD {sgd:.2e}, Adam {adam:.2e}"
     );
     assert!(sgd <= 1e-5 && adam <= 1e-5, "SGD {sgd}, Adam {adam}");
-    comm.barrier();
+    // Buffers (a batch norm's running statistics) start from rank 0's too.
+    let bn: BatchNorm1d<Const<3>> = BatchNorm1d::new();
+    bn.running_mean.share().fill_(rank as f32 + 1.0);
+    let ddp = DataParallel::new(bn, comm);
+    assert_eq!(ddp.running_mean.to_vec(), vec![1.0; 3], "rank {rank}");
+    ddp.comm_ref().barrier();
     println!("rank {rank}: worker_ddp ok");
 }
 
