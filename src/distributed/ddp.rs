@@ -101,7 +101,7 @@ impl<M, C> DataParallel<M, C> {
             }
         });
         module.visit_named_buffers("", &mut |_, b| {
-            if let (Ok(()), Buffer::Tensor(mut value)) = (&result, b) {
+            if let (Ok(()), Buffer::Values(mut value)) = (&result, b) {
                 result = comm.try_broadcast_(&mut value, 0);
             }
         });

@@ -357,7 +357,7 @@ impl<C: Dim, T: Float, D: GradDevice<T>> Parameters<T, D> for BatchNorm<C, T, D>
     /// `prefix.running_mean`, `prefix.running_var` and
     /// `prefix.num_batches_tracked`, PyTorch's buffers.
     fn visit_named_buffers(&self, prefix: &str, f: &mut dyn FnMut(&str, Buffer<T, D>)) {
-        let stat = |t: &Tensor<T, (C,), D>| Buffer::Tensor(t.share().into_dyn());
+        let stat = |t: &Tensor<T, (C,), D>| Buffer::Values(t.share().into_dyn());
         f(&param_key(prefix, "running_mean"), stat(&self.running_mean));
         f(&param_key(prefix, "running_var"), stat(&self.running_var));
         f(

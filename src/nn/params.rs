@@ -25,9 +25,11 @@ use crate::shape::{DynRank, Shape};
 /// assert_eq!(names, ["running_mean", "running_var", "num_batches_tracked"]);
 /// ```
 pub enum Buffer<T: Float, D: Device = Cpu> {
-    /// A tensor of the model's element type: a handle on the buffer's
-    /// storage, so a load writes into the model in place.
-    Tensor(Tensor<T, DynRank, D>),
+    /// Values of the model's element type: a handle on the buffer's
+    /// tensor, so a load writes into the model in place. (Not named
+    /// `Tensor`: a variant of that name would make rustc spell out
+    /// `shaped::Tensor` in every error message.)
+    Values(Tensor<T, DynRank, D>),
     /// A count, saved as PyTorch saves it: a 0-d `int64` tensor
     /// (`num_batches_tracked`).
     Count(Arc<AtomicU64>),
@@ -37,7 +39,7 @@ impl<T: Float, D: Device> core::fmt::Debug for Buffer<T, D>
 where
     Tensor<T, DynRank, D>: core::fmt::Debug,
 {
-    /// The tensor, or the count.
+    /// The values, or the count.
     ///
     /// ```
     /// use std::sync::{Arc, atomic::AtomicU64};
@@ -46,7 +48,7 @@ where
     /// ```
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            Buffer::Tensor(t) => f.debug_tuple("Tensor").field(t).finish(),
+            Buffer::Values(t) => f.debug_tuple("Values").field(t).finish(),
             Buffer::Count(c) => f.debug_tuple("Count").field(c).finish(),
         }
     }
@@ -145,7 +147,7 @@ pub trait Parameters<T: Float, D: GradDevice<T> = Cpu> {
     /// let bn: BatchNorm1d<Const<3>> = BatchNorm1d::new();
     /// let (name, var) = &bn.named_buffers()[1];
     /// assert_eq!(name, "running_var");
-    /// assert!(matches!(var, Buffer::Tensor(t) if t.to_vec() == vec![1.; 3]));
+    /// assert!(matches!(var, Buffer::Values(t) if t.to_vec() == vec![1.; 3]));
     /// ```
     fn named_buffers(&self) -> Vec<(String, Buffer<T, D>)> {
         let mut out = Vec::new();

@@ -240,7 +240,7 @@ fn entries<T: Float, M: Parameters<T> + ?Sized>(model: &M) -> Entries<T> {
     });
     let mut counts = Vec::new();
     model.visit_named_buffers("", &mut |name, b| match b {
-        Buffer::Tensor(t) => tensors.push((name.to_string(), t)),
+        Buffer::Values(t) => tensors.push((name.to_string(), t)),
         Buffer::Count(c) => counts.push((name.to_string(), c)),
     });
     Entries { tensors, counts }
