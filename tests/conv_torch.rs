@@ -157,6 +157,7 @@ fn pool_options(c: &Value) -> PoolOptions<2> {
         padding: arr(&c["padding"]),
         dilation: arr(&c["dilation"]),
         count_include_pad: c["count_include_pad"].as_bool().unwrap_or(true),
+        ceil_mode: c["ceil_mode"].as_bool().unwrap_or(false),
     }
 }
 

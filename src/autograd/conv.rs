@@ -17,7 +17,7 @@ use super::device::GradDevice;
 use crate::element::Float;
 use crate::ops::conv::{
     ConvOptions, ConvPlan, ConvTransposeOptions, PoolOptions, Window, as_2d, averaging,
-    check_adaptive, fold, plan, plan_transposed, result_type, unfold, window_counts,
+    avg_divisor, check_adaptive, fold, plan, plan_transposed, result_type, unfold,
 };
 use crate::shape::{Dim, DynRank, FixedDim, OrPanic, ShapeError};
 
@@ -282,12 +282,10 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: GradDevice<T>> Var<T, (N, C, H
             oh,
             ow,
         ])?;
-        let y = if opts.count_include_pad {
-            win.try_mean_dims(&[2], false)?
-        } else {
-            let counts = window_counts(&self.value.share().into_dyn(), &w)?;
-            win.try_sum_dims(&[2], false)?
-                .try_div(&Var::constant(counts))?
+        let divisor = avg_divisor(&self.value.share().into_dyn(), &w, opts.count_include_pad)?;
+        let y = match divisor {
+            None => win.try_mean_dims(&[2], false)?,
+            Some(d) => win.try_sum_dims(&[2], false)?.try_div(&Var::constant(d))?,
         };
         y.try_into_shape().map_err(Into::into)
     }

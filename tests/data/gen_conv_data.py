@@ -86,7 +86,7 @@ def conv_case(rank):
         return case
 
 
-def pool_case(op, count_include_pad=True):
+def pool_case(op, count_include_pad=True, ceil_mode=False):
     while True:
         n, c = rng.randint(1, 2), rng.randint(1, 3)
         size = [rng.randint(2, 9) for _ in range(2)]
@@ -102,14 +102,23 @@ def pool_case(op, count_include_pad=True):
             d = [rng.choice([1, 1, 2]) for _ in range(2)] if op == "max_pool2d" else [1, 1]
             try:
                 if op == "max_pool2d":
-                    y = F.max_pool2d(x, k, s, p, d)
+                    y = F.max_pool2d(x, k, s, p, d, ceil_mode=ceil_mode)
+                    floor = F.max_pool2d(x, k, s, p, d)
                 else:
-                    y = F.avg_pool2d(x, k, s, p, count_include_pad=count_include_pad)
+                    y = F.avg_pool2d(x, k, s, p, ceil_mode=ceil_mode,
+                                     count_include_pad=count_include_pad)
+                    floor = F.avg_pool2d(x, k, s, p)
             except RuntimeError:
+                continue
+            # ceil_mode cases whose last window starts past the floor's:
+            # the ones where ceil_mode changes something.
+            if ceil_mode and y.shape == floor.shape:
                 continue
             args = {"kernel": k, "stride": s, "padding": p, "dilation": d}
             if not count_include_pad:
                 args["count_include_pad"] = False
+            if ceil_mode:
+                args["ceil_mode"] = True
         seed = rand(*y.shape)
         (y * seed).sum().backward()
         return {"op": op, **args, "x": tj(x.detach()), "seed": tj(seed), "y": tj(y.detach()),
@@ -244,6 +253,11 @@ errors = [
 # Added later, drawn after the others so that those stay as they were:
 # averages over the input's elements only (padding not counted).
 cases += [pool_case("avg_pool2d", count_include_pad=False) for _ in range(10)]
+# ceil_mode: a last window that starts inside the input (or its left
+# padding) and reaches past it.
+cases += [pool_case("max_pool2d", ceil_mode=True) for _ in range(8)]
+cases += [pool_case("avg_pool2d", ceil_mode=True) for _ in range(8)]
+cases += [pool_case("avg_pool2d", count_include_pad=False, ceil_mode=True) for _ in range(6)]
 
 path = os.path.join(os.path.dirname(__file__), "conv_cases.json")
 with open(path, "w") as f:

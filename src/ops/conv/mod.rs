@@ -32,6 +32,6 @@ pub use options::{
     Conv1dOptions, Conv2dOptions, ConvOptions, ConvTranspose2dOptions, ConvTransposeOptions,
     Padding, Pool2dOptions, PoolOptions,
 };
-pub(crate) use pool::{averaging, check_adaptive, window_counts};
+pub(crate) use pool::{averaging, avg_divisor, check_adaptive};
 pub(crate) use unfold::{fold, unfold};
 pub(crate) use window::Window;

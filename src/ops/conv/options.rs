@@ -218,6 +218,11 @@ pub struct PoolOptions<const R: usize> {
     /// included (`true`, PyTorch's default), or by the input elements in
     /// the window (`count_include_pad=False`).
     pub count_include_pad: bool,
+    /// Whether the output's size rounds up (`ceil_mode=True`): a last
+    /// window that starts inside the input (or its left padding) and
+    /// reaches past the right padding is kept, its missing elements left
+    /// out of the maximum and the average.
+    pub ceil_mode: bool,
 }
 
 /// [`PoolOptions`] of the 2-d poolings.
@@ -247,6 +252,7 @@ impl<const R: usize> PoolOptions<R> {
             padding: [0; R],
             dilation: [1; R],
             count_include_pad: true,
+            ceil_mode: false,
         }
     }
 
@@ -292,6 +298,19 @@ impl<const R: usize> PoolOptions<R> {
     /// ```
     pub const fn count_include_pad(mut self, on: bool) -> Self {
         self.count_include_pad = on;
+        self
+    }
+
+    /// With `ceil_mode`: the output's size rounds up, as PyTorch's
+    /// `ceil_mode=True` (a window must still start inside the input or its
+    /// left padding).
+    ///
+    /// ```
+    /// use shaped::ops::conv::Pool2dOptions;
+    /// assert!(Pool2dOptions::new(2).ceil_mode(true).ceil_mode);
+    /// ```
+    pub const fn ceil_mode(mut self, on: bool) -> Self {
+        self.ceil_mode = on;
         self
     }
 }

@@ -5,7 +5,7 @@
 
 use super::convolution::result_type;
 use super::options::PoolOptions;
-use super::unfold::unfold;
+use super::unfold::{full_on, unfold};
 use super::window::Window;
 use crate::Tensor;
 use crate::backend::{Backend, Gemm, Windows};
@@ -36,7 +36,7 @@ pub(crate) fn pool_windows<T: Float, D: Windows<T>>(
 /// How many input elements (not padding) each window of `w` covers, as
 /// `(1, 1, oh, ow)`, on `like`'s device: the divisor of an average that
 /// leaves the padding out (`count_include_pad=False`).
-pub(crate) fn window_counts<T: Float, D: Gemm<T> + Windows<T>>(
+fn window_counts<T: Float, D: Gemm<T> + Windows<T>>(
     like: &Dyn<T, D>,
     w: &Window,
 ) -> Result<Dyn<T, D>, D::Error> {
@@ -45,6 +45,41 @@ pub(crate) fn window_counts<T: Float, D: Gemm<T> + Windows<T>>(
     let plane: Dyn<T, D> = like.try_sum_dims(&[0, 1], true)?;
     let ones = <D as Backend<T>>::unary(Fill(T::one()), &plane)?;
     pool_windows(&ones, w, T::zero())?.try_sum_dims(&[2], false)
+}
+
+/// What `avg_pool2d` divides each window's sum by, as PyTorch: the window's
+/// size where it lies inside the input and its padding (the whole window,
+/// `None`: a mean, unless a `ceil_mode` window reaches past the padding),
+/// or with `count_include_pad=False` the input elements it covers; as
+/// `(1, 1, oh, ow)` on `like`'s device.
+pub(crate) fn avg_divisor<T: Float, D: Gemm<T> + Windows<T>>(
+    like: &Dyn<T, D>,
+    w: &Window,
+    count_include_pad: bool,
+) -> Result<Option<Dyn<T, D>>, D::Error> {
+    if !count_include_pad {
+        return window_counts(like, w).map(Some);
+    }
+    if w.after == w.before {
+        return Ok(None);
+    }
+    // The input with its symmetric padding as a plane of ones, and the
+    // same windows over it: only the ceil_mode reach is padding there.
+    let p = w.before;
+    let plane = full_on(
+        like,
+        &[1, 1, w.input[0] + 2 * p[0], w.input[1] + 2 * p[1]],
+        T::one(),
+    )?;
+    let over = Window {
+        before: [0, 0],
+        after: [0, 1].map(|i| w.after[i] - p[i]),
+        input: [0, 1].map(|i| w.input[i] + 2 * p[i]),
+        ..*w
+    };
+    pool_windows(&plane, &over, T::zero())?
+        .try_sum_dims(&[2], false)
+        .map(Some)
 }
 
 /// The matrix `(out, len)` whose row `i` averages the positions
@@ -161,11 +196,9 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T> + Windows<T>> Tensor<T
         result_type::<(N, C, HO, WO)>("avg_pool2d", &self.pooled(&w))?;
         let x = self.share().into_dyn();
         let win = pool_windows(&x, &w, T::zero())?;
-        let y = if opts.count_include_pad {
-            win.try_mean_dims(&[2], false)?
-        } else {
-            win.try_sum_dims(&[2], false)?
-                .try_div(&window_counts(&x, &w)?)?
+        let y = match avg_divisor(&x, &w, opts.count_include_pad)? {
+            None => win.try_mean_dims(&[2], false)?,
+            Some(divisor) => win.try_sum_dims(&[2], false)?.try_div(&divisor)?,
         };
         y.try_into_shape().map_err(Into::into)
     }
@@ -184,6 +217,11 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T> + Windows<T>> Tensor<T
     /// assert_eq!(y.to_vec(), vec![4. / 9.; 4]);
     /// let y: Tensor<f32, Shape![1, 1, 2, 2]> = x.avg_pool2d(&o.count_include_pad(false));
     /// assert_eq!(y.to_vec(), vec![1.; 4]);
+    /// // ceil_mode keeps a last window that reaches past the input.
+    /// let x = Tensor::<f32, Shape![1, 1, 1, 3]>::from_vec(vec![1., 2., 4.]);
+    /// let y: Tensor<f32, Shape![1, 1, 1, 2]> =
+    ///     x.avg_pool2d(&Pool2dOptions::window([1, 2]).ceil_mode(true));
+    /// assert_eq!(y.to_vec(), vec![1.5, 4.]);
     /// ```
     #[track_caller]
     pub fn avg_pool2d<HO: Dim, WO: Dim>(

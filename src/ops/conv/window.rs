@@ -186,10 +186,21 @@ impl Window {
         if !dilated && d != [1, 1] {
             return Err(invalid("avg_pool2d takes no dilation"));
         }
-        // PyTorch's `pooling_output_shape` (no ceil mode): floor division,
-        // which can give 0 or less.
-        let out = [0, 1]
-            .map(|i| (input[i] as i64 + 2 * p[i] as i64 - extent[i]).div_euclid(s[i] as i64) + 1);
+        // PyTorch's `pooling_output_shape`: floor division (which can give
+        // 0 or less), or with `ceil_mode` ceiling division less a last
+        // window that would start in the right padding.
+        let out = [0, 1].map(|i| {
+            let (span, step) = (input[i] as i64 + 2 * p[i] as i64 - extent[i], s[i] as i64);
+            if !opts.ceil_mode {
+                return span.div_euclid(step) + 1;
+            }
+            let o = (span + step - 1).div_euclid(step) + 1;
+            if (o - 1) * step >= input[i] as i64 + p[i] as i64 {
+                o - 1
+            } else {
+                o
+            }
+        });
         if out.iter().any(|&o| o < 1) {
             return Err(invalid(format!(
                 "Given input size: ({channels}x{}x{}). Calculated output size: ({channels}x{}x{}). \
@@ -197,12 +208,18 @@ impl Window {
                 input[0], input[1], out[0], out[1]
             )));
         }
+        // A ceil_mode window may reach past the right padding: the padding
+        // after grows to cover it (its elements are the pad value).
+        let after = [0, 1].map(|i| {
+            let reach = (out[i] - 1) * s[i] as i64 + extent[i];
+            p[i].max((reach - input[i] as i64 - p[i] as i64).max(0) as usize)
+        });
         Ok(Window {
             kernel: k,
             stride: s,
             dilation: d,
             before: p,
-            after: p,
+            after,
             input,
             output: out.map(|o| o as usize),
         })
@@ -232,6 +249,19 @@ mod tests {
     fn pooling_output_is_floored() {
         let w = Window::pool(3, [5, 5], &Pool2dOptions::new(2), true).unwrap();
         assert_eq!(w.output, [2, 2]);
+        // ceil_mode: (5 - 2) / 2 rounds up to 2, so 3 windows, the last
+        // one reaching a row past the input; (5 + 2 - 2) / 2 + 1 rounds up
+        // to 4, but the last window would start in the right padding
+        // (3·2 >= 5 + 1), so 3 (PyTorch's sizes).
+        let w = Window::pool(1, [5, 6], &Pool2dOptions::window([2, 3]).stride(2), true);
+        let w = w.unwrap();
+        assert_eq!((w.output, w.after), ([2, 2], [0, 0]));
+        let o = Pool2dOptions::window([2, 3]).stride(2).ceil_mode(true);
+        let w = Window::pool(1, [5, 6], &o, true).unwrap();
+        assert_eq!((w.output, w.after), ([3, 3], [1, 1]));
+        let o = Pool2dOptions::new(2).padding(1).ceil_mode(true);
+        let w = Window::pool(1, [5, 5], &o, true).unwrap();
+        assert_eq!((w.output, w.before, w.after), ([3, 3], [1, 1], [1, 1]));
         let e = Window::pool(3, [2, 2], &Pool2dOptions::new(3), true).unwrap_err();
         assert_eq!(
             e.to_string(),
