@@ -4,13 +4,14 @@
 //! into a fresh model and optimizer, continues exactly as the run that was
 //! never interrupted. And a damaged optimizer state is refused, naming the
 //! keys, before anything changes. A PyTorch checkpoint with batch norm
-//! loads with its buffers (running statistics, `num_batches_tracked`).
+//! loads with its buffers (running statistics, `num_batches_tracked`); one
+//! with a depthwise convolution (`groups=C`) loads into `DepthwiseConv2d`.
 
 use shaped::autograd::Var;
 use shaped::io::safetensors::SafeTensorsFile;
 use shaped::nn::{
-    Adam, BatchNorm2d, Conv2d, CrossEntropy, Linear, LoadOptions, LrScheduler, Optimizer,
-    Parameters, Sgd, clip_grad_norm, load_safetensors, state_dict, warmup_cosine,
+    Adam, BatchNorm2d, Conv2d, CrossEntropy, DepthwiseConv2d, Linear, LoadOptions, LrScheduler,
+    Optimizer, Parameters, Sgd, clip_grad_norm, load_safetensors, state_dict, warmup_cosine,
 };
 use shaped::{Const, Shape, Tensor};
 
@@ -305,4 +306,59 @@ fn a_checkpoint_missing_a_buffer() {
          \"norm.running_var\". "
     );
     assert_eq!(fresh.norm.running_mean.to_vec(), vec![0.; 4]);
+}
+
+/// A depthwise-separable block, named as the PyTorch module of
+/// `tests/data/gen_depthwise_checkpoint.py`: `Conv2d(4, 4, 3, stride=2,
+/// padding=1, groups=4)` -> ReLU -> `Conv2d(4, 6, 1)`.
+#[derive(Parameters)]
+struct Separable {
+    dw: DepthwiseConv2d<Const<4>, Const<3>, 2, 1>,
+    pw: Conv2d<Const<4>, Const<6>, shaped::One>,
+}
+
+/// PyTorch's depthwise convolution weights `(C, 1, K, K)` load strictly
+/// into `DepthwiseConv2d`, which then computes PyTorch's output and
+/// gradients (input, each weight and bias).
+#[test]
+fn a_pytorch_depthwise_checkpoint_loads_and_matches() {
+    let m = Separable {
+        dw: DepthwiseConv2d::new(1),
+        pw: Conv2d::new(2),
+    };
+    let report =
+        load_safetensors(&m, &stored("depthwise_checkpoint"), &LoadOptions::new()).unwrap();
+    assert_eq!(report, Default::default());
+    assert_eq!(
+        format!("{:?}", m.dw),
+        "Conv2d(4, 4, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), groups=4)"
+    );
+
+    let io = stored("depthwise_outputs");
+    let want = |name: &str| io.load::<f32, shaped::DynRank>(name).unwrap().to_vec();
+    let x = Var::param(io.load::<f32, Shape![2, 4, 7, 7]>("x").unwrap());
+    let seed = Var::constant(io.load::<f32, Shape![2, 6, 4, 4]>("seed").unwrap());
+    let h: Var<f32, Shape![2, 4, 4, 4]> = m.dw.forward(&x);
+    let y: Var<f32, Shape![2, 6, 4, 4]> = m.pw.forward(&h.relu());
+    let d = rel_diff(&y.value().to_vec(), &want("y"));
+    assert!(d < 1e-5, "output off by {d}");
+
+    let grads = (&y * &seed).sum().backward();
+    let got = [
+        ("grad.x", grads.wrt(&x).unwrap().to_vec()),
+        ("grad.dw.weight", grads.wrt(&m.dw.weight).unwrap().to_vec()),
+        (
+            "grad.dw.bias",
+            grads.wrt(m.dw.bias.as_ref().unwrap()).unwrap().to_vec(),
+        ),
+        ("grad.pw.weight", grads.wrt(&m.pw.weight).unwrap().to_vec()),
+        (
+            "grad.pw.bias",
+            grads.wrt(m.pw.bias.as_ref().unwrap()).unwrap().to_vec(),
+        ),
+    ];
+    for (name, g) in got {
+        let d = rel_diff(&g, &want(name));
+        assert!(d < 1e-5, "{name} off by {d}");
+    }
 }

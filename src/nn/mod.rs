@@ -56,6 +56,7 @@
 //! | `linear.rs` | [`Linear<I, O>`](Linear) |
 //! | `batch_norm.rs` | [`BatchNorm`] (`BatchNorm1d`/`2d`: running statistics, train / eval), [`GroupNorm`] |
 //! | `conv.rs` | [`Conv2d<I, O, K, S, P>`](Conv2d), [`Conv1d`]: channels and kernel in the type, output sizes checked at build time |
+//! | `depthwise_conv.rs` | [`DepthwiseConv2d<C, K, S, P>`](DepthwiseConv2d): one filter per channel (`groups=C`), output sizes checked at build time |
 //! | `conv_transpose.rs` | [`ConvTranspose2d<I, O, K, S, P, OP>`](ConvTranspose2d): the transposed convolution layer, output sizes checked at build time |
 //! | `embedding.rs` | [`Embedding<V, D>`](Embedding) |
 //! | `layer_norm.rs` | [`LayerNorm<D>`](LayerNorm): the width checked in the type ([`NormalizedWidth`]) |
@@ -87,6 +88,7 @@ mod conv;
 mod conv_transpose;
 mod cross_entropy;
 mod data;
+mod depthwise_conv;
 mod dropout;
 mod embedding;
 mod erase;
@@ -118,6 +120,7 @@ pub use conv::{Channels, Conv1d, Conv2d};
 pub use conv_transpose::ConvTranspose2d;
 pub use cross_entropy::CrossEntropy;
 pub use data::{Batches, DataLoader, TensorDataset};
+pub use depthwise_conv::DepthwiseConv2d;
 pub use dropout::Dropout;
 pub use embedding::Embedding;
 pub use layer_norm::{LayerNorm, NormalizedWidth};

@@ -1,7 +1,7 @@
 // The twins of the convolution cases: channels and output sizes that fit,
 // static and run-time spatial sizes, 1x1 kernels, norms of the right width.
 use shaped::autograd::Var;
-use shaped::nn::{BatchNorm2d, Conv1d, Conv2d, ConvTranspose2d, GroupNorm};
+use shaped::nn::{BatchNorm2d, Conv1d, Conv2d, ConvTranspose2d, DepthwiseConv2d, GroupNorm};
 use shaped::ops::conv::Pool2dOptions;
 use shaped::{Const, Dyn, One, Shape, Tensor};
 
@@ -27,4 +27,10 @@ fn main() {
     let _: Var<f32, Shape![2, 4, 14, 14]> = up.forward(&u);
     let up3: ConvTranspose2d<Const<8>, Const<4>, Const<3>, 2, 1, 1> = ConvTranspose2d::new(4);
     let _: Var<f32, Shape![2, 4, 14, 14]> = up3.forward(&u);
+    // Depthwise then pointwise (MobileNet): 32 channels kept, 16x16 halved.
+    let dw: DepthwiseConv2d<Const<32>, Const<3>, 2, 1> = DepthwiseConv2d::new(5);
+    let pw: Conv2d<Const<32>, Const<64>, One> = Conv2d::new(6);
+    let m = Var::constant(Tensor::<f32, Shape![8, 32, 16, 16]>::zeros());
+    let h: Var<f32, Shape![8, 32, 8, 8]> = dw.forward(&m);
+    let _: Var<f32, Shape![8, 64, 8, 8]> = pw.forward(&h.relu());
 }
