@@ -482,6 +482,25 @@ fn worker_ddp() {
     bn.running_mean.share().fill_(rank as f32 + 1.0);
     let ddp = DataParallel::new(bn, comm);
     assert_eq!(ddp.running_mean.to_vec(), vec![1.0; 3], "rank {rank}");
+    // And again on request, after each rank's statistics moved apart
+    // (each rank's own batch in training mode, then a drift of its own).
+    let x =
+        Tensor::<f32, Shape![4, 3]>::from_vec((0..12).map(|i| (i * (rank + 1)) as f32).collect());
+    let _ = ddp.forward(&Var::constant(x));
+    ddp.running_var.share().fill_(rank as f32 + 10.0);
+    ddp.broadcast_buffers();
+    assert_eq!(ddp.running_var.to_vec(), vec![10.0; 3], "rank {rank}");
+    let mean = ddp.running_mean.to_vec();
+    let rank0_mean: Vec<f32> = (0..3).map(|c| 0.9 + 0.1 * (c as f32 + 4.5)).collect();
+    let off = mean
+        .iter()
+        .zip(&rank0_mean)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0f32, f32::max);
+    assert!(
+        off < 1e-6,
+        "rank {rank}: running mean {mean:?}, rank 0's {rank0_mean:?}"
+    );
     ddp.comm_ref().barrier();
     println!("rank {rank}: worker_ddp ok");
 }

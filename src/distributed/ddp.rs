@@ -100,12 +100,8 @@ impl<M, C> DataParallel<M, C> {
                 result = comm.try_broadcast_(&mut value, 0);
             }
         });
-        module.visit_named_buffers("", &mut |_, b| {
-            if let (Ok(()), Buffer::Values(mut value)) = (&result, b) {
-                result = comm.try_broadcast_(&mut value, 0);
-            }
-        });
         result?;
+        broadcast_buffers(&module, &comm)?;
         Ok(DataParallel {
             module,
             comm,
@@ -151,6 +147,59 @@ impl<M, C> DataParallel<M, C> {
             bucket_bytes: bytes,
             ..self
         }
+    }
+
+    /// Replaces the model's tensor buffers (batch norm's running
+    /// statistics) on every rank by rank 0's, one broadcast each: what
+    /// PyTorch's DDP does before every forward pass in training
+    /// (`broadcast_buffers=True`), so that statistics gathered from each
+    /// rank's own batches do not drift apart. Call it before each forward
+    /// pass, or before evaluating and saving; every rank must call it.
+    /// Counts (`num_batches_tracked`) are the same on every rank already.
+    ///
+    /// # Errors
+    /// A rank whose buffers differ in number or shape from rank 0's, a
+    /// timeout, the engine's error.
+    ///
+    /// ```
+    /// use shaped::distributed::{DataParallel, SingleProcess};
+    /// use shaped::nn::BatchNorm1d;
+    /// use shaped::Const;
+    /// let m = DataParallel::new(BatchNorm1d::<Const<3>>::new(), SingleProcess);
+    /// m.try_broadcast_buffers().unwrap();
+    /// assert_eq!(m.running_var.to_vec(), vec![1.0; 3]);
+    /// ```
+    pub fn try_broadcast_buffers<T, D>(&self) -> Result<(), DistError>
+    where
+        T: Float,
+        D: GradDevice<T>,
+        M: Parameters<T, D>,
+        C: Collectives<T, D>,
+    {
+        broadcast_buffers(&self.module, &self.comm)
+    }
+
+    /// [`DataParallel::try_broadcast_buffers`], panicking with its error.
+    ///
+    /// # Panics
+    /// Where `try_broadcast_buffers` returns an error, with its message.
+    ///
+    /// ```
+    /// use shaped::distributed::{DataParallel, SingleProcess};
+    /// use shaped::nn::BatchNorm1d;
+    /// use shaped::Const;
+    /// let m = DataParallel::new(BatchNorm1d::<Const<3>>::new(), SingleProcess);
+    /// m.broadcast_buffers();
+    /// ```
+    #[track_caller]
+    pub fn broadcast_buffers<T, D>(&self)
+    where
+        T: Float,
+        D: GradDevice<T>,
+        M: Parameters<T, D>,
+        C: Collectives<T, D>,
+    {
+        self.try_broadcast_buffers().or_panic()
     }
 
     /// The wrapped model.
@@ -331,6 +380,23 @@ where
 /// A handle on `p`'s value (the device every bucket of it lives on).
 fn p_value<T: Float, D: Device>(p: &Var<T, DynRank, D>) -> Tensor<T, DynRank, D> {
     p.value().share()
+}
+
+/// Rank 0's tensor buffers of `module` on every rank.
+fn broadcast_buffers<T, D, M, C>(module: &M, comm: &C) -> Result<(), DistError>
+where
+    T: Float,
+    D: GradDevice<T>,
+    M: Parameters<T, D>,
+    C: Collectives<T, D>,
+{
+    let mut result = Ok(());
+    module.visit_named_buffers("", &mut |_, b| {
+        if let (Ok(()), Buffer::Values(mut value)) = (&result, b) {
+            result = comm.try_broadcast_(&mut value, 0);
+        }
+    });
+    result
 }
 
 impl<M, C> Deref for DataParallel<M, C> {
