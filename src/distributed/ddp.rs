@@ -93,14 +93,7 @@ impl<M, C> DataParallel<M, C> {
         M: Parameters<T, D>,
         C: Collectives<T, D>,
     {
-        let mut result = Ok(());
-        module.visit_params(&mut |p| {
-            if result.is_ok() {
-                let mut value = p.value().share();
-                result = comm.try_broadcast_(&mut value, 0);
-            }
-        });
-        result?;
+        broadcast_each(&comm, |f| module.visit_params(&mut |p| f(p_value(p))))?;
         broadcast_buffers(&module, &comm)?;
         Ok(DataParallel {
             module,
@@ -382,6 +375,26 @@ fn p_value<T: Float, D: Device>(p: &Var<T, DynRank, D>) -> Tensor<T, DynRank, D>
     p.value().share()
 }
 
+/// Rank 0's values of every tensor that `visit` hands to its callback, on
+/// every rank; after the first error the rest are skipped.
+fn broadcast_each<T, D, C>(
+    comm: &C,
+    visit: impl FnOnce(&mut dyn FnMut(Tensor<T, DynRank, D>)),
+) -> Result<(), DistError>
+where
+    T: Float,
+    D: GradDevice<T>,
+    C: Collectives<T, D>,
+{
+    let mut result = Ok(());
+    visit(&mut |mut value| {
+        if result.is_ok() {
+            result = comm.try_broadcast_(&mut value, 0);
+        }
+    });
+    result
+}
+
 /// Rank 0's tensor buffers of `module` on every rank.
 fn broadcast_buffers<T, D, M, C>(module: &M, comm: &C) -> Result<(), DistError>
 where
@@ -390,13 +403,13 @@ where
     M: Parameters<T, D>,
     C: Collectives<T, D>,
 {
-    let mut result = Ok(());
-    module.visit_named_buffers("", &mut |_, b| {
-        if let (Ok(()), Buffer::Values(mut value)) = (&result, b) {
-            result = comm.try_broadcast_(&mut value, 0);
-        }
-    });
-    result
+    broadcast_each(comm, |f| {
+        module.visit_named_buffers("", &mut |_, b| {
+            if let Buffer::Values(value) = b {
+                f(value);
+            }
+        })
+    })
 }
 
 impl<M, C> Deref for DataParallel<M, C> {
