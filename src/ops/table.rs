@@ -19,10 +19,120 @@
 //! assert!(POINTWISE.iter().any(|d| d.name == "where"));
 //! ```
 
-use crate::backend::op::{Family, Map1, Map2, Map3, Mode, OpDef, Pointwise};
+use crate::Tensor;
+use crate::backend::cpu::compiled::{self, CpuBinary, CpuTernary, CpuUnary};
+use crate::backend::cpu::exec::Layout;
+use crate::backend::op::{Family, Map1, Map2, Map3, Mode, OpDef, Pointwise, ScalarLhs, ScalarRhs};
 #[allow(unused_imports)]
 use crate::element::{Element, Float, Numeric, Signed};
 use crate::ops::scalar;
+use crate::shape::{DynRank, ShapeError};
+
+/// An op's CPU loops on `f32` as plain functions of the op's type, and
+/// the constant of function pointers its `Map1`/`Map2`/`Map3` impl names
+/// (`backend/cpu/compiled.rs` says why). `|s| op` rebuilds the op from its
+/// scalar parameter.
+macro_rules! cpu_f32 {
+    (@unary $Ty:ty, |$s:ident| $op:expr) => {
+        impl $Ty {
+            fn cpu_f32_map($s: f32, a: Layout<'_, f32>) -> Result<Tensor<f32, DynRank>, ShapeError> {
+                compiled::map1($op, a)
+            }
+            fn cpu_f32_update($s: f32, a: Layout<'_, f32>) -> Result<(), ShapeError> {
+                compiled::update1($op, a)
+            }
+            const CPU_F32: CpuUnary<f32> = CpuUnary {
+                map: Self::cpu_f32_map,
+                update: Self::cpu_f32_update,
+            };
+        }
+    };
+    (@binary $Ty:ty, |$s:ident| $op:expr $(, $forms:ident)?) => {
+        impl $Ty {
+            fn cpu_f32_map($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>) -> Result<Tensor<f32, DynRank>, ShapeError> {
+                compiled::map2($op, a, b)
+            }
+            fn cpu_f32_into($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>, o: Layout<'_, f32>) -> Result<(), ShapeError> {
+                compiled::map2_into($op, a, b, o)
+            }
+            fn cpu_f32_update($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>) -> Result<(), ShapeError> {
+                compiled::update2($op, a, b)
+            }
+            cpu_f32!(@forms $($forms)? $op);
+            const CPU_F32: CpuBinary<f32, f32> = CpuBinary {
+                map: Self::cpu_f32_map,
+                into: Some(Self::cpu_f32_into),
+                update: Some(Self::cpu_f32_update),
+                rhs: cpu_f32!(@side $($forms)? CPU_F32_RHS),
+                lhs: cpu_f32!(@side $($forms)? CPU_F32_LHS),
+            };
+        }
+    };
+    (@forms scalar_forms $op:expr) => {
+        fn cpu_f32_rhs_map(s: f32, a: Layout<'_, f32>) -> Result<Tensor<f32, DynRank>, ShapeError> {
+            compiled::map1(ScalarRhs($op, s), a)
+        }
+        fn cpu_f32_rhs_update(s: f32, a: Layout<'_, f32>) -> Result<(), ShapeError> {
+            compiled::update1(ScalarRhs($op, s), a)
+        }
+        fn cpu_f32_lhs_map(s: f32, a: Layout<'_, f32>) -> Result<Tensor<f32, DynRank>, ShapeError> {
+            compiled::map1(ScalarLhs($op, s), a)
+        }
+        fn cpu_f32_lhs_update(s: f32, a: Layout<'_, f32>) -> Result<(), ShapeError> {
+            compiled::update1(ScalarLhs($op, s), a)
+        }
+        const CPU_F32_RHS: CpuUnary<f32> = CpuUnary {
+            map: Self::cpu_f32_rhs_map,
+            update: Self::cpu_f32_rhs_update,
+        };
+        const CPU_F32_LHS: CpuUnary<f32> = CpuUnary {
+            map: Self::cpu_f32_lhs_map,
+            update: Self::cpu_f32_lhs_update,
+        };
+    };
+    (@forms $op:expr) => {};
+    (@side scalar_forms $k:ident) => { Some(&Self::$k) };
+    (@side $k:ident) => { None };
+    (@compare $Op:ident) => {
+        impl $Op {
+            fn cpu_f32_map(_: f32, a: Layout<'_, f32>, b: Layout<'_, f32>) -> Result<Tensor<bool, DynRank>, ShapeError> {
+                compiled::map2($Op, a, b)
+            }
+            const CPU_F32: CpuBinary<f32, bool> = CpuBinary {
+                map: Self::cpu_f32_map,
+                into: None,
+                update: None,
+                rhs: None,
+                lhs: None,
+            };
+        }
+    };
+    (@ternary $Ty:ty, |$s:ident| $op:expr) => {
+        impl $Ty {
+            fn cpu_f32_map($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>, c: Layout<'_, f32>) -> Result<Tensor<f32, DynRank>, ShapeError> {
+                compiled::map3($op, a, b, c)
+            }
+            fn cpu_f32_update($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>, c: Layout<'_, f32>) -> Result<(), ShapeError> {
+                compiled::update3($op, a, b, c)
+            }
+            const CPU_F32: CpuTernary<f32, f32> = CpuTernary {
+                map: Self::cpu_f32_map,
+                update: Some(Self::cpu_f32_update),
+            };
+        }
+    };
+    (@select $Op:ident) => {
+        impl $Op {
+            fn cpu_f32_map(_: f32, a: Layout<'_, bool>, b: Layout<'_, f32>, c: Layout<'_, f32>) -> Result<Tensor<f32, DynRank>, ShapeError> {
+                compiled::map3($Op, a, b, c)
+            }
+            const CPU_F32: CpuTernary<bool, f32> = CpuTernary {
+                map: Self::cpu_f32_map,
+                update: None,
+            };
+        }
+    };
+}
 
 /// Defines the table: one type per operation, its [`Pointwise`] description
 /// and its `Map1`/`Map2`/`Map3` implementation, then [`POINTWISE`].
@@ -110,7 +220,9 @@ macro_rules! pointwise_table {
             fn call(&self, $a: T) -> T {
                 $body
             }
+            const CPU: Option<&'static CpuUnary<T>> = compiled::unary_for::<T>(&$Op::CPU_F32);
         }
+        cpu_f32!(@unary $Op, |_s| $Op);
     };
 
     (@one unary_s [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $s:ident| $body:expr) => {
@@ -129,7 +241,9 @@ macro_rules! pointwise_table {
             fn scalar(&self) -> T {
                 self.0
             }
+            const CPU: Option<&'static CpuUnary<T>> = compiled::unary_for::<T>(&$Op::<f32>::CPU_F32);
         }
+        cpu_f32!(@unary $Op<f32>, |s| $Op(s));
     };
 
     (@one binary [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident| $body:expr) => {
@@ -145,7 +259,9 @@ macro_rules! pointwise_table {
             fn call(&self, $a: T, $b: T) -> T {
                 $body
             }
+            const CPU: Option<&'static CpuBinary<T, T>> = compiled::binary_for::<T>(&$Op::CPU_F32);
         }
+        cpu_f32!(@binary $Op, |_s| $Op, scalar_forms);
     };
 
     (@one compare [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident| $body:expr) => {
@@ -161,7 +277,9 @@ macro_rules! pointwise_table {
             fn call(&self, $a: T, $b: T) -> bool {
                 $body
             }
+            const CPU: Option<&'static CpuBinary<T, bool>> = compiled::compare_for::<T>(&$Op::CPU_F32);
         }
+        cpu_f32!(@compare $Op);
     };
 
     (@one binary_s [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $s:ident| $body:expr) => {
@@ -181,7 +299,9 @@ macro_rules! pointwise_table {
             fn scalar(&self) -> T {
                 self.0
             }
+            const CPU: Option<&'static CpuBinary<T, T>> = compiled::binary_for::<T>(&$Op::<f32>::CPU_F32);
         }
+        cpu_f32!(@binary $Op<f32>, |s| $Op(s));
     };
 
     (@one ternary [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $c:ident| $body:expr) => {
@@ -196,7 +316,9 @@ macro_rules! pointwise_table {
             fn call(&self, $a: T, $b: T, $c: T) -> T {
                 $body
             }
+            const CPU: Option<&'static CpuTernary<T, T>> = compiled::ternary_for::<T>(&$Op::CPU_F32);
         }
+        cpu_f32!(@ternary $Op, |_s| $Op);
     };
 
     (@one ternary_s [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $c:ident, $s:ident| $body:expr) => {
@@ -215,7 +337,9 @@ macro_rules! pointwise_table {
             fn scalar(&self) -> T {
                 self.0
             }
+            const CPU: Option<&'static CpuTernary<T, T>> = compiled::ternary_for::<T>(&$Op::<f32>::CPU_F32);
         }
+        cpu_f32!(@ternary $Op<f32>, |s| $Op(s));
     };
 
     (@one select [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $c:ident| $body:expr) => {
@@ -230,7 +354,9 @@ macro_rules! pointwise_table {
             fn call(&self, $a: bool, $b: T, $c: T) -> T {
                 $body
             }
+            const CPU: Option<&'static CpuTernary<bool, T>> = compiled::select_for::<T>(&$Op::CPU_F32);
         }
+        cpu_f32!(@select $Op);
     };
 }
 

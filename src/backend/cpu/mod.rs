@@ -15,6 +15,7 @@ mod alloc;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod amx;
 pub(crate) mod cache;
+pub(crate) mod compiled;
 mod elementwise;
 pub(crate) mod exec;
 mod fill;

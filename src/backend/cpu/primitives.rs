@@ -2,6 +2,7 @@
 //! the loops of `exec.rs`, where it is monomorphised as a closure would be
 //! (so a table op costs what the closure it replaced cost).
 
+use super::compiled;
 use super::exec;
 use super::index::{self, CatPart, Strided};
 use super::index_run::{gather_nonempty, scatter_nonempty};
@@ -21,12 +22,10 @@ use crate::shape::{Dyn, DynRank, Shape, ShapeError, check_inplace};
 
 impl<T: Element> Backend<T> for Cpu {
     fn unary<Op: Map1<T>, S: Shape>(op: Op, a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
-        exec::map1(
-            a.layout(),
-            const { Vectors::of(&Op::DEF) },
-            #[inline(always)]
-            move |x| op.call(x),
-        )
+        match const { Op::CPU } {
+            Some(k) => compiled::retype((k.map)(op.scalar(), a.layout())),
+            None => compiled::map1(op, a.layout()),
+        }
     }
 
     fn copy<S: Shape>(a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
@@ -43,13 +42,10 @@ impl<T: Element> Backend<T> for Cpu {
         a: &Tensor<T, S1>,
         b: &Tensor<T, S2>,
     ) -> Result<Tensor<T, SO>, ShapeError> {
-        exec::map2(
-            a.layout(),
-            b.layout(),
-            const { Vectors::of(&Op::DEF) },
-            #[inline(always)]
-            move |x, y| op.call(x, y),
-        )
+        match const { Op::CPU } {
+            Some(k) => compiled::retype((k.map)(op.scalar(), a.layout(), b.layout())),
+            None => compiled::map2(op, a.layout(), b.layout()),
+        }
     }
 
     fn compare<Op: Map2<T, Out = bool>, S1: Shape, S2: Shape, SO: Shape>(
@@ -57,13 +53,10 @@ impl<T: Element> Backend<T> for Cpu {
         a: &Tensor<T, S1>,
         b: &Tensor<T, S2>,
     ) -> Result<Tensor<bool, SO>, ShapeError> {
-        exec::map2(
-            a.layout(),
-            b.layout(),
-            const { Vectors::of(&Op::DEF) },
-            #[inline(always)]
-            move |x, y| op.call(x, y),
-        )
+        match const { Op::CPU } {
+            Some(k) => compiled::retype((k.map)(op.scalar(), a.layout(), b.layout())),
+            None => compiled::map2(op, a.layout(), b.layout()),
+        }
     }
 
     fn binary_into<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
@@ -72,14 +65,10 @@ impl<T: Element> Backend<T> for Cpu {
         b: &Tensor<T, S2>,
         out: &mut Tensor<T, SO>,
     ) -> Result<(), ShapeError> {
-        exec::map2_into(
-            a.layout(),
-            b.layout(),
-            out.layout(),
-            const { Vectors::of(&Op::DEF) },
-            #[inline(always)]
-            move |x, y| op.call(x, y),
-        )
+        match const { compiled::into_of::<T, Op>() } {
+            Some(k) => k(op.scalar(), a.layout(), b.layout(), out.layout()),
+            None => compiled::map2_into(op, a.layout(), b.layout(), out.layout()),
+        }
     }
 
     fn ternary<Op: Map3<T, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
@@ -88,14 +77,10 @@ impl<T: Element> Backend<T> for Cpu {
         b: &Tensor<T, S2>,
         c: &Tensor<T, S3>,
     ) -> Result<Tensor<T, SO>, ShapeError> {
-        exec::map3(
-            a.layout(),
-            b.layout(),
-            c.layout(),
-            const { Vectors::of(&Op::DEF) },
-            #[inline(always)]
-            move |x, y, z| op.call(x, y, z),
-        )
+        match const { Op::CPU } {
+            Some(k) => compiled::retype((k.map)(op.scalar(), a.layout(), b.layout(), c.layout())),
+            None => compiled::map3(op, a.layout(), b.layout(), c.layout()),
+        }
     }
 
     fn select<Op: Map3<bool, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
@@ -104,23 +89,19 @@ impl<T: Element> Backend<T> for Cpu {
         b: &Tensor<T, S2>,
         c: &Tensor<T, S3>,
     ) -> Result<Tensor<T, SO>, ShapeError> {
-        exec::map3(
-            cond.layout(),
-            b.layout(),
-            c.layout(),
-            const { Vectors::of(&Op::DEF) },
-            #[inline(always)]
-            move |x, y, z| op.call(x, y, z),
-        )
+        match const { Op::CPU } {
+            Some(k) => {
+                compiled::retype((k.map)(op.scalar(), cond.layout(), b.layout(), c.layout()))
+            }
+            None => compiled::map3(op, cond.layout(), b.layout(), c.layout()),
+        }
     }
 
     fn unary_<Op: Map1<T>, S: Shape>(op: Op, a: &mut Tensor<T, S>) -> Result<(), ShapeError> {
-        exec::update1(
-            a.layout(),
-            const { Vectors::of(&Op::DEF) },
-            #[inline(always)]
-            move |x| op.call(x),
-        )
+        match const { Op::CPU } {
+            Some(k) => (k.update)(op.scalar(), a.layout()),
+            None => compiled::update1(op, a.layout()),
+        }
     }
 
     fn binary_<Op: Map2<T, Out = T>, S: Shape, S2: Shape>(
@@ -129,13 +110,10 @@ impl<T: Element> Backend<T> for Cpu {
         b: &Tensor<T, S2>,
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims(), &[b.dims()])?;
-        exec::update2(
-            a.layout(),
-            b.layout(),
-            const { Vectors::of(&Op::DEF) },
-            #[inline(always)]
-            move |x, y| op.call(x, y),
-        )
+        match const { compiled::update2_of::<T, Op>() } {
+            Some(k) => k(op.scalar(), a.layout(), b.layout()),
+            None => compiled::update2(op, a.layout(), b.layout()),
+        }
     }
 
     fn ternary_<Op: Map3<T, T>, S: Shape, S2: Shape, S3: Shape>(
@@ -145,14 +123,10 @@ impl<T: Element> Backend<T> for Cpu {
         c: &Tensor<T, S3>,
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims(), &[b.dims(), c.dims()])?;
-        exec::update3(
-            a.layout(),
-            b.layout(),
-            c.layout(),
-            const { Vectors::of(&Op::DEF) },
-            #[inline(always)]
-            move |x, y, z| op.call(x, y, z),
-        )
+        match const { compiled::update3_of::<T, Op>() } {
+            Some(k) => k(op.scalar(), a.layout(), b.layout(), c.layout()),
+            None => compiled::update3(op, a.layout(), b.layout(), c.layout()),
+        }
     }
 
     fn reduce<S: Shape, SO: Shape>(

@@ -1,0 +1,287 @@
+//! The table's pointwise operations on `f32`, compiled once in shaped.
+//!
+//! A generic function is compiled in the crate that uses it, with that
+//! crate's optimisation level: a user's debug build ran every elementwise
+//! loop of shaped unoptimised (a GPT training step 27x slower than in
+//! release, most of it in these loops and the polynomial of `tanh`/`exp`).
+//! So each table op carries, for `f32`, a set of plain function pointers to
+//! its CPU loops (the [`CpuUnary`], [`CpuBinary`] and [`CpuTernary`]
+//! constants of `Map1`/`Map2`/`Map3`); the table (`ops/table.rs`) defines
+//! them as non-generic functions, which rustc compiles in shaped, with
+//! shaped's optimisation level, whatever the user's profile. The CPU
+//! backend calls them when the constant is `Some` and the generic loop
+//! otherwise (other element types, ops defined outside the table); the
+//! choice is a constant, so the branch not taken is not compiled.
+//!
+//! The functions below are the loops' one definition, called by both: the
+//! table's compiled functions (with `f32` and an output of rank known at
+//! run time) and the generic fallback.
+
+use super::exec::{self, Layout};
+use super::isa::Vectors;
+use crate::Tensor;
+use crate::backend::op::{Map1, Map2, Map3};
+use crate::element::Element;
+use crate::shape::{DynRank, Shape, ShapeError};
+
+/// `op(s, a)` into a new tensor.
+type Map1Fn<T> = fn(T, Layout<'_, T>) -> Result<Tensor<T, DynRank>, ShapeError>;
+/// `a = op(s, a)`.
+type Update1Fn<T> = fn(T, Layout<'_, T>) -> Result<(), ShapeError>;
+/// `op(s, a, b)` into a new tensor.
+type Map2Fn<T, O> = fn(T, Layout<'_, T>, Layout<'_, T>) -> Result<Tensor<O, DynRank>, ShapeError>;
+/// `out = op(s, a, b)`.
+type IntoFn<T, O> = fn(T, Layout<'_, T>, Layout<'_, T>, Layout<'_, O>) -> Result<(), ShapeError>;
+/// `a = op(s, a, b)`.
+type Update2Fn<T, O> = fn(T, Layout<'_, O>, Layout<'_, T>) -> Result<(), ShapeError>;
+/// `op(s, a, b, c)` into a new tensor.
+type Map3Fn<A, T> =
+    fn(T, Layout<'_, A>, Layout<'_, T>, Layout<'_, T>) -> Result<Tensor<T, DynRank>, ShapeError>;
+/// `a = op(s, a, b, c)`.
+type Update3Fn<A, T> = fn(T, Layout<'_, A>, Layout<'_, T>, Layout<'_, T>) -> Result<(), ShapeError>;
+
+/// A one-operand op's CPU loops on `T`, compiled in shaped. The first
+/// argument of each is the op's scalar parameter (`Map1::scalar`), from
+/// which the function rebuilds the op.
+#[doc(hidden)]
+pub struct CpuUnary<T: Element> {
+    pub(crate) map: Map1Fn<T>,
+    pub(crate) update: Update1Fn<T>,
+}
+
+/// A two-operand op's CPU loops on `T` with result `O`, compiled in shaped.
+/// `into` and `update` are for ops whose result is `T`; `rhs` and `lhs` are
+/// the op with a scalar on one side (`ScalarRhs`, `ScalarLhs`), for the ops
+/// that have those forms.
+#[doc(hidden)]
+pub struct CpuBinary<T: Element, O: Element> {
+    pub(crate) map: Map2Fn<T, O>,
+    pub(crate) into: Option<IntoFn<T, O>>,
+    pub(crate) update: Option<Update2Fn<T, O>>,
+    pub(crate) rhs: Option<&'static CpuUnary<T>>,
+    pub(crate) lhs: Option<&'static CpuUnary<T>>,
+}
+
+/// A three-operand op's CPU loops (first operand `A`: `T`, or `bool` for
+/// `where`), compiled in shaped; `update` for ops whose first operand is
+/// the result's type.
+#[doc(hidden)]
+pub struct CpuTernary<A: Element, T: Element> {
+    pub(crate) map: Map3Fn<A, T>,
+    pub(crate) update: Option<Update3Fn<A, T>>,
+}
+
+/// Whether `T` is `f32`, in a constant.
+const fn is_f32<T: Element>() -> bool {
+    let (a, b) = (T::NAME.as_bytes(), f32::NAME.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Re-types kernels built for `f32` as kernels of `T`; `None` unless `T`
+/// is `f32`.
+macro_rules! retype_f32 {
+    ($name:ident, $K:ident < $($p:ident),* >, [$($f32:ty),*]) => {
+        #[doc(hidden)]
+        pub const fn $name<T: Element>(k: &'static $K<$($f32),*>) -> Option<&'static $K<$($p),*>> {
+            if is_f32::<T>() {
+                // SAFETY: `T` is `f32` (their names are equal, and element
+                // names are distinct), so both are the same type.
+                Some(unsafe { &*(k as *const $K<$($f32),*> as *const $K<$($p),*>) })
+            } else {
+                None
+            }
+        }
+    };
+}
+retype_f32!(unary_for, CpuUnary<T>, [f32]);
+retype_f32!(binary_for, CpuBinary<T, T>, [f32, f32]);
+retype_f32!(compare_for, CpuBinary<T, bool>, [f32, bool]);
+retype_f32!(ternary_for, CpuTernary<T, T>, [f32, f32]);
+retype_f32!(select_for, CpuTernary<bool, T>, [bool, f32]);
+
+/// The compiled `out=` loop of `Op` on `T`, if it has one.
+pub(crate) const fn into_of<T: Element, Op: Map2<T, Out = T>>() -> Option<IntoFn<T, T>> {
+    match Op::CPU {
+        Some(k) => k.into,
+        None => None,
+    }
+}
+
+/// The compiled in-place loop of a two-operand `Op` on `T`, if it has one.
+pub(crate) const fn update2_of<T: Element, Op: Map2<T, Out = T>>() -> Option<Update2Fn<T, T>> {
+    match Op::CPU {
+        Some(k) => k.update,
+        None => None,
+    }
+}
+
+/// The compiled in-place loop of a three-operand `Op` on `T`, if it has one.
+pub(crate) const fn update3_of<T: Element, Op: Map3<T, T>>() -> Option<Update3Fn<T, T>> {
+    match Op::CPU {
+        Some(k) => k.update,
+        None => None,
+    }
+}
+
+/// A result of rank known at run time as one of shape type `S`.
+pub(crate) fn retype<T: Element, S: Shape>(
+    t: Result<Tensor<T, DynRank>, ShapeError>,
+) -> Result<Tensor<T, S>, ShapeError> {
+    let t = t?;
+    Ok(Tensor {
+        dims: S::check_dims(t.dims.as_ref())?,
+        strides: <S::Dims as crate::shape::Dims>::from_slice(t.strides.as_ref()),
+        storage: t.storage,
+        offset: t.offset,
+        device: t.device,
+    })
+}
+
+/// `op` on every element of `a`.
+pub(crate) fn map1<T: Element, Op: Map1<T>, SO: Shape>(
+    op: Op,
+    a: Layout<'_, T>,
+) -> Result<Tensor<T, SO>, ShapeError> {
+    exec::map1(
+        a,
+        const { Vectors::of(&Op::DEF) },
+        #[inline(always)]
+        move |x| op.call(x),
+    )
+}
+
+/// `op` on every element of `a`, in place.
+pub(crate) fn update1<T: Element, Op: Map1<T>>(op: Op, a: Layout<'_, T>) -> Result<(), ShapeError> {
+    exec::update1(
+        a,
+        const { Vectors::of(&Op::DEF) },
+        #[inline(always)]
+        move |x| op.call(x),
+    )
+}
+
+/// `op` on `a` and `b` broadcast together.
+pub(crate) fn map2<T: Element, Op: Map2<T>, SO: Shape>(
+    op: Op,
+    a: Layout<'_, T>,
+    b: Layout<'_, T>,
+) -> Result<Tensor<Op::Out, SO>, ShapeError> {
+    exec::map2(
+        a,
+        b,
+        const { Vectors::of(&Op::DEF) },
+        #[inline(always)]
+        move |x, y| op.call(x, y),
+    )
+}
+
+/// `op` on `a` and `b` broadcast together, into `out`.
+pub(crate) fn map2_into<T: Element, Op: Map2<T>>(
+    op: Op,
+    a: Layout<'_, T>,
+    b: Layout<'_, T>,
+    out: Layout<'_, Op::Out>,
+) -> Result<(), ShapeError> {
+    exec::map2_into(
+        a,
+        b,
+        out,
+        const { Vectors::of(&Op::DEF) },
+        #[inline(always)]
+        move |x, y| op.call(x, y),
+    )
+}
+
+/// `a = op(a, b)`.
+pub(crate) fn update2<T: Element, Op: Map2<T, Out = T>>(
+    op: Op,
+    a: Layout<'_, T>,
+    b: Layout<'_, T>,
+) -> Result<(), ShapeError> {
+    exec::update2(
+        a,
+        b,
+        const { Vectors::of(&Op::DEF) },
+        #[inline(always)]
+        move |x, y| op.call(x, y),
+    )
+}
+
+/// `op` on `a`, `b` and `c` broadcast together.
+pub(crate) fn map3<A: Element, T: Element, Op: Map3<A, T>, SO: Shape>(
+    op: Op,
+    a: Layout<'_, A>,
+    b: Layout<'_, T>,
+    c: Layout<'_, T>,
+) -> Result<Tensor<T, SO>, ShapeError> {
+    exec::map3(
+        a,
+        b,
+        c,
+        const { Vectors::of(&Op::DEF) },
+        #[inline(always)]
+        move |x, y, z| op.call(x, y, z),
+    )
+}
+
+/// `a = op(a, b, c)`.
+pub(crate) fn update3<T: Element, Op: Map3<T, T>>(
+    op: Op,
+    a: Layout<'_, T>,
+    b: Layout<'_, T>,
+    c: Layout<'_, T>,
+) -> Result<(), ShapeError> {
+    exec::update3(
+        a,
+        b,
+        c,
+        const { Vectors::of(&Op::DEF) },
+        #[inline(always)]
+        move |x, y, z| op.call(x, y, z),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::backend::op::{Map1, Map2, Map3, ScalarLhs, ScalarRhs};
+    use crate::ops::table::{Add, AddAlpha, Addcmul, Exp, Fill, Less, Where};
+
+    /// Which ops on which element types take the compiled loops: the
+    /// table's ops and their scalar forms on `f32`, nothing else.
+    #[test]
+    fn the_tables_f32_ops_have_compiled_loops_and_others_do_not() {
+        assert!(<Exp as Map1<f32>>::CPU.is_some());
+        assert!(<Fill<f32> as Map1<f32>>::CPU.is_some());
+        assert!(<ScalarRhs<Add, f32> as Map1<f32>>::CPU.is_some());
+        assert!(<ScalarLhs<Add, f32> as Map1<f32>>::CPU.is_some());
+        let add = <Add as Map2<f32>>::CPU.unwrap();
+        assert!(add.into.is_some() && add.update.is_some());
+        let less = <Less as Map2<f32>>::CPU.unwrap();
+        assert!(less.into.is_none() && less.update.is_none() && less.rhs.is_none());
+        let alpha = <AddAlpha<f32> as Map2<f32>>::CPU.unwrap();
+        assert!(alpha.rhs.is_none() && alpha.update.is_some());
+        assert!(
+            <Addcmul<f32> as Map3<f32, f32>>::CPU
+                .unwrap()
+                .update
+                .is_some()
+        );
+        assert!(<Where as Map3<bool, f32>>::CPU.unwrap().update.is_none());
+
+        assert!(<Exp as Map1<f64>>::CPU.is_none());
+        assert!(<Add as Map2<i64>>::CPU.is_none());
+        assert!(<ScalarRhs<Add, f64> as Map1<f64>>::CPU.is_none());
+        assert!(<ScalarRhs<AddAlpha<f32>, f32> as Map1<f32>>::CPU.is_none());
+        assert!(<Where as Map3<bool, f64>>::CPU.is_none());
+    }
+}
