@@ -142,7 +142,7 @@ impl OpDef {
             "exp", "log", "erf", "sin", "cos", "tan", "pow", "sqrt", "atan",
         ];
         // A `const fn`, so that the eager kernels decide their vectors at
-        // compile time (`const { Vectors::of(&Op::DEF) }`): searched per
+        // compile time (`WidthOf<Op>` in the CPU backend): searched per
         // call, this was 70% of a small op's instructions.
         let mut i = 0;
         while i < CALLS.len() {

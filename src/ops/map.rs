@@ -15,7 +15,7 @@
 
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::backend::cpu::Vectors;
+use crate::backend::cpu::Narrow;
 use crate::element::Element;
 use crate::ops::exec;
 use crate::ops::table;
@@ -54,7 +54,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         &self,
         f: impl Fn(T) -> O + Sync,
     ) -> Result<Tensor<O, S>, ShapeError> {
-        exec::map1(self.layout(), Vectors::Baseline, f)
+        exec::map1(self.layout(), Narrow, f)
     }
 
     /// `f` applied to `self` and `other` broadcast together.
@@ -77,7 +77,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: BroadcastShape<S2>,
     {
-        exec::map2(self.layout(), other.layout(), Vectors::Baseline, f)
+        exec::map2(self.layout(), other.layout(), Narrow, f)
     }
 
     /// `f` applied to `self` and `other` broadcast together.
@@ -130,13 +130,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: BroadcastShape<S2>,
     {
-        exec::map2_into(
-            self.layout(),
-            other.layout(),
-            out.layout(),
-            Vectors::Baseline,
-            f,
-        )
+        exec::map2_into(self.layout(), other.layout(), out.layout(), Narrow, f)
     }
 
     /// `f` applied to `self`, `b` and `c`, all three broadcast together (seed
@@ -162,7 +156,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: Broadcast3<S2, S3>,
     {
-        exec::map3(self.layout(), b.layout(), c.layout(), Vectors::Baseline, f)
+        exec::map3(self.layout(), b.layout(), c.layout(), Narrow, f)
     }
 
     /// `f` applied to every element in place.
@@ -177,7 +171,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.to_vec(), vec![-1, -2, -3]);
     /// ```
     pub fn try_map_(&mut self, f: impl Fn(T) -> T + Sync) -> Result<(), ShapeError> {
-        exec::update1(self.layout(), Vectors::Baseline, f)
+        exec::update1(self.layout(), Narrow, f)
     }
 
     /// `self = f(self, other)` in place, `other` broadcast to `self`'s shape,
@@ -206,7 +200,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         S2::Expanded: Shape,
     {
         check_inplace(self.dims(), &[other.dims()])?;
-        exec::update2(self.layout(), other.layout(), Vectors::Baseline, f)
+        exec::update2(self.layout(), other.layout(), Narrow, f)
     }
 
     /// `self = f(self, b, c)` in place, `b` and `c` broadcast to `self`'s
@@ -236,7 +230,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         S3::Expanded: Shape,
     {
         check_inplace(self.dims(), &[b.dims(), c.dims()])?;
-        exec::update3(self.layout(), b.layout(), c.layout(), Vectors::Baseline, f)
+        exec::update3(self.layout(), b.layout(), c.layout(), Narrow, f)
     }
 }
 

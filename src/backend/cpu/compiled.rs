@@ -18,7 +18,7 @@
 //! run time) and the generic fallback.
 
 use super::exec::{self, Layout};
-use super::isa::Vectors;
+use super::isa::WidthOf;
 use crate::Tensor;
 use crate::backend::op::{Map1, Map2, Map3};
 use crate::element::Element;
@@ -154,7 +154,7 @@ pub(crate) fn map1<T: Element, Op: Map1<T>, SO: Shape>(
 ) -> Result<Tensor<T, SO>, ShapeError> {
     exec::map1(
         a,
-        const { Vectors::of(&Op::DEF) },
+        WidthOf::<Op>::NEW,
         #[inline(always)]
         move |x| op.call(x),
     )
@@ -164,7 +164,7 @@ pub(crate) fn map1<T: Element, Op: Map1<T>, SO: Shape>(
 pub(crate) fn update1<T: Element, Op: Map1<T>>(op: Op, a: Layout<'_, T>) -> Result<(), ShapeError> {
     exec::update1(
         a,
-        const { Vectors::of(&Op::DEF) },
+        WidthOf::<Op>::NEW,
         #[inline(always)]
         move |x| op.call(x),
     )
@@ -179,7 +179,7 @@ pub(crate) fn map2<T: Element, Op: Map2<T>, SO: Shape>(
     exec::map2(
         a,
         b,
-        const { Vectors::of(&Op::DEF) },
+        WidthOf::<Op>::NEW,
         #[inline(always)]
         move |x, y| op.call(x, y),
     )
@@ -196,7 +196,7 @@ pub(crate) fn map2_into<T: Element, Op: Map2<T>>(
         a,
         b,
         out,
-        const { Vectors::of(&Op::DEF) },
+        WidthOf::<Op>::NEW,
         #[inline(always)]
         move |x, y| op.call(x, y),
     )
@@ -211,7 +211,7 @@ pub(crate) fn update2<T: Element, Op: Map2<T, Out = T>>(
     exec::update2(
         a,
         b,
-        const { Vectors::of(&Op::DEF) },
+        WidthOf::<Op>::NEW,
         #[inline(always)]
         move |x, y| op.call(x, y),
     )
@@ -228,7 +228,7 @@ pub(crate) fn map3<A: Element, T: Element, Op: Map3<A, T>, SO: Shape>(
         a,
         b,
         c,
-        const { Vectors::of(&Op::DEF) },
+        WidthOf::<Op>::NEW,
         #[inline(always)]
         move |x, y, z| op.call(x, y, z),
     )
@@ -245,7 +245,7 @@ pub(crate) fn update3<T: Element, Op: Map3<T, T>>(
         a,
         b,
         c,
-        const { Vectors::of(&Op::DEF) },
+        WidthOf::<Op>::NEW,
         #[inline(always)]
         move |x, y, z| op.call(x, y, z),
     )

@@ -14,7 +14,7 @@
 //! and check overlap before writing in place.
 //!
 //! Existing outputs (`out=` forms) larger than the cache are written with
-//! streaming stores (`store.rs`). Each kernel takes the [`Vectors`] it runs
+//! streaming stores (`store.rs`). Each kernel takes the [`Width`] it runs
 //! with: the op table's transcendental operations (`gelu`, `exp`, `tanh`,
 //! `sigmoid`, `silu` and their gradients) take the widest, which made their
 //! eager forms two to three times as fast on AVX-512 (`benches/README.md`);
@@ -23,7 +23,9 @@
 
 use core::mem::MaybeUninit;
 
-use super::isa::Vectors;
+use super::isa::Width;
+#[cfg(test)]
+use super::isa::{Narrow, Wide};
 use super::pool;
 use super::store::{Tile, store_fence, stream_out, streams, zip1, zip2, zip3};
 use crate::iter::Plan;
@@ -135,7 +137,7 @@ fn write_run<O>(
 fn map_segments<const N: usize>(
     plan: &Plan<N>,
     stream: bool,
-    vectors: Vectors,
+    vectors: impl Width,
     seg: impl Fn([usize; N], [usize; N], usize) + Sync,
 ) {
     pool::par_ranges(plan.numel(), &|start, end| {
@@ -149,7 +151,7 @@ fn map_segments<const N: usize>(
 /// [`pool::par_segments`] for an output updated in place, with `vectors`.
 fn update_segments<const N: usize>(
     plan: &Plan<N>,
-    vectors: Vectors,
+    vectors: impl Width,
     seg: impl Fn([usize; N], [usize; N], usize) + Sync,
 ) {
     pool::par_segments(plan, with_vectors(vectors, &seg));
@@ -175,7 +177,7 @@ fn with_first<A: Copy, B, O>(x: A, f: &impl Fn(A, B) -> O) -> impl Fn(B) -> O {
 /// type `&F` is called through a shim that is not always inlined).
 #[inline(always)]
 fn with_vectors<const N: usize>(
-    vectors: Vectors,
+    vectors: impl Width,
     seg: &impl Fn([usize; N], [usize; N], usize),
 ) -> impl Fn([usize; N], [usize; N], usize) {
     move |offs, st, len| {
@@ -194,7 +196,7 @@ pub(crate) unsafe fn map1<A: Copy + Sync, O: Copy + Send>(
     plan: &Plan<2>,
     out: Out<O>,
     a: Src<A>,
-    vectors: Vectors,
+    vectors: impl Width,
     f: impl Fn(A) -> O + Sync,
 ) {
     let (out, stream) = out.parts(plan.numel());
@@ -238,7 +240,7 @@ pub(crate) unsafe fn map2<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
     out: Out<O>,
     a: Src<A>,
     b: Src<B>,
-    vectors: Vectors,
+    vectors: impl Width,
     f: impl Fn(A, B) -> O + Sync,
 ) {
     let (out, stream) = out.parts(plan.numel());
@@ -346,7 +348,7 @@ pub(crate) unsafe fn map3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, O: Cop
     a: Src<A>,
     b: Src<B>,
     c: Src<C>,
-    vectors: Vectors,
+    vectors: impl Width,
     f: impl Fn(A, B, C) -> O + Sync,
 ) {
     let (out, stream) = out.parts(plan.numel());
@@ -414,7 +416,7 @@ pub(crate) unsafe fn map3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, O: Cop
 pub(crate) unsafe fn update1<O: Copy + Send + Sync>(
     plan: &Plan<1>,
     out: *mut O,
-    vectors: Vectors,
+    vectors: impl Width,
     f: impl Fn(O) -> O + Sync,
 ) {
     let out = Dst(out);
@@ -452,7 +454,7 @@ pub(crate) unsafe fn update2<O: Copy + Send + Sync, B: Copy + Sync>(
     plan: &Plan<2>,
     out: *mut O,
     b: Src<B>,
-    vectors: Vectors,
+    vectors: impl Width,
     f: impl Fn(O, B) -> O + Sync,
 ) {
     let out = Dst(out);
@@ -498,7 +500,7 @@ pub(crate) unsafe fn update3<O: Copy + Send + Sync, B: Copy + Sync, C: Copy + Sy
     out: *mut O,
     b: Src<B>,
     c: Src<C>,
-    vectors: Vectors,
+    vectors: impl Width,
     f: impl Fn(O, B, C) -> O + Sync,
 ) {
     let out = Dst(out);
@@ -542,7 +544,7 @@ pub(crate) unsafe fn map2_rows<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
     rows: usize,
     row_len: usize,
     a_is_row: bool,
-    vectors: Vectors,
+    vectors: impl Width,
     f: impl Fn(A, B) -> O + Sync,
 ) {
     let total = rows * row_len;
@@ -640,9 +642,6 @@ mod tests {
         vec![0.0; n + skip]
     }
 
-    /// Both kinds of vectors, which every test here runs with.
-    const BOTH: [Vectors; 2] = [Vectors::Baseline, Vectors::Widest];
-
     /// `map3` with stride-0 inputs in each position (an expanded scalar, a
     /// value per row), rows longer than the repeated buffer, written into
     /// a fresh output, with both kinds of vectors: what a naive loop
@@ -669,7 +668,7 @@ mod tests {
             _ => one[0],
         };
         let orders = [[0, 1, 2], [1, 0, 2], [2, 1, 0], [1, 2, 0], [2, 2, 1]];
-        for (order, vectors) in orders.into_iter().flat_map(|o| BOTH.map(|v| (o, v))) {
+        for (order, wide) in orders.into_iter().flat_map(|o| [(o, false), (o, true)]) {
             let mut o = vec![0.0f32; rows * cols];
             let plan = Plan::new(
                 &dims,
@@ -687,7 +686,14 @@ mod tests {
             );
             // SAFETY: the plan addresses every element of `o` once, and
             // each input within its length (`rows * cols`, `rows` or 1).
-            unsafe { map3(&plan, Out::Fresh(o.as_mut_ptr()), a, b, c, vectors, f) };
+            unsafe {
+                let out = Out::Fresh(o.as_mut_ptr());
+                if wide {
+                    map3(&plan, out, a, b, c, Wide, f)
+                } else {
+                    map3(&plan, out, a, b, c, Narrow, f)
+                }
+            };
             for i in 0..rows {
                 for j in 0..cols {
                     let want = f(
@@ -707,12 +713,11 @@ mod tests {
     /// the pool's threads; with both kinds of vectors.
     #[test]
     fn streamed_kernels_match_a_naive_loop() {
-        for vectors in BOTH {
-            streamed_kernels_with(vectors);
-        }
+        streamed_kernels_with(Narrow);
+        streamed_kernels_with(Wide);
     }
 
-    fn streamed_kernels_with(vectors: Vectors) {
+    fn streamed_kernels_with(vectors: impl Width) {
         // (70, 1, 1500) with (1, 3, 1500): inner loops of 1500 elements.
         let (p, q, r) = (70, 3, 1500);
         let a: Vec<f32> = (0..p * r).map(|i| i as f32).collect();

@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use super::locks::{read_write, read2_write, same_storage};
 use crate::Tensor;
-use crate::backend::cpu::{self, Out, Reducer, Src, Vectors};
+use crate::backend::cpu::isa::{Narrow, Width};
+use crate::backend::cpu::{self, Out, Reducer, Src};
 use crate::element::{Element, Float};
 use crate::iter::{Plan, broadcast_strides, contiguous_strides};
 use crate::shape::{DimVec, Shape, ShapeError, broadcast_pair, check_expand};
@@ -123,7 +124,7 @@ unsafe fn alloc_output<O: Element, SO: Shape>(
 /// `f` applied to every element of `a`, into a new tensor of `a`'s sizes.
 pub(crate) fn map1<A: Element, O: Element, SO: Shape>(
     a: Layout<'_, A>,
-    vectors: Vectors,
+    vectors: impl Width,
     f: impl Fn(A) -> O + Sync,
 ) -> Result<Tensor<O, SO>, ShapeError> {
     let out_strides = contiguous_strides(a.dims);
@@ -189,7 +190,7 @@ fn rows_fast_path<A, B>(a: &Layout<'_, A>, b: &Layout<'_, B>) -> Option<(usize, 
 pub(crate) fn map2<A: Element, B: Element, O: Element, SO: Shape>(
     a: Layout<'_, A>,
     b: Layout<'_, B>,
-    vectors: Vectors,
+    vectors: impl Width,
     f: impl Fn(A, B) -> O + Sync,
 ) -> Result<Tensor<O, SO>, ShapeError> {
     if let Some((rows, row_len, a_is_row)) = rows_fast_path(&a, &b) {
@@ -237,7 +238,7 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
     a: Layout<'_, A>,
     b: Layout<'_, B>,
     out: Layout<'_, O>,
-    vectors: Vectors,
+    vectors: impl Width,
     f: impl Fn(A, B) -> O + Sync,
 ) -> Result<(), ShapeError> {
     if let Some((rows, row_len, a_is_row)) = rows_fast_path(&a, &b) {
@@ -315,7 +316,7 @@ pub(crate) fn map3<A: Element, B: Element, C: Element, O: Element, SO: Shape>(
     a: Layout<'_, A>,
     b: Layout<'_, B>,
     c: Layout<'_, C>,
-    vectors: Vectors,
+    vectors: impl Width,
     f: impl Fn(A, B, C) -> O + Sync,
 ) -> Result<Tensor<O, SO>, ShapeError> {
     let dims = broadcast_pair(&broadcast_pair(a.dims, b.dims)?, c.dims)?;
@@ -352,7 +353,7 @@ pub(crate) fn map3<A: Element, B: Element, C: Element, O: Element, SO: Shape>(
 /// A contiguous copy of `l`'s elements, used when an in-place operation reads
 /// the storage it writes.
 fn copy_of<T: Element>(l: &Layout<'_, T>) -> Result<Tensor<T, crate::DynRank>, ShapeError> {
-    map1(Layout { ..*l }, Vectors::Baseline, |x| x)
+    map1(Layout { ..*l }, Narrow, |x| x)
 }
 
 impl<T> Clone for Layout<'_, T> {
@@ -365,7 +366,7 @@ impl<T> Copy for Layout<'_, T> {}
 /// `out = f(out)` for every element of `out`, in place.
 pub(crate) fn update1<O: Element>(
     out: Layout<'_, O>,
-    vectors: Vectors,
+    vectors: impl Width,
     f: impl Fn(O) -> O + Sync,
 ) -> Result<(), ShapeError> {
     check_no_internal_overlap(&out)?;
@@ -381,7 +382,7 @@ pub(crate) fn update1<O: Element>(
 pub(crate) fn update2<O: Element, B: Element>(
     out: Layout<'_, O>,
     b: Layout<'_, B>,
-    vectors: Vectors,
+    vectors: impl Width,
     f: impl Fn(O, B) -> O + Sync,
 ) -> Result<(), ShapeError> {
     check_expand(b.dims, out.dims)?;
@@ -407,7 +408,7 @@ pub(crate) fn update3<O: Element, B: Element, C: Element>(
     out: Layout<'_, O>,
     b: Layout<'_, B>,
     c: Layout<'_, C>,
-    vectors: Vectors,
+    vectors: impl Width,
     f: impl Fn(O, B, C) -> O + Sync,
 ) -> Result<(), ShapeError> {
     check_expand(b.dims, out.dims)?;

@@ -22,7 +22,7 @@
 //! for one choice of the other coordinates), since two elements of one line
 //! may write the same location (repeated indices), while two lines never do.
 
-use super::Vectors;
+use super::isa::Narrow;
 use crate::iter::{Plan, contiguous_strides};
 use crate::shape::ShapeError;
 
@@ -392,7 +392,7 @@ pub(crate) fn cat<T: Copy + Send + Sync>(
                     &plan,
                     Out::Fresh(out),
                     Src(p.src.data.as_ptr()),
-                    Vectors::Baseline,
+                    Narrow,
                     |x| x,
                 )
             };

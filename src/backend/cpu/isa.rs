@@ -7,7 +7,7 @@
 //! processor has them; memory-bound eager loops keep the baseline vectors
 //! (memory-bound fused expressions: [`light_wide_default`]).
 
-use crate::backend::op::OpDef;
+use crate::backend::op::Pointwise;
 
 /// The vector extensions a loop can be compiled for. Results are the same
 /// on every path: Rust never contracts `a * b + c` into a fused
@@ -139,16 +139,58 @@ pub(crate) enum Vectors {
     Widest,
 }
 
-impl Vectors {
-    /// The vectors for the op-table operation `def`.
-    pub(crate) const fn of(def: &OpDef) -> Self {
-        if def.transcendental() {
-            Vectors::Widest
-        } else {
-            Vectors::Baseline
-        }
-    }
+/// The vectors of a loop as a type: a loop generic over it is compiled for
+/// those vectors only (the choice is a constant, so rustc does not compile
+/// the other branch). With the run-time [`Vectors`], every loop was
+/// compiled three times (baseline, AVX2, AVX-512), whichever it ran with.
+pub(crate) trait Width: Copy + Send + Sync {
+    /// Whether the loop runs with the widest vectors ([`widest`]).
+    const WIDE: bool;
 
+    /// `f()` with these vectors (`f` as for [`widest`]).
+    #[inline(always)]
+    fn run<R>(self, f: impl FnOnce() -> R) -> R {
+        if Self::WIDE { widest(f) } else { f() }
+    }
+}
+
+/// The baseline vectors ([`Vectors::Baseline`] as a type).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Narrow;
+
+impl Width for Narrow {
+    const WIDE: bool = false;
+}
+
+/// The widest vectors ([`Vectors::Widest`] as a type).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Wide;
+
+impl Width for Wide {
+    const WIDE: bool = true;
+}
+
+/// The vectors of the op-table operation `Op`: the widest where its
+/// expression calls a transcendental function, as a type.
+pub(crate) struct WidthOf<Op>(core::marker::PhantomData<fn() -> Op>);
+
+impl<Op> WidthOf<Op> {
+    pub(crate) const NEW: Self = WidthOf(core::marker::PhantomData);
+}
+
+impl<Op> Clone for WidthOf<Op> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<Op> Copy for WidthOf<Op> {}
+
+impl<Op: Pointwise> Width for WidthOf<Op> {
+    const WIDE: bool = Op::DEF.transcendental();
+}
+
+impl Vectors {
     /// `f()` with these vectors (`f` as for [`widest`]).
     #[inline(always)]
     pub(crate) fn run<R>(self, f: impl FnOnce() -> R) -> R {

@@ -6,7 +6,7 @@ use super::compiled;
 use super::exec;
 use super::index::{self, CatPart, Strided};
 use super::index_run::{gather_nonempty, scatter_nonempty};
-use super::isa::Vectors;
+use super::isa::{Narrow, Wide};
 use super::reducers::{
     ArgExtreme, Extreme, LogSumExp, MaxAndSum, Moments, Norm, NormKind, Prod, Sum, Truth,
 };
@@ -29,7 +29,7 @@ impl<T: Element> Backend<T> for Cpu {
     }
 
     fn copy<S: Shape>(a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
-        exec::map1(a.layout(), Vectors::Baseline, |x| x)
+        exec::map1(a.layout(), Narrow, |x| x)
     }
 
     fn cast_from<F: Element, S: Shape>(a: &Tensor<F, S>) -> Result<Tensor<T, S>, ShapeError> {
@@ -250,7 +250,7 @@ impl<T: Element> Backend<T> for Cpu {
                 l,
                 m,
                 s,
-                Vectors::Widest,
+                Wide,
                 #[inline(always)]
                 |x, m, s| x - m - scalar::log(s),
             )
@@ -259,7 +259,7 @@ impl<T: Element> Backend<T> for Cpu {
                 l,
                 m,
                 s,
-                Vectors::Widest,
+                Wide,
                 #[inline(always)]
                 |x, m, s| scalar::exp(x - m) / s,
             )
@@ -341,9 +341,14 @@ impl<T: Element> Backend<T> for Cpu {
         mask: &Tensor<bool, SM>,
         value: T,
     ) -> Result<Tensor<T, SO>, ShapeError> {
-        exec::map2(a.layout(), mask.layout(), Vectors::Baseline, move |x, m| {
-            if m { value } else { x }
-        })
+        exec::map2(
+            a.layout(),
+            mask.layout(),
+            Narrow,
+            move |x, m| {
+                if m { value } else { x }
+            },
+        )
     }
 
     fn masked_fill_<S: Shape, SM: Shape>(
@@ -352,9 +357,14 @@ impl<T: Element> Backend<T> for Cpu {
         value: T,
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims(), &[mask.dims()])?;
-        exec::update2(a.layout(), mask.layout(), Vectors::Baseline, move |x, m| {
-            if m { value } else { x }
-        })
+        exec::update2(
+            a.layout(),
+            mask.layout(),
+            Narrow,
+            move |x, m| {
+                if m { value } else { x }
+            },
+        )
     }
 
     fn masked_select<S: Shape, SM: Shape>(

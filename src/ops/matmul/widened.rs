@@ -12,7 +12,7 @@
 use super::rules::Geometry;
 use super::run;
 use crate::Tensor;
-use crate::backend::cpu::Vectors;
+use crate::backend::cpu::Narrow;
 use crate::element::{CastFrom, Numeric};
 use crate::ops::exec::{self, Layout};
 use crate::shape::{DynRank, ShapeError};
@@ -26,7 +26,7 @@ pub(super) fn product<T: Numeric>(
 ) -> Result<Tensor<T, DynRank>, ShapeError> {
     let (a32, b32) = (widen(a)?, widen(b)?);
     let out = run::product(a32.layout(), b32.layout(), geo, f32::cast_from(alpha))?;
-    exec::map1(out.layout(), Vectors::Baseline, T::cast_from)
+    exec::map1(out.layout(), Narrow, T::cast_from)
 }
 
 /// `out = beta * out + alpha * (a @ b)`, computed in `f32` and rounded once
@@ -55,13 +55,11 @@ pub(super) fn accumulate<T: Numeric>(
         beta32,
         alpha32,
     )?;
-    exec::update2(out, out32.layout(), Vectors::Baseline, |_, x| {
-        T::cast_from(x)
-    })
+    exec::update2(out, out32.layout(), Narrow, |_, x| T::cast_from(x))
 }
 
 /// `l`'s elements as a new contiguous `f32` tensor of the same sizes
 /// (exact for `f16` and `bf16`).
 fn widen<T: Numeric>(l: Layout<'_, T>) -> Result<Tensor<f32, DynRank>, ShapeError> {
-    exec::map1(l, Vectors::Baseline, f32::cast_from)
+    exec::map1(l, Narrow, f32::cast_from)
 }
