@@ -196,6 +196,42 @@ fn check_case(rng: &mut Rng, dims: &[usize], kind: usize) {
         &naive_lse,
         "logsumexp",
     );
+    // `f32` runs the reductions compiled in shaped (`backend/cpu/
+    // compiled.rs`), `f64` the generic ones: the same values, within
+    // `f32`'s rounding, on the same view (a strided `f32` view of it too).
+    let t32: Tensor<f32, DynRank> = t.to_dtype();
+    let t32_strided = if rank >= 2 {
+        let mut order: Vec<isize> = (0..rank as isize).collect();
+        order.swap(0, rank - 1);
+        let back = t32.permute::<DynRank>(&order).unwrap().contiguous();
+        back.permute::<DynRank>(&order).unwrap()
+    } else {
+        t32.clone()
+    };
+    for (layout, x) in [("contiguous", &t32), ("strided", &t32_strided)] {
+        let check32 = |got: Tensor<f32, DynRank>, f: &dyn Fn(&[f64]) -> f64, name: &str| {
+            let what = format!("f32 {layout} {name} {what}");
+            assert_eq!(got.dims(), want_dims.as_slice(), "{what}");
+            let got: Vec<f64> = got.to_vec().into_iter().map(f64::from).collect();
+            let want: Vec<f64> = gs.iter().map(|g| f(g)).collect();
+            assert_close(&got, &want, 1e-4, &what);
+        };
+        let sum = |g: &[f64]| g.iter().sum::<f64>();
+        check32(x.try_sum_dims(&list, keepdim).unwrap(), &sum, "sum");
+        let mean = |g: &[f64]| g.iter().sum::<f64>() / g.len() as f64;
+        check32(x.try_mean_dims(&list, keepdim).unwrap(), &mean, "mean");
+        let max = |g: &[f64]| g.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        check32(x.try_max_dims(&list, keepdim).unwrap(), &max, "max");
+        let var = |g: &[f64]| naive_var(g, 1.0);
+        check32(x.try_var_dims(&list, keepdim, 1).unwrap(), &var, "var");
+        let norm = |g: &[f64]| naive_norm(g, 2.0);
+        check32(x.try_norm_dims(&list, keepdim, 2.0).unwrap(), &norm, "norm");
+        check32(
+            x.try_logsumexp_dims(&list, keepdim).unwrap(),
+            &naive_lse,
+            "logsumexp",
+        );
+    }
     let as_f64 = |b: Tensor<bool, DynRank>| {
         Tensor::<f64, DynRank>::try_from_vec(
             b.to_vec().iter().map(|&x| x as u8 as f64).collect(),

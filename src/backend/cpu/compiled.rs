@@ -15,13 +15,19 @@
 //!
 //! The functions below are the loops' one definition, called by both: the
 //! table's compiled functions (with `f32` and an output of rank known at
-//! run time) and the generic fallback.
+//! run time) and the generic fallback. The reductions and statistics take
+//! their operation as a value, so they need no table: [`reduce`] and
+//! [`statistic`] call their `f32` instance, compiled here, when `T` is
+//! `f32`.
+
+use core::mem::ManuallyDrop;
 
 use super::exec::{self, Layout};
 use super::isa::WidthOf;
+use super::reducers::{Extreme, LogSumExp, Moments, Norm, NormKind, Prod, Sum};
 use crate::Tensor;
-use crate::backend::op::{Map1, Map2, Map3};
-use crate::element::Element;
+use crate::backend::op::{Map1, Map2, Map3, Reduction, Statistic};
+use crate::element::{Element, Float, Numeric};
 use crate::shape::{DynRank, Shape, ShapeError};
 
 /// `op(s, a)` into a new tensor.
@@ -131,6 +137,104 @@ pub(crate) const fn update3_of<T: Element, Op: Map3<T, T>>() -> Option<Update3Fn
         Some(k) => k.update,
         None => None,
     }
+}
+
+/// The elements of the reduction `r` of `a` over the axes of `mask`.
+pub(crate) fn reduce<T: Numeric>(
+    r: Reduction,
+    a: Layout<'_, T>,
+    mask: &[bool],
+) -> Result<Vec<T>, ShapeError> {
+    if const { is_f32::<T>() } {
+        // SAFETY: `T` is `f32` (the condition), so both casts are between
+        // a type and itself.
+        unsafe { same_vec(reduce_f32(r, same_layout(a), mask)) }
+    } else {
+        reduce_loops(r, a, mask)
+    }
+}
+
+fn reduce_f32(r: Reduction, a: Layout<'_, f32>, mask: &[bool]) -> Result<Vec<f32>, ShapeError> {
+    reduce_loops(r, a, mask)
+}
+
+fn reduce_loops<T: Numeric>(
+    r: Reduction,
+    a: Layout<'_, T>,
+    mask: &[bool],
+) -> Result<Vec<T>, ShapeError> {
+    match r {
+        Reduction::Sum => exec::reduce_vec(a, mask, &Sum { divisor: None }),
+        Reduction::Mean => {
+            let n: usize = a
+                .dims
+                .iter()
+                .zip(mask)
+                .filter(|(_, m)| **m)
+                .map(|(d, _)| d)
+                .product();
+            let divisor = Some(T::from_f64(n as f64));
+            exec::reduce_vec(a, mask, &Sum { divisor })
+        }
+        Reduction::Prod => exec::reduce_vec(a, mask, &Prod),
+        Reduction::Max => exec::reduce_vec(a, mask, &Extreme::<true>),
+        Reduction::Min => exec::reduce_vec(a, mask, &Extreme::<false>),
+    }
+}
+
+/// The elements of the statistic `s` of `a` over the axes of `mask`.
+pub(crate) fn statistic<T: Float>(
+    s: Statistic,
+    a: Layout<'_, T>,
+    mask: &[bool],
+) -> Result<Vec<T>, ShapeError> {
+    if const { is_f32::<T>() } {
+        // SAFETY: as in `reduce`.
+        unsafe { same_vec(statistic_f32(s, same_layout(a), mask)) }
+    } else {
+        statistic_loops(s, a, mask)
+    }
+}
+
+fn statistic_f32(s: Statistic, a: Layout<'_, f32>, mask: &[bool]) -> Result<Vec<f32>, ShapeError> {
+    statistic_loops(s, a, mask)
+}
+
+fn statistic_loops<T: Float>(
+    s: Statistic,
+    a: Layout<'_, T>,
+    mask: &[bool],
+) -> Result<Vec<T>, ShapeError> {
+    match s {
+        Statistic::Variance { correction, sqrt } => {
+            let correction = correction as f64;
+            exec::reduce_vec(a, mask, &Moments { correction, sqrt })
+        }
+        Statistic::Norm(p) => exec::reduce_vec(a, mask, &Norm(NormKind::of(p))),
+        Statistic::LogSumExp => exec::reduce_vec(a, mask, &LogSumExp),
+    }
+}
+
+/// `l` as a layout of `U`.
+///
+/// # Safety
+/// `T` and `U` are the same type.
+unsafe fn same_layout<'a, T, U>(l: Layout<'a, T>) -> Layout<'a, U> {
+    let l = ManuallyDrop::new(l);
+    // SAFETY: the same type (the contract), read once from a value that is
+    // not dropped.
+    unsafe { core::mem::transmute_copy(&*l) }
+}
+
+/// `v` as a vector of `U`.
+///
+/// # Safety
+/// `T` and `U` are the same type.
+unsafe fn same_vec<T, U>(v: Result<Vec<T>, ShapeError>) -> Result<Vec<U>, ShapeError> {
+    let mut v = ManuallyDrop::new(v?);
+    // SAFETY: the vector's own buffer, length and capacity, of the same
+    // element type (the contract); `v` is not dropped.
+    Ok(unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<U>(), v.len(), v.capacity()) })
 }
 
 /// A result of rank known at run time as one of shape type `S`.

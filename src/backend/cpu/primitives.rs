@@ -7,9 +7,7 @@ use super::exec;
 use super::index::{self, CatPart, Strided};
 use super::index_run::{gather_nonempty, scatter_nonempty};
 use super::isa::{Narrow, Wide};
-use super::reducers::{
-    ArgExtreme, Extreme, LogSumExp, MaxAndSum, Moments, Norm, NormKind, Prod, Sum, Truth,
-};
+use super::reducers::{ArgExtreme, MaxAndSum, Truth};
 use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::op::{Map1, Map2, Map3, Reduction, Statistic};
@@ -138,29 +136,7 @@ impl<T: Element> Backend<T> for Cpu {
     where
         T: Numeric,
     {
-        let l = a.layout();
-        let data = match r {
-            Reduction::Sum => exec::reduce_vec(l, mask, &Sum { divisor: None }),
-            Reduction::Mean => {
-                let n: usize = a
-                    .dims()
-                    .iter()
-                    .zip(mask)
-                    .filter(|(_, m)| **m)
-                    .map(|(d, _)| d)
-                    .product();
-                exec::reduce_vec(
-                    l,
-                    mask,
-                    &Sum {
-                        divisor: Some(T::from_f64(n as f64)),
-                    },
-                )
-            }
-            Reduction::Prod => exec::reduce_vec(l, mask, &Prod),
-            Reduction::Max => exec::reduce_vec(l, mask, &Extreme::<true>),
-            Reduction::Min => exec::reduce_vec(l, mask, &Extreme::<false>),
-        }?;
+        let data = compiled::reduce(r, a.layout(), mask)?;
         Tensor::try_from_vec(data, &reduced_dims(a.dims(), mask, keepdim))
     }
 
@@ -173,19 +149,7 @@ impl<T: Element> Backend<T> for Cpu {
     where
         T: Float,
     {
-        let l = a.layout();
-        let data = match s {
-            Statistic::Variance { correction, sqrt } => exec::reduce_vec(
-                l,
-                mask,
-                &Moments {
-                    correction: correction as f64,
-                    sqrt,
-                },
-            ),
-            Statistic::Norm(p) => exec::reduce_vec(l, mask, &Norm(NormKind::of(p))),
-            Statistic::LogSumExp => exec::reduce_vec(l, mask, &LogSumExp),
-        }?;
+        let data = compiled::statistic(s, a.layout(), mask)?;
         Tensor::try_from_vec(data, &reduced_dims(a.dims(), mask, keepdim))
     }
 
