@@ -25,7 +25,10 @@ pub use half::{bf16, f16};
 pub trait Element:
     Copy + Send + Sync + Debug + Display + PartialEq + PartialOrd + Default + 'static
 {
-    /// PyTorch's name for the dtype (`float32`, `int64`, ...).
+    /// PyTorch's name for the dtype (`float32`, `int64`, ...). Distinct
+    /// for each type: the CPU backend picks the loops it compiled for
+    /// `f32` by this name (and refuses, with a panic, a type other than
+    /// `f32` that takes `f32`'s name).
     const NAME: &'static str;
     /// The Rust name of the type (`f32`, `i64`, `bf16`, ...), as `Debug`
     /// prints it.

@@ -20,6 +20,7 @@
 //! [`statistic`] call their `f32` instance, compiled here, when `T` is
 //! `f32`.
 
+use core::any::TypeId;
 use core::mem::ManuallyDrop;
 
 use super::exec::{self, Layout};
@@ -93,15 +94,31 @@ const fn is_f32<T: Element>() -> bool {
     true
 }
 
+/// Panics unless `T` is `f32`. The constants above choose by the element
+/// type's name, which a type outside shaped could share with `f32`; every
+/// call through them checks this first, so that such a type gets this
+/// panic and never an `f32` function (where `T` is known, the comparison
+/// is folded away).
+#[inline(always)]
+pub(crate) fn check_f32<T: 'static>() {
+    assert!(
+        TypeId::of::<T>() == TypeId::of::<f32>(),
+        "an element type other than `f32` is named `float32`: element names must be distinct"
+    );
+}
+
 /// Re-types kernels built for `f32` as kernels of `T`; `None` unless `T`
-/// is `f32`.
+/// is named as `f32` is (calls through them check the type itself first:
+/// [`check_f32`]).
 macro_rules! retype_f32 {
     ($name:ident, $K:ident < $($p:ident),* >, [$($f32:ty),*]) => {
         #[doc(hidden)]
         pub const fn $name<T: Element>(k: &'static $K<$($f32),*>) -> Option<&'static $K<$($p),*>> {
             if is_f32::<T>() {
-                // SAFETY: `T` is `f32` (their names are equal, and element
-                // names are distinct), so both are the same type.
+                // SAFETY: a reference to the same constant seen with `T` in
+                // place of `f32`: its fields are function pointers, valid
+                // whatever their argument types. They are called only after
+                // `check_f32::<T>()`, when `T` is `f32`.
                 Some(unsafe { &*(k as *const $K<$($f32),*> as *const $K<$($p),*>) })
             } else {
                 None
@@ -146,8 +163,9 @@ pub(crate) fn reduce<T: Numeric>(
     mask: &[bool],
 ) -> Result<Vec<T>, ShapeError> {
     if const { is_f32::<T>() } {
-        // SAFETY: `T` is `f32` (the condition), so both casts are between
-        // a type and itself.
+        check_f32::<T>();
+        // SAFETY: `T` is `f32` (checked just above), so both casts are
+        // between a type and itself.
         unsafe { same_vec(reduce_f32(r, same_layout(a), mask)) }
     } else {
         reduce_loops(r, a, mask)
@@ -189,6 +207,7 @@ pub(crate) fn statistic<T: Float>(
     mask: &[bool],
 ) -> Result<Vec<T>, ShapeError> {
     if const { is_f32::<T>() } {
+        check_f32::<T>();
         // SAFETY: as in `reduce`.
         unsafe { same_vec(statistic_f32(s, same_layout(a), mask)) }
     } else {
@@ -387,5 +406,40 @@ mod tests {
         assert!(<ScalarRhs<Add, f64> as Map1<f64>>::CPU.is_none());
         assert!(<ScalarRhs<AddAlpha<f32>, f32> as Map1<f32>>::CPU.is_none());
         assert!(<Where as Map3<bool, f64>>::CPU.is_none());
+    }
+
+    /// A type outside shaped that takes `f32`'s name.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
+    struct Impostor(u8);
+
+    impl core::fmt::Display for Impostor {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            write!(f, "{}", self.0)
+        }
+    }
+
+    impl crate::element::Element for Impostor {
+        const NAME: &'static str = "float32";
+        const RUST_NAME: &'static str = "Impostor";
+        fn to_scalar(self) -> crate::element::Scalar {
+            crate::element::Scalar::UInt(self.0.into())
+        }
+        fn from_scalar(_: crate::element::Scalar) -> Self {
+            Impostor(0)
+        }
+    }
+
+    /// Its name selects the `f32` functions, and the call is refused
+    /// before any of them runs (an `f32` loop on its bytes would be
+    /// undefined behaviour).
+    #[test]
+    #[should_panic(expected = "element names must be distinct")]
+    fn a_type_with_f32s_name_is_refused_before_an_f32_loop_runs() {
+        use crate::backend::Backend;
+        use crate::device::Cpu;
+        use crate::{DynRank, Tensor};
+        assert!(<Fill<Impostor> as Map1<Impostor>>::CPU.is_some());
+        let t = Tensor::<Impostor, DynRank>::try_from_vec(vec![Impostor(1); 3], &[3]).unwrap();
+        let _ = <Cpu as Backend<Impostor>>::unary(Fill(Impostor(2)), &t);
     }
 }

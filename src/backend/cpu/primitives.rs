@@ -21,7 +21,10 @@ use crate::shape::{Dyn, DynRank, Shape, ShapeError, check_inplace};
 impl<T: Element> Backend<T> for Cpu {
     fn unary<Op: Map1<T>, S: Shape>(op: Op, a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
         match const { Op::CPU } {
-            Some(k) => compiled::retype((k.map)(op.scalar(), a.layout())),
+            Some(k) => {
+                compiled::check_f32::<T>();
+                compiled::retype((k.map)(op.scalar(), a.layout()))
+            }
             None => compiled::map1(op, a.layout()),
         }
     }
@@ -41,7 +44,10 @@ impl<T: Element> Backend<T> for Cpu {
         b: &Tensor<T, S2>,
     ) -> Result<Tensor<T, SO>, ShapeError> {
         match const { Op::CPU } {
-            Some(k) => compiled::retype((k.map)(op.scalar(), a.layout(), b.layout())),
+            Some(k) => {
+                compiled::check_f32::<T>();
+                compiled::retype((k.map)(op.scalar(), a.layout(), b.layout()))
+            }
             None => compiled::map2(op, a.layout(), b.layout()),
         }
     }
@@ -52,7 +58,10 @@ impl<T: Element> Backend<T> for Cpu {
         b: &Tensor<T, S2>,
     ) -> Result<Tensor<bool, SO>, ShapeError> {
         match const { Op::CPU } {
-            Some(k) => compiled::retype((k.map)(op.scalar(), a.layout(), b.layout())),
+            Some(k) => {
+                compiled::check_f32::<T>();
+                compiled::retype((k.map)(op.scalar(), a.layout(), b.layout()))
+            }
             None => compiled::map2(op, a.layout(), b.layout()),
         }
     }
@@ -64,7 +73,10 @@ impl<T: Element> Backend<T> for Cpu {
         out: &mut Tensor<T, SO>,
     ) -> Result<(), ShapeError> {
         match const { compiled::into_of::<T, Op>() } {
-            Some(k) => k(op.scalar(), a.layout(), b.layout(), out.layout()),
+            Some(k) => {
+                compiled::check_f32::<T>();
+                k(op.scalar(), a.layout(), b.layout(), out.layout())
+            }
             None => compiled::map2_into(op, a.layout(), b.layout(), out.layout()),
         }
     }
@@ -76,7 +88,10 @@ impl<T: Element> Backend<T> for Cpu {
         c: &Tensor<T, S3>,
     ) -> Result<Tensor<T, SO>, ShapeError> {
         match const { Op::CPU } {
-            Some(k) => compiled::retype((k.map)(op.scalar(), a.layout(), b.layout(), c.layout())),
+            Some(k) => {
+                compiled::check_f32::<T>();
+                compiled::retype((k.map)(op.scalar(), a.layout(), b.layout(), c.layout()))
+            }
             None => compiled::map3(op, a.layout(), b.layout(), c.layout()),
         }
     }
@@ -89,6 +104,7 @@ impl<T: Element> Backend<T> for Cpu {
     ) -> Result<Tensor<T, SO>, ShapeError> {
         match const { Op::CPU } {
             Some(k) => {
+                compiled::check_f32::<T>();
                 compiled::retype((k.map)(op.scalar(), cond.layout(), b.layout(), c.layout()))
             }
             None => compiled::map3(op, cond.layout(), b.layout(), c.layout()),
@@ -97,7 +113,10 @@ impl<T: Element> Backend<T> for Cpu {
 
     fn unary_<Op: Map1<T>, S: Shape>(op: Op, a: &mut Tensor<T, S>) -> Result<(), ShapeError> {
         match const { Op::CPU } {
-            Some(k) => (k.update)(op.scalar(), a.layout()),
+            Some(k) => {
+                compiled::check_f32::<T>();
+                (k.update)(op.scalar(), a.layout())
+            }
             None => compiled::update1(op, a.layout()),
         }
     }
@@ -109,7 +128,10 @@ impl<T: Element> Backend<T> for Cpu {
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims(), &[b.dims()])?;
         match const { compiled::update2_of::<T, Op>() } {
-            Some(k) => k(op.scalar(), a.layout(), b.layout()),
+            Some(k) => {
+                compiled::check_f32::<T>();
+                k(op.scalar(), a.layout(), b.layout())
+            }
             None => compiled::update2(op, a.layout(), b.layout()),
         }
     }
@@ -122,7 +144,10 @@ impl<T: Element> Backend<T> for Cpu {
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims(), &[b.dims(), c.dims()])?;
         match const { compiled::update3_of::<T, Op>() } {
-            Some(k) => k(op.scalar(), a.layout(), b.layout(), c.layout()),
+            Some(k) => {
+                compiled::check_f32::<T>();
+                k(op.scalar(), a.layout(), b.layout(), c.layout())
+            }
             None => compiled::update3(op, a.layout(), b.layout(), c.layout()),
         }
     }
