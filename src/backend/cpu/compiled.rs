@@ -201,6 +201,11 @@ fn reduce_loops<T: Numeric>(
 }
 
 /// The elements of the statistic `s` of `a` over the axes of `mask`.
+///
+/// The same dispatch as [`reduce`], written again on purpose: a helper
+/// taking the `f32` and the generic function as arguments would name the
+/// generic one for `f32` too, and rustc would then compile it in the
+/// user's crate, which is what this file avoids.
 pub(crate) fn statistic<T: Float>(
     s: Statistic,
     a: Layout<'_, T>,
