@@ -72,7 +72,17 @@ for (b, t, ids) in shapes:
     elif engine == "onnxruntime":
         import onnxruntime as ort, tempfile, os
         path = os.path.join(tempfile.mkdtemp(), "minilm.onnx")
-        torch.onnx.export(model, (ids, mask), path, input_names=["input_ids", "attention_mask"],
+        class Encoder(torch.nn.Module):
+            # Keyword arguments: BertModel.forward's positional order changes
+            # between transformers releases (5.x puts `use_cache` in it).
+            def __init__(self, bert):
+                super().__init__()
+                self.bert = bert
+
+            def forward(self, input_ids, attention_mask):
+                return self.bert(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+        torch.onnx.export(Encoder(model), (ids, mask), path, input_names=["input_ids", "attention_mask"],
                           output_names=["last_hidden_state"], dynamic_axes={"input_ids": {0: "b", 1: "t"}, "attention_mask": {0: "b", 1: "t"}}, dynamo=False)
         opts = ort.SessionOptions(); opts.intra_op_num_threads = threads; opts.inter_op_num_threads = 1
         sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])

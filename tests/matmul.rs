@@ -309,6 +309,48 @@ fn transposed_and_sliced_operands() {
     }
 }
 
+/// `x @ w.T` with `w` in `nn.Linear`'s layout (`(out, in)`, so the right
+/// operand is contiguous along the contracted axis): few rows run without
+/// transposing the product (the weight is read in place, not packed), more
+/// rows as the transpose. Rows on both sides of that limit (64), a
+/// destination written in place with `beta`, a sliced `x`, `f64` and `f32`.
+#[test]
+fn thin_products_with_a_linear_weight() {
+    for (m, k, n) in [
+        (1, 384, 1536),
+        (5, 33, 100),
+        (16, 384, 384),
+        (63, 70, 129),
+        (64, 40, 300),
+        (65, 40, 300),
+        (16, 8, 3),
+    ] {
+        let x = rand_dyn(&[m, k], (m * 7 + n) as u64);
+        let w = rand_dyn(&[n, k], (k * 3 + n) as u64);
+        let wt = w.permute::<DynRank>(&[1, 0]).unwrap();
+        let (want, _) = reference(&x.to_vec(), &[m, k], &wt.to_vec(), &[k, n], fma);
+        let what = format!("({m}, {k}) @ ({n}, {k}).T");
+        assert_close(&x.matmul(&wt).to_vec(), &want, &what);
+        let (x32, wt32) = (x.map(|v| v as f32), wt.map(|v| v as f32));
+        assert_close_f32(&x32.matmul(&wt32).to_vec(), &want, &format!("f32 {what}"));
+        // addmm: 0.5 * c + 2 * x @ w.T, into a row-major `c`.
+        let c = rand_dyn(&[m, n], 5);
+        let fused = c.addmm(&x, &wt, 0.5, 2.0);
+        assert_close(
+            &fused.to_vec(),
+            &axpby(&c.to_vec(), &want, 0.5, 2.0),
+            &format!("addmm {what}"),
+        );
+    }
+    // A sliced `x` (a window of its columns) against a weight.
+    let x = rand_dyn(&[32, 48], 21);
+    let xs = x.narrow::<DynRank>(1, 8, 40).unwrap();
+    let w = rand_dyn(&[200, 40], 22);
+    let wt = w.permute::<DynRank>(&[1, 0]).unwrap();
+    let (want, _) = reference(&xs.to_vec(), &[32, 40], &wt.to_vec(), &[40, 200], fma);
+    assert_close(&xs.matmul(&wt).to_vec(), &want, "sliced x @ w.T");
+}
+
 #[test]
 fn zero_sizes() {
     // K = 0: zeros, even in a fresh buffer.

@@ -10,6 +10,10 @@ use core::any::Any;
 
 pub(super) use gemm_common::Parallelism;
 
+/// Rows up to which a product with a `k`-contiguous right operand is not
+/// transposed (see [`gemm`]).
+const THIN_ROWS: usize = 64;
+
 /// `dst = alpha * dst + beta * lhs @ rhs` for `f32` or `f64`: the `gemm`
 /// crate's `gemm`, with its arguments in its order (column stride before
 /// row stride) and without its conjugation flags, which real types ignore;
@@ -50,8 +54,13 @@ pub(super) unsafe fn gemm<T: 'static>(
     );
     // As the umbrella crate: the kernels prefer a column-major destination,
     // so a row-major product is computed as its transpose,
-    // `dst^T = rhs^T @ lhs^T`.
-    let (m, n, dst_cs, dst_rs, lhs, lhs_cs, lhs_rs, rhs, rhs_cs, rhs_rs) = if dst_cs < dst_rs {
+    // `dst^T = rhs^T @ lhs^T`; except a thin one (few rows) whose right
+    // operand is `k`-contiguous, `x @ w.T` with `w` of `nn.Linear`'s
+    // layout, for which the transpose would copy (pack) all of `w` into the
+    // kernel's panels on every call, while as it is the crate packs only
+    // the few rows of `x` and reads `w` in place.
+    let transpose = dst_cs < dst_rs && !(m <= THIN_ROWS && rhs_rs == 1 && n > m);
+    let (m, n, dst_cs, dst_rs, lhs, lhs_cs, lhs_rs, rhs, rhs_cs, rhs_rs) = if transpose {
         (
             n, m, dst_rs, dst_cs, rhs, rhs_rs, rhs_cs, lhs, lhs_rs, lhs_cs,
         )
