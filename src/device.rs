@@ -45,9 +45,9 @@ pub trait Versioned {
     fn version(&self) -> u64;
 }
 
-impl<T> Versioned for crate::tensor::storage::Storage<T> {
+impl<T> Versioned for crate::backend::cpu::storage::Storage<T> {
     fn version(&self) -> u64 {
-        crate::tensor::storage::Storage::version(self)
+        crate::backend::cpu::storage::Storage::version(self)
     }
 }
 
@@ -63,7 +63,7 @@ pub struct Cpu;
 
 impl Device for Cpu {
     const NAME: &'static str = "cpu";
-    type Storage<T: Element> = crate::tensor::storage::Storage<T>;
+    type Storage<T: Element> = crate::backend::cpu::storage::Storage<T>;
     type Error = ShapeError;
 }
 

@@ -7,11 +7,11 @@
 //! | [`Gemm`] | matrix products (strided-batched GEMM with `alpha`), for the element types a device multiplies |
 //! | [`Fill`] | new tensors filled with a value or seeded samples, on the device of a given tensor |
 //! | [`Linalg`] | the factorizations (LU, inverse, solves, determinants, Cholesky, QR, `eigh`, SVD) a device runs for `linalg` |
-//! | [`op`] | what a pointwise operation is to a backend: its Rust function and CUDA expression in one type |
+//! | [`op`] | what an operation is to a backend: a pointwise op's Rust function and CUDA expression in one type, the scalar functions behind them (`shaped::ops::scalar`), the index element types and `scatter_reduce`'s reductions (`shaped::ops::index`) |
 //! | [`fused`] | what a fused pointwise chain is to a backend, and its evaluation on a device |
 //! | [`geometry`] | the layout of a batched matrix product |
 //! | [`Windows`] | the windows of convolutions and poolings ([`Window`]), and a device's direct kernels for them |
-//! | `cpu/` | the CPU loops, parallelised on a work-sharing pool |
+//! | `cpu/` | the CPU loops, parallelised on a work-sharing pool, and the CPU's storage (`storage.rs`) and lock order (`locks.rs`) |
 //! | `cuda/` | the CUDA backend: kernels generated from the op table, NVRTC, cuBLAS (feature `cuda`) |
 //!
 //! `cpu` and `cuda` hold every `unsafe` block of the crate; each states why

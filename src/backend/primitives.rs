@@ -23,9 +23,9 @@
 use super::geometry::Geometry;
 use super::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::Tensor;
+use crate::backend::op::index::{IndexElement, ScatterReduce};
 use crate::device::Device;
 use crate::element::{Element, Float, Numeric};
-use crate::ops::index::{IndexElement, ScatterReduce};
 use crate::shape::{DimVec, Dyn, DynRank, Shape, ShapeError};
 
 /// The primitives of a device for elements `T`: pointwise ops of the op

@@ -21,7 +21,7 @@
 //! assert_eq!(d.to_ndarray(), a.into_dyn());
 //! ```
 
-use crate::tensor::storage::Read;
+use crate::backend::cpu::storage::Read;
 use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Data, Dimension, IxDyn, ShapeBuilder};
 
 use crate::element::Element;

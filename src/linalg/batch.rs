@@ -5,7 +5,7 @@
 //!
 //! Erased: generic over the element type only.
 
-use crate::tensor::storage::Read;
+use crate::backend::cpu::storage::Read;
 
 use faer::{Mat, MatRef};
 use rayon::prelude::*;

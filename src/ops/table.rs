@@ -676,3 +676,75 @@ pointwise_table! {
     /// `b` where `a` holds, else `c`, as `torch.where(a, b, c)`.
     select Where "where": Element => "(a ? b : c)", |a, b, c| if a { b } else { c };
 }
+
+/// Which table ops get the `f32` loops compiled in shaped
+/// (`backend/cpu/compiled.rs`), and the check before every call to them.
+#[cfg(test)]
+mod compiled_loops {
+    use super::{Add, AddAlpha, Addcmul, Exp, Fill, Less, Where};
+    use crate::backend::op::{Map1, Map2, Map3, ScalarLhs, ScalarRhs};
+
+    /// Which ops on which element types take the compiled loops: the
+    /// table's ops and their scalar forms on `f32`, nothing else.
+    #[test]
+    fn the_tables_f32_ops_have_compiled_loops_and_others_do_not() {
+        assert!(<Exp as Map1<f32>>::CPU.is_some());
+        assert!(<Fill<f32> as Map1<f32>>::CPU.is_some());
+        assert!(<ScalarRhs<Add, f32> as Map1<f32>>::CPU.is_some());
+        assert!(<ScalarLhs<Add, f32> as Map1<f32>>::CPU.is_some());
+        let add = <Add as Map2<f32>>::CPU.unwrap();
+        assert!(add.into.is_some() && add.update.is_some());
+        let less = <Less as Map2<f32>>::CPU.unwrap();
+        assert!(less.into.is_none() && less.update.is_none() && less.rhs.is_none());
+        let alpha = <AddAlpha<f32> as Map2<f32>>::CPU.unwrap();
+        assert!(alpha.rhs.is_none() && alpha.update.is_some());
+        assert!(
+            <Addcmul<f32> as Map3<f32, f32>>::CPU
+                .unwrap()
+                .update
+                .is_some()
+        );
+        assert!(<Where as Map3<bool, f32>>::CPU.unwrap().update.is_none());
+
+        assert!(<Exp as Map1<f64>>::CPU.is_none());
+        assert!(<Add as Map2<i64>>::CPU.is_none());
+        assert!(<ScalarRhs<Add, f64> as Map1<f64>>::CPU.is_none());
+        assert!(<ScalarRhs<AddAlpha<f32>, f32> as Map1<f32>>::CPU.is_none());
+        assert!(<Where as Map3<bool, f64>>::CPU.is_none());
+    }
+
+    /// A type outside shaped that takes `f32`'s name.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
+    struct Impostor(u8);
+
+    impl core::fmt::Display for Impostor {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            write!(f, "{}", self.0)
+        }
+    }
+
+    impl crate::element::Element for Impostor {
+        const NAME: &'static str = "float32";
+        const RUST_NAME: &'static str = "Impostor";
+        fn to_scalar(self) -> crate::element::Scalar {
+            crate::element::Scalar::UInt(self.0.into())
+        }
+        fn from_scalar(_: crate::element::Scalar) -> Self {
+            Impostor(0)
+        }
+    }
+
+    /// Its name selects the `f32` functions, and the call is refused
+    /// before any of them runs (an `f32` loop on its bytes would be
+    /// undefined behaviour).
+    #[test]
+    #[should_panic(expected = "element names must be distinct")]
+    fn a_type_with_f32s_name_is_refused_before_an_f32_loop_runs() {
+        use crate::backend::Backend;
+        use crate::device::Cpu;
+        use crate::{DynRank, Tensor};
+        assert!(<Fill<Impostor> as Map1<Impostor>>::CPU.is_some());
+        let t = Tensor::<Impostor, DynRank>::try_from_vec(vec![Impostor(1); 3], &[3]).unwrap();
+        let _ = <Cpu as Backend<Impostor>>::unary(Fill(Impostor(2)), &t);
+    }
+}

@@ -26,7 +26,7 @@
 use crate::shape::OrPanic;
 use core::ops::{Deref, DerefMut, Range};
 
-use super::storage::{Read, Write};
+use crate::backend::cpu::storage::{Read, Write};
 
 use crate::element::Element;
 use crate::shape::{Shape, ShapeError};

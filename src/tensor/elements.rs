@@ -11,7 +11,7 @@
 //! assert_eq!(doubled.dims(), &[6]);
 //! ```
 
-use super::storage::Read;
+use crate::backend::cpu::storage::Read;
 
 use crate::element::Element;
 use crate::shape::{Dyn, DynRank, Shape};

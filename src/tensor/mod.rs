@@ -39,7 +39,6 @@ mod display;
 mod element_access;
 mod elements;
 mod like;
-pub(crate) mod storage;
 mod traits;
 mod view;
 pub(crate) use construct::SplitMix64;
@@ -55,10 +54,10 @@ pub use view::{try_broadcast_tensors, try_broadcast_tensors3};
 use core::marker::PhantomData;
 use std::sync::Arc;
 
+use crate::backend::cpu::storage::Storage;
 use crate::device::{Cpu, Device};
 use crate::element::Element;
 use crate::shape::Shape;
-use storage::Storage;
 
 /// An n-dimensional array of `T` with shape type `S` on device `D`.
 ///

@@ -10,13 +10,13 @@ use core::mem::MaybeUninit;
 use std::sync::Arc;
 
 use super::locks::{read_write, read2_write, same_storage};
+use super::storage::Storage;
 use crate::Tensor;
 use crate::backend::cpu::isa::{Narrow, Width};
 use crate::backend::cpu::{self, Out, Reducer, Src};
 use crate::element::{Element, Float};
 use crate::iter::{Plan, broadcast_strides, contiguous_strides};
 use crate::shape::{DimVec, Shape, ShapeError, broadcast_pair, check_expand};
-use crate::tensor::storage::Storage;
 
 /// A tensor with its shape type erased.
 pub(crate) struct Layout<'a, T> {

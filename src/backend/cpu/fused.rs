@@ -41,6 +41,7 @@ use super::locks::addr;
 use super::pool;
 use super::reduce::{Reducer, Run as ReduceRun};
 use super::reducers::{Extreme, Sum};
+use super::storage::Storage;
 use super::store::{store_fence, stream_copy, stream_span, streams};
 use crate::Tensor;
 use crate::backend::fused::{Leaves, Node};
@@ -49,9 +50,7 @@ use crate::device::Cpu;
 use crate::element::Element;
 use crate::element::Numeric;
 use crate::iter::{Plan, contiguous_strides};
-use crate::ops::reduce::axes::result_dims;
 use crate::shape::{DimVec, DynRank, Shape, ShapeError};
-use crate::tensor::storage::Storage;
 
 /// The most tensor leaves one expression may read (evaluate a part first
 /// with `eval` for more).
@@ -1284,11 +1283,7 @@ fn write_into<E: Node<Device = Cpu>, S: Shape>(
         }
         // A leaf reads the written storage: compute, then copy.
         let value: Tensor<E::Elem, DynRank> = eval(e)?;
-        return <Cpu as crate::backend::Backend<E::Elem>>::binary_(
-            crate::ops::table::CopyFrom,
-            out,
-            &value,
-        );
+        return super::exec::update2(out.layout(), value.layout(), super::isa::Narrow, |_, v| v);
     }
     let plan = plan(&dims, (out.strides(), out.offset), &c.0);
     let bytes = plan.numel() * size_of::<E::Elem>();
@@ -1669,7 +1664,10 @@ impl<T: Element> crate::backend::fused::Fused<T> for Cpu {
                 return <Cpu as crate::backend::Backend<T>>::reduce(r, &value, mask, keepdim);
             }
         };
-        Tensor::try_from_vec(data, &result_dims(&dims, mask, keepdim))
+        Tensor::try_from_vec(
+            data,
+            &crate::backend::primitives::reduced_dims(&dims, mask, keepdim),
+        )
     }
 }
 

@@ -36,7 +36,7 @@ impl NonEmpty {
 
 /// A storage's address: equal for views of one buffer, and an order in which
 /// to take locks.
-pub(crate) fn storage_addr<T>(s: &std::sync::Arc<crate::tensor::storage::Storage<T>>) -> usize {
+pub(crate) fn storage_addr<T>(s: &std::sync::Arc<super::storage::Storage<T>>) -> usize {
     std::sync::Arc::as_ptr(s) as *const () as usize
 }
 

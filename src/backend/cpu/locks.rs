@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use crate::tensor::storage::Storage;
+use super::storage::Storage;
 
 /// A storage's address: its place in the lock order.
 pub(crate) fn addr<T>(s: &Arc<Storage<T>>) -> usize {
@@ -26,7 +26,7 @@ pub(crate) fn same_storage<A, B>(a: &Arc<Storage<A>>, b: &Arc<Storage<B>>) -> bo
     addr(a) == addr(b)
 }
 
-use crate::tensor::storage::{Read, Write};
+use super::storage::{Read, Write};
 
 /// Read guards on `a` and `b` and the write guard on `out`, taken in address
 /// order. `out` must be another storage than `a`'s and `b`'s.

@@ -31,6 +31,7 @@ mod primitives;
 mod reduce;
 pub(crate) mod reducers;
 mod softmax;
+pub(crate) mod storage;
 mod store;
 mod windows;
 

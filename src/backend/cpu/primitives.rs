@@ -10,12 +10,12 @@ use super::isa::{Narrow, Wide};
 use super::reducers::{ArgExtreme, MaxAndSum, Truth};
 use crate::Tensor;
 use crate::backend::Backend;
+use crate::backend::op::index::{IndexElement, ScatterReduce};
+use crate::backend::op::scalar;
 use crate::backend::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::backend::primitives::reduced_dims;
 use crate::device::Cpu;
 use crate::element::{CastFrom, Element, Float, Numeric};
-use crate::ops::index::{IndexElement, ScatterReduce};
-use crate::ops::scalar;
 use crate::shape::{Dyn, DynRank, Shape, ShapeError, check_inplace};
 
 impl<T: Element> Backend<T> for Cpu {

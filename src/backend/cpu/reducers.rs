@@ -8,8 +8,8 @@
 //! NumPy's `pairwise_sum` does; the rounding error then grows with `log n`.
 
 use crate::backend::cpu::{Reducer, Run};
+use crate::backend::op::scalar;
 use crate::element::{Element, Float, Numeric};
-use crate::ops::scalar;
 
 /// Elements summed directly before a run is halved.
 pub(crate) const BLOCK: usize = 2048;

@@ -16,8 +16,8 @@ use core::mem::MaybeUninit;
 use super::isa::Vectors;
 use super::pool;
 use super::store::zip1;
+use crate::backend::op::scalar;
 use crate::element::Float;
-use crate::ops::scalar;
 
 /// Independent accumulators per row fold (a vector register's worth of
 /// `f32`, or two of `f64`).

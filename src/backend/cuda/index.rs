@@ -14,10 +14,10 @@ use super::source::index_source;
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::Tensor;
 use crate::backend::Backend;
+use crate::backend::op::index::IndexElement;
 use crate::backend::primitives::out_of_bounds;
 use crate::device::Cuda;
 use crate::iter::contiguous_strides;
-use crate::ops::index::IndexElement;
 use crate::shape::Shape;
 
 /// Sizes and strides with a 0-d tensor seen as 1-d of size 1.

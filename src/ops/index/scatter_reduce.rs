@@ -29,52 +29,11 @@ use crate::backend::Backend;
 use crate::element::Numeric;
 use crate::ops::table::{Add, DivFloor, Equal, Fill, Quot, Where};
 use crate::shape::OrPanic;
-use crate::shape::{Shape, ShapeError};
+use crate::shape::Shape;
 use crate::{DynRank, Tensor};
 
-use super::IndexElement;
 use super::gather::scatter_checks;
-
-/// The reduction of [`Tensor::scatter_reduce`], PyTorch's `reduce=` names.
-///
-/// ```
-/// use shaped::ops::index::ScatterReduce;
-/// assert_eq!("amax".parse::<ScatterReduce>().unwrap(), ScatterReduce::Amax);
-/// assert!("max".parse::<ScatterReduce>().is_err());
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ScatterReduce {
-    /// `"sum"`: the sum of the contributions.
-    Sum,
-    /// `"prod"`: their product.
-    Prod,
-    /// `"mean"`: their mean (floored for integers).
-    Mean,
-    /// `"amax"`: their maximum (NaN if any is NaN).
-    Amax,
-    /// `"amin"`: their minimum (NaN if any is NaN).
-    Amin,
-}
-
-impl core::str::FromStr for ScatterReduce {
-    type Err = ShapeError;
-
-    /// PyTorch's names; any other is PyTorch's error.
-    fn from_str(s: &str) -> Result<Self, ShapeError> {
-        Ok(match s {
-            "sum" => ScatterReduce::Sum,
-            "prod" => ScatterReduce::Prod,
-            "mean" => ScatterReduce::Mean,
-            "amax" => ScatterReduce::Amax,
-            "amin" => ScatterReduce::Amin,
-            _ => {
-                return Err(ShapeError::Invalid(format!(
-                    "reduce argument must be either sum, prod, mean, amax or amin, got {s}"
-                )));
-            }
-        })
-    }
-}
+use super::{IndexElement, ScatterReduce};
 
 impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// Combines `src` into `self` at the positions `index` gives along `dim`

@@ -10,6 +10,9 @@
 
 use crate::element::Element;
 
+pub(crate) mod index;
+pub(crate) mod scalar;
+
 #[doc(hidden)]
 pub use super::cpu::compiled::{CpuBinary, CpuTernary, CpuUnary};
 

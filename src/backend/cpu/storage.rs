@@ -182,8 +182,8 @@ impl<T> Drop for Storage<T> {
         let data = self.data.get_mut();
         // Small buffers go straight back to the C allocator (the small-op
         // path: no call into the cache).
-        if data.capacity() * core::mem::size_of::<T>() >= crate::backend::cpu::cache::MIN_BYTES {
-            crate::backend::cpu::cache::give(core::mem::take(data));
+        if data.capacity() * core::mem::size_of::<T>() >= super::cache::MIN_BYTES {
+            super::cache::give(core::mem::take(data));
         }
     }
 }
