@@ -678,7 +678,7 @@ unsafe fn amx_product<T: Numeric>(
 ///
 /// # Safety
 /// The module's contract for one product.
-unsafe fn kernel<T: Numeric>(
+pub(super) unsafe fn kernel<T: Numeric>(
     dims: (usize, usize, usize),
     dst: Mat<*mut T>,
     lhs: Mat<*const T>,

@@ -14,6 +14,7 @@
 mod alloc;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod amx;
+pub(crate) mod attention;
 pub(crate) mod cache;
 pub(crate) mod compiled;
 mod elementwise;

@@ -71,7 +71,7 @@ pub(crate) fn rows<T: Float>(x: &[T], n: usize, log: bool, out: &mut [MaybeUnini
 
 /// One row: `softmax` or `log_softmax` of `x` into `o` (as long).
 #[inline(always)]
-fn row<T: Float>(x: &[T], log: bool, o: &mut [MaybeUninit<T>]) {
+pub(super) fn row<T: Float>(x: &[T], log: bool, o: &mut [MaybeUninit<T>]) {
     let m = max(x);
     let s = if log {
         fold_sum(x, |v| scalar::exp(v - m))
