@@ -8,7 +8,9 @@
 //! are all masked, and no keys at all.
 
 use shaped::autograd::Var;
-use shaped::nn::{Causal, KeyPadding, NoMask, scaled_dot_product_attention};
+use shaped::nn::{
+    Causal, KeyPadding, NoMask, scaled_dot_product_attention, try_scaled_dot_product_attention,
+};
 use shaped::{Dyn, DynRank, Tensor};
 
 type Heads<T> = Var<T, (Dyn, Dyn, Dyn, Dyn)>;
@@ -229,4 +231,41 @@ fn the_fused_pass_equals_the_composed_pass_bit_for_bit() {
     let composed =
         scaled_dot_product_attention(&Var::param(q), &Var::param(k), &Var::param(v), &Causal);
     assert_eq!(fused.value().to_vec(), composed.value().to_vec());
+}
+
+/// Run-time sizes that do not fit together are the same error on both
+/// paths (the fused pass hands them to the composed one): a key width, a
+/// value count, a head count, a mask that does not broadcast.
+#[test]
+fn mismatched_sizes_are_the_same_error_on_both_paths() {
+    let t = |d: &[usize]| Tensor::<f32, (Dyn, Dyn, Dyn, Dyn)>::try_zeros(d).unwrap();
+    let mask = Tensor::<bool, (Dyn, Dyn)>::try_from_vec(vec![true; 6], &[2, 3]).unwrap();
+    // (q, k, v sizes, with the mask)
+    let cases = [
+        ([1, 1, 2, 4], [1, 1, 3, 5], [1, 1, 3, 2], false),
+        ([1, 1, 2, 4], [1, 1, 3, 4], [1, 1, 4, 2], false),
+        ([1, 2, 2, 4], [1, 3, 3, 4], [1, 3, 3, 2], false),
+        ([1, 1, 4, 4], [1, 1, 3, 4], [1, 1, 3, 2], true),
+    ];
+    for (qd, kd, vd, masked) in cases {
+        let run = |grad: bool| {
+            let wrap = |d: &[usize]| {
+                if grad {
+                    Var::param(t(d))
+                } else {
+                    Var::constant(t(d))
+                }
+            };
+            let (q, k, v) = (wrap(&qd), wrap(&kd), wrap(&vd));
+            let r = if masked {
+                try_scaled_dot_product_attention(&q, &k, &v, &&mask)
+            } else {
+                try_scaled_dot_product_attention(&q, &k, &v, &NoMask)
+            };
+            r.map(|y| y.dims().to_vec()).map_err(|e| e.to_string())
+        };
+        let (fused, composed) = (run(false), run(true));
+        assert!(composed.is_err(), "{qd:?} {kd:?} {vd:?}: {composed:?}");
+        assert_eq!(fused, composed, "{qd:?} {kd:?} {vd:?}");
+    }
 }

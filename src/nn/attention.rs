@@ -242,23 +242,27 @@ where
     let (qd, kd, vd) = (q.dims(), k.dims(), v.dims());
     let scale = T::from(1.0 / (qd[3] as f64).sqrt()).expect("a float");
     let sizes = [qd[0], qd[1], qd[2], kd[2]];
-    if !(q.requires_grad() || k.requires_grad() || v.requires_grad()) {
-        // Inference: one pass per tile of query rows, the (Q, K) scores
-        // never materialised (`backend/cpu/attention.rs`).
+    // Inference: one pass per tile of query rows, the (Q, K) scores never
+    // materialised (`backend/cpu/attention.rs`). Sizes that do not fit
+    // together take the composed pass, which reports them as PyTorch does.
+    let fits = kd[..2] == qd[..2] && kd[3] == qd[3] && vd[..3] == kd[..3];
+    if fits && !(q.requires_grad() || k.requires_grad() || v.requires_grad()) {
         let keep = match mask.keep(&sizes)? {
-            Some(m) => Some(m.try_broadcast_to::<DynRank>(&sizes)?),
-            None => None,
+            Some(m) => m.try_broadcast_to::<DynRank>(&sizes).ok().map(Some),
+            None => Some(None),
         };
-        let data = crate::backend::cpu::attention::attention(
-            q.value().layout(),
-            k.value().layout(),
-            v.value().layout(),
-            keep.as_ref().map(Tensor::layout),
-            scale,
-        )?;
-        let dims = [qd[0], qd[1], qd[2], vd[3]];
-        let y = Tensor::<T, DynRank>::try_from_vec(data, &dims)?;
-        return Ok(restored(&Var::constant(y), &dims));
+        if let Some(keep) = keep {
+            let data = crate::backend::cpu::attention::attention(
+                q.value().layout(),
+                k.value().layout(),
+                v.value().layout(),
+                keep.as_ref().map(Tensor::layout),
+                scale,
+            )?;
+            let dims = [qd[0], qd[1], qd[2], vd[3]];
+            let y = Tensor::<T, DynRank>::try_from_vec(data, &dims)?;
+            return Ok(restored(&Var::constant(y), &dims));
+        }
     }
     let scores = erased(q)
         .try_matmul(&erased(k).transpose::<2, 3>())?
