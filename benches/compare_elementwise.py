@@ -74,10 +74,17 @@ def cases(lib):
     r["small_alloc"] = median_ns(lambda: s + t, reps=21, inner=20000)
     r["small_out"] = median_ns(lambda: out(add, s, t, o8), reps=21, inner=20000)
     # The transcendental operations, each into a new tensor (NumPy has
-    # only `exp` and `tanh` of them).
+    # only `exp`, `tanh`, the trigonometric ones and `pow` of them); `sin`,
+    # `cos`, `tan` on [-50, 50).
     if lib == "numpy":
         r["exp_alloc"] = median_ns(lambda: np.exp(a))
         r["tanh_alloc"] = median_ns(lambda: np.tanh(a))
+        w = (a - 0.5) * 100
+        r["sin_alloc"] = median_ns(lambda: np.sin(w))
+        r["cos_alloc"] = median_ns(lambda: np.cos(w))
+        r["tan_alloc"] = median_ns(lambda: np.tan(w))
+        r["pow_alloc"] = median_ns(lambda: np.power(a, b))
+        r["atan2_alloc"] = median_ns(lambda: np.arctan2(a, b))
     else:
         F = torch.nn.functional
         r["exp_alloc"] = median_ns(lambda: torch.exp(a))
@@ -86,6 +93,12 @@ def cases(lib):
         r["silu_alloc"] = median_ns(lambda: F.silu(a))
         r["gelu_alloc"] = median_ns(lambda: F.gelu(a))
         r["softmax_last"] = median_ns(lambda: torch.softmax(a, 1))
+        w = (a - 0.5) * 100
+        r["sin_alloc"] = median_ns(lambda: torch.sin(w))
+        r["cos_alloc"] = median_ns(lambda: torch.cos(w))
+        r["tan_alloc"] = median_ns(lambda: torch.tan(w))
+        r["pow_alloc"] = median_ns(lambda: torch.pow(a, b))
+        r["atan2_alloc"] = median_ns(lambda: torch.atan2(a, b))
     return r
 
 
@@ -104,7 +117,8 @@ BYTES = {  # (named by the operation, moved including write-allocate)
     "batch": (256 * 256 * 1024 * 4 + 2 * 256 * 1024 * 4, 2 * 256 * 256 * 1024 * 4 + 2 * 256 * 1024 * 4),
 }
 TRANSCENDENTAL = ["exp_alloc", "tanh_alloc", "sigmoid_alloc", "silu_alloc", "gelu_alloc",
-                  "softmax_last"]
+                  "softmax_last", "sin_alloc", "cos_alloc", "tan_alloc", "pow_alloc",
+                  "atan2_alloc"]
 KEYS = ["same_alloc", "same_out", "outer_alloc", "outer_out", "row_alloc", "row_out",
         "batch_alloc", "batch_out", "small_alloc", "small_out"]
 

@@ -129,6 +129,17 @@ fn main() {
         "softmax_last\t{:.0}",
         median_ns(REPS, 1, || drop(a.softmax_dim::<1>()))
     );
+    // `sin`, `cos`, `tan` on [-50, 50) (past the first period, so that the
+    // argument reduction works), `pow` and `atan2` on the [0, 1) data.
+    let w = (&a - 0.5) * 100.0;
+    println!("sin_alloc\t{:.0}", median_ns(REPS, 1, || drop(w.sin())));
+    println!("cos_alloc\t{:.0}", median_ns(REPS, 1, || drop(w.cos())));
+    println!("tan_alloc\t{:.0}", median_ns(REPS, 1, || drop(w.tan())));
+    println!("pow_alloc\t{:.0}", median_ns(REPS, 1, || drop(a.pow(&b))));
+    println!(
+        "atan2_alloc\t{:.0}",
+        median_ns(REPS, 1, || drop(a.atan2(&b)))
+    );
     println!("gt_alloc\t{:.0}", median_ns(REPS, 1, || drop(a.gt(&b))));
     println!("scalar_mul\t{:.0}", median_ns(REPS, 1, || drop(&a * 2.0)));
     let mut c = a.clone();

@@ -193,8 +193,20 @@ fn parse(s: &str) -> f64 {
 /// Ops whose Rust side calls a different implementation of a special
 /// function than the host's C library (`erf` comes from the `libm` crate;
 /// `exp` and `tanh` in `f32` are the crate's branch-free ones, within 2
-/// ulp of musl's, `tests/erf.rs`): these may differ in the last places.
+/// ulp of musl's, `tests/erf.rs`; `sin`, `cos`, `tan`, `atan2` and `pow`
+/// in `f32` compute in `f64` and round once, `tests/trig.rs`, where the
+/// host's `tanf` and `atan2f` were seen 1 ulp from the exact value): these
+/// may differ in the last places.
 const LIBM_DIFFERS: &[&str] = &[
+    "sin",
+    "cos",
+    "tan",
+    "atan2",
+    "pow",
+    "sin_backward",
+    "cos_backward",
+    "pow_backward_self",
+    "pow_backward_exponent",
     "gelu",
     "gelu_backward",
     "exp",

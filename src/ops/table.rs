@@ -22,6 +22,7 @@
 use crate::Tensor;
 use crate::backend::cpu::compiled::{self, CpuBinary, CpuTernary, CpuUnary};
 use crate::backend::cpu::exec::Layout;
+use crate::backend::cpu::trig_runs;
 use crate::backend::op::{Family, Map1, Map2, Map3, Mode, OpDef, Pointwise, ScalarLhs, ScalarRhs};
 #[allow(unused_imports)]
 use crate::element::{Element, Float, Numeric, Signed};
@@ -33,10 +34,10 @@ use crate::shape::{DynRank, ShapeError};
 /// (`backend/cpu/compiled.rs` says why). `|s| op` rebuilds the op from its
 /// scalar parameter.
 macro_rules! cpu_f32 {
-    (@unary $Ty:ty, |$s:ident| $op:expr) => {
+    (@unary $Ty:ty, |$s:ident| $op:expr $(, $run:path)?) => {
         impl $Ty {
             fn cpu_f32_map($s: f32, a: Layout<'_, f32>) -> Result<Tensor<f32, DynRank>, ShapeError> {
-                compiled::map1($op, a)
+                cpu_f32!(@map1 $op, a $(, $run)?)
             }
             fn cpu_f32_update($s: f32, a: Layout<'_, f32>) -> Result<(), ShapeError> {
                 compiled::update1($op, a)
@@ -91,6 +92,19 @@ macro_rules! cpu_f32 {
         };
     };
     (@forms $op:expr) => {};
+    (@map1 $op:expr, $a:ident) => { compiled::map1($op, $a) };
+    // The loop as an `#[inline(always)]` closure calling `$run` by its
+    // path: a function item passed as a value is called through a shim
+    // that is not inlined into the loop's vectors (it ran with the
+    // baseline ones).
+    (@map1 $op:expr, $a:ident, $run:path) => {
+        compiled::map1_with_run(
+            $op,
+            $a,
+            #[inline(always)]
+            |o: &mut [core::mem::MaybeUninit<f32>], x: &[f32]| $run(o, x),
+        )
+    };
     (@side scalar_forms $k:ident) => { Some(&Self::$k) };
     (@side $k:ident) => { None };
     (@compare $Op:ident) => {
@@ -139,9 +153,9 @@ macro_rules! cpu_f32 {
 macro_rules! pointwise_table {
     ($(
         $(#[$doc:meta])*
-        $kind:ident $Op:ident $name:literal : $fam:ident => $cuda:literal, |$($arg:ident),*| $body:expr;
+        $kind:ident $Op:ident $name:literal : $fam:ident => $cuda:literal, |$($arg:ident),*| $body:expr $(, run $run:path)?;
     )*) => {
-        $(pointwise_table!(@one $kind [
+        $(pointwise_table!(@one $kind [$($run)?] [
             $(#[$doc])*
             ///
             /// ```
@@ -208,7 +222,7 @@ macro_rules! pointwise_table {
         }
     };
 
-    (@one unary [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident| $body:expr) => {
+    (@one unary [$($run:path)?] [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident| $body:expr) => {
         $($doc)*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $Op;
@@ -222,10 +236,10 @@ macro_rules! pointwise_table {
             }
             const CPU: Option<&'static CpuUnary<T>> = compiled::unary_for::<T>(&$Op::CPU_F32);
         }
-        cpu_f32!(@unary $Op, |_s| $Op);
+        cpu_f32!(@unary $Op, |_s| $Op $(, $run)?);
     };
 
-    (@one unary_s [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $s:ident| $body:expr) => {
+    (@one unary_s [$($run:path)?] [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $s:ident| $body:expr) => {
         $($doc)*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $Op<T = f64>(pub T);
@@ -246,7 +260,7 @@ macro_rules! pointwise_table {
         cpu_f32!(@unary $Op<f32>, |s| $Op(s));
     };
 
-    (@one binary [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident| $body:expr) => {
+    (@one binary [$($run:path)?] [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident| $body:expr) => {
         $($doc)*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $Op;
@@ -264,7 +278,7 @@ macro_rules! pointwise_table {
         cpu_f32!(@binary $Op, |_s| $Op, scalar_forms);
     };
 
-    (@one compare [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident| $body:expr) => {
+    (@one compare [$($run:path)?] [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident| $body:expr) => {
         $($doc)*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $Op;
@@ -282,7 +296,7 @@ macro_rules! pointwise_table {
         cpu_f32!(@compare $Op);
     };
 
-    (@one binary_s [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $s:ident| $body:expr) => {
+    (@one binary_s [$($run:path)?] [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $s:ident| $body:expr) => {
         $($doc)*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $Op<T = f64>(pub T);
@@ -304,7 +318,7 @@ macro_rules! pointwise_table {
         cpu_f32!(@binary $Op<f32>, |s| $Op(s));
     };
 
-    (@one ternary [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $c:ident| $body:expr) => {
+    (@one ternary [$($run:path)?] [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $c:ident| $body:expr) => {
         $($doc)*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $Op;
@@ -321,7 +335,7 @@ macro_rules! pointwise_table {
         cpu_f32!(@ternary $Op, |_s| $Op);
     };
 
-    (@one ternary_s [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $c:ident, $s:ident| $body:expr) => {
+    (@one ternary_s [$($run:path)?] [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $c:ident, $s:ident| $body:expr) => {
         $($doc)*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $Op<T = f64>(pub T);
@@ -342,7 +356,7 @@ macro_rules! pointwise_table {
         cpu_f32!(@ternary $Op<f32>, |s| $Op(s));
     };
 
-    (@one select [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $c:ident| $body:expr) => {
+    (@one select [$($run:path)?] [$($doc:tt)*] $Op:ident $name:literal $fam:ident $cuda:literal |$a:ident, $b:ident, $c:ident| $body:expr) => {
         $($doc)*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $Op;
@@ -514,11 +528,11 @@ pointwise_table! {
     /// `1 / √x`, as `torch.rsqrt`.
     unary Rsqrt "rsqrt": Float => "(T)1 / sqrt(a)", |a| a.sqrt().recip();
     /// `sin x`, as `torch.sin`.
-    unary Sin "sin": Float => "sin(a)", |a| a.sin();
+    unary Sin "sin": Float => "sin(a)", |a| scalar::sin(a), run trig_runs::sin_run;
     /// `cos x`, as `torch.cos`.
-    unary Cos "cos": Float => "cos(a)", |a| a.cos();
+    unary Cos "cos": Float => "cos(a)", |a| scalar::cos(a), run trig_runs::cos_run;
     /// `tan x`, as `torch.tan`.
-    unary Tan "tan": Float => "tan(a)", |a| a.tan();
+    unary Tan "tan": Float => "tan(a)", |a| scalar::tan(a), run trig_runs::tan_run;
     /// `tanh x`, as `torch.tanh`.
     unary Tanh "tanh": Float => "tanh(a)", |a| scalar::tanh(a);
     /// `1 / (1 + e^-x)`, as `torch.sigmoid`.
@@ -558,9 +572,9 @@ pointwise_table! {
     /// The remainder with the divisor's sign, as `torch.remainder`.
     binary Remainder "remainder": Numeric => "sh_remainder(a, b)", |a, b| scalar::remainder(a, b);
     /// `a ^ b`, as `torch.pow` (integers by repeated squaring, wrapping).
-    binary Pow "pow": Numeric => "sh_pow(a, b)", |a, b| a.pow_elem(b);
+    binary Pow "pow": Numeric => "sh_pow(a, b)", |a, b| scalar::pow(a, b);
     /// The four-quadrant arctangent of `a / b`, as `torch.atan2`.
-    binary Atan2 "atan2": Float => "atan2(a, b)", |a, b| a.atan2(b);
+    binary Atan2 "atan2": Float => "atan2(a, b)", |a, b| scalar::atan2(a, b);
     /// The larger, NaN if either is NaN, as `torch.maximum`.
     binary Maximum "maximum": Numeric => "sh_maximum(a, b)", |a, b| scalar::maximum(a, b);
     /// The smaller, NaN if either is NaN, as `torch.minimum`.
@@ -627,9 +641,9 @@ pointwise_table! {
     /// `-g y³ / 2`: the gradient of `rsqrt`.
     ternary RsqrtBackward "rsqrt_backward": Float => "-a * c * c * c * (T)0.5", |g, _x, y| -g * y * y * y * T::from_f64(0.5);
     /// `g cos x`: the gradient of `sin`.
-    ternary SinBackward "sin_backward": Float => "a * cos(b)", |g, x, _y| g * x.cos();
+    ternary SinBackward "sin_backward": Float => "a * cos(b)", |g, x, _y| g * scalar::cos(x);
     /// `-g sin x`: the gradient of `cos`.
-    ternary CosBackward "cos_backward": Float => "-a * sin(b)", |g, x, _y| -g * x.sin();
+    ternary CosBackward "cos_backward": Float => "-a * sin(b)", |g, x, _y| -g * scalar::sin(x);
     /// `g (1 + y²)`: the gradient of `tan`.
     ternary TanBackward "tan_backward": Float => "a * ((T)1 + c * c)", |g, _x, y| g * (T::one() + y * y);
     /// `g (1 - y²)`: the gradient of `tanh`.
@@ -651,9 +665,9 @@ pointwise_table! {
     /// `-g x / y²`: the gradient of `x / y` with respect to `y`.
     ternary DivBackwardOther "div_backward_other": Float => "-a * b / (c * c)", |g, x, y| -g * x / (y * y);
     /// `g y x^(y-1)`, 0 where `y` is 0: the gradient of `x ^ y` with respect to `x`.
-    ternary PowBackwardSelf "pow_backward_self": Float => "(c == (T)0 ? (T)0 : a * c * pow(b, c - (T)1))", |g, x, y| if y == T::zero() { T::zero() } else { g * y * x.powf(y - T::one()) };
+    ternary PowBackwardSelf "pow_backward_self": Float => "(c == (T)0 ? (T)0 : a * c * pow(b, c - (T)1))", |g, x, y| if y == T::zero() { T::zero() } else { g * y * scalar::pow(x, y - T::one()) };
     /// `g x^y ln x`, 0 where `x` is 0 and `y >= 0` (as PyTorch): the gradient of `x ^ y` with respect to `y`.
-    ternary PowBackwardExponent "pow_backward_exponent": Float => "((b == (T)0 && c >= (T)0) ? (T)0 : a * pow(b, c) * log(b))", |g, x, y| if x == T::zero() && y >= T::zero() { T::zero() } else { g * x.powf(y) * x.ln() };
+    ternary PowBackwardExponent "pow_backward_exponent": Float => "((b == (T)0 && c >= (T)0) ? (T)0 : a * pow(b, c) * log(b))", |g, x, y| if x == T::zero() && y >= T::zero() { T::zero() } else { g * scalar::pow(x, y) * scalar::log(x) };
     /// `g` where `x > y`, `g / 2` where they tie, else 0: the gradient of `maximum(x, y)` with respect to `x` (and, operands swapped, to `y`).
     ternary MaximumBackward "maximum_backward": Float => "(b == c ? a * (T)0.5 : (b > c ? a : (T)0))", |g, x, y| if x == y { g * T::from_f64(0.5) } else if x > y { g } else { T::zero() };
     /// `g` unless `x > y`, `g / 2` where they tie: the gradient of `minimum(x, y)` with respect to `x` (and, operands swapped, to `y`).

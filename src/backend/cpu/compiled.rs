@@ -26,6 +26,7 @@ use core::mem::ManuallyDrop;
 use super::exec::{self, Layout};
 use super::isa::WidthOf;
 use super::reducers::{Extreme, LogSumExp, Moments, Norm, NormKind, Prod, Sum};
+use super::store::WithRun;
 use crate::Tensor;
 use crate::backend::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::element::{Element, Float, Numeric};
@@ -285,6 +286,23 @@ pub(crate) fn map1<T: Element, Op: Map1<T>, SO: Shape>(
         WidthOf::<Op>::NEW,
         #[inline(always)]
         move |x| op.call(x),
+    )
+}
+
+/// [`map1`] on `f32` with the op's own loop `run` over contiguous runs
+/// (`store::WithRun`).
+pub(crate) fn map1_with_run<Op: Map1<f32>, SO: Shape>(
+    op: Op,
+    a: Layout<'_, f32>,
+    run: impl Fn(&mut [core::mem::MaybeUninit<f32>], &[f32]) + Sync,
+) -> Result<Tensor<f32, SO>, ShapeError> {
+    exec::map1(
+        a,
+        WidthOf::<Op>::NEW,
+        WithRun {
+            f: move |x| op.call(x),
+            run,
+        },
     )
 }
 

@@ -27,7 +27,7 @@ use super::isa::Width;
 #[cfg(test)]
 use super::isa::{Narrow, Wide};
 use super::pool;
-use super::store::{Tile, store_fence, stream_out, streams, zip1, zip2, zip3};
+use super::store::{Kernel1, Tile, store_fence, stream_out, streams, zip1, zip2, zip3};
 use crate::iter::Plan;
 
 /// A read-only input: the base pointer of its buffer.
@@ -197,7 +197,7 @@ pub(crate) unsafe fn map1<A: Copy + Sync, O: Copy + Send>(
     out: Out<O>,
     a: Src<A>,
     vectors: impl Width,
-    f: impl Fn(A) -> O + Sync,
+    f: impl Kernel1<A, O>,
 ) {
     let (out, stream) = out.parts(plan.numel());
     map_segments(
@@ -217,12 +217,12 @@ pub(crate) unsafe fn map1<A: Copy + Sync, O: Copy + Send>(
                             slice_out(o, len),
                             stream,
                             #[inline(always)]
-                            |c, s| zip1(c, &a[s..], &f),
+                            |c, s| f.run(c, &a[s..]),
                         );
                     }
                     [so, sa] => {
                         for i in 0..len {
-                            o.add(i * so).write(f(*a.add(i * sa)));
+                            o.add(i * so).write(f.one(*a.add(i * sa)));
                         }
                     }
                 }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use super::locks::{read_write, read2_write, same_storage};
 use super::storage::Storage;
+use super::store::Kernel1;
 use crate::Tensor;
 use crate::backend::cpu::isa::{Narrow, Width};
 use crate::backend::cpu::{self, Out, Reducer, Src};
@@ -125,7 +126,7 @@ unsafe fn alloc_output<O: Element, SO: Shape>(
 pub(crate) fn map1<A: Element, O: Element, SO: Shape>(
     a: Layout<'_, A>,
     vectors: impl Width,
-    f: impl Fn(A) -> O + Sync,
+    f: impl Kernel1<A, O>,
 ) -> Result<Tensor<O, SO>, ShapeError> {
     let out_strides = contiguous_strides(a.dims);
     let plan = Plan::new(a.dims, [(&out_strides, 0), (a.strides, a.offset)]);

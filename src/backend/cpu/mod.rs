@@ -34,6 +34,7 @@ pub(crate) mod reducers;
 mod softmax;
 pub(crate) mod storage;
 mod store;
+pub(crate) mod trig_runs;
 mod windows;
 
 pub(crate) use self::gemm::{Accum, Batches, GemmProblem, MatDesc, gemm_into, gemm_new};

@@ -33,6 +33,53 @@ const LANES: usize = 8;
 /// Runs shorter than this take the chunked loop.
 pub(crate) const SHORT: usize = 64;
 
+/// A one-operand loop body: the function of one element, and its loop over
+/// a contiguous run, by default [`zip1`] of the function. A closure is one
+/// ([`Kernel1::run`] then its plain loop); [`WithRun`] pairs a function with
+/// a loop of its own (the `f32` sine's fast path over runs with a fallback
+/// for large arguments, `trig_runs.rs`).
+pub(crate) trait Kernel1<A: Copy, O>: Sync {
+    /// The function of one element.
+    fn one(&self, a: A) -> O;
+    /// `o[i] = self.one(a[i])` for every `i < o.len()`; `a` is at least as
+    /// long as `o`.
+    #[inline(always)]
+    fn run(&self, o: &mut [MaybeUninit<O>], a: &[A]) {
+        zip1(o, a, &|x| self.one(x))
+    }
+}
+
+impl<A: Copy, O, F: Fn(A) -> O + Sync> Kernel1<A, O> for F {
+    #[inline(always)]
+    fn one(&self, a: A) -> O {
+        self(a)
+    }
+}
+
+/// A function `f` of one element with its own loop `run` over contiguous
+/// runs (both `#[inline(always)]`, so that they take the vectors of the
+/// loop that calls them).
+#[derive(Clone, Copy)]
+pub(crate) struct WithRun<F, R> {
+    pub(crate) f: F,
+    pub(crate) run: R,
+}
+
+impl<A: Copy, O, F, R> Kernel1<A, O> for WithRun<F, R>
+where
+    F: Fn(A) -> O + Sync,
+    R: Fn(&mut [MaybeUninit<O>], &[A]) + Sync,
+{
+    #[inline(always)]
+    fn one(&self, a: A) -> O {
+        (self.f)(a)
+    }
+    #[inline(always)]
+    fn run(&self, o: &mut [MaybeUninit<O>], a: &[A]) {
+        (self.run)(o, a)
+    }
+}
+
 /// `o[i] = f(a[i])` for every `i < o.len()`; `a` is at least as long as `o`.
 #[inline(always)]
 pub(crate) fn zip1<A: Copy, O>(o: &mut [MaybeUninit<O>], a: &[A], f: &impl Fn(A) -> O) {

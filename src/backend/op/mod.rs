@@ -11,7 +11,10 @@
 use crate::element::Element;
 
 pub(crate) mod index;
+pub(crate) mod power;
 pub(crate) mod scalar;
+pub(crate) mod trig;
+mod trig_table;
 
 #[doc(hidden)]
 pub use super::cpu::compiled::{CpuBinary, CpuTernary, CpuUnary};

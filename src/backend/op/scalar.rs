@@ -235,6 +235,21 @@ fn by_width<T: Float>(x: T, narrow: impl Fn(f32) -> f32, wide: impl Fn(T) -> T) 
     }
 }
 
+/// [`by_width`] for a function of two arguments.
+#[inline(always)]
+fn by_width2<T: Float>(
+    x: T,
+    y: T,
+    narrow: impl Fn(f32, f32) -> f32,
+    wide: impl Fn(T, T) -> T,
+) -> T {
+    if core::mem::size_of::<T>() <= 4 {
+        T::from_f64(narrow(x.to_f64() as f32, y.to_f64() as f32) as f64)
+    } else {
+        wide(x, y)
+    }
+}
+
 /// `erf` in `f32` without branches or tables, so that loops over it
 /// vectorise (PyTorch's CPU `gelu` calls a vectorised `erf` too; musl's
 /// `erff` branches on four ranges and calls `expf`, one element at a time,
@@ -396,10 +411,12 @@ pub fn log_f32(x: f32) -> f32 {
     }
 }
 
-/// `ln x` for a finite `x > 0` (anything for other `x`), without
-/// branches: [`log_f32`]'s formula.
+/// `x = 2^k m` as `(k, m)`, `m` in `[√2/2, √2)`, for a finite `x > 0`
+/// (anything for other `x`), from the bits without branches (a subnormal
+/// scaled by `2^23` first): where the logarithms start ([`log_f32`], and
+/// `pow_f32`'s `log2`).
 #[inline(always)]
-fn log_finite_positive(x: f32) -> f32 {
+pub(super) fn exponent_and_significand(x: f32) -> (i32, f32) {
     // The bits of √2/2: `m` starts there.
     const LOW_M: i32 = 0x3f35_04f3;
     let subnormal = x < f32::MIN_POSITIVE;
@@ -411,8 +428,16 @@ fn log_finite_positive(x: f32) -> f32 {
     // `y`'s bits less those of √2/2: the exponent field is `k`, the rest
     // `m`'s mantissa measured from √2/2.
     let t = (y.to_bits() as i32).wrapping_sub(LOW_M);
-    let k = ((t >> 23) - shift) as f32;
     let m = f32::from_bits(((t & 0x007f_ffff) + LOW_M) as u32);
+    ((t >> 23) - shift, m)
+}
+
+/// `ln x` for a finite `x > 0` (anything for other `x`), without
+/// branches: [`log_f32`]'s formula.
+#[inline(always)]
+fn log_finite_positive(x: f32) -> f32 {
+    let (k, m) = exponent_and_significand(x);
+    let k = k as f32;
     // Exact (Sterbenz: `m` is within a factor of 2 of 1).
     let f = m - 1.0;
     let s = f / (2.0 + f);
@@ -523,6 +548,76 @@ pub fn expm1_f32(x: f32) -> f32 {
         far
     } else {
         near
+    }
+}
+
+pub use super::power::pow_f32;
+pub use super::trig::{atan2_f32, cos_f32, sin_f32, tan_f32};
+
+/// `sin x` in `T`: [`sin_f32`] for `f32` (and the narrower types, through
+/// it), the platform's `sin` for `f64`.
+///
+/// ```
+/// assert_eq!(shaped::ops::scalar::sin(0.0f32), 0.0);
+/// assert_eq!(shaped::ops::scalar::sin(1.0f64), 1.0f64.sin());
+/// ```
+#[inline(always)]
+pub fn sin<T: Float>(x: T) -> T {
+    by_width(x, sin_f32, T::sin)
+}
+
+/// `cos x` in `T`: [`cos_f32`] for `f32` (and the narrower types, through
+/// it), the platform's `cos` for `f64`.
+///
+/// ```
+/// assert_eq!(shaped::ops::scalar::cos(0.0f32), 1.0);
+/// assert_eq!(shaped::ops::scalar::cos(1.0f64), 1.0f64.cos());
+/// ```
+#[inline(always)]
+pub fn cos<T: Float>(x: T) -> T {
+    by_width(x, cos_f32, T::cos)
+}
+
+/// `tan x` in `T`: [`tan_f32`] for `f32` (and the narrower types, through
+/// it), the platform's `tan` for `f64`.
+///
+/// ```
+/// assert_eq!(shaped::ops::scalar::tan(0.0f32), 0.0);
+/// assert_eq!(shaped::ops::scalar::tan(1.0f64), 1.0f64.tan());
+/// ```
+#[inline(always)]
+pub fn tan<T: Float>(x: T) -> T {
+    by_width(x, tan_f32, T::tan)
+}
+
+/// `atan2(y, x)` in `T`: [`atan2_f32`] for `f32` (and the narrower types,
+/// through it), the platform's `atan2` for `f64`.
+///
+/// ```
+/// assert_eq!(shaped::ops::scalar::atan2(0.0f32, 1.0), 0.0);
+/// assert_eq!(shaped::ops::scalar::atan2(1.0f64, 2.0), 1.0f64.atan2(2.0));
+/// ```
+#[inline(always)]
+pub fn atan2<T: Float>(y: T, x: T) -> T {
+    by_width2(y, x, atan2_f32, T::atan2)
+}
+
+/// `x^y` in `T`: [`pow_f32`] for `f32` (and the narrower floats, through
+/// it), the platform's `powf` for `f64`, and for the integers
+/// exponentiation by squaring (wrapping; a negative exponent gives 0
+/// unless the base is 1 or -1), as PyTorch's integer kernel.
+///
+/// ```
+/// assert_eq!(shaped::ops::scalar::pow(3i32, 4), 81);
+/// assert_eq!(shaped::ops::scalar::pow(2.0f32, -1.0), 0.5);
+/// assert_eq!(shaped::ops::scalar::pow(2.0f64, 0.5), 2f64.sqrt());
+/// ```
+#[inline(always)]
+pub fn pow<T: Numeric>(x: T, y: T) -> T {
+    if T::IS_FLOAT && core::mem::size_of::<T>() <= 4 {
+        T::from_f64(pow_f32(x.to_f64() as f32, y.to_f64() as f32) as f64)
+    } else {
+        x.pow_elem(y)
     }
 }
 
