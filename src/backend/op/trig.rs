@@ -230,8 +230,9 @@ fn atan_reduced(t: f64) -> f64 {
 /// infinities, NaN for a NaN).
 ///
 /// `a = min(|x|, |y|) / max(|x|, |y|)` in `[0, 1]`, `atan a` as
-/// `π/4 + atan((a - 1)/(a + 1))` above `tan(π/8)` ([`atan_reduced`]),
-/// then reflected into the octant of `(x, y)`, all in `f64`.
+/// `π/4 + atan((a - 1)/(a + 1))` above `tan(π/8)` ([`atan_reduced`]; one
+/// division either way), then reflected into the octant of `(x, y)`, all
+/// in `f64`.
 ///
 /// ```
 /// use shaped::ops::scalar::atan2_f32;
@@ -250,17 +251,20 @@ pub fn atan2_f32(y: f32, x: f32) -> f32 {
     let (ay, ax) = (f64::from(y.abs()), f64::from(x.abs()));
     let swap = ay > ax;
     let (num, den) = if swap { (ax, ay) } else { (ay, ax) };
-    // Two zeros give 0 and two infinities 1 (0/0 and inf/inf are NaN).
-    let a = if num == den {
-        1.0
-    } else if den == 0.0 {
-        0.0
+    // `a = num / den` in `[0, 1]`; above tan(π/8), `atan a` is
+    // `π/4 + atan((a - 1)/(a + 1))`, and `(a - 1)/(a + 1)` is
+    // `(num - den)/(num + den)`: one division either way (the sum and the
+    // difference are exact, `num` and `den` being `f32`s within a factor
+    // of 2.5). Equal nonzero operands (two infinities included) give
+    // exactly π/4, two zeros 0.
+    let equal = num == den && num != 0.0;
+    let far = num > (core::f64::consts::SQRT_2 - 1.0) * den || equal;
+    let (p, q) = if far {
+        (num - den, num + den)
     } else {
-        num / den
+        (num, den)
     };
-    let a = if num == 0.0 { 0.0 } else { a };
-    let far = a > core::f64::consts::SQRT_2 - 1.0;
-    let t = if far { (a - 1.0) / (a + 1.0) } else { a };
+    let t = if num == den { 0.0 } else { p / q };
     let v = atan_reduced(t) + if far { FRAC_PI_4 } else { 0.0 };
     let v = if swap { FRAC_PI_2 - v } else { v };
     let v = if x.is_sign_negative() { PI - v } else { v };
