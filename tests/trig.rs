@@ -326,3 +326,36 @@ fn pow_random_pairs_within_one_ulp() {
     }
     worst.assert_within_one_ulp();
 }
+
+/// The edges of the run loops: an empty tensor, one element, a length
+/// just past a chunk (257) holding one large value in its last chunk
+/// only, a broadcast (stride-0) input, in place and into a new tensor.
+#[test]
+fn tensor_trig_edges() {
+    use shaped::{DynRank, Tensor};
+    let empty = Tensor::<f32, DynRank>::try_from_vec(vec![], &[0]).unwrap();
+    assert!(empty.sin().to_vec().is_empty());
+    let mut e = empty.clone();
+    e.tan_();
+    assert!(e.to_vec().is_empty());
+    let one = Tensor::<f32, DynRank>::try_from_vec(vec![1e30], &[1]).unwrap();
+    assert_eq!(one.cos().to_vec(), vec![libm::cos(1e30f32 as f64) as f32]);
+    let mut xs: Vec<f32> = (0..257).map(|i| i as f32 * 0.1).collect();
+    xs[256] = 3e9;
+    let t = Tensor::<f32, DynRank>::try_from_vec(xs.clone(), &[257]).unwrap();
+    let mut inplace = t.clone();
+    inplace.sin_();
+    for (got, &x) in [t.sin().to_vec(), inplace.to_vec()]
+        .iter()
+        .flat_map(|v| v.iter().zip(&xs))
+    {
+        assert!(ulps(*got, libm::sin(x as f64) as f32) <= 1, "sin({x:e})");
+    }
+    let row = Tensor::<f32, DynRank>::try_from_vec(vec![0.5, 2e10, -7.0], &[1, 3]).unwrap();
+    let wide = row.expand::<DynRank>(&[4, 3]).unwrap();
+    let got = wide.tan().to_vec();
+    for (i, g) in got.iter().enumerate() {
+        let x = [0.5f32, 2e10, -7.0][i % 3];
+        assert!(ulps(*g, libm::tan(x as f64) as f32) <= 1, "tan({x:e})");
+    }
+}

@@ -40,7 +40,7 @@ macro_rules! cpu_f32 {
                 cpu_f32!(@map1 $op, a $(, $run)?)
             }
             fn cpu_f32_update($s: f32, a: Layout<'_, f32>) -> Result<(), ShapeError> {
-                compiled::update1($op, a)
+                cpu_f32!(@update1 $op, a $(, $run)?)
             }
             const CPU_F32: CpuUnary<f32> = CpuUnary {
                 map: Self::cpu_f32_map,
@@ -93,6 +93,15 @@ macro_rules! cpu_f32 {
     };
     (@forms $op:expr) => {};
     (@map1 $op:expr, $a:ident) => { compiled::map1($op, $a) };
+    (@update1 $op:expr, $a:ident) => { compiled::update1($op, $a) };
+    (@update1 $op:expr, $a:ident, $run:path) => {
+        compiled::update1_with_run(
+            $op,
+            $a,
+            #[inline(always)]
+            |o: &mut [core::mem::MaybeUninit<f32>], x: &[f32]| $run(o, x),
+        )
+    };
     // The loop as an `#[inline(always)]` closure calling `$run` by its
     // path: a function item passed as a value is called through a shim
     // that is not inlined into the loop's vectors (it ran with the

@@ -306,6 +306,23 @@ pub(crate) fn map1_with_run<Op: Map1<f32>, SO: Shape>(
     )
 }
 
+/// [`update1`] on `f32` with the op's own loop `run` over contiguous runs
+/// (each chunk copied aside first: `store::Kernel1InPlace`).
+pub(crate) fn update1_with_run<Op: Map1<f32>>(
+    op: Op,
+    a: Layout<'_, f32>,
+    run: impl Fn(&mut [core::mem::MaybeUninit<f32>], &[f32]) + Sync,
+) -> Result<(), ShapeError> {
+    exec::update1(
+        a,
+        WidthOf::<Op>::NEW,
+        WithRun {
+            f: move |x| op.call(x),
+            run,
+        },
+    )
+}
+
 /// `op` on every element of `a`, in place.
 pub(crate) fn update1<T: Element, Op: Map1<T>>(op: Op, a: Layout<'_, T>) -> Result<(), ShapeError> {
     exec::update1(

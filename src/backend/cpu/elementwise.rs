@@ -27,7 +27,9 @@ use super::isa::Width;
 #[cfg(test)]
 use super::isa::{Narrow, Wide};
 use super::pool;
-use super::store::{Kernel1, Tile, store_fence, stream_out, streams, zip1, zip2, zip3};
+use super::store::{
+    Kernel1, Kernel1InPlace, Tile, store_fence, stream_out, streams, zip1, zip2, zip3,
+};
 use crate::iter::Plan;
 
 /// A read-only input: the base pointer of its buffer.
@@ -417,7 +419,7 @@ pub(crate) unsafe fn update1<O: Copy + Send + Sync>(
     plan: &Plan<1>,
     out: *mut O,
     vectors: impl Width,
-    f: impl Fn(O) -> O + Sync,
+    f: impl Kernel1InPlace<O>,
 ) {
     let out = Dst(out);
     update_segments(
@@ -429,15 +431,11 @@ pub(crate) unsafe fn update1<O: Copy + Send + Sync>(
             unsafe {
                 let o = out.ptr().add(offs[0]);
                 match st {
-                    [1] => {
-                        for o in core::slice::from_raw_parts_mut(o, len) {
-                            *o = f(*o);
-                        }
-                    }
+                    [1] => f.update(core::slice::from_raw_parts_mut(o, len)),
                     [so] => {
                         for i in 0..len {
                             let p = o.add(i * so);
-                            *p = f(*p);
+                            *p = f.one(*p);
                         }
                     }
                 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::locks::{read_write, read2_write, same_storage};
 use super::storage::Storage;
-use super::store::Kernel1;
+use super::store::{Kernel1, Kernel1InPlace};
 use crate::Tensor;
 use crate::backend::cpu::isa::{Narrow, Width};
 use crate::backend::cpu::{self, Out, Reducer, Src};
@@ -368,7 +368,7 @@ impl<T> Copy for Layout<'_, T> {}
 pub(crate) fn update1<O: Element>(
     out: Layout<'_, O>,
     vectors: impl Width,
-    f: impl Fn(O) -> O + Sync,
+    f: impl Kernel1InPlace<O>,
 ) -> Result<(), ShapeError> {
     check_no_internal_overlap(&out)?;
     let plan = Plan::new(out.dims, [(out.strides, out.offset)]);

@@ -80,6 +80,41 @@ where
     }
 }
 
+/// A one-operand loop body that can also run in place: by default
+/// `o[i] = one(o[i])`; a [`WithRun`] on `f32` copies each chunk aside and
+/// runs its own loop from the copy.
+pub(crate) trait Kernel1InPlace<O: Copy>: Kernel1<O, O> {
+    /// `o[i] = self.one(o[i])` for every `i`.
+    #[inline(always)]
+    fn update(&self, o: &mut [O]) {
+        for o in o {
+            *o = self.one(*o);
+        }
+    }
+}
+
+impl<O: Copy, F: Fn(O) -> O + Sync> Kernel1InPlace<O> for F {}
+
+impl<F, R> Kernel1InPlace<f32> for WithRun<F, R>
+where
+    F: Fn(f32) -> f32 + Sync,
+    R: Fn(&mut [MaybeUninit<f32>], &[f32]) + Sync,
+{
+    #[inline(always)]
+    fn update(&self, o: &mut [f32]) {
+        const CHUNK: usize = 256;
+        let mut copy = [0.0f32; CHUNK];
+        for o in o.chunks_mut(CHUNK) {
+            let copy = &mut copy[..o.len()];
+            copy.copy_from_slice(o);
+            // SAFETY: `MaybeUninit<f32>` has `f32`'s layout, and the run
+            // writes only initialised `f32`s, so `o` stays initialised.
+            let o = unsafe { &mut *(o as *mut [f32] as *mut [MaybeUninit<f32>]) };
+            (self.run)(o, copy);
+        }
+    }
+}
+
 /// `o[i] = f(a[i])` for every `i < o.len()`; `a` is at least as long as `o`.
 #[inline(always)]
 pub(crate) fn zip1<A: Copy, O>(o: &mut [MaybeUninit<O>], a: &[A], f: &impl Fn(A) -> O) {
