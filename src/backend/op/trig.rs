@@ -1,10 +1,12 @@
 //! `sin`, `cos`, `tan` and `atan2` in `f32` without branches, so that the
 //! loops over them vectorise (the platform's `sinf`, `cosf`, `tanf` and
 //! `atan2f` branch, and ran one element at a time, 15x slower than an
-//! add). Each computes in `f64` and rounds once to `f32`: within 1 ulp of
-//! `f64`'s functions rounded to `f32` over the whole range
-//! (`tests/trig.rs`), the sine of `1e38` included, whose argument is
-//! reduced modulo π/2 exactly ([`reduce_half_pi`]).
+//! add). Each reduces and evaluates in `f64` (`sin` and `cos` evaluate
+//! their polynomials in `f32` on the reduced argument split in two `f32`s)
+//! and rounds once to `f32`: within 1 ulp of `f64`'s functions rounded to
+//! `f32` over the whole range (`tests/trig.rs`), the sine of `1e38`
+//! included, whose argument is reduced modulo π/2 exactly
+//! ([`reduce_half_pi`]).
 //!
 //! Branch-free means every element takes the same instructions: the
 //! special values (infinities, NaN, zeros) are chosen by comparisons that
