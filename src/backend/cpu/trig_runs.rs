@@ -10,7 +10,7 @@
 //! within 1 ulp of the exact values as [`sin_f32`]'s are (`tests/trig.rs`
 //! checks the runs, through tensors, against the same reference).
 //!
-//! [`sin_f32`]: crate::ops::scalar::sin_f32
+//! [`sin_f32`]: crate::backend::op::trig::sin_f32
 
 use core::mem::MaybeUninit;
 
