@@ -163,6 +163,9 @@ def main():
             bw_named = f"{100 * named / best['shaped'][k] / stream_named:.0f}%"
         print(f"| {k} | {cell('shaped')} | {cell('numpy')} | {cell('torch')} | "
               f"{best['numpy'][k] / best['shaped'][k]:.2f} | {best['torch'][k] / best['shaped'][k]:.2f} | {bw} | {bw_named} |")
+    loop = lambda k: f"{best['shaped'][k]:.3g} ({med['shaped'][k]:.3g}) ns"
+    print(f"the small case as a plain Rust loop, same runs (best (median) round): "
+          f"new Vec {loop('small_loop_alloc')}, existing {loop('small_loop_out')}")
     print()
     print("transcendental operations, 4096x4096 f32 into a new tensor: best round (median round), ms")
     print("| case | shaped | NumPy | PyTorch | NumPy/shaped | PyTorch/shaped |")

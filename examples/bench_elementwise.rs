@@ -112,6 +112,26 @@ fn main() {
         "small_out\t{:.1}",
         median_ns(21, 20_000, || s.add_out(&t, &mut o).unwrap())
     );
+    // The same sum as a plain Rust loop, into a new `Vec` and into an
+    // existing one: the yardstick of issue 36's small-op bar.
+    let (sv, tv) = (s.to_vec(), t.to_vec());
+    println!(
+        "small_loop_alloc\t{:.1}",
+        median_ns(21, 20_000, || {
+            let v: Vec<f32> = (0..64).map(|i| sv[i] + tv[i % 8]).collect();
+            drop(std::hint::black_box(v));
+        })
+    );
+    let mut ov = vec![0.0f32; 64];
+    println!(
+        "small_loop_out\t{:.1}",
+        median_ns(21, 20_000, || {
+            for (i, o) in ov.iter_mut().enumerate() {
+                *o = sv[i] + tv[i % 8];
+            }
+            std::hint::black_box(&mut ov);
+        })
+    );
 
     // Other kinds of pointwise op and the reductions, on the same data
     // (the before/after comparison of the op-table redesign runs these).

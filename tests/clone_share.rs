@@ -105,6 +105,32 @@ fn a_guard_and_a_conflicting_call_on_one_thread_panic_instead_of_hanging() {
         });
     });
     assert!(m.starts_with("already borrowed"), "{m}");
+    // The same through the other calls that run a closure under their
+    // guards: reading the tensor being written, writing one being read.
+    let m = panics_without_hanging(|| {
+        let mut t = Tensor::<f32, Shape![4]>::zeros();
+        let view = t.share();
+        let _ = t.try_map_(|x| x + view.sum().item());
+    });
+    assert!(m.starts_with("already mutably borrowed"), "{m}");
+    let m = panics_without_hanging(|| {
+        let t = Tensor::<f32, Shape![4]>::zeros();
+        let u = Tensor::<f32, Shape![4]>::ones();
+        let _ = t.zip_map(&u, |x, y| {
+            u.set([1], 2.0);
+            x + y
+        });
+    });
+    assert!(m.starts_with("already borrowed"), "{m}");
+    // An eager operation's own guards are not recorded, and a closure's
+    // call that finished leaves nothing recorded behind: the same thread
+    // then writes and reads freely.
+    let mut t = Tensor::<f32, Shape![4]>::ones();
+    let _ = t.map(|x| x * 2.0);
+    t.add_(&Tensor::<f32, Shape![4]>::ones());
+    let mut o = Tensor::<f32, Shape![4]>::zeros();
+    t.add_out(&t.share(), &mut o).unwrap();
+    assert_eq!(o.to_vec(), vec![4.0; 4]);
     // Guards that do not conflict still nest, and a dropped guard frees.
     let t = Tensor::<f32, Shape![4]>::ones();
     {

@@ -16,6 +16,7 @@
 use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::cpu::Narrow;
+use crate::backend::cpu::storage::record_guards;
 use crate::element::Element;
 use crate::ops::exec;
 use crate::ops::table;
@@ -54,7 +55,8 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         &self,
         f: impl Fn(T) -> O + Sync,
     ) -> Result<Tensor<O, S>, ShapeError> {
-        exec::map1(self.layout(), Narrow, f)
+        let _record = record_guards();
+        Tensor::from_fresh(exec::map1(self.layout(), Narrow, f)?)
     }
 
     /// `f` applied to `self` and `other` broadcast together.
@@ -77,7 +79,8 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: BroadcastShape<S2>,
     {
-        exec::map2(self.layout(), other.layout(), Narrow, f)
+        let _record = record_guards();
+        Tensor::from_fresh(exec::map2(self.layout(), other.layout(), Narrow, f)?)
     }
 
     /// `f` applied to `self` and `other` broadcast together.
@@ -130,6 +133,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: BroadcastShape<S2>,
     {
+        let _record = record_guards();
         exec::map2_into(self.layout(), other.layout(), out.layout(), Narrow, f)
     }
 
@@ -156,7 +160,14 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     where
         S: Broadcast3<S2, S3>,
     {
-        exec::map3(self.layout(), b.layout(), c.layout(), Narrow, f)
+        let _record = record_guards();
+        Tensor::from_fresh(exec::map3(
+            self.layout(),
+            b.layout(),
+            c.layout(),
+            Narrow,
+            f,
+        )?)
     }
 
     /// `f` applied to every element in place.
@@ -171,6 +182,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     /// assert_eq!(t.to_vec(), vec![-1, -2, -3]);
     /// ```
     pub fn try_map_(&mut self, f: impl Fn(T) -> T + Sync) -> Result<(), ShapeError> {
+        let _record = record_guards();
         exec::update1(self.layout(), Narrow, f)
     }
 
@@ -200,6 +212,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         S2::Expanded: Shape,
     {
         check_inplace(self.dims(), &[other.dims()])?;
+        let _record = record_guards();
         exec::update2(self.layout(), other.layout(), Narrow, f)
     }
 
@@ -230,6 +243,7 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         S3::Expanded: Shape,
     {
         check_inplace(self.dims(), &[b.dims(), c.dims()])?;
+        let _record = record_guards();
         exec::update3(self.layout(), b.layout(), c.layout(), Narrow, f)
     }
 }

@@ -19,15 +19,14 @@
 //! assert!(POINTWISE.iter().any(|d| d.name == "where"));
 //! ```
 
-use crate::Tensor;
 use crate::backend::cpu::compiled::{self, CpuBinary, CpuTernary, CpuUnary};
-use crate::backend::cpu::exec::Layout;
+use crate::backend::cpu::exec::{Fresh, Layout};
 use crate::backend::cpu::trig_runs;
 use crate::backend::op::{Family, Map1, Map2, Map3, Mode, OpDef, Pointwise, ScalarLhs, ScalarRhs};
 #[allow(unused_imports)]
 use crate::element::{Element, Float, Numeric, Signed};
 use crate::ops::scalar;
-use crate::shape::{DynRank, ShapeError};
+use crate::shape::ShapeError;
 
 /// An op's CPU loops on `f32` as plain functions of the op's type, and
 /// the constant of function pointers its `Map1`/`Map2`/`Map3` impl names
@@ -36,7 +35,7 @@ use crate::shape::{DynRank, ShapeError};
 macro_rules! cpu_f32 {
     (@unary $Ty:ty, |$s:ident| $op:expr $(, $run:path)?) => {
         impl $Ty {
-            fn cpu_f32_map($s: f32, a: Layout<'_, f32>) -> Result<Tensor<f32, DynRank>, ShapeError> {
+            fn cpu_f32_map($s: f32, a: Layout<'_, f32>) -> Result<Fresh<f32>, ShapeError> {
                 cpu_f32!(@map1 $op, a $(, $run)?)
             }
             fn cpu_f32_update($s: f32, a: Layout<'_, f32>) -> Result<(), ShapeError> {
@@ -50,7 +49,7 @@ macro_rules! cpu_f32 {
     };
     (@binary $Ty:ty, |$s:ident| $op:expr $(, $forms:ident)?) => {
         impl $Ty {
-            fn cpu_f32_map($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>) -> Result<Tensor<f32, DynRank>, ShapeError> {
+            fn cpu_f32_map($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>) -> Result<Fresh<f32>, ShapeError> {
                 compiled::map2($op, a, b)
             }
             fn cpu_f32_into($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>, o: Layout<'_, f32>) -> Result<(), ShapeError> {
@@ -70,13 +69,13 @@ macro_rules! cpu_f32 {
         }
     };
     (@forms scalar_forms $op:expr) => {
-        fn cpu_f32_rhs_map(s: f32, a: Layout<'_, f32>) -> Result<Tensor<f32, DynRank>, ShapeError> {
+        fn cpu_f32_rhs_map(s: f32, a: Layout<'_, f32>) -> Result<Fresh<f32>, ShapeError> {
             compiled::map1(ScalarRhs($op, s), a)
         }
         fn cpu_f32_rhs_update(s: f32, a: Layout<'_, f32>) -> Result<(), ShapeError> {
             compiled::update1(ScalarRhs($op, s), a)
         }
-        fn cpu_f32_lhs_map(s: f32, a: Layout<'_, f32>) -> Result<Tensor<f32, DynRank>, ShapeError> {
+        fn cpu_f32_lhs_map(s: f32, a: Layout<'_, f32>) -> Result<Fresh<f32>, ShapeError> {
             compiled::map1(ScalarLhs($op, s), a)
         }
         fn cpu_f32_lhs_update(s: f32, a: Layout<'_, f32>) -> Result<(), ShapeError> {
@@ -118,7 +117,7 @@ macro_rules! cpu_f32 {
     (@side $k:ident) => { None };
     (@compare $Op:ident) => {
         impl $Op {
-            fn cpu_f32_map(_: f32, a: Layout<'_, f32>, b: Layout<'_, f32>) -> Result<Tensor<bool, DynRank>, ShapeError> {
+            fn cpu_f32_map(_: f32, a: Layout<'_, f32>, b: Layout<'_, f32>) -> Result<Fresh<bool>, ShapeError> {
                 compiled::map2($Op, a, b)
             }
             const CPU_F32: CpuBinary<f32, bool> = CpuBinary {
@@ -132,7 +131,7 @@ macro_rules! cpu_f32 {
     };
     (@ternary $Ty:ty, |$s:ident| $op:expr) => {
         impl $Ty {
-            fn cpu_f32_map($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>, c: Layout<'_, f32>) -> Result<Tensor<f32, DynRank>, ShapeError> {
+            fn cpu_f32_map($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>, c: Layout<'_, f32>) -> Result<Fresh<f32>, ShapeError> {
                 compiled::map3($op, a, b, c)
             }
             fn cpu_f32_update($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>, c: Layout<'_, f32>) -> Result<(), ShapeError> {
@@ -146,7 +145,7 @@ macro_rules! cpu_f32 {
     };
     (@select $Op:ident) => {
         impl $Op {
-            fn cpu_f32_map(_: f32, a: Layout<'_, bool>, b: Layout<'_, f32>, c: Layout<'_, f32>) -> Result<Tensor<f32, DynRank>, ShapeError> {
+            fn cpu_f32_map(_: f32, a: Layout<'_, bool>, b: Layout<'_, f32>, c: Layout<'_, f32>) -> Result<Fresh<f32>, ShapeError> {
                 compiled::map3($Op, a, b, c)
             }
             const CPU_F32: CpuTernary<bool, f32> = CpuTernary {

@@ -122,6 +122,44 @@ impl<T: Element, S: Shape> Clone for Tensor<T, S> {
 }
 
 impl<T: Element, S: Shape> Tensor<T, S> {
+    /// The tensor with its shape type erased, as the CPU kernels take it.
+    pub(crate) fn layout(&self) -> crate::backend::cpu::exec::Layout<'_, T> {
+        crate::backend::cpu::exec::Layout {
+            storage: &self.storage,
+            dims: self.dims.as_ref(),
+            strides: self.strides.as_ref(),
+            offset: self.offset,
+        }
+    }
+
+    /// A kernel's new buffer as a tensor of shape `S`: its sizes checked
+    /// against `S` (an error names them when they do not fit).
+    ///
+    /// The buffer exists, so its element count fits in memory: only the
+    /// rank and the static sizes are compared here, against constants of
+    /// `S` (the full `check_dims` makes the error when they differ).
+    #[inline]
+    pub(crate) fn from_fresh(
+        f: crate::backend::cpu::exec::Fresh<T>,
+    ) -> Result<Self, crate::ShapeError> {
+        let fits = match S::RANK {
+            None => true,
+            Some(rank) => {
+                f.dims.len() == rank
+                    && S::STATIC_DIMS
+                        .iter()
+                        .zip(&f.dims)
+                        .all(|(s, &d)| s.is_none_or(|s| s == d))
+            }
+        };
+        let dims = if fits {
+            <S::Dims as crate::shape::Dims>::from_slice(&f.dims)
+        } else {
+            S::check_dims(&f.dims)?
+        };
+        Ok(Self::from_parts(f.data, dims))
+    }
+
     /// A tensor over `data` (row-major) with already checked `dims`.
     pub(crate) fn from_parts(data: Vec<T>, dims: S::Dims) -> Self {
         // Row-major strides, as `iter::contiguous_strides` computes them,

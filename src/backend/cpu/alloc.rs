@@ -29,18 +29,22 @@ fn out_of_memory_message(bytes: usize) -> String {
 /// count fits in `isize` (Rust's limit for one allocation; PyTorch's error
 /// otherwise).
 pub(crate) fn checked_len<T>(sizes: &[usize]) -> Result<usize, ShapeError> {
-    let overflow = || storage_overflow(sizes);
-    let len = if sizes.contains(&0) {
-        0
-    } else {
-        sizes
-            .iter()
-            .try_fold(1usize, |n, &d| n.checked_mul(d))
-            .ok_or_else(overflow)?
-    };
+    // One pass (every allocating operation runs this): a size of 0 makes
+    // the count 0 even when the other sizes' product overflows.
+    let (mut len, mut zero, mut overflowed) = (1usize, false, false);
+    for &d in sizes {
+        zero |= d == 0;
+        match len.checked_mul(d) {
+            Some(n) => len = n,
+            None => overflowed = true,
+        }
+    }
+    if zero {
+        return Ok(0);
+    }
     match len.checked_mul(core::mem::size_of::<T>()) {
-        Some(bytes) if bytes <= isize::MAX as usize => Ok(len),
-        _ => Err(overflow()),
+        Some(bytes) if !overflowed && bytes <= isize::MAX as usize => Ok(len),
+        _ => Err(storage_overflow(sizes)),
     }
 }
 
@@ -67,13 +71,32 @@ pub(crate) fn try_with_capacity<T>(sizes: &[usize]) -> Result<(Vec<T>, usize), S
         }
         return Ok((v, len));
     }
-    let mut v: Vec<T> = Vec::new();
-    v.try_reserve_exact(len)
-        .map_err(|_| ShapeError::Invalid(out_of_memory_message(bytes)))?;
+    let mut v =
+        try_exact::<T>(len).ok_or_else(|| ShapeError::Invalid(out_of_memory_message(bytes)))?;
     if bytes >= HUGE_PAGE_BYTES {
         advise_huge_pages(v.as_mut_ptr() as *mut u8, bytes);
     }
     Ok((v, len))
+}
+
+/// An empty vector with room for exactly `len` elements (whose byte count
+/// [`checked_len`] bounded), `None` when the allocator refuses. One call
+/// to the global allocator: `Vec::try_reserve_exact` on an empty vector
+/// went through its growth path, about 50 instructions more a small op.
+fn try_exact<T>(len: usize) -> Option<Vec<T>> {
+    let layout = std::alloc::Layout::array::<T>(len).ok()?;
+    if layout.size() == 0 {
+        return Some(Vec::new());
+    }
+    // SAFETY: the layout's size is not zero.
+    let p = unsafe { std::alloc::alloc(layout) }.cast::<T>();
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: `p` comes from the global allocator with the layout of
+    // `[T; len]`, which is what a vector of capacity `len` frees; no element
+    // is initialised and the length is 0.
+    Some(unsafe { Vec::from_raw_parts(p, 0, len) })
 }
 
 /// A buffer for a tensor of sizes `sizes`, every element written by `fill`

@@ -23,28 +23,27 @@
 use core::any::TypeId;
 use core::mem::ManuallyDrop;
 
-use super::exec::{self, Layout};
+use super::exec::{self, Fresh, Layout};
 use super::isa::WidthOf;
 use super::reducers::{Extreme, LogSumExp, Moments, Norm, NormKind, Prod, Sum};
 use super::store::WithRun;
-use crate::Tensor;
 use crate::backend::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::element::{Element, Float, Numeric};
-use crate::shape::{DynRank, Shape, ShapeError};
+use crate::shape::ShapeError;
 
 /// `op(s, a)` into a new tensor.
-type Map1Fn<T> = fn(T, Layout<'_, T>) -> Result<Tensor<T, DynRank>, ShapeError>;
+type Map1Fn<T> = fn(T, Layout<'_, T>) -> Result<Fresh<T>, ShapeError>;
 /// `a = op(s, a)`.
 type Update1Fn<T> = fn(T, Layout<'_, T>) -> Result<(), ShapeError>;
 /// `op(s, a, b)` into a new tensor.
-type Map2Fn<T, O> = fn(T, Layout<'_, T>, Layout<'_, T>) -> Result<Tensor<O, DynRank>, ShapeError>;
+type Map2Fn<T, O> = fn(T, Layout<'_, T>, Layout<'_, T>) -> Result<Fresh<O>, ShapeError>;
 /// `out = op(s, a, b)`.
 type IntoFn<T, O> = fn(T, Layout<'_, T>, Layout<'_, T>, Layout<'_, O>) -> Result<(), ShapeError>;
 /// `a = op(s, a, b)`.
 type Update2Fn<T, O> = fn(T, Layout<'_, O>, Layout<'_, T>) -> Result<(), ShapeError>;
 /// `op(s, a, b, c)` into a new tensor.
 type Map3Fn<A, T> =
-    fn(T, Layout<'_, A>, Layout<'_, T>, Layout<'_, T>) -> Result<Tensor<T, DynRank>, ShapeError>;
+    fn(T, Layout<'_, A>, Layout<'_, T>, Layout<'_, T>) -> Result<Fresh<T>, ShapeError>;
 /// `a = op(s, a, b, c)`.
 type Update3Fn<A, T> = fn(T, Layout<'_, A>, Layout<'_, T>, Layout<'_, T>) -> Result<(), ShapeError>;
 
@@ -262,25 +261,11 @@ unsafe fn same_vec<T, U>(v: Result<Vec<T>, ShapeError>) -> Result<Vec<U>, ShapeE
     Ok(unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<U>(), v.len(), v.capacity()) })
 }
 
-/// A result of rank known at run time as one of shape type `S`.
-pub(crate) fn retype<T: Element, S: Shape>(
-    t: Result<Tensor<T, DynRank>, ShapeError>,
-) -> Result<Tensor<T, S>, ShapeError> {
-    let t = t?;
-    Ok(Tensor {
-        dims: S::check_dims(t.dims.as_ref())?,
-        strides: <S::Dims as crate::shape::Dims>::from_slice(t.strides.as_ref()),
-        storage: t.storage,
-        offset: t.offset,
-        device: t.device,
-    })
-}
-
 /// `op` on every element of `a`.
-pub(crate) fn map1<T: Element, Op: Map1<T>, SO: Shape>(
+pub(crate) fn map1<T: Element, Op: Map1<T>>(
     op: Op,
     a: Layout<'_, T>,
-) -> Result<Tensor<T, SO>, ShapeError> {
+) -> Result<Fresh<T>, ShapeError> {
     exec::map1(
         a,
         WidthOf::<Op>::NEW,
@@ -291,11 +276,11 @@ pub(crate) fn map1<T: Element, Op: Map1<T>, SO: Shape>(
 
 /// [`map1`] on `f32` with the op's own loop `run` over contiguous runs
 /// (`store::WithRun`).
-pub(crate) fn map1_with_run<Op: Map1<f32>, SO: Shape>(
+pub(crate) fn map1_with_run<Op: Map1<f32>>(
     op: Op,
     a: Layout<'_, f32>,
     run: impl Fn(&mut [core::mem::MaybeUninit<f32>], &[f32]) + Sync,
-) -> Result<Tensor<f32, SO>, ShapeError> {
+) -> Result<Fresh<f32>, ShapeError> {
     exec::map1(
         a,
         WidthOf::<Op>::NEW,
@@ -334,11 +319,11 @@ pub(crate) fn update1<T: Element, Op: Map1<T>>(op: Op, a: Layout<'_, T>) -> Resu
 }
 
 /// `op` on `a` and `b` broadcast together.
-pub(crate) fn map2<T: Element, Op: Map2<T>, SO: Shape>(
+pub(crate) fn map2<T: Element, Op: Map2<T>>(
     op: Op,
     a: Layout<'_, T>,
     b: Layout<'_, T>,
-) -> Result<Tensor<Op::Out, SO>, ShapeError> {
+) -> Result<Fresh<Op::Out>, ShapeError> {
     exec::map2(
         a,
         b,
@@ -381,12 +366,12 @@ pub(crate) fn update2<T: Element, Op: Map2<T, Out = T>>(
 }
 
 /// `op` on `a`, `b` and `c` broadcast together.
-pub(crate) fn map3<A: Element, T: Element, Op: Map3<A, T>, SO: Shape>(
+pub(crate) fn map3<A: Element, T: Element, Op: Map3<A, T>>(
     op: Op,
     a: Layout<'_, A>,
     b: Layout<'_, T>,
     c: Layout<'_, T>,
-) -> Result<Tensor<T, SO>, ShapeError> {
+) -> Result<Fresh<T>, ShapeError> {
     exec::map3(
         a,
         b,

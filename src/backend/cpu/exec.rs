@@ -12,12 +12,11 @@ use std::sync::Arc;
 use super::locks::{read_write, read2_write, same_storage};
 use super::storage::Storage;
 use super::store::{Kernel1, Kernel1InPlace};
-use crate::Tensor;
 use crate::backend::cpu::isa::{Narrow, Width};
 use crate::backend::cpu::{self, Out, Reducer, Src};
 use crate::element::{Element, Float};
 use crate::iter::{Plan, broadcast_strides, contiguous_strides};
-use crate::shape::{DimVec, Shape, ShapeError, broadcast_pair, check_expand};
+use crate::shape::{DimVec, ShapeError, broadcast_pair, check_expand};
 
 /// A tensor with its shape type erased.
 pub(crate) struct Layout<'a, T> {
@@ -25,17 +24,6 @@ pub(crate) struct Layout<'a, T> {
     pub dims: &'a [usize],
     pub strides: &'a [usize],
     pub offset: usize,
-}
-
-impl<T: Element, S: Shape> Tensor<T, S> {
-    pub(crate) fn layout(&self) -> Layout<'_, T> {
-        Layout {
-            storage: &self.storage,
-            dims: self.dims.as_ref(),
-            strides: self.strides.as_ref(),
-            offset: self.offset,
-        }
-    }
 }
 
 /// PyTorch's message for writing into a tensor whose elements overlap.
@@ -107,30 +95,43 @@ pub(crate) fn check_no_partial_overlap<A, B>(
     Ok(())
 }
 
-/// A fresh contiguous tensor of sizes `dims` whose elements `fill` writes
+/// A new contiguous buffer and its sizes: what an eager kernel returns. The
+/// typed layer makes it a tensor of its shape type (`Tensor::from_fresh`),
+/// checking the sizes there once; the backend never names a shape type.
+#[derive(Debug)]
+pub(crate) struct Fresh<T> {
+    /// The elements, row-major.
+    pub data: Vec<T>,
+    /// The sizes.
+    pub dims: DimVec,
+}
+
+/// A fresh contiguous buffer of sizes `dims` whose elements `fill` writes
 /// through an output pointer.
 ///
 /// # Safety
 /// `fill` must write every element of a contiguous buffer of `numel(dims)`.
-unsafe fn alloc_output<O: Element, SO: Shape>(
+unsafe fn alloc_output<O: Element>(
     dims: &[usize],
     fill: impl FnOnce(*mut O),
-) -> Result<Tensor<O, SO>, ShapeError> {
-    let d = SO::check_dims(dims)?;
+) -> Result<Fresh<O>, ShapeError> {
     // SAFETY: forwarded to the caller.
     let data = unsafe { cpu::try_alloc_filled_by(dims, fill) }?;
-    Ok(Tensor::from_parts(data, d))
+    Ok(Fresh {
+        data,
+        dims: DimVec::from_slice(dims),
+    })
 }
 
 /// `f` applied to every element of `a`, into a new tensor of `a`'s sizes.
-pub(crate) fn map1<A: Element, O: Element, SO: Shape>(
+pub(crate) fn map1<A: Element, O: Element>(
     a: Layout<'_, A>,
     vectors: impl Width,
     f: impl Kernel1<A, O>,
-) -> Result<Tensor<O, SO>, ShapeError> {
+) -> Result<Fresh<O>, ShapeError> {
     let out_strides = contiguous_strides(a.dims);
     let plan = Plan::new(a.dims, [(&out_strides, 0), (a.strides, a.offset)]);
-    let ga = a.storage.read();
+    let ga = a.storage.read_brief();
     // SAFETY: the output is fresh and contiguous with `numel` elements, and
     // the plan covers each of them once; `a`'s offsets come from its layout,
     // which lies inside its storage (the tensor invariant).
@@ -153,50 +154,66 @@ fn contiguous<T>(l: &Layout<'_, T>) -> bool {
     true
 }
 
+/// `l`'s element count when it is contiguous (row-major, no gaps; sizes of
+/// 1 take any stride), `None` otherwise: one pass for both answers.
+#[inline]
+fn contiguous_numel<T>(l: &Layout<'_, T>) -> Option<usize> {
+    let mut expected = 1usize;
+    for (&d, &s) in l.dims.iter().zip(l.strides).rev() {
+        if d != 1 && s != expected {
+            return None;
+        }
+        expected *= d;
+    }
+    Some(expected)
+}
+
 /// The row fast path of a binary operation: both contiguous, and one
 /// operand's sizes (leading 1s aside) the trailing sizes of the other's,
 /// which has the larger rank. Returns `(rows, row_len, a_is_row)`; the
 /// broadcast sizes are then the other operand's sizes.
+///
+/// Every eager binary operation asks this first, so it walks each operand's
+/// sizes once (the small-op path: 171 instructions a call before, under
+/// callgrind).
+#[inline]
 fn rows_fast_path<A, B>(a: &Layout<'_, A>, b: &Layout<'_, B>) -> Option<(usize, usize, bool)> {
-    // `full` has the larger rank (`a` on a tie, unless `a`'s non-1 sizes are
-    // fewer than `b`'s).
-    let lead = |d: &[usize]| d.iter().take_while(|&&x| x == 1).count();
-    let (na, nb) = (a.dims.len() - lead(a.dims), b.dims.len() - lead(b.dims));
-    let a_is_row = na < nb;
-    let (full, row) = if a_is_row {
-        (b.dims, a.dims)
+    let (na, nb) = (contiguous_numel(a)?, contiguous_numel(b)?);
+    // Without their leading 1s: the row operand has fewer sizes left
+    // (`a` is the full one on a tie).
+    let trim = |d: &'_ [usize]| -> usize { d.iter().position(|&x| x != 1).unwrap_or(d.len()) };
+    let (ra, rb) = (&a.dims[trim(a.dims)..], &b.dims[trim(b.dims)..]);
+    let a_is_row = ra.len() < rb.len();
+    let (full, full_dims, row, row_numel) = if a_is_row {
+        (nb, b.dims, ra, na)
     } else {
-        (a.dims, b.dims)
+        (na, a.dims, rb, nb)
     };
-    if full.len() < row.len() || !contiguous(a) || !contiguous(b) {
+    // The row's sizes must end the full operand's sizes; the full one has
+    // the larger rank (it gives the result's rank).
+    if row_numel == 0
+        || full_dims.len() < if a_is_row { a.dims.len() } else { b.dims.len() }
+        || !row
+            .iter()
+            .rev()
+            .zip(full_dims.iter().rev())
+            .all(|(x, y)| x == y)
+    {
         return None;
     }
-    // The row's sizes after its leading 1s must end `full`'s sizes.
-    let r = &row[lead(row)..];
-    let mut row_len = 1usize;
-    for (&x, &y) in r.iter().rev().zip(full.iter().rev()) {
-        if x != y {
-            return None;
-        }
-        row_len *= x;
-    }
-    if row_len == 0 {
-        return None;
-    }
-    let total: usize = full.iter().product();
-    Some((total / row_len, row_len, a_is_row))
+    Some((full / row_numel, row_numel, a_is_row))
 }
 
 /// `f` applied to `a` and `b` broadcast together, into a new tensor.
-pub(crate) fn map2<A: Element, B: Element, O: Element, SO: Shape>(
+pub(crate) fn map2<A: Element, B: Element, O: Element>(
     a: Layout<'_, A>,
     b: Layout<'_, B>,
     vectors: impl Width,
     f: impl Fn(A, B) -> O + Sync,
-) -> Result<Tensor<O, SO>, ShapeError> {
+) -> Result<Fresh<O>, ShapeError> {
     if let Some((rows, row_len, a_is_row)) = rows_fast_path(&a, &b) {
         let dims = if a_is_row { b.dims } else { a.dims };
-        let (ga, gb) = (a.storage.read(), b.storage.read());
+        let (ga, gb) = (a.storage.read_brief(), b.storage.read_brief());
         // SAFETY: both inputs are contiguous from their offsets, the full one
         // with `rows * row_len` elements and the row one with `row_len`; the
         // output is fresh with `rows * row_len` elements, all written.
@@ -215,7 +232,7 @@ pub(crate) fn map2<A: Element, B: Element, O: Element, SO: Shape>(
         broadcast_strides(b.dims, b.strides, &dims),
     );
     let plan = Plan::new(&dims, [(&out_strides, 0), (&sa, a.offset), (&sb, b.offset)]);
-    let (ga, gb) = (a.storage.read(), b.storage.read());
+    let (ga, gb) = (a.storage.read_brief(), b.storage.read_brief());
     // SAFETY: as in `map1`; broadcast strides only repeat elements of each
     // input (stride 0), never leave its layout.
     unsafe {
@@ -313,13 +330,13 @@ pub(crate) fn map2_into<A: Element, B: Element, O: Element>(
 }
 
 /// `f` applied to `a`, `b` and `c` broadcast together, into a new tensor.
-pub(crate) fn map3<A: Element, B: Element, C: Element, O: Element, SO: Shape>(
+pub(crate) fn map3<A: Element, B: Element, C: Element, O: Element>(
     a: Layout<'_, A>,
     b: Layout<'_, B>,
     c: Layout<'_, C>,
     vectors: impl Width,
     f: impl Fn(A, B, C) -> O + Sync,
-) -> Result<Tensor<O, SO>, ShapeError> {
+) -> Result<Fresh<O>, ShapeError> {
     let dims = broadcast_pair(&broadcast_pair(a.dims, b.dims)?, c.dims)?;
     let out_strides = contiguous_strides(&dims);
     let sa = broadcast_strides(a.dims, a.strides, &dims);
@@ -334,7 +351,11 @@ pub(crate) fn map3<A: Element, B: Element, C: Element, O: Element, SO: Shape>(
             (&sc, c.offset),
         ],
     );
-    let (ga, gb, gc) = (a.storage.read(), b.storage.read(), c.storage.read());
+    let (ga, gb, gc) = (
+        a.storage.read_brief(),
+        b.storage.read_brief(),
+        c.storage.read_brief(),
+    );
     // SAFETY: as in `map2`.
     unsafe {
         alloc_output(&dims, |o| {
@@ -351,10 +372,34 @@ pub(crate) fn map3<A: Element, B: Element, C: Element, O: Element, SO: Shape>(
     }
 }
 
+/// A contiguous copy of a layout's elements in a storage of its own.
+pub(crate) struct Copied<T> {
+    storage: Arc<Storage<T>>,
+    dims: DimVec,
+    strides: DimVec,
+}
+
+impl<T> Copied<T> {
+    /// The copy's layout.
+    pub(crate) fn layout(&self) -> Layout<'_, T> {
+        Layout {
+            storage: &self.storage,
+            dims: &self.dims,
+            strides: &self.strides,
+            offset: 0,
+        }
+    }
+}
+
 /// A contiguous copy of `l`'s elements, used when an in-place operation reads
 /// the storage it writes.
-fn copy_of<T: Element>(l: &Layout<'_, T>) -> Result<Tensor<T, crate::DynRank>, ShapeError> {
-    map1(Layout { ..*l }, Narrow, |x| x)
+pub(crate) fn copy_of<T: Element>(l: &Layout<'_, T>) -> Result<Copied<T>, ShapeError> {
+    let f = map1(Layout { ..*l }, Narrow, |x| x)?;
+    Ok(Copied {
+        strides: contiguous_strides(&f.dims),
+        storage: Arc::new(Storage::new(f.data)),
+        dims: f.dims,
+    })
 }
 
 impl<T> Clone for Layout<'_, T> {
@@ -372,7 +417,7 @@ pub(crate) fn update1<O: Element>(
 ) -> Result<(), ShapeError> {
     check_no_internal_overlap(&out)?;
     let plan = Plan::new(out.dims, [(out.strides, out.offset)]);
-    let mut g = out.storage.write();
+    let mut g = out.storage.write_brief();
     // SAFETY: `out`'s offsets lie in its storage and are pairwise distinct
     // (checked above), and we hold the only guard.
     unsafe { cpu::update1(&plan, g.as_mut_ptr(), vectors, f) };
@@ -450,16 +495,16 @@ pub(crate) fn update3<O: Element, B: Element, C: Element>(
 /// `softmax` (`log_softmax` when `log`) of `l` along its last dimension,
 /// into a new tensor, when `l` is contiguous and that dimension is not
 /// empty (`None` otherwise: the general reduction then runs).
-pub(crate) fn softmax_last<T: Float, SO: Shape>(
+pub(crate) fn softmax_last<T: Float>(
     l: Layout<'_, T>,
     log: bool,
-) -> Option<Result<Tensor<T, SO>, ShapeError>> {
+) -> Option<Result<Fresh<T>, ShapeError>> {
     let n = *l.dims.last()?;
     if n == 0 || !contiguous(&l) {
         return None;
     }
     let numel: usize = l.dims.iter().product();
-    let g = l.storage.read();
+    let g = l.storage.read_brief();
     let x = &g[l.offset..l.offset + numel];
     // SAFETY: `rows` writes every element of the `numel`-element buffer.
     Some(unsafe {
@@ -507,7 +552,7 @@ pub(crate) fn reduce_vec<T: Element, R: Reducer<T>>(
         ],
     );
     let n_out: usize = keep_sizes.iter().product();
-    let g = l.storage.read();
+    let g = l.storage.read_brief();
     // SAFETY: the output is fresh with `n_out` elements, one per kept index,
     // each written once by the kernel; the input's offsets come from its
     // layout, which lies inside its storage (the tensor invariant), held

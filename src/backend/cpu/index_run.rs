@@ -3,7 +3,6 @@
 //! inputs that alias the written buffer copied first, locks taken in
 //! address order, index errors in PyTorch's words).
 
-use super::isa::Narrow;
 use crate::backend::primitives::out_of_bounds;
 use crate::element::Element;
 use crate::shape::ShapeError;
@@ -56,11 +55,11 @@ pub(crate) fn run_scatter<T: Element, I: Element + Into<i64>>(
     exec::check_no_internal_overlap(&out)?;
     // Inputs that share the written buffer are copied first.
     if storage_addr(index.storage) == storage_addr(out.storage) {
-        let copy = exec::map1::<I, I, crate::DynRank>(index, Narrow, |x| x)?;
+        let copy = exec::copy_of(&index)?;
         return run_scatter(out, dim, dims, copy.layout(), src, f);
     }
     if storage_addr(src.storage) == storage_addr(out.storage) {
-        let copy = exec::map1::<T, T, crate::DynRank>(src, Narrow, |x| x)?;
+        let copy = exec::copy_of(&src)?;
         return run_scatter(out, dim, dims, index, copy.layout(), f);
     }
     // Take the locks in address order (see `exec::update2`).

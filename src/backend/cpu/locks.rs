@@ -28,28 +28,29 @@ pub(crate) fn same_storage<A, B>(a: &Arc<Storage<A>>, b: &Arc<Storage<B>>) -> bo
 
 use super::storage::{Read, Write};
 
-/// Read guards on `a` and `b` and the write guard on `out`, taken in address
+/// Read guards on `a` and `b` and the write guard on `out`, in the lock
 /// order. `out` must be another storage than `a`'s and `b`'s.
+///
+/// Only the write guard's place matters: the reads of storages below
+/// `out`'s address come before it and the others after it. Two reads never
+/// wait for each other (they are recursive), so their own order is free:
+/// a thread waits on a read only while another holds that storage's write
+/// guard, and every such wait points to a higher address than the waiting
+/// thread's own write guard, so no wait closes a cycle.
+#[inline]
 pub(crate) fn read2_write<'s, A, B, O>(
     a: &'s Arc<Storage<A>>,
     b: &'s Arc<Storage<B>>,
     out: &'s Arc<Storage<O>>,
 ) -> (Read<'s, A>, Read<'s, B>, Write<'s, O>) {
     debug_assert!(!same_storage(a, out) && !same_storage(b, out));
-    let mut order = [(addr(a), 0u8), (addr(b), 1), (addr(out), 2)];
-    order.sort_unstable();
-    let (mut ga, mut gb, mut go) = (None, None, None);
-    for (_, which) in order {
-        match which {
-            0 => ga = Some(a.read()),
-            1 => gb = Some(b.read()),
-            _ => go = Some(out.write()),
-        }
-    }
-    match (ga, gb, go) {
-        (Some(ga), Some(gb), Some(go)) => (ga, gb, go),
-        _ => unreachable!("the loop takes all three guards"),
-    }
+    let o = addr(out);
+    let ga = (addr(a) < o).then(|| a.read_brief());
+    let gb = (addr(b) < o).then(|| b.read_brief());
+    let go = out.write_brief();
+    let ga = ga.unwrap_or_else(|| a.read_brief());
+    let gb = gb.unwrap_or_else(|| b.read_brief());
+    (ga, gb, go)
 }
 
 /// The read guard on `b` and the write guard on `out`, taken in address
@@ -60,10 +61,10 @@ pub(crate) fn read_write<'s, B, O>(
 ) -> (Read<'s, B>, Write<'s, O>) {
     debug_assert!(!same_storage(b, out));
     if addr(b) < addr(out) {
-        let gb = b.read();
-        (gb, out.write())
+        let gb = b.read_brief();
+        (gb, out.write_brief())
     } else {
-        let go = out.write();
-        (b.read(), go)
+        let go = out.write_brief();
+        (b.read_brief(), go)
     }
 }

@@ -145,8 +145,11 @@ pub(crate) fn par_ranges(n: usize, f: &(dyn Fn(usize, usize) + Sync)) {
     if n == 0 {
         return;
     }
+    if n < GRAIN {
+        return f(0, n);
+    }
     let threads = threads();
-    if n < GRAIN || threads == 1 {
+    if threads == 1 {
         return f(0, n);
     }
     let chunks = (n / GRAIN).clamp(1, threads * 4);

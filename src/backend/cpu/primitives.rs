@@ -23,14 +23,14 @@ impl<T: Element> Backend<T> for Cpu {
         match const { Op::CPU } {
             Some(k) => {
                 compiled::check_f32::<T>();
-                compiled::retype((k.map)(op.scalar(), a.layout()))
+                Tensor::from_fresh((k.map)(op.scalar(), a.layout())?)
             }
-            None => compiled::map1(op, a.layout()),
+            None => Tensor::from_fresh(compiled::map1(op, a.layout())?),
         }
     }
 
     fn copy<S: Shape>(a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
-        exec::map1(a.layout(), Narrow, |x| x)
+        Tensor::from_fresh(exec::map1(a.layout(), Narrow, |x| x)?)
     }
 
     fn cast_from<F: Element, S: Shape>(a: &Tensor<F, S>) -> Result<Tensor<T, S>, ShapeError> {
@@ -46,9 +46,9 @@ impl<T: Element> Backend<T> for Cpu {
         match const { Op::CPU } {
             Some(k) => {
                 compiled::check_f32::<T>();
-                compiled::retype((k.map)(op.scalar(), a.layout(), b.layout()))
+                Tensor::from_fresh((k.map)(op.scalar(), a.layout(), b.layout())?)
             }
-            None => compiled::map2(op, a.layout(), b.layout()),
+            None => Tensor::from_fresh(compiled::map2(op, a.layout(), b.layout())?),
         }
     }
 
@@ -60,9 +60,9 @@ impl<T: Element> Backend<T> for Cpu {
         match const { Op::CPU } {
             Some(k) => {
                 compiled::check_f32::<T>();
-                compiled::retype((k.map)(op.scalar(), a.layout(), b.layout()))
+                Tensor::from_fresh((k.map)(op.scalar(), a.layout(), b.layout())?)
             }
-            None => compiled::map2(op, a.layout(), b.layout()),
+            None => Tensor::from_fresh(compiled::map2(op, a.layout(), b.layout())?),
         }
     }
 
@@ -90,9 +90,9 @@ impl<T: Element> Backend<T> for Cpu {
         match const { Op::CPU } {
             Some(k) => {
                 compiled::check_f32::<T>();
-                compiled::retype((k.map)(op.scalar(), a.layout(), b.layout(), c.layout()))
+                Tensor::from_fresh((k.map)(op.scalar(), a.layout(), b.layout(), c.layout())?)
             }
-            None => compiled::map3(op, a.layout(), b.layout(), c.layout()),
+            None => Tensor::from_fresh(compiled::map3(op, a.layout(), b.layout(), c.layout())?),
         }
     }
 
@@ -105,9 +105,9 @@ impl<T: Element> Backend<T> for Cpu {
         match const { Op::CPU } {
             Some(k) => {
                 compiled::check_f32::<T>();
-                compiled::retype((k.map)(op.scalar(), cond.layout(), b.layout(), c.layout()))
+                Tensor::from_fresh((k.map)(op.scalar(), cond.layout(), b.layout(), c.layout())?)
             }
-            None => compiled::map3(op, cond.layout(), b.layout(), c.layout()),
+            None => Tensor::from_fresh(compiled::map3(op, cond.layout(), b.layout(), c.layout())?),
         }
     }
 
@@ -225,7 +225,7 @@ impl<T: Element> Backend<T> for Cpu {
         if dim + 1 == a.rank()
             && let Some(r) = exec::softmax_last(a.layout(), log)
         {
-            return r;
+            return Tensor::from_fresh(r?);
         }
         let mask: Vec<bool> = (0..a.rank()).map(|k| k == dim).collect();
         let stats = exec::reduce_vec(a.layout(), &mask, &MaxAndSum)?;
@@ -234,7 +234,7 @@ impl<T: Element> Backend<T> for Cpu {
         let max = Tensor::<T, DynRank>::try_from_vec(max, &dims)?;
         let sum = Tensor::<T, DynRank>::try_from_vec(sum, &dims)?;
         let (l, m, s) = (a.layout(), max.layout(), sum.layout());
-        if log {
+        Tensor::from_fresh(if log {
             exec::map3(
                 l,
                 m,
@@ -242,7 +242,7 @@ impl<T: Element> Backend<T> for Cpu {
                 Wide,
                 #[inline(always)]
                 |x, m, s| x - m - scalar::log(s),
-            )
+            )?
         } else {
             exec::map3(
                 l,
@@ -251,8 +251,8 @@ impl<T: Element> Backend<T> for Cpu {
                 Wide,
                 #[inline(always)]
                 |x, m, s| scalar::exp(x - m) / s,
-            )
-        }
+            )?
+        })
     }
 
     fn gather<I: IndexElement, S1: Shape, SI: Shape, SO: Shape>(
@@ -330,14 +330,14 @@ impl<T: Element> Backend<T> for Cpu {
         mask: &Tensor<bool, SM>,
         value: T,
     ) -> Result<Tensor<T, SO>, ShapeError> {
-        exec::map2(
+        Tensor::from_fresh(exec::map2(
             a.layout(),
             mask.layout(),
             Narrow,
             move |x, m| {
                 if m { value } else { x }
             },
-        )
+        )?)
     }
 
     fn masked_fill_<S: Shape, SM: Shape>(

@@ -127,7 +127,7 @@ pub(crate) fn fused<T: Numeric>(
         strides: &strides,
         ..c
     };
-    let out: Tensor<T, DynRank> = exec::map1(expanded, Narrow, |x| x)?;
+    let out: Tensor<T, DynRank> = Tensor::from_fresh(exec::map1(expanded, Narrow, |x| x)?)?;
     accumulate(out.layout(), a, b, geo, beta, alpha)?;
     Ok(out)
 }
@@ -147,11 +147,11 @@ pub(crate) fn fused_inplace<T: Numeric>(
     // An operand that shares `c`'s storage is read from a copy, so that the
     // kernel never reads what it writes.
     if same_storage(c.storage, a.storage) {
-        let copy: Tensor<T, DynRank> = exec::map1(a, Narrow, |x| x)?;
+        let copy: Tensor<T, DynRank> = Tensor::from_fresh(exec::map1(a, Narrow, |x| x)?)?;
         return fused_inplace(c, copy.layout(), b, geo, beta, alpha);
     }
     if same_storage(c.storage, b.storage) {
-        let copy: Tensor<T, DynRank> = exec::map1(b, Narrow, |x| x)?;
+        let copy: Tensor<T, DynRank> = Tensor::from_fresh(exec::map1(b, Narrow, |x| x)?)?;
         return fused_inplace(c, a, copy.layout(), geo, beta, alpha);
     }
     accumulate(c, a, b, geo, beta, alpha)

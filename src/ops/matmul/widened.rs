@@ -26,7 +26,7 @@ pub(super) fn product<T: Numeric>(
 ) -> Result<Tensor<T, DynRank>, ShapeError> {
     let (a32, b32) = (widen(a)?, widen(b)?);
     let out = run::product(a32.layout(), b32.layout(), geo, f32::cast_from(alpha))?;
-    exec::map1(out.layout(), Narrow, T::cast_from)
+    Tensor::from_fresh(exec::map1(out.layout(), Narrow, T::cast_from)?)
 }
 
 /// `out = beta * out + alpha * (a @ b)`, computed in `f32` and rounded once
@@ -61,5 +61,5 @@ pub(super) fn accumulate<T: Numeric>(
 /// `l`'s elements as a new contiguous `f32` tensor of the same sizes
 /// (exact for `f16` and `bf16`).
 fn widen<T: Numeric>(l: Layout<'_, T>) -> Result<Tensor<f32, DynRank>, ShapeError> {
-    exec::map1(l, Narrow, f32::cast_from)
+    Tensor::from_fresh(exec::map1(l, Narrow, f32::cast_from)?)
 }
