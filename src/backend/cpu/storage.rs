@@ -181,6 +181,12 @@ impl<T> Storage<T> {
     /// Recording a guard and giving it back cost a small operation about 60
     /// instructions per guard (callgrind).
     ///
+    /// Not covered, so waiting instead of panicking: an op type defined
+    /// outside the table whose scalar `call` writes a tensor the op reads
+    /// (the kernel runs it under unrecorded guards), and a user's closure
+    /// run by a pool helper thread (whose guards are its caller's; that case
+    /// waited before too).
+    ///
     /// # Panics
     /// As [`Storage::read`], when another guard of this thread conflicts.
     #[inline]
