@@ -144,14 +144,7 @@ pub(crate) fn map1<A: Element, O: Element>(
 
 /// Whether `l` is contiguous (row-major, no gaps).
 fn contiguous<T>(l: &Layout<'_, T>) -> bool {
-    let mut expected = 1;
-    for (&d, &s) in l.dims.iter().zip(l.strides).rev() {
-        if d != 1 && s != expected {
-            return false;
-        }
-        expected *= d;
-    }
-    true
+    contiguous_numel(l).is_some()
 }
 
 /// `l`'s element count when it is contiguous (row-major, no gaps; sizes of
