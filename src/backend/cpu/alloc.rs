@@ -48,6 +48,19 @@ pub(crate) fn checked_len<T>(sizes: &[usize]) -> Result<usize, ShapeError> {
     }
 }
 
+/// `Ok` when `len` elements of `T` (the element count of `sizes`) fit in
+/// one allocation's `isize` bytes: [`checked_len`] for a caller that has the
+/// count already.
+///
+/// # Errors
+/// As [`checked_len`].
+pub(crate) fn checked_len_of<T>(len: usize, sizes: &[usize]) -> Result<(), ShapeError> {
+    match len.checked_mul(core::mem::size_of::<T>()) {
+        Some(bytes) if bytes <= isize::MAX as usize => Ok(()),
+        _ => Err(storage_overflow(sizes)),
+    }
+}
+
 /// An empty buffer with room for `numel(sizes)` elements (that
 /// number returned with it), from the caching allocator when large
 /// (`cache.rs`; it may have room for more), on huge pages when large: what
@@ -58,25 +71,40 @@ pub(crate) fn checked_len<T>(sizes: &[usize]) -> Result<usize, ShapeError> {
 /// As [`try_alloc_filled_by`].
 pub(crate) fn try_with_capacity<T>(sizes: &[usize]) -> Result<(Vec<T>, usize), ShapeError> {
     let len = checked_len::<T>(sizes)?;
+    Ok((try_with_len(len)?, len))
+}
+
+/// An empty buffer with room for `len` elements, `len` being the element
+/// count of `sizes` with a byte count that fits in `isize` (what
+/// [`checked_len`] returns, or the count of an existing buffer of `T` or of
+/// a wider type): a caller that already knows the count skips recounting
+/// it.
+///
+/// # Errors
+/// PyTorch's out-of-memory message when the allocator refuses the buffer.
+pub(crate) fn try_with_len<T>(len: usize) -> Result<Vec<T>, ShapeError> {
     let bytes = len * core::mem::size_of::<T>();
-    // Small buffers skip the cache without a call (the small-op path).
-    if bytes >= super::cache::MIN_BYTES
-        && let Some((mut v, fresh)) = super::cache::take::<T>(len)
-    {
+    if bytes < super::cache::MIN_BYTES {
+        // The small-op path: this thread's last buffer of the size, else
+        // the C allocator's.
+        if let Some(v) = super::small_buffers::take::<T>(len) {
+            return Ok(v);
+        }
+    } else if let Some((mut v, fresh)) = super::cache::take::<T>(len) {
         if fresh && bytes >= HUGE_PAGE_BYTES {
             advise_huge_pages(
                 v.as_mut_ptr() as *mut u8,
                 v.capacity() * core::mem::size_of::<T>(),
             );
         }
-        return Ok((v, len));
+        return Ok(v);
     }
     let mut v =
         try_exact::<T>(len).ok_or_else(|| ShapeError::Invalid(out_of_memory_message(bytes)))?;
     if bytes >= HUGE_PAGE_BYTES {
         advise_huge_pages(v.as_mut_ptr() as *mut u8, bytes);
     }
-    Ok((v, len))
+    Ok(v)
 }
 
 /// An empty vector with room for exactly `len` elements (whose byte count
@@ -118,7 +146,24 @@ pub(crate) unsafe fn try_alloc_filled_by<T: Copy>(
     sizes: &[usize],
     fill: impl FnOnce(*mut T),
 ) -> Result<Vec<T>, ShapeError> {
-    let (mut v, len) = try_with_capacity::<T>(sizes)?;
+    let len = checked_len::<T>(sizes)?;
+    // SAFETY: forwarded to the caller; `len` is `checked_len`'s.
+    unsafe { try_alloc_len_filled_by(len, fill) }
+}
+
+/// [`try_alloc_filled_by`] for a caller that knows the element count `len`
+/// and that its byte count fits (as [`try_with_len`] requires).
+///
+/// # Errors
+/// PyTorch's out-of-memory message when the allocator refuses the buffer.
+///
+/// # Safety
+/// `fill` must initialise every element `0..len` through the pointer.
+pub(crate) unsafe fn try_alloc_len_filled_by<T: Copy>(
+    len: usize,
+    fill: impl FnOnce(*mut T),
+) -> Result<Vec<T>, ShapeError> {
+    let mut v = try_with_len::<T>(len)?;
     fill(v.as_mut_ptr());
     // SAFETY: capacity is at least `len`, and the caller guarantees `fill`
     // wrote all `len` elements; `T: Copy` has no drop glue to run on them.

@@ -123,6 +123,25 @@ unsafe fn alloc_output<O: Element>(
     })
 }
 
+/// [`alloc_output`] of `len` elements, `len` being `numel(dims)` with a byte
+/// count that fits (the count of an existing operand of a type at least as
+/// wide): the row fast path does not count the sizes again.
+///
+/// # Safety
+/// As [`alloc_output`].
+unsafe fn alloc_output_len<O: Element>(
+    dims: &[usize],
+    len: usize,
+    fill: impl FnOnce(*mut O),
+) -> Result<Fresh<O>, ShapeError> {
+    // SAFETY: forwarded to the caller.
+    let data = unsafe { cpu::try_alloc_len_filled_by(len, fill) }?;
+    Ok(Fresh {
+        data,
+        dims: DimVec::from_slice(dims),
+    })
+}
+
 /// `f` applied to every element of `a`, into a new tensor of `a`'s sizes.
 pub(crate) fn map1<A: Element, O: Element>(
     a: Layout<'_, A>,
@@ -206,12 +225,18 @@ pub(crate) fn map2<A: Element, B: Element, O: Element>(
 ) -> Result<Fresh<O>, ShapeError> {
     if let Some((rows, row_len, a_is_row)) = rows_fast_path(&a, &b) {
         let dims = if a_is_row { b.dims } else { a.dims };
+        let len = rows * row_len;
+        // The full operand's count; checked again only for an output type
+        // wider than both inputs.
+        if size_of::<O>() > size_of::<A>().min(size_of::<B>()) {
+            cpu::checked_len_of::<O>(len, dims)?;
+        }
         let (ga, gb) = (a.storage.read_brief(), b.storage.read_brief());
         // SAFETY: both inputs are contiguous from their offsets, the full one
         // with `rows * row_len` elements and the row one with `row_len`; the
         // output is fresh with `rows * row_len` elements, all written.
         return unsafe {
-            alloc_output(dims, |o| {
+            alloc_output_len(dims, len, |o| {
                 let pa = Src(ga.as_ptr().add(a.offset));
                 let pb = Src(gb.as_ptr().add(b.offset));
                 cpu::map2_rows(Out::Fresh(o), pa, pb, rows, row_len, a_is_row, vectors, f)

@@ -268,10 +268,12 @@ impl<T> Drop for Storage<T> {
     #[inline]
     fn drop(&mut self) {
         let data = self.data.get_mut();
-        // Small buffers go straight back to the C allocator (the small-op
-        // path: no call into the cache).
+        // Small buffers stay with this thread for its next small op
+        // (`small_buffers.rs`), large ones go to the shared cache.
         if data.capacity() * core::mem::size_of::<T>() >= super::cache::MIN_BYTES {
             super::cache::give(core::mem::take(data));
+        } else {
+            super::small_buffers::give(core::mem::take(data));
         }
     }
 }
