@@ -193,7 +193,7 @@ pub mod cuda_kernels {
     pub use crate::backend::cuda::{KernelSource, compile_cubin, compile_ptx};
 
     /// Every kernel module the CUDA backend can generate: each op of the op
-    /// table (`ops/table.rs`) in each of its modes, for each element type
+    /// table (`backend/op/table.rs`) in each of its modes, for each element type
     /// its family admits, and each reduction.
     ///
     /// ```
@@ -202,7 +202,7 @@ pub mod cuda_kernels {
     /// assert!(all.iter().any(|k| k.name == "sh_sub_ls_f64"));
     /// ```
     pub fn all_kernel_sources() -> Vec<KernelSource> {
-        crate::backend::cuda::kernel_sources(crate::ops::table::POINTWISE)
+        crate::backend::cuda::kernel_sources(crate::backend::op::table::POINTWISE)
     }
 }
 

@@ -7,11 +7,11 @@
 use super::graph::Dyn;
 use crate::Tensor;
 use crate::backend::fused::Fused;
+use crate::backend::op::table::{self, Fill};
 use crate::backend::op::{Map2, Map3, Reduction};
 use crate::backend::{Backend, Gemm, Windows};
 use crate::element::Float;
 use crate::ops::reduce::sum_to_dims;
-use crate::ops::table::{self, Fill};
 use crate::shape::{DimVec, DynRank, Shape};
 
 /// The devices [`Var`](super::Var) records and back-propagates on for

@@ -35,11 +35,11 @@ use crate::backend::cpu::reducers::Sum;
 use crate::backend::fused::{
     Block, CudaGen, Fused, Lane, Leaves, Node, Run, Scratch, Sink, c_name, sealed,
 };
+use crate::backend::op::table;
 use crate::backend::op::{Map1, Map3, Pointwise};
 use crate::device::{Cpu, Device};
 use crate::element::{Element, Float};
 use crate::fuse::{Binary, IntoLazy, Lazy, Leaf, Scalar, Ternary, Unary};
-use crate::ops::table;
 use crate::shape::{DimVec, DynRank, OrPanic, Shape, ShapeError};
 
 /// A [`Var`] as the leaf of a fused expression (a handle on it: the

@@ -434,7 +434,7 @@ fn nan_if_failed<T: LinalgFloat, D: GradDevice<T>>(
 ) -> Result<Dyn<T, D>, D::Error> {
     match r {
         Ok(r) => Ok(r),
-        Err(_) => D::unary(crate::ops::table::Fill(T::nan()), g),
+        Err(_) => D::unary(crate::backend::op::table::Fill(T::nan()), g),
     }
 }
 

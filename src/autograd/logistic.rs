@@ -10,8 +10,8 @@ use super::Var;
 use super::device::{GradDevice, map2};
 use super::graph::Dyn;
 use crate::Tensor;
+use crate::backend::op::table::{Abs, Add, Exp, Log1p, Mul, Neg, Relu, Sigmoid, Sub};
 use crate::element::Float;
-use crate::ops::table::{Abs, Add, Exp, Log1p, Mul, Neg, Relu, Sigmoid, Sub};
 use crate::shape::{Shape, ShapeError};
 
 impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {

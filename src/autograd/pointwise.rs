@@ -13,9 +13,9 @@ use super::device::{GradDevice, combine, compare, map2, map3, masked, scalar_lik
 use super::graph::{BackwardFn, Dyn};
 use crate::Tensor;
 use crate::backend::Backend;
+use crate::backend::op::table;
 use crate::device::Device;
 use crate::element::Float;
-use crate::ops::table;
 use crate::shape::{Broadcast, Broadcast3, BroadcastShape, DynRank, Shape};
 
 /// `f()` when `need`, else `None`: a gradient computed only for the inputs

@@ -28,12 +28,12 @@ use super::device::{
 use super::graph::Dyn;
 use crate::Tensor;
 use crate::backend::Backend;
+use crate::backend::op::table::{self, Fill};
 use crate::backend::op::{Map1, Map2, Reduction, ScalarRhs, Statistic};
 use crate::device::Device;
 use crate::element::Float;
 use crate::ops::reduce::Mask;
 use crate::ops::reduce::reducers::NormKind;
-use crate::ops::table::{self, Fill};
 use crate::shape::{DimVec, DynRank, ExpandsTo, FixedShape, RemoveAxis, Shape};
 
 /// `x` reduced by `r` over `mask`, with the reduced dims kept as 1, on any

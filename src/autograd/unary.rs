@@ -12,9 +12,9 @@ use super::Var;
 use super::device::{GradDevice, zeros_like};
 use super::graph::{BackwardFn, Dyn};
 use crate::backend::Backend;
+use crate::backend::op::table;
 use crate::backend::op::{Map3, ScalarLhs, ScalarRhs};
 use crate::element::Float;
-use crate::ops::table;
 use crate::shape::Shape;
 
 /// The backward function for `y = f(x)`: the op table's derivative `d`

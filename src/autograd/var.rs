@@ -7,9 +7,9 @@ use super::device::GradDevice;
 use super::graph::{self, Dyn, Node};
 use crate::Tensor;
 use crate::backend::Backend;
+use crate::backend::op::table::Fill;
 use crate::device::{Cpu, Device};
 use crate::element::Float;
-use crate::ops::table::Fill;
 use crate::shape::{DynRank, OrPanic, Shape, ShapeError};
 
 /// A tensor that records the operations applied to it, so that gradients can
@@ -410,7 +410,7 @@ impl<T: Float, D: Device> Gradients<T, D> {
         for (id, g) in other.grads {
             match self.grads.get_mut(&id) {
                 Some(mine) => {
-                    let sum: Dyn<T, D> = D::binary(crate::ops::table::Add, &*mine, &g)?;
+                    let sum: Dyn<T, D> = D::binary(crate::backend::op::table::Add, &*mine, &g)?;
                     *mine = sum;
                 }
                 None => {

@@ -13,8 +13,8 @@ use super::device::{GradDevice, reshape_to, sum_keepdim, sum_to_like};
 use super::graph::{BackwardFn, Dyn};
 use crate::Tensor;
 use crate::backend::Backend;
+use crate::backend::op::table::Fill;
 use crate::element::Float;
-use crate::ops::table::Fill;
 use crate::shape::{
     DimVec, DynRank, ExpandsTo, FixedShape, InsertAxis, RemoveAxis, Shape, ShapeError, SwapAxes,
 };

@@ -4,7 +4,7 @@
 //! implements it for every element type, [`Cuda`](crate::device::Cuda)
 //! (feature `cuda`) for the types its kernels take.
 //!
-//! Each primitive receives an operation of the op table (`ops/table.rs`)
+//! Each primitive receives an operation of the op table (`backend/op/table.rs`)
 //! as a value whose type carries both its Rust function and its CUDA
 //! expression ([`Map1`], [`Map2`], [`Map3`]); shapes are already checked at
 //! the type level, sizes are checked here with PyTorch's messages.

@@ -29,9 +29,9 @@ use super::single::device_error;
 use super::{Collectives, DistError, OrPanicDist, ReduceOp};
 use crate::autograd::{GradDevice, Gradients, Var};
 use crate::backend::Backend;
+use crate::backend::op::table::Fill;
 use crate::element::Float;
 use crate::nn::{Buffer, Parameters};
-use crate::ops::table::Fill;
 use crate::shape::{Dyn, DynRank};
 use crate::{Tensor, device::Device};
 

@@ -8,10 +8,10 @@ use core::ops::{Add, Div, Mul, Neg, Sub};
 use super::nodes::{Binary, Leaf, Scalar, Ternary, Unary};
 use crate::Tensor;
 use crate::backend::fused::{Fused, Node};
+use crate::backend::op::table;
 use crate::backend::op::{Map1, Map2, Map3};
 use crate::device::Device;
 use crate::element::Element;
-use crate::ops::table;
 use crate::shape::{Broadcast3, BroadcastShape, OrPanic, Shape};
 
 /// What a fallible evaluation of `E` on its device returns.

@@ -4,7 +4,7 @@
 //! `relu(a * b + c)` evaluated eagerly makes three passes over memory and
 //! two temporaries. Built from [`Tensor::lazy`](crate::Tensor::lazy), the
 //! same chain is a [`Lazy`] expression, a tree of op-table operations
-//! (`ops/table.rs`) whose type carries its shape; evaluating it runs the
+//! (`backend/op/table.rs`) whose type carries its shape; evaluating it runs the
 //! whole tree in one pass: on the CPU over blocks of the iteration plan
 //! that stay in L1 (`backend/cpu/fused.rs`), on CUDA as one kernel
 //! generated for the expression and cached (`backend/cuda/fused.rs`).

@@ -7,11 +7,11 @@
 //! matrix products, and small uploads, each on the operands' own device.
 
 use crate::Tensor;
+use crate::backend::op::table::{self, Add, AddAlpha, Fill, Mul, Sub};
 use crate::backend::op::{Map1, Map2, Statistic};
 use crate::backend::{Backend, Gemm, Linalg};
 use crate::element::{Element, Numeric};
 use crate::linalg::LinalgFloat;
-use crate::ops::table::{self, Add, AddAlpha, Fill, Mul, Sub};
 use crate::shape::{DimVec, DynRank, Shape};
 
 /// A tensor of any rank on the device `D`.

@@ -3,8 +3,8 @@
 
 use super::compose::{Dyn, dy, eye, mat_t, matmul, mul, sub, upload};
 use super::{LinalgFloat, Matrices, expect};
+use crate::backend::op::table::Where;
 use crate::backend::{Backend, Gemm};
-use crate::ops::table::Where;
 use crate::shape::{DynRank, Shape};
 use crate::{ShapeError, Tensor};
 

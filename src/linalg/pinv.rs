@@ -4,7 +4,7 @@ use super::compose::{Dyn, LinalgDevice, bin, mat_t, scalar, select, un, view};
 use super::{LinalgFloat, Matrices, Transposed, expect};
 use crate::backend::Backend;
 use crate::backend::op::ScalarRhs;
-use crate::ops::table;
+use crate::backend::op::table;
 use crate::{ShapeError, Tensor};
 
 /// The pseudo-inverse `(..., n, m)` of each matrix of `a` `(..., m, n)`,

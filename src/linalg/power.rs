@@ -12,8 +12,8 @@ use super::generic::check_square_dims;
 use super::{LinalgFloat, SquareMatrices, expect, plu};
 use crate::Tensor;
 use crate::backend::op::Reduction;
+use crate::backend::op::table::{Abs, Neg, Where};
 use crate::backend::{Backend, Gemm, Linalg};
-use crate::ops::table::{Abs, Neg, Where};
 use crate::shape::DynRank;
 
 /// `Aⁿ` for each matrix of `a` `(..., n, n)`, as PyTorch's

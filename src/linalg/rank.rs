@@ -6,8 +6,8 @@ use super::generic::{check_matrices, check_square_dims};
 use super::norm::{MatrixNorm, norm_of, svdvals_dyn};
 use super::{BatchOf, LinalgFloat, Matrices, expect};
 use crate::backend::Backend;
+use crate::backend::op::table;
 use crate::backend::op::{Reduction, ScalarRhs};
-use crate::ops::table;
 use crate::{ShapeError, Tensor};
 
 /// The tolerances of [`matrix_rank`]: singular values at or below

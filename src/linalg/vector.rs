@@ -6,8 +6,8 @@ use super::compose::view;
 use super::{CrossRhs, LinalgFloat, Vectors, WithTail, expect};
 use crate::backend::Backend;
 use crate::backend::op::Statistic;
+use crate::backend::op::table;
 use crate::ops::reduce::axes;
-use crate::ops::table;
 use crate::shape::{Broadcast, BroadcastShape, Const, Dim, DynRank, Shape};
 use crate::{ShapeError, Tensor};
 

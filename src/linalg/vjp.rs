@@ -13,9 +13,9 @@ use super::compose::{
     Dyn, add, eye, mat_t, matmul, mul, scalar, select, sub, upload, zeros, zeros_of,
 };
 use crate::backend::op::Reduction;
+use crate::backend::op::table::Neg;
 use crate::backend::{Backend, Linalg};
 use crate::linalg::{LinalgDevice, Triangle};
-use crate::ops::table::Neg;
 use crate::shape::{DynRank, ShapeError};
 
 /// The gradients of a function's two inputs.

@@ -6,10 +6,10 @@ use super::optimizer::{Optimizer, slot};
 use super::params::Parameters;
 use crate::Tensor;
 use crate::autograd::GradDevice;
+use crate::backend::op::table::Fill;
 use crate::device::{Cpu, Device};
 use crate::element::Float;
 use crate::fuse::{Lazy, Scalar};
-use crate::ops::table::Fill;
 use crate::shape::DynRank;
 use core::marker::PhantomData;
 

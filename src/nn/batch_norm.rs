@@ -11,9 +11,9 @@ use super::params::{Buffer, Parameters, param_key};
 use crate::Tensor;
 use crate::autograd::{GradDevice, Var, no_grad};
 use crate::backend::Backend;
+use crate::backend::op::table::Fill;
 use crate::device::{Cpu, Device};
 use crate::element::Float;
-use crate::ops::table::Fill;
 use crate::shape::{Dim, DynRank, FixedDim, OrPanic, Shape, ShapeError};
 
 /// A channels-first input of `C` channels: `(N, C)`, `(N, C, L)` or

@@ -4,8 +4,8 @@ use super::params::Parameters;
 use crate::autograd::{GradDevice, Gradients, Var};
 use crate::backend::Backend;
 use crate::backend::op::ScalarRhs;
+use crate::backend::op::table::Mul;
 use crate::element::Float;
-use crate::ops::table::Mul;
 use crate::shape::{DynRank, OrPanic};
 
 /// Scales the gradients of `model`'s parameters in `grads` so that their

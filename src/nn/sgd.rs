@@ -4,10 +4,10 @@
 use super::optimizer::{Optimizer, slot};
 use crate::Tensor;
 use crate::autograd::GradDevice;
+use crate::backend::op::table::{Add, Mul, Sub};
 use crate::backend::op::{ScalarLhs, ScalarRhs};
 use crate::device::{Cpu, Device};
 use crate::element::Float;
-use crate::ops::table::{Add, Mul, Sub};
 use crate::shape::DynRank;
 
 /// `torch.optim.SGD`: with `d = g + weight_decay · p`, the momentum buffer

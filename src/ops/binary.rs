@@ -18,10 +18,10 @@
 use crate::DynRank;
 use crate::Tensor;
 use crate::backend::Backend;
+use crate::backend::op::table;
 use crate::device::Device;
 use crate::element::{Element, Float, Numeric};
 use crate::ops::operand::SecondOperand;
-use crate::ops::table;
 use crate::shape::OrPanic;
 use crate::shape::{Broadcast, BroadcastShape, ExpandsTo, Shape, ShapeError};
 

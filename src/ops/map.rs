@@ -17,9 +17,9 @@ use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::cpu::Narrow;
 use crate::backend::cpu::storage::record_guards;
+use crate::backend::op::table;
 use crate::element::Element;
 use crate::ops::exec;
-use crate::ops::table;
 use crate::shape::OrPanic;
 use crate::shape::{
     Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape, ShapeError, check_inplace,

@@ -8,7 +8,7 @@
 //! | `unary.rs` | one-operand math |
 //! | `ternary.rs` | three-operand ops: `addcmul`, `addcdiv`, `lerp`, `where_cond`, `clamp` |
 //! | `operators.rs` | `std::ops` impls: `+ - * / %`, unary `-`, `+=` ... |
-//! | `table.rs` | the op table: every built-in pointwise op's Rust function and CUDA expression, defined once |
+//! | `table.rs` | the op table's public name: `backend/op/table.rs` defines every built-in pointwise op (Rust function, CUDA expression, CPU kernels) once, beside the op traits the backends read |
 //! | `scalar.rs` | the scalar functions with PyTorch's semantics |
 //! | `reduce/` | reductions with `keepdim`, `argmax`, `softmax`, `sum_to` (naming in its doc) |
 //! | `operand.rs` | the compile error for a second operand of another element type ([`SameElement`]); one on another device fails [`SameDevice`](crate::device::SameDevice) |

@@ -26,11 +26,11 @@ use core::ops::{
 
 use crate::Tensor;
 use crate::backend::Backend;
+use crate::backend::op::table;
 use crate::backend::op::{Map2, ScalarLhs, ScalarRhs};
 use crate::device::{Device, SameDevice};
 use crate::element::{Element, Numeric, Signed};
 use crate::ops::operand::SameElement;
-use crate::ops::table;
 use crate::shape::{Broadcast, BroadcastShape, ExpandsTo, Shape, ShapeError};
 
 /// The op-table entry behind each operator, and whether a zero integer

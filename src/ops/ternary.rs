@@ -14,10 +14,10 @@
 use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::op::ScalarRhs;
+use crate::backend::op::table;
 use crate::device::{Cpu, Device};
 use crate::element::{Element, Float, Numeric};
 use crate::ops::operand::SecondOperand;
-use crate::ops::table;
 use crate::shape::OrPanic;
 use crate::shape::{Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape};
 

@@ -12,8 +12,8 @@
 
 use crate::Tensor;
 use crate::backend::Backend;
+use crate::backend::op::table;
 use crate::element::{Float, Numeric, Signed};
-use crate::ops::table;
 use crate::shape::OrPanic;
 use crate::shape::Shape;
 

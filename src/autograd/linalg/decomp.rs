@@ -25,13 +25,13 @@ use super::{nan_on_error, sum_to_like, when};
 use crate::autograd::device::zeros_like;
 use crate::autograd::graph::Dyn;
 use crate::autograd::{GradDevice, Var};
+use crate::backend::op::table::{self, Fill};
 use crate::backend::{Backend, Linalg};
 use crate::linalg::compose::view;
 use crate::linalg::{
     self as la, BatchOf, EigvalsOf, LinalgDevice, LinalgFloat, LstsqShape, LstsqVecShape, Matrices,
     MatrixNorm, NormOrd, SquareMatrices, SvalsOf, WithTail, grad,
 };
-use crate::ops::table::{self, Fill};
 use crate::shape::{Dyn as DynDim, DynRank, OrPanic, Shape};
 
 fn isize_dims(d: &[usize]) -> Vec<isize> {

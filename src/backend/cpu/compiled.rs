@@ -6,7 +6,7 @@
 //! release, most of it in these loops and the polynomial of `tanh`/`exp`).
 //! So each table op carries, for `f32`, a set of plain function pointers to
 //! its CPU loops (the [`CpuUnary`], [`CpuBinary`] and [`CpuTernary`]
-//! constants of `Map1`/`Map2`/`Map3`); the table (`ops/table.rs`) defines
+//! constants of `Map1`/`Map2`/`Map3`); the table (`backend/op/table.rs`) defines
 //! them as non-generic functions, which rustc compiles in shaped, with
 //! shaped's optimisation level, whatever the user's profile. The CPU
 //! backend calls them when the constant is `Some` and the generic loop

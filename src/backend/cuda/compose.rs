@@ -14,13 +14,13 @@ use super::reductions::find_reduction;
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::Tensor;
 use crate::backend::Backend;
+use crate::backend::op::table::{
+    Abs, Add, CopyFrom, Div, Equal, Exp, Fill, Log, Mul, NotEqual, Pow, Sqrt, Sub, Where,
+};
 use crate::backend::op::{Reduction, ScalarRhs, Statistic};
 use crate::backend::primitives::reduced_dims;
 use crate::device::Cuda;
 use crate::element::{Float, Numeric};
-use crate::ops::table::{
-    Abs, Add, CopyFrom, Div, Equal, Exp, Fill, Log, Mul, NotEqual, Pow, Sqrt, Sub, Where,
-};
 use crate::shape::{DimVec, Dyn, DynRank, Shape, check_inplace};
 
 /// A tensor of dynamic rank on the GPU.

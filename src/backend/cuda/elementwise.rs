@@ -450,7 +450,7 @@ mod tests {
         use crate::backend::op::Mode;
         let mut seen = std::collections::HashMap::new();
         for (t, _, _) in TYPES {
-            for op in crate::ops::table::POINTWISE
+            for op in crate::backend::op::table::POINTWISE
                 .iter()
                 .filter(|o| o.family.admits(t))
             {

@@ -572,7 +572,7 @@ impl<T: CudaElement> Fused<T> for Cuda {
         if c.0.iter().any(|l| l.storage.addr() == out_addr) {
             // A leaf reads the written storage: compute, then copy.
             let value = <Cuda as Fused<T>>::eval(e)?;
-            return <Cuda as Backend<T>>::binary_(crate::ops::table::CopyFrom, out, &value);
+            return <Cuda as Backend<T>>::binary_(crate::backend::op::table::CopyFrom, out, &value);
         }
         let (l, numel) = layout(&dims, (out.strides(), out.offset), &c.0)?;
         // The lock order (`cpu/locks.rs`): guards by storage address, the

@@ -19,12 +19,12 @@ use crate::Tensor;
 use crate::backend::geometry::{Axes, Batch, Geometry};
 use crate::backend::op::Pointwise;
 use crate::backend::op::ScalarRhs;
+use crate::backend::op::table;
 use crate::backend::{Backend, Gemm};
 use crate::device::Cuda;
 use crate::element::Numeric;
 use crate::iter::{broadcast_strides, contiguous_strides};
 use crate::ops::matmul::rules::check_inplace;
-use crate::ops::table;
 use crate::shape::{DimVec, DynRank, Shape, check_expand};
 
 /// One operand seen as a batch of `rows x cols` matrices over `batch`.

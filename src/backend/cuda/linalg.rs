@@ -47,11 +47,11 @@ use crate::Tensor;
 use crate::backend::linalg::{Dets, Eigen, Factored, Singular, WithInfo};
 use crate::backend::op::Pointwise;
 use crate::backend::op::Reduction;
+use crate::backend::op::table;
 use crate::backend::{Backend, Linalg};
 use crate::device::Cuda;
 use crate::iter::contiguous_strides;
 use crate::linalg::Triangle;
-use crate::ops::table;
 use crate::shape::{DynRank, broadcast_pair};
 use core::ffi::c_int;
 

@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `error.rs` | [`CudaError`], with or without the `cuda` feature |
 //! | `device.rs` | loading the libraries, [`CudaDevice`], [`CudaStorage`], the kernel cache |
-//! | `source.rs` | CUDA C for every kernel: one template per kind, pointwise expressions from the op table (`ops/table.rs`) |
+//! | `source.rs` | CUDA C for every kernel: one template per kind, pointwise expressions from the op table (`backend/op/table.rs`) |
 //! | `reductions.rs` | the reductions, with their identities and combining expressions |
 //! | `compose.rs` | `var`/`std`, norms, `logsumexp`, `softmax` composed of primitives; `all`/`any`; arg-reductions |
 //! | `generate.rs` | launches of `arange` and the seeded uniform / normal generators |

@@ -13,10 +13,10 @@ use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::op::index::{IndexElement, ScatterReduce};
+use crate::backend::op::table::Identity;
 use crate::backend::op::{Map1, Map2, Map3, OpDef, Pointwise, Reduction, Statistic};
 use crate::device::Cuda;
 use crate::element::{Element, Float, Numeric};
-use crate::ops::table::Identity;
 use crate::shape::{DimVec, Dyn, DynRank, Shape, ShapeError, broadcast_pair, check_inplace};
 
 /// A fresh contiguous CUDA tensor of sizes `dims` on `dev`, whose elements

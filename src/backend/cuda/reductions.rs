@@ -1,7 +1,7 @@
 //! The reductions the CUDA backend runs, each with its identity and its
 //! combining expression in CUDA C (`all` and `any` reduce the `bool`
 //! result of comparing with zero) (the pointwise operations are the op
-//! table of `ops/table.rs`; the reductions move to the backend trait with
+//! table of `backend/op/table.rs`; the reductions move to the backend trait with
 //! the rest of the primitive set).
 
 use crate::backend::op::Family;

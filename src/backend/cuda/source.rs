@@ -1,5 +1,5 @@
 //! CUDA C for every kernel: one template per kind, instantiated per op and
-//! element type. Pointwise ops come from the op table (`ops/table.rs`),
+//! element type. Pointwise ops come from the op table (`backend/op/table.rs`),
 //! reductions from `reductions.rs`.
 //!
 //! - Elementwise (n-ary, broadcasting): one module per op and element type

@@ -2,7 +2,7 @@
 //! the operation's two sides, its Rust scalar function (which the CPU loops
 //! call, monomorphised as a closure would be) and its CUDA C expression
 //! (from which the CUDA backend generates kernels). The operations
-//! themselves, one definition each, are the table in `ops/table.rs`.
+//! themselves, one definition each, are the table in `table.rs`.
 //!
 //! An expression sees the operands `a`, `b`, `c`, the op's scalar
 //! parameter `s` (all of type `T`, or `bool` where the definition says so)
@@ -13,6 +13,7 @@ use crate::element::Element;
 pub(crate) mod index;
 pub(crate) mod power;
 pub(crate) mod scalar;
+pub(crate) mod table;
 pub(crate) mod trig;
 mod trig_table;
 

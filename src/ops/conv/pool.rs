@@ -8,9 +8,9 @@ use super::options::PoolOptions;
 use super::unfold::{full_on, unfold};
 use super::window::Window;
 use crate::Tensor;
+use crate::backend::op::table::Fill;
 use crate::backend::{Backend, Gemm, Windows};
 use crate::element::Float;
-use crate::ops::table::Fill;
 use crate::shape::{Dim, DynRank, OrPanic, ShapeError};
 
 type Dyn<T, D> = Tensor<T, DynRank, D>;

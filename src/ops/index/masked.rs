@@ -29,9 +29,9 @@
 
 use crate::Tensor;
 use crate::backend::Backend;
+use crate::backend::op::table::{CopyFrom, NotEqual, Where};
 use crate::element::Element;
 use crate::iter::contiguous_strides;
-use crate::ops::table::{CopyFrom, NotEqual, Where};
 use crate::shape::OrPanic;
 
 use crate::shape::{

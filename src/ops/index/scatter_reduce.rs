@@ -26,8 +26,8 @@
 //! ```
 
 use crate::backend::Backend;
+use crate::backend::op::table::{Add, DivFloor, Equal, Fill, Quot, Where};
 use crate::element::Numeric;
-use crate::ops::table::{Add, DivFloor, Equal, Fill, Quot, Where};
 use crate::shape::OrPanic;
 use crate::shape::Shape;
 use crate::{DynRank, Tensor};
