@@ -650,9 +650,9 @@ fn reductions_match_cpu() {
 #[test]
 fn backward_ops_match_cpu() {
     // The derivatives autograd applies (the op table's `*_backward`
-    // entries), through the backend trait on both devices.
-    use shaped::backend::Backend;
-    use shaped::device::Cpu;
+    // entries), through `ops::pointwise` (the backend primitives) on both
+    // devices.
+    use shaped::ops::pointwise;
     use shaped::ops::table::*;
     let Some(dev) = device() else { return };
     let g = rand::<f64>(&[3, 70], 1, false);
@@ -665,8 +665,8 @@ fn backward_ops_match_cpu() {
     );
     macro_rules! compare {
         ($($op:expr),*) => {$(
-            let cpu: T<f64> = Cpu::ternary($op, &g, &x, &y).unwrap();
-            let gpu: G<f64> = Cuda::ternary($op, &gg, &gx, &gy).unwrap();
+            let cpu: T<f64> = pointwise::ternary($op, &g, &x, &y).unwrap();
+            let gpu: G<f64> = pointwise::ternary($op, &gg, &gx, &gy).unwrap();
             assert_same(stringify!($op), &cpu, &gpu);
         )*};
     }
@@ -708,23 +708,23 @@ fn backward_ops_match_cpu() {
     for (what, cpu, gpu) in [
         (
             "maximum_backward ties",
-            Cpu::ternary(MaximumBackward, &e, &z, &e),
-            Cuda::ternary(MaximumBackward, &ge, &gz, &ge),
+            pointwise::ternary(MaximumBackward, &e, &z, &e),
+            pointwise::ternary(MaximumBackward, &ge, &gz, &ge),
         ),
         (
             "minimum_backward ties",
-            Cpu::ternary(MinimumBackward, &e, &z, &e),
-            Cuda::ternary(MinimumBackward, &ge, &gz, &ge),
+            pointwise::ternary(MinimumBackward, &e, &z, &e),
+            pointwise::ternary(MinimumBackward, &ge, &gz, &ge),
         ),
         (
             "pow_backward_exponent zero base",
-            Cpu::ternary(PowBackwardExponent, &e, &z, &e),
-            Cuda::ternary(PowBackwardExponent, &ge, &gz, &ge),
+            pointwise::ternary(PowBackwardExponent, &e, &z, &e),
+            pointwise::ternary(PowBackwardExponent, &ge, &gz, &ge),
         ),
         (
             "pow_backward_self zero exponent",
-            Cpu::ternary(PowBackwardSelf, &e, &e, &z),
-            Cuda::ternary(PowBackwardSelf, &ge, &ge, &gz),
+            pointwise::ternary(PowBackwardSelf, &e, &e, &z),
+            pointwise::ternary(PowBackwardSelf, &ge, &ge, &gz),
         ),
     ] {
         let (cpu, gpu): (T<f64>, G<f64>) = (cpu.unwrap(), gpu.unwrap());
@@ -732,8 +732,8 @@ fn backward_ops_match_cpu() {
     }
     macro_rules! compare2 {
         ($($op:expr),*) => {$(
-            let cpu: T<f64> = Cpu::binary($op, &g, &x).unwrap();
-            let gpu: G<f64> = Cuda::binary($op, &gg, &gx).unwrap();
+            let cpu: T<f64> = pointwise::binary($op, &g, &x).unwrap();
+            let gpu: G<f64> = pointwise::binary($op, &gg, &gx).unwrap();
             assert_same(stringify!($op), &cpu, &gpu);
         )*};
     }

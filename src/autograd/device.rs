@@ -13,6 +13,7 @@ use crate::backend::{Backend, Gemm, Windows};
 use crate::element::Float;
 use crate::ops::reduce::sum_to_dims;
 use crate::shape::{DimVec, DynRank, Shape};
+use crate::tensor::pointwise;
 
 /// The devices [`Var`](super::Var) records and back-propagates on for
 /// elements `T`: the op table's pointwise ops on `T` (and on the `bool`
@@ -47,14 +48,14 @@ pub(crate) fn scalar_like<T: Float, D: Backend<T>>(
 ) -> Result<Dyn<T, D>, D::Error> {
     debug_assert!(like.numel() > 0, "a scalar is made from an element");
     let first: Dyn<T, D> = like.view_as(DimVec::new(), &[], like.offset);
-    D::unary(Fill(v), &first)
+    pointwise::unary(Fill(v), &first)
 }
 
 /// Zeros of `like`'s sizes on its device: one element expanded (stride 0,
 /// no memory), or an empty tensor when `like` has no elements.
 pub(crate) fn zeros_like<T: Float, D: Backend<T>>(like: &Dyn<T, D>) -> Result<Dyn<T, D>, D::Error> {
     if like.numel() == 0 {
-        return D::unary(Fill(T::zero()), like);
+        return pointwise::unary(Fill(T::zero()), like);
     }
     Ok(scalar_like(like, T::zero())?.try_broadcast_to(like.dims())?)
 }
@@ -97,7 +98,7 @@ pub(crate) fn map2<T: Float, D: Backend<T>, Op: Map2<T, Out = T>>(
     g: &Dyn<T, D>,
     x: &Dyn<T, D>,
 ) -> Result<Dyn<T, D>, D::Error> {
-    D::binary(op, g, x)
+    pointwise::binary(op, g, x)
 }
 
 /// The op-table operation `op` on `g`, `x` and `y` broadcast together.
@@ -107,7 +108,7 @@ pub(crate) fn map3<T: Float, D: Backend<T>, Op: Map3<T, T>>(
     x: &Dyn<T, D>,
     y: &Dyn<T, D>,
 ) -> Result<Dyn<T, D>, D::Error> {
-    D::ternary(op, g, x, y)
+    pointwise::ternary(op, g, x, y)
 }
 
 /// A `bool` mask: the comparison `op` of `x` and `y` broadcast together.
@@ -116,7 +117,7 @@ pub(crate) fn compare<T: Float, D: Backend<T>, Op: Map2<T, Out = bool>>(
     x: &Dyn<T, D>,
     y: &Dyn<T, D>,
 ) -> Result<Tensor<bool, DynRank, D>, D::Error> {
-    D::compare(op, x, y)
+    pointwise::compare(op, x, y)
 }
 
 /// The logical `op` (`and`, `or`) of two masks.
@@ -125,7 +126,7 @@ pub(crate) fn combine<D: Backend<bool>, Op: Map2<bool, Out = bool>>(
     x: &Tensor<bool, DynRank, D>,
     y: &Tensor<bool, DynRank, D>,
 ) -> Result<Tensor<bool, DynRank, D>, D::Error> {
-    D::compare(op, x, y)
+    pointwise::compare(op, x, y)
 }
 
 /// `g` where `cond == keep`, else 0 (the op table's `where`), at the
@@ -150,5 +151,5 @@ pub(crate) fn select<T: Float, D: Backend<T>>(
     x: &Dyn<T, D>,
     y: &Dyn<T, D>,
 ) -> Result<Dyn<T, D>, D::Error> {
-    D::select(table::Where, cond, x, y)
+    pointwise::select(table::Where, cond, x, y)
 }

@@ -7,6 +7,7 @@
 //! into the same view of zeros.
 
 use crate::shape::OrPanic;
+use crate::tensor::pointwise;
 use std::ops::Bound;
 
 use smallvec::{SmallVec, smallvec};
@@ -33,7 +34,7 @@ fn zeros<T: Float, D: GradDevice<T>>(
     dims: &[usize],
 ) -> Result<Dyn<T, D>, D::Error> {
     let zero: Dyn<T, D> = <D as Backend<T>>::from_host(like, vec![T::zero()], &[])?;
-    <D as Backend<T>>::copy(&zero.try_broadcast_to::<DynRank>(dims)?)
+    pointwise::copy(&zero.try_broadcast_to::<DynRank>(dims)?)
 }
 
 /// The backward function of a view of an input of sizes `dims`: `view`

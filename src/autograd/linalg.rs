@@ -33,6 +33,7 @@
 //! ```
 
 use crate::shape::OrPanic;
+use crate::tensor::pointwise;
 use smallvec::smallvec;
 
 use super::graph::Dyn;
@@ -434,7 +435,7 @@ fn nan_if_failed<T: LinalgFloat, D: GradDevice<T>>(
 ) -> Result<Dyn<T, D>, D::Error> {
     match r {
         Ok(r) => Ok(r),
-        Err(_) => D::unary(crate::backend::op::table::Fill(T::nan()), g),
+        Err(_) => pointwise::unary(crate::backend::op::table::Fill(T::nan()), g),
     }
 }
 

@@ -4,6 +4,7 @@
 //! `abs` have no derivative). Both are op-table compositions, so the loss
 //! records and back-propagates on any device.
 
+use crate::tensor::pointwise;
 use smallvec::smallvec;
 
 use super::Var;
@@ -50,13 +51,16 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         }
         let (x, y): (Dyn<T, D>, Dyn<T, D>) = (self.erased(), target.share().into_dyn());
         // `(max(x, 0) - x·y) + log1p(exp(-|x|))`.
-        let hinge = map2(Sub, &D::unary(Relu, &x)?, &map2(Mul, &x, &y)?)?;
-        let soft = D::unary(Log1p, &D::unary(Exp, &D::unary(Neg, &D::unary(Abs, &x)?)?)?)?;
-        let value: Tensor<T, S, D> = D::binary(Add, &hinge, &soft)?;
+        let hinge = map2(Sub, &pointwise::unary(Relu, &x)?, &map2(Mul, &x, &y)?)?;
+        let soft = pointwise::unary(
+            Log1p,
+            &pointwise::unary(Exp, &pointwise::unary(Neg, &pointwise::unary(Abs, &x)?)?)?,
+        )?;
+        let value: Tensor<T, S, D> = pointwise::binary(Add, &hinge, &soft)?;
         Ok(Var::from_op(value, &[Some(&self.node)], move || {
             Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 // `g (σ(x) - y)`.
-                let d = map2(Mul, g, &map2(Sub, &D::unary(Sigmoid, &x)?, &y)?)?;
+                let d = map2(Mul, g, &map2(Sub, &pointwise::unary(Sigmoid, &x)?, &y)?)?;
                 Ok(smallvec![Some(d)])
             })
         }))

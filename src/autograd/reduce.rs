@@ -18,6 +18,7 @@
 //! | `sum_to` | `g`, expanded |
 
 use crate::shape::OrPanic;
+use crate::tensor::pointwise;
 use smallvec::smallvec;
 
 use super::Var;
@@ -27,7 +28,6 @@ use super::device::{
 };
 use super::graph::Dyn;
 use crate::Tensor;
-use crate::backend::Backend;
 use crate::backend::op::table::{self, Fill};
 use crate::backend::op::{Map1, Map2, Reduction, ScalarRhs, Statistic};
 use crate::device::Device;
@@ -75,10 +75,10 @@ fn device_grad<T: Float, D: GradDevice<T>>(
         Reduction::Sum => expand(g.share()),
         Reduction::Mean => {
             let nf = T::from_f64(n as f64);
-            expand(<D as Backend<T>>::unary(ScalarRhs(table::Div, nf), g)?)
+            expand(pointwise::unary(ScalarRhs(table::Div, nf), g)?)
         }
         // An empty input has an empty gradient.
-        _ if x.numel() == 0 => <D as Backend<T>>::unary(Fill(T::zero()), x),
+        _ if x.numel() == 0 => pointwise::unary(Fill(T::zero()), x),
         Reduction::Prod => {
             // The product of the nonzero elements and the number of zeros:
             // `p / x` where no element is 0, `p` at the only 0, else 0.
@@ -124,7 +124,7 @@ fn bin<T: Float, D: GradDevice<T>, Op: Map2<T, Out = T>>(
     a: &Dyn<T, D>,
     b: &Dyn<T, D>,
 ) -> Result<Dyn<T, D>, D::Error> {
-    <D as Backend<T>>::binary(op, a, b)
+    pointwise::binary(op, a, b)
 }
 
 /// `op` on every element of `a` (an op-table operation).
@@ -132,7 +132,7 @@ fn un<T: Float, D: GradDevice<T>, Op: Map1<T>>(
     op: Op,
     a: &Dyn<T, D>,
 ) -> Result<Dyn<T, D>, D::Error> {
-    <D as Backend<T>>::unary(op, a)
+    pointwise::unary(op, a)
 }
 
 /// `v` where `a == 0`, else `b` (`a` broadcast to `b`'s sizes).

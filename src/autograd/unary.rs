@@ -4,6 +4,7 @@
 //! Rounding and `sign` are piecewise constant: their gradient is zero, given
 //! as an expanded zero (no memory), as PyTorch gives zeros.
 
+use crate::tensor::pointwise;
 use smallvec::smallvec;
 
 use crate::shape::OrPanic;
@@ -25,7 +26,7 @@ fn unary_backward<T: Float, D: Backend<T>, Op: Map3<T, T>>(
     y: Dyn<T, D>,
     d: Op,
 ) -> BackwardFn<T, D> {
-    Box::new(move |g, _| Ok(smallvec![Some(D::ternary(d, g, &x, &y)?)]))
+    Box::new(move |g, _| Ok(smallvec![Some(pointwise::ternary(d, g, &x, &y)?)]))
 }
 
 macro_rules! unary_vars {
@@ -285,10 +286,12 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     pub fn mul_scalar(&self, c: T) -> Var<T, S, D> {
         let times = ScalarRhs(table::Mul, c);
         Var::from_op(
-            <D as Backend<T>>::unary(times, &self.value).or_panic(),
+            pointwise::unary(times, &self.value).or_panic(),
             &[Some(&self.node)],
             move || {
-                Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(D::unary(times, g)?)]))
+                Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+                    Ok(smallvec![Some(pointwise::unary(times, g)?)])
+                })
             },
         )
     }
@@ -311,10 +314,12 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     pub fn div_scalar(&self, c: T) -> Var<T, S, D> {
         let over = ScalarRhs(table::Div, c);
         Var::from_op(
-            <D as Backend<T>>::unary(over, &self.value).or_panic(),
+            pointwise::unary(over, &self.value).or_panic(),
             &[Some(&self.node)],
             move || {
-                Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(D::unary(over, g)?)]))
+                Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+                    Ok(smallvec![Some(pointwise::unary(over, g)?)])
+                })
             },
         )
     }
@@ -335,14 +340,14 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// When the device cannot allocate the result.
     #[track_caller]
     pub fn rdiv_scalar(&self, c: T) -> Var<T, S, D> {
-        let value = <D as Backend<T>>::unary(ScalarLhs(table::Div, c), &self.value).or_panic();
+        let value = pointwise::unary(ScalarLhs(table::Div, c), &self.value).or_panic();
         let (x, y) = (self.erased(), value.share().into_dyn());
         Var::from_op(value, &[Some(&self.node)], move || {
             Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 // -g · y / x
-                let gy: Dyn<T, D> = D::binary(table::Mul, g, &y)?;
-                let q: Dyn<T, D> = D::binary(table::Div, &gy, &x)?;
-                Ok(smallvec![Some(D::unary(table::Neg, &q)?)])
+                let gy: Dyn<T, D> = pointwise::binary(table::Mul, g, &y)?;
+                let q: Dyn<T, D> = pointwise::binary(table::Div, &gy, &x)?;
+                Ok(smallvec![Some(pointwise::unary(table::Neg, &q)?)])
             })
         })
     }
@@ -363,11 +368,11 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     #[track_caller]
     pub fn rsub_scalar(&self, c: T) -> Var<T, S, D> {
         Var::from_op(
-            <D as Backend<T>>::unary(ScalarLhs(table::Sub, c), &self.value).or_panic(),
+            pointwise::unary(ScalarLhs(table::Sub, c), &self.value).or_panic(),
             &[Some(&self.node)],
             move || {
                 Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
-                    Ok(smallvec![Some(D::unary(table::Neg, g)?)])
+                    Ok(smallvec![Some(pointwise::unary(table::Neg, g)?)])
                 })
             },
         )
@@ -387,7 +392,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     #[track_caller]
     pub fn add_scalar(&self, c: T) -> Var<T, S, D> {
         Var::from_op(
-            <D as Backend<T>>::unary(ScalarRhs(table::Add, c), &self.value).or_panic(),
+            pointwise::unary(ScalarRhs(table::Add, c), &self.value).or_panic(),
             &[Some(&self.node)],
             move || Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(g.share())])),
         )

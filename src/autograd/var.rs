@@ -1,5 +1,6 @@
 //! `Var`: a tensor and, when it needs a gradient, its node in the graph.
 
+use crate::tensor::pointwise;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -313,7 +314,7 @@ impl<T: Float, D: GradDevice<T>> Var<T, (), D> {
     /// ```
     pub fn try_backward(&self) -> Result<Gradients<T, D>, D::Error> {
         // The seed 1, made on the value's device.
-        let seed = <D as Backend<T>>::unary(Fill(T::one()), &self.value)?;
+        let seed = pointwise::unary(Fill(T::one()), &self.value)?;
         self.try_backward_with(&seed)
     }
 }
@@ -341,7 +342,7 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
             )
             .into());
         }
-        let seed = <D as Backend<T>>::unary(Fill(T::one()), &self.value)?;
+        let seed = pointwise::unary(Fill(T::one()), &self.value)?;
         self.try_backward_with(&seed)
     }
 }
@@ -410,7 +411,8 @@ impl<T: Float, D: Device> Gradients<T, D> {
         for (id, g) in other.grads {
             match self.grads.get_mut(&id) {
                 Some(mine) => {
-                    let sum: Dyn<T, D> = D::binary(crate::backend::op::table::Add, &*mine, &g)?;
+                    let sum: Dyn<T, D> =
+                        pointwise::binary(crate::backend::op::table::Add, &*mine, &g)?;
                     *mine = sum;
                 }
                 None => {

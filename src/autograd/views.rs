@@ -4,6 +4,7 @@
 //! `unsqueeze` and `squeeze` reshape it back, and `narrow` writes it into a
 //! zero tensor of the input's sizes.
 
+use crate::tensor::pointwise;
 use smallvec::smallvec;
 
 use crate::shape::OrPanic;
@@ -283,7 +284,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         Ok(self.view(value, move || {
             Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
                 // Zeros of the input's sizes, made on its device.
-                let full = <D as Backend<T>>::unary(Fill(T::zero()), &x)?;
+                let full = pointwise::unary(Fill(T::zero()), &x)?;
                 let mut part = full.narrow::<DynRank>(dim, start, len)?;
                 part.try_copy_from(g)?;
                 Ok(smallvec![Some(full)])

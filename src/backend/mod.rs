@@ -3,6 +3,7 @@
 //!
 //! | item | what |
 //! |---|---|
+//! | [`Layout`], [`Output`] | what a backend sees of a tensor (storage, sizes, strides, offset; no shape type) and what it hands back (a new storage and its sizes) |
 //! | [`Backend`] | the primitive set a device implements; the tensor API is written once over it |
 //! | [`Gemm`] | matrix products (strided-batched GEMM with `alpha`), for the element types a device multiplies |
 //! | [`Fill`] | new tensors filled with a value or seeded samples, on the device of a given tensor |
@@ -22,12 +23,14 @@ pub(crate) mod cuda;
 mod fill;
 pub mod fused;
 pub mod geometry;
+mod layout;
 pub mod linalg;
 pub mod op;
 pub(crate) mod primitives;
 mod windows;
 
 pub use fill::{Distribution, Fill};
+pub use layout::{Layout, Output};
 pub use linalg::Linalg;
 pub use primitives::{Backend, Gemm};
 pub use windows::{Window, Windows};

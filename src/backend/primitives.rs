@@ -7,20 +7,30 @@
 //! Each primitive receives an operation of the op table (`backend/op/table.rs`)
 //! as a value whose type carries both its Rust function and its CUDA
 //! expression ([`Map1`], [`Map2`], [`Map3`]); shapes are already checked at
-//! the type level, sizes are checked here with PyTorch's messages.
+//! the type level, sizes are checked here with PyTorch's messages. The
+//! pointwise primitives take their operands as [`Layout`]s and return an
+//! [`Output`] (no shape type: each is compiled once per element type and
+//! op); the others still take typed tensors (issue 37 moves them next).
 //!
 //! ```
 //! use shaped::backend::Backend;
-//! use shaped::device::Cpu;
-//! use shaped::ops::table::Add;
+//! use shaped::device::Device;
 //! use shaped::{Shape, Tensor};
+//! // Generic code names a device by its primitives; the tensor methods
+//! // pass each operand's layout down and type the result.
+//! fn add<D: Device + Backend<f32>>(
+//!     a: &Tensor<f32, Shape![2, 1], D>,
+//!     b: &Tensor<f32, Shape![3], D>,
+//! ) -> Tensor<f32, Shape![2, 3], D> {
+//!     a + b
+//! }
 //! let a = Tensor::<f32, Shape![2, 1]>::from_vec(vec![1., 2.]);
 //! let b = Tensor::<f32, Shape![3]>::from_vec(vec![10., 20., 30.]);
-//! let c: Tensor<f32, Shape![2, 3]> = Cpu::binary(Add, &a, &b).unwrap();
-//! assert_eq!(c.to_vec(), vec![11., 21., 31., 12., 22., 32.]);
+//! assert_eq!(add(&a, &b).to_vec(), vec![11., 21., 31., 12., 22., 32.]);
 //! ```
 
 use super::geometry::Geometry;
+use super::layout::{Layout, Output};
 use super::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::Tensor;
 use crate::backend::op::index::{IndexElement, ScatterReduce};
@@ -33,52 +43,52 @@ use crate::shape::{DimVec, Dyn, DynRank, Shape, ShapeError};
 /// index kernels (gather, scatter, cat, masked ops) and host transfers.
 /// (GEMM is [`Gemm`]; factorizations are [`Linalg`](super::Linalg).)
 pub trait Backend<T: Element>: Device {
-    /// `op` on every element of `a`, into a new tensor of `a`'s sizes.
+    /// `op` on every element of `a`, into a new storage of `a`'s sizes.
     ///
     /// # Errors
     /// An allocation or driver error.
-    fn unary<Op: Map1<T>, S: Shape>(
+    fn unary<Op: Map1<T>>(
         op: Op,
-        a: &Tensor<T, S, Self>,
-    ) -> Result<Tensor<T, S, Self>, Self::Error>;
+        a: Layout<'_, Self::Storage<T>>,
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>;
 
     /// A contiguous copy of `a` in new storage (PyTorch's `clone()`).
     ///
     /// # Errors
     /// An allocation or driver error.
-    fn copy<S: Shape>(a: &Tensor<T, S, Self>) -> Result<Tensor<T, S, Self>, Self::Error>;
+    fn copy(a: Layout<'_, Self::Storage<T>>) -> Result<Output<Self::Storage<T>>, Self::Error>;
 
     /// A contiguous copy of `a` with each element converted to `T` by
     /// PyTorch's `.to(dtype)` rules ([`CastFrom`](crate::element::CastFrom)).
     ///
     /// # Errors
     /// An allocation or driver error.
-    fn cast_from<F: Element, S: Shape>(
-        a: &Tensor<F, S, Self>,
-    ) -> Result<Tensor<T, S, Self>, Self::Error>
+    fn cast_from<F: Element>(
+        a: Layout<'_, Self::Storage<F>>,
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>
     where
         Self: Backend<F>;
 
-    /// `op` on `a` and `b` broadcast together, into a new tensor of shape
-    /// `SO` (the broadcast shape).
+    /// `op` on `a` and `b` broadcast together, into a new storage of the
+    /// broadcast sizes.
     ///
     /// # Errors
     /// PyTorch's broadcast error, or an allocation or driver error.
-    fn binary<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
+    fn binary<Op: Map2<T, Out = T>>(
         op: Op,
-        a: &Tensor<T, S1, Self>,
-        b: &Tensor<T, S2, Self>,
-    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+        a: Layout<'_, Self::Storage<T>>,
+        b: Layout<'_, Self::Storage<T>>,
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>;
 
     /// A comparison: as [`Backend::binary`], with `bool` results.
     ///
     /// # Errors
     /// As [`Backend::binary`].
-    fn compare<Op: Map2<T, Out = bool>, S1: Shape, S2: Shape, SO: Shape>(
+    fn compare<Op: Map2<T, Out = bool>>(
         op: Op,
-        a: &Tensor<T, S1, Self>,
-        b: &Tensor<T, S2, Self>,
-    ) -> Result<Tensor<bool, SO, Self>, Self::Error>;
+        a: Layout<'_, Self::Storage<T>>,
+        b: Layout<'_, Self::Storage<T>>,
+    ) -> Result<Output<Self::Storage<bool>>, Self::Error>;
 
     /// `op` on `a` and `b` broadcast together, written into `out` (whose
     /// sizes must be the broadcast sizes; PyTorch's `out=`).
@@ -86,43 +96,42 @@ pub trait Backend<T: Element>: Device {
     /// # Errors
     /// PyTorch's broadcast error, an `out` of other sizes or whose elements
     /// overlap, or a driver error.
-    fn binary_into<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
+    fn binary_into<Op: Map2<T, Out = T>>(
         op: Op,
-        a: &Tensor<T, S1, Self>,
-        b: &Tensor<T, S2, Self>,
-        out: &mut Tensor<T, SO, Self>,
+        a: Layout<'_, Self::Storage<T>>,
+        b: Layout<'_, Self::Storage<T>>,
+        out: Layout<'_, Self::Storage<T>>,
     ) -> Result<(), Self::Error>;
 
-    /// `op` on `a`, `b` and `c` broadcast together, into a new tensor of
-    /// shape `SO`.
+    /// `op` on `a`, `b` and `c` broadcast together, into a new storage of
+    /// the broadcast sizes.
     ///
     /// # Errors
     /// As [`Backend::binary`].
-    fn ternary<Op: Map3<T, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
+    fn ternary<Op: Map3<T, T>>(
         op: Op,
-        a: &Tensor<T, S1, Self>,
-        b: &Tensor<T, S2, Self>,
-        c: &Tensor<T, S3, Self>,
-    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+        a: Layout<'_, Self::Storage<T>>,
+        b: Layout<'_, Self::Storage<T>>,
+        c: Layout<'_, Self::Storage<T>>,
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>;
 
     /// `op` on a `bool` condition and `b`, `c` broadcast together (`where`).
     ///
     /// # Errors
     /// As [`Backend::binary`].
-    fn select<Op: Map3<bool, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
+    fn select<Op: Map3<bool, T>>(
         op: Op,
-        cond: &Tensor<bool, S1, Self>,
-        b: &Tensor<T, S2, Self>,
-        c: &Tensor<T, S3, Self>,
-    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+        cond: Layout<'_, Self::Storage<bool>>,
+        b: Layout<'_, Self::Storage<T>>,
+        c: Layout<'_, Self::Storage<T>>,
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>;
 
     /// `op` applied in place to every element of `a`.
     ///
     /// # Errors
     /// When elements of `a` share memory (PyTorch refuses), or a driver
     /// error.
-    fn unary_<Op: Map1<T>, S: Shape>(op: Op, a: &mut Tensor<T, S, Self>)
-    -> Result<(), Self::Error>;
+    fn unary_<Op: Map1<T>>(op: Op, a: Layout<'_, Self::Storage<T>>) -> Result<(), Self::Error>;
 
     /// `a = op(a, b)` with `b` broadcast to `a`'s sizes.
     ///
@@ -130,21 +139,21 @@ pub trait Backend<T: Element>: Device {
     /// PyTorch's in-place errors (the broadcast error, "output with shape
     /// [..] doesn't match the broadcast shape [..]", overlapping memory), or
     /// a driver error.
-    fn binary_<Op: Map2<T, Out = T>, S: Shape, S2: Shape>(
+    fn binary_<Op: Map2<T, Out = T>>(
         op: Op,
-        a: &mut Tensor<T, S, Self>,
-        b: &Tensor<T, S2, Self>,
+        a: Layout<'_, Self::Storage<T>>,
+        b: Layout<'_, Self::Storage<T>>,
     ) -> Result<(), Self::Error>;
 
     /// `a = op(a, b, c)` with `b` and `c` broadcast to `a`'s sizes.
     ///
     /// # Errors
     /// As [`Backend::binary_`].
-    fn ternary_<Op: Map3<T, T>, S: Shape, S2: Shape, S3: Shape>(
+    fn ternary_<Op: Map3<T, T>>(
         op: Op,
-        a: &mut Tensor<T, S, Self>,
-        b: &Tensor<T, S2, Self>,
-        c: &Tensor<T, S3, Self>,
+        a: Layout<'_, Self::Storage<T>>,
+        b: Layout<'_, Self::Storage<T>>,
+        c: Layout<'_, Self::Storage<T>>,
     ) -> Result<(), Self::Error>;
 
     /// `r` over the dimensions of `a` marked in `mask` (one flag per

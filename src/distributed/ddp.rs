@@ -23,6 +23,7 @@
 //! - **Reduced gradients are views into the bucket**, which lives as long
 //!   as one of them does: no copy back.
 
+use crate::tensor::pointwise;
 use core::ops::{Deref, DerefMut};
 
 use super::single::device_error;
@@ -334,7 +335,7 @@ where
     for p in params {
         let g = match grads.wrt(p) {
             Some(g) => g,
-            None => D::unary(Fill(T::zero()), p.value()).map_err(device_error)?,
+            None => pointwise::unary(Fill(T::zero()), p.value()).map_err(device_error)?,
         };
         flags.push(if grads.wrt(p).is_some() {
             T::one()

@@ -13,6 +13,7 @@ use crate::backend::{Backend, Gemm, Linalg};
 use crate::element::{Element, Numeric};
 use crate::linalg::LinalgFloat;
 use crate::shape::{DimVec, DynRank, Shape};
+use crate::tensor::pointwise;
 
 /// A tensor of any rank on the device `D`.
 pub(crate) type Dyn<T, D> = Tensor<T, DynRank, D>;
@@ -64,7 +65,7 @@ pub(crate) fn bin<T: LinalgFloat, D: Backend<T>, Op: Map2<T, Out = T>>(
     a: &Dyn<T, D>,
     b: &Dyn<T, D>,
 ) -> Result<Dyn<T, D>, D::Error> {
-    D::binary(op, a, b)
+    pointwise::binary(op, a, b)
 }
 
 /// `op` on every element of `a` (an op-table operation).
@@ -72,7 +73,7 @@ pub(crate) fn un<T: LinalgFloat, D: Backend<T>, Op: Map1<T>>(
     op: Op,
     a: &Dyn<T, D>,
 ) -> Result<Dyn<T, D>, D::Error> {
-    D::unary(op, a)
+    pointwise::unary(op, a)
 }
 
 /// `b` where `cond` holds, else `c`, all broadcast together.
@@ -81,7 +82,7 @@ pub(crate) fn select<T: LinalgFloat, D: Backend<T> + Backend<bool>>(
     b: &Dyn<T, D>,
     c: &Dyn<T, D>,
 ) -> Result<Dyn<T, D>, <D as crate::device::Device>::Error> {
-    <D as Backend<T>>::select(table::Where, cond, b, c)
+    pointwise::select(table::Where, cond, b, c)
 }
 
 /// The view of `x` `(..., m, n)` with its last two dimensions swapped
@@ -157,7 +158,7 @@ pub(crate) fn eye<T: Numeric, U: Element, D: Backend<T>>(
 
 /// Zeros of `a`'s sizes (a new tensor) on its device.
 pub(crate) fn zeros<T: Numeric, D: Backend<T>>(a: &Dyn<T, D>) -> Result<Dyn<T, D>, D::Error> {
-    D::unary(Fill(T::zero()), a)
+    pointwise::unary(Fill(T::zero()), a)
 }
 
 /// `a + b`, broadcast.
@@ -165,7 +166,7 @@ pub(crate) fn add<T: Numeric, D: Backend<T>>(
     a: &Dyn<T, D>,
     b: &Dyn<T, D>,
 ) -> Result<Dyn<T, D>, D::Error> {
-    D::binary(Add, a, b)
+    pointwise::binary(Add, a, b)
 }
 
 /// `a - b`, broadcast.
@@ -173,7 +174,7 @@ pub(crate) fn sub<T: Numeric, D: Backend<T>>(
     a: &Dyn<T, D>,
     b: &Dyn<T, D>,
 ) -> Result<Dyn<T, D>, D::Error> {
-    D::binary(Sub, a, b)
+    pointwise::binary(Sub, a, b)
 }
 
 /// `a * b`, elementwise, broadcast.
@@ -181,7 +182,7 @@ pub(crate) fn mul<T: Numeric, D: Backend<T>>(
     a: &Dyn<T, D>,
     b: &Dyn<T, D>,
 ) -> Result<Dyn<T, D>, D::Error> {
-    D::binary(Mul, a, b)
+    pointwise::binary(Mul, a, b)
 }
 
 /// `a + s b`, broadcast (one kernel).
@@ -190,7 +191,7 @@ pub(crate) fn axpy<T: Numeric, D: Backend<T>>(
     s: T,
     b: &Dyn<T, D>,
 ) -> Result<Dyn<T, D>, D::Error> {
-    D::binary(AddAlpha(s), a, b)
+    pointwise::binary(AddAlpha(s), a, b)
 }
 
 /// The matrix product `a @ b`, batches broadcast.

@@ -6,6 +6,7 @@ use super::{LinalgFloat, Matrices, expect};
 use crate::backend::op::table::Where;
 use crate::backend::{Backend, Gemm};
 use crate::shape::{DynRank, Shape};
+use crate::tensor::pointwise;
 use crate::{ShapeError, Tensor};
 
 /// The first `n` columns of `H₁ H₂ ⋯ H_k` for each matrix `A` `(..., m, n)`
@@ -74,13 +75,14 @@ where
     let (x, t) = (dy(a), dy(tau));
     // Q starts as the first n columns of the m x m identity.
     let id = eye::<T, _, D>(&x, m, n)?;
-    let mut q: Dyn<T, D> = D::copy(&id.try_broadcast_to::<DynRank>(ad)?)?;
+    let mut q: Dyn<T, D> = pointwise::copy(&id.try_broadcast_to::<DynRank>(ad)?)?;
     if k == 0 || x.numel() == 0 {
         return Ok(q.try_into_shape()?);
     }
     // vᵢ is column i of V: A below the diagonal, 1 on it, 0 above.
     let below = (0..m * n).map(|i| i / n > i % n).collect();
-    let v: Dyn<T, D> = D::select(Where, &upload::<bool, _, D>(&x, below, &[m, n])?, &x, &id)?;
+    let v: Dyn<T, D> =
+        pointwise::select(Where, &upload::<bool, _, D>(&x, below, &[m, n])?, &x, &id)?;
     let mut one = td[..td.len() - 1]
         .iter()
         .map(|&d| d as isize)

@@ -1,6 +1,7 @@
 //! `lstsq` and `lstsq_vec`: minimum-norm least-squares solutions with
 //! PyTorch's residuals, rank and singular values, through the SVD.
 
+use crate::tensor::pointwise;
 use faer::Mat;
 
 use super::batch::{bcast_index, broadcast_batch, dims_with, matmul as fmatmul};
@@ -363,7 +364,7 @@ fn lstsq_core<T: LinalgFloat, S: Shape, D: Linalg<T> + Gemm<T> + Backend<i64>>(
         if s.dims() == all.as_slice() {
             s
         } else {
-            D::copy(&s.try_broadcast_to::<DynRank>(&all)?)?
+            pointwise::copy(&s.try_broadcast_to::<DynRank>(&all)?)?
         }
     } else {
         empty()?

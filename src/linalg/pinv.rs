@@ -5,6 +5,7 @@ use super::{LinalgFloat, Matrices, Transposed, expect};
 use crate::backend::Backend;
 use crate::backend::op::ScalarRhs;
 use crate::backend::op::table;
+use crate::tensor::pointwise;
 use crate::{ShapeError, Tensor};
 
 /// The pseudo-inverse `(..., n, m)` of each matrix of `a` `(..., m, n)`,
@@ -61,7 +62,7 @@ pub fn try_pinv<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
     let ss = s.strides().to_vec();
     let largest = view(&s, &[batch, &[1]].concat(), &ss, 0);
     let cut = un(ScalarRhs(table::Mul, rtol), &largest)?;
-    let keep: Dyn<bool, D> = <D as Backend<T>>::compare(table::Greater, &s, &cut)?;
+    let keep: Dyn<bool, D> = pointwise::compare(table::Greater, &s, &cut)?;
     let recip = select(&keep, &un(table::Reciprocal, &s)?, &scalar(a, T::zero())?)?;
     // V diag(1 / σ) Uᵀ: the columns of V scaled (σ's row broadcast over
     // them), times Uᵀ.

@@ -3,6 +3,7 @@
 //! each one body for every device: matrix products, op-table pointwise
 //! kernels and the `Linalg` primitives `inv` and `solve`.
 
+use crate::tensor::pointwise;
 use faer::Mat;
 use faer::linalg::solvers::Solve;
 
@@ -50,7 +51,7 @@ where
     let k = check_square_dims(a.dims(), "linalg.matrix_power", "A")?;
     if n == 0 || a.numel() == 0 {
         let id = eye::<T, _, D>(a, k, k)?.try_broadcast_to::<DynRank>(a.dims())?;
-        return Ok(D::copy(&id)?.try_into_shape()?);
+        return Ok(pointwise::copy(&id)?.try_into_shape()?);
     }
     let base = if n < 0 {
         dy(&super::try_inv(a)?)
@@ -73,7 +74,7 @@ where
     }
     let acc = acc.expect("n != 0 sets a factor");
     // `A¹` is `A` itself: a copy, as PyTorch's clone.
-    let acc = if n == 1 { D::copy(&acc)? } else { acc };
+    let acc = if n == 1 { pointwise::copy(&acc)? } else { acc };
     Ok(acc.try_into_shape()?)
 }
 
@@ -161,14 +162,14 @@ where
     let n = check_square_dims(a.dims(), "linalg.matrix_exp", "A")?;
     let x = dy(a);
     if x.numel() == 0 {
-        return Ok(D::copy(&x)?.try_into_shape()?);
+        return Ok(pointwise::copy(&x)?.try_into_shape()?);
     }
     let rank = x.rank();
     let batch = &x.dims()[..rank - 2];
     // The 1-norm of each matrix (the largest column sum of |A|), on the host.
     let mut mask = vec![false; rank];
     mask[rank - 2] = true;
-    let cols: Dyn<T, D> = D::reduce(Reduction::Sum, &D::unary(Abs, &x)?, &mask, false)?;
+    let cols: Dyn<T, D> = D::reduce(Reduction::Sum, &pointwise::unary(Abs, &x)?, &mask, false)?;
     let cols = D::to_host(&cols)?;
     let s: Vec<i32> = cols
         .chunks(n)
@@ -202,7 +203,7 @@ where
         // A singular denominator: NaN, as the LU solve gives there.
         let bad = info.iter().map(|&i| i != 0).collect();
         let nan = upload(&x, vec![T::nan()], &[])?;
-        r = D::select(Where, &upload::<bool, _, D>(&x, bad, &ones)?, &nan, &r)?;
+        r = pointwise::select(Where, &upload::<bool, _, D>(&x, bad, &ones)?, &nan, &r)?;
     }
     let most = s.iter().copied().max().unwrap_or(0);
     for step in 0..most {
@@ -211,7 +212,7 @@ where
             rr
         } else {
             let more = s.iter().map(|&k| k > step).collect();
-            D::select(Where, &upload::<bool, _, D>(&x, more, &ones)?, &rr, &r)?
+            pointwise::select(Where, &upload::<bool, _, D>(&x, more, &ones)?, &rr, &r)?
         };
     }
     Ok(r.try_into_shape()?)
@@ -305,7 +306,7 @@ pub(crate) fn matrix_power_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
     let b = super::try_inv(a)?;
     let gb = power_vjp(&b, g, k.unsigned_abs())?;
     let bt = mat_t(&b);
-    D::unary(Neg, &matmul(&matmul(&bt, &gb)?, &bt)?)
+    pointwise::unary(Neg, &matmul(&matmul(&bt, &gb)?, &bt)?)
 }
 
 /// The gradient of `Aᵏ` (`k ≥ 1`, computed by repeated squaring): reverse
@@ -388,5 +389,5 @@ pub(crate) fn matrix_exp_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T> + Backend<bo
     let big: Dyn<T, D> = D::cat(&[top, bottom], r - 2, &big)?;
     let e = try_matrix_exp(&big)?;
     let block: Dyn<T, D> = e.narrow::<DynRank>(-2, 0, n)?.narrow(-1, n, n)?;
-    D::copy(&block)
+    pointwise::copy(&block)
 }

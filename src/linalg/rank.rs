@@ -8,6 +8,7 @@ use super::{BatchOf, LinalgFloat, Matrices, expect};
 use crate::backend::Backend;
 use crate::backend::op::table;
 use crate::backend::op::{Reduction, ScalarRhs};
+use crate::tensor::pointwise;
 use crate::{ShapeError, Tensor};
 
 /// The tolerances of [`matrix_rank`]: singular values at or below
@@ -80,9 +81,9 @@ pub fn try_matrix_rank<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
         &[cut.strides(), &[0]].concat(),
         0,
     );
-    let above: Dyn<bool, D> = <D as Backend<T>>::compare(table::Greater, &s, &cut)?;
+    let above: Dyn<bool, D> = pointwise::compare(table::Greater, &s, &cut)?;
     let (one, zero) = (scalar(a, 1i64)?, scalar(a, 0i64)?);
-    let counted: Dyn<i64, D> = <D as Backend<i64>>::select(table::Where, &above, &one, &zero)?;
+    let counted: Dyn<i64, D> = pointwise::select(table::Where, &above, &one, &zero)?;
     let mask: Vec<bool> = (0..r - 1).map(|d| d == r - 2).collect();
     <D as Backend<i64>>::reduce(Reduction::Sum, &counted, &mask, false)
 }

@@ -9,6 +9,7 @@ use crate::backend::op::Statistic;
 use crate::backend::op::table;
 use crate::ops::reduce::axes;
 use crate::shape::{Broadcast, BroadcastShape, Const, Dim, DynRank, Shape};
+use crate::tensor::pointwise;
 use crate::{ShapeError, Tensor};
 
 /// PyTorch's spelling of an `ord` in messages: `inf`, `-inf`, `-1`, `0.5`.
@@ -305,9 +306,9 @@ pub(crate) fn cross_dyn<T: LinalgFloat, SA: Shape, SB: Shape, D: Backend<T>>(
     let batch = broadcast_batch(&ad[..r - 1], &bd[..r - 1])?;
     let (u, v) = (components(a), components(b));
     let term = |i: usize, j: usize| -> Result<Tensor<T, DynRank, D>, D::Error> {
-        let l: Tensor<T, DynRank, D> = D::binary(table::Mul, &u[i], &v[j])?;
-        let r: Tensor<T, DynRank, D> = D::binary(table::Mul, &u[j], &v[i])?;
-        D::binary(table::Sub, &l, &r)
+        let l: Tensor<T, DynRank, D> = pointwise::binary(table::Mul, &u[i], &v[j])?;
+        let r: Tensor<T, DynRank, D> = pointwise::binary(table::Mul, &u[j], &v[i])?;
+        pointwise::binary(table::Sub, &l, &r)
     };
     let parts = [term(1, 2)?, term(2, 0)?, term(0, 1)?];
     D::cat(&parts, r - 1, &dims_with(&batch, &[3]))

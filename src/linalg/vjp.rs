@@ -17,6 +17,7 @@ use crate::backend::op::table::Neg;
 use crate::backend::{Backend, Linalg};
 use crate::linalg::{LinalgDevice, Triangle};
 use crate::shape::{DynRank, ShapeError};
+use crate::tensor::pointwise;
 
 /// The gradients of a function's two inputs.
 type Pair<T, D> = (Dyn<T, D>, Dyn<T, D>);
@@ -60,7 +61,7 @@ fn keep<T: LinalgFloat, D: Backend<T> + Backend<bool>>(
 
 /// `-x`.
 fn neg<T: LinalgFloat, D: Backend<T>>(x: &Dyn<T, D>) -> Result<Dyn<T, D>, D::Error> {
-    D::unary(Neg, x)
+    pointwise::unary(Neg, x)
 }
 
 /// `x`'s matrices with columns (`dim` = -1) or rows (`dim` = -2) `start..

@@ -11,6 +11,7 @@ use crate::device::{Cpu, Device};
 use crate::element::Float;
 use crate::fuse::{Lazy, Scalar};
 use crate::shape::DynRank;
+use crate::tensor::pointwise;
 use core::marker::PhantomData;
 
 /// Adam (`torch.optim.Adam`, or AdamW with [`Adam::adamw`]). At step `t`,
@@ -250,7 +251,7 @@ impl<T: Float, D: GradDevice<T>> Optimizer<T, D> for Adam<T, D> {
         let state = match slot(&mut self.moments, index) {
             Some(s) => s,
             empty => {
-                let zeros = || D::unary(Fill(T::zero()), &*p).expect("a parameter's sizes");
+                let zeros = || pointwise::unary(Fill(T::zero()), &*p).expect("a parameter's sizes");
                 empty.insert(Moments {
                     step: 0,
                     m: zeros(),

@@ -2,6 +2,7 @@
 //! `GroupNorm<C>`: normalisation over channels-first inputs, with a
 //! learned scale and shift per channel, on any device.
 
+use crate::tensor::pointwise;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -10,7 +11,6 @@ use super::erase::{erased, restored};
 use super::params::{Buffer, Parameters, param_key};
 use crate::Tensor;
 use crate::autograd::{GradDevice, Var, no_grad};
-use crate::backend::Backend;
 use crate::backend::op::table::Fill;
 use crate::device::{Cpu, Device};
 use crate::element::Float;
@@ -144,7 +144,7 @@ impl<C: Dim, T: Float, D: GradDevice<T>> BatchNorm<C, T, D> {
             bias.dims(),
             "BatchNorm: the weight and the bias must have the same sizes"
         );
-        let filled = |v: T| <D as Backend<T>>::unary(Fill(v), &weight).or_panic();
+        let filled = |v: T| pointwise::unary(Fill(v), &weight).or_panic();
         let (running_mean, running_var) = (filled(T::zero()), filled(T::one()));
         BatchNorm {
             weight: Var::param(weight),

@@ -7,6 +7,7 @@ use crate::backend::op::ScalarRhs;
 use crate::backend::op::table::Mul;
 use crate::element::Float;
 use crate::shape::{DynRank, OrPanic};
+use crate::tensor::pointwise;
 
 /// Scales the gradients of `model`'s parameters in `grads` so that their
 /// global 2-norm (the norm of all of them as one vector) is at most
@@ -53,7 +54,7 @@ pub fn clip_grad_norm<T: Float, D: GradDevice<T>, M: Parameters<T, D> + ?Sized>(
     let coef = max_norm / (total + T::from_f64(1e-6));
     let coef = if coef > T::one() { T::one() } else { coef };
     for (p, g) in with_grad {
-        let scaled = <D as Backend<T>>::unary(ScalarRhs(Mul, coef), &g).or_panic();
+        let scaled = pointwise::unary(ScalarRhs(Mul, coef), &g).or_panic();
         grads
             .try_insert(p, scaled)
             .expect("a parameter's own gradient has its sizes");

@@ -9,6 +9,7 @@ use crate::backend::op::{ScalarLhs, ScalarRhs};
 use crate::device::{Cpu, Device};
 use crate::element::Float;
 use crate::shape::DynRank;
+use crate::tensor::pointwise;
 
 /// `torch.optim.SGD`: with `d = g + weight_decay · p`, the momentum buffer
 /// is `b = d` at the first step and `b = momentum · b + (1 - dampening) · d`
@@ -164,12 +165,12 @@ impl<T: Float, D: GradDevice<T>> Optimizer<T, D> for Sgd<T, D> {
         // Op-table operations, in the order (and so with the rounding) of
         // PyTorch's formulas; `decayed` is `g + wd·p`.
         let decayed = |p: &Tensor<T, DynRank, D>| -> Result<Tensor<T, DynRank, D>, D::Error> {
-            D::binary(Add, g, &D::unary(ScalarLhs(Mul, wd), p)?)
+            pointwise::binary(Add, g, &pointwise::unary(ScalarLhs(Mul, wd), p)?)
         };
         let descend = |p: &mut Tensor<T, DynRank, D>, d: &Tensor<T, DynRank, D>| {
             // `p - lr·d`.
-            let step = D::unary(ScalarLhs(Mul, lr), d)?;
-            D::binary_(Sub, p, &step)
+            let step = pointwise::unary(ScalarLhs(Mul, lr), d)?;
+            pointwise::binary_(Sub, p, &step)
         };
         if momentum == T::zero() {
             let d = decayed(p).expect(shape);
@@ -180,9 +181,10 @@ impl<T: Float, D: GradDevice<T>> Optimizer<T, D> for Sgd<T, D> {
             Some(b) => {
                 // `b·momentum + (1 - dampening)·(g + wd·p)`.
                 let d = decayed(p).expect(shape);
-                let fresh = D::unary(ScalarLhs(Mul, T::one() - dampening), &d).expect(shape);
-                D::unary_(ScalarRhs(Mul, momentum), b).expect(shape);
-                D::binary_(Add, b, &fresh).expect(shape);
+                let fresh =
+                    pointwise::unary(ScalarLhs(Mul, T::one() - dampening), &d).expect(shape);
+                pointwise::unary_(ScalarRhs(Mul, momentum), b).expect(shape);
+                pointwise::binary_(Add, b, &fresh).expect(shape);
                 b
             }
             empty => empty.insert(decayed(p).expect(shape)),
@@ -190,10 +192,10 @@ impl<T: Float, D: GradDevice<T>> Optimizer<T, D> for Sgd<T, D> {
         if nesterov {
             // `p - lr·((g + wd·p) + momentum·b)`.
             let d = decayed(p).expect(shape);
-            let ahead = D::binary(
+            let ahead = pointwise::binary(
                 Add,
                 &d,
-                &D::unary(ScalarLhs(Mul, momentum), &*buf).expect(shape),
+                &pointwise::unary(ScalarLhs(Mul, momentum), &*buf).expect(shape),
             )
             .expect(shape);
             descend(p, &ahead).expect(shape);

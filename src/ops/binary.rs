@@ -24,6 +24,7 @@ use crate::element::{Element, Float, Numeric};
 use crate::ops::operand::SecondOperand;
 use crate::shape::OrPanic;
 use crate::shape::{Broadcast, BroadcastShape, ExpandsTo, Shape, ShapeError};
+use crate::tensor::pointwise;
 
 /// Defines every form of a two-operand operation from its scalar function:
 /// `op`, `try_op`, `op_out` (PyTorch's `out=`), `op_` (in place) and
@@ -67,7 +68,7 @@ macro_rules! binary_ops {
             {
                 let other = other.operand();
                 $check(other)?;
-                D::binary(table::$Op, self, other)
+                pointwise::binary(table::$Op, self, other)
             }
 
             #[doc = concat!("[`Tensor::", stringify!($name), "`] written into `out`, as PyTorch's `out=` argument (`out` is not resized).")]
@@ -90,7 +91,7 @@ macro_rules! binary_ops {
             {
                 let other = other.operand();
                 $check(other)?;
-                D::binary_into(table::$Op, self, other, out)
+                pointwise::binary_into(table::$Op, self, other, out)
             }
 
             #[doc = concat!("[`Tensor::", stringify!($name), "`] in place, as `Tensor.", stringify!($inplace), "`: `other` broadcasts to `self`'s shape, which never changes.")]
@@ -139,7 +140,7 @@ macro_rules! binary_ops {
             {
                 let other = other.operand();
                 $check(other)?;
-                D::binary_(table::$Op, self, other)
+                pointwise::binary_(table::$Op, self, other)
             }
         }
         )*
@@ -380,7 +381,7 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     where
         S: BroadcastShape<S2>,
     {
-        D::binary(table::AddAlpha(alpha), self, other)
+        pointwise::binary(table::AddAlpha(alpha), self, other)
     }
 
     /// `self - alpha * other`, as `torch.sub(self, other, alpha=alpha)`.
@@ -401,7 +402,7 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     where
         S: BroadcastShape<S2>,
     {
-        D::binary(table::SubAlpha(alpha), self, other)
+        pointwise::binary(table::SubAlpha(alpha), self, other)
     }
 }
 
@@ -488,7 +489,7 @@ macro_rules! predicate_ops {
                 R: SecondOperand<T, D>,
                 S: BroadcastShape<R::Shape>,
             {
-                <D as Backend<T>>::compare(table::$Op, self, other.operand())
+                pointwise::compare(table::$Op, self, other.operand())
             }
         }
     )*};

@@ -24,6 +24,7 @@ use crate::shape::OrPanic;
 use crate::shape::{
     Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape, ShapeError, check_inplace,
 };
+use crate::tensor::pointwise;
 
 impl<T: Element, S: Shape> Tensor<T, S> {
     /// `f` applied to every element, into a new tensor of the same shape.
@@ -263,7 +264,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// ```
     #[track_caller]
     pub fn fill_(&mut self, value: T) {
-        D::unary_(table::Fill(value), self).or_panic()
+        pointwise::unary_(table::Fill(value), self).or_panic()
     }
 
     /// Copies `src`, broadcast to `self`'s shape, into `self`, as PyTorch's
@@ -283,7 +284,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
         S2: ExpandsTo<S>,
         S2::Expanded: Shape,
     {
-        D::binary_(table::CopyFrom, self, src)
+        pointwise::binary_(table::CopyFrom, self, src)
     }
 
     /// Copies `src`, broadcast to `self`'s shape, into `self`.

@@ -20,6 +20,7 @@
 //! ```
 
 use crate::shape::OrPanic;
+use crate::tensor::pointwise;
 use core::ops::{
     Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
 };
@@ -68,7 +69,7 @@ where
     S: BroadcastShape<S2>,
 {
     check_divisor::<T, Op, S2, D>(b)
-        .and_then(|()| D::binary(Op::default(), a, b))
+        .and_then(|()| pointwise::binary(Op::default(), a, b))
         .or_panic()
 }
 
@@ -80,7 +81,7 @@ fn assign_op<T: Numeric, Op: OperatorOp<T>, S: Shape, S2, D: Backend<T>>(
     S2: ExpandsTo<S>,
 {
     check_divisor::<T, Op, S2, D>(b)
-        .and_then(|()| D::binary_(Op::default(), a, b))
+        .and_then(|()| pointwise::binary_(Op::default(), a, b))
         .or_panic()
 }
 
@@ -163,7 +164,7 @@ macro_rules! scalar_operators {
             #[track_caller]
             fn $method(self, rhs: $t) -> Tensor<$t, S, D> {
                 check_scalar_divisor::<$t, $Op>(rhs);
-                D::unary(ScalarRhs($Op, rhs), self).or_panic()
+                pointwise::unary(ScalarRhs($Op, rhs), self).or_panic()
             }
         }
         /// With a scalar, applied to every element.
@@ -180,7 +181,7 @@ macro_rules! scalar_operators {
             #[track_caller]
             fn $method(self, rhs: &Tensor<$t, S, D>) -> Tensor<$t, S, D> {
                 check_divisor::<$t, $Op, S, D>(rhs)
-                    .and_then(|()| D::unary(ScalarLhs($Op, self), rhs))
+                    .and_then(|()| pointwise::unary(ScalarLhs($Op, self), rhs))
                     .or_panic()
             }
         }
@@ -197,7 +198,7 @@ macro_rules! scalar_operators {
             #[track_caller]
             fn $assign(&mut self, rhs: $t) {
                 check_scalar_divisor::<$t, $Op>(rhs);
-                D::unary_(ScalarRhs($Op, rhs), self).or_panic()
+                pointwise::unary_(ScalarRhs($Op, rhs), self).or_panic()
             }
         }
     };

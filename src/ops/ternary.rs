@@ -20,6 +20,7 @@ use crate::element::{Element, Float, Numeric};
 use crate::ops::operand::SecondOperand;
 use crate::shape::OrPanic;
 use crate::shape::{Broadcast, Broadcast3, BroadcastShape, ExpandsTo, Shape};
+use crate::tensor::pointwise;
 
 /// The result of broadcasting three tensors with shapes `A`, `B`, `C` on
 /// device `D`.
@@ -79,7 +80,7 @@ macro_rules! ternary_ops {
                 R2: SecondOperand<T, D>,
                 S: Broadcast3<R1::Shape, R2::Shape>,
             {
-                D::ternary($op, self, $b.operand(), $c.operand())
+                pointwise::ternary($op, self, $b.operand(), $c.operand())
             }
 
             #[doc = concat!("[`Tensor::", stringify!($name), "`] in place, as `Tensor.", stringify!($inplace), "`: the other two operands broadcast to `self`'s shape, which never changes.")]
@@ -136,7 +137,7 @@ macro_rules! ternary_ops {
                 R2::Shape: ExpandsTo<S>,
                 <R2::Shape as ExpandsTo<S>>::Expanded: Shape,
             {
-                D::ternary_($op, self, $b.operand(), $c.operand())
+                pointwise::ternary_($op, self, $b.operand(), $c.operand())
             }
         }
     )*};
@@ -223,7 +224,7 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
         R2: SecondOperand<T, D>,
         S: Broadcast3<R1::Shape, R2::Shape>,
     {
-        D::ternary(table::Clamp, self, min.operand(), max.operand())
+        pointwise::ternary(table::Clamp, self, min.operand(), max.operand())
     }
 
     /// Clamps into `[min, max]` with scalar bounds, as `torch.clamp`.
@@ -254,7 +255,7 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// ```
     pub fn try_clamp(&self, min: T, max: T) -> Result<Tensor<T, S, D>, D::Error> {
         let mut out = self.try_clamp_min(min)?;
-        D::unary_(ScalarRhs(table::ClampMax, max), &mut out)?;
+        pointwise::unary_(ScalarRhs(table::ClampMax, max), &mut out)?;
         Ok(out)
     }
 
@@ -270,7 +271,7 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// assert!(y[0] == 0. && y[1].is_nan() && y[2] == 5.);
     /// ```
     pub fn try_clamp_min(&self, min: T) -> Result<Tensor<T, S, D>, D::Error> {
-        D::unary(ScalarRhs(table::ClampMin, min), self)
+        pointwise::unary(ScalarRhs(table::ClampMin, min), self)
     }
 
     /// `min(self, max)` with NaN kept, as `torch.clamp_max` with a number.
@@ -284,7 +285,7 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// assert_eq!(x.try_clamp_max(1).unwrap().to_vec(), vec![-5, 0, 1]);
     /// ```
     pub fn try_clamp_max(&self, max: T) -> Result<Tensor<T, S, D>, D::Error> {
-        D::unary(ScalarRhs(table::ClampMax, max), self)
+        pointwise::unary(ScalarRhs(table::ClampMax, max), self)
     }
 }
 
@@ -332,7 +333,7 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     where
         S: BroadcastShape<S1>,
     {
-        D::binary(table::LerpScalar(weight), self, end)
+        pointwise::binary(table::LerpScalar(weight), self, end)
     }
 
     /// [`Tensor::lerp_scalar`] in place, as `Tensor.lerp_` with a number:
@@ -377,7 +378,7 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
         S1: ExpandsTo<S>,
         S1::Expanded: Shape,
     {
-        D::binary_(table::LerpScalar(weight), self, end)
+        pointwise::binary_(table::LerpScalar(weight), self, end)
     }
 }
 
@@ -430,5 +431,5 @@ where
     SC: Broadcast3<SX, R::Shape>,
     SC::Output: Shape,
 {
-    <D as Backend<T>>::select(table::Where, cond, x, y.operand())
+    pointwise::select(table::Where, cond, x, y.operand())
 }

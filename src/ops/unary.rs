@@ -16,6 +16,7 @@ use crate::backend::op::table;
 use crate::element::{Float, Numeric, Signed};
 use crate::shape::OrPanic;
 use crate::shape::Shape;
+use crate::tensor::pointwise;
 
 macro_rules! unary_ops {
     ($(
@@ -43,7 +44,7 @@ macro_rules! unary_ops {
             #[doc = concat!("assert_eq!(t.", stringify!($try_name), "().unwrap().to_vec(), t.", stringify!($name), "().to_vec());")]
             /// ```
             pub fn $try_name(&self) -> Result<Tensor<T, S, D>, D::Error> {
-                D::unary(table::$Op, self)
+                pointwise::unary(table::$Op, self)
             }
 
             #[doc = concat!("[`Tensor::", stringify!($name), "`] in place.")]
@@ -61,7 +62,7 @@ macro_rules! unary_ops {
             /// ```
             #[track_caller]
             pub fn $name_(&mut self) {
-                D::unary_(table::$Op, self).or_panic()
+                pointwise::unary_(table::$Op, self).or_panic()
             }
         }
     )*};

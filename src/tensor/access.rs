@@ -9,6 +9,7 @@
 //! ```
 
 use crate::shape::OrPanic;
+use crate::tensor::pointwise;
 use std::sync::Arc;
 
 use crate::backend::Backend;
@@ -249,7 +250,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// assert!(e.to_string().contains("you tried to allocate 4398046511104 bytes"));
     /// ```
     pub fn try_deep_copy(&self) -> Result<Self, D::Error> {
-        D::copy(self)
+        pointwise::copy(self)
     }
 
     /// This tensor (shared, as [`Tensor::share`]) if contiguous, else a

@@ -13,6 +13,7 @@
 use crate::backend::Backend;
 use crate::element::{CastFrom, Element};
 use crate::shape::{OrPanic, Shape};
+use crate::tensor::pointwise;
 
 use super::Tensor;
 
@@ -53,6 +54,6 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     where
         D: Backend<U>,
     {
-        <D as Backend<U>>::cast_from(self)
+        pointwise::cast_from::<U, T, _, _>(self)
     }
 }

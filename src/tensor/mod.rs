@@ -39,6 +39,7 @@ mod display;
 mod element_access;
 mod elements;
 mod like;
+pub mod pointwise;
 mod traits;
 mod view;
 pub(crate) use construct::SplitMix64;
@@ -121,10 +122,10 @@ impl<T: Element, S: Shape> Clone for Tensor<T, S> {
     }
 }
 
-impl<T: Element, S: Shape> Tensor<T, S> {
-    /// The tensor with its shape type erased, as the CPU kernels take it.
-    pub(crate) fn layout(&self) -> crate::backend::cpu::exec::Layout<'_, T> {
-        crate::backend::cpu::exec::Layout {
+impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
+    /// The tensor with its shape type erased, as the backends take it.
+    pub(crate) fn layout(&self) -> crate::backend::Layout<'_, D::Storage<T>> {
+        crate::backend::Layout {
             storage: &self.storage,
             dims: self.dims.as_ref(),
             strides: self.strides.as_ref(),
@@ -132,36 +133,44 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         }
     }
 
-    /// A kernel's new buffer as a tensor of shape `S`: its sizes checked
+    /// A backend's new storage as a tensor of shape `S`: its sizes checked
     /// against `S` (an error names them when they do not fit).
+    #[inline]
+    pub(crate) fn from_output(
+        o: crate::backend::Output<D::Storage<T>>,
+    ) -> Result<Self, crate::ShapeError> {
+        let dims = Self::checked_dims(&o.dims)?;
+        Ok(Self::from_storage(Arc::new(o.storage), dims))
+    }
+
+    /// `dims`, the sizes of a buffer that exists, as `S`'s sizes.
     ///
     /// The buffer exists, so its element count fits in memory: only the
     /// rank and the static sizes are compared here, against constants of
     /// `S` (the full `check_dims` makes the error when they differ).
     #[inline]
-    pub(crate) fn from_fresh(
-        f: crate::backend::cpu::exec::Fresh<T>,
-    ) -> Result<Self, crate::ShapeError> {
+    fn checked_dims(dims: &[usize]) -> Result<S::Dims, crate::ShapeError> {
         let fits = match S::RANK {
             None => true,
             Some(rank) => {
-                f.dims.len() == rank
+                dims.len() == rank
                     && S::STATIC_DIMS
                         .iter()
-                        .zip(&f.dims)
+                        .zip(dims)
                         .all(|(s, &d)| s.is_none_or(|s| s == d))
             }
         };
-        let dims = if fits {
-            <S::Dims as crate::shape::Dims>::from_slice(&f.dims)
+        if fits {
+            Ok(<S::Dims as crate::shape::Dims>::from_slice(dims))
         } else {
-            S::check_dims(&f.dims)?
-        };
-        Ok(Self::from_parts(f.data, dims))
+            S::check_dims(dims)
+        }
     }
 
-    /// A tensor over `data` (row-major) with already checked `dims`.
-    pub(crate) fn from_parts(data: Vec<T>, dims: S::Dims) -> Self {
+    /// A contiguous tensor over all of `storage`, whose sizes `dims` are
+    /// already checked.
+    #[inline]
+    fn from_storage(storage: Arc<D::Storage<T>>, dims: S::Dims) -> Self {
         // Row-major strides, as `iter::contiguous_strides` computes them,
         // written in place (this runs on every allocating operation).
         let mut strides = dims.clone();
@@ -171,12 +180,29 @@ impl<T: Element, S: Shape> Tensor<T, S> {
             acc = acc.saturating_mul(d.max(1));
         }
         Tensor {
-            storage: Arc::new(Storage::new(data)),
+            storage,
             offset: 0,
             strides,
             dims,
             device: PhantomData,
         }
+    }
+}
+
+impl<T: Element, S: Shape> Tensor<T, S> {
+    /// A CPU kernel's new buffer as a tensor of shape `S`, its sizes
+    /// checked as [`Tensor::from_output`] checks them.
+    #[inline]
+    pub(crate) fn from_fresh(
+        f: crate::backend::cpu::exec::Fresh<T>,
+    ) -> Result<Self, crate::ShapeError> {
+        let dims = Self::checked_dims(&f.dims)?;
+        Ok(Self::from_parts(f.data, dims))
+    }
+
+    /// A tensor over `data` (row-major) with already checked `dims`.
+    pub(crate) fn from_parts(data: Vec<T>, dims: S::Dims) -> Self {
+        Self::from_storage(Arc::new(Storage::new(data)), dims)
     }
 }
 

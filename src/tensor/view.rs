@@ -25,6 +25,7 @@ use crate::shape::{
     Broadcast, Broadcast3, BroadcastShape, DimVec, ExpandsTo, FixedShape, InsertAxis, RemoveAxis,
     Shape, ShapeError, SwapAxes, check_expand, const_message::SameNumel,
 };
+use crate::tensor::pointwise;
 
 use super::Tensor;
 
@@ -451,7 +452,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
         Ok(match view_strides(self.dims(), self.strides(), &dims) {
             Some(strides) => self.view_as(checked, &strides, self.offset),
             None => {
-                let c = D::copy(self)?;
+                let c = pointwise::copy(self)?;
                 c.view_as(checked, &contiguous_strides(&dims), c.offset)
             }
         })

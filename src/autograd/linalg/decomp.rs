@@ -19,6 +19,7 @@
 //! assert!(g.iter().zip(want).all(|(x, y)| (x - y).abs() < 1e-12));
 //! ```
 
+use crate::tensor::pointwise;
 use smallvec::smallvec;
 
 use super::{nan_on_error, sum_to_like, when};
@@ -144,7 +145,7 @@ fn svdvals_grad<T: LinalgFloat, D: GradDevice<T> + LinalgDevice<T>>(
     let gs = g.strides();
     let row_dims = [&g.dims()[..r - 2], &[1, k]].concat();
     let row = view(g, &row_dims, &[&gs[..r - 2], &[0, gs[r - 2]]].concat(), 0);
-    let scaled: Dyn<T, D> = <D as Backend<T>>::binary(table::Mul, &u, &row)?;
+    let scaled: Dyn<T, D> = pointwise::binary(table::Mul, &u, &row)?;
     scaled.try_matmul(&vh)
 }
 
@@ -453,7 +454,7 @@ fn lstsq_core<T: LinalgFloat, SA: Shape, SB: Shape, SX: Shape, D: GradDevice<T> 
                 (g.share(), bv.share())
             };
             let Ok((ga, gb)) = la::lstsq_vjp(&g2, &av, &b2) else {
-                let nan = |x: &Dyn<T, D>| D::unary(Fill(T::nan()), x);
+                let nan = |x: &Dyn<T, D>| pointwise::unary(Fill(T::nan()), x);
                 return Ok(smallvec![Some(nan(&av)?), Some(nan(&bv)?)]);
             };
             let gb = if vec {

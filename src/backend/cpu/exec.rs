@@ -18,13 +18,11 @@ use crate::element::{Element, Float};
 use crate::iter::{Plan, broadcast_strides, contiguous_strides};
 use crate::shape::{DimVec, ShapeError, broadcast_pair, check_expand};
 
-/// A tensor with its shape type erased.
-pub(crate) struct Layout<'a, T> {
-    pub storage: &'a Arc<Storage<T>>,
-    pub dims: &'a [usize],
-    pub strides: &'a [usize],
-    pub offset: usize,
-}
+/// A CPU tensor with its shape type erased: the backends' [`Layout`]
+/// over the CPU's storage.
+///
+/// [`Layout`]: crate::backend::Layout
+pub(crate) type Layout<'a, T> = crate::backend::Layout<'a, Storage<T>>;
 
 /// PyTorch's message for writing into a tensor whose elements overlap.
 const OVERLAP: &str = "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.";
@@ -412,20 +410,13 @@ impl<T> Copied<T> {
 /// A contiguous copy of `l`'s elements, used when an in-place operation reads
 /// the storage it writes.
 pub(crate) fn copy_of<T: Element>(l: &Layout<'_, T>) -> Result<Copied<T>, ShapeError> {
-    let f = map1(Layout { ..*l }, Narrow, |x| x)?;
+    let f = map1(*l, Narrow, |x| x)?;
     Ok(Copied {
         strides: contiguous_strides(&f.dims),
         storage: Arc::new(Storage::new(f.data)),
         dims: f.dims,
     })
 }
-
-impl<T> Clone for Layout<'_, T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for Layout<'_, T> {}
 
 /// `out = f(out)` for every element of `out`, in place.
 pub(crate) fn update1<O: Element>(

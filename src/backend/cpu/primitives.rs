@@ -4,151 +4,157 @@
 
 use super::compiled;
 use super::exec;
+use super::exec::{Fresh, Layout};
 use super::index::{self, CatPart, Strided};
 use super::index_run::{gather_nonempty, scatter_nonempty};
 use super::isa::{Narrow, Wide};
 use super::reducers::{ArgExtreme, MaxAndSum, Truth};
+use super::storage::Storage;
 use crate::Tensor;
-use crate::backend::Backend;
 use crate::backend::op::index::{IndexElement, ScatterReduce};
 use crate::backend::op::scalar;
 use crate::backend::op::{Map1, Map2, Map3, Reduction, Statistic};
 use crate::backend::primitives::reduced_dims;
+use crate::backend::{Backend, Output};
 use crate::device::Cpu;
 use crate::element::{CastFrom, Element, Float, Numeric};
 use crate::shape::{Dyn, DynRank, Shape, ShapeError, check_inplace};
 
 impl<T: Element> Backend<T> for Cpu {
-    fn unary<Op: Map1<T>, S: Shape>(op: Op, a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
-        match const { Op::CPU } {
+    fn unary<Op: Map1<T>>(op: Op, a: Layout<'_, T>) -> Result<Output<Storage<T>>, ShapeError> {
+        let f = match const { Op::CPU } {
             Some(k) => {
                 compiled::check_f32::<T>();
-                Tensor::from_fresh((k.map)(op.scalar(), a.layout())?)
+                (k.map)(op.scalar(), a)?
             }
-            None => Tensor::from_fresh(compiled::map1(op, a.layout())?),
-        }
+            None => compiled::map1(op, a)?,
+        };
+        Ok(output(f))
     }
 
-    fn copy<S: Shape>(a: &Tensor<T, S>) -> Result<Tensor<T, S>, ShapeError> {
-        Tensor::from_fresh(exec::map1(a.layout(), Narrow, |x| x)?)
+    fn copy(a: Layout<'_, T>) -> Result<Output<Storage<T>>, ShapeError> {
+        Ok(output(exec::map1(a, Narrow, |x| x)?))
     }
 
-    fn cast_from<F: Element, S: Shape>(a: &Tensor<F, S>) -> Result<Tensor<T, S>, ShapeError> {
-        let data: Vec<T> = a.iter().map(T::cast_from).collect();
-        Ok(Tensor::from_parts(data, a.dims.clone()))
+    fn cast_from<F: Element>(a: Layout<'_, F>) -> Result<Output<Storage<T>>, ShapeError> {
+        Ok(output(exec::map1(a, Narrow, |x| T::cast_from(x))?))
     }
 
-    fn binary<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
+    fn binary<Op: Map2<T, Out = T>>(
         op: Op,
-        a: &Tensor<T, S1>,
-        b: &Tensor<T, S2>,
-    ) -> Result<Tensor<T, SO>, ShapeError> {
-        match const { Op::CPU } {
+        a: Layout<'_, T>,
+        b: Layout<'_, T>,
+    ) -> Result<Output<Storage<T>>, ShapeError> {
+        let f = match const { Op::CPU } {
             Some(k) => {
                 compiled::check_f32::<T>();
-                Tensor::from_fresh((k.map)(op.scalar(), a.layout(), b.layout())?)
+                (k.map)(op.scalar(), a, b)?
             }
-            None => Tensor::from_fresh(compiled::map2(op, a.layout(), b.layout())?),
-        }
+            None => compiled::map2(op, a, b)?,
+        };
+        Ok(output(f))
     }
 
-    fn compare<Op: Map2<T, Out = bool>, S1: Shape, S2: Shape, SO: Shape>(
+    fn compare<Op: Map2<T, Out = bool>>(
         op: Op,
-        a: &Tensor<T, S1>,
-        b: &Tensor<T, S2>,
-    ) -> Result<Tensor<bool, SO>, ShapeError> {
-        match const { Op::CPU } {
+        a: Layout<'_, T>,
+        b: Layout<'_, T>,
+    ) -> Result<Output<Storage<bool>>, ShapeError> {
+        let f = match const { Op::CPU } {
             Some(k) => {
                 compiled::check_f32::<T>();
-                Tensor::from_fresh((k.map)(op.scalar(), a.layout(), b.layout())?)
+                (k.map)(op.scalar(), a, b)?
             }
-            None => Tensor::from_fresh(compiled::map2(op, a.layout(), b.layout())?),
-        }
+            None => compiled::map2(op, a, b)?,
+        };
+        Ok(output(f))
     }
 
-    fn binary_into<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
+    fn binary_into<Op: Map2<T, Out = T>>(
         op: Op,
-        a: &Tensor<T, S1>,
-        b: &Tensor<T, S2>,
-        out: &mut Tensor<T, SO>,
+        a: Layout<'_, T>,
+        b: Layout<'_, T>,
+        out: Layout<'_, T>,
     ) -> Result<(), ShapeError> {
         match const { compiled::into_of::<T, Op>() } {
             Some(k) => {
                 compiled::check_f32::<T>();
-                k(op.scalar(), a.layout(), b.layout(), out.layout())
+                k(op.scalar(), a, b, out)
             }
-            None => compiled::map2_into(op, a.layout(), b.layout(), out.layout()),
+            None => compiled::map2_into(op, a, b, out),
         }
     }
 
-    fn ternary<Op: Map3<T, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
+    fn ternary<Op: Map3<T, T>>(
         op: Op,
-        a: &Tensor<T, S1>,
-        b: &Tensor<T, S2>,
-        c: &Tensor<T, S3>,
-    ) -> Result<Tensor<T, SO>, ShapeError> {
+        a: Layout<'_, T>,
+        b: Layout<'_, T>,
+        c: Layout<'_, T>,
+    ) -> Result<Output<Storage<T>>, ShapeError> {
+        let f = match const { Op::CPU } {
+            Some(k) => {
+                compiled::check_f32::<T>();
+                (k.map)(op.scalar(), a, b, c)?
+            }
+            None => compiled::map3(op, a, b, c)?,
+        };
+        Ok(output(f))
+    }
+
+    fn select<Op: Map3<bool, T>>(
+        op: Op,
+        cond: Layout<'_, bool>,
+        b: Layout<'_, T>,
+        c: Layout<'_, T>,
+    ) -> Result<Output<Storage<T>>, ShapeError> {
+        let f = match const { Op::CPU } {
+            Some(k) => {
+                compiled::check_f32::<T>();
+                (k.map)(op.scalar(), cond, b, c)?
+            }
+            None => compiled::map3(op, cond, b, c)?,
+        };
+        Ok(output(f))
+    }
+
+    fn unary_<Op: Map1<T>>(op: Op, a: Layout<'_, T>) -> Result<(), ShapeError> {
         match const { Op::CPU } {
             Some(k) => {
                 compiled::check_f32::<T>();
-                Tensor::from_fresh((k.map)(op.scalar(), a.layout(), b.layout(), c.layout())?)
+                (k.update)(op.scalar(), a)
             }
-            None => Tensor::from_fresh(compiled::map3(op, a.layout(), b.layout(), c.layout())?),
+            None => compiled::update1(op, a),
         }
     }
 
-    fn select<Op: Map3<bool, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
+    fn binary_<Op: Map2<T, Out = T>>(
         op: Op,
-        cond: &Tensor<bool, S1>,
-        b: &Tensor<T, S2>,
-        c: &Tensor<T, S3>,
-    ) -> Result<Tensor<T, SO>, ShapeError> {
-        match const { Op::CPU } {
-            Some(k) => {
-                compiled::check_f32::<T>();
-                Tensor::from_fresh((k.map)(op.scalar(), cond.layout(), b.layout(), c.layout())?)
-            }
-            None => Tensor::from_fresh(compiled::map3(op, cond.layout(), b.layout(), c.layout())?),
-        }
-    }
-
-    fn unary_<Op: Map1<T>, S: Shape>(op: Op, a: &mut Tensor<T, S>) -> Result<(), ShapeError> {
-        match const { Op::CPU } {
-            Some(k) => {
-                compiled::check_f32::<T>();
-                (k.update)(op.scalar(), a.layout())
-            }
-            None => compiled::update1(op, a.layout()),
-        }
-    }
-
-    fn binary_<Op: Map2<T, Out = T>, S: Shape, S2: Shape>(
-        op: Op,
-        a: &mut Tensor<T, S>,
-        b: &Tensor<T, S2>,
+        a: Layout<'_, T>,
+        b: Layout<'_, T>,
     ) -> Result<(), ShapeError> {
-        check_inplace(a.dims(), &[b.dims()])?;
+        check_inplace(a.dims, &[b.dims])?;
         match const { compiled::update2_of::<T, Op>() } {
             Some(k) => {
                 compiled::check_f32::<T>();
-                k(op.scalar(), a.layout(), b.layout())
+                k(op.scalar(), a, b)
             }
-            None => compiled::update2(op, a.layout(), b.layout()),
+            None => compiled::update2(op, a, b),
         }
     }
 
-    fn ternary_<Op: Map3<T, T>, S: Shape, S2: Shape, S3: Shape>(
+    fn ternary_<Op: Map3<T, T>>(
         op: Op,
-        a: &mut Tensor<T, S>,
-        b: &Tensor<T, S2>,
-        c: &Tensor<T, S3>,
+        a: Layout<'_, T>,
+        b: Layout<'_, T>,
+        c: Layout<'_, T>,
     ) -> Result<(), ShapeError> {
-        check_inplace(a.dims(), &[b.dims(), c.dims()])?;
+        check_inplace(a.dims, &[b.dims, c.dims])?;
         match const { compiled::update3_of::<T, Op>() } {
             Some(k) => {
                 compiled::check_f32::<T>();
-                k(op.scalar(), a.layout(), b.layout(), c.layout())
+                k(op.scalar(), a, b, c)
             }
-            None => compiled::update3(op, a.layout(), b.layout(), c.layout()),
+            None => compiled::update3(op, a, b, c),
         }
     }
 
@@ -396,4 +402,13 @@ fn scatter_with<T: Element, I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
 ) -> Result<(), ShapeError> {
     let (o, i, s) = (out.layout(), index.layout(), src.layout());
     scatter_nonempty(o, dim, i, s, f)
+}
+
+/// A CPU kernel's new buffer as the backends' [`Output`].
+#[inline]
+fn output<T>(f: Fresh<T>) -> Output<Storage<T>> {
+    Output {
+        storage: Storage::new(f.data),
+        dims: f.dims,
+    }
 }

@@ -6,6 +6,7 @@
 //! `cat` as one copy kernel per part into its slice of the result; the
 //! masked ops as `where` (and a gather, for `masked_select`).
 
+use crate::tensor::pointwise;
 use std::sync::Arc;
 
 use super::primitives::{check_no_overlap, output, reduce_mask};
@@ -33,7 +34,7 @@ pub(crate) fn full<T: CudaElement, S: Shape>(
     value: T,
 ) -> Result<Tensor<T, S, Cuda>, CudaError> {
     let mut t = output::<T, S>(dev, dims)?;
-    Cuda::unary_(Fill(value), &mut t)?;
+    pointwise::unary_(Fill(value), &mut t)?;
     Ok(t)
 }
 
@@ -61,13 +62,13 @@ pub(crate) fn statistic<T: CudaElement + Float, S: Shape, SO: Shape>(
             // Two passes, as `torch.var`'s composite reference: the mean,
             // then the sum of squared deviations from it.
             let mean: G<T> = Cuda::reduce(Reduction::Mean, a, mask, true)?;
-            let dev_: G<T> = Cuda::binary(Sub, a, &mean)?;
-            let sq: G<T> = Cuda::binary(Mul, &dev_, &dev_)?;
+            let dev_: G<T> = pointwise::binary(Sub, a, &mean)?;
+            let sq: G<T> = pointwise::binary(Mul, &dev_, &dev_)?;
             let ss: Tensor<T, SO, Cuda> = Cuda::reduce(Reduction::Sum, &sq, mask, keepdim)?;
             let divisor = T::from_f64((n as f64 - correction as f64).max(0.0));
-            let var = Cuda::unary(ScalarRhs(Div, divisor), &ss)?;
+            let var = pointwise::unary(ScalarRhs(Div, divisor), &ss)?;
             if sqrt {
-                Cuda::unary(Sqrt, &var)
+                pointwise::unary(Sqrt, &var)
             } else {
                 Ok(var)
             }
@@ -81,7 +82,7 @@ pub(crate) fn statistic<T: CudaElement + Float, S: Shape, SO: Shape>(
                 };
                 return full(dev, &out_dims, empty);
             }
-            let abs = Cuda::unary(Abs, a)?;
+            let abs = pointwise::unary(Abs, a)?;
             let sum = |t: &G<T>| Cuda::reduce(Reduction::Sum, t, mask, keepdim);
             if p == f64::INFINITY {
                 Cuda::reduce(Reduction::Max, &abs, mask, keepdim)
@@ -90,17 +91,17 @@ pub(crate) fn statistic<T: CudaElement + Float, S: Shape, SO: Shape>(
             } else if p == 0.0 {
                 let zero: G<T> = full(dev, &[], T::zero())?;
                 let one: G<T> = full(dev, &[], T::one())?;
-                let nonzero: G<bool> = Cuda::compare(NotEqual, a, &zero)?;
-                let counted: G<T> = Cuda::select(Where, &nonzero, &one, &zero)?;
+                let nonzero: G<bool> = pointwise::compare(NotEqual, a, &zero)?;
+                let counted: G<T> = pointwise::select(Where, &nonzero, &one, &zero)?;
                 sum(&counted)
             } else if p == 1.0 {
                 sum(&abs.into_dyn())
             } else if p == 2.0 {
-                let sq: G<T> = Cuda::binary(Mul, &abs, &abs)?;
-                Cuda::unary(Sqrt, &sum(&sq)?)
+                let sq: G<T> = pointwise::binary(Mul, &abs, &abs)?;
+                pointwise::unary(Sqrt, &sum(&sq)?)
             } else {
-                let powered = Cuda::unary(ScalarRhs(Pow, T::from_f64(p)), &abs.into_dyn())?;
-                Cuda::unary(ScalarRhs(Pow, T::from_f64(1.0 / p)), &sum(&powered)?)
+                let powered = pointwise::unary(ScalarRhs(Pow, T::from_f64(p)), &abs.into_dyn())?;
+                pointwise::unary(ScalarRhs(Pow, T::from_f64(1.0 / p)), &sum(&powered)?)
             }
         }
         Statistic::LogSumExp => {
@@ -113,16 +114,17 @@ pub(crate) fn statistic<T: CudaElement + Float, S: Shape, SO: Shape>(
             let m: G<T> = Cuda::reduce(Reduction::Max, a, mask, true)?;
             let inf: G<T> = full(dev, &[], T::infinity())?;
             let zero: G<T> = full(dev, &[], T::zero())?;
-            let infinite: G<bool> = Cuda::compare(Equal, &Cuda::unary(Abs, &m)?, &inf)?;
-            let shift: G<T> = Cuda::select(Where, &infinite, &zero, &m)?;
-            let e = Cuda::unary(
+            let infinite: G<bool> = pointwise::compare(Equal, &pointwise::unary(Abs, &m)?, &inf)?;
+            let shift: G<T> = pointwise::select(Where, &infinite, &zero, &m)?;
+            let e = pointwise::unary(
                 Exp,
-                &Cuda::binary::<_, S, DynRank, DynRank>(Sub, a, &shift)?,
+                &pointwise::binary::<_, _, _, S, DynRank, DynRank>(Sub, a, &shift)?,
             )?;
-            let lse: G<T> = Cuda::unary(Log, &Cuda::reduce(Reduction::Sum, &e, mask, keepdim)?)?;
+            let lse: G<T> =
+                pointwise::unary(Log, &Cuda::reduce(Reduction::Sum, &e, mask, keepdim)?)?;
             let sizes: Vec<isize> = out_dims.iter().map(|&d| d as isize).collect();
             let shift = shift.try_reshape::<DynRank>(&sizes)?;
-            Cuda::binary(Add, &lse, &shift)
+            pointwise::binary(Add, &lse, &shift)
         }
     }
 }
@@ -135,7 +137,7 @@ pub(crate) fn truth<T: CudaElement, S: Shape, SO: Shape>(
     keepdim: bool,
 ) -> Result<Tensor<bool, SO, Cuda>, CudaError> {
     let zero: G<T> = full(a.device(), &[], T::default())?;
-    let nonzero: G<bool> = Cuda::compare(NotEqual, a, &zero)?;
+    let nonzero: G<bool> = pointwise::compare(NotEqual, a, &zero)?;
     let def = find_reduction(if all { "all" } else { "any" });
     reduce_mask(def, &nonzero, mask, keepdim)
 }
@@ -184,17 +186,17 @@ pub(crate) fn softmax<T: CudaElement + Float, S: Shape>(
     log: bool,
 ) -> Result<Tensor<T, S, Cuda>, CudaError> {
     if a.numel() == 0 {
-        return Cuda::copy(a);
+        return pointwise::copy(a);
     }
     let mask: Vec<bool> = (0..a.rank()).map(|k| k == dim).collect();
     let m: G<T> = Cuda::reduce(Reduction::Max, a, &mask, true)?;
-    let d: Tensor<T, S, Cuda> = Cuda::binary(Sub, a, &m)?;
-    let e = Cuda::unary(Exp, &d)?;
+    let d: Tensor<T, S, Cuda> = pointwise::binary(Sub, a, &m)?;
+    let e = pointwise::unary(Exp, &d)?;
     let s: G<T> = Cuda::reduce(Reduction::Sum, &e, &mask, true)?;
     if log {
-        Cuda::binary(Sub, &d, &Cuda::unary(Log, &s)?)
+        pointwise::binary(Sub, &d, &pointwise::unary(Log, &s)?)
     } else {
-        Cuda::binary(Div, &e, &s)
+        pointwise::binary(Div, &e, &s)
     }
 }
 
@@ -212,7 +214,7 @@ pub(crate) fn cat<T: CudaElement, SO: Shape>(
     for p in parts {
         let mut slice: G<T> =
             result.view_as(DimVec::from_slice(p.dims()), &strides, start * strides[dim]);
-        Cuda::binary_(CopyFrom, &mut slice, p)?;
+        pointwise::binary_(CopyFrom, &mut slice, p)?;
         start += p.dims()[dim];
     }
     Ok(result)
@@ -225,7 +227,7 @@ pub(crate) fn masked_fill<T: CudaElement, S: Shape, SM: Shape, SO: Shape>(
     value: T,
 ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
     let v: G<T> = full(a.device(), &[], value)?;
-    Cuda::select(Where, mask, &v, a)
+    pointwise::select(Where, mask, &v, a)
 }
 
 /// [`Backend::masked_fill_`] on CUDA: `where(mask, value, a)` into a
@@ -239,7 +241,7 @@ pub(crate) fn masked_fill_<T: CudaElement, S: Shape, SM: Shape>(
     check_inplace(a.dims(), &[mask.dims()])?;
     check_no_overlap(a.dims(), a.strides())?;
     let filled: G<T> = masked_fill(a, mask, value)?;
-    Cuda::binary_(CopyFrom, a, &filled)
+    pointwise::binary_(CopyFrom, a, &filled)
 }
 
 /// [`Backend::masked_select`] on CUDA: the mask's `true` positions are
@@ -260,7 +262,7 @@ pub(crate) fn masked_select<T: CudaElement, S: Shape, SM: Shape>(
     if n == 0 {
         return output(dev, &[0]);
     }
-    let values = Cuda::copy(&a.try_broadcast_to::<DynRank>(dims)?)?;
+    let values = pointwise::copy(&a.try_broadcast_to::<DynRank>(dims)?)?;
     let numel = values.numel();
     let flat: G<T> = values.view_as(DimVec::from_slice(&[numel]), &[1], values.offset);
     let buf = Arc::new(CudaStorage::new(dev.upload(&positions)?, dev.clone()));

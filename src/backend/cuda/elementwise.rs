@@ -69,6 +69,26 @@ pub(crate) struct Operand<'a, T> {
     pub offset: usize,
 }
 
+impl<T> Clone for Operand<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Operand<'_, T> {}
+
+/// A backend layout as the kernels read it.
+impl<'a, T> From<crate::backend::Layout<'a, CudaStorage<T>>> for Operand<'a, T> {
+    fn from(l: crate::backend::Layout<'a, CudaStorage<T>>) -> Self {
+        Operand {
+            storage: l.storage,
+            dims: l.dims,
+            strides: l.strides,
+            offset: l.offset,
+        }
+    }
+}
+
 impl<T> Operand<'_, T> {
     fn same_storage<U>(&self, other: &CudaStorage<U>) -> bool {
         core::ptr::eq(

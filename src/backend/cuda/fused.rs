@@ -5,6 +5,7 @@
 //! scalars are kernel arguments), launched over the shared iteration plan
 //! of the output and every leaf.
 
+use crate::tensor::pointwise;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
@@ -572,7 +573,7 @@ impl<T: CudaElement> Fused<T> for Cuda {
         if c.0.iter().any(|l| l.storage.addr() == out_addr) {
             // A leaf reads the written storage: compute, then copy.
             let value = <Cuda as Fused<T>>::eval(e)?;
-            return <Cuda as Backend<T>>::binary_(crate::backend::op::table::CopyFrom, out, &value);
+            return pointwise::binary_(crate::backend::op::table::CopyFrom, out, &value);
         }
         let (l, numel) = layout(&dims, (out.strides(), out.offset), &c.0)?;
         // The lock order (`cpu/locks.rs`): guards by storage address, the

@@ -9,6 +9,7 @@
 //! column-major. An operand that is not is first copied (by the copy kernel)
 //! into a contiguous `(batch..., rows, cols)` buffer.
 
+use crate::tensor::pointwise;
 use std::sync::Arc;
 
 use super::blas::BlasElement;
@@ -16,11 +17,11 @@ use super::elementwise::{Operand, launch};
 use super::primitives::{output, same_device};
 use super::{CudaDevice, CudaError, CudaStorage, GemmBatch, gemm_strided_batched};
 use crate::Tensor;
+use crate::backend::Gemm;
 use crate::backend::geometry::{Axes, Batch, Geometry};
 use crate::backend::op::Pointwise;
 use crate::backend::op::ScalarRhs;
 use crate::backend::op::table;
-use crate::backend::{Backend, Gemm};
 use crate::device::Cuda;
 use crate::element::Numeric;
 use crate::iter::{broadcast_strides, contiguous_strides};
@@ -207,7 +208,7 @@ fn product<T: BlasElement>(
     let mut out = output::<T, DynRank>(&a.storage.dev, &geo.out)?;
     if geo.k == 0 || geo.batch.contains(&0) {
         // No products to add: zeros (cuBLAS may leave C untouched).
-        <Cuda as Backend<T>>::unary_(table::Fill(T::zero()), &mut out)?;
+        pointwise::unary_(table::Fill(T::zero()), &mut out)?;
         return Ok(out);
     }
     run(a, b, geo, alpha, T::zero(), &out)?;
@@ -248,7 +249,7 @@ impl<T: BlasElement + Numeric> Gemm<T> for Cuda {
             T::default(),
         )?;
         if geo.k == 0 || geo.batch.contains(&0) {
-            <Cuda as Backend<T>>::unary_(ScalarRhs(table::Mul, beta), &mut out)?;
+            pointwise::unary_(ScalarRhs(table::Mul, beta), &mut out)?;
         } else {
             run(a.operand(), b.operand(), geo, alpha, beta, &out)?;
         }
@@ -267,6 +268,6 @@ impl<T: BlasElement + Numeric> Gemm<T> for Cuda {
         // Into a fresh buffer (so an operand sharing `c`'s storage is read
         // before it is written), then copied into `c`'s layout.
         let result: Tensor<T, DynRank, Cuda> = Self::fused(&c.share(), a, b, geo, beta, alpha)?;
-        <Cuda as Backend<T>>::binary_(table::CopyFrom, c, &result)
+        pointwise::binary_(table::CopyFrom, c, &result)
     }
 }

@@ -4,6 +4,7 @@
 //! order is fetched and reported with PyTorch's message, as the CPU does,
 //! before anything is read or written), which costs one synchronisation.
 
+use crate::tensor::pointwise;
 use std::sync::Arc;
 
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
@@ -13,7 +14,6 @@ use super::primitives::{check_no_overlap, output, same_device};
 use super::source::index_source;
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::Tensor;
-use crate::backend::Backend;
 use crate::backend::op::index::IndexElement;
 use crate::backend::primitives::out_of_bounds;
 use crate::device::Cuda;
@@ -191,7 +191,7 @@ pub(crate) fn scatter<T: CudaElement, I: IndexElement, S: Shape, SI: Shape, S2: 
         )));
     }
     if aliased(Arc::as_ptr(&src.storage) as *const u8) {
-        let copy = Cuda::copy(src)?;
+        let copy = pointwise::copy(src)?;
         return scatter(out, dim, index, &copy, write);
     }
     let (dims, istr) = nonempty(index.dims(), index.strides());

@@ -31,6 +31,7 @@
 //! ordered with every other operation; `info` is read back to the host
 //! (which waits for the stream), as PyTorch does for its checks.
 
+use crate::tensor::pointwise;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::cublas::sys as cb;
@@ -829,7 +830,7 @@ fn eigh<T: SolverElement>(a: &Dyn<T>, vectors: bool) -> Result<Eigen<T, Cuda>, C
 fn non_finite<T: SolverElement>(a: &Dyn<T>) -> Result<Vec<bool>, CudaError> {
     let zero =
         Tensor::<T, DynRank>::try_from_vec(vec![T::default()], &[])?.to_device(a.device())?;
-    let z: Dyn<T> = <Cuda as Backend<T>>::binary(table::Mul, a, &zero)?;
+    let z: Dyn<T> = pointwise::binary(table::Mul, a, &zero)?;
     let mut mask = vec![false; a.rank()];
     mask[a.rank() - 2..].iter_mut().for_each(|m| *m = true);
     let s: Dyn<T> = <Cuda as Backend<T>>::reduce(Reduction::Sum, &z, &mask, false)?;
@@ -1017,7 +1018,7 @@ fn keep_triangle<T: SolverElement>(x: &Dyn<T>, upper: bool) -> Result<Dyn<T>, Cu
     let mask = Tensor::<bool, DynRank>::try_from_vec(mask, &[r, c])?.to_device(x.device())?;
     let zero =
         Tensor::<T, DynRank>::try_from_vec(vec![T::default()], &[])?.to_device(x.device())?;
-    <Cuda as Backend<T>>::select(table::Where, &mask, x, &zero)
+    pointwise::select(table::Where, &mask, x, &zero)
 }
 
 /// `(Q, R)`: Householder QR of the whole batch with `cublas<t>geqrfBatched`,

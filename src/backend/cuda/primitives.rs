@@ -11,12 +11,13 @@ use super::reduce::reduce as launch_reduce;
 use super::reductions::{ReduceDef, find_reduction};
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::Tensor;
-use crate::backend::Backend;
 use crate::backend::op::index::{IndexElement, ScatterReduce};
 use crate::backend::op::table::Identity;
 use crate::backend::op::{Map1, Map2, Map3, OpDef, Pointwise, Reduction, Statistic};
+use crate::backend::{Backend, Output};
 use crate::device::Cuda;
 use crate::element::{Element, Float, Numeric};
+use crate::iter::contiguous_strides;
 use crate::shape::{DimVec, Dyn, DynRank, Shape, ShapeError, broadcast_pair, check_inplace};
 
 /// A fresh contiguous CUDA tensor of sizes `dims` on `dev`, whose elements
@@ -54,40 +55,57 @@ pub(crate) fn check_no_overlap(dims: &[usize], strides: &[usize]) -> Result<(), 
     Ok(())
 }
 
-/// Runs `op` on `a` and `rest` broadcast together, into a new tensor.
-fn apply<A0: CudaElement, T: CudaElement, O: CudaElement, SO: Shape>(
+/// A new contiguous storage of sizes `dims` on `dev` (its elements for the
+/// caller's kernel to write), with its row-major strides.
+fn fresh<O: CudaElement>(
+    dev: &CudaDevice,
+    dims: &[usize],
+) -> Result<(CudaStorage<O>, DimVec), CudaError> {
+    let n: usize = dims.iter().product();
+    let storage = CudaStorage::new(dev.alloc::<O>(n)?, dev.clone());
+    Ok((storage, contiguous_strides(dims)))
+}
+
+/// Runs `op` on `a` and `rest` broadcast together, into a new storage.
+fn apply<A0: CudaElement, T: CudaElement, O: CudaElement>(
     op: &OpDef,
     a: Operand<'_, A0>,
     rest: &[Operand<'_, T>],
     s: T,
-) -> Result<Tensor<O, SO, Cuda>, CudaError> {
+) -> Result<Output<CudaStorage<O>>, CudaError> {
     let dev = &a.storage.dev;
     let mut dims = DimVec::from_slice(a.dims);
     for r in rest {
         same_device(dev, &r.storage.dev)?;
         dims = broadcast_pair(&dims, r.dims)?;
     }
-    let out = output::<O, SO>(dev, &dims)?;
-    launch(dev, op, out.operand(), a, rest, s)?;
-    Ok(out)
+    let (storage, strides) = fresh::<O>(dev, &dims)?;
+    let out = Operand {
+        storage: &storage,
+        dims: &dims,
+        strides: &strides,
+        offset: 0,
+    };
+    launch(dev, op, out, a, rest, s)?;
+    Ok(Output { storage, dims })
 }
 
 /// Runs `op` writing into `target` (which keeps its shape) from `target`
 /// itself and `rest`, each of which must expand to `target`'s sizes.
-fn apply_<T: CudaElement, S: Shape>(
+fn apply_<T: CudaElement>(
     op: &OpDef,
-    target: &mut Tensor<T, S, Cuda>,
+    target: Operand<'_, T>,
     rest: &[Operand<'_, T>],
     s: T,
 ) -> Result<(), CudaError> {
+    let dev = &target.storage.dev;
     for r in rest {
-        same_device(target.device(), &r.storage.dev)?;
+        same_device(dev, &r.storage.dev)?;
     }
     let dims: Vec<&[usize]> = rest.iter().map(|r| r.dims).collect();
-    check_inplace(target.dims(), &dims)?;
-    check_no_overlap(target.dims(), target.strides())?;
-    let dev = target.device().clone();
-    launch(&dev, op, target.operand(), target.operand(), rest, s)
+    check_inplace(target.dims, &dims)?;
+    check_no_overlap(target.dims, target.strides)?;
+    launch(dev, op, target, target, rest, s)
 }
 
 /// `def` over axis `k` of `t` (made contiguous first): `outer` rows of
@@ -159,132 +177,113 @@ pub(crate) fn reduce_mask<T: CudaElement, S: Shape, SO: Shape>(
     ))
 }
 
+/// A CUDA tensor's layout, as the pointwise primitives take it.
+type Lay<'a, T> = crate::backend::Layout<'a, CudaStorage<T>>;
+
 impl<T: CudaElement> Backend<T> for Cuda {
-    fn unary<Op: Map1<T>, S: Shape>(
-        op: Op,
-        a: &Tensor<T, S, Cuda>,
-    ) -> Result<Tensor<T, S, Cuda>, CudaError> {
-        apply::<T, T, T, S>(&Op::DEF, a.operand(), &[], op.scalar())
+    fn unary<Op: Map1<T>>(op: Op, a: Lay<'_, T>) -> Result<Output<CudaStorage<T>>, CudaError> {
+        apply::<T, T, T>(&Op::DEF, a.into(), &[], op.scalar())
     }
 
-    fn copy<S: Shape>(a: &Tensor<T, S, Cuda>) -> Result<Tensor<T, S, Cuda>, CudaError> {
-        apply::<T, T, T, S>(
-            &<Identity as Pointwise>::DEF,
-            a.operand(),
-            &[],
-            T::default(),
-        )
+    fn copy(a: Lay<'_, T>) -> Result<Output<CudaStorage<T>>, CudaError> {
+        apply::<T, T, T>(&<Identity as Pointwise>::DEF, a.into(), &[], T::default())
     }
 
-    fn cast_from<F: Element, S: Shape>(
-        a: &Tensor<F, S, Cuda>,
-    ) -> Result<Tensor<T, S, Cuda>, CudaError>
+    fn cast_from<F: Element>(a: Lay<'_, F>) -> Result<Output<CudaStorage<T>>, CudaError>
     where
         Cuda: Backend<F>,
     {
-        let dev = &a.storage.dev;
-        let out = output::<T, S>(dev, a.dims())?;
-        let src = Operand {
-            storage: &a.storage,
-            dims: a.dims(),
-            strides: a.strides(),
-            offset: a.offset,
+        let src = Operand::from(a);
+        let dev = &src.storage.dev;
+        let (storage, strides) = fresh::<T>(dev, src.dims)?;
+        let out = Operand {
+            storage: &storage,
+            dims: src.dims,
+            strides: &strides,
+            offset: 0,
         };
-        launch_cast(dev, out.operand(), src)?;
-        Ok(out)
+        launch_cast(dev, out, src)?;
+        Ok(Output {
+            storage,
+            dims: DimVec::from_slice(src.dims),
+        })
     }
 
-    fn binary<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
+    fn binary<Op: Map2<T, Out = T>>(
         op: Op,
-        a: &Tensor<T, S1, Cuda>,
-        b: &Tensor<T, S2, Cuda>,
-    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
-        apply(&Op::DEF, a.operand(), &[b.operand()], op.scalar())
+        a: Lay<'_, T>,
+        b: Lay<'_, T>,
+    ) -> Result<Output<CudaStorage<T>>, CudaError> {
+        apply(&Op::DEF, a.into(), &[b.into()], op.scalar())
     }
 
-    fn compare<Op: Map2<T, Out = bool>, S1: Shape, S2: Shape, SO: Shape>(
+    fn compare<Op: Map2<T, Out = bool>>(
         op: Op,
-        a: &Tensor<T, S1, Cuda>,
-        b: &Tensor<T, S2, Cuda>,
-    ) -> Result<Tensor<bool, SO, Cuda>, CudaError> {
-        apply(&Op::DEF, a.operand(), &[b.operand()], op.scalar())
+        a: Lay<'_, T>,
+        b: Lay<'_, T>,
+    ) -> Result<Output<CudaStorage<bool>>, CudaError> {
+        apply(&Op::DEF, a.into(), &[b.into()], op.scalar())
     }
 
-    fn binary_into<Op: Map2<T, Out = T>, S1: Shape, S2: Shape, SO: Shape>(
+    fn binary_into<Op: Map2<T, Out = T>>(
         op: Op,
-        a: &Tensor<T, S1, Cuda>,
-        b: &Tensor<T, S2, Cuda>,
-        out: &mut Tensor<T, SO, Cuda>,
+        a: Lay<'_, T>,
+        b: Lay<'_, T>,
+        out: Lay<'_, T>,
     ) -> Result<(), CudaError> {
-        let dev = out.device().clone();
-        same_device(&dev, a.device())?;
-        same_device(&dev, b.device())?;
-        let dims = broadcast_pair(a.dims(), b.dims())?;
-        if dims.as_slice() != out.dims() {
+        let (a, b, out) = (Operand::from(a), Operand::from(b), Operand::from(out));
+        let dev = &out.storage.dev;
+        same_device(dev, &a.storage.dev)?;
+        same_device(dev, &b.storage.dev)?;
+        let dims = broadcast_pair(a.dims, b.dims)?;
+        if dims.as_slice() != out.dims {
             return Err(ShapeError::OutputShape {
-                output: out.dims().to_vec(),
+                output: out.dims.to_vec(),
                 broadcast: dims.into_vec(),
             }
             .into());
         }
-        check_no_overlap(out.dims(), out.strides())?;
-        launch(
-            &dev,
-            &Op::DEF,
-            out.operand(),
-            a.operand(),
-            &[b.operand()],
-            op.scalar(),
-        )
+        check_no_overlap(out.dims, out.strides)?;
+        launch(dev, &Op::DEF, out, a, &[b], op.scalar())
     }
 
-    fn ternary<Op: Map3<T, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
+    fn ternary<Op: Map3<T, T>>(
         op: Op,
-        a: &Tensor<T, S1, Cuda>,
-        b: &Tensor<T, S2, Cuda>,
-        c: &Tensor<T, S3, Cuda>,
-    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
-        apply(
-            &Op::DEF,
-            a.operand(),
-            &[b.operand(), c.operand()],
-            op.scalar(),
-        )
+        a: Lay<'_, T>,
+        b: Lay<'_, T>,
+        c: Lay<'_, T>,
+    ) -> Result<Output<CudaStorage<T>>, CudaError> {
+        apply(&Op::DEF, a.into(), &[b.into(), c.into()], op.scalar())
     }
 
-    fn select<Op: Map3<bool, T>, S1: Shape, S2: Shape, S3: Shape, SO: Shape>(
+    fn select<Op: Map3<bool, T>>(
         op: Op,
-        cond: &Tensor<bool, S1, Cuda>,
-        b: &Tensor<T, S2, Cuda>,
-        c: &Tensor<T, S3, Cuda>,
-    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
-        apply(
-            &Op::DEF,
-            cond.operand(),
-            &[b.operand(), c.operand()],
-            op.scalar(),
-        )
+        cond: Lay<'_, bool>,
+        b: Lay<'_, T>,
+        c: Lay<'_, T>,
+    ) -> Result<Output<CudaStorage<T>>, CudaError> {
+        apply(&Op::DEF, cond.into(), &[b.into(), c.into()], op.scalar())
     }
 
-    fn unary_<Op: Map1<T>, S: Shape>(op: Op, a: &mut Tensor<T, S, Cuda>) -> Result<(), CudaError> {
-        apply_(&Op::DEF, a, &[], op.scalar())
+    fn unary_<Op: Map1<T>>(op: Op, a: Lay<'_, T>) -> Result<(), CudaError> {
+        apply_(&Op::DEF, a.into(), &[], op.scalar())
     }
 
-    fn binary_<Op: Map2<T, Out = T>, S: Shape, S2: Shape>(
+    fn binary_<Op: Map2<T, Out = T>>(
         op: Op,
-        a: &mut Tensor<T, S, Cuda>,
-        b: &Tensor<T, S2, Cuda>,
+        a: Lay<'_, T>,
+        b: Lay<'_, T>,
     ) -> Result<(), CudaError> {
-        apply_(&Op::DEF, a, &[b.operand()], op.scalar())
+        apply_(&Op::DEF, a.into(), &[b.into()], op.scalar())
     }
 
-    fn ternary_<Op: Map3<T, T>, S: Shape, S2: Shape, S3: Shape>(
+    fn ternary_<Op: Map3<T, T>>(
         op: Op,
-        a: &mut Tensor<T, S, Cuda>,
-        b: &Tensor<T, S2, Cuda>,
-        c: &Tensor<T, S3, Cuda>,
+        a: Lay<'_, T>,
+        b: Lay<'_, T>,
+        c: Lay<'_, T>,
     ) -> Result<(), CudaError> {
-        apply_(&Op::DEF, a, &[b.operand(), c.operand()], op.scalar())
+        apply_(&Op::DEF, a.into(), &[b.into(), c.into()], op.scalar())
     }
 
     fn reduce<S: Shape, SO: Shape>(

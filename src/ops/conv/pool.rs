@@ -12,6 +12,7 @@ use crate::backend::op::table::Fill;
 use crate::backend::{Backend, Gemm, Windows};
 use crate::element::Float;
 use crate::shape::{Dim, DynRank, OrPanic, ShapeError};
+use crate::tensor::pointwise;
 
 type Dyn<T, D> = Tensor<T, DynRank, D>;
 
@@ -43,7 +44,7 @@ fn window_counts<T: Float, D: Gemm<T> + Windows<T>>(
     // One plane `(1, 1, H, W)` of ones on `like`'s device (a sum is one
     // even for an empty batch).
     let plane: Dyn<T, D> = like.try_sum_dims(&[0, 1], true)?;
-    let ones = <D as Backend<T>>::unary(Fill(T::one()), &plane)?;
+    let ones = pointwise::unary(Fill(T::one()), &plane)?;
     pool_windows(&ones, w, T::zero())?.try_sum_dims(&[2], false)
 }
 

@@ -33,6 +33,7 @@ use crate::backend::op::table::{CopyFrom, NotEqual, Where};
 use crate::element::Element;
 use crate::iter::contiguous_strides;
 use crate::shape::OrPanic;
+use crate::tensor::pointwise;
 
 use crate::shape::{
     Broadcast, BroadcastShape, Dyn, DynRank, ExpandsTo, Shape, ShapeError, broadcast_pair,
@@ -239,8 +240,8 @@ impl<T: Element, S: Shape, D: Backend<T> + Backend<bool> + Backend<i64>> Tensor<
         if count == 0 {
             // Nothing taken from `source`; the in-place write still refuses
             // a `self` whose elements share memory, as PyTorch.
-            let same = D::copy(self)?;
-            return D::binary_(CopyFrom, self, &same);
+            let same = pointwise::copy(self)?;
+            return pointwise::binary_(CopyFrom, self, &same);
         }
         let n = pos.len();
         let idx: Tensor<i64, DynRank, D> = <D as Backend<i64>>::from_host(self, pos, &[n])?;
@@ -251,9 +252,9 @@ impl<T: Element, S: Shape, D: Backend<T> + Backend<bool> + Backend<i64>> Tensor<
             &contiguous_strides(self.dims()),
             picked.offset,
         );
-        let filled: Tensor<T, DynRank, D> = D::select(Where, &mask, &picked, self)?;
+        let filled: Tensor<T, DynRank, D> = pointwise::select(Where, &mask, &picked, self)?;
         // Same sizes: the shape rule was checked by the mask's broadcast.
-        D::binary_(CopyFrom, self, &filled)
+        pointwise::binary_(CopyFrom, self, &filled)
     }
 
     /// Copies `source` into the positions of `self` where `mask` holds.
@@ -305,7 +306,7 @@ impl<T: Element, S: Shape, D: Backend<T> + Backend<bool> + Backend<i64>> Tensor<
         S: BroadcastShape<SM>,
     {
         let dims = broadcast_pair(mask.dims(), self.dims())?;
-        let mut out = D::copy(&self.try_broadcast_to::<DynRank>(&dims)?)?;
+        let mut out = pointwise::copy(&self.try_broadcast_to::<DynRank>(&dims)?)?;
         out.try_masked_scatter_(mask, source)?;
         Ok(out.try_into_shape()?)
     }
@@ -473,7 +474,7 @@ impl<T: Element, S: Shape, D: Backend<T> + Backend<bool> + Backend<i64>> Tensor<
     /// ```
     pub fn try_nonzero(&self) -> Result<Tensor<i64, (Dyn, Dyn), D>, D::Error> {
         let zero: Tensor<T, DynRank, D> = D::from_host(self, vec![T::default()], &[])?;
-        let nz: Tensor<bool, DynRank, D> = D::compare(NotEqual, self, &zero)?;
+        let nz: Tensor<bool, DynRank, D> = pointwise::compare(NotEqual, self, &zero)?;
         let rank = self.rank();
         let mut coords = vec![0usize; rank];
         let mut rows = Vec::new();

@@ -63,6 +63,8 @@
 //! assert_eq!(cols.to_vec(), vec![3, 0, 7, 4, 11, 8]);
 //! ```
 
+use crate::tensor::pointwise;
+
 mod gather;
 mod join;
 mod masked;
@@ -87,7 +89,7 @@ impl<T: crate::element::Element, S: crate::shape::Shape, D: crate::backend::Back
         &self,
         op: impl FnOnce(&mut Self) -> Result<(), D::Error>,
     ) -> Result<Self, D::Error> {
-        let mut out = D::copy(self)?;
+        let mut out = pointwise::copy(self)?;
         op(&mut out)?;
         Ok(out)
     }

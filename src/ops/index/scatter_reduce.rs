@@ -30,6 +30,7 @@ use crate::backend::op::table::{Add, DivFloor, Equal, Fill, Quot, Where};
 use crate::element::Numeric;
 use crate::shape::OrPanic;
 use crate::shape::Shape;
+use crate::tensor::pointwise;
 use crate::{DynRank, Tensor};
 
 use super::gather::scatter_checks;
@@ -82,19 +83,19 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
             // The number of contributions to each element (plus one for
             // `self`'s own), 1 where there are none, divides the sums.
             let one: Tensor<T, DynRank, D> = D::from_host(self, vec![T::one()], &[])?;
-            let mut counts: Tensor<T, S, D> = D::unary(Fill(T::zero()), self)?;
+            let mut counts: Tensor<T, S, D> = pointwise::unary(Fill(T::zero()), self)?;
             let ones = one.try_broadcast_to::<DynRank>(index.dims())?;
             D::scatter_add(&mut counts, wrapped, index, &ones)?;
-            let zero = D::unary(Fill(T::zero()), &one)?;
-            let none: Tensor<bool, DynRank, D> = D::compare(Equal, &counts, &zero)?;
+            let zero = pointwise::unary(Fill(T::zero()), &one)?;
+            let none: Tensor<bool, DynRank, D> = pointwise::compare(Equal, &counts, &zero)?;
             let extra = if include_self { one.share() } else { zero };
-            let n: Tensor<T, DynRank, D> = D::binary(Add, &counts, &extra)?;
-            let n: Tensor<T, DynRank, D> = D::select(Where, &none, &one, &n)?;
+            let n: Tensor<T, DynRank, D> = pointwise::binary(Add, &counts, &extra)?;
+            let n: Tensor<T, DynRank, D> = pointwise::select(Where, &none, &one, &n)?;
             // `n` has `self`'s sizes; dividing by 1 leaves an element as is.
             if T::IS_FLOAT {
-                D::binary_(Quot, self, &n)?;
+                pointwise::binary_(Quot, self, &n)?;
             } else {
-                D::binary_(DivFloor, self, &n)?;
+                pointwise::binary_(DivFloor, self, &n)?;
             }
         }
         Ok(())

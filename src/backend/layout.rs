@@ -1,0 +1,99 @@
+//! What a backend sees of a tensor: its storage and a run-time layout
+//! (sizes, strides, offset), never a shape type; and what a backend hands
+//! back: a new storage and its sizes. The typed `Tensor<T, S, D>` erases its
+//! shape to call down (`Tensor::layout`) and checks the result's sizes
+//! against its shape type on the way up (`Tensor::from_output`), so a
+//! backend primitive is compiled once per element type and operation, not
+//! once per shape.
+
+use std::sync::Arc;
+
+use crate::shape::DimVec;
+
+/// A tensor as a backend primitive reads or writes it: the storage `St` it
+/// lives in (shared with its views), its sizes, its strides in elements
+/// and the offset of its first element.
+///
+/// Backends receive layouts from the typed tensors; users reach a backend
+/// through the tensor methods, so they never build one.
+///
+/// ```
+/// use shaped::backend::Backend;
+/// use shaped::{Shape, Tensor};
+/// // A primitive is called through the tensor API, which passes the
+/// // operands' layouts down: here `Backend::binary` with the op `Add`.
+/// let a = Tensor::<f32, Shape![2, 1]>::from_vec(vec![1., 2.]);
+/// let b = Tensor::<f32, Shape![3]>::from_vec(vec![10., 20., 30.]);
+/// let c: Tensor<f32, Shape![2, 3]> = &a + &b;
+/// assert_eq!(c.to_vec(), vec![11., 21., 31., 12., 22., 32.]);
+/// ```
+#[derive(Debug)]
+pub struct Layout<'a, St> {
+    pub(crate) storage: &'a Arc<St>,
+    pub(crate) dims: &'a [usize],
+    pub(crate) strides: &'a [usize],
+    pub(crate) offset: usize,
+}
+
+impl<St> Clone for Layout<'_, St> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<St> Copy for Layout<'_, St> {}
+
+impl<St> Layout<'_, St> {
+    /// The sizes.
+    ///
+    /// ```
+    /// use shaped::backend::Layout;
+    /// fn rank<St>(l: Layout<'_, St>) -> usize {
+    ///     l.dims().len()
+    /// }
+    /// ```
+    pub fn dims(&self) -> &[usize] {
+        self.dims
+    }
+
+    /// The strides, in elements.
+    ///
+    /// ```
+    /// use shaped::backend::Layout;
+    /// fn contiguous_row<St>(l: Layout<'_, St>) -> bool {
+    ///     l.strides().last().is_none_or(|&s| s == 1)
+    /// }
+    /// ```
+    pub fn strides(&self) -> &[usize] {
+        self.strides
+    }
+}
+
+/// A backend primitive's result: a new, contiguous storage `St` and its
+/// sizes, which the typed tensor checks against its shape type.
+///
+/// ```
+/// use shaped::backend::Output;
+/// fn numel<St>(o: &Output<St>) -> usize {
+///     o.dims().iter().product()
+/// }
+/// ```
+#[derive(Debug)]
+pub struct Output<St> {
+    pub(crate) storage: St,
+    pub(crate) dims: DimVec,
+}
+
+impl<St> Output<St> {
+    /// The sizes.
+    ///
+    /// ```
+    /// use shaped::backend::Output;
+    /// fn rank<St>(o: &Output<St>) -> usize {
+    ///     o.dims().len()
+    /// }
+    /// ```
+    pub fn dims(&self) -> &[usize] {
+        &self.dims
+    }
+}
