@@ -113,12 +113,9 @@ unsafe fn alloc_output<O: Element>(
     dims: &[usize],
     fill: impl FnOnce(*mut O),
 ) -> Result<Fresh<O>, ShapeError> {
-    // SAFETY: forwarded to the caller.
-    let data = unsafe { cpu::try_alloc_filled_by(dims, fill) }?;
-    Ok(Fresh {
-        data,
-        dims: DimVec::from_slice(dims),
-    })
+    let len = cpu::checked_len::<O>(dims)?;
+    // SAFETY: forwarded to the caller; `len` is `checked_len`'s.
+    unsafe { alloc_output_len(dims, len, fill) }
 }
 
 /// [`alloc_output`] of `len` elements, `len` being `numel(dims)` with a byte

@@ -40,7 +40,7 @@ mod windows;
 
 pub(crate) use self::gemm::{Accum, Batches, GemmProblem, MatDesc, gemm_into, gemm_new};
 pub(crate) use alloc::{
-    checked_len_of, storage_overflow, try_alloc_filled_by, try_alloc_len_filled_by,
+    checked_len, checked_len_of, storage_overflow, try_alloc_filled_by, try_alloc_len_filled_by,
     try_vec_from_fn, try_with_capacity, vec_from_fn,
 };
 pub(crate) use elementwise::{Out, Src, map1, map2, map2_rows, map3, update1, update2, update3};
