@@ -160,8 +160,8 @@ where
 /// ```
 ///
 /// # Errors
-/// The primitive's (see [`Backend`]), or sizes that do not fit the result's
-/// shape type.
+/// The primitive's (see [`Backend`]): the in-place and `out=` size rules,
+/// overlapping memory, or a driver error.
 #[inline]
 pub fn binary_into<T: Element, D: Backend<T>, Op, S1: Shape, S2: Shape, SO: Shape>(
     op: Op,
@@ -255,8 +255,8 @@ where
 /// ```
 ///
 /// # Errors
-/// The primitive's (see [`Backend`]), or sizes that do not fit the result's
-/// shape type.
+/// The primitive's (see [`Backend`]): the in-place and `out=` size rules,
+/// overlapping memory, or a driver error.
 #[inline]
 pub fn unary_<T: Element, D: Backend<T>, Op: Map1<T>, S: Shape>(
     op: Op,
@@ -277,8 +277,8 @@ pub fn unary_<T: Element, D: Backend<T>, Op: Map1<T>, S: Shape>(
 /// ```
 ///
 /// # Errors
-/// The primitive's (see [`Backend`]), or sizes that do not fit the result's
-/// shape type.
+/// The primitive's (see [`Backend`]): the in-place and `out=` size rules,
+/// overlapping memory, or a driver error.
 #[inline]
 pub fn binary_<T: Element, D: Backend<T>, Op, S: Shape, S2: Shape>(
     op: Op,
@@ -303,8 +303,8 @@ where
 /// ```
 ///
 /// # Errors
-/// The primitive's (see [`Backend`]), or sizes that do not fit the result's
-/// shape type.
+/// The primitive's (see [`Backend`]): the in-place and `out=` size rules,
+/// overlapping memory, or a driver error.
 #[inline]
 pub fn ternary_<T: Element, D: Backend<T>, Op, S: Shape, S2: Shape, S3: Shape>(
     op: Op,
