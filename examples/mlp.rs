@@ -14,10 +14,10 @@
 //! `--device cuda` needs the `cuda` feature and a GPU; without either the
 //! example says so and exits with status 1.
 
+use shaped::ops::host;
 use std::time::Instant;
 
 use shaped::autograd::{GradDevice, Var};
-use shaped::backend::Backend;
 use shaped::device::Cpu;
 use shaped::shape::{FixedShape, Shape as Sizes};
 use shaped::{Const, Shape, Tensor};
@@ -151,7 +151,7 @@ fn train<P: Place>(on: &P, name: &str) {
     for i in 0..=STEPS {
         let loss = mlp.forward(&x).sub(&y).square().mean();
         if i % 100 == 0 {
-            let v = <P::D as Backend<f32>>::to_host(loss.value()).expect("a device-to-host copy");
+            let v = host::to_host(loss.value()).expect("a device-to-host copy");
             println!("{name} step {i:4}: loss {:.6}", v[0]);
         }
         if i < STEPS {

@@ -13,6 +13,7 @@
 use shaped::autograd::{GradDevice, Var, where_cond};
 use shaped::backend::Backend;
 use shaped::device::{Cpu, Cuda};
+use shaped::ops::host;
 
 mod common;
 use common::cuda::{device, unit_values};
@@ -52,7 +53,7 @@ fn stepped(dims: &[usize], seed: u64) -> H {
 type Outcome = Vec<Option<(Vec<usize>, Vec<f64>)>>;
 
 fn host<D: GradDevice<f64>>(t: &On<D>) -> (Vec<usize>, Vec<f64>) {
-    (t.dims().to_vec(), <D as Backend<f64>>::to_host(t).unwrap())
+    (t.dims().to_vec(), host::to_host(t).unwrap())
 }
 
 /// Runs `f` on parameters made from `inputs` (put on the device by `put`),
@@ -404,7 +405,7 @@ fn ints<D: GradDevice<f64> + Backend<i64>>(
     data: &[i64],
     dims: &[usize],
 ) -> Tensor<i64, DynRank, D> {
-    <D as Backend<i64>>::from_host(like, data.to_vec(), dims).unwrap()
+    host::from_host(like, data.to_vec(), dims).unwrap()
 }
 
 /// A mask of sizes `dims` (element `i` holds when `keep(i)`), on `like`'s
@@ -415,7 +416,7 @@ fn mask<D: GradDevice<f64>>(
     keep: fn(usize) -> bool,
 ) -> Tensor<bool, DynRank, D> {
     let n = dims.iter().product();
-    <D as Backend<bool>>::from_host(like, (0..n).map(keep).collect(), dims).unwrap()
+    host::from_host(like, (0..n).map(keep).collect(), dims).unwrap()
 }
 
 #[test]
@@ -503,7 +504,7 @@ fn index_rules_match_cpu() {
 
 /// An `f64` tensor of sizes `dims` holding `data`, on `like`'s device.
 fn floats<D: GradDevice<f64>>(like: &On<D>, data: &[f64], dims: &[usize]) -> On<D> {
-    <D as Backend<f64>>::from_host(like, data.to_vec(), dims).unwrap()
+    host::from_host(like, data.to_vec(), dims).unwrap()
 }
 
 #[test]

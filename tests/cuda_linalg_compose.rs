@@ -19,6 +19,7 @@ use shaped::backend::Backend;
 use shaped::device::{Cuda, Device};
 use shaped::element::Element;
 use shaped::linalg::{self, LinalgDevice, MatrixNorm, NormOrd, RankTol};
+use shaped::ops::host;
 use shaped::shape::Shape;
 use shaped::{DynRank, Tensor};
 
@@ -46,13 +47,13 @@ impl<D: Dev> On<D> {
     where
         D: Backend<E>,
     {
-        D::from_host(&self.like, t.to_vec(), t.dims()).unwrap()
+        host::from_host(&self.like, t.to_vec(), t.dims()).unwrap()
     }
 }
 
 /// `t` back on the host, any element type.
 fn down<E: Element, S: Shape, D: Backend<E>>(t: &Tensor<E, S, D>) -> T<E> {
-    T::try_from_vec(D::to_host(t).unwrap(), t.dims()).unwrap()
+    T::try_from_vec(host::to_host(t).unwrap(), t.dims()).unwrap()
 }
 
 /// A view applied on both devices to the same values.

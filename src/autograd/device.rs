@@ -14,6 +14,7 @@ use crate::element::Float;
 use crate::ops::reduce::sum_to_dims;
 use crate::shape::{DimVec, DynRank, Shape};
 use crate::tensor::pointwise;
+use crate::tensor::reduction;
 
 /// The devices [`Var`](super::Var) records and back-propagates on for
 /// elements `T`: the op table's pointwise ops on `T` (and on the `bool`
@@ -89,7 +90,7 @@ pub(crate) fn sum_keepdim<T: Float, D: Backend<T>>(
     g: &Dyn<T, D>,
     mask: &[bool],
 ) -> Result<Dyn<T, D>, D::Error> {
-    D::reduce(Reduction::Sum, g, mask, true)
+    reduction::reduce(Reduction::Sum, g, mask, true)
 }
 
 /// The op-table operation `op` on `g` and `x` broadcast together.

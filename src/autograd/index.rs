@@ -7,6 +7,7 @@
 //! into the same view of zeros.
 
 use crate::shape::OrPanic;
+use crate::tensor::host;
 use crate::tensor::pointwise;
 use std::ops::Bound;
 
@@ -33,7 +34,7 @@ fn zeros<T: Float, D: GradDevice<T>>(
     like: &Dyn<T, D>,
     dims: &[usize],
 ) -> Result<Dyn<T, D>, D::Error> {
-    let zero: Dyn<T, D> = <D as Backend<T>>::from_host(like, vec![T::zero()], &[])?;
+    let zero: Dyn<T, D> = host::from_host(like, vec![T::zero()], &[])?;
     pointwise::copy(&zero.try_broadcast_to::<DynRank>(dims)?)
 }
 
@@ -549,7 +550,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
                 let gv = needs[1]
                     .then(|| {
                         let picked = g.try_masked_select(&mask)?.into_dyn();
-                        <D as Backend<T>>::reduce(Reduction::Sum, &picked, &[true], false)
+                        crate::tensor::reduction::reduce(Reduction::Sum, &picked, &[true], false)
                     })
                     .transpose()?;
                 Ok(smallvec![gs, gv])

@@ -54,13 +54,13 @@
 //!
 //! ```
 //! use shaped::autograd::{GradDevice, Var};
-//! use shaped::backend::Backend;
+//! use shaped::ops::host;
 //! use shaped::{Shape, Tensor};
 //! // Written once; `D` may be `Cpu` or `Cuda`.
 //! fn grad_of_square_sum<D: GradDevice<f32>>(x: Tensor<f32, Shape![3], D>) -> Vec<f32> {
 //!     let x = Var::param(x);
 //!     let g = x.square().sum().backward().wrt(&x).unwrap();
-//!     <D as Backend<f32>>::to_host(&g).unwrap()
+//!     host::to_host(&g).unwrap()
 //! }
 //! let x = Tensor::<f32, Shape![3]>::from_vec(vec![1., 2., 3.]);
 //! assert_eq!(grad_of_square_sum(x), vec![2., 4., 6.]);

@@ -19,6 +19,7 @@
 
 use crate::shape::OrPanic;
 use crate::tensor::pointwise;
+use crate::tensor::reduction;
 use smallvec::smallvec;
 
 use super::Var;
@@ -84,7 +85,8 @@ fn device_grad<T: Float, D: GradDevice<T>>(
             // `p / x` where no element is 0, `p` at the only 0, else 0.
             let (zero, one) = (scalar_like(x, T::zero())?, scalar_like(x, T::one())?);
             let is_zero = compare(table::Equal, x, &zero)?;
-            let nonzero = D::reduce(Reduction::Prod, &select(&is_zero, &one, x)?, mask, true)?;
+            let nonzero =
+                reduction::reduce(Reduction::Prod, &select(&is_zero, &one, x)?, mask, true)?;
             let zeros = sum_keepdim(&select(&is_zero, &one, &zero)?, mask)?;
             let only_zero = combine(
                 table::LogicalAnd,
@@ -115,7 +117,7 @@ fn statistic_keepdim<T: Float, D: GradDevice<T>>(
     x: &Dyn<T, D>,
     mask: &[bool],
 ) -> Result<Dyn<T, D>, D::Error> {
-    D::statistic(s, x, mask, true)
+    reduction::statistic(s, x, mask, true)
 }
 
 /// `op(a, b)` at the broadcast of the two (an op-table operation).
@@ -160,7 +162,7 @@ fn statistic_grad<T: Float, D: GradDevice<T>>(
     let n = crate::ops::reduce::reduced_count(x.dims(), mask);
     match s {
         Statistic::Variance { correction, sqrt } => {
-            let mean = D::reduce(Reduction::Mean, x, mask, true)?;
+            let mean = reduction::reduce(Reduction::Mean, x, mask, true)?;
             let centred = bin(table::Sub, x, &mean)?;
             let dof = (n as f64 - correction as f64).max(0.0);
             if sqrt {

@@ -245,6 +245,11 @@ pub trait Fused<T: Element>: Device {
         Self: Backend<T>,
     {
         let value = Self::eval(e)?;
-        <Self as Backend<T>>::reduce(r, &value, mask, keepdim)
+        Ok(Tensor::from_output(<Self as Backend<T>>::reduce(
+            r,
+            value.layout(),
+            mask,
+            keepdim,
+        )?)?)
     }
 }

@@ -10,7 +10,10 @@
 //! the type level, sizes are checked here with PyTorch's messages. The
 //! pointwise primitives take their operands as [`Layout`]s and return an
 //! [`Output`] (no shape type: each is compiled once per element type and
-//! op); the others still take typed tensors (issue 37 moves them next).
+//! op), as do the reductions (their typed front is
+//! `shaped::ops::reduce::primitives`), the index kernels and the host
+//! transfers (`shaped::ops::host`). [`Gemm`] still takes typed tensors
+//! (issue 37 moves it next).
 //!
 //! ```
 //! use shaped::backend::Backend;
@@ -36,7 +39,7 @@ use crate::Tensor;
 use crate::backend::op::index::{IndexElement, ScatterReduce};
 use crate::device::Device;
 use crate::element::{Element, Float, Numeric};
-use crate::shape::{DimVec, Dyn, DynRank, Shape, ShapeError};
+use crate::shape::{DimVec, Shape, ShapeError};
 
 /// The primitives of a device for elements `T`: pointwise ops of the op
 /// table, reductions (arg-reductions and the softmax family included),
@@ -157,49 +160,48 @@ pub trait Backend<T: Element>: Device {
     ) -> Result<(), Self::Error>;
 
     /// `r` over the dimensions of `a` marked in `mask` (one flag per
-    /// dimension), into a new tensor of shape `SO`: the kept sizes, with the
-    /// reduced ones kept as 1 when `keepdim`. The caller has checked that
-    /// a reduction without identity (`max`, `min`) has elements.
+    /// dimension), into a new storage whose sizes are the kept ones, with
+    /// the reduced ones kept as 1 when `keepdim`. The caller has checked
+    /// that a reduction without identity (`max`, `min`) has elements.
     ///
     /// # Errors
-    /// An allocation or driver error, or sizes that do not fit `SO`.
-    fn reduce<S: Shape, SO: Shape>(
+    /// An allocation or driver error.
+    fn reduce(
         r: Reduction,
-        a: &Tensor<T, S, Self>,
+        a: Layout<'_, Self::Storage<T>>,
         mask: &[bool],
         keepdim: bool,
-    ) -> Result<Tensor<T, SO, Self>, Self::Error>
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>
     where
         T: Numeric;
 
     /// The float reduction `s` over the dimensions of `a` marked in `mask`,
-    /// into a new tensor of shape `SO` (the kept sizes, the reduced ones
-    /// kept as 1 when `keepdim`). No elements give PyTorch's values: NaN
-    /// for `var`, -inf for `logsumexp`, 0 for a norm (inf for `p = -inf`).
+    /// into a new storage (the kept sizes, the reduced ones kept as 1 when
+    /// `keepdim`). No elements give PyTorch's values: NaN for `var`, -inf
+    /// for `logsumexp`, 0 for a norm (inf for `p = -inf`).
     ///
     /// # Errors
-    /// An allocation or driver error, or sizes that do not fit `SO`.
-    fn statistic<S: Shape, SO: Shape>(
+    /// An allocation or driver error.
+    fn statistic(
         s: Statistic,
-        a: &Tensor<T, S, Self>,
+        a: Layout<'_, Self::Storage<T>>,
         mask: &[bool],
         keepdim: bool,
-    ) -> Result<Tensor<T, SO, Self>, Self::Error>
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>
     where
         T: Float;
 
     /// Whether every (`all`) or some element over the dimensions in `mask`
-    /// is nonzero (`torch.all`, `torch.any`), into a new tensor of shape
-    /// `SO`.
+    /// is nonzero (`torch.all`, `torch.any`), into a new `bool` storage.
     ///
     /// # Errors
     /// As [`Backend::reduce`].
-    fn truth<S: Shape, SO: Shape>(
+    fn truth(
         all: bool,
-        a: &Tensor<T, S, Self>,
+        a: Layout<'_, Self::Storage<T>>,
         mask: &[bool],
         keepdim: bool,
-    ) -> Result<Tensor<bool, SO, Self>, Self::Error>;
+    ) -> Result<Output<Self::Storage<bool>>, Self::Error>;
 
     /// The largest (`max`) or smallest elements over the dimensions in
     /// `mask` and their indices, counted row-major over the reduced
@@ -210,32 +212,33 @@ pub trait Backend<T: Element>: Device {
     /// # Errors
     /// As [`Backend::reduce`].
     #[allow(clippy::type_complexity)]
-    fn arg_extreme<S: Shape, SO: Shape>(
+    fn arg_extreme(
         max: bool,
-        a: &Tensor<T, S, Self>,
+        a: Layout<'_, Self::Storage<T>>,
         mask: &[bool],
         keepdim: bool,
-    ) -> Result<(Tensor<T, SO, Self>, Tensor<i64, SO, Self>), Self::Error>
+    ) -> Result<(Output<Self::Storage<T>>, Output<Self::Storage<i64>>), Self::Error>
     where
         T: Numeric;
 
     /// `softmax` (or, with `log`, `log_softmax`) of `a` along dimension
     /// `dim` (already checked to be in range): `exp(x - m) / Σ exp(x - m)`
-    /// with `m` each slice's maximum, as PyTorch computes it.
+    /// with `m` each slice's maximum, as PyTorch computes it. The result
+    /// has `a`'s sizes.
     ///
     /// # Errors
     /// An allocation or driver error.
-    fn softmax<S: Shape>(
-        a: &Tensor<T, S, Self>,
+    fn softmax(
+        a: Layout<'_, Self::Storage<T>>,
         dim: usize,
         log: bool,
-    ) -> Result<Tensor<T, S, Self>, Self::Error>
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>
     where
         T: Float;
 
     /// `out[i] = src[i with dim replaced by index[i]]` for every position
-    /// `i` of the index's sizes, into a new contiguous tensor of shape `SO`
-    /// with the index's sizes (the core of `gather` and `index_select`).
+    /// `i` of the index's sizes, into a new storage with the index's sizes
+    /// (the core of `gather` and `index_select`).
     /// `src` and `index` have one rank (a 0-d tensor counts as 1-d of one
     /// element) and the caller has checked gather's size rules; both are
     /// read through their strides (an expanded index is never copied).
@@ -244,11 +247,11 @@ pub trait Backend<T: Element>: Device {
     /// PyTorch's "index 5 is out of bounds for dimension 1 with size 3" for
     /// the first index value outside `0..src.size(dim)`, found before
     /// anything is read; an allocation or driver error.
-    fn gather<I: IndexElement, S1: Shape, SI: Shape, SO: Shape>(
-        src: &Tensor<T, S1, Self>,
+    fn gather<I: IndexElement>(
+        src: Layout<'_, Self::Storage<T>>,
         dim: usize,
-        index: &Tensor<I, SI, Self>,
-    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+        index: Layout<'_, Self::Storage<I>>,
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>;
 
     /// `out[i with dim replaced by index[i]] = src[i]` for every position
     /// `i` of the index's sizes (`scatter_`; of repeated indices one write
@@ -261,70 +264,56 @@ pub trait Backend<T: Element>: Device {
     /// nothing is written); elements of `out` that share memory; on CUDA an
     /// index that shares `out`'s buffer (the CPU reads it from a copy); a
     /// driver error.
-    fn scatter<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
-        out: &mut Tensor<T, S, Self>,
+    fn scatter<I: IndexElement>(
+        out: Layout<'_, Self::Storage<T>>,
         dim: usize,
-        index: &Tensor<I, SI, Self>,
-        src: &Tensor<T, S2, Self>,
+        index: Layout<'_, Self::Storage<I>>,
+        src: Layout<'_, Self::Storage<T>>,
     ) -> Result<(), Self::Error>;
-
-    /// As [`Backend::scatter`], adding every contribution (`scatter_add_`).
-    ///
-    /// # Errors
-    /// As [`Backend::scatter`].
-    fn scatter_add<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
-        out: &mut Tensor<T, S, Self>,
-        dim: usize,
-        index: &Tensor<I, SI, Self>,
-        src: &Tensor<T, S2, Self>,
-    ) -> Result<(), Self::Error>
-    where
-        T: Numeric;
 
     /// As [`Backend::scatter`], combining every contribution into the
     /// written element with `reduce`'s operation (`scatter_reduce_` with
     /// `include_self=True`): `Sum` and `Mean` add, `Prod` multiplies
     /// (integers wrap), `Amax` / `Amin` keep the largest / smallest (a NaN
-    /// wins). The caller divides for `Mean`. With repeated indices the
+    /// wins). The caller divides for `Mean`. `Sum` is `scatter_add_`. With repeated indices the
     /// contributions are combined in row-major order on the CPU and in an
     /// unspecified order on CUDA (atomics), so a float `Sum` or `Prod` may
     /// differ there in the last bits.
     ///
     /// # Errors
     /// As [`Backend::scatter`].
-    fn scatter_reduce<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
-        out: &mut Tensor<T, S, Self>,
+    fn scatter_reduce<I: IndexElement>(
+        out: Layout<'_, Self::Storage<T>>,
         dim: usize,
-        index: &Tensor<I, SI, Self>,
-        src: &Tensor<T, S2, Self>,
+        index: Layout<'_, Self::Storage<I>>,
+        src: Layout<'_, Self::Storage<T>>,
         reduce: ScatterReduce,
     ) -> Result<(), Self::Error>
     where
         T: Numeric;
 
     /// The parts laid one after the other along `dim` (`cat`), into a new
-    /// contiguous tensor of sizes `out` (their sizes, summed along `dim`),
-    /// of shape `SO`. The caller has checked `cat`'s size rules.
+    /// storage of sizes `out` (their sizes, summed along `dim`). The caller
+    /// has checked `cat`'s size rules and that there are parts.
     ///
     /// # Errors
     /// Parts on different GPUs, an allocation or driver error.
-    fn cat<SO: Shape>(
-        parts: &[Tensor<T, DynRank, Self>],
+    fn cat(
+        parts: &[Layout<'_, Self::Storage<T>>],
         dim: usize,
         out: &[usize],
-    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>;
 
     /// `a` with the elements where `mask` holds set to `value`, the two
-    /// broadcast together (`torch.masked_fill`), into a new tensor of shape
-    /// `SO`.
+    /// broadcast together (`torch.masked_fill`), into a new storage.
     ///
     /// # Errors
     /// PyTorch's broadcast error, an allocation or driver error.
-    fn masked_fill<S: Shape, SM: Shape, SO: Shape>(
-        a: &Tensor<T, S, Self>,
-        mask: &Tensor<bool, SM, Self>,
+    fn masked_fill(
+        a: Layout<'_, Self::Storage<T>>,
+        mask: Layout<'_, Self::Storage<bool>>,
         value: T,
-    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>;
 
     /// Sets the elements of `a` where `mask` (expanded to `a`'s sizes)
     /// holds to `value` (`Tensor.masked_fill_`).
@@ -332,45 +321,45 @@ pub trait Backend<T: Element>: Device {
     /// # Errors
     /// PyTorch's in-place errors (the mask does not expand to `a`'s sizes,
     /// elements of `a` share memory), a driver error.
-    fn masked_fill_<S: Shape, SM: Shape>(
-        a: &mut Tensor<T, S, Self>,
-        mask: &Tensor<bool, SM, Self>,
+    fn masked_fill_(
+        a: Layout<'_, Self::Storage<T>>,
+        mask: Layout<'_, Self::Storage<bool>>,
         value: T,
     ) -> Result<(), Self::Error>;
 
     /// The elements of `a` where `mask` holds, both broadcast to `dims`
     /// (which the caller computed), in row-major order
-    /// (`torch.masked_select`): a 1-d tensor whose length depends on the
+    /// (`torch.masked_select`): a 1-d storage whose length depends on the
     /// mask's values, so CUDA reads the mask on the host (as PyTorch
     /// synchronises for the count) and gathers the values on the device.
     ///
     /// # Errors
     /// An allocation or driver error.
-    fn masked_select<S: Shape, SM: Shape>(
-        a: &Tensor<T, S, Self>,
-        mask: &Tensor<bool, SM, Self>,
+    fn masked_select(
+        a: Layout<'_, Self::Storage<T>>,
+        mask: Layout<'_, Self::Storage<bool>>,
         dims: &[usize],
-    ) -> Result<Tensor<T, (Dyn,), Self>, Self::Error>;
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>;
 
-    /// A tensor of sizes `dims` holding `data` (row-major), on the device
-    /// `like` lives on (the one upload the index ops whose result depends
-    /// on values, `nonzero` and `masked_scatter`, need).
+    /// A new storage of sizes `dims` holding `data` (row-major), on the
+    /// device `like` lives on (the one upload the index ops whose result
+    /// depends on values, `nonzero` and `masked_scatter`, need). The caller
+    /// has checked that `data` holds `dims`' element count.
     ///
     /// # Errors
-    /// `data` does not have `dims`' element count or does not fit `S`; an
-    /// allocation or driver error.
-    fn from_host<S: Shape, U: Element>(
-        like: &Tensor<U, impl Shape, Self>,
+    /// An allocation or driver error.
+    fn from_host<U: Element>(
+        like: Layout<'_, Self::Storage<U>>,
         data: Vec<T>,
         dims: &[usize],
-    ) -> Result<Tensor<T, S, Self>, Self::Error>;
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>;
 
     /// The elements of `a` in row-major order, on the host (for the checks
     /// that must see values, such as integer division by zero).
     ///
     /// # Errors
-    /// A driver error.
-    fn to_host<S: Shape>(a: &Tensor<T, S, Self>) -> Result<Vec<T>, Self::Error>;
+    /// An allocation or driver error.
+    fn to_host(a: Layout<'_, Self::Storage<T>>) -> Result<Vec<T>, Self::Error>;
 }
 
 /// Matrix products on a device for elements `T`: the CPU multiplies every

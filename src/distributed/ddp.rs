@@ -23,6 +23,8 @@
 //! - **Reduced gradients are views into the bucket**, which lives as long
 //!   as one of them does: no copy back.
 
+use crate::tensor::host;
+use crate::tensor::indexing;
 use crate::tensor::pointwise;
 use core::ops::{Deref, DerefMut};
 
@@ -346,15 +348,15 @@ where
     }
     let like = p_value(&params[0]);
     let n = flags.len();
-    parts.push(D::from_host::<DynRank, T>(&like, flags, &[n]).map_err(device_error)?);
+    parts.push(host::from_host::<T, D, DynRank, _, _>(&like, flags, &[n]).map_err(device_error)?);
     let total: usize = parts.iter().map(Tensor::numel).sum();
-    let mut bucket: Flat<T, D> = D::cat(&parts, 0, &[total]).map_err(device_error)?;
+    let mut bucket: Flat<T, D> = indexing::cat(&parts, 0, &[total]).map_err(device_error)?;
     drop(parts);
     comm.try_all_reduce_(&mut bucket, ReduceOp::Mean)?;
     let flags_view = bucket
         .narrow::<(Dyn,)>(0, total - n, n)
         .map_err(device_error)?;
-    let present = D::to_host(&flags_view).map_err(device_error)?;
+    let present = host::to_host(&flags_view).map_err(device_error)?;
     let mut offset = 0;
     for (p, flag) in params.iter().zip(present) {
         let len = p.value().numel();

@@ -13,7 +13,9 @@ use crate::backend::{Backend, Gemm, Linalg};
 use crate::element::{Element, Numeric};
 use crate::linalg::LinalgFloat;
 use crate::shape::{DimVec, DynRank, Shape};
+use crate::tensor::host;
 use crate::tensor::pointwise;
+use crate::tensor::reduction;
 
 /// A tensor of any rank on the device `D`.
 pub(crate) type Dyn<T, D> = Tensor<T, DynRank, D>;
@@ -48,7 +50,7 @@ pub(crate) fn norm_last<T: LinalgFloat, S: Shape, D: Backend<T>>(
 ) -> Result<Dyn<T, D>, D::Error> {
     let r = x.rank();
     let mask: Vec<bool> = (0..r).map(|d| d + k >= r).collect();
-    D::statistic(Statistic::Norm(p), x, &mask, keepdim)
+    reduction::statistic(Statistic::Norm(p), x, &mask, keepdim)
 }
 
 /// A 0-d tensor holding `v` on `like`'s device.
@@ -56,7 +58,7 @@ pub(crate) fn scalar<V: Element, U: Element, D: Backend<V>>(
     like: &Tensor<U, impl Shape, D>,
     v: V,
 ) -> Result<Dyn<V, D>, D::Error> {
-    D::from_host(like, vec![v], &[])
+    host::from_host(like, vec![v], &[])
 }
 
 /// `op` of `a` and `b`, broadcast together (an op-table operation).
@@ -117,7 +119,7 @@ pub(crate) fn upload<T: Element, U: Element, D: Backend<T>>(
     data: Vec<T>,
     dims: &[usize],
 ) -> Result<Dyn<T, D>, D::Error> {
-    D::from_host(like, data, dims)
+    host::from_host(like, data, dims)
 }
 
 /// `a`'s values copied to a CPU tensor of its sizes (for the parts that
@@ -125,7 +127,7 @@ pub(crate) fn upload<T: Element, U: Element, D: Backend<T>>(
 pub(crate) fn download<T: Element, S: Shape, D: Backend<T>>(
     a: &Tensor<T, S, D>,
 ) -> Result<Tensor<T, DynRank>, D::Error> {
-    Ok(Tensor::try_from_vec(D::to_host(a)?, a.dims())?)
+    Ok(Tensor::try_from_vec(host::to_host(a)?, a.dims())?)
 }
 
 /// Zeros of the sizes `dims` (a new contiguous tensor) on `like`'s device:

@@ -16,6 +16,7 @@
 //! round trip). On the CPU that round trip is one extra copy of the input
 //! and of each result.
 
+use crate::tensor::host;
 use faer::Mat;
 
 use super::batch::{Operand, check_square, dims_with, push_mat, tensor};
@@ -283,8 +284,8 @@ fn back<T: LinalgFloat, S2: Shape, D: Backend<T>>(
     z: &ComplexTensor<T, DynRank>,
 ) -> Result<ComplexTensor<T, S2, D>, D::Error> {
     Ok(ComplexTensor {
-        re: D::from_host(like, z.re.to_vec(), z.re.dims())?,
-        im: D::from_host(like, z.im.to_vec(), z.im.dims())?,
+        re: host::from_host(like, z.re.to_vec(), z.re.dims())?,
+        im: host::from_host(like, z.im.to_vec(), z.im.dims())?,
     })
 }
 

@@ -8,8 +8,8 @@ use super::compose::{Dyn, LinalgDevice, view};
 use super::generic::{check_matrices, check_square_dims};
 use super::solve::is_vector_rhs;
 use super::{BatchOf, LinalgFloat, Matrices, SolveRhs, SquareMatrices, expect};
-use crate::backend::Backend;
 use crate::shape::Shape;
+use crate::tensor::host;
 use crate::{ShapeError, Tensor};
 
 /// `(inverse, info)` for each matrix of `a` `(..., n, n)`, as PyTorch's
@@ -51,11 +51,11 @@ where
         // The device leaves a singular matrix's inverse unspecified; solve
         // `P L U X = I` instead, which runs into PyTorch's infinities and NaNs.
         let (lu, piv, lu_info) = D::lu_factor(&ad)?;
-        let piv_host = <D as Backend<i32>>::to_host(&piv)?;
+        let piv_host = host::to_host(&piv)?;
         let eye = (0..n * n)
             .map(|i| if i / n == i % n { T::one() } else { T::zero() })
             .collect();
-        let eye: Dyn<T, D> = <D as Backend<T>>::from_host(a, eye, &[n, n])?;
+        let eye: Dyn<T, D> = host::from_host(a, eye, &[n, n])?;
         x = D::lu_solve(&lu, &piv, &piv_host, &eye)?;
         info = lu_info;
     }
@@ -204,7 +204,7 @@ where
     let abatch = batch_of(a.dims());
     broadcast_batch(&bd[..bd.len() - 2], abatch)?;
     let (lu, piv, info) = D::lu_factor(&a.share().into_dyn())?;
-    let piv_host = <D as Backend<i32>>::to_host(&piv)?;
+    let piv_host = host::to_host(&piv)?;
     let x = D::lu_solve(&lu, &piv, &piv_host, &b)?;
     let x = if vec {
         let r = x.rank();

@@ -1,7 +1,9 @@
 //! `lstsq` and `lstsq_vec`: minimum-norm least-squares solutions with
 //! PyTorch's residuals, rank and singular values, through the SVD.
 
+use crate::tensor::host;
 use crate::tensor::pointwise;
+use crate::tensor::reduction;
 use faer::Mat;
 
 use super::batch::{bcast_index, broadcast_batch, dims_with, matmul as fmatmul};
@@ -346,7 +348,7 @@ fn lstsq_core<T: LinalgFloat, S: Shape, D: Linalg<T> + Gemm<T> + Backend<i64>>(
         let d = sub(&matmul(a, &x)?, &bm)?;
         let mut mask = vec![false; d.rank()];
         mask[d.rank() - 2] = true;
-        D::reduce(Reduction::Sum, &mul(&d, &d)?, &mask, false)?
+        reduction::reduce(Reduction::Sum, &mul(&d, &d)?, &mask, false)?
     } else {
         empty()?
     };
@@ -412,7 +414,7 @@ fn pinv_parts<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
     let k = m.min(n);
     let (u, s, vh, info) = D::svd(a, true, false)?;
     let (u, vh) = (u.expect("U asked for"), vh.expect("Vh asked for"));
-    let sv = D::to_host(&s)?;
+    let sv = host::to_host(&s)?;
     let rcond = match rcond {
         Some(r) => T::from(r).unwrap_or(T::zero()),
         None => <T as num_traits::Float>::epsilon() * T::from(m.max(n)).unwrap_or(T::one()),

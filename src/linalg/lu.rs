@@ -1,6 +1,7 @@
 //! `lu_factor` and `lu_factor_ex` (LU with partial pivoting, packed as
 //! LAPACK packs it), `lu` (the unpacked `P`, `L`, `U`) and `lu_solve`.
 
+use crate::tensor::host;
 use faer::Mat;
 
 use super::batch::{
@@ -10,7 +11,7 @@ use super::batch::{
 use super::compose::{LinalgDevice, add, eye, scalar, select, upload};
 use super::generic::{check_batch_info, check_matrices, check_square_dims};
 use super::{BatchOf, LinalgFloat, Matrices, SolveRhs, WithTail, expect};
-use crate::backend::{Backend, Linalg};
+use crate::backend::Linalg;
 use crate::device::Cpu;
 use crate::ops::exec::Layout;
 use crate::shape::{Dyn, Shape};
@@ -181,7 +182,7 @@ pub fn try_lu<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
     let k = m.min(n);
     let (lu, piv, _) = D::lu_factor(&a.share().into_dyn())?;
     // (P A) row i is A's row rows[i], so A = Pᵀ (L U): P[rows[c], c] = 1.
-    let pivots = <D as Backend<i32>>::to_host(&piv)?;
+    let pivots = host::to_host(&piv)?;
     let count: usize = batch.iter().product();
     let mut p = vec![T::zero(); count * m * m];
     for (b, mat) in p.chunks_mut((m * m).max(1)).take(count).enumerate() {
@@ -352,7 +353,7 @@ where
         ))
         .into());
     }
-    let piv_host = <D as Backend<i32>>::to_host(pivots)?;
+    let piv_host = host::to_host(pivots)?;
     if piv_host.iter().any(|&p| p < 1 || p as usize > n) {
         return Err(
             ShapeError::Invalid(format!("{name}: pivots must be between 1 and {n}")).into(),

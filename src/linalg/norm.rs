@@ -5,6 +5,7 @@ use super::generic::check_matrices;
 use super::{BatchOf, LinalgFloat, Matrices, expect};
 use crate::backend::op::Statistic;
 use crate::shape::Shape;
+use crate::tensor::reduction;
 use crate::{ShapeError, Tensor};
 
 /// Which matrix norm [`matrix_norm`] computes (PyTorch's and NumPy's `ord`).
@@ -131,7 +132,7 @@ pub(super) fn norm_of<T: LinalgFloat, S: Shape, D: LinalgDevice<T>>(
     // the `p` norm (largest or smallest, the sums being >= 0) of those.
     let sums = |d: usize, p: f64| -> Result<Dyn<T, D>, D::Error> {
         let mask: Vec<bool> = (0..r).map(|i| i == d).collect();
-        let s: Dyn<T, D> = D::statistic(Statistic::Norm(1.0), a, &mask, false)?;
+        let s: Dyn<T, D> = reduction::statistic(Statistic::Norm(1.0), a, &mask, false)?;
         norm_last(&s, p, 1, false)
     };
     match ord {

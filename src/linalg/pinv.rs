@@ -2,9 +2,9 @@
 
 use super::compose::{Dyn, LinalgDevice, bin, mat_t, scalar, select, un, view};
 use super::{LinalgFloat, Matrices, Transposed, expect};
-use crate::backend::Backend;
 use crate::backend::op::ScalarRhs;
 use crate::backend::op::table;
+use crate::tensor::host;
 use crate::tensor::pointwise;
 use crate::{ShapeError, Tensor};
 
@@ -49,8 +49,7 @@ pub fn try_pinv<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
     let (m, n) = (a.dims()[r - 2], a.dims()[r - 1]);
     let batch = &a.dims()[..r - 2];
     if m == 0 || n == 0 {
-        let empty: Dyn<T, D> =
-            <D as Backend<T>>::from_host(a, Vec::new(), &[batch, &[n, m]].concat())?;
+        let empty: Dyn<T, D> = host::from_host(a, Vec::new(), &[batch, &[n, m]].concat())?;
         return Ok(empty.try_into_shape()?);
     }
     let (u, s, vh) = super::try_svd(&a.share().into_dyn())?;

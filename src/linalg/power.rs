@@ -3,7 +3,10 @@
 //! each one body for every device: matrix products, op-table pointwise
 //! kernels and the `Linalg` primitives `inv` and `solve`.
 
+use crate::tensor::host;
+use crate::tensor::indexing;
 use crate::tensor::pointwise;
+use crate::tensor::reduction;
 use faer::Mat;
 use faer::linalg::solvers::Solve;
 
@@ -169,8 +172,9 @@ where
     // The 1-norm of each matrix (the largest column sum of |A|), on the host.
     let mut mask = vec![false; rank];
     mask[rank - 2] = true;
-    let cols: Dyn<T, D> = D::reduce(Reduction::Sum, &pointwise::unary(Abs, &x)?, &mask, false)?;
-    let cols = D::to_host(&cols)?;
+    let cols: Dyn<T, D> =
+        reduction::reduce(Reduction::Sum, &pointwise::unary(Abs, &x)?, &mask, false)?;
+    let cols = host::to_host(&cols)?;
     let s: Vec<i32> = cols
         .chunks(n)
         .map(|c| squarings(c.iter().fold(T::zero(), |a, &b| if b > a { b } else { a })))
@@ -382,11 +386,11 @@ pub(crate) fn matrix_exp_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T> + Backend<bo
     let at = mat_t(a);
     let mut wide = a.dims().to_vec();
     wide[r - 1] = 2 * n;
-    let top: Dyn<T, D> = D::cat(&[at.share(), g.share()], r - 1, &wide)?;
-    let bottom: Dyn<T, D> = D::cat(&[zeros(a)?, at], r - 1, &wide)?;
+    let top: Dyn<T, D> = indexing::cat(&[at.share(), g.share()], r - 1, &wide)?;
+    let bottom: Dyn<T, D> = indexing::cat(&[zeros(a)?, at], r - 1, &wide)?;
     let mut big = wide;
     big[r - 2] = 2 * n;
-    let big: Dyn<T, D> = D::cat(&[top, bottom], r - 2, &big)?;
+    let big: Dyn<T, D> = indexing::cat(&[top, bottom], r - 2, &big)?;
     let e = try_matrix_exp(&big)?;
     let block: Dyn<T, D> = e.narrow::<DynRank>(-2, 0, n)?.narrow(-1, n, n)?;
     pointwise::copy(&block)

@@ -5,9 +5,9 @@ use super::compose::{Dyn, LinalgDevice, bin, scalar, select, un, view};
 use super::generic::{check_matrices, check_square_dims};
 use super::norm::{MatrixNorm, norm_of, svdvals_dyn};
 use super::{BatchOf, LinalgFloat, Matrices, expect};
-use crate::backend::Backend;
 use crate::backend::op::table;
 use crate::backend::op::{Reduction, ScalarRhs};
+use crate::tensor::host;
 use crate::tensor::pointwise;
 use crate::{ShapeError, Tensor};
 
@@ -67,7 +67,7 @@ pub fn try_matrix_rank<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
     };
     if m == 0 || n == 0 {
         let zeros = vec![0; batch.iter().product()];
-        return <D as Backend<i64>>::from_host(a, zeros, batch);
+        return host::from_host(a, zeros, batch);
     }
     // The singular values (descending), the tolerance from the first of
     // each matrix's (a view), and the count of those above it.
@@ -85,7 +85,7 @@ pub fn try_matrix_rank<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
     let (one, zero) = (scalar(a, 1i64)?, scalar(a, 0i64)?);
     let counted: Dyn<i64, D> = pointwise::select(table::Where, &above, &one, &zero)?;
     let mask: Vec<bool> = (0..r - 1).map(|d| d == r - 2).collect();
-    <D as Backend<i64>>::reduce(Reduction::Sum, &counted, &mask, false)
+    crate::tensor::reduction::reduce(Reduction::Sum, &counted, &mask, false)
 }
 
 /// The rank of each matrix; panics where [`try_matrix_rank`] errs.
@@ -164,7 +164,7 @@ pub fn try_cond<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
     let count = batch.iter().product();
     // Empty matrices have condition number 0 in every norm, as PyTorch
     // (which checks squareness only for `fro` and `nuc` then).
-    let zeros = || <D as Backend<T>>::from_host(a, vec![T::zero(); count], batch);
+    let zeros = || host::from_host(a, vec![T::zero(); count], batch);
     if matches!(p, MatrixNorm::Fro | MatrixNorm::Nuc) {
         check_square_dims(a.dims(), &name, "A")?;
     }
@@ -187,14 +187,14 @@ pub fn try_cond<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
     let singular: Vec<bool> = info.iter().map(|&k| k != 0).collect();
     let inv = if singular.contains(&true) {
         let dims = [batch, &[1, 1]].concat();
-        let mask: Dyn<bool, D> = <D as Backend<bool>>::from_host(a, singular.clone(), &dims)?;
+        let mask: Dyn<bool, D> = host::from_host(a, singular.clone(), &dims)?;
         select(&mask, &scalar(a, T::zero())?, &inv)?
     } else {
         inv
     };
     let prod = bin(table::Mul, &norm_of(a, p)?, &norm_of(&inv, p)?)?;
     let out = if singular.contains(&true) {
-        let mask: Dyn<bool, D> = <D as Backend<bool>>::from_host(a, singular, batch)?;
+        let mask: Dyn<bool, D> = host::from_host(a, singular, batch)?;
         select(&mask, &scalar(a, T::infinity())?, &prod)?
     } else {
         prod

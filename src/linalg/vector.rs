@@ -9,7 +9,9 @@ use crate::backend::op::Statistic;
 use crate::backend::op::table;
 use crate::ops::reduce::axes;
 use crate::shape::{Broadcast, BroadcastShape, Const, Dim, DynRank, Shape};
+use crate::tensor::indexing;
 use crate::tensor::pointwise;
+use crate::tensor::reduction;
 use crate::{ShapeError, Tensor};
 
 /// PyTorch's spelling of an `ord` in messages: `inf`, `-inf`, `-1`, `0.5`.
@@ -51,7 +53,7 @@ pub fn try_vector_norm<T: LinalgFloat, S: Shape, D: Backend<T>>(
     ord: f64,
 ) -> Result<Tensor<T, (), D>, D::Error> {
     check_norm_all(x.numel(), ord)?;
-    D::statistic(Statistic::Norm(ord), x, &axes::all(x.rank()), false)
+    reduction::statistic(Statistic::Norm(ord), x, &axes::all(x.rank()), false)
 }
 
 /// PyTorch's check before [`try_vector_norm`] of `numel` elements: a norm
@@ -111,7 +113,7 @@ pub fn try_vector_norm_dims<T: LinalgFloat, S: Shape, D: Backend<T>>(
     keepdim: bool,
 ) -> Result<Tensor<T, DynRank, D>, D::Error> {
     let mask = check_norm_dims(x.dims(), ord, dims)?;
-    D::statistic(Statistic::Norm(ord), x, &mask, keepdim)
+    reduction::statistic(Statistic::Norm(ord), x, &mask, keepdim)
 }
 
 /// The dimensions [`try_vector_norm_dims`] reduces, as a mask of `sizes`,
@@ -311,7 +313,7 @@ pub(crate) fn cross_dyn<T: LinalgFloat, SA: Shape, SB: Shape, D: Backend<T>>(
         pointwise::binary(table::Sub, &l, &r)
     };
     let parts = [term(1, 2)?, term(2, 0)?, term(0, 1)?];
-    D::cat(&parts, r - 1, &dims_with(&batch, &[3]))
+    indexing::cat(&parts, r - 1, &dims_with(&batch, &[3]))
 }
 
 /// The three components of the 3-vectors of `x` `(..., 3)`, each a view

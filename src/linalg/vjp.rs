@@ -17,7 +17,9 @@ use crate::backend::op::table::Neg;
 use crate::backend::{Backend, Linalg};
 use crate::linalg::{LinalgDevice, Triangle};
 use crate::shape::{DynRank, ShapeError};
+use crate::tensor::indexing;
 use crate::tensor::pointwise;
+use crate::tensor::reduction;
 
 /// The gradients of a function's two inputs.
 type Pair<T, D> = (Dyn<T, D>, Dyn<T, D>);
@@ -84,7 +86,7 @@ fn join<T: LinalgFloat, D: Backend<T>>(
     let d = (a.rank() as isize + dim) as usize;
     let mut out = a.dims().to_vec();
     out[d] += b.dims()[d];
-    D::cat(&[a.share(), b.share()], d, &out)
+    indexing::cat(&[a.share(), b.share()], d, &out)
 }
 
 /// The gradient of `det`: `g · det(A) · A⁻ᵀ` for each invertible `A`
@@ -135,7 +137,7 @@ fn adjugate_t<T: LinalgFloat, D: LinalgDevice<T>>(a: &Dyn<T, D>) -> Result<Dyn<T
     let row = s.try_reshape(&sizes_with(&s.dims()[..s.rank() - 1], &[1, n]))?;
     let others = select(&mask(a, n, n, |i, j| i == j)?, &scalar(a, T::one())?, &row)?;
     let last: Vec<bool> = (0..others.rank()).map(|d| d + 1 == others.rank()).collect();
-    let cof: Dyn<T, D> = D::reduce(Reduction::Prod, &others, &last, true)?;
+    let cof: Dyn<T, D> = reduction::reduce(Reduction::Prod, &others, &last, true)?;
     let cof = mat_t(&cof);
     mul(&matmul(&mul(&u, &cof)?, &vh)?, &per_matrix(&sign)?)
 }
@@ -343,8 +345,8 @@ pub(crate) fn householder_product_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
     if n > k {
         cols.push(zeros_of(&a, &[b, m, n - k])?);
     }
-    let ga: Dyn<T, D> = D::cat(&cols, 2, &[b, m, n])?;
-    let gt: Dyn<T, D> = D::cat(&gts, 2, &[b, 1, k])?;
+    let ga: Dyn<T, D> = indexing::cat(&cols, 2, &[b, m, n])?;
+    let gt: Dyn<T, D> = indexing::cat(&gts, 2, &[b, 1, k])?;
     let ga = ga.try_reshape(&sizes_with(orig_a, &[]))?;
     let gt = gt.try_reshape(&sizes_with(tau.dims(), &[]))?;
     Ok((ga, gt))

@@ -5,6 +5,7 @@ use crate::backend::Backend;
 use crate::element::Float;
 use crate::ops::index::IndexElement;
 use crate::shape::Dim;
+use crate::tensor::host;
 
 /// The number of rows of `logits` `(B, C)` whose largest entry (the first
 /// one, on ties, as `argmax`) is at the class in `labels` `(B,)`.
@@ -27,9 +28,9 @@ pub fn correct<T: Float, B: Dim, C: Dim, I: IndexElement, D>(
 where
     D: Backend<T> + Backend<I> + Backend<i64>,
 {
-    let predicted = <D as Backend<i64>>::to_host(&logits.argmax_dim::<1>())
-        .expect("a read-back of the predicted classes");
-    let labels = <D as Backend<I>>::to_host(labels).expect("a read-back of the labels");
+    let predicted =
+        host::to_host(&logits.argmax_dim::<1>()).expect("a read-back of the predicted classes");
+    let labels = host::to_host(labels).expect("a read-back of the labels");
     assert_eq!(
         predicted.len(),
         labels.len(),

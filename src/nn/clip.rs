@@ -2,11 +2,11 @@
 
 use super::params::Parameters;
 use crate::autograd::{GradDevice, Gradients, Var};
-use crate::backend::Backend;
 use crate::backend::op::ScalarRhs;
 use crate::backend::op::table::Mul;
 use crate::element::Float;
 use crate::shape::{DynRank, OrPanic};
+use crate::tensor::host;
 use crate::tensor::pointwise;
 
 /// Scales the gradients of `model`'s parameters in `grads` so that their
@@ -47,7 +47,7 @@ pub fn clip_grad_norm<T: Float, D: GradDevice<T>, M: Parameters<T, D> + ?Sized>(
     // The norm of the per-gradient norms, as PyTorch stacks them.
     let mut squares = T::zero();
     for (_, g) in &with_grad {
-        let n = <D as Backend<T>>::to_host(&g.try_norm(2.0).or_panic()).or_panic()[0];
+        let n = host::to_host(&g.try_norm(2.0).or_panic()).or_panic()[0];
         squares = squares + n * n;
     }
     let total = squares.sqrt();

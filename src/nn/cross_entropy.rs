@@ -10,6 +10,7 @@ use crate::backend::Backend;
 use crate::element::Float;
 use crate::ops::index::IndexElement;
 use crate::shape::{DynRank, OrPanic, ShapeError, SplitLast};
+use crate::tensor::host;
 
 use super::Mean;
 
@@ -177,10 +178,7 @@ impl<R> CrossEntropy<R> {
         let rows: usize = lead.iter().product();
         // Targets are checked on the host, as `nll` does (PyTorch's CPU
         // message).
-        let targets: Vec<i64> = <D as Backend<I>>::to_host(target)?
-            .into_iter()
-            .map(Into::into)
-            .collect();
+        let targets: Vec<i64> = host::to_host(target)?.into_iter().map(Into::into).collect();
         let mut safe = Vec::with_capacity(rows);
         let mut kept = Vec::with_capacity(rows);
         for &t in &targets {
@@ -195,9 +193,8 @@ impl<R> CrossEntropy<R> {
             }
         }
         let count = kept.iter().filter(|&&k| k == T::one()).count();
-        let index: Tensor<i64, DynRank, D> =
-            <D as Backend<i64>>::from_host(target, safe, &[rows, 1])?;
-        let weights: Tensor<T, DynRank, D> = <D as Backend<T>>::from_host(target, kept, &[rows])?;
+        let index: Tensor<i64, DynRank, D> = host::from_host(target, safe, &[rows, 1])?;
+        let weights: Tensor<T, DynRank, D> = host::from_host(target, kept, &[rows])?;
         let weights = Var::constant(weights);
 
         let flat: Var<T, DynRank, D> = logits

@@ -14,6 +14,7 @@ use crate::element::Float;
 use crate::ops::index::IndexElement;
 use crate::shape::OrPanic;
 use crate::shape::{BroadcastShape, Dim, One, Shape};
+use crate::tensor::host;
 
 /// The mean squared error `(input - target)²`, reduced by `reduction`, as
 /// `F.mse_loss`.
@@ -72,7 +73,7 @@ where
     let classes = log_probs.dims()[1];
     // The targets are checked on the host (PyTorch's CPU message; its
     // CUDA kernel asserts on the device instead).
-    if let Some(bad) = <D as Backend<I>>::to_host(target)
+    if let Some(bad) = host::to_host(target)
         .or_panic()
         .into_iter()
         .map(Into::<i64>::into)

@@ -6,6 +6,7 @@ use crate::element::Float;
 use crate::ops::index::IndexElement;
 use crate::shape::OrPanic;
 use crate::shape::{Dim, FixedDim, ShapeError};
+use crate::tensor::host;
 
 /// Class indices `(B,)` as one-hot rows `(B, C)` of floats, as
 /// `F.one_hot(indices, C).float()`, the class count `C` a static dimension,
@@ -32,7 +33,7 @@ pub fn try_one_hot<T: Float, C: FixedDim, B: Dim, I: IndexElement, D>(
 where
     D: Backend<T> + Backend<I>,
 {
-    let labels: Vec<i64> = <D as Backend<I>>::to_host(indices)?
+    let labels: Vec<i64> = host::to_host(indices)?
         .into_iter()
         .map(Into::into)
         .collect();
@@ -49,7 +50,7 @@ where
         }
         data[row * C::N + class as usize] = T::one();
     }
-    <D as Backend<T>>::from_host(indices, data, &[labels.len(), C::N])
+    host::from_host(indices, data, &[labels.len(), C::N])
 }
 
 /// [`try_one_hot`], panicking on error.

@@ -24,6 +24,7 @@ use crate::element::{Element, Float, Numeric};
 use crate::ops::operand::SecondOperand;
 use crate::shape::OrPanic;
 use crate::shape::{Broadcast, BroadcastShape, ExpandsTo, Shape, ShapeError};
+use crate::tensor::host;
 use crate::tensor::pointwise;
 
 /// Defines every form of a two-operand operation from its scalar function:
@@ -212,7 +213,7 @@ pub(super) fn any<T: Element, S: Shape, D: Device>(_: &Tensor<T, S, D>) -> Resul
 pub(super) fn nonzero_divisor<T: Numeric, S: Shape, D: Backend<T>>(
     divisor: &Tensor<T, S, D>,
 ) -> Result<(), D::Error> {
-    if !T::IS_FLOAT && D::to_host(divisor)?.contains(&T::zero()) {
+    if !T::IS_FLOAT && host::to_host(divisor)?.contains(&T::zero()) {
         return Err(ShapeError::Invalid("ZeroDivisionError".into()).into());
     }
     Ok(())
@@ -226,7 +227,7 @@ pub(super) fn nonzero_divisor<T: Numeric, S: Shape, D: Backend<T>>(
 pub(super) fn nonnegative_exponent<T: Numeric, S: Shape, D: Backend<T>>(
     exponent: &Tensor<T, S, D>,
 ) -> Result<(), D::Error> {
-    if !T::IS_FLOAT && D::to_host(exponent)?.iter().any(|&e| e < T::zero()) {
+    if !T::IS_FLOAT && host::to_host(exponent)?.iter().any(|&e| e < T::zero()) {
         return Err(ShapeError::Invalid(
             "Integers to negative integer powers are not allowed.".into(),
         )

@@ -38,6 +38,7 @@ mod ternary;
 pub(crate) mod triangle;
 mod unary;
 
+pub use crate::tensor::host;
 pub use crate::tensor::pointwise;
 pub use binary::{BinaryOpForms, binary_op_table};
 pub use operand::{SameElement, SecondOperand, TensorParts};

@@ -21,6 +21,7 @@
 //! assert!(s[4..].iter().all(|&i| i == 0 || i == 2));
 //! ```
 
+use crate::tensor::host;
 use core::cmp::Ordering;
 
 use crate::Tensor;
@@ -164,14 +165,14 @@ impl<T: Float, S: Shape, D: Backend<T> + Backend<i64>> Tensor<T, S, D> {
     {
         check_arguments(self.dims(), num_samples, replacement)?;
         let v = self.dims()[self.rank() - 1];
-        let data: Vec<f64> = <D as Backend<T>>::to_host(self)?
+        let data: Vec<f64> = host::to_host(self)?
             .into_iter()
             .map(Numeric::to_f64)
             .collect();
         let out = draw(&data, v, num_samples, replacement, seed)?;
         let mut dims = self.dims().to_vec();
         dims[self.rank() - 1] = num_samples;
-        <D as Backend<i64>>::from_host(self, out, &dims)
+        host::from_host(self, out, &dims)
     }
 
     /// `num_samples` class indices drawn from each row of weights; see

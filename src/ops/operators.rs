@@ -20,6 +20,7 @@
 //! ```
 
 use crate::shape::OrPanic;
+use crate::tensor::host;
 use crate::tensor::pointwise;
 use core::ops::{
     Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
@@ -54,7 +55,7 @@ impl<T: Numeric> OperatorOp<T> for table::Fmod {
 fn check_divisor<T: Numeric, Op: OperatorOp<T>, S: Shape, D: Backend<T>>(
     rhs: &Tensor<T, S, D>,
 ) -> Result<(), D::Error> {
-    if Op::DIVIDES && !T::IS_FLOAT && D::to_host(rhs)?.contains(&T::zero()) {
+    if Op::DIVIDES && !T::IS_FLOAT && host::to_host(rhs)?.contains(&T::zero()) {
         return Err(ShapeError::Invalid("ZeroDivisionError".into()).into());
     }
     Ok(())

@@ -29,6 +29,7 @@
 //! back on the tensor's device: on the CPU that is one copy in and out;
 //! a CUDA tensor makes a round trip through host memory.
 
+use crate::tensor::host;
 use core::cmp::Ordering;
 
 use crate::Tensor;
@@ -105,10 +106,10 @@ fn first_k_along_last<T: Element, SO: Shape, D: Backend<T> + Backend<i64>>(
     if let Some(last) = dims.last_mut() {
         *last = k;
     }
-    let data = <D as Backend<T>>::to_host(t)?;
+    let data = host::to_host(t)?;
     let (values, index) = rows_first_k(&data, n, descending, k.min(n));
-    let values = <D as Backend<T>>::from_host(t, values, &dims)?;
-    let index = <D as Backend<i64>>::from_host(t, index, &dims)?;
+    let values = host::from_host(t, values, &dims)?;
+    let index = host::from_host(t, index, &dims)?;
     Ok((values, index))
 }
 

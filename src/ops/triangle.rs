@@ -24,6 +24,8 @@ use crate::Tensor;
 use crate::backend::Backend;
 use crate::element::Element;
 use crate::shape::{DynRank, OrPanic, Shape, ShapeError};
+use crate::tensor::host;
+use crate::tensor::indexing;
 
 /// Which triangle of a matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,9 +72,8 @@ impl<T: Element, S: Shape, D: Backend<T> + Backend<bool>> Tensor<T, S, D> {
             .into_iter()
             .map(|inside| !inside)
             .collect();
-        let mask: Tensor<bool, DynRank, D> =
-            <D as Backend<bool>>::from_host(self, outside, &[r, c])?;
-        <D as Backend<T>>::masked_fill(self, &mask, T::default())
+        let mask: Tensor<bool, DynRank, D> = host::from_host(self, outside, &[r, c])?;
+        indexing::masked_fill(self, &mask, T::default())
     }
 
     /// The lower triangle of each matrix (the last two axes): the elements

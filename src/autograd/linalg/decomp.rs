@@ -19,6 +19,8 @@
 //! assert!(g.iter().zip(want).all(|(x, y)| (x - y).abs() < 1e-12));
 //! ```
 
+use crate::tensor::host;
+use crate::tensor::indexing;
 use crate::tensor::pointwise;
 use smallvec::smallvec;
 
@@ -342,8 +344,7 @@ pub fn try_cond<T: LinalgFloat, S: Matrices, D: GradDevice<T> + LinalgDevice<T>>
                 let av = a.erased();
                 return Ok(Var::from_op(value, &[Some(&a.node)], move || {
                     Box::new(move |_: &Dyn<T, D>, _: &[bool]| {
-                        let nan: Dyn<T, D> =
-                            <D as Backend<T>>::from_host(&av, vec![T::nan()], &[])?;
+                        let nan: Dyn<T, D> = host::from_host(&av, vec![T::nan()], &[])?;
                         Ok(smallvec![Some(nan.try_broadcast_to(av.dims())?)])
                     })
                 }));
@@ -673,7 +674,7 @@ fn packed<T: LinalgFloat, D: GradDevice<T>>(
         .iter()
         .map(|p| p.try_reshape(&[p.numel() as isize]))
         .collect::<Result<Vec<Dyn<T, D>>, D::Error>>()?;
-    let value: Dyn<T, D> = D::cat(&flat, 0, &[total])?;
+    let value: Dyn<T, D> = indexing::cat(&flat, 0, &[total])?;
     let (bd, bl) = (dims.clone(), lens.clone());
     let whole = Var::from_op(value, parents, move || {
         Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
@@ -843,7 +844,7 @@ fn eig_parts<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T>>(
             [&saved[2], &saved[3]],
         );
         let r = nan_on_error(r, &ad);
-        Ok(Some(D::from_host(&like, r.to_vec(), &ad)?))
+        Ok(Some(host::from_host(&like, r.to_vec(), &ad)?))
     })?;
     let mut it = parts.into_iter();
     let mut next = |dims: &[usize]| -> Result<Var<T, DynRank, D>, D::Error> {

@@ -1661,7 +1661,12 @@ impl<T: Element> crate::backend::fused::Fused<T> for Cpu {
             Reduction::Min => reduce(e, &Extreme::<false>, mask)?,
             Reduction::Prod => {
                 let value: Tensor<T, DynRank> = eval(e)?;
-                return <Cpu as crate::backend::Backend<T>>::reduce(r, &value, mask, keepdim);
+                return Tensor::from_output(<Cpu as crate::backend::Backend<T>>::reduce(
+                    r,
+                    value.layout(),
+                    mask,
+                    keepdim,
+                )?);
             }
         };
         Tensor::try_from_vec(

@@ -2,6 +2,8 @@
 //! the loops of `exec.rs`, where it is monomorphised as a closure would be
 //! (so a table op costs what the closure it replaced cost).
 
+use std::sync::Arc;
+
 use super::compiled;
 use super::exec;
 use super::exec::{Fresh, Layout};
@@ -10,7 +12,6 @@ use super::index_run::{gather_nonempty, scatter_nonempty};
 use super::isa::{Narrow, Wide};
 use super::reducers::{ArgExtreme, MaxAndSum, Truth};
 use super::storage::Storage;
-use crate::Tensor;
 use crate::backend::op::index::{IndexElement, ScatterReduce};
 use crate::backend::op::scalar;
 use crate::backend::op::{Map1, Map2, Map3, Reduction, Statistic};
@@ -18,7 +19,8 @@ use crate::backend::primitives::reduced_dims;
 use crate::backend::{Backend, Output};
 use crate::device::Cpu;
 use crate::element::{CastFrom, Element, Float, Numeric};
-use crate::shape::{Dyn, DynRank, Shape, ShapeError, check_inplace};
+use crate::iter::{broadcast_strides, contiguous_strides};
+use crate::shape::{DimVec, ShapeError, check_expand, check_inplace};
 
 impl<T: Element> Backend<T> for Cpu {
     fn unary<Op: Map1<T>>(op: Op, a: Layout<'_, T>) -> Result<Output<Storage<T>>, ShapeError> {
@@ -158,91 +160,89 @@ impl<T: Element> Backend<T> for Cpu {
         }
     }
 
-    fn reduce<S: Shape, SO: Shape>(
+    fn reduce(
         r: Reduction,
-        a: &Tensor<T, S>,
+        a: Layout<'_, T>,
         mask: &[bool],
         keepdim: bool,
-    ) -> Result<Tensor<T, SO>, ShapeError>
+    ) -> Result<Output<Storage<T>>, ShapeError>
     where
         T: Numeric,
     {
-        let data = compiled::reduce(r, a.layout(), mask)?;
-        Tensor::try_from_vec(data, &reduced_dims(a.dims(), mask, keepdim))
+        let data = compiled::reduce(r, a, mask)?;
+        Ok(reduced(data, a, mask, keepdim))
     }
 
-    fn statistic<S: Shape, SO: Shape>(
+    fn statistic(
         s: Statistic,
-        a: &Tensor<T, S>,
+        a: Layout<'_, T>,
         mask: &[bool],
         keepdim: bool,
-    ) -> Result<Tensor<T, SO>, ShapeError>
+    ) -> Result<Output<Storage<T>>, ShapeError>
     where
         T: Float,
     {
-        let data = compiled::statistic(s, a.layout(), mask)?;
-        Tensor::try_from_vec(data, &reduced_dims(a.dims(), mask, keepdim))
+        let data = compiled::statistic(s, a, mask)?;
+        Ok(reduced(data, a, mask, keepdim))
     }
 
-    fn truth<S: Shape, SO: Shape>(
+    fn truth(
         all: bool,
-        a: &Tensor<T, S>,
+        a: Layout<'_, T>,
         mask: &[bool],
         keepdim: bool,
-    ) -> Result<Tensor<bool, SO>, ShapeError> {
+    ) -> Result<Output<Storage<bool>>, ShapeError> {
         let data = if all {
-            exec::reduce_vec(a.layout(), mask, &Truth::<true>)
+            exec::reduce_vec(a, mask, &Truth::<true>)
         } else {
-            exec::reduce_vec(a.layout(), mask, &Truth::<false>)
+            exec::reduce_vec(a, mask, &Truth::<false>)
         }?;
-        Tensor::try_from_vec(data, &reduced_dims(a.dims(), mask, keepdim))
+        Ok(reduced(data, a, mask, keepdim))
     }
 
-    fn arg_extreme<S: Shape, SO: Shape>(
+    fn arg_extreme(
         max: bool,
-        a: &Tensor<T, S>,
+        a: Layout<'_, T>,
         mask: &[bool],
         keepdim: bool,
-    ) -> Result<(Tensor<T, SO>, Tensor<i64, SO>), ShapeError>
+    ) -> Result<(Output<Storage<T>>, Output<Storage<i64>>), ShapeError>
     where
         T: Numeric,
     {
         let pairs = if max {
-            exec::reduce_vec(a.layout(), mask, &ArgExtreme::<true>)
+            exec::reduce_vec(a, mask, &ArgExtreme::<true>)
         } else {
-            exec::reduce_vec(a.layout(), mask, &ArgExtreme::<false>)
+            exec::reduce_vec(a, mask, &ArgExtreme::<false>)
         }?;
-        let dims = reduced_dims(a.dims(), mask, keepdim);
         let (values, indices): (Vec<T>, Vec<i64>) = pairs.into_iter().unzip();
         Ok((
-            Tensor::try_from_vec(values, &dims)?,
-            Tensor::try_from_vec(indices, &dims)?,
+            reduced(values, a, mask, keepdim),
+            reduced(indices, a, mask, keepdim),
         ))
     }
 
-    fn softmax<S: Shape>(
-        a: &Tensor<T, S>,
-        dim: usize,
-        log: bool,
-    ) -> Result<Tensor<T, S>, ShapeError>
+    fn softmax(a: Layout<'_, T>, dim: usize, log: bool) -> Result<Output<Storage<T>>, ShapeError>
     where
         T: Float,
     {
-        if dim + 1 == a.rank()
-            && let Some(r) = exec::softmax_last(a.layout(), log)
+        if dim + 1 == a.dims.len()
+            && let Some(r) = exec::softmax_last(a, log)
         {
-            return Tensor::from_fresh(r?);
+            return Ok(output(r?));
         }
-        let mask: Vec<bool> = (0..a.rank()).map(|k| k == dim).collect();
-        let stats = exec::reduce_vec(a.layout(), &mask, &MaxAndSum)?;
-        let dims = reduced_dims(a.dims(), &mask, true);
+        let mask: Vec<bool> = (0..a.dims.len()).map(|k| k == dim).collect();
+        let stats = exec::reduce_vec(a, &mask, &MaxAndSum)?;
+        let dims = reduced_dims(a.dims, &mask, true);
+        let strides = contiguous_strides(&dims);
         let (max, sum): (Vec<T>, Vec<T>) = stats.into_iter().unzip();
-        let max = Tensor::<T, DynRank>::try_from_vec(max, &dims)?;
-        let sum = Tensor::<T, DynRank>::try_from_vec(sum, &dims)?;
-        let (l, m, s) = (a.layout(), max.layout(), sum.layout());
-        Tensor::from_fresh(if log {
+        let (max, sum) = (Arc::new(Storage::new(max)), Arc::new(Storage::new(sum)));
+        let (m, s) = (
+            contiguous(&max, &dims, &strides),
+            contiguous(&sum, &dims, &strides),
+        );
+        Ok(output(if log {
             exec::map3(
-                l,
+                a,
                 m,
                 s,
                 Wide,
@@ -251,69 +251,58 @@ impl<T: Element> Backend<T> for Cpu {
             )?
         } else {
             exec::map3(
-                l,
+                a,
                 m,
                 s,
                 Wide,
                 #[inline(always)]
                 |x, m, s| scalar::exp(x - m) / s,
             )?
-        })
+        }))
     }
 
-    fn gather<I: IndexElement, S1: Shape, SI: Shape, SO: Shape>(
-        src: &Tensor<T, S1>,
+    fn gather<I: IndexElement>(
+        src: Layout<'_, T>,
         dim: usize,
-        index: &Tensor<I, SI>,
-    ) -> Result<Tensor<T, SO>, ShapeError> {
-        let data = gather_nonempty(src.layout(), dim, index.layout())?;
-        Tensor::try_from_vec(data, index.dims())
+        index: Layout<'_, I>,
+    ) -> Result<Output<Storage<T>>, ShapeError> {
+        let data = gather_nonempty(src, dim, index)?;
+        Ok(whole(data, index.dims))
     }
 
-    fn scatter<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
-        out: &mut Tensor<T, S>,
+    fn scatter<I: IndexElement>(
+        out: Layout<'_, T>,
         dim: usize,
-        index: &Tensor<I, SI>,
-        src: &Tensor<T, S2>,
+        index: Layout<'_, I>,
+        src: Layout<'_, T>,
     ) -> Result<(), ShapeError> {
-        scatter_with(out, dim, index, src, |_, s| s)
+        scatter_nonempty(out, dim, index, src, |_, s| s)
     }
 
-    fn scatter_add<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
-        out: &mut Tensor<T, S>,
+    fn scatter_reduce<I: IndexElement>(
+        out: Layout<'_, T>,
         dim: usize,
-        index: &Tensor<I, SI>,
-        src: &Tensor<T, S2>,
-    ) -> Result<(), ShapeError>
-    where
-        T: Numeric,
-    {
-        scatter_with(out, dim, index, src, |a, b| a.wadd(b))
-    }
-
-    fn scatter_reduce<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
-        out: &mut Tensor<T, S>,
-        dim: usize,
-        index: &Tensor<I, SI>,
-        src: &Tensor<T, S2>,
+        index: Layout<'_, I>,
+        src: Layout<'_, T>,
         reduce: ScatterReduce,
     ) -> Result<(), ShapeError>
     where
         T: Numeric,
     {
+        let (o, i, s) = (out, index, src);
         match reduce {
-            ScatterReduce::Sum | ScatterReduce::Mean => scatter_with(out, dim, index, src, T::wadd),
-            ScatterReduce::Prod => scatter_with(out, dim, index, src, T::wmul),
-            ScatterReduce::Amax => scatter_with(out, dim, index, src, scalar::maximum),
-            ScatterReduce::Amin => scatter_with(out, dim, index, src, scalar::minimum),
+            ScatterReduce::Sum | ScatterReduce::Mean => scatter_nonempty(o, dim, i, s, T::wadd),
+            ScatterReduce::Prod => scatter_nonempty(o, dim, i, s, T::wmul),
+            ScatterReduce::Amax => scatter_nonempty(o, dim, i, s, scalar::maximum),
+            ScatterReduce::Amin => scatter_nonempty(o, dim, i, s, scalar::minimum),
         }
     }
 
-    fn cat<SO: Shape>(
-        parts: &[Tensor<T, DynRank>],
+    fn cat(
+        parts: &[Layout<'_, T>],
         dim: usize,
         out: &[usize],
-    ) -> Result<Tensor<T, SO>, ShapeError> {
+    ) -> Result<Output<Storage<T>>, ShapeError> {
         let guards: Vec<_> = parts.iter().map(|p| p.storage.read()).collect();
         let cat_parts: Vec<CatPart<'_, T>> = parts
             .iter()
@@ -321,87 +310,124 @@ impl<T: Element> Backend<T> for Cpu {
             .map(|(p, g)| CatPart {
                 src: Strided {
                     data: g,
-                    strides: p.strides(),
+                    strides: p.strides,
                     offset: p.offset,
                 },
-                dims: p.dims(),
+                dims: p.dims,
             })
             .collect();
         let data = index::cat(out, dim, &cat_parts)?;
-        Tensor::try_from_vec(data, out)
+        Ok(whole(data, out))
     }
 
-    fn masked_fill<S: Shape, SM: Shape, SO: Shape>(
-        a: &Tensor<T, S>,
-        mask: &Tensor<bool, SM>,
+    fn masked_fill(
+        a: Layout<'_, T>,
+        mask: Layout<'_, bool>,
         value: T,
-    ) -> Result<Tensor<T, SO>, ShapeError> {
-        Tensor::from_fresh(exec::map2(
-            a.layout(),
-            mask.layout(),
-            Narrow,
-            move |x, m| {
-                if m { value } else { x }
-            },
-        )?)
+    ) -> Result<Output<Storage<T>>, ShapeError> {
+        Ok(output(exec::map2(a, mask, Narrow, move |x, m| {
+            if m { value } else { x }
+        })?))
     }
 
-    fn masked_fill_<S: Shape, SM: Shape>(
-        a: &mut Tensor<T, S>,
-        mask: &Tensor<bool, SM>,
-        value: T,
-    ) -> Result<(), ShapeError> {
-        check_inplace(a.dims(), &[mask.dims()])?;
-        exec::update2(
-            a.layout(),
-            mask.layout(),
-            Narrow,
-            move |x, m| {
-                if m { value } else { x }
-            },
-        )
+    fn masked_fill_(a: Layout<'_, T>, mask: Layout<'_, bool>, value: T) -> Result<(), ShapeError> {
+        check_inplace(a.dims, &[mask.dims])?;
+        exec::update2(a, mask, Narrow, move |x, m| if m { value } else { x })
     }
 
-    fn masked_select<S: Shape, SM: Shape>(
-        a: &Tensor<T, S>,
-        mask: &Tensor<bool, SM>,
+    fn masked_select(
+        a: Layout<'_, T>,
+        mask: Layout<'_, bool>,
         dims: &[usize],
-    ) -> Result<Tensor<T, (Dyn,)>, ShapeError> {
-        let values = a.try_broadcast_to::<DynRank>(dims)?.try_to_vec()?;
-        let keep = mask.try_broadcast_to::<DynRank>(dims)?.try_to_vec()?;
+    ) -> Result<Output<Storage<T>>, ShapeError> {
+        check_expand(a.dims, dims)?;
+        check_expand(mask.dims, dims)?;
+        let (sa, sm) = (
+            broadcast_strides(a.dims, a.strides, dims),
+            broadcast_strides(mask.dims, mask.strides, dims),
+        );
+        let a = Layout {
+            dims,
+            strides: &sa,
+            ..a
+        };
+        let mask = Layout {
+            dims,
+            strides: &sm,
+            ..mask
+        };
+        let values = exec::map1(a, Narrow, |x| x)?.data;
+        let keep = exec::map1(mask, Narrow, |m| m)?.data;
         let picked: Vec<T> = values
             .into_iter()
             .zip(keep)
             .filter_map(|(v, m)| m.then_some(v))
             .collect();
         let n = picked.len();
-        Tensor::try_from_vec(picked, &[n])
+        Ok(whole(picked, &[n]))
     }
 
-    fn from_host<S: Shape, U: Element>(
-        _like: &Tensor<U, impl Shape>,
+    fn from_host<U: Element>(
+        _like: Layout<'_, U>,
         data: Vec<T>,
         dims: &[usize],
-    ) -> Result<Tensor<T, S>, ShapeError> {
-        Tensor::try_from_vec(data, dims)
+    ) -> Result<Output<Storage<T>>, ShapeError> {
+        Ok(whole(data, dims))
     }
 
-    fn to_host<S: Shape>(a: &Tensor<T, S>) -> Result<Vec<T>, ShapeError> {
-        Ok(a.to_vec())
+    fn to_host(a: Layout<'_, T>) -> Result<Vec<T>, ShapeError> {
+        let n: usize = a.dims.iter().product();
+        if n == 0 {
+            // The offset of an empty view may lie past the end of the storage.
+            return Ok(Vec::new());
+        }
+        let mut expected = 1;
+        let contiguous = a.dims.iter().zip(a.strides).rev().all(|(&d, &s)| {
+            let ok = d == 1 || s == expected;
+            expected *= d;
+            ok
+        });
+        if contiguous {
+            return Ok(a.storage.read()[a.offset..a.offset + n].to_vec());
+        }
+        Ok(exec::map1(a, Narrow, |x| x)?.data)
     }
 }
 
-/// `out[i with dim replaced by index[i]] = f(that, src[i])` over the index's
-/// sizes, 0-d operands seen as 1-d.
-fn scatter_with<T: Element, I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
-    out: &mut Tensor<T, S>,
-    dim: usize,
-    index: &Tensor<I, SI>,
-    src: &Tensor<T, S2>,
-    f: impl Fn(T, T) -> T + Sync,
-) -> Result<(), ShapeError> {
-    let (o, i, s) = (out.layout(), index.layout(), src.layout());
-    scatter_nonempty(o, dim, i, s, f)
+/// A kernel's row-major values of sizes `dims` as a new storage.
+fn whole<T>(data: Vec<T>, dims: &[usize]) -> Output<Storage<T>> {
+    Output {
+        storage: Storage::new(data),
+        dims: DimVec::from_slice(dims),
+    }
+}
+
+/// A reduction's values (row-major over the kept dimensions of `a`) as a
+/// new storage with the reduced sizes.
+fn reduced<T, U>(
+    data: Vec<U>,
+    a: Layout<'_, T>,
+    mask: &[bool],
+    keepdim: bool,
+) -> Output<Storage<U>> {
+    Output {
+        storage: Storage::new(data),
+        dims: reduced_dims(a.dims, mask, keepdim),
+    }
+}
+
+/// The layout of a whole contiguous storage of sizes `dims`.
+fn contiguous<'a, T>(
+    storage: &'a Arc<Storage<T>>,
+    dims: &'a [usize],
+    strides: &'a [usize],
+) -> Layout<'a, T> {
+    crate::backend::Layout {
+        storage,
+        dims,
+        strides,
+        offset: 0,
+    }
 }
 
 /// A CPU kernel's new buffer as the backends' [`Output`].

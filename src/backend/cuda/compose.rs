@@ -6,7 +6,8 @@
 //! `cat` as one copy kernel per part into its slice of the result; the
 //! masked ops as `where` (and a gather, for `masked_select`).
 
-use crate::tensor::pointwise;
+use crate::tensor::indexing;
+use crate::tensor::{pointwise, reduction};
 use std::sync::Arc;
 
 use super::primitives::{check_no_overlap, output, reduce_mask};
@@ -14,7 +15,6 @@ use super::reduce::arg_reduce;
 use super::reductions::find_reduction;
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::Tensor;
-use crate::backend::Backend;
 use crate::backend::op::table::{
     Abs, Add, CopyFrom, Div, Equal, Exp, Fill, Log, Mul, NotEqual, Pow, Sqrt, Sub, Where,
 };
@@ -61,10 +61,10 @@ pub(crate) fn statistic<T: CudaElement + Float, S: Shape, SO: Shape>(
         Statistic::Variance { correction, sqrt } => {
             // Two passes, as `torch.var`'s composite reference: the mean,
             // then the sum of squared deviations from it.
-            let mean: G<T> = Cuda::reduce(Reduction::Mean, a, mask, true)?;
+            let mean: G<T> = reduction::reduce(Reduction::Mean, a, mask, true)?;
             let dev_: G<T> = pointwise::binary(Sub, a, &mean)?;
             let sq: G<T> = pointwise::binary(Mul, &dev_, &dev_)?;
-            let ss: Tensor<T, SO, Cuda> = Cuda::reduce(Reduction::Sum, &sq, mask, keepdim)?;
+            let ss: Tensor<T, SO, Cuda> = reduction::reduce(Reduction::Sum, &sq, mask, keepdim)?;
             let divisor = T::from_f64((n as f64 - correction as f64).max(0.0));
             let var = pointwise::unary(ScalarRhs(Div, divisor), &ss)?;
             if sqrt {
@@ -83,11 +83,11 @@ pub(crate) fn statistic<T: CudaElement + Float, S: Shape, SO: Shape>(
                 return full(dev, &out_dims, empty);
             }
             let abs = pointwise::unary(Abs, a)?;
-            let sum = |t: &G<T>| Cuda::reduce(Reduction::Sum, t, mask, keepdim);
+            let sum = |t: &G<T>| reduction::reduce(Reduction::Sum, t, mask, keepdim);
             if p == f64::INFINITY {
-                Cuda::reduce(Reduction::Max, &abs, mask, keepdim)
+                reduction::reduce(Reduction::Max, &abs, mask, keepdim)
             } else if p == f64::NEG_INFINITY {
-                Cuda::reduce(Reduction::Min, &abs, mask, keepdim)
+                reduction::reduce(Reduction::Min, &abs, mask, keepdim)
             } else if p == 0.0 {
                 let zero: G<T> = full(dev, &[], T::zero())?;
                 let one: G<T> = full(dev, &[], T::one())?;
@@ -111,7 +111,7 @@ pub(crate) fn statistic<T: CudaElement + Float, S: Shape, SO: Shape>(
             // `max + log Σ exp(x - max)`, with an infinite maximum replaced
             // by 0 so that `inf - inf` does not make a NaN (PyTorch's
             // `logsumexp` does the same).
-            let m: G<T> = Cuda::reduce(Reduction::Max, a, mask, true)?;
+            let m: G<T> = reduction::reduce(Reduction::Max, a, mask, true)?;
             let inf: G<T> = full(dev, &[], T::infinity())?;
             let zero: G<T> = full(dev, &[], T::zero())?;
             let infinite: G<bool> = pointwise::compare(Equal, &pointwise::unary(Abs, &m)?, &inf)?;
@@ -121,7 +121,7 @@ pub(crate) fn statistic<T: CudaElement + Float, S: Shape, SO: Shape>(
                 &pointwise::binary::<_, _, _, S, DynRank, DynRank>(Sub, a, &shift)?,
             )?;
             let lse: G<T> =
-                pointwise::unary(Log, &Cuda::reduce(Reduction::Sum, &e, mask, keepdim)?)?;
+                pointwise::unary(Log, &reduction::reduce(Reduction::Sum, &e, mask, keepdim)?)?;
             let sizes: Vec<isize> = out_dims.iter().map(|&d| d as isize).collect();
             let shift = shift.try_reshape::<DynRank>(&sizes)?;
             pointwise::binary(Add, &lse, &shift)
@@ -189,10 +189,10 @@ pub(crate) fn softmax<T: CudaElement + Float, S: Shape>(
         return pointwise::copy(a);
     }
     let mask: Vec<bool> = (0..a.rank()).map(|k| k == dim).collect();
-    let m: G<T> = Cuda::reduce(Reduction::Max, a, &mask, true)?;
+    let m: G<T> = reduction::reduce(Reduction::Max, a, &mask, true)?;
     let d: Tensor<T, S, Cuda> = pointwise::binary(Sub, a, &m)?;
     let e = pointwise::unary(Exp, &d)?;
-    let s: G<T> = Cuda::reduce(Reduction::Sum, &e, &mask, true)?;
+    let s: G<T> = reduction::reduce(Reduction::Sum, &e, &mask, true)?;
     if log {
         pointwise::binary(Sub, &d, &pointwise::unary(Log, &s)?)
     } else {
@@ -268,5 +268,5 @@ pub(crate) fn masked_select<T: CudaElement, S: Shape, SM: Shape>(
     let buf = Arc::new(CudaStorage::new(dev.upload(&positions)?, dev.clone()));
     let index =
         Tensor::<i64, (Dyn,), Cuda>::from_cuda_parts(buf, <(Dyn,) as Shape>::check_dims(&[n])?);
-    Cuda::gather(&flat, 0, &index)
+    indexing::gather(&flat, 0, &index)
 }

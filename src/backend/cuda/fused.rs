@@ -524,7 +524,12 @@ impl<T: CudaElement> Fused<T> for Cuda {
             }
         }
         let value = <Cuda as Fused<T>>::eval(e)?;
-        <Cuda as Backend<T>>::reduce(r, &value, mask, keepdim)
+        Ok(Tensor::from_output(<Cuda as Backend<T>>::reduce(
+            r,
+            value.layout(),
+            mask,
+            keepdim,
+        )?)?)
     }
 
     fn eval<E: Node<Device = Cuda, Elem = T>>(

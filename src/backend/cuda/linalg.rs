@@ -833,8 +833,13 @@ fn non_finite<T: SolverElement>(a: &Dyn<T>) -> Result<Vec<bool>, CudaError> {
     let z: Dyn<T> = pointwise::binary(table::Mul, a, &zero)?;
     let mut mask = vec![false; a.rank()];
     mask[a.rank() - 2..].iter_mut().for_each(|m| *m = true);
-    let s: Dyn<T> = <Cuda as Backend<T>>::reduce(Reduction::Sum, &z, &mask, false)?;
-    Ok(<Cuda as Backend<T>>::to_host(&s)?
+    let s: Dyn<T> = Tensor::from_output(<Cuda as Backend<T>>::reduce(
+        Reduction::Sum,
+        z.layout(),
+        &mask,
+        false,
+    )?)?;
+    Ok(<Cuda as Backend<T>>::to_host(s.layout())?
         .into_iter()
         .map(|x| x.is_nan())
         .collect())
@@ -983,7 +988,7 @@ fn slogdet<T: SolverElement>(a: &Dyn<T>) -> Result<Dets<T, Cuda>, CudaError> {
     let (mut sign, mut logabs, mut det) = (Vec::new(), Vec::new(), Vec::new());
     if m.count > 0 {
         let diag = read(&dev, &m.store, batch, n * n, [n, 1], [n + 1, 0])?;
-        let diag = <Cuda as Backend<T>>::to_host(&diag)?;
+        let diag = <Cuda as Backend<T>>::to_host(diag.layout())?;
         let piv = host_info(&dev, &piv, m.count * n)?;
         for i in 0..m.count {
             let odd = (0..n).filter(|&r| piv[i * n + r] != r as i32 + 1).count() % 2 == 1;

@@ -18,7 +18,7 @@ use crate::backend::{Backend, Output};
 use crate::device::Cuda;
 use crate::element::{Element, Float, Numeric};
 use crate::iter::contiguous_strides;
-use crate::shape::{DimVec, Dyn, DynRank, Shape, ShapeError, broadcast_pair, check_inplace};
+use crate::shape::{DimVec, DynRank, Shape, ShapeError, broadcast_pair, check_inplace};
 
 /// A fresh contiguous CUDA tensor of sizes `dims` on `dev`, whose elements
 /// the caller's kernel writes.
@@ -180,6 +180,34 @@ pub(crate) fn reduce_mask<T: CudaElement, S: Shape, SO: Shape>(
 /// A CUDA tensor's layout, as the pointwise primitives take it.
 type Lay<'a, T> = crate::backend::Layout<'a, CudaStorage<T>>;
 
+/// A layout as a tensor of dynamic rank sharing its storage, for the
+/// reductions composed of tensor operations (`compose.rs`).
+fn as_tensor<T: Element>(a: Lay<'_, T>) -> Tensor<T, DynRank, Cuda> {
+    Tensor {
+        storage: a.storage.clone(),
+        offset: a.offset,
+        dims: DimVec::from_slice(a.dims),
+        strides: DimVec::from_slice(a.strides),
+        device: core::marker::PhantomData,
+    }
+}
+
+/// A composed result as a backend output: its storage when it alone owns
+/// a buffer it covers contiguously from the start (a fresh result), else
+/// a contiguous copy.
+fn into_output<T: CudaElement>(
+    mut t: Tensor<T, DynRank, Cuda>,
+) -> Result<Output<CudaStorage<T>>, CudaError> {
+    if t.offset == 0 && t.is_contiguous() {
+        let dims = DimVec::from_slice(t.dims());
+        match Arc::try_unwrap(t.storage) {
+            Ok(storage) => return Ok(Output { storage, dims }),
+            Err(shared) => t.storage = shared,
+        }
+    }
+    <Cuda as Backend<T>>::copy(t.layout())
+}
+
 impl<T: CudaElement> Backend<T> for Cuda {
     fn unary<Op: Map1<T>>(op: Op, a: Lay<'_, T>) -> Result<Output<CudaStorage<T>>, CudaError> {
         apply::<T, T, T>(&Op::DEF, a.into(), &[], op.scalar())
@@ -286,96 +314,87 @@ impl<T: CudaElement> Backend<T> for Cuda {
         apply_(&Op::DEF, a.into(), &[b.into(), c.into()], op.scalar())
     }
 
-    fn reduce<S: Shape, SO: Shape>(
+    fn reduce(
         r: Reduction,
-        a: &Tensor<T, S, Cuda>,
+        a: Lay<'_, T>,
         mask: &[bool],
         keepdim: bool,
-    ) -> Result<Tensor<T, SO, Cuda>, CudaError>
+    ) -> Result<Output<CudaStorage<T>>, CudaError>
     where
         T: Numeric,
     {
-        reduce_mask(find_reduction(r.name()), a, mask, keepdim)
+        let def = find_reduction(r.name());
+        into_output(reduce_mask(def, &as_tensor(a), mask, keepdim)?)
     }
 
-    fn statistic<S: Shape, SO: Shape>(
+    fn statistic(
         s: Statistic,
-        a: &Tensor<T, S, Cuda>,
+        a: Lay<'_, T>,
         mask: &[bool],
         keepdim: bool,
-    ) -> Result<Tensor<T, SO, Cuda>, CudaError>
+    ) -> Result<Output<CudaStorage<T>>, CudaError>
     where
         T: Float,
     {
-        compose::statistic(s, a, mask, keepdim)
+        into_output(compose::statistic(s, &as_tensor(a), mask, keepdim)?)
     }
 
-    fn truth<S: Shape, SO: Shape>(
+    fn truth(
         all: bool,
-        a: &Tensor<T, S, Cuda>,
+        a: Lay<'_, T>,
         mask: &[bool],
         keepdim: bool,
-    ) -> Result<Tensor<bool, SO, Cuda>, CudaError> {
-        compose::truth(all, a, mask, keepdim)
+    ) -> Result<Output<CudaStorage<bool>>, CudaError> {
+        into_output(compose::truth(all, &as_tensor(a), mask, keepdim)?)
     }
 
-    fn arg_extreme<S: Shape, SO: Shape>(
+    fn arg_extreme(
         max: bool,
-        a: &Tensor<T, S, Cuda>,
+        a: Lay<'_, T>,
         mask: &[bool],
         keepdim: bool,
-    ) -> Result<(Tensor<T, SO, Cuda>, Tensor<i64, SO, Cuda>), CudaError>
+    ) -> Result<(Output<CudaStorage<T>>, Output<CudaStorage<i64>>), CudaError>
     where
         T: Numeric,
     {
-        compose::arg_extreme(max, a, mask, keepdim)
+        let (v, i) = compose::arg_extreme(max, &as_tensor(a), mask, keepdim)?;
+        Ok((into_output(v)?, into_output(i)?))
     }
 
-    fn softmax<S: Shape>(
-        a: &Tensor<T, S, Cuda>,
-        dim: usize,
-        log: bool,
-    ) -> Result<Tensor<T, S, Cuda>, CudaError>
+    fn softmax(a: Lay<'_, T>, dim: usize, log: bool) -> Result<Output<CudaStorage<T>>, CudaError>
     where
         T: Float,
     {
-        compose::softmax(a, dim, log)
+        into_output(compose::softmax(&as_tensor(a), dim, log)?)
     }
 
-    fn gather<I: IndexElement, S1: Shape, SI: Shape, SO: Shape>(
-        src: &Tensor<T, S1, Cuda>,
+    fn gather<I: IndexElement>(
+        src: Lay<'_, T>,
         dim: usize,
-        index: &Tensor<I, SI, Cuda>,
-    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
-        index_kernels::gather(src, dim, index)
+        index: Lay<'_, I>,
+    ) -> Result<Output<CudaStorage<T>>, CudaError> {
+        into_output(index_kernels::gather(
+            &as_tensor(src),
+            dim,
+            &as_tensor(index),
+        )?)
     }
 
-    fn scatter<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
-        out: &mut Tensor<T, S, Cuda>,
+    fn scatter<I: IndexElement>(
+        out: Lay<'_, T>,
         dim: usize,
-        index: &Tensor<I, SI, Cuda>,
-        src: &Tensor<T, S2, Cuda>,
+        index: Lay<'_, I>,
+        src: Lay<'_, T>,
     ) -> Result<(), CudaError> {
-        index_kernels::scatter(out, dim, index, src, Write::Assign)
+        let (mut o, i, s) = (as_tensor(out), as_tensor(index), as_tensor(src));
+        index_kernels::scatter(&mut o, dim, &i, &s, Write::Assign)
     }
 
-    fn scatter_add<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
-        out: &mut Tensor<T, S, Cuda>,
+    fn scatter_reduce<I: IndexElement>(
+        out: Lay<'_, T>,
         dim: usize,
-        index: &Tensor<I, SI, Cuda>,
-        src: &Tensor<T, S2, Cuda>,
-    ) -> Result<(), CudaError>
-    where
-        T: Numeric,
-    {
-        index_kernels::scatter(out, dim, index, src, Write::Add)
-    }
-
-    fn scatter_reduce<I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
-        out: &mut Tensor<T, S, Cuda>,
-        dim: usize,
-        index: &Tensor<I, SI, Cuda>,
-        src: &Tensor<T, S2, Cuda>,
+        index: Lay<'_, I>,
+        src: Lay<'_, T>,
         reduce: ScatterReduce,
     ) -> Result<(), CudaError>
     where
@@ -387,50 +406,54 @@ impl<T: CudaElement> Backend<T> for Cuda {
             ScatterReduce::Amax => Write::Amax,
             ScatterReduce::Amin => Write::Amin,
         };
-        index_kernels::scatter(out, dim, index, src, write)
+        let (mut o, i, s) = (as_tensor(out), as_tensor(index), as_tensor(src));
+        index_kernels::scatter(&mut o, dim, &i, &s, write)
     }
 
-    fn cat<SO: Shape>(
-        parts: &[Tensor<T, DynRank, Cuda>],
+    fn cat(
+        parts: &[Lay<'_, T>],
         dim: usize,
         out: &[usize],
-    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
-        compose::cat(parts, dim, out)
+    ) -> Result<Output<CudaStorage<T>>, CudaError> {
+        let parts: Vec<Tensor<T, DynRank, Cuda>> = parts.iter().map(|&p| as_tensor(p)).collect();
+        into_output(compose::cat(&parts, dim, out)?)
     }
 
-    fn masked_fill<S: Shape, SM: Shape, SO: Shape>(
-        a: &Tensor<T, S, Cuda>,
-        mask: &Tensor<bool, SM, Cuda>,
+    fn masked_fill(
+        a: Lay<'_, T>,
+        mask: Lay<'_, bool>,
         value: T,
-    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
-        compose::masked_fill(a, mask, value)
+    ) -> Result<Output<CudaStorage<T>>, CudaError> {
+        into_output(compose::masked_fill(
+            &as_tensor(a),
+            &as_tensor(mask),
+            value,
+        )?)
     }
 
-    fn masked_fill_<S: Shape, SM: Shape>(
-        a: &mut Tensor<T, S, Cuda>,
-        mask: &Tensor<bool, SM, Cuda>,
-        value: T,
-    ) -> Result<(), CudaError> {
-        compose::masked_fill_(a, mask, value)
+    fn masked_fill_(a: Lay<'_, T>, mask: Lay<'_, bool>, value: T) -> Result<(), CudaError> {
+        compose::masked_fill_(&mut as_tensor(a), &as_tensor(mask), value)
     }
 
-    fn masked_select<S: Shape, SM: Shape>(
-        a: &Tensor<T, S, Cuda>,
-        mask: &Tensor<bool, SM, Cuda>,
+    fn masked_select(
+        a: Lay<'_, T>,
+        mask: Lay<'_, bool>,
         dims: &[usize],
-    ) -> Result<Tensor<T, (Dyn,), Cuda>, CudaError> {
-        compose::masked_select(a, mask, dims)
+    ) -> Result<Output<CudaStorage<T>>, CudaError> {
+        let picked = compose::masked_select(&as_tensor(a), &as_tensor(mask), dims)?;
+        into_output(picked.into_dyn())
     }
 
-    fn from_host<S: Shape, U: Element>(
-        like: &Tensor<U, impl Shape, Cuda>,
+    fn from_host<U: Element>(
+        like: Lay<'_, U>,
         data: Vec<T>,
         dims: &[usize],
-    ) -> Result<Tensor<T, S, Cuda>, CudaError> {
-        Tensor::<T, S>::try_from_vec(data, dims)?.to_device(&like.storage.dev)
+    ) -> Result<Output<CudaStorage<T>>, CudaError> {
+        let host = Tensor::<T, DynRank>::try_from_vec(data, dims)?;
+        into_output(host.to_device(&like.storage.dev)?)
     }
 
-    fn to_host<S: Shape>(a: &Tensor<T, S, Cuda>) -> Result<Vec<T>, CudaError> {
-        Ok(a.to_cpu()?.to_vec())
+    fn to_host(a: Lay<'_, T>) -> Result<Vec<T>, CudaError> {
+        Ok(as_tensor(a).to_cpu()?.try_to_vec()?)
     }
 }

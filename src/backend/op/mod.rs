@@ -366,12 +366,11 @@ impl<T: Element, Op: Map2<T, Out = T>> Map1<T> for ScalarLhs<Op, T> {
 /// `arg_extreme` (`argmax`, `max` with indices) and `softmax`.
 ///
 /// ```
-/// use shaped::backend::Backend;
 /// use shaped::backend::op::Reduction;
-/// use shaped::device::Cpu;
+/// use shaped::ops::reduce::primitives;
 /// use shaped::{DynRank, Tensor};
 /// let t = Tensor::<f32, DynRank>::try_from_vec(vec![1., 2., 3., 4.], &[2, 2]).unwrap();
-/// let rows: Tensor<f32, DynRank> = Cpu::reduce(Reduction::Sum, &t, &[false, true], false).unwrap();
+/// let rows: Tensor<f32, DynRank> = primitives::reduce(Reduction::Sum, &t, &[false, true], false).unwrap();
 /// assert_eq!(rows.to_vec(), vec![3., 7.]);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -410,12 +409,12 @@ impl Reduction {
 /// from [`Reduction`]s and table ops, as PyTorch's composite forms do).
 ///
 /// ```
-/// use shaped::backend::Backend;
 /// use shaped::backend::op::Statistic;
-/// use shaped::device::Cpu;
+/// use shaped::ops::reduce::primitives;
 /// use shaped::{DynRank, Tensor};
 /// let t = Tensor::<f64, DynRank>::try_from_vec(vec![1., 2., 3., 4.], &[4]).unwrap();
-/// let v: Tensor<f64, DynRank> = Cpu::statistic(Statistic::Variance { correction: 1, sqrt: false }, &t, &[true], false).unwrap();
+/// let var = Statistic::Variance { correction: 1, sqrt: false };
+/// let v: Tensor<f64, DynRank> = primitives::statistic(var, &t, &[true], false).unwrap();
 /// assert_eq!(v.to_vec(), vec![5.0 / 3.0]);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]

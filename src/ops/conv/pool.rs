@@ -12,6 +12,7 @@ use crate::backend::op::table::Fill;
 use crate::backend::{Backend, Gemm, Windows};
 use crate::element::Float;
 use crate::shape::{Dim, DynRank, OrPanic, ShapeError};
+use crate::tensor::host;
 use crate::tensor::pointwise;
 
 type Dyn<T, D> = Tensor<T, DynRank, D>;
@@ -97,7 +98,7 @@ pub(crate) fn averaging<T: Float, D: Backend<T>>(
         let share = T::from_f64(1.0 / (end - start) as f64);
         m[i * len + start..i * len + end].fill(share);
     }
-    D::from_host(like, m, &[out, len])
+    host::from_host(like, m, &[out, len])
 }
 
 /// PyTorch's check that adaptive pooling has something to average.

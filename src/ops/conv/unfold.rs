@@ -12,6 +12,7 @@ use crate::Tensor;
 use crate::backend::{Backend, Windows};
 use crate::element::Numeric;
 use crate::shape::{DimVec, DynRank};
+use crate::tensor::host;
 use crate::tensor::pointwise;
 
 type Dyn<T, D> = Tensor<T, DynRank, D>;
@@ -23,7 +24,7 @@ pub(crate) fn full_on<T: Numeric, D: Backend<T>>(
     dims: &[usize],
     value: T,
 ) -> Result<Dyn<T, D>, D::Error> {
-    let one: Dyn<T, D> = D::from_host(like, vec![value], &[])?;
+    let one: Dyn<T, D> = host::from_host(like, vec![value], &[])?;
     pointwise::copy(&one.try_broadcast_to::<DynRank>(dims)?)
 }
 

@@ -37,9 +37,11 @@ use crate::shape::OrPanic;
 use crate::shape::{
     Broadcast, BroadcastShape, Dyn, DynRank, One, SetAxis, Shape, ShapeError, broadcast_pair,
 };
+use crate::tensor::host;
+use crate::tensor::indexing;
 use crate::tensor::wrap_dim;
 
-use super::IndexElement;
+use super::{IndexElement, ScatterReduce};
 
 /// `gather`'s shape checks (0-d tensors count as 1-d): the wrapped `dim`.
 fn gather_checks(src: &[usize], dim: isize, index: &[usize]) -> Result<usize, ShapeError> {
@@ -131,7 +133,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
         index: &Tensor<impl IndexElement<Int: Sized>, SI, D>,
     ) -> Result<Tensor<T, SI, D>, D::Error> {
         let dim = gather_checks(self.dims(), dim, index.dims())?;
-        D::gather(self, dim, index)
+        indexing::gather(self, dim, index)
     }
 
     /// The elements of `self` picked along `dim` by `index`.
@@ -181,7 +183,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
         src: &Tensor<T, impl Shape, D>,
     ) -> Result<(), D::Error> {
         match scatter_checks(self.dims(), dim, index.dims(), Some(src.dims()))? {
-            Some(dim) => D::scatter(self, dim, index, src),
+            Some(dim) => indexing::scatter(self, dim, index, src),
             None => Ok(()),
         }
     }
@@ -277,9 +279,9 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
         let Some(dim) = scatter_checks(self.dims(), dim, index.dims(), None)? else {
             return Ok(());
         };
-        let one: Tensor<T, DynRank, D> = D::from_host(self, vec![value], &[])?;
+        let one: Tensor<T, DynRank, D> = host::from_host(self, vec![value], &[])?;
         let src = one.try_broadcast_to::<DynRank>(index.dims())?;
-        D::scatter(self, dim, index, &src)
+        indexing::scatter(self, dim, index, &src)
     }
 
     /// A copy of `self` with `value` written at the positions `index` gives
@@ -355,7 +357,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
         let idx: Tensor<I, DynRank, D> = indices.try_reshape(&[-1])?;
         let n = idx.numel();
         gather_checks(flat.dims(), 0, idx.dims())?;
-        let out: Tensor<T, DynRank, D> = D::gather(&flat, 0, &idx)?;
+        let out: Tensor<T, DynRank, D> = indexing::gather(&flat, 0, &idx)?;
         out.try_reshape(&[n as isize])
     }
 
@@ -520,7 +522,7 @@ fn take_along_dim_on<T: Element, I: IndexElement, S: Shape, SO: Shape, D: Backen
     let src_strides = broadcast_strides(sd, src.strides(), &read);
     let idx = indices.view_as::<DynRank>(out.clone(), &idx_strides, indices.offset);
     let from = src.view_as::<DynRank>(read, &src_strides, src.offset);
-    let picked: Tensor<T, DynRank, D> = D::gather(&from, dim, &idx)?;
+    let picked: Tensor<T, DynRank, D> = indexing::gather(&from, dim, &idx)?;
     Ok(picked.view_as(SO::check_dims(&out)?, &contiguous_strides(&out), 0))
 }
 
@@ -547,7 +549,7 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
         src: &Tensor<T, impl Shape, D>,
     ) -> Result<(), D::Error> {
         match scatter_checks(self.dims(), dim, index.dims(), Some(src.dims()))? {
-            Some(dim) => D::scatter_add(self, dim, index, src),
+            Some(dim) => indexing::scatter_reduce(self, dim, index, src, ScatterReduce::Sum),
             None => Ok(()),
         }
     }

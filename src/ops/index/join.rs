@@ -35,6 +35,7 @@ use crate::shape::OrPanic;
 use crate::shape::{
     CatAxis, DimVec, Dyn, DynRank, JoinShape, SetAxis, Shape, ShapeError, StackAxis, checked_numel,
 };
+use crate::tensor::indexing;
 use crate::tensor::wrap_dim;
 
 /// The shape of a join along axis `K`: `S` with a run-time size there.
@@ -102,7 +103,7 @@ fn cat_on<T: Element, SO: Shape, D: Backend<T>>(
 ) -> Result<Tensor<T, SO, D>, D::Error> {
     let dims: Vec<&[usize]> = parts.iter().map(|p| p.dims()).collect();
     let (dim, out) = cat_dims(&dims, k)?;
-    D::cat(parts, dim, &out)
+    indexing::cat(parts, dim, &out)
 }
 
 /// `stack`'s checks, then `cat` of the parts with a size-1 axis inserted

@@ -33,6 +33,8 @@ use crate::backend::op::table::{CopyFrom, NotEqual, Where};
 use crate::element::Element;
 use crate::iter::contiguous_strides;
 use crate::shape::OrPanic;
+use crate::tensor::host;
+use crate::tensor::indexing;
 use crate::tensor::pointwise;
 
 use crate::shape::{
@@ -70,7 +72,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
         SM: ExpandsTo<S>,
         SM::Expanded: Shape,
     {
-        D::masked_fill_(self, mask, value)
+        indexing::masked_fill_(self, mask, value)
     }
 
     /// Sets the elements of `self` where `mask` holds to `value`.
@@ -116,7 +118,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
         S: BroadcastShape<SM>,
     {
         broadcast_pair(mask.dims(), self.dims())?;
-        D::masked_fill(self, mask, value)
+        indexing::masked_fill(self, mask, value)
     }
 
     /// `self` with the elements where `mask` holds set to `value`.
@@ -164,7 +166,7 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     {
         let dims = broadcast_pair(mask.dims(), self.dims())?;
         checked_numel(&dims)?;
-        D::masked_select(self, mask, &dims)
+        indexing::masked_select(self, mask, &dims)
     }
 
     /// The elements of `self` where `mask` holds, broadcast together.
@@ -222,7 +224,7 @@ impl<T: Element, S: Shape, D: Backend<T> + Backend<bool> + Backend<i64>> Tensor<
         // and PyTorch synchronises too); `pos[i]` is the element of
         // `source` that position `i` takes (0, read but not kept, where the
         // mask does not hold).
-        let keep = <D as Backend<bool>>::to_host(&mask)?;
+        let keep = host::to_host(&mask)?;
         let mut count = 0usize;
         let pos: Vec<i64> = keep
             .iter()
@@ -244,9 +246,9 @@ impl<T: Element, S: Shape, D: Backend<T> + Backend<bool> + Backend<i64>> Tensor<
             return pointwise::binary_(CopyFrom, self, &same);
         }
         let n = pos.len();
-        let idx: Tensor<i64, DynRank, D> = <D as Backend<i64>>::from_host(self, pos, &[n])?;
+        let idx: Tensor<i64, DynRank, D> = host::from_host(self, pos, &[n])?;
         let flat: Tensor<T, DynRank, D> = source.try_reshape(&[-1])?;
-        let picked: Tensor<T, DynRank, D> = D::gather(&flat, 0, &idx)?;
+        let picked: Tensor<T, DynRank, D> = indexing::gather(&flat, 0, &idx)?;
         let picked: Tensor<T, DynRank, D> = picked.view_as(
             DynRank::check_dims(self.dims())?,
             &contiguous_strides(self.dims()),
@@ -473,13 +475,13 @@ impl<T: Element, S: Shape, D: Backend<T> + Backend<bool> + Backend<i64>> Tensor<
     /// assert_eq!(t.try_nonzero().unwrap().to_vec(), vec![1, 2]);
     /// ```
     pub fn try_nonzero(&self) -> Result<Tensor<i64, (Dyn, Dyn), D>, D::Error> {
-        let zero: Tensor<T, DynRank, D> = D::from_host(self, vec![T::default()], &[])?;
+        let zero: Tensor<T, DynRank, D> = host::from_host(self, vec![T::default()], &[])?;
         let nz: Tensor<bool, DynRank, D> = pointwise::compare(NotEqual, self, &zero)?;
         let rank = self.rank();
         let mut coords = vec![0usize; rank];
         let mut rows = Vec::new();
         let mut n = 0;
-        for x in <D as Backend<bool>>::to_host(&nz)? {
+        for x in host::to_host(&nz)? {
             if x {
                 rows.extend(coords.iter().map(|&c| c as i64));
                 n += 1;
@@ -492,7 +494,7 @@ impl<T: Element, S: Shape, D: Backend<T> + Backend<bool> + Backend<i64>> Tensor<
                 coords[d] = 0;
             }
         }
-        <D as Backend<i64>>::from_host(self, rows, &[n, rank])
+        host::from_host(self, rows, &[n, rank])
     }
 }
 
@@ -508,5 +510,5 @@ fn scalar_value<T: Element, D: Backend<T>>(
         ))
         .into());
     }
-    Ok(D::to_host(value)?[0])
+    Ok(host::to_host(value)?[0])
 }

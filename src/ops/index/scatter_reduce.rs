@@ -30,6 +30,8 @@ use crate::backend::op::table::{Add, DivFloor, Equal, Fill, Quot, Where};
 use crate::element::Numeric;
 use crate::shape::OrPanic;
 use crate::shape::Shape;
+use crate::tensor::host;
+use crate::tensor::indexing;
 use crate::tensor::pointwise;
 use crate::{DynRank, Tensor};
 
@@ -78,14 +80,14 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
                 Amax | Amin => self.try_scatter_(dim, index, src)?,
             }
         }
-        D::scatter_reduce(self, wrapped, index, src, reduce)?;
+        indexing::scatter_reduce(self, wrapped, index, src, reduce)?;
         if reduce == Mean {
             // The number of contributions to each element (plus one for
             // `self`'s own), 1 where there are none, divides the sums.
-            let one: Tensor<T, DynRank, D> = D::from_host(self, vec![T::one()], &[])?;
+            let one: Tensor<T, DynRank, D> = host::from_host(self, vec![T::one()], &[])?;
             let mut counts: Tensor<T, S, D> = pointwise::unary(Fill(T::zero()), self)?;
             let ones = one.try_broadcast_to::<DynRank>(index.dims())?;
-            D::scatter_add(&mut counts, wrapped, index, &ones)?;
+            indexing::scatter_reduce(&mut counts, wrapped, index, &ones, ScatterReduce::Sum)?;
             let zero = pointwise::unary(Fill(T::zero()), &one)?;
             let none: Tensor<bool, DynRank, D> = pointwise::compare(Equal, &counts, &zero)?;
             let extra = if include_self { one.share() } else { zero };

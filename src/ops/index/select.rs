@@ -30,9 +30,10 @@ use crate::iter::contiguous_strides;
 use crate::shape::DynRank;
 use crate::shape::OrPanic;
 use crate::shape::{Dim, SetAxis, Shape, ShapeError};
+use crate::tensor::indexing;
 use crate::tensor::wrap_dim;
 
-use super::{IndexElement, prefix_index_error};
+use super::{IndexElement, ScatterReduce, prefix_index_error};
 
 /// The strides that show a 1-d index (`stride`) along `dim` of a tensor of
 /// rank `rank`, and nothing (stride 0) along the other axes.
@@ -70,7 +71,7 @@ fn index_select_on<T: Element, I: IndexElement, S: Shape, SO: Shape, D: Backend<
         &spread(out.len(), dim, istride),
         index.offset,
     );
-    let picked: Tensor<T, DynRank, D> = D::gather(src, dim, &view)?;
+    let picked: Tensor<T, DynRank, D> = indexing::gather(src, dim, &view)?;
     let dims = if src.rank() == 0 { Vec::new() } else { out };
     Ok(picked.view_as(SO::check_dims(&dims)?, &contiguous_strides(&dims), 0))
 }
@@ -249,7 +250,8 @@ impl<T: Element, S: Shape, D: Backend<T>> Tensor<T, S, D> {
         source: &Tensor<T, impl Shape, D>,
     ) -> Result<(), D::Error> {
         let (dim, idx, src) = index_put_operands(Put::Copy, self.dims(), dim, index, source)?;
-        D::scatter(self, dim, &idx, &src).map_err(|e| prefix_index_error(e, "index_copy_(): "))
+        indexing::scatter(self, dim, &idx, &src)
+            .map_err(|e| prefix_index_error(e, "index_copy_(): "))
     }
 
     /// Copies the slices of `source` along `dim` into the slices of `self`
@@ -325,7 +327,7 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
         source: &Tensor<T, impl Shape, D>,
     ) -> Result<(), D::Error> {
         let (dim, idx, src) = index_put_operands(Put::Add, self.dims(), dim, index, source)?;
-        D::scatter_add(self, dim, &idx, &src)
+        indexing::scatter_reduce(self, dim, &idx, &src, ScatterReduce::Sum)
     }
 
     /// Adds the slices of `source` along `dim` into the slices of `self`

@@ -11,6 +11,7 @@ use crate::device::Cpu;
 use crate::element::Numeric;
 use crate::shape::OrPanic;
 use crate::shape::{DynRank, RemoveAxis, Shape};
+use crate::tensor::reduction;
 
 /// Values and indices of an extreme along some dims.
 type Pair<T, S, D = Cpu> = (Tensor<T, S, D>, Tensor<i64, S, D>);
@@ -27,7 +28,7 @@ impl<T: Numeric, S: Shape, D: Backend<T>> Tensor<T, S, D> {
         let every = axes::all(self.rank());
         let m = mask.unwrap_or(&every);
         super::check_nonempty(Some(name), self.dims(), m, mask.is_none())?;
-        D::arg_extreme(MAX, self, m, keepdim)
+        reduction::arg_extreme(MAX, self, m, keepdim)
     }
 }
 

@@ -12,6 +12,7 @@ use crate::device::Device;
 use crate::element::{Element, Float, Numeric};
 use crate::shape::OrPanic;
 use crate::shape::{DynRank, RemoveAxis, Shape};
+use crate::tensor::reduction;
 
 /// `r` over the dims in `mask` (`None`: every dim) on any device, after
 /// PyTorch's check that a reduction without identity has elements.
@@ -25,7 +26,7 @@ fn reduce_on<T: Numeric, S: Shape, SO: Shape, D: Backend<T>>(
     let every = axes::all(t.rank());
     let m = mask.unwrap_or(&every);
     super::check_nonempty(nonempty, t.dims(), m, mask.is_none())?;
-    D::reduce(r, t, m, keepdim)
+    reduction::reduce(r, t, m, keepdim)
 }
 
 /// `s` over the dims in `mask` (`None`: every dim) on any device.
@@ -36,7 +37,7 @@ fn statistic_on<T: Float, S: Shape, SO: Shape, D: Backend<T>>(
     keepdim: bool,
 ) -> Result<Tensor<T, SO, D>, D::Error> {
     let every = axes::all(t.rank());
-    D::statistic(s, t, mask.unwrap_or(&every), keepdim)
+    reduction::statistic(s, t, mask.unwrap_or(&every), keepdim)
 }
 
 /// `all` (or `any`) over the dims in `mask` (`None`: every dim) on any
@@ -48,7 +49,7 @@ fn truth_on<T: Element, S: Shape, SO: Shape, D: Backend<T>>(
     keepdim: bool,
 ) -> Result<Tensor<bool, SO, D>, D::Error> {
     let every = axes::all(t.rank());
-    D::truth(all, t, mask.unwrap_or(&every), keepdim)
+    reduction::truth(all, t, mask.unwrap_or(&every), keepdim)
 }
 
 /// Writes the five forms of each reduction, generic over the device. A

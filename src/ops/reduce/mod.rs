@@ -69,6 +69,7 @@ mod softmax;
 mod sum_to;
 
 pub(crate) use crate::backend::cpu::reducers;
+pub use crate::tensor::reduction as primitives;
 pub(crate) use sum_to::sum_to_dims;
 
 pub(crate) use axes::{

@@ -10,13 +10,14 @@ use crate::backend::Backend;
 use crate::element::Float;
 use crate::shape::OrPanic;
 use crate::shape::{RemoveAxis, Shape};
+use crate::tensor::reduction;
 
 impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// `softmax` (`log_softmax` with `log`) along `dim` on the device.
     fn along_slices(&self, dim: isize, log: bool) -> Result<Tensor<T, S, D>, D::Error> {
         let m = axes::from_dims(&[dim], self.rank())?;
         let k = m.iter().position(|&r| r).unwrap_or(0);
-        D::softmax(self, k, log)
+        reduction::softmax(self, k, log)
     }
 
     /// `exp(x) / Σ exp(x)` along the run-time dim `dim` (negative counts

@@ -16,6 +16,7 @@ use crate::element::Numeric;
 use crate::iter::contiguous_strides;
 use crate::shape::OrPanic;
 use crate::shape::{DynRank, ExpandsTo, FixedShape, Shape, ShapeError, check_expand};
+use crate::tensor::reduction;
 
 /// The dimensions of a tensor of sizes `from` that summing to `to` reduces,
 /// or `None` when `to` does not broadcast to `from`.
@@ -48,7 +49,7 @@ pub(crate) fn sum_to_dims<T: Numeric, S: Shape, S2: Shape, D: Backend<T>>(
     if !mask.iter().any(|&m| m) {
         return Ok(t.view_as(checked, t.strides(), t.offset));
     }
-    let summed: Tensor<T, DynRank, D> = D::reduce(Reduction::Sum, t, &mask, true)?;
+    let summed: Tensor<T, DynRank, D> = reduction::reduce(Reduction::Sum, t, &mask, true)?;
     Ok(summed.view_as(checked, &contiguous_strides(dims), summed.offset))
 }
 
