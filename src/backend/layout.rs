@@ -69,8 +69,9 @@ impl<St> Layout<'_, St> {
     }
 }
 
-/// A backend primitive's result: a new, contiguous storage `St` and its
-/// sizes, which the typed tensor checks against its shape type.
+/// A backend primitive's result: a new, contiguous storage `St` (shared
+/// with no other tensor, behind the `Arc` the tensor keeps) and its sizes,
+/// which the typed tensor checks against its shape type.
 ///
 /// ```
 /// use shaped::backend::Output;
@@ -80,7 +81,7 @@ impl<St> Layout<'_, St> {
 /// ```
 #[derive(Debug)]
 pub struct Output<St> {
-    pub(crate) storage: St,
+    pub(crate) storage: Arc<St>,
     pub(crate) dims: DimVec,
 }
 

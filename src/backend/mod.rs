@@ -4,8 +4,8 @@
 //! | item | what |
 //! |---|---|
 //! | [`Layout`], [`Output`] | what a backend sees of a tensor (storage, sizes, strides, offset; no shape type) and what it hands back (a new storage and its sizes) |
-//! | [`Backend`] | the primitive set a device implements; the tensor API is written once over it |
-//! | [`Gemm`] | matrix products (strided-batched GEMM with `alpha`), for the element types a device multiplies |
+//! | [`Backend`] | the primitive set a device implements (pointwise ops, reductions, index kernels, host copies), all over layouts; the tensor API is written once over it, through typed fronts that erase the shape on the way down and check it on the way up (`shaped::ops::pointwise`, `shaped::ops::reduce::primitives`, `shaped::ops::host`) |
+//! | [`Gemm`] | matrix products (strided-batched GEMM with `alpha`, the `addmm` family), over layouts, for the element types a device multiplies |
 //! | [`Fill`] | new tensors filled with a value or seeded samples, on the device of a given tensor |
 //! | [`Linalg`] | the factorizations (LU, inverse, solves, determinants, Cholesky, QR, `eigh`, SVD) a device runs for `linalg` |
 //! | [`op`] | what an operation is to a backend: a pointwise op's Rust function and CUDA expression in one type, the scalar functions behind them (`shaped::ops::scalar`), the index element types and `scatter_reduce`'s reductions (`shaped::ops::index`) |

@@ -12,8 +12,8 @@
 //! [`Output`] (no shape type: each is compiled once per element type and
 //! op), as do the reductions (their typed front is
 //! `shaped::ops::reduce::primitives`), the index kernels and the host
-//! transfers (`shaped::ops::host`). [`Gemm`] still takes typed tensors
-//! (issue 37 moves it next).
+//! transfers (`shaped::ops::host`), and [`Gemm`]'s products (their typed
+//! front is in `ops/matmul/`).
 //!
 //! ```
 //! use shaped::backend::Backend;
@@ -35,11 +35,10 @@
 use super::geometry::Geometry;
 use super::layout::{Layout, Output};
 use super::op::{Map1, Map2, Map3, Reduction, Statistic};
-use crate::Tensor;
 use crate::backend::op::index::{IndexElement, ScatterReduce};
 use crate::device::Device;
 use crate::element::{Element, Float, Numeric};
-use crate::shape::{DimVec, Shape, ShapeError};
+use crate::shape::{DimVec, ShapeError};
 
 /// The primitives of a device for elements `T`: pointwise ops of the op
 /// table, reductions (arg-reductions and the softmax family included),
@@ -375,45 +374,43 @@ pub trait Backend<T: Element>: Device {
 /// ```
 pub trait Gemm<T: Numeric>: Backend<T> {
     /// `alpha * (a @ b)` laid out by `geo` (which the shape rules computed
-    /// from `a`'s and `b`'s sizes), into a new contiguous tensor of shape
-    /// `SO`.
+    /// from `a`'s and `b`'s sizes), into a new storage of sizes `geo.out`.
     ///
     /// # Errors
-    /// An allocation or driver error, operands on different GPUs, or sizes
-    /// that do not fit `SO`.
-    fn product<S1: Shape, S2: Shape, SO: Shape>(
-        a: &Tensor<T, S1, Self>,
-        b: &Tensor<T, S2, Self>,
+    /// An allocation or driver error, operands on different GPUs.
+    fn product(
+        a: Layout<'_, Self::Storage<T>>,
+        b: Layout<'_, Self::Storage<T>>,
         geo: &Geometry,
         alpha: T,
-    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>;
 
     /// `beta * c + alpha * (a @ b)` with `c` broadcast to the product's
     /// sizes (the `addmm` family: only the added term broadcasts), into a
-    /// new tensor of shape `SO`; with `beta == 0`, `c`'s values are not read
+    /// new storage of sizes `geo.out`; with `beta == 0`, `c`'s values are not read
     /// (a NaN there does not propagate, as PyTorch).
     ///
     /// # Errors
     /// PyTorch's expand error when `c` does not broadcast to the product,
     /// an allocation or driver error.
-    fn fused<S0: Shape, S1: Shape, S2: Shape, SO: Shape>(
-        c: &Tensor<T, S0, Self>,
-        a: &Tensor<T, S1, Self>,
-        b: &Tensor<T, S2, Self>,
+    fn fused(
+        c: Layout<'_, Self::Storage<T>>,
+        a: Layout<'_, Self::Storage<T>>,
+        b: Layout<'_, Self::Storage<T>>,
         geo: &Geometry,
         beta: T,
         alpha: T,
-    ) -> Result<Tensor<T, SO, Self>, Self::Error>;
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>;
 
     /// `c = beta * c + alpha * (a @ b)` in place (`addmm_`, ...): `c` must
     /// have the product's sizes and distinct elements.
     ///
     /// # Errors
     /// PyTorch's in-place errors, an allocation or driver error.
-    fn fused_<S0: Shape, S1: Shape, S2: Shape>(
-        c: &mut Tensor<T, S0, Self>,
-        a: &Tensor<T, S1, Self>,
-        b: &Tensor<T, S2, Self>,
+    fn fused_(
+        c: Layout<'_, Self::Storage<T>>,
+        a: Layout<'_, Self::Storage<T>>,
+        b: Layout<'_, Self::Storage<T>>,
         geo: &Geometry,
         beta: T,
         alpha: T,

@@ -143,7 +143,7 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
         o: crate::backend::Output<D::Storage<T>>,
     ) -> Result<Self, crate::ShapeError> {
         let dims = Self::checked_dims(&o.dims)?;
-        Ok(Self::from_storage(Arc::new(o.storage), dims))
+        Ok(Self::from_storage(o.storage, dims))
     }
 
     /// `dims`, the sizes of a buffer that exists, as `S`'s sizes.

@@ -397,7 +397,7 @@ impl<T: Element> Backend<T> for Cpu {
 /// A kernel's row-major values of sizes `dims` as a new storage.
 fn whole<T>(data: Vec<T>, dims: &[usize]) -> Output<Storage<T>> {
     Output {
-        storage: Storage::new(data),
+        storage: Arc::new(Storage::new(data)),
         dims: DimVec::from_slice(dims),
     }
 }
@@ -411,7 +411,7 @@ fn reduced<T, U>(
     keepdim: bool,
 ) -> Output<Storage<U>> {
     Output {
-        storage: Storage::new(data),
+        storage: Arc::new(Storage::new(data)),
         dims: reduced_dims(a.dims, mask, keepdim),
     }
 }
@@ -434,7 +434,7 @@ fn contiguous<'a, T>(
 #[inline]
 fn output<T>(f: Fresh<T>) -> Output<Storage<T>> {
     Output {
-        storage: Storage::new(f.data),
+        storage: Arc::new(Storage::new(f.data)),
         dims: f.dims,
     }
 }

@@ -14,19 +14,19 @@ use std::sync::Arc;
 
 use super::blas::BlasElement;
 use super::elementwise::{Operand, launch};
-use super::primitives::{output, same_device};
+use super::primitives::{into_output, output, same_device};
 use super::{CudaDevice, CudaError, CudaStorage, GemmBatch, gemm_strided_batched};
 use crate::Tensor;
-use crate::backend::Gemm;
 use crate::backend::geometry::{Axes, Batch, Geometry};
 use crate::backend::op::Pointwise;
 use crate::backend::op::ScalarRhs;
 use crate::backend::op::table;
+use crate::backend::{Backend, Gemm, Output};
 use crate::device::Cuda;
 use crate::element::Numeric;
 use crate::iter::{broadcast_strides, contiguous_strides};
 use crate::ops::matmul::rules::check_inplace;
-use crate::shape::{DimVec, DynRank, Shape, check_expand};
+use crate::shape::{DimVec, DynRank, check_expand};
 
 /// One operand seen as a batch of `rows x cols` matrices over `batch`.
 struct Side<'a, T> {
@@ -215,51 +215,56 @@ fn product<T: BlasElement>(
     Ok(out)
 }
 
+/// A CUDA tensor's layout, as the products take it.
+type Lay<'a, T> = crate::backend::Layout<'a, CudaStorage<T>>;
+
 impl<T: BlasElement + Numeric> Gemm<T> for Cuda {
-    fn product<S1: Shape, S2: Shape, SO: Shape>(
-        a: &Tensor<T, S1, Cuda>,
-        b: &Tensor<T, S2, Cuda>,
+    fn product(
+        a: Lay<'_, T>,
+        b: Lay<'_, T>,
         geo: &Geometry,
         alpha: T,
-    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
-        Ok(product(a.operand(), b.operand(), geo, alpha)?.try_into_shape()?)
+    ) -> Result<Output<CudaStorage<T>>, CudaError> {
+        into_output(product(a.into(), b.into(), geo, alpha)?)
     }
 
-    fn fused<S0: Shape, S1: Shape, S2: Shape, SO: Shape>(
-        c: &Tensor<T, S0, Cuda>,
-        a: &Tensor<T, S1, Cuda>,
-        b: &Tensor<T, S2, Cuda>,
+    fn fused(
+        c: Lay<'_, T>,
+        a: Lay<'_, T>,
+        b: Lay<'_, T>,
         geo: &Geometry,
         beta: T,
         alpha: T,
-    ) -> Result<Tensor<T, SO, Cuda>, CudaError> {
+    ) -> Result<Output<CudaStorage<T>>, CudaError> {
         check_expand(c.dims(), &geo.out)?;
         if beta == T::zero() {
             return Self::product(a, b, geo, alpha);
         }
         // The addend broadcast into a fresh contiguous output, then one
         // GEMM with `beta` (or, with no products to add, `beta * c`).
-        let mut out = output::<T, DynRank>(c.device(), &geo.out)?;
+        let c = Operand::from(c);
+        let dev = &c.storage.dev;
+        let mut out = output::<T, DynRank>(dev, &geo.out)?;
         launch(
-            c.device(),
+            dev,
             &table::Identity::DEF,
             out.operand(),
-            c.operand(),
+            c,
             &[],
             T::default(),
         )?;
         if geo.k == 0 || geo.batch.contains(&0) {
             pointwise::unary_(ScalarRhs(table::Mul, beta), &mut out)?;
         } else {
-            run(a.operand(), b.operand(), geo, alpha, beta, &out)?;
+            run(a.into(), b.into(), geo, alpha, beta, &out)?;
         }
-        Ok(out.try_into_shape()?)
+        into_output(out)
     }
 
-    fn fused_<S0: Shape, S1: Shape, S2: Shape>(
-        c: &mut Tensor<T, S0, Cuda>,
-        a: &Tensor<T, S1, Cuda>,
-        b: &Tensor<T, S2, Cuda>,
+    fn fused_(
+        c: Lay<'_, T>,
+        a: Lay<'_, T>,
+        b: Lay<'_, T>,
         geo: &Geometry,
         beta: T,
         alpha: T,
@@ -267,7 +272,14 @@ impl<T: BlasElement + Numeric> Gemm<T> for Cuda {
         check_inplace(c.dims(), &geo.out)?;
         // Into a fresh buffer (so an operand sharing `c`'s storage is read
         // before it is written), then copied into `c`'s layout.
-        let result: Tensor<T, DynRank, Cuda> = Self::fused(&c.share(), a, b, geo, beta, alpha)?;
-        pointwise::binary_(table::CopyFrom, c, &result)
+        let result = Self::fused(c, a, b, geo, beta, alpha)?;
+        let strides = contiguous_strides(&result.dims);
+        let from = Lay {
+            storage: &result.storage,
+            dims: &result.dims,
+            strides: &strides,
+            offset: 0,
+        };
+        <Cuda as Backend<T>>::binary_(table::CopyFrom, c, from)
     }
 }

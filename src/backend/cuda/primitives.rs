@@ -87,7 +87,10 @@ fn apply<A0: CudaElement, T: CudaElement, O: CudaElement>(
         offset: 0,
     };
     launch(dev, op, out, a, rest, s)?;
-    Ok(Output { storage, dims })
+    Ok(Output {
+        storage: Arc::new(storage),
+        dims,
+    })
 }
 
 /// Runs `op` writing into `target` (which keeps its shape) from `target`
@@ -195,15 +198,15 @@ fn as_tensor<T: Element>(a: Lay<'_, T>) -> Tensor<T, DynRank, Cuda> {
 /// A composed result as a backend output: its storage when it alone owns
 /// a buffer it covers contiguously from the start (a fresh result), else
 /// a contiguous copy.
-fn into_output<T: CudaElement>(
-    mut t: Tensor<T, DynRank, Cuda>,
+pub(crate) fn into_output<T: CudaElement>(
+    t: Tensor<T, DynRank, Cuda>,
 ) -> Result<Output<CudaStorage<T>>, CudaError> {
-    if t.offset == 0 && t.is_contiguous() {
+    if t.offset == 0 && t.is_contiguous() && Arc::strong_count(&t.storage) == 1 {
         let dims = DimVec::from_slice(t.dims());
-        match Arc::try_unwrap(t.storage) {
-            Ok(storage) => return Ok(Output { storage, dims }),
-            Err(shared) => t.storage = shared,
-        }
+        return Ok(Output {
+            storage: t.storage,
+            dims,
+        });
     }
     <Cuda as Backend<T>>::copy(t.layout())
 }
@@ -232,7 +235,7 @@ impl<T: CudaElement> Backend<T> for Cuda {
         };
         launch_cast(dev, out, src)?;
         Ok(Output {
-            storage,
+            storage: Arc::new(storage),
             dims: DimVec::from_slice(src.dims),
         })
     }

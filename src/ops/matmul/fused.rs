@@ -623,7 +623,8 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         rule: Rule,
     ) -> Result<Tensor<T, O, D>, D::Error> {
         let geo = rule(a.dims(), b.dims(), self.dims())?;
-        D::fused(self, a, b, &geo, beta, alpha)
+        let (c, a, b) = (self.layout(), a.layout(), b.layout());
+        Ok(Tensor::from_output(D::fused(c, a, b, &geo, beta, alpha)?)?)
     }
 
     /// `self = beta * self + alpha * (a @ b)` in place for the product
@@ -637,7 +638,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         rule: Rule,
     ) -> Result<(), D::Error> {
         let geo = rule(a.dims(), b.dims(), self.dims())?;
-        D::fused_(self, a, b, &geo, beta, alpha)
+        D::fused_(self.layout(), a.layout(), b.layout(), &geo, beta, alpha)
     }
 }
 

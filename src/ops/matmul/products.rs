@@ -77,7 +77,12 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     {
         let other = other.operand();
         let geo = rules::matmul(self.dims(), other.dims())?;
-        D::product(self, other, &geo, T::one())
+        Ok(Tensor::from_output(D::product(
+            self.layout(),
+            other.layout(),
+            &geo,
+            T::one(),
+        )?)?)
     }
 
     /// The product of two matrices, as `torch.mm` (no broadcasting).
@@ -118,7 +123,12 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         mat2: &Tensor<T, S2, D>,
     ) -> Result<Tensor<T, S2::Output, D>, D::Error> {
         let geo = rules::mm(self.dims(), mat2.dims())?;
-        D::product(self, mat2, &geo, T::one())
+        Ok(Tensor::from_output(D::product(
+            self.layout(),
+            mat2.layout(),
+            &geo,
+            T::one(),
+        )?)?)
     }
 
     /// The product of a matrix and a vector, as `torch.mv`.
@@ -168,7 +178,12 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         S::Cols: ContractsWith<S2::Len>,
     {
         let geo = rules::mv(self.dims(), vec.dims(), None)?;
-        D::product(self, vec, &geo, T::one())
+        Ok(Tensor::from_output(D::product(
+            self.layout(),
+            vec.layout(),
+            &geo,
+            T::one(),
+        )?)?)
     }
 
     /// The products of two batches of matrices, entry by entry, as
@@ -221,7 +236,12 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         S2::Product: Shape,
     {
         let geo = rules::bmm(self.dims(), batch2.dims())?;
-        D::product(self, batch2, &geo, T::one())
+        Ok(Tensor::from_output(D::product(
+            self.layout(),
+            batch2.layout(),
+            &geo,
+            T::one(),
+        )?)?)
     }
 
     /// The dot product of two vectors, a 0-d tensor, as `torch.dot`.
@@ -266,7 +286,12 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         S::Len: ContractsWith<S2::Len>,
     {
         let geo = rules::dot(self.dims(), other.dims())?;
-        D::product(self, other, &geo, T::one())
+        Ok(Tensor::from_output(D::product(
+            self.layout(),
+            other.layout(),
+            &geo,
+            T::one(),
+        )?)?)
     }
 
     /// The outer product of two vectors, as `torch.outer`: element `(i, j)`
@@ -311,7 +336,12 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         S: VectorShape,
     {
         let geo = rules::outer(self.dims(), vec2.dims(), "outer")?;
-        D::product(self, vec2, &geo, T::one())
+        Ok(Tensor::from_output(D::product(
+            self.layout(),
+            vec2.layout(),
+            &geo,
+            T::one(),
+        )?)?)
     }
 
     /// The outer product, under its BLAS name, as `torch.ger`; see

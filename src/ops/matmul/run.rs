@@ -9,15 +9,16 @@
 
 use super::rules::{self, Axes, Batch, Geometry};
 use crate::Tensor;
-use crate::backend::Gemm;
 use crate::backend::cpu::Narrow;
+use crate::backend::cpu::storage::Storage;
 use crate::backend::cpu::{self, Accum, Batches, GemmProblem, MatDesc};
+use crate::backend::{Gemm, Output};
 use crate::device::Cpu;
 use crate::element::Numeric;
 use crate::iter::broadcast_strides;
 use crate::ops::exec::{self, Layout, check_no_internal_overlap};
 use crate::ops::locks::{read2_write, same_storage};
-use crate::shape::{DimVec, DynRank, Shape, ShapeError, check_expand};
+use crate::shape::{DimVec, DynRank, ShapeError, check_expand};
 
 /// Which side of the product an operand is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,35 +187,45 @@ pub(super) fn accumulate<T: Numeric>(
     Ok(())
 }
 
+/// A product's new tensor (contiguous, its storage shared with no other)
+/// as the backends' [`Output`].
+fn fresh_output<T: Numeric>(t: Tensor<T, DynRank>) -> Output<Storage<T>> {
+    debug_assert!(t.offset == 0 && t.is_contiguous());
+    Output {
+        storage: t.storage,
+        dims: t.dims,
+    }
+}
+
 impl<T: Numeric> Gemm<T> for Cpu {
-    fn product<S1: Shape, S2: Shape, SO: Shape>(
-        a: &Tensor<T, S1>,
-        b: &Tensor<T, S2>,
+    fn product(
+        a: Layout<'_, T>,
+        b: Layout<'_, T>,
         geo: &Geometry,
         alpha: T,
-    ) -> Result<Tensor<T, SO>, ShapeError> {
-        product(a.layout(), b.layout(), geo, alpha)?.try_into_shape()
+    ) -> Result<Output<Storage<T>>, ShapeError> {
+        Ok(fresh_output(product(a, b, geo, alpha)?))
     }
 
-    fn fused<S0: Shape, S1: Shape, S2: Shape, SO: Shape>(
-        c: &Tensor<T, S0>,
-        a: &Tensor<T, S1>,
-        b: &Tensor<T, S2>,
+    fn fused(
+        c: Layout<'_, T>,
+        a: Layout<'_, T>,
+        b: Layout<'_, T>,
         geo: &Geometry,
         beta: T,
         alpha: T,
-    ) -> Result<Tensor<T, SO>, ShapeError> {
-        fused(c.layout(), a.layout(), b.layout(), geo, beta, alpha)?.try_into_shape()
+    ) -> Result<Output<Storage<T>>, ShapeError> {
+        Ok(fresh_output(fused(c, a, b, geo, beta, alpha)?))
     }
 
-    fn fused_<S0: Shape, S1: Shape, S2: Shape>(
-        c: &mut Tensor<T, S0>,
-        a: &Tensor<T, S1>,
-        b: &Tensor<T, S2>,
+    fn fused_(
+        c: Layout<'_, T>,
+        a: Layout<'_, T>,
+        b: Layout<'_, T>,
         geo: &Geometry,
         beta: T,
         alpha: T,
     ) -> Result<(), ShapeError> {
-        fused_inplace(c.layout(), a.layout(), b.layout(), geo, beta, alpha)
+        fused_inplace(c, a, b, geo, beta, alpha)
     }
 }
