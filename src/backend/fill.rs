@@ -6,20 +6,21 @@
 //! inputs.
 //!
 //! ```
-//! use shaped::backend::{Distribution, Fill};
-//! use shaped::device::Cpu;
+//! use shaped::backend::Fill;
 //! use shaped::{DynRank, Tensor};
-//! let like = Tensor::<f32, DynRank>::try_zeros(&[2]).unwrap();
-//! let t: Tensor<i64, DynRank> = Cpu::full_like(&like, &[2, 3], 7).unwrap();
-//! assert_eq!(t.to_vec(), vec![7; 6]);
-//! let r: Tensor<f64, DynRank> = Cpu::random_like(&like, &[4], Distribution::Uniform, 5).unwrap();
-//! assert_eq!(r.to_vec(), Tensor::<f64, DynRank>::try_rand(&[4], 5).unwrap().to_vec());
+//! // Generic code asks for `Fill`; the `*_like` methods pass the layout
+//! // of `like` down (its device) and type the new storage.
+//! fn noise<D: Fill<f64>>(like: &Tensor<f64, DynRank, D>) -> Tensor<f64, DynRank, D> {
+//!     like.rand_like(5)
+//! }
+//! let like = Tensor::<f64, DynRank>::try_zeros(&[4]).unwrap();
+//! assert_eq!(noise(&like).to_vec(), Tensor::<f64, DynRank>::try_rand(&[4], 5).unwrap().to_vec());
+//! assert_eq!(like.full_like(7.0).to_vec(), vec![7.0; 4]);
 //! ```
 
-use crate::Tensor;
+use super::layout::{Layout, Output};
 use crate::device::Device;
 use crate::element::{Element, Float};
-use crate::shape::Shape;
 
 /// The distribution of [`Fill::random_like`]'s samples.
 ///
@@ -39,28 +40,29 @@ pub enum Distribution {
 /// seeded samples (the same values on every device for the same seed:
 /// SplitMix64 streams, element by element).
 pub trait Fill<T: Element>: Device {
-    /// A new contiguous tensor of sizes `dims` on the device of `like`,
+    /// A new contiguous storage of sizes `dims` on the device of `like`,
     /// every element `value` (PyTorch's `full`).
     ///
     /// # Errors
-    /// When `dims` does not fit `S`; an allocation or driver error.
-    fn full_like<S: Shape, U: Element, SL: Shape>(
-        like: &Tensor<U, SL, Self>,
+    /// An allocation or driver error (PyTorch's messages for sizes too
+    /// large to allocate).
+    fn full_like<U: Element>(
+        like: Layout<'_, Self::Storage<U>>,
         dims: &[usize],
         value: T,
-    ) -> Result<Tensor<T, S, Self>, Self::Error>;
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>;
 
-    /// A new contiguous tensor of sizes `dims` on the device of `like`,
+    /// A new contiguous storage of sizes `dims` on the device of `like`,
     /// samples of `dist` from the generator seeded with `seed`.
     ///
     /// # Errors
     /// As [`Fill::full_like`].
-    fn random_like<S: Shape, U: Element, SL: Shape>(
-        like: &Tensor<U, SL, Self>,
+    fn random_like<U: Element>(
+        like: Layout<'_, Self::Storage<U>>,
         dims: &[usize],
         dist: Distribution,
         seed: u64,
-    ) -> Result<Tensor<T, S, Self>, Self::Error>
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>
     where
         T: Float;
 }

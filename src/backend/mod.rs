@@ -6,7 +6,8 @@
 //! | [`Layout`], [`Output`] | what a backend sees of a tensor (storage, sizes, strides, offset; no shape type) and what it hands back (a new storage and its sizes) |
 //! | [`Backend`] | the primitive set a device implements (pointwise ops, reductions, index kernels, host copies), all over layouts; the tensor API is written once over it, through typed fronts that erase the shape on the way down and check it on the way up (`shaped::ops::pointwise`, `shaped::ops::reduce::primitives`, `shaped::ops::host`) |
 //! | [`Gemm`] | matrix products (strided-batched GEMM with `alpha`, the `addmm` family), over layouts, for the element types a device multiplies |
-//! | [`Fill`] | new tensors filled with a value or seeded samples, on the device of a given tensor |
+//! | [`Fill`] | new storages filled with a value or seeded samples, on the device of a given layout (the `*_like` constructors' primitives; the CPU and CUDA constructors call the same kernels) |
+//! | `random.rs` | the crate's random stream (SplitMix64), which every device draws the same way |
 //! | [`Linalg`] | the factorizations (LU, inverse, solves, determinants, Cholesky, QR, `eigh`, SVD) a device runs for `linalg` |
 //! | [`op`] | what an operation is to a backend: a pointwise op's Rust function and CUDA expression in one type, the scalar functions behind them (`shaped::ops::scalar`), the index element types and `scatter_reduce`'s reductions (`shaped::ops::index`) |
 //! | [`fused`] | what a fused pointwise chain is to a backend, and its evaluation on a device |
@@ -27,6 +28,7 @@ mod layout;
 pub mod linalg;
 pub mod op;
 pub(crate) mod primitives;
+pub(crate) mod random;
 mod windows;
 
 pub use fill::{Distribution, Fill};

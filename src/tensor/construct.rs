@@ -12,6 +12,7 @@
 //! assert_eq!((a.numel(), b.numel(), c.numel()), (4, 6, 3));
 //! ```
 
+use crate::backend::cpu::fill as random;
 use crate::backend::cpu::{storage_overflow, try_vec_from_fn, vec_from_fn};
 use crate::element::{Element, Float, Numeric};
 use crate::shape::OrPanic;
@@ -122,10 +123,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_rand(dims: &[usize], seed: u64) -> Result<Self, ShapeError> {
         let d = check_new::<S>(dims)?;
-        let mut rng = SplitMix64(seed);
-        let below_one = below_one::<T>();
-        let data = try_vec_from_fn(dims, |_| T::from_f64(rng.uniform()).min(below_one))?;
-        Ok(Self::from_parts(data, d))
+        Ok(Self::from_parts(random::uniform(dims, seed)?, d))
     }
 
     /// Standard normal samples from a seeded generator (Box-Muller over
@@ -142,9 +140,7 @@ impl<T: Float, S: Shape> Tensor<T, S> {
     /// ```
     pub fn try_randn(dims: &[usize], seed: u64) -> Result<Self, ShapeError> {
         let d = check_new::<S>(dims)?;
-        let mut rng = SplitMix64(seed);
-        let data = try_vec_from_fn(dims, |_| T::from_f64(rng.normal()))?;
-        Ok(Self::from_parts(data, d))
+        Ok(Self::from_parts(random::normal(dims, seed)?, d))
     }
 }
 
@@ -285,12 +281,6 @@ pub(crate) fn arange_len<T: Numeric>(start: T, end: T, step: T) -> Result<usize,
     Ok(len as usize)
 }
 
-/// The largest value `rand` gives: rounding to `f32` can carry a draw just
-/// below 1 up to 1, so draws are clamped to this.
-pub(crate) fn below_one<T: Float>() -> T {
-    T::one() - T::epsilon() / (T::one() + T::one())
-}
-
 /// `x` as C++'s `ostream` prints a double by default (`%g`, 6 significant
 /// digits), as PyTorch's messages show numbers: `0`, `0.5`, `1e+20`, `inf`,
 /// `nan`.
@@ -384,32 +374,6 @@ pub(crate) fn check_new<S: Shape>(dims: &[usize]) -> Result<S::Dims, ShapeError>
         ShapeError::TooLarge { shape } => storage_overflow(&shape),
         e => e,
     })
-}
-
-/// SplitMix64: a small, fast, well-mixed generator; good enough for test data
-/// and initialisation, not for cryptography. Also drawn by
-/// [`Tensor::try_multinomial`].
-pub(crate) struct SplitMix64(pub(crate) u64);
-
-impl SplitMix64 {
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1) with 53 random bits.
-    pub(crate) fn uniform(&mut self) -> f64 {
-        (self.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-
-    fn normal(&mut self) -> f64 {
-        let u1 = 1.0 - self.uniform();
-        let u2 = self.uniform();
-        (-2.0 * u1.ln()).sqrt() * (2.0 * core::f64::consts::PI * u2).cos()
-    }
 }
 
 #[cfg(test)]

@@ -39,13 +39,13 @@
 use core::marker::PhantomData;
 use std::sync::Arc;
 
-use super::construct::{arange_len, below_one, check_new};
+use super::construct::{arange_len, check_new};
 use crate::Tensor;
-use crate::backend::cuda::compose::full;
 use crate::backend::cuda::elementwise::Operand;
-use crate::backend::cuda::generate::{Generator, generate};
-use crate::backend::cuda::primitives::output;
+use crate::backend::cuda::fill;
+use crate::backend::cuda::generate::Generator;
 use crate::backend::cuda::{CudaDevice, CudaElement, CudaError, CudaStorage};
+use crate::backend::random::below_one;
 use crate::device::Cuda;
 use crate::element::{Float, Numeric};
 use crate::iter::contiguous_strides;
@@ -189,10 +189,7 @@ fn generated<T: CudaElement, S: Shape>(
     g: Generator<T>,
 ) -> Result<Tensor<T, S, Cuda>, CudaError> {
     check_new::<S>(dims)?;
-    let out = output::<T, S>(dev, dims)?;
-    let n = out.numel();
-    generate(dev, g, &mut out.storage.write(), n)?;
-    Ok(out)
+    Ok(Tensor::from_output(fill::generated(dev, dims, g)?)?)
 }
 
 /// Constructors on the GPU: the elements are written there by a kernel
@@ -217,7 +214,7 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
     /// ```
     pub fn try_full_on(dev: &CudaDevice, dims: &[usize], value: T) -> Result<Self, CudaError> {
         check_new::<S>(dims)?;
-        full(dev, dims, value)
+        Ok(Tensor::from_output(fill::full(dev, dims, value)?)?)
     }
 
     /// [`Tensor::try_full_on`] with zeros.

@@ -23,7 +23,11 @@ impl<T: Element, S: Shape, D: Fill<T>> Tensor<T, S, D> {
     /// assert!(f.is_contiguous());
     /// ```
     pub fn try_full_like(&self, value: T) -> Result<Self, D::Error> {
-        D::full_like(self, self.dims(), value)
+        Ok(Tensor::from_output(D::full_like(
+            self.layout(),
+            self.dims(),
+            value,
+        )?)?)
     }
 
     /// [`Tensor::try_full_like`], panicking on its error.
@@ -118,7 +122,8 @@ impl<T: Float, S: Shape, D: Fill<T>> Tensor<T, S, D> {
     /// assert_eq!(r.to_vec(), Tensor::<f32, DynRank>::try_rand(&[2, 5], 9).unwrap().to_vec());
     /// ```
     pub fn try_rand_like(&self, seed: u64) -> Result<Self, D::Error> {
-        D::random_like(self, self.dims(), Distribution::Uniform, seed)
+        let o = D::random_like(self.layout(), self.dims(), Distribution::Uniform, seed)?;
+        Ok(Tensor::from_output(o)?)
     }
 
     /// [`Tensor::try_rand_like`], panicking on its error.
@@ -150,7 +155,8 @@ impl<T: Float, S: Shape, D: Fill<T>> Tensor<T, S, D> {
     /// assert_eq!(r.to_vec(), Tensor::<f64, DynRank>::try_randn(&[3], 2).unwrap().to_vec());
     /// ```
     pub fn try_randn_like(&self, seed: u64) -> Result<Self, D::Error> {
-        D::random_like(self, self.dims(), Distribution::Normal, seed)
+        let o = D::random_like(self.layout(), self.dims(), Distribution::Normal, seed)?;
+        Ok(Tensor::from_output(o)?)
     }
 
     /// [`Tensor::try_randn_like`], panicking on its error.

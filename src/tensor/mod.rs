@@ -45,7 +45,7 @@ pub mod pointwise;
 pub mod reduction;
 mod traits;
 mod view;
-pub(crate) use construct::SplitMix64;
+pub(crate) use crate::backend::random::SplitMix64;
 #[cfg(any(feature = "npy", feature = "safetensors"))]
 pub(crate) use display::shape_name;
 pub(crate) use view::wrap_dim;

@@ -1,33 +1,64 @@
-//! [`Fill`] on the CPU: the constructors' own loops (`try_full`,
-//! `try_rand`, `try_randn`).
+//! [`Fill`] on the CPU, and the samplers behind the CPU constructors
+//! (`try_rand`, `try_randn`): one buffer filled element by element from
+//! the crate's SplitMix64 stream.
 
-use crate::Tensor;
+use std::sync::Arc;
+
+use super::exec::Layout;
+use super::storage::Storage;
+use super::try_vec_from_fn;
+use crate::backend::Output;
 use crate::backend::fill::{Distribution, Fill};
+use crate::backend::random::{SplitMix64, below_one};
 use crate::device::Cpu;
 use crate::element::{Element, Float};
-use crate::shape::{Shape, ShapeError};
+use crate::shape::{DimVec, ShapeError};
+
+/// `rand`'s samples for sizes `dims`: uniform in `[0, 1)`, drawn in
+/// row-major order from the stream seeded with `seed`.
+pub(crate) fn uniform<T: Float>(dims: &[usize], seed: u64) -> Result<Vec<T>, ShapeError> {
+    let mut rng = SplitMix64(seed);
+    let below_one = below_one::<T>();
+    try_vec_from_fn(dims, |_| T::from_f64(rng.uniform()).min(below_one))
+}
+
+/// `randn`'s samples for sizes `dims`: standard normal (Box-Muller), drawn
+/// in row-major order from the stream seeded with `seed`.
+pub(crate) fn normal<T: Float>(dims: &[usize], seed: u64) -> Result<Vec<T>, ShapeError> {
+    let mut rng = SplitMix64(seed);
+    try_vec_from_fn(dims, |_| T::from_f64(rng.normal()))
+}
+
+/// `data` of sizes `dims` as a new storage.
+fn output<T>(data: Vec<T>, dims: &[usize]) -> Output<Storage<T>> {
+    Output {
+        storage: Arc::new(Storage::new(data)),
+        dims: DimVec::from_slice(dims),
+    }
+}
 
 impl<T: Element> Fill<T> for Cpu {
-    fn full_like<S: Shape, U: Element, SL: Shape>(
-        _: &Tensor<U, SL>,
+    fn full_like<U: Element>(
+        _: Layout<'_, U>,
         dims: &[usize],
         value: T,
-    ) -> Result<Tensor<T, S>, ShapeError> {
-        Tensor::try_full(dims, value)
+    ) -> Result<Output<Storage<T>>, ShapeError> {
+        Ok(output(try_vec_from_fn(dims, |_| value)?, dims))
     }
 
-    fn random_like<S: Shape, U: Element, SL: Shape>(
-        _: &Tensor<U, SL>,
+    fn random_like<U: Element>(
+        _: Layout<'_, U>,
         dims: &[usize],
         dist: Distribution,
         seed: u64,
-    ) -> Result<Tensor<T, S>, ShapeError>
+    ) -> Result<Output<Storage<T>>, ShapeError>
     where
         T: Float,
     {
-        match dist {
-            Distribution::Uniform => Tensor::try_rand(dims, seed),
-            Distribution::Normal => Tensor::try_randn(dims, seed),
-        }
+        let data = match dist {
+            Distribution::Uniform => uniform(dims, seed)?,
+            Distribution::Normal => normal(dims, seed)?,
+        };
+        Ok(output(data, dims))
     }
 }

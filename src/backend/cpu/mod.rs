@@ -19,7 +19,7 @@ pub(crate) mod cache;
 pub(crate) mod compiled;
 mod elementwise;
 pub(crate) mod exec;
-mod fill;
+pub(crate) mod fill;
 pub(crate) mod fused;
 mod gemm;
 mod gemm_crates;

@@ -16,7 +16,7 @@ use super::reductions::find_reduction;
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::Tensor;
 use crate::backend::op::table::{
-    Abs, Add, CopyFrom, Div, Equal, Exp, Fill, Log, Mul, NotEqual, Pow, Sqrt, Sub, Where,
+    Abs, Add, CopyFrom, Div, Equal, Exp, Log, Mul, NotEqual, Pow, Sqrt, Sub, Where,
 };
 use crate::backend::op::{Reduction, ScalarRhs, Statistic};
 use crate::backend::primitives::reduced_dims;
@@ -33,9 +33,7 @@ pub(crate) fn full<T: CudaElement, S: Shape>(
     dims: &[usize],
     value: T,
 ) -> Result<Tensor<T, S, Cuda>, CudaError> {
-    let mut t = output::<T, S>(dev, dims)?;
-    pointwise::unary_(Fill(value), &mut t)?;
-    Ok(t)
+    Ok(Tensor::from_output(super::fill::full(dev, dims, value)?)?)
 }
 
 /// The number of elements each output of a reduction over `mask` reduces.

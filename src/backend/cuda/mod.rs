@@ -44,7 +44,7 @@ mod device;
 #[cfg(feature = "cuda")]
 pub(crate) mod elementwise;
 #[cfg(feature = "cuda")]
-mod fill;
+pub(crate) mod fill;
 #[cfg(feature = "cuda")]
 pub(crate) mod fused;
 #[cfg(feature = "cuda")]

@@ -66,6 +66,19 @@ fn fresh<O: CudaElement>(
     Ok((storage, contiguous_strides(dims)))
 }
 
+/// A new contiguous storage of sizes `dims` on `dev` as a backend output,
+/// its elements for the caller's kernel to write.
+pub(crate) fn fresh_output<O: CudaElement>(
+    dev: &CudaDevice,
+    dims: &[usize],
+) -> Result<Output<CudaStorage<O>>, CudaError> {
+    let n: usize = dims.iter().product();
+    Ok(Output {
+        storage: Arc::new(CudaStorage::new(dev.alloc::<O>(n)?, dev.clone())),
+        dims: DimVec::from_slice(dims),
+    })
+}
+
 /// Runs `op` on `a` and `rest` broadcast together, into a new storage.
 fn apply<A0: CudaElement, T: CudaElement, O: CudaElement>(
     op: &OpDef,
