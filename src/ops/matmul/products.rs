@@ -77,12 +77,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     {
         let other = other.operand();
         let geo = rules::matmul(self.dims(), other.dims())?;
-        Ok(Tensor::from_output(D::product(
-            self.layout(),
-            other.layout(),
-            &geo,
-            T::one(),
-        )?)?)
+        product(self, other, &geo)
     }
 
     /// The product of two matrices, as `torch.mm` (no broadcasting).
@@ -123,12 +118,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         mat2: &Tensor<T, S2, D>,
     ) -> Result<Tensor<T, S2::Output, D>, D::Error> {
         let geo = rules::mm(self.dims(), mat2.dims())?;
-        Ok(Tensor::from_output(D::product(
-            self.layout(),
-            mat2.layout(),
-            &geo,
-            T::one(),
-        )?)?)
+        product(self, mat2, &geo)
     }
 
     /// The product of a matrix and a vector, as `torch.mv`.
@@ -178,12 +168,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         S::Cols: ContractsWith<S2::Len>,
     {
         let geo = rules::mv(self.dims(), vec.dims(), None)?;
-        Ok(Tensor::from_output(D::product(
-            self.layout(),
-            vec.layout(),
-            &geo,
-            T::one(),
-        )?)?)
+        product(self, vec, &geo)
     }
 
     /// The products of two batches of matrices, entry by entry, as
@@ -236,12 +221,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         S2::Product: Shape,
     {
         let geo = rules::bmm(self.dims(), batch2.dims())?;
-        Ok(Tensor::from_output(D::product(
-            self.layout(),
-            batch2.layout(),
-            &geo,
-            T::one(),
-        )?)?)
+        product(self, batch2, &geo)
     }
 
     /// The dot product of two vectors, a 0-d tensor, as `torch.dot`.
@@ -286,12 +266,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         S::Len: ContractsWith<S2::Len>,
     {
         let geo = rules::dot(self.dims(), other.dims())?;
-        Ok(Tensor::from_output(D::product(
-            self.layout(),
-            other.layout(),
-            &geo,
-            T::one(),
-        )?)?)
+        product(self, other, &geo)
     }
 
     /// The outer product of two vectors, as `torch.outer`: element `(i, j)`
@@ -336,12 +311,7 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
         S: VectorShape,
     {
         let geo = rules::outer(self.dims(), vec2.dims(), "outer")?;
-        Ok(Tensor::from_output(D::product(
-            self.layout(),
-            vec2.layout(),
-            &geo,
-            T::one(),
-        )?)?)
+        product(self, vec2, &geo)
     }
 
     /// The outer product, under its BLAS name, as `torch.ger`; see
@@ -359,4 +329,19 @@ impl<T: Numeric, S: Shape, D: Gemm<T>> Tensor<T, S, D> {
     {
         self.outer(vec2)
     }
+}
+
+/// `a @ b` laid out by `geo` on their device (the shape rules computed
+/// `geo` from their sizes), as a tensor of shape `SO`.
+fn product<T: Numeric, D: Gemm<T>, S1: Shape, S2: Shape, SO: Shape>(
+    a: &Tensor<T, S1, D>,
+    b: &Tensor<T, S2, D>,
+    geo: &rules::Geometry,
+) -> Result<Tensor<T, SO, D>, D::Error> {
+    Ok(Tensor::from_output(D::product(
+        a.layout(),
+        b.layout(),
+        geo,
+        T::one(),
+    )?)?)
 }
