@@ -22,7 +22,12 @@ use crate::element::{CastFrom, Element, Float, Numeric};
 use crate::iter::{broadcast_strides, contiguous_strides};
 use crate::shape::{DimVec, ShapeError, check_expand, check_inplace};
 
+// The allocating pointwise primitives are `inline(always)`: each is a
+// dispatch around its loop plus the `Arc` of its new buffer, and called
+// out of line they cost a small op ~40 instructions more (callgrind,
+// `(8,8) + (8,)`: 1,200 per call outlined, 1,162 inlined).
 impl<T: Element> Backend<T> for Cpu {
+    #[inline(always)]
     fn unary<Op: Map1<T>>(op: Op, a: Layout<'_, T>) -> Result<Output<Storage<T>>, ShapeError> {
         let f = match const { Op::CPU } {
             Some(k) => {
@@ -34,14 +39,17 @@ impl<T: Element> Backend<T> for Cpu {
         Ok(output(f))
     }
 
+    #[inline(always)]
     fn copy(a: Layout<'_, T>) -> Result<Output<Storage<T>>, ShapeError> {
         Ok(output(exec::map1(a, Narrow, |x| x)?))
     }
 
+    #[inline(always)]
     fn cast_from<F: Element>(a: Layout<'_, F>) -> Result<Output<Storage<T>>, ShapeError> {
         Ok(output(exec::map1(a, Narrow, |x| T::cast_from(x))?))
     }
 
+    #[inline(always)]
     fn binary<Op: Map2<T, Out = T>>(
         op: Op,
         a: Layout<'_, T>,
@@ -57,6 +65,7 @@ impl<T: Element> Backend<T> for Cpu {
         Ok(output(f))
     }
 
+    #[inline(always)]
     fn compare<Op: Map2<T, Out = bool>>(
         op: Op,
         a: Layout<'_, T>,
@@ -87,6 +96,7 @@ impl<T: Element> Backend<T> for Cpu {
         }
     }
 
+    #[inline(always)]
     fn ternary<Op: Map3<T, T>>(
         op: Op,
         a: Layout<'_, T>,
@@ -103,6 +113,7 @@ impl<T: Element> Backend<T> for Cpu {
         Ok(output(f))
     }
 
+    #[inline(always)]
     fn select<Op: Map3<bool, T>>(
         op: Op,
         cond: Layout<'_, bool>,
@@ -431,7 +442,7 @@ fn contiguous<'a, T>(
 }
 
 /// A CPU kernel's new buffer as the backends' [`Output`].
-#[inline]
+#[inline(always)]
 fn output<T>(f: Fresh<T>) -> Output<Storage<T>> {
     Output {
         storage: Arc::new(Storage::new(f.data)),
