@@ -169,7 +169,8 @@ pub(crate) fn gather<T: CudaElement, I: IndexElement, S1: Shape, SI: Shape, SO: 
     Ok(out)
 }
 
-/// [`Backend::scatter`] and [`Backend::scatter_add`] on CUDA.
+/// [`Backend::scatter`] (`Write::Assign`) and [`Backend::scatter_reduce`] (the
+/// other writes) on CUDA.
 pub(crate) fn scatter<T: CudaElement, I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
     out: &mut Tensor<T, S, Cuda>,
     dim: usize,
