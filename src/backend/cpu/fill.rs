@@ -2,9 +2,8 @@
 //! (`try_rand`, `try_randn`): one buffer filled element by element from
 //! the crate's SplitMix64 stream.
 
-use std::sync::Arc;
-
 use super::exec::Layout;
+use super::primitives::whole;
 use super::storage::Storage;
 use super::try_vec_from_fn;
 use crate::backend::Output;
@@ -12,7 +11,7 @@ use crate::backend::fill::{Distribution, Fill};
 use crate::backend::random::{SplitMix64, below_one};
 use crate::device::Cpu;
 use crate::element::{Element, Float};
-use crate::shape::{DimVec, ShapeError};
+use crate::shape::ShapeError;
 
 /// `rand`'s samples for sizes `dims`: uniform in `[0, 1)`, drawn in
 /// row-major order from the stream seeded with `seed`.
@@ -29,21 +28,13 @@ pub(crate) fn normal<T: Float>(dims: &[usize], seed: u64) -> Result<Vec<T>, Shap
     try_vec_from_fn(dims, |_| T::from_f64(rng.normal()))
 }
 
-/// `data` of sizes `dims` as a new storage.
-fn output<T>(data: Vec<T>, dims: &[usize]) -> Output<Storage<T>> {
-    Output {
-        storage: Arc::new(Storage::new(data)),
-        dims: DimVec::from_slice(dims),
-    }
-}
-
 impl<T: Element> Fill<T> for Cpu {
     fn full_like<U: Element>(
         _: Layout<'_, U>,
         dims: &[usize],
         value: T,
     ) -> Result<Output<Storage<T>>, ShapeError> {
-        Ok(output(try_vec_from_fn(dims, |_| value)?, dims))
+        Ok(whole(try_vec_from_fn(dims, |_| value)?, dims))
     }
 
     fn random_like<U: Element>(
@@ -59,6 +50,6 @@ impl<T: Element> Fill<T> for Cpu {
             Distribution::Uniform => uniform(dims, seed)?,
             Distribution::Normal => normal(dims, seed)?,
         };
-        Ok(output(data, dims))
+        Ok(whole(data, dims))
     }
 }

@@ -406,7 +406,7 @@ impl<T: Element> Backend<T> for Cpu {
 }
 
 /// A kernel's row-major values of sizes `dims` as a new storage.
-fn whole<T>(data: Vec<T>, dims: &[usize]) -> Output<Storage<T>> {
+pub(super) fn whole<T>(data: Vec<T>, dims: &[usize]) -> Output<Storage<T>> {
     Output {
         storage: Arc::new(Storage::new(data)),
         dims: DimVec::from_slice(dims),
