@@ -20,6 +20,7 @@ use crate::ops::conv::{
     avg_divisor, check_adaptive, fold, plan, plan_transposed, result_type, unfold,
 };
 use crate::shape::{Dim, DynRank, FixedDim, OrPanic, ShapeError};
+use crate::tensor::windows as direct;
 
 type DynVar<T, D> = Var<T, DynRank, D>;
 
@@ -92,7 +93,7 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
         channels: usize,
     ) -> Option<Result<DynVar<T, D>, D::Error>> {
         let (x, wt) = (self.value.share().into_dyn(), w.value.share().into_dyn());
-        let value = match D::depthwise(&x, &wt, win)? {
+        let value = match direct::depthwise(&x, &wt, win)? {
             Ok(v) => v,
             Err(e) => return Some(Err(e)),
         };
@@ -110,13 +111,15 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
                     };
                     let gx = match needs[0] {
                         true => Some(
-                            D::depthwise_grad_input(g, &wt, &win, channels)
+                            direct::depthwise_grad_input(g, &wt, &win, channels)
                                 .ok_or_else(missing)??,
                         ),
                         false => None,
                     };
                     let gw = match needs[1] {
-                        true => Some(D::depthwise_grad_weight(g, &x, &win).ok_or_else(missing)??),
+                        true => Some(
+                            direct::depthwise_grad_weight(g, &x, &win).ok_or_else(missing)??,
+                        ),
                         false => None,
                     };
                     Ok(smallvec![gx, gw])

@@ -3,7 +3,7 @@
 //! the batch sizes, `m`, `n`, `k`, which axes of each operand hold the
 //! rows, columns and batch, and the result's sizes.
 
-use crate::shape::DimVec;
+use crate::shape::{DimVec, ShapeError};
 
 /// Where one operand's dimensions go in a batched product.
 ///
@@ -96,5 +96,20 @@ impl Geometry {
             rhs,
             out,
         }
+    }
+}
+
+impl Geometry {
+    /// The in-place rule of the fused products (`addmm_` ...): the input
+    /// already has the product's sizes, with PyTorch's message for
+    /// structured in-place kernels.
+    pub(crate) fn check_inplace(&self, input: &[usize]) -> Result<(), ShapeError> {
+        if input != self.out.as_slice() {
+            return Err(ShapeError::Invalid(format!(
+                "Bad in-place call: input tensor size {input:?} and output tensor size {:?} should match",
+                self.out
+            )));
+        }
+        Ok(())
     }
 }

@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use crate::iter::contiguous_strides;
 use crate::shape::DimVec;
 
 /// A tensor as a backend primitive reads or writes it: the storage `St` it
@@ -67,6 +68,26 @@ impl<St> Layout<'_, St> {
     pub fn strides(&self) -> &[usize] {
         self.strides
     }
+
+    /// The number of elements.
+    pub(crate) fn numel(&self) -> usize {
+        self.dims.iter().product()
+    }
+
+    /// Whether the elements lie in row-major order without gaps from the
+    /// offset on (strides of size-1 dimensions do not count; a layout
+    /// without elements is contiguous), as PyTorch's `is_contiguous`.
+    pub(crate) fn is_contiguous(&self) -> bool {
+        if self.numel() == 0 {
+            return true;
+        }
+        let mut expected = 1;
+        self.dims.iter().zip(self.strides).rev().all(|(&d, &s)| {
+            let ok = d == 1 || s == expected;
+            expected *= d;
+            ok
+        })
+    }
 }
 
 /// A backend primitive's result: a new, contiguous storage `St` (shared
@@ -96,5 +117,71 @@ impl<St> Output<St> {
     /// ```
     pub fn dims(&self) -> &[usize] {
         &self.dims
+    }
+}
+
+/// A new storage seen whole (row-major strides, offset 0): an intermediate
+/// of a primitive composed of other primitives, or a kernel's output that
+/// the next step reads.
+#[derive(Debug)]
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(crate) struct Owned<St> {
+    out: Output<St>,
+    strides: DimVec,
+}
+
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+impl<St> Owned<St> {
+    /// `out` with its row-major strides.
+    pub(crate) fn new(out: Output<St>) -> Self {
+        let strides = contiguous_strides(&out.dims);
+        Owned { out, strides }
+    }
+
+    /// Its layout.
+    pub(crate) fn layout(&self) -> Layout<'_, St> {
+        Layout {
+            storage: &self.out.storage,
+            dims: &self.out.dims,
+            strides: &self.strides,
+            offset: 0,
+        }
+    }
+
+    /// The same elements with sizes `dims` (as many elements).
+    pub(crate) fn reshaped(self, dims: &[usize]) -> Self {
+        debug_assert_eq!(
+            dims.iter().product::<usize>(),
+            self.out.dims.iter().product::<usize>()
+        );
+        Owned::new(Output {
+            storage: self.out.storage,
+            dims: DimVec::from_slice(dims),
+        })
+    }
+
+    /// The storage and its sizes, as a primitive returns them.
+    pub(crate) fn into_output(self) -> Output<St> {
+        self.out
+    }
+}
+
+/// A layout read as it is when contiguous, or its contiguous copy.
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(crate) enum Dense<'a, St> {
+    /// The layout itself, contiguous.
+    Borrowed(Layout<'a, St>),
+    /// A copy.
+    Copied(Owned<St>),
+}
+
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+impl<St> Dense<'_, St> {
+    /// Its layout (contiguous, from its offset on).
+    pub(crate) fn layout(&self) -> Layout<'_, St> {
+        match self {
+            Dense::Borrowed(l) => *l,
+            Dense::Copied(o) => o.layout(),
+        }
     }
 }

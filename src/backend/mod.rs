@@ -21,6 +21,9 @@
 
 pub(crate) mod cpu;
 pub(crate) mod cuda;
+// Only CUDA calls the compositions; the CPU checks them in its tests.
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+mod composite;
 mod fill;
 pub mod fused;
 pub mod geometry;

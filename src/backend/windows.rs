@@ -1,13 +1,12 @@
 //! The windows of convolutions and poolings: their geometry, and the
 //! direct kernels a device may have for them ([`Windows`]). The operations
-//! in [`ops::conv`](crate::ops::conv) are written once over any device
+//! in `shaped::ops::conv` are written once over any device
 //! (views, copies, matrix products); a device with direct kernels (the
 //! CPU) runs those instead, with the same results.
 
-use crate::Tensor;
-use crate::backend::Backend;
+use crate::backend::{Backend, Layout, Output};
+use crate::device::Device;
 use crate::element::Numeric;
-use crate::shape::DynRank;
 
 /// The windows of a convolution or a pooling over two spatial axes:
 /// window `(p, q)` reads rows `p·stride + i·dilation - before` and columns
@@ -99,71 +98,71 @@ impl Window {
     }
 }
 
-type Dyn<T, D> = Tensor<T, DynRank, D>;
+/// A layout of this device's storage of `T`.
+type Lay<'a, T, D> = Layout<'a, <D as Device>::Storage<T>>;
 
-/// Direct kernels for windows, where a device has them. Each returns
-/// `None` when it has none (the default), and the operation is composed
-/// from the device's other primitives instead.
+/// A direct kernel's result: `None` when the device has none.
+type Direct<T, D> = Option<Result<Output<<D as Device>::Storage<T>>, <D as Device>::Error>>;
+
+/// Direct kernels for windows, where a device has them. Each reads its
+/// operands' layouts (any strides) and returns a new contiguous storage,
+/// or `None` when the device has no such kernel (the default): the
+/// operation is then composed from the device's other primitives (views,
+/// copies, matrix products), with the same results.
+///
+/// The convolutions and poolings of `shaped::ops::conv` call
+/// these; on the CPU, a convolution's windows are laid out by
+/// [`Windows::unfold`] and a depthwise convolution is
+/// [`Windows::depthwise`]:
 ///
 /// ```
-/// use shaped::backend::{Window, Windows};
-/// use shaped::device::Cpu;
-/// use shaped::{DynRank, Tensor};
-/// // The 2x2 windows of a 3x3 plane, stride 1: 4 windows of 4 elements.
-/// let x = Tensor::<f32, DynRank>::try_from_vec((0..9).map(|v| v as f32).collect(), &[1, 1, 3, 3]).unwrap();
-/// let w = Window { kernel: [2, 2], stride: [1, 1], dilation: [1, 1], before: [0, 0],
-///     after: [0, 0], input: [3, 3], output: [2, 2] };
-/// let cols = <Cpu as Windows<f32>>::unfold(&x, &w, 0.).unwrap().unwrap();
-/// assert_eq!(cols.dims(), &[1, 1, 2, 2, 2, 2]);
-/// // Kernel offset (0, 0) of each window: the top-left 2x2 block.
-/// assert_eq!(cols.to_vec()[..4], [0., 1., 3., 4.]);
+/// use shaped::ops::conv::Conv2dOptions;
+/// use shaped::{Shape, Tensor};
+/// // Two channels, each convolved by its own 2x2 kernel (groups = 2).
+/// let x = Tensor::<f32, Shape![1, 2, 3, 3]>::from_vec((0..18).map(|v| v as f32).collect());
+/// let w = Tensor::<f32, Shape![2, 1, 2, 2]>::from_vec(vec![1., 0., 0., 0., 0., 0., 0., 1.]);
+/// let y: Tensor<f32, Shape![1, 2, 2, 2]> = x.conv2d(&w, None, &Conv2dOptions::new().groups(2));
+/// // Channel 0 keeps each window's top-left element, channel 1 its bottom-right.
+/// assert_eq!(y.to_vec(), vec![0., 1., 3., 4., 13., 14., 16., 17.]);
 /// ```
 pub trait Windows<T: Numeric>: Backend<T> {
     /// The windows of `x` `(N, C, H, W)` as a contiguous `(N, C, kh, kw,
-    /// oh, ow)` tensor (im2col), `pad` outside the input.
-    fn unfold(
-        _x: &Dyn<T, Self>,
-        _w: &Window,
-        _pad: T,
-    ) -> Option<Result<Dyn<T, Self>, Self::Error>> {
+    /// oh, ow)` storage (im2col), `pad` outside the input.
+    fn unfold(_x: Lay<'_, T, Self>, _w: &Window, _pad: T) -> Direct<T, Self> {
         None
     }
 
     /// The sum of `cols` `(N, C, kh, kw, oh, ow)` back into the input
     /// positions it was read from: `(N, C, H, W)` (col2im).
-    fn fold(_cols: &Dyn<T, Self>, _w: &Window) -> Option<Result<Dyn<T, Self>, Self::Error>> {
+    fn fold(_cols: Lay<'_, T, Self>, _w: &Window) -> Direct<T, Self> {
         None
     }
 
     /// The depthwise convolution of `x` `(N, C, H, W)` by `weight` `(O, 1,
     /// kh, kw)`, `O` a multiple of `C` (output channel `o` reads input
     /// channel `o / (O / C)`): `(N, O, oh, ow)`, no bias.
-    fn depthwise(
-        _x: &Dyn<T, Self>,
-        _weight: &Dyn<T, Self>,
-        _w: &Window,
-    ) -> Option<Result<Dyn<T, Self>, Self::Error>> {
+    fn depthwise(_x: Lay<'_, T, Self>, _weight: Lay<'_, T, Self>, _w: &Window) -> Direct<T, Self> {
         None
     }
 
     /// The gradient of [`Windows::depthwise`] for its input, from the
     /// output's gradient `g`; `channels` is `C`.
     fn depthwise_grad_input(
-        _g: &Dyn<T, Self>,
-        _weight: &Dyn<T, Self>,
+        _g: Lay<'_, T, Self>,
+        _weight: Lay<'_, T, Self>,
         _w: &Window,
         _channels: usize,
-    ) -> Option<Result<Dyn<T, Self>, Self::Error>> {
+    ) -> Direct<T, Self> {
         None
     }
 
     /// The gradient of [`Windows::depthwise`] for its weight `(O, 1, kh,
     /// kw)`, from `g` and the input `x`.
     fn depthwise_grad_weight(
-        _g: &Dyn<T, Self>,
-        _x: &Dyn<T, Self>,
+        _g: Lay<'_, T, Self>,
+        _x: Lay<'_, T, Self>,
         _w: &Window,
-    ) -> Option<Result<Dyn<T, Self>, Self::Error>> {
+    ) -> Direct<T, Self> {
         None
     }
 }

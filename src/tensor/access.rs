@@ -82,17 +82,7 @@ impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     /// assert!(Tensor::<f32, DynRank>::try_zeros(&[2, 0, 3]).unwrap().is_contiguous());
     /// ```
     pub fn is_contiguous(&self) -> bool {
-        if self.numel() == 0 {
-            return true;
-        }
-        let mut expected = 1;
-        for (&d, &s) in self.dims().iter().zip(self.strides()).rev() {
-            if d != 1 && s != expected {
-                return false;
-            }
-            expected *= d;
-        }
-        true
+        self.layout().is_contiguous()
     }
 
     /// The same tensor with its rank known only at run time.

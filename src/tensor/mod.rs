@@ -45,6 +45,7 @@ pub mod pointwise;
 pub mod reduction;
 mod traits;
 mod view;
+pub(crate) mod windows;
 pub(crate) use crate::backend::random::SplitMix64;
 #[cfg(any(feature = "npy", feature = "safetensors"))]
 pub(crate) use display::shape_name;

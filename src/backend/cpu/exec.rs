@@ -415,6 +415,23 @@ pub(crate) fn copy_of<T: Element>(l: &Layout<'_, T>) -> Result<Copied<T>, ShapeE
     })
 }
 
+/// `f` of `l`'s elements in row-major order: a slice of its storage when
+/// `l` is contiguous, else of a copy.
+pub(crate) fn with_elements<T: Element, R>(
+    l: Layout<'_, T>,
+    f: impl FnOnce(&[T]) -> R,
+) -> Result<R, ShapeError> {
+    let n = l.numel();
+    if n == 0 {
+        // The offset of an empty view may lie past the end of the storage.
+        return Ok(f(&[]));
+    }
+    if l.is_contiguous() {
+        return Ok(f(&l.storage.read()[l.offset..l.offset + n]));
+    }
+    Ok(f(&map1(l, Narrow, |x| x)?.data))
+}
+
 /// `out = f(out)` for every element of `out`, in place.
 pub(crate) fn update1<O: Element>(
     out: Layout<'_, O>,

@@ -7,16 +7,19 @@
 
 use core::mem::MaybeUninit;
 
-use super::exec::Layout;
+use super::exec::{Layout, with_elements};
 use super::isa::Vectors;
 use super::pool;
-use crate::Tensor;
+use super::primitives::whole;
+use super::storage::Storage;
+use crate::backend::Output;
 use crate::backend::windows::{Window, Windows};
 use crate::device::Cpu;
 use crate::element::Numeric;
-use crate::shape::{DynRank, ShapeError};
+use crate::shape::ShapeError;
 
-type Dyn<T> = Tensor<T, DynRank>;
+/// A kernel's result: a new storage and its sizes.
+type Fresh<T> = Result<Output<Storage<T>>, ShapeError>;
 
 /// An output buffer shared by the tiles, each writing its own planes.
 #[derive(Clone, Copy)]
@@ -49,14 +52,14 @@ fn planes(planes: usize, work: usize, f: &(dyn Fn(usize) + Sync)) {
     });
 }
 
-/// A fresh contiguous tensor of sizes `dims` whose planes of `plane`
+/// A new contiguous storage of sizes `dims` whose planes of `plane`
 /// elements `fill(p, plane)` writes, every element of each.
 fn planes_out<T: Numeric>(
     dims: &[usize],
     plane: usize,
     work: usize,
     fill: &(dyn Fn(usize, &mut [T]) + Sync),
-) -> Result<Dyn<T>, ShapeError> {
+) -> Fresh<T> {
     let numel: usize = dims.iter().product();
     let count = numel.checked_div(plane).unwrap_or(0);
     // SAFETY: the buffer has `numel` elements; plane `p` is
@@ -79,10 +82,7 @@ fn planes_out<T: Numeric>(
             });
         })
     }?;
-    Ok(Tensor::from_parts(
-        data,
-        crate::shape::DimVec::from_slice(dims),
-    ))
+    Ok(whole(data, dims))
 }
 
 /// `x`'s elements and layout, `(N, C, H, W)`.
@@ -133,8 +133,7 @@ fn gather_row<T: Numeric>(
     }
 }
 
-fn im2col<T: Numeric>(x: &Dyn<T>, w: &Window, pad: T) -> Result<Dyn<T>, ShapeError> {
-    let l = x.layout();
+fn im2col<T: Numeric>(l: Layout<'_, T>, w: &Window, pad: T) -> Fresh<T> {
     let g = l.storage.read();
     let (n, c) = (l.dims[0], l.dims[1]);
     let src = Plane4::of(&g, &l);
@@ -211,12 +210,13 @@ fn scatter_tap<T: Numeric>(
     }
 }
 
-fn col2im<T: Numeric>(cols: &Dyn<T>, w: &Window) -> Result<Dyn<T>, ShapeError> {
-    let cols = cols.try_contiguous()?;
-    let l = cols.layout();
-    let g = l.storage.read();
-    let src = &g[l.offset..];
-    let (n, c) = (l.dims[0], l.dims[1]);
+fn col2im<T: Numeric>(cols: Layout<'_, T>, w: &Window) -> Fresh<T> {
+    with_elements(cols, |src| col2im_of(src, cols.dims, w))?
+}
+
+/// [`col2im`] of the row-major elements `src` of sizes `dims`.
+fn col2im_of<T: Numeric>(src: &[T], dims: &[usize], w: &Window) -> Fresh<T> {
+    let (n, c) = (dims[0], dims[1]);
     let [kh, kw] = w.kernel;
     let [oh, ow] = w.output;
     let [h, wd] = w.input;
@@ -239,14 +239,14 @@ fn col2im<T: Numeric>(cols: &Dyn<T>, w: &Window) -> Result<Dyn<T>, ShapeError> {
     })
 }
 
-fn depthwise<T: Numeric>(x: &Dyn<T>, weight: &Dyn<T>, w: &Window) -> Result<Dyn<T>, ShapeError> {
-    let l = x.layout();
+fn depthwise<T: Numeric>(l: Layout<'_, T>, weight: Layout<'_, T>, w: &Window) -> Fresh<T> {
+    with_elements(weight, |taps| depthwise_by(l, taps, weight.dims[0], w))?
+}
+
+/// [`depthwise`] by the row-major `(o, 1, kh, kw)` taps `taps`.
+fn depthwise_by<T: Numeric>(l: Layout<'_, T>, taps: &[T], o: usize, w: &Window) -> Fresh<T> {
     let g = l.storage.read();
-    let weight = weight.try_contiguous()?;
-    let wl = weight.layout();
-    let wg = wl.storage.read();
-    let taps = &wg[wl.offset..];
-    let (n, c, o) = (l.dims[0], l.dims[1], wl.dims[0]);
+    let (n, c) = (l.dims[0], l.dims[1]);
     let mult = o / c.max(1);
     let src = Plane4::of(&g, &l);
     let [kh, kw] = w.kernel;
@@ -287,20 +287,26 @@ fn depthwise<T: Numeric>(x: &Dyn<T>, weight: &Dyn<T>, w: &Window) -> Result<Dyn<
 }
 
 fn depthwise_grad_input<T: Numeric>(
-    g: &Dyn<T>,
-    weight: &Dyn<T>,
+    g: Layout<'_, T>,
+    weight: Layout<'_, T>,
     w: &Window,
     c: usize,
-) -> Result<Dyn<T>, ShapeError> {
-    let g = g.try_contiguous()?;
-    let gl = g.layout();
-    let gg = gl.storage.read();
-    let grad = &gg[gl.offset..];
-    let weight = weight.try_contiguous()?;
-    let wl = weight.layout();
-    let wg = wl.storage.read();
-    let taps = &wg[wl.offset..];
-    let (n, o) = (gl.dims[0], gl.dims[1]);
+) -> Fresh<T> {
+    with_elements(g, |grad| {
+        with_elements(weight, |taps| grad_input_of(grad, g.dims, taps, w, c))?
+    })?
+}
+
+/// [`depthwise_grad_input`] of the row-major gradient `grad` of sizes
+/// `dims` and taps `taps`.
+fn grad_input_of<T: Numeric>(
+    grad: &[T],
+    dims: &[usize],
+    taps: &[T],
+    w: &Window,
+    c: usize,
+) -> Fresh<T> {
+    let (n, o) = (dims[0], dims[1]);
     let mult = o / c.max(1);
     let [kh, kw] = w.kernel;
     let [oh, ow] = w.output;
@@ -331,18 +337,15 @@ fn depthwise_grad_input<T: Numeric>(
     )
 }
 
-fn depthwise_grad_weight<T: Numeric>(
-    g: &Dyn<T>,
-    x: &Dyn<T>,
-    w: &Window,
-) -> Result<Dyn<T>, ShapeError> {
-    let g = g.try_contiguous()?;
-    let gl = g.layout();
-    let gg = gl.storage.read();
-    let grad = &gg[gl.offset..];
-    let l = x.layout();
+fn depthwise_grad_weight<T: Numeric>(g: Layout<'_, T>, l: Layout<'_, T>, w: &Window) -> Fresh<T> {
+    with_elements(g, |grad| grad_weight_of(grad, g.dims[1], l, w))?
+}
+
+/// [`depthwise_grad_weight`] of the row-major gradient `grad` with `o`
+/// channels.
+fn grad_weight_of<T: Numeric>(grad: &[T], o: usize, l: Layout<'_, T>, w: &Window) -> Fresh<T> {
     let xg = l.storage.read();
-    let (n, c, o) = (l.dims[0], l.dims[1], gl.dims[1]);
+    let (n, c) = (l.dims[0], l.dims[1]);
     let mult = o / c.max(1);
     let src = Plane4::of(&xg, &l);
     let [kh, kw] = w.kernel;
@@ -412,32 +415,28 @@ fn dot<T: Numeric>(a: &[T], b: &[T]) -> f64 {
 }
 
 impl<T: Numeric> Windows<T> for Cpu {
-    fn unfold(x: &Dyn<T>, w: &Window, pad: T) -> Option<Result<Dyn<T>, ShapeError>> {
+    fn unfold(x: Layout<'_, T>, w: &Window, pad: T) -> Option<Fresh<T>> {
         Some(im2col(x, w, pad))
     }
 
-    fn fold(cols: &Dyn<T>, w: &Window) -> Option<Result<Dyn<T>, ShapeError>> {
+    fn fold(cols: Layout<'_, T>, w: &Window) -> Option<Fresh<T>> {
         Some(col2im(cols, w))
     }
 
-    fn depthwise(x: &Dyn<T>, weight: &Dyn<T>, w: &Window) -> Option<Result<Dyn<T>, ShapeError>> {
+    fn depthwise(x: Layout<'_, T>, weight: Layout<'_, T>, w: &Window) -> Option<Fresh<T>> {
         Some(depthwise(x, weight, w))
     }
 
     fn depthwise_grad_input(
-        g: &Dyn<T>,
-        weight: &Dyn<T>,
+        g: Layout<'_, T>,
+        weight: Layout<'_, T>,
         w: &Window,
         channels: usize,
-    ) -> Option<Result<Dyn<T>, ShapeError>> {
+    ) -> Option<Fresh<T>> {
         Some(depthwise_grad_input(g, weight, w, channels))
     }
 
-    fn depthwise_grad_weight(
-        g: &Dyn<T>,
-        x: &Dyn<T>,
-        w: &Window,
-    ) -> Option<Result<Dyn<T>, ShapeError>> {
+    fn depthwise_grad_weight(g: Layout<'_, T>, x: Layout<'_, T>, w: &Window) -> Option<Fresh<T>> {
         Some(depthwise_grad_weight(g, x, w))
     }
 }

@@ -1,40 +1,28 @@
-//! The CUDA side of the reductions that are not one combining expression:
-//! `var`/`std`, the norms, `logsumexp` and `softmax`/`log_softmax` composed
-//! of [`Backend`] primitives (each step one generated kernel, the way
-//! PyTorch's composite forms are written); `all`/`any` as a comparison with
-//! zero and a `bool` reduction; `argmax`/`argmin` on their own kernels;
-//! `cat` as one copy kernel per part into its slice of the result; the
-//! masked ops as `where` (and a gather, for `masked_select`).
+//! The CUDA side of the primitives that are not one generated kernel nor
+//! one of the compositions every device shares (`backend/composite.rs`):
+//! `all`/`any` as a comparison with zero and a `bool` reduction;
+//! `argmax`/`argmin` on their own kernels; `cat` as one copy kernel per
+//! part into its slice of the result; `masked_fill_` as `where` copied
+//! back; `masked_select` as a gather at the positions found on the host.
 
-use crate::tensor::indexing;
-use crate::tensor::{pointwise, reduction};
 use std::sync::Arc;
 
-use super::primitives::{check_no_overlap, output, reduce_mask};
+use super::primitives::{check_no_overlap, dense, fresh_output, reduce_mask};
 use super::reduce::arg_reduce;
 use super::reductions::find_reduction;
-use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
-use crate::Tensor;
-use crate::backend::op::table::{
-    Abs, Add, CopyFrom, Div, Equal, Exp, Log, Mul, NotEqual, Pow, Sqrt, Sub, Where,
-};
-use crate::backend::op::{Reduction, ScalarRhs, Statistic};
+use super::{CudaElement, CudaError, CudaStorage};
+use crate::backend::composite;
+use crate::backend::layout::Owned;
+use crate::backend::op::table::{CopyFrom, NotEqual};
 use crate::backend::primitives::reduced_dims;
+use crate::backend::{Backend, Layout, Output};
 use crate::device::Cuda;
-use crate::element::{Float, Numeric};
-use crate::shape::{DimVec, Dyn, DynRank, Shape, check_inplace};
+use crate::element::Numeric;
+use crate::iter::{broadcast_strides, contiguous_strides};
+use crate::shape::{DimVec, check_inplace};
 
-/// A tensor of dynamic rank on the GPU.
-type G<T> = Tensor<T, DynRank, Cuda>;
-
-/// A new tensor of sizes `dims` on `dev` holding `value` everywhere.
-pub(crate) fn full<T: CudaElement, S: Shape>(
-    dev: &CudaDevice,
-    dims: &[usize],
-    value: T,
-) -> Result<Tensor<T, S, Cuda>, CudaError> {
-    Ok(Tensor::from_output(super::fill::full(dev, dims, value)?)?)
-}
+/// A layout of a CUDA storage of `T`.
+type Lay<'a, T> = Layout<'a, CudaStorage<T>>;
 
 /// The number of elements each output of a reduction over `mask` reduces.
 fn count(dims: &[usize], mask: &[bool]) -> usize {
@@ -45,99 +33,17 @@ fn count(dims: &[usize], mask: &[bool]) -> usize {
         .product()
 }
 
-/// [`Backend::statistic`] on CUDA.
-pub(crate) fn statistic<T: CudaElement + Float, S: Shape, SO: Shape>(
-    s: Statistic,
-    a: &Tensor<T, S, Cuda>,
-    mask: &[bool],
-    keepdim: bool,
-) -> Result<Tensor<T, SO, Cuda>, CudaError> {
-    let dev = a.device();
-    let n = count(a.dims(), mask);
-    let out_dims = reduced_dims(a.dims(), mask, keepdim);
-    match s {
-        Statistic::Variance { correction, sqrt } => {
-            // Two passes, as `torch.var`'s composite reference: the mean,
-            // then the sum of squared deviations from it.
-            let mean: G<T> = reduction::reduce(Reduction::Mean, a, mask, true)?;
-            let dev_: G<T> = pointwise::binary(Sub, a, &mean)?;
-            let sq: G<T> = pointwise::binary(Mul, &dev_, &dev_)?;
-            let ss: Tensor<T, SO, Cuda> = reduction::reduce(Reduction::Sum, &sq, mask, keepdim)?;
-            let divisor = T::from_f64((n as f64 - correction as f64).max(0.0));
-            let var = pointwise::unary(ScalarRhs(Div, divisor), &ss)?;
-            if sqrt {
-                pointwise::unary(Sqrt, &var)
-            } else {
-                Ok(var)
-            }
-        }
-        Statistic::Norm(p) => {
-            if n == 0 {
-                let empty = if p == f64::NEG_INFINITY {
-                    T::infinity()
-                } else {
-                    T::zero()
-                };
-                return full(dev, &out_dims, empty);
-            }
-            let abs = pointwise::unary(Abs, a)?;
-            let sum = |t: &G<T>| reduction::reduce(Reduction::Sum, t, mask, keepdim);
-            if p == f64::INFINITY {
-                reduction::reduce(Reduction::Max, &abs, mask, keepdim)
-            } else if p == f64::NEG_INFINITY {
-                reduction::reduce(Reduction::Min, &abs, mask, keepdim)
-            } else if p == 0.0 {
-                let zero: G<T> = full(dev, &[], T::zero())?;
-                let one: G<T> = full(dev, &[], T::one())?;
-                let nonzero: G<bool> = pointwise::compare(NotEqual, a, &zero)?;
-                let counted: G<T> = pointwise::select(Where, &nonzero, &one, &zero)?;
-                sum(&counted)
-            } else if p == 1.0 {
-                sum(&abs.into_dyn())
-            } else if p == 2.0 {
-                let sq: G<T> = pointwise::binary(Mul, &abs, &abs)?;
-                pointwise::unary(Sqrt, &sum(&sq)?)
-            } else {
-                let powered = pointwise::unary(ScalarRhs(Pow, T::from_f64(p)), &abs.into_dyn())?;
-                pointwise::unary(ScalarRhs(Pow, T::from_f64(1.0 / p)), &sum(&powered)?)
-            }
-        }
-        Statistic::LogSumExp => {
-            if n == 0 {
-                return full(dev, &out_dims, T::neg_infinity());
-            }
-            // `max + log Σ exp(x - max)`, with an infinite maximum replaced
-            // by 0 so that `inf - inf` does not make a NaN (PyTorch's
-            // `logsumexp` does the same).
-            let m: G<T> = reduction::reduce(Reduction::Max, a, mask, true)?;
-            let inf: G<T> = full(dev, &[], T::infinity())?;
-            let zero: G<T> = full(dev, &[], T::zero())?;
-            let infinite: G<bool> = pointwise::compare(Equal, &pointwise::unary(Abs, &m)?, &inf)?;
-            let shift: G<T> = pointwise::select(Where, &infinite, &zero, &m)?;
-            let e = pointwise::unary(
-                Exp,
-                &pointwise::binary::<_, _, _, S, DynRank, DynRank>(Sub, a, &shift)?,
-            )?;
-            let lse: G<T> =
-                pointwise::unary(Log, &reduction::reduce(Reduction::Sum, &e, mask, keepdim)?)?;
-            let sizes: Vec<isize> = out_dims.iter().map(|&d| d as isize).collect();
-            let shift = shift.try_reshape::<DynRank>(&sizes)?;
-            pointwise::binary(Add, &lse, &shift)
-        }
-    }
-}
-
 /// [`Backend::truth`] on CUDA: `a != 0`, then the `bool` reduction.
-pub(crate) fn truth<T: CudaElement, S: Shape, SO: Shape>(
+pub(crate) fn truth<T: CudaElement>(
     all: bool,
-    a: &Tensor<T, S, Cuda>,
+    a: Lay<'_, T>,
     mask: &[bool],
     keepdim: bool,
-) -> Result<Tensor<bool, SO, Cuda>, CudaError> {
-    let zero: G<T> = full(a.device(), &[], T::default())?;
-    let nonzero: G<bool> = pointwise::compare(NotEqual, a, &zero)?;
+) -> Result<Output<CudaStorage<bool>>, CudaError> {
+    let zero = Owned::new(<Cuda as Backend<T>>::from_host(a, vec![T::default()], &[])?);
+    let nonzero = Owned::new(<Cuda as Backend<T>>::compare(NotEqual, a, zero.layout())?);
     let def = find_reduction(if all { "all" } else { "any" });
-    reduce_mask(def, &nonzero, mask, keepdim)
+    reduce_mask(def, nonzero.layout(), mask, keepdim)
 }
 
 /// [`Backend::arg_extreme`] on CUDA: one reduced dimension is read in
@@ -145,112 +51,102 @@ pub(crate) fn truth<T: CudaElement, S: Shape, SO: Shape>(
 /// permutation and copied, so that each output's span is one row, whose
 /// flat index is the row-major index over the reduced dimensions.
 #[allow(clippy::type_complexity)]
-pub(crate) fn arg_extreme<T: CudaElement + Numeric, S: Shape, SO: Shape>(
+pub(crate) fn arg_extreme<T: CudaElement + Numeric>(
     max: bool,
-    a: &Tensor<T, S, Cuda>,
+    a: Lay<'_, T>,
     mask: &[bool],
     keepdim: bool,
-) -> Result<(Tensor<T, SO, Cuda>, Tensor<i64, SO, Cuda>), CudaError> {
-    let dims = a.dims();
+) -> Result<(Output<CudaStorage<T>>, Output<CudaStorage<i64>>), CudaError> {
+    let dims = a.dims;
     let reduced: Vec<usize> = (0..dims.len()).filter(|&k| mask[k]).collect();
+    let kept: Vec<usize> = (0..dims.len()).filter(|&k| !mask[k]).collect();
+    // Several reduced dimensions: the kept ones first, the reduced last.
+    let order: Vec<usize> = kept.iter().chain(&reduced).copied().collect();
+    let pdims: DimVec = order.iter().map(|&k| dims[k]).collect();
+    let pstrides: DimVec = order.iter().map(|&k| a.strides[k]).collect();
     let (c, view) = if let [k] = reduced[..] {
         let outer: usize = dims[..k].iter().product();
         let inner: usize = dims[k + 1..].iter().product();
-        (a.try_contiguous()?.into_dyn(), (outer, dims[k], inner))
+        (dense(a)?, (outer, dims[k], inner))
     } else {
-        let kept: Vec<usize> = (0..dims.len()).filter(|&k| !mask[k]).collect();
-        let perm: Vec<isize> = kept.iter().chain(&reduced).map(|&k| k as isize).collect();
-        let moved = a.permute::<DynRank>(&perm)?.try_contiguous()?;
+        let moved = Lay {
+            dims: &pdims,
+            strides: &pstrides,
+            ..a
+        };
+        let copy = Owned::new(<Cuda as Backend<T>>::copy(moved)?);
         let outer: usize = kept.iter().map(|&k| dims[k]).product();
-        (moved, (outer, count(dims, mask), 1))
+        (
+            crate::backend::layout::Dense::Copied(copy),
+            (outer, count(dims, mask), 1),
+        )
     };
+    let c = c.layout();
+    let dev = &a.storage.dev;
     let out_dims = reduced_dims(dims, mask, keepdim);
-    let vals = output::<T, SO>(a.device(), &out_dims)?;
-    let idx = output::<i64, SO>(a.device(), &out_dims)?;
+    let vals = fresh_output::<T>(dev, &out_dims)?;
+    let idx = fresh_output::<i64>(dev, &out_dims)?;
     {
         let g = c.storage.buf.read();
         let mut v = vals.storage.write();
         let mut i = idx.storage.write();
-        arg_reduce(a.device(), max, &g, c.offset, view, &mut v, &mut i)?;
+        arg_reduce(dev, max, &g, c.offset, view, &mut v, &mut i)?;
     }
     Ok((vals, idx))
 }
 
-/// [`Backend::softmax`] on CUDA: `d = x - max`, then `exp(d) / Σ exp(d)`
-/// or `d - log Σ exp(d)` along `dim`.
-pub(crate) fn softmax<T: CudaElement + Float, S: Shape>(
-    a: &Tensor<T, S, Cuda>,
-    dim: usize,
-    log: bool,
-) -> Result<Tensor<T, S, Cuda>, CudaError> {
-    if a.numel() == 0 {
-        return pointwise::copy(a);
-    }
-    let mask: Vec<bool> = (0..a.rank()).map(|k| k == dim).collect();
-    let m: G<T> = reduction::reduce(Reduction::Max, a, &mask, true)?;
-    let d: Tensor<T, S, Cuda> = pointwise::binary(Sub, a, &m)?;
-    let e = pointwise::unary(Exp, &d)?;
-    let s: G<T> = reduction::reduce(Reduction::Sum, &e, &mask, true)?;
-    if log {
-        pointwise::binary(Sub, &d, &pointwise::unary(Log, &s)?)
-    } else {
-        pointwise::binary(Div, &e, &s)
-    }
-}
-
 /// [`Backend::cat`] on CUDA: each part copied (the `copy_from` kernel,
 /// through the part's strides) into its slice of a fresh contiguous result.
-pub(crate) fn cat<T: CudaElement, SO: Shape>(
-    parts: &[G<T>],
+pub(crate) fn cat<T: CudaElement>(
+    parts: &[Lay<'_, T>],
     dim: usize,
     out: &[usize],
-) -> Result<Tensor<T, SO, Cuda>, CudaError> {
+) -> Result<Output<CudaStorage<T>>, CudaError> {
     let first = parts.first().expect("the caller checked there are parts");
-    let result = output::<T, SO>(first.device(), out)?;
-    let strides = crate::iter::contiguous_strides(out);
+    let result = fresh_output::<T>(&first.storage.dev, out)?;
+    let strides = contiguous_strides(out);
     let mut start = 0;
     for p in parts {
-        let mut slice: G<T> =
-            result.view_as(DimVec::from_slice(p.dims()), &strides, start * strides[dim]);
-        pointwise::binary_(CopyFrom, &mut slice, p)?;
-        start += p.dims()[dim];
+        let slice = Lay {
+            storage: &result.storage,
+            dims: p.dims,
+            strides: &strides,
+            offset: start * strides[dim],
+        };
+        <Cuda as Backend<T>>::binary_(CopyFrom, slice, *p)?;
+        start += p.dims[dim];
     }
     Ok(result)
 }
 
-/// [`Backend::masked_fill`] on CUDA: `where(mask, value, a)`.
-pub(crate) fn masked_fill<T: CudaElement, S: Shape, SM: Shape, SO: Shape>(
-    a: &Tensor<T, S, Cuda>,
-    mask: &Tensor<bool, SM, Cuda>,
-    value: T,
-) -> Result<Tensor<T, SO, Cuda>, CudaError> {
-    let v: G<T> = full(a.device(), &[], value)?;
-    pointwise::select(Where, mask, &v, a)
-}
-
 /// [`Backend::masked_fill_`] on CUDA: `where(mask, value, a)` into a
-/// fresh tensor, copied back into `a` (two passes; the `where` kernel
+/// fresh storage, copied back into `a` (two passes; the `where` kernel
 /// cannot write one of its own operands).
-pub(crate) fn masked_fill_<T: CudaElement, S: Shape, SM: Shape>(
-    a: &mut Tensor<T, S, Cuda>,
-    mask: &Tensor<bool, SM, Cuda>,
+pub(crate) fn masked_fill_<T: CudaElement>(
+    a: Lay<'_, T>,
+    mask: Lay<'_, bool>,
     value: T,
 ) -> Result<(), CudaError> {
-    check_inplace(a.dims(), &[mask.dims()])?;
-    check_no_overlap(a.dims(), a.strides())?;
-    let filled: G<T> = masked_fill(a, mask, value)?;
-    pointwise::binary_(CopyFrom, a, &filled)
+    check_inplace(a.dims, &[mask.dims])?;
+    check_no_overlap(a.dims, a.strides)?;
+    let filled = Owned::new(composite::masked_fill::<T, Cuda>(a, mask, value)?);
+    <Cuda as Backend<T>>::binary_(CopyFrom, a, filled.layout())
 }
 
 /// [`Backend::masked_select`] on CUDA: the mask's `true` positions are
 /// found on the host, then the values are gathered on the device.
-pub(crate) fn masked_select<T: CudaElement, S: Shape, SM: Shape>(
-    a: &Tensor<T, S, Cuda>,
-    mask: &Tensor<bool, SM, Cuda>,
+pub(crate) fn masked_select<T: CudaElement>(
+    a: Lay<'_, T>,
+    mask: Lay<'_, bool>,
     dims: &[usize],
-) -> Result<Tensor<T, (Dyn,), Cuda>, CudaError> {
-    let dev = a.device();
-    let keep = mask.try_broadcast_to::<DynRank>(dims)?.to_cpu()?.to_vec();
+) -> Result<Output<CudaStorage<T>>, CudaError> {
+    let dev = &a.storage.dev;
+    let mstrides = broadcast_strides(mask.dims, mask.strides, dims);
+    let keep = <Cuda as Backend<bool>>::to_host(Lay {
+        dims,
+        strides: &mstrides,
+        ..mask
+    })?;
     let positions: Vec<i64> = keep
         .iter()
         .enumerate()
@@ -258,13 +154,27 @@ pub(crate) fn masked_select<T: CudaElement, S: Shape, SM: Shape>(
         .collect();
     let n = positions.len();
     if n == 0 {
-        return output(dev, &[0]);
+        return fresh_output(dev, &[0]);
     }
-    let values = pointwise::copy(&a.try_broadcast_to::<DynRank>(dims)?)?;
-    let numel = values.numel();
-    let flat: G<T> = values.view_as(DimVec::from_slice(&[numel]), &[1], values.offset);
-    let buf = Arc::new(CudaStorage::new(dev.upload(&positions)?, dev.clone()));
-    let index =
-        Tensor::<i64, (Dyn,), Cuda>::from_cuda_parts(buf, <(Dyn,) as Shape>::check_dims(&[n])?);
-    indexing::gather(&flat, 0, &index)
+    let astrides = broadcast_strides(a.dims, a.strides, dims);
+    let values = Owned::new(<Cuda as Backend<T>>::copy(Lay {
+        dims,
+        strides: &astrides,
+        ..a
+    })?);
+    let numel = [values.layout().numel()];
+    let flat = Lay {
+        dims: &numel,
+        strides: &[1],
+        ..values.layout()
+    };
+    let index = Arc::new(CudaStorage::new(dev.upload(&positions)?, dev.clone()));
+    let count = [n];
+    let index = Layout {
+        storage: &index,
+        dims: &count,
+        strides: &[1],
+        offset: 0,
+    };
+    <Cuda as Backend<T>>::gather(flat, 0, index)
 }

@@ -17,7 +17,7 @@ use parking_lot::RwLockReadGuard;
 
 use super::elementwise::rows_vectorise;
 use super::fused_source::{CudaGen, FUSED_KERNELS, FUSED_OPERANDS, FUSED_SCALARS, c_name};
-use super::primitives::{output, same_device};
+use super::primitives::same_device;
 use super::reductions::find_reduction;
 use super::source::{KernelSource, MAX_RANK};
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
@@ -386,7 +386,7 @@ pub(crate) fn eval_generated<T: CudaElement>(
     for l in &c.0 {
         crate::shape::check_expand(l.dims, dims)?;
     }
-    let out = output::<T, DynRank>(&dev, dims)?;
+    let out = Tensor::<T, DynRank, Cuda>::fresh_on(&dev, dims)?;
     let strides = contiguous_strides(dims);
     let (l, numel) = layout(dims, (&strides, 0), &c.0)?;
     let guards: Vec<_> = c.0.iter().map(|l| l.storage.read()).collect();
@@ -452,7 +452,7 @@ fn reduce_rows<T: CudaElement, E: Node<Device = Cuda, Elem = T>, SO: Shape>(
     if !rows_fit {
         return Ok(None);
     }
-    let out = output::<T, SO>(&dev, out_dims)?;
+    let out = Tensor::<T, SO, Cuda>::fresh_on(&dev, out_dims)?;
     let f = reduce_kernel(&dev, &g, r)?;
     let guards: Vec<_> = c.0.iter().map(|l| l.storage.read()).collect();
     let stream = dev.stream();
@@ -537,7 +537,7 @@ impl<T: CudaElement> Fused<T> for Cuda {
     ) -> Result<Tensor<T, E::Shape, Cuda>, CudaError> {
         let dims = e.dims()?;
         let (c, dev) = leaves_of(e)?;
-        let out = output::<T, E::Shape>(&dev, &dims)?;
+        let out = Tensor::<T, E::Shape, Cuda>::fresh_on(&dev, &dims)?;
         let strides = contiguous_strides(&dims);
         let (l, numel) = layout(&dims, (&strides, 0), &c.0)?;
         {

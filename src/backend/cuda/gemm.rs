@@ -9,24 +9,22 @@
 //! column-major. An operand that is not is first copied (by the copy kernel)
 //! into a contiguous `(batch..., rows, cols)` buffer.
 
-use crate::tensor::pointwise;
 use std::sync::Arc;
 
 use super::blas::BlasElement;
 use super::elementwise::{Operand, launch};
-use super::primitives::{into_output, output, same_device};
+use super::primitives::{fresh_output, same_device};
 use super::{CudaDevice, CudaError, CudaStorage, GemmBatch, gemm_strided_batched};
-use crate::Tensor;
 use crate::backend::geometry::{Axes, Batch, Geometry};
+use crate::backend::layout::Owned;
 use crate::backend::op::Pointwise;
 use crate::backend::op::ScalarRhs;
 use crate::backend::op::table;
-use crate::backend::{Backend, Gemm, Output};
+use crate::backend::{Backend, Gemm, Layout, Output};
 use crate::device::Cuda;
 use crate::element::Numeric;
 use crate::iter::{broadcast_strides, contiguous_strides};
-use crate::ops::matmul::rules::check_inplace;
-use crate::shape::{DimVec, DynRank, check_expand};
+use crate::shape::{DimVec, check_expand};
 
 /// One operand seen as a batch of `rows x cols` matrices over `batch`.
 struct Side<'a, T> {
@@ -149,11 +147,11 @@ fn run<T: BlasElement>(
     geo: &Geometry,
     alpha: T,
     beta: T,
-    out: &Tensor<T, DynRank, Cuda>,
+    out: &CudaStorage<T>,
 ) -> Result<(), CudaError> {
     let dev = a.storage.dev.clone();
     same_device(&dev, &b.storage.dev)?;
-    same_device(&dev, out.device())?;
+    same_device(&dev, &out.dev)?;
     let (ls, rs) = (
         side(a, geo.lhs, &geo.batch, true),
         side(b, geo.rhs, &geo.batch, false),
@@ -164,7 +162,7 @@ fn run<T: BlasElement>(
     let sa = ka.as_deref().unwrap_or(ls.op.storage);
     let sb = kb.as_deref().unwrap_or(rs.op.storage);
     let (bufa, bufb) = (sa.buf.read_recursive(), sb.buf.read_recursive());
-    let mut c = out.storage.write();
+    let mut c = out.write();
     match geo.mode {
         Batch::Each => gemm_strided_batched(
             &dev,
@@ -198,25 +196,25 @@ fn run<T: BlasElement>(
     }
 }
 
-/// Runs the product described by `geo` into a new tensor.
-fn product<T: BlasElement>(
+/// A CUDA tensor's layout, as the products take it.
+type Lay<'a, T> = Layout<'a, CudaStorage<T>>;
+
+/// Runs the product described by `geo` into a new storage.
+fn product<T: BlasElement + Numeric>(
     a: Operand<'_, T>,
     b: Operand<'_, T>,
     geo: &Geometry,
     alpha: T,
-) -> Result<Tensor<T, DynRank, Cuda>, CudaError> {
-    let mut out = output::<T, DynRank>(&a.storage.dev, &geo.out)?;
+) -> Result<Output<CudaStorage<T>>, CudaError> {
+    let out = Owned::new(fresh_output::<T>(&a.storage.dev, &geo.out)?);
     if geo.k == 0 || geo.batch.contains(&0) {
         // No products to add: zeros (cuBLAS may leave C untouched).
-        pointwise::unary_(table::Fill(T::zero()), &mut out)?;
-        return Ok(out);
+        <Cuda as Backend<T>>::unary_(table::Fill(T::zero()), out.layout())?;
+    } else {
+        run(a, b, geo, alpha, T::zero(), out.layout().storage)?;
     }
-    run(a, b, geo, alpha, T::zero(), &out)?;
-    Ok(out)
+    Ok(out.into_output())
 }
-
-/// A CUDA tensor's layout, as the products take it.
-type Lay<'a, T> = crate::backend::Layout<'a, CudaStorage<T>>;
 
 impl<T: BlasElement + Numeric> Gemm<T> for Cuda {
     fn product(
@@ -225,7 +223,7 @@ impl<T: BlasElement + Numeric> Gemm<T> for Cuda {
         geo: &Geometry,
         alpha: T,
     ) -> Result<Output<CudaStorage<T>>, CudaError> {
-        into_output(product(a.into(), b.into(), geo, alpha)?)
+        product(a.into(), b.into(), geo, alpha)
     }
 
     fn fused(
@@ -244,21 +242,15 @@ impl<T: BlasElement + Numeric> Gemm<T> for Cuda {
         // GEMM with `beta` (or, with no products to add, `beta * c`).
         let c = Operand::from(c);
         let dev = &c.storage.dev;
-        let mut out = output::<T, DynRank>(dev, &geo.out)?;
-        launch(
-            dev,
-            &table::Identity::DEF,
-            out.operand(),
-            c,
-            &[],
-            T::default(),
-        )?;
+        let out = Owned::new(fresh_output::<T>(dev, &geo.out)?);
+        let o = out.layout();
+        launch(dev, &table::Identity::DEF, o.into(), c, &[], T::default())?;
         if geo.k == 0 || geo.batch.contains(&0) {
-            pointwise::unary_(ScalarRhs(table::Mul, beta), &mut out)?;
+            <Cuda as Backend<T>>::unary_(ScalarRhs(table::Mul, beta), o)?;
         } else {
-            run(a.into(), b.into(), geo, alpha, beta, &out)?;
+            run(a.into(), b.into(), geo, alpha, beta, o.storage)?;
         }
-        into_output(out)
+        Ok(out.into_output())
     }
 
     fn fused_(
@@ -269,17 +261,10 @@ impl<T: BlasElement + Numeric> Gemm<T> for Cuda {
         beta: T,
         alpha: T,
     ) -> Result<(), CudaError> {
-        check_inplace(c.dims(), &geo.out)?;
+        geo.check_inplace(c.dims())?;
         // Into a fresh buffer (so an operand sharing `c`'s storage is read
         // before it is written), then copied into `c`'s layout.
-        let result = Self::fused(c, a, b, geo, beta, alpha)?;
-        let strides = contiguous_strides(&result.dims);
-        let from = Lay {
-            storage: &result.storage,
-            dims: &result.dims,
-            strides: &strides,
-            offset: 0,
-        };
-        <Cuda as Backend<T>>::binary_(table::CopyFrom, c, from)
+        let result = Owned::new(Self::fused(c, a, b, geo, beta, alpha)?);
+        <Cuda as Backend<T>>::binary_(table::CopyFrom, c, result.layout())
     }
 }

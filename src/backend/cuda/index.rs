@@ -1,24 +1,26 @@
-//! `gather`, `scatter` and `scatter_add` on CUDA: the kernels of
+//! `gather`, `scatter` and `scatter_reduce` on CUDA: the kernels of
 //! `source.rs`'s index modules over the index's sizes. Every index value is
 //! checked on the device first (the first out-of-range one in row-major
 //! order is fetched and reported with PyTorch's message, as the CPU does,
 //! before anything is read or written), which costs one synchronisation.
 
-use crate::tensor::pointwise;
 use std::sync::Arc;
 
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
 
 use super::elementwise::{KLayout, config};
-use super::primitives::{check_no_overlap, output, same_device};
+use super::primitives::{check_no_overlap, fresh_output, same_device};
 use super::source::index_source;
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
-use crate::Tensor;
+use crate::backend::layout::Owned;
 use crate::backend::op::index::IndexElement;
 use crate::backend::primitives::out_of_bounds;
+use crate::backend::{Backend, Layout, Output};
 use crate::device::Cuda;
 use crate::iter::contiguous_strides;
-use crate::shape::Shape;
+
+/// A layout of a CUDA storage of `T`.
+type Lay<'a, T> = Layout<'a, CudaStorage<T>>;
 
 /// Sizes and strides with a 0-d tensor seen as 1-d of size 1.
 fn nonempty(dims: &[usize], strides: &[usize]) -> (Vec<usize>, Vec<usize>) {
@@ -133,20 +135,20 @@ fn run<T: CudaElement, I: IndexElement>(
 }
 
 /// [`Backend::gather`] on CUDA.
-pub(crate) fn gather<T: CudaElement, I: IndexElement, S1: Shape, SI: Shape, SO: Shape>(
-    src: &Tensor<T, S1, Cuda>,
+pub(crate) fn gather<T: CudaElement, I: IndexElement>(
+    src: Lay<'_, T>,
     dim: usize,
-    index: &Tensor<I, SI, Cuda>,
-) -> Result<Tensor<T, SO, Cuda>, CudaError> {
-    let dev = src.device().clone();
+    index: Lay<'_, I>,
+) -> Result<Output<CudaStorage<T>>, CudaError> {
+    let dev = src.storage.dev.clone();
     same_device(&dev, &index.storage.dev)?;
-    let out = output::<T, SO>(&dev, index.dims())?;
-    let (dims, istr) = nonempty(index.dims(), index.strides());
+    let out = fresh_output::<T>(&dev, index.dims)?;
+    let (dims, istr) = nonempty(index.dims, index.strides);
     let n: usize = dims.iter().product();
     if n == 0 {
         return Ok(out);
     }
-    let (sdims, mut sstr) = nonempty(src.dims(), src.strides());
+    let (sdims, mut sstr) = nonempty(src.dims, src.strides);
     let (size, step) = (sdims[dim], sstr[dim]);
     sstr[dim] = 0;
     let ostr = contiguous_strides(&dims);
@@ -161,7 +163,7 @@ pub(crate) fn gather<T: CudaElement, I: IndexElement, S1: Shape, SI: Shape, SO: 
     run(
         &dev,
         &l,
-        (&out.storage, &index.storage, &src.storage),
+        (&out.storage, index.storage, src.storage),
         (dim, size, step),
         n,
         "gather",
@@ -171,37 +173,37 @@ pub(crate) fn gather<T: CudaElement, I: IndexElement, S1: Shape, SI: Shape, SO: 
 
 /// [`Backend::scatter`] (`Write::Assign`) and [`Backend::scatter_reduce`] (the
 /// other writes) on CUDA.
-pub(crate) fn scatter<T: CudaElement, I: IndexElement, S: Shape, SI: Shape, S2: Shape>(
-    out: &mut Tensor<T, S, Cuda>,
+pub(crate) fn scatter<T: CudaElement, I: IndexElement>(
+    out: Lay<'_, T>,
     dim: usize,
-    index: &Tensor<I, SI, Cuda>,
-    src: &Tensor<T, S2, Cuda>,
+    index: Lay<'_, I>,
+    src: Lay<'_, T>,
     write: Write,
 ) -> Result<(), CudaError> {
-    let dev = out.device().clone();
-    same_device(&dev, &index.storage.dev)?;
-    same_device(&dev, src.device())?;
-    check_no_overlap(out.dims(), out.strides())?;
+    let dev = &out.storage.dev;
+    same_device(dev, &index.storage.dev)?;
+    same_device(dev, &src.storage.dev)?;
+    check_no_overlap(out.dims, out.strides)?;
     // A source that shares the written buffer is read from a copy; an
     // index that does (an integer tensor scattered into by its own values)
     // is refused, as PyTorch refuses other writes into an input.
-    let aliased = |p: *const u8| core::ptr::eq(p, Arc::as_ptr(&out.storage) as *const u8);
-    if aliased(Arc::as_ptr(&index.storage) as *const u8) {
+    let aliased = |p: *const u8| core::ptr::eq(p, Arc::as_ptr(out.storage) as *const u8);
+    if aliased(Arc::as_ptr(index.storage) as *const u8) {
         return Err(CudaError::Shape(crate::shape::ShapeError::Invalid(
             "unsupported operation: the index of a CUDA scatter shares memory with the written tensor. Please clone() the index before performing the operation.".into(),
         )));
     }
-    if aliased(Arc::as_ptr(&src.storage) as *const u8) {
-        let copy = pointwise::copy(src)?;
-        return scatter(out, dim, index, &copy, write);
+    if aliased(Arc::as_ptr(src.storage) as *const u8) {
+        let copy = Owned::new(<Cuda as Backend<T>>::copy(src)?);
+        return scatter(out, dim, index, copy.layout(), write);
     }
-    let (dims, istr) = nonempty(index.dims(), index.strides());
+    let (dims, istr) = nonempty(index.dims, index.strides);
     let n: usize = dims.iter().product();
     if n == 0 {
         return Ok(());
     }
-    let (odims, mut ostr) = nonempty(out.dims(), out.strides());
-    let (_, sstr) = nonempty(src.dims(), src.strides());
+    let (odims, mut ostr) = nonempty(out.dims, out.strides);
+    let (_, sstr) = nonempty(src.dims, src.strides);
     let (size, step) = (odims[dim], ostr[dim]);
     ostr[dim] = 0;
     let l = KLayout::direct(
@@ -225,9 +227,9 @@ pub(crate) fn scatter<T: CudaElement, I: IndexElement, S: Shape, SI: Shape, S2: 
     // within `src`'s; `out`'s elements are distinct and neither input
     // shares its buffer.
     run(
-        &dev,
+        dev,
         &l,
-        (&out.storage, &index.storage, &src.storage),
+        (out.storage, index.storage, src.storage),
         (dim, size, step),
         n,
         variant,

@@ -42,7 +42,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use super::blas::handle as blas_handle;
 use super::elementwise::{Operand, launch};
 use super::linalg_sys::{SolverElement, gesvdj, gesvdj_buffer, syevj, syevj_buffer};
-use super::primitives::{output, same_device};
+use super::primitives::same_device;
 use super::{CudaDevice, CudaError, CudaStorage};
 use crate::Tensor;
 use crate::backend::linalg::{Dets, Eigen, Factored, Singular, WithInfo};
@@ -212,7 +212,7 @@ fn read<T: SolverElement>(
     dims.extend([rows, cols]);
     let mut strides: Vec<usize> = contiguous_strides(batch).iter().map(|s| s * step).collect();
     strides.extend([rs, cs]);
-    let out = output::<T, DynRank>(dev, &dims)?;
+    let out = Tensor::<T, DynRank, Cuda>::fresh_on(dev, &dims)?;
     let src = Operand {
         storage: store,
         dims: &dims,
@@ -590,7 +590,7 @@ fn lu_solve<T: SolverElement>(
     let bm = ColMajor::copy(&dev, b.operand(), &batch)?;
     let mut pdims = batch.clone();
     pdims.push(am.rows);
-    let p = output::<i32, DynRank>(&dev, &pdims)?;
+    let p = Tensor::<i32, DynRank, Cuda>::fresh_on(&dev, &pdims)?;
     launch(
         &dev,
         &table::Identity::DEF,

@@ -10,7 +10,8 @@ use super::index::{self as index_kernels, Write};
 use super::reduce::reduce as launch_reduce;
 use super::reductions::{ReduceDef, find_reduction};
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
-use crate::Tensor;
+use crate::backend::composite;
+use crate::backend::layout::{Dense, Owned};
 use crate::backend::op::index::{IndexElement, ScatterReduce};
 use crate::backend::op::table::Identity;
 use crate::backend::op::{Map1, Map2, Map3, OpDef, Pointwise, Reduction, Statistic};
@@ -18,19 +19,7 @@ use crate::backend::{Backend, Output};
 use crate::device::Cuda;
 use crate::element::{Element, Float, Numeric};
 use crate::iter::contiguous_strides;
-use crate::shape::{DimVec, DynRank, Shape, ShapeError, broadcast_pair, check_inplace};
-
-/// A fresh contiguous CUDA tensor of sizes `dims` on `dev`, whose elements
-/// the caller's kernel writes.
-pub(crate) fn output<O: CudaElement, SO: Shape>(
-    dev: &CudaDevice,
-    dims: &[usize],
-) -> Result<Tensor<O, SO, Cuda>, CudaError> {
-    let d = SO::check_dims(dims)?;
-    let n: usize = dims.iter().product();
-    let buf = Arc::new(CudaStorage::new(dev.alloc::<O>(n)?, dev.clone()));
-    Ok(Tensor::from_cuda_parts(buf, d))
-}
+use crate::shape::{DimVec, ShapeError, broadcast_pair, check_inplace};
 
 /// PyTorch's error when operands live on different GPUs.
 pub(crate) fn same_device(a: &CudaDevice, b: &CudaDevice) -> Result<(), CudaError> {
@@ -124,16 +113,26 @@ fn apply_<T: CudaElement>(
     launch(dev, op, target, target, rest, s)
 }
 
-/// `def` over axis `k` of `t` (made contiguous first): `outer` rows of
+/// `l` as it is when contiguous, else its contiguous copy.
+pub(crate) fn dense<T: CudaElement>(l: Lay<'_, T>) -> Result<Dense<'_, CudaStorage<T>>, CudaError> {
+    if l.is_contiguous() {
+        Ok(Dense::Borrowed(l))
+    } else {
+        Ok(Dense::Copied(Owned::new(<Cuda as Backend<T>>::copy(l)?)))
+    }
+}
+
+/// `def` over axis `k` of `l` (made contiguous first): `outer` rows of
 /// `r` reduced elements `inner` apart.
-fn reduce_axis<T: CudaElement, S: Shape>(
+fn reduce_axis<T: CudaElement>(
     def: &ReduceDef,
-    t: &Tensor<T, S, Cuda>,
+    l: Lay<'_, T>,
     k: usize,
     keepdim: bool,
-) -> Result<Tensor<T, DynRank, Cuda>, CudaError> {
-    let c = t.try_contiguous()?;
-    let dims = c.dims();
+) -> Result<Output<CudaStorage<T>>, CudaError> {
+    let c = dense(l)?;
+    let c = c.layout();
+    let dims = c.dims;
     let outer: usize = dims[..k].iter().product();
     let inner: usize = dims[k + 1..].iter().product();
     let mut out_dims = dims.to_vec();
@@ -142,10 +141,11 @@ fn reduce_axis<T: CudaElement, S: Shape>(
     } else {
         out_dims.remove(k);
     }
-    let out = output::<T, DynRank>(c.device(), &out_dims)?;
+    let dev = &c.storage.dev;
+    let out = fresh_output::<T>(dev, &out_dims)?;
     let g = c.storage.buf.read();
     let mut o = out.storage.write();
-    launch_reduce(c.device(), def, &g, c.offset, outer, dims[k], inner, &mut o)?;
+    launch_reduce(dev, def, &g, c.offset, outer, dims[k], inner, &mut o)?;
     drop(o);
     Ok(out)
 }
@@ -153,76 +153,49 @@ fn reduce_axis<T: CudaElement, S: Shape>(
 /// `def` over the axes in `mask`: every axis in one pass over the
 /// contiguous elements, else one axis after another, the highest first (a
 /// mean of means over equal counts is the mean).
-pub(crate) fn reduce_mask<T: CudaElement, S: Shape, SO: Shape>(
+pub(crate) fn reduce_mask<T: CudaElement>(
     def: &ReduceDef,
-    t: &Tensor<T, S, Cuda>,
+    a: Lay<'_, T>,
     mask: &[bool],
     keepdim: bool,
-) -> Result<Tensor<T, SO, Cuda>, CudaError> {
-    let rank = t.rank();
-    let result = if mask.iter().all(|&m| m) {
-        let c = t.try_contiguous()?;
-        let flat = Tensor::<T, DynRank, Cuda> {
-            storage: c.storage.clone(),
-            offset: c.offset,
-            dims: smallvec::smallvec![c.numel()],
-            strides: smallvec::smallvec![1],
-            device: core::marker::PhantomData,
+) -> Result<Output<CudaStorage<T>>, CudaError> {
+    let rank = a.dims.len();
+    if mask.iter().all(|&m| m) {
+        let c = dense(a)?;
+        let c = c.layout();
+        let n = [c.numel()];
+        let flat = Lay {
+            dims: &n,
+            strides: &[1],
+            ..c
         };
-        let r = reduce_axis(def, &flat, 0, false)?;
+        let r = reduce_axis(def, flat, 0, false)?;
         let dims: DimVec = if keepdim {
             smallvec::smallvec![1; rank]
         } else {
             DimVec::new()
         };
-        (r.storage, dims)
-    } else {
-        let mut cur = t.share().into_dyn();
-        for k in (0..rank).rev().filter(|&k| mask[k]) {
-            cur = reduce_axis(def, &cur, k, keepdim)?;
-        }
-        if mask.iter().all(|&m| !m) {
-            cur = cur.try_deep_copy()?;
-        }
-        let dims = DimVec::from_slice(cur.dims());
-        (cur.storage, dims)
-    };
-    Ok(Tensor::from_cuda_parts(
-        result.0,
-        SO::check_dims(&result.1)?,
-    ))
+        return Ok(Output {
+            storage: r.storage,
+            dims,
+        });
+    }
+    if mask.iter().all(|&m| !m) {
+        return <Cuda as Backend<T>>::copy(a);
+    }
+    let mut cur: Option<Owned<CudaStorage<T>>> = None;
+    for k in (0..rank).rev().filter(|&k| mask[k]) {
+        let next = match &cur {
+            None => reduce_axis(def, a, k, keepdim)?,
+            Some(c) => reduce_axis(def, c.layout(), k, keepdim)?,
+        };
+        cur = Some(Owned::new(next));
+    }
+    Ok(cur.expect("some axis is reduced").into_output())
 }
 
 /// A CUDA tensor's layout, as the pointwise primitives take it.
 type Lay<'a, T> = crate::backend::Layout<'a, CudaStorage<T>>;
-
-/// A layout as a tensor of dynamic rank sharing its storage, for the
-/// reductions composed of tensor operations (`compose.rs`).
-fn as_tensor<T: Element>(a: Lay<'_, T>) -> Tensor<T, DynRank, Cuda> {
-    Tensor {
-        storage: a.storage.clone(),
-        offset: a.offset,
-        dims: DimVec::from_slice(a.dims),
-        strides: DimVec::from_slice(a.strides),
-        device: core::marker::PhantomData,
-    }
-}
-
-/// A composed result as a backend output: its storage when it alone owns
-/// a buffer it covers contiguously from the start (a fresh result), else
-/// a contiguous copy.
-pub(crate) fn into_output<T: CudaElement>(
-    t: Tensor<T, DynRank, Cuda>,
-) -> Result<Output<CudaStorage<T>>, CudaError> {
-    if t.offset == 0 && t.is_contiguous() && Arc::strong_count(&t.storage) == 1 {
-        let dims = DimVec::from_slice(t.dims());
-        return Ok(Output {
-            storage: t.storage,
-            dims,
-        });
-    }
-    <Cuda as Backend<T>>::copy(t.layout())
-}
 
 impl<T: CudaElement> Backend<T> for Cuda {
     fn unary<Op: Map1<T>>(op: Op, a: Lay<'_, T>) -> Result<Output<CudaStorage<T>>, CudaError> {
@@ -340,7 +313,7 @@ impl<T: CudaElement> Backend<T> for Cuda {
         T: Numeric,
     {
         let def = find_reduction(r.name());
-        into_output(reduce_mask(def, &as_tensor(a), mask, keepdim)?)
+        reduce_mask(def, a, mask, keepdim)
     }
 
     fn statistic(
@@ -352,7 +325,7 @@ impl<T: CudaElement> Backend<T> for Cuda {
     where
         T: Float,
     {
-        into_output(compose::statistic(s, &as_tensor(a), mask, keepdim)?)
+        composite::statistic::<T, Cuda>(s, a, mask, keepdim)
     }
 
     fn truth(
@@ -361,7 +334,7 @@ impl<T: CudaElement> Backend<T> for Cuda {
         mask: &[bool],
         keepdim: bool,
     ) -> Result<Output<CudaStorage<bool>>, CudaError> {
-        into_output(compose::truth(all, &as_tensor(a), mask, keepdim)?)
+        compose::truth(all, a, mask, keepdim)
     }
 
     fn arg_extreme(
@@ -373,15 +346,14 @@ impl<T: CudaElement> Backend<T> for Cuda {
     where
         T: Numeric,
     {
-        let (v, i) = compose::arg_extreme(max, &as_tensor(a), mask, keepdim)?;
-        Ok((into_output(v)?, into_output(i)?))
+        compose::arg_extreme(max, a, mask, keepdim)
     }
 
     fn softmax(a: Lay<'_, T>, dim: usize, log: bool) -> Result<Output<CudaStorage<T>>, CudaError>
     where
         T: Float,
     {
-        into_output(compose::softmax(&as_tensor(a), dim, log)?)
+        composite::softmax::<T, Cuda>(a, dim, log)
     }
 
     fn gather<I: IndexElement>(
@@ -389,11 +361,7 @@ impl<T: CudaElement> Backend<T> for Cuda {
         dim: usize,
         index: Lay<'_, I>,
     ) -> Result<Output<CudaStorage<T>>, CudaError> {
-        into_output(index_kernels::gather(
-            &as_tensor(src),
-            dim,
-            &as_tensor(index),
-        )?)
+        index_kernels::gather(src, dim, index)
     }
 
     fn scatter<I: IndexElement>(
@@ -402,8 +370,7 @@ impl<T: CudaElement> Backend<T> for Cuda {
         index: Lay<'_, I>,
         src: Lay<'_, T>,
     ) -> Result<(), CudaError> {
-        let (mut o, i, s) = (as_tensor(out), as_tensor(index), as_tensor(src));
-        index_kernels::scatter(&mut o, dim, &i, &s, Write::Assign)
+        index_kernels::scatter(out, dim, index, src, Write::Assign)
     }
 
     fn scatter_reduce<I: IndexElement>(
@@ -422,8 +389,7 @@ impl<T: CudaElement> Backend<T> for Cuda {
             ScatterReduce::Amax => Write::Amax,
             ScatterReduce::Amin => Write::Amin,
         };
-        let (mut o, i, s) = (as_tensor(out), as_tensor(index), as_tensor(src));
-        index_kernels::scatter(&mut o, dim, &i, &s, write)
+        index_kernels::scatter(out, dim, index, src, write)
     }
 
     fn cat(
@@ -431,8 +397,7 @@ impl<T: CudaElement> Backend<T> for Cuda {
         dim: usize,
         out: &[usize],
     ) -> Result<Output<CudaStorage<T>>, CudaError> {
-        let parts: Vec<Tensor<T, DynRank, Cuda>> = parts.iter().map(|&p| as_tensor(p)).collect();
-        into_output(compose::cat(&parts, dim, out)?)
+        compose::cat(parts, dim, out)
     }
 
     fn masked_fill(
@@ -440,15 +405,11 @@ impl<T: CudaElement> Backend<T> for Cuda {
         mask: Lay<'_, bool>,
         value: T,
     ) -> Result<Output<CudaStorage<T>>, CudaError> {
-        into_output(compose::masked_fill(
-            &as_tensor(a),
-            &as_tensor(mask),
-            value,
-        )?)
+        composite::masked_fill::<T, Cuda>(a, mask, value)
     }
 
     fn masked_fill_(a: Lay<'_, T>, mask: Lay<'_, bool>, value: T) -> Result<(), CudaError> {
-        compose::masked_fill_(&mut as_tensor(a), &as_tensor(mask), value)
+        compose::masked_fill_(a, mask, value)
     }
 
     fn masked_select(
@@ -456,8 +417,7 @@ impl<T: CudaElement> Backend<T> for Cuda {
         mask: Lay<'_, bool>,
         dims: &[usize],
     ) -> Result<Output<CudaStorage<T>>, CudaError> {
-        let picked = compose::masked_select(&as_tensor(a), &as_tensor(mask), dims)?;
-        into_output(picked.into_dyn())
+        compose::masked_select(a, mask, dims)
     }
 
     fn from_host<U: Element>(
@@ -465,11 +425,33 @@ impl<T: CudaElement> Backend<T> for Cuda {
         data: Vec<T>,
         dims: &[usize],
     ) -> Result<Output<CudaStorage<T>>, CudaError> {
-        let host = Tensor::<T, DynRank>::try_from_vec(data, dims)?;
-        into_output(host.to_device(&like.storage.dev)?)
+        if crate::shape::checked_numel(dims)? != data.len() {
+            return Err(ShapeError::Numel {
+                shape: dims.to_vec(),
+                numel: data.len(),
+            }
+            .into());
+        }
+        let dev = &like.storage.dev;
+        Ok(Output {
+            storage: Arc::new(CudaStorage::new(dev.upload(&data)?, dev.clone())),
+            dims: DimVec::from_slice(dims),
+        })
     }
 
     fn to_host(a: Lay<'_, T>) -> Result<Vec<T>, CudaError> {
-        Ok(as_tensor(a).to_cpu()?.try_to_vec()?)
+        let n = a.numel();
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let c = dense(a)?;
+        let c = c.layout();
+        let dev = &c.storage.dev;
+        let g = c.storage.buf.read();
+        let data = dev.stream().clone_dtoh(&g.slice(c.offset..c.offset + n))?;
+        // A copy to pageable memory completes before the call returns; the
+        // synchronisation also reports errors of earlier asynchronous work.
+        dev.synchronize()?;
+        Ok(data)
     }
 }

@@ -263,7 +263,7 @@ pub(crate) fn conv2d_erased<T: Float, D: Gemm<T> + Windows<T>>(
     p: &ConvPlan,
 ) -> Result<Dyn<T, D>, D::Error> {
     if p.is_depthwise(x.dims()[1])
-        && let Some(y) = D::depthwise(x, w, &p.window)
+        && let Some(y) = crate::tensor::windows::depthwise(x, w, &p.window)
     {
         return add_bias(y?, bias);
     }

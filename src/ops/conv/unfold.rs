@@ -14,6 +14,7 @@ use crate::element::Numeric;
 use crate::shape::{DimVec, DynRank};
 use crate::tensor::host;
 use crate::tensor::pointwise;
+use crate::tensor::windows as direct;
 
 type Dyn<T, D> = Tensor<T, DynRank, D>;
 
@@ -42,8 +43,8 @@ pub(crate) fn unfold<T: Numeric, D: Windows<T>>(
     w: &Window,
     pad: T,
 ) -> Result<Dyn<T, D>, D::Error> {
-    if let Some(direct) = D::unfold(x, w, pad) {
-        return direct;
+    if let Some(y) = direct::unfold(x, w, pad) {
+        return y;
     }
     let (n, c) = (x.dims()[0], x.dims()[1]);
     let (src, st) = if w.has_padding() {
@@ -85,8 +86,8 @@ pub(crate) fn fold<T: Numeric, D: Windows<T>>(
     cols: &Dyn<T, D>,
     w: &Window,
 ) -> Result<Dyn<T, D>, D::Error> {
-    if let Some(direct) = D::fold(cols, w) {
-        return direct;
+    if let Some(y) = direct::fold(cols, w) {
+        return y;
     }
     let (n, c) = (cols.dims()[0], cols.dims()[1]);
     let (hp, wp) = (w.padded(0), w.padded(1));

@@ -272,17 +272,6 @@ pub(crate) fn outer(a: &[usize], b: &[usize], op: &str) -> Result<Geometry, Shap
     ))
 }
 
-/// The in-place rule of fused products: the input already has the
-/// product's shape (PyTorch's message for structured in-place kernels).
-pub(crate) fn check_inplace(input: &[usize], product: &[usize]) -> Result<(), ShapeError> {
-    if input != product {
-        return Err(invalid(format!(
-            "Bad in-place call: input tensor size {input:?} and output tensor size {product:?} should match"
-        )));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

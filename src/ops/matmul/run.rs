@@ -7,7 +7,7 @@
 //! hand `f16` and `bf16` to `widened.rs`, so that all of them accumulate in
 //! `f32` and round once, the fused ones' `beta * c` term included.
 
-use super::rules::{self, Axes, Batch, Geometry};
+use super::rules::{Axes, Batch, Geometry};
 use crate::Tensor;
 use crate::backend::cpu::Narrow;
 use crate::backend::cpu::storage::Storage;
@@ -143,7 +143,7 @@ pub(crate) fn fused_inplace<T: Numeric>(
     beta: T,
     alpha: T,
 ) -> Result<(), ShapeError> {
-    rules::check_inplace(c.dims, &geo.out)?;
+    geo.check_inplace(c.dims)?;
     check_no_internal_overlap(&c)?;
     // An operand that shares `c`'s storage is read from a copy, so that the
     // kernel never reads what it writes.
