@@ -33,10 +33,10 @@ pub mod scalar;
 mod sort;
 pub mod table;
 
-pub(crate) use crate::backend::cpu::{exec, locks};
+pub(crate) use crate::backend::cpu::exec;
 mod ternary;
 pub(crate) mod triangle;
-mod unary;
+pub(crate) mod unary;
 
 pub use crate::tensor::host;
 pub use crate::tensor::pointwise;

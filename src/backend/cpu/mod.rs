@@ -1,6 +1,8 @@
 //! The CPU backend: elementwise loops over the iteration plan
 //! (`elementwise.rs`, `store.rs`), reductions, index kernels, matrix
-//! products (`gemm.rs`, with `amx.rs` for `f32` on AMX tiles) and buffer
+//! products (`matmul.rs`: layouts to one batched problem for `gemm.rs`,
+//! with `amx.rs` for `f32` on AMX tiles and `widened.rs` for `f16`/`bf16`
+//! computed in `f32`) and buffer
 //! allocation, all parallelised on one work-sharing pool (`pool.rs`);
 //! `exec.rs` takes tensors' layouts to those loops (broadcast, plan,
 //! guards in the one order of `locks.rs`, output allocation).
@@ -27,6 +29,7 @@ pub(crate) mod index;
 pub(crate) mod index_run;
 mod isa;
 pub(crate) mod locks;
+mod matmul;
 mod pool;
 mod primitives;
 mod reduce;
@@ -36,9 +39,9 @@ mod softmax;
 pub(crate) mod storage;
 mod store;
 pub(crate) mod trig_runs;
+mod widened;
 mod windows;
 
-pub(crate) use self::gemm::{Accum, Batches, GemmProblem, MatDesc, gemm_into, gemm_new};
 pub(crate) use alloc::{
     checked_len, checked_len_of, storage_overflow, try_alloc_filled_by, try_alloc_len_filled_by,
     try_vec_from_fn, try_with_capacity, vec_from_fn,

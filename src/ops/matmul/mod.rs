@@ -9,8 +9,6 @@
 //! | `rules.rs` | the same rules at run time, with PyTorch's messages |
 //! | `products.rs` | `matmul`, `mm`, `mv`, `bmm`, `dot`, `outer` |
 //! | `fused.rs` | `addmm`, `addmv`, `addr`, `baddbmm`, `addbmm` and their in-place forms |
-//! | `run.rs` | the erased core: layouts to one batched GEMM problem |
-//! | `widened.rs` | `f16` and `bf16` products computed in `f32`, rounded once |
 //! | `amx.rs` | the switch for `f32` products on AMX tiles |
 //!
 //! Static sizes are checked by the compiler: the contracted sizes must be
@@ -35,7 +33,8 @@
 //! # Design
 //! The front is thin: each method states its rule in its signature, then
 //! erases the shapes and calls a `rules.rs` function (run-time sizes in, a
-//! batched product out) and `run.rs`, generic over the element type only.
+//! batched product out) and the device's [`Gemm`](crate::backend::Gemm)
+//! (on the CPU `backend/cpu/matmul.rs`), generic over the element type only.
 //! Every product, whatever its ranks and promotions, becomes one problem for
 //! one backend kernel: a batch of `m x k` by `k x n` products with a stride
 //! per batch dimension (0 where broadcast), so expanded, transposed and
@@ -46,9 +45,7 @@ mod call_rule;
 mod fused;
 mod products;
 pub(crate) mod rules;
-mod run;
 mod shape;
-mod widened;
 
 pub use amx::{amx_active, set_amx};
 pub use call_rule::{ProductRule, product_op};

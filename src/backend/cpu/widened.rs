@@ -5,17 +5,19 @@
 //! (`addmm`, `baddbmm`, ...) widen the destination too, so that `beta * c +
 //! alpha * (a @ b)` is one `f32` expression rounded once.
 //!
-//! `run.rs` sends the two places where a product reaches the kernel, a new
-//! result ([`product`]) and an existing destination ([`accumulate`]), here
-//! for the types whose [`Numeric::MATMUL_IN_F32`] is set.
+//! `matmul.rs` sends the two places where a product reaches the kernel, a
+//! new result ([`product`]) and an existing destination ([`accumulate`]),
+//! here for the types whose [`Numeric::MATMUL_IN_F32`] is set.
 
-use super::rules::Geometry;
-use super::run;
-use crate::Tensor;
-use crate::backend::cpu::Narrow;
+use super::exec::{self, Fresh, Layout};
+use super::isa::Narrow;
+use super::matmul::{self, fresh};
+use super::storage::Storage;
+use crate::backend::Output;
+use crate::backend::geometry::Geometry;
+use crate::backend::layout::Owned;
 use crate::element::{CastFrom, Numeric};
-use crate::ops::exec::{self, Layout};
-use crate::shape::{DynRank, ShapeError};
+use crate::shape::{DimVec, ShapeError};
 
 /// `alpha * (a @ b)`, computed in `f32`, rounded once to `T`.
 pub(super) fn product<T: Numeric>(
@@ -23,15 +25,20 @@ pub(super) fn product<T: Numeric>(
     b: Layout<'_, T>,
     geo: &Geometry,
     alpha: T,
-) -> Result<Tensor<T, DynRank>, ShapeError> {
+) -> Result<Output<Storage<T>>, ShapeError> {
     let (a32, b32) = (widen(a)?, widen(b)?);
-    let out = run::product(a32.layout(), b32.layout(), geo, f32::cast_from(alpha))?;
-    Tensor::from_fresh(exec::map1(out.layout(), Narrow, T::cast_from)?)
+    let out = Owned::new(matmul::product(
+        a32.layout(),
+        b32.layout(),
+        geo,
+        f32::cast_from(alpha),
+    )?);
+    Ok(fresh(exec::map1(out.layout(), Narrow, T::cast_from)?).into_output())
 }
 
 /// `out = beta * out + alpha * (a @ b)`, computed in `f32` and rounded once
 /// into `out` (whose values are not read when `beta == 0`); `out` as
-/// [`run::accumulate`] requires.
+/// [`matmul::accumulate`] requires.
 pub(super) fn accumulate<T: Numeric>(
     out: Layout<'_, T>,
     a: Layout<'_, T>,
@@ -42,12 +49,15 @@ pub(super) fn accumulate<T: Numeric>(
 ) -> Result<(), ShapeError> {
     let (a32, b32) = (widen(a)?, widen(b)?);
     let out32 = if beta == T::zero() {
-        Tensor::<f32, DynRank>::try_zeros(out.dims)?
+        fresh(Fresh {
+            data: super::try_vec_from_fn(out.dims, |_| 0f32)?,
+            dims: DimVec::from_slice(out.dims),
+        })
     } else {
         widen(out)?
     };
     let (beta32, alpha32) = (f32::cast_from(beta), f32::cast_from(alpha));
-    run::accumulate(
+    matmul::accumulate(
         out32.layout(),
         a32.layout(),
         b32.layout(),
@@ -58,8 +68,8 @@ pub(super) fn accumulate<T: Numeric>(
     exec::update2(out, out32.layout(), Narrow, |_, x| T::cast_from(x))
 }
 
-/// `l`'s elements as a new contiguous `f32` tensor of the same sizes
+/// `l`'s elements as a new contiguous `f32` storage of the same sizes
 /// (exact for `f16` and `bf16`).
-fn widen<T: Numeric>(l: Layout<'_, T>) -> Result<Tensor<f32, DynRank>, ShapeError> {
-    Tensor::from_fresh(exec::map1(l, Narrow, f32::cast_from)?)
+fn widen<T: Numeric>(l: Layout<'_, T>) -> Result<Owned<Storage<f32>>, ShapeError> {
+    Ok(fresh(exec::map1(l, Narrow, f32::cast_from)?))
 }

@@ -1,5 +1,5 @@
-//! The erased core of matrix products: tensor layouts and a [`Geometry`] in,
-//! one batched GEMM problem out to the backend. Generic over the element
+//! [`Gemm`] for the CPU: tensor layouts and a [`Geometry`] in, one batched
+//! GEMM problem out to the kernels of `gemm.rs`. Generic over the element
 //! type only, so it is compiled once per element type, not per shape.
 //!
 //! Every product reaches the kernel through [`product`] (a new result) or
@@ -7,18 +7,19 @@
 //! hand `f16` and `bf16` to `widened.rs`, so that all of them accumulate in
 //! `f32` and round once, the fused ones' `beta * c` term included.
 
-use super::rules::{Axes, Batch, Geometry};
-use crate::Tensor;
-use crate::backend::cpu::Narrow;
-use crate::backend::cpu::storage::Storage;
-use crate::backend::cpu::{self, Accum, Batches, GemmProblem, MatDesc};
+use super::exec::{self, Fresh, Layout, check_no_internal_overlap};
+use super::gemm::{Accum, Batches, GemmProblem, MatDesc, gemm_into, gemm_new};
+use super::isa::Narrow;
+use super::locks::{read2_write, same_storage};
+use super::primitives::whole;
+use super::storage::Storage;
+use crate::backend::geometry::{Axes, Batch, Geometry};
+use crate::backend::layout::Owned;
 use crate::backend::{Gemm, Output};
 use crate::device::Cpu;
 use crate::element::Numeric;
 use crate::iter::broadcast_strides;
-use crate::ops::exec::{self, Layout, check_no_internal_overlap};
-use crate::ops::locks::{read2_write, same_storage};
-use crate::shape::{DimVec, DynRank, ShapeError, check_expand};
+use crate::shape::{DimVec, ShapeError, check_expand};
 
 /// Which side of the product an operand is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,34 +91,34 @@ fn problem<T>(geo: &Geometry, a: &Layout<'_, T>, b: &Layout<'_, T>) -> GemmProbl
     }
 }
 
-/// `alpha * (a @ b)` into a new contiguous tensor of sizes `geo.out`
+/// `alpha * (a @ b)` into a new contiguous storage of sizes `geo.out`
 /// (computed in `f32` for `f16` and `bf16`); an error when its buffer cannot
 /// be allocated.
-pub(crate) fn product<T: Numeric>(
+pub(super) fn product<T: Numeric>(
     a: Layout<'_, T>,
     b: Layout<'_, T>,
     geo: &Geometry,
     alpha: T,
-) -> Result<Tensor<T, DynRank>, ShapeError> {
+) -> Result<Output<Storage<T>>, ShapeError> {
     if T::MATMUL_IN_F32 {
         return super::widened::product(a, b, geo, alpha);
     }
     let p = problem(geo, &a, &b);
     let (ga, gb) = (a.storage.read(), b.storage.read());
-    let data = cpu::gemm_new(&p, &ga, &gb, alpha)?;
-    Ok(Tensor::from_parts(data, DimVec::from_slice(&geo.out)))
+    let data = gemm_new(&p, &ga, &gb, alpha)?;
+    Ok(whole(data, &geo.out))
 }
 
 /// `beta * c + alpha * (a @ b)` with `c` broadcast to the product's shape,
-/// into a new tensor. With `beta == 0`, `c`'s values are not read.
-pub(crate) fn fused<T: Numeric>(
+/// into a new storage. With `beta == 0`, `c`'s values are not read.
+fn fused<T: Numeric>(
     c: Layout<'_, T>,
     a: Layout<'_, T>,
     b: Layout<'_, T>,
     geo: &Geometry,
     beta: T,
     alpha: T,
-) -> Result<Tensor<T, DynRank>, ShapeError> {
+) -> Result<Output<Storage<T>>, ShapeError> {
     check_expand(c.dims, &geo.out)?;
     if beta == T::zero() {
         return product(a, b, geo, alpha);
@@ -128,14 +129,14 @@ pub(crate) fn fused<T: Numeric>(
         strides: &strides,
         ..c
     };
-    let out: Tensor<T, DynRank> = Tensor::from_fresh(exec::map1(expanded, Narrow, |x| x)?)?;
+    let out = fresh(exec::map1(expanded, Narrow, |x| x)?);
     accumulate(out.layout(), a, b, geo, beta, alpha)?;
-    Ok(out)
+    Ok(out.into_output())
 }
 
 /// `c = beta * c + alpha * (a @ b)` in place; `c` must have the product's
 /// shape and no two of its elements may share memory.
-pub(crate) fn fused_inplace<T: Numeric>(
+fn fused_inplace<T: Numeric>(
     c: Layout<'_, T>,
     a: Layout<'_, T>,
     b: Layout<'_, T>,
@@ -148,11 +149,11 @@ pub(crate) fn fused_inplace<T: Numeric>(
     // An operand that shares `c`'s storage is read from a copy, so that the
     // kernel never reads what it writes.
     if same_storage(c.storage, a.storage) {
-        let copy: Tensor<T, DynRank> = Tensor::from_fresh(exec::map1(a, Narrow, |x| x)?)?;
+        let copy = fresh(exec::map1(a, Narrow, |x| x)?);
         return fused_inplace(c, copy.layout(), b, geo, beta, alpha);
     }
     if same_storage(c.storage, b.storage) {
-        let copy: Tensor<T, DynRank> = Tensor::from_fresh(exec::map1(b, Narrow, |x| x)?)?;
+        let copy = fresh(exec::map1(b, Narrow, |x| x)?);
         return fused_inplace(c, a, copy.layout(), geo, beta, alpha);
     }
     accumulate(c, a, b, geo, beta, alpha)
@@ -183,18 +184,13 @@ pub(super) fn accumulate<T: Numeric>(
     // The lock order (`backend::cpu::locks`), so that two threads writing each
     // other's operands cannot deadlock.
     let (ga, gb, mut g) = read2_write(a.storage, b.storage, out.storage);
-    cpu::gemm_into(&p, dst, &mut g, &ga, &gb, alpha, accum);
+    gemm_into(&p, dst, &mut g, &ga, &gb, alpha, accum);
     Ok(())
 }
 
-/// A product's new tensor (contiguous, its storage shared with no other)
-/// as the backends' [`Output`].
-fn fresh_output<T: Numeric>(t: Tensor<T, DynRank>) -> Output<Storage<T>> {
-    debug_assert!(t.offset == 0 && t.is_contiguous());
-    Output {
-        storage: t.storage,
-        dims: t.dims,
-    }
+/// A kernel's new buffer, seen whole.
+pub(super) fn fresh<T>(f: Fresh<T>) -> Owned<Storage<T>> {
+    Owned::new(whole(f.data, &f.dims))
 }
 
 impl<T: Numeric> Gemm<T> for Cpu {
@@ -204,7 +200,7 @@ impl<T: Numeric> Gemm<T> for Cpu {
         geo: &Geometry,
         alpha: T,
     ) -> Result<Output<Storage<T>>, ShapeError> {
-        Ok(fresh_output(product(a, b, geo, alpha)?))
+        product(a, b, geo, alpha)
     }
 
     fn fused(
@@ -215,7 +211,7 @@ impl<T: Numeric> Gemm<T> for Cpu {
         beta: T,
         alpha: T,
     ) -> Result<Output<Storage<T>>, ShapeError> {
-        Ok(fresh_output(fused(c, a, b, geo, beta, alpha)?))
+        fused(c, a, b, geo, beta, alpha)
     }
 
     fn fused_(
