@@ -210,6 +210,7 @@ fn unary_rules_match_cpu() {
     check!(dev, "relu", any(), |v| v[0].relu());
     check!(dev, "gelu", any(), |v| v[0].gelu());
     check!(dev, "silu", any(), |v| v[0].silu());
+    check!(dev, "mish", any(), |v| v[0].mish());
     check!(dev, "square", any(), |v| v[0].square());
     check!(dev, "reciprocal", positive(), |v| v[0].reciprocal());
     check!(dev, "add_scalar", any(), |v| v[0].add_scalar(2.0).square());
@@ -289,6 +290,12 @@ fn fused_chain_gradients_match_cpu() {
                     v[1].lazy().clamp(v[2].lazy() - 1.0, 2.0),
                 )
                 .eval_var()
+        });
+        check!(dev, "fused mish", three(a, b, c), |v| {
+            ((v[0].lazy() * &v[1]).mish() + &v[2]).eval_var()
+        });
+        check!(dev, "fused floor", three(a, b, c), |v| {
+            ((v[0].lazy() * &v[1]).floor() * &v[2]).eval_var()
         });
         check!(dev, "fused lerp", three(a, b, c), |v| {
             (v[0].lazy().lerp(&v[1], &v[2]).silu() * 3.0).eval_var()

@@ -265,7 +265,8 @@ fn unary_ops_match_cpu() {
                 exp / try_exp, log / try_log, log1p / try_log1p, expm1 / try_expm1, sqrt / try_sqrt,
                 rsqrt / try_rsqrt, sin / try_sin, cos / try_cos, tan / try_tan, tanh / try_tanh,
                 sigmoid / try_sigmoid, gelu / try_gelu, silu / try_silu, floor / try_floor,
-                ceil / try_ceil, round / try_round, trunc / try_trunc, reciprocal / try_reciprocal);
+                ceil / try_ceil, round / try_round, trunc / try_trunc, reciprocal / try_reciprocal,
+                mish / try_mish);
         )*};
     }
     floats!(f32, f64);
@@ -1015,6 +1016,7 @@ fn every_table_op_is_exercised() {
         "round",
         "trunc",
         "reciprocal",
+        "mish",
         "neg_backward",
         "abs_backward",
         "exp_backward",
@@ -1033,6 +1035,10 @@ fn every_table_op_is_exercised() {
         "silu_backward",
         "square_backward",
         "reciprocal_backward",
+        "mish_backward",
+        // The derivative of the piecewise-constant ops, in the fused
+        // gradients of `floor`, `sign` ... (`cuda_autograd.rs`).
+        "zero_backward",
         "div_backward_other",
         "pow_backward_self",
         "pow_backward_exponent",

@@ -36,7 +36,7 @@ use crate::backend::fused::{
     Block, CudaGen, Fused, Lane, Leaves, Node, Run, Scratch, Sink, c_name, sealed,
 };
 use crate::backend::op::table;
-use crate::backend::op::{Map1, Map3, Pointwise};
+use crate::backend::op::{Derivative, Map1, Map3, Pointwise};
 use crate::device::{Cpu, Device};
 use crate::element::{Element, Float};
 use crate::fuse::{Binary, IntoLazy, Lazy, Leaf, Scalar, Ternary, Unary};
@@ -220,46 +220,28 @@ pub trait UnaryGrad<T: Float>: Map1<T> + Clone + Send + 'static {
     fn cuda_grad(cg: &mut CudaGen, g: &str, x: &str, y: &str) -> String;
 }
 
-macro_rules! unary_grads {
-    ($($Op:ident => $Back:ident;)*) => {$(
-        impl<T: Float> UnaryGrad<T> for table::$Op {
-            #[inline(always)]
-            fn grad(&self, g: T, x: T) -> T {
-                table::$Back.call(g, x, self.call(x))
-            }
-            fn cuda_grad(cg: &mut CudaGen, g: &str, x: &str, y: &str) -> String {
-                let t = c_name(T::NAME);
-                cg.call::<T>(&table::$Back::DEF, t, t, [Some(g), Some(x), Some(y)], None)
-            }
-        }
-    )*};
+/// Every table op with a [`Derivative`]: the table op it names, on the
+/// CPU and in the generated CUDA.
+impl<T: Float, Op> UnaryGrad<T> for Op
+where
+    Op: Map1<T> + Derivative + Clone,
+    Op::Backward: Map3<T, T>,
+{
+    #[inline(always)]
+    fn grad(&self, g: T, x: T) -> T {
+        Op::Backward::default().call(g, x, self.call(x))
+    }
+    fn cuda_grad(cg: &mut CudaGen, g: &str, x: &str, y: &str) -> String {
+        let t = c_name(T::NAME);
+        cg.call::<T>(
+            &<Op::Backward as Pointwise>::DEF,
+            t,
+            t,
+            [Some(g), Some(x), Some(y)],
+            None,
+        )
+    }
 }
-
-unary_grads! {
-    Neg => NegBackward; Abs => AbsBackward; Exp => ExpBackward; Log => LogBackward;
-    Log1p => Log1pBackward; Expm1 => Expm1Backward; Sqrt => SqrtBackward;
-    Rsqrt => RsqrtBackward; Sin => SinBackward; Cos => CosBackward; Tan => TanBackward;
-    Tanh => TanhBackward; Sigmoid => SigmoidBackward; Relu => ReluBackward;
-    Gelu => GeluBackward; Silu => SiluBackward; Square => SquareBackward;
-    Reciprocal => ReciprocalBackward;
-}
-
-macro_rules! zero_grads {
-    ($($Op:ident),*) => {$(
-        impl<T: Float> UnaryGrad<T> for table::$Op {
-            #[inline(always)]
-            fn grad(&self, _: T, _: T) -> T {
-                T::zero()
-            }
-            fn cuda_grad(_: &mut CudaGen, _: &str, _: &str, _: &str) -> String {
-                zero::<T>()
-            }
-        }
-    )*};
-}
-
-// Piecewise constant: zero gradient, as PyTorch gives.
-zero_grads!(Sign, Floor, Ceil, Round, Trunc);
 
 impl<T: Float, Op: UnaryGrad<T>, A: Adjoint<T> + Node<Elem = T>> Adjoint<T> for Unary<Op, A> {
     fn parents(&self, out: &mut Vec<Parent<T, A::Device>>) {

@@ -12,9 +12,10 @@ use crate::shape::OrPanic;
 use super::Var;
 use super::device::{GradDevice, zeros_like};
 use super::graph::{BackwardFn, Dyn};
+use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::op::table;
-use crate::backend::op::{Map3, ScalarLhs, ScalarRhs};
+use crate::backend::op::{Derivative, Map3, ScalarLhs, ScalarRhs};
 use crate::element::Float;
 use crate::shape::Shape;
 
@@ -29,246 +30,62 @@ fn unary_backward<T: Float, D: Backend<T>, Op: Map3<T, T>>(
     Box::new(move |g, _| Ok(smallvec![Some(pointwise::ternary(d, g, &x, &y)?)]))
 }
 
+/// The backward function of an op whose derivative is zero wherever it
+/// exists: zeros of the upstream gradient's sizes (an expanded zero, no
+/// memory), as PyTorch gives.
+fn zero_backward<T: Float, D: Backend<T>>() -> BackwardFn<T, D> {
+    Box::new(move |g, _| Ok(smallvec![Some(zeros_like(g)?)]))
+}
+
+/// `value = op(x)` recorded with the backward function of `Op`'s
+/// [`Derivative`] (the input and the result kept only when the derivative
+/// reads them).
+fn record<T: Float, S: Shape, D: GradDevice<T>, Op: Derivative>(
+    x: &Var<T, S, D>,
+    value: Tensor<T, S, D>,
+) -> Var<T, S, D>
+where
+    Op::Backward: Map3<T, T>,
+{
+    if Op::ZERO {
+        return Var::from_op(value, &[Some(&x.node)], zero_backward::<T, D>);
+    }
+    let (xd, y) = (x.erased(), value.share().into_dyn());
+    Var::from_op(value, &[Some(&x.node)], move || {
+        unary_backward(xd, y, Op::Backward::default())
+    })
+}
+
+/// Defines the variables' one-operand methods from the list of
+/// one-operand ops (`ops/unary.rs`), each with the gradient its op-table
+/// entry's [`Derivative`] names; each doctest checks the gradient against
+/// a central difference of the eager op.
 macro_rules! unary_vars {
-    ($($(#[$doc:meta])* $name:ident, $d:ident;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident / $try_name:ident / $name_:ident : $bound:ident, $Op:ident;)*) => {$(
         impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
-            $(#[$doc])*
+            #[doc = concat!("[`Tensor::", stringify!($name), "`] of the value, recorded with its gradient: the op table's derivative of [`", stringify!($Op), "`](table::", stringify!($Op), ") (its [`Derivative`]).")]
+            ///
+            /// ```
+            /// use shaped::autograd::Var;
+            /// use shaped::{Shape, Tensor};
+            /// let at = [0.3, 0.7, 1.2];
+            /// let x = Var::param(Tensor::<f64, Shape![3]>::from_vec(at.to_vec()));
+            #[doc = concat!("let grad = x.", stringify!($name), "().sum().backward().wrt(&x).unwrap().to_vec();")]
+            /// // A central difference of the eager op agrees.
+            #[doc = concat!("let f = |v: f64| Tensor::<f64, Shape![1]>::from_vec(vec![v]).", stringify!($name), "().to_vec()[0];")]
+            /// for (g, v) in grad.iter().zip(at) {
+            ///     let d = (f(v + 1e-6) - f(v - 1e-6)) / 2e-6;
+            ///     assert!((g - d).abs() < 1e-6 * d.abs().max(1.), "{g} vs {d}");
+            /// }
+            /// ```
             pub fn $name(&self) -> Var<T, S, D> {
-                let value = self.value.$name();
-                let (x, y) = (self.erased(), value.share().into_dyn());
-                Var::from_op(value, &[Some(&self.node)], move || unary_backward(x, y, table::$d))
+                record::<T, S, D, table::$Op>(self, self.value.$name())
             }
         }
     )*};
 }
 
-macro_rules! zero_grad_vars {
-    ($($(#[$doc:meta])* $name:ident;)*) => {$(
-        impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
-            $(#[$doc])*
-            pub fn $name(&self) -> Var<T, S, D> {
-                let value = self.value.$name();
-                Var::from_op(value, &[Some(&self.node)], move || {
-                    // The upstream gradient has the input's sizes.
-                    Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(zeros_like(g)?)]))
-                })
-            }
-        }
-    )*};
-}
-
-unary_vars! {
-    /// `-x`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f32, Shape![1]>::ones());
-    /// assert_eq!(x.neg().sum().backward().wrt(&x).unwrap().to_vec(), vec![-1.]);
-    /// ```
-    neg, NegBackward;
-    /// `|x|`; the gradient at 0 is 0, as PyTorch's `sgn`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f32, Shape![3]>::from_vec(vec![-2., 0., 2.]));
-    /// assert_eq!(x.abs().sum().backward().wrt(&x).unwrap().to_vec(), vec![-1., 0., 1.]);
-    /// ```
-    abs, AbsBackward;
-    /// `e^x`, whose derivative is itself.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
-    /// assert_eq!(x.exp().sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
-    /// ```
-    exp, ExpBackward;
-    /// `ln x`, derivative `1/x`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![4.]));
-    /// assert_eq!(x.log().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.25]);
-    /// ```
-    log, LogBackward;
-    /// `ln(1 + x)`, derivative `1/(1 + x)`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![1.]));
-    /// assert_eq!(x.log1p().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.5]);
-    /// ```
-    log1p, Log1pBackward;
-    /// `e^x - 1`, derivative `e^x`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
-    /// assert_eq!(x.expm1().sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
-    /// ```
-    expm1, Expm1Backward;
-    /// `√x`, derivative `1/(2√x)`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![4.]));
-    /// assert_eq!(x.sqrt().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.25]);
-    /// ```
-    sqrt, SqrtBackward;
-    /// `1/√x`, derivative `-y³/2`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![4.]));
-    /// assert_eq!(x.rsqrt().sum().backward().wrt(&x).unwrap().to_vec(), vec![-1. / 16.]);
-    /// ```
-    rsqrt, RsqrtBackward;
-    /// `sin x`, derivative `cos x`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
-    /// assert_eq!(x.sin().sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
-    /// ```
-    sin, SinBackward;
-    /// `cos x`, derivative `-sin x`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
-    /// assert_eq!(x.cos().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.]);
-    /// ```
-    cos, CosBackward;
-    /// `tan x`, derivative `1 + tan² x`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
-    /// assert_eq!(x.tan().sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
-    /// ```
-    tan, TanBackward;
-    /// `tanh x`, derivative `1 - tanh² x`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
-    /// assert_eq!(x.tanh().sum().backward().wrt(&x).unwrap().to_vec(), vec![1.]);
-    /// ```
-    tanh, TanhBackward;
-    /// `σ(x)`, derivative `σ(x)(1 - σ(x))`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
-    /// assert_eq!(x.sigmoid().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.25]);
-    /// ```
-    sigmoid, SigmoidBackward;
-    /// `max(x, 0)`; the gradient passes where the result is positive.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f32, Shape![2]>::from_vec(vec![-1., 2.]));
-    /// assert_eq!(x.relu().sum().backward().wrt(&x).unwrap().to_vec(), vec![0., 1.]);
-    /// ```
-    relu, ReluBackward;
-    /// The exact GELU `x Φ(x)`, derivative `Φ(x) + x φ(x)`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
-    /// assert_eq!(x.gelu().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.5]);
-    /// ```
-    gelu, GeluBackward;
-    /// `x σ(x)`, derivative `σ(x)(1 + x(1 - σ(x)))`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f64, Shape![1]>::zeros());
-    /// assert_eq!(x.silu().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.5]);
-    /// ```
-    silu, SiluBackward;
-    /// `x²`, derivative `2x`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![3.]));
-    /// assert_eq!(x.square().sum().backward().wrt(&x).unwrap().to_vec(), vec![6.]);
-    /// ```
-    square, SquareBackward;
-    /// `1/x`, derivative `-1/x²`.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f64, Shape![1]>::from_vec(vec![2.]));
-    /// assert_eq!(x.reciprocal().sum().backward().wrt(&x).unwrap().to_vec(), vec![-0.25]);
-    /// ```
-    reciprocal, ReciprocalBackward;
-}
-
-zero_grad_vars! {
-    /// Rounds down; zero gradient.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f32, Shape![1]>::from_vec(vec![1.5]));
-    /// assert_eq!(x.floor().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.]);
-    /// ```
-    floor;
-    /// Rounds up; zero gradient.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f32, Shape![1]>::from_vec(vec![1.5]));
-    /// assert_eq!(x.ceil().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.]);
-    /// ```
-    ceil;
-    /// Rounds half to even; zero gradient.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f32, Shape![1]>::from_vec(vec![1.5]));
-    /// assert_eq!(x.round().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.]);
-    /// ```
-    round;
-    /// Rounds toward zero; zero gradient.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f32, Shape![1]>::from_vec(vec![1.5]));
-    /// assert_eq!(x.trunc().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.]);
-    /// ```
-    trunc;
-    /// `-1`, `0` or `1`; zero gradient.
-    ///
-    /// ```
-    /// use shaped::autograd::Var;
-    /// use shaped::{Shape, Tensor};
-    /// let x = Var::param(Tensor::<f32, Shape![1]>::from_vec(vec![-3.]));
-    /// assert_eq!(x.sign().sum().backward().wrt(&x).unwrap().to_vec(), vec![0.]);
-    /// ```
-    sign;
-}
+crate::ops::unary::unary_op_list!(unary_vars);
 
 impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// `self * c` for a scalar `c`.

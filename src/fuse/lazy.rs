@@ -198,10 +198,11 @@ where
     }
 }
 
-/// Defines one-operand methods from op-table entries; each doctest checks
-/// the fused value against the eager method.
+/// Defines one-operand methods from the list of one-operand ops
+/// (`ops/unary.rs`); each doctest checks the fused value against the eager
+/// method.
 macro_rules! unary_methods {
-    ($($name:ident $Op:ident;)*) => {
+    ($($(#[$doc:meta])* $name:ident / $try_name:ident / $name_:ident : $bound:ident, $Op:ident;)*) => {
         impl<E: Node> Lazy<E> {
             $(
             #[doc = concat!("`", stringify!($name), "` of every element, as the eager [`Tensor::", stringify!($name), "`].")]
@@ -223,11 +224,7 @@ macro_rules! unary_methods {
     };
 }
 
-unary_methods! {
-    neg Neg; abs Abs; sign Sign; square Square; relu Relu; exp Exp; log Log; log1p Log1p;
-    expm1 Expm1; sqrt Sqrt; rsqrt Rsqrt; sin Sin; cos Cos; tan Tan; tanh Tanh; sigmoid Sigmoid;
-    gelu Gelu; silu Silu; floor Floor; ceil Ceil; round Round; trunc Trunc; reciprocal Reciprocal;
-}
+crate::ops::unary::unary_op_list!(unary_methods);
 
 /// Defines two-operand methods from op-table entries; each doctest checks
 /// the fused value against the eager method.

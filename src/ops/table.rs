@@ -7,6 +7,16 @@
 //! `ternary.rs`, `operators.rs`) and autograd name these types, never a
 //! closure, so every method runs on every device.
 //!
+//! A one-operand entry with a gradient names its derivative, another
+//! entry (`grad GeluBackward`: `g · f'(x)` from the upstream gradient, the
+//! input and the result), which makes the op a
+//! [`Derivative`](crate::backend::op::Derivative); eager autograd, fused
+//! autograd (on the CPU and in generated CUDA) read it from there. Adding
+//! a differentiable one-operand op, as `mish` was, is its two entries here
+//! and one line in the list of `ops/unary.rs`, from which the tensor
+//! methods (`mish`, `try_mish`, `mish_`), the lazy method and the
+//! variable's method with its gradient are generated.
+//!
 //! `tests/op_table.rs` walks [`POINTWISE`]: it compiles every expression
 //! for the host with the CUDA prelude and compares it with the Rust side
 //! on sample values of every element type the family admits.

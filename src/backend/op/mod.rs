@@ -225,6 +225,30 @@ pub trait Pointwise: Copy + Send + Sync + 'static {
     const DEF: OpDef;
 }
 
+/// The derivative of a one-operand table op, itself a table op: the
+/// op-table entry names it (`grad GeluBackward`), and eager autograd, fused
+/// autograd and every device read it from here, so a differentiable op is
+/// defined in one place, its backward pass included.
+///
+/// ```
+/// use shaped::backend::op::{Derivative, Pointwise};
+/// use shaped::ops::table::{Floor, Tanh};
+/// // `g (1 - y²)` from the upstream gradient, the input and the result.
+/// let d = <<Tanh as Derivative>::Backward as Pointwise>::DEF;
+/// assert_eq!((d.name, d.cuda), ("tanh_backward", "a * ((T)1 - c * c)"));
+/// assert!(!Tanh::ZERO && Floor::ZERO);
+/// ```
+pub trait Derivative: Pointwise {
+    /// `g · f'(x)`: a three-operand table op of the upstream gradient `g`,
+    /// the input `x` and the result `y = f(x)`, as PyTorch's `*_backward`
+    /// kernels.
+    type Backward: Pointwise + Default;
+    /// Whether the derivative is zero wherever it exists (rounding,
+    /// `sign`): the gradient is then zeros, as PyTorch gives, which eager
+    /// autograd hands back without computing (an expanded zero).
+    const ZERO: bool = false;
+}
+
 /// A one-operand operation on elements `T`.
 ///
 /// ```

@@ -9,7 +9,9 @@ use super::scalar;
 use crate::backend::cpu::compiled::{self, CpuBinary, CpuTernary, CpuUnary};
 use crate::backend::cpu::exec::{Fresh, Layout};
 use crate::backend::cpu::trig_runs;
-use crate::backend::op::{Family, Map1, Map2, Map3, Mode, OpDef, Pointwise, ScalarLhs, ScalarRhs};
+use crate::backend::op::{
+    Derivative, Family, Map1, Map2, Map3, Mode, OpDef, Pointwise, ScalarLhs, ScalarRhs,
+};
 #[allow(unused_imports)]
 use crate::element::{Element, Float, Numeric, Signed};
 use crate::shape::ShapeError;
@@ -147,8 +149,9 @@ macro_rules! cpu_f32 {
 macro_rules! pointwise_table {
     ($(
         $(#[$doc:meta])*
-        $kind:ident $Op:ident $name:literal : $fam:ident => $cuda:literal, |$($arg:ident),*| $body:expr $(, run $run:path)?;
+        $kind:ident $Op:ident $name:literal : $fam:ident => $cuda:literal, |$($arg:ident),*| $body:expr $(, run $run:path)? $(, grad $grad:ident)?;
     )*) => {
+        $($(pointwise_table!(@grad $Op $grad);)?)*
         $(pointwise_table!(@one $kind [$($run)?] [
             $(#[$doc])*
             ///
@@ -175,6 +178,19 @@ macro_rules! pointwise_table {
                 return pointwise_table!(@ref $kind $Op $fam ty args);
             })*
             None
+        }
+    };
+
+    // A derivative that is zero wherever it exists.
+    (@grad $Op:ident ZeroBackward) => {
+        impl Derivative for $Op {
+            type Backward = ZeroBackward;
+            const ZERO: bool = true;
+        }
+    };
+    (@grad $Op:ident $Back:ident) => {
+        impl Derivative for $Op {
+            type Backward = $Back;
         }
     };
 
@@ -500,51 +516,53 @@ pointwise_table! {
     unary_s Fill "fill": Element => "s", |_a, s| s;
 
     /// `-x`, as `torch.neg` (integers wrap).
-    unary Neg "neg": Signed => "sh_neg(a)", |a| neg(a);
+    unary Neg "neg": Signed => "sh_neg(a)", |a| neg(a), grad NegBackward;
     /// `|x|`, as `torch.abs`.
-    unary Abs "abs": Signed => "sh_abs(a)", |a| abs(a);
+    unary Abs "abs": Signed => "sh_abs(a)", |a| abs(a), grad AbsBackward;
     /// -1, 0 or 1, as `torch.sign` (NaN gives 0).
-    unary Sign "sign": Numeric => "(a > (T)0 ? (T)1 : (a < (T)0 ? (T)-1 : (T)0))", |a| scalar::sign(a);
+    unary Sign "sign": Numeric => "(a > (T)0 ? (T)1 : (a < (T)0 ? (T)-1 : (T)0))", |a| scalar::sign(a), grad ZeroBackward;
     /// `x * x`, as `torch.square`.
-    unary Square "square": Numeric => "sh_wmul(a, a)", |a| a.wmul(a);
+    unary Square "square": Numeric => "sh_wmul(a, a)", |a| a.wmul(a), grad SquareBackward;
     /// `max(x, 0)`, as `torch.relu` (NaN stays NaN).
-    unary Relu "relu": Numeric => "(a < (T)0 ? (T)0 : a)", |a| if a < T::zero() { T::zero() } else { a };
+    unary Relu "relu": Numeric => "(a < (T)0 ? (T)0 : a)", |a| if a < T::zero() { T::zero() } else { a }, grad ReluBackward;
     /// `e^x`, as `torch.exp`.
-    unary Exp "exp": Float => "exp(a)", |a| scalar::exp(a);
+    unary Exp "exp": Float => "exp(a)", |a| scalar::exp(a), grad ExpBackward;
     /// `ln x`, as `torch.log`.
-    unary Log "log": Float => "log(a)", |a| scalar::log(a);
+    unary Log "log": Float => "log(a)", |a| scalar::log(a), grad LogBackward;
     /// `ln(1 + x)`, as `torch.log1p`.
-    unary Log1p "log1p": Float => "log1p(a)", |a| scalar::log1p(a);
+    unary Log1p "log1p": Float => "log1p(a)", |a| scalar::log1p(a), grad Log1pBackward;
     /// `e^x - 1`, as `torch.expm1`.
-    unary Expm1 "expm1": Float => "expm1(a)", |a| scalar::expm1(a);
+    unary Expm1 "expm1": Float => "expm1(a)", |a| scalar::expm1(a), grad Expm1Backward;
     /// `√x`, as `torch.sqrt`.
-    unary Sqrt "sqrt": Float => "sqrt(a)", |a| a.sqrt();
+    unary Sqrt "sqrt": Float => "sqrt(a)", |a| a.sqrt(), grad SqrtBackward;
     /// `1 / √x`, as `torch.rsqrt`.
-    unary Rsqrt "rsqrt": Float => "(T)1 / sqrt(a)", |a| a.sqrt().recip();
+    unary Rsqrt "rsqrt": Float => "(T)1 / sqrt(a)", |a| a.sqrt().recip(), grad RsqrtBackward;
     /// `sin x`, as `torch.sin`.
-    unary Sin "sin": Float => "sin(a)", |a| scalar::sin(a), run trig_runs::sin_run;
+    unary Sin "sin": Float => "sin(a)", |a| scalar::sin(a), run trig_runs::sin_run, grad SinBackward;
     /// `cos x`, as `torch.cos`.
-    unary Cos "cos": Float => "cos(a)", |a| scalar::cos(a), run trig_runs::cos_run;
+    unary Cos "cos": Float => "cos(a)", |a| scalar::cos(a), run trig_runs::cos_run, grad CosBackward;
     /// `tan x`, as `torch.tan`.
-    unary Tan "tan": Float => "tan(a)", |a| scalar::tan(a), run trig_runs::tan_run;
+    unary Tan "tan": Float => "tan(a)", |a| scalar::tan(a), run trig_runs::tan_run, grad TanBackward;
     /// `tanh x`, as `torch.tanh`.
-    unary Tanh "tanh": Float => "tanh(a)", |a| scalar::tanh(a);
+    unary Tanh "tanh": Float => "tanh(a)", |a| scalar::tanh(a), grad TanhBackward;
     /// `1 / (1 + e^-x)`, as `torch.sigmoid`.
-    unary Sigmoid "sigmoid": Float => "(T)1 / ((T)1 + exp(-a))", |a| scalar::sigmoid(a);
+    unary Sigmoid "sigmoid": Float => "(T)1 / ((T)1 + exp(-a))", |a| scalar::sigmoid(a), grad SigmoidBackward;
     /// The exact GELU, `x Φ(x)`, as `torch.nn.functional.gelu`.
-    unary Gelu "gelu": Float => "a * (T)0.5 * ((T)1 + erf(a * (T)0.70710678118654752440))", |a| scalar::gelu(a);
+    unary Gelu "gelu": Float => "a * (T)0.5 * ((T)1 + erf(a * (T)0.70710678118654752440))", |a| scalar::gelu(a), grad GeluBackward;
     /// `x σ(x)`, as `torch.nn.functional.silu`.
-    unary Silu "silu": Float => "a * ((T)1 / ((T)1 + exp(-a)))", |a| a * scalar::sigmoid(a);
+    unary Silu "silu": Float => "a * ((T)1 / ((T)1 + exp(-a)))", |a| a * scalar::sigmoid(a), grad SiluBackward;
     /// Rounds down, as `torch.floor`.
-    unary Floor "floor": Float => "floor(a)", |a| a.floor();
+    unary Floor "floor": Float => "floor(a)", |a| a.floor(), grad ZeroBackward;
     /// Rounds up, as `torch.ceil`.
-    unary Ceil "ceil": Float => "ceil(a)", |a| a.ceil();
+    unary Ceil "ceil": Float => "ceil(a)", |a| a.ceil(), grad ZeroBackward;
     /// Rounds half to even, as `torch.round`.
-    unary Round "round": Float => "rint(a)", |a| scalar::round_half_even(a);
+    unary Round "round": Float => "rint(a)", |a| scalar::round_half_even(a), grad ZeroBackward;
     /// Rounds toward zero, as `torch.trunc`.
-    unary Trunc "trunc": Float => "trunc(a)", |a| a.trunc();
+    unary Trunc "trunc": Float => "trunc(a)", |a| a.trunc(), grad ZeroBackward;
     /// `1 / x`, as `torch.reciprocal`.
-    unary Reciprocal "reciprocal": Float => "(T)1 / a", |a| a.recip();
+    unary Reciprocal "reciprocal": Float => "(T)1 / a", |a| a.recip(), grad ReciprocalBackward;
+    /// `x tanh(softplus(x))`, as `torch.nn.functional.mish`.
+    unary Mish "mish": Float => "a * tanh(log1p(exp(a)))", |a| a * scalar::tanh(scalar::log1p(scalar::exp(a))), grad MishBackward;
 
     /// `a + b`, as `torch.add` (integers wrap).
     binary Add "add": Numeric => "sh_wadd(a, b)", |a, b| a.wadd(b);
@@ -618,6 +636,9 @@ pointwise_table! {
     // The derivatives of the one-operand ops, as PyTorch's `*_backward`
     // kernels: the upstream gradient `a`, the input `b`, the result `c`.
 
+    /// `0`: the gradient of the ops that are piecewise constant (rounding,
+    /// `sign`), zero wherever it exists, as PyTorch gives.
+    ternary ZeroBackward "zero_backward": Float => "(T)0", |_g, _x, _y| T::zero();
     /// `-g`: the gradient of `neg`.
     ternary NegBackward "neg_backward": Float => "-a", |g, _x, _y| -g;
     /// `g sign(x)`: the gradient of `abs` (0 at 0, as PyTorch's `sgn`).
@@ -654,6 +675,12 @@ pointwise_table! {
     ternary SquareBackward "square_backward": Float => "a * (b + b)", |g, x, _y| g * (x + x);
     /// `-g y²`: the gradient of `reciprocal`.
     ternary ReciprocalBackward "reciprocal_backward": Float => "-a * c * c", |g, _x, y| -g * y * y;
+    /// `g (t + x σ(x) (1 - t²))` with `t = tanh(softplus(x))`: the
+    /// gradient of `mish`, as PyTorch's `mish_backward`.
+    ternary MishBackward "mish_backward": Float => "a * (tanh(log1p(exp(b))) + b * ((T)1 / ((T)1 + exp(-b))) * ((T)1 - tanh(log1p(exp(b))) * tanh(log1p(exp(b)))))", |g, x, _y| {
+        let t = scalar::tanh(scalar::log1p(scalar::exp(x)));
+        g * (t + x * scalar::sigmoid(x) * (T::one() - t * t))
+    };
     // The derivatives of the two- and three-operand ops with respect to
     // one operand: the upstream gradient `a`, then the operands it needs.
     /// `-g x / y²`: the gradient of `x / y` with respect to `y`.
