@@ -216,9 +216,16 @@ const LIBM_DIFFERS: &[&str] = &[
     "silu_backward",
 ];
 
+/// Ops composed of several special functions (`mish` is
+/// `x tanh(log1p(exp(x)))`): in `f32` each function's last-place error on
+/// either side carries through, and `mish_backward`'s sum
+/// `t + x σ(x) (1 - t²)` cancels for negative `x`, so the two sides may
+/// differ by a few units in the last place of the result.
+const COMPOSED: &[&str] = &["mish", "mish_backward"];
+
 /// Whether two results of op `name` on `ty` agree: bit for bit (the sign of
-/// zero included, NaN with NaN), or within two units in the last place for
-/// the ops of [`LIBM_DIFFERS`].
+/// zero included, NaN with NaN), within two units in the last place for
+/// the ops of [`LIBM_DIFFERS`], or eight for those of [`COMPOSED`].
 fn agree(name: &str, ty: &str, rust: f64, cuda: f64) -> bool {
     if rust.is_nan() || cuda.is_nan() {
         return rust.is_nan() && cuda.is_nan();
@@ -231,7 +238,14 @@ fn agree(name: &str, ty: &str, rust: f64, cuda: f64) -> bool {
     } else {
         f64::EPSILON
     };
-    LIBM_DIFFERS.contains(&name) && (rust - cuda).abs() <= 2.0 * eps * rust.abs()
+    let ulps = if COMPOSED.contains(&name) {
+        8.0
+    } else if LIBM_DIFFERS.contains(&name) {
+        2.0
+    } else {
+        return false;
+    };
+    (rust - cuda).abs() <= ulps * eps * rust.abs()
 }
 
 #[test]

@@ -10,7 +10,7 @@
 use super::layout::{Layout, Output, Owned};
 use super::op::table::{Abs, Add, Div, Equal, Exp, Log, Mul, NotEqual, Pow, Sqrt, Sub, Where};
 use super::op::{Reduction, ScalarRhs, Statistic};
-use super::primitives::{Backend, reduced_dims};
+use super::primitives::{Backend, reduced_count, reduced_dims};
 use crate::device::Device;
 use crate::element::{Element, Float};
 
@@ -40,15 +40,6 @@ fn full<T: Element, B: Backend<T>>(like: Lay<'_, T, B>, dims: &[usize], value: T
     })
 }
 
-/// The number of elements each output of a reduction over `mask` reduces.
-fn count(dims: &[usize], mask: &[bool]) -> usize {
-    dims.iter()
-        .zip(mask)
-        .filter(|(_, m)| **m)
-        .map(|(d, _)| d)
-        .product()
-}
-
 /// [`Backend::statistic`] composed of pointwise primitives and
 /// [`Backend::reduce`].
 ///
@@ -60,7 +51,7 @@ pub(crate) fn statistic<T: Float, B: Backend<T>>(
     mask: &[bool],
     keepdim: bool,
 ) -> Res<T, B> {
-    let n = count(a.dims, mask);
+    let n = reduced_count(a.dims, mask);
     let out_dims = reduced_dims(a.dims, mask, keepdim);
     let step = |o: Output<B::Storage<T>>| Owned::new(o);
     match s {

@@ -417,6 +417,16 @@ pub trait Gemm<T: Numeric>: Backend<T> {
     ) -> Result<(), Self::Error>;
 }
 
+/// The number of elements each output of a reduction over the dimensions
+/// flagged in `mask` reduces.
+pub(crate) fn reduced_count(dims: &[usize], mask: &[bool]) -> usize {
+    dims.iter()
+        .zip(mask)
+        .filter(|(_, m)| **m)
+        .map(|(d, _)| d)
+        .product()
+}
+
 /// The result sizes of a reduction of a tensor of sizes `dims` over the
 /// dimensions in `mask`: the kept sizes, each reduced one as 1 when
 /// `keepdim`.

@@ -184,13 +184,7 @@ fn reduce_loops<T: Numeric>(
     match r {
         Reduction::Sum => exec::reduce_vec(a, mask, &Sum { divisor: None }),
         Reduction::Mean => {
-            let n: usize = a
-                .dims
-                .iter()
-                .zip(mask)
-                .filter(|(_, m)| **m)
-                .map(|(d, _)| d)
-                .product();
+            let n = crate::backend::primitives::reduced_count(a.dims, mask);
             let divisor = Some(T::from_f64(n as f64));
             exec::reduce_vec(a, mask, &Sum { divisor })
         }

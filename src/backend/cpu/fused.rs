@@ -1643,12 +1643,7 @@ impl<T: Element> crate::backend::fused::Fused<T> for Cpu {
             Reduction::Sum => reduce(e, &Sum { divisor: None }, mask)?,
             Reduction::Mean => {
                 let d = Node::dims(e)?;
-                let n: usize = d
-                    .iter()
-                    .zip(mask)
-                    .filter(|(_, m)| **m)
-                    .map(|(d, _)| d)
-                    .product();
+                let n = crate::backend::primitives::reduced_count(&d, mask);
                 reduce(
                     e,
                     &Sum {

@@ -14,7 +14,7 @@ use super::{CudaElement, CudaError, CudaStorage};
 use crate::backend::composite;
 use crate::backend::layout::Owned;
 use crate::backend::op::table::{CopyFrom, NotEqual};
-use crate::backend::primitives::reduced_dims;
+use crate::backend::primitives::{reduced_count, reduced_dims};
 use crate::backend::{Backend, Layout, Output};
 use crate::device::Cuda;
 use crate::element::Numeric;
@@ -23,15 +23,6 @@ use crate::shape::{DimVec, check_inplace};
 
 /// A layout of a CUDA storage of `T`.
 type Lay<'a, T> = Layout<'a, CudaStorage<T>>;
-
-/// The number of elements each output of a reduction over `mask` reduces.
-fn count(dims: &[usize], mask: &[bool]) -> usize {
-    dims.iter()
-        .zip(mask)
-        .filter(|(_, m)| **m)
-        .map(|(d, _)| d)
-        .product()
-}
 
 /// [`Backend::truth`] on CUDA: `a != 0`, then the `bool` reduction.
 pub(crate) fn truth<T: CudaElement>(
@@ -78,7 +69,7 @@ pub(crate) fn arg_extreme<T: CudaElement + Numeric>(
         let outer: usize = kept.iter().map(|&k| dims[k]).product();
         (
             crate::backend::layout::Dense::Copied(copy),
-            (outer, count(dims, mask), 1),
+            (outer, reduced_count(dims, mask), 1),
         )
     };
     let c = c.layout();
