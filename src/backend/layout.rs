@@ -124,13 +124,11 @@ impl<St> Output<St> {
 /// of a primitive composed of other primitives, or a kernel's output that
 /// the next step reads.
 #[derive(Debug)]
-#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub(crate) struct Owned<St> {
     out: Output<St>,
     strides: DimVec,
 }
 
-#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 impl<St> Owned<St> {
     /// `out` with its row-major strides.
     pub(crate) fn new(out: Output<St>) -> Self {
@@ -149,6 +147,7 @@ impl<St> Owned<St> {
     }
 
     /// The same elements with sizes `dims` (as many elements).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     pub(crate) fn reshaped(self, dims: &[usize]) -> Self {
         debug_assert_eq!(
             dims.iter().product::<usize>(),

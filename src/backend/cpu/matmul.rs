@@ -109,56 +109,6 @@ pub(super) fn product<T: Numeric>(
     Ok(whole(data, &geo.out))
 }
 
-/// `beta * c + alpha * (a @ b)` with `c` broadcast to the product's shape,
-/// into a new storage. With `beta == 0`, `c`'s values are not read.
-fn fused<T: Numeric>(
-    c: Layout<'_, T>,
-    a: Layout<'_, T>,
-    b: Layout<'_, T>,
-    geo: &Geometry,
-    beta: T,
-    alpha: T,
-) -> Result<Output<Storage<T>>, ShapeError> {
-    check_expand(c.dims, &geo.out)?;
-    if beta == T::zero() {
-        return product(a, b, geo, alpha);
-    }
-    let strides = broadcast_strides(c.dims, c.strides, &geo.out);
-    let expanded = Layout {
-        dims: &geo.out,
-        strides: &strides,
-        ..c
-    };
-    let out = fresh(exec::map1(expanded, Narrow, |x| x)?);
-    accumulate(out.layout(), a, b, geo, beta, alpha)?;
-    Ok(out.into_output())
-}
-
-/// `c = beta * c + alpha * (a @ b)` in place; `c` must have the product's
-/// shape and no two of its elements may share memory.
-fn fused_inplace<T: Numeric>(
-    c: Layout<'_, T>,
-    a: Layout<'_, T>,
-    b: Layout<'_, T>,
-    geo: &Geometry,
-    beta: T,
-    alpha: T,
-) -> Result<(), ShapeError> {
-    geo.check_inplace(c.dims)?;
-    check_no_internal_overlap(&c)?;
-    // An operand that shares `c`'s storage is read from a copy, so that the
-    // kernel never reads what it writes.
-    if same_storage(c.storage, a.storage) {
-        let copy = fresh(exec::map1(a, Narrow, |x| x)?);
-        return fused_inplace(c, copy.layout(), b, geo, beta, alpha);
-    }
-    if same_storage(c.storage, b.storage) {
-        let copy = fresh(exec::map1(b, Narrow, |x| x)?);
-        return fused_inplace(c, a, copy.layout(), geo, beta, alpha);
-    }
-    accumulate(c, a, b, geo, beta, alpha)
-}
-
 /// `out = beta * out + alpha * (a @ b)` (`out`'s values ignored when
 /// `beta == 0`; computed in `f32` and rounded once for `f16` and `bf16`),
 /// where `out` has the product's sizes, distinct elements, and a storage of
@@ -193,6 +143,10 @@ pub(super) fn fresh<T>(f: Fresh<T>) -> Owned<Storage<T>> {
     Owned::new(whole(f.data, &f.dims))
 }
 
+/// `product` makes a new result; `fused` broadcasts `c` into a new buffer
+/// (its values unread when `beta == 0`) and accumulates into it; `fused_`
+/// accumulates into `c` itself, reading an operand that shares `c`'s
+/// storage from a copy, so that the kernel never reads what it writes.
 impl<T: Numeric> Gemm<T> for Cpu {
     fn product(
         a: Layout<'_, T>,
@@ -211,7 +165,19 @@ impl<T: Numeric> Gemm<T> for Cpu {
         beta: T,
         alpha: T,
     ) -> Result<Output<Storage<T>>, ShapeError> {
-        fused(c, a, b, geo, beta, alpha)
+        check_expand(c.dims, &geo.out)?;
+        if beta == T::zero() {
+            return product(a, b, geo, alpha);
+        }
+        let strides = broadcast_strides(c.dims, c.strides, &geo.out);
+        let expanded = Layout {
+            dims: &geo.out,
+            strides: &strides,
+            ..c
+        };
+        let out = fresh(exec::map1(expanded, Narrow, |x| x)?);
+        accumulate(out.layout(), a, b, geo, beta, alpha)?;
+        Ok(out.into_output())
     }
 
     fn fused_(
@@ -222,6 +188,18 @@ impl<T: Numeric> Gemm<T> for Cpu {
         beta: T,
         alpha: T,
     ) -> Result<(), ShapeError> {
-        fused_inplace(c, a, b, geo, beta, alpha)
+        geo.check_inplace(c.dims)?;
+        check_no_internal_overlap(&c)?;
+        // An operand that shares `c`'s storage is read from a copy, so that the
+        // kernel never reads what it writes.
+        if same_storage(c.storage, a.storage) {
+            let copy = fresh(exec::map1(a, Narrow, |x| x)?);
+            return Self::fused_(c, copy.layout(), b, geo, beta, alpha);
+        }
+        if same_storage(c.storage, b.storage) {
+            let copy = fresh(exec::map1(b, Narrow, |x| x)?);
+            return Self::fused_(c, a, copy.layout(), geo, beta, alpha);
+        }
+        accumulate(c, a, b, geo, beta, alpha)
     }
 }
