@@ -14,7 +14,8 @@ use std::process::Command;
 use proptest::prelude::*;
 use shaped::backend::fused::{CudaGen, Leaves, Node};
 use shaped::backend::op::CUDA_PRELUDE;
-use shaped::device::Cpu;
+use shaped::backend::{Backend, Layout};
+use shaped::device::{Cpu, Device};
 use shaped::element::Element;
 use shaped::element::Scalar;
 use shaped::{DynRank, Shape, Tensor};
@@ -405,9 +406,10 @@ fn run_host(src: &str, tag: &str) -> Option<Vec<f64>> {
 struct LeafValues(Vec<Vec<f64>>);
 
 impl<'a> Leaves<'a, Cpu> for LeafValues {
-    fn leaf<T: Element, S: shaped::shape::Shape>(&mut self, t: &'a Tensor<T, S>) {
+    fn leaf<T: Element>(&mut self, l: Layout<'a, <Cpu as Device>::Storage<T>>) {
         self.0.push(
-            t.to_vec()
+            <Cpu as Backend<T>>::to_host(l)
+                .unwrap()
                 .into_iter()
                 .map(|x| match x.to_scalar() {
                     Scalar::Float(v) => v,

@@ -30,6 +30,7 @@ use super::var::Var;
 use crate::Tensor;
 use core::mem::MaybeUninit;
 
+use crate::backend::Layout;
 use crate::backend::cpu::fused::{Collect, Each, Source, eval, eval_each, reduce, write_run};
 use crate::backend::cpu::reducers::Sum;
 use crate::backend::fused::{
@@ -39,8 +40,8 @@ use crate::backend::op::table;
 use crate::backend::op::{Derivative, Map1, Map3, Pointwise};
 use crate::device::{Cpu, Device};
 use crate::element::{Element, Float};
-use crate::fuse::{Binary, IntoLazy, Lazy, Leaf, Scalar, Ternary, Unary};
-use crate::shape::{DimVec, DynRank, OrPanic, Shape, ShapeError};
+use crate::fuse::{Binary, ErasedLeaf, IntoLazy, Lazy, Leaf, Scalar, Ternary, Unary};
+use crate::shape::{DimVec, OrPanic, Shape, ShapeError};
 
 /// A [`Var`] as the leaf of a fused expression (a handle on it: the
 /// expression owns what its backward pass needs).
@@ -74,13 +75,22 @@ impl<T: Float, S: Shape, D: Device> Node for VarLeaf<T, S, D> {
     type Device = D;
     const LEAVES: usize = 1;
 
+    type Erased<'s>
+        = ErasedLeaf<'s, T, D>
+    where
+        Self: 's;
+
+    fn erased(&self) -> ErasedLeaf<'_, T, D> {
+        ErasedLeaf(self.0.value.layout())
+    }
+
     // The value's leaf, in every respect.
     fn dims(&self) -> Result<DimVec, ShapeError> {
         Node::dims(&Leaf(&self.0.value))
     }
 
     fn visit<'a, V: Leaves<'a, D>>(&'a self, v: &mut V) {
-        v.leaf(&self.0.value)
+        v.leaf(self.0.value.layout())
     }
 
     type Lanes<'s>
@@ -544,7 +554,7 @@ pub fn cuda_adjoint<T: Float, E: Adjoint<T> + Node<Elem = T>>(
     /// parameter).
     struct Declare<'g>(&'g mut CudaGen, usize);
     impl<'a, D: Device> Leaves<'a, D> for Declare<'_> {
-        fn leaf<U: Element, S: Shape>(&mut self, _: &'a Tensor<U, S, D>) {
+        fn leaf<U: Element>(&mut self, _: Layout<'a, D::Storage<U>>) {
             self.0.leaf::<U>(self.1);
             self.1 += 1;
         }
@@ -739,7 +749,7 @@ impl<T: Float, E: Adjoint<T> + Node<Elem = T, Device = Cpu>> Each for GradsOf<'_
     }
     fn leaves<'a>(&'a self, c: &mut Collect<'a>) {
         self.e.visit(c);
-        c.leaf(&self.g);
+        c.leaf(self.g.layout());
     }
     fn transcendental(&self) -> bool {
         Node::transcendental(self.e)
@@ -757,8 +767,8 @@ impl<T: Float, E: Adjoint<T> + Node<Elem = T, Device = Cpu>> Each for GradsOf<'_
 struct LeafDims(Vec<DimVec>);
 
 impl<'a, D: Device> Leaves<'a, D> for LeafDims {
-    fn leaf<T: crate::element::Element, S: Shape>(&mut self, t: &'a Tensor<T, S, D>) {
-        self.0.push(DimVec::from_slice(t.dims()));
+    fn leaf<T: crate::element::Element>(&mut self, l: Layout<'a, D::Storage<T>>) {
+        self.0.push(DimVec::from_slice(l.dims()));
     }
 }
 
@@ -829,7 +839,7 @@ impl<T: Float> FusedBackward<T> for Cpu {
                 k,
             };
             if leaf.as_slice() == out {
-                grads.push(Some(eval::<_, DynRank>(&src)?));
+                grads.push(Some(Tensor::from_output(eval(&src)?)?));
                 continue;
             }
             // Reduced: the leading axes the leaf lacks, and those where it has
@@ -875,9 +885,9 @@ where
             }
             let mut c = Collect::default();
             e.visit(&mut c);
-            c.leaf(g);
+            c.leaf(g.layout());
             let of = Of(e, k);
-            let adjoint = eval_generated::<T>(
+            let adjoint = Tensor::from_output(eval_generated::<T>(
                 g.dims(),
                 c,
                 &Generated {
@@ -885,8 +895,8 @@ where
                     out: c_name(T::NAME),
                     source: &of,
                 },
-            )?;
-            grads.push(Some(super::device::sum_to_like::<T, Self, DynRank>(
+            )?)?;
+            grads.push(Some(super::device::sum_to_like::<T, Self, crate::DynRank>(
                 adjoint, leaf,
             )?));
         }
@@ -918,7 +928,7 @@ where
     /// assert!((x.lazy() + &b).try_eval_var().is_err());
     /// ```
     pub fn try_eval_var(&self) -> Result<VarOf<E>, <E::Device as Device>::Error> {
-        let value = <E::Device as Fused<E::Elem>>::eval(&self.0)?;
+        let value = Tensor::from_output(<E::Device as Fused<E::Elem>>::eval(&self.0.erased())?)?;
         let mut parents = Vec::with_capacity(E::LEAVES);
         self.0.parents(&mut parents);
         let refs: Vec<Option<&GraphRef<E>>> = parents.iter().map(|p| p.0.as_ref()).collect();

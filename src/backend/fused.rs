@@ -1,5 +1,5 @@
 //! What a fused pointwise chain is to a backend. An expression (built by
-//! [`crate::fuse`]) is a tree of op-table operations whose leaves are
+//! `shaped::fuse`) is a tree of op-table operations whose leaves are
 //! tensors and scalars; each node implements [`Node`], which gives the
 //! backends everything they need to evaluate the whole tree in one pass:
 //!
@@ -31,12 +31,12 @@ pub use super::cpu::fused::{MAX_LEAVES, set_light_wide};
 #[doc(hidden)]
 pub use super::cpu::fused::{BLOCK, Block, CHUNK, Lane, Run, Scratch, Sink, fill_chunked};
 pub use super::cuda::fused_source::{CudaGen, FUSED_KERNELS, c_name};
-use crate::Tensor;
-use crate::backend::Backend;
+use crate::backend::layout::Owned;
 use crate::backend::op::Reduction;
+use crate::backend::{Backend, Layout, Output};
 use crate::device::Device;
 use crate::element::{Element, Numeric};
-use crate::shape::{DimVec, Shape, ShapeError};
+use crate::shape::{DimVec, DynRank, Shape, ShapeError};
 
 /// The iteration plan of a fused evaluation over `dims`: operand 0 the
 /// output (strides, offset), then each leaf (its sizes, strides and
@@ -70,38 +70,42 @@ pub(crate) fn lock_order(leaves: impl Iterator<Item = usize>, out: usize) -> Vec
     order
 }
 
-/// Seals [`Node`]: the node types of [`crate::fuse`] are the only ones.
+/// Seals [`Node`]: the node types of `shaped::fuse` are the only ones.
 pub(crate) mod sealed {
     /// The seal.
     pub trait Sealed {}
 }
 
-/// Receives an expression's tensor leaves, in the order of their indices.
+/// Receives an expression's tensor leaves, in the order of their indices,
+/// as the backends see tensors: a storage and a run-time [`Layout`] (no
+/// shape type).
 ///
 /// ```
+/// use shaped::backend::Layout;
 /// use shaped::backend::fused::{Leaves, Node};
-/// use shaped::device::Cpu;
+/// use shaped::device::{Cpu, Device};
 /// use shaped::{Shape, Tensor};
-/// struct Count(usize);
-/// impl<'a> Leaves<'a, Cpu> for Count {
-///     fn leaf<T: shaped::element::Element, S: shaped::shape::Shape>(&mut self, _: &'a Tensor<T, S>) {
-///         self.0 += 1;
+/// struct Sizes(Vec<Vec<usize>>);
+/// impl<'a> Leaves<'a, Cpu> for Sizes {
+///     fn leaf<T: shaped::element::Element>(&mut self, l: Layout<'a, <Cpu as Device>::Storage<T>>) {
+///         self.0.push(l.dims().to_vec());
 ///     }
 /// }
-/// let a = Tensor::<f64, Shape![2]>::ones();
-/// let e = a.lazy() * &a + 1.0;
-/// let mut n = Count(0);
+/// let a = Tensor::<f64, Shape![2, 1]>::ones();
+/// let b = Tensor::<f64, Shape![3]>::ones();
+/// let e = a.lazy() * &b + 1.0;
+/// let mut n = Sizes(Vec::new());
 /// e.node().visit(&mut n);
-/// assert_eq!(n.0, 2);
+/// assert_eq!(n.0, [vec![2, 1], vec![3]]);
 /// ```
 pub trait Leaves<'a, D: Device> {
     /// The next leaf.
-    fn leaf<T: Element, S: Shape>(&mut self, t: &'a Tensor<T, S, D>);
+    fn leaf<T: Element>(&mut self, l: Layout<'a, D::Storage<T>>);
 }
 
 /// A node of a fused expression: an op-table operation over child nodes,
 /// a tensor leaf or a scalar. Implemented by the node types of
-/// [`crate::fuse`]; the backends evaluate any `Node`.
+/// `shaped::fuse`; the backends evaluate any `Node`.
 ///
 /// ```
 /// use shaped::backend::fused::Node;
@@ -129,6 +133,21 @@ pub trait Node: sealed::Sealed + Sync + Sized {
     /// and in unoptimised builds its stack frame, grows with it.
     #[doc(hidden)]
     const OPS: usize = 0;
+
+    /// The same expression with its shape types erased: each tensor leaf
+    /// as its layout, each scalar as a 0-d operand, every node's shape
+    /// `DynRank` (the leaf types `ErasedLeaf` and `ErasedScalar` of
+    /// `shaped::fuse`). The backends evaluate this form, so one
+    /// instance of an evaluator serves every expression of the same
+    /// operations and element types, whatever its operands' static shapes
+    /// (the types have checked those where the expression was built).
+    type Erased<'s>: Node<Elem = Self::Elem, Device = Self::Device, Shape = DynRank>
+    where
+        Self: 's;
+
+    /// The expression with its shape types erased ([`Node::Erased`]): the
+    /// same operations over the same storages, borrowed.
+    fn erased(&self) -> Self::Erased<'_>;
 
     /// The run-time sizes of the value: the leaves' sizes broadcast
     /// together, with the eager operations' error when they do not.
@@ -189,7 +208,10 @@ pub trait Node: sealed::Sealed + Sync + Sized {
 
 /// Evaluating a fused expression whose value has elements `T` on a device:
 /// one pass over memory on the CPU, one generated kernel on CUDA (for the
-/// element types CUDA stores).
+/// element types CUDA stores). As every backend primitive, it sees storages
+/// and layouts and returns a new storage and its sizes ([`Output`]): the
+/// typed front (`Lazy::eval` and the reductions of `shaped::fuse::Lazy`)
+/// checks them against the expression's shape type.
 ///
 /// ```
 /// use shaped::backend::fused::Fused;
@@ -197,18 +219,19 @@ pub trait Node: sealed::Sealed + Sync + Sized {
 /// use shaped::{Shape, Tensor};
 /// let a = Tensor::<f64, Shape![3]>::from_vec(vec![1., 2., 3.]);
 /// let e = a.lazy() * 2.0;
-/// let t: Tensor<f64, Shape![3]> = Cpu::eval(e.node()).unwrap();
-/// assert_eq!(t.to_vec(), [2., 4., 6.]);
+/// let o = Cpu::eval(e.node()).unwrap();
+/// assert_eq!(o.dims(), [3]);
+/// assert_eq!(e.eval().to_vec(), [2., 4., 6.]);
 /// ```
 pub trait Fused<T: Element>: Device {
-    /// The expression's value in a new contiguous tensor.
+    /// The expression's value in a new contiguous storage.
     ///
     /// # Errors
     /// The broadcast error of [`Node::dims`], an allocation error, or a
     /// device error.
     fn eval<E: Node<Device = Self, Elem = T>>(
         e: &E,
-    ) -> Result<Tensor<T, E::Shape, Self>, Self::Error>;
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>;
 
     /// The expression's value written into `out`, whose sizes must be the
     /// broadcast sizes (PyTorch's `out=`: `out` is not resized). A leaf may
@@ -219,9 +242,9 @@ pub trait Fused<T: Element>: Device {
     /// As [`Fused::eval`]; "output with shape [..] doesn't match the
     /// broadcast shape [..]" when `out`'s sizes differ; PyTorch's overlap
     /// errors when `out`'s elements share memory.
-    fn eval_into<E: Node<Device = Self, Elem = T>, S: Shape>(
+    fn eval_into<E: Node<Device = Self, Elem = T>>(
         e: &E,
-        out: &mut Tensor<T, S, Self>,
+        out: Layout<'_, Self::Storage<T>>,
     ) -> Result<(), Self::Error>;
 
     /// Reduction `r` over the axes in `mask` of the expression's value,
@@ -234,22 +257,17 @@ pub trait Fused<T: Element>: Device {
     ///
     /// # Errors
     /// As [`Fused::eval`] and [`Backend::reduce`].
-    fn reduce_fused<E: Node<Device = Self, Elem = T>, SO: Shape>(
+    fn reduce_fused<E: Node<Device = Self, Elem = T>>(
         e: &E,
         r: Reduction,
         mask: &[bool],
         keepdim: bool,
-    ) -> Result<Tensor<T, SO, Self>, Self::Error>
+    ) -> Result<Output<Self::Storage<T>>, Self::Error>
     where
         T: Numeric,
         Self: Backend<T>,
     {
-        let value = Self::eval(e)?;
-        Ok(Tensor::from_output(<Self as Backend<T>>::reduce(
-            r,
-            value.layout(),
-            mask,
-            keepdim,
-        )?)?)
+        let value = Owned::new(Self::eval(e)?);
+        <Self as Backend<T>>::reduce(r, value.layout(), mask, keepdim)
     }
 }

@@ -157,7 +157,7 @@ where
     /// );
     /// ```
     pub fn try_eval(&self) -> Fallible<E, Value<E>> {
-        E::Device::eval(&self.0)
+        Ok(Tensor::from_output(E::Device::eval(&self.0.erased())?)?)
     }
 
     /// The expression's value in a new tensor, computed in one pass.
@@ -194,7 +194,7 @@ where
         &self,
         out: &mut Tensor<E::Elem, E::Shape, E::Device>,
     ) -> Result<(), <E::Device as Device>::Error> {
-        E::Device::eval_into(&self.0, out)
+        E::Device::eval_into(&self.0.erased(), out.layout())
     }
 }
 

@@ -42,9 +42,11 @@
 //! let _ = (a.lazy() * &b).eval();
 //! ```
 
+#[cfg(test)]
+mod cpu_eval_tests;
 mod lazy;
 mod nodes;
 mod reduce;
 
 pub use lazy::{IntoLazy, Lazy, lazy};
-pub use nodes::{Binary, Leaf, Scalar, Ternary, Unary};
+pub use nodes::{Binary, ErasedLeaf, ErasedScalar, Leaf, Scalar, Ternary, Unary};

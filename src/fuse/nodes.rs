@@ -7,13 +7,14 @@
 use core::marker::PhantomData;
 
 use crate::Tensor;
+use crate::backend::Layout;
 use crate::backend::cuda::fused_source::c_name;
 use crate::backend::fused::{Block, CudaGen, Lane, Leaves, Node, sealed};
 use crate::backend::op::{Map1, Map2, Map3};
 use crate::device::Device;
 use crate::element::Element;
 use crate::shape::{
-    Broadcast, Broadcast3, BroadcastShape, DimVec, Shape, ShapeError, broadcast_pair,
+    Broadcast, Broadcast3, BroadcastShape, DimVec, DynRank, Shape, ShapeError, broadcast_pair,
 };
 
 /// A tensor leaf: the tensor, borrowed until the expression is evaluated.
@@ -55,6 +56,53 @@ impl<T: Copy, D> Clone for Scalar<T, D> {
 }
 impl<T: Copy, D> Copy for Scalar<T, D> {}
 
+/// A tensor leaf with its shape type erased: the tensor's layout (storage,
+/// sizes, strides, offset), borrowed. The form in which the backends
+/// evaluate a [`Leaf`] (`Node::erased`).
+///
+/// ```
+/// use shaped::backend::fused::Node;
+/// use shaped::{Shape, Tensor};
+/// let a = Tensor::<f32, Shape![2, 3]>::ones();
+/// let e = a.lazy() * 2.0f32;
+/// // The erased expression: the same sizes and leaves, shape `DynRank`.
+/// assert_eq!(e.node().erased().dims().unwrap().as_slice(), &[2, 3]);
+/// ```
+pub struct ErasedLeaf<'a, T: Element, D: Device>(pub(crate) Layout<'a, D::Storage<T>>);
+
+impl<T: Element, D: Device> core::fmt::Debug for ErasedLeaf<'_, T, D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "ErasedLeaf({}{:?})", T::NAME, self.0.dims())
+    }
+}
+
+impl<T: Element, D: Device> Clone for ErasedLeaf<'_, T, D> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Element, D: Device> Copy for ErasedLeaf<'_, T, D> {}
+
+/// A scalar operand with its shape type erased: shape `DynRank`, 0-d at
+/// run time. The form in which the backends evaluate a [`Scalar`]
+/// (`Node::erased`).
+///
+/// ```
+/// use shaped::backend::fused::Node;
+/// use shaped::fuse::lazy;
+/// let e = lazy::<f64, shaped::device::Cpu, _>(0.5);
+/// assert!(e.node().erased().dims().unwrap().is_empty());
+/// ```
+#[derive(Debug)]
+pub struct ErasedScalar<T, D>(pub(crate) T, pub(crate) PhantomData<D>);
+
+impl<T: Copy, D> Clone for ErasedScalar<T, D> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Copy, D> Copy for ErasedScalar<T, D> {}
+
 /// A one-operand operation of the op table.
 ///
 /// ```
@@ -90,6 +138,8 @@ pub struct Ternary<Op, A, B, C>(pub(crate) Op, pub(crate) A, pub(crate) B, pub(c
 
 impl<T: Element, S: Shape, D: Device> sealed::Sealed for Leaf<'_, T, S, D> {}
 impl<T, D> sealed::Sealed for Scalar<T, D> {}
+impl<T: Element, D: Device> sealed::Sealed for ErasedLeaf<'_, T, D> {}
+impl<T, D> sealed::Sealed for ErasedScalar<T, D> {}
 impl<Op, A> sealed::Sealed for Unary<Op, A> {}
 impl<Op, A, B> sealed::Sealed for Binary<Op, A, B> {}
 impl<Op, A, B, C> sealed::Sealed for Ternary<Op, A, B, C> {}
@@ -99,6 +149,60 @@ impl<T: Element, S: Shape, D: Device> Node for Leaf<'_, T, S, D> {
     type Shape = S;
     type Device = D;
     const LEAVES: usize = 1;
+
+    type Erased<'s>
+        = ErasedLeaf<'s, T, D>
+    where
+        Self: 's;
+
+    fn erased(&self) -> ErasedLeaf<'_, T, D> {
+        ErasedLeaf(self.0.layout())
+    }
+
+    fn dims(&self) -> Result<DimVec, ShapeError> {
+        Ok(DimVec::from_slice(self.0.dims()))
+    }
+
+    fn visit<'a, V: Leaves<'a, D>>(&'a self, v: &mut V) {
+        v.leaf(self.0.layout())
+    }
+
+    type Lanes<'s>
+        = Lane<'s, T>
+    where
+        Self: 's;
+
+    #[inline(always)]
+    fn lanes<'s>(&'s self, b: &'s Block<'_>, first: usize) -> Lane<'s, T> {
+        b.lane(first)
+    }
+
+    #[inline(always)]
+    fn at(l: &Lane<'_, T>, c: usize, j: usize) -> T {
+        l.at(c, j)
+    }
+
+    fn cuda(&self, g: &mut CudaGen, first: usize) -> String {
+        g.leaf::<T>(first)
+    }
+}
+
+/// A tensor leaf's layout as a node: the [`Leaf`]'s evaluation, without
+/// its shape type.
+impl<T: Element, D: Device> Node for ErasedLeaf<'_, T, D> {
+    type Elem = T;
+    type Shape = DynRank;
+    type Device = D;
+    const LEAVES: usize = 1;
+
+    type Erased<'s>
+        = Self
+    where
+        Self: 's;
+
+    fn erased(&self) -> Self {
+        *self
+    }
 
     fn dims(&self) -> Result<DimVec, ShapeError> {
         Ok(DimVec::from_slice(self.0.dims()))
@@ -128,37 +232,54 @@ impl<T: Element, S: Shape, D: Device> Node for Leaf<'_, T, S, D> {
     }
 }
 
-impl<T: Element, D: Device> Node for Scalar<T, D> {
-    type Elem = T;
-    type Shape = ();
-    type Device = D;
-    const LEAVES: usize = 0;
+/// Writes the [`Node`] impl of a scalar type of shape `$shape`, whose
+/// erased form is `$erased`.
+macro_rules! scalar_node {
+    ($ty:ident, $shape:ty, $erased:ident) => {
+        impl<T: Element, D: Device> Node for $ty<T, D> {
+            type Elem = T;
+            type Shape = $shape;
+            type Device = D;
+            const LEAVES: usize = 0;
 
-    fn dims(&self) -> Result<DimVec, ShapeError> {
-        Ok(DimVec::new())
-    }
+            type Erased<'s>
+                = $erased<T, D>
+            where
+                Self: 's;
 
-    fn visit<'a, V: Leaves<'a, D>>(&'a self, _: &mut V) {}
+            fn erased(&self) -> $erased<T, D> {
+                $erased(self.0, PhantomData)
+            }
 
-    type Lanes<'s>
-        = T
-    where
-        Self: 's;
+            fn dims(&self) -> Result<DimVec, ShapeError> {
+                Ok(DimVec::new())
+            }
 
-    #[inline(always)]
-    fn lanes<'s>(&'s self, _: &'s Block<'_>, _: usize) -> T {
-        self.0
-    }
+            fn visit<'a, V: Leaves<'a, D>>(&'a self, _: &mut V) {}
 
-    #[inline(always)]
-    fn at(l: &T, _: usize, _: usize) -> T {
-        *l
-    }
+            type Lanes<'s>
+                = T
+            where
+                Self: 's;
 
-    fn cuda(&self, g: &mut CudaGen, _: usize) -> String {
-        g.scalar(self.0)
-    }
+            #[inline(always)]
+            fn lanes<'s>(&'s self, _: &'s Block<'_>, _: usize) -> T {
+                self.0
+            }
+
+            #[inline(always)]
+            fn at(l: &T, _: usize, _: usize) -> T {
+                *l
+            }
+
+            fn cuda(&self, g: &mut CudaGen, _: usize) -> String {
+                g.scalar(self.0)
+            }
+        }
+    };
 }
+scalar_node!(Scalar, (), ErasedScalar);
+scalar_node!(ErasedScalar, DynRank, ErasedScalar);
 
 impl<Op: Map1<A::Elem>, A: Node> Node for Unary<Op, A> {
     type Elem = A::Elem;
@@ -166,6 +287,15 @@ impl<Op: Map1<A::Elem>, A: Node> Node for Unary<Op, A> {
     type Device = A::Device;
     const LEAVES: usize = A::LEAVES;
     const OPS: usize = 1 + A::OPS;
+
+    type Erased<'s>
+        = Unary<Op, A::Erased<'s>>
+    where
+        Self: 's;
+
+    fn erased(&self) -> Self::Erased<'_> {
+        Unary(self.0, self.1.erased())
+    }
 
     fn dims(&self) -> Result<DimVec, ShapeError> {
         self.1.dims()
@@ -219,6 +349,15 @@ where
     type Device = A::Device;
     const LEAVES: usize = A::LEAVES + B::LEAVES;
     const OPS: usize = 1 + A::OPS + B::OPS;
+
+    type Erased<'s>
+        = Binary<Op, A::Erased<'s>, B::Erased<'s>>
+    where
+        Self: 's;
+
+    fn erased(&self) -> Self::Erased<'_> {
+        Binary(self.0, self.1.erased(), self.2.erased())
+    }
 
     fn dims(&self) -> Result<DimVec, ShapeError> {
         broadcast_pair(&self.1.dims()?, &self.2.dims()?)
@@ -280,6 +419,15 @@ where
     type Device = A::Device;
     const LEAVES: usize = A::LEAVES + B::LEAVES + C::LEAVES;
     const OPS: usize = 1 + A::OPS + B::OPS + C::OPS;
+
+    type Erased<'s>
+        = Ternary<Op, A::Erased<'s>, B::Erased<'s>, C::Erased<'s>>
+    where
+        Self: 's;
+
+    fn erased(&self) -> Self::Erased<'_> {
+        Ternary(self.0, self.1.erased(), self.2.erased(), self.3.erased())
+    }
 
     fn dims(&self) -> Result<DimVec, ShapeError> {
         broadcast_pair(

@@ -35,7 +35,12 @@ where
         None => axes::all(dims.len()),
     };
     check_nonempty(nonempty, &dims, &mask, axis.is_none())?;
-    E::Device::reduce_fused(e, r, &mask, keepdim)
+    Ok(Tensor::from_output(E::Device::reduce_fused(
+        &e.erased(),
+        r,
+        &mask,
+        keepdim,
+    )?)?)
 }
 
 /// Writes the forms of each reduction: over every element, and over axis

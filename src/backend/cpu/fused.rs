@@ -35,22 +35,25 @@ mod each;
 pub use each::Sink;
 pub(crate) use each::{Each, eval_each};
 
+use super::exec::Layout;
 use super::exec::{check_no_internal_overlap, partial_overlap};
 use super::isa::{Vectors, fold_in_memory_order, light_wide_default, widest};
 use super::locks::addr;
 use super::pool;
+use super::primitives::whole;
 use super::reduce::{Reducer, Run as ReduceRun};
 use super::reducers::{Extreme, Sum};
 use super::storage::Storage;
 use super::store::{store_fence, stream_copy, stream_span, streams};
-use crate::Tensor;
+use crate::backend::Output;
 use crate::backend::fused::{Leaves, Node};
+use crate::backend::layout::Owned;
 use crate::backend::op::Reduction;
 use crate::device::Cpu;
 use crate::element::Element;
 use crate::element::Numeric;
 use crate::iter::{Plan, contiguous_strides};
-use crate::shape::{DimVec, DynRank, Shape, ShapeError};
+use crate::shape::{DimVec, ShapeError};
 
 /// The most tensor leaves one expression may read (evaluate a part first
 /// with `eval` for more).
@@ -1021,12 +1024,12 @@ impl<T: Element> ErasedStorage for Arc<Storage<T>> {
 pub(crate) struct Collect<'a>(Vec<LeafIn<'a>>);
 
 impl<'a> Leaves<'a, Cpu> for Collect<'a> {
-    fn leaf<T: Element, S: Shape>(&mut self, t: &'a Tensor<T, S>) {
+    fn leaf<T: Element>(&mut self, l: Layout<'a, T>) {
         self.0.push(LeafIn {
-            dims: t.dims(),
-            strides: t.strides(),
-            offset: t.offset,
-            storage: &t.storage,
+            dims: l.dims,
+            strides: l.strides,
+            offset: l.offset,
+            storage: l.storage,
         });
     }
 }
@@ -1225,10 +1228,9 @@ fn checked(c: Collect<'_>) -> Result<Collect<'_>, ShapeError> {
     Ok(c)
 }
 
-/// The value of `e` in a new contiguous tensor.
-pub(crate) fn eval<E: Source, SO: Shape>(e: &E) -> Result<Tensor<E::Elem, SO>, ShapeError> {
+/// The value of `e` in a new contiguous storage.
+pub(crate) fn eval<E: Source>(e: &E) -> Result<Output<Storage<E::Elem>>, ShapeError> {
     let dims = e.dims()?;
-    let d = SO::check_dims(&dims)?;
     let c = leaves_of(e)?;
     let out_strides = contiguous_strides(&dims);
     let plan = plan(&dims, (&out_strides, 0), &c.0);
@@ -1245,36 +1247,36 @@ pub(crate) fn eval<E: Source, SO: Shape>(e: &E) -> Result<Tensor<E::Elem, SO>, S
         })
     }?;
     drop(guards);
-    Ok(Tensor::from_parts(data, d))
+    Ok(whole(data, &dims))
 }
 
 /// The value of `e` written into `out` (PyTorch's `out=`, without
 /// resizing).
-pub(crate) fn eval_into<E: Node<Device = Cpu>, S: Shape>(
+pub(crate) fn eval_into<E: Node<Device = Cpu>>(
     e: &E,
-    out: &mut Tensor<E::Elem, S>,
+    out: Layout<'_, E::Elem>,
 ) -> Result<(), ShapeError> {
     write_into(e, out, streams)
 }
 
 /// [`eval_into`], with streaming stores where `stream(bytes)` says so
 /// (tests stream small outputs).
-fn write_into<E: Node<Device = Cpu>, S: Shape>(
+pub(crate) fn write_into<E: Node<Device = Cpu>>(
     e: &E,
-    out: &mut Tensor<E::Elem, S>,
+    out: Layout<'_, E::Elem>,
     stream: fn(usize) -> bool,
 ) -> Result<(), ShapeError> {
     let dims = Node::dims(e)?;
-    if dims.as_slice() != out.dims() {
+    if dims.as_slice() != out.dims {
         return Err(ShapeError::OutputShape {
-            output: out.dims().to_vec(),
+            output: out.dims.to_vec(),
             broadcast: dims.into_vec(),
         });
     }
-    check_no_internal_overlap(&out.layout())?;
+    check_no_internal_overlap(&out)?;
     let c = leaves_of(e)?;
-    let out_addr = addr(&out.storage);
-    let ol = (out.dims(), out.strides(), out.offset);
+    let out_addr = addr(out.storage);
+    let ol = (out.dims, out.strides, out.offset);
     if c.0.iter().any(|l| l.storage.addr() == out_addr) {
         for l in &c.0 {
             if l.storage.addr() == out_addr && partial_overlap(ol, (l.dims, l.strides, l.offset)) {
@@ -1282,10 +1284,10 @@ fn write_into<E: Node<Device = Cpu>, S: Shape>(
             }
         }
         // A leaf reads the written storage: compute, then copy.
-        let value: Tensor<E::Elem, DynRank> = eval(e)?;
-        return super::exec::update2(out.layout(), value.layout(), super::isa::Narrow, |_, v| v);
+        let value = Owned::new(eval(e)?);
+        return super::exec::update2(out, value.layout(), super::isa::Narrow, |_, v| v);
     }
-    let plan = plan(&dims, (out.strides(), out.offset), &c.0);
+    let plan = plan(&dims, (out.strides, out.offset), &c.0);
     let bytes = plan.numel() * size_of::<E::Elem>();
     // The lock order (`locks.rs`): the guards in order of address, the
     // written storage among them.
@@ -1619,23 +1621,23 @@ where
 }
 
 impl<T: Element> crate::backend::fused::Fused<T> for Cpu {
-    fn eval<E: Node<Device = Cpu, Elem = T>>(e: &E) -> Result<Tensor<T, E::Shape>, ShapeError> {
+    fn eval<E: Node<Device = Cpu, Elem = T>>(e: &E) -> Result<Output<Storage<T>>, ShapeError> {
         eval(e)
     }
 
-    fn eval_into<E: Node<Device = Cpu, Elem = T>, S: Shape>(
+    fn eval_into<E: Node<Device = Cpu, Elem = T>>(
         e: &E,
-        out: &mut Tensor<T, S>,
+        out: Layout<'_, T>,
     ) -> Result<(), ShapeError> {
         eval_into(e, out)
     }
 
-    fn reduce_fused<E: Node<Device = Cpu, Elem = T>, SO: Shape>(
+    fn reduce_fused<E: Node<Device = Cpu, Elem = T>>(
         e: &E,
         r: Reduction,
         mask: &[bool],
         keepdim: bool,
-    ) -> Result<Tensor<T, SO>, ShapeError>
+    ) -> Result<Output<Storage<T>>, ShapeError>
     where
         T: Numeric,
     {
@@ -1655,135 +1657,25 @@ impl<T: Element> crate::backend::fused::Fused<T> for Cpu {
             Reduction::Max => reduce(e, &Extreme::<true>, mask)?,
             Reduction::Min => reduce(e, &Extreme::<false>, mask)?,
             Reduction::Prod => {
-                let value: Tensor<T, DynRank> = eval(e)?;
-                return Tensor::from_output(<Cpu as crate::backend::Backend<T>>::reduce(
+                let value = Owned::new(eval(e)?);
+                return <Cpu as crate::backend::Backend<T>>::reduce(
                     r,
                     value.layout(),
                     mask,
                     keepdim,
-                )?);
+                );
             }
         };
-        Tensor::try_from_vec(
+        Ok(whole(
             data,
             &crate::backend::primitives::reduced_dims(&dims, mask, keepdim),
-        )
+        ))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    use crate::{DynRank, Shape};
-
-    /// Every path of `run` and `reduce` on small tensors (Miri runs these):
-    /// contiguous, transposed (a gathered block), expanded (stride 0) and
-    /// offset leaves; a strided existing output; a leaf on the output's
-    /// storage; zero-size sizes; reductions over each axis and all.
-    #[test]
-    fn evaluations_read_and_write_only_their_elements() {
-        let base = Tensor::<f64, DynRank>::try_from_vec((0..40).map(f64::from).collect(), &[4, 10])
-            .unwrap();
-        let t: Tensor<f64, DynRank> = base.permute(&[1, 0]).unwrap(); // (10, 4), strides (1, 10)
-        let n: Tensor<f64, DynRank> = base.narrow(1, 3, 4).unwrap(); // (4, 4) at offset 3
-        let row = Tensor::<f64, DynRank>::try_from_vec(vec![1., -1., 2., -2.], &[1, 4]).unwrap();
-        let x: Tensor<f64, DynRank> = row.expand(&[10, 4]).unwrap();
-        let v = (t.lazy() * &x - 3.0).relu().eval();
-        let want: Vec<f64> = (0..40)
-            .map(|i| {
-                let (r, c) = (i / 4, i % 4);
-                ((c * 10 + r) as f64 * [1., -1., 2., -2.][c] - 3.0).max(0.0)
-            })
-            .collect();
-        assert_eq!(v.to_vec(), want);
-        // Into a transposed existing output: strided stores.
-        let store = Tensor::<f64, DynRank>::try_zeros(&[4, 4]).unwrap();
-        let mut out: Tensor<f64, DynRank> = store.permute(&[1, 0]).unwrap();
-        eval_into((n.lazy() + 1.0).node(), &mut out).unwrap();
-        assert_eq!(
-            out.to_vec(),
-            n.to_vec().iter().map(|x| x + 1.0).collect::<Vec<_>>()
-        );
-        // A leaf on the output's storage.
-        let mut y = Tensor::<f64, Shape![3]>::from_vec(vec![1., 2., 3.]);
-        let ys = y.share();
-        eval_into((ys.lazy() * &ys).node(), &mut y).unwrap();
-        assert_eq!(y.to_vec(), [1., 4., 9.]);
-        // Zero-size.
-        let z = Tensor::<f64, DynRank>::try_zeros(&[0, 4]).unwrap();
-        let v: Tensor<f64, DynRank> = eval((z.lazy() + &row).node()).unwrap();
-        assert_eq!(v.dims(), &[0, 4]);
-        // Reductions: every axis, each axis.
-        let e = (t.lazy() - &x).abs();
-        let full: Vec<f64> = e.eval().to_vec();
-        let (all, _) = reduce(e.node(), &Sum { divisor: None }, &[true, true]).unwrap();
-        assert_eq!(all, [full.iter().sum::<f64>()]);
-        let (rows, _) = reduce(e.node(), &Sum { divisor: None }, &[false, true]).unwrap();
-        assert_eq!(
-            rows,
-            full.chunks(4).map(|c| c.iter().sum()).collect::<Vec<f64>>()
-        );
-        let (cols, _) = reduce(e.node(), &Extreme::<true>, &[true, false]).unwrap();
-        let want: Vec<f64> = (0..4)
-            .map(|c| (0..10).map(|r| full[r * 4 + c]).fold(f64::MIN, f64::max))
-            .collect();
-        assert_eq!(cols, want);
-        // Whole blocks fold in the expression's loop.
-        let long = Tensor::<f64, DynRank>::try_from_vec(
-            (0..2 * BLOCK).map(|i| (i % 13) as f64).collect(),
-            &[2, BLOCK],
-        )
-        .unwrap();
-        let (sums, _) = reduce(
-            (long.lazy() * 2.0).node(),
-            &Sum { divisor: None },
-            &[false, true],
-        )
-        .unwrap();
-        let want: Vec<f64> = (0..2)
-            .map(|r| {
-                (0..BLOCK)
-                    .map(|j| ((r * BLOCK + j) % 13) as f64 * 2.0)
-                    .sum()
-            })
-            .collect();
-        assert_eq!(sums, want);
-        // A column leaf (stride 0 along rows longer than a block): its lane
-        // is filled once per row and kept across the row's blocks, the last
-        // one short; a new row's value replaces it.
-        let w = BLOCK + 5;
-        let wide = Tensor::<f64, DynRank>::try_from_vec(
-            (0..3 * w).map(|i| (i % 11) as f64).collect(),
-            &[3, w],
-        )
-        .unwrap();
-        let col = Tensor::<f64, DynRank>::try_from_vec(vec![1., 10., 100.], &[3, 1]).unwrap();
-        let e = wide.lazy() * &col + &col;
-        let want: Vec<f64> = (0..3 * w)
-            .map(|i| (i % 11) as f64 * [1., 10., 100.][i / w] + [1., 10., 100.][i / w])
-            .collect();
-        assert_eq!(e.eval().to_vec(), want);
-        let (sums, _) = reduce(e.node(), &Sum { divisor: None }, &[false, true]).unwrap();
-        assert_eq!(
-            sums,
-            want.chunks(w).map(|r| r.iter().sum()).collect::<Vec<f64>>()
-        );
-        // Column sums (the inner axis kept): blocks along each row, the
-        // last one short, added into one row of accumulators.
-        let (cols, cdims) = reduce(e.node(), &Sum { divisor: None }, &[true, false]).unwrap();
-        let want_cols: Vec<f64> = (0..w)
-            .map(|j| (0..3).map(|r| want[r * w + j]).sum())
-            .collect();
-        assert_eq!((cols, cdims.to_vec()), (want_cols, vec![3, w]));
-        let (none, dims) = reduce(
-            (z.lazy() * 2.0).node(),
-            &Sum { divisor: None },
-            &[true, false],
-        )
-        .unwrap();
-        assert_eq!((none, dims.to_vec()), (vec![0.0; 4], vec![0, 4]));
-    }
 
     /// A block's leaf table, offsets and strides for tests of the scratch
     /// space, which read no leaf.
@@ -1828,34 +1720,6 @@ mod tests {
     }
 
     #[test]
-    fn short_blocks_of_other_types_reuse_a_padded_region() {
-        // Short blocks pad their leaf's region once per element type; a
-        // region padded for f32 then written by f64 and i64 gathers, and
-        // shorter f32 blocks after them, give the eager values each time
-        // (the same thread's arena serves every evaluation here).
-        let f = |n: usize, k: f32| {
-            let a =
-                Tensor::<f32, DynRank>::try_from_vec((0..n).map(|i| i as f32 * k).collect(), &[n])
-                    .unwrap();
-            let want: Vec<f32> = a.to_vec().iter().map(|x| x * x + 1.0).collect();
-            assert_eq!((a.lazy() * &a + 1.0f32).eval().to_vec(), want);
-        };
-        f(10, 0.5);
-        let d =
-            Tensor::<f64, DynRank>::try_from_vec((0..7).map(f64::from).collect(), &[7]).unwrap();
-        assert_eq!(
-            (d.lazy() - 2.0).eval().to_vec(),
-            [-2., -1., 0., 1., 2., 3., 4.]
-        );
-        let i = Tensor::<i64, DynRank>::try_from_vec((0..3).collect(), &[3]).unwrap();
-        assert_eq!((i.lazy() * 3i64).eval().to_vec(), [0, 3, 6]);
-        f(5, -1.5);
-        f(1, 2.0);
-        f(1500, 0.25);
-        f(3, 1.0);
-    }
-
-    #[test]
     fn steps_and_runs_write_every_element() {
         // A short block and a whole one, from a splat and from a slice,
         // against index-by-index loops.
@@ -1888,127 +1752,5 @@ mod tests {
                 assert_eq!(out, want);
             }
         }
-    }
-
-    /// Outputs written with streaming stores (forced here, whatever their
-    /// size): rows shorter than, equal to and longer than a block, starting
-    /// at every element of a 16-byte line, for 1-, 2-, 4- and 8-byte
-    /// elements, memory-bound and transcendental expressions (both vector
-    /// choices), against an index-by-index reference; the elements around
-    /// the output are left alone.
-    #[test]
-    fn streamed_outputs_match_index_by_index_at_every_alignment() {
-        fn check<T: Element + Numeric>(
-            val: impl Fn(usize) -> T,
-            f: impl Fn(T, T, T) -> T,
-            same: impl Fn(T, T) -> bool,
-            expr: impl Fn(
-                &Tensor<T, DynRank>,
-                &Tensor<T, DynRank>,
-                &Tensor<T, DynRank>,
-                &mut Tensor<T, DynRank>,
-            ),
-        ) {
-            let lens: &[usize] = if cfg!(miri) {
-                &[5, BLOCK + 3]
-            } else {
-                &[1, 5, BLOCK - 1, BLOCK, BLOCK + 3, 3 * BLOCK + 7]
-            };
-            for &len in lens {
-                let rows = 3;
-                let a = Tensor::<T, DynRank>::try_from_vec(
-                    (0..rows * len).map(&val).collect(),
-                    &[rows, len],
-                )
-                .unwrap();
-                let b = Tensor::<T, DynRank>::try_from_vec(
-                    (0..len).map(|i| val(i + 7)).collect(),
-                    &[len],
-                )
-                .unwrap();
-                let c = Tensor::<T, DynRank>::try_from_vec(
-                    (0..rows).map(|i| val(i + 3)).collect(),
-                    &[rows, 1],
-                )
-                .unwrap();
-                // (Under Miri, the first, second and last start in a line.)
-                let line = 16 / size_of::<T>();
-                let skips: Vec<usize> = if cfg!(miri) {
-                    let mut s = vec![0, 1, line - 1];
-                    s.dedup();
-                    s
-                } else {
-                    (0..line).collect()
-                };
-                for skip in skips {
-                    // The output: rows of `len` at `skip` elements into a
-                    // storage with a guard element after each row.
-                    let store = Tensor::<T, DynRank>::try_from_vec(
-                        (0..rows * (len + 1) + skip).map(|_| val(1)).collect(),
-                        &[rows * (len + 1) + skip],
-                    )
-                    .unwrap();
-                    let grid: Tensor<T, DynRank> = store
-                        .narrow::<DynRank>(0, skip, rows * (len + 1))
-                        .unwrap()
-                        .try_reshape(&[rows as isize, len as isize + 1])
-                        .unwrap();
-                    let mut out: Tensor<T, DynRank> = grid.narrow(1, 0, len).unwrap();
-                    // (Miri has no AVX: both run the same code there.)
-                    for wide in [false, true]
-                        .into_iter()
-                        .take(if cfg!(miri) { 1 } else { 2 })
-                    {
-                        set_light_wide(wide);
-                        expr(&a, &b, &c, &mut out);
-                    }
-                    let (av, bv, cv) = (a.to_vec(), b.to_vec(), c.to_vec());
-                    let got = store.to_vec();
-                    for (i, &g) in got.iter().enumerate() {
-                        let want = match i.checked_sub(skip) {
-                            Some(k) if k % (len + 1) < len => {
-                                let (r, j) = (k / (len + 1), k % (len + 1));
-                                f(av[r * len + j], bv[j], cv[r])
-                            }
-                            _ => val(1),
-                        };
-                        assert!(
-                            same(g, want),
-                            "len {len}, skip {skip}, element {i}: {g:?} vs {want:?}"
-                        );
-                    }
-                }
-            }
-            set_light_wide(light_wide_default());
-        }
-        fn into<E: Node<Device = Cpu>>(e: &E, out: &mut Tensor<E::Elem, DynRank>) {
-            write_into(e, out, |_| true).unwrap()
-        }
-        check(
-            |i| (i % 251) as f32 * 0.25 - 20.0,
-            |a, b, c| (a * b + c).max(0.0),
-            |x, y| x == y,
-            |a, b, c, o| into((a.lazy() * b + c).relu().node(), o),
-        );
-        check(
-            |i| (i % 97) as f64 / 16.0 - 3.0,
-            |a, b, c| (a * b - c).exp(),
-            // The same `exp` on both sides, but Miri perturbs the results
-            // of the C library's functions by a few ulps.
-            |x, y| x == y || (x - y).abs() <= 1e-13 * y.abs(),
-            |a, b, c, o| into((a.lazy() * b - c).exp().node(), o),
-        );
-        check(
-            |i| (i % 200) as u8,
-            |a, b, c| a.wrapping_mul(b).wrapping_add(c),
-            |x, y| x == y,
-            |a, b, c, o| into((a.lazy() * b + c).node(), o),
-        );
-        check(
-            |i| (i % 1000) as i16 - 500,
-            |a, b, c| a.wrapping_mul(b).wrapping_sub(c),
-            |x, y| x == y,
-            |a, b, c, o| into((a.lazy() * b - c).node(), o),
-        );
     }
 }

@@ -27,7 +27,7 @@ mod gemm;
 mod gemm_crates;
 pub(crate) mod index;
 pub(crate) mod index_run;
-mod isa;
+pub(crate) mod isa;
 pub(crate) mod locks;
 mod matmul;
 mod pool;

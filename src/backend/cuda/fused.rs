@@ -5,7 +5,6 @@
 //! scalars are kernel arguments), launched over the shared iteration plan
 //! of the output and every leaf.
 
-use crate::tensor::pointwise;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
@@ -17,19 +16,19 @@ use parking_lot::RwLockReadGuard;
 
 use super::elementwise::rows_vectorise;
 use super::fused_source::{CudaGen, FUSED_KERNELS, FUSED_OPERANDS, FUSED_SCALARS, c_name};
-use super::primitives::same_device;
+use super::primitives::{fresh_output, same_device};
 use super::reductions::find_reduction;
 use super::source::{KernelSource, MAX_RANK};
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
-use crate::Tensor;
-use crate::backend::Backend;
 use crate::backend::fused::{Fused, Leaves, Node};
+use crate::backend::layout::Owned;
 use crate::backend::op::Reduction;
 use crate::backend::primitives::reduced_dims;
+use crate::backend::{Backend, Layout, Output};
 use crate::device::Cuda;
 use crate::element::{Element, Numeric, Scalar};
 use crate::iter::contiguous_strides;
-use crate::shape::{DynRank, Shape, ShapeError};
+use crate::shape::ShapeError;
 
 /// The plan as the fused kernels read it (`ShFused` in their source).
 #[repr(C)]
@@ -101,12 +100,12 @@ struct LeafIn<'a> {
 pub(crate) struct Collect<'a>(Vec<LeafIn<'a>>);
 
 impl<'a> Leaves<'a, Cuda> for Collect<'a> {
-    fn leaf<T: Element, S: Shape>(&mut self, t: &'a Tensor<T, S, Cuda>) {
+    fn leaf<T: Element>(&mut self, l: Layout<'a, CudaStorage<T>>) {
         self.0.push(LeafIn {
-            dims: t.dims(),
-            strides: t.strides(),
-            offset: t.offset,
-            storage: &*t.storage,
+            dims: l.dims,
+            strides: l.strides,
+            offset: l.offset,
+            storage: &**l.storage,
         });
     }
 }
@@ -381,12 +380,12 @@ pub(crate) fn eval_generated<T: CudaElement>(
     dims: &[usize],
     c: Collect<'_>,
     e: &Generated<'_>,
-) -> Result<Tensor<T, DynRank, Cuda>, CudaError> {
+) -> Result<Output<CudaStorage<T>>, CudaError> {
     let (c, dev) = checked(c)?;
     for l in &c.0 {
         crate::shape::check_expand(l.dims, dims)?;
     }
-    let out = Tensor::<T, DynRank, Cuda>::fresh_on(&dev, dims)?;
+    let out = fresh_output::<T>(&dev, dims)?;
     let strides = contiguous_strides(dims);
     let (l, numel) = layout(dims, (&strides, 0), &c.0)?;
     let guards: Vec<_> = c.0.iter().map(|l| l.storage.read()).collect();
@@ -432,13 +431,13 @@ fn reduce_kernel(
 /// `reduced`), which the `_v32` loads can read (`rows_vectorise`), and
 /// `reduced` is a multiple of the vector width. `None` otherwise (the
 /// caller evaluates, then reduces).
-fn reduce_rows<T: CudaElement, E: Node<Device = Cuda, Elem = T>, SO: Shape>(
+fn reduce_rows<T: CudaElement, E: Node<Device = Cuda, Elem = T>>(
     e: &E,
     r: Reduction,
     dims: &[usize],
     reduced: usize,
     out_dims: &[usize],
-) -> Result<Option<Tensor<T, SO, Cuda>>, CudaError> {
+) -> Result<Option<Output<CudaStorage<T>>>, CudaError> {
     let (c, dev) = leaves_of(e)?;
     let strides = contiguous_strides(dims);
     let (l, numel) = layout(dims, (&strides, 0), &c.0)?;
@@ -452,7 +451,7 @@ fn reduce_rows<T: CudaElement, E: Node<Device = Cuda, Elem = T>, SO: Shape>(
     if !rows_fit {
         return Ok(None);
     }
-    let out = Tensor::<T, SO, Cuda>::fresh_on(&dev, out_dims)?;
+    let out = fresh_output::<T>(&dev, out_dims)?;
     let f = reduce_kernel(&dev, &g, r)?;
     let guards: Vec<_> = c.0.iter().map(|l| l.storage.read()).collect();
     let stream = dev.stream();
@@ -490,12 +489,12 @@ fn reduce_rows<T: CudaElement, E: Node<Device = Cuda, Elem = T>, SO: Shape>(
 }
 
 impl<T: CudaElement> Fused<T> for Cuda {
-    fn reduce_fused<E: Node<Device = Cuda, Elem = T>, SO: Shape>(
+    fn reduce_fused<E: Node<Device = Cuda, Elem = T>>(
         e: &E,
         r: Reduction,
         mask: &[bool],
         keepdim: bool,
-    ) -> Result<Tensor<T, SO, Cuda>, CudaError>
+    ) -> Result<Output<CudaStorage<T>>, CudaError>
     where
         T: Numeric,
         Cuda: Backend<T>,
@@ -519,25 +518,18 @@ impl<T: CudaElement> Fused<T> for Cuda {
             && def.family.admits(T::NAME)
         {
             let out_dims = reduced_dims(&dims, mask, keepdim);
-            if let Some(out) = reduce_rows::<T, E, SO>(e, r, &dims, reduced, &out_dims)? {
+            if let Some(out) = reduce_rows::<T, E>(e, r, &dims, reduced, &out_dims)? {
                 return Ok(out);
             }
         }
-        let value = <Cuda as Fused<T>>::eval(e)?;
-        Ok(Tensor::from_output(<Cuda as Backend<T>>::reduce(
-            r,
-            value.layout(),
-            mask,
-            keepdim,
-        )?)?)
+        let value = Owned::new(<Cuda as Fused<T>>::eval(e)?);
+        <Cuda as Backend<T>>::reduce(r, value.layout(), mask, keepdim)
     }
 
-    fn eval<E: Node<Device = Cuda, Elem = T>>(
-        e: &E,
-    ) -> Result<Tensor<T, E::Shape, Cuda>, CudaError> {
+    fn eval<E: Node<Device = Cuda, Elem = T>>(e: &E) -> Result<Output<CudaStorage<T>>, CudaError> {
         let dims = e.dims()?;
         let (c, dev) = leaves_of(e)?;
-        let out = Tensor::<T, E::Shape, Cuda>::fresh_on(&dev, &dims)?;
+        let out = fresh_output::<T>(&dev, &dims)?;
         let strides = contiguous_strides(&dims);
         let (l, numel) = layout(&dims, (&strides, 0), &c.0)?;
         {
@@ -550,37 +542,41 @@ impl<T: CudaElement> Fused<T> for Cuda {
         Ok(out)
     }
 
-    fn eval_into<E: Node<Device = Cuda, Elem = T>, S: Shape>(
+    fn eval_into<E: Node<Device = Cuda, Elem = T>>(
         e: &E,
-        out: &mut Tensor<T, S, Cuda>,
+        out: Layout<'_, CudaStorage<T>>,
     ) -> Result<(), CudaError> {
         let dims = e.dims()?;
-        if dims.as_slice() != out.dims() {
+        if dims.as_slice() != out.dims {
             return Err(ShapeError::OutputShape {
-                output: out.dims().to_vec(),
+                output: out.dims.to_vec(),
                 broadcast: dims.into_vec(),
             }
             .into());
         }
         let overlaps = out
-            .dims()
+            .dims
             .iter()
-            .zip(out.strides())
+            .zip(out.strides)
             .any(|(&d, &s)| d > 1 && s == 0);
-        if overlaps && out.dims().iter().all(|&d| d > 0) {
+        if overlaps && out.dims.iter().all(|&d| d > 0) {
             return Err(CudaError::Shape(ShapeError::Invalid(
                 "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
             )));
         }
         let (c, dev) = leaves_of(e)?;
-        same_device(&dev, out.device())?;
-        let out_addr = &*out.storage as *const CudaStorage<T> as *const () as usize;
+        same_device(&dev, &out.storage.dev)?;
+        let out_addr = &**out.storage as *const CudaStorage<T> as *const () as usize;
         if c.0.iter().any(|l| l.storage.addr() == out_addr) {
             // A leaf reads the written storage: compute, then copy.
-            let value = <Cuda as Fused<T>>::eval(e)?;
-            return pointwise::binary_(crate::backend::op::table::CopyFrom, out, &value);
+            let value = Owned::new(<Cuda as Fused<T>>::eval(e)?);
+            return <Cuda as Backend<T>>::binary_(
+                crate::backend::op::table::CopyFrom,
+                out,
+                value.layout(),
+            );
         }
-        let (l, numel) = layout(&dims, (out.strides(), out.offset), &c.0)?;
+        let (l, numel) = layout(&dims, (out.strides, out.offset), &c.0)?;
         // The lock order (`cpu/locks.rs`): guards by storage address, the
         // written storage among them.
         let order =
