@@ -26,15 +26,7 @@ fn kind(t: &str) -> Kind {
 /// The helpers the expressions call: a double truncated toward zero and
 /// saturated to the range of `long long` (NaN to 0) or of `unsigned long
 /// long`, as Rust's `as` does.
-pub const CAST_HELPERS: &str = "\
-__device__ __forceinline__ long long sh_f2i64(double v) {
-    return v != v ? 0LL : v >= 9223372036854775808.0 ? 9223372036854775807LL
-        : v < -9223372036854775808.0 ? (-9223372036854775807LL - 1) : (long long)v;
-}
-__device__ __forceinline__ unsigned long long sh_f2u64(double v) {
-    return v >= 18446744073709551616.0 ? 18446744073709551615ULL : (unsigned long long)v;
-}
-";
+pub const CAST_HELPERS: &str = include_str!("kernels/cast_helpers.cu");
 
 /// The C expression converting `a` (of type `A0`, the element type named
 /// `from`) to `OUT` (named `to`; names as `Element::NAME`): floats
