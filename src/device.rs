@@ -9,8 +9,7 @@
 //! ```
 
 use crate::element::Element;
-use crate::shape::{Shape, ShapeError};
-use crate::tensor::Tensor;
+use crate::shape::ShapeError;
 
 /// A device a tensor can live on.
 ///
@@ -34,22 +33,7 @@ pub trait Device:
     type Error: From<ShapeError> + std::error::Error + Send + Sync + 'static;
 }
 
-/// A storage's version: it changes whenever a write may have changed the
-/// elements (every in-place operation takes the storage's write guard, which
-/// bumps it), as PyTorch's `tensor._version`. Autograd compares it with the
-/// version it recorded to refuse a gradient through a value modified after
-/// the forward pass used it.
-#[doc(hidden)]
-pub trait Versioned {
-    /// The number of writes so far.
-    fn version(&self) -> u64;
-}
-
-impl<T> Versioned for crate::backend::cpu::storage::Storage<T> {
-    fn version(&self) -> u64 {
-        crate::backend::cpu::storage::Storage::version(self)
-    }
-}
+pub use crate::backend::Versioned;
 
 /// The CPU, with kernels parallelised over its cores (`RAYON_NUM_THREADS`
 /// threads when set).
@@ -202,39 +186,11 @@ pub mod cuda_kernels {
     /// assert!(all.iter().any(|k| k.name == "sh_sub_ls_f64"));
     /// ```
     pub fn all_kernel_sources() -> Vec<KernelSource> {
-        crate::backend::cuda::kernel_sources(crate::backend::op::table::POINTWISE)
+        crate::backend::cuda::all_kernel_sources()
     }
 }
 
-/// Holds when a tensor on `Self` can be combined with one on `D` (elements
-/// `T`): only when the devices are the same.
-///
-/// ```
-/// use shaped::device::{Cpu, SameDevice};
-/// fn same<A: SameDevice<B, f32>, B: shaped::device::Device>() {}
-/// same::<Cpu, Cpu>();
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "tensors on different devices cannot be combined: one is on `{Self}`, the other on `{D}`",
-    label = "one operand is on `{Self}`, the other on `{D}`",
-    note = "the device is part of a tensor's type: move one operand first, with `.to_device(&dev)` (CPU to CUDA) or `.to_cpu()` (CUDA to CPU)"
-)]
-pub trait SameDevice<D: Device, T>: Device {
-    /// The other operand seen as a tensor on `Self` (the identity).
-    #[doc(hidden)]
-    fn same_device<S: Shape>(t: &Tensor<T, S, D>) -> &Tensor<T, S, Self>
-    where
-        T: Element;
-}
-
-impl<D: Device, T> SameDevice<D, T> for D {
-    fn same_device<S: Shape>(t: &Tensor<T, S, D>) -> &Tensor<T, S, D>
-    where
-        T: Element,
-    {
-        t
-    }
-}
+pub use crate::ops::SameDevice;
 
 mod sealed {
     pub trait Sealed {}

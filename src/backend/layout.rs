@@ -184,3 +184,14 @@ impl<St> Dense<'_, St> {
         }
     }
 }
+
+/// A storage's version: it changes whenever a write may have changed the
+/// elements (every in-place operation takes the storage's write guard, which
+/// bumps it), as PyTorch's `tensor._version`. Autograd compares it with the
+/// version it recorded to refuse a gradient through a value modified after
+/// the forward pass used it.
+#[doc(hidden)]
+pub trait Versioned {
+    /// The number of writes so far.
+    fn version(&self) -> u64;
+}

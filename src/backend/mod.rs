@@ -3,14 +3,14 @@
 //!
 //! | item | what |
 //! |---|---|
-//! | [`Layout`], [`Output`] | what a backend sees of a tensor (storage, sizes, strides, offset; no shape type) and what it hands back (a new storage and its sizes) |
+//! | [`Layout`], [`Output`], [`Versioned`] | what a backend sees of a tensor (storage, sizes, strides, offset; no shape type), what it hands back (a new storage and its sizes), and a storage's write count (autograd's check) |
 //! | [`Backend`] | the primitive set a device implements (pointwise ops, reductions, index kernels, host copies), all over layouts; the tensor API is written once over it, through typed fronts that erase the shape on the way down and check it on the way up (`shaped::ops::pointwise`, `shaped::ops::reduce::primitives`, `shaped::ops::host`) |
 //! | [`Gemm`] | matrix products (strided-batched GEMM with `alpha`, the `addmm` family), over layouts, for the element types a device multiplies |
 //! | [`Fill`] | new storages filled with a value or seeded samples, on the device of a given layout (the `*_like` constructors' primitives; the CPU and CUDA constructors call the same kernels) |
 //! | `random.rs` | the crate's random stream (SplitMix64), which every device draws the same way |
 //! | [`Linalg`] | the factorizations (LU, inverse, solves, determinants, Cholesky, QR, `eigh`, SVD) a device runs for `linalg` |
 //! | [`op`] | what an operation is to a backend: a pointwise op's Rust function and CUDA expression in one type, the scalar functions behind them (`shaped::ops::scalar`), the index element types and `scatter_reduce`'s reductions (`shaped::ops::index`) |
-//! | [`fused`] | what a fused pointwise chain is to a backend, and its evaluation on a device |
+//! | [`fused`] | what a fused pointwise chain is to a backend (its nodes, and their erased form: leaves as layouts, no shape types), and its evaluation on a device over layouts, returning an [`Output`] |
 //! | [`geometry`] | the layout of a batched matrix product |
 //! | [`Windows`] | the windows of convolutions and poolings ([`Window`]), and a device's direct kernels for them |
 //! | `cpu/` | the CPU loops, parallelised on a work-sharing pool, and the CPU's storage (`storage.rs`) and lock order (`locks.rs`) |
@@ -35,7 +35,7 @@ pub(crate) mod random;
 mod windows;
 
 pub use fill::{Distribution, Fill};
-pub use layout::{Layout, Output};
+pub use layout::{Layout, Output, Versioned};
 pub use linalg::Linalg;
 pub use primitives::{Backend, Gemm};
 pub use windows::{Window, Windows};

@@ -41,5 +41,5 @@ pub(crate) mod unary;
 pub use crate::tensor::host;
 pub use crate::tensor::pointwise;
 pub use binary::{BinaryOpForms, binary_op_table};
-pub use operand::{SameElement, SecondOperand, TensorParts};
+pub use operand::{SameDevice, SameElement, SecondOperand, TensorParts};
 pub use ternary::{try_where_cond, where_cond};

@@ -13,7 +13,7 @@
 //! ```
 
 use crate::Tensor;
-use crate::device::{Device, SameDevice};
+use crate::device::Device;
 use crate::element::Element;
 use crate::shape::Shape;
 
@@ -40,6 +40,36 @@ pub trait SameElement<U: Element>: Element {
 
 impl<T: Element> SameElement<T> for T {
     fn same_element<S: Shape, D: Device>(t: &Tensor<T, S, D>) -> &Tensor<T, S, D> {
+        t
+    }
+}
+
+/// Holds when a tensor on `Self` can be combined with one on `D` (elements
+/// `T`): only when the devices are the same.
+///
+/// ```
+/// use shaped::device::{Cpu, SameDevice};
+/// fn same<A: SameDevice<B, f32>, B: shaped::device::Device>() {}
+/// same::<Cpu, Cpu>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "tensors on different devices cannot be combined: one is on `{Self}`, the other on `{D}`",
+    label = "one operand is on `{Self}`, the other on `{D}`",
+    note = "the device is part of a tensor's type: move one operand first, with `.to_device(&dev)` (CPU to CUDA) or `.to_cpu()` (CUDA to CPU)"
+)]
+pub trait SameDevice<D: Device, T>: Device {
+    /// The other operand seen as a tensor on `Self` (the identity).
+    #[doc(hidden)]
+    fn same_device<S: Shape>(t: &Tensor<T, S, D>) -> &Tensor<T, S, Self>
+    where
+        T: Element;
+}
+
+impl<D: Device, T> SameDevice<D, T> for D {
+    fn same_device<S: Shape>(t: &Tensor<T, S, D>) -> &Tensor<T, S, D>
+    where
+        T: Element,
+    {
         t
     }
 }

@@ -56,7 +56,7 @@ use core::arch::x86_64::*;
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
-use super::gemm::Mat;
+use super::mat::Mat;
 use super::pool;
 
 /// `f32` elements per tile row step (32 `bf16` make a 64-byte tile row).

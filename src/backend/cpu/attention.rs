@@ -16,8 +16,9 @@ use core::mem::MaybeUninit;
 
 use super::alloc::try_alloc_filled_by;
 use super::exec::Layout;
-use super::gemm::{Accum, Mat, kernel};
+use super::gemm::{Accum, kernel};
 use super::isa::widest;
+use super::mat::Mat;
 use super::pool;
 use super::softmax::row as softmax_row;
 use crate::element::Float;

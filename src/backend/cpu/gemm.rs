@@ -57,6 +57,7 @@ use super::alloc as cpu_alloc;
 #[cfg(target_arch = "x86_64")]
 use super::amx;
 use super::gemm_crates;
+use super::mat::Mat;
 use super::pool;
 use crate::element::Numeric;
 use crate::iter::Plan;
@@ -115,43 +116,6 @@ struct Problem {
     lhs: MatDesc,
     /// The right operand (`k x n`).
     rhs: MatDesc,
-}
-
-/// A matrix: base pointer, row stride, column stride (in elements).
-#[derive(Debug)]
-pub(super) struct Mat<P> {
-    pub(super) ptr: P,
-    pub(super) rs: usize,
-    pub(super) cs: usize,
-}
-
-impl<P: Copy> Clone for Mat<P> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<P: Copy> Copy for Mat<P> {}
-
-impl<T> Mat<*const T> {
-    /// The same layout over elements of type `U`.
-    fn cast<U>(self) -> Mat<*const U> {
-        Mat {
-            ptr: self.ptr as *const U,
-            rs: self.rs,
-            cs: self.cs,
-        }
-    }
-}
-
-impl<T> Mat<*mut T> {
-    /// The same layout over elements of type `U`.
-    fn cast<U>(self) -> Mat<*mut U> {
-        Mat {
-            ptr: self.ptr as *mut U,
-            rs: self.rs,
-            cs: self.cs,
-        }
-    }
 }
 
 /// Base pointers of the three buffers, shareable across threads.

@@ -29,6 +29,7 @@ pub(crate) mod index;
 pub(crate) mod index_run;
 pub(crate) mod isa;
 pub(crate) mod locks;
+mod mat;
 mod matmul;
 mod pool;
 mod primitives;

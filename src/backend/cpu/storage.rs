@@ -139,6 +139,12 @@ fn hold(key: usize, delta: i32, taken: bool) {
     });
 }
 
+impl<T> crate::backend::Versioned for Storage<T> {
+    fn version(&self) -> u64 {
+        Storage::version(self)
+    }
+}
+
 impl<T> Storage<T> {
     pub(crate) fn new(data: Vec<T>) -> Self {
         Storage {

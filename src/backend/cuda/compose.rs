@@ -7,8 +7,9 @@
 
 use std::sync::Arc;
 
-use super::primitives::{check_no_overlap, dense, fresh_output, reduce_mask};
+use super::operands::{check_no_overlap, dense, fresh_output};
 use super::reduce::arg_reduce;
+use super::reduce::reduce_mask;
 use super::reductions::find_reduction;
 use super::{CudaElement, CudaError, CudaStorage};
 use crate::backend::composite;

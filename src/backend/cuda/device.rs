@@ -459,7 +459,7 @@ impl<T> CudaStorage<T> {
     }
 }
 
-impl<T> crate::device::Versioned for CudaStorage<T> {
+impl<T> crate::backend::Versioned for CudaStorage<T> {
     fn version(&self) -> u64 {
         self.version.load(core::sync::atomic::Ordering::Relaxed)
     }

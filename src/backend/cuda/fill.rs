@@ -4,7 +4,7 @@
 //! the host.
 
 use super::generate::{Generator, generate};
-use super::primitives::fresh_output;
+use super::operands::fresh_output;
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::backend::fill::{Distribution, Fill};
 use crate::backend::op::table;

@@ -16,7 +16,7 @@ use parking_lot::RwLockReadGuard;
 
 use super::elementwise::rows_vectorise;
 use super::fused_source::{CudaGen, FUSED_KERNELS, FUSED_OPERANDS, FUSED_SCALARS, c_name};
-use super::primitives::{fresh_output, same_device};
+use super::operands::{fresh_output, same_device};
 use super::reductions::find_reduction;
 use super::source::{KernelSource, MAX_RANK};
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use super::blas::BlasElement;
 use super::elementwise::{Operand, launch};
-use super::primitives::{fresh_output, same_device};
+use super::operands::{fresh_output, same_device};
 use super::{CudaDevice, CudaError, CudaStorage, GemmBatch, gemm_strided_batched};
 use crate::backend::geometry::{Axes, Batch, Geometry};
 use crate::backend::layout::Owned;

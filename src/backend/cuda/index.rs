@@ -9,7 +9,7 @@ use std::sync::Arc;
 use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
 
 use super::elementwise::{KLayout, config};
-use super::primitives::{check_no_overlap, fresh_output, same_device};
+use super::operands::{check_no_overlap, fresh_output, same_device};
 use super::source::index_source;
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::backend::layout::Owned;

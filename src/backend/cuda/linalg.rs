@@ -42,7 +42,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use super::blas::handle as blas_handle;
 use super::elementwise::{Operand, launch};
 use super::linalg_sys::{SolverElement, gesvdj, gesvdj_buffer, syevj, syevj_buffer};
-use super::primitives::same_device;
+use super::operands::same_device;
 use super::{CudaDevice, CudaError, CudaStorage};
 use crate::Tensor;
 use crate::backend::linalg::{Dets, Eigen, Factored, Singular, WithInfo};

@@ -9,11 +9,13 @@
 //! | `source.rs` | CUDA C for every kernel: one template per kind, pointwise expressions from the op table (`backend/op/table.rs`) |
 //! | `reductions.rs` | the reductions, with their identities and combining expressions |
 //! | `compose.rs` | `var`/`std`, norms, `logsumexp`, `softmax` composed of primitives; `all`/`any`; arg-reductions |
+//! | `kernels/*.cu` | the fixed CUDA C of the templates (`source.rs`, `prelude.rs`, `cast.rs` include them) |
 //! | `generate.rs` | launches of `arange` and the seeded uniform / normal generators |
 //! | `index.rs` | `gather`, `scatter`, `scatter_add` (index values checked on the device first) |
 //! | `primitives.rs` | [`Backend`](crate::backend::Backend) for CUDA: the pointwise primitives over the shared plan |
+//! | `operands.rs` | what every primitive checks of its operands (same device, no overlap) and allocates for its result |
 //! | `elementwise.rs` | layouts from the iteration plan, variant choice, launches |
-//! | `reduce.rs` | reductions over a dimension or all (warp shuffles), arg-reductions |
+//! | `reduce.rs` | reductions over a dimension or all (warp shuffles), arg-reductions; over the axes of a layout |
 //! | `blas.rs` | cuBLAS's strided-batched GEMM |
 //! | `linalg.rs` | [`Linalg`](crate::backend::Linalg) for CUDA: LU, inverse, solve, Cholesky, triangular solves through cuBLAS's and cuSOLVER's batched routines |
 //! | `linalg_sys.rs` | the cuBLAS / cuSOLVER routines `linalg.rs` calls, per element type |
@@ -58,6 +60,8 @@ mod linalg;
 #[cfg(feature = "cuda")]
 mod linalg_sys;
 #[cfg(feature = "cuda")]
+pub(crate) mod operands;
+#[cfg(feature = "cuda")]
 pub(crate) mod primitives;
 #[cfg(feature = "cuda")]
 pub(crate) mod reduce;
@@ -71,7 +75,7 @@ pub(crate) use blas::{GemmBatch, gemm_strided_batched};
 #[cfg(feature = "cuda")]
 pub use device::{CudaDevice, CudaElement, CudaStorage, compile_cubin, compile_ptx, open};
 #[cfg(feature = "cuda")]
-pub use source::{KernelSource, kernel_sources};
+pub use source::{KernelSource, all_kernel_sources};
 
 #[cfg(not(feature = "cuda"))]
 mod disabled {
@@ -111,7 +115,7 @@ mod disabled {
         _t: PhantomData<fn() -> T>,
     }
 
-    impl<T> crate::device::Versioned for CudaStorage<T> {
+    impl<T> crate::backend::Versioned for CudaStorage<T> {
         fn version(&self) -> u64 {
             match self._never {}
         }

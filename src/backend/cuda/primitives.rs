@@ -7,66 +7,18 @@ use std::sync::Arc;
 use super::compose;
 use super::elementwise::{Operand, launch, launch_cast};
 use super::index::{self as index_kernels, Write};
-use super::reduce::reduce as launch_reduce;
-use super::reductions::{ReduceDef, find_reduction};
-use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
+use super::operands::{check_no_overlap, dense, fresh, same_device};
+use super::reduce::reduce_mask;
+use super::reductions::find_reduction;
+use super::{CudaElement, CudaError, CudaStorage};
 use crate::backend::composite;
-use crate::backend::layout::{Dense, Owned};
 use crate::backend::op::index::{IndexElement, ScatterReduce};
 use crate::backend::op::table::Identity;
 use crate::backend::op::{Map1, Map2, Map3, OpDef, Pointwise, Reduction, Statistic};
 use crate::backend::{Backend, Output};
 use crate::device::Cuda;
 use crate::element::{Element, Float, Numeric};
-use crate::iter::contiguous_strides;
 use crate::shape::{DimVec, ShapeError, broadcast_pair, check_inplace};
-
-/// PyTorch's error when operands live on different GPUs.
-pub(crate) fn same_device(a: &CudaDevice, b: &CudaDevice) -> Result<(), CudaError> {
-    if a != b {
-        return Err(CudaError::Shape(ShapeError::Invalid(format!(
-            "Expected all tensors to be on the same device, but found at least two devices, cuda:{} and cuda:{}!",
-            a.ordinal(),
-            b.ordinal()
-        ))));
-    }
-    Ok(())
-}
-
-/// PyTorch's refusal to write into a tensor whose elements share memory.
-pub(crate) fn check_no_overlap(dims: &[usize], strides: &[usize]) -> Result<(), CudaError> {
-    let overlaps = dims.iter().zip(strides).any(|(&d, &s)| d > 1 && s == 0);
-    if overlaps && dims.iter().all(|&d| d > 0) {
-        return Err(CudaError::Shape(ShapeError::Invalid(
-            "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
-        )));
-    }
-    Ok(())
-}
-
-/// A new contiguous storage of sizes `dims` on `dev` (its elements for the
-/// caller's kernel to write), with its row-major strides.
-fn fresh<O: CudaElement>(
-    dev: &CudaDevice,
-    dims: &[usize],
-) -> Result<(CudaStorage<O>, DimVec), CudaError> {
-    let n: usize = dims.iter().product();
-    let storage = CudaStorage::new(dev.alloc::<O>(n)?, dev.clone());
-    Ok((storage, contiguous_strides(dims)))
-}
-
-/// A new contiguous storage of sizes `dims` on `dev` as a backend output,
-/// its elements for the caller's kernel to write.
-pub(crate) fn fresh_output<O: CudaElement>(
-    dev: &CudaDevice,
-    dims: &[usize],
-) -> Result<Output<CudaStorage<O>>, CudaError> {
-    let n: usize = dims.iter().product();
-    Ok(Output {
-        storage: Arc::new(CudaStorage::new(dev.alloc::<O>(n)?, dev.clone())),
-        dims: DimVec::from_slice(dims),
-    })
-}
 
 /// Runs `op` on `a` and `rest` broadcast together, into a new storage.
 fn apply<A0: CudaElement, T: CudaElement, O: CudaElement>(
@@ -111,87 +63,6 @@ fn apply_<T: CudaElement>(
     check_inplace(target.dims, &dims)?;
     check_no_overlap(target.dims, target.strides)?;
     launch(dev, op, target, target, rest, s)
-}
-
-/// `l` as it is when contiguous, else its contiguous copy.
-pub(crate) fn dense<T: CudaElement>(l: Lay<'_, T>) -> Result<Dense<'_, CudaStorage<T>>, CudaError> {
-    if l.is_contiguous() {
-        Ok(Dense::Borrowed(l))
-    } else {
-        Ok(Dense::Copied(Owned::new(<Cuda as Backend<T>>::copy(l)?)))
-    }
-}
-
-/// `def` over axis `k` of `l` (made contiguous first): `outer` rows of
-/// `r` reduced elements `inner` apart.
-fn reduce_axis<T: CudaElement>(
-    def: &ReduceDef,
-    l: Lay<'_, T>,
-    k: usize,
-    keepdim: bool,
-) -> Result<Output<CudaStorage<T>>, CudaError> {
-    let c = dense(l)?;
-    let c = c.layout();
-    let dims = c.dims;
-    let outer: usize = dims[..k].iter().product();
-    let inner: usize = dims[k + 1..].iter().product();
-    let mut out_dims = dims.to_vec();
-    if keepdim {
-        out_dims[k] = 1;
-    } else {
-        out_dims.remove(k);
-    }
-    let dev = &c.storage.dev;
-    let out = fresh_output::<T>(dev, &out_dims)?;
-    let g = c.storage.buf.read();
-    let mut o = out.storage.write();
-    launch_reduce(dev, def, &g, c.offset, outer, dims[k], inner, &mut o)?;
-    drop(o);
-    Ok(out)
-}
-
-/// `def` over the axes in `mask`: every axis in one pass over the
-/// contiguous elements, else one axis after another, the highest first (a
-/// mean of means over equal counts is the mean).
-pub(crate) fn reduce_mask<T: CudaElement>(
-    def: &ReduceDef,
-    a: Lay<'_, T>,
-    mask: &[bool],
-    keepdim: bool,
-) -> Result<Output<CudaStorage<T>>, CudaError> {
-    let rank = a.dims.len();
-    if mask.iter().all(|&m| m) {
-        let c = dense(a)?;
-        let c = c.layout();
-        let n = [c.numel()];
-        let flat = Lay {
-            dims: &n,
-            strides: &[1],
-            ..c
-        };
-        let r = reduce_axis(def, flat, 0, false)?;
-        let dims: DimVec = if keepdim {
-            smallvec::smallvec![1; rank]
-        } else {
-            DimVec::new()
-        };
-        return Ok(Output {
-            storage: r.storage,
-            dims,
-        });
-    }
-    if mask.iter().all(|&m| !m) {
-        return <Cuda as Backend<T>>::copy(a);
-    }
-    let mut cur: Option<Owned<CudaStorage<T>>> = None;
-    for k in (0..rank).rev().filter(|&k| mask[k]) {
-        let next = match &cur {
-            None => reduce_axis(def, a, k, keepdim)?,
-            Some(c) => reduce_axis(def, c.layout(), k, keepdim)?,
-        };
-        cur = Some(Owned::new(next));
-    }
-    Ok(cur.expect("some axis is reduced").into_output())
 }
 
 /// A CUDA tensor's layout, as the pointwise primitives take it.

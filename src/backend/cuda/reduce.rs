@@ -3,15 +3,22 @@
 //! and warp shuffles; columns (`inner > 1`) with one thread per output,
 //! neighbouring threads reading neighbouring elements; a single long row
 //! first reduces into per-block partials. Arg-reductions (values and
-//! indices) take the same `(outer, r, inner)` view.
+//! indices) take the same `(outer, r, inner)` view. Over a layout, a
+//! reduction of one axis or several ([`reduce_mask`]) is made of these
+//! launches.
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
 
-use super::CudaError;
 use super::device::{CudaDevice, CudaElement};
 use super::elementwise::config;
+use super::operands::{dense, fresh_output};
 use super::reductions::ReduceDef;
 use super::source::{arg_source, reduce_source};
+use super::{CudaError, CudaStorage};
+use crate::backend::layout::Owned;
+use crate::backend::{Backend, Layout, Output};
+use crate::device::Cuda;
+use crate::shape::DimVec;
 
 /// Most blocks of the partial pass of a full reduction.
 const PARTIALS: u64 = 1024;
@@ -167,4 +174,76 @@ pub(crate) fn arg_reduce<T: CudaElement>(
     // `off + outer * r * inner` elements, `vals` and `idx` `outer * inner`.
     unsafe { b.launch(cfg) }?;
     Ok(())
+}
+
+/// `def` over axis `k` of `l` (made contiguous first): `outer` rows of
+/// `r` reduced elements `inner` apart.
+fn reduce_axis<T: CudaElement>(
+    def: &ReduceDef,
+    l: Layout<'_, CudaStorage<T>>,
+    k: usize,
+    keepdim: bool,
+) -> Result<Output<CudaStorage<T>>, CudaError> {
+    let c = dense(l)?;
+    let c = c.layout();
+    let dims = c.dims;
+    let outer: usize = dims[..k].iter().product();
+    let inner: usize = dims[k + 1..].iter().product();
+    let mut out_dims = dims.to_vec();
+    if keepdim {
+        out_dims[k] = 1;
+    } else {
+        out_dims.remove(k);
+    }
+    let dev = &c.storage.dev;
+    let out = fresh_output::<T>(dev, &out_dims)?;
+    let g = c.storage.buf.read();
+    let mut o = out.storage.write();
+    reduce(dev, def, &g, c.offset, outer, dims[k], inner, &mut o)?;
+    drop(o);
+    Ok(out)
+}
+
+/// `def` over the axes in `mask`: every axis in one pass over the
+/// contiguous elements, else one axis after another, the highest first (a
+/// mean of means over equal counts is the mean).
+pub(crate) fn reduce_mask<T: CudaElement>(
+    def: &ReduceDef,
+    a: Layout<'_, CudaStorage<T>>,
+    mask: &[bool],
+    keepdim: bool,
+) -> Result<Output<CudaStorage<T>>, CudaError> {
+    let rank = a.dims.len();
+    if mask.iter().all(|&m| m) {
+        let c = dense(a)?;
+        let c = c.layout();
+        let n = [c.numel()];
+        let flat = Layout {
+            dims: &n,
+            strides: &[1],
+            ..c
+        };
+        let r = reduce_axis(def, flat, 0, false)?;
+        let dims: DimVec = if keepdim {
+            smallvec::smallvec![1; rank]
+        } else {
+            DimVec::new()
+        };
+        return Ok(Output {
+            storage: r.storage,
+            dims,
+        });
+    }
+    if mask.iter().all(|&m| !m) {
+        return <Cuda as Backend<T>>::copy(a);
+    }
+    let mut cur: Option<Owned<CudaStorage<T>>> = None;
+    for k in (0..rank).rev().filter(|&k| mask[k]) {
+        let next = match &cur {
+            None => reduce_axis(def, a, k, keepdim)?,
+            Some(c) => reduce_axis(def, c.layout(), k, keepdim)?,
+        };
+        cur = Some(Owned::new(next));
+    }
+    Ok(cur.expect("some axis is reduced").into_output())
 }
