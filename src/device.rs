@@ -174,20 +174,7 @@ pub use crate::backend::cuda::{CudaDevice, CudaError};
 /// that a test can compile every kernel on a machine without a GPU.
 #[cfg(feature = "cuda")]
 pub mod cuda_kernels {
-    pub use crate::backend::cuda::{KernelSource, compile_cubin, compile_ptx};
-
-    /// Every kernel module the CUDA backend can generate: each op of the op
-    /// table (`backend/op/table.rs`) in each of its modes, for each element type
-    /// its family admits, and each reduction.
-    ///
-    /// ```
-    /// let all = shaped::device::cuda_kernels::all_kernel_sources();
-    /// assert!(all.iter().any(|k| k.name == "sh_add_f32"));
-    /// assert!(all.iter().any(|k| k.name == "sh_sub_ls_f64"));
-    /// ```
-    pub fn all_kernel_sources() -> Vec<KernelSource> {
-        crate::backend::cuda::all_kernel_sources()
-    }
+    pub use crate::backend::cuda::{KernelSource, all_kernel_sources, compile_cubin, compile_ptx};
 }
 
 pub use crate::ops::SameDevice;

@@ -24,8 +24,40 @@
 
 use crate::Tensor;
 use crate::backend::Backend;
-use crate::linalg::{LinalgFloat, Triangle};
 use crate::shape::DynRank;
+
+/// An element type linear algebra works on: `f32` or `f64`.
+///
+/// ```
+/// fn takes<T: shaped::linalg::LinalgFloat>() {}
+/// takes::<f32>();
+/// takes::<f64>();
+/// ```
+pub trait LinalgFloat: crate::element::Float + faer::traits::RealField + sealed::Sealed {}
+impl LinalgFloat for f32 {}
+impl LinalgFloat for f64 {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// Which triangle of `A` `linalg::solve_triangular` reads, and whether its
+/// diagonal is taken as ones (PyTorch's `upper` and `unitriangular`).
+///
+/// ```
+/// use shaped::linalg::Triangle;
+/// let t = Triangle { upper: true, unit: false };
+/// assert!(t.upper);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Triangle {
+    /// Read the upper triangle (else the lower).
+    pub upper: bool,
+    /// Take the diagonal as ones, not reading it.
+    pub unit: bool,
+}
 
 /// A batch of matrices, with `info` per matrix on the host.
 pub type WithInfo<T, D> = (Tensor<T, DynRank, D>, Vec<i32>);

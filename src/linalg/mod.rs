@@ -146,9 +146,9 @@ pub use power::{matrix_exp, matrix_power, try_matrix_exp, try_matrix_power};
 pub(crate) use power::{matrix_exp_vjp, matrix_power_vjp};
 pub use qr::{qr, qr_complete, try_qr, try_qr_complete};
 pub use rank::{RankTol, cond, matrix_rank, try_cond, try_matrix_rank};
-pub use rhs::{CrossRhs, LstsqRhs, SolveRhs};
+pub use rhs::{LstsqRhs, SolveRhs};
 pub use shape::{
-    BatchOf, EigvalsOf, LstsqShape, LstsqVecShape, MatchDim, Matrices, SolveOutput,
+    BatchOf, EigvalsOf, LstsqShape, LstsqVecShape, MatchDim, Matrices, SameRank, SolveOutput,
     SolveRightShape, SolveShape, SolveVecShape, SquareDim, SquareMatrices, SvalsOf, Transposed,
     Vectors, WithTail,
 };
@@ -161,26 +161,11 @@ pub use triangular::{
 };
 pub(crate) use vector::cross_dyn;
 pub use vector::{
-    CrossShape, SameRank, Three, cross, try_cross, try_vector_norm, try_vector_norm_dims,
+    CrossRhs, CrossShape, Three, cross, try_cross, try_vector_norm, try_vector_norm_dims,
     vector_norm, vector_norm_dims,
 };
 
-/// An element type linear algebra works on: `f32` or `f64`.
-///
-/// ```
-/// fn takes<T: shaped::linalg::LinalgFloat>() {}
-/// takes::<f32>();
-/// takes::<f64>();
-/// ```
-pub trait LinalgFloat: crate::element::Float + faer::traits::RealField + sealed::Sealed {}
-impl LinalgFloat for f32 {}
-impl LinalgFloat for f64 {}
-
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
-}
+pub use crate::backend::linalg::LinalgFloat;
 
 /// Unwraps a `try_` result, panicking with its message at the caller.
 #[track_caller]

@@ -1,7 +1,9 @@
-//! The two-operand rules ([`CrossShape`], [`LstsqShape`], [`SolveShape`])
-//! stated on the shape of the right operand, for one short compile error.
+//! The two-operand rules of the matrix functions ([`LstsqShape`],
+//! [`SolveShape`]) stated on the shape of the right operand, for one short
+//! compile error (`CrossRhs`, the same for `cross`, sits beside its rule in
+//! `vector.rs`).
 //!
-//! `cross(a, b)`, `lstsq(a, b)` and `solve(a, b)` bound `SB: CrossRhs<SA>`
+//! `lstsq(a, b)` and `solve(a, b)` bound `SB: SolveRhs<SA>`
 //! (...), return its `Output` and name it in a second, always true bound
 //! (`SB::Output: Shape`). `SB` is inferred from the last argument, so
 //! the compiler checks the rule once both shapes are known, when it
@@ -11,29 +13,12 @@
 //! the bound quoted).
 //!
 //! ```
-//! use shaped::{Shape, linalg::CrossRhs};
-//! let _: <Shape![1, 4, 3] as CrossRhs<Shape![2, 1, 3]>>::Output = <Shape![2, 4, 3]>::default();
+//! use shaped::{Shape, linalg::SolveRhs};
+//! let _: <Shape![3, 2] as SolveRhs<Shape![3, 3]>>::Output = <Shape![3, 2]>::default();
 //! ```
 
-use super::{CrossShape, LstsqShape, SolveShape};
+use super::{LstsqShape, SolveShape};
 use crate::shape::Shape;
-
-/// [`CrossShape`] with `Self` the shape of `b` in `cross(a, b)` and `SA` of
-/// `a`: `Output` is the shape of the result.
-///
-/// ```
-/// use shaped::{Shape, linalg::CrossRhs};
-/// let _: <Shape![1, 3] as CrossRhs<Shape![2, 3]>>::Output = <Shape![2, 3]>::default();
-/// ```
-pub trait CrossRhs<SA: Shape>: Shape {
-    /// The shape of `cross(a, b)`.
-    type Output: Shape;
-}
-
-/// Every pair with a [`CrossShape`] rule.
-impl<SA: CrossShape<SB>, SB: Shape> CrossRhs<SA> for SB {
-    type Output = <SA as CrossShape<SB>>::Output;
-}
 
 /// [`LstsqShape`] with `Self` the shape of `B` in `lstsq(A, B)` and `SA` of
 /// `A`: `Output` is the shape of the solution.

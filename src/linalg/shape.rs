@@ -252,7 +252,7 @@ where
     A: Matrices,
     B: Matrices,
     A::Rows: MatchDim<B::Rows>,
-    A::Batch: crate::linalg::SameRank<B::Batch>,
+    A::Batch: SameRank<B::Batch>,
     A::Batch: BroadcastShape<B::Batch>,
     Broadcast<A::Batch, B::Batch>: WithTail,
 {
@@ -315,7 +315,7 @@ where
     A: Matrices,
     B: Vectors,
     A::Rows: MatchDim<B::Len>,
-    A::Batch: crate::linalg::SameRank<B::Batch>,
+    A::Batch: SameRank<B::Batch>,
     A::Batch: BroadcastShape<B::Batch>,
     Broadcast<A::Batch, B::Batch>: WithTail,
 {
@@ -377,3 +377,36 @@ with_tail!(B0, B1, B2, B3, B4, B5, B6);
 with_tail!(B0, B1, B2, B3, B4, B5, B6, B7);
 with_tail!(B0, B1, B2, B3, B4, B5, B6, B7, B8);
 with_tail!(B0, B1, B2, B3, B4, B5, B6, B7, B8, B9);
+
+/// Two shapes of the same rank (PyTorch's `linalg.cross` wants it); a
+/// [`DynRank`] side is checked at run time.
+///
+/// ```
+/// use shaped::{Shape, linalg::SameRank};
+/// fn same<A: SameRank<B>, B: shaped::shape::Shape>() {}
+/// same::<Shape![2, 3], Shape![1, 3]>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "linalg.cross: inputs must have the same number of dimensions, but `{Self}` and `{B}` differ",
+    label = "ranks differ"
+)]
+pub trait SameRank<B: Shape>: Shape {}
+impl<B: Shape> SameRank<B> for DynRank {}
+
+macro_rules! same_rank {
+    ($($a:ident $b:ident),*) => {
+        impl<$($a: Dim,)* $($b: Dim),*> SameRank<($($b,)*)> for ($($a,)*) {}
+        impl<$($a: Dim),*> SameRank<DynRank> for ($($a,)*) {}
+    };
+}
+same_rank!();
+same_rank!(A0 B0);
+same_rank!(A0 B0, A1 B1);
+same_rank!(A0 B0, A1 B1, A2 B2);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7, A8 B8);
+same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7, A8 B8, A9 B9);

@@ -12,21 +12,7 @@ use crate::ops::exec::Layout;
 use crate::shape::Shape;
 use crate::{ShapeError, Tensor};
 
-/// Which triangle of `A` [`solve_triangular`] reads, and whether its
-/// diagonal is taken as ones (PyTorch's `upper` and `unitriangular`).
-///
-/// ```
-/// use shaped::linalg::Triangle;
-/// let t = Triangle { upper: true, unit: false };
-/// assert!(t.upper);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Triangle {
-    /// Read the upper triangle (else the lower).
-    pub upper: bool,
-    /// Take the diagonal as ones, not reading it.
-    pub unit: bool,
-}
+pub use crate::backend::linalg::Triangle;
 
 /// The solution `X` of `A X = B` for triangular matrices `A` `(..., n, n)`
 /// (only the triangle `tri` names is read) and `B` `(..., n, k)`, batches

@@ -3,7 +3,7 @@
 
 use super::batch::{broadcast_batch, dims_with};
 use super::compose::view;
-use super::{CrossRhs, LinalgFloat, Vectors, WithTail, expect};
+use super::{LinalgFloat, SameRank, Vectors, WithTail, expect};
 use crate::backend::Backend;
 use crate::backend::op::Statistic;
 use crate::backend::op::table;
@@ -161,39 +161,6 @@ pub trait Three: Dim {}
 impl Three for Const<3> {}
 impl Three for crate::shape::Dyn {}
 
-/// Two shapes of the same rank (PyTorch's `linalg.cross` wants it); a
-/// [`DynRank`] side is checked at run time.
-///
-/// ```
-/// use shaped::{Shape, linalg::SameRank};
-/// fn same<A: SameRank<B>, B: shaped::shape::Shape>() {}
-/// same::<Shape![2, 3], Shape![1, 3]>();
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "linalg.cross: inputs must have the same number of dimensions, but `{Self}` and `{B}` differ",
-    label = "ranks differ"
-)]
-pub trait SameRank<B: Shape>: Shape {}
-impl<B: Shape> SameRank<B> for DynRank {}
-
-macro_rules! same_rank {
-    ($($a:ident $b:ident),*) => {
-        impl<$($a: Dim,)* $($b: Dim),*> SameRank<($($b,)*)> for ($($a,)*) {}
-        impl<$($a: Dim),*> SameRank<DynRank> for ($($a,)*) {}
-    };
-}
-same_rank!();
-same_rank!(A0 B0);
-same_rank!(A0 B0, A1 B1);
-same_rank!(A0 B0, A1 B1, A2 B2);
-same_rank!(A0 B0, A1 B1, A2 B2, A3 B3);
-same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4);
-same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5);
-same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6);
-same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7);
-same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7, A8 B8);
-same_rank!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7, A8 B8, A9 B9);
-
 /// The shape of `cross(a, b)` for `a` `(..., 3)` (`Self`) and `b`
 /// `(..., 3)` of the same rank: the batch dimensions broadcast.
 ///
@@ -223,6 +190,23 @@ where
     Broadcast<A::Batch, B::Batch>: WithTail,
 {
     type Output = <Broadcast<A::Batch, B::Batch> as WithTail>::Vec<Const<3>>;
+}
+
+/// [`CrossShape`] with `Self` the shape of `b` in `cross(a, b)` and `SA` of
+/// `a`: `Output` is the shape of the result.
+///
+/// ```
+/// use shaped::{Shape, linalg::CrossRhs};
+/// let _: <Shape![1, 3] as CrossRhs<Shape![2, 3]>>::Output = <Shape![2, 3]>::default();
+/// ```
+pub trait CrossRhs<SA: Shape>: Shape {
+    /// The shape of `cross(a, b)`.
+    type Output: Shape;
+}
+
+/// Every pair with a [`CrossShape`] rule.
+impl<SA: CrossShape<SB>, SB: Shape> CrossRhs<SA> for SB {
+    type Output = <SA as CrossShape<SB>>::Output;
 }
 
 /// The cross product of the 3-vectors of `a` and `b` along the last

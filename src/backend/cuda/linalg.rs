@@ -45,6 +45,7 @@ use super::linalg_sys::{SolverElement, gesvdj, gesvdj_buffer, syevj, syevj_buffe
 use super::operands::same_device;
 use super::{CudaDevice, CudaError, CudaStorage};
 use crate::Tensor;
+use crate::backend::linalg::Triangle;
 use crate::backend::linalg::{Dets, Eigen, Factored, Singular, WithInfo};
 use crate::backend::op::Pointwise;
 use crate::backend::op::Reduction;
@@ -52,7 +53,6 @@ use crate::backend::op::table;
 use crate::backend::{Backend, Linalg};
 use crate::device::Cuda;
 use crate::iter::contiguous_strides;
-use crate::linalg::Triangle;
 use crate::shape::{DynRank, broadcast_pair};
 use core::ffi::c_int;
 

@@ -244,7 +244,7 @@ pub(super) mod sig {
 
 /// cuBLAS's and cuSOLVER's routines for one element type: cudarc's
 /// bindings of `cublas<t>...` / `cusolverDn<t>...`.
-pub(super) trait SolverElement: BlasElement + crate::linalg::LinalgFloat {
+pub(super) trait SolverElement: BlasElement + crate::backend::linalg::LinalgFloat {
     const GETRF_BATCHED: sig::GetrfBatched<Self>;
     const GETRI_BATCHED: sig::GetriBatched<Self>;
     const GETRS_BATCHED: sig::GetrsBatched<Self>;

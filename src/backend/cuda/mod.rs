@@ -72,10 +72,25 @@ pub(crate) mod source;
 
 #[cfg(feature = "cuda")]
 pub(crate) use blas::{GemmBatch, gemm_strided_batched};
+
+#[cfg(feature = "cuda")]
+/// Every kernel module the CUDA backend can generate: each op of the op
+/// table (`backend/op/table.rs`) in each of its modes, for each element type
+/// its family admits, and each reduction.
+///
+/// ```
+/// let all = shaped::device::cuda_kernels::all_kernel_sources();
+/// assert!(all.iter().any(|k| k.name == "sh_add_f32"));
+/// assert!(all.iter().any(|k| k.name == "sh_sub_ls_f64"));
+/// ```
+pub fn all_kernel_sources() -> Vec<KernelSource> {
+    source::kernel_sources(crate::backend::op::table::POINTWISE)
+}
+
 #[cfg(feature = "cuda")]
 pub use device::{CudaDevice, CudaElement, CudaStorage, compile_cubin, compile_ptx, open};
 #[cfg(feature = "cuda")]
-pub use source::{KernelSource, all_kernel_sources};
+pub use source::KernelSource;
 
 #[cfg(not(feature = "cuda"))]
 mod disabled {

@@ -283,12 +283,6 @@ pub(crate) fn index_source(t: &str, i: &str) -> KernelSource {
     )
 }
 
-/// Every kernel module the backend can generate: [`kernel_sources`] of
-/// every op of the op table.
-pub fn all_kernel_sources() -> Vec<KernelSource> {
-    kernel_sources(crate::backend::op::table::POINTWISE)
-}
-
 /// Every kernel module the backend can generate for the pointwise ops
 /// `ops` (each in every mode it has, for each element type its family
 /// admits), the reductions, the arg-reductions, the generators, the index
