@@ -19,6 +19,13 @@
 //! - Ends: [`Lazy::eval`] (a new tensor), [`Lazy::eval_into`] (PyTorch's
 //!   `out=`), and reductions evaluated in the same pass ([`Lazy::sum`],
 //!   [`Lazy::sum_dim`]).
+//! - Compiled once per chain of operations: the backends evaluate the
+//!   expression's erased form ([`Node::erased`](crate::backend::fused::Node::erased):
+//!   tensor leaves as their layouts, [`ErasedLeaf`], every shape `DynRank`),
+//!   so the same chain over tensors of different static shapes shares one
+//!   evaluator (and on CUDA one generated kernel); the static shapes are
+//!   checked where the expression is built, the run-time sizes when it is
+//!   evaluated.
 //!
 //! The eager operations stay for everything else (user closures, index
 //! ops, matrix products); a fused expression is an optimisation of a chain
