@@ -1021,3 +1021,26 @@ mod gradients {
             .unwrap();
     }
 }
+
+/// The backends evaluate an expression's erased form: the same chain of
+/// operations over operands of different static shapes is one type there
+/// (one evaluator instance, one CUDA kernel cache key), while the typed
+/// expressions differ; the erased form keeps the sizes and the values.
+#[test]
+fn chains_of_different_static_shapes_share_one_erased_type() {
+    fn name<N: Node>(_: &N) -> &'static str {
+        core::any::type_name::<N>()
+    }
+    let a = Tensor::<f32, Shape![2, 3]>::from_vec(vec![1., -2., 3., -4., 5., -6.]);
+    let b = Tensor::<f32, Shape![4]>::from_vec(vec![-1., 2., -3., 4.]);
+    let c = Tensor::<f32, Shape![3]>::from_vec(vec![0.5, 1., 2.]);
+    let d = Tensor::<f32, DynRank>::try_from_vec(vec![1., 1., 1., 1.], &[4]).unwrap();
+    let ea = (a.lazy() * &c + 1.0f32).relu();
+    let eb = (b.lazy() * &d + 1.0f32).relu();
+    assert_ne!(name(ea.node()), name(eb.node()));
+    assert_eq!(name(&ea.node().erased()), name(&eb.node().erased()));
+    assert_eq!(ea.node().erased().dims().unwrap().as_slice(), &[2, 3]);
+    assert_eq!(eb.node().erased().dims().unwrap().as_slice(), &[4]);
+    assert_eq!(ea.eval().to_vec(), [1.5, 0., 7., 0., 6., 0.]);
+    assert_eq!(eb.eval().to_vec(), [0., 3., 0., 5.]);
+}

@@ -5,7 +5,11 @@
 //!
 //! - its static result shape and element type, and its run-time broadcast
 //!   sizes (checked with the eager ops' messages);
-//! - its tensor leaves, in a fixed order ([`Node::visit`]);
+//! - its tensor leaves, in a fixed order ([`Node::visit`]), as layouts;
+//! - its erased form ([`Node::erased`]): the same tree with each tensor
+//!   leaf as its layout and every shape `DynRank`, which is what the
+//!   backends are handed, so that one evaluator serves a chain of
+//!   operations whatever the static shapes of its operands;
 //! - on the CPU, the tree's value over a block of at most
 //!   [`BLOCK`] elements of one inner loop of the iteration plan, each
 //!   operation running over the whole block before the next (the blocks
@@ -13,7 +17,7 @@
 //! - for CUDA, the tree as one C expression ([`Node::cuda`]), from which
 //!   the CUDA backend generates one kernel per distinct expression.
 //!
-//! [`Fused`] is the device side: evaluating a tree into a new tensor or an
+//! [`Fused`] is the device side: evaluating a tree into a new storage or an
 //! existing one.
 //!
 //! ```
@@ -147,6 +151,19 @@ pub trait Node: sealed::Sealed + Sync + Sized {
 
     /// The expression with its shape types erased ([`Node::Erased`]): the
     /// same operations over the same storages, borrowed.
+    ///
+    /// ```
+    /// use shaped::backend::fused::Node;
+    /// use shaped::{Shape, Tensor};
+    /// let a = Tensor::<f32, Shape![2, 1]>::ones();
+    /// let b = Tensor::<f32, Shape![3]>::ones();
+    /// let e = (a.lazy() + &b).exp();
+    /// let erased = e.node().erased();
+    /// // The same sizes and leaves; only the shape types are gone.
+    /// assert_eq!(erased.dims().unwrap(), e.node().dims().unwrap());
+    /// # fn leaves<N: Node>(_: &N) -> usize { N::LEAVES }
+    /// assert_eq!(leaves(&erased), 2);
+    /// ```
     fn erased(&self) -> Self::Erased<'_>;
 
     /// The run-time sizes of the value: the leaves' sizes broadcast

@@ -3,6 +3,9 @@
 //! [`Node`]: its shape is the eager operation's (`Broadcast<A, B>`, ...),
 //! so a static broadcast mismatch fails where the node is built, and its
 //! CPU and CUDA evaluations call the op's two sides from the op table.
+//! [`ErasedLeaf`] and [`ErasedScalar`] are the leaves of an expression's
+//! erased form (`Node::erased`), the one the backends evaluate: the same
+//! tree with every shape `DynRank`.
 
 use core::marker::PhantomData;
 
