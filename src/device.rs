@@ -31,6 +31,16 @@ pub trait Device:
     /// What a fallible operation on this device returns: [`ShapeError`] on
     /// the CPU, [`CudaError`] (a shape error or a driver error) on CUDA.
     type Error: From<ShapeError> + std::error::Error + Send + Sync + 'static;
+
+    /// What a tensor being dropped does with its handle on `storage` before
+    /// letting it go: the CPU keeps the storage, with its buffer when small,
+    /// for the thread's next result when this was its last handle
+    /// (`backend/cpu/shells.rs`); other devices do nothing.
+    #[doc(hidden)]
+    #[inline]
+    fn recycle<T: Element>(storage: &mut std::sync::Arc<Self::Storage<T>>) {
+        let _ = storage;
+    }
 }
 
 pub use crate::backend::Versioned;
@@ -49,6 +59,11 @@ impl Device for Cpu {
     const NAME: &'static str = "cpu";
     type Storage<T: Element> = crate::backend::cpu::storage::Storage<T>;
     type Error = ShapeError;
+
+    #[inline]
+    fn recycle<T: Element>(storage: &mut std::sync::Arc<Self::Storage<T>>) {
+        crate::backend::cpu::shells::keep(storage);
+    }
 }
 
 /// The CPU's caching allocator. Buffers of 32 KiB and more are rounded up

@@ -201,3 +201,48 @@ fn backward_through_a_value_written_in_place_since_is_an_error() {
     let g = w.square().sum().backward();
     assert_eq!(g.wrt(&w).unwrap().to_vec(), vec![6., 6.]);
 }
+
+/// A dropped result's storage is kept by its thread for the next result of
+/// its size (the small-op path's allocation), but only when no handle on it
+/// is left: a live view keeps its elements, and a value the autograd graph
+/// watches is never handed to another result.
+#[test]
+fn storages_are_reused_only_when_no_handle_is_left() {
+    let a = Tensor::<f32, Shape![2, 4]>::from_vec((0..8).map(|i| i as f32).collect());
+    let b = Tensor::<f32, Shape![4]>::from([1., 2., 3., 4.]);
+    for _ in 0..3 {
+        let s = &a + &b;
+        let view = s.transpose::<0, 1>();
+        drop(s);
+        // Of the dropped sum's size: it would take the sum's storage if
+        // that had been kept.
+        let p = &a * &b;
+        assert_eq!(view.to_vec(), vec![1., 5., 3., 7., 5., 9., 7., 11.]);
+        assert_eq!(p.to_vec(), vec![0., 2., 6., 12., 4., 10., 18., 28.]);
+        let q = &a - &b;
+        drop(p);
+        let r = &a - &b;
+        assert_eq!(q.to_vec(), r.to_vec());
+        assert_eq!(r.to_vec(), vec![-1., -1., -1., -1., 3., 3., 3., 3.]);
+    }
+    // The graph's intermediate values (watched for writes) stay theirs
+    // while results of their size come and go.
+    let x = Var::param(Tensor::<f32, Shape![3]>::from([0., 1., 2.]));
+    let loss = x.exp().mul(&x.exp()).sum();
+    for _ in 0..4 {
+        let t = &Tensor::<f32, Shape![3]>::ones() + &Tensor::<f32, Shape![3]>::zeros();
+        assert_eq!(t.to_vec(), vec![1., 1., 1.]);
+    }
+    let g = loss.backward();
+    let want: Vec<f32> = [0f32, 1., 2.]
+        .iter()
+        .map(|&v| 2.0 * (2.0 * v).exp())
+        .collect();
+    let got = g.wrt(&x).unwrap().to_vec();
+    assert!(
+        got.iter()
+            .zip(&want)
+            .all(|(g, w)| (g - w).abs() <= 1e-5 * w),
+        "{got:?}"
+    );
+}

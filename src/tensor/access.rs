@@ -174,16 +174,13 @@ impl<T: Element, S: Shape> Tensor<T, S> {
     }
 
     /// The storage's elements when this tensor owns all of them in order.
-    fn into_vec(self) -> Vec<T> {
+    fn into_vec(mut self) -> Vec<T> {
         let whole = self.offset == 0 && self.is_contiguous() && self.storage.len() == self.numel();
-        match Arc::try_unwrap(self.storage) {
-            Ok(s) if whole => s.into_inner(),
-            Ok(s) => {
-                let v = s.into_inner();
-                v[self.offset..self.offset + self.dims.as_ref().iter().product::<usize>()].to_vec()
-            }
-            Err(shared) => {
-                let g = shared.read();
+        match Arc::get_mut(&mut self.storage) {
+            // The emptied storage is dropped with `self`.
+            Some(s) if whole => s.take_elements(),
+            _ => {
+                let g = self.storage.read();
                 g[self.offset..self.offset + self.dims.as_ref().iter().product::<usize>()].to_vec()
             }
         }

@@ -84,6 +84,17 @@ pub struct Tensor<T: Element, S: Shape, D: Device = Cpu> {
     pub(crate) device: PhantomData<D>,
 }
 
+/// A dropped tensor hands its storage handle to its device first
+/// ([`Device::recycle`]): on the CPU, a storage whose last handle this was
+/// is kept, with its buffer when small, for the thread's next result of its
+/// element type (`backend/cpu/shells.rs`).
+impl<T: Element, S: Shape, D: Device> Drop for Tensor<T, S, D> {
+    #[inline]
+    fn drop(&mut self) {
+        D::recycle(&mut self.storage);
+    }
+}
+
 impl<T: Element, S: Shape, D: Device> Tensor<T, S, D> {
     /// Another handle on the same storage: a view of the whole tensor, as
     /// PyTorch's `t.view_as(t)` or `t.detach()` (without autograd) give.
@@ -201,12 +212,12 @@ impl<T: Element, S: Shape> Tensor<T, S> {
         f: crate::backend::cpu::exec::Fresh<T>,
     ) -> Result<Self, crate::ShapeError> {
         let dims = Self::checked_dims(&f.dims)?;
-        Ok(Self::from_parts(f.data, dims))
+        Ok(Self::from_storage(f.storage, dims))
     }
 
     /// A tensor over `data` (row-major) with already checked `dims`.
     pub(crate) fn from_parts(data: Vec<T>, dims: S::Dims) -> Self {
-        Self::from_storage(Arc::new(Storage::new(data)), dims)
+        Self::from_storage(Storage::shared(data), dims)
     }
 }
 

@@ -93,15 +93,35 @@ pub(crate) fn check_no_partial_overlap<A, B>(
     Ok(())
 }
 
-/// A new contiguous buffer and its sizes: what an eager kernel returns. The
-/// typed layer makes it a tensor of its shape type (`Tensor::from_fresh`),
-/// checking the sizes there once; the backend never names a shape type.
+/// A new contiguous storage and its sizes: what an eager kernel returns.
+/// The typed layer makes it a tensor of its shape type
+/// (`Tensor::from_fresh`), checking the sizes there once; the backend never
+/// names a shape type.
 #[derive(Debug)]
 pub(crate) struct Fresh<T> {
-    /// The elements, row-major.
-    pub data: Vec<T>,
+    /// The elements, row-major, in a storage no one else holds.
+    pub storage: Arc<Storage<T>>,
     /// The sizes.
     pub dims: DimVec,
+}
+
+impl<T: Copy + 'static> Fresh<T> {
+    /// `data` (row-major) of sizes `dims`, in a new storage.
+    pub(crate) fn from_vec(data: Vec<T>, dims: &[usize]) -> Self {
+        Fresh {
+            storage: Storage::shared(data),
+            dims: DimVec::from_slice(dims),
+        }
+    }
+
+    /// The elements, row-major.
+    pub(crate) fn into_vec(mut self) -> Vec<T> {
+        match Arc::get_mut(&mut self.storage) {
+            Some(s) => s.take_elements(),
+            // Not reached: a fresh storage has one handle.
+            None => self.storage.read().to_vec(),
+        }
+    }
 }
 
 /// A fresh contiguous buffer of sizes `dims` whose elements `fill` writes
@@ -130,9 +150,9 @@ unsafe fn alloc_output_len<O: Element>(
     fill: impl FnOnce(*mut O),
 ) -> Result<Fresh<O>, ShapeError> {
     // SAFETY: forwarded to the caller.
-    let data = unsafe { cpu::try_alloc_len_filled_by(len, fill) }?;
+    let storage = unsafe { cpu::try_storage_len_filled_by(len, fill) }?;
     Ok(Fresh {
-        data,
+        storage,
         dims: DimVec::from_slice(dims),
     })
 }
@@ -410,7 +430,7 @@ pub(crate) fn copy_of<T: Element>(l: &Layout<'_, T>) -> Result<Copied<T>, ShapeE
     let f = map1(*l, Narrow, |x| x)?;
     Ok(Copied {
         strides: contiguous_strides(&f.dims),
-        storage: Arc::new(Storage::new(f.data)),
+        storage: f.storage,
         dims: f.dims,
     })
 }
@@ -429,7 +449,7 @@ pub(crate) fn with_elements<T: Element, R>(
     if l.is_contiguous() {
         return Ok(f(&l.storage.read()[l.offset..l.offset + n]));
     }
-    Ok(f(&map1(l, Narrow, |x| x)?.data))
+    Ok(f(&map1(l, Narrow, |x| x)?.storage.read()))
 }
 
 /// `out = f(out)` for every element of `out`, in place.

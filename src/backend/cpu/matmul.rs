@@ -140,7 +140,10 @@ pub(super) fn accumulate<T: Numeric>(
 
 /// A kernel's new buffer, seen whole.
 pub(super) fn fresh<T>(f: Fresh<T>) -> Owned<Storage<T>> {
-    Owned::new(whole(f.data, &f.dims))
+    Owned::new(Output {
+        storage: f.storage,
+        dims: f.dims,
+    })
 }
 
 /// `product` makes a new result; `fused` broadcasts `c` into a new buffer

@@ -35,6 +35,7 @@ mod pool;
 mod primitives;
 mod reduce;
 pub(crate) mod reducers;
+pub(crate) mod shells;
 mod small_buffers;
 mod softmax;
 pub(crate) mod storage;
@@ -44,7 +45,7 @@ mod widened;
 mod windows;
 
 pub(crate) use alloc::{
-    checked_len, checked_len_of, storage_overflow, try_alloc_filled_by, try_alloc_len_filled_by,
+    checked_len, checked_len_of, storage_overflow, try_alloc_filled_by, try_storage_len_filled_by,
     try_vec_from_fn, try_with_capacity, vec_from_fn,
 };
 pub(crate) use elementwise::{Out, Src, map1, map2, map2_rows, map3, update1, update2, update3};

@@ -246,7 +246,7 @@ impl<T: Element> Backend<T> for Cpu {
         let dims = reduced_dims(a.dims, &mask, true);
         let strides = contiguous_strides(&dims);
         let (max, sum): (Vec<T>, Vec<T>) = stats.into_iter().unzip();
-        let (max, sum) = (Arc::new(Storage::new(max)), Arc::new(Storage::new(sum)));
+        let (max, sum) = (Storage::shared(max), Storage::shared(sum));
         let (m, s) = (
             contiguous(&max, &dims, &strides),
             contiguous(&sum, &dims, &strides),
@@ -367,8 +367,8 @@ impl<T: Element> Backend<T> for Cpu {
             strides: &sm,
             ..mask
         };
-        let values = exec::map1(a, Narrow, |x| x)?.data;
-        let keep = exec::map1(mask, Narrow, |m| m)?.data;
+        let values = exec::map1(a, Narrow, |x| x)?.into_vec();
+        let keep = exec::map1(mask, Narrow, |m| m)?.into_vec();
         let picked: Vec<T> = values
             .into_iter()
             .zip(keep)
@@ -392,23 +392,23 @@ impl<T: Element> Backend<T> for Cpu {
 }
 
 /// A kernel's row-major values of sizes `dims` as a new storage.
-pub(super) fn whole<T>(data: Vec<T>, dims: &[usize]) -> Output<Storage<T>> {
+pub(super) fn whole<T: 'static>(data: Vec<T>, dims: &[usize]) -> Output<Storage<T>> {
     Output {
-        storage: Arc::new(Storage::new(data)),
+        storage: Storage::shared(data),
         dims: DimVec::from_slice(dims),
     }
 }
 
 /// A reduction's values (row-major over the kept dimensions of `a`) as a
 /// new storage with the reduced sizes.
-fn reduced<T, U>(
+fn reduced<T, U: 'static>(
     data: Vec<U>,
     a: Layout<'_, T>,
     mask: &[bool],
     keepdim: bool,
 ) -> Output<Storage<U>> {
     Output {
-        storage: Arc::new(Storage::new(data)),
+        storage: Storage::shared(data),
         dims: reduced_dims(a.dims, mask, keepdim),
     }
 }
@@ -431,7 +431,7 @@ fn contiguous<'a, T>(
 #[inline(always)]
 fn output<T>(f: Fresh<T>) -> Output<Storage<T>> {
     Output {
-        storage: Arc::new(Storage::new(f.data)),
+        storage: f.storage,
         dims: f.dims,
     }
 }

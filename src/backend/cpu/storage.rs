@@ -259,8 +259,59 @@ impl<T> Storage<T> {
         self.version.load(Ordering::Relaxed)
     }
 
-    pub(crate) fn into_inner(mut self) -> Vec<T> {
+    /// The elements, taken out of a storage this caller alone holds (its
+    /// buffer is left empty).
+    pub(crate) fn take_elements(&mut self) -> Vec<T> {
         core::mem::take(self.data.get_mut())
+    }
+
+    /// A storage made from `data`: a shell of this thread's kept by a
+    /// dropped tensor (`shells.rs`) when there is one, else a new one.
+    #[inline]
+    pub(crate) fn shared(data: Vec<T>) -> std::sync::Arc<Self>
+    where
+        T: 'static,
+    {
+        super::shells::storage(data)
+    }
+
+    /// Hands the buffer to the caches (`cache.rs` for large buffers,
+    /// `small_buffers.rs` for small ones), leaving the storage empty: what
+    /// dropping it does, and what keeping its shell does first.
+    #[inline]
+    pub(crate) fn give_buffer(&mut self) {
+        let data = core::mem::take(self.data.get_mut());
+        if data.capacity() * core::mem::size_of::<T>() >= super::cache::MIN_BYTES {
+            super::cache::give(data);
+        } else {
+            super::small_buffers::give(data);
+        }
+    }
+
+    /// A kept shell made a new storage of `data`: the elements replaced (the
+    /// old buffer, if any, goes to the thread's small buffers) and the
+    /// version counter back at 0.
+    #[inline]
+    pub(crate) fn refill(&mut self, data: Vec<T>) {
+        let old = core::mem::replace(self.data.get_mut(), data);
+        if old.capacity() != 0 {
+            super::small_buffers::give(old);
+        }
+        *self.version.get_mut() = 0;
+    }
+
+    /// The buffer of a kept shell about to be written whole as a new
+    /// storage, its version counter back at 0.
+    #[inline]
+    pub(crate) fn renew(&mut self) -> &mut Vec<T> {
+        *self.version.get_mut() = 0;
+        self.data.get_mut()
+    }
+
+    /// Bumps the version counter, as a write guard does (for tests).
+    #[cfg(test)]
+    pub(crate) fn bump_version(&self) {
+        self.version.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -273,14 +324,9 @@ impl<T> Storage<T> {
 impl<T> Drop for Storage<T> {
     #[inline]
     fn drop(&mut self) {
-        let data = self.data.get_mut();
         // Small buffers stay with this thread for its next small op
         // (`small_buffers.rs`), large ones go to the shared cache.
-        if data.capacity() * core::mem::size_of::<T>() >= super::cache::MIN_BYTES {
-            super::cache::give(core::mem::take(data));
-        } else {
-            super::small_buffers::give(core::mem::take(data));
-        }
+        self.give_buffer();
     }
 }
 

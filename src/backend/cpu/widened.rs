@@ -17,7 +17,7 @@ use crate::backend::Output;
 use crate::backend::geometry::Geometry;
 use crate::backend::layout::Owned;
 use crate::element::{CastFrom, Numeric};
-use crate::shape::{DimVec, ShapeError};
+use crate::shape::ShapeError;
 
 /// `alpha * (a @ b)`, computed in `f32`, rounded once to `T`.
 pub(super) fn product<T: Numeric>(
@@ -49,10 +49,10 @@ pub(super) fn accumulate<T: Numeric>(
 ) -> Result<(), ShapeError> {
     let (a32, b32) = (widen(a)?, widen(b)?);
     let out32 = if beta == T::zero() {
-        fresh(Fresh {
-            data: super::try_vec_from_fn(out.dims, |_| 0f32)?,
-            dims: DimVec::from_slice(out.dims),
-        })
+        fresh(Fresh::from_vec(
+            super::try_vec_from_fn(out.dims, |_| 0f32)?,
+            out.dims,
+        ))
     } else {
         widen(out)?
     };
