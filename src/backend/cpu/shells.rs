@@ -154,7 +154,7 @@ pub(crate) fn keep<T: 'static>(storage: &mut Arc<Storage<T>>) {
             unsafe { (c.frees[e])(c.ptrs[e]) };
             e
         };
-        let mut bytes = s.renew().capacity() * size_of::<T>();
+        let mut bytes = s.buffer_bytes();
         if bytes >= MIN_BYTES {
             s.give_buffer();
             bytes = 0;

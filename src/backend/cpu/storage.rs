@@ -300,12 +300,11 @@ impl<T> Storage<T> {
         *self.version.get_mut() = 0;
     }
 
-    /// The buffer of a kept shell about to be written whole as a new
-    /// storage, its version counter back at 0.
+    /// The byte count of the buffer's capacity, read without a guard (the
+    /// caller holds the storage alone).
     #[inline]
-    pub(crate) fn renew(&mut self) -> &mut Vec<T> {
-        *self.version.get_mut() = 0;
-        self.data.get_mut()
+    pub(crate) fn buffer_bytes(&mut self) -> usize {
+        self.data.get_mut().capacity() * core::mem::size_of::<T>()
     }
 
     /// Bumps the version counter, as a write guard does (for tests).
