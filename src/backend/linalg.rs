@@ -7,24 +7,30 @@
 //! (feature `cuda`) runs cuBLAS's and cuSOLVER's batched routines (see
 //! `backend/cuda/linalg.rs` for which call each primitive makes).
 //!
-//! Every primitive takes [`DynRank`] tensors of any strides whose sizes the
-//! caller has checked (matrices are the last two dimensions, the batch the
-//! rest), and returns contiguous results; `info` values come back on the
+//! Every primitive takes [`Layout`]s (a storage, sizes and strides of any
+//! rank, no shape type) whose sizes the caller has checked (matrices are
+//! the last two dimensions, the batch the rest), and returns new contiguous
+//! storages with their sizes ([`Output`]); `info` values come back on the
 //! host, one per matrix of the batch, row-major, as LAPACK defines them.
+//! The typed front (`linalg/primitives.rs`) passes a tensor's layout down
+//! and checks the sizes that come back, so each primitive is compiled once
+//! per element type.
 //!
 //! ```
 //! use shaped::backend::Linalg;
 //! use shaped::device::Cpu;
-//! use shaped::{DynRank, Tensor};
-//! let a = Tensor::<f64, DynRank>::try_from_vec(vec![4., 2., 2., 5., 1., 2., 2., 1.], &[2, 2, 2]).unwrap();
-//! let (l, info) = <Cpu as Linalg<f64>>::cholesky(&a).unwrap();
-//! assert_eq!(info, vec![0, 2]); // the second matrix is not positive-definite
-//! assert_eq!(l.to_vec()[..4], [2., 0., 1., 2.]);
+//! use shaped::{DynRank, Tensor, linalg};
+//! // A device with the primitives runs the public functions.
+//! fn inverse<D: Linalg<f64>>(a: &Tensor<f64, DynRank, D>) -> Tensor<f64, DynRank, D> {
+//!     linalg::inv(a)
+//! }
+//! let a = Tensor::<f64, DynRank>::try_from_vec(vec![2., 0., 0., 4.], &[2, 2]).unwrap();
+//! assert_eq!(inverse::<Cpu>(&a).to_vec(), vec![0.5, 0., 0., 0.25]);
 //! ```
 
-use crate::Tensor;
 use crate::backend::Backend;
-use crate::shape::DynRank;
+use crate::backend::layout::{Layout, Output};
+use crate::device::Device;
 
 /// An element type linear algebra works on: `f32` or `f64`.
 ///
@@ -59,36 +65,52 @@ pub struct Triangle {
     pub unit: bool,
 }
 
+/// A new storage of `D` holding `T`s, with its sizes.
+pub type Out<T, D> = Output<<D as Device>::Storage<T>>;
+
+/// A layout of a storage of `D` holding `T`s.
+pub type Lay<'a, T, D> = Layout<'a, <D as Device>::Storage<T>>;
+
 /// A batch of matrices, with `info` per matrix on the host.
-pub type WithInfo<T, D> = (Tensor<T, DynRank, D>, Vec<i32>);
+pub type WithInfo<T, D> = (Out<T, D>, Vec<i32>);
 
 /// A packed LU factorization: the factors, the pivots and `info` per
 /// matrix on the host.
-pub type Factored<T, D> = (Tensor<T, DynRank, D>, Tensor<i32, DynRank, D>, Vec<i32>);
+pub type Factored<T, D> = (Out<T, D>, Out<i32, D>, Vec<i32>);
 
 /// Eigenvalues `(..., n)`, eigenvectors `(..., n, n)` when asked for, and
 /// `info` per matrix on the host.
-pub type Eigen<T, D> = (
-    Tensor<T, DynRank, D>,
-    Option<Tensor<T, DynRank, D>>,
-    Vec<i32>,
-);
+pub type Eigen<T, D> = (Out<T, D>, Option<Out<T, D>>, Vec<i32>);
 
 /// `U`, `S`, `Vh` of a singular value decomposition (`U` and `Vh` when
 /// asked for), and `info` per matrix on the host.
-pub type Singular<T, D> = (
-    Option<Tensor<T, DynRank, D>>,
-    Tensor<T, DynRank, D>,
-    Option<Tensor<T, DynRank, D>>,
-    Vec<i32>,
-);
+pub type Singular<T, D> = (Option<Out<T, D>>, Out<T, D>, Option<Out<T, D>>, Vec<i32>);
 
 /// `(sign, log|det|, det)` of each matrix, each `(...)`.
-pub type Dets<T, D> = (
-    Tensor<T, DynRank, D>,
-    Tensor<T, DynRank, D>,
-    Tensor<T, DynRank, D>,
-);
+pub type Dets<T, D> = (Out<T, D>, Out<T, D>, Out<T, D>);
+
+/// `(sign, log|det|, det)` from the diagonal of `U` and the parity of the
+/// row permutation of an LU factorization: `(0, -inf, 0)` when a diagonal
+/// entry is zero, as PyTorch. Shared by the CPU and CUDA kernels.
+pub(crate) fn det_from_lu<T: LinalgFloat>(
+    diag: impl Iterator<Item = T> + Clone,
+    odd: bool,
+) -> (T, T, T) {
+    if diag.clone().any(|d| d == T::zero()) {
+        return (T::zero(), T::neg_infinity(), T::zero());
+    }
+    let mut sign = if odd { -T::one() } else { T::one() };
+    let mut logabs = T::zero();
+    let mut det = sign;
+    for d in diag {
+        det *= d;
+        if d < T::zero() {
+            sign = -sign;
+        }
+        logabs += d.abs().ln();
+    }
+    (sign, logabs, det)
+}
 
 /// The linear-algebra primitives of a device for `f32` and `f64`.
 pub trait Linalg<T: LinalgFloat>: Backend<T> + Backend<i32> {
@@ -100,7 +122,7 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> + Backend<i32> {
     ///
     /// # Errors
     /// An allocation or driver error.
-    fn lu_factor(a: &Tensor<T, DynRank, Self>) -> Result<Factored<T, Self>, Self::Error>;
+    fn lu_factor(a: Lay<'_, T, Self>) -> Result<Factored<T, Self>, Self::Error>;
 
     /// The inverse of each square matrix of `a` and `info` as
     /// [`Linalg::lu_factor`]'s; where `info != 0` the matrix's values are
@@ -108,7 +130,7 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> + Backend<i32> {
     ///
     /// # Errors
     /// An allocation or driver error.
-    fn inv(a: &Tensor<T, DynRank, Self>) -> Result<WithInfo<T, Self>, Self::Error>;
+    fn inv(a: Lay<'_, T, Self>) -> Result<WithInfo<T, Self>, Self::Error>;
 
     /// The lower Cholesky factor of each square matrix of `a` (only its
     /// lower triangle read), zeros above the diagonal, and `info` (0, or the
@@ -117,7 +139,7 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> + Backend<i32> {
     ///
     /// # Errors
     /// An allocation or driver error.
-    fn cholesky(a: &Tensor<T, DynRank, Self>) -> Result<WithInfo<T, Self>, Self::Error>;
+    fn cholesky(a: Lay<'_, T, Self>) -> Result<WithInfo<T, Self>, Self::Error>;
 
     /// `X` with `A X = B` for square `a` `(..., n, n)` and `b` `(..., n, k)`
     /// (or, with `vec`, `(..., n)`: a batch of vectors, `X` likewise),
@@ -128,8 +150,8 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> + Backend<i32> {
     /// # Errors
     /// An allocation or driver error.
     fn solve(
-        a: &Tensor<T, DynRank, Self>,
-        b: &Tensor<T, DynRank, Self>,
+        a: Lay<'_, T, Self>,
+        b: Lay<'_, T, Self>,
         vec: bool,
     ) -> Result<WithInfo<T, Self>, Self::Error>;
 
@@ -139,9 +161,9 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> + Backend<i32> {
     /// # Errors
     /// An allocation or driver error.
     fn cholesky_solve(
-        b: &Tensor<T, DynRank, Self>,
-        l: &Tensor<T, DynRank, Self>,
-    ) -> Result<Tensor<T, DynRank, Self>, Self::Error>;
+        b: Lay<'_, T, Self>,
+        l: Lay<'_, T, Self>,
+    ) -> Result<Out<T, Self>, Self::Error>;
 
     /// `X` with `A X = B` (`left`) or `X A = B` for the triangle `tri` of the
     /// square `a`, batches broadcast (`b`'s first in the broadcast).
@@ -149,11 +171,11 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> + Backend<i32> {
     /// # Errors
     /// An allocation or driver error.
     fn solve_triangular(
-        a: &Tensor<T, DynRank, Self>,
-        b: &Tensor<T, DynRank, Self>,
+        a: Lay<'_, T, Self>,
+        b: Lay<'_, T, Self>,
         tri: Triangle,
         left: bool,
-    ) -> Result<Tensor<T, DynRank, Self>, Self::Error>;
+    ) -> Result<Out<T, Self>, Self::Error>;
 
     /// The eigenvalues `(..., n)`, ascending, of each symmetric matrix of
     /// `a` (only its lower triangle read), with `vectors` the orthonormal
@@ -163,7 +185,7 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> + Backend<i32> {
     ///
     /// # Errors
     /// An allocation or driver error.
-    fn eigh(a: &Tensor<T, DynRank, Self>, vectors: bool) -> Result<Eigen<T, Self>, Self::Error>;
+    fn eigh(a: Lay<'_, T, Self>, vectors: bool) -> Result<Eigen<T, Self>, Self::Error>;
 
     /// The singular values `(..., k)`, descending, `k = min(m, n)`, of each
     /// `(m, n)` matrix of `a`; with `vectors` also `U` `(..., m, m or k)`
@@ -175,7 +197,7 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> + Backend<i32> {
     /// # Errors
     /// An allocation or driver error.
     fn svd(
-        a: &Tensor<T, DynRank, Self>,
+        a: Lay<'_, T, Self>,
         vectors: bool,
         full: bool,
     ) -> Result<Singular<T, Self>, Self::Error>;
@@ -187,7 +209,7 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> + Backend<i32> {
     ///
     /// # Errors
     /// An allocation or driver error.
-    fn slogdet(a: &Tensor<T, DynRank, Self>) -> Result<Dets<T, Self>, Self::Error>;
+    fn slogdet(a: Lay<'_, T, Self>) -> Result<Dets<T, Self>, Self::Error>;
 
     /// The QR decomposition of each `(m, n)` matrix of `a`: `Q` `(m, k)`
     /// with orthonormal columns and `R` `(k, n)` upper triangular,
@@ -196,10 +218,8 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> + Backend<i32> {
     /// # Errors
     /// An allocation or driver error.
     #[allow(clippy::type_complexity)]
-    fn qr(
-        a: &Tensor<T, DynRank, Self>,
-        complete: bool,
-    ) -> Result<(Tensor<T, DynRank, Self>, Tensor<T, DynRank, Self>), Self::Error>;
+    fn qr(a: Lay<'_, T, Self>, complete: bool)
+    -> Result<(Out<T, Self>, Out<T, Self>), Self::Error>;
 
     /// `X` with `A X = B` from `A`'s packed LU factors `lu` `(..., n, n)`
     /// and 1-based pivots `(..., n)` (as [`Linalg::lu_factor`] gives them;
@@ -210,20 +230,20 @@ pub trait Linalg<T: LinalgFloat>: Backend<T> + Backend<i32> {
     /// # Errors
     /// An allocation or driver error.
     fn lu_solve(
-        lu: &Tensor<T, DynRank, Self>,
-        piv: &Tensor<i32, DynRank, Self>,
+        lu: Lay<'_, T, Self>,
+        piv: Lay<'_, i32, Self>,
         piv_host: &[i32],
-        b: &Tensor<T, DynRank, Self>,
-    ) -> Result<Tensor<T, DynRank, Self>, Self::Error>;
+        b: Lay<'_, T, Self>,
+    ) -> Result<Out<T, Self>, Self::Error>;
 
-    /// `info` values (one per matrix) as a tensor of sizes `dims` on
+    /// `info` values (one per matrix) as a storage of sizes `dims` on
     /// `like`'s device, for the `*_ex` forms.
     ///
     /// # Errors
     /// An allocation or driver error, or sizes other than `info`'s length.
     fn info_tensor(
-        like: &Tensor<T, DynRank, Self>,
+        like: Lay<'_, T, Self>,
         info: Vec<i32>,
         dims: &[usize],
-    ) -> Result<Tensor<i32, DynRank, Self>, Self::Error>;
+    ) -> Result<Out<i32, Self>, Self::Error>;
 }

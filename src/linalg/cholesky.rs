@@ -2,6 +2,7 @@
 
 use super::batch::{Operand, broadcast_batch};
 use super::generic::{check_batch_info, check_square_dims};
+use super::primitives;
 use super::solve::pairwise;
 use super::{LinalgFloat, SolveRhs, SquareMatrices, expect};
 use crate::backend::Linalg;
@@ -31,7 +32,7 @@ where
 {
     let name = "linalg.cholesky";
     check_square_dims(a.dims(), name, "A")?;
-    let (l, info) = D::cholesky(&a.share().into_dyn())?;
+    let (l, info) = primitives::cholesky(&a.share().into_dyn())?;
     check_batch_info(name, a.rank() - 2, &info, |k| {
         format!(
             "The factorization could not be completed because the input is not positive-definite (the leading minor of order {k} is not positive-definite)."
@@ -87,7 +88,7 @@ where
     SB::Output: Shape,
 {
     check_cholesky_solve(b.dims(), l.dims())?;
-    let x = D::cholesky_solve(&b.share().into_dyn(), &l.share().into_dyn())?;
+    let x = primitives::cholesky_solve(&b.share().into_dyn(), &l.share().into_dyn())?;
     Ok(x.try_into_shape()?)
 }
 

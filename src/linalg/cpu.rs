@@ -11,16 +11,32 @@ use super::qr::qr_cpu;
 use super::triangular::{Triangle, triangular_core};
 use super::{LinalgFloat, plu};
 use crate::backend::Linalg;
-use crate::backend::linalg::{Dets, Eigen, Factored, Singular, WithInfo};
+use crate::backend::Output;
+use crate::backend::cpu::storage::Storage;
+use crate::backend::linalg::{Dets, Eigen, Factored, Out, Singular, WithInfo};
 use crate::device::Cpu;
 use crate::ops::exec::Layout;
-use crate::shape::{DynRank, ShapeError};
+use crate::shape::{DimVec, DynRank, ShapeError};
 use crate::tensor::Tensor;
 
-type Dyn<T> = Tensor<T, DynRank>;
+/// A kernel's row-major values of sizes `dims` as a new storage.
+fn fresh<T: crate::element::Element>(
+    data: Vec<T>,
+    dims: &[usize],
+) -> Result<Out<T, Cpu>, ShapeError> {
+    debug_assert_eq!(data.len(), dims.iter().product::<usize>());
+    Ok(Output {
+        storage: Storage::shared(data),
+        dims: DimVec::from_slice(dims),
+    })
+}
 
-fn fresh<T: crate::element::Element>(data: Vec<T>, dims: &[usize]) -> Result<Dyn<T>, ShapeError> {
-    super::batch::tensor(data, dims)
+/// A new contiguous tensor's storage and sizes.
+fn output<T: crate::element::Element>(t: Tensor<T, DynRank>) -> Out<T, Cpu> {
+    Output {
+        dims: DimVec::from_slice(t.dims()),
+        storage: std::sync::Arc::clone(&t.storage),
+    }
 }
 
 /// The matrices of `res` stacked row-major (`numel` elements each) as a
@@ -29,7 +45,7 @@ fn with_info<T: LinalgFloat>(
     res: &[(faer::Mat<T>, i32)],
     numel: usize,
     dims: &[usize],
-) -> Result<Dyn<T>, ShapeError> {
+) -> Result<Out<T, Cpu>, ShapeError> {
     let mut data = Vec::with_capacity(res.len() * numel);
     for (m, _) in res {
         push_mat(&mut data, m.as_ref());
@@ -112,14 +128,14 @@ fn potf2<T: LinalgFloat>(mut x: faer::Mat<T>) -> (faer::Mat<T>, i32) {
 }
 
 impl<T: LinalgFloat> Linalg<T> for Cpu {
-    fn lu_factor(a: &Dyn<T>) -> Result<Factored<T, Cpu>, ShapeError> {
-        let (lu, piv, (info, _)) = lu_factor_core::<T, DynRank>(a.layout())?;
-        Ok((lu, piv, info))
+    fn lu_factor(a: Layout<'_, T>) -> Result<Factored<T, Cpu>, ShapeError> {
+        let (lu, piv, (info, _)) = lu_factor_core::<T, DynRank>(a)?;
+        Ok((output(lu), output(piv), info))
     }
 
-    fn inv(a: &Dyn<T>) -> Result<WithInfo<T, Cpu>, ShapeError> {
+    fn inv(a: Layout<'_, T>) -> Result<WithInfo<T, Cpu>, ShapeError> {
         let name = "linalg.inv";
-        let op = Operand::matrices(a.layout(), name, "A")?;
+        let op = Operand::matrices(a, name, "A")?;
         let n = op.rows();
         let res = op.each(name, |x| {
             let (lu, zero) = plu(&x);
@@ -131,9 +147,9 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
         Ok((with_info(&res, n * n, &op.dims_vec())?, info_of(&res)))
     }
 
-    fn cholesky(a: &Dyn<T>) -> Result<WithInfo<T, Cpu>, ShapeError> {
+    fn cholesky(a: Layout<'_, T>) -> Result<WithInfo<T, Cpu>, ShapeError> {
         let name = "linalg.cholesky";
-        let op = Operand::matrices(a.layout(), name, "A")?;
+        let op = Operand::matrices(a, name, "A")?;
         let n = op.rows();
         let res = op.each(name, |x| {
             Ok(match x.llt(faer::Side::Lower) {
@@ -144,33 +160,37 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
         Ok((with_info(&res, n * n, &op.dims_vec())?, info_of(&res)))
     }
 
-    fn solve(a: &Dyn<T>, b: &Dyn<T>, vec: bool) -> Result<WithInfo<T, Cpu>, ShapeError> {
-        let (data, dims, info) = solve_info(a.layout(), b.layout(), vec)?;
+    fn solve(
+        a: Layout<'_, T>,
+        b: Layout<'_, T>,
+        vec: bool,
+    ) -> Result<WithInfo<T, Cpu>, ShapeError> {
+        let (data, dims, info) = solve_info(a, b, vec)?;
         Ok((fresh(data, &dims)?, info))
     }
 
-    fn cholesky_solve(b: &Dyn<T>, l: &Dyn<T>) -> Result<Dyn<T>, ShapeError> {
-        let (data, dims) = cholesky_solve_core(b.layout(), l.layout())?;
+    fn cholesky_solve(b: Layout<'_, T>, l: Layout<'_, T>) -> Result<Out<T, Cpu>, ShapeError> {
+        let (data, dims) = cholesky_solve_core(b, l)?;
         fresh(data, &dims)
     }
 
     fn solve_triangular(
-        a: &Dyn<T>,
-        b: &Dyn<T>,
+        a: Layout<'_, T>,
+        b: Layout<'_, T>,
         tri: Triangle,
         left: bool,
-    ) -> Result<Dyn<T>, ShapeError> {
-        let (data, dims) = triangular_core(a.layout(), b.layout(), tri, left)?;
+    ) -> Result<Out<T, Cpu>, ShapeError> {
+        let (data, dims) = triangular_core(a, b, tri, left)?;
         fresh(data, &dims)
     }
 
-    fn eigh(a: &Dyn<T>, vectors: bool) -> Result<Eigen<T, Cpu>, ShapeError> {
+    fn eigh(a: Layout<'_, T>, vectors: bool) -> Result<Eigen<T, Cpu>, ShapeError> {
         let name = if vectors {
             "linalg.eigh"
         } else {
             "linalg.eigvalsh"
         };
-        let op = Operand::matrices(a.layout(), name, "A")?;
+        let op = Operand::matrices(a, name, "A")?;
         let n = op.rows();
         let res = op.each(name, |x| {
             Ok(if vectors {
@@ -207,9 +227,9 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
         Ok((fresh(ws, &dims_with(batch, &[n]))?, v, info))
     }
 
-    fn svd(a: &Dyn<T>, vectors: bool, full: bool) -> Result<Singular<T, Cpu>, ShapeError> {
+    fn svd(a: Layout<'_, T>, vectors: bool, full: bool) -> Result<Singular<T, Cpu>, ShapeError> {
         let name = "linalg.svd";
-        let op = Operand::matrices(a.layout(), name, "A")?;
+        let op = Operand::matrices(a, name, "A")?;
         let (m, n) = (op.rows(), op.cols());
         let k = m.min(n);
         let (uc, vr) = if full { (m, n) } else { (k, k) };
@@ -264,8 +284,8 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
         Ok((u, fresh(ss, &dims_with(b, &[k]))?, v, info))
     }
 
-    fn slogdet(a: &Dyn<T>) -> Result<Dets<T, Cpu>, ShapeError> {
-        let (res, batch) = slogdet_core(a.layout(), "linalg.det")?;
+    fn slogdet(a: Layout<'_, T>) -> Result<Dets<T, Cpu>, ShapeError> {
+        let (res, batch) = slogdet_core(a, "linalg.det")?;
         Ok((
             fresh(res.iter().map(|r| r.0).collect(), &batch)?,
             fresh(res.iter().map(|r| r.1).collect(), &batch)?,
@@ -273,26 +293,26 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
         ))
     }
 
-    fn qr(a: &Dyn<T>, complete: bool) -> Result<(Dyn<T>, Dyn<T>), ShapeError> {
-        let (q, qd, r, rd) = qr_cpu(a.layout(), complete)?;
+    fn qr(a: Layout<'_, T>, complete: bool) -> Result<(Out<T, Cpu>, Out<T, Cpu>), ShapeError> {
+        let (q, qd, r, rd) = qr_cpu(a, complete)?;
         Ok((fresh(q, &qd)?, fresh(r, &rd)?))
     }
 
     fn lu_solve(
-        lu: &Dyn<T>,
-        piv: &Tensor<i32, DynRank>,
+        lu: Layout<'_, T>,
+        piv: Layout<'_, i32>,
         piv_host: &[i32],
-        b: &Dyn<T>,
-    ) -> Result<Dyn<T>, ShapeError> {
-        let (data, dims) = lu_solve_core(lu.layout(), piv.dims(), piv_host, b.layout())?;
+        b: Layout<'_, T>,
+    ) -> Result<Out<T, Cpu>, ShapeError> {
+        let (data, dims) = lu_solve_core(lu, piv.dims(), piv_host, b)?;
         fresh(data, &dims)
     }
 
     fn info_tensor(
-        _like: &Dyn<T>,
+        _like: Layout<'_, T>,
         info: Vec<i32>,
         dims: &[usize],
-    ) -> Result<Tensor<i32, DynRank>, ShapeError> {
-        Tensor::try_from_vec(info, dims)
+    ) -> Result<Out<i32, Cpu>, ShapeError> {
+        Tensor::try_from_vec(info, dims).map(output)
     }
 }

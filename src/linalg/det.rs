@@ -3,9 +3,11 @@
 
 use super::batch::{Operand, check_square, par_batches};
 use super::generic::check_square_dims;
+use super::primitives;
+use super::primitives::Dets;
 use super::{BatchOf, LinalgFloat, SquareMatrices, expect, plu};
 use crate::backend::Linalg;
-use crate::backend::linalg::Dets;
+use crate::backend::linalg::det_from_lu;
 use crate::ops::exec::Layout;
 use crate::shape::Shape;
 use crate::{ShapeError, Tensor};
@@ -117,29 +119,6 @@ pub(crate) fn odd(perm: &[usize]) -> bool {
     odd
 }
 
-/// `(sign, log|det|, det)` from the diagonal of `U` and the parity of the
-/// row permutation of an LU factorization: `(0, -inf, 0)` when a diagonal
-/// entry is zero, as PyTorch. Shared by the CPU and CUDA kernels.
-pub(crate) fn from_lu<T: LinalgFloat>(
-    diag: impl Iterator<Item = T> + Clone,
-    odd: bool,
-) -> (T, T, T) {
-    if diag.clone().any(|d| d == T::zero()) {
-        return (T::zero(), T::neg_infinity(), T::zero());
-    }
-    let mut sign = if odd { -T::one() } else { T::one() };
-    let mut logabs = T::zero();
-    let mut det = sign;
-    for d in diag {
-        det *= d;
-        if d < T::zero() {
-            sign = -sign;
-        }
-        logabs += d.abs().ln();
-    }
-    (sign, logabs, det)
-}
-
 #[allow(clippy::type_complexity)]
 pub(super) fn slogdet_core<T: LinalgFloat>(
     a: Layout<'_, T>,
@@ -152,7 +131,10 @@ pub(super) fn slogdet_core<T: LinalgFloat>(
     let res = par_batches(name, &batch, |i| {
         let (lu, _) = plu(&a.mat(offs[i]));
         let u = lu.U();
-        Ok(from_lu((0..n).map(|k| u[(k, k)]), odd(lu.P().arrays().0)))
+        Ok(det_from_lu(
+            (0..n).map(|k| u[(k, k)]),
+            odd(lu.P().arrays().0),
+        ))
     })?;
     Ok((res, batch))
 }
@@ -163,5 +145,5 @@ fn slogdet_on<T: LinalgFloat, S: Shape, D: Linalg<T>>(
     name: &str,
 ) -> Result<Dets<T, D>, D::Error> {
     check_square_dims(a.dims(), name, "A")?;
-    D::slogdet(&a.share().into_dyn())
+    primitives::slogdet(&a.share().into_dyn())
 }

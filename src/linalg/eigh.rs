@@ -1,6 +1,7 @@
 //! `eigh` and `eigvalsh`: eigen-decomposition of symmetric matrices.
 
 use super::generic::{check_batch_info, check_square_dims};
+use super::primitives;
 use super::{EigvalsOf, LinalgFloat, SquareMatrices, expect};
 use crate::Tensor;
 use crate::backend::Linalg;
@@ -106,7 +107,7 @@ fn eigh_on<T: LinalgFloat, S: Shape, D: Linalg<T>>(
     vectors: bool,
 ) -> Result<(Tensor<T, DynRank, D>, Option<Tensor<T, DynRank, D>>), D::Error> {
     check_square_dims(a.dims(), name, "A")?;
-    let (w, v, info) = D::eigh(&a.share().into_dyn(), vectors)?;
+    let (w, v, info) = primitives::eigh(&a.share().into_dyn(), vectors)?;
     check_batch_info(name, a.rank() - 2, &info, |_| NO_CONVERGENCE.into())?;
     Ok((w, v))
 }

@@ -6,6 +6,7 @@
 use super::batch::{broadcast_batch, dims_with};
 use super::compose::{Dyn, LinalgDevice, view};
 use super::generic::{check_matrices, check_square_dims};
+use super::primitives;
 use super::solve::is_vector_rhs;
 use super::{BatchOf, LinalgFloat, Matrices, SolveRhs, SquareMatrices, expect};
 use crate::shape::Shape;
@@ -46,20 +47,20 @@ where
     let name = "linalg.inv_ex";
     let n = check_square_dims(a.dims(), name, "A")?;
     let ad = a.share().into_dyn();
-    let (mut x, mut info) = D::inv(&ad)?;
+    let (mut x, mut info) = primitives::inv(&ad)?;
     if info.iter().any(|&k| k != 0) {
         // The device leaves a singular matrix's inverse unspecified; solve
         // `P L U X = I` instead, which runs into PyTorch's infinities and NaNs.
-        let (lu, piv, lu_info) = D::lu_factor(&ad)?;
+        let (lu, piv, lu_info) = primitives::lu_factor(&ad)?;
         let piv_host = host::to_host(&piv)?;
         let eye = (0..n * n)
             .map(|i| if i / n == i % n { T::one() } else { T::zero() })
             .collect();
         let eye: Dyn<T, D> = host::from_host(a, eye, &[n, n])?;
-        x = D::lu_solve(&lu, &piv, &piv_host, &eye)?;
+        x = primitives::lu_solve(&lu, &piv, &piv_host, &eye)?;
         info = lu_info;
     }
-    let info = D::info_tensor(&x, info, batch_of(a.dims()))?;
+    let info = primitives::info_tensor(&x, info, batch_of(a.dims()))?;
     Ok((x.try_into_shape()?, info.try_into_shape()?))
 }
 
@@ -112,8 +113,8 @@ where
 {
     let name = "linalg.cholesky_ex";
     check_square_dims(a.dims(), name, "A")?;
-    let (l, info) = D::cholesky(&a.share().into_dyn())?;
-    let info = D::info_tensor(&l, info, batch_of(a.dims()))?;
+    let (l, info) = primitives::cholesky(&a.share().into_dyn())?;
+    let info = primitives::info_tensor(&l, info, batch_of(a.dims()))?;
     Ok((l.try_into_shape()?, info.try_into_shape()?))
 }
 
@@ -203,16 +204,16 @@ where
     // B is "tensor a" in PyTorch's broadcast message.
     let abatch = batch_of(a.dims());
     broadcast_batch(&bd[..bd.len() - 2], abatch)?;
-    let (lu, piv, info) = D::lu_factor(&a.share().into_dyn())?;
+    let (lu, piv, info) = primitives::lu_factor(&a.share().into_dyn())?;
     let piv_host = host::to_host(&piv)?;
-    let x = D::lu_solve(&lu, &piv, &piv_host, &b)?;
+    let x = primitives::lu_solve(&lu, &piv, &piv_host, &b)?;
     let x = if vec {
         let r = x.rank();
         view(&x, &x.dims()[..r - 1], &x.strides()[..r - 1], 0)
     } else {
         x
     };
-    let info = D::info_tensor(&lu, info, abatch)?;
+    let info = primitives::info_tensor(&lu, info, abatch)?;
     Ok((x.try_into_shape()?, info.try_into_shape()?))
 }
 

@@ -3,6 +3,7 @@
 //! CUDA).
 
 use super::generic::{check_batch_info, check_square_dims};
+use super::primitives;
 use super::{LinalgFloat, SquareMatrices, expect};
 use crate::Tensor;
 use crate::backend::Linalg;
@@ -28,7 +29,7 @@ where
 {
     let name = "linalg.inv";
     check_square_dims(a.dims(), name, "A")?;
-    let (x, info) = D::inv(&a.share().into_dyn())?;
+    let (x, info) = primitives::inv(&a.share().into_dyn())?;
     check_batch_info(name, a.rank() - 2, &info, |k| {
         format!(
             "The diagonal element {k} is zero, the inversion could not be completed because the input matrix is singular."

@@ -1,6 +1,7 @@
 //! `lstsq` and `lstsq_vec`: minimum-norm least-squares solutions with
 //! PyTorch's residuals, rank and singular values, through the SVD.
 
+use super::primitives;
 use crate::tensor::host;
 use crate::tensor::pointwise;
 use crate::tensor::reduction;
@@ -412,7 +413,7 @@ fn pinv_parts<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
     let (m, n) = (ad[ad.len() - 2], ad[ad.len() - 1]);
     let abatch = &ad[..ad.len() - 2];
     let k = m.min(n);
-    let (u, s, vh, info) = D::svd(a, true, false)?;
+    let (u, s, vh, info) = primitives::svd(a, true, false)?;
     let (u, vh) = (u.expect("U asked for"), vh.expect("Vh asked for"));
     let sv = host::to_host(&s)?;
     let rcond = match rcond {

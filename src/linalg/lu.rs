@@ -1,6 +1,7 @@
 //! `lu_factor` and `lu_factor_ex` (LU with partial pivoting, packed as
 //! LAPACK packs it), `lu` (the unpacked `P`, `L`, `U`) and `lu_solve`.
 
+use super::primitives;
 use crate::tensor::host;
 use faer::Mat;
 
@@ -54,7 +55,7 @@ pub fn try_lu_factor<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
     a: &Tensor<T, S, D>,
 ) -> Result<(Tensor<T, S, D>, Tensor<i32, PivotsOf<S>, D>), D::Error> {
     check_lu_rank(a.dims())?;
-    let (lu, piv, info) = D::lu_factor(&a.share().into_dyn())?;
+    let (lu, piv, info) = primitives::lu_factor(&a.share().into_dyn())?;
     check_batch_info("torch.linalg.lu_factor", a.rank() - 2, &info, |k| {
         format!(
             "U[{k},{k}] is zero and using it on lu_solve would result in a division by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
@@ -109,8 +110,8 @@ pub fn try_lu_factor_ex<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
 > {
     check_lu_rank(a.dims())?;
     let a = a.share().into_dyn();
-    let (lu, piv, info) = D::lu_factor(&a)?;
-    let info = D::info_tensor(&a, info, &a.dims()[..a.rank() - 2])?;
+    let (lu, piv, info) = primitives::lu_factor(&a)?;
+    let info = primitives::info_tensor(&a, info, &a.dims()[..a.rank() - 2])?;
     Ok((
         lu.try_into_shape()?,
         piv.try_into_shape()?,
@@ -180,7 +181,7 @@ pub fn try_lu<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
     let r = dims.len();
     let (batch, m, n) = (&dims[..r - 2], dims[r - 2], dims[r - 1]);
     let k = m.min(n);
-    let (lu, piv, _) = D::lu_factor(&a.share().into_dyn())?;
+    let (lu, piv, _) = primitives::lu_factor(&a.share().into_dyn())?;
     // (P A) row i is A's row rows[i], so A = Pᵀ (L U): P[rows[c], c] = 1.
     let pivots = host::to_host(&piv)?;
     let count: usize = batch.iter().product();
@@ -362,7 +363,7 @@ where
     // B is "tensor a" in PyTorch's broadcast message.
     broadcast_batch(&bd[..bd.len() - 2], &ld[..ld.len() - 2])?;
     let piv = pivots.share().into_dyn();
-    let x = D::lu_solve(
+    let x = primitives::lu_solve(
         &lu.share().into_dyn(),
         &piv,
         &piv_host,

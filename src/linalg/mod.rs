@@ -112,6 +112,7 @@ mod multi_dot;
 mod norm;
 mod pinv;
 mod power;
+mod primitives;
 mod qr;
 mod rank;
 mod rhs;
@@ -124,8 +125,6 @@ pub(crate) mod vjp;
 
 pub use cholesky::{cholesky, cholesky_solve, try_cholesky, try_cholesky_solve};
 pub use compose::LinalgDevice;
-#[cfg(feature = "cuda")]
-pub(crate) use det::from_lu as det_from_lu;
 pub use det::{det, slogdet, try_det, try_slogdet};
 pub use eig::{ComplexTensor, eig, eigvals, try_eig, try_eigvals};
 pub use eigh::{eigh, eigvalsh, try_eigh, try_eigvalsh};

@@ -3,6 +3,7 @@
 //! each one body for every device: matrix products, op-table pointwise
 //! kernels and the `Linalg` primitives `inv` and `solve`.
 
+use super::primitives;
 use crate::tensor::host;
 use crate::tensor::indexing;
 use crate::tensor::pointwise;
@@ -202,7 +203,7 @@ where
     let v_in = matmul(&a6, &lin(&zero, [B[12], B[10], B[8]])?)?;
     let v = axpy(&lin(&v_in, [B[6], B[4], B[2]])?, c(B[0]), &id)?;
     let (p, q) = (add(&v, &u)?, sub(&v, &u)?);
-    let (mut r, info) = D::solve(&q, &p, false)?;
+    let (mut r, info) = primitives::solve(&q, &p, false)?;
     if info.iter().any(|&i| i != 0) {
         // A singular denominator: NaN, as the LU solve gives there.
         let bad = info.iter().map(|&i| i != 0).collect();

@@ -2,6 +2,7 @@
 
 use super::batch::{Operand, dims_with, stack};
 use super::generic::check_matrices;
+use super::primitives;
 use super::{LinalgFloat, Matrices, WithTail, expect};
 use crate::backend::Linalg;
 use crate::shape::{Dyn, Shape};
@@ -108,7 +109,7 @@ fn qr_core<T: LinalgFloat, S: Matrices, SQ: Shape, SR: Shape, D: Linalg<T>>(
     complete: bool,
 ) -> Result<(Tensor<T, SQ, D>, Tensor<T, SR, D>), D::Error> {
     check_matrices(a.dims(), "linalg.qr", "A")?;
-    let (q, r) = D::qr(&a.share().into_dyn(), complete)?;
+    let (q, r) = primitives::qr(&a.share().into_dyn(), complete)?;
     Ok((q.try_into_shape()?, r.try_into_shape()?))
 }
 

@@ -4,6 +4,7 @@
 use super::compose::{Dyn, LinalgDevice, bin, scalar, select, un, view};
 use super::generic::{check_matrices, check_square_dims};
 use super::norm::{MatrixNorm, norm_of, svdvals_dyn};
+use super::primitives;
 use super::{BatchOf, LinalgFloat, Matrices, expect};
 use crate::backend::op::table;
 use crate::backend::op::{Reduction, ScalarRhs};
@@ -183,7 +184,7 @@ pub fn try_cond<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
     check_square_dims(a.dims(), &name, "A")?;
     // `‖A‖ ‖A⁻¹‖`, `inf` where `A` is singular (its inverse's values, which
     // the device leaves unspecified there, replaced by zeros first).
-    let (inv, info) = D::inv(&a.share().into_dyn())?;
+    let (inv, info) = primitives::inv(&a.share().into_dyn())?;
     let singular: Vec<bool> = info.iter().map(|&k| k != 0).collect();
     let inv = if singular.contains(&true) {
         let dims = [batch, &[1, 1]].concat();

@@ -1,6 +1,7 @@
 //! `solve` (matrix right-hand sides) and `solve_vec` (vector right-hand
 //! sides): `A X = B` for every pair of a broadcast batch.
 
+use super::primitives;
 use faer::Mat;
 
 use super::batch::{Operand, bcast_index, broadcast_batch, dims_with, par_batches, stack};
@@ -187,7 +188,7 @@ fn solve_on<T: LinalgFloat, SA: Shape, SB: Shape, D: Linalg<T>>(
     let abatch = &ad[..ad.len() - 2];
     // B is "tensor a" in PyTorch's broadcast message.
     let batch = broadcast_batch(&bd[..bd.len() - core], abatch)?;
-    let (x, info) = D::solve(&a.share().into_dyn(), &b.share().into_dyn(), vec)?;
+    let (x, info) = primitives::solve(&a.share().into_dyn(), &b.share().into_dyn(), vec)?;
     let own = bcast_index(abatch, &batch);
     check_info(
         "torch.linalg.solve",

@@ -1,6 +1,7 @@
 //! `svd` (reduced), `svd_full` and `svdvals`.
 
 use super::generic::{check_batch_info, check_matrices};
+use super::primitives;
 use super::{LinalgFloat, Matrices, SvalsOf, WithTail, expect};
 use crate::Tensor;
 use crate::backend::Linalg;
@@ -204,7 +205,7 @@ fn svd_on<T: LinalgFloat, S: Shape, D: Linalg<T>>(
     // PyTorch names svdvals's errors `linalg.svd` too.
     let name = "linalg.svd";
     check_matrices(a.dims(), name, "A")?;
-    let (u, s, vh, info) = D::svd(&a.share().into_dyn(), vectors, full)?;
+    let (u, s, vh, info) = primitives::svd(&a.share().into_dyn(), vectors, full)?;
     check_batch_info(name, a.rank() - 2, &info, |k| {
         if k < 0 { NON_FINITE } else { NO_CONVERGENCE }.into()
     })?;

@@ -1,6 +1,7 @@
 //! `solve_triangular`: `A X = B` or `X A = B` for triangular `A`, by
 //! substitution.
 
+use super::primitives;
 use faer::Mat;
 
 use super::batch::{Operand, broadcast_batch};
@@ -161,7 +162,7 @@ fn triangular_on<T: LinalgFloat, SA: Shape, SB: Shape, D: Linalg<T>>(
     left: bool,
 ) -> Result<Tensor<T, crate::DynRank, D>, D::Error> {
     check_triangular(a.dims(), b.dims(), left)?;
-    D::solve_triangular(&a.share().into_dyn(), &b.share().into_dyn(), tri, left)
+    primitives::solve_triangular(&a.share().into_dyn(), &b.share().into_dyn(), tri, left)
 }
 
 /// `solve_triangular`'s size checks, with PyTorch's messages, and the batch

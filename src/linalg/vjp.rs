@@ -12,6 +12,7 @@ use super::LinalgFloat;
 use super::compose::{
     Dyn, add, eye, mat_t, matmul, mul, scalar, select, sub, upload, zeros, zeros_of,
 };
+use super::primitives;
 use crate::backend::op::Reduction;
 use crate::backend::op::table::Neg;
 use crate::backend::{Backend, Linalg};
@@ -110,7 +111,7 @@ pub(crate) fn det_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
     // pass's, so `info` flags exactly the matrices whose `det` came out 0
     // (Aᵀ's LU, pivoting differently, can miss an exact zero pivot and
     // give `0 · A⁻ᵀ` where the adjugate is not 0).
-    let (inv, info) = D::inv(a)?;
+    let (inv, info) = primitives::inv(a)?;
     let invertible = mul(&mat_t(&inv), &per_matrix(&mul(g, det)?)?)?;
     if info.iter().all(|&i| i == 0) {
         return Ok(invertible);
@@ -128,12 +129,12 @@ pub(crate) fn det_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
 /// singular values with ones on its diagonal).
 fn adjugate_t<T: LinalgFloat, D: LinalgDevice<T>>(a: &Dyn<T, D>) -> Result<Dyn<T, D>, D::Error> {
     let n = mat_dims(a).0;
-    let (u, s, vh, info) = D::svd(a, true, false)?;
+    let (u, s, vh, info) = primitives::svd(a, true, false)?;
     if info.iter().any(|&i| i != 0) {
         return Err(ShapeError::Invalid("det_backward: the SVD did not converge".into()).into());
     }
     let (u, vh) = (u.expect("asked for U"), vh.expect("asked for Vh"));
-    let sign = mul(&D::slogdet(&u)?.0, &D::slogdet(&vh)?.0)?;
+    let sign = mul(&primitives::slogdet(&u)?.0, &primitives::slogdet(&vh)?.0)?;
     let row = s.try_reshape(&sizes_with(&s.dims()[..s.rank() - 1], &[1, n]))?;
     let others = select(&mask(a, n, n, |i, j| i == j)?, &scalar(a, T::one())?, &row)?;
     let last: Vec<bool> = (0..others.rank()).map(|d| d + 1 == others.rank()).collect();
@@ -173,8 +174,8 @@ pub(crate) fn cholesky_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
         unit: false,
     };
     // Y = L⁻ᵀ Φ, then Sᵀ = L⁻ᵀ Yᵀ.
-    let y = D::solve_triangular(&lt, &phi, upper, true)?;
-    let st = D::solve_triangular(&lt, &mat_t(&y), upper, true)?;
+    let y = primitives::solve_triangular(&lt, &phi, upper, true)?;
+    let st = primitives::solve_triangular(&lt, &mat_t(&y), upper, true)?;
     mul(&add(&st, &mat_t(&st))?, &scalar(l, half)?)
 }
 
@@ -197,7 +198,7 @@ pub(crate) fn solve_triangular_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
         upper: !tri.upper,
         unit: tri.unit,
     };
-    let gb = D::solve_triangular(&mat_t(a), g, flipped, true)?;
+    let gb = primitives::solve_triangular(&mat_t(a), g, flipped, true)?;
     let r = neg(&matmul(&gb, &mat_t(x))?)?;
     let ga = keep(&r, |i, j| {
         let inside = if tri.upper { j >= i } else { j <= i };
@@ -215,7 +216,7 @@ fn right_solve_upper_t<T: LinalgFloat, D: Linalg<T>>(
         upper: false,
         unit: false,
     };
-    D::solve_triangular(&mat_t(u), m, lower, false)
+    primitives::solve_triangular(&mat_t(u), m, lower, false)
 }
 
 /// `L⁻ᵀ M` for unit lower triangular `l`.
@@ -227,7 +228,7 @@ fn left_solve_unit_lower_t<T: LinalgFloat, D: Linalg<T>>(
         upper: true,
         unit: true,
     };
-    D::solve_triangular(&mat_t(l), m, unit_upper, true)
+    primitives::solve_triangular(&mat_t(l), m, unit_upper, true)
 }
 
 /// The gradient of `lu`'s `L` `(..., m, k)` and `U` `(..., k, n)` for

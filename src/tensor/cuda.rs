@@ -41,7 +41,6 @@ use std::sync::Arc;
 
 use super::construct::{arange_len, check_new};
 use crate::Tensor;
-use crate::backend::cuda::elementwise::Operand;
 use crate::backend::cuda::fill;
 use crate::backend::cuda::generate::Generator;
 use crate::backend::cuda::{CudaDevice, CudaElement, CudaError, CudaStorage};
@@ -95,15 +94,6 @@ fn span(dims: &[usize], strides: &[usize], offset: usize) -> (usize, usize) {
 }
 
 impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
-    /// A new contiguous tensor of sizes `dims` on `dev`, whose elements the
-    /// caller's kernel writes before anything reads them.
-    pub(crate) fn fresh_on(dev: &CudaDevice, dims: &[usize]) -> Result<Self, CudaError> {
-        let d = S::check_dims(dims)?;
-        let n: usize = dims.iter().product();
-        let buf = Arc::new(CudaStorage::new(dev.alloc::<T>(n)?, dev.clone()));
-        Ok(Tensor::from_cuda_parts(buf, d))
-    }
-
     /// A contiguous tensor over `buf` (at least `numel(dims)` elements).
     pub(crate) fn from_cuda_parts(buf: Arc<CudaStorage<T>>, dims: S::Dims) -> Self {
         let strides = contiguous_strides(dims.as_ref());
@@ -113,16 +103,6 @@ impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
             strides: <S::Dims as Dims>::from_slice(&strides),
             dims,
             device: PhantomData,
-        }
-    }
-
-    /// The kernels' view of this tensor.
-    pub(crate) fn operand(&self) -> Operand<'_, T> {
-        Operand {
-            storage: &self.storage,
-            dims: self.dims(),
-            strides: self.strides(),
-            offset: self.offset,
         }
     }
 

@@ -31,7 +31,6 @@
 //! ordered with every other operation; `info` is read back to the host
 //! (which waits for the stream), as PyTorch does for its checks.
 
-use crate::tensor::pointwise;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::cublas::sys as cb;
@@ -42,21 +41,24 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use super::blas::handle as blas_handle;
 use super::elementwise::{Operand, launch};
 use super::linalg_sys::{SolverElement, gesvdj, gesvdj_buffer, syevj, syevj_buffer};
-use super::operands::same_device;
+use super::operands::{fresh_output, same_device};
 use super::{CudaDevice, CudaError, CudaStorage};
-use crate::Tensor;
-use crate::backend::linalg::Triangle;
-use crate::backend::linalg::{Dets, Eigen, Factored, Singular, WithInfo};
+use crate::backend::layout::Owned;
+use crate::backend::linalg::{Dets, Eigen, Factored, Singular, Triangle, WithInfo, det_from_lu};
 use crate::backend::op::Pointwise;
 use crate::backend::op::Reduction;
 use crate::backend::op::table;
-use crate::backend::{Backend, Linalg};
+use crate::backend::{Backend, Layout, Linalg, Output};
 use crate::device::Cuda;
 use crate::iter::contiguous_strides;
-use crate::shape::{DynRank, broadcast_pair};
+use crate::shape::{DimVec, broadcast_pair};
 use core::ffi::c_int;
 
-type Dyn<T> = Tensor<T, DynRank, Cuda>;
+/// An operand of a factorization: a layout of a CUDA storage.
+type Lay<'a, T> = Layout<'a, CudaStorage<T>>;
+
+/// A factorization's new storage and its sizes.
+type Out<T> = Output<CudaStorage<T>>;
 
 /// A cuBLAS status as a [`CudaError`].
 fn blas_ok(s: cb::cublasStatus_t, what: &str) -> Result<(), CudaError> {
@@ -171,9 +173,9 @@ impl<T: SolverElement> ColMajor<T> {
         })
     }
 
-    /// The matrices row-major in a new contiguous tensor `(batch..., rows,
+    /// The matrices row-major in a new contiguous storage `(batch..., rows,
     /// cols)`, or `(batch..., rows)` with `drop_cols` (one column).
-    fn to_row_major(&self, dev: &CudaDevice, drop_cols: bool) -> Result<Dyn<T>, CudaError> {
+    fn to_row_major(&self, dev: &CudaDevice, drop_cols: bool) -> Result<Out<T>, CudaError> {
         let x = read(
             dev,
             &self.store,
@@ -185,10 +187,12 @@ impl<T: SolverElement> ColMajor<T> {
         if !drop_cols {
             return Ok(x);
         }
-        let mut dims = self.batch.clone();
+        let mut dims = DimVec::from_slice(&self.batch);
         dims.push(self.rows);
-        let d = <DynRank as crate::shape::Shape>::check_dims(&dims)?;
-        Ok(Tensor::from_cuda_parts(x.storage.clone(), d))
+        Ok(Output {
+            storage: x.storage,
+            dims,
+        })
     }
 
     /// Whether there is nothing to compute.
@@ -197,7 +201,7 @@ impl<T: SolverElement> ColMajor<T> {
     }
 }
 
-/// A new contiguous tensor `(batch..., rows, cols)` read from `store`,
+/// A new contiguous storage `(batch..., rows, cols)` read from `store`,
 /// matrix `i` at `i * step`, element `(r, c)` at `r * strides[0] + c *
 /// strides[1]` within it.
 fn read<T: SolverElement>(
@@ -207,12 +211,12 @@ fn read<T: SolverElement>(
     step: usize,
     [rows, cols]: [usize; 2],
     [rs, cs]: [usize; 2],
-) -> Result<Dyn<T>, CudaError> {
+) -> Result<Out<T>, CudaError> {
     let mut dims = batch.to_vec();
     dims.extend([rows, cols]);
     let mut strides: Vec<usize> = contiguous_strides(batch).iter().map(|s| s * step).collect();
     strides.extend([rs, cs]);
-    let out = Tensor::<T, DynRank, Cuda>::fresh_on(dev, &dims)?;
+    let out = Owned::new(fresh_output::<T>(dev, &dims)?);
     let src = Operand {
         storage: store,
         dims: &dims,
@@ -222,12 +226,17 @@ fn read<T: SolverElement>(
     launch(
         dev,
         &table::Identity::DEF,
-        out.operand(),
+        whole(&out),
         src,
         &[],
         T::default(),
     )?;
-    Ok(out)
+    Ok(out.into_output())
+}
+
+/// A new storage seen whole (row-major), as a kernel writes it.
+fn whole<T: super::CudaElement>(o: &Owned<CudaStorage<T>>) -> Operand<'_, T> {
+    Operand::from(o.layout())
 }
 
 /// One device pointer per matrix of `m` (a device array of device
@@ -360,20 +369,19 @@ fn host_info(dev: &CudaDevice, info: &CudaSlice<i32>, count: usize) -> Result<Ve
     Ok(v)
 }
 
-/// `buf` (a batch of `n`-long rows, row-major) as a tensor `(batch..., n)`.
-fn rows_tensor<E: super::CudaElement>(
+/// `buf` (a batch of `n`-long rows, row-major) as a storage `(batch..., n)`.
+fn rows_output<E: super::CudaElement>(
     dev: &CudaDevice,
     buf: CudaSlice<E>,
     batch: &[usize],
     n: usize,
-) -> Result<Tensor<E, DynRank, Cuda>, CudaError> {
-    let mut dims = batch.to_vec();
+) -> Out<E> {
+    let mut dims = DimVec::from_slice(batch);
     dims.push(n);
-    let d = <DynRank as crate::shape::Shape>::check_dims(&dims)?;
-    Ok(Tensor::from_cuda_parts(
-        Arc::new(CudaStorage::new(buf, dev.clone())),
-        d,
-    ))
+    Output {
+        storage: Arc::new(CudaStorage::new(buf, dev.clone())),
+        dims,
+    }
 }
 
 /// `trsmBatched` of `a` (square, `n x n`) against `b` (`rows x cols`) in
@@ -425,10 +433,10 @@ fn trsm<T: SolverElement>(
     blas_ok(s, "trsmBatched")
 }
 
-fn lu_factor<T: SolverElement>(a: &Dyn<T>) -> Result<Factored<T, Cuda>, CudaError> {
-    let dev = a.device().clone();
-    let batch = batch_of(a.dims());
-    let m = ColMajor::copy(&dev, a.operand(), batch)?;
+fn lu_factor<T: SolverElement>(a: Lay<'_, T>) -> Result<Factored<T, Cuda>, CudaError> {
+    let dev = a.storage.dev.clone();
+    let batch = batch_of(a.dims);
+    let m = ColMajor::copy(&dev, Operand::from(a), batch)?;
     let (piv, info) = if m.rows == m.cols {
         getrf_batched(&dev, &m)?
     } else {
@@ -437,15 +445,15 @@ fn lu_factor<T: SolverElement>(a: &Dyn<T>) -> Result<Factored<T, Cuda>, CudaErro
     let k = m.rows.min(m.cols);
     Ok((
         m.to_row_major(&dev, false)?,
-        rows_tensor(&dev, piv, batch, k)?,
+        rows_output(&dev, piv, batch, k),
         host_info(&dev, &info, m.count)?,
     ))
 }
 
-fn inv<T: SolverElement>(a: &Dyn<T>) -> Result<WithInfo<T, Cuda>, CudaError> {
-    let dev = a.device().clone();
-    let batch = batch_of(a.dims());
-    let m = ColMajor::copy(&dev, a.operand(), batch)?;
+fn inv<T: SolverElement>(a: Lay<'_, T>) -> Result<WithInfo<T, Cuda>, CudaError> {
+    let dev = a.storage.dev.clone();
+    let batch = batch_of(a.dims);
+    let m = ColMajor::copy(&dev, Operand::from(a), batch)?;
     let (piv, info) = getrf_batched(&dev, &m)?;
     let out = ColMajor::<T>::fresh(&dev, batch, m.rows, m.cols)?;
     if !m.is_empty() {
@@ -489,27 +497,27 @@ fn inv<T: SolverElement>(a: &Dyn<T>) -> Result<WithInfo<T, Cuda>, CudaError> {
 }
 
 fn solve<T: SolverElement>(
-    a: &Dyn<T>,
-    b: &Dyn<T>,
+    a: Lay<'_, T>,
+    b: Lay<'_, T>,
     vec: bool,
 ) -> Result<WithInfo<T, Cuda>, CudaError> {
-    let dev = a.device().clone();
-    same_device(&dev, b.device())?;
+    let dev = a.storage.dev.clone();
+    same_device(&dev, &b.storage.dev)?;
     let core = if vec { 1 } else { 2 };
-    let bb = &b.dims()[..b.rank() - core];
-    let batch = broadcast(batch_of(a.dims()), bb)?;
-    let am = ColMajor::copy(&dev, a.operand(), &batch)?;
+    let bb = &b.dims[..b.dims.len() - core];
+    let batch = broadcast(batch_of(a.dims), bb)?;
+    let am = ColMajor::copy(&dev, Operand::from(a), &batch)?;
     // A vector right-hand side is read as one column.
-    let (mut bd, mut bs) = (b.dims().to_vec(), b.strides().to_vec());
+    let (mut bd, mut bs) = (b.dims.to_vec(), b.strides.to_vec());
     if vec {
         bd.push(1);
         bs.push(0);
     }
     let bop = Operand {
-        storage: &b.storage,
+        storage: b.storage,
         dims: &bd,
         strides: &bs,
-        offset: b.offset(),
+        offset: b.offset,
     };
     let bm = ColMajor::copy(&dev, bop, &batch)?;
     let (piv, info) = getrf_batched(&dev, &am)?;
@@ -578,35 +586,35 @@ fn getrs<T: SolverElement>(
 /// pivots copied to one row of `n` per batch element), then
 /// `getrsBatched`.
 fn lu_solve<T: SolverElement>(
-    lu: &Dyn<T>,
-    piv: &Tensor<i32, DynRank, Cuda>,
-    b: &Dyn<T>,
-) -> Result<Dyn<T>, CudaError> {
-    let dev = lu.device().clone();
-    same_device(&dev, b.device())?;
-    same_device(&dev, piv.device())?;
-    let batch = broadcast(batch_of(lu.dims()), batch_of(b.dims()))?;
-    let am = ColMajor::copy(&dev, lu.operand(), &batch)?;
-    let bm = ColMajor::copy(&dev, b.operand(), &batch)?;
+    lu: Lay<'_, T>,
+    piv: Lay<'_, i32>,
+    b: Lay<'_, T>,
+) -> Result<Out<T>, CudaError> {
+    let dev = lu.storage.dev.clone();
+    same_device(&dev, &b.storage.dev)?;
+    same_device(&dev, &piv.storage.dev)?;
+    let batch = broadcast(batch_of(lu.dims), batch_of(b.dims))?;
+    let am = ColMajor::copy(&dev, Operand::from(lu), &batch)?;
+    let bm = ColMajor::copy(&dev, Operand::from(b), &batch)?;
     let mut pdims = batch.clone();
     pdims.push(am.rows);
-    let p = Tensor::<i32, DynRank, Cuda>::fresh_on(&dev, &pdims)?;
+    let p = Owned::new(fresh_output::<i32>(&dev, &pdims)?);
     launch(
         &dev,
         &table::Identity::DEF,
-        p.operand(),
-        piv.operand(),
+        whole(&p),
+        Operand::from(piv),
         &[],
         0i32,
     )?;
-    getrs(&dev, &am, &p.storage.buf.read_recursive(), &bm)?;
+    getrs(&dev, &am, &p.layout().storage.buf.read_recursive(), &bm)?;
     bm.to_row_major(&dev, false)
 }
 
-fn cholesky<T: SolverElement>(a: &Dyn<T>) -> Result<WithInfo<T, Cuda>, CudaError> {
-    let dev = a.device().clone();
-    let batch = batch_of(a.dims());
-    let m = ColMajor::copy(&dev, a.operand(), batch)?;
+fn cholesky<T: SolverElement>(a: Lay<'_, T>) -> Result<WithInfo<T, Cuda>, CudaError> {
+    let dev = a.storage.dev.clone();
+    let batch = batch_of(a.dims);
+    let m = ColMajor::copy(&dev, Operand::from(a), batch)?;
     let mut info = ints(&dev, m.count)?;
     let n = m.rows;
     if !m.is_empty() {
@@ -636,16 +644,16 @@ fn cholesky<T: SolverElement>(a: &Dyn<T>) -> Result<WithInfo<T, Cuda>, CudaError
         solver_ok(s, "potrfBatched")?;
     }
     // potrf leaves the upper triangle as it was: zero it.
-    let l = keep_triangle(&m.to_row_major(&dev, false)?, false)?;
+    let l = keep_triangle(m.to_row_major(&dev, false)?, false)?;
     Ok((l, host_info(&dev, &info, m.count)?))
 }
 
-fn cholesky_solve<T: SolverElement>(b: &Dyn<T>, l: &Dyn<T>) -> Result<Dyn<T>, CudaError> {
-    let dev = l.device().clone();
-    same_device(&dev, b.device())?;
-    let batch = broadcast(batch_of(l.dims()), batch_of(b.dims()))?;
-    let lm = ColMajor::copy(&dev, l.operand(), &batch)?;
-    let bm = ColMajor::copy(&dev, b.operand(), &batch)?;
+fn cholesky_solve<T: SolverElement>(b: Lay<'_, T>, l: Lay<'_, T>) -> Result<Out<T>, CudaError> {
+    let dev = l.storage.dev.clone();
+    same_device(&dev, &b.storage.dev)?;
+    let batch = broadcast(batch_of(l.dims), batch_of(b.dims))?;
+    let lm = ColMajor::copy(&dev, Operand::from(l), &batch)?;
+    let bm = ColMajor::copy(&dev, Operand::from(b), &batch)?;
     use cb::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT as NON_UNIT;
     use cb::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER as LOWER;
     use cb::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
@@ -657,16 +665,16 @@ fn cholesky_solve<T: SolverElement>(b: &Dyn<T>, l: &Dyn<T>) -> Result<Dyn<T>, Cu
 }
 
 fn solve_triangular<T: SolverElement>(
-    a: &Dyn<T>,
-    b: &Dyn<T>,
+    a: Lay<'_, T>,
+    b: Lay<'_, T>,
     tri: Triangle,
     left: bool,
-) -> Result<Dyn<T>, CudaError> {
-    let dev = a.device().clone();
-    same_device(&dev, b.device())?;
-    let batch = broadcast(batch_of(a.dims()), batch_of(b.dims()))?;
-    let am = ColMajor::copy(&dev, a.operand(), &batch)?;
-    let bm = ColMajor::copy(&dev, b.operand(), &batch)?;
+) -> Result<Out<T>, CudaError> {
+    let dev = a.storage.dev.clone();
+    same_device(&dev, &b.storage.dev)?;
+    let batch = broadcast(batch_of(a.dims), batch_of(b.dims))?;
+    let am = ColMajor::copy(&dev, Operand::from(a), &batch)?;
+    let bm = ColMajor::copy(&dev, Operand::from(b), &batch)?;
     let side = if left {
         cb::cublasSideMode_t::CUBLAS_SIDE_LEFT
     } else {
@@ -748,10 +756,10 @@ jacobi_params!(
 /// Eigenvalues (and vectors) of every symmetric matrix: one
 /// `cusolverDn<t>syevjBatched` call for `n <= 32`, else one
 /// `cusolverDn<t>syevj` call per matrix.
-fn eigh<T: SolverElement>(a: &Dyn<T>, vectors: bool) -> Result<Eigen<T, Cuda>, CudaError> {
-    let dev = a.device().clone();
-    let batch = batch_of(a.dims());
-    let m = ColMajor::copy(&dev, a.operand(), batch)?;
+fn eigh<T: SolverElement>(a: Lay<'_, T>, vectors: bool) -> Result<Eigen<T, Cuda>, CudaError> {
+    let dev = a.storage.dev.clone();
+    let batch = batch_of(a.dims);
+    let m = ColMajor::copy(&dev, Operand::from(a), batch)?;
     let n = m.rows;
     let mut w = dev.alloc_zeros::<T>(m.count * n)?;
     let mut info = ints(&dev, m.count)?;
@@ -818,7 +826,7 @@ fn eigh<T: SolverElement>(a: &Dyn<T>, vectors: bool) -> Result<Eigen<T, Cuda>, C
         None
     };
     Ok((
-        rows_tensor(&dev, w, batch, n)?,
+        rows_output(&dev, w, batch, n),
         v,
         host_info(&dev, &info, m.count)?,
     ))
@@ -827,18 +835,18 @@ fn eigh<T: SolverElement>(a: &Dyn<T>, vectors: bool) -> Result<Eigen<T, Cuda>, C
 /// Which matrices of `a` (`(..., m, n)`) hold a NaN or an infinity, one
 /// flag per matrix: `sum(a * 0)` over each matrix on the device (NaN
 /// exactly there), read back.
-fn non_finite<T: SolverElement>(a: &Dyn<T>) -> Result<Vec<bool>, CudaError> {
-    let zero =
-        Tensor::<T, DynRank>::try_from_vec(vec![T::default()], &[])?.to_device(a.device())?;
-    let z: Dyn<T> = pointwise::binary(table::Mul, a, &zero)?;
-    let mut mask = vec![false; a.rank()];
-    mask[a.rank() - 2..].iter_mut().for_each(|m| *m = true);
-    let s: Dyn<T> = Tensor::from_output(<Cuda as Backend<T>>::reduce(
+fn non_finite<T: SolverElement>(a: Lay<'_, T>) -> Result<Vec<bool>, CudaError> {
+    let zero = Owned::new(<Cuda as Backend<T>>::from_host(a, vec![T::default()], &[])?);
+    let z = Owned::new(<Cuda as Backend<T>>::binary(table::Mul, a, zero.layout())?);
+    let rank = a.dims.len();
+    let mut mask = vec![false; rank];
+    mask[rank - 2..].iter_mut().for_each(|m| *m = true);
+    let s = Owned::new(<Cuda as Backend<T>>::reduce(
         Reduction::Sum,
         z.layout(),
         &mask,
         false,
-    )?)?;
+    )?);
     Ok(<Cuda as Backend<T>>::to_host(s.layout())?
         .into_iter()
         .map(|x| x.is_nan())
@@ -852,16 +860,16 @@ fn non_finite<T: SolverElement>(a: &Dyn<T>) -> Result<Vec<bool>, CudaError> {
 /// columns. Matrices with non-finite values are found first (as the CPU
 /// refuses them).
 fn svd<T: SolverElement>(
-    a: &Dyn<T>,
+    a: Lay<'_, T>,
     vectors: bool,
     full: bool,
 ) -> Result<Singular<T, Cuda>, CudaError>
 where
     Cuda: Backend<T>,
 {
-    let dev = a.device().clone();
-    let batch = batch_of(a.dims());
-    let m = ColMajor::copy(&dev, a.operand(), batch)?;
+    let dev = a.storage.dev.clone();
+    let batch = batch_of(a.dims);
+    let m = ColMajor::copy(&dev, Operand::from(a), batch)?;
     let (rows, cols) = (m.rows, m.cols);
     let k = rows.min(cols);
     let count = m.count;
@@ -972,44 +980,43 @@ where
     } else {
         (None, None)
     };
-    Ok((u, rows_tensor(&dev, s, batch, k)?, vh, info))
+    Ok((u, rows_output(&dev, s, batch, k), vh, info))
 }
 
 /// `(sign, log|det|, det)`: LU on the device (`getrfBatched`); the `n`
 /// diagonal entries of `U` and the `n` pivots of each matrix are read back
 /// and combined on the host (the CPU's formula, `linalg::det_from_lu`),
 /// and the three results uploaded.
-fn slogdet<T: SolverElement>(a: &Dyn<T>) -> Result<Dets<T, Cuda>, CudaError> {
-    let dev = a.device().clone();
-    let batch = batch_of(a.dims());
-    let m = ColMajor::copy(&dev, a.operand(), batch)?;
+fn slogdet<T: SolverElement>(a: Lay<'_, T>) -> Result<Dets<T, Cuda>, CudaError> {
+    let dev = a.storage.dev.clone();
+    let batch = batch_of(a.dims);
+    let m = ColMajor::copy(&dev, Operand::from(a), batch)?;
     let n = m.rows;
     let (piv, _) = getrf_batched(&dev, &m)?;
     let (mut sign, mut logabs, mut det) = (Vec::new(), Vec::new(), Vec::new());
     if m.count > 0 {
         let diag = read(&dev, &m.store, batch, n * n, [n, 1], [n + 1, 0])?;
-        let diag = <Cuda as Backend<T>>::to_host(diag.layout())?;
+        let diag = <Cuda as Backend<T>>::to_host(Owned::new(diag).layout())?;
         let piv = host_info(&dev, &piv, m.count * n)?;
         for i in 0..m.count {
             let odd = (0..n).filter(|&r| piv[i * n + r] != r as i32 + 1).count() % 2 == 1;
-            let (s, l, d) =
-                crate::linalg::det_from_lu(diag[i * n..(i + 1) * n].iter().copied(), odd);
+            let (s, l, d) = det_from_lu(diag[i * n..(i + 1) * n].iter().copied(), odd);
             sign.push(s);
             logabs.push(l);
             det.push(d);
         }
     }
-    let up = |v: Vec<T>| -> Result<Dyn<T>, CudaError> {
-        Tensor::<T, DynRank>::try_from_vec(v, batch)?.to_device(&dev)
-    };
+    let up = |v: Vec<T>| <Cuda as Backend<T>>::from_host(a, v, batch);
     Ok((up(sign)?, up(logabs)?, up(det)?))
 }
 
 /// `x` with the elements below the diagonal (`upper`) or above it set to
 /// 0 (`where`, so that a NaN there does not survive), for the last two
 /// dimensions of `x` (`(..., r, c)`).
-fn keep_triangle<T: SolverElement>(x: &Dyn<T>, upper: bool) -> Result<Dyn<T>, CudaError> {
-    let d = x.dims();
+fn keep_triangle<T: SolverElement>(x: Out<T>, upper: bool) -> Result<Out<T>, CudaError> {
+    let x = Owned::new(x);
+    let x = x.layout();
+    let d = x.dims;
     let (r, c) = (d[d.len() - 2], d[d.len() - 1]);
     let mask: Vec<bool> = (0..r * c)
         .map(|i| {
@@ -1020,10 +1027,9 @@ fn keep_triangle<T: SolverElement>(x: &Dyn<T>, upper: bool) -> Result<Dyn<T>, Cu
             }
         })
         .collect();
-    let mask = Tensor::<bool, DynRank>::try_from_vec(mask, &[r, c])?.to_device(x.device())?;
-    let zero =
-        Tensor::<T, DynRank>::try_from_vec(vec![T::default()], &[])?.to_device(x.device())?;
-    pointwise::select(table::Where, &mask, x, &zero)
+    let mask = Owned::new(<Cuda as Backend<bool>>::from_host(x, mask, &[r, c])?);
+    let zero = Owned::new(<Cuda as Backend<T>>::from_host(x, vec![T::default()], &[])?);
+    <Cuda as Backend<T>>::select(table::Where, mask.layout(), x, zero.layout())
 }
 
 /// `(Q, R)`: Householder QR of the whole batch with `cublas<t>geqrfBatched`,
@@ -1031,10 +1037,10 @@ fn keep_triangle<T: SolverElement>(x: &Dyn<T>, upper: bool) -> Result<Dyn<T>, Cu
 /// reflectors by `cusolverDn<t>orgqr`, **one call per matrix** (cuSOLVER
 /// has no batched form of it); `R` is the factor's upper triangle
 /// (`(k, n)`, or `(m, n)` when `complete`).
-fn qr<T: SolverElement>(a: &Dyn<T>, complete: bool) -> Result<(Dyn<T>, Dyn<T>), CudaError> {
-    let dev = a.device().clone();
-    let batch = batch_of(a.dims());
-    let f = ColMajor::copy(&dev, a.operand(), batch)?;
+fn qr<T: SolverElement>(a: Lay<'_, T>, complete: bool) -> Result<(Out<T>, Out<T>), CudaError> {
+    let dev = a.storage.dev.clone();
+    let batch = batch_of(a.dims);
+    let f = ColMajor::copy(&dev, Operand::from(a), batch)?;
     let (m, n, count) = (f.rows, f.cols, f.count);
     let k = m.min(n);
     let qc = if complete { m } else { k };
@@ -1168,7 +1174,7 @@ fn qr<T: SolverElement>(a: &Dyn<T>, complete: bool) -> Result<(Dyn<T>, Dyn<T>), 
     // R: the factor's first `rr` rows, upper triangle.
     let rr = if complete { m } else { k };
     let r = read(&dev, &f.store, batch, m * n, [rr, n], [1, m])?;
-    Ok((q.to_row_major(&dev, false)?, keep_triangle(&r, true)?))
+    Ok((q.to_row_major(&dev, false)?, keep_triangle(r, true)?))
 }
 
 macro_rules! cuda_linalg {
@@ -1176,66 +1182,66 @@ macro_rules! cuda_linalg {
         /// cuBLAS's and cuSOLVER's batched routines; see the module's table.
         impl Linalg<$t> for Cuda {
             fn lu_factor(
-                a: &Dyn<$t>,
+                a: Lay<'_, $t>,
             ) -> Result<Factored<$t, Cuda>, CudaError> {
                 lu_factor(a)
             }
 
-            fn inv(a: &Dyn<$t>) -> Result<WithInfo<$t, Cuda>, CudaError> {
+            fn inv(a: Lay<'_, $t>) -> Result<WithInfo<$t, Cuda>, CudaError> {
                 inv(a)
             }
 
-            fn cholesky(a: &Dyn<$t>) -> Result<WithInfo<$t, Cuda>, CudaError> {
+            fn cholesky(a: Lay<'_, $t>) -> Result<WithInfo<$t, Cuda>, CudaError> {
                 cholesky(a)
             }
 
-            fn solve(a: &Dyn<$t>, b: &Dyn<$t>, vec: bool) -> Result<WithInfo<$t, Cuda>, CudaError> {
+            fn solve(a: Lay<'_, $t>, b: Lay<'_, $t>, vec: bool) -> Result<WithInfo<$t, Cuda>, CudaError> {
                 solve(a, b, vec)
             }
 
-            fn cholesky_solve(b: &Dyn<$t>, l: &Dyn<$t>) -> Result<Dyn<$t>, CudaError> {
+            fn cholesky_solve(b: Lay<'_, $t>, l: Lay<'_, $t>) -> Result<Out<$t>, CudaError> {
                 cholesky_solve(b, l)
             }
 
             fn solve_triangular(
-                a: &Dyn<$t>,
-                b: &Dyn<$t>,
+                a: Lay<'_, $t>,
+                b: Lay<'_, $t>,
                 tri: Triangle,
                 left: bool,
-            ) -> Result<Dyn<$t>, CudaError> {
+            ) -> Result<Out<$t>, CudaError> {
                 solve_triangular(a, b, tri, left)
             }
 
-            fn eigh(a: &Dyn<$t>, vectors: bool) -> Result<Eigen<$t, Cuda>, CudaError> {
+            fn eigh(a: Lay<'_, $t>, vectors: bool) -> Result<Eigen<$t, Cuda>, CudaError> {
                 eigh(a, vectors)
             }
 
-            fn svd(a: &Dyn<$t>, vectors: bool, full: bool) -> Result<Singular<$t, Cuda>, CudaError> {
+            fn svd(a: Lay<'_, $t>, vectors: bool, full: bool) -> Result<Singular<$t, Cuda>, CudaError> {
                 svd(a, vectors, full)
             }
 
-            fn slogdet(a: &Dyn<$t>) -> Result<Dets<$t, Cuda>, CudaError> {
+            fn slogdet(a: Lay<'_, $t>) -> Result<Dets<$t, Cuda>, CudaError> {
                 slogdet(a)
             }
 
-            fn qr(a: &Dyn<$t>, complete: bool) -> Result<(Dyn<$t>, Dyn<$t>), CudaError> {
+            fn qr(a: Lay<'_, $t>, complete: bool) -> Result<(Out<$t>, Out<$t>), CudaError> {
                 qr(a, complete)
             }
 
             fn info_tensor(
-                like: &Dyn<$t>,
+                like: Lay<'_, $t>,
                 info: Vec<i32>,
                 dims: &[usize],
-            ) -> Result<Tensor<i32, DynRank, Cuda>, CudaError> {
-                Tensor::<i32, DynRank>::try_from_vec(info, dims)?.to_device(like.device())
+            ) -> Result<Out<i32>, CudaError> {
+                <Cuda as Backend<i32>>::from_host(like, info, dims)
             }
 
             fn lu_solve(
-                lu: &Dyn<$t>,
-                piv: &Tensor<i32, DynRank, Cuda>,
+                lu: Lay<'_, $t>,
+                piv: Lay<'_, i32>,
                 _piv_host: &[i32],
-                b: &Dyn<$t>,
-            ) -> Result<Dyn<$t>, CudaError> {
+                b: Lay<'_, $t>,
+            ) -> Result<Out<$t>, CudaError> {
                 lu_solve(lu, piv, b)
             }
         }
