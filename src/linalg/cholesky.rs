@@ -1,12 +1,10 @@
 //! `cholesky` and `cholesky_solve`.
 
-use super::batch::{Operand, broadcast_batch};
 use super::generic::{check_batch_info, check_square_dims};
 use super::primitives;
-use super::solve::pairwise;
 use super::{LinalgFloat, SolveRhs, SquareMatrices, expect};
 use crate::backend::Linalg;
-use crate::ops::exec::Layout;
+use crate::backend::cpu::linalg::batch::broadcast_batch;
 use crate::shape::Shape;
 use crate::{ShapeError, Tensor};
 
@@ -111,27 +109,6 @@ where
     SB::Output: Shape,
 {
     expect(try_cholesky_solve(b, l))
-}
-
-pub(super) fn cholesky_solve_core<T: LinalgFloat>(
-    b: Layout<'_, T>,
-    l: Layout<'_, T>,
-) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
-    let name = "linalg.cholesky_solve";
-    check_cholesky_solve(b.dims, l.dims)?;
-    let l = Operand::matrices(l, name, "L")?;
-    let b = Operand::matrices(b, name, "B")?;
-    let n = l.rows();
-    // B is "tensor a" in PyTorch's broadcast message.
-    let (data, dims) = pairwise(name, &b, &l, n, b.cols(), false, |mut x, lm| {
-        let lm = lm.as_ref();
-        // Only the lower triangle of L is read, as PyTorch does; a zero on
-        // its diagonal gives infinities and NaNs, as PyTorch.
-        lm.solve_lower_triangular_in_place(&mut x);
-        lm.transpose().solve_upper_triangular_in_place(&mut x);
-        Ok(x)
-    })?;
-    Ok((data, dims))
 }
 
 /// `cholesky_solve`'s size checks, with PyTorch's wording (no function

@@ -1,16 +1,13 @@
 //! `det` and `slogdet` of every square matrix of a batch, through LU, on
 //! any device ([`Linalg::slogdet`]).
 
-use super::batch::{Operand, check_square, par_batches};
 use super::generic::check_square_dims;
 use super::primitives;
 use super::primitives::Dets;
-use super::{BatchOf, LinalgFloat, SquareMatrices, expect, plu};
+use super::{BatchOf, LinalgFloat, SquareMatrices, expect};
+use crate::Tensor;
 use crate::backend::Linalg;
-use crate::backend::linalg::det_from_lu;
-use crate::ops::exec::Layout;
 use crate::shape::Shape;
-use crate::{ShapeError, Tensor};
 
 /// The determinant of each matrix of `a` `(..., n, n)`, shape `(...)`. A
 /// singular matrix has determinant 0 (not an error).
@@ -98,45 +95,6 @@ where
     S::N: crate::Dim,
 {
     expect(try_slogdet(a))
-}
-
-/// The parity of a permutation: `true` when odd.
-pub(crate) fn odd(perm: &[usize]) -> bool {
-    let mut seen = vec![false; perm.len()];
-    let mut odd = false;
-    for start in 0..perm.len() {
-        let mut len = 0;
-        let mut i = start;
-        while !seen[i] {
-            seen[i] = true;
-            i = perm[i];
-            len += 1;
-        }
-        if len > 0 && len % 2 == 0 {
-            odd = !odd;
-        }
-    }
-    odd
-}
-
-#[allow(clippy::type_complexity)]
-pub(super) fn slogdet_core<T: LinalgFloat>(
-    a: Layout<'_, T>,
-    name: &str,
-) -> Result<(Vec<(T, T, T)>, Vec<usize>), ShapeError> {
-    let a = Operand::matrices(a, name, "A")?;
-    let n = check_square(&a, name, "A")?;
-    let batch = a.batch().to_vec();
-    let offs = a.offsets(&batch);
-    let res = par_batches(name, &batch, |i| {
-        let (lu, _) = plu(&a.mat(offs[i]));
-        let u = lu.U();
-        Ok(det_from_lu(
-            (0..n).map(|k| u[(k, k)]),
-            odd(lu.P().arrays().0),
-        ))
-    })?;
-    Ok((res, batch))
 }
 
 /// `(sign, log|det|, det)` on `a`'s device, after the size checks.

@@ -19,10 +19,11 @@
 use crate::tensor::host;
 use faer::Mat;
 
-use super::batch::{Operand, check_square, dims_with, push_mat, tensor};
 use super::generic::check_square_dims;
+use super::tensor;
 use super::{EigvalsOf, LinalgFloat, SquareMatrices, expect};
 use crate::backend::Backend;
+use crate::backend::cpu::linalg::batch::{Operand, check_square, dims_with, push_mat};
 use crate::device::{Cpu, Device};
 use crate::shape::{DynRank, Shape};
 use crate::{ShapeError, Tensor};

@@ -3,12 +3,12 @@
 //! a singular or non-positive-definite matrix (`lu_factor_ex` is with
 //! `lu_factor`).
 
-use super::batch::{broadcast_batch, dims_with};
 use super::compose::{Dyn, LinalgDevice, view};
 use super::generic::{check_matrices, check_square_dims};
 use super::primitives;
 use super::solve::is_vector_rhs;
 use super::{BatchOf, LinalgFloat, Matrices, SolveRhs, SquareMatrices, expect};
+use crate::backend::cpu::linalg::batch::{broadcast_batch, dims_with};
 use crate::shape::Shape;
 use crate::tensor::host;
 use crate::{ShapeError, Tensor};

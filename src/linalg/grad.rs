@@ -12,9 +12,11 @@ pub use super::grad_decomp::{
     eig_backward, householder_product_backward, lstsq_backward, lu_backward, svdvals_backward,
 };
 
-use super::batch::{Operand, matmul, tensor};
-use super::solve::pairwise;
-use super::{BatchOf, LinalgFloat, SquareMatrices, plu};
+use super::tensor;
+use super::{BatchOf, LinalgFloat, SquareMatrices};
+use crate::backend::cpu::linalg::batch::pairwise;
+use crate::backend::cpu::linalg::batch::{Operand, matmul};
+use crate::backend::cpu::linalg::plu;
 use crate::shape::{DynRank, Shape};
 use crate::{ShapeError, Tensor};
 
@@ -99,7 +101,7 @@ pub fn det_backward<T: LinalgFloat, S: SquareMatrices>(
     }
     let batch = am.batch().to_vec();
     let offs = am.offsets(&batch);
-    let mats = super::batch::par_batches(name, &batch, |i| {
+    let mats = crate::backend::cpu::linalg::batch::par_batches(name, &batch, |i| {
         let m = am.mat(offs[i]);
         let adj_t = match inverse(&m) {
             Ok(inv) => Mat::from_fn(n, n, |r, c| d[i] * inv[(c, r)]),
@@ -107,7 +109,10 @@ pub fn det_backward<T: LinalgFloat, S: SquareMatrices>(
         };
         Ok(Mat::from_fn(n, n, |r, c| g[i] * adj_t[(r, c)]))
     })?;
-    tensor(super::batch::stack(&mats, n * n), &am.dims_vec())
+    tensor(
+        crate::backend::cpu::linalg::batch::stack(&mats, n * n),
+        &am.dims_vec(),
+    )
 }
 
 /// `adj(A)ᵀ` of a square matrix, through its SVD (valid for any `A`).
@@ -117,7 +122,7 @@ fn adjugate_t<T: LinalgFloat>(a: &Mat<T>) -> Result<Mat<T>, String> {
     let sign = |q: &Mat<T>| {
         let (f, _) = plu(q);
         let u = f.U();
-        let mut p = if super::det::odd(f.P().arrays().0) {
+        let mut p = if crate::backend::cpu::linalg::lu::odd(f.P().arrays().0) {
             -T::one()
         } else {
             T::one()
@@ -290,7 +295,7 @@ pub fn solve_triangular_backward<T: LinalgFloat, SA: SquareMatrices, SX: Shape>(
     };
     let (gb, dims) = pairwise(name, &am, &g, n, k, false, |am, mut gm| {
         let at = am.transpose().to_owned();
-        super::triangular::solve_tri_in_place(&at, &mut gm, flipped);
+        crate::backend::cpu::linalg::triangular::solve_tri_in_place(&at, &mut gm, flipped);
         Ok(gm)
     })?;
     let gbt: Tensor<T, SX> = tensor(gb, &dims)?;

@@ -10,9 +10,11 @@
 use faer::Mat;
 
 use super::LinalgFloat;
-use super::batch::{Operand, dims_with, matmul, par_batches, stack, tensor};
-use super::triangular::solve_tri_in_place;
-use super::{Triangle, plu};
+use super::Triangle;
+use super::tensor;
+use crate::backend::cpu::linalg::batch::{Operand, dims_with, matmul, par_batches, stack};
+use crate::backend::cpu::linalg::plu;
+use crate::backend::cpu::linalg::triangular::solve_tri_in_place;
 use crate::shape::DynRank;
 use crate::{ShapeError, Tensor};
 

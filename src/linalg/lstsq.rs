@@ -7,12 +7,14 @@ use crate::tensor::pointwise;
 use crate::tensor::reduction;
 use faer::Mat;
 
-use super::batch::{bcast_index, broadcast_batch, dims_with, matmul as fmatmul};
 use super::compose::{Dyn, add, dy, mat_t, matmul, mul, sub, upload};
 use super::generic::check_info;
 use super::solve::is_vector_rhs;
 use super::svd::thin;
 use super::{LinalgFloat, LstsqRhs, LstsqVecShape, expect};
+use crate::backend::cpu::linalg::batch::{
+    bcast_index, broadcast_batch, dims_with, matmul as fmatmul,
+};
 use crate::backend::op::Reduction;
 use crate::backend::{Backend, Gemm, Linalg};
 use crate::device::Cpu;

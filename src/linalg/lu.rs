@@ -3,18 +3,13 @@
 
 use super::primitives;
 use crate::tensor::host;
-use faer::Mat;
 
-use super::batch::{
-    Operand, bcast_index, broadcast_batch, check_square, dims_with, incompatible, par_batches,
-    push_mat, stack, tensor,
-};
 use super::compose::{LinalgDevice, add, eye, scalar, select, upload};
 use super::generic::{check_batch_info, check_matrices, check_square_dims};
 use super::{BatchOf, LinalgFloat, Matrices, SolveRhs, WithTail, expect};
 use crate::backend::Linalg;
+use crate::backend::cpu::linalg::batch::{broadcast_batch, dims_with};
 use crate::device::Cpu;
-use crate::ops::exec::Layout;
 use crate::shape::{Dyn, Shape};
 use crate::{ShapeError, Tensor};
 
@@ -230,85 +225,6 @@ pub fn lu<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(a: &Tensor<T, S, D>) 
     expect(try_lu(a))
 }
 
-/// LAPACK's `getf2` on a copy: LU with partial pivoting of an `m` by `n`
-/// matrix, packed; the 1-based pivots (the first largest magnitude in the
-/// column, as `idamax` picks it); and `info`, the 1-based index of the first
-/// zero pivot or 0. A zero column is skipped, as LAPACK does.
-pub(crate) fn getf2<T: LinalgFloat>(mut a: Mat<T>) -> (Mat<T>, Vec<i32>, i32) {
-    let (m, n) = (a.nrows(), a.ncols());
-    let k = m.min(n);
-    let mut piv = Vec::with_capacity(k);
-    let mut info = 0;
-    for j in 0..k {
-        let mut p = j;
-        let mut best = a[(j, j)].abs();
-        for i in j + 1..m {
-            let v = a[(i, j)].abs();
-            if v > best {
-                best = v;
-                p = i;
-            }
-        }
-        piv.push(p as i32 + 1);
-        if a[(p, j)] != T::zero() {
-            if p != j {
-                for c in 0..n {
-                    let t = a[(j, c)];
-                    a[(j, c)] = a[(p, c)];
-                    a[(p, c)] = t;
-                }
-            }
-            let d = a[(j, j)];
-            for i in j + 1..m {
-                a[(i, j)] /= d;
-            }
-        } else if info == 0 {
-            info = j as i32 + 1;
-        }
-        for c in j + 1..n {
-            let u = a[(j, c)];
-            for i in j + 1..m {
-                let l = a[(i, j)];
-                a[(i, c)] -= l * u;
-            }
-        }
-    }
-    (a, piv, info)
-}
-
-/// `(LU, pivots, (info, batch))` of every matrix.
-#[allow(clippy::type_complexity)]
-pub(super) fn lu_factor_core<T: LinalgFloat, S: Matrices>(
-    a: Layout<'_, T>,
-) -> Result<
-    (
-        Tensor<T, S>,
-        Tensor<i32, PivotsOf<S>>,
-        (Vec<i32>, Vec<usize>),
-    ),
-    ShapeError,
-> {
-    check_lu_rank(a.dims)?;
-    let name = "linalg.lu_factor";
-    let a = Operand::matrices(a, name, "A")?;
-    let k = a.rows().min(a.cols());
-    let res = a.each(name, |x| Ok(getf2(x)))?;
-    let mut lu = Vec::with_capacity(res.len() * a.rows() * a.cols());
-    let mut piv = Vec::with_capacity(res.len() * k);
-    let mut info = Vec::with_capacity(res.len());
-    for (m, p, i) in &res {
-        push_mat(&mut lu, m.as_ref());
-        piv.extend_from_slice(p);
-        info.push(*i);
-    }
-    let batch = a.batch().to_vec();
-    Ok((
-        tensor(lu, &a.dims_vec())?,
-        tensor(piv, &dims_with(&batch, &[k]))?,
-        (info, batch),
-    ))
-}
-
 /// The solution `X` of `A X = B` from the factorization `(LU, pivots)` of
 /// [`lu_factor`] of a square `A`; `LU` `(..., n, n)` and `B` `(..., n, k)`
 /// broadcast their batches, and `pivots` has `LU`'s batch and length `n`.
@@ -395,56 +311,6 @@ where
     SB::Output: Shape,
 {
     expect(try_lu_solve(lu, pivots, b))
-}
-
-pub(super) fn lu_solve_core<T: LinalgFloat>(
-    lu: Layout<'_, T>,
-    pdims: &[usize],
-    piv: &[i32],
-    b: Layout<'_, T>,
-) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
-    let name = "linalg.lu_solve";
-    let a = Operand::matrices(lu, name, "LU")?;
-    let b = Operand::matrices(b, name, "B")?;
-    let n = check_square(&a, name, "LU")?;
-    if b.rows() != n {
-        return Err(incompatible(name, &a, &b));
-    }
-    let want = dims_with(a.batch(), &[n]);
-    if pdims != want.as_slice() {
-        return Err(ShapeError::Invalid(format!(
-            "{name}: Expected pivots of shape {want:?} (LU's batch and n), but got {pdims:?}"
-        )));
-    }
-    if piv.iter().any(|&p| p < 1 || p as usize > n) {
-        return Err(ShapeError::Invalid(format!(
-            "{name}: pivots must be between 1 and {n}"
-        )));
-    }
-    // B is "tensor a" in PyTorch's broadcast message.
-    let batch = broadcast_batch(b.batch(), a.batch())?;
-    let (oa, ob) = (a.offsets(&batch), b.offsets(&batch));
-    let pi = bcast_index(a.batch(), &batch);
-    let k = b.cols();
-    let mats = par_batches(name, &batch, |i| {
-        let lu = a.mat(oa[i]);
-        let mut x = b.mat(ob[i]);
-        for (r, &p) in piv[pi[i] * n..(pi[i] + 1) * n].iter().enumerate() {
-            let p = p as usize - 1;
-            if p != r {
-                for c in 0..k {
-                    let t = x[(r, c)];
-                    x[(r, c)] = x[(p, c)];
-                    x[(p, c)] = t;
-                }
-            }
-        }
-        let lu = lu.as_ref();
-        lu.solve_unit_lower_triangular_in_place(&mut x);
-        lu.solve_upper_triangular_in_place(&mut x);
-        Ok(x)
-    })?;
-    Ok((stack(&mats, n * k), dims_with(&batch, &[n, k])))
 }
 
 /// PyTorch's message for `lu_factor` of a tensor of rank below 2.

@@ -34,7 +34,9 @@
 //! `svd`, `svd_full`, `svd_with`, `svdvals` (their
 //! size checks and PyTorch's error for a nonzero LAPACK `info` are shared).
 //! On the CPU they run [`faer`] (or LAPACK's loops written out), one batch
-//! element per rayon task; on CUDA cuBLAS's and cuSOLVER's batched routines
+//! element per rayon task (`backend/cpu/linalg/`, which also holds the
+//! batching machinery the CPU-only functions and the `faer` gradient
+//! formulas of `grad.rs` read through); on CUDA cuBLAS's and cuSOLVER's batched routines
 //! (`backend/cuda/linalg.rs` lists which call each makes, and the few that
 //! loop over the batch: rectangular LU, `orgqr` for `Q`, and `syevj` /
 //! `gesvdj` above 32 x 32, one cuSOLVER call per matrix). The other
@@ -64,8 +66,7 @@
 //! | `shape.rs` | the type-level rules |
 //! | `generic.rs` | the device-generic size checks and `info` errors |
 //! | `compose.rs` | [`LinalgDevice`] and the views and reductions the composed functions share |
-//! | `cpu.rs` | [`Linalg`](crate::backend::Linalg) for the CPU, over the kernels of the function files |
-//! | `batch.rs` | reading, broadcasting and running batches |
+//! | `primitives.rs` | the typed front of [`Linalg`](crate::backend::Linalg): tensors' layouts down, the results' sizes checked on the way up |
 //! | `inv.rs`, `det.rs`, `cholesky.rs`, `qr.rs`, `svd.rs`, `eigh.rs`, `eig.rs`, `lu.rs`, `solve.rs`, `triangular.rs`, `lstsq.rs`, `norm.rs`, `pinv.rs` | one family each |
 //! | `power.rs` | `matrix_power`, `matrix_exp` |
 //! | `vector.rs` | `vector_norm`, `cross` |
@@ -93,10 +94,8 @@
 //! let _ = linalg::inv(&a); // linalg: expected square matrices, ...
 //! ```
 
-mod batch;
 mod cholesky;
 pub(crate) mod compose;
-mod cpu;
 mod det;
 mod eig;
 mod eigh;
@@ -167,21 +166,19 @@ pub use vector::{
 pub use crate::backend::linalg::LinalgFloat;
 
 /// Unwraps a `try_` result, panicking with its message at the caller.
+/// A fresh CPU tensor of sizes `dims` over `data`, checked against `S`.
+pub(crate) fn tensor<E: crate::element::Element, S: crate::shape::Shape>(
+    data: Vec<E>,
+    dims: &[usize],
+) -> Result<crate::Tensor<E, S>, crate::ShapeError> {
+    debug_assert_eq!(data.len(), dims.iter().product::<usize>());
+    Ok(crate::Tensor::from_parts(data, S::check_dims(dims)?))
+}
+
 #[track_caller]
 fn expect<R, E: core::fmt::Display>(r: Result<R, E>) -> R {
     match r {
         Ok(v) => v,
         Err(e) => panic!("{e}"),
     }
-}
-
-/// LU with partial pivoting, and the 1-based index of its first zero pivot
-/// (LAPACK's `info`), if any.
-fn plu<T: LinalgFloat>(
-    m: &faer::Mat<T>,
-) -> (faer::linalg::solvers::PartialPivLu<T>, Option<usize>) {
-    let lu = m.partial_piv_lu();
-    let u = lu.U();
-    let zero = (0..u.nrows().min(u.ncols())).find(|&i| u[(i, i)] == T::zero());
-    (lu, zero.map(|i| i + 1))
 }

@@ -11,11 +11,12 @@ use crate::tensor::reduction;
 use faer::Mat;
 use faer::linalg::solvers::Solve;
 
-use super::batch::matmul as fmatmul;
 use super::compose::{Dyn, add, axpy, dy, eye, mat_t, matmul, mul, sub, upload, zeros};
 use super::generic::check_square_dims;
-use super::{LinalgFloat, SquareMatrices, expect, plu};
+use super::{LinalgFloat, SquareMatrices, expect};
 use crate::Tensor;
+use crate::backend::cpu::linalg::batch::matmul as fmatmul;
+use crate::backend::cpu::linalg::plu;
 use crate::backend::op::Reduction;
 use crate::backend::op::table::{Abs, Neg, Where};
 use crate::backend::{Backend, Gemm, Linalg};

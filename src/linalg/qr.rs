@@ -1,12 +1,11 @@
 //! `qr` (reduced) and `qr_complete`.
 
-use super::batch::{Operand, dims_with, stack};
 use super::generic::check_matrices;
 use super::primitives;
 use super::{LinalgFloat, Matrices, WithTail, expect};
+use crate::Tensor;
 use crate::backend::Linalg;
 use crate::shape::{Dyn, Shape};
-use crate::{ShapeError, Tensor};
 
 type Mat<S, R, C> = <<S as Matrices>::Batch as WithTail>::Mat<R, C>;
 type Rows<S> = <S as Matrices>::Rows;
@@ -111,42 +110,4 @@ fn qr_core<T: LinalgFloat, S: Matrices, SQ: Shape, SR: Shape, D: Linalg<T>>(
     check_matrices(a.dims(), "linalg.qr", "A")?;
     let (q, r) = primitives::qr(&a.share().into_dyn(), complete)?;
     Ok((q.try_into_shape()?, r.try_into_shape()?))
-}
-
-/// The CPU's `(Q, R)` (faer's Householder QR) of every matrix: `Q` `(m,
-/// k)`, `R` `(k, n)`, `k = min(m, n)` (`m` when `complete`).
-#[allow(clippy::type_complexity)]
-pub(super) fn qr_cpu<T: LinalgFloat>(
-    a: crate::ops::exec::Layout<'_, T>,
-    complete: bool,
-) -> Result<(Vec<T>, Vec<usize>, Vec<T>, Vec<usize>), ShapeError> {
-    let name = "linalg.qr";
-    let a = Operand::matrices(a, name, "A")?;
-    let (m, n) = (a.rows(), a.cols());
-    let k = if complete { m } else { m.min(n) };
-    let res = a.each(name, |x| {
-        let f = x.qr();
-        if complete {
-            // faer keeps R as min(m, n) by n; the complete R has m rows.
-            let r = f.R();
-            let full = faer::Mat::from_fn(
-                m,
-                n,
-                |i, j| {
-                    if i < r.nrows() { r[(i, j)] } else { T::zero() }
-                },
-            );
-            Ok((f.compute_Q(), full))
-        } else {
-            Ok((f.compute_thin_Q(), f.thin_R().to_owned()))
-        }
-    })?;
-    let (qs, rs): (Vec<_>, Vec<_>) = res.into_iter().unzip();
-    let b = a.batch();
-    Ok((
-        stack(&qs, m * k),
-        dims_with(b, &[m, k]),
-        stack(&rs, k * n),
-        dims_with(b, &[k, n]),
-    ))
 }

@@ -2,12 +2,11 @@
 //! sides): `A X = B` for every pair of a broadcast batch.
 
 use super::primitives;
-use faer::Mat;
 
-use super::batch::{Operand, bcast_index, broadcast_batch, dims_with, par_batches, stack};
 use super::generic::{check_info, check_matrices, check_square_dims};
 use super::{LinalgFloat, SolveRhs, SolveVecShape, expect};
 use crate::backend::Linalg;
+use crate::backend::cpu::linalg::batch::{bcast_index, broadcast_batch};
 use crate::shape::{DynRank, Shape};
 use crate::{ShapeError, Tensor};
 
@@ -123,30 +122,6 @@ where
     SB: Shape,
 {
     expect(try_solve_vec(a, b))
-}
-
-/// Runs `f(a_i, b_i)` for each pair of a broadcast batch, each giving a
-/// matrix of `out_rows` by `out_cols`; `vec` drops the column dimension of
-/// the output.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn pairwise<T: LinalgFloat>(
-    name: &str,
-    a: &Operand<'_, T>,
-    b: &Operand<'_, T>,
-    out_rows: usize,
-    out_cols: usize,
-    vec: bool,
-    f: impl Fn(Mat<T>, Mat<T>) -> Result<Mat<T>, String> + Sync,
-) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
-    let batch = broadcast_batch(a.batch(), b.batch())?;
-    let (oa, ob) = (a.offsets(&batch), b.offsets(&batch));
-    let mats = par_batches(name, &batch, |i| f(a.mat(oa[i]), b.mat(ob[i])))?;
-    let dims = if vec {
-        dims_with(&batch, &[out_rows])
-    } else {
-        dims_with(&batch, &[out_rows, out_cols])
-    };
-    Ok((stack(&mats, out_rows * out_cols), dims))
 }
 
 /// PyTorch's rule for reading `B` as a batch of vectors in `solve(A, B)`:

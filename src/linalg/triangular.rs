@@ -2,14 +2,11 @@
 //! substitution.
 
 use super::primitives;
-use faer::Mat;
 
-use super::batch::{Operand, broadcast_batch};
 use super::generic::{check_matrices, check_square_dims};
-use super::solve::pairwise;
 use super::{LinalgFloat, SolveRhs, SolveRightShape, expect};
 use crate::backend::Linalg;
-use crate::ops::exec::Layout;
+use crate::backend::cpu::linalg::batch::broadcast_batch;
 use crate::shape::Shape;
 use crate::{ShapeError, Tensor};
 
@@ -111,46 +108,6 @@ pub fn solve_triangular_right<T: LinalgFloat, SA: SolveRightShape<SB>, SB: Shape
     tri: Triangle,
 ) -> Tensor<T, SA::Output, D> {
     expect(try_solve_triangular_right(a, b, tri))
-}
-
-/// Solves `A X = B` in place for triangular `a`, reading only `tri`.
-pub(crate) fn solve_tri_in_place<T: LinalgFloat>(a: &Mat<T>, x: &mut Mat<T>, tri: Triangle) {
-    let a = a.as_ref();
-    match (tri.upper, tri.unit) {
-        (true, false) => a.solve_upper_triangular_in_place(x),
-        (true, true) => a.solve_unit_upper_triangular_in_place(x),
-        (false, false) => a.solve_lower_triangular_in_place(x),
-        (false, true) => a.solve_unit_lower_triangular_in_place(x),
-    }
-}
-
-pub(super) fn triangular_core<T: LinalgFloat>(
-    a: Layout<'_, T>,
-    b: Layout<'_, T>,
-    tri: Triangle,
-    left: bool,
-) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
-    let name = "linalg.solve_triangular";
-    check_triangular(a.dims, b.dims, left)?;
-    let a = Operand::matrices(a, name, "A")?;
-    let b = Operand::matrices(b, name, "B")?;
-    // B is "tensor a" in PyTorch's broadcast message.
-    pairwise(name, &b, &a, b.rows(), b.cols(), false, |mut x, am| {
-        if left {
-            solve_tri_in_place(&am, &mut x, tri);
-            Ok(x)
-        } else {
-            // X A = B  <=>  Aᵀ Xᵀ = Bᵀ, and Aᵀ has the other triangle.
-            let at = am.transpose().to_owned();
-            let mut xt = x.transpose().to_owned();
-            let flipped = Triangle {
-                upper: !tri.upper,
-                unit: tri.unit,
-            };
-            solve_tri_in_place(&at, &mut xt, flipped);
-            Ok(xt.transpose().to_owned())
-        }
-    })
 }
 
 /// `X` with `A X = B` (`left`) or `X A = B` on `a`'s device: the size

@@ -1,10 +1,10 @@
 //! `vector_norm` (over all elements or over run-time dims) and `cross`
 //! (the cross product of 3-vectors along the last dimension).
 
-use super::batch::{broadcast_batch, dims_with};
 use super::compose::view;
 use super::{LinalgFloat, SameRank, Vectors, WithTail, expect};
 use crate::backend::Backend;
+use crate::backend::cpu::linalg::batch::{broadcast_batch, dims_with};
 use crate::backend::op::Statistic;
 use crate::backend::op::table;
 use crate::ops::reduce::axes;

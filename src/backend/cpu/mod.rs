@@ -5,7 +5,9 @@
 //! computed in `f32`) and buffer
 //! allocation, all parallelised on one work-sharing pool (`pool.rs`);
 //! `exec.rs` takes tensors' layouts to those loops (broadcast, plan,
-//! guards in the one order of `locks.rs`, output allocation).
+//! guards in the one order of `locks.rs`, output allocation). The
+//! factorizations (`Linalg`: faer on every matrix of a batch) are in
+//! `linalg/`.
 //!
 //! Inner loops are chosen by the plan's inner strides: all 1 (slices, which
 //! the compiler vectorises), a stride-0 input (a hoisted scalar), or general
@@ -28,6 +30,7 @@ mod gemm_crates;
 pub(crate) mod index;
 pub(crate) mod index_run;
 pub(crate) mod isa;
+pub(crate) mod linalg;
 pub(crate) mod locks;
 mod mat;
 mod matmul;

@@ -10,10 +10,9 @@ use crate::backend::cpu::storage::Read;
 use faer::{Mat, MatRef};
 use rayon::prelude::*;
 
-use super::LinalgFloat;
-use crate::ops::exec::Layout;
-use crate::shape::{Shape, ShapeError, broadcast_pair};
-use crate::tensor::Tensor;
+use crate::backend::cpu::exec::Layout;
+use crate::backend::linalg::LinalgFloat;
+use crate::shape::{ShapeError, broadcast_pair};
 
 /// A tensor read as a batch of matrices (`core == 2`) or vectors
 /// (`core == 1`).
@@ -253,15 +252,6 @@ pub(crate) fn dims_with(batch: &[usize], tail: &[usize]) -> Vec<usize> {
     d
 }
 
-/// A fresh tensor of sizes `dims` over `data`, checked against `S`.
-pub(crate) fn tensor<E: crate::element::Element, S: Shape>(
-    data: Vec<E>,
-    dims: &[usize],
-) -> Result<Tensor<E, S>, ShapeError> {
-    debug_assert_eq!(data.len(), dims.iter().product::<usize>());
-    Ok(Tensor::from_parts(data, S::check_dims(dims)?))
-}
-
 /// PyTorch's message for a non-square input.
 pub(crate) fn check_square<T: LinalgFloat>(
     a: &Operand<'_, T>,
@@ -306,4 +296,28 @@ pub(crate) fn matmul<T: LinalgFloat>(lhs: MatRef<'_, T>, rhs: MatRef<'_, T>) -> 
         faer::Par::Seq,
     );
     out
+}
+
+/// Runs `f(a_i, b_i)` for each pair of a broadcast batch, each giving a
+/// matrix of `out_rows` by `out_cols`; `vec` drops the column dimension of
+/// the output.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pairwise<T: LinalgFloat>(
+    name: &str,
+    a: &Operand<'_, T>,
+    b: &Operand<'_, T>,
+    out_rows: usize,
+    out_cols: usize,
+    vec: bool,
+    f: impl Fn(Mat<T>, Mat<T>) -> Result<Mat<T>, String> + Sync,
+) -> Result<(Vec<T>, Vec<usize>), ShapeError> {
+    let batch = broadcast_batch(a.batch(), b.batch())?;
+    let (oa, ob) = (a.offsets(&batch), b.offsets(&batch));
+    let mats = par_batches(name, &batch, |i| f(a.mat(oa[i]), b.mat(ob[i])))?;
+    let dims = if vec {
+        dims_with(&batch, &[out_rows])
+    } else {
+        dims_with(&batch, &[out_rows, out_cols])
+    };
+    Ok((stack(&mats, out_rows * out_cols), dims))
 }

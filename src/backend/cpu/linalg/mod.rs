@@ -1,42 +1,34 @@
 //! [`Linalg`] for the CPU: faer (or LAPACK's loops written out) on every
-//! batch element in parallel, through the kernels of the function files.
+//! matrix of a batch, in parallel over the batch (`batch.rs`); the LU
+//! family in `lu.rs`, the substitutions in `triangular.rs`. The typed front
+//! (`shaped::linalg`) checks the sizes and makes the results tensors.
+
+pub(crate) mod batch;
+pub(crate) mod lu;
+pub(crate) mod triangular;
 
 use faer::linalg::solvers::{DenseSolveCore, Solve};
 
-use super::batch::{Operand, broadcast_batch, dims_with, par_batches, push_mat};
-use super::cholesky::cholesky_solve_core;
-use super::det::slogdet_core;
-use super::lu::{lu_factor_core, lu_solve_core};
-use super::qr::qr_cpu;
-use super::triangular::{Triangle, triangular_core};
-use super::{LinalgFloat, plu};
+use self::batch::{Operand, broadcast_batch, dims_with, par_batches, push_mat, stack};
+pub(crate) use self::lu::plu;
 use crate::backend::Linalg;
 use crate::backend::Output;
+use crate::backend::cpu::exec::Layout;
 use crate::backend::cpu::storage::Storage;
-use crate::backend::linalg::{Dets, Eigen, Factored, Out, Singular, WithInfo};
+use crate::backend::linalg::{
+    Dets, Eigen, Factored, LinalgFloat, Out, Singular, Triangle, WithInfo,
+};
 use crate::device::Cpu;
-use crate::ops::exec::Layout;
-use crate::shape::{DimVec, DynRank, ShapeError};
-use crate::tensor::Tensor;
+use crate::element::Element;
+use crate::shape::{DimVec, ShapeError};
 
 /// A kernel's row-major values of sizes `dims` as a new storage.
-fn fresh<T: crate::element::Element>(
-    data: Vec<T>,
-    dims: &[usize],
-) -> Result<Out<T, Cpu>, ShapeError> {
+fn fresh<T: Element>(data: Vec<T>, dims: &[usize]) -> Result<Out<T, Cpu>, ShapeError> {
     debug_assert_eq!(data.len(), dims.iter().product::<usize>());
     Ok(Output {
         storage: Storage::shared(data),
         dims: DimVec::from_slice(dims),
     })
-}
-
-/// A new contiguous tensor's storage and sizes.
-fn output<T: crate::element::Element>(t: Tensor<T, DynRank>) -> Out<T, Cpu> {
-    Output {
-        dims: DimVec::from_slice(t.dims()),
-        storage: std::sync::Arc::clone(&t.storage),
-    }
 }
 
 /// The matrices of `res` stacked row-major (`numel` elements each) as a
@@ -62,7 +54,7 @@ fn info_of<T>(res: &[(T, i32)]) -> Vec<i32> {
 /// read as vectors when `vec`): LU with partial pivoting, then the two
 /// triangular solves.
 #[allow(clippy::type_complexity)]
-pub(super) fn solve_info<T: LinalgFloat>(
+fn solve_info<T: LinalgFloat>(
     a: Layout<'_, T>,
     b: Layout<'_, T>,
     vec: bool,
@@ -129,8 +121,8 @@ fn potf2<T: LinalgFloat>(mut x: faer::Mat<T>) -> (faer::Mat<T>, i32) {
 
 impl<T: LinalgFloat> Linalg<T> for Cpu {
     fn lu_factor(a: Layout<'_, T>) -> Result<Factored<T, Cpu>, ShapeError> {
-        let (lu, piv, (info, _)) = lu_factor_core::<T, DynRank>(a)?;
-        Ok((output(lu), output(piv), info))
+        let ((lu, ld), (piv, pd), info) = lu::lu_factor(a)?;
+        Ok((fresh(lu, &ld)?, fresh(piv, &pd)?, info))
     }
 
     fn inv(a: Layout<'_, T>) -> Result<WithInfo<T, Cpu>, ShapeError> {
@@ -170,7 +162,7 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
     }
 
     fn cholesky_solve(b: Layout<'_, T>, l: Layout<'_, T>) -> Result<Out<T, Cpu>, ShapeError> {
-        let (data, dims) = cholesky_solve_core(b, l)?;
+        let (data, dims) = triangular::cholesky_solve(b, l)?;
         fresh(data, &dims)
     }
 
@@ -180,7 +172,7 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
         tri: Triangle,
         left: bool,
     ) -> Result<Out<T, Cpu>, ShapeError> {
-        let (data, dims) = triangular_core(a, b, tri, left)?;
+        let (data, dims) = triangular::solve_triangular(a, b, tri, left)?;
         fresh(data, &dims)
     }
 
@@ -285,7 +277,7 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
     }
 
     fn slogdet(a: Layout<'_, T>) -> Result<Dets<T, Cpu>, ShapeError> {
-        let (res, batch) = slogdet_core(a, "linalg.det")?;
+        let (res, batch) = lu::slogdet(a, "linalg.det")?;
         Ok((
             fresh(res.iter().map(|r| r.0).collect(), &batch)?,
             fresh(res.iter().map(|r| r.1).collect(), &batch)?,
@@ -294,7 +286,7 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
     }
 
     fn qr(a: Layout<'_, T>, complete: bool) -> Result<(Out<T, Cpu>, Out<T, Cpu>), ShapeError> {
-        let (q, qd, r, rd) = qr_cpu(a, complete)?;
+        let (q, qd, r, rd) = qr(a, complete)?;
         Ok((fresh(q, &qd)?, fresh(r, &rd)?))
     }
 
@@ -304,7 +296,7 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
         piv_host: &[i32],
         b: Layout<'_, T>,
     ) -> Result<Out<T, Cpu>, ShapeError> {
-        let (data, dims) = lu_solve_core(lu, piv.dims(), piv_host, b)?;
+        let (data, dims) = lu::lu_solve(lu, piv.dims(), piv_host, b)?;
         fresh(data, &dims)
     }
 
@@ -313,6 +305,50 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
         info: Vec<i32>,
         dims: &[usize],
     ) -> Result<Out<i32, Cpu>, ShapeError> {
-        Tensor::try_from_vec(info, dims).map(output)
+        if crate::shape::checked_numel(dims)? != info.len() {
+            return Err(ShapeError::Numel {
+                shape: dims.to_vec(),
+                numel: info.len(),
+            });
+        }
+        fresh(info, dims)
     }
+}
+
+/// The CPU's `(Q, R)` (faer's Householder QR) of every matrix: `Q` `(m,
+/// k)`, `R` `(k, n)`, `k = min(m, n)` (`m` when `complete`).
+#[allow(clippy::type_complexity)]
+fn qr<T: LinalgFloat>(
+    a: Layout<'_, T>,
+    complete: bool,
+) -> Result<(Vec<T>, Vec<usize>, Vec<T>, Vec<usize>), ShapeError> {
+    let name = "linalg.qr";
+    let a = Operand::matrices(a, name, "A")?;
+    let (m, n) = (a.rows(), a.cols());
+    let k = if complete { m } else { m.min(n) };
+    let res = a.each(name, |x| {
+        let f = x.qr();
+        if complete {
+            // faer keeps R as min(m, n) by n; the complete R has m rows.
+            let r = f.R();
+            let full = faer::Mat::from_fn(
+                m,
+                n,
+                |i, j| {
+                    if i < r.nrows() { r[(i, j)] } else { T::zero() }
+                },
+            );
+            Ok((f.compute_Q(), full))
+        } else {
+            Ok((f.compute_thin_Q(), f.thin_R().to_owned()))
+        }
+    })?;
+    let (qs, rs): (Vec<_>, Vec<_>) = res.into_iter().unzip();
+    let b = a.batch();
+    Ok((
+        stack(&qs, m * k),
+        dims_with(b, &[m, k]),
+        stack(&rs, k * n),
+        dims_with(b, &[k, n]),
+    ))
 }
