@@ -29,12 +29,12 @@ use crate::shape::{DimVec, ShapeError, check_expand, check_inplace};
 impl<T: Element> Backend<T> for Cpu {
     #[inline(always)]
     fn unary<Op: Map1<T>>(op: Op, a: Layout<'_, T>) -> Result<Output<Storage<T>>, ShapeError> {
-        let f = match const { Op::CPU } {
-            Some(k) => {
-                compiled::check_f32::<T>();
-                (k.map)(op.scalar(), a)?
-            }
-            None => compiled::map1(op, a)?,
+        let f = if const { Op::CPU.is_some() } {
+            let Some(k) = Op::CPU else { unreachable!() };
+            compiled::check_f32::<T>();
+            (k.map)(op.scalar(), a)?
+        } else {
+            compiled::map1(op, a)?
         };
         Ok(output(f))
     }
@@ -55,12 +55,12 @@ impl<T: Element> Backend<T> for Cpu {
         a: Layout<'_, T>,
         b: Layout<'_, T>,
     ) -> Result<Output<Storage<T>>, ShapeError> {
-        let f = match const { Op::CPU } {
-            Some(k) => {
-                compiled::check_f32::<T>();
-                (k.map)(op.scalar(), a, b)?
-            }
-            None => compiled::map2(op, a, b)?,
+        let f = if const { Op::CPU.is_some() } {
+            let Some(k) = Op::CPU else { unreachable!() };
+            compiled::check_f32::<T>();
+            (k.map)(op.scalar(), a, b)?
+        } else {
+            compiled::map2(op, a, b)?
         };
         Ok(output(f))
     }
@@ -71,12 +71,12 @@ impl<T: Element> Backend<T> for Cpu {
         a: Layout<'_, T>,
         b: Layout<'_, T>,
     ) -> Result<Output<Storage<bool>>, ShapeError> {
-        let f = match const { Op::CPU } {
-            Some(k) => {
-                compiled::check_f32::<T>();
-                (k.map)(op.scalar(), a, b)?
-            }
-            None => compiled::map2(op, a, b)?,
+        let f = if const { Op::CPU.is_some() } {
+            let Some(k) = Op::CPU else { unreachable!() };
+            compiled::check_f32::<T>();
+            (k.map)(op.scalar(), a, b)?
+        } else {
+            compiled::map2(op, a, b)?
         };
         Ok(output(f))
     }
@@ -87,12 +87,14 @@ impl<T: Element> Backend<T> for Cpu {
         b: Layout<'_, T>,
         out: Layout<'_, T>,
     ) -> Result<(), ShapeError> {
-        match const { compiled::into_of::<T, Op>() } {
-            Some(k) => {
-                compiled::check_f32::<T>();
-                k(op.scalar(), a, b, out)
-            }
-            None => compiled::map2_into(op, a, b, out),
+        if const { compiled::into_of::<T, Op>().is_some() } {
+            let Some(k) = compiled::into_of::<T, Op>() else {
+                unreachable!()
+            };
+            compiled::check_f32::<T>();
+            k(op.scalar(), a, b, out)
+        } else {
+            compiled::map2_into(op, a, b, out)
         }
     }
 
@@ -103,12 +105,12 @@ impl<T: Element> Backend<T> for Cpu {
         b: Layout<'_, T>,
         c: Layout<'_, T>,
     ) -> Result<Output<Storage<T>>, ShapeError> {
-        let f = match const { Op::CPU } {
-            Some(k) => {
-                compiled::check_f32::<T>();
-                (k.map)(op.scalar(), a, b, c)?
-            }
-            None => compiled::map3(op, a, b, c)?,
+        let f = if const { Op::CPU.is_some() } {
+            let Some(k) = Op::CPU else { unreachable!() };
+            compiled::check_f32::<T>();
+            (k.map)(op.scalar(), a, b, c)?
+        } else {
+            compiled::map3(op, a, b, c)?
         };
         Ok(output(f))
     }
@@ -120,23 +122,23 @@ impl<T: Element> Backend<T> for Cpu {
         b: Layout<'_, T>,
         c: Layout<'_, T>,
     ) -> Result<Output<Storage<T>>, ShapeError> {
-        let f = match const { Op::CPU } {
-            Some(k) => {
-                compiled::check_f32::<T>();
-                (k.map)(op.scalar(), cond, b, c)?
-            }
-            None => compiled::map3(op, cond, b, c)?,
+        let f = if const { Op::CPU.is_some() } {
+            let Some(k) = Op::CPU else { unreachable!() };
+            compiled::check_f32::<T>();
+            (k.map)(op.scalar(), cond, b, c)?
+        } else {
+            compiled::map3(op, cond, b, c)?
         };
         Ok(output(f))
     }
 
     fn unary_<Op: Map1<T>>(op: Op, a: Layout<'_, T>) -> Result<(), ShapeError> {
-        match const { Op::CPU } {
-            Some(k) => {
-                compiled::check_f32::<T>();
-                (k.update)(op.scalar(), a)
-            }
-            None => compiled::update1(op, a),
+        if const { Op::CPU.is_some() } {
+            let Some(k) = Op::CPU else { unreachable!() };
+            compiled::check_f32::<T>();
+            (k.update)(op.scalar(), a)
+        } else {
+            compiled::update1(op, a)
         }
     }
 
@@ -146,12 +148,14 @@ impl<T: Element> Backend<T> for Cpu {
         b: Layout<'_, T>,
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims, &[b.dims])?;
-        match const { compiled::update2_of::<T, Op>() } {
-            Some(k) => {
-                compiled::check_f32::<T>();
-                k(op.scalar(), a, b)
-            }
-            None => compiled::update2(op, a, b),
+        if const { compiled::update2_of::<T, Op>().is_some() } {
+            let Some(k) = compiled::update2_of::<T, Op>() else {
+                unreachable!()
+            };
+            compiled::check_f32::<T>();
+            k(op.scalar(), a, b)
+        } else {
+            compiled::update2(op, a, b)
         }
     }
 
@@ -162,12 +166,14 @@ impl<T: Element> Backend<T> for Cpu {
         c: Layout<'_, T>,
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims, &[b.dims, c.dims])?;
-        match const { compiled::update3_of::<T, Op>() } {
-            Some(k) => {
-                compiled::check_f32::<T>();
-                k(op.scalar(), a, b, c)
-            }
-            None => compiled::update3(op, a, b, c),
+        if const { compiled::update3_of::<T, Op>().is_some() } {
+            let Some(k) = compiled::update3_of::<T, Op>() else {
+                unreachable!()
+            };
+            compiled::check_f32::<T>();
+            k(op.scalar(), a, b, c)
+        } else {
+            compiled::update3(op, a, b, c)
         }
     }
 

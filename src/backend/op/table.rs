@@ -23,9 +23,11 @@ use crate::shape::ShapeError;
 macro_rules! cpu_f32 {
     (@unary $Ty:ty, |$s:ident| $op:expr $(, $run:path)?) => {
         impl $Ty {
+            #[inline(never)]
             fn cpu_f32_map($s: f32, a: Layout<'_, f32>) -> Result<Fresh<f32>, ShapeError> {
                 cpu_f32!(@map1 $op, a $(, $run)?)
             }
+            #[inline(never)]
             fn cpu_f32_update($s: f32, a: Layout<'_, f32>) -> Result<(), ShapeError> {
                 cpu_f32!(@update1 $op, a $(, $run)?)
             }
@@ -37,12 +39,15 @@ macro_rules! cpu_f32 {
     };
     (@binary $Ty:ty, |$s:ident| $op:expr $(, $forms:ident)?) => {
         impl $Ty {
+            #[inline(never)]
             fn cpu_f32_map($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>) -> Result<Fresh<f32>, ShapeError> {
                 compiled::map2($op, a, b)
             }
+            #[inline(never)]
             fn cpu_f32_into($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>, o: Layout<'_, f32>) -> Result<(), ShapeError> {
                 compiled::map2_into($op, a, b, o)
             }
+            #[inline(never)]
             fn cpu_f32_update($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>) -> Result<(), ShapeError> {
                 compiled::update2($op, a, b)
             }
@@ -57,15 +62,19 @@ macro_rules! cpu_f32 {
         }
     };
     (@forms scalar_forms $op:expr) => {
+        #[inline(never)]
         fn cpu_f32_rhs_map(s: f32, a: Layout<'_, f32>) -> Result<Fresh<f32>, ShapeError> {
             compiled::map1(ScalarRhs($op, s), a)
         }
+        #[inline(never)]
         fn cpu_f32_rhs_update(s: f32, a: Layout<'_, f32>) -> Result<(), ShapeError> {
             compiled::update1(ScalarRhs($op, s), a)
         }
+        #[inline(never)]
         fn cpu_f32_lhs_map(s: f32, a: Layout<'_, f32>) -> Result<Fresh<f32>, ShapeError> {
             compiled::map1(ScalarLhs($op, s), a)
         }
+        #[inline(never)]
         fn cpu_f32_lhs_update(s: f32, a: Layout<'_, f32>) -> Result<(), ShapeError> {
             compiled::update1(ScalarLhs($op, s), a)
         }
@@ -105,6 +114,7 @@ macro_rules! cpu_f32 {
     (@side $k:ident) => { None };
     (@compare $Op:ident) => {
         impl $Op {
+            #[inline(never)]
             fn cpu_f32_map(_: f32, a: Layout<'_, f32>, b: Layout<'_, f32>) -> Result<Fresh<bool>, ShapeError> {
                 compiled::map2($Op, a, b)
             }
@@ -119,9 +129,11 @@ macro_rules! cpu_f32 {
     };
     (@ternary $Ty:ty, |$s:ident| $op:expr) => {
         impl $Ty {
+            #[inline(never)]
             fn cpu_f32_map($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>, c: Layout<'_, f32>) -> Result<Fresh<f32>, ShapeError> {
                 compiled::map3($op, a, b, c)
             }
+            #[inline(never)]
             fn cpu_f32_update($s: f32, a: Layout<'_, f32>, b: Layout<'_, f32>, c: Layout<'_, f32>) -> Result<(), ShapeError> {
                 compiled::update3($op, a, b, c)
             }
@@ -133,6 +145,7 @@ macro_rules! cpu_f32 {
     };
     (@select $Op:ident) => {
         impl $Op {
+            #[inline(never)]
             fn cpu_f32_map(_: f32, a: Layout<'_, bool>, b: Layout<'_, f32>, c: Layout<'_, f32>) -> Result<Fresh<f32>, ShapeError> {
                 compiled::map3($Op, a, b, c)
             }
