@@ -32,7 +32,7 @@ fn fresh<T: Element>(data: Vec<T>, dims: &[usize]) -> Result<Out<T, Cpu>, ShapeE
 }
 
 /// The matrices of `res` stacked row-major (`numel` elements each) as a
-/// tensor of sizes `dims`.
+/// new storage of sizes `dims`.
 fn with_info<T: LinalgFloat>(
     res: &[(faer::Mat<T>, i32)],
     numel: usize,
