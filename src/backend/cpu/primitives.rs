@@ -22,6 +22,22 @@ use crate::element::{CastFrom, Element, Float, Numeric};
 use crate::iter::{broadcast_strides, contiguous_strides};
 use crate::shape::{DimVec, ShapeError, check_expand, check_inplace};
 
+/// `$compiled`, with `$k` the op's `f32` loops compiled in shaped, when the
+/// constant `$loops` holds them, else the generic loop `$generic`. The
+/// test is a `bool` constant, so rustc does not instantiate the branch not
+/// taken (`compiled.rs` says why a `match` on the `Option` did).
+macro_rules! compiled_or {
+    ($loops:expr, |$k:ident| $compiled:expr, $generic:expr $(,)?) => {
+        if const { $loops.is_some() } {
+            let Some($k) = $loops else { unreachable!() };
+            compiled::check_f32::<T>();
+            $compiled
+        } else {
+            $generic
+        }
+    };
+}
+
 // The allocating pointwise primitives are `inline(always)`: each is a
 // dispatch around its loop plus the `Arc` of its new buffer, and called
 // out of line they cost a small op ~40 instructions more (callgrind,
@@ -29,13 +45,11 @@ use crate::shape::{DimVec, ShapeError, check_expand, check_inplace};
 impl<T: Element> Backend<T> for Cpu {
     #[inline(always)]
     fn unary<Op: Map1<T>>(op: Op, a: Layout<'_, T>) -> Result<Output<Storage<T>>, ShapeError> {
-        let f = if const { Op::CPU.is_some() } {
-            let Some(k) = Op::CPU else { unreachable!() };
-            compiled::check_f32::<T>();
-            (k.map)(op.scalar(), a)?
-        } else {
+        let f = compiled_or!(
+            Op::CPU,
+            |k| (k.map)(op.scalar(), a)?,
             compiled::map1(op, a)?
-        };
+        );
         Ok(output(f))
     }
 
@@ -55,13 +69,11 @@ impl<T: Element> Backend<T> for Cpu {
         a: Layout<'_, T>,
         b: Layout<'_, T>,
     ) -> Result<Output<Storage<T>>, ShapeError> {
-        let f = if const { Op::CPU.is_some() } {
-            let Some(k) = Op::CPU else { unreachable!() };
-            compiled::check_f32::<T>();
-            (k.map)(op.scalar(), a, b)?
-        } else {
+        let f = compiled_or!(
+            Op::CPU,
+            |k| (k.map)(op.scalar(), a, b)?,
             compiled::map2(op, a, b)?
-        };
+        );
         Ok(output(f))
     }
 
@@ -71,13 +83,11 @@ impl<T: Element> Backend<T> for Cpu {
         a: Layout<'_, T>,
         b: Layout<'_, T>,
     ) -> Result<Output<Storage<bool>>, ShapeError> {
-        let f = if const { Op::CPU.is_some() } {
-            let Some(k) = Op::CPU else { unreachable!() };
-            compiled::check_f32::<T>();
-            (k.map)(op.scalar(), a, b)?
-        } else {
+        let f = compiled_or!(
+            Op::CPU,
+            |k| (k.map)(op.scalar(), a, b)?,
             compiled::map2(op, a, b)?
-        };
+        );
         Ok(output(f))
     }
 
@@ -87,15 +97,11 @@ impl<T: Element> Backend<T> for Cpu {
         b: Layout<'_, T>,
         out: Layout<'_, T>,
     ) -> Result<(), ShapeError> {
-        if const { compiled::into_of::<T, Op>().is_some() } {
-            let Some(k) = compiled::into_of::<T, Op>() else {
-                unreachable!()
-            };
-            compiled::check_f32::<T>();
-            k(op.scalar(), a, b, out)
-        } else {
+        compiled_or!(
+            compiled::into_of::<T, Op>(),
+            |k| k(op.scalar(), a, b, out),
             compiled::map2_into(op, a, b, out)
-        }
+        )
     }
 
     #[inline(always)]
@@ -105,13 +111,11 @@ impl<T: Element> Backend<T> for Cpu {
         b: Layout<'_, T>,
         c: Layout<'_, T>,
     ) -> Result<Output<Storage<T>>, ShapeError> {
-        let f = if const { Op::CPU.is_some() } {
-            let Some(k) = Op::CPU else { unreachable!() };
-            compiled::check_f32::<T>();
-            (k.map)(op.scalar(), a, b, c)?
-        } else {
+        let f = compiled_or!(
+            Op::CPU,
+            |k| (k.map)(op.scalar(), a, b, c)?,
             compiled::map3(op, a, b, c)?
-        };
+        );
         Ok(output(f))
     }
 
@@ -122,24 +126,20 @@ impl<T: Element> Backend<T> for Cpu {
         b: Layout<'_, T>,
         c: Layout<'_, T>,
     ) -> Result<Output<Storage<T>>, ShapeError> {
-        let f = if const { Op::CPU.is_some() } {
-            let Some(k) = Op::CPU else { unreachable!() };
-            compiled::check_f32::<T>();
-            (k.map)(op.scalar(), cond, b, c)?
-        } else {
+        let f = compiled_or!(
+            Op::CPU,
+            |k| (k.map)(op.scalar(), cond, b, c)?,
             compiled::map3(op, cond, b, c)?
-        };
+        );
         Ok(output(f))
     }
 
     fn unary_<Op: Map1<T>>(op: Op, a: Layout<'_, T>) -> Result<(), ShapeError> {
-        if const { Op::CPU.is_some() } {
-            let Some(k) = Op::CPU else { unreachable!() };
-            compiled::check_f32::<T>();
-            (k.update)(op.scalar(), a)
-        } else {
+        compiled_or!(
+            Op::CPU,
+            |k| (k.update)(op.scalar(), a),
             compiled::update1(op, a)
-        }
+        )
     }
 
     fn binary_<Op: Map2<T, Out = T>>(
@@ -148,15 +148,11 @@ impl<T: Element> Backend<T> for Cpu {
         b: Layout<'_, T>,
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims, &[b.dims])?;
-        if const { compiled::update2_of::<T, Op>().is_some() } {
-            let Some(k) = compiled::update2_of::<T, Op>() else {
-                unreachable!()
-            };
-            compiled::check_f32::<T>();
-            k(op.scalar(), a, b)
-        } else {
+        compiled_or!(
+            compiled::update2_of::<T, Op>(),
+            |k| k(op.scalar(), a, b),
             compiled::update2(op, a, b)
-        }
+        )
     }
 
     fn ternary_<Op: Map3<T, T>>(
@@ -166,15 +162,11 @@ impl<T: Element> Backend<T> for Cpu {
         c: Layout<'_, T>,
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims, &[b.dims, c.dims])?;
-        if const { compiled::update3_of::<T, Op>().is_some() } {
-            let Some(k) = compiled::update3_of::<T, Op>() else {
-                unreachable!()
-            };
-            compiled::check_f32::<T>();
-            k(op.scalar(), a, b, c)
-        } else {
+        compiled_or!(
+            compiled::update3_of::<T, Op>(),
+            |k| k(op.scalar(), a, b, c),
             compiled::update3(op, a, b, c)
-        }
+        )
     }
 
     fn reduce(
