@@ -65,10 +65,27 @@ pub struct Triangle {
     pub unit: bool,
 }
 
-/// A new storage of `D` holding `T`s, with its sizes.
+/// A new storage of `D` holding `T`s, with its sizes: what a primitive
+/// returns.
+///
+/// ```
+/// use shaped::backend::linalg::Out;
+/// use shaped::device::Cpu;
+/// fn rank(o: &Out<f64, Cpu>) -> usize {
+///     o.dims().len()
+/// }
+/// ```
 pub type Out<T, D> = Output<<D as Device>::Storage<T>>;
 
-/// A layout of a storage of `D` holding `T`s.
+/// A layout of a storage of `D` holding `T`s: what a primitive reads.
+///
+/// ```
+/// use shaped::backend::linalg::Lay;
+/// use shaped::device::Cpu;
+/// fn rows(l: Lay<'_, f64, Cpu>) -> usize {
+///     l.dims()[l.dims().len() - 2]
+/// }
+/// ```
 pub type Lay<'a, T, D> = Layout<'a, <D as Device>::Storage<T>>;
 
 /// A batch of matrices, with `info` per matrix on the host.
