@@ -97,13 +97,7 @@ impl<'a, T: LinalgFloat> Operand<'a, T> {
                 }
             }
             offs.push(off);
-            for k in (0..out.len()).rev() {
-                idx[k] += 1;
-                if idx[k] < out[k] {
-                    break;
-                }
-                idx[k] = 0;
-            }
+            advance(&mut idx, out);
         }
         offs
     }
@@ -164,15 +158,21 @@ pub(crate) fn bcast_index(src: &[usize], out: &[usize]) -> Vec<usize> {
                 .map(|(i, s)| i * s)
                 .sum(),
         );
-        for k in (0..out.len()).rev() {
-            idx[k] += 1;
-            if idx[k] < out[k] {
-                break;
-            }
-            idx[k] = 0;
-        }
+        advance(&mut idx, out);
     }
     res
+}
+
+/// The next index of a row-major walk over sizes `out` (the last
+/// dimension fastest; past the end it wraps to all zeros).
+fn advance(idx: &mut [usize], out: &[usize]) {
+    for k in (0..out.len()).rev() {
+        idx[k] += 1;
+        if idx[k] < out[k] {
+            break;
+        }
+        idx[k] = 0;
+    }
 }
 
 /// The batch both operands broadcast to.

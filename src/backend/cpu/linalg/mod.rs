@@ -23,12 +23,12 @@ use crate::element::Element;
 use crate::shape::{DimVec, ShapeError};
 
 /// A kernel's row-major values of sizes `dims` as a new storage.
-fn fresh<T: Element>(data: Vec<T>, dims: &[usize]) -> Result<Out<T, Cpu>, ShapeError> {
+fn fresh<T: Element>(data: Vec<T>, dims: &[usize]) -> Out<T, Cpu> {
     debug_assert_eq!(data.len(), dims.iter().product::<usize>());
-    Ok(Output {
+    Output {
         storage: Storage::shared(data),
         dims: DimVec::from_slice(dims),
-    })
+    }
 }
 
 /// The matrices of `res` stacked row-major (`numel` elements each) as a
@@ -42,7 +42,7 @@ fn with_info<T: LinalgFloat>(
     for (m, _) in res {
         push_mat(&mut data, m.as_ref());
     }
-    fresh(data, dims)
+    Ok(fresh(data, dims))
 }
 
 /// The `info` values of `res`.
@@ -122,7 +122,7 @@ fn potf2<T: LinalgFloat>(mut x: faer::Mat<T>) -> (faer::Mat<T>, i32) {
 impl<T: LinalgFloat> Linalg<T> for Cpu {
     fn lu_factor(a: Layout<'_, T>) -> Result<Factored<T, Cpu>, ShapeError> {
         let ((lu, ld), (piv, pd), info) = lu::lu_factor(a)?;
-        Ok((fresh(lu, &ld)?, fresh(piv, &pd)?, info))
+        Ok((fresh(lu, &ld), fresh(piv, &pd), info))
     }
 
     fn inv(a: Layout<'_, T>) -> Result<WithInfo<T, Cpu>, ShapeError> {
@@ -158,12 +158,12 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
         vec: bool,
     ) -> Result<WithInfo<T, Cpu>, ShapeError> {
         let (data, dims, info) = solve_info(a, b, vec)?;
-        Ok((fresh(data, &dims)?, info))
+        Ok((fresh(data, &dims), info))
     }
 
     fn cholesky_solve(b: Layout<'_, T>, l: Layout<'_, T>) -> Result<Out<T, Cpu>, ShapeError> {
         let (data, dims) = triangular::cholesky_solve(b, l)?;
-        fresh(data, &dims)
+        Ok(fresh(data, &dims))
     }
 
     fn solve_triangular(
@@ -173,7 +173,7 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
         left: bool,
     ) -> Result<Out<T, Cpu>, ShapeError> {
         let (data, dims) = triangular::solve_triangular(a, b, tri, left)?;
-        fresh(data, &dims)
+        Ok(fresh(data, &dims))
     }
 
     fn eigh(a: Layout<'_, T>, vectors: bool) -> Result<Eigen<T, Cpu>, ShapeError> {
@@ -212,11 +212,11 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
             info.push(*i);
         }
         let v = if vectors {
-            Some(fresh(vs, &op.dims_vec())?)
+            Some(fresh(vs, &op.dims_vec()))
         } else {
             None
         };
-        Ok((fresh(ws, &dims_with(batch, &[n]))?, v, info))
+        Ok((fresh(ws, &dims_with(batch, &[n])), v, info))
     }
 
     fn svd(a: Layout<'_, T>, vectors: bool, full: bool) -> Result<Singular<T, Cpu>, ShapeError> {
@@ -267,27 +267,27 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
         let b = op.batch();
         let (u, v) = if vectors {
             (
-                Some(fresh(us, &dims_with(b, &[m, uc]))?),
-                Some(fresh(vs, &dims_with(b, &[vr, n]))?),
+                Some(fresh(us, &dims_with(b, &[m, uc]))),
+                Some(fresh(vs, &dims_with(b, &[vr, n]))),
             )
         } else {
             (None, None)
         };
-        Ok((u, fresh(ss, &dims_with(b, &[k]))?, v, info))
+        Ok((u, fresh(ss, &dims_with(b, &[k])), v, info))
     }
 
     fn slogdet(a: Layout<'_, T>) -> Result<Dets<T, Cpu>, ShapeError> {
         let (res, batch) = lu::slogdet(a, "linalg.det")?;
         Ok((
-            fresh(res.iter().map(|r| r.0).collect(), &batch)?,
-            fresh(res.iter().map(|r| r.1).collect(), &batch)?,
-            fresh(res.iter().map(|r| r.2).collect(), &batch)?,
+            fresh(res.iter().map(|r| r.0).collect(), &batch),
+            fresh(res.iter().map(|r| r.1).collect(), &batch),
+            fresh(res.iter().map(|r| r.2).collect(), &batch),
         ))
     }
 
     fn qr(a: Layout<'_, T>, complete: bool) -> Result<(Out<T, Cpu>, Out<T, Cpu>), ShapeError> {
         let (q, qd, r, rd) = qr(a, complete)?;
-        Ok((fresh(q, &qd)?, fresh(r, &rd)?))
+        Ok((fresh(q, &qd), fresh(r, &rd)))
     }
 
     fn lu_solve(
@@ -297,7 +297,7 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
         b: Layout<'_, T>,
     ) -> Result<Out<T, Cpu>, ShapeError> {
         let (data, dims) = lu::lu_solve(lu, piv.dims(), piv_host, b)?;
-        fresh(data, &dims)
+        Ok(fresh(data, &dims))
     }
 
     fn info_tensor(
@@ -311,7 +311,7 @@ impl<T: LinalgFloat> Linalg<T> for Cpu {
                 numel: info.len(),
             });
         }
-        fresh(info, dims)
+        Ok(fresh(info, dims))
     }
 }
 
