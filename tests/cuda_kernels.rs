@@ -136,10 +136,10 @@ fn module_of(g: &shaped::backend::fused::CudaGen, out: &str, expr: &str) -> Kern
 
 /// The module a fused expression generates.
 fn fused_module<E: shaped::backend::fused::Node>(e: &E) -> KernelSource {
-    use shaped::backend::fused::{CudaGen, c_name};
+    use shaped::backend::fused::{CudaExpr, CudaGen, c_name};
     use shaped::element::Element;
     let mut g = CudaGen::default();
-    let expr = e.cuda(&mut g, 0);
+    let expr = e.erased().cuda(&mut g, 0);
     module_of(&g, c_name(<E::Elem as Element>::NAME), &expr)
 }
 
@@ -148,10 +148,10 @@ fn reduction_module<E: shaped::backend::fused::Node>(
     e: &E,
     r: shaped::backend::op::Reduction,
 ) -> KernelSource {
-    use shaped::backend::fused::{CudaGen, c_name};
+    use shaped::backend::fused::{CudaExpr, CudaGen, c_name};
     use shaped::element::Element;
     let mut g = CudaGen::default();
-    let expr = e.cuda(&mut g, 0);
+    let expr = e.erased().cuda(&mut g, 0);
     let (name, source) = g.reduction_module(c_name(<E::Elem as Element>::NAME), &expr, r);
     KernelSource {
         kernels: vec![format!("{name}_rows")],

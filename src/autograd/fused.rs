@@ -33,8 +33,9 @@ use core::mem::MaybeUninit;
 use crate::backend::Layout;
 use crate::backend::cpu::fused::{Collect, Each, Source, eval, eval_each, reduce, write_run};
 use crate::backend::cpu::reducers::Sum;
+use crate::backend::fused::expr::sealed;
 use crate::backend::fused::{
-    Block, CudaGen, Fused, Lane, Leaves, Node, Run, Scratch, Sink, c_name, sealed,
+    Block, CpuExpr, CudaExpr, CudaGen, Expr, Fused, Leaves, Node, Run, Scratch, Sink, c_name,
 };
 use crate::backend::op::table;
 use crate::backend::op::{Derivative, Map1, Map3, Pointwise};
@@ -91,25 +92,6 @@ impl<T: Float, S: Shape, D: Device> Node for VarLeaf<T, S, D> {
 
     fn visit<'a, V: Leaves<'a, D>>(&'a self, v: &mut V) {
         v.leaf(self.0.value.layout())
-    }
-
-    type Lanes<'s>
-        = Lane<'s, T>
-    where
-        Self: 's;
-
-    #[inline(always)]
-    fn lanes<'s>(&'s self, b: &'s Block<'_>, first: usize) -> Lane<'s, T> {
-        b.lane(first)
-    }
-
-    #[inline(always)]
-    fn at(l: &Lane<'_, T>, c: usize, j: usize) -> T {
-        l.at(c, j)
-    }
-
-    fn cuda(&self, g: &mut CudaGen, first: usize) -> String {
-        Leaf(&self.0.value).cuda(g, first)
     }
 }
 
@@ -485,7 +467,7 @@ impl<C: Node<Elem = bool> + 'static, X, Y> Ternary<table::Where, C, X, Y> {
     /// forward one).
     fn condition(&self, a: &mut AdjointGen<'_>, first: usize) -> String {
         a.memo(&self.1, |a| {
-            let c = self.1.cuda(a.g, first);
+            let c = self.1.erased().cuda(a.g, first);
             a.bind(c_name(bool::NAME), c)
         })
     }
@@ -588,15 +570,24 @@ fn step_over<'s, T: Copy, N: Node>(
     b.scoped(
         #[inline(always)]
         move |b| {
-            let l = child.lanes(b, first);
+            let e = child.erased();
+            let l = e.lanes(b, first);
             s.step(
                 b.len(),
                 adj,
                 #[inline(always)]
-                |g, c, j| f(g, N::at(&l, c, j)),
+                |g, c, j| f(g, at(&e, &l, c, j)),
             )
         },
     )
+}
+
+/// The value of the erased subtree `_e` at element `c * CHUNK + j` of the
+/// block its lanes `l` were taken over ([`CpuExpr::at`], named through
+/// the expression rather than its type).
+#[inline(always)]
+fn at<E: CpuExpr>(_e: &E, l: &E::Lanes<'_>, c: usize, j: usize) -> E::Elem {
+    E::at(l, c, j)
 }
 
 /// An operand of a node: its subtree and the number of its first leaf.
@@ -619,12 +610,13 @@ fn step_two<'s, T: Copy, A: Node, B: Node>(
     b.scoped(
         #[inline(always)]
         move |b| {
-            let (lx, ly) = (x.lanes(b, first), y.lanes(b, second));
+            let (ex, ey) = (x.erased(), y.erased());
+            let (lx, ly) = (ex.lanes(b, first), ey.lanes(b, second));
             s.step(
                 b.len(),
                 adj,
                 #[inline(always)]
-                |g, c, j| f(g, A::at(&lx, c, j), B::at(&ly, c, j)),
+                |g, c, j| f(g, at(&ex, &lx, c, j), at(&ey, &ly, c, j)),
             )
         },
     )
@@ -643,12 +635,13 @@ fn step_three<'s, T: Copy + core::ops::Mul<Output = T>, A: Node, B: Node, C: Nod
     b.scoped(
         #[inline(always)]
         move |b| {
-            let (lx, ly, lz) = (x.lanes(b, first), y.lanes(b, second), z.lanes(b, third));
+            let (ex, ey, ez) = (x.erased(), y.erased(), z.erased());
+            let (lx, ly, lz) = (ex.lanes(b, first), ey.lanes(b, second), ez.lanes(b, third));
             s.step(
                 b.len(),
                 adj,
                 #[inline(always)]
-                |g, c, j| g * f(A::at(&lx, c, j), B::at(&ly, c, j), C::at(&lz, c, j)),
+                |g, c, j| g * f(at(&ex, &lx, c, j), at(&ey, &ly, c, j), at(&ez, &lz, c, j)),
             )
         },
     )
@@ -752,7 +745,7 @@ impl<T: Float, E: Adjoint<T> + Node<Elem = T, Device = Cpu>> Each for GradsOf<'_
         c.leaf(self.g.layout());
     }
     fn transcendental(&self) -> bool {
-        Node::transcendental(self.e)
+        Expr::transcendental(&self.e.erased())
     }
     #[inline(always)]
     fn write_each<K: Sink<T>>(&self, b: &Block<'_>, k: &mut K) {
@@ -867,10 +860,10 @@ where
         g: &Dyn<T, Self>,
         needs: &[bool],
     ) -> Result<Grads<T, Self>, crate::device::CudaError> {
-        use crate::backend::cuda::fused::{Collect, Expr, Generated, eval_generated};
+        use crate::backend::cuda::fused::{Collect, Generated, Source, eval_generated};
         /// Leaf `k`'s adjoint as a kernel's expression.
         struct Of<'e, E>(&'e E, usize);
-        impl<T: Float, E: Adjoint<T> + Node<Elem = T>> Expr for Of<'_, E> {
+        impl<T: Float, E: Adjoint<T> + Node<Elem = T>> Source for Of<'_, E> {
             fn expr(&self, g: &mut CudaGen) -> String {
                 cuda_adjoint(self.0, self.1, g)
             }

@@ -1,21 +1,23 @@
 //! What a fused pointwise chain is to a backend. An expression (built by
 //! `shaped::fuse`) is a tree of op-table operations whose leaves are
-//! tensors and scalars; each node implements [`Node`], which gives the
-//! backends everything they need to evaluate the whole tree in one pass:
+//! tensors and scalars. Its typed nodes implement [`Node`]: the static
+//! result shape (checked where the expression is built), the run-time
+//! broadcast sizes (with the eager ops' messages), the tensor leaves in a
+//! fixed order ([`Node::visit`]), and the erased form ([`Node::erased`]):
+//! the same tree with each tensor leaf as its layout and no shape type
+//! ([`Expr`], module `expr`), which is what the backends are handed, so
+//! that one evaluator serves a chain of operations whatever the static
+//! shapes of its operands.
 //!
-//! - its static result shape and element type, and its run-time broadcast
-//!   sizes (checked with the eager ops' messages);
-//! - its tensor leaves, in a fixed order ([`Node::visit`]), as layouts;
-//! - its erased form ([`Node::erased`]): the same tree with each tensor
-//!   leaf as its layout and every shape `DynRank`, which is what the
-//!   backends are handed, so that one evaluator serves a chain of
-//!   operations whatever the static shapes of its operands;
-//! - on the CPU, the tree's value over a block of at most
-//!   [`BLOCK`] elements of one inner loop of the iteration plan, each
-//!   operation running over the whole block before the next (the blocks
-//!   stay in L1, so memory is read once and written once; [`Node::write`]);
-//! - for CUDA, the tree as one C expression ([`Node::cuda`]), from which
-//!   the CUDA backend generates one kernel per distinct expression.
+//! No node carries backend code. Each backend lowers an [`Expr`] itself:
+//! - the CPU ([`CpuExpr`], `backend/cpu/fused/lower.rs`): the tree's value
+//!   over a block of at most [`BLOCK`] elements of one inner loop of the
+//!   iteration plan, as one scalar function of an element's position whose
+//!   intermediates stay in registers (memory is read once and written
+//!   once);
+//! - CUDA ([`CudaExpr`], `backend/cuda/fused_lower.rs`): the tree as one
+//!   C expression, from which the CUDA backend generates one kernel per
+//!   distinct expression.
 //!
 //! [`Fused`] is the device side: evaluating a tree into a new storage or an
 //! existing one.
@@ -28,19 +30,23 @@
 //! assert_eq!(r.to_vec(), [0., 21., 0., 5., 0., 601.]);
 //! ```
 
-use core::mem::MaybeUninit;
+pub(crate) mod expr;
 
 pub use super::cpu::fused::{MAX_LEAVES, set_light_wide};
-// The CPU evaluation's block machinery, named by `Node`'s hidden methods.
+// The CPU evaluation's block machinery, named by autograd's fused
+// adjoints.
 #[doc(hidden)]
-pub use super::cpu::fused::{BLOCK, Block, CHUNK, Lane, Run, Scratch, Sink, fill_chunked};
+pub use super::cpu::fused::{BLOCK, Block, CHUNK, CpuExpr, Lane, Run, Scratch, Sink, fill_chunked};
+pub use super::cuda::fused_lower::CudaExpr;
 pub use super::cuda::fused_source::{CudaGen, FUSED_KERNELS, c_name};
 use crate::backend::layout::Owned;
 use crate::backend::op::Reduction;
 use crate::backend::{Backend, Layout, Output};
 use crate::device::Device;
 use crate::element::{Element, Numeric};
-use crate::shape::{DimVec, DynRank, Shape, ShapeError};
+use crate::shape::{DimVec, Shape, ShapeError};
+use expr::sealed;
+pub use expr::{Expr, Leaves};
 
 /// The iteration plan of a fused evaluation over `dims`: operand 0 the
 /// output (strides, offset), then each leaf (its sizes, strides and
@@ -74,42 +80,28 @@ pub(crate) fn lock_order(leaves: impl Iterator<Item = usize>, out: usize) -> Vec
     order
 }
 
-/// Seals [`Node`]: the node types of `shaped::fuse` are the only ones.
-pub(crate) mod sealed {
-    /// The seal.
-    pub trait Sealed {}
-}
-
-/// Receives an expression's tensor leaves, in the order of their indices,
-/// as the backends see tensors: a storage and a run-time [`Layout`] (no
-/// shape type).
+/// An erased expression that every backend lowers: the CPU's block
+/// evaluator ([`CpuExpr`]) and the CUDA generator ([`CudaExpr`]), each
+/// written over [`Expr`] in its own backend's files. Every [`Expr`] of the
+/// op table's nodes is one; [`Fused`] evaluates it.
 ///
 /// ```
-/// use shaped::backend::Layout;
-/// use shaped::backend::fused::{Leaves, Node};
-/// use shaped::device::{Cpu, Device};
+/// use shaped::backend::fused::{Lowered, Node};
 /// use shaped::{Shape, Tensor};
-/// struct Sizes(Vec<Vec<usize>>);
-/// impl<'a> Leaves<'a, Cpu> for Sizes {
-///     fn leaf<T: shaped::element::Element>(&mut self, l: Layout<'a, <Cpu as Device>::Storage<T>>) {
-///         self.0.push(l.dims().to_vec());
-///     }
-/// }
-/// let a = Tensor::<f64, Shape![2, 1]>::ones();
-/// let b = Tensor::<f64, Shape![3]>::ones();
-/// let e = a.lazy() * &b + 1.0;
-/// let mut n = Sizes(Vec::new());
-/// e.node().visit(&mut n);
-/// assert_eq!(n.0, [vec![2, 1], vec![3]]);
+/// let a = Tensor::<f32, Shape![2]>::ones();
+/// let e = a.lazy().exp();
+/// # fn lowered<E: Lowered>(_: &E) -> usize { E::LEAVES }
+/// assert_eq!(lowered(&e.node().erased()), 1);
 /// ```
-pub trait Leaves<'a, D: Device> {
-    /// The next leaf.
-    fn leaf<T: Element>(&mut self, l: Layout<'a, D::Storage<T>>);
-}
+pub trait Lowered: CpuExpr + CudaExpr {}
 
-/// A node of a fused expression: an op-table operation over child nodes,
-/// a tensor leaf or a scalar. Implemented by the node types of
-/// `shaped::fuse`; the backends evaluate any `Node`.
+impl<E: CpuExpr + CudaExpr> Lowered for E {}
+
+/// A node of a typed fused expression: an op-table operation over child
+/// nodes, a tensor leaf or a scalar, with the static shape of its value.
+/// Implemented by the node types of `shaped::fuse` (and autograd's
+/// variable leaves). A node holds no backend code: the backends evaluate
+/// its erased form ([`Node::erased`], an [`Expr`]).
 ///
 /// ```
 /// use shaped::backend::fused::Node;
@@ -132,20 +124,18 @@ pub trait Node: sealed::Sealed + Sync + Sized {
     /// time it appears).
     const LEAVES: usize;
 
-    /// The number of operations under the node (leaves and scalars count
-    /// none): the CPU evaluators inline the whole expression, so its code,
-    /// and in unoptimised builds its stack frame, grows with it.
+    /// The number of operations under the node ([`Expr::OPS`]).
     #[doc(hidden)]
     const OPS: usize = 0;
 
     /// The same expression with its shape types erased: each tensor leaf
-    /// as its layout, each scalar as a 0-d operand, every node's shape
-    /// `DynRank` (the leaf types `ErasedLeaf` and `ErasedScalar` of
-    /// `shaped::fuse`). The backends evaluate this form, so one
-    /// instance of an evaluator serves every expression of the same
-    /// operations and element types, whatever its operands' static shapes
-    /// (the types have checked those where the expression was built).
-    type Erased<'s>: Node<Elem = Self::Elem, Device = Self::Device, Shape = DynRank>
+    /// as its layout ([`ErasedLeaf`](crate::fuse::ErasedLeaf)), each
+    /// scalar as an [`ErasedScalar`](crate::fuse::ErasedScalar). The
+    /// backends evaluate this form, so one instance of an evaluator serves
+    /// every expression of the same operations and element types, whatever
+    /// its operands' static shapes (the types have checked those where the
+    /// expression was built).
+    type Erased<'s>: Lowered<Elem = Self::Elem, Device = Self::Device>
     where
         Self: 's;
 
@@ -153,15 +143,15 @@ pub trait Node: sealed::Sealed + Sync + Sized {
     /// same operations over the same storages, borrowed.
     ///
     /// ```
-    /// use shaped::backend::fused::Node;
+    /// use shaped::backend::fused::{Expr, Node};
     /// use shaped::{Shape, Tensor};
     /// let a = Tensor::<f32, Shape![2, 1]>::ones();
     /// let b = Tensor::<f32, Shape![3]>::ones();
     /// let e = (a.lazy() + &b).exp();
     /// let erased = e.node().erased();
     /// // The same sizes and leaves; only the shape types are gone.
-    /// assert_eq!(erased.dims().unwrap(), e.node().dims().unwrap());
-    /// # fn leaves<N: Node>(_: &N) -> usize { N::LEAVES }
+    /// assert_eq!(Expr::dims(&erased).unwrap(), e.node().dims().unwrap());
+    /// # fn leaves<E: Expr>(_: &E) -> usize { E::LEAVES }
     /// assert_eq!(leaves(&erased), 2);
     /// ```
     fn erased(&self) -> Self::Erased<'_>;
@@ -172,55 +162,12 @@ pub trait Node: sealed::Sealed + Sync + Sized {
     /// # Errors
     /// PyTorch's broadcast error, for the first pair (in evaluation order)
     /// whose sizes do not match.
-    fn dims(&self) -> Result<DimVec, ShapeError>;
+    fn dims(&self) -> Result<DimVec, ShapeError> {
+        Expr::dims(&self.erased())
+    }
 
     /// Hands every tensor leaf to `v`, in index order.
     fn visit<'a, V: Leaves<'a, Self::Device>>(&'a self, v: &mut V);
-
-    /// What [`Node::at`] reads over a block: each leaf's elements as a
-    /// [`Lane`] (the block's, then padding; a broadcast leaf's value
-    /// repeated over one [`CHUNK`]; a strided leaf's gathered), each
-    /// operation's scalar parameter.
-    #[doc(hidden)]
-    type Lanes<'s>: Copy
-    where
-        Self: 's;
-
-    /// The node's lanes over block `b`, leaves numbered from `first`.
-    #[doc(hidden)]
-    fn lanes<'s>(&'s self, b: &'s Block<'_>, first: usize) -> Self::Lanes<'s>;
-
-    /// The node's value at element `c * CHUNK + j` of the block (element
-    /// `j` of chunk `c`): the whole tree as one
-    /// scalar function, so that the loop over a block keeps every
-    /// intermediate value in registers and the compiler vectorises the
-    /// whole chain.
-    #[doc(hidden)]
-    fn at(l: &Self::Lanes<'_>, c: usize, j: usize) -> Self::Elem;
-
-    /// Writes the node's value over block `b` into `dst` (`b.len()`
-    /// elements), one element at a time through [`Node::at`].
-    #[doc(hidden)]
-    #[inline(always)]
-    fn write(&self, b: &Block<'_>, first: usize, dst: &mut [MaybeUninit<Self::Elem>]) {
-        let n = b.len();
-        let l = self.lanes(b, first);
-        fill_chunked(&mut dst[..n], |c, j| Self::at(&l, c, j));
-    }
-
-    /// The node's value as a CUDA C expression over the kernel's leaf
-    /// loads and scalar slots, registering its operations' functions with
-    /// `g`; leaves are numbered from `first`.
-    #[doc(hidden)]
-    fn cuda(&self, g: &mut CudaGen, first: usize) -> String;
-
-    /// Whether an operation under the node calls a transcendental function
-    /// ([`OpDef::transcendental`](crate::backend::op::OpDef::transcendental)):
-    /// the CPU then evaluates it with its widest vectors.
-    #[doc(hidden)]
-    fn transcendental(&self) -> bool {
-        false
-    }
 }
 
 /// Evaluating a fused expression whose value has elements `T` on a device:
@@ -231,12 +178,12 @@ pub trait Node: sealed::Sealed + Sync + Sized {
 /// checks them against the expression's shape type.
 ///
 /// ```
-/// use shaped::backend::fused::Fused;
+/// use shaped::backend::fused::{Fused, Node};
 /// use shaped::device::Cpu;
 /// use shaped::{Shape, Tensor};
 /// let a = Tensor::<f64, Shape![3]>::from_vec(vec![1., 2., 3.]);
 /// let e = a.lazy() * 2.0;
-/// let o = Cpu::eval(e.node()).unwrap();
+/// let o = Cpu::eval(&e.node().erased()).unwrap();
 /// assert_eq!(o.dims(), [3]);
 /// assert_eq!(e.eval().to_vec(), [2., 4., 6.]);
 /// ```
@@ -246,7 +193,7 @@ pub trait Fused<T: Element>: Device {
     /// # Errors
     /// The broadcast error of [`Node::dims`], an allocation error, or a
     /// device error.
-    fn eval<E: Node<Device = Self, Elem = T>>(
+    fn eval<E: Lowered<Device = Self, Elem = T>>(
         e: &E,
     ) -> Result<Output<Self::Storage<T>>, Self::Error>;
 
@@ -259,7 +206,7 @@ pub trait Fused<T: Element>: Device {
     /// As [`Fused::eval`]; "output with shape [..] doesn't match the
     /// broadcast shape [..]" when `out`'s sizes differ; PyTorch's overlap
     /// errors when `out`'s elements share memory.
-    fn eval_into<E: Node<Device = Self, Elem = T>>(
+    fn eval_into<E: Lowered<Device = Self, Elem = T>>(
         e: &E,
         out: Layout<'_, Self::Storage<T>>,
     ) -> Result<(), Self::Error>;
@@ -274,7 +221,7 @@ pub trait Fused<T: Element>: Device {
     ///
     /// # Errors
     /// As [`Fused::eval`] and [`Backend::reduce`].
-    fn reduce_fused<E: Node<Device = Self, Elem = T>>(
+    fn reduce_fused<E: Lowered<Device = Self, Elem = T>>(
         e: &E,
         r: Reduction,
         mask: &[bool],

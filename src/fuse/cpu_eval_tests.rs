@@ -37,7 +37,7 @@ fn evaluations_read_and_write_only_their_elements() {
     // Into a transposed existing output: strided stores.
     let store = Tensor::<f64, DynRank>::try_zeros(&[4, 4]).unwrap();
     let out: Tensor<f64, DynRank> = store.permute(&[1, 0]).unwrap();
-    eval_into((n.lazy() + 1.0).node(), out.layout()).unwrap();
+    eval_into(&(n.lazy() + 1.0).node().erased(), out.layout()).unwrap();
     assert_eq!(
         out.to_vec(),
         n.to_vec().iter().map(|x| x + 1.0).collect::<Vec<_>>()
@@ -45,24 +45,24 @@ fn evaluations_read_and_write_only_their_elements() {
     // A leaf on the output's storage.
     let y = Tensor::<f64, Shape![3]>::from_vec(vec![1., 2., 3.]);
     let ys = y.share();
-    eval_into((ys.lazy() * &ys).node(), y.layout()).unwrap();
+    eval_into(&(ys.lazy() * &ys).node().erased(), y.layout()).unwrap();
     assert_eq!(y.to_vec(), [1., 4., 9.]);
     // Zero-size.
     let z = Tensor::<f64, DynRank>::try_zeros(&[0, 4]).unwrap();
     let v: Tensor<f64, DynRank> =
-        Tensor::from_output(eval((z.lazy() + &row).node()).unwrap()).unwrap();
+        Tensor::from_output(eval(&(z.lazy() + &row).node().erased()).unwrap()).unwrap();
     assert_eq!(v.dims(), &[0, 4]);
     // Reductions: every axis, each axis.
     let e = (t.lazy() - &x).abs();
     let full: Vec<f64> = e.eval().to_vec();
-    let (all, _) = reduce(e.node(), &Sum { divisor: None }, &[true, true]).unwrap();
+    let (all, _) = reduce(&e.node().erased(), &Sum { divisor: None }, &[true, true]).unwrap();
     assert_eq!(all, [full.iter().sum::<f64>()]);
-    let (rows, _) = reduce(e.node(), &Sum { divisor: None }, &[false, true]).unwrap();
+    let (rows, _) = reduce(&e.node().erased(), &Sum { divisor: None }, &[false, true]).unwrap();
     assert_eq!(
         rows,
         full.chunks(4).map(|c| c.iter().sum()).collect::<Vec<f64>>()
     );
-    let (cols, _) = reduce(e.node(), &Extreme::<true>, &[true, false]).unwrap();
+    let (cols, _) = reduce(&e.node().erased(), &Extreme::<true>, &[true, false]).unwrap();
     let want: Vec<f64> = (0..4)
         .map(|c| (0..10).map(|r| full[r * 4 + c]).fold(f64::MIN, f64::max))
         .collect();
@@ -74,7 +74,7 @@ fn evaluations_read_and_write_only_their_elements() {
     )
     .unwrap();
     let (sums, _) = reduce(
-        (long.lazy() * 2.0).node(),
+        &(long.lazy() * 2.0).node().erased(),
         &Sum { divisor: None },
         &[false, true],
     )
@@ -102,20 +102,20 @@ fn evaluations_read_and_write_only_their_elements() {
         .map(|i| (i % 11) as f64 * [1., 10., 100.][i / w] + [1., 10., 100.][i / w])
         .collect();
     assert_eq!(e.eval().to_vec(), want);
-    let (sums, _) = reduce(e.node(), &Sum { divisor: None }, &[false, true]).unwrap();
+    let (sums, _) = reduce(&e.node().erased(), &Sum { divisor: None }, &[false, true]).unwrap();
     assert_eq!(
         sums,
         want.chunks(w).map(|r| r.iter().sum()).collect::<Vec<f64>>()
     );
     // Column sums (the inner axis kept): blocks along each row, the
     // last one short, added into one row of accumulators.
-    let (cols, cdims) = reduce(e.node(), &Sum { divisor: None }, &[true, false]).unwrap();
+    let (cols, cdims) = reduce(&e.node().erased(), &Sum { divisor: None }, &[true, false]).unwrap();
     let want_cols: Vec<f64> = (0..w)
         .map(|j| (0..3).map(|r| want[r * w + j]).sum())
         .collect();
     assert_eq!((cols, cdims.to_vec()), (want_cols, vec![3, w]));
     let (none, dims) = reduce(
-        (z.lazy() * 2.0).node(),
+        &(z.lazy() * 2.0).node().erased(),
         &Sum { divisor: None },
         &[true, false],
     )
@@ -239,7 +239,7 @@ fn streamed_outputs_match_index_by_index_at_every_alignment() {
         set_light_wide(light_wide_default());
     }
     fn into<E: Node<Device = Cpu>>(e: &E, out: &mut Tensor<E::Elem, DynRank>) {
-        write_into(e, out.layout(), |_| true).unwrap()
+        write_into(&e.erased(), out.layout(), |_| true).unwrap()
     }
     check(
         |i| (i % 251) as f32 * 0.25 - 20.0,

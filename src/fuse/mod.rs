@@ -8,6 +8,9 @@
 //! whole tree in one pass: on the CPU over blocks of the iteration plan
 //! that stay in L1 (`backend/cpu/fused.rs`), on CUDA as one kernel
 //! generated for the expression and cached (`backend/cuda/fused.rs`).
+//! The nodes here know no backend: each backend lowers the expression's
+//! erased form itself (`backend/cpu/fused/lower.rs`,
+//! `backend/cuda/fused_lower.rs`).
 //!
 //! - Shapes: each operation's shape is the eager operation's
 //!   (`Broadcast<A, B>`), so a static mismatch is a compile error where
@@ -21,7 +24,7 @@
 //!   [`Lazy::sum_dim`]).
 //! - Compiled once per chain of operations: the backends evaluate the
 //!   expression's erased form ([`Node::erased`](crate::backend::fused::Node::erased):
-//!   tensor leaves as their layouts, [`ErasedLeaf`], every shape `DynRank`),
+//!   tensor leaves as their layouts, [`ErasedLeaf`], no shape type),
 //!   so the same chain over tensors of different static shapes shares one
 //!   evaluator (and on CUDA one generated kernel); the static shapes are
 //!   checked where the expression is built, the run-time sizes when it is

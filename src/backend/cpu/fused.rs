@@ -1,4 +1,4 @@
-//! The CPU evaluation of a fused expression (`backend::fused::Node`): one
+//! The CPU evaluation of a fused expression (`backend::fused::Expr`): one
 //! parallel pass over the iteration plan of the output and every tensor
 //! leaf, on the same pool and plan as the eager kernels.
 //!
@@ -8,7 +8,7 @@
 //! [`CHUNK`] repeated values when 0 (a broadcast operand, filled once per
 //! row), another stride a block gathered into a per-thread arena. The
 //! whole tree is then one scalar function of an element's position
-//! (`Node::at`), run by loops of constant length over the block's chunks,
+//! (`CpuExpr::at`, `lower.rs`), run by loops of constant length over the block's chunks,
 //! which the compiler vectorises with every intermediate value in
 //! registers: memory is read once per leaf and the output written once,
 //! whatever the chain's length. A reduction at the end of a chain folds
@@ -32,8 +32,10 @@ use core::mem::MaybeUninit;
 use std::sync::Arc;
 
 mod each;
+mod lower;
 pub use each::Sink;
 pub(crate) use each::{Each, eval_each};
+pub use lower::CpuExpr;
 
 use super::exec::Layout;
 use super::exec::{check_no_internal_overlap, partial_overlap};
@@ -46,7 +48,7 @@ use super::reducers::{Extreme, Sum};
 use super::storage::Storage;
 use super::store::{store_fence, stream_copy, stream_span, streams};
 use crate::backend::Output;
-use crate::backend::fused::{Leaves, Node};
+use crate::backend::fused::{Expr, Leaves};
 use crate::backend::layout::Owned;
 use crate::backend::op::Reduction;
 use crate::device::Cpu;
@@ -553,7 +555,7 @@ type StreamFn<'a, O> = &'a (dyn Fn(&Block<'_>, Streamed<O>) + Sync);
 /// How the whole blocks of `e` are written into a large existing output
 /// (`out=`): with [`writer`]'s vectors, chunk by chunk with streaming
 /// stores ([`fill_streamed`]).
-fn streamer<E: Node<Device = Cpu>>(e: &E) -> impl Fn(&Block<'_>, Streamed<E::Elem>) + Sync + '_ {
+fn streamer<E: CpuExpr<Device = Cpu>>(e: &E) -> impl Fn(&Block<'_>, Streamed<E::Elem>) + Sync + '_ {
     let v = vectors(e);
     move |b: &Block<'_>, dst: Streamed<E::Elem>| {
         v.run(
@@ -565,7 +567,7 @@ fn streamer<E: Node<Device = Cpu>>(e: &E) -> impl Fn(&Block<'_>, Streamed<E::Ele
 
 /// The value of `e` over the whole block `b`, streamed to `dst`.
 #[inline(always)]
-fn stream_block<E: Node<Device = Cpu>>(e: &E, b: &Block<'_>, dst: Streamed<E::Elem>) {
+fn stream_block<E: CpuExpr<Device = Cpu>>(e: &E, b: &Block<'_>, dst: Streamed<E::Elem>) {
     let l = e.lanes(b, 0);
     fill_streamed(
         dst,
@@ -804,7 +806,7 @@ impl Block<'_> {
     }
 }
 
-/// Elements per chunk of a block: [`Node::at`](crate::backend::fused::Node::at)
+/// Elements per chunk of a block: [`CpuExpr::at`]
 /// reads element `c * CHUNK + j` of a block as `(c, j)`, so that a
 /// broadcast leaf's lane is one chunk read again for every chunk, while
 /// the loop over `j`, of constant length, stays one vectorised loop of
@@ -1062,13 +1064,13 @@ pub(crate) fn with_stack<R>(ops: usize, f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(need, 2 * need, f)
 }
 
-/// What the CPU evaluates block by block: a fused expression ([`Node`]),
+/// What the CPU evaluates block by block: a fused expression ([`Expr`]),
 /// or a value computed from one that is not itself a node (autograd's
 /// gradient of a fused chain with respect to one leaf).
 pub(crate) trait Source: Sync {
     /// The element type of the value.
     type Elem: Element;
-    /// The number of operations in the expression ([`Node::OPS`]).
+    /// The number of operations in the expression ([`Expr::OPS`]).
     const OPS: usize;
     /// The value's sizes.
     fn dims(&self) -> Result<DimVec, ShapeError>;
@@ -1078,7 +1080,7 @@ pub(crate) trait Source: Sync {
     /// every one of them written).
     fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<Self::Elem>]);
     /// Whether the value calls a transcendental function
-    /// ([`Node::transcendental`]): it is then written with the widest
+    /// ([`Expr::transcendental`]): it is then written with the widest
     /// vectors ([`writer`]).
     fn transcendental(&self) -> bool;
     /// `r`'s fold of the value over block `b` (a short one): the block's
@@ -1125,21 +1127,21 @@ pub(crate) trait Source: Sync {
     }
 }
 
-impl<E: Node<Device = Cpu>> Source for E {
+impl<E: CpuExpr<Device = Cpu>> Source for E {
     type Elem = E::Elem;
     const OPS: usize = E::OPS;
     fn transcendental(&self) -> bool {
-        Node::transcendental(self)
+        Expr::transcendental(self)
     }
     fn dims(&self) -> Result<DimVec, ShapeError> {
-        Node::dims(self)
+        Expr::dims(self)
     }
     fn leaves<'a>(&'a self, c: &mut Collect<'a>) {
         self.visit(c)
     }
     #[inline(always)]
     fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]) {
-        Node::write(self, b, 0, dst)
+        CpuExpr::write(self, b, 0, dst)
     }
     /// A whole block folds in the expression's own loop (no block of
     /// values is stored).
@@ -1252,7 +1254,7 @@ pub(crate) fn eval<E: Source>(e: &E) -> Result<Output<Storage<E::Elem>>, ShapeEr
 
 /// The value of `e` written into `out` (PyTorch's `out=`, without
 /// resizing).
-pub(crate) fn eval_into<E: Node<Device = Cpu>>(
+pub(crate) fn eval_into<E: CpuExpr<Device = Cpu>>(
     e: &E,
     out: Layout<'_, E::Elem>,
 ) -> Result<(), ShapeError> {
@@ -1261,12 +1263,12 @@ pub(crate) fn eval_into<E: Node<Device = Cpu>>(
 
 /// [`eval_into`], with streaming stores where `stream(bytes)` says so
 /// (tests stream small outputs).
-pub(crate) fn write_into<E: Node<Device = Cpu>>(
+pub(crate) fn write_into<E: CpuExpr<Device = Cpu>>(
     e: &E,
     out: Layout<'_, E::Elem>,
     stream: fn(usize) -> bool,
 ) -> Result<(), ShapeError> {
-    let dims = Node::dims(e)?;
+    let dims = Expr::dims(e)?;
     if dims.as_slice() != out.dims {
         return Err(ShapeError::OutputShape {
             output: out.dims.to_vec(),
@@ -1621,18 +1623,20 @@ where
 }
 
 impl<T: Element> crate::backend::fused::Fused<T> for Cpu {
-    fn eval<E: Node<Device = Cpu, Elem = T>>(e: &E) -> Result<Output<Storage<T>>, ShapeError> {
+    fn eval<E: crate::backend::fused::Lowered<Device = Cpu, Elem = T>>(
+        e: &E,
+    ) -> Result<Output<Storage<T>>, ShapeError> {
         eval(e)
     }
 
-    fn eval_into<E: Node<Device = Cpu, Elem = T>>(
+    fn eval_into<E: crate::backend::fused::Lowered<Device = Cpu, Elem = T>>(
         e: &E,
         out: Layout<'_, T>,
     ) -> Result<(), ShapeError> {
         eval_into(e, out)
     }
 
-    fn reduce_fused<E: Node<Device = Cpu, Elem = T>>(
+    fn reduce_fused<E: crate::backend::fused::Lowered<Device = Cpu, Elem = T>>(
         e: &E,
         r: Reduction,
         mask: &[bool],
@@ -1644,7 +1648,7 @@ impl<T: Element> crate::backend::fused::Fused<T> for Cpu {
         let (data, dims) = match r {
             Reduction::Sum => reduce(e, &Sum { divisor: None }, mask)?,
             Reduction::Mean => {
-                let d = Node::dims(e)?;
+                let d = Expr::dims(e)?;
                 let n = crate::backend::primitives::reduced_count(&d, mask);
                 reduce(
                     e,

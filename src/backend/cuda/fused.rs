@@ -20,7 +20,7 @@ use super::operands::{fresh_output, same_device};
 use super::reductions::find_reduction;
 use super::source::{KernelSource, MAX_RANK};
 use super::{CudaDevice, CudaElement, CudaError, CudaStorage};
-use crate::backend::fused::{Fused, Leaves, Node};
+use crate::backend::fused::{CudaExpr, Expr, Fused, Leaves, Lowered};
 use crate::backend::layout::Owned;
 use crate::backend::op::Reduction;
 use crate::backend::primitives::reduced_dims;
@@ -200,17 +200,17 @@ pub(crate) type Key = (&'static str, usize);
 pub(crate) struct Generated<'g> {
     pub(crate) key: Key,
     pub(crate) out: &'static str,
-    pub(crate) source: &'g dyn Expr,
+    pub(crate) source: &'g dyn Source,
 }
 
 /// An expression's CUDA source: its value as one C expression of the
 /// leaves `x0`, `x1`, ... and the scalar slots, its functions in `g`.
-pub(crate) trait Expr {
+pub(crate) trait Source {
     /// The C expression.
     fn expr(&self, g: &mut CudaGen) -> String;
 }
 
-impl<E: Node> Expr for E {
+impl<E: CudaExpr> Source for E {
     fn expr(&self, g: &mut CudaGen) -> String {
         self.cuda(g, 0)
     }
@@ -330,7 +330,7 @@ fn launch(
 
 /// The leaves of `e` (at most [`FUSED_OPERANDS`] - 1, all on `e`'s first
 /// leaf's device) and that device.
-fn leaves_of<E: Node<Device = Cuda>>(e: &E) -> Result<(Collect<'_>, CudaDevice), CudaError> {
+fn leaves_of<E: Expr<Device = Cuda>>(e: &E) -> Result<(Collect<'_>, CudaDevice), CudaError> {
     let mut c = Collect::default();
     e.visit(&mut c);
     checked(c)
@@ -360,7 +360,7 @@ fn checked(c: Collect<'_>) -> Result<(Collect<'_>, CudaDevice), CudaError> {
 }
 
 /// `e` as the launches take it.
-fn generated<E: Node>(e: &E) -> Generated<'_> {
+fn generated<E: CudaExpr>(e: &E) -> Generated<'_> {
     Generated {
         key: (core::any::type_name::<E>(), 0),
         out: c_name(E::Elem::NAME),
@@ -371,7 +371,7 @@ fn generated<E: Node>(e: &E) -> Generated<'_> {
 /// A generated expression `e` over the leaves `c` (in the order its
 /// source numbers them), evaluated into a new contiguous tensor of sizes
 /// `dims` (each leaf broadcast to them): [`Fused::eval`] for an expression
-/// that is not a [`Node`], as the adjoints of `autograd::fused` are.
+/// that is not an [`Expr`], as the adjoints of `autograd::fused` are.
 ///
 /// # Errors
 /// As [`Fused::eval`]; a leaf that does not broadcast to `dims` is the
@@ -431,7 +431,7 @@ fn reduce_kernel(
 /// `reduced`), which the `_v32` loads can read (`rows_vectorise`), and
 /// `reduced` is a multiple of the vector width. `None` otherwise (the
 /// caller evaluates, then reduces).
-fn reduce_rows<T: CudaElement, E: Node<Device = Cuda, Elem = T>>(
+fn reduce_rows<T: CudaElement, E: Lowered<Device = Cuda, Elem = T>>(
     e: &E,
     r: Reduction,
     dims: &[usize],
@@ -489,7 +489,7 @@ fn reduce_rows<T: CudaElement, E: Node<Device = Cuda, Elem = T>>(
 }
 
 impl<T: CudaElement> Fused<T> for Cuda {
-    fn reduce_fused<E: Node<Device = Cuda, Elem = T>>(
+    fn reduce_fused<E: Lowered<Device = Cuda, Elem = T>>(
         e: &E,
         r: Reduction,
         mask: &[bool],
@@ -526,7 +526,9 @@ impl<T: CudaElement> Fused<T> for Cuda {
         <Cuda as Backend<T>>::reduce(r, value.layout(), mask, keepdim)
     }
 
-    fn eval<E: Node<Device = Cuda, Elem = T>>(e: &E) -> Result<Output<CudaStorage<T>>, CudaError> {
+    fn eval<E: Lowered<Device = Cuda, Elem = T>>(
+        e: &E,
+    ) -> Result<Output<CudaStorage<T>>, CudaError> {
         let dims = e.dims()?;
         let (c, dev) = leaves_of(e)?;
         let out = fresh_output::<T>(&dev, &dims)?;
@@ -542,7 +544,7 @@ impl<T: CudaElement> Fused<T> for Cuda {
         Ok(out)
     }
 
-    fn eval_into<E: Node<Device = Cuda, Elem = T>>(
+    fn eval_into<E: Lowered<Device = Cuda, Elem = T>>(
         e: &E,
         out: Layout<'_, CudaStorage<T>>,
     ) -> Result<(), CudaError> {

@@ -76,15 +76,16 @@ pub fn c_name(t: &str) -> &'static str {
 
 /// The generator of one fused module: the functions of the tree's
 /// operations, its leaves' types and its scalars' values, collected while
-/// [`Node::cuda`](crate::backend::fused::Node::cuda) walks the tree.
+/// [`CudaExpr::cuda`](crate::backend::fused::CudaExpr::cuda) walks the
+/// erased tree.
 ///
 /// ```
-/// use shaped::backend::fused::{CudaGen, Node};
+/// use shaped::backend::fused::{CudaExpr, CudaGen, Node};
 /// use shaped::{Shape, Tensor};
 /// let a = Tensor::<f32, Shape![4]>::ones();
 /// let e = (a.lazy() * 2.0f32).exp();
 /// let mut g = CudaGen::default();
-/// let expr = e.node().cuda(&mut g, 0);
+/// let expr = e.node().erased().cuda(&mut g, 0);
 /// assert!(expr.contains("x0"));
 /// let (name, source) = g.module("float", &expr);
 /// assert!(source.contains("sh_f_exp") && source.contains(&format!("{name}_s32")));
@@ -268,13 +269,13 @@ impl CudaGen {
     /// double scale)`; plan operand 0 is unused (the value is not stored).
     ///
     /// ```
-    /// use shaped::backend::fused::{CudaGen, Node};
+    /// use shaped::backend::fused::{CudaExpr, CudaGen, Node};
     /// use shaped::backend::op::Reduction;
     /// use shaped::{Shape, Tensor};
     /// let (a, b) = (Tensor::<f32, Shape![4, 8]>::ones(), Tensor::<f32, Shape![8]>::ones());
     /// let e = a.lazy() * &b;
     /// let mut g = CudaGen::default();
-    /// let expr = e.node().cuda(&mut g, 0);
+    /// let expr = e.node().erased().cuda(&mut g, 0);
     /// let (name, source) = g.reduction_module("float", &expr, Reduction::Sum);
     /// assert!(name.ends_with("_sum") && source.contains(&format!("{name}_rows")));
     /// ```

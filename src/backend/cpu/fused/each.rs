@@ -32,7 +32,7 @@ pub trait Sink<T> {
 pub(crate) trait Each: Sync {
     /// The values' element type.
     type Elem: Element;
-    /// The number of operations in the expression ([`Node::OPS`]).
+    /// The number of operations in the expression ([`Expr::OPS`](crate::backend::fused::Expr::OPS)).
     const OPS: usize;
     /// The values' sizes.
     fn dims(&self) -> Result<DimVec, ShapeError>;
