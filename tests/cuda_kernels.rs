@@ -167,7 +167,7 @@ where
     E: shaped::autograd::Adjoint<f32> + shaped::backend::fused::Node<Elem = f32>,
 {
     let mut g = shaped::backend::fused::CudaGen::default();
-    let expr = shaped::autograd::cuda_adjoint(e, k, &mut g);
+    let expr = shaped::backend::fused::cuda_adjoint(&e.grad_expr(), k, &mut g);
     module_of(&g, "float", &expr)
 }
 

@@ -520,7 +520,7 @@ fn cuda_adjoints_agree<E>(
     let mut sums = vec![vec![0.0; up.len()]; inputs.len()];
     for (k, &v) in var_of.iter().enumerate() {
         let mut g = CudaGen::default();
-        let expr = shaped::autograd::cuda_adjoint(e.node(), k, &mut g);
+        let expr = shaped::backend::fused::cuda_adjoint(&e.node().grad_expr(), k, &mut g);
         let Some(got) = run_host(
             &host_program(&g, "double", &expr, &rows),
             &format!("{tag}{k}"),

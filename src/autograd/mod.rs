@@ -129,7 +129,7 @@ mod views;
 
 pub use device::GradDevice;
 pub(crate) use device::scalar_like;
-pub use fused::{Adjoint, AdjointGen, FusedBackward, VarLeaf, cuda_adjoint};
+pub use fused::{Adjoint, FusedBackward, VarLeaf};
 pub use no_grad::{NoGradGuard, no_grad};
 pub use pointwise::where_cond;
 pub use var::{Gradients, Var};

@@ -31,22 +31,27 @@
 //! ```
 
 pub(crate) mod expr;
+pub(crate) mod grads;
 
 pub use super::cpu::fused::{MAX_LEAVES, set_light_wide};
 // The CPU evaluation's block machinery, named by autograd's fused
 // adjoints.
 #[doc(hidden)]
-pub use super::cpu::fused::{BLOCK, Block, CHUNK, CpuExpr, Lane, Run, Scratch, Sink, fill_chunked};
+pub use super::cpu::fused::{
+    BLOCK, Block, CHUNK, CpuAdjoint, CpuExpr, Lane, Run, Scratch, Sink, fill_chunked,
+};
+pub use super::cuda::fused_adjoint::{AdjointGen, CudaAdjoint, cuda_adjoint};
 pub use super::cuda::fused_lower::CudaExpr;
 pub use super::cuda::fused_source::{CudaGen, FUSED_KERNELS, c_name};
 use crate::backend::layout::Owned;
 use crate::backend::op::Reduction;
 use crate::backend::{Backend, Layout, Output};
 use crate::device::Device;
-use crate::element::{Element, Numeric};
+use crate::element::{Element, Float, Numeric};
 use crate::shape::{DimVec, Shape, ShapeError};
 use expr::sealed;
 pub use expr::{Expr, Leaves};
+pub use grads::{BinaryRule, TernaryRule};
 
 /// The iteration plan of a fused evaluation over `dims`: operand 0 the
 /// output (strides, offset), then each leaf (its sizes, strides and
@@ -67,6 +72,29 @@ pub(crate) fn plan<'l>(
         _ => (&zeros[..], 0),
     });
     crate::iter::Plan::new(dims, ops)
+}
+
+/// Every tensor leaf's sizes, in leaf order.
+pub(crate) fn leaf_dims<E: Expr>(e: &E) -> Vec<DimVec> {
+    struct Dims(Vec<DimVec>);
+    impl<'a, D: Device> Leaves<'a, D> for Dims {
+        fn leaf<T: Element>(&mut self, l: Layout<'a, D::Storage<T>>) {
+            self.0.push(DimVec::from_slice(l.dims()));
+        }
+    }
+    let mut d = Dims(Vec::with_capacity(E::LEAVES));
+    e.visit(&mut d);
+    d.0
+}
+
+/// The axes of `out` along which an adjoint of sizes `out` is summed back
+/// to a leaf of sizes `leaf` that broadcast to it: the leading axes the
+/// leaf lacks, and those where it has size 1 and `out` does not.
+pub(crate) fn summed_axes(leaf: &[usize], out: &[usize]) -> Vec<bool> {
+    let lead = out.len() - leaf.len();
+    (0..out.len())
+        .map(|i| i < lead || (leaf[i - lead] == 1 && out[i] != 1))
+        .collect()
 }
 
 /// The order in which an evaluation into an existing output takes its
@@ -96,6 +124,23 @@ pub(crate) fn lock_order(leaves: impl Iterator<Item = usize>, out: usize) -> Vec
 pub trait Lowered: CpuExpr + CudaExpr {}
 
 impl<E: CpuExpr + CudaExpr> Lowered for E {}
+
+/// An erased expression whose backward pass every backend lowers: the
+/// CPU's block adjoints ([`CpuAdjoint`]) and the generated CUDA adjoints
+/// ([`CudaAdjoint`]), from the op table's derivatives and the rules of
+/// [`BinaryRule`] and [`TernaryRule`]. [`FusedGrad`] runs it.
+///
+/// ```
+/// use shaped::backend::fused::{LoweredGrad, Node};
+/// use shaped::{Shape, Tensor};
+/// let (a, b) = (Tensor::<f64, Shape![2]>::ones(), Tensor::<f64, Shape![2]>::ones());
+/// let e = (a.lazy() / &b).exp();
+/// # fn lowered<E: LoweredGrad<f64>>(_: &E) -> usize { E::LEAVES }
+/// assert_eq!(lowered(&e.node().erased()), 2);
+/// ```
+pub trait LoweredGrad<T: Float>: Lowered<Elem = T> + CpuAdjoint<T> + CudaAdjoint<T> {}
+
+impl<T: Float, E: Lowered<Elem = T> + CpuAdjoint<T> + CudaAdjoint<T>> LoweredGrad<T> for E {}
 
 /// A node of a typed fused expression: an op-table operation over child
 /// nodes, a tensor leaf or a scalar, with the static shape of its value.
@@ -235,3 +280,50 @@ pub trait Fused<T: Element>: Device {
         <Self as Backend<T>>::reduce(r, value.layout(), mask, keepdim)
     }
 }
+
+/// The backward pass of a fused expression on a device: the gradient of
+/// each tensor leaf that needs one, given the upstream gradient. As every
+/// backend primitive, it sees the erased expression, layouts and storages;
+/// `shaped::autograd` (the front) wraps the results as tensors of the
+/// leaves' sizes.
+///
+/// ```
+/// use shaped::autograd::Var;
+/// use shaped::backend::fused::FusedGrad;
+/// use shaped::device::Cpu;
+/// use shaped::{Shape, Tensor};
+/// fn differentiates<D: FusedGrad<f64>>() {}
+/// differentiates::<Cpu>();
+/// // What runs under a fused chain's backward pass (`eval_var`):
+/// let x = Var::constant(Tensor::<f64, Shape![2, 2]>::from_vec(vec![1., 2., 3., 4.]));
+/// let w = Var::param(Tensor::<f64, Shape![2]>::from_vec(vec![10., 100.]));
+/// let g = (x.lazy() * &w).eval_var().sum().backward();
+/// // d/dw of sum(x * w): the column sums of x, with w's sizes.
+/// assert_eq!(g.wrt(&w).unwrap().to_vec(), [4., 6.]);
+/// ```
+pub trait FusedGrad<T: Float>: Fused<T> + Backend<T> {
+    /// For each leaf of `e` (in leaf order) that `needs` asks for, its
+    /// adjoint given the upstream gradient `g` (of `e`'s sizes), summed
+    /// over the axes along which the chain broadcast the leaf: an output
+    /// of the leaf's sizes. `None` for the others.
+    ///
+    /// # Errors
+    /// An allocation or device error; a `g` whose sizes are not `e`'s is
+    /// the caller's mistake, reported as PyTorch's expand error.
+    fn gradients<E: LoweredGrad<T, Device = Self>>(
+        e: &E,
+        g: Layout<'_, Self::Storage<T>>,
+        needs: &[bool],
+    ) -> Result<LeafGrads<Self::Storage<T>>, Self::Error>;
+}
+
+/// What [`FusedGrad::gradients`] returns: per leaf, in leaf order, its
+/// gradient (a storage of its sizes) or `None` where none was asked for.
+///
+/// ```
+/// use shaped::backend::fused::LeafGrads;
+/// use shaped::device::{Cpu, Device};
+/// let none: LeafGrads<<Cpu as Device>::Storage<f32>> = vec![None, None];
+/// assert!(none.iter().all(Option::is_none));
+/// ```
+pub type LeafGrads<S> = Vec<Option<Output<S>>>;

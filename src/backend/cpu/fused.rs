@@ -31,8 +31,10 @@ use core::any::TypeId;
 use core::mem::MaybeUninit;
 use std::sync::Arc;
 
+mod adjoint;
 mod each;
 mod lower;
+pub use adjoint::CpuAdjoint;
 pub use each::Sink;
 pub(crate) use each::{Each, eval_each};
 pub use lower::CpuExpr;

@@ -32,6 +32,7 @@
 
 pub(crate) mod cast;
 mod error;
+pub(crate) mod fused_adjoint;
 pub(crate) mod fused_lower;
 pub(crate) mod fused_source;
 pub(crate) mod prelude;
