@@ -10,7 +10,7 @@
 //! | `random.rs` | the crate's random stream (SplitMix64), which every device draws the same way |
 //! | [`Linalg`] | the factorizations (LU, inverse, solves, determinants, Cholesky, QR, `eigh`, SVD) a device runs for `linalg` |
 //! | [`op`] | what an operation is to a backend: a pointwise op's Rust function and CUDA expression in one type, the scalar functions behind them (`shaped::ops::scalar`), the index element types and `scatter_reduce`'s reductions (`shaped::ops::index`) |
-//! | [`fused`] | what a fused pointwise chain is to a backend (its nodes, and their erased form: leaves as layouts, no shape types), and its evaluation on a device over layouts, returning an [`Output`] |
+//! | [`fused`] | what a fused pointwise chain is to a backend: the erased expression (`fused/expr.rs`: op-table nodes over leaves as layouts, no shape types, no backend code), the gradient rules of its operations (`fused/grads.rs`), and the device traits that evaluate it ([`Fused`](fused::Fused)) and differentiate it ([`FusedGrad`](fused::FusedGrad)); each backend lowers it in its own files (`cpu/fused/{lower,adjoint}.rs`, `cuda/fused_{lower,adjoint}.rs`) |
 //! | [`geometry`] | the layout of a batched matrix product |
 //! | [`Windows`] | the windows of convolutions and poolings ([`Window`]), and a device's direct kernels for them |
 //! | `cpu/` | the CPU loops, parallelised on a work-sharing pool, and the CPU's storage (`storage.rs`) and lock order (`locks.rs`) |
