@@ -174,8 +174,8 @@ pub trait Node: sealed::Sealed + Sync + Sized {
     const OPS: usize = 0;
 
     /// The same expression with its shape types erased: each tensor leaf
-    /// as its layout ([`ErasedLeaf`](crate::fuse::ErasedLeaf)), each
-    /// scalar as an [`ErasedScalar`](crate::fuse::ErasedScalar). The
+    /// as its layout (`shaped::fuse::ErasedLeaf`), each
+    /// scalar as an `shaped::fuse::ErasedScalar`. The
     /// backends evaluate this form, so one instance of an evaluator serves
     /// every expression of the same operations and element types, whatever
     /// its operands' static shapes (the types have checked those where the
