@@ -175,7 +175,7 @@ pub trait Node: sealed::Sealed + Sync + Sized {
 
     /// The same expression with its shape types erased: each tensor leaf
     /// as its layout (`shaped::fuse::ErasedLeaf`), each
-    /// scalar as an `shaped::fuse::ErasedScalar`. The
+    /// scalar as a `shaped::fuse::ErasedScalar`. The
     /// backends evaluate this form, so one instance of an evaluator serves
     /// every expression of the same operations and element types, whatever
     /// its operands' static shapes (the types have checked those where the

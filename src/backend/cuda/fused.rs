@@ -191,7 +191,7 @@ type Kernels = Mutex<HashMap<(usize, Key, &'static str), CudaFunction>>;
 
 /// What names a generated expression among the kernels: its type (which
 /// fixes its source, scalars being kernel arguments) and which expression
-/// of that type (0 its value; the adjoints of `autograd::fused` count on).
+/// of that type (0 its value; the adjoints of `fused_adjoint.rs` count on).
 pub(crate) type Key = (&'static str, usize);
 
 /// An expression as the launches take it: its key, its result's C type,
@@ -371,7 +371,7 @@ fn generated<E: CudaExpr>(e: &E) -> Generated<'_> {
 /// A generated expression `e` over the leaves `c` (in the order its
 /// source numbers them), evaluated into a new contiguous tensor of sizes
 /// `dims` (each leaf broadcast to them): [`Fused::eval`] for an expression
-/// that is not an [`Expr`], as the adjoints of `autograd::fused` are.
+/// that is not an [`Expr`], as the adjoints of `fused_adjoint.rs` are.
 ///
 /// # Errors
 /// As [`Fused::eval`]; a leaf that does not broadcast to `dims` is the
