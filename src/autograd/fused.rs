@@ -41,8 +41,8 @@ use crate::backend::op::table;
 use crate::backend::op::{Derivative, Map1, Map3};
 use crate::device::{Cpu, Device};
 use crate::element::Float;
-use crate::fuse::{Binary, ErasedLeaf, ErasedScalar, IntoLazy, Lazy, Leaf, Scalar, Ternary, Unary};
-use crate::shape::{Broadcast3, BroadcastShape, DimVec, OrPanic, Shape, ShapeError};
+use crate::fuse::{Binary, ErasedLeaf, ErasedScalar, IntoLazy, Lazy, Scalar, Ternary, Unary};
+use crate::shape::{Broadcast3, BroadcastShape, OrPanic, Shape};
 
 /// A [`Var`] as the leaf of a fused expression (a handle on it: the
 /// expression owns what its backward pass needs).
@@ -83,11 +83,6 @@ impl<T: Float, S: Shape, D: Device> Node for VarLeaf<T, S, D> {
 
     fn erased(&self) -> ErasedLeaf<'_, T, D> {
         ErasedLeaf(self.0.value.layout())
-    }
-
-    // The value's leaf, in every respect.
-    fn dims(&self) -> Result<DimVec, ShapeError> {
-        Node::dims(&Leaf(&self.0.value))
     }
 
     fn visit<'a, V: Leaves<'a, D>>(&'a self, v: &mut V) {

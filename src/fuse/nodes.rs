@@ -6,7 +6,8 @@
 //! expression types (`backend::fused::expr`), over typed children here and
 //! over erased ones there; [`ErasedLeaf`] and [`ErasedScalar`] are the
 //! leaves of an expression's erased form (`Node::erased`), the one the
-//! backends lower and evaluate. Nothing here is backend code.
+//! backends lower and evaluate. Nothing here is backend code; each node's
+//! run-time sizes are its erased form's (`Node::dims`).
 
 use core::marker::PhantomData;
 
@@ -17,7 +18,7 @@ use crate::backend::fused::{Leaves, Node};
 use crate::backend::op::{Map1, Map2, Map3};
 use crate::device::Device;
 use crate::element::Element;
-use crate::shape::{Broadcast, Broadcast3, BroadcastShape, DimVec, Shape, ShapeError};
+use crate::shape::{Broadcast, Broadcast3, BroadcastShape, Shape};
 
 /// A tensor leaf: the tensor, borrowed until the expression is evaluated.
 ///
@@ -76,10 +77,6 @@ impl<T: Element, S: Shape, D: Device> Node for Leaf<'_, T, S, D> {
         ErasedLeaf(self.0.layout())
     }
 
-    fn dims(&self) -> Result<DimVec, ShapeError> {
-        Ok(DimVec::from_slice(self.0.dims()))
-    }
-
     fn visit<'a, V: Leaves<'a, D>>(&'a self, v: &mut V) {
         v.leaf(self.0.layout())
     }
@@ -100,10 +97,6 @@ impl<T: Element, D: Device> Node for Scalar<T, D> {
         ErasedScalar(self.0, PhantomData)
     }
 
-    fn dims(&self) -> Result<DimVec, ShapeError> {
-        Ok(DimVec::new())
-    }
-
     fn visit<'a, V: Leaves<'a, D>>(&'a self, _: &mut V) {}
 }
 
@@ -121,10 +114,6 @@ impl<Op: Map1<A::Elem>, A: Node> Node for Unary<Op, A> {
 
     fn erased(&self) -> Self::Erased<'_> {
         Unary(self.0, self.1.erased())
-    }
-
-    fn dims(&self) -> Result<DimVec, ShapeError> {
-        self.1.dims()
     }
 
     fn visit<'a, V: Leaves<'a, A::Device>>(&'a self, v: &mut V) {

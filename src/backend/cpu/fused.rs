@@ -1143,7 +1143,7 @@ impl<E: CpuExpr<Device = Cpu>> Source for E {
     }
     #[inline(always)]
     fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<E::Elem>]) {
-        CpuExpr::write(self, b, 0, dst)
+        CpuExpr::write(self, b, dst)
     }
     /// A whole block folds in the expression's own loop (no block of
     /// values is stored).

@@ -40,12 +40,13 @@ pub trait CpuExpr: Expr {
     /// `j` of chunk `c`).
     fn at(l: &Self::Lanes<'_>, c: usize, j: usize) -> Self::Elem;
 
-    /// Writes the node's value over block `b` into `dst` (`b.len()`
-    /// elements), one element at a time through [`CpuExpr::at`].
+    /// Writes the expression's value over block `b` into `dst`
+    /// (`b.len()` elements), one element at a time through
+    /// [`CpuExpr::at`].
     #[inline(always)]
-    fn write(&self, b: &Block<'_>, first: usize, dst: &mut [MaybeUninit<Self::Elem>]) {
+    fn write(&self, b: &Block<'_>, dst: &mut [MaybeUninit<Self::Elem>]) {
         let n = b.len();
-        let l = self.lanes(b, first);
+        let l = self.lanes(b, 0);
         fill_chunked(&mut dst[..n], |c, j| Self::at(&l, c, j));
     }
 }
