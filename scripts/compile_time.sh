@@ -13,7 +13,15 @@
 # the same rank-6 shapes, timed the same way.
 #
 # Usage: scripts/compile_time.sh [N] [R]
+#        scripts/compile_time.sh gpt [ROUNDS] [REV...]   (a user's GPT crate:
+#        release rebuild after a one-line edit, debug and release steps,
+#        revisions side by side; see scripts/user_crate_time.sh)
 set -euo pipefail
+
+if [ "${1:-}" = gpt ]; then
+    shift
+    exec "$(dirname "$0")/user_crate_time.sh" "$@"
+fi
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-300}

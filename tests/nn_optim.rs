@@ -106,3 +106,67 @@ fn a_parameter_without_gradient_is_left_alone() {
     let moved = ps[1].value().to_vec();
     assert!((moved[0] - 2.5).abs() < 1e-7 && (moved[1] - 3.5).abs() < 1e-7);
 }
+
+/// The model of [`Tiny`] on `f32`.
+#[derive(Parameters)]
+struct TinyF32 {
+    a: Linear<Const<3>, Const<4>>,
+    b: Linear<Const<4>, Const<2>>,
+}
+
+fn linear_f32<const I: usize, const O: usize>(w: &Value, b: &Value) -> Linear<Const<I>, Const<O>> {
+    let f = |v: &Value| floats(v).into_iter().map(|x| x as f32).collect();
+    Linear::from_tensors(Tensor::from_vec(f(w)), Some(Tensor::from_vec(f(b))))
+}
+
+/// Adam and AdamW on `f32` parameters (their update is compiled inside
+/// shaped for `f32` on the CPU, apart from the generic one the `f64` runs
+/// above take) follow PyTorch's `float64` trajectories to `f32` rounding.
+#[test]
+fn adam_on_f32_follows_pytorch() {
+    let data = section("optimizers");
+    let mut checked = 0;
+    for run in data.as_array().expect("optimizers") {
+        let name = run["name"].as_str().expect("name");
+        let mut opt = match name {
+            "adam" => Adam::new(0.01f32),
+            "adam_weight_decay" => Adam::new(0.02).weight_decay(0.1),
+            "adam_betas" => Adam::new(0.01).betas(0.5, 0.9).eps(1e-3),
+            "adamw" => Adam::adamw(0.01),
+            "adamw_decay" => Adam::adamw(0.05).weight_decay(0.3).betas(0.8, 0.95),
+            _ => continue,
+        };
+        let init = &run["initial"];
+        let mut model = TinyF32 {
+            a: linear_f32(&init[0], &init[1]),
+            b: linear_f32(&init[2], &init[3]),
+        };
+        let f = |v: &Value| {
+            floats(v)
+                .into_iter()
+                .map(|x| x as f32)
+                .collect::<Vec<f32>>()
+        };
+        let x = Var::constant(Tensor::<f32, Shape![5, 3]>::from_vec(f(&run["x"])));
+        let y = Var::constant(Tensor::<f32, Shape![5, 2]>::from_vec(f(&run["y"])));
+        for (k, want) in run["steps"].as_array().expect("steps").iter().enumerate() {
+            let loss = mse(&model.b.forward(&model.a.forward(&x).tanh()), &y, Mean);
+            let grads = loss.backward();
+            drop(loss);
+            opt.step(&mut model, &grads);
+            let params = model.params();
+            let expected = want["params"].as_array().expect("params");
+            assert_eq!(params.len(), expected.len());
+            for (i, (p, e)) in params.iter().zip(expected).enumerate() {
+                for (j, (g, w)) in p.value().to_vec().iter().zip(floats(e)).enumerate() {
+                    assert!(
+                        (f64::from(*g) - w).abs() <= 2e-5 * (1.0 + w.abs()),
+                        "{name} (f32) step {k} param {i}[{j}]: {g} vs PyTorch {w}"
+                    );
+                }
+            }
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 5);
+}

@@ -509,3 +509,44 @@ fn sum_to_reduces_broadcast_dims() {
         assert_close(&got.to_vec(), &want, 1e-12, "sum_to");
     }
 }
+
+/// `softmax` and `log_softmax` of `f32` rows (the last, contiguous axis:
+/// the rows' kernel compiled inside shaped for `f32`) against loops in
+/// `f64`: rows of one element, short rows, rows of several hundred
+/// elements spread over the pool's tiles, and a row with `-inf`.
+#[test]
+fn f32_softmax_rows_match_f64_loops() {
+    for (rows, n) in [(3, 1), (5, 7), (300, 257)] {
+        let x: Vec<f32> = (0..rows * n)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) * 0.173)
+            .map(|v| if v > 8.6 { f32::NEG_INFINITY } else { v })
+            .collect();
+        let t = Tensor::<f32, DynRank>::try_from_vec(x.clone(), &[rows, n]).unwrap();
+        let s = t.try_softmax(1).unwrap().to_vec();
+        let l = t.try_log_softmax(1).unwrap().to_vec();
+        for r in 0..rows {
+            let row: Vec<f64> = x[r * n..(r + 1) * n]
+                .iter()
+                .map(|&v| f64::from(v))
+                .collect();
+            let m = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let z: f64 = row.iter().map(|v| (v - m).exp()).sum();
+            for (j, v) in row.iter().enumerate() {
+                let (want_s, want_l) = ((v - m).exp() / z, v - m - z.ln());
+                let (got_s, got_l) = (f64::from(s[r * n + j]), f64::from(l[r * n + j]));
+                assert!(
+                    (got_s - want_s).abs() <= 1e-6 * (1.0 + want_s),
+                    "softmax [{r}, {j}]: {got_s} vs {want_s}"
+                );
+                if want_l.is_finite() {
+                    assert!(
+                        (got_l - want_l).abs() <= 1e-5 * (1.0 + want_l.abs()),
+                        "log_softmax [{r}, {j}]: {got_l} vs {want_l}"
+                    );
+                } else {
+                    assert_eq!(got_l, want_l, "log_softmax [{r}, {j}]");
+                }
+            }
+        }
+    }
+}

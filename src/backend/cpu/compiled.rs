@@ -86,9 +86,9 @@ pub struct CpuTernary<A: Element, T: Element> {
     pub(crate) update: Option<Update3Fn<A, T>>,
 }
 
-/// Whether `T` is `f32`, in a constant.
-const fn is_f32<T: Element>() -> bool {
-    let (a, b) = (T::NAME.as_bytes(), f32::NAME.as_bytes());
+/// Whether two names are the same, in a constant.
+const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
     }
@@ -100,6 +100,21 @@ const fn is_f32<T: Element>() -> bool {
         i += 1;
     }
     true
+}
+
+/// Whether `T` is `f32`, in a constant.
+pub(crate) const fn is_f32<T: Element>() -> bool {
+    same_name(T::NAME, f32::NAME)
+}
+
+/// Whether `T` is `f32` and `D` the CPU, in a constant: the test before a
+/// generic layer's code calls its `(f32, Cpu)` instance compiled in shaped
+/// (`Adam`'s update), so that the generic body is not compiled in the
+/// user's crate for that pair. Where the names match, the caller still
+/// checks the types themselves (`Any::downcast`), so a foreign type that
+/// shares a name panics, never reinterprets.
+pub(crate) const fn is_f32_cpu<T: Element, D: crate::device::Device>() -> bool {
+    is_f32::<T>() && same_name(D::NAME, <crate::device::Cpu as crate::device::Device>::NAME)
 }
 
 /// Panics unless `T` is `f32`. The constants above choose by the element
@@ -239,6 +254,39 @@ fn statistic_loops<T: Float>(
         Statistic::Norm(p) => exec::reduce_vec(a, mask, &Norm(NormKind::of(p))),
         Statistic::LogSumExp => exec::reduce_vec(a, mask, &LogSumExp),
     }
+}
+
+/// `softmax` (`log_softmax` when `log`) of each row of `n` elements of
+/// `x` into `out`, as [`softmax::rows`](super::softmax::rows), through its
+/// `f32` instance compiled here when `T` is `f32`: the rows' `exp`
+/// polynomial compiled at a user's debug level was most of a debug GPT
+/// forward pass.
+pub(crate) fn softmax_rows<T: Float>(
+    x: &[T],
+    n: usize,
+    log: bool,
+    out: &mut [core::mem::MaybeUninit<T>],
+) {
+    if const { is_f32::<T>() } {
+        check_f32::<T>();
+        // SAFETY: `T` is `f32` (checked just above): both slices are seen
+        // as what they are.
+        unsafe {
+            softmax_rows_f32(
+                core::slice::from_raw_parts(x.as_ptr().cast(), x.len()),
+                n,
+                log,
+                core::slice::from_raw_parts_mut(out.as_mut_ptr().cast(), out.len()),
+            )
+        }
+    } else {
+        super::softmax::rows(x, n, log, out)
+    }
+}
+
+#[inline(never)]
+fn softmax_rows_f32(x: &[f32], n: usize, log: bool, out: &mut [core::mem::MaybeUninit<f32>]) {
+    super::softmax::rows(x, n, log, out)
 }
 
 /// `l` as a layout of `U`.

@@ -51,7 +51,7 @@ pub(crate) use alloc::{
     checked_len, checked_len_of, storage_overflow, try_alloc_filled_by, try_storage_len_filled_by,
     try_vec_from_fn, try_with_capacity, vec_from_fn,
 };
+pub(crate) use compiled::softmax_rows;
 pub(crate) use elementwise::{Out, Src, map1, map2, map2_rows, map3, update1, update2, update3};
 pub(crate) use isa::Narrow;
 pub(crate) use reduce::{Reducer, Run, reduce};
-pub(crate) use softmax::rows as softmax_rows;
