@@ -27,9 +27,15 @@ work="$root/target/user_crate_time"
 mkdir -p "$work"
 export CARGO_INCREMENTAL=0
 
-# The profile the README recommends for a user's crate.
+# The profile the README recommends for a user's crate (PROFILE=short:
+# `opt-level = 3` alone, the dependencies keeping their debug checks).
 profile='[profile.dev.package."*"]
 opt-level = 3'
+if [ "${PROFILE:-}" != short ]; then
+    profile="$profile
+debug-assertions = false
+overflow-checks = false"
+fi
 
 crates=()
 for rev in "${revs[@]}"; do
