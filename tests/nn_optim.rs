@@ -51,6 +51,21 @@ fn optimizer(name: &str) -> Step {
     }
 }
 
+/// Every parameter's values against PyTorch's, within `tol` relative to
+/// `1 + |value|`.
+fn assert_params(at: &str, params: &[Vec<f64>], expected: &Value, tol: f64) {
+    let expected = expected.as_array().expect("params");
+    assert_eq!(params.len(), expected.len());
+    for (i, (p, e)) in params.iter().zip(expected).enumerate() {
+        for (j, (g, w)) in p.iter().zip(floats(e)).enumerate() {
+            assert!(
+                (g - w).abs() <= tol * (1.0 + w.abs()),
+                "{at} param {i}[{j}]: {g} vs PyTorch {w}"
+            );
+        }
+    }
+}
+
 #[test]
 fn trajectories_match_pytorch() {
     let data = section("optimizers");
@@ -77,17 +92,8 @@ fn trajectories_match_pytorch() {
             let grads = loss.backward();
             drop(loss);
             step(&mut model, &grads);
-            let params = model.params();
-            let expected = want["params"].as_array().expect("params");
-            assert_eq!(params.len(), expected.len());
-            for (i, (p, e)) in params.iter().zip(expected).enumerate() {
-                for (j, (g, w)) in p.value().to_vec().iter().zip(floats(e)).enumerate() {
-                    assert!(
-                        (g - w).abs() <= 1e-12 * (1.0 + w.abs()),
-                        "{name} step {k} param {i}[{j}]: {g} vs PyTorch {w}"
-                    );
-                }
-            }
+            let params: Vec<Vec<f64>> = model.params().iter().map(|p| p.value().to_vec()).collect();
+            assert_params(&format!("{name} step {k}"), &params, &want["params"], 1e-12);
         }
     }
 }
@@ -154,17 +160,15 @@ fn adam_on_f32_follows_pytorch() {
             let grads = loss.backward();
             drop(loss);
             opt.step(&mut model, &grads);
-            let params = model.params();
-            let expected = want["params"].as_array().expect("params");
-            assert_eq!(params.len(), expected.len());
-            for (i, (p, e)) in params.iter().zip(expected).enumerate() {
-                for (j, (g, w)) in p.value().to_vec().iter().zip(floats(e)).enumerate() {
-                    assert!(
-                        (f64::from(*g) - w).abs() <= 2e-5 * (1.0 + w.abs()),
-                        "{name} (f32) step {k} param {i}[{j}]: {g} vs PyTorch {w}"
-                    );
-                }
-            }
+            let params: Vec<Vec<f64>> = (model.params().iter())
+                .map(|p| p.value().to_vec().into_iter().map(f64::from).collect())
+                .collect();
+            assert_params(
+                &format!("{name} (f32) step {k}"),
+                &params,
+                &want["params"],
+                2e-5,
+            );
         }
         checked += 1;
     }
