@@ -50,6 +50,10 @@ def ensure_venv():
     if sys.executable != py:
         if not os.path.exists(py):
             subprocess.check_call([sys.executable, "-m", "venv", VENV])
+        # A venv made by scripts/bench_env.sh has numpy and torch only: add
+        # what this comparison needs besides.
+        probe = "import numpy, scipy, torch, numexpr, jax"
+        if subprocess.call([py, "-c", probe], stderr=subprocess.DEVNULL) != 0:
             subprocess.check_call([py, "-m", "pip", "install", "-q", "numpy", "scipy", "torch",
                                    "numexpr", "jax[cpu]"])
         os.execv(py, [py] + sys.argv)
