@@ -15,7 +15,9 @@
 # Also reached as `scripts/compile_time.sh gpt ...`. Each revision is
 # checked out with `git worktree` under target/user_crate_time/, and built
 # cold once per profile (about 3 + 4 minutes on 2 cores) before the timed
-# rebuilds. Run it with nothing else running.
+# rebuilds; later runs reuse them (remove them with
+# `git worktree remove --force target/user_crate_time/shaped-*`). Run it
+# with nothing else running.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

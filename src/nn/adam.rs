@@ -254,8 +254,8 @@ impl<T: Float, D: GradDevice<T>> Optimizer<T, D> for Adam<T, D> {
 /// [`Adam`]'s update of `f32` parameters on the CPU, compiled in shaped:
 /// a generic function is compiled in the crate that uses it, at that
 /// crate's optimisation level, so in a user's debug build the update's
-/// three fused passes ran unoptimised (82 ms of a 163 ms GPT training step
-/// on an AMD EPYC Zen 5; 1.8 ms in release). This non-generic function
+/// three fused passes ran unoptimised (81 ms of a 163 ms GPT training step
+/// on an AMD EPYC Zen 5, 2 vCPUs; 1.7 ms in release, `benches/README.md`). This non-generic function
 /// names the `(f32, Cpu)` instance, which rustc then compiles here, with
 /// shaped's optimisation level, whatever the user's profile.
 #[inline(never)]
