@@ -689,6 +689,77 @@ fn large_reductions_split_across_threads() {
     assert_eq!((ones.lazy() * 0.5f32).sum().item(), (1 << 21) as f32);
 }
 
+/// Row reductions whose leaves are large enough to be read ahead (at least
+/// 256 KiB: the CPU asks for a block's cache lines before folding it):
+/// contiguous rows of whole blocks and a tail, a view that starts inside
+/// its buffer and ends at its end (the last block's read-ahead points past
+/// it), a transposed leaf (not contiguous along the row), a broadcast row
+/// and a zero-size one, in `f64` and `f32`, against naive sums. The values
+/// are small integers, so every sum is exact in either order.
+#[test]
+fn row_reductions_of_large_leaves_match_a_naive_fold() {
+    for (rows, cols) in [(40usize, 4096usize), (300, 1100), (70, 4103), (2, 1 << 17)] {
+        let n = rows * cols;
+        let av: Vec<f64> = (0..n).map(|i| ((i * 7919) % 23) as f64 - 11.0).collect();
+        let wv: Vec<f64> = (0..cols).map(|j| (j % 5) as f64 - 2.0).collect();
+        // Stored as (cols, rows), read as its transpose.
+        let tv: Vec<f64> = (0..n).map(|i| ((i * 31) % 13) as f64 - 6.0).collect();
+        let a = Tensor::<f64, DynRank>::try_from_vec(av.clone(), &[rows, cols]).unwrap();
+        let w = Tensor::<f64, DynRank>::try_from_vec(wv.clone(), &[cols]).unwrap();
+        let t = Tensor::<f64, DynRank>::try_from_vec(tv.clone(), &[cols, rows])
+            .unwrap()
+            .permute::<DynRank>(&[1, 0])
+            .unwrap();
+        let row = |f: &dyn Fn(usize, usize) -> f64| -> Vec<f64> {
+            (0..rows)
+                .map(|i| (0..cols).map(|j| f(i, j)).sum())
+                .collect()
+        };
+        let want = row(&|i, j| av[i * cols + j] * wv[j]);
+        assert_eq!(
+            (a.lazy() * &w).sum_dim::<1>().to_vec(),
+            want,
+            "{rows}x{cols}"
+        );
+        let want = row(&|i, j| av[i * cols + j] - tv[j * rows + i]);
+        assert_eq!(
+            (a.lazy() - &t).sum_dim::<1>().to_vec(),
+            want,
+            "{rows}x{cols}"
+        );
+        // The last rows of the buffer: the view starts at row 1.
+        let tail = a.narrow::<DynRank>(0, 1, rows - 1).unwrap();
+        let want: Vec<f64> = row(&|i, j| av[i * cols + j] * av[i * cols + j])[1..].to_vec();
+        assert_eq!(
+            (tail.lazy() * &tail).sum_dim::<1>().to_vec(),
+            want,
+            "{rows}x{cols}"
+        );
+        let a32 = Tensor::<f32, DynRank>::try_from_vec(
+            av.iter().map(|&x| x as f32).collect(),
+            &[rows, cols],
+        )
+        .unwrap();
+        let w32 =
+            Tensor::<f32, DynRank>::try_from_vec(wv.iter().map(|&x| x as f32).collect(), &[cols])
+                .unwrap();
+        let want: Vec<f32> = row(&|i, j| av[i * cols + j] * wv[j])
+            .iter()
+            .map(|&x| x as f32)
+            .collect();
+        assert_eq!(
+            (a32.lazy() * &w32).sum_dim::<1>().to_vec(),
+            want,
+            "{rows}x{cols}"
+        );
+    }
+    let empty = Tensor::<f32, DynRank>::try_zeros(&[100_000, 0]).unwrap();
+    assert_eq!(
+        (empty.lazy() * 2.0f32).sum_dim::<1>().to_vec(),
+        vec![0.0; 100_000]
+    );
+}
+
 /// Reductions over the leading axis with the innermost kept (the column
 /// sums of a batch, the gradient of a row-vector parameter), small and
 /// large enough to be split across threads, over a contiguous, a
