@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """all-MiniLM-L6-v2 forward passes (the encoder's last hidden state, f32,
-no gradients) in shaped (examples/bench_bert.rs) and in PyTorch -- eager
+no gradients) in shaped (examples/bench_bert.rs), in PyTorch -- eager
 (transformers' BertModel with its SDPA attention), torch.compile, and ONNX
-Runtime where `onnxruntime` and `onnx` import -- on the same weights, the
-same token ids and the same thread count, timed the same way (median of
-repeated runs after two warm-up runs), in one session, with the ratios.
-Peak RSS of each engine's process at the end.
+Runtime where `onnxruntime` and `onnx` import -- and in candle
+(candle-transformers' BertModel, benches/candle_bert, a crate outside the
+workspace built here in release with its default features, where cargo
+can fetch it), on the same weights, the same token ids and the same thread
+count, timed the same way (median of repeated runs after two warm-up
+runs), in one session, with the ratios. Peak RSS of each engine's process
+at the end. candle's last hidden state is checked against shaped's (the
+sum of its elements, to 1e-4 relative): the same weights, read the same.
 
 Usage (from the repository root):
     scripts/fetch_minilm.sh
@@ -111,7 +115,20 @@ def torch_engine(engine, shapes):
     return json.loads(p.stdout.strip().splitlines()[-1]), None
 
 
-def shaped_engine(exe, shapes):
+def build_candle():
+    """benches/candle_bert's binary, or None (with why) where it cannot be built."""
+    crate = os.path.join(ROOT, "benches", "candle_bert")
+    target = os.path.join(ROOT, "target", "candle_bert")
+    p = subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=crate,
+                       env=dict(os.environ, CARGO_TARGET_DIR=target), capture_output=True, text=True)
+    if p.returncode != 0:
+        lines = p.stderr.strip().splitlines()
+        return None, lines[-1] if lines else "cargo build failed"
+    return os.path.join(target, "release", "candle_bert"), None
+
+
+def rust_engine(exe, shapes):
+    """A Rust bench's `bert_BxT`, `sum_BxT` and `peak_rss_kib` lines."""
     env = dict(os.environ, RAYON_NUM_THREADS=str(THREADS))
     out = subprocess.check_output([exe, MODEL] + [f"{b}x{t}" for b, t in shapes], env=env, text=True)
     res = {}
@@ -138,9 +155,10 @@ def main():
     subprocess.check_call(["cargo", "build", "--release", "--quiet", "--features", "safetensors",
                            "--example", "bench_bert"], cwd=ROOT)
     exe = os.path.join(ROOT, "target", "release", "examples", "bench_bert")
+    candle, candle_err = build_candle()
     print(f"all-MiniLM-L6-v2 forward, f32, {THREADS} threads, {cpu_name()}")
     for r in range(rounds):
-        ours = shaped_engine(exe, shapes)
+        ours = rust_engine(exe, shapes)
         print(f"round {r + 1}: shaped peak RSS {ours['peak_rss_kib'] / 1024:.0f} MiB")
         for engine in ["eager", "compile", "onnxruntime"]:
             theirs, err = torch_engine(engine, shapes)
@@ -153,6 +171,19 @@ def main():
                       f"{theirs[k] / 1e6:9.2f} ms   {engine}/shaped {theirs[k] / ours[k]:5.2f}"
                       + (f"   (compile {theirs[f'compile_s_{k}']:.1f} s)" if f"compile_s_{k}" in theirs else ""))
             print(f"  {engine:12s} peak RSS {theirs['peak_rss_kib'] / 1024:.0f} MiB")
+        if candle is None:
+            print(f"  candle       unavailable: {candle_err}")
+            continue
+        theirs = rust_engine(candle, shapes)
+        for b, t in shapes:
+            k = f"{b}x{t}"
+            ours_sum, their_sum = ours[f"sum_{k}"], theirs[f"sum_{k}"]
+            if abs(ours_sum - their_sum) > 1e-4 * max(abs(ours_sum), 1.0):
+                sys.exit(f"candle's {k} hidden state sums to {their_sum}, shaped's to {ours_sum}")
+            print(f"  {k:7s} shaped {ours[k] / 1e6:9.2f} ms   candle (0.9.2) "
+                  f"{theirs[k] / 1e6:9.2f} ms   candle/shaped {theirs[k] / ours[k]:5.2f}"
+                  f"   (sums {ours_sum:.6g}, {their_sum:.6g})")
+        print(f"  candle       peak RSS {theirs['peak_rss_kib'] / 1024:.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 //! Forward passes of all-MiniLM-L6-v2 (examples/sentence_embeddings/bert.rs)
 //! at fixed batch shapes, for benches/compare_bert.py: prints
-//! `bert_BxT<TAB>median ns` per shape (and `peak_rss_kib` at the end).
+//! `bert_BxT<TAB>median ns` and `sum_BxT<TAB>sum of the last hidden state`
+//! (which compare_bert.py checks against candle's) per shape, and
+//! `peak_rss_kib` at the end.
 //!
 //! Usage: bench_bert MODEL_DIR [BxT ...]   (default: 32x128 1x16)
 
@@ -42,6 +44,7 @@ fn main() {
             .collect();
         ns.sort_unstable();
         println!("bert_{b}x{t}\t{}", ns[ns.len() / 2]);
+        println!("sum_{b}x{t}\t{}", model.forward(&ids, &mask).sum().item());
     }
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     if let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:")) {
