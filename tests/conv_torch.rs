@@ -573,3 +573,124 @@ fn depthwise_kernels_handle_empty_and_expanded_inputs() {
     assert_eq!(g.wrt(&x).unwrap().dims(), &[0, 3, 5, 5]);
     assert_eq!(g.wrt(&w).unwrap().to_vec(), vec![0.; 27]);
 }
+
+/// `out[n, o, r, q]` of a depthwise convolution of stride 1 (`mult`
+/// filters per channel), summed over the taps that fall inside the input
+/// (the padding adds nothing), in the taps' row-major order.
+#[allow(clippy::too_many_arguments)]
+fn naive_depthwise(
+    x: &[f64],
+    [n, c, h, wd]: [usize; 4],
+    taps: &[f64],
+    [kh, kw]: [usize; 2],
+    mult: usize,
+    [ph, pw]: [usize; 2],
+    [dh, dw]: [usize; 2],
+) -> Vec<f64> {
+    let (oh, ow) = (h + 2 * ph - dh * (kh - 1), wd + 2 * pw - dw * (kw - 1));
+    let mut out = Vec::with_capacity(n * c * mult * oh * ow);
+    for b in 0..n {
+        for o in 0..c * mult {
+            let ch = o / mult;
+            for r in 0..oh {
+                for q in 0..ow {
+                    let mut acc = 0.0;
+                    for i in 0..kh {
+                        for j in 0..kw {
+                            let (y, z) = (
+                                (r + i * dh) as isize - ph as isize,
+                                (q + j * dw) as isize - pw as isize,
+                            );
+                            if y >= 0 && z >= 0 && (y as usize) < h && (z as usize) < wd {
+                                let v = x[((b * c + ch) * h + y as usize) * wd + z as usize];
+                                acc += taps[(o * kh + i) * kw + j] * v;
+                            }
+                        }
+                    }
+                    out.push(acc);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The depthwise kernels of stride 1 (a padded copy of each plane, every
+/// output's taps in one pass) for 3x3, 5x5 and 7x7 taps, with padding and
+/// dilation, rows wider and narrower than a vector, two filters per
+/// channel, on a contiguous and a transposed input, in f64 (exact: small
+/// integers) and f32, against naive loops; an infinite tap keeps the
+/// padding out of its sums (no `0 * inf`).
+#[test]
+fn depthwise_stride_one_matches_naive_loops() {
+    for (k, pad, dil, h, wd) in [
+        (3usize, 1usize, 1usize, 20usize, 37usize),
+        (5, 2, 1, 9, 16),
+        (7, 3, 2, 12, 13),
+        (3, 0, 2, 18, 18),
+    ] {
+        let (n, c, mult) = (2, 3, 2);
+        let xv: Vec<f64> = (0..n * c * h * wd)
+            .map(|i| ((i * 7919) % 17) as f64 - 8.0)
+            .collect();
+        let tv: Vec<f64> = (0..c * mult * k * k)
+            .map(|i| ((i * 31) % 7) as f64 - 3.0)
+            .collect();
+        let want = naive_depthwise(
+            &xv,
+            [n, c, h, wd],
+            &tv,
+            [k, k],
+            mult,
+            [pad, pad],
+            [dil, dil],
+        );
+        let opts = ConvOptions::new().padding(pad).dilation(dil).groups(c);
+        let w = T4::<f64>::try_from_vec(tv.clone(), &[c * mult, 1, k, k]).unwrap();
+        let x = T4::<f64>::try_from_vec(xv.clone(), &[n, c, h, wd]).unwrap();
+        let got: T4<f64> = x.try_conv2d(&w, None, &opts).unwrap();
+        assert_eq!(
+            got.to_vec(),
+            want,
+            "{k}x{k}, padding {pad}, dilation {dil}, {h}x{wd}"
+        );
+        // The same input stored with its spatial axes swapped.
+        let mut swapped = vec![0.0; xv.len()];
+        for p in 0..n * c {
+            for r in 0..h {
+                for q in 0..wd {
+                    swapped[(p * wd + q) * h + r] = xv[(p * h + r) * wd + q];
+                }
+            }
+        }
+        let xt = T4::<f64>::try_from_vec(swapped, &[n, c, wd, h])
+            .unwrap()
+            .permute::<(Dyn, Dyn, Dyn, Dyn)>(&[0, 1, 3, 2])
+            .unwrap();
+        let got: T4<f64> = xt.try_conv2d(&w, None, &opts).unwrap();
+        assert_eq!(got.to_vec(), want, "transposed, {k}x{k}");
+        let x32 = T4::<f32>::try_from_vec(xv.iter().map(|&v| v as f32).collect(), &[n, c, h, wd])
+            .unwrap();
+        let w32 =
+            T4::<f32>::try_from_vec(tv.iter().map(|&v| v as f32).collect(), &[c * mult, 1, k, k])
+                .unwrap();
+        let got: T4<f32> = x32.try_conv2d(&w32, None, &opts).unwrap();
+        let want32: Vec<f32> = want.iter().map(|&v| v as f32).collect();
+        assert_eq!(got.to_vec(), want32, "f32, {k}x{k}");
+    }
+    // An infinite tap in the first channel's filter: its plane is
+    // infinite wherever the tap meets a nonzero input, and never NaN from
+    // the padding; the second channel's finite plane is unchanged by it.
+    let (h, wd) = (6, 20);
+    let xv = vec![1.0; 2 * h * wd];
+    let mut tv = vec![1.0; 18];
+    tv[0] = f64::INFINITY;
+    let want = naive_depthwise(&xv, [1, 2, h, wd], &tv, [3, 3], 1, [1, 1], [1, 1]);
+    let x = T4::<f64>::try_from_vec(xv, &[1, 2, h, wd]).unwrap();
+    let w = T4::<f64>::try_from_vec(tv, &[2, 1, 3, 3]).unwrap();
+    let got: T4<f64> = x
+        .try_conv2d(&w, None, &ConvOptions::new().padding(1).groups(2))
+        .unwrap();
+    assert!(got.to_vec().iter().all(|v| !v.is_nan()));
+    assert_eq!(got.to_vec(), want);
+}

@@ -3,7 +3,9 @@
 //! and the depthwise convolution with its two gradients. Each works one
 //! `(sample, channel)` plane at a time, planes spread over the pool; rows
 //! inside a plane are contiguous slices where the stride is 1, which the
-//! compiler vectorises.
+//! compiler vectorises. A depthwise convolution of stride 1 by 3x3, 5x5 or
+//! 7x7 taps reads a zero-padded copy of each plane instead, and sums each
+//! output's taps in one pass ([`depthwise_padded`]).
 
 use core::mem::MaybeUninit;
 
@@ -252,38 +254,161 @@ fn depthwise_by<T: Numeric>(l: Layout<'_, T>, taps: &[T], o: usize, w: &Window) 
     let [kh, kw] = w.kernel;
     let [oh, ow] = w.output;
     let unit = w.stride[1] == 1 && src.strides[3] == 1;
-    planes_out(&[n, o, oh, ow], oh * ow, oh * ow * kh * kw, &|p, out| {
-        // The widest vectors this CPU has (AVX2 rather than the SSE2
-        // baseline) for the row loops, inlined into this closure.
-        Vectors::Widest.run(
-            #[inline(always)]
-            || {
+    if w.stride == [1, 1] {
+        let planar: Option<Planar<T>> = match kh * kw {
+            9 => Some(depthwise_padded::<T, 9>),
+            25 => Some(depthwise_padded::<T, 25>),
+            49 => Some(depthwise_padded::<T, 49>),
+            _ => None,
+        };
+        if let Some(planar) = planar {
+            return planes_out(&[n, o, oh, ow], oh * ow, oh * ow * kh * kw, &|p, out| {
                 let (b, oc) = (p / o.max(1), p % o.max(1));
                 let base = src.base(b * c + oc / mult.max(1));
-                for i in 0..kh {
-                    let rows = w.inside(0, i);
-                    for j in 0..kw {
-                        let (lo, hi, c0) = w.inside(1, j);
-                        let tap = taps[(oc * kh + i) * kw + j];
-                        for r in rows.0..rows.1 {
-                            let ih = rows.2 + (r - rows.0) * w.stride[0];
-                            let dst = &mut out[r * ow + lo..r * ow + hi];
-                            if unit {
-                                let row = &src.x[base + ih * src.strides[2] + c0..][..dst.len()];
-                                for (d, &v) in dst.iter_mut().zip(row) {
-                                    *d = *d + tap * v;
-                                }
-                            } else {
-                                for (k, d) in dst.iter_mut().enumerate() {
-                                    *d = *d + tap * src.at(base, ih, c0 + k * w.stride[1]);
-                                }
+                let t = &taps[oc * kh * kw..][..kh * kw];
+                if t.iter().all(|&x| x.to_f64().is_finite()) {
+                    planar(&src, base, t, w, out);
+                } else {
+                    // A padded zero times an infinite or NaN tap would be
+                    // NaN; the row loops below skip the padding instead.
+                    depthwise_rows(&src, base, t, w, unit, out);
+                }
+            });
+        }
+    }
+    planes_out(&[n, o, oh, ow], oh * ow, oh * ow * kh * kw, &|p, out| {
+        let (b, oc) = (p / o.max(1), p % o.max(1));
+        let base = src.base(b * c + oc / mult.max(1));
+        depthwise_rows(&src, base, &taps[oc * kh * kw..][..kh * kw], w, unit, out);
+    })
+}
+
+/// Outputs per chunk of [`depthwise_padded`]'s rows: one AVX-512 register
+/// of `f32`.
+const LANES: usize = 16;
+
+/// A plane of a depthwise convolution of stride 1 by `K` taps:
+/// `(input, plane offset, taps, window, output plane)`.
+type Planar<T> = fn(&Plane4<'_, T>, usize, &[T], &Window, &mut [T]);
+
+/// One output plane of a stride-1 depthwise convolution by `K = kh * kw`
+/// finite taps, from a zero-padded copy of the input plane: each output
+/// element is the sum of its `K` products in one pass (in the row loops'
+/// order, tap row by tap row, so the values are theirs), a row at a time.
+/// The row loops ([`depthwise_rows`]) instead add one tap over the plane
+/// at a time, `K` passes over 56-element rows whose loop tails cost as
+/// much as their vectors. Rows of at least [`LANES`] outputs go by chunks
+/// of `LANES`, the last one moved back to end at the row's end, so no row
+/// has a loop tail. `(8, 64, 56, 56)` by 3x3 taps, padding 1, `f32`, 2
+/// threads, AMD EPYC Zen 5: 1.01-1.14 ms median with the row loops,
+/// 0.57-0.63 ms this way (three runs each; PyTorch 0.56-0.66 ms).
+fn depthwise_padded<T: Numeric, const K: usize>(
+    src: &Plane4<'_, T>,
+    base: usize,
+    taps: &[T],
+    w: &Window,
+    out: &mut [T],
+) {
+    let [kh, kw] = w.kernel;
+    let [oh, ow] = w.output;
+    let (ph, pw) = (w.padded(0), w.padded(1));
+    let [ih, iw] = w.input;
+    let mut pad = vec![T::zero(); ph * pw];
+    for r in 0..ih {
+        let row = &mut pad[(r + w.before[0]) * pw + w.before[1]..][..iw];
+        if src.strides[3] == 1 {
+            row.copy_from_slice(&src.x[base + r * src.strides[2]..][..iw]);
+        } else {
+            for (q, d) in row.iter_mut().enumerate() {
+                *d = src.at(base, r, q);
+            }
+        }
+    }
+    let taps: &[T; K] = taps.try_into().expect("K = kh * kw taps");
+    let mut offs = [0usize; K];
+    for (k, o) in offs.iter_mut().enumerate() {
+        *o = (k / kw) * w.dilation[0] * pw + (k % kw) * w.dilation[1];
+    }
+    debug_assert_eq!(kh * kw, K);
+    // The widest vectors this CPU has for the loop over a row's outputs,
+    // the `K` taps unrolled inside it.
+    Vectors::Widest.run(
+        #[inline(always)]
+        || {
+            for (r, dst) in out.chunks_exact_mut(ow).take(oh).enumerate() {
+                let from = &pad[r * pw..];
+                if ow < LANES {
+                    for (q, d) in dst.iter_mut().enumerate() {
+                        *d = (0..K).fold(T::zero(), |acc, k| acc + taps[k] * from[offs[k] + q]);
+                    }
+                    continue;
+                }
+                // Chunks of `LANES` outputs, the last one moved back to end
+                // at the row's end (its first outputs computed twice, the
+                // same values): no loop tail.
+                let mut q = 0;
+                loop {
+                    let at = q.min(ow - LANES);
+                    let mut acc = [T::zero(); LANES];
+                    for k in 0..K {
+                        let x: &[T; LANES] =
+                            from[offs[k] + at..][..LANES].try_into().expect("LANES");
+                        for (a, &v) in acc.iter_mut().zip(x) {
+                            *a = *a + taps[k] * v;
+                        }
+                    }
+                    dst[at..at + LANES].copy_from_slice(&acc);
+                    if at + LANES == ow {
+                        break;
+                    }
+                    q += LANES;
+                }
+            }
+        },
+    )
+}
+
+/// One output plane of a depthwise convolution by the taps `taps` of its
+/// channel, added tap by tap over the rows inside the input (any stride;
+/// `unit`: the stride along a row and the input's inner stride are 1).
+fn depthwise_rows<T: Numeric>(
+    src: &Plane4<'_, T>,
+    base: usize,
+    taps: &[T],
+    w: &Window,
+    unit: bool,
+    out: &mut [T],
+) {
+    let [kh, kw] = w.kernel;
+    let ow = w.output[1];
+    // The widest vectors this CPU has (AVX2 rather than the SSE2
+    // baseline) for the row loops, inlined into this closure.
+    Vectors::Widest.run(
+        #[inline(always)]
+        || {
+            for i in 0..kh {
+                let rows = w.inside(0, i);
+                for j in 0..kw {
+                    let (lo, hi, c0) = w.inside(1, j);
+                    let tap = taps[i * kw + j];
+                    for r in rows.0..rows.1 {
+                        let ih = rows.2 + (r - rows.0) * w.stride[0];
+                        let dst = &mut out[r * ow + lo..r * ow + hi];
+                        if unit {
+                            let row = &src.x[base + ih * src.strides[2] + c0..][..dst.len()];
+                            for (d, &v) in dst.iter_mut().zip(row) {
+                                *d = *d + tap * v;
+                            }
+                        } else {
+                            for (k, d) in dst.iter_mut().enumerate() {
+                                *d = *d + tap * src.at(base, ih, c0 + k * w.stride[1]);
                             }
                         }
                     }
                 }
-            },
-        )
-    })
+            }
+        },
+    )
 }
 
 fn depthwise_grad_input<T: Numeric>(
