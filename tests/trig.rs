@@ -196,6 +196,35 @@ fn atan2_is_within_one_ulp_with_c_special_values() {
     worst.assert_within_one_ulp();
 }
 
+/// Ratios `min/max` swept through `[1e-6, 1]`, every 7th `f32` where the
+/// reduced argument of the series is largest (around `tan(π/8)`, where the
+/// two reductions meet, and its truncation counts most) and near 1, in
+/// every quadrant and both orders.
+#[test]
+fn atan2_sweeps_every_ratio() {
+    let mut worst = Worst::new("atan2");
+    let mut a = 1e-6f32;
+    while a <= 1.0 {
+        for (y, x) in [
+            (a, 1.0),
+            (1.0, a),
+            (-a, 3.0),
+            (a * 7.0, -7.0),
+            (-5.0, -5.0 * a),
+        ] {
+            worst.see(
+                y,
+                x,
+                atan2_f32(y, x),
+                libm::atan2(y as f64, x as f64) as f32,
+            );
+        }
+        let dense = (0.35..0.5).contains(&a) || a > 0.95;
+        a = f32::from_bits(a.to_bits() + if dense { 7 } else { 4099 });
+    }
+    worst.assert_within_one_ulp();
+}
+
 #[test]
 fn pow_is_within_one_ulp_with_c_special_values() {
     let mut g = grid();
