@@ -694,3 +694,201 @@ fn depthwise_stride_one_matches_naive_loops() {
     assert!(got.to_vec().iter().all(|v| !v.is_nan()));
     assert_eq!(got.to_vec(), want);
 }
+
+/// The weight gradient of a depthwise convolution by naive loops: tap
+/// `(i, j)` of output channel `o` is `Σ g[b, o, r, q] · x[b, o / mult, r +
+/// i·dh - ph, q + j·dw - pw]` over the windows inside the input.
+#[allow(clippy::too_many_arguments)]
+fn naive_depthwise_grad_weight(
+    x: &[f64],
+    [n, c, h, wd]: [usize; 4],
+    g: &[f64],
+    [kh, kw]: [usize; 2],
+    mult: usize,
+    [ph, pw]: [usize; 2],
+    [dh, dw]: [usize; 2],
+) -> Vec<f64> {
+    let (oh, ow) = (h + 2 * ph - dh * (kh - 1), wd + 2 * pw - dw * (kw - 1));
+    let mut out = vec![0.0; c * mult * kh * kw];
+    for o in 0..c * mult {
+        for i in 0..kh {
+            for j in 0..kw {
+                let mut acc = 0.0;
+                for b in 0..n {
+                    for r in 0..oh {
+                        for q in 0..ow {
+                            let (y, z) = (
+                                (r + i * dh) as isize - ph as isize,
+                                (q + j * dw) as isize - pw as isize,
+                            );
+                            if y >= 0 && z >= 0 && (y as usize) < h && (z as usize) < wd {
+                                let v = x[((b * c + o / mult) * h + y as usize) * wd + z as usize];
+                                acc += g[((b * c * mult + o) * oh + r) * ow + q] * v;
+                            }
+                        }
+                    }
+                }
+                out[(o * kh + i) * kw + j] = acc;
+            }
+        }
+    }
+    out
+}
+
+/// The input gradient of a depthwise convolution by naive loops: each
+/// output's gradient times each tap, added at the input position the tap
+/// read.
+fn naive_depthwise_grad_input(
+    [n, c, h, wd]: [usize; 4],
+    taps: &[f64],
+    g: &[f64],
+    [kh, kw]: [usize; 2],
+    mult: usize,
+    [ph, pw]: [usize; 2],
+    [dh, dw]: [usize; 2],
+) -> Vec<f64> {
+    let (oh, ow) = (h + 2 * ph - dh * (kh - 1), wd + 2 * pw - dw * (kw - 1));
+    let mut out = vec![0.0; n * c * h * wd];
+    for b in 0..n {
+        for o in 0..c * mult {
+            for r in 0..oh {
+                for q in 0..ow {
+                    for i in 0..kh {
+                        for j in 0..kw {
+                            let (y, z) = (
+                                (r + i * dh) as isize - ph as isize,
+                                (q + j * dw) as isize - pw as isize,
+                            );
+                            if y >= 0 && z >= 0 && (y as usize) < h && (z as usize) < wd {
+                                out[((b * c + o / mult) * h + y as usize) * wd + z as usize] += g
+                                    [((b * c * mult + o) * oh + r) * ow + q]
+                                    * taps[(o * kh + i) * kw + j];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The weight and input gradients of stride-1 depthwise convolutions
+/// (padded copies of the planes: each tap's products in whole vector runs,
+/// and the input's gradient as the forward kernel with the taps turned)
+/// for 3x3, 5x5 and 7x7 taps, with padding and dilation, rows shorter,
+/// longer and not a multiple of a vector, one and two filters per channel,
+/// on a contiguous and a transposed input, in f64 and f32 (both exact:
+/// small integers), against naive loops; an infinite gradient at a corner
+/// keeps the padding out of the weight's sums (no `0 * inf`): the taps
+/// that meet it only in the padding stay finite; an infinite tap, out of
+/// the input's.
+#[test]
+fn depthwise_stride_one_gradients_match_naive_loops() {
+    /// The gradients of `x` and `w` for the output gradient `g`.
+    fn grads<T: Float>(
+        x: &V4<T>,
+        w: &V4<T>,
+        g: &[f64],
+        opts: &ConvOptions<2>,
+    ) -> (Vec<f64>, Vec<f64>) {
+        let y: V4<T> = x.try_conv2d(w, None, opts).unwrap();
+        let dims = y.value().dims().to_vec();
+        let seed = T4::<T>::try_from_vec(
+            g.iter()
+                .map(|&v| shaped::element::Numeric::from_f64(v))
+                .collect(),
+            &dims,
+        );
+        let grads = y
+            .try_mul(&Var::constant(seed.unwrap()))
+            .unwrap()
+            .sum()
+            .backward();
+        let f64s = |v: Vec<T>| {
+            v.into_iter()
+                .map(shaped::element::Numeric::to_f64)
+                .collect()
+        };
+        (
+            f64s(grads.wrt(x).unwrap().to_vec()),
+            f64s(grads.wrt(w).unwrap().to_vec()),
+        )
+    }
+    for ((k, pad, dil, h, wd), mult) in [
+        (3usize, 1usize, 1usize, 20usize, 37usize),
+        (5, 2, 1, 9, 16),
+        (7, 3, 2, 12, 13),
+        (3, 0, 2, 18, 18),
+        (3, 1, 1, 5, 3),
+    ]
+    .into_iter()
+    .flat_map(|case| [(case, 1), (case, 2)])
+    {
+        let (n, c) = (2, 3);
+        let (oh, ow) = (h + 2 * pad - dil * (k - 1), wd + 2 * pad - dil * (k - 1));
+        let xv: Vec<f64> = (0..n * c * h * wd)
+            .map(|i| ((i * 7919) % 17) as f64 - 8.0)
+            .collect();
+        let tv: Vec<f64> = (0..c * mult * k * k)
+            .map(|i| ((i * 31) % 7) as f64 - 3.0)
+            .collect();
+        let gv: Vec<f64> = (0..n * c * mult * oh * ow)
+            .map(|i| ((i * 104_729) % 13) as f64 - 6.0)
+            .collect();
+        let (sizes, kernel, pads, dils) = ([n, c, h, wd], [k, k], [pad, pad], [dil, dil]);
+        let want = (
+            naive_depthwise_grad_input(sizes, &tv, &gv, kernel, mult, pads, dils),
+            naive_depthwise_grad_weight(&xv, sizes, &gv, kernel, mult, pads, dils),
+        );
+        let opts = ConvOptions::new().padding(pad).dilation(dil).groups(c);
+        let w = Var::param(T4::<f64>::try_from_vec(tv.clone(), &[c * mult, 1, k, k]).unwrap());
+        let x = Var::param(T4::<f64>::try_from_vec(xv.clone(), &[n, c, h, wd]).unwrap());
+        let case = format!("{k}x{k}, padding {pad}, dilation {dil}, {h}x{wd}, {mult} filters");
+        assert_eq!(grads(&x, &w, &gv, &opts), want, "{case}");
+        // The same input stored with its spatial axes swapped.
+        let mut swapped = vec![0.0; xv.len()];
+        for p in 0..n * c {
+            for r in 0..h {
+                for q in 0..wd {
+                    swapped[(p * wd + q) * h + r] = xv[(p * h + r) * wd + q];
+                }
+            }
+        }
+        let xt = T4::<f64>::try_from_vec(swapped, &[n, c, wd, h])
+            .unwrap()
+            .permute::<(Dyn, Dyn, Dyn, Dyn)>(&[0, 1, 3, 2])
+            .unwrap();
+        let (_, dw) = grads(&Var::param(xt), &w, &gv, &opts);
+        assert_eq!(dw, want.1, "transposed, {case}");
+        let f32s = |v: &[f64]| v.iter().map(|&v| v as f32).collect::<Vec<f32>>();
+        let x32 = Var::param(T4::<f32>::try_from_vec(f32s(&xv), &[n, c, h, wd]).unwrap());
+        let w32 = Var::param(T4::<f32>::try_from_vec(f32s(&tv), &[c * mult, 1, k, k]).unwrap());
+        assert_eq!(grads(&x32, &w32, &gv, &opts), want, "f32, {case}");
+    }
+    // An infinite gradient at output (0, 0) of the first channel, ones
+    // elsewhere and in the input: taps that read the padding there stay
+    // finite, the others are infinite; no NaN.
+    let (h, wd) = (6, 20);
+    let xv = vec![1.0; 2 * h * wd];
+    let mut gv = vec![1.0; 2 * h * wd];
+    gv[0] = f64::INFINITY;
+    let want = naive_depthwise_grad_weight(&xv, [1, 2, h, wd], &gv, [3, 3], 1, [1, 1], [1, 1]);
+    assert!(want.iter().any(|v| v.is_infinite()) && want.iter().any(|v| v.is_finite()));
+    let opts = ConvOptions::new().padding(1).groups(2);
+    let w = Var::param(T4::<f64>::try_from_vec(vec![1.0; 18], &[2, 1, 3, 3]).unwrap());
+    let x = Var::param(T4::<f64>::try_from_vec(xv.clone(), &[1, 2, h, wd]).unwrap());
+    let (_, dw) = grads(&x, &w, &gv, &opts);
+    assert!(dw.iter().all(|v| !v.is_nan()));
+    assert_eq!(dw, want);
+    // An infinite tap in the first filter: the input gradient is infinite
+    // where the tap reaches an input, never NaN from the padding.
+    let mut tv = vec![1.0; 18];
+    tv[0] = f64::INFINITY;
+    let gv = vec![1.0; 2 * h * wd];
+    let want = naive_depthwise_grad_input([1, 2, h, wd], &tv, &gv, [3, 3], 1, [1, 1], [1, 1]);
+    let w = Var::param(T4::<f64>::try_from_vec(tv, &[2, 1, 3, 3]).unwrap());
+    let (dx, _) = grads(&x, &w, &gv, &opts);
+    assert!(dx.iter().all(|v| !v.is_nan()));
+    assert_eq!(dx, want);
+}

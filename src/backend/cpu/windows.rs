@@ -291,6 +291,39 @@ const LANES: usize = 16;
 /// `(input, plane offset, taps, window, output plane)`.
 type Planar<T> = fn(&Plane4<'_, T>, usize, &[T], &Window, &mut [T]);
 
+/// The input plane at `base`, zero-padded by the window's padding, row-major
+/// with rows of `w.padded(1)` elements, and [`LANES`] more zeros after the
+/// last row (so that a run of `LANES` from any element of it stays inside).
+fn padded_plane<T: Numeric>(src: &Plane4<'_, T>, base: usize, w: &Window) -> Vec<T> {
+    let (ph, pw) = (w.padded(0), w.padded(1));
+    let [ih, iw] = w.input;
+    let mut pad = vec![T::zero(); ph * pw + LANES];
+    for r in 0..ih {
+        let row = &mut pad[(r + w.before[0]) * pw + w.before[1]..][..iw];
+        if src.strides[3] == 1 {
+            row.copy_from_slice(&src.x[base + r * src.strides[2]..][..iw]);
+        } else {
+            for (q, d) in row.iter_mut().enumerate() {
+                *d = src.at(base, r, q);
+            }
+        }
+    }
+    pad
+}
+
+/// Where each of the `K = kh * kw` taps reads a [`padded_plane`], from the
+/// element under output `(0, 0)`'s first tap.
+fn tap_offsets<const K: usize>(w: &Window) -> [usize; K] {
+    let kw = w.kernel[1];
+    debug_assert_eq!(w.kernel[0] * kw, K);
+    let pw = w.padded(1);
+    let mut offs = [0usize; K];
+    for (k, o) in offs.iter_mut().enumerate() {
+        *o = (k / kw) * w.dilation[0] * pw + (k % kw) * w.dilation[1];
+    }
+    offs
+}
+
 /// One output plane of a stride-1 depthwise convolution by `K = kh * kw`
 /// finite taps, from a zero-padded copy of the input plane: each output
 /// element is the sum of its `K` products in one pass (in the row loops'
@@ -309,27 +342,11 @@ fn depthwise_padded<T: Numeric, const K: usize>(
     w: &Window,
     out: &mut [T],
 ) {
-    let [kh, kw] = w.kernel;
     let [oh, ow] = w.output;
-    let (ph, pw) = (w.padded(0), w.padded(1));
-    let [ih, iw] = w.input;
-    let mut pad = vec![T::zero(); ph * pw];
-    for r in 0..ih {
-        let row = &mut pad[(r + w.before[0]) * pw + w.before[1]..][..iw];
-        if src.strides[3] == 1 {
-            row.copy_from_slice(&src.x[base + r * src.strides[2]..][..iw]);
-        } else {
-            for (q, d) in row.iter_mut().enumerate() {
-                *d = src.at(base, r, q);
-            }
-        }
-    }
+    let pw = w.padded(1);
+    let pad = padded_plane(src, base, w);
     let taps: &[T; K] = taps.try_into().expect("K = kh * kw taps");
-    let mut offs = [0usize; K];
-    for (k, o) in offs.iter_mut().enumerate() {
-        *o = (k / kw) * w.dilation[0] * pw + (k % kw) * w.dilation[1];
-    }
-    debug_assert_eq!(kh * kw, K);
+    let offs = tap_offsets::<K>(w);
     // The widest vectors this CPU has for the loop over a row's outputs,
     // the `K` taps unrolled inside it.
     Vectors::Widest.run(
@@ -436,6 +453,9 @@ fn grad_input_of<T: Numeric>(
     let [kh, kw] = w.kernel;
     let [oh, ow] = w.output;
     let [h, wd] = w.input;
+    if let Some(fresh) = grad_input_padded(grad, dims, taps, w, c) {
+        return fresh;
+    }
     planes_out(
         &[n, c, h, wd],
         h * wd,
@@ -462,6 +482,74 @@ fn grad_input_of<T: Numeric>(
     )
 }
 
+/// [`grad_input_of`] for a stride-1 window with one filter per channel and
+/// `K` of 9, 25 or 49 taps: the forward kernel [`depthwise_padded`] run on
+/// the gradient's planes with the taps turned by 180° and the transposed
+/// window (padding `dilation * (k - 1)` less the forward's, on each side),
+/// whose outputs are the input's positions: each input gradient the sum of
+/// its `K` products in one pass, instead of `K` passes adding one tap each.
+/// `None` where that does not apply (other strides or tap counts, several
+/// filters per channel, a padding wider than the dilated kernel); a plane
+/// whose taps are not all finite takes the tap-by-tap loops (which skip
+/// the padding, so no `0 * inf`).
+fn grad_input_padded<T: Numeric>(
+    grad: &[T],
+    dims: &[usize],
+    taps: &[T],
+    w: &Window,
+    c: usize,
+) -> Option<Fresh<T>> {
+    let (n, o) = (dims[0], dims[1]);
+    let [kh, kw] = w.kernel;
+    let reach = [w.dilation[0] * (kh - 1), w.dilation[1] * (kw - 1)];
+    let fits = (0..2).all(|a| w.before[a] <= reach[a] && w.after[a] <= reach[a]);
+    if w.stride != [1, 1] || o != c || !fits {
+        return None;
+    }
+    let planar: Planar<T> = match kh * kw {
+        9 => depthwise_padded::<T, 9>,
+        25 => depthwise_padded::<T, 25>,
+        49 => depthwise_padded::<T, 49>,
+        _ => return None,
+    };
+    let turned = Window {
+        kernel: w.kernel,
+        stride: [1, 1],
+        dilation: w.dilation,
+        before: [reach[0] - w.before[0], reach[1] - w.before[1]],
+        after: [reach[0] - w.after[0], reach[1] - w.after[1]],
+        input: w.output,
+        output: w.input,
+    };
+    // Tap `(i, j)` of each filter at `(kh - 1 - i, kw - 1 - j)`.
+    let k = kh * kw;
+    let flipped: Vec<T> = (0..o * k)
+        .map(|t| taps[t / k * k + (k - 1 - t % k)])
+        .collect();
+    let [oh, ow] = w.output;
+    let src = Plane4 {
+        x: grad,
+        strides: [o * oh * ow, oh * ow, ow, 1],
+        offset: 0,
+        channels: o.max(1),
+    };
+    let [h, wd] = w.input;
+    Some(planes_out(&[n, c, h, wd], h * wd, h * wd * k, &|p, out| {
+        let ch = p % c.max(1);
+        let t = &flipped[ch * k..][..k];
+        if t.iter().all(|&x| x.to_f64().is_finite()) {
+            planar(&src, src.base(p), t, &turned, out);
+        } else {
+            for i in 0..kh {
+                for j in 0..kw {
+                    let from = &grad[p * oh * ow..][..oh * ow];
+                    scatter_tap(out, from, w, (i, j), taps[(ch * kh + i) * kw + j]);
+                }
+            }
+        }
+    }))
+}
+
 fn depthwise_grad_weight<T: Numeric>(g: Layout<'_, T>, l: Layout<'_, T>, w: &Window) -> Fresh<T> {
     with_elements(g, |grad| grad_weight_of(grad, g.dims[1], l, w))?
 }
@@ -471,11 +559,22 @@ fn depthwise_grad_weight<T: Numeric>(g: Layout<'_, T>, l: Layout<'_, T>, w: &Win
 fn grad_weight_of<T: Numeric>(grad: &[T], o: usize, l: Layout<'_, T>, w: &Window) -> Fresh<T> {
     let xg = l.storage.read();
     let (n, c) = (l.dims[0], l.dims[1]);
-    let mult = o / c.max(1);
     let src = Plane4::of(&xg, &l);
     let [kh, kw] = w.kernel;
     let [oh, ow] = w.output;
-    let unit = w.stride[1] == 1 && src.strides[3] == 1;
+    let ch = Channels {
+        grad,
+        n,
+        c,
+        o,
+        mult: (o / c.max(1)).max(1),
+    };
+    let planar: Option<PlanarGrad<T>> = match (w.stride, kh * kw) {
+        ([1, 1], 9) => Some(grad_weight_padded::<T, 9>),
+        ([1, 1], 25) => Some(grad_weight_padded::<T, 25>),
+        ([1, 1], 49) => Some(grad_weight_padded::<T, 49>),
+        _ => None,
+    };
     // One plane per output channel: its `kh × kw` taps, each a sum over
     // the batch and the windows, accumulated in f64.
     planes_out(
@@ -483,39 +582,146 @@ fn grad_weight_of<T: Numeric>(grad: &[T], o: usize, l: Layout<'_, T>, w: &Window
         kh * kw,
         n * oh * ow * kh * kw,
         &|oc, out| {
-            // The widest vectors this CPU has (AVX2 rather than the SSE2
-            // baseline) for the row loops, inlined into this closure.
-            Vectors::Widest.run(
-                #[inline(always)]
-                || {
-                    for i in 0..kh {
-                        let rows = w.inside(0, i);
-                        for j in 0..kw {
-                            let (lo, hi, c0) = w.inside(1, j);
-                            let mut acc = 0f64;
-                            for b in 0..n {
-                                let base = src.base(b * c + oc / mult.max(1));
-                                let from = &grad[(b * o + oc) * oh * ow..][..oh * ow];
-                                for r in rows.0..rows.1 {
-                                    let ih = rows.2 + (r - rows.0) * w.stride[0];
-                                    let gr = &from[r * ow + lo..r * ow + hi];
-                                    if unit {
-                                        let xr =
-                                            &src.x[base + ih * src.strides[2] + c0..][..gr.len()];
-                                        acc += dot(gr, xr);
-                                    } else {
-                                        for (k, &v) in gr.iter().enumerate() {
-                                            let xv = src.at(base, ih, c0 + k * w.stride[1]);
-                                            acc += Numeric::to_f64(v * xv);
-                                        }
-                                    }
+            if !planar.is_some_and(|p| p(&src, &ch, oc, w, out)) {
+                grad_weight_rows(&src, &ch, oc, w, out);
+            }
+        },
+    )
+}
+
+/// The operands of a depthwise weight gradient: the row-major gradient of
+/// `(n, o, oh, ow)`, and the input's `c` channels, `mult = o / c` output
+/// channels to each.
+struct Channels<'a, T> {
+    grad: &'a [T],
+    n: usize,
+    c: usize,
+    o: usize,
+    mult: usize,
+}
+
+impl<T> Channels<'_, T> {
+    /// The gradient plane of batch element `b` and output channel `oc`, and
+    /// the input plane's number in `src`.
+    fn planes(&self, b: usize, oc: usize, plane: usize) -> (&[T], usize) {
+        let g = &self.grad[(b * self.o + oc) * plane..][..plane];
+        (g, b * self.c + oc / self.mult)
+    }
+}
+
+/// The weight gradient of one output channel, by `K` taps, for a stride-1
+/// window: `(input, operands, channel, window, its taps out)`; `false`
+/// when a sum was not finite (nothing is written then).
+type PlanarGrad<T> = fn(&Plane4<'_, T>, &Channels<'_, T>, usize, &Window, &mut [T]) -> bool;
+
+/// Rows of a plane summed in `T` lanes before the lanes are added into the
+/// `f64` totals: each lane then holds a few dozen products, as the row
+/// loops' per-row sums do.
+const FLUSH_ROWS: usize = 4;
+
+/// The weight gradient of output channel `oc` of a stride-1 depthwise
+/// convolution by `K = kh * kw` taps, from zero-padded copies of its input
+/// planes ([`padded_plane`]): each tap's sum `Σ g[r][q] · x[r + i][q + j]`
+/// over every output, tap by tap in runs of `LANES` (the gradient's rows
+/// padded with zeros to whole runs, so no run has a loop tail), summed in
+/// `T` lanes for [`FLUSH_ROWS`] rows, then in `f64`. The padded zeros add `0 · g` and
+/// the zero gradients `0 · x`, which are 0 unless `g` or `x` is infinite
+/// or NaN; a sum that is not finite returns `false`, and the caller
+/// recomputes the channel with the row loops, which skip the padding. `(8, 64, 56, 56)` by 3x3
+/// taps, padding 1, `f32`, 2 threads, AMD EPYC Zen 5: see `benches/README.md`.
+fn grad_weight_padded<T: Numeric, const K: usize>(
+    src: &Plane4<'_, T>,
+    ch: &Channels<'_, T>,
+    oc: usize,
+    w: &Window,
+    out: &mut [T],
+) -> bool {
+    let [oh, ow] = w.output;
+    let pw = w.padded(1);
+    let offs = tap_offsets::<K>(w);
+    // The gradient's rows padded with zeros to whole runs of `LANES`.
+    let gw = ow.div_ceil(LANES) * LANES;
+    let mut gpad = vec![T::zero(); oh * gw];
+    let mut total = [0f64; K];
+    for b in 0..ch.n {
+        let (g, plane) = ch.planes(b, oc, oh * ow);
+        for (d, r) in gpad.chunks_exact_mut(gw).zip(g.chunks_exact(ow)) {
+            d[..ow].copy_from_slice(r);
+        }
+        let pad = padded_plane(src, src.base(plane), w);
+        Vectors::Widest.run(
+            #[inline(always)]
+            || {
+                for rows in (0..oh).step_by(FLUSH_ROWS) {
+                    let rows = rows..(rows + FLUSH_ROWS).min(oh);
+                    for k in 0..K {
+                        let mut acc = [T::zero(); LANES];
+                        for r in rows.clone() {
+                            let (gr, from) = (&gpad[r * gw..][..gw], &pad[r * pw + offs[k]..]);
+                            for (gv, x) in gr.chunks_exact(LANES).zip(from.chunks(LANES)) {
+                                let x: &[T; LANES] = x.try_into().expect("LANES");
+                                for (a, (&u, &v)) in acc.iter_mut().zip(gv.iter().zip(x)) {
+                                    *a = *a + u * v;
                                 }
                             }
-                            out[i * kw + j] = T::from_f64(acc);
+                        }
+                        total[k] += acc.iter().map(|&v| v.to_f64()).sum::<f64>();
+                    }
+                }
+            },
+        );
+    }
+    if !total.iter().all(|t| t.is_finite()) {
+        return false;
+    }
+    for (d, &t) in out.iter_mut().zip(&total) {
+        *d = T::from_f64(t);
+    }
+    true
+}
+
+/// The weight gradient of output channel `oc` by the row loops: tap by
+/// tap, the rows of each window inside the input (any stride).
+fn grad_weight_rows<T: Numeric>(
+    src: &Plane4<'_, T>,
+    ch: &Channels<'_, T>,
+    oc: usize,
+    w: &Window,
+    out: &mut [T],
+) {
+    let [kh, kw] = w.kernel;
+    let [oh, ow] = w.output;
+    let unit = w.stride[1] == 1 && src.strides[3] == 1;
+    // The widest vectors this CPU has (AVX2 rather than the SSE2
+    // baseline) for the row loops, inlined into this closure.
+    Vectors::Widest.run(
+        #[inline(always)]
+        || {
+            for i in 0..kh {
+                let rows = w.inside(0, i);
+                for j in 0..kw {
+                    let (lo, hi, c0) = w.inside(1, j);
+                    let mut acc = 0f64;
+                    for b in 0..ch.n {
+                        let (from, plane) = ch.planes(b, oc, oh * ow);
+                        let base = src.base(plane);
+                        for r in rows.0..rows.1 {
+                            let ih = rows.2 + (r - rows.0) * w.stride[0];
+                            let gr = &from[r * ow + lo..r * ow + hi];
+                            if unit {
+                                let xr = &src.x[base + ih * src.strides[2] + c0..][..gr.len()];
+                                acc += dot(gr, xr);
+                            } else {
+                                for (k, &v) in gr.iter().enumerate() {
+                                    let xv = src.at(base, ih, c0 + k * w.stride[1]);
+                                    acc += Numeric::to_f64(v * xv);
+                                }
+                            }
                         }
                     }
-                },
-            )
+                    out[i * kw + j] = T::from_f64(acc);
+                }
+            }
         },
     )
 }
