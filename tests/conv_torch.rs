@@ -615,6 +615,31 @@ fn naive_depthwise(
     out
 }
 
+/// `len` integers in `[-(m / 2), m / 2]`, `(i * step) % m - m / 2`: sums
+/// of their products are exact in `f32` and `f64`.
+fn small_integers(len: usize, step: usize, m: usize) -> Vec<f64> {
+    (0..len)
+        .map(|i| ((i * step) % m) as f64 - (m / 2) as f64)
+        .collect()
+}
+
+/// The row-major `(n, c, h, w)` elements `x` stored with each plane's axes
+/// swapped, viewed back as `(n, c, h, w)`: a transposed input.
+fn transposed_planes(x: &[f64], [n, c, h, wd]: [usize; 4]) -> T4<f64> {
+    let mut swapped = vec![0.0; x.len()];
+    for p in 0..n * c {
+        for r in 0..h {
+            for q in 0..wd {
+                swapped[(p * wd + q) * h + r] = x[(p * h + r) * wd + q];
+            }
+        }
+    }
+    T4::<f64>::try_from_vec(swapped, &[n, c, wd, h])
+        .unwrap()
+        .permute::<(Dyn, Dyn, Dyn, Dyn)>(&[0, 1, 3, 2])
+        .unwrap()
+}
+
 /// The depthwise kernels of stride 1 (a padded copy of each plane, every
 /// output's taps in one pass) for 3x3, 5x5 and 7x7 taps, with padding and
 /// dilation, rows wider and narrower than a vector, two filters per
@@ -630,12 +655,8 @@ fn depthwise_stride_one_matches_naive_loops() {
         (3, 0, 2, 18, 18),
     ] {
         let (n, c, mult) = (2, 3, 2);
-        let xv: Vec<f64> = (0..n * c * h * wd)
-            .map(|i| ((i * 7919) % 17) as f64 - 8.0)
-            .collect();
-        let tv: Vec<f64> = (0..c * mult * k * k)
-            .map(|i| ((i * 31) % 7) as f64 - 3.0)
-            .collect();
+        let xv = small_integers(n * c * h * wd, 7919, 17);
+        let tv = small_integers(c * mult * k * k, 31, 7);
         let want = naive_depthwise(
             &xv,
             [n, c, h, wd],
@@ -655,18 +676,7 @@ fn depthwise_stride_one_matches_naive_loops() {
             "{k}x{k}, padding {pad}, dilation {dil}, {h}x{wd}"
         );
         // The same input stored with its spatial axes swapped.
-        let mut swapped = vec![0.0; xv.len()];
-        for p in 0..n * c {
-            for r in 0..h {
-                for q in 0..wd {
-                    swapped[(p * wd + q) * h + r] = xv[(p * h + r) * wd + q];
-                }
-            }
-        }
-        let xt = T4::<f64>::try_from_vec(swapped, &[n, c, wd, h])
-            .unwrap()
-            .permute::<(Dyn, Dyn, Dyn, Dyn)>(&[0, 1, 3, 2])
-            .unwrap();
+        let xt = transposed_planes(&xv, [n, c, h, wd]);
         let got: T4<f64> = xt.try_conv2d(&w, None, &opts).unwrap();
         assert_eq!(got.to_vec(), want, "transposed, {k}x{k}");
         let x32 = T4::<f32>::try_from_vec(xv.iter().map(|&v| v as f32).collect(), &[n, c, h, wd])
@@ -827,15 +837,9 @@ fn depthwise_stride_one_gradients_match_naive_loops() {
     {
         let (n, c) = (2, 3);
         let (oh, ow) = (h + 2 * pad - dil * (k - 1), wd + 2 * pad - dil * (k - 1));
-        let xv: Vec<f64> = (0..n * c * h * wd)
-            .map(|i| ((i * 7919) % 17) as f64 - 8.0)
-            .collect();
-        let tv: Vec<f64> = (0..c * mult * k * k)
-            .map(|i| ((i * 31) % 7) as f64 - 3.0)
-            .collect();
-        let gv: Vec<f64> = (0..n * c * mult * oh * ow)
-            .map(|i| ((i * 104_729) % 13) as f64 - 6.0)
-            .collect();
+        let xv = small_integers(n * c * h * wd, 7919, 17);
+        let tv = small_integers(c * mult * k * k, 31, 7);
+        let gv = small_integers(n * c * mult * oh * ow, 104_729, 13);
         let (sizes, kernel, pads, dils) = ([n, c, h, wd], [k, k], [pad, pad], [dil, dil]);
         let want = (
             naive_depthwise_grad_input(sizes, &tv, &gv, kernel, mult, pads, dils),
@@ -847,18 +851,7 @@ fn depthwise_stride_one_gradients_match_naive_loops() {
         let case = format!("{k}x{k}, padding {pad}, dilation {dil}, {h}x{wd}, {mult} filters");
         assert_eq!(grads(&x, &w, &gv, &opts), want, "{case}");
         // The same input stored with its spatial axes swapped.
-        let mut swapped = vec![0.0; xv.len()];
-        for p in 0..n * c {
-            for r in 0..h {
-                for q in 0..wd {
-                    swapped[(p * wd + q) * h + r] = xv[(p * h + r) * wd + q];
-                }
-            }
-        }
-        let xt = T4::<f64>::try_from_vec(swapped, &[n, c, wd, h])
-            .unwrap()
-            .permute::<(Dyn, Dyn, Dyn, Dyn)>(&[0, 1, 3, 2])
-            .unwrap();
+        let xt = transposed_planes(&xv, [n, c, h, wd]);
         let (_, dw) = grads(&Var::param(xt), &w, &gv, &opts);
         assert_eq!(dw, want.1, "transposed, {case}");
         let f32s = |v: &[f64]| v.iter().map(|&v| v as f32).collect::<Vec<f32>>();
