@@ -574,27 +574,25 @@ fn depthwise_kernels_handle_empty_and_expanded_inputs() {
     assert_eq!(g.wrt(&w).unwrap().to_vec(), vec![0.; 27]);
 }
 
-/// `out[n, o, r, q]` of a depthwise convolution of stride 1 (`mult`
-/// filters per channel), summed over the taps that fall inside the input
-/// (the padding adds nothing), in the taps' row-major order.
-#[allow(clippy::too_many_arguments)]
-fn naive_depthwise(
-    x: &[f64],
+/// Calls `f(x, y, t)` for every product of a stride-1 depthwise convolution
+/// of the row-major `(n, c, h, w)` input (`mult` filters per channel, `kh x
+/// kw` taps, padding `(ph, pw)`, dilation `(dh, dw)`) that reads the input
+/// (the padding adds nothing), with the row-major indices of the input
+/// element `x`, the output `y` and the tap `t`: by batch, output channel,
+/// output row and column, then the taps in row-major order.
+fn depthwise_products(
     [n, c, h, wd]: [usize; 4],
-    taps: &[f64],
     [kh, kw]: [usize; 2],
     mult: usize,
     [ph, pw]: [usize; 2],
     [dh, dw]: [usize; 2],
-) -> Vec<f64> {
+    mut f: impl FnMut(usize, usize, usize),
+) {
     let (oh, ow) = (h + 2 * ph - dh * (kh - 1), wd + 2 * pw - dw * (kw - 1));
-    let mut out = Vec::with_capacity(n * c * mult * oh * ow);
     for b in 0..n {
         for o in 0..c * mult {
-            let ch = o / mult;
             for r in 0..oh {
                 for q in 0..ow {
-                    let mut acc = 0.0;
                     for i in 0..kh {
                         for j in 0..kw {
                             let (y, z) = (
@@ -602,16 +600,47 @@ fn naive_depthwise(
                                 (q + j * dw) as isize - pw as isize,
                             );
                             if y >= 0 && z >= 0 && (y as usize) < h && (z as usize) < wd {
-                                let v = x[((b * c + ch) * h + y as usize) * wd + z as usize];
-                                acc += taps[(o * kh + i) * kw + j] * v;
+                                f(
+                                    ((b * c + o / mult) * h + y as usize) * wd + z as usize,
+                                    ((b * c * mult + o) * oh + r) * ow + q,
+                                    (o * kh + i) * kw + j,
+                                );
                             }
                         }
                     }
-                    out.push(acc);
                 }
             }
         }
     }
+}
+
+/// The output count of [`depthwise_products`]' convolution.
+fn depthwise_outputs(
+    [n, c, h, wd]: [usize; 4],
+    [kh, kw]: [usize; 2],
+    mult: usize,
+    [ph, pw]: [usize; 2],
+    [dh, dw]: [usize; 2],
+) -> usize {
+    n * c * mult * (h + 2 * ph - dh * (kh - 1)) * (wd + 2 * pw - dw * (kw - 1))
+}
+
+/// `out[n, o, r, q]` of a depthwise convolution of stride 1 (`mult`
+/// filters per channel), summed over the taps that fall inside the input
+/// (the padding adds nothing), in the taps' row-major order.
+fn naive_depthwise(
+    x: &[f64],
+    sizes: [usize; 4],
+    taps: &[f64],
+    kernel: [usize; 2],
+    mult: usize,
+    pad: [usize; 2],
+    dil: [usize; 2],
+) -> Vec<f64> {
+    let mut out = vec![0.0; depthwise_outputs(sizes, kernel, mult, pad, dil)];
+    depthwise_products(sizes, kernel, mult, pad, dil, |xi, y, t| {
+        out[y] += taps[t] * x[xi]
+    });
     out
 }
 
@@ -708,40 +737,19 @@ fn depthwise_stride_one_matches_naive_loops() {
 /// The weight gradient of a depthwise convolution by naive loops: tap
 /// `(i, j)` of output channel `o` is `Σ g[b, o, r, q] · x[b, o / mult, r +
 /// i·dh - ph, q + j·dw - pw]` over the windows inside the input.
-#[allow(clippy::too_many_arguments)]
 fn naive_depthwise_grad_weight(
     x: &[f64],
-    [n, c, h, wd]: [usize; 4],
+    sizes: [usize; 4],
     g: &[f64],
-    [kh, kw]: [usize; 2],
+    kernel: [usize; 2],
     mult: usize,
-    [ph, pw]: [usize; 2],
-    [dh, dw]: [usize; 2],
+    pad: [usize; 2],
+    dil: [usize; 2],
 ) -> Vec<f64> {
-    let (oh, ow) = (h + 2 * ph - dh * (kh - 1), wd + 2 * pw - dw * (kw - 1));
-    let mut out = vec![0.0; c * mult * kh * kw];
-    for o in 0..c * mult {
-        for i in 0..kh {
-            for j in 0..kw {
-                let mut acc = 0.0;
-                for b in 0..n {
-                    for r in 0..oh {
-                        for q in 0..ow {
-                            let (y, z) = (
-                                (r + i * dh) as isize - ph as isize,
-                                (q + j * dw) as isize - pw as isize,
-                            );
-                            if y >= 0 && z >= 0 && (y as usize) < h && (z as usize) < wd {
-                                let v = x[((b * c + o / mult) * h + y as usize) * wd + z as usize];
-                                acc += g[((b * c * mult + o) * oh + r) * ow + q] * v;
-                            }
-                        }
-                    }
-                }
-                out[(o * kh + i) * kw + j] = acc;
-            }
-        }
-    }
+    let mut out = vec![0.0; sizes[1] * mult * kernel[0] * kernel[1]];
+    depthwise_products(sizes, kernel, mult, pad, dil, |xi, y, t| {
+        out[t] += g[y] * x[xi]
+    });
     out
 }
 
@@ -749,37 +757,18 @@ fn naive_depthwise_grad_weight(
 /// output's gradient times each tap, added at the input position the tap
 /// read.
 fn naive_depthwise_grad_input(
-    [n, c, h, wd]: [usize; 4],
+    sizes: [usize; 4],
     taps: &[f64],
     g: &[f64],
-    [kh, kw]: [usize; 2],
+    kernel: [usize; 2],
     mult: usize,
-    [ph, pw]: [usize; 2],
-    [dh, dw]: [usize; 2],
+    pad: [usize; 2],
+    dil: [usize; 2],
 ) -> Vec<f64> {
-    let (oh, ow) = (h + 2 * ph - dh * (kh - 1), wd + 2 * pw - dw * (kw - 1));
-    let mut out = vec![0.0; n * c * h * wd];
-    for b in 0..n {
-        for o in 0..c * mult {
-            for r in 0..oh {
-                for q in 0..ow {
-                    for i in 0..kh {
-                        for j in 0..kw {
-                            let (y, z) = (
-                                (r + i * dh) as isize - ph as isize,
-                                (q + j * dw) as isize - pw as isize,
-                            );
-                            if y >= 0 && z >= 0 && (y as usize) < h && (z as usize) < wd {
-                                out[((b * c + o / mult) * h + y as usize) * wd + z as usize] += g
-                                    [((b * c * mult + o) * oh + r) * ow + q]
-                                    * taps[(o * kh + i) * kw + j];
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
+    let mut out = vec![0.0; sizes.iter().product()];
+    depthwise_products(sizes, kernel, mult, pad, dil, |xi, y, t| {
+        out[xi] += g[y] * taps[t]
+    });
     out
 }
 
