@@ -820,6 +820,8 @@ fn depthwise_stride_one_gradients_match_naive_loops() {
         (7, 3, 2, 12, 13),
         (3, 0, 2, 18, 18),
         (3, 1, 1, 5, 3),
+        // Taps that meet only the padding (past a 4-wide input).
+        (7, 6, 2, 5, 4),
     ]
     .into_iter()
     .flat_map(|case| [(case, 1), (case, 2)])

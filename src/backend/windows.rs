@@ -83,7 +83,8 @@ impl Window {
 
     /// Along axis `a`, for kernel offset `k`: the windows `lo..hi` whose
     /// element lies inside the input, and that element's input position
-    /// for window `lo`.
+    /// for window `lo` (0 when no window's is: a tap that only ever meets
+    /// the padding, whose position would lie past the input's end).
     pub(crate) fn inside(&self, a: usize, k: usize) -> (usize, usize, usize) {
         let (s, shift) = (
             self.stride[a] as i64,
@@ -94,7 +95,12 @@ impl Window {
         let lo = if shift >= 0 { 0 } else { (-shift + s - 1) / s };
         let hi = ((self.input[a] as i64 - shift + s - 1) / s).clamp(0, n);
         let lo = lo.min(hi);
-        (lo as usize, hi as usize, (lo * s + shift).max(0) as usize)
+        let first = if lo < hi {
+            (lo * s + shift) as usize
+        } else {
+            0
+        };
+        (lo as usize, hi as usize, first)
     }
 }
 

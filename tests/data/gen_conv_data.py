@@ -259,6 +259,35 @@ cases += [pool_case("max_pool2d", ceil_mode=True) for _ in range(8)]
 cases += [pool_case("avg_pool2d", ceil_mode=True) for _ in range(8)]
 cases += [pool_case("avg_pool2d", count_include_pad=False, ceil_mode=True) for _ in range(6)]
 
+# Depthwise convolutions of stride 1 by 3x3, 5x5 and 7x7 taps, which the CPU
+# runs by its padded-plane kernels (values and both gradients), rows
+# narrower and wider than a vector of 16.
+def depthwise_case():
+    while True:
+        groups, mult = rng.randint(2, 4), rng.choice([1, 1, 2])
+        n, k, d = rng.randint(1, 2), rng.choice([3, 5, 7]), rng.choice([1, 1, 2])
+        size = [rng.randint(4, 21) for _ in range(2)]
+        padding = "same" if rng.random() < 0.25 else [rng.randint(0, d * (k - 1) // 2) for _ in range(2)]
+        x = rand(n, groups, *size).requires_grad_()
+        w = rand(groups * mult, 1, k, k).requires_grad_()
+        b = rand(groups * mult).requires_grad_() if rng.random() < 0.5 else None
+        try:
+            y = F.conv2d(x, w, b, stride=1, padding=padding, dilation=d, groups=groups)
+        except RuntimeError:
+            continue  # a kernel larger than the input
+        seed = rand(*y.shape)
+        (y * seed).sum().backward()
+        case = {"op": "conv2d", "stride": [1, 1], "padding": padding, "dilation": [d, d],
+                "groups": groups, "x": tj(x.detach()), "w": tj(w.detach()), "seed": tj(seed),
+                "y": tj(y.detach()), "gx": tj(x.grad), "gw": tj(w.grad)}
+        if b is not None:
+            case["b"] = tj(b.detach())
+            case["gb"] = tj(b.grad)
+        return case
+
+
+cases += [depthwise_case() for _ in range(12)]
+
 path = os.path.join(os.path.dirname(__file__), "conv_cases.json")
 with open(path, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases, "norms": norms, "errors": errors}, f)
