@@ -574,37 +574,62 @@ fn depthwise_kernels_handle_empty_and_expanded_inputs() {
     assert_eq!(g.wrt(&w).unwrap().to_vec(), vec![0.; 27]);
 }
 
-/// Calls `f(x, y, t)` for every product of a stride-1 depthwise convolution
-/// of the row-major `(n, c, h, w)` input (`mult` filters per channel, `kh x
-/// kw` taps, padding `(ph, pw)`, dilation `(dh, dw)`) that reads the input
-/// (the padding adds nothing), with the row-major indices of the input
-/// element `x`, the output `y` and the tap `t`: by batch, output channel,
-/// output row and column, then the taps in row-major order.
-fn depthwise_products(
-    [n, c, h, wd]: [usize; 4],
-    [kh, kw]: [usize; 2],
+/// A stride-1 depthwise convolution's geometry for the naive references:
+/// a row-major `(n, c, h, w)` input, `mult` filters per channel of `kh x
+/// kw` taps, padding `(ph, pw)` and dilation `(dh, dw)` on both sides.
+#[derive(Clone, Copy)]
+struct Depthwise {
+    sizes: [usize; 4],
+    kernel: [usize; 2],
     mult: usize,
-    [ph, pw]: [usize; 2],
-    [dh, dw]: [usize; 2],
-    mut f: impl FnMut(usize, usize, usize),
-) {
-    let (oh, ow) = (h + 2 * ph - dh * (kh - 1), wd + 2 * pw - dw * (kw - 1));
-    for b in 0..n {
-        for o in 0..c * mult {
-            for r in 0..oh {
-                for q in 0..ow {
-                    for i in 0..kh {
-                        for j in 0..kw {
-                            let (y, z) = (
-                                (r + i * dh) as isize - ph as isize,
-                                (q + j * dw) as isize - pw as isize,
-                            );
-                            if y >= 0 && z >= 0 && (y as usize) < h && (z as usize) < wd {
-                                f(
-                                    ((b * c + o / mult) * h + y as usize) * wd + z as usize,
-                                    ((b * c * mult + o) * oh + r) * ow + q,
-                                    (o * kh + i) * kw + j,
+    pad: [usize; 2],
+    dil: [usize; 2],
+}
+
+impl Depthwise {
+    /// `mult` filters of `k x k` taps, the same padding and dilation along
+    /// both axes.
+    fn square(sizes: [usize; 4], k: usize, mult: usize, pad: usize, dil: usize) -> Self {
+        Depthwise {
+            sizes,
+            kernel: [k, k],
+            mult,
+            pad: [pad, pad],
+            dil: [dil, dil],
+        }
+    }
+
+    /// The output's spatial sizes.
+    fn output(&self) -> [usize; 2] {
+        let ([.., h, wd], [kh, kw]) = (self.sizes, self.kernel);
+        let ([ph, pw], [dh, dw]) = (self.pad, self.dil);
+        [h + 2 * ph - dh * (kh - 1), wd + 2 * pw - dw * (kw - 1)]
+    }
+
+    /// Calls `f(x, y, t)` for every product that reads the input (the
+    /// padding adds nothing), with the row-major indices of the input
+    /// element `x`, the output `y` and the tap `t`: by batch, output
+    /// channel, output row and column, then the taps in row-major order.
+    fn products(&self, mut f: impl FnMut(usize, usize, usize)) {
+        let ([n, c, h, wd], [kh, kw], mult) = (self.sizes, self.kernel, self.mult);
+        let ([ph, pw], [dh, dw], [oh, ow]) = (self.pad, self.dil, self.output());
+        for b in 0..n {
+            for o in 0..c * mult {
+                for r in 0..oh {
+                    for q in 0..ow {
+                        for i in 0..kh {
+                            for j in 0..kw {
+                                let (y, z) = (
+                                    (r + i * dh) as isize - ph as isize,
+                                    (q + j * dw) as isize - pw as isize,
                                 );
+                                if y >= 0 && z >= 0 && (y as usize) < h && (z as usize) < wd {
+                                    f(
+                                        ((b * c + o / mult) * h + y as usize) * wd + z as usize,
+                                        ((b * c * mult + o) * oh + r) * ow + q,
+                                        (o * kh + i) * kw + j,
+                                    );
+                                }
                             }
                         }
                     }
@@ -612,36 +637,39 @@ fn depthwise_products(
             }
         }
     }
+
+    /// The output of input `x` by taps `taps`, each output summed over its
+    /// taps in row-major order.
+    fn forward(&self, x: &[f64], taps: &[f64]) -> Vec<f64> {
+        let [n, c, ..] = self.sizes;
+        let [oh, ow] = self.output();
+        let mut out = vec![0.0; n * c * self.mult * oh * ow];
+        self.products(|xi, y, t| out[y] += taps[t] * x[xi]);
+        out
+    }
+
+    /// The input gradient for the output gradient `g`: each output's
+    /// gradient times each tap, added at the input position the tap read.
+    fn grad_input(&self, taps: &[f64], g: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; self.sizes.iter().product()];
+        self.products(|xi, y, t| out[xi] += g[y] * taps[t]);
+        out
+    }
+
+    /// The weight gradient for the output gradient `g`: tap `(i, j)` of
+    /// output channel `o` is `Σ g[b, o, r, q] · x[b, o / mult, r + i·dh -
+    /// ph, q + j·dw - pw]` over the windows inside the input.
+    fn grad_weight(&self, x: &[f64], g: &[f64]) -> Vec<f64> {
+        let [kh, kw] = self.kernel;
+        let mut out = vec![0.0; self.sizes[1] * self.mult * kh * kw];
+        self.products(|xi, y, t| out[t] += g[y] * x[xi]);
+        out
+    }
 }
 
-/// The output count of [`depthwise_products`]' convolution.
-fn depthwise_outputs(
-    [n, c, h, wd]: [usize; 4],
-    [kh, kw]: [usize; 2],
-    mult: usize,
-    [ph, pw]: [usize; 2],
-    [dh, dw]: [usize; 2],
-) -> usize {
-    n * c * mult * (h + 2 * ph - dh * (kh - 1)) * (wd + 2 * pw - dw * (kw - 1))
-}
-
-/// `out[n, o, r, q]` of a depthwise convolution of stride 1 (`mult`
-/// filters per channel), summed over the taps that fall inside the input
-/// (the padding adds nothing), in the taps' row-major order.
-fn naive_depthwise(
-    x: &[f64],
-    sizes: [usize; 4],
-    taps: &[f64],
-    kernel: [usize; 2],
-    mult: usize,
-    pad: [usize; 2],
-    dil: [usize; 2],
-) -> Vec<f64> {
-    let mut out = vec![0.0; depthwise_outputs(sizes, kernel, mult, pad, dil)];
-    depthwise_products(sizes, kernel, mult, pad, dil, |xi, y, t| {
-        out[y] += taps[t] * x[xi]
-    });
-    out
+/// One filter per channel of 3x3 taps, padding 1, over inputs of `sizes`.
+fn padded_3x3(sizes: [usize; 4]) -> Depthwise {
+    Depthwise::square(sizes, 3, 1, 1, 1)
 }
 
 /// `len` integers in `[-(m / 2), m / 2]`, `(i * step) % m - m / 2`: sums
@@ -686,15 +714,8 @@ fn depthwise_stride_one_matches_naive_loops() {
         let (n, c, mult) = (2, 3, 2);
         let xv = small_integers(n * c * h * wd, 7919, 17);
         let tv = small_integers(c * mult * k * k, 31, 7);
-        let want = naive_depthwise(
-            &xv,
-            [n, c, h, wd],
-            &tv,
-            [k, k],
-            mult,
-            [pad, pad],
-            [dil, dil],
-        );
+        let geometry = Depthwise::square([n, c, h, wd], k, mult, pad, dil);
+        let want = geometry.forward(&xv, &tv);
         let opts = ConvOptions::new().padding(pad).dilation(dil).groups(c);
         let w = T4::<f64>::try_from_vec(tv.clone(), &[c * mult, 1, k, k]).unwrap();
         let x = T4::<f64>::try_from_vec(xv.clone(), &[n, c, h, wd]).unwrap();
@@ -724,7 +745,7 @@ fn depthwise_stride_one_matches_naive_loops() {
     let xv = vec![1.0; 2 * h * wd];
     let mut tv = vec![1.0; 18];
     tv[0] = f64::INFINITY;
-    let want = naive_depthwise(&xv, [1, 2, h, wd], &tv, [3, 3], 1, [1, 1], [1, 1]);
+    let want = padded_3x3([1, 2, h, wd]).forward(&xv, &tv);
     let x = T4::<f64>::try_from_vec(xv, &[1, 2, h, wd]).unwrap();
     let w = T4::<f64>::try_from_vec(tv, &[2, 1, 3, 3]).unwrap();
     let got: T4<f64> = x
@@ -732,44 +753,6 @@ fn depthwise_stride_one_matches_naive_loops() {
         .unwrap();
     assert!(got.to_vec().iter().all(|v| !v.is_nan()));
     assert_eq!(got.to_vec(), want);
-}
-
-/// The weight gradient of a depthwise convolution by naive loops: tap
-/// `(i, j)` of output channel `o` is `Σ g[b, o, r, q] · x[b, o / mult, r +
-/// i·dh - ph, q + j·dw - pw]` over the windows inside the input.
-fn naive_depthwise_grad_weight(
-    x: &[f64],
-    sizes: [usize; 4],
-    g: &[f64],
-    kernel: [usize; 2],
-    mult: usize,
-    pad: [usize; 2],
-    dil: [usize; 2],
-) -> Vec<f64> {
-    let mut out = vec![0.0; sizes[1] * mult * kernel[0] * kernel[1]];
-    depthwise_products(sizes, kernel, mult, pad, dil, |xi, y, t| {
-        out[t] += g[y] * x[xi]
-    });
-    out
-}
-
-/// The input gradient of a depthwise convolution by naive loops: each
-/// output's gradient times each tap, added at the input position the tap
-/// read.
-fn naive_depthwise_grad_input(
-    sizes: [usize; 4],
-    taps: &[f64],
-    g: &[f64],
-    kernel: [usize; 2],
-    mult: usize,
-    pad: [usize; 2],
-    dil: [usize; 2],
-) -> Vec<f64> {
-    let mut out = vec![0.0; sizes.iter().product()];
-    depthwise_products(sizes, kernel, mult, pad, dil, |xi, y, t| {
-        out[xi] += g[y] * taps[t]
-    });
-    out
 }
 
 /// The weight and input gradients of stride-1 depthwise convolutions
@@ -831,10 +814,10 @@ fn depthwise_stride_one_gradients_match_naive_loops() {
         let xv = small_integers(n * c * h * wd, 7919, 17);
         let tv = small_integers(c * mult * k * k, 31, 7);
         let gv = small_integers(n * c * mult * oh * ow, 104_729, 13);
-        let (sizes, kernel, pads, dils) = ([n, c, h, wd], [k, k], [pad, pad], [dil, dil]);
+        let geometry = Depthwise::square([n, c, h, wd], k, mult, pad, dil);
         let want = (
-            naive_depthwise_grad_input(sizes, &tv, &gv, kernel, mult, pads, dils),
-            naive_depthwise_grad_weight(&xv, sizes, &gv, kernel, mult, pads, dils),
+            geometry.grad_input(&tv, &gv),
+            geometry.grad_weight(&xv, &gv),
         );
         let opts = ConvOptions::new().padding(pad).dilation(dil).groups(c);
         let w = Var::param(T4::<f64>::try_from_vec(tv.clone(), &[c * mult, 1, k, k]).unwrap());
@@ -857,7 +840,7 @@ fn depthwise_stride_one_gradients_match_naive_loops() {
     let xv = vec![1.0; 2 * h * wd];
     let mut gv = vec![1.0; 2 * h * wd];
     gv[0] = f64::INFINITY;
-    let want = naive_depthwise_grad_weight(&xv, [1, 2, h, wd], &gv, [3, 3], 1, [1, 1], [1, 1]);
+    let want = padded_3x3([1, 2, h, wd]).grad_weight(&xv, &gv);
     assert!(want.iter().any(|v| v.is_infinite()) && want.iter().any(|v| v.is_finite()));
     let opts = ConvOptions::new().padding(1).groups(2);
     let w = Var::param(T4::<f64>::try_from_vec(vec![1.0; 18], &[2, 1, 3, 3]).unwrap());
@@ -870,7 +853,7 @@ fn depthwise_stride_one_gradients_match_naive_loops() {
     let mut tv = vec![1.0; 18];
     tv[0] = f64::INFINITY;
     let gv = vec![1.0; 2 * h * wd];
-    let want = naive_depthwise_grad_input([1, 2, h, wd], &tv, &gv, [3, 3], 1, [1, 1], [1, 1]);
+    let want = padded_3x3([1, 2, h, wd]).grad_input(&tv, &gv);
     let w = Var::param(T4::<f64>::try_from_vec(tv, &[2, 1, 3, 3]).unwrap());
     let (dx, _) = grads(&x, &w, &gv, &opts);
     assert!(dx.iter().all(|v| !v.is_nan()));

@@ -102,6 +102,13 @@ impl Window {
         };
         (lo as usize, hi as usize, first)
     }
+
+    /// For kernel row offset `i`: each output row whose element lies inside
+    /// the input, with that element's input row (`inside(0, i)` walked).
+    pub(crate) fn inside_rows(&self, i: usize) -> impl Iterator<Item = (usize, usize)> {
+        let ((lo, hi, first), step) = (self.inside(0, i), self.stride[0]);
+        (lo..hi).map(move |r| (r, first + (r - lo) * step))
+    }
 }
 
 /// A layout of this device's storage of `T`.

@@ -192,11 +192,9 @@ fn scatter_tap<T: Numeric>(
     (i, j): (usize, usize),
     scale: T,
 ) {
-    let rows = w.inside(0, i);
     let (lo, hi, c0) = w.inside(1, j);
     let (ow, wd, step) = (w.output[1], w.input[1], w.stride[1]);
-    for r in rows.0..rows.1 {
-        let ih = rows.2 + (r - rows.0) * w.stride[0];
+    for (r, ih) in w.inside_rows(i) {
         let dst = &mut out[ih * wd..][..wd];
         let row = &from[r * ow + lo..r * ow + hi];
         if step == 1 {
@@ -404,12 +402,10 @@ fn depthwise_rows<T: Numeric>(
         #[inline(always)]
         || {
             for i in 0..kh {
-                let rows = w.inside(0, i);
                 for j in 0..kw {
                     let (lo, hi, c0) = w.inside(1, j);
                     let tap = taps[i * kw + j];
-                    for r in rows.0..rows.1 {
-                        let ih = rows.2 + (r - rows.0) * w.stride[0];
+                    for (r, ih) in w.inside_rows(i) {
                         let dst = &mut out[r * ow + lo..r * ow + hi];
                         if unit {
                             let row = &src.x[base + ih * src.strides[2] + c0..][..dst.len()];
@@ -698,15 +694,13 @@ fn grad_weight_rows<T: Numeric>(
         #[inline(always)]
         || {
             for i in 0..kh {
-                let rows = w.inside(0, i);
                 for j in 0..kw {
                     let (lo, hi, c0) = w.inside(1, j);
                     let mut acc = 0f64;
                     for b in 0..ch.n {
                         let (from, plane) = ch.planes(b, oc, oh * ow);
                         let base = src.base(plane);
-                        for r in rows.0..rows.1 {
-                            let ih = rows.2 + (r - rows.0) * w.stride[0];
+                        for (r, ih) in w.inside_rows(i) {
                             let gr = &from[r * ow + lo..r * ow + hi];
                             if unit {
                                 let xr = &src.x[base + ih * src.strides[2] + c0..][..gr.len()];
