@@ -6,7 +6,7 @@
 //! groups 64, same sizes), forward and forward + backward. Prints
 //! `name<TAB>median nanoseconds` per case.
 //!
-//! `cargo run --release --example bench_conv`
+//! `cargo run --release --example bench_conv [REPS] [CASE]`
 
 use std::time::Instant;
 
@@ -52,6 +52,10 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(10);
+    // An optional second argument runs only the cases whose names hold it
+    // (for a profiler).
+    let only = std::env::args().nth(2).unwrap_or_default();
+    let run = |name: &str| name.contains(only.as_str());
     let block = Block {
         conv1: Conv2d::new(0).without_bias(),
         bn1: BatchNorm2d::new(),
@@ -59,28 +63,36 @@ fn main() {
         bn2: BatchNorm2d::new(),
     };
     let x = Var::param(Tensor::<f32, Maps>::randn(2));
-    let ns = median(reps, || {
-        let _g = no_grad();
-        std::hint::black_box(block.forward(&x));
-    });
-    println!("block_forward\t{ns}");
-    let ns = median(reps, || {
-        let g = block.forward(&x).sum().backward();
-        std::hint::black_box(g);
-    });
-    println!("block_train\t{ns}");
+    if run("block_forward") {
+        let ns = median(reps, || {
+            let _g = no_grad();
+            std::hint::black_box(block.forward(&x));
+        });
+        println!("block_forward\t{ns}");
+    }
+    if run("block_train") {
+        let ns = median(reps, || {
+            let g = block.forward(&x).sum().backward();
+            std::hint::black_box(g);
+        });
+        println!("block_train\t{ns}");
+    }
 
     let w = Var::param(Tensor::<f32, Shape![64, 1, 3, 3]>::randn(3));
     let opts = Conv2dOptions::new().padding(1).groups(64);
-    let ns = median(reps, || {
-        let _g = no_grad();
-        let y: Var<f32, Maps> = x.conv2d(&w, None, &opts);
-        std::hint::black_box(y);
-    });
-    println!("depthwise_forward\t{ns}");
-    let ns = median(reps, || {
-        let y: Var<f32, Maps> = x.conv2d(&w, None, &opts);
-        std::hint::black_box(y.sum().backward());
-    });
-    println!("depthwise_train\t{ns}");
+    if run("depthwise_forward") {
+        let ns = median(reps, || {
+            let _g = no_grad();
+            let y: Var<f32, Maps> = x.conv2d(&w, None, &opts);
+            std::hint::black_box(y);
+        });
+        println!("depthwise_forward\t{ns}");
+    }
+    if run("depthwise_train") {
+        let ns = median(reps, || {
+            let y: Var<f32, Maps> = x.conv2d(&w, None, &opts);
+            std::hint::black_box(y.sum().backward());
+        });
+        println!("depthwise_train\t{ns}");
+    }
 }

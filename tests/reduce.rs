@@ -550,3 +550,29 @@ fn f32_softmax_rows_match_f64_loops() {
         }
     }
 }
+
+/// A variance over runs longer than the two-pass blocks of the CPU's
+/// `Moments` (1,024 elements), of values far from zero (where one pass of
+/// sums of squares would cancel), as a batch norm's statistics take it:
+/// over every axis but the channels.
+#[test]
+fn variance_of_long_runs_far_from_zero_is_the_two_pass_value() {
+    let dims = [3usize, 2, 1500];
+    let values: Vec<f64> = (0..dims.iter().product::<usize>())
+        .map(|i| 1.0e4 + ((i * 37) % 101) as f64 / 16.0)
+        .collect();
+    let x = Tensor::<f32, DynRank>::try_from_vec(values.iter().map(|&v| v as f32).collect(), &dims)
+        .unwrap();
+    let got = x.try_var_dims(&[0, 2], false, 1).unwrap().to_vec();
+    for (c, &g) in got.iter().enumerate() {
+        let group: Vec<f64> = (0..dims[0])
+            .flat_map(|b| (0..dims[2]).map(move |k| (b * dims[1] + c) * dims[2] + k))
+            .map(|i| values[i] as f32 as f64)
+            .collect();
+        let want = naive_var(&group, 1.0);
+        assert!(
+            (g as f64 - want).abs() <= 1e-6 * want,
+            "channel {c}: {g}, want {want}"
+        );
+    }
+}

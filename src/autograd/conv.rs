@@ -64,6 +64,9 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
         {
             return y?.with_bias(bias);
         }
+        if let Some(y) = self.conv_unit_stride(w, &p.window, p.groups, channels) {
+            return y?.with_bias(bias);
+        }
         let cols: DynVar<T, D> = self
             .windows(&p.window, T::zero())?
             .try_reshape(&p.grouped_windows())?;
@@ -119,6 +122,56 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
                     let gw = match needs[1] {
                         true => Some(
                             direct::depthwise_grad_weight(g, &x, &win).ok_or_else(missing)??,
+                        ),
+                        false => None,
+                    };
+                    Ok(smallvec![gx, gw])
+                })
+            },
+        )))
+    }
+}
+
+impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
+    /// The convolution of stride 1 of this `(N, C, H, W)` value by `w` on
+    /// a device with a direct kernel for it
+    /// ([`Windows::conv_unit_stride`](crate::backend::Windows::conv_unit_stride)),
+    /// or `None`; its gradients are the device's direct kernels too.
+    fn conv_unit_stride(
+        &self,
+        w: &DynVar<T, D>,
+        win: &Window,
+        groups: usize,
+        channels: usize,
+    ) -> Option<Result<DynVar<T, D>, D::Error>> {
+        let (x, wt) = (self.value.share().into_dyn(), w.value.share().into_dyn());
+        let value = match direct::conv_unit_stride(&x, &wt, win, groups)? {
+            Ok(v) => v,
+            Err(e) => return Some(Err(e)),
+        };
+        let win = *win;
+        Some(Ok(Var::from_op(
+            value,
+            &[Some(&self.node), Some(&w.node)],
+            move || {
+                Box::new(move |g, needs| {
+                    let missing = || {
+                        D::Error::from(ShapeError::Invalid(
+                            "this device has a convolution kernel of stride 1 but not its gradient"
+                                .into(),
+                        ))
+                    };
+                    let gx = match needs[0] {
+                        true => Some(
+                            direct::conv_unit_stride_grad_input(g, &wt, &win, groups, channels)
+                                .ok_or_else(missing)??,
+                        ),
+                        false => None,
+                    };
+                    let gw = match needs[1] {
+                        true => Some(
+                            direct::conv_unit_stride_grad_weight(g, &x, &win, groups)
+                                .ok_or_else(missing)??,
                         ),
                         false => None,
                     };

@@ -178,6 +178,44 @@ pub trait Windows<T: Numeric>: Backend<T> {
     ) -> Direct<T, Self> {
         None
     }
+
+    /// The convolution of stride 1 of `x` `(N, C, H, W)` by `weight` `(O,
+    /// C / groups, kh, kw)`: `(N, O, oh, ow)`, no bias; `None` where the
+    /// device has no such kernel or leaves this window to the composed
+    /// operation (on the CPU: fewer than 16 channels per group, or a side
+    /// padded by more than the dilated kernel's reach). Where it returns a
+    /// value, its two gradients below return values for the same window.
+    fn conv_unit_stride(
+        _x: Lay<'_, T, Self>,
+        _weight: Lay<'_, T, Self>,
+        _w: &Window,
+        _groups: usize,
+    ) -> Direct<T, Self> {
+        None
+    }
+
+    /// The gradient of [`Windows::conv_unit_stride`] for its input `(N,
+    /// channels, H, W)`, from the output's gradient `g`.
+    fn conv_unit_stride_grad_input(
+        _g: Lay<'_, T, Self>,
+        _weight: Lay<'_, T, Self>,
+        _w: &Window,
+        _groups: usize,
+        _channels: usize,
+    ) -> Direct<T, Self> {
+        None
+    }
+
+    /// The gradient of [`Windows::conv_unit_stride`] for its weight `(O, C
+    /// / groups, kh, kw)`, from `g` and the input `x`.
+    fn conv_unit_stride_grad_weight(
+        _g: Lay<'_, T, Self>,
+        _x: Lay<'_, T, Self>,
+        _w: &Window,
+        _groups: usize,
+    ) -> Direct<T, Self> {
+        None
+    }
 }
 
 #[cfg(feature = "cuda")]

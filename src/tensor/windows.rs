@@ -73,3 +73,48 @@ pub(crate) fn depthwise_grad_weight<T: Numeric, D: Windows<T>>(
 ) -> Option<Result<Dyn<T, D>, D::Error>> {
     wrap::<T, D>(D::depthwise_grad_weight(g.layout(), x.layout(), w))
 }
+
+/// [`Windows::conv_unit_stride`]: `x` `(N, C, H, W)` by `weight` `(O, C /
+/// groups, kh, kw)`, stride 1.
+pub(crate) fn conv_unit_stride<T: Numeric, D: Windows<T>>(
+    x: &Dyn<T, D>,
+    weight: &Dyn<T, D>,
+    w: &Window,
+    groups: usize,
+) -> Option<Result<Dyn<T, D>, D::Error>> {
+    wrap::<T, D>(D::conv_unit_stride(x.layout(), weight.layout(), w, groups))
+}
+
+/// [`Windows::conv_unit_stride_grad_input`]: the input's gradient from the
+/// output's gradient `g`; `channels` is `C`.
+pub(crate) fn conv_unit_stride_grad_input<T: Numeric, D: Windows<T>>(
+    g: &Dyn<T, D>,
+    weight: &Dyn<T, D>,
+    w: &Window,
+    groups: usize,
+    channels: usize,
+) -> Option<Result<Dyn<T, D>, D::Error>> {
+    wrap::<T, D>(D::conv_unit_stride_grad_input(
+        g.layout(),
+        weight.layout(),
+        w,
+        groups,
+        channels,
+    ))
+}
+
+/// [`Windows::conv_unit_stride_grad_weight`]: the weight's gradient from
+/// `g` and the input `x`.
+pub(crate) fn conv_unit_stride_grad_weight<T: Numeric, D: Windows<T>>(
+    g: &Dyn<T, D>,
+    x: &Dyn<T, D>,
+    w: &Window,
+    groups: usize,
+) -> Option<Result<Dyn<T, D>, D::Error>> {
+    wrap::<T, D>(D::conv_unit_stride_grad_weight(
+        g.layout(),
+        x.layout(),
+        w,
+        groups,
+    ))
+}

@@ -44,6 +44,7 @@ mod softmax;
 pub(crate) mod storage;
 mod store;
 pub(crate) mod trig_runs;
+mod unit_stride_conv;
 mod widened;
 mod windows;
 

@@ -286,6 +286,52 @@ impl<T: Float> Reducer<T> for Moments {
         let var = m2 / (n - self.correction).max(0.0);
         T::from_f64(if self.sqrt { var.sqrt() } else { var })
     }
+
+    /// A contiguous run by blocks of [`MOMENT_BLOCK`] elements, each by two
+    /// passes (its mean, then its squared deviations from it) in
+    /// [`MOMENT_LANES`] independent `f64` lanes, combined into `acc` by
+    /// Chan's formula. Welford's update divides once per element along one
+    /// dependent chain: a batch norm's statistics over `(8, 64, 56, 56)`
+    /// `f32` took about 5 ms that way on 2 threads (AMD EPYC Zen 5), where
+    /// the two passes run at the speed of the loads.
+    #[inline(always)]
+    fn fold_run(&self, acc: Self::Acc, run: Run<'_, T>, index: usize, step: usize) -> Self::Acc {
+        match run.as_slice() {
+            Some(s) => s.chunks(MOMENT_BLOCK).fold(acc, |acc, block| {
+                Reducer::<T>::combine(self, acc, moments(block))
+            }),
+            None => fold_seq(self, acc, run, index, step),
+        }
+    }
+}
+
+/// Elements of a run whose two passes of [`Moments`] stay in the first
+/// cache level.
+const MOMENT_BLOCK: usize = 1024;
+/// Independent accumulators of each of [`Moments`]' passes.
+const MOMENT_LANES: usize = 8;
+
+/// Count, mean and sum of squared deviations of `block`, in `f64`, by two
+/// passes.
+#[inline(always)]
+fn moments<T: Float>(block: &[T]) -> (f64, f64, f64) {
+    let n = block.len() as f64;
+    let mean = lane_sum(block, |x| x) / n;
+    (n, mean, lane_sum(block, |x| (x - mean) * (x - mean)))
+}
+
+/// `Σ f(x)` over `block` in `f64`, in [`MOMENT_LANES`] lanes.
+#[inline(always)]
+fn lane_sum<T: Float>(block: &[T], f: impl Fn(f64) -> f64) -> f64 {
+    let mut lanes = [0f64; MOMENT_LANES];
+    let chunks = block.chunks_exact(MOMENT_LANES);
+    let tail: f64 = chunks.remainder().iter().map(|&x| f(x.to_f64())).sum();
+    for c in chunks {
+        for k in 0..MOMENT_LANES {
+            lanes[k] += f(c[k].to_f64());
+        }
+    }
+    lanes.iter().sum::<f64>() + tail
 }
 
 /// Which p-norm.

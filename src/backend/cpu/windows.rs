@@ -14,6 +14,7 @@ use super::isa::Vectors;
 use super::pool;
 use super::primitives::whole;
 use super::storage::Storage;
+use super::unit_stride_conv;
 use crate::backend::Output;
 use crate::backend::windows::{Window, Windows};
 use crate::device::Cpu;
@@ -25,7 +26,7 @@ type Fresh<T> = Result<Output<Storage<T>>, ShapeError>;
 
 /// An output buffer shared by the tiles, each writing its own planes.
 #[derive(Clone, Copy)]
-struct Out<T>(*mut T);
+pub(super) struct Out<T>(pub(super) *mut T);
 // SAFETY: the tiles write disjoint planes of a buffer that outlives the
 // pool call running them.
 unsafe impl<T: Send> Send for Out<T> {}
@@ -34,7 +35,7 @@ unsafe impl<T: Send> Sync for Out<T> {}
 
 impl<T> Out<T> {
     /// The pointer (a method, so closures capture the `Sync` wrapper).
-    fn ptr(self) -> *mut T {
+    pub(super) fn ptr(self) -> *mut T {
         self.0
     }
 }
@@ -88,16 +89,16 @@ fn planes_out<T: Numeric>(
 }
 
 /// `x`'s elements and layout, `(N, C, H, W)`.
-struct Plane4<'a, T> {
-    x: &'a [T],
-    strides: [usize; 4],
+pub(super) struct Plane4<'a, T> {
+    pub(super) x: &'a [T],
+    pub(super) strides: [usize; 4],
     offset: usize,
     channels: usize,
 }
 
 impl<'a, T: Numeric> Plane4<'a, T> {
     /// The elements `x` of the storage of the `(N, C, H, W)` layout `l`.
-    fn of(x: &'a [T], l: &Layout<'_, T>) -> Self {
+    pub(super) fn of(x: &'a [T], l: &Layout<'_, T>) -> Self {
         Plane4 {
             x,
             strides: [l.strides[0], l.strides[1], l.strides[2], l.strides[3]],
@@ -108,12 +109,12 @@ impl<'a, T: Numeric> Plane4<'a, T> {
 
     /// Element `(r, c)` of plane `(n, ch)`.
     #[inline(always)]
-    fn at(&self, base: usize, r: usize, c: usize) -> T {
+    pub(super) fn at(&self, base: usize, r: usize, c: usize) -> T {
         self.x[base + r * self.strides[2] + c * self.strides[3]]
     }
 
     /// The offset of plane `p` (`p = n·C + ch`).
-    fn base(&self, p: usize) -> usize {
+    pub(super) fn base(&self, p: usize) -> usize {
         self.offset + (p / self.channels) * self.strides[0] + (p % self.channels) * self.strides[1]
     }
 }
@@ -135,7 +136,7 @@ fn gather_row<T: Numeric>(
     }
 }
 
-fn im2col<T: Numeric>(l: Layout<'_, T>, w: &Window, pad: T) -> Fresh<T> {
+pub(super) fn im2col<T: Numeric>(l: Layout<'_, T>, w: &Window, pad: T) -> Fresh<T> {
     let g = l.storage.read();
     let (n, c) = (l.dims[0], l.dims[1]);
     let src = Plane4::of(&g, &l);
@@ -215,7 +216,7 @@ fn col2im<T: Numeric>(cols: Layout<'_, T>, w: &Window) -> Fresh<T> {
 }
 
 /// [`col2im`] of the row-major elements `src` of sizes `dims`.
-fn col2im_of<T: Numeric>(src: &[T], dims: &[usize], w: &Window) -> Fresh<T> {
+pub(super) fn col2im_of<T: Numeric>(src: &[T], dims: &[usize], w: &Window) -> Fresh<T> {
     let (n, c) = (dims[0], dims[1]);
     let [kh, kw] = w.kernel;
     let [oh, ow] = w.output;
@@ -763,5 +764,33 @@ impl<T: Numeric> Windows<T> for Cpu {
 
     fn depthwise_grad_weight(g: Layout<'_, T>, x: Layout<'_, T>, w: &Window) -> Option<Fresh<T>> {
         Some(depthwise_grad_weight(g, x, w))
+    }
+
+    fn conv_unit_stride(
+        x: Layout<'_, T>,
+        weight: Layout<'_, T>,
+        w: &Window,
+        groups: usize,
+    ) -> Option<Fresh<T>> {
+        unit_stride_conv::forward(x, weight, w, groups)
+    }
+
+    fn conv_unit_stride_grad_input(
+        g: Layout<'_, T>,
+        weight: Layout<'_, T>,
+        w: &Window,
+        groups: usize,
+        channels: usize,
+    ) -> Option<Fresh<T>> {
+        unit_stride_conv::grad_input(g, weight, w, groups, channels)
+    }
+
+    fn conv_unit_stride_grad_weight(
+        g: Layout<'_, T>,
+        x: Layout<'_, T>,
+        w: &Window,
+        groups: usize,
+    ) -> Option<Fresh<T>> {
+        unit_stride_conv::grad_weight(g, x, w, groups)
     }
 }

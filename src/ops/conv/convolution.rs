@@ -267,6 +267,9 @@ pub(crate) fn conv2d_erased<T: Float, D: Gemm<T> + Windows<T>>(
     {
         return add_bias(y?, bias);
     }
+    if let Some(y) = crate::tensor::windows::conv_unit_stride(x, w, &p.window, p.groups) {
+        return add_bias(y?, bias);
+    }
     let cols: Dyn<T, D> = unfold(x, &p.window, T::zero())?.try_reshape(&p.grouped_windows())?;
     let wm: Dyn<T, D> = w.try_reshape(&p.grouped_filters())?;
     let y: Dyn<T, D> = wm.try_matmul(&cols)?.try_reshape(&p.output4())?;

@@ -1,0 +1,273 @@
+//! Convolutions of stride 1 with at least 16 input channels per group,
+//! which the CPU runs as one matrix product per tap over the zero-padded
+//! input (`backend/cpu/unit_stride_conv.rs`), against naive loops in f64:
+//! values and the gradients of input and weight, for square and
+//! non-square kernels, padding on one side or both ("same" with an even
+//! kernel), dilation, groups, a transposed input, an empty batch, and the
+//! non-finite inputs and taps for which the kernel reads the window
+//! matrix instead (a zero of the padding times an infinity would be NaN).
+
+use shaped::autograd::Var;
+use shaped::element::Float;
+use shaped::ops::conv::{ConvOptions, Padding};
+use shaped::{Dyn, Tensor};
+
+type T4<T> = Tensor<T, (Dyn, Dyn, Dyn, Dyn)>;
+
+/// A convolution's sizes: input `(n, c, h, w)`, `o` filters of `k`, padding
+/// `(before, after)` per axis, dilation, groups.
+#[derive(Clone, Copy, Debug)]
+struct Geometry {
+    input: [usize; 4],
+    o: usize,
+    k: [usize; 2],
+    pad: [(usize, usize); 2],
+    dilation: [usize; 2],
+    groups: usize,
+}
+
+impl Geometry {
+    fn output(&self) -> [usize; 4] {
+        let [n, _, h, w] = self.input;
+        let size = |a: usize, len: usize| {
+            len + self.pad[a].0 + self.pad[a].1 - self.dilation[a] * (self.k[a] - 1)
+        };
+        [n, self.o, size(0, h), size(1, w)]
+    }
+
+    fn weight(&self) -> [usize; 4] {
+        [self.o, self.input[1] / self.groups, self.k[0], self.k[1]]
+    }
+
+    fn options(&self) -> ConvOptions<2> {
+        let symmetric = self.pad[0].0 == self.pad[0].1 && self.pad[1].0 == self.pad[1].1;
+        ConvOptions {
+            stride: [1, 1],
+            padding: if symmetric {
+                Padding::Explicit([self.pad[0].0, self.pad[1].0])
+            } else {
+                Padding::Same
+            },
+            dilation: self.dilation,
+            groups: self.groups,
+        }
+    }
+
+    /// The output, and the gradients of input and weight for the output
+    /// gradient `g`, by loops over every product.
+    fn naive(&self, x: &[f64], w: &[f64], g: &[f64]) -> [Vec<f64>; 3] {
+        let [n, c, h, wd] = self.input;
+        let [_, o, oh, ow] = self.output();
+        let [_, cg, kh, kw] = self.weight();
+        let og = o / self.groups;
+        let (mut y, mut gx, mut gw) = (
+            vec![0.0; n * o * oh * ow],
+            vec![0.0; x.len()],
+            vec![0.0; w.len()],
+        );
+        for b in 0..n {
+            for oc in 0..o {
+                for r in 0..oh {
+                    for col in 0..ow {
+                        let yi = ((b * o + oc) * oh + r) * ow + col;
+                        for ci in 0..cg {
+                            let ch = (oc / og) * cg + ci;
+                            for i in 0..kh {
+                                for j in 0..kw {
+                                    let ih = (r + i * self.dilation[0]) as isize
+                                        - self.pad[0].0 as isize;
+                                    let iw = (col + j * self.dilation[1]) as isize
+                                        - self.pad[1].0 as isize;
+                                    if ih < 0 || iw < 0 || ih >= h as isize || iw >= wd as isize {
+                                        continue;
+                                    }
+                                    let xi = ((b * c + ch) * h + ih as usize) * wd + iw as usize;
+                                    let wi = ((oc * cg + ci) * kh + i) * kw + j;
+                                    y[yi] += x[xi] * w[wi];
+                                    gx[xi] += g[yi] * w[wi];
+                                    gw[wi] += g[yi] * x[xi];
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        [y, gx, gw]
+    }
+}
+
+/// Small integers, so that every sum is exact in f32 and f64 whatever
+/// its order.
+fn integers(len: usize, seed: usize, lo: i64) -> Vec<f64> {
+    (0..len)
+        .map(|i| ((i * 7 + seed * 13 + (i * i) % 11) % 5) as f64 + lo as f64)
+        .collect()
+}
+
+fn tensor<T: Float>(v: &[f64], dims: [usize; 4], transposed: bool) -> T4<T> {
+    let t = T4::<T>::try_from_vec(v.iter().map(|&e| T::from_f64(e)).collect(), &dims).unwrap();
+    // The same values, with the last two axes swapped in memory.
+    if transposed {
+        t.transpose::<2, 3>().contiguous().transpose::<2, 3>()
+    } else {
+        t
+    }
+}
+
+fn as_f64<T: Float>(t: &T4<T>) -> Vec<f64> {
+    t.to_vec()
+        .iter()
+        .map(|&v| shaped::element::Numeric::to_f64(v))
+        .collect()
+}
+
+/// Whether `got` equals `want` element by element (NaN equal to NaN).
+fn same(got: &[f64], want: &[f64], what: &str, geo: &Geometry) {
+    assert_eq!(got.len(), want.len(), "{what} {geo:?}");
+    for (i, (a, b)) in got.iter().zip(want).enumerate() {
+        assert!(
+            a == b || (a.is_nan() && b.is_nan()),
+            "{what} {geo:?}: element {i} is {a}, the loops give {b}"
+        );
+    }
+}
+
+/// Runs `geo` on `x` and `w` in `T` (the input transposed in memory or
+/// not) and checks the gradients against the loops, exactly, and the
+/// output too where `values`.
+fn check<T: Float>(geo: &Geometry, x: &[f64], w: &[f64], transposed: bool, values: bool) {
+    let out = geo.output();
+    let g = integers(out.iter().product(), 5, 1);
+    let [y, gx, gw] = geo.naive(x, w, &g);
+    let xv = Var::param(tensor::<T>(x, geo.input, transposed));
+    let wv = Var::param(tensor::<T>(w, geo.weight(), false));
+    let yv: Var<T, (Dyn, Dyn, Dyn, Dyn)> = xv.try_conv2d(&wv, None, &geo.options()).unwrap();
+    if values {
+        same(&as_f64(yv.value()), &y, "output", geo);
+        let plain: T4<T> = xv
+            .value()
+            .try_conv2d(wv.value(), None, &geo.options())
+            .unwrap();
+        same(&as_f64(&plain), &y, "Tensor::conv2d", geo);
+    }
+    let seed = Var::constant(tensor::<T>(&g, out, false));
+    let grads = yv.try_mul(&seed).unwrap().sum().backward();
+    same(
+        &as_f64(&grads.wrt(&xv).unwrap()),
+        &gx,
+        "input gradient",
+        geo,
+    );
+    same(
+        &as_f64(&grads.wrt(&wv).unwrap()),
+        &gw,
+        "weight gradient",
+        geo,
+    );
+}
+
+fn geometries() -> Vec<Geometry> {
+    let g = |input, o, k, pad, dilation, groups| Geometry {
+        input,
+        o,
+        k,
+        pad,
+        dilation,
+        groups,
+    };
+    vec![
+        g([2, 16, 7, 9], 5, [3, 3], [(1, 1), (1, 1)], [1, 1], 1),
+        g([1, 17, 6, 5], 3, [3, 3], [(0, 0), (0, 0)], [1, 1], 1),
+        g([2, 16, 5, 11], 4, [1, 1], [(0, 0), (0, 0)], [1, 1], 1),
+        g([1, 18, 8, 6], 2, [5, 3], [(2, 2), (1, 1)], [1, 1], 1),
+        g([1, 16, 9, 9], 3, [3, 3], [(2, 2), (2, 2)], [2, 2], 1),
+        g([2, 32, 6, 7], 6, [3, 3], [(1, 1), (1, 1)], [1, 1], 2),
+        // "same" with an even kernel: padding 0 before, 1 after.
+        g([1, 16, 5, 6], 2, [2, 2], [(0, 1), (0, 1)], [1, 1], 1),
+        // Wider rows than a tile of outputs, and one output channel.
+        g([1, 16, 3, 70], 1, [3, 3], [(1, 1), (1, 1)], [1, 1], 1),
+    ]
+}
+
+#[test]
+fn unit_stride_convolutions_match_naive_loops() {
+    for geo in geometries() {
+        let x = integers(geo.input.iter().product(), 1, -2);
+        let w = integers(geo.weight().iter().product(), 2, -2);
+        for transposed in [false, true] {
+            check::<f64>(&geo, &x, &w, transposed, true);
+            check::<f32>(&geo, &x, &w, transposed, true);
+        }
+    }
+}
+
+#[test]
+fn unit_stride_convolutions_of_random_values_match_naive_loops_in_f64() {
+    let geo = geometries()[5];
+    let values = |len: usize, seed: u64| -> Vec<f64> {
+        let mut s = seed;
+        (0..len)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+            })
+            .collect()
+    };
+    let x = values(geo.input.iter().product(), 1);
+    let w = values(geo.weight().iter().product(), 2);
+    let g = values(geo.output().iter().product(), 3);
+    let [y, gx, gw] = geo.naive(&x, &w, &g);
+    let xv = Var::param(tensor::<f64>(&x, geo.input, false));
+    let wv = Var::param(tensor::<f64>(&w, geo.weight(), false));
+    let yv: Var<f64, (Dyn, Dyn, Dyn, Dyn)> = xv.try_conv2d(&wv, None, &geo.options()).unwrap();
+    let seed = Var::constant(tensor::<f64>(&g, geo.output(), false));
+    let grads = yv.try_mul(&seed).unwrap().sum().backward();
+    for (got, want, what) in [
+        (as_f64(yv.value()), y, "output"),
+        (as_f64(&grads.wrt(&xv).unwrap()), gx, "input gradient"),
+        (as_f64(&grads.wrt(&wv).unwrap()), gw, "weight gradient"),
+    ] {
+        let scale = want.iter().fold(0f64, |m, v| m.max(v.abs()));
+        let err = got
+            .iter()
+            .zip(&want)
+            .fold(0f64, |m, (a, b)| m.max((a - b).abs()));
+        assert!(err <= 1e-12 * scale, "{what}: error {err} at scale {scale}");
+    }
+}
+
+#[test]
+fn non_finite_inputs_and_taps_give_the_loops_values() {
+    for geo in [geometries()[0], geometries()[5]] {
+        let mut x = integers(geo.input.iter().product(), 1, 1);
+        let mut w = integers(geo.weight().iter().product(), 2, 1);
+        // An infinite input element at the start of a row, and an infinite
+        // corner tap: the loops never multiply either by a padded zero.
+        x[geo.input[3]] = f64::INFINITY;
+        w[0] = f64::NEG_INFINITY;
+        check::<f64>(&geo, &x, &integers(w.len(), 2, 1), false, true);
+        check::<f32>(&geo, &x, &integers(w.len(), 2, 1), true, true);
+        // The output's border windows multiply the padding by the tap,
+        // NaN as in PyTorch's window matrix: only the gradients are
+        // compared.
+        check::<f64>(&geo, &integers(x.len(), 1, 1), &w, false, false);
+        check::<f32>(&geo, &integers(x.len(), 1, 1), &w, false, false);
+    }
+}
+
+#[test]
+fn an_empty_batch_gives_empty_values_and_zero_weight_gradients() {
+    let geo = Geometry {
+        input: [0, 16, 5, 5],
+        o: 3,
+        k: [3, 3],
+        pad: [(1, 1), (1, 1)],
+        dilation: [1, 1],
+        groups: 1,
+    };
+    let w = integers(geo.weight().iter().product(), 2, -2);
+    check::<f32>(&geo, &[], &w, false, true);
+}
