@@ -51,6 +51,25 @@ const TILE_ELEMENTS: usize = 1 << 15;
 /// taps) stay in the second-level cache while one product reads them.
 const GRAD_CHUNK: usize = 512;
 
+/// Output channels per product at most: the `gemm` crate reads the padded
+/// input (or the window rows) in place, without packing a copy of it, when
+/// a product has at most 48 of them (8 of its 6-column kernels; its
+/// default threshold for one thread), and the output's rows are cut into
+/// blocks of at most this many.
+const ROW_BLOCK: usize = 48;
+
+/// `rows` cut into near-equal blocks of at most [`ROW_BLOCK`]: (first row,
+/// rows).
+fn row_blocks(rows: usize) -> impl Iterator<Item = (usize, usize)> {
+    let blocks = rows.div_ceil(ROW_BLOCK).max(1);
+    (0..blocks).map(move |i| {
+        (
+            i * rows / blocks,
+            (i + 1) * rows / blocks - i * rows / blocks,
+        )
+    })
+}
+
 /// Whether a convolution with window `w` and `channels` input channels per
 /// group runs here: stride 1, at least [`MIN_CHANNELS`] channels, and no
 /// side padded by more than the dilated kernel's reach (so that its input
@@ -80,21 +99,33 @@ struct Padded<T> {
     data: Vec<T>,
     plane: usize,
     pw: usize,
-    /// Whether every input element is finite.
+    /// Whether every input element is finite (checked only when asked).
     finite: bool,
 }
 
 impl<T: Numeric> Padded<T> {
     /// The `n·c` planes of `src` (`(N, C, H, W)`) padded by `w`'s padding,
-    /// spread over the pool.
-    fn of(src: &Plane4<'_, T>, [n, c]: [usize; 2], w: &Window) -> Result<Self, ShapeError> {
+    /// spread over the pool; whether every element is finite is checked
+    /// where `check` (else `finite` is `false`). Each element is written
+    /// once: the zeros around the rows with the rows.
+    fn of(
+        src: &Plane4<'_, T>,
+        [n, c]: [usize; 2],
+        w: &Window,
+        check: bool,
+    ) -> Result<Self, ShapeError> {
         let (ph, pw) = (w.padded(0), w.padded(1));
         let slack = w.dilation[1] * (w.kernel[1] - 1);
         let plane = ph * pw + slack;
         let planes = n * c;
         let len = planes * plane;
-        let mut data = zeroed::<T>(len)?;
+        let mut data = alloc::try_with_len::<T>(len)?;
         let [ih, iw] = w.input;
+        let (top, left) = (w.before[0] * pw, w.before[1]);
+        // The last row's padding runs `left` into the row after it, which
+        // the slack holds where no rows follow ([`applies`]: no side is
+        // padded by more than the kernel's reach).
+        debug_assert!(left <= w.after[0] * pw + slack);
         let out = Out(data.as_mut_ptr());
         let finite = core::sync::atomic::AtomicBool::new(true);
         let tiles = planes.min(pool::threads() * 4).max(1);
@@ -102,32 +133,58 @@ impl<T: Numeric> Padded<T> {
             let mut all = true;
             for p in t * planes / tiles..(t + 1) * planes / tiles {
                 // SAFETY: plane `p` is `p·plane..(p + 1)·plane` of the
-                // buffer of `planes·plane` initialised elements; each
-                // plane is in one tile, so the slices are disjoint.
-                let dst =
-                    unsafe { core::slice::from_raw_parts_mut(out.ptr().add(p * plane), plane) };
+                // buffer's capacity of `planes·plane`; each plane is in one
+                // tile, so the slices are disjoint. Every element of it is
+                // written below (the top rows and the left padding of the
+                // first row, each row and the padding after it up to the
+                // next row's first element, then the rest), through
+                // `MaybeUninit`, before the buffer's length is set.
+                let dst = unsafe {
+                    core::slice::from_raw_parts_mut(
+                        out.ptr().add(p * plane) as *mut core::mem::MaybeUninit<T>,
+                        plane,
+                    )
+                };
                 let base = src.base(p);
+                let zero = core::mem::MaybeUninit::new(T::zero());
+                dst[..top + left].fill(zero);
                 for r in 0..ih {
-                    let row = &mut dst[(r + w.before[0]) * pw + w.before[1]..][..iw];
+                    let at = top + r * pw + left;
+                    let row = &mut dst[at..][..iw];
                     if src.strides[3] == 1 {
-                        row.copy_from_slice(&src.x[base + r * src.strides[2]..][..iw]);
+                        let from = &src.x[base + r * src.strides[2]..][..iw];
+                        for (d, &v) in row.iter_mut().zip(from) {
+                            *d = core::mem::MaybeUninit::new(v);
+                        }
                     } else {
                         for (q, d) in row.iter_mut().enumerate() {
-                            *d = src.at(base, r, q);
+                            *d = core::mem::MaybeUninit::new(src.at(base, r, q));
                         }
                     }
-                    all &= row.iter().all(|v| Numeric::to_f64(*v).is_finite());
+                    dst[at + iw..at + pw].fill(zero);
+                }
+                dst[top + ih * pw + left..].fill(zero);
+                if check {
+                    // SAFETY: every element of the plane is written above.
+                    let done =
+                        unsafe { &*(dst as *const [core::mem::MaybeUninit<T>] as *const [T]) };
+                    all &= done
+                        .iter()
+                        .fold(true, |a, v| a & Numeric::to_f64(*v).is_finite());
                 }
             }
             if !all {
                 finite.store(false, core::sync::atomic::Ordering::Relaxed);
             }
         });
+        // SAFETY: every plane's elements are written above, `planes·plane
+        // = len` in all, within the capacity `try_with_len` gave.
+        unsafe { data.set_len(len) };
         Ok(Padded {
             data,
             plane,
             pw,
-            finite: finite.into_inner(),
+            finite: check && finite.into_inner(),
         })
     }
 
@@ -193,39 +250,41 @@ fn convolve<T: Numeric>(
                 // At most the output's size (one row tile of each channel).
                 let mut tile = zeroed::<T>(o * cols).unwrap_or_else(|_| vec![T::zero(); o * cols]);
                 for g in 0..groups {
-                    let dst = tile.as_mut_ptr().add(g * f.rows * cols);
                     if f.cols == 0 {
                         continue;
                     }
-                    for (t, &off) in taps.iter().enumerate() {
-                        let rhs = x
-                            .data
-                            .as_ptr()
-                            .add((b * cin + g * f.cols) * x.plane + r0 * pw + off);
-                        kernel::<T>(
-                            (f.rows, cols, f.cols),
-                            Mat {
-                                ptr: dst,
-                                rs: cols,
-                                cs: 1,
-                            },
-                            Mat {
-                                ptr: f.w.as_ptr().add(f.tap[t] + g * f.group),
-                                rs: f.rs,
-                                cs: f.cs,
-                            },
-                            Mat {
-                                ptr: rhs,
-                                rs: x.plane,
-                                cs: 1,
-                            },
-                            T::one(),
-                            if t == 0 {
-                                Accum::Replace
-                            } else {
-                                Accum::Add(T::one())
-                            },
-                        );
+                    for (o0, rows) in row_blocks(f.rows) {
+                        let dst = tile.as_mut_ptr().add((g * f.rows + o0) * cols);
+                        for (t, &off) in taps.iter().enumerate() {
+                            let rhs = x
+                                .data
+                                .as_ptr()
+                                .add((b * cin + g * f.cols) * x.plane + r0 * pw + off);
+                            kernel::<T>(
+                                (rows, cols, f.cols),
+                                Mat {
+                                    ptr: dst,
+                                    rs: cols,
+                                    cs: 1,
+                                },
+                                Mat {
+                                    ptr: f.w.as_ptr().add(f.tap[t] + g * f.group + o0 * f.rs),
+                                    rs: f.rs,
+                                    cs: f.cs,
+                                },
+                                Mat {
+                                    ptr: rhs,
+                                    rs: x.plane,
+                                    cs: 1,
+                                },
+                                T::one(),
+                                if t == 0 {
+                                    Accum::Replace
+                                } else {
+                                    Accum::Add(T::one())
+                                },
+                            );
+                        }
                     }
                 }
                 for oc in 0..o {
@@ -266,7 +325,7 @@ fn forward_by<T: Numeric>(
 ) -> Fresh<T> {
     let (n, o) = (x.dims[0], weight.dims[0]);
     let xg = x.storage.read();
-    let padded = Padded::of(&Plane4::of(&xg, &x), [n, x.dims[1]], w)?;
+    let padded = Padded::of(&Plane4::of(&xg, &x), [n, x.dims[1]], w, false)?;
     drop(xg);
     let wg = weight.storage.read();
     let [kh, kw] = w.kernel;
@@ -339,7 +398,7 @@ fn grad_input_by<T: Numeric>(
     let t = transposed(w);
     let n = g.dims[0];
     let gg = g.storage.read();
-    let padded = Padded::of(&Plane4::of(&gg, &g), [n, g.dims[1]], &t)?;
+    let padded = Padded::of(&Plane4::of(&gg, &g), [n, g.dims[1]], &t, false)?;
     drop(gg);
     let wg = weight.storage.read();
     let [kh, kw] = w.kernel;
@@ -445,7 +504,7 @@ fn grad_weight_by<T: Numeric>(
     let (m, k) = (o / groups.max(1), c / groups.max(1));
     let dims = [o, k, kh, kw];
     let xg = x.storage.read();
-    let padded = Padded::of(&Plane4::of(&xg, &x), [n, c], w)?;
+    let padded = Padded::of(&Plane4::of(&xg, &x), [n, c], w, true)?;
     drop(xg);
     if !padded.finite {
         cache::give(padded.data);
@@ -510,35 +569,39 @@ fn grad_weight_by<T: Numeric>(
                 }
             }
             for gi in 0..groups {
-                // SAFETY: each task writes only its own partial `(O, k·kh·kw)`,
-                // group `gi`'s rows `gi·m..`; the grid is `(N, O, q)`, read at
-                // positions `q0..q0 + len`; the window rows are `(c·kh·kw,
-                // chunk)`, group `gi`'s from row `gi·k·kh·kw`.
-                unsafe {
-                    kernel::<T>(
-                        (m, k * khw, len),
-                        Mat {
-                            ptr: parts.ptr().add(task * numel + gi * m * k * khw),
-                            rs: k * khw,
-                            cs: 1,
-                        },
-                        Mat {
-                            ptr: grid.as_ptr().add((b * o + gi * m) * q + q0),
-                            rs: q,
-                            cs: 1,
-                        },
-                        Mat {
-                            ptr: cols.as_ptr().add(gi * k * khw * chunk),
-                            rs: 1,
-                            cs: chunk,
-                        },
-                        T::one(),
-                        if u == 0 {
-                            Accum::Replace
-                        } else {
-                            Accum::Add(T::one())
-                        },
-                    );
+                for (o0, rows) in row_blocks(m) {
+                    let oc = gi * m + o0;
+                    // SAFETY: each task writes only its own partial `(O,
+                    // k·kh·kw)`, rows `oc..oc + rows`; the grid is `(N, O,
+                    // q)`, read at positions `q0..q0 + len`; the window rows
+                    // are `(c·kh·kw, chunk)`, group `gi`'s from row
+                    // `gi·k·kh·kw`.
+                    unsafe {
+                        kernel::<T>(
+                            (rows, k * khw, len),
+                            Mat {
+                                ptr: parts.ptr().add(task * numel + oc * k * khw),
+                                rs: k * khw,
+                                cs: 1,
+                            },
+                            Mat {
+                                ptr: grid.as_ptr().add((b * o + oc) * q + q0),
+                                rs: q,
+                                cs: 1,
+                            },
+                            Mat {
+                                ptr: cols.as_ptr().add(gi * k * khw * chunk),
+                                rs: 1,
+                                cs: chunk,
+                            },
+                            T::one(),
+                            if u == 0 {
+                                Accum::Replace
+                            } else {
+                                Accum::Add(T::one())
+                            },
+                        );
+                    }
                 }
             }
         }

@@ -11,7 +11,10 @@
 //! Every operation is the device's matrix product or reduction over the
 //! input's windows, laid out by one strided copy (im2col), so it runs on
 //! every device; the gradients ([`Var`](crate::autograd::Var)'s methods)
-//! are the same pieces in reverse (col2im).
+//! are the same pieces in reverse (col2im). A device may have direct
+//! kernels instead ([`Windows`](crate::backend::Windows)): the CPU has the
+//! depthwise convolution, and the convolution of stride 1 as one product
+//! per tap over the zero-padded input, each with its gradients.
 //!
 //! | file | what |
 //! |---|---|
