@@ -738,6 +738,21 @@ fn depthwise_stride_one_matches_naive_loops() {
         let want32: Vec<f32> = want.iter().map(|&v| v as f32).collect();
         assert_eq!(got.to_vec(), want32, "f32, {k}x{k}");
     }
+    // Padding along the rows only, wider than a run of 16 outputs: the
+    // last row's padding runs past the padded plane's rows.
+    let geometry = Depthwise {
+        sizes: [1, 2, 5, 7],
+        kernel: [3, 3],
+        mult: 1,
+        pad: [0, 20],
+        dil: [1, 1],
+    };
+    let (xv, tv) = (small_integers(70, 7919, 17), small_integers(18, 31, 7));
+    let x = T4::<f64>::try_from_vec(xv.clone(), &[1, 2, 5, 7]).unwrap();
+    let w = T4::<f64>::try_from_vec(tv.clone(), &[2, 1, 3, 3]).unwrap();
+    let opts = ConvOptions::new().paddings([0, 20]).groups(2);
+    let got: T4<f64> = x.try_conv2d(&w, None, &opts).unwrap();
+    assert_eq!(got.to_vec(), geometry.forward(&xv, &tv), "padding (0, 20)");
     // An infinite tap in the first channel's filter: its plane is
     // infinite wherever the tap meets a nonzero input, and never NaN from
     // the padding; the second channel's finite plane is unchanged by it.

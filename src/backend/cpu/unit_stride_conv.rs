@@ -26,7 +26,7 @@ use super::gemm::{Accum, kernel};
 use super::mat::Mat;
 use super::pool;
 use super::primitives::whole;
-use super::windows::{Out, Plane4, col2im_of, im2col};
+use super::windows::{Out, Plane4, col2im_of, im2col, pad_plane_into};
 use crate::backend::Output;
 use crate::backend::windows::Window;
 use crate::element::Numeric;
@@ -120,12 +120,10 @@ impl<T: Numeric> Padded<T> {
         let planes = n * c;
         let len = planes * plane;
         let mut data = alloc::try_with_len::<T>(len)?;
-        let [ih, iw] = w.input;
-        let (top, left) = (w.before[0] * pw, w.before[1]);
-        // The last row's padding runs `left` into the row after it, which
-        // the slack holds where no rows follow ([`applies`]: no side is
-        // padded by more than the kernel's reach).
-        debug_assert!(left <= w.after[0] * pw + slack);
+        // The last row's padding runs `before[1]` into the row after it,
+        // which the slack holds where no rows follow ([`applies`]: no side
+        // is padded by more than the kernel's reach).
+        debug_assert!(w.before[1] <= w.after[0] * pw + slack);
         let out = Out(data.as_mut_ptr());
         let finite = core::sync::atomic::AtomicBool::new(true);
         let tiles = planes.min(pool::threads() * 4).max(1);
@@ -134,36 +132,16 @@ impl<T: Numeric> Padded<T> {
             for p in t * planes / tiles..(t + 1) * planes / tiles {
                 // SAFETY: plane `p` is `p·plane..(p + 1)·plane` of the
                 // buffer's capacity of `planes·plane`; each plane is in one
-                // tile, so the slices are disjoint. Every element of it is
-                // written below (the top rows and the left padding of the
-                // first row, each row and the padding after it up to the
-                // next row's first element, then the rest), through
-                // `MaybeUninit`, before the buffer's length is set.
+                // tile, so the slices are disjoint. `pad_plane_into` writes
+                // every element of it, through `MaybeUninit`, before the
+                // buffer's length is set.
                 let dst = unsafe {
                     core::slice::from_raw_parts_mut(
                         out.ptr().add(p * plane) as *mut core::mem::MaybeUninit<T>,
                         plane,
                     )
                 };
-                let base = src.base(p);
-                let zero = core::mem::MaybeUninit::new(T::zero());
-                dst[..top + left].fill(zero);
-                for r in 0..ih {
-                    let at = top + r * pw + left;
-                    let row = &mut dst[at..][..iw];
-                    if src.strides[3] == 1 {
-                        let from = &src.x[base + r * src.strides[2]..][..iw];
-                        for (d, &v) in row.iter_mut().zip(from) {
-                            *d = core::mem::MaybeUninit::new(v);
-                        }
-                    } else {
-                        for (q, d) in row.iter_mut().enumerate() {
-                            *d = core::mem::MaybeUninit::new(src.at(base, r, q));
-                        }
-                    }
-                    dst[at + iw..at + pw].fill(zero);
-                }
-                dst[top + ih * pw + left..].fill(zero);
+                pad_plane_into(src, src.base(p), w, dst);
                 if check {
                     // SAFETY: every element of the plane is written above.
                     let done =

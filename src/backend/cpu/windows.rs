@@ -56,20 +56,42 @@ fn planes(planes: usize, work: usize, f: &(dyn Fn(usize) + Sync)) {
 }
 
 /// A new contiguous storage of sizes `dims` whose planes of `plane`
-/// elements `fill(p, plane)` writes, every element of each.
+/// elements `fill(p, plane)` adds to, each plane zeroed first.
 fn planes_out<T: Numeric>(
     dims: &[usize],
     plane: usize,
     work: usize,
     fill: &(dyn Fn(usize, &mut [T]) + Sync),
 ) -> Fresh<T> {
+    planes_written(dims, plane, work, &|p, raw| {
+        fill(p, zeroed(raw));
+    })
+}
+
+/// `raw` with every element set to zero, as initialised elements.
+fn zeroed<T: Numeric>(raw: &mut [MaybeUninit<T>]) -> &mut [T] {
+    raw.fill(MaybeUninit::new(T::zero()));
+    // SAFETY: every element was written just above.
+    unsafe { &mut *(raw as *mut [MaybeUninit<T>] as *mut [T]) }
+}
+
+/// A new contiguous storage of sizes `dims` whose planes of `plane`
+/// elements `fill(p, plane)` writes, every element of each (a kernel that
+/// writes whole planes skips [`planes_out`]'s zeroing: 7% of a depthwise
+/// forward's samples on AMD EPYC Zen 5).
+fn planes_written<T: Numeric>(
+    dims: &[usize],
+    plane: usize,
+    work: usize,
+    fill: &(dyn Fn(usize, &mut [MaybeUninit<T>]) + Sync),
+) -> Fresh<T> {
     let numel: usize = dims.iter().product();
     let count = numel.checked_div(plane).unwrap_or(0);
     // SAFETY: the buffer has `numel` elements; plane `p` is
     // `p * plane..(p + 1) * plane`, inside it, and the planes are handed
-    // out once each, to one tile, so no two slices alias. Each plane is
-    // zeroed through `MaybeUninit` before it is seen as `[T]`, so `fill`
-    // reads and adds to initialised elements, and every element is written.
+    // out once each, to one tile, so no two slices alias. `fill` writes
+    // every element of each plane (its contract), so every element is
+    // written.
     let data = unsafe {
         super::try_alloc_filled_by(dims, |o: *mut T| {
             let out = Out(o);
@@ -78,10 +100,7 @@ fn planes_out<T: Numeric>(
                     out.ptr().add(p * plane) as *mut MaybeUninit<T>,
                     plane,
                 );
-                for v in raw.iter_mut() {
-                    v.write(T::zero());
-                }
-                fill(p, &mut *(raw as *mut [MaybeUninit<T>] as *mut [T]));
+                fill(p, raw);
             });
         })
     }?;
@@ -261,7 +280,7 @@ fn depthwise_by<T: Numeric>(l: Layout<'_, T>, taps: &[T], o: usize, w: &Window) 
             _ => None,
         };
         if let Some(planar) = planar {
-            return planes_out(&[n, o, oh, ow], oh * ow, oh * ow * kh * kw, &|p, out| {
+            return planes_written(&[n, o, oh, ow], oh * ow, oh * ow * kh * kw, &|p, out| {
                 let (b, oc) = (p / o.max(1), p % o.max(1));
                 let base = src.base(b * c + oc / mult.max(1));
                 let t = &taps[oc * kh * kw..][..kh * kw];
@@ -270,7 +289,7 @@ fn depthwise_by<T: Numeric>(l: Layout<'_, T>, taps: &[T], o: usize, w: &Window) 
                 } else {
                     // A padded zero times an infinite or NaN tap would be
                     // NaN; the row loops below skip the padding instead.
-                    depthwise_rows(&src, base, t, w, unit, out);
+                    depthwise_rows(&src, base, t, w, unit, zeroed(out));
                 }
             });
         }
@@ -288,26 +307,57 @@ const LANES: usize = 16;
 
 /// A plane of a depthwise convolution of stride 1 by `K` taps:
 /// `(input, plane offset, taps, window, output plane)`.
-type Planar<T> = fn(&Plane4<'_, T>, usize, &[T], &Window, &mut [T]);
+type Planar<T> = fn(&Plane4<'_, T>, usize, &[T], &Window, &mut [MaybeUninit<T>]);
 
 /// The input plane at `base`, zero-padded by the window's padding, row-major
-/// with rows of `w.padded(1)` elements, and [`LANES`] more zeros after the
-/// last row (so that a run of `LANES` from any element of it stays inside).
+/// with rows of `w.padded(1)` elements, and at least [`LANES`] more zeros
+/// after the last row (so that a run of `LANES` from any element of it
+/// stays inside).
 fn padded_plane<T: Numeric>(src: &Plane4<'_, T>, base: usize, w: &Window) -> Vec<T> {
-    let (ph, pw) = (w.padded(0), w.padded(1));
+    let len = w.padded(0) * w.padded(1) + LANES + w.before[1];
+    let mut pad = Vec::with_capacity(len);
+    pad_plane_into(src, base, w, &mut pad.spare_capacity_mut()[..len]);
+    // SAFETY: `pad_plane_into` wrote every one of the first `len` elements.
+    unsafe { pad.set_len(len) };
+    pad
+}
+
+/// Writes every element of `dst` (at least `w.padded(0)·w.padded(1)`
+/// long): the input plane at `base` zero-padded by the window's padding,
+/// rows of `w.padded(1)`, then zeros to `dst`'s end. Each element is
+/// written once, the zeros around a row with the row.
+///
+/// # Panics
+/// When `dst` is shorter than the padded plane plus `w.before[1]` (the
+/// left padding of the row after the last, which the zeros after the
+/// last row hold).
+pub(super) fn pad_plane_into<T: Numeric>(
+    src: &Plane4<'_, T>,
+    base: usize,
+    w: &Window,
+    dst: &mut [MaybeUninit<T>],
+) {
+    let pw = w.padded(1);
     let [ih, iw] = w.input;
-    let mut pad = vec![T::zero(); ph * pw + LANES];
+    let (top, left) = (w.before[0] * pw, w.before[1]);
+    let zero = MaybeUninit::new(T::zero());
+    dst[..top + left].fill(zero);
     for r in 0..ih {
-        let row = &mut pad[(r + w.before[0]) * pw + w.before[1]..][..iw];
+        let at = top + r * pw + left;
+        let row = &mut dst[at..][..iw];
         if src.strides[3] == 1 {
-            row.copy_from_slice(&src.x[base + r * src.strides[2]..][..iw]);
+            let from = &src.x[base + r * src.strides[2]..][..iw];
+            for (d, &v) in row.iter_mut().zip(from) {
+                *d = MaybeUninit::new(v);
+            }
         } else {
             for (q, d) in row.iter_mut().enumerate() {
-                *d = src.at(base, r, q);
+                *d = MaybeUninit::new(src.at(base, r, q));
             }
         }
+        dst[at + iw..at + pw].fill(zero);
     }
-    pad
+    dst[top + ih * pw + left..].fill(zero);
 }
 
 /// Where each of the `K = kh * kw` taps reads a [`padded_plane`], from the
@@ -339,7 +389,7 @@ fn depthwise_padded<T: Numeric, const K: usize>(
     base: usize,
     taps: &[T],
     w: &Window,
-    out: &mut [T],
+    out: &mut [MaybeUninit<T>],
 ) {
     let [oh, ow] = w.output;
     let pw = w.padded(1);
@@ -355,7 +405,9 @@ fn depthwise_padded<T: Numeric, const K: usize>(
                 let from = &pad[r * pw..];
                 if ow < LANES {
                     for (q, d) in dst.iter_mut().enumerate() {
-                        *d = (0..K).fold(T::zero(), |acc, k| acc + taps[k] * from[offs[k] + q]);
+                        *d = MaybeUninit::new(
+                            (0..K).fold(T::zero(), |acc, k| acc + taps[k] * from[offs[k] + q]),
+                        );
                     }
                     continue;
                 }
@@ -373,7 +425,9 @@ fn depthwise_padded<T: Numeric, const K: usize>(
                             *a = *a + taps[k] * v;
                         }
                     }
-                    dst[at..at + LANES].copy_from_slice(&acc);
+                    for (d, v) in dst[at..at + LANES].iter_mut().zip(acc) {
+                        *d = MaybeUninit::new(v);
+                    }
                     if at + LANES == ow {
                         break;
                     }
@@ -531,20 +585,26 @@ fn grad_input_padded<T: Numeric>(
         channels: o.max(1),
     };
     let [h, wd] = w.input;
-    Some(planes_out(&[n, c, h, wd], h * wd, h * wd * k, &|p, out| {
-        let ch = p % c.max(1);
-        let t = &flipped[ch * k..][..k];
-        if t.iter().all(|&x| x.to_f64().is_finite()) {
-            planar(&src, src.base(p), t, &turned, out);
-        } else {
-            for i in 0..kh {
-                for j in 0..kw {
-                    let from = &grad[p * oh * ow..][..oh * ow];
-                    scatter_tap(out, from, w, (i, j), taps[(ch * kh + i) * kw + j]);
+    Some(planes_written(
+        &[n, c, h, wd],
+        h * wd,
+        h * wd * k,
+        &|p, out| {
+            let ch = p % c.max(1);
+            let t = &flipped[ch * k..][..k];
+            if t.iter().all(|&x| x.to_f64().is_finite()) {
+                planar(&src, src.base(p), t, &turned, out);
+            } else {
+                let out = zeroed(out);
+                for i in 0..kh {
+                    for j in 0..kw {
+                        let from = &grad[p * oh * ow..][..oh * ow];
+                        scatter_tap(out, from, w, (i, j), taps[(ch * kh + i) * kw + j]);
+                    }
                 }
             }
-        }
-    }))
+        },
+    ))
 }
 
 fn depthwise_grad_weight<T: Numeric>(g: Layout<'_, T>, l: Layout<'_, T>, w: &Window) -> Fresh<T> {
