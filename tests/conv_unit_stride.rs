@@ -185,8 +185,11 @@ fn geometries() -> Vec<Geometry> {
         g([2, 32, 6, 7], 6, [3, 3], [(1, 1), (1, 1)], [1, 1], 2),
         // "same" with an even kernel: padding 0 before, 1 after.
         g([1, 16, 5, 6], 2, [2, 2], [(0, 1), (0, 1)], [1, 1], 1),
-        // Wider rows than a tile of outputs, and one output channel.
+        // Wide rows and one output channel.
         g([1, 16, 3, 70], 1, [3, 3], [(1, 1), (1, 1)], [1, 1], 1),
+        // 64 output channels (products of 36 and 28 of them) over 648
+        // positions of rows of 72: a tile of 512 ends inside a row.
+        g([1, 16, 9, 70], 64, [3, 3], [(1, 1), (1, 1)], [1, 1], 1),
     ]
 }
 

@@ -58,16 +58,12 @@ const GRAD_CHUNK: usize = 512;
 /// blocks of at most this many.
 const ROW_BLOCK: usize = 48;
 
-/// `rows` cut into near-equal blocks of at most [`ROW_BLOCK`]: (first row,
-/// rows).
+/// `rows` cut into blocks of at most [`ROW_BLOCK`]: (first row, rows).
 fn row_blocks(rows: usize) -> impl Iterator<Item = (usize, usize)> {
-    let blocks = rows.div_ceil(ROW_BLOCK).max(1);
-    (0..blocks).map(move |i| {
-        (
-            i * rows / blocks,
-            (i + 1) * rows / blocks - i * rows / blocks,
-        )
-    })
+    // Blocks of a multiple of the kernels' 6 columns where they can be,
+    // so that only the last has an edge: 64 is 36 + 28, not 32 + 32.
+    let size = rows.div_ceil(rows.div_ceil(ROW_BLOCK).max(1)).div_ceil(6) * 6;
+    (0..rows.div_ceil(size.max(1))).map(move |i| (i * size, size.min(rows - i * size)))
 }
 
 /// Whether a convolution with window `w` and `channels` input channels per
@@ -206,25 +202,27 @@ fn convolve<T: Numeric>(
     let dims = [n, o, oh, ow];
     let taps = x.taps(w);
     let pw = x.pw;
-    // Output rows per tile.
-    let per = (TILE_ELEMENTS / (o.max(1) * pw)).clamp(1, oh.max(1));
-    let row_tiles = oh.div_ceil(per);
-    let tasks = n * row_tiles;
+    // Positions of the output grid (rows of `pw`) per tile: a multiple of
+    // the gemm crate's 64-row kernel, so that only an image's last tile
+    // has an edge.
+    let grid = oh * pw;
+    let per = (TILE_ELEMENTS / o.max(1) / 64 * 64).clamp(64, grid.max(64));
+    let tiles = grid.div_ceil(per);
+    let tasks = n * tiles;
     let cin = groups * f.cols;
     // SAFETY: every output element `(b, oc, r, c)` is written by the task
-    // of sample `b` and the row tile holding `r`, once; tasks write
-    // disjoint rows. Each product's operands lie inside their buffers:
-    // tap `t` of rows `r0..r1` reads padded elements up to `taps[t] +
-    // r1·pw - 1 ≤ (oh - 1 + (kh - 1)·dh)·pw + pw - 1 + (kw - 1)·dw`, which is
-    // below the plane's `ph·pw + slack` since `oh + (kh - 1)·dh = ph`; the
-    // filters' offsets are their layout's.
+    // of sample `b` and the tile holding grid position `r·pw + c`, once;
+    // tasks write disjoint positions. Each product's operands lie inside
+    // their buffers: tap `t` of positions `q0..q1` reads padded elements
+    // up to `taps[t] + q1 - 1 ≤ (oh - 1 + (kh - 1)·dh)·pw + pw - 1 + (kw -
+    // 1)·dw`, which is below the plane's `ph·pw + slack` since `oh + (kh -
+    // 1)·dh = ph`; the filters' offsets are their layout's.
     let data = unsafe {
         alloc::try_alloc_filled_by(&dims, |out_ptr: *mut T| {
             let out = Out(out_ptr);
             pool::for_each_tile(tasks, &|task| {
-                let (b, rt) = (task / row_tiles, task % row_tiles);
-                let (r0, r1) = (rt * per, ((rt + 1) * per).min(oh));
-                let cols = (r1 - r0) * pw;
+                let (b, q0) = (task / tiles, (task % tiles) * per);
+                let cols = per.min(grid - q0);
                 // At most the output's size (one row tile of each channel).
                 let mut tile = zeroed::<T>(o * cols).unwrap_or_else(|_| vec![T::zero(); o * cols]);
                 for g in 0..groups {
@@ -237,7 +235,7 @@ fn convolve<T: Numeric>(
                             let rhs = x
                                 .data
                                 .as_ptr()
-                                .add((b * cin + g * f.cols) * x.plane + r0 * pw + off);
+                                .add((b * cin + g * f.cols) * x.plane + q0 + off);
                             kernel::<T>(
                                 (rows, cols, f.cols),
                                 Mat {
@@ -265,11 +263,18 @@ fn convolve<T: Numeric>(
                         }
                     }
                 }
-                for oc in 0..o {
-                    for r in r0..r1 {
-                        let from = &tile[oc * cols + (r - r0) * pw..][..ow];
-                        let to = out.ptr().add(((b * o + oc) * oh + r) * ow);
-                        core::ptr::copy_nonoverlapping(from.as_ptr(), to, ow);
+                // The tile's positions in each output row it meets, the
+                // extra columns dropped.
+                for r in q0 / pw..(q0 + cols).div_ceil(pw) {
+                    let c0 = (q0.max(r * pw) - r * pw).min(ow);
+                    let c1 = (q0 + cols - r * pw).min(ow);
+                    if c0 >= c1 {
+                        continue;
+                    }
+                    for oc in 0..o {
+                        let from = &tile[oc * cols + r * pw + c0 - q0..][..c1 - c0];
+                        let to = out.ptr().add(((b * o + oc) * oh + r) * ow + c0);
+                        core::ptr::copy_nonoverlapping(from.as_ptr(), to, c1 - c0);
                     }
                 }
                 cache::give(tile);
