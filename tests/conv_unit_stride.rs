@@ -3,7 +3,8 @@
 //! input (`backend/cpu/unit_stride_conv.rs`), against naive loops in f64:
 //! values and the gradients of input and weight, for square and
 //! non-square kernels, padding on one side or both ("same" with an even
-//! kernel), dilation, groups, a transposed input, an empty batch, and the
+//! kernel), dilation, groups, a transposed input, an input and a weight
+//! expanded along a stride-0 axis, an empty batch, and the
 //! non-finite inputs and taps for which the kernel reads the window
 //! matrix instead (a zero of the padding times an infinity would be NaN).
 
@@ -273,4 +274,37 @@ fn an_empty_batch_gives_empty_values_and_zero_weight_gradients() {
     };
     let w = integers(geo.weight().iter().product(), 2, -2);
     check::<f32>(&geo, &[], &w, false, true);
+}
+
+#[test]
+fn an_expanded_input_and_weight_are_read_through_their_zero_strides() {
+    let geo = Geometry {
+        input: [3, 16, 6, 7],
+        o: 4,
+        k: [3, 3],
+        pad: [(1, 1), (1, 1)],
+        dilation: [1, 1],
+        groups: 1,
+    };
+    // One sample repeated along the batch, one filter along the outputs:
+    // both of stride 0 there.
+    let sample = integers(16 * 6 * 7, 1, -2);
+    let filter = integers(16 * 9, 2, -2);
+    let x: T4<f64> = tensor::<f64>(&sample, [1, 16, 6, 7], false)
+        .expand(&[3, 16, 6, 7])
+        .unwrap();
+    let w: T4<f64> = tensor::<f64>(&filter, [1, 16, 3, 3], false)
+        .expand(&[4, 16, 3, 3])
+        .unwrap();
+    let xs: Vec<f64> = (0..3).flat_map(|_| sample.clone()).collect();
+    let ws: Vec<f64> = (0..4).flat_map(|_| filter.clone()).collect();
+    let g = integers(geo.output().iter().product(), 5, 1);
+    let [y, gx, gw] = geo.naive(&xs, &ws, &g);
+    let (xv, wv) = (Var::param(x), Var::param(w));
+    let yv: Var<f64, (Dyn, Dyn, Dyn, Dyn)> = xv.try_conv2d(&wv, None, &geo.options()).unwrap();
+    same(&as_f64(yv.value()), &y, "output", &geo);
+    let seed = Var::constant(tensor::<f64>(&g, geo.output(), false));
+    let grads = yv.try_mul(&seed).unwrap().sum().backward();
+    same(&as_f64(&grads.wrt(&xv).unwrap()), &gx, "input gradient", &geo);
+    same(&as_f64(&grads.wrt(&wv).unwrap()), &gw, "weight gradient", &geo);
 }
