@@ -305,6 +305,16 @@ fn an_expanded_input_and_weight_are_read_through_their_zero_strides() {
     same(&as_f64(yv.value()), &y, "output", &geo);
     let seed = Var::constant(tensor::<f64>(&g, geo.output(), false));
     let grads = yv.try_mul(&seed).unwrap().sum().backward();
-    same(&as_f64(&grads.wrt(&xv).unwrap()), &gx, "input gradient", &geo);
-    same(&as_f64(&grads.wrt(&wv).unwrap()), &gw, "weight gradient", &geo);
+    same(
+        &as_f64(&grads.wrt(&xv).unwrap()),
+        &gx,
+        "input gradient",
+        &geo,
+    );
+    same(
+        &as_f64(&grads.wrt(&wv).unwrap()),
+        &gw,
+        "weight gradient",
+        &geo,
+    );
 }

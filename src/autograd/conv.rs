@@ -85,6 +85,11 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
     }
 }
 
+/// A direct kernel's result on tensors of run-time rank: `None` when the
+/// device has none.
+type DirectDyn<T, D> = Option<Result<DynTensor<T, D>, <D as crate::device::Device>::Error>>;
+type DynTensor<T, D> = crate::Tensor<T, DynRank, D>;
+
 impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
     /// The depthwise convolution of this `(N, C, H, W)` value by `w` on a
     /// device with a direct kernel for it ([`Windows::depthwise`](crate::backend::Windows::depthwise)), or
@@ -95,44 +100,16 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
         win: &Window,
         channels: usize,
     ) -> Option<Result<DynVar<T, D>, D::Error>> {
-        let (x, wt) = (self.value.share().into_dyn(), w.value.share().into_dyn());
-        let value = match direct::depthwise(&x, &wt, win)? {
-            Ok(v) => v,
-            Err(e) => return Some(Err(e)),
-        };
         let win = *win;
-        Some(Ok(Var::from_op(
-            value,
-            &[Some(&self.node), Some(&w.node)],
-            move || {
-                Box::new(move |g, needs| {
-                    let missing = || {
-                        D::Error::from(ShapeError::Invalid(
-                            "this device has a depthwise convolution kernel but not its gradient"
-                                .into(),
-                        ))
-                    };
-                    let gx = match needs[0] {
-                        true => Some(
-                            direct::depthwise_grad_input(g, &wt, &win, channels)
-                                .ok_or_else(missing)??,
-                        ),
-                        false => None,
-                    };
-                    let gw = match needs[1] {
-                        true => Some(
-                            direct::depthwise_grad_weight(g, &x, &win).ok_or_else(missing)??,
-                        ),
-                        false => None,
-                    };
-                    Ok(smallvec![gx, gw])
-                })
-            },
-        )))
+        self.direct_conv(
+            w,
+            "a depthwise convolution kernel",
+            |x, wt| direct::depthwise(x, wt, &win),
+            move |g, wt| direct::depthwise_grad_input(g, wt, &win, channels),
+            move |g, x| direct::depthwise_grad_weight(g, x, &win),
+        )
     }
-}
 
-impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
     /// The convolution of stride 1 of this `(N, C, H, W)` value by `w` on
     /// a device with a direct kernel for it
     /// ([`Windows::conv_unit_stride`](crate::backend::Windows::conv_unit_stride)),
@@ -144,35 +121,55 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
         groups: usize,
         channels: usize,
     ) -> Option<Result<DynVar<T, D>, D::Error>> {
+        let win = *win;
+        self.direct_conv(
+            w,
+            "a convolution kernel of stride 1",
+            |x, wt| direct::conv_unit_stride(x, wt, &win, groups),
+            move |g, wt| direct::conv_unit_stride_grad_input(g, wt, &win, groups, channels),
+            move |g, x| direct::conv_unit_stride_grad_weight(g, x, &win, groups),
+        )
+    }
+
+    /// A convolution of this value by `w` that the device runs by direct
+    /// kernels: `forward(x, w)`, `None` where it has none; the gradients
+    /// `grad_input(g, w)` and `grad_weight(g, x)` (`kernel` names the
+    /// kernel in the error where the device lacks a gradient).
+    fn direct_conv(
+        &self,
+        w: &DynVar<T, D>,
+        kernel: &'static str,
+        forward: impl FnOnce(&DynTensor<T, D>, &DynTensor<T, D>) -> DirectDyn<T, D>,
+        grad_input: impl Fn(&DynTensor<T, D>, &DynTensor<T, D>) -> DirectDyn<T, D>
+        + Send
+        + Sync
+        + 'static,
+        grad_weight: impl Fn(&DynTensor<T, D>, &DynTensor<T, D>) -> DirectDyn<T, D>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Option<Result<DynVar<T, D>, D::Error>> {
         let (x, wt) = (self.value.share().into_dyn(), w.value.share().into_dyn());
-        let value = match direct::conv_unit_stride(&x, &wt, win, groups)? {
+        let value = match forward(&x, &wt)? {
             Ok(v) => v,
             Err(e) => return Some(Err(e)),
         };
-        let win = *win;
         Some(Ok(Var::from_op(
             value,
             &[Some(&self.node), Some(&w.node)],
             move || {
                 Box::new(move |g, needs| {
                     let missing = || {
-                        D::Error::from(ShapeError::Invalid(
-                            "this device has a convolution kernel of stride 1 but not its gradient"
-                                .into(),
-                        ))
+                        D::Error::from(ShapeError::Invalid(format!(
+                            "this device has {kernel} but not its gradient"
+                        )))
                     };
                     let gx = match needs[0] {
-                        true => Some(
-                            direct::conv_unit_stride_grad_input(g, &wt, &win, groups, channels)
-                                .ok_or_else(missing)??,
-                        ),
+                        true => Some(grad_input(g, &wt).ok_or_else(missing)??),
                         false => None,
                     };
                     let gw = match needs[1] {
-                        true => Some(
-                            direct::conv_unit_stride_grad_weight(g, &x, &win, groups)
-                                .ok_or_else(missing)??,
-                        ),
+                        true => Some(grad_weight(g, &x).ok_or_else(missing)??),
                         false => None,
                     };
                     Ok(smallvec![gx, gw])
