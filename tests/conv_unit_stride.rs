@@ -123,49 +123,64 @@ fn as_f64<T: Float>(t: &T4<T>) -> Vec<f64> {
         .collect()
 }
 
-/// Whether `got` equals `want` element by element (NaN equal to NaN).
-fn same(got: &[f64], want: &[f64], what: &str, geo: &Geometry) {
+/// Whether `got` is `want` within `tol` of `want`'s largest magnitude
+/// (0: exactly, NaN equal to NaN), element by element.
+fn close(got: &[f64], want: &[f64], tol: f64, what: &str, geo: &Geometry) {
     assert_eq!(got.len(), want.len(), "{what} {geo:?}");
+    let scale = want.iter().fold(0f64, |m, v| m.max(v.abs()));
     for (i, (a, b)) in got.iter().zip(want).enumerate() {
         assert!(
-            a == b || (a.is_nan() && b.is_nan()),
+            a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= tol * scale,
             "{what} {geo:?}: element {i} is {a}, the loops give {b}"
         );
     }
+}
+
+/// The output of `geo` on `x` and `w` and the gradients of input and
+/// weight for the output gradient `g` (`Var::conv2d`), with the output of
+/// `Tensor::conv2d`.
+fn run<T: Float>(geo: &Geometry, x: T4<T>, w: T4<T>, g: &[f64]) -> [Vec<f64>; 4] {
+    let (xv, wv) = (Var::param(x), Var::param(w));
+    let yv: Var<T, (Dyn, Dyn, Dyn, Dyn)> = xv.try_conv2d(&wv, None, &geo.options()).unwrap();
+    let plain: T4<T> = xv
+        .value()
+        .try_conv2d(wv.value(), None, &geo.options())
+        .unwrap();
+    let seed = Var::constant(tensor::<T>(g, geo.output(), false));
+    let grads = yv.try_mul(&seed).unwrap().sum().backward();
+    [
+        as_f64(yv.value()),
+        as_f64(&plain),
+        as_f64(&grads.wrt(&xv).unwrap()),
+        as_f64(&grads.wrt(&wv).unwrap()),
+    ]
+}
+
+/// [`run`]'s values against the loops' `want` (output, input gradient,
+/// weight gradient) within `tol`; the outputs only where `values`.
+fn compare(got: [Vec<f64>; 4], want: [Vec<f64>; 3], tol: f64, values: bool, geo: &Geometry) {
+    let [y, plain, gx, gw] = got;
+    let [wy, wgx, wgw] = want;
+    if values {
+        close(&y, &wy, tol, "output", geo);
+        close(&plain, &wy, tol, "Tensor::conv2d", geo);
+    }
+    close(&gx, &wgx, tol, "input gradient", geo);
+    close(&gw, &wgw, tol, "weight gradient", geo);
 }
 
 /// Runs `geo` on `x` and `w` in `T` (the input transposed in memory or
 /// not) and checks the gradients against the loops, exactly, and the
 /// output too where `values`.
 fn check<T: Float>(geo: &Geometry, x: &[f64], w: &[f64], transposed: bool, values: bool) {
-    let out = geo.output();
-    let g = integers(out.iter().product(), 5, 1);
-    let [y, gx, gw] = geo.naive(x, w, &g);
-    let xv = Var::param(tensor::<T>(x, geo.input, transposed));
-    let wv = Var::param(tensor::<T>(w, geo.weight(), false));
-    let yv: Var<T, (Dyn, Dyn, Dyn, Dyn)> = xv.try_conv2d(&wv, None, &geo.options()).unwrap();
-    if values {
-        same(&as_f64(yv.value()), &y, "output", geo);
-        let plain: T4<T> = xv
-            .value()
-            .try_conv2d(wv.value(), None, &geo.options())
-            .unwrap();
-        same(&as_f64(&plain), &y, "Tensor::conv2d", geo);
-    }
-    let seed = Var::constant(tensor::<T>(&g, out, false));
-    let grads = yv.try_mul(&seed).unwrap().sum().backward();
-    same(
-        &as_f64(&grads.wrt(&xv).unwrap()),
-        &gx,
-        "input gradient",
+    let g = integers(geo.output().iter().product(), 5, 1);
+    let got = run(
         geo,
+        tensor::<T>(x, geo.input, transposed),
+        tensor::<T>(w, geo.weight(), false),
+        &g,
     );
-    same(
-        &as_f64(&grads.wrt(&wv).unwrap()),
-        &gw,
-        "weight gradient",
-        geo,
-    );
+    compare(got, geo.naive(x, w, &g), 0.0, values, geo);
 }
 
 fn geometries() -> Vec<Geometry> {
@@ -223,24 +238,13 @@ fn unit_stride_convolutions_of_random_values_match_naive_loops_in_f64() {
     let x = values(geo.input.iter().product(), 1);
     let w = values(geo.weight().iter().product(), 2);
     let g = values(geo.output().iter().product(), 3);
-    let [y, gx, gw] = geo.naive(&x, &w, &g);
-    let xv = Var::param(tensor::<f64>(&x, geo.input, false));
-    let wv = Var::param(tensor::<f64>(&w, geo.weight(), false));
-    let yv: Var<f64, (Dyn, Dyn, Dyn, Dyn)> = xv.try_conv2d(&wv, None, &geo.options()).unwrap();
-    let seed = Var::constant(tensor::<f64>(&g, geo.output(), false));
-    let grads = yv.try_mul(&seed).unwrap().sum().backward();
-    for (got, want, what) in [
-        (as_f64(yv.value()), y, "output"),
-        (as_f64(&grads.wrt(&xv).unwrap()), gx, "input gradient"),
-        (as_f64(&grads.wrt(&wv).unwrap()), gw, "weight gradient"),
-    ] {
-        let scale = want.iter().fold(0f64, |m, v| m.max(v.abs()));
-        let err = got
-            .iter()
-            .zip(&want)
-            .fold(0f64, |m, (a, b)| m.max((a - b).abs()));
-        assert!(err <= 1e-12 * scale, "{what}: error {err} at scale {scale}");
-    }
+    let got = run(
+        &geo,
+        tensor::<f64>(&x, geo.input, false),
+        tensor::<f64>(&w, geo.weight(), false),
+        &g,
+    );
+    compare(got, geo.naive(&x, &w, &g), 1e-12, true, &geo);
 }
 
 #[test]
@@ -299,22 +303,11 @@ fn an_expanded_input_and_weight_are_read_through_their_zero_strides() {
     let xs: Vec<f64> = (0..3).flat_map(|_| sample.clone()).collect();
     let ws: Vec<f64> = (0..4).flat_map(|_| filter.clone()).collect();
     let g = integers(geo.output().iter().product(), 5, 1);
-    let [y, gx, gw] = geo.naive(&xs, &ws, &g);
-    let (xv, wv) = (Var::param(x), Var::param(w));
-    let yv: Var<f64, (Dyn, Dyn, Dyn, Dyn)> = xv.try_conv2d(&wv, None, &geo.options()).unwrap();
-    same(&as_f64(yv.value()), &y, "output", &geo);
-    let seed = Var::constant(tensor::<f64>(&g, geo.output(), false));
-    let grads = yv.try_mul(&seed).unwrap().sum().backward();
-    same(
-        &as_f64(&grads.wrt(&xv).unwrap()),
-        &gx,
-        "input gradient",
-        &geo,
-    );
-    same(
-        &as_f64(&grads.wrt(&wv).unwrap()),
-        &gw,
-        "weight gradient",
+    compare(
+        run(&geo, x, w, &g),
+        geo.naive(&xs, &ws, &g),
+        0.0,
+        true,
         &geo,
     );
 }

@@ -185,6 +185,17 @@ pub trait Windows<T: Numeric>: Backend<T> {
     /// operation (on the CPU: fewer than 16 channels per group, or a side
     /// padded by more than the dilated kernel's reach). Where it returns a
     /// value, its two gradients below return values for the same window.
+    ///
+    /// ```
+    /// use shaped::ops::conv::Conv2dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// // 16 channels, stride 1: on the CPU, nine products over the padded input.
+    /// let x = Tensor::<f32, Shape![1, 16, 4, 4]>::ones();
+    /// let w = Tensor::<f32, Shape![2, 16, 3, 3]>::ones();
+    /// let y: Tensor<f32, Shape![1, 2, 4, 4]> = x.conv2d(&w, None, &Conv2dOptions::new().padding(1));
+    /// // A corner window holds 2x2 inputs of each channel, an inner one 3x3.
+    /// assert_eq!((y.to_vec()[0], y.to_vec()[5]), (64., 144.));
+    /// ```
     fn conv_unit_stride(
         _x: Lay<'_, T, Self>,
         _weight: Lay<'_, T, Self>,
@@ -196,6 +207,18 @@ pub trait Windows<T: Numeric>: Backend<T> {
 
     /// The gradient of [`Windows::conv_unit_stride`] for its input `(N,
     /// channels, H, W)`, from the output's gradient `g`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::ops::conv::Conv2dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1, 16, 3, 3]>::ones());
+    /// let w = Var::param(Tensor::<f64, Shape![1, 16, 3, 3]>::ones());
+    /// let y: Var<f64, Shape![1, 1, 3, 3]> = x.conv2d(&w, None, &Conv2dOptions::new().padding(1));
+    /// let g = y.sum().backward();
+    /// // An input element is in 4 windows at a corner, 6 on an edge, 9 inside.
+    /// assert_eq!(g.wrt(&x).unwrap().to_vec()[..5], [4., 6., 4., 6., 9.]);
+    /// ```
     fn conv_unit_stride_grad_input(
         _g: Lay<'_, T, Self>,
         _weight: Lay<'_, T, Self>,
@@ -208,6 +231,18 @@ pub trait Windows<T: Numeric>: Backend<T> {
 
     /// The gradient of [`Windows::conv_unit_stride`] for its weight `(O, C
     /// / groups, kh, kw)`, from `g` and the input `x`.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::ops::conv::Conv2dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// let x = Var::param(Tensor::<f64, Shape![1, 16, 3, 3]>::ones());
+    /// let w = Var::param(Tensor::<f64, Shape![1, 16, 3, 3]>::ones());
+    /// let y: Var<f64, Shape![1, 1, 3, 3]> = x.conv2d(&w, None, &Conv2dOptions::new().padding(1));
+    /// let g = y.sum().backward();
+    /// // A corner tap meets the input in 4 windows, an edge tap in 6, the centre in 9.
+    /// assert_eq!(g.wrt(&w).unwrap().to_vec()[..5], [4., 6., 4., 6., 9.]);
+    /// ```
     fn conv_unit_stride_grad_weight(
         _g: Lay<'_, T, Self>,
         _x: Lay<'_, T, Self>,

@@ -82,7 +82,7 @@ pub(super) fn applies(w: &Window, channels: usize) -> bool {
 /// A zeroed scratch buffer of `len` elements from the caching allocator
 /// (give it back with `cache::give`): the gradients' temporaries are
 /// megabytes, which fresh from the C allocator are fresh pages every call.
-fn zeroed<T: Numeric>(len: usize) -> Result<Vec<T>, ShapeError> {
+fn scratch<T: Numeric>(len: usize) -> Result<Vec<T>, ShapeError> {
     let mut v = alloc::try_with_len::<T>(len)?;
     v.resize(len, T::zero());
     Ok(v)
@@ -224,7 +224,7 @@ fn convolve<T: Numeric>(
                 let (b, q0) = (task / tiles, (task % tiles) * per);
                 let cols = per.min(grid - q0);
                 // At most the output's size (one row tile of each channel).
-                let mut tile = zeroed::<T>(o * cols).unwrap_or_else(|_| vec![T::zero(); o * cols]);
+                let mut tile = scratch::<T>(o * cols).unwrap_or_else(|_| vec![T::zero(); o * cols]);
                 for g in 0..groups {
                     if f.cols == 0 {
                         continue;
@@ -293,10 +293,7 @@ pub(super) fn forward<T: Numeric>(
     w: &Window,
     groups: usize,
 ) -> Option<Fresh<T>> {
-    if !applies(w, weight.dims[1]) {
-        return None;
-    }
-    Some(forward_by(x, weight, w, groups))
+    applies(w, weight.dims[1]).then(|| forward_by(x, weight, w, groups))
 }
 
 /// [`forward`] once it applies.
@@ -467,11 +464,7 @@ pub(super) fn grad_weight<T: Numeric>(
     w: &Window,
     groups: usize,
 ) -> Option<Fresh<T>> {
-    let channels = x.dims[1] / groups.max(1);
-    if !applies(w, channels) {
-        return None;
-    }
-    Some(grad_weight_by(g, x, w, groups))
+    applies(w, x.dims[1] / groups.max(1)).then(|| grad_weight_by(g, x, w, groups))
 }
 
 /// [`grad_weight`] once it applies.
@@ -499,33 +492,21 @@ fn grad_weight_by<T: Numeric>(
         cache::give(padded.data);
         return Ok(whole(vec![T::zero(); o * k * kh * kw], &dims));
     }
-    // `g` in rows of the padded width, zero in the extra columns.
-    let mut grid = zeroed::<T>(n * o * q)?;
-    {
+    // `g` in rows of the padded width, zero in the extra columns: its
+    // planes padded after each row by `pw - ow`.
+    let rows = Window {
+        kernel: [1, 1],
+        stride: [1, 1],
+        dilation: [1, 1],
+        before: [0, 0],
+        after: [0, pw - ow],
+        input: [oh, ow],
+        output: [oh, pw],
+    };
+    let grid = {
         let gg = g.storage.read();
-        let src = Plane4::of(&gg, &g);
-        let planes = n * o;
-        let to = Out(grid.as_mut_ptr());
-        let tiles = planes.min(pool::threads() * 4).max(1);
-        pool::for_each_tile(tiles, &|t| {
-            for p in t * planes / tiles..(t + 1) * planes / tiles {
-                // SAFETY: plane `p` is `p·q..(p + 1)·q` of the `planes·q`
-                // initialised elements; each plane is in one tile.
-                let dst = unsafe { core::slice::from_raw_parts_mut(to.ptr().add(p * q), q) };
-                let base = src.base(p);
-                for r in 0..oh {
-                    let row = &mut dst[r * pw..][..ow];
-                    if src.strides[3] == 1 {
-                        row.copy_from_slice(&src.x[base + r * src.strides[2]..][..ow]);
-                    } else {
-                        for (j, d) in row.iter_mut().enumerate() {
-                            *d = src.at(base, r, j);
-                        }
-                    }
-                }
-            }
-        });
-    }
+        Padded::of(&Plane4::of(&gg, &g), [n, o], &rows, false)?.data
+    };
     let taps = padded.taps(w);
     let khw = kh * kw;
     // A window row per (input channel, tap), over a chunk of the grid's
@@ -536,11 +517,11 @@ fn grad_weight_by<T: Numeric>(
     let tasks = units.min(pool::threads() * 4).max(1);
     let numel = o * k * khw;
     // One partial sum of the weight's gradient per task.
-    let mut partial = zeroed::<T>(tasks * numel)?;
+    let mut partial = scratch::<T>(tasks * numel)?;
     let parts = Out(partial.as_mut_ptr());
     pool::for_each_tile(tasks, &|task| {
         let mut cols =
-            zeroed::<T>(c * khw * chunk).unwrap_or_else(|_| vec![T::zero(); c * khw * chunk]);
+            scratch::<T>(c * khw * chunk).unwrap_or_else(|_| vec![T::zero(); c * khw * chunk]);
         for (u, unit) in (task * units / tasks..(task + 1) * units / tasks).enumerate() {
             let (b, q0) = (unit / chunks, (unit % chunks) * chunk);
             let len = chunk.min(q - q0);
