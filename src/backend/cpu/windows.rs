@@ -1,6 +1,7 @@
 //! The CPU's direct kernels for the windows of convolutions and poolings
-//! ([`Windows`]): im2col and col2im without a padded copy of the input,
-//! and the depthwise convolution with its two gradients. Each works one
+//! ([`Windows`](crate::backend::windows::Windows), dispatched in
+//! `windows_dispatch.rs`): im2col and col2im without a padded copy of the
+//! input, and the depthwise convolution with its two gradients. Each works one
 //! `(sample, channel)` plane at a time, planes spread over the pool; rows
 //! inside a plane are contiguous slices where the stride is 1, which the
 //! compiler vectorises. A depthwise convolution of stride 1 by 3x3, 5x5 or
@@ -14,10 +15,8 @@ use super::isa::Vectors;
 use super::pool;
 use super::primitives::whole;
 use super::storage::Storage;
-use super::unit_stride_conv;
 use crate::backend::Output;
-use crate::backend::windows::{Window, Windows};
-use crate::device::Cpu;
+use crate::backend::windows::Window;
 use crate::element::Numeric;
 use crate::shape::ShapeError;
 
@@ -230,7 +229,7 @@ fn scatter_tap<T: Numeric>(
     }
 }
 
-fn col2im<T: Numeric>(cols: Layout<'_, T>, w: &Window) -> Fresh<T> {
+pub(super) fn col2im<T: Numeric>(cols: Layout<'_, T>, w: &Window) -> Fresh<T> {
     with_elements(cols, |src| col2im_of(src, cols.dims, w))?
 }
 
@@ -259,7 +258,11 @@ pub(super) fn col2im_of<T: Numeric>(src: &[T], dims: &[usize], w: &Window) -> Fr
     })
 }
 
-fn depthwise<T: Numeric>(l: Layout<'_, T>, weight: Layout<'_, T>, w: &Window) -> Fresh<T> {
+pub(super) fn depthwise<T: Numeric>(
+    l: Layout<'_, T>,
+    weight: Layout<'_, T>,
+    w: &Window,
+) -> Fresh<T> {
     with_elements(weight, |taps| depthwise_by(l, taps, weight.dims[0], w))?
 }
 
@@ -479,7 +482,7 @@ fn depthwise_rows<T: Numeric>(
     )
 }
 
-fn depthwise_grad_input<T: Numeric>(
+pub(super) fn depthwise_grad_input<T: Numeric>(
     g: Layout<'_, T>,
     weight: Layout<'_, T>,
     w: &Window,
@@ -607,7 +610,11 @@ fn grad_input_padded<T: Numeric>(
     ))
 }
 
-fn depthwise_grad_weight<T: Numeric>(g: Layout<'_, T>, l: Layout<'_, T>, w: &Window) -> Fresh<T> {
+pub(super) fn depthwise_grad_weight<T: Numeric>(
+    g: Layout<'_, T>,
+    l: Layout<'_, T>,
+    w: &Window,
+) -> Fresh<T> {
     with_elements(g, |grad| grad_weight_of(grad, g.dims[1], l, w))?
 }
 
@@ -798,59 +805,4 @@ fn dot<T: Numeric>(a: &[T], b: &[T]) -> f64 {
         }
     }
     lanes.iter().map(|&v| Numeric::to_f64(v)).sum::<f64>() + rest
-}
-
-impl<T: Numeric> Windows<T> for Cpu {
-    fn unfold(x: Layout<'_, T>, w: &Window, pad: T) -> Option<Fresh<T>> {
-        Some(im2col(x, w, pad))
-    }
-
-    fn fold(cols: Layout<'_, T>, w: &Window) -> Option<Fresh<T>> {
-        Some(col2im(cols, w))
-    }
-
-    fn depthwise(x: Layout<'_, T>, weight: Layout<'_, T>, w: &Window) -> Option<Fresh<T>> {
-        Some(depthwise(x, weight, w))
-    }
-
-    fn depthwise_grad_input(
-        g: Layout<'_, T>,
-        weight: Layout<'_, T>,
-        w: &Window,
-        channels: usize,
-    ) -> Option<Fresh<T>> {
-        Some(depthwise_grad_input(g, weight, w, channels))
-    }
-
-    fn depthwise_grad_weight(g: Layout<'_, T>, x: Layout<'_, T>, w: &Window) -> Option<Fresh<T>> {
-        Some(depthwise_grad_weight(g, x, w))
-    }
-
-    fn conv_unit_stride(
-        x: Layout<'_, T>,
-        weight: Layout<'_, T>,
-        w: &Window,
-        groups: usize,
-    ) -> Option<Fresh<T>> {
-        unit_stride_conv::forward(x, weight, w, groups)
-    }
-
-    fn conv_unit_stride_grad_input(
-        g: Layout<'_, T>,
-        weight: Layout<'_, T>,
-        w: &Window,
-        groups: usize,
-        channels: usize,
-    ) -> Option<Fresh<T>> {
-        unit_stride_conv::grad_input(g, weight, w, groups, channels)
-    }
-
-    fn conv_unit_stride_grad_weight(
-        g: Layout<'_, T>,
-        x: Layout<'_, T>,
-        w: &Window,
-        groups: usize,
-    ) -> Option<Fresh<T>> {
-        unit_stride_conv::grad_weight(g, x, w, groups)
-    }
 }
