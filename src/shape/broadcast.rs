@@ -22,32 +22,8 @@
 //! a type-level list: then rustc's notes name the two tuples the user wrote,
 //! with no intermediate list types between the failing sizes and the shapes.
 
-use super::{Const, Dim, DynRank, One, Shape};
+use super::{BroadcastDim, Const, Dim, DynRank, One, Shape};
 use crate::shape::Dyn;
-
-/// A **type operator** giving the size two dimensions broadcast to.
-///
-/// Every [`Dim`] broadcasts with itself, with [`One`] and with [`Dyn`] (in
-/// both orders), so a generic `B: Dim` needs no further bound for these.
-///
-/// ```
-/// use shaped::{BroadcastDim, Const, Dim, Dyn, One};
-/// let _: <One as BroadcastDim<Const<3>>>::Output = Const::<3>;
-/// let _: <Dyn as BroadcastDim<Const<3>>>::Output = Const::<3>;
-/// let _: <Dyn as BroadcastDim<Dyn>>::Output = Dyn;
-/// fn generic<B: Dim>() -> (<B as BroadcastDim<B>>::Output, <B as BroadcastDim<One>>::Output) {
-///     (B::default(), B::default())
-/// }
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "shape mismatch: a dimension of size `{Self}` cannot broadcast with one of size `{Rhs}`",
-    label = "these shapes do not broadcast",
-    note = "two sizes broadcast when they are equal or one of them is 1 (`One`); for fixed sizes, line the axes up: `.unsqueeze::<K>()` adds a size-1 axis, `.transpose::<I, J>()` swaps two; for two generic sizes that are equal, say so with `B: EqualDim<C>`, or check them at run time with `.into_dyn()` on one operand"
-)]
-pub trait BroadcastDim<Rhs: Dim> {
-    /// The broadcast size.
-    type Output: Dim;
-}
 
 /// `Const<N> ⊕ Const<N> = Const<N>`
 #[diagnostic::do_not_recommend]

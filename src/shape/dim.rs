@@ -39,10 +39,17 @@
 //! "`Const<1>` is not a dimension: write `One` (or `1` in `Shape![...]`), the
 //! size-1 dimension that broadcasts". `Tensor::reshape` between two fixed
 //! shapes has the same limit (see its documentation).
+//!
+//! # The per-dimension rules
+//! `Dim`'s supertraits are the rules every dimension meets
+//! ([`BroadcastDim`], [`SameDim`], [`EqualOutput`], [`DimExpandsTo`],
+//! [`DimFits`]), and each rule is bounded by `Dim`: one recursive
+//! definition, so the rules are declared here, beside `Dim`. Their impls
+//! for the three dimension types, and the shape-level rules built on them,
+//! are in `broadcast.rs`, `same.rs` and `expand.rs`, which import this
+//! file (and this file none of them).
 
 use core::fmt::Debug;
-
-use super::{BroadcastDim, DimExpandsTo, DimFits, EqualOutput, Fits, SameDim};
 
 /// A dimension whose size `N` is known at compile time.
 ///
@@ -202,4 +209,115 @@ pub(crate) mod sealed {
     impl<const N: usize> Sealed for super::Const<N> {}
     impl Sealed for super::One {}
     impl Sealed for super::Dyn {}
+}
+
+/// A **type operator** giving the size two dimensions broadcast to.
+///
+/// Every [`Dim`] broadcasts with itself, with [`One`] and with [`Dyn`] (in
+/// both orders), so a generic `B: Dim` needs no further bound for these.
+///
+/// ```
+/// use shaped::{BroadcastDim, Const, Dim, Dyn, One};
+/// let _: <One as BroadcastDim<Const<3>>>::Output = Const::<3>;
+/// let _: <Dyn as BroadcastDim<Const<3>>>::Output = Const::<3>;
+/// let _: <Dyn as BroadcastDim<Dyn>>::Output = Dyn;
+/// fn generic<B: Dim>() -> (<B as BroadcastDim<B>>::Output, <B as BroadcastDim<One>>::Output) {
+///     (B::default(), B::default())
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "shape mismatch: a dimension of size `{Self}` cannot broadcast with one of size `{Rhs}`",
+    label = "these shapes do not broadcast",
+    note = "two sizes broadcast when they are equal or one of them is 1 (`One`); for fixed sizes, line the axes up: `.unsqueeze::<K>()` adds a size-1 axis, `.transpose::<I, J>()` swaps two; for two generic sizes that are equal, say so with `B: EqualDim<C>`, or check them at run time with `.into_dyn()` on one operand"
+)]
+pub trait BroadcastDim<Rhs: Dim> {
+    /// The broadcast size.
+    type Output: Dim;
+}
+
+/// A **type operator**: the size two dimensions that must be equal share.
+///
+/// Every [`Dim`] is equal to itself and to [`Dyn`] (in both orders), so a
+/// generic `B: Dim` needs no further bound for these.
+#[diagnostic::on_unimplemented(
+    message = "size mismatch: `{Self}` and `{Rhs}` must be equal",
+    label = "these sizes differ",
+    note = "these sizes do not broadcast (the batches of `bmm`, `baddbmm` and `addbmm`, the inner sizes of a product, the rows of `solve`, the sizes away from the axis of `cat_with`); for two generic sizes that are equal, say so with `B: EqualDim<C>`, or check them at run time with `.into_dyn()` on one tensor"
+)]
+pub trait SameDim<Rhs: Dim> {
+    /// The size both have: the static one where the other is `Dyn`.
+    type Output: Dim;
+}
+
+/// The size two dimensions share when they are equal, for **every** pair:
+/// the static one, or the right one where the left is [`Dyn`]. Result types
+/// are computed with it rather than with the `Output` of a checking rule such
+/// as [`SameDim`], so that a mismatch is reported once, by the rule named in
+/// the method's bounds and with its message (normalizing a failing rule's
+/// `Output` would report the inner rule's message instead).
+///
+/// ```
+/// use shaped::{Const, Dyn, One, shape::EqualOutput};
+/// let _: <Dyn as EqualOutput<Const<3>>>::Output = Const::<3>;
+/// let _: <One as EqualOutput<Dyn>>::Output = One;
+/// ```
+pub trait EqualOutput<Rhs: Dim> {
+    /// The shared size.
+    type Output: Dim;
+}
+
+/// A dimension of the source can be expanded to the target's dimension.
+///
+/// ```
+/// use shaped::{Const, DimExpandsTo, One};
+/// fn check<S: DimExpandsTo<T>, T: shaped::Dim>() {}
+/// check::<One, Const<7>>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "shape mismatch: a dimension of size `{Self}` cannot expand to the size `{Target}`",
+    label = "only a size 1 (`One`) expands to another size",
+    note = "an expanded size must be 1 (`One`) or equal to the target's size; `{Self}` is neither for `{Target}`"
+)]
+pub trait DimExpandsTo<Target: Dim> {
+    /// [`Fits`] once the pair is checked: the in-place rule passes each
+    /// target size through the check of the dimension after it (see
+    /// [`ExpandsAt`](super::ExpandsAt)), so that one mismatch is one error.
+    type Checked: Checked;
+}
+
+/// The outcome of a passed check: [`Fits`]. Its `Then<T>` is `T`, so the
+/// next check's target exists only once this one passed.
+///
+/// ```
+/// use shaped::{Const, shape::{Checked, Fits}};
+/// let _: <Fits as Checked>::Then<Const<4>> = Const::<4>;
+/// ```
+#[doc(hidden)]
+pub trait Checked {
+    /// `T`.
+    type Then<T>;
+}
+
+/// A check that passed.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fits;
+
+/// `Then<T> = T`
+impl Checked for Fits {
+    type Then<T> = T;
+}
+
+/// [`Fits`] for every dimension (a supertrait of [`Dim`], so it holds for a
+/// generic `B: Dim`): the outcome of a check whose result is the target
+/// size `Self` alone (`One → X`, `Dyn → X`).
+///
+/// ```
+/// use shaped::{Const, shape::{DimFits, Fits}};
+/// let _: <Const<3> as DimFits>::Fits = Fits;
+/// ```
+#[doc(hidden)]
+pub trait DimFits {
+    /// [`Fits`].
+    type Fits: Checked;
 }

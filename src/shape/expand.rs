@@ -11,26 +11,7 @@
 //! check::<Shape![3, 1, 1], Shape![5, 3, 4, 1]>();
 //! ```
 
-use super::{Const, Dim, Dyn, DynRank, One, Shape};
-
-/// A dimension of the source can be expanded to the target's dimension.
-///
-/// ```
-/// use shaped::{Const, DimExpandsTo, One};
-/// fn check<S: DimExpandsTo<T>, T: shaped::Dim>() {}
-/// check::<One, Const<7>>();
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "shape mismatch: a dimension of size `{Self}` cannot expand to the size `{Target}`",
-    label = "only a size 1 (`One`) expands to another size",
-    note = "an expanded size must be 1 (`One`) or equal to the target's size; `{Self}` is neither for `{Target}`"
-)]
-pub trait DimExpandsTo<Target: Dim> {
-    /// [`Fits`] once the pair is checked: the in-place rule passes each
-    /// target size through the check of the dimension after it (see
-    /// [`ExpandsAt`]), so that one mismatch is one error.
-    type Checked: Checked;
-}
+use super::{Checked, Const, Dim, DimExpandsTo, DimFits, Dyn, DynRank, Fits, One, Shape};
 
 /// `One → X`
 #[diagnostic::do_not_recommend]
@@ -68,43 +49,6 @@ pub trait ExpandsAt<Target, const DIM: usize> {
 #[diagnostic::do_not_recommend]
 impl<S: DimExpandsTo<T>, T: Dim, const DIM: usize> ExpandsAt<T, DIM> for S {
     type Checked = <S as DimExpandsTo<T>>::Checked;
-}
-
-/// The outcome of a passed check: [`Fits`]. Its `Then<T>` is `T`, so the
-/// next check's target exists only once this one passed.
-///
-/// ```
-/// use shaped::{Const, shape::{Checked, Fits}};
-/// let _: <Fits as Checked>::Then<Const<4>> = Const::<4>;
-/// ```
-#[doc(hidden)]
-pub trait Checked {
-    /// `T`.
-    type Then<T>;
-}
-
-/// A check that passed.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Fits;
-
-/// `Then<T> = T`
-impl Checked for Fits {
-    type Then<T> = T;
-}
-
-/// [`Fits`] for every dimension (a supertrait of [`Dim`], so it holds for a
-/// generic `B: Dim`): the outcome of a check whose result is the target
-/// size `Self` alone (`One → X`, `Dyn → X`).
-///
-/// ```
-/// use shaped::{Const, shape::{DimFits, Fits}};
-/// let _: <Const<3> as DimFits>::Fits = Fits;
-/// ```
-#[doc(hidden)]
-pub trait DimFits {
-    /// [`Fits`].
-    type Fits: Checked;
 }
 
 impl<const N: usize> DimFits for Const<N> {

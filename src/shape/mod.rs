@@ -44,19 +44,21 @@ pub use axis::{
 pub use axis::{JoinAxis, NewAxis};
 #[doc(hidden)]
 pub use broadcast::ShapePair;
-pub use broadcast::{Broadcast, Broadcast3, BroadcastDim, BroadcastShape, BroadcastsAt};
-pub use dim::{Const, Dim, Dyn, FixedDim, One};
+pub use broadcast::{Broadcast, Broadcast3, BroadcastShape, BroadcastsAt};
+pub use dim::{BroadcastDim, Const, Dim, DimExpandsTo, Dyn, EqualOutput, FixedDim, One, SameDim};
+#[doc(hidden)]
+pub use dim::{Checked, DimFits, Fits};
 pub use dyn_rank::DynRank;
 pub(crate) use error::OrPanic;
 pub use error::ShapeError;
-pub use expand::{BroadcastTo, DimExpandsTo, ExpandsAt, ExpandsTo, SumTo};
 #[doc(hidden)]
-pub use expand::{Checked, DimFits, Fits, ShapeExpands};
+pub use expand::ShapeExpands;
+pub use expand::{BroadcastTo, ExpandsAt, ExpandsTo, SumTo};
 pub use runtime::{DimVec, broadcast_shapes, check_expand, check_inplace, checked_numel};
 pub(crate) use runtime::{broadcast_pair, check_static};
 #[doc(hidden)]
 pub use same::JoinPair;
-pub use same::{EqualDim, EqualOutput, JoinDim, JoinShape, SameDim};
+pub use same::{EqualDim, JoinDim, JoinShape};
 pub use split::SplitsInto;
 
 use core::fmt::Debug;

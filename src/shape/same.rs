@@ -10,21 +10,7 @@
 //! fn generic<B: shaped::Dim>() -> <B as SameDim<B>>::Output { B::default() }
 //! ```
 
-use super::{Const, Dim, Dyn, One, Shape};
-
-/// A **type operator**: the size two dimensions that must be equal share.
-///
-/// Every [`Dim`] is equal to itself and to [`Dyn`] (in both orders), so a
-/// generic `B: Dim` needs no further bound for these.
-#[diagnostic::on_unimplemented(
-    message = "size mismatch: `{Self}` and `{Rhs}` must be equal",
-    label = "these sizes differ",
-    note = "these sizes do not broadcast (the batches of `bmm`, `baddbmm` and `addbmm`, the inner sizes of a product, the rows of `solve`, the sizes away from the axis of `cat_with`); for two generic sizes that are equal, say so with `B: EqualDim<C>`, or check them at run time with `.into_dyn()` on one tensor"
-)]
-pub trait SameDim<Rhs: Dim> {
-    /// The size both have: the static one where the other is `Dyn`.
-    type Output: Dim;
-}
+use super::{Const, Dim, Dyn, EqualOutput, One, SameDim, Shape};
 
 /// A bound that states two generic sizes are equal: `B: EqualDim<C>`
 /// lets `B` and `C` broadcast (`(B, 3) + (C, 3)`, the result `(B, 3)`) and
@@ -105,23 +91,6 @@ impl SameDim<Dyn> for One {
 #[diagnostic::do_not_recommend]
 impl<X: Dim> SameDim<X> for Dyn {
     type Output = X;
-}
-
-/// The size two dimensions share when they are equal, for **every** pair:
-/// the static one, or the right one where the left is [`Dyn`]. Result types
-/// are computed with it rather than with the `Output` of a checking rule such
-/// as [`SameDim`], so that a mismatch is reported once, by the rule named in
-/// the method's bounds and with its message (normalizing a failing rule's
-/// `Output` would report the inner rule's message instead).
-///
-/// ```
-/// use shaped::{Const, Dyn, One, shape::EqualOutput};
-/// let _: <Dyn as EqualOutput<Const<3>>>::Output = Const::<3>;
-/// let _: <One as EqualOutput<Dyn>>::Output = One;
-/// ```
-pub trait EqualOutput<Rhs: Dim> {
-    /// The shared size.
-    type Output: Dim;
 }
 
 /// A static size is kept (the rule that checks equality is separate).
