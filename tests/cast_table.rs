@@ -1,5 +1,5 @@
 //! The CUDA casts agree with the CPU's. Every pair of element types the
-//! CUDA backend stores has a C expression (`backend::op::cuda_cast_expression`)
+//! CUDA backend stores has a C expression (`backend::cuda_cast_expression`)
 //! from which the `to_dtype` kernels are generated; this test compiles each
 //! of them for the host (a C++ compiler stands in for NVRTC) and compares
 //! it with the CPU's `to_dtype` on edge values: signed zeros, halves,
@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use shaped::backend::op::{CUDA_CAST_HELPERS, cuda_cast_expression};
+use shaped::backend::{CUDA_CAST_HELPERS, cuda_cast_expression};
 use shaped::element::{Element, Scalar};
 use shaped::{DynRank, Tensor};
 

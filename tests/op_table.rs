@@ -14,7 +14,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use shaped::backend::op::{CUDA_PRELUDE, OpDef};
+use shaped::backend::CUDA_PRELUDE;
+use shaped::backend::op::OpDef;
 
 mod common;
 use common::host_cxx::compile_and_run;

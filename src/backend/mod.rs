@@ -34,6 +34,10 @@ pub(crate) mod primitives;
 pub(crate) mod random;
 mod windows;
 
+// The CUDA C that the kernels of the op table are compiled with, for tests
+// that compile the table's expressions for the host.
+pub use cuda::cast::{CAST_HELPERS as CUDA_CAST_HELPERS, cast_expression as cuda_cast_expression};
+pub use cuda::prelude::PRELUDE as CUDA_PRELUDE;
 pub use fill::{Distribution, Fill};
 pub use layout::{Layout, Output, Versioned};
 pub use linalg::Linalg;

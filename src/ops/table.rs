@@ -33,7 +33,7 @@ pub use crate::backend::op::table::*;
 
 #[cfg(test)]
 mod tests {
-    use crate::backend::op::Map1;
+    use crate::backend::cpu::table_f32;
     use crate::backend::op::table::Fill;
     use crate::tensor::pointwise;
 
@@ -65,7 +65,7 @@ mod tests {
     #[should_panic(expected = "element names must be distinct")]
     fn a_type_with_f32s_name_is_refused_before_an_f32_loop_runs() {
         use crate::{DynRank, Tensor};
-        assert!(<Fill<Impostor> as Map1<Impostor>>::CPU.is_some());
+        assert!(table_f32::unary::<Impostor, Fill<Impostor>>().is_some());
         let t = Tensor::<Impostor, DynRank>::try_from_vec(vec![Impostor(1); 3], &[3]).unwrap();
         let _ = pointwise::unary(Fill(Impostor(2)), &t);
     }

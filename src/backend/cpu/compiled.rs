@@ -1,29 +1,29 @@
-//! The table's pointwise operations on `f32`, compiled once in shaped.
+//! The CPU's pointwise loops, and their instances compiled once in shaped.
 //!
 //! A generic function is compiled in the crate that uses it, with that
 //! crate's optimisation level: a user's debug build ran every elementwise
 //! loop of shaped unoptimised (a GPT training step 27x slower than in
 //! release, most of it in these loops and the polynomial of `tanh`/`exp`).
-//! So each table op carries, for `f32`, a set of plain function pointers to
-//! its CPU loops (the [`CpuUnary`], [`CpuBinary`] and [`CpuTernary`]
-//! constants of `Map1`/`Map2`/`Map3`); the table (`backend/op/table.rs`) defines
-//! them as non-generic functions, which rustc compiles in shaped, with
-//! shaped's optimisation level, whatever the user's profile. The CPU
-//! backend calls them when the constant is `Some` and the generic loop
-//! otherwise (other element types, ops defined outside the table); the
-//! choice is a constant, so the branch not taken is not compiled. For that
-//! the test must be a `bool` constant (`if const { Op::CPU.is_some() }`):
-//! rustc drops a dead branch before instantiating what it calls only when
-//! the branch's condition is itself a constant, not a `match` on a constant
+//! So each table op has, for `f32`, a set of plain function pointers to
+//! its CPU loops ([`CpuUnary`], [`CpuBinary`], [`CpuTernary`]), defined in
+//! `table_f32.rs` from the table's entries as non-generic functions,
+//! which rustc compiles in shaped, with shaped's optimisation level,
+//! whatever the user's profile. The CPU backend calls them when its
+//! lookup finds them and the generic loop otherwise (other element types,
+//! ops defined outside the table); the choice is a constant, so the
+//! branch not taken is not compiled. For that the test must be a `bool`
+//! constant (`if const { table_f32::unary::<T, Op>().is_some() }`): rustc
+//! drops a dead branch before instantiating what it calls only when the
+//! branch's condition is itself a constant, not a `match` on a constant
 //! `Option` (which instantiated every generic loop of every `f32` op the
 //! user's crate calls a second time, in that crate: 21% of the LLVM IR of
-//! the GPT training example, 3 s of its 22 s release rebuild). The table's
-//! functions are `#[inline(never)]` so that no caller inlines one and
-//! instantiates the generic loop it calls.
+//! the GPT training example, 3 s of its 22 s release rebuild). The
+//! compiled functions are `#[inline(never)]` so that no caller inlines one
+//! and instantiates the generic loop it calls.
 //!
 //! The functions below are the loops' one definition, called by both: the
-//! table's compiled functions (with `f32` and an output of rank known at
-//! run time) and the generic fallback. The reductions and statistics take
+//! compiled functions (with `f32` and an output of rank known at run
+//! time) and the generic fallback. The reductions and statistics take
 //! their operation as a value, so they need no table: [`reduce`] and
 //! [`statistic`] call their `f32` instance, compiled here, when `T` is
 //! `f32`.
@@ -58,32 +58,35 @@ type Update3Fn<A, T> = fn(T, Layout<'_, A>, Layout<'_, T>, Layout<'_, T>) -> Res
 /// A one-operand op's CPU loops on `T`, compiled in shaped. The first
 /// argument of each is the op's scalar parameter (`Map1::scalar`), from
 /// which the function rebuilds the op.
-#[doc(hidden)]
-pub struct CpuUnary<T: Element> {
+pub(crate) struct CpuUnary<T: Element> {
     pub(crate) map: Map1Fn<T>,
     pub(crate) update: Update1Fn<T>,
+    /// The op's type (the one the functions rebuild).
+    pub(crate) op: TypeId,
 }
 
 /// A two-operand op's CPU loops on `T` with result `O`, compiled in shaped.
 /// `into` and `update` are for ops whose result is `T`; `rhs` and `lhs` are
 /// the op with a scalar on one side (`ScalarRhs`, `ScalarLhs`), for the ops
 /// that have those forms.
-#[doc(hidden)]
-pub struct CpuBinary<T: Element, O: Element> {
+pub(crate) struct CpuBinary<T: Element, O: Element> {
     pub(crate) map: Map2Fn<T, O>,
     pub(crate) into: Option<IntoFn<T, O>>,
     pub(crate) update: Option<Update2Fn<T, O>>,
     pub(crate) rhs: Option<&'static CpuUnary<T>>,
     pub(crate) lhs: Option<&'static CpuUnary<T>>,
+    /// The op's type (the one the functions rebuild).
+    pub(crate) op: TypeId,
 }
 
 /// A three-operand op's CPU loops (first operand `A`: `T`, or `bool` for
 /// `where`), compiled in shaped; `update` for ops whose first operand is
 /// the result's type.
-#[doc(hidden)]
-pub struct CpuTernary<A: Element, T: Element> {
+pub(crate) struct CpuTernary<A: Element, T: Element> {
     pub(crate) map: Map3Fn<A, T>,
     pub(crate) update: Option<Update3Fn<A, T>>,
+    /// The op's type (the one the functions rebuild).
+    pub(crate) op: TypeId,
 }
 
 /// Whether two names are the same, in a constant.
@@ -128,55 +131,6 @@ pub(crate) fn check_f32<T: 'static>() {
         TypeId::of::<T>() == TypeId::of::<f32>(),
         "an element type other than `f32` is named `float32`: element names must be distinct"
     );
-}
-
-/// Re-types kernels built for `f32` as kernels of `T`; `None` unless `T`
-/// is named as `f32` is (calls through them check the type itself first:
-/// [`check_f32`]).
-macro_rules! retype_f32 {
-    ($name:ident, $K:ident < $($p:ident),* >, [$($f32:ty),*]) => {
-        #[doc(hidden)]
-        pub const fn $name<T: Element>(k: &'static $K<$($f32),*>) -> Option<&'static $K<$($p),*>> {
-            if is_f32::<T>() {
-                // SAFETY: a reference to the same constant seen with `T` in
-                // place of `f32`: its fields are function pointers, valid
-                // whatever their argument types. They are called only after
-                // `check_f32::<T>()`, when `T` is `f32`.
-                Some(unsafe { &*(k as *const $K<$($f32),*> as *const $K<$($p),*>) })
-            } else {
-                None
-            }
-        }
-    };
-}
-retype_f32!(unary_for, CpuUnary<T>, [f32]);
-retype_f32!(binary_for, CpuBinary<T, T>, [f32, f32]);
-retype_f32!(compare_for, CpuBinary<T, bool>, [f32, bool]);
-retype_f32!(ternary_for, CpuTernary<T, T>, [f32, f32]);
-retype_f32!(select_for, CpuTernary<bool, T>, [bool, f32]);
-
-/// The compiled `out=` loop of `Op` on `T`, if it has one.
-pub(crate) const fn into_of<T: Element, Op: Map2<T, Out = T>>() -> Option<IntoFn<T, T>> {
-    match Op::CPU {
-        Some(k) => k.into,
-        None => None,
-    }
-}
-
-/// The compiled in-place loop of a two-operand `Op` on `T`, if it has one.
-pub(crate) const fn update2_of<T: Element, Op: Map2<T, Out = T>>() -> Option<Update2Fn<T, T>> {
-    match Op::CPU {
-        Some(k) => k.update,
-        None => None,
-    }
-}
-
-/// The compiled in-place loop of a three-operand `Op` on `T`, if it has one.
-pub(crate) const fn update3_of<T: Element, Op: Map3<T, T>>() -> Option<Update3Fn<T, T>> {
-    match Op::CPU {
-        Some(k) => k.update,
-        None => None,
-    }
 }
 
 /// The elements of the reduction `r` of `a` over the axes of `mask`.

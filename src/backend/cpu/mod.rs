@@ -43,6 +43,7 @@ mod small_buffers;
 mod softmax;
 pub(crate) mod storage;
 mod store;
+pub(crate) mod table_f32;
 pub(crate) mod trig_runs;
 mod unit_stride_conv;
 mod widened;

@@ -12,6 +12,7 @@ use super::index_run::{gather_nonempty, scatter_nonempty};
 use super::isa::{Narrow, Wide};
 use super::reducers::{ArgExtreme, MaxAndSum, Truth};
 use super::storage::Storage;
+use super::table_f32;
 use crate::backend::op::index::{IndexElement, ScatterReduce};
 use crate::backend::op::scalar;
 use crate::backend::op::{Map1, Map2, Map3, Reduction, Statistic};
@@ -23,14 +24,15 @@ use crate::iter::{broadcast_strides, contiguous_strides};
 use crate::shape::{DimVec, ShapeError, check_expand, check_inplace};
 
 /// `$compiled`, with `$k` the op's `f32` loops compiled in shaped, when the
-/// constant `$loops` holds them, else the generic loop `$generic`. The
-/// test is a `bool` constant, so rustc does not instantiate the branch not
-/// taken (`compiled.rs` says why a `match` on the `Option` did).
+/// constant `$loops` (a lookup of `table_f32.rs`) holds them, else the
+/// generic loop `$generic`. The test is a `bool` constant, so rustc does
+/// not instantiate the branch not taken (`compiled.rs` says why a `match`
+/// on the `Option` did).
 macro_rules! compiled_or {
     ($loops:expr, |$k:ident| $compiled:expr, $generic:expr $(,)?) => {
         if const { $loops.is_some() } {
             let Some($k) = $loops else { unreachable!() };
-            compiled::check_f32::<T>();
+            table_f32::check::<T, Op>($k.op);
             $compiled
         } else {
             $generic
@@ -46,7 +48,7 @@ impl<T: Element> Backend<T> for Cpu {
     #[inline(always)]
     fn unary<Op: Map1<T>>(op: Op, a: Layout<'_, T>) -> Result<Output<Storage<T>>, ShapeError> {
         let f = compiled_or!(
-            Op::CPU,
+            table_f32::unary::<T, Op>(),
             |k| (k.map)(op.scalar(), a)?,
             compiled::map1(op, a)?
         );
@@ -70,7 +72,7 @@ impl<T: Element> Backend<T> for Cpu {
         b: Layout<'_, T>,
     ) -> Result<Output<Storage<T>>, ShapeError> {
         let f = compiled_or!(
-            Op::CPU,
+            table_f32::binary::<T, Op>(),
             |k| (k.map)(op.scalar(), a, b)?,
             compiled::map2(op, a, b)?
         );
@@ -84,7 +86,7 @@ impl<T: Element> Backend<T> for Cpu {
         b: Layout<'_, T>,
     ) -> Result<Output<Storage<bool>>, ShapeError> {
         let f = compiled_or!(
-            Op::CPU,
+            table_f32::compare::<T, Op>(),
             |k| (k.map)(op.scalar(), a, b)?,
             compiled::map2(op, a, b)?
         );
@@ -98,8 +100,8 @@ impl<T: Element> Backend<T> for Cpu {
         out: Layout<'_, T>,
     ) -> Result<(), ShapeError> {
         compiled_or!(
-            compiled::into_of::<T, Op>(),
-            |k| k(op.scalar(), a, b, out),
+            table_f32::into::<T, Op>(),
+            |k| k.into.expect("looked up with an `out=` form")(op.scalar(), a, b, out),
             compiled::map2_into(op, a, b, out)
         )
     }
@@ -112,7 +114,7 @@ impl<T: Element> Backend<T> for Cpu {
         c: Layout<'_, T>,
     ) -> Result<Output<Storage<T>>, ShapeError> {
         let f = compiled_or!(
-            Op::CPU,
+            table_f32::ternary::<T, Op>(),
             |k| (k.map)(op.scalar(), a, b, c)?,
             compiled::map3(op, a, b, c)?
         );
@@ -127,7 +129,7 @@ impl<T: Element> Backend<T> for Cpu {
         c: Layout<'_, T>,
     ) -> Result<Output<Storage<T>>, ShapeError> {
         let f = compiled_or!(
-            Op::CPU,
+            table_f32::select::<T, Op>(),
             |k| (k.map)(op.scalar(), cond, b, c)?,
             compiled::map3(op, cond, b, c)?
         );
@@ -136,7 +138,7 @@ impl<T: Element> Backend<T> for Cpu {
 
     fn unary_<Op: Map1<T>>(op: Op, a: Layout<'_, T>) -> Result<(), ShapeError> {
         compiled_or!(
-            Op::CPU,
+            table_f32::unary::<T, Op>(),
             |k| (k.update)(op.scalar(), a),
             compiled::update1(op, a)
         )
@@ -149,8 +151,8 @@ impl<T: Element> Backend<T> for Cpu {
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims, &[b.dims])?;
         compiled_or!(
-            compiled::update2_of::<T, Op>(),
-            |k| k(op.scalar(), a, b),
+            table_f32::update2::<T, Op>(),
+            |k| k.update.expect("looked up with an in-place form")(op.scalar(), a, b),
             compiled::update2(op, a, b)
         )
     }
@@ -163,8 +165,8 @@ impl<T: Element> Backend<T> for Cpu {
     ) -> Result<(), ShapeError> {
         check_inplace(a.dims, &[b.dims, c.dims])?;
         compiled_or!(
-            compiled::update3_of::<T, Op>(),
-            |k| k(op.scalar(), a, b, c),
+            table_f32::update3::<T, Op>(),
+            |k| k.update.expect("looked up with an in-place form")(op.scalar(), a, b, c),
             compiled::update3(op, a, b, c)
         )
     }

@@ -37,7 +37,7 @@ pub const CAST_HELPERS: &str = include_str!("kernels/cast_helpers.cu");
 /// nearest.
 ///
 /// ```
-/// use shaped::backend::op::cuda_cast_expression;
+/// use shaped::backend::cuda_cast_expression;
 /// assert_eq!(cuda_cast_expression("float32", "bool"), "(a != (A0)0)");
 /// assert_eq!(cuda_cast_expression("int64", "uint8"), "(OUT)(long long)a");
 /// ```

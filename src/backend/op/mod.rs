@@ -17,14 +17,6 @@ pub(crate) mod table;
 pub(crate) mod trig;
 mod trig_table;
 
-#[doc(hidden)]
-pub use super::cpu::compiled::{CpuBinary, CpuTernary, CpuUnary};
-
-pub use super::cuda::cast::{
-    CAST_HELPERS as CUDA_CAST_HELPERS, cast_expression as cuda_cast_expression,
-};
-pub use super::cuda::prelude::PRELUDE as CUDA_PRELUDE;
-
 /// Which element types an operation accepts: the name of the element trait
 /// that bounds its Rust function.
 ///
@@ -264,11 +256,6 @@ pub trait Map1<T: Element>: Pointwise {
     fn scalar(&self) -> T {
         T::default()
     }
-    /// The op's CPU loops on `T` compiled in shaped (the table's ops, for
-    /// `f32`), so that a user's debug build runs them optimised; `None` (the
-    /// default) runs the generic loops, compiled where they are used.
-    #[doc(hidden)]
-    const CPU: Option<&'static CpuUnary<T>> = None;
 }
 
 /// A two-operand operation on elements `T`, with result `Out`.
@@ -288,11 +275,6 @@ pub trait Map2<T: Element>: Pointwise {
     fn scalar(&self) -> T {
         T::default()
     }
-    /// The op's CPU loops on `T` compiled in shaped (the table's ops, for
-    /// `f32`), so that a user's debug build runs them optimised; `None` (the
-    /// default) runs the generic loops, compiled where they are used.
-    #[doc(hidden)]
-    const CPU: Option<&'static CpuBinary<T, Self::Out>> = None;
 }
 
 /// A three-operand operation whose first operand has elements `A` (`T`,
@@ -311,11 +293,6 @@ pub trait Map3<A: Element, T: Element>: Pointwise {
     fn scalar(&self) -> T {
         T::default()
     }
-    /// The op's CPU loops on `T` compiled in shaped (the table's ops, for
-    /// `f32`), so that a user's debug build runs them optimised; `None` (the
-    /// default) runs the generic loops, compiled where they are used.
-    #[doc(hidden)]
-    const CPU: Option<&'static CpuTernary<A, T>> = None;
 }
 
 /// A two-operand operation with its right-hand side fixed to a scalar,
@@ -356,10 +333,6 @@ impl<Op: Pointwise, T: Element> Pointwise for ScalarLhs<Op, T> {
 }
 
 impl<T: Element, Op: Map2<T, Out = T>> Map1<T> for ScalarRhs<Op, T> {
-    const CPU: Option<&'static CpuUnary<T>> = match Op::CPU {
-        Some(k) => k.rhs,
-        None => None,
-    };
     #[inline(always)]
     fn call(&self, a: T) -> T {
         self.0.call(a, self.1)
@@ -370,10 +343,6 @@ impl<T: Element, Op: Map2<T, Out = T>> Map1<T> for ScalarRhs<Op, T> {
 }
 
 impl<T: Element, Op: Map2<T, Out = T>> Map1<T> for ScalarLhs<Op, T> {
-    const CPU: Option<&'static CpuUnary<T>> = match Op::CPU {
-        Some(k) => k.lhs,
-        None => None,
-    };
     #[inline(always)]
     fn call(&self, a: T) -> T {
         self.0.call(self.1, a)
