@@ -218,11 +218,13 @@ const LIBM_DIFFERS: &[&str] = &[
 ];
 
 /// Ops composed of several special functions (`mish` is
-/// `x tanh(log1p(exp(x)))`): in `f32` each function's last-place error on
+/// `x tanh(log1p(exp(x)))`, `softplus` `log1p(exp(x))`, and
+/// `softplus_backward`'s Rust side is `g σ(x)` where its C is
+/// `g / (1 + exp(-x))`): in `f32` each function's last-place error on
 /// either side carries through, and `mish_backward`'s sum
 /// `t + x σ(x) (1 - t²)` cancels for negative `x`, so the two sides may
 /// differ by a few units in the last place of the result.
-const COMPOSED: &[&str] = &["mish", "mish_backward"];
+const COMPOSED: &[&str] = &["mish", "mish_backward", "softplus", "softplus_backward"];
 
 /// Whether two results of op `name` on `ty` agree: bit for bit (the sign of
 /// zero included, NaN with NaN), within two units in the last place for

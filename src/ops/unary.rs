@@ -251,6 +251,16 @@ macro_rules! unary_op_list {
         /// assert!((m[1] - 0.8650983882673103).abs() < 1e-15);
         /// ```
         mish / try_mish / mish_: Float, Mish;
+        /// `ln(1 + e^x)`, and `x` itself above 20, as
+        /// `torch.nn.functional.softplus` with its defaults.
+        ///
+        /// ```
+        /// use shaped::{Shape, Tensor};
+        /// let s = Tensor::<f64, Shape![3]>::from_vec(vec![0., 1., 30.]).softplus().to_vec();
+        /// assert!((s[0] - 2f64.ln()).abs() < 1e-15 && (s[1] - 1.3132616875182228).abs() < 1e-15);
+        /// assert_eq!(s[2], 30.);
+        /// ```
+        softplus / try_softplus / softplus_: Float, Softplus;
             }
     };
 }

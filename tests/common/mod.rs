@@ -11,6 +11,7 @@ pub mod grad;
 pub mod host_cxx;
 pub mod json_scalar;
 pub mod json_tensor;
+pub mod unary_op;
 
 /// How an operand's elements are laid out in memory.
 #[derive(Clone, Copy, Debug)]

@@ -419,6 +419,10 @@ macro_rules! pointwise_entries {
             unary Reciprocal "reciprocal": Float => "(T)1 / a", |a| a.recip(), grad ReciprocalBackward;
             /// `x tanh(softplus(x))`, as `torch.nn.functional.mish`.
             unary Mish "mish": Float => "a * tanh(log1p(exp(a)))", |a| a * scalar::tanh(scalar::log1p(scalar::exp(a))), grad MishBackward;
+            /// `ln(1 + e^x)`, and `x` itself above 20, as
+            /// `torch.nn.functional.softplus` with its defaults (`beta = 1`,
+            /// `threshold = 20`).
+            unary Softplus "softplus": Float => "(a > (T)20 ? a : log1p(exp(a)))", |a| if a > T::from_f64(20.0) { a } else { scalar::log1p(scalar::exp(a)) }, grad SoftplusBackward;
 
             /// `a + b`, as `torch.add` (integers wrap).
             binary Add "add": Numeric => "sh_wadd(a, b)", |a, b| a.wadd(b);
@@ -537,6 +541,9 @@ macro_rules! pointwise_entries {
                 let t = scalar::tanh(scalar::log1p(scalar::exp(x)));
                 g * (t + x * scalar::sigmoid(x) * (T::one() - t * t))
             };
+            /// `g σ(x)`, and `g` above 20: the gradient of `softplus`, as
+            /// PyTorch's `softplus_backward`.
+            ternary SoftplusBackward "softplus_backward": Float => "(b > (T)20 ? a : a / ((T)1 + exp(-b)))", |g, x, _y| if x > T::from_f64(20.0) { g } else { g * scalar::sigmoid(x) };
             // The derivatives of the two- and three-operand ops with respect to
             // one operand: the upstream gradient `a`, then the operands it needs.
             /// `-g x / y²`: the gradient of `x / y` with respect to `y`.
