@@ -12,10 +12,12 @@
 //! input and the result), which makes the op a
 //! [`Derivative`](crate::backend::op::Derivative); eager autograd, fused
 //! autograd (on the CPU and in generated CUDA) read it from there. Adding
-//! a differentiable one-operand op, as `mish` was, is its two entries here
-//! and one line in the list of `ops/unary.rs`, from which the tensor
-//! methods (`mish`, `try_mish`, `mish_`), the lazy method and the
-//! variable's method with its gradient are generated.
+//! a differentiable one-operand op, as `mish` and `softplus` were, is its
+//! two entries here and one line in the list of `ops/unary.rs`, from which
+//! the tensor methods (`softplus`, `try_softplus`, `softplus_`), the lazy
+//! method and the variable's method with its gradient are generated; the
+//! CPU compiles the new entry's `f32` loops from the same list, and the
+//! CUDA backend generates its kernels from the expression.
 //!
 //! `tests/op_table.rs` walks [`POINTWISE`]: it compiles every expression
 //! for the host with the CUDA prelude and compares it with the Rust side
