@@ -90,7 +90,7 @@ pub(crate) struct CpuTernary<A: Element, T: Element> {
 }
 
 /// Whether two names are the same, in a constant.
-const fn same_name(a: &str, b: &str) -> bool {
+pub(crate) const fn same_name(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;

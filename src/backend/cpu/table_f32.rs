@@ -27,7 +27,7 @@
 
 use core::any::TypeId;
 
-use super::compiled::{self, CpuBinary, CpuTernary, CpuUnary, check_f32, is_f32};
+use super::compiled::{self, CpuBinary, CpuTernary, CpuUnary, check_f32, is_f32, same_name};
 use super::exec::{Fresh, Layout};
 use super::trig_runs;
 use crate::backend::op::table::*;
@@ -252,28 +252,12 @@ macro_rules! compile_f32 {
 
 pointwise_entries!(compile_f32);
 
-/// Whether two strings are equal, in a constant.
-const fn same_str(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 /// Whether `def` describes the table op `table` with tensor operands: the
 /// same name, CUDA expression, arity and operand kinds.
 const fn same_def(def: &OpDef, table: &OpDef) -> bool {
     matches!(def.mode, Mode::Tensors)
-        && same_str(def.name, table.name)
-        && same_str(def.cuda, table.cuda)
+        && same_name(def.name, table.name)
+        && same_name(def.cuda, table.cuda)
         && def.arity == table.arity
         && def.bool_out == table.bool_out
         && def.bool_first == table.bool_first
