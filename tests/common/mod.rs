@@ -11,6 +11,8 @@ pub mod grad;
 pub mod host_cxx;
 pub mod json_scalar;
 pub mod json_tensor;
+#[cfg(feature = "linalg")]
+pub mod linalg_oracle;
 
 /// How an operand's elements are laid out in memory.
 #[derive(Clone, Copy, Debug)]
