@@ -2,9 +2,10 @@
 //! `householder_product` on the CPU, each two ways on the same batch
 //! (`f64`): the device-composed rule that autograd runs (`linalg/vjp.rs`:
 //! batched inverses, triangular solves and matrix products over the whole
-//! batch, the same code CUDA runs) and the per-matrix faer formula of
-//! `linalg::grad` that autograd ran before (one matrix per rayon task).
-//! Both include the same forward pass. Compare with
+//! batch, the same code CUDA runs) and the per-matrix faer formula that
+//! autograd ran before, now the tests' oracle
+//! (`tests/common/linalg_oracle.rs`, one matrix per rayon task). Both
+//! include the same forward pass. Compare with
 //! `benches/compare_linalg_grad.py`, the same gradients in PyTorch, run in
 //! the same session:
 //!
@@ -17,8 +18,12 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use shaped::autograd::{Var, linalg as ag};
-use shaped::linalg::{self, Triangle, grad};
+use shaped::linalg::{self, Triangle};
 use shaped::{DynRank, Tensor};
+
+#[allow(dead_code)]
+#[path = "../tests/common/linalg_oracle.rs"]
+mod oracle;
 
 type D = Tensor<f64, DynRank>;
 
@@ -65,7 +70,7 @@ fn grads(c: &mut Criterion) {
         g.bench_function("det per-matrix", |bn| {
             bn.iter(|| {
                 let d = linalg::det(&a);
-                black_box(grad::det_backward(&ones(d.dims()), &a, &d).unwrap())
+                black_box(oracle::det_backward(&ones(d.dims()), &a, &d).unwrap())
             })
         });
         let ps = Var::param(spd.share());
@@ -75,7 +80,7 @@ fn grads(c: &mut Criterion) {
         g.bench_function("cholesky per-matrix", |bn| {
             bn.iter(|| {
                 let l = linalg::cholesky(&spd);
-                black_box(grad::cholesky_backward(&ones(l.dims()), &l).unwrap())
+                black_box(oracle::cholesky_backward(&ones(l.dims()), &l).unwrap())
             })
         });
         let pb = Var::param(b.share());
@@ -85,7 +90,7 @@ fn grads(c: &mut Criterion) {
         g.bench_function("solve_triangular per-matrix", |bn| {
             bn.iter(|| {
                 let x = linalg::solve_triangular(&a, &b, tri);
-                black_box(grad::solve_triangular_backward(&ones(x.dims()), &a, &x, tri).unwrap())
+                black_box(oracle::solve_triangular_backward(&ones(x.dims()), &a, &x, tri).unwrap())
             })
         });
         g.bench_function("lu composed", |bn| {
@@ -99,7 +104,7 @@ fn grads(c: &mut Criterion) {
                 let (pm, l, u) = linalg::lu(&a);
                 let (l, u) = (l.into_dyn(), u.into_dyn());
                 black_box(
-                    grad::lu_backward(&ones(l.dims()), &ones(u.dims()), &pm.into_dyn(), &l, &u)
+                    oracle::lu_backward(&ones(l.dims()), &ones(u.dims()), &pm.into_dyn(), &l, &u)
                         .unwrap(),
                 )
             })
@@ -111,7 +116,7 @@ fn grads(c: &mut Criterion) {
         g.bench_function("householder_product per-matrix", |bn| {
             bn.iter(|| {
                 let q = linalg::householder_product(&a, &tau);
-                black_box(grad::householder_product_backward(&ones(q.dims()), &a, &tau).unwrap())
+                black_box(oracle::householder_product_backward(&ones(q.dims()), &a, &tau).unwrap())
             })
         });
         g.finish();

@@ -1,6 +1,6 @@
 //! Gradients of `inv`, `det`, `solve`, `cholesky`, `solve_triangular`,
-//! `matrix_power` and `matrix_exp`, each wired to its formula in
-//! [`crate::linalg::grad`], and of `cross` and `vector_norm_dims`; those of
+//! `matrix_power` and `matrix_exp`, each PyTorch's formula written over the
+//! device, and of `cross` and `vector_norm_dims`; those of
 //! `vector_norm`, `svdvals`, `matrix_norm`, `norm`, `cond`, `multi_dot`,
 //! `lstsq`, `householder_product`, `lu` and `eig` / `eigvals` are in the
 //! submodule `linalg/decomp.rs`, re-exported here. No rule panics. Where a
@@ -17,8 +17,8 @@
 //! rules are compositions of device operations (matrix products, batched
 //! inverses and triangular solves, the SVD, views, `cat`, `where` with a
 //! small uploaded mask, the norm reductions' `norm_backward`), so a CUDA
-//! `Var` back-propagates on the GPU. The per-matrix formulas of
-//! [`crate::linalg::grad`] are their CPU references in the tests. Two
+//! `Var` back-propagates on the GPU. Their per-matrix faer forms are the
+//! tests' oracles (`tests/common/linalg_oracle.rs`). Two
 //! rules read a little back to the host: `det`'s (the inverse's `info`, to
 //! take the SVD's adjugate only where a matrix is singular) and
 //! `eig` / `eigvals`' (computed on the host, as their forward pass is, and
@@ -45,7 +45,7 @@ use crate::shape::{DynRank, Shape, ShapeError};
 
 /// The inverse of each matrix of `a` `(..., n, n)`, as
 /// [`linalg::try_inv`](crate::linalg::try_inv), with gradient
-/// [`grad::inv_backward`](crate::linalg::grad::inv_backward).
+/// `-Yᵀ G Yᵀ` for `Y = A⁻¹`.
 ///
 /// # Errors
 /// As [`linalg::try_inv`](crate::linalg::try_inv).
@@ -64,7 +64,7 @@ pub fn try_inv<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgD
     let value = la::try_inv(&a.value)?;
     let y = value.share().into_dyn();
     Ok(Var::from_op(value, &[Some(&a.node)], move || {
-        // `-Yᵀ g Yᵀ` (the formula of [`grad::inv_backward`](crate::linalg::grad::inv_backward)) with `Yᵀ` a
+        // `-Yᵀ g Yᵀ` (PyTorch's formula) with `Yᵀ` a
         // transposed view: two matrix products and a negation on the device.
         Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
             let yt = crate::linalg::compose::mat_t(&y);
@@ -95,7 +95,7 @@ pub fn inv<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgDevic
 
 /// The determinant of each matrix of `a` `(..., n, n)`, as
 /// [`linalg::try_det`](crate::linalg::try_det), with gradient
-/// [`grad::det_backward`](crate::linalg::grad::det_backward): the transposed adjugate, defined at singular
+/// `g · adj(A)ᵀ`, the transposed adjugate, defined at singular
 /// matrices too (`[[1, 2], [2, 4]]` gives `[[4, -2], [-2, 1]]`, as PyTorch),
 /// on any device: `g · det · A⁻ᵀ` through one batched inverse, and the
 /// adjugate through the SVD for the matrices the inverse reports singular
@@ -151,7 +151,7 @@ pub fn det<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgDevic
 
 /// `X` with `A X = B`, batches broadcast, as
 /// [`linalg::try_solve`](crate::linalg::try_solve), with gradients
-/// [`grad::solve_backward`](crate::linalg::grad::solve_backward) summed to each input's sizes.
+/// `∂B = A⁻ᵀ G` and `∂A = -∂B Xᵀ` summed to each input's sizes.
 ///
 /// # Errors
 /// As [`linalg::try_solve`](crate::linalg::try_solve).
@@ -185,8 +185,8 @@ where
         &[Some(&a.node), Some(&b.node)],
         move || {
             Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
-                // `∂B = A⁻ᵀ G` (a solve with the transposed view of A, the
-                // formula of [`grad::solve_backward`](crate::linalg::grad::solve_backward)) and `∂A = -∂B Xᵀ`, on
+                // `∂B = A⁻ᵀ G` (a solve with the transposed view of A,
+                // PyTorch's formula) and `∂A = -∂B Xᵀ`, on
                 // the device. A batch of vectors (as the forward pass read
                 // B) is a batch of one-column matrices.
                 let mat = |t: &Dyn<T, D>, vec: bool| -> Result<Dyn<T, D>, D::Error> {
@@ -243,7 +243,8 @@ where
 
 /// The lower Cholesky factor of each matrix of `a` `(..., n, n)`, as
 /// [`linalg::try_cholesky`](crate::linalg::try_cholesky), with the
-/// symmetric gradient of [`grad::cholesky_backward`](crate::linalg::grad::cholesky_backward),
+/// symmetric gradient `(S + Sᵀ) / 2`, `S = L⁻ᵀ Φ(Lᵀ G) L⁻¹` with `Φ` the
+/// lower triangle, its diagonal halved (PyTorch's),
 /// on any device (a matrix product and two triangular solves with `L`'s
 /// transposed view).
 ///
@@ -305,11 +306,10 @@ fn nan_like<T: LinalgFloat>(dims: &[usize]) -> Dyn<T> {
 
 /// `X` with `A X = B` for triangular `A`, as
 /// [`linalg::try_solve_triangular`](crate::linalg::try_solve_triangular),
-/// with the gradients of
-/// [`grad::solve_triangular_backward`](crate::linalg::grad::solve_triangular_backward)
-/// on any device (a triangular solve with `A`'s transposed view, a matrix
-/// product, the read triangle kept with `where`), summed to each
-/// input's sizes.
+/// with the gradients `∂B = A⁻ᵀ G` and `∂A = -∂B Xᵀ` on the triangle read
+/// (PyTorch's), on any device (a triangular solve with `A`'s transposed
+/// view, a matrix product, the read triangle kept with `where`), summed to
+/// each input's sizes.
 ///
 /// # Errors
 /// As [`linalg::try_solve_triangular`](crate::linalg::try_solve_triangular).
@@ -355,7 +355,7 @@ where
 
 /// `Aᵏ`, as [`linalg::try_matrix_power`](crate::linalg::try_matrix_power),
 /// with gradient `Σ_{i<k} (Aᵀ)ⁱ G (Aᵀ)^{k-1-i}` (through the inverse for
-/// `k < 0`), as [`grad::matrix_power_backward`](crate::linalg::grad::matrix_power_backward), on any device: the rule
+/// `k < 0`), as PyTorch's, on any device: the rule
 /// is made of batched matrix products (and `inv` for `k < 0`), so a CUDA
 /// `Var` back-propagates on the GPU. Where the inverse fails the gradient
 /// is NaN.
@@ -392,7 +392,7 @@ where
 
 /// `exp(A)`, as [`linalg::try_matrix_exp`](crate::linalg::try_matrix_exp),
 /// with gradient the upper-right block of `exp([[Aᵀ, G], [0, Aᵀ]])`, as
-/// [`grad::matrix_exp_backward`](crate::linalg::grad::matrix_exp_backward), on any device (two `cat` kernels and
+/// PyTorch's, on any device (two `cat` kernels and
 /// [`linalg::try_matrix_exp`](crate::linalg::try_matrix_exp) of the
 /// `2n x 2n` matrices, which reads their norms back to the host).
 ///

@@ -94,7 +94,7 @@
 //! | `views.rs` | `expand`, `broadcast_to`, `broadcast_in_dim`, `permute`, `transpose`, `unsqueeze`, `squeeze`, `reshape`, `narrow` |
 //! | `reduce.rs` | `sum` ... `logsumexp`, `softmax`, `log_softmax`, `sum_to` |
 //! | `index.rs` | `gather`, `index_select`, `take_along_dim`, `masked_fill`, `cat`, `select`, `slice`, `slice_step` |
-//! | `linalg.rs` | `inv`, `det`, `solve`, `cholesky` (wired to `linalg::grad`) |
+//! | `linalg.rs` | `inv`, `det`, `solve`, `cholesky`, `solve_triangular`, `matrix_power`, `matrix_exp`, `cross`, `vector_norm_dims` (device formulas); `linalg/decomp.rs` the decompositions' |
 //! | `matmul.rs` | `matmul` (NumPy's rules, batch broadcasting), `mm` |
 //! | `norm.rs` | batch normalisation's training pass (one recorded operation) |
 //! | `conv.rs` | `conv1d`, `conv2d`, `max_pool2d`, `avg_pool2d`, `adaptive_avg_pool2d` (im2col ↔ col2im) |

@@ -17,13 +17,12 @@
 //! and of each result.
 
 use crate::tensor::host;
-use faer::Mat;
 
 use super::generic::check_square_dims;
 use super::tensor;
 use super::{EigvalsOf, LinalgFloat, SquareMatrices, expect};
 use crate::backend::Backend;
-use crate::backend::cpu::linalg::batch::{Operand, check_square, dims_with, push_mat};
+use crate::backend::cpu::linalg::eig as kernel;
 use crate::device::{Cpu, Device};
 use crate::shape::{DynRank, Shape};
 use crate::{ShapeError, Tensor};
@@ -116,66 +115,24 @@ where
     Ok((back(a, &vals)?, back(a, &vecs)?))
 }
 
-/// `(eigenvalues, eigenvectors)` of the CPU matrices `a`.
+/// `(eigenvalues, eigenvectors)` of the CPU matrices `a`: the CPU kernel
+/// on `a`'s layout, the results made tensors.
 #[allow(clippy::type_complexity)]
 fn eig_cpu<T: LinalgFloat>(
     a: &Tensor<T, DynRank>,
 ) -> Result<(ComplexTensor<T, DynRank>, ComplexTensor<T, DynRank>), ShapeError> {
-    let name = "linalg.eig";
-    let op = Operand::matrices(a.layout(), name, "A")?;
-    let n = check_square(&op, name, "A")?;
     finite(a)?;
-    let res = op.each(name, |x| {
-        let e = faer::linalg::solvers::Eigen::new_from_real(x.as_ref())
-            .map_err(|_| NO_CONVERGENCE.to_string())?;
-        let vals: Vec<(T, T)> = e.S().column_vector().iter().map(|z| (z.re, z.im)).collect();
-        let u = e.U();
-        let mut vre = Mat::<T>::zeros(n, n);
-        let mut vim = Mat::<T>::zeros(n, n);
-        for j in 0..n {
-            // Unit norm, and the largest component made real and positive.
-            let col: Vec<(T, T)> = (0..n).map(|i| (u[(i, j)].re, u[(i, j)].im)).collect();
-            let norm = col
-                .iter()
-                .fold(T::zero(), |s, &(r, i)| s + r * r + i * i)
-                .sqrt();
-            let big = col.iter().copied().fold((T::zero(), T::zero()), |b, c| {
-                if c.0 * c.0 + c.1 * c.1 > b.0 * b.0 + b.1 * b.1 {
-                    c
-                } else {
-                    b
-                }
-            });
-            let m = (big.0 * big.0 + big.1 * big.1).sqrt();
-            // Multiply by conj(big) / (|big| · norm).
-            let (pr, pi) = if m > T::zero() && norm > T::zero() {
-                (big.0 / (m * norm), -big.1 / (m * norm))
-            } else {
-                (T::one(), T::zero())
-            };
-            for (i, &(r, im)) in col.iter().enumerate() {
-                vre[(i, j)] = r * pr - im * pi;
-                vim[(i, j)] = r * pi + im * pr;
-            }
-        }
-        Ok((vals, vre, vim))
-    })?;
-    let (mut lre, mut lim, mut vre, mut vim) = (vec![], vec![], vec![], vec![]);
-    for (vals, r, i) in &res {
-        lre.extend(vals.iter().map(|v| v.0));
-        lim.extend(vals.iter().map(|v| v.1));
-        push_mat(&mut vre, r.as_ref());
-        push_mat(&mut vim, i.as_ref());
-    }
-    let vd = dims_with(op.batch(), &[n]);
+    let e = kernel::eig(a.layout(), true)?;
+    let [vre, vim] = e.vecs.expect("eigenvectors asked for");
+    let [lre, lim] = e.vals;
     Ok((
         ComplexTensor {
-            re: tensor(lre, &vd)?,
-            im: tensor(lim, &vd)?,
+            re: tensor(lre, &e.vals_dims)?,
+            im: tensor(lim, &e.vals_dims)?,
         },
         ComplexTensor {
-            re: tensor(vre, &op.dims_vec())?,
-            im: tensor(vim, &op.dims_vec())?,
+            re: tensor(vre, &e.vecs_dims)?,
+            im: tensor(vim, &e.vecs_dims)?,
         },
     ))
 }
@@ -228,23 +185,17 @@ where
     back(a, &eigvals_cpu(&host)?)
 }
 
-/// The eigenvalues of the CPU matrices `a`.
+/// The eigenvalues of the CPU matrices `a`: the CPU kernel on `a`'s
+/// layout, the results made tensors.
 fn eigvals_cpu<T: LinalgFloat>(
     a: &Tensor<T, DynRank>,
 ) -> Result<ComplexTensor<T, DynRank>, ShapeError> {
-    let name = "linalg.eigvals";
-    let op = Operand::matrices(a.layout(), name, "A")?;
-    let n = check_square(&op, name, "A")?;
     finite(a)?;
-    let res = op.each(name, |x| {
-        x.eigenvalues().map_err(|_| NO_CONVERGENCE.to_string())
-    })?;
-    let re = res.iter().flatten().map(|z| z.re).collect();
-    let im = res.iter().flatten().map(|z| z.im).collect();
-    let vd = dims_with(op.batch(), &[n]);
+    let e = kernel::eig(a.layout(), false)?;
+    let [re, im] = e.vals;
     Ok(ComplexTensor {
-        re: tensor(re, &vd)?,
-        im: tensor(im, &vd)?,
+        re: tensor(re, &e.vals_dims)?,
+        im: tensor(im, &e.vals_dims)?,
     })
 }
 
@@ -267,8 +218,6 @@ where
 {
     expect(try_eigvals(a))
 }
-
-const NO_CONVERGENCE: &str = "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues.";
 
 /// `a` copied to the host (the CPU) after PyTorch's size checks.
 fn on_host<T: LinalgFloat, S: Shape, D: Backend<T>>(

@@ -5,16 +5,12 @@ use super::primitives;
 use crate::tensor::host;
 use crate::tensor::pointwise;
 use crate::tensor::reduction;
-use faer::Mat;
 
 use super::compose::{Dyn, add, dy, mat_t, matmul, mul, sub, upload};
 use super::generic::check_info;
 use super::solve::is_vector_rhs;
-use super::svd::thin;
 use super::{LinalgFloat, LstsqRhs, LstsqVecShape, expect};
-use crate::backend::cpu::linalg::batch::{
-    bcast_index, broadcast_batch, dims_with, matmul as fmatmul,
-};
+use crate::backend::cpu::linalg::batch::{bcast_index, broadcast_batch, dims_with};
 use crate::backend::op::Reduction;
 use crate::backend::{Backend, Gemm, Linalg};
 use crate::device::Cpu;
@@ -531,42 +527,4 @@ fn lstsq_batch(abatch: &[usize], bd: &[usize], core: usize) -> Result<Vec<usize>
         )));
     }
     Ok(all)
-}
-
-/// The pseudo-inverse `V diag(1/σ) Uᵀ` of one matrix, dropping singular
-/// values at or below `eps · max(m, n) · σ_max`.
-pub(super) fn pinv_of<T: LinalgFloat>(a: &Mat<T>) -> Result<Mat<T>, String> {
-    Ok(pinv_rank(a, None)?.0)
-}
-
-/// The pseudo-inverse, the singular values and the rank of one matrix,
-/// singular values at or below `rcond · σ_max` counting as zero (default
-/// `eps · max(m, n)`).
-#[allow(clippy::type_complexity)]
-fn pinv_rank<T: LinalgFloat>(
-    a: &Mat<T>,
-    rcond: Option<f64>,
-) -> Result<(Mat<T>, Vec<T>, usize), String> {
-    let (m, n) = (a.nrows(), a.ncols());
-    let (u, s, v) = thin(a)?;
-    let smax = s.first().copied().unwrap_or(T::zero());
-    let rcond = match rcond {
-        Some(r) => T::from(r).unwrap_or(T::zero()),
-        None => <T as num_traits::Float>::epsilon() * T::from(m.max(n)).unwrap_or(T::one()),
-    };
-    let cutoff = rcond * smax;
-    let mut vs = v;
-    let mut rank = 0;
-    for (j, &sj) in s.iter().enumerate() {
-        let scale = if sj > cutoff {
-            rank += 1;
-            T::one() / sj
-        } else {
-            T::zero()
-        };
-        for i in 0..n {
-            vs[(i, j)] *= scale;
-        }
-    }
-    Ok((fmatmul(vs.as_ref(), u.transpose()), s, rank))
 }

@@ -35,8 +35,8 @@
 //! size checks and PyTorch's error for a nonzero LAPACK `info` are shared).
 //! On the CPU they run [`faer`] (or LAPACK's loops written out), one batch
 //! element per rayon task (`backend/cpu/linalg/`, which also holds the
-//! batching machinery the CPU-only functions and the `faer` gradient
-//! formulas of `grad.rs` read through); on CUDA cuBLAS's and cuSOLVER's batched routines
+//! batching machinery and the host-only kernels of `eig`, `eigvals` and
+//! `eig`'s gradient); on CUDA cuBLAS's and cuSOLVER's batched routines
 //! (`backend/cuda/linalg.rs` lists which call each makes, and the few that
 //! loop over the batch: rectangular LU, `orgqr` for `Q`, and `syevj` /
 //! `gesvdj` above 32 x 32, one cuSOLVER call per matrix). The other
@@ -73,9 +73,14 @@
 //! | `rank.rs` | `matrix_rank`, `cond` |
 //! | `multi_dot.rs`, `householder.rs` | one function each |
 //! | `ex.rs` | `inv_ex`, `cholesky_ex`, `solve_ex` |
-//! | `grad.rs` | backward formulas for inv, det, solve, cholesky, solve_triangular, matrix_power, matrix_exp |
-//! | `grad_decomp.rs` | backward formulas for svdvals, lu, eig, householder_product, lstsq (re-exported by `grad`) |
-//! | `vjp.rs` | the device-generic backward passes of det, cholesky, solve_triangular, lu, householder_product (the formulas of `grad`, on any device) |
+//! | `vjp.rs` | the device-generic backward passes of det, cholesky, solve_triangular, lu, householder_product (PyTorch's formulas, on any device) |
+//!
+//! The gradients are [`autograd::linalg`](crate::autograd::linalg)'s: the
+//! backward passes of `power.rs` (`matrix_power`, `matrix_exp`),
+//! `lstsq.rs` and `vjp.rs`, and autograd's own compositions, all over the
+//! device; `eig`'s is a CPU kernel (`backend/cpu/linalg/eig.rs`). The
+//! per-matrix faer formulas the tests check them against are test oracles
+//! (`tests/common/linalg_oracle.rs`), not part of the library.
 //!
 //! ```
 //! use shaped::{linalg, Shape, Tensor};
@@ -101,8 +106,6 @@ mod eig;
 mod eigh;
 mod ex;
 mod generic;
-pub mod grad;
-mod grad_decomp;
 mod householder;
 mod inv;
 mod lstsq;

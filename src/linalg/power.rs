@@ -8,15 +8,11 @@ use crate::tensor::host;
 use crate::tensor::indexing;
 use crate::tensor::pointwise;
 use crate::tensor::reduction;
-use faer::Mat;
-use faer::linalg::solvers::Solve;
 
 use super::compose::{Dyn, add, axpy, dy, eye, mat_t, matmul, mul, sub, upload, zeros};
 use super::generic::check_square_dims;
 use super::{LinalgFloat, SquareMatrices, expect};
 use crate::Tensor;
-use crate::backend::cpu::linalg::batch::matmul as fmatmul;
-use crate::backend::cpu::linalg::plu;
 use crate::backend::op::Reduction;
 use crate::backend::op::table::{Abs, Neg, Where};
 use crate::backend::{Backend, Gemm, Linalg};
@@ -246,49 +242,6 @@ where
 /// `x` as `T`.
 fn c<T: LinalgFloat>(x: f64) -> T {
     T::from(x).unwrap_or(T::zero())
-}
-
-/// `exp(m)` of one CPU matrix: Padé 13 with scaling and squaring (the
-/// gradient's block-matrix form in `grad.rs` uses it).
-pub(crate) fn expm<T: LinalgFloat>(m: &Mat<T>) -> Mat<T> {
-    let n = m.nrows();
-    if n == 0 {
-        return m.clone();
-    }
-    let norm1 = (0..n)
-        .map(|j| (0..n).fold(T::zero(), |s, i| s + m[(i, j)].abs()))
-        .fold(T::zero(), |a, b| if b > a { b } else { a });
-    let s = squarings(norm1);
-    let scale: T = c(0.5f64.powi(s));
-    let a = Mat::from_fn(n, n, |i, j| m[(i, j)] * scale);
-    let a2 = fmatmul(a.as_ref(), a.as_ref());
-    let a4 = fmatmul(a2.as_ref(), a2.as_ref());
-    let a6 = fmatmul(a4.as_ref(), a2.as_ref());
-    let id = Mat::<T>::identity(n, n);
-    let lin = |w: [f64; 4], ms: [&Mat<T>; 4]| {
-        Mat::from_fn(n, n, |i, j| {
-            (0..4).fold(T::zero(), |acc, k| acc + c::<T>(w[k]) * ms[k][(i, j)])
-        })
-    };
-    let zero = Mat::<T>::zeros(n, n);
-    let u_in = lin([B[13], B[11], B[9], 0.], [&a6, &a4, &a2, &zero]);
-    let u_in = fmatmul(a6.as_ref(), u_in.as_ref());
-    let u_sum = lin([1., B[7], B[5], B[3]], [&u_in, &a6, &a4, &a2]);
-    let u_sum = Mat::from_fn(n, n, |i, j| u_sum[(i, j)] + c::<T>(B[1]) * id[(i, j)]);
-    let u = fmatmul(a.as_ref(), u_sum.as_ref());
-    let v_in = lin([B[12], B[10], B[8], 0.], [&a6, &a4, &a2, &zero]);
-    let v_in = fmatmul(a6.as_ref(), v_in.as_ref());
-    let v = lin([1., B[6], B[4], B[2]], [&v_in, &a6, &a4, &a2]);
-    let v = Mat::from_fn(n, n, |i, j| v[(i, j)] + c::<T>(B[0]) * id[(i, j)]);
-    let p = Mat::from_fn(n, n, |i, j| v[(i, j)] + u[(i, j)]);
-    let q = Mat::from_fn(n, n, |i, j| v[(i, j)] - u[(i, j)]);
-    let (lu, _) = plu(&q);
-    let mut r = p;
-    lu.solve_in_place(&mut r);
-    for _ in 0..s {
-        r = fmatmul(r.as_ref(), r.as_ref());
-    }
-    r
 }
 
 /// The gradient of `matrix_power(A, k)` for the upstream gradient `g`, on

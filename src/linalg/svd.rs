@@ -161,17 +161,6 @@ pub fn try_svd_with<T: LinalgFloat, S: Matrices, D: Linalg<T>>(
     svd_core(a, full_matrices)
 }
 
-/// `(U, S, V)` of one matrix, reduced, with `S` descending: shared with
-/// `lstsq`, `pinv` and `matrix_norm`.
-#[allow(clippy::type_complexity)]
-pub(super) fn thin<T: LinalgFloat>(
-    x: &faer::Mat<T>,
-) -> Result<(faer::Mat<T>, Vec<T>, faer::Mat<T>), String> {
-    let f = x.thin_svd().map_err(|_| NO_CONVERGENCE.to_string())?;
-    let s = f.S().column_vector().iter().copied().collect();
-    Ok((f.U().to_owned(), s, f.V().to_owned()))
-}
-
 #[allow(clippy::type_complexity)]
 fn svd_core<T: LinalgFloat, S: Matrices, SU: Shape, SS: Shape, SV: Shape, D: Linalg<T>>(
     a: &Tensor<T, S, D>,

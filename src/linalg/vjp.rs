@@ -1,8 +1,9 @@
 //! The backward passes of `det`, `cholesky`, `solve_triangular`, `lu` and
-//! `householder_product` on the operands' own device: each is the formula
-//! of its per-matrix CPU reference in [`grad`](super::grad) (which
-//! `tests/linalg_grad.rs` checks against finite differences and PyTorch),
-//! written with [`Linalg`] primitives (inverses, triangular solves, the
+//! `householder_product` on the operands' own device: each is PyTorch's
+//! formula (`FunctionsManual.cpp`), whose per-matrix faer form is the
+//! tests' oracle (`tests/common/linalg_oracle.rs`, checked against finite
+//! differences in `tests/linalg_grad.rs`; `tests/linalg_vjp.rs` compares
+//! these passes with it), written with [`Linalg`] primitives (inverses, triangular solves, the
 //! SVD), matrix products, views, `cat` and op-table kernels, so that a CUDA
 //! `Var` back-propagates on the GPU. Triangles are kept with `where` and a
 //! small mask uploaded once, so an infinity outside the kept triangle does
@@ -93,7 +94,7 @@ fn join<T: LinalgFloat, D: Backend<T>>(
 /// The gradient of `det`: `g · det(A) · A⁻ᵀ` for each invertible `A`
 /// (one batched inverse), and for the singular ones (an `info` from the
 /// inverse) the transposed adjugate `g · adj(A)ᵀ` through the SVD, as
-/// [`grad::det_backward`](super::grad::det_backward). The inverse's `info`
+/// PyTorch's. The inverse's `info`
 /// is read on the host to decide whether the SVD is needed.
 ///
 /// # Errors
@@ -146,7 +147,7 @@ fn adjugate_t<T: LinalgFloat, D: LinalgDevice<T>>(a: &Dyn<T, D>) -> Result<Dyn<T
 /// The gradient of `cholesky` for `L = cholesky(A)`: with `Φ(M)` the lower
 /// triangle of `M`, its diagonal halved, `S = L⁻ᵀ Φ(Lᵀ G) L⁻¹` (two
 /// triangular solves with `L`'s transposed view) and `(S + Sᵀ) / 2`, as
-/// [`grad::cholesky_backward`](super::grad::cholesky_backward). (A factor
+/// PyTorch's. (A factor
 /// from `cholesky` has no zero on its diagonal.)
 ///
 /// # Errors
@@ -182,8 +183,7 @@ pub(crate) fn cholesky_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
 /// The gradients `(∂A, ∂B)` of `solve_triangular` for `X = A⁻¹ B` (left)
 /// with `A`'s triangle `tri`: `∂B = A⁻ᵀ G` (a solve with the transposed
 /// view, the other triangle) and `∂A = -∂B Xᵀ` kept on the triangle that is
-/// read (without the diagonal for a unit triangle), as
-/// [`grad::solve_triangular_backward`](super::grad::solve_triangular_backward).
+/// read (without the diagonal for a unit triangle), as PyTorch's.
 /// `∂A` has the broadcast batch of `A` and `X`.
 ///
 /// # Errors
@@ -232,9 +232,8 @@ fn left_solve_unit_lower_t<T: LinalgFloat, D: Linalg<T>>(
 }
 
 /// The gradient of `lu`'s `L` `(..., m, k)` and `U` `(..., k, n)` for
-/// `A = P L U`, `k = min(m, n)`, as
-/// [`grad::lu_backward`](super::grad::lu_backward) (PyTorch's
-/// `linalg_lu_backward`): for square `A`,
+/// `A = P L U`, `k = min(m, n)`, as PyTorch's `linalg_lu_backward`: for
+/// square `A`,
 /// `P L⁻ᵀ (tril₋₁(Lᵀ ∂L) + triu(∂U Uᵀ)) U⁻ᵀ`, and PyTorch's forms for wide
 /// and tall `A` (the square blocks of `L` or `U` are views, the two parts
 /// of the result one `cat`). Zero pivots give infinities and NaNs.
@@ -282,9 +281,7 @@ pub(crate) fn lu_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
 }
 
 /// The gradients `(∂A, ∂τ)` of `householder_product` for `A` `(..., m, n)`
-/// and `τ` `(..., k)`, as
-/// [`grad::householder_product_backward`](super::grad::householder_product_backward):
-/// reverse mode through `Q = H₀ ⋯ H_{k-1} I` with `H_i = I - τ_i v_i v_iᵀ`
+/// and `τ` `(..., k)`, as PyTorch's: reverse mode through `Q = H₀ ⋯ H_{k-1} I` with `H_i = I - τ_i v_i v_iᵀ`
 /// (`v_i` column `i` of `A` below the diagonal, 1 on it), one reflector at a
 /// time; each step is a few batched matrix products over the whole batch,
 /// so `O(k)` kernels rather than one per matrix.

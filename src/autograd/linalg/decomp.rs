@@ -3,11 +3,15 @@
 //! `eig` / `eigvals`. Where PyTorch's function is a composition of
 //! differentiable operations (the norms, `cond`, `multi_dot`) the
 //! composition is recorded; `svdvals`'s gradient `U diag(g) Vh` is composed
-//! from the SVD on the input's device; the others run the formulas of
-//! [`crate::linalg::grad`] written over the device (`linalg/vjp.rs`, and
-//! `eig`'s on the host). A function with several outputs records one node
-//! whose value packs them (one `cat` on the device), each output a view of
-//! it, so a loss may use any of them.
+//! from the SVD on the input's device; the others run PyTorch's formulas
+//! (`FunctionsManual.cpp`) written over the device (`linalg/vjp.rs`),
+//! except `eig`'s, a CPU kernel run on the host
+//! (`backend/cpu/linalg/eig.rs`). The tests check them against finite
+//! differences and PyTorch, and `lu`'s and `householder_product`'s against
+//! the per-matrix faer oracles of `tests/common/linalg_oracle.rs`. A
+//! function with several outputs records one node whose value packs them
+//! (one `cat` on the device), each output a view of it, so a loss may use
+//! any of them.
 //!
 //! ```
 //! use shaped::autograd::{linalg, Var};
@@ -33,7 +37,7 @@ use crate::backend::{Backend, Linalg};
 use crate::linalg::compose::view;
 use crate::linalg::{
     self as la, BatchOf, EigvalsOf, LinalgDevice, LinalgFloat, LstsqShape, LstsqVecShape, Matrices,
-    MatrixNorm, NormOrd, SquareMatrices, SvalsOf, WithTail, grad,
+    MatrixNorm, NormOrd, SquareMatrices, SvalsOf, WithTail,
 };
 use crate::shape::{Dyn as DynDim, DynRank, OrPanic, Shape};
 
@@ -106,7 +110,7 @@ pub fn vector_norm<T: LinalgFloat, S: Shape, D: GradDevice<T>>(
 
 /// The singular values `(..., min(m, n))` of each matrix of `a`, as
 /// [`linalg::try_svdvals`](crate::linalg::try_svdvals), with gradient
-/// [`grad::svdvals_backward`] (`U diag(g) Vᵀ`).
+/// `U diag(g) Vᵀ` (PyTorch's `svdvals` backward).
 ///
 /// # Errors
 /// As [`linalg::try_svdvals`](crate::linalg::try_svdvals).
@@ -475,7 +479,7 @@ fn lstsq_core<T: LinalgFloat, SA: Shape, SB: Shape, SX: Shape, D: GradDevice<T> 
 
 /// The least-squares solution of `A X = B`, as
 /// [`linalg::try_lstsq`](crate::linalg::try_lstsq) (PyTorch's default
-/// driver and rules), with PyTorch's gradient [`grad::lstsq_backward`] (that
+/// driver and rules), with PyTorch's gradient (that
 /// of `pinv(A) B`), summed to each input's sizes. On any device: the
 /// gradient is an SVD (`pinv`) and batched products on the inputs' device.
 ///
@@ -590,7 +594,7 @@ pub fn lstsq_vec<
 
 /// The first columns of a product of Householder reflectors, as
 /// [`linalg::try_householder_product`](crate::linalg::try_householder_product),
-/// with the gradients of [`grad::householder_product_backward`] for `a`
+/// with PyTorch's gradients for `a`
 /// and `tau`, on any device: reverse mode one reflector at a time, a few
 /// batched matrix products each (`O(k)` kernels for `k` reflectors).
 ///
@@ -728,7 +732,7 @@ pub type LuParts<T, S, D> = (
 );
 
 /// `A = P L U`, as [`linalg::try_lu`](crate::linalg::try_lu), with
-/// PyTorch's gradient [`grad::lu_backward`] on any device (matrix
+/// PyTorch's gradient (`linalg_lu_backward`) on any device (matrix
 /// products, batched triangular solves, masks and one `cat`) through `L`
 /// and `U` (`P` is a
 /// constant).
@@ -837,12 +841,13 @@ fn eig_parts<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T>>(
         } else {
             (&zero, &zero)
         };
-        let r = grad::eig_backward(
-            [&g[0], &g[1]],
-            [gvr, gvi],
-            [&saved[0], &saved[1]],
-            [&saved[2], &saved[3]],
-        );
+        let r = crate::backend::cpu::linalg::eig::eig_backward(
+            [g[0].layout(), g[1].layout()],
+            [gvr.layout(), gvi.layout()],
+            [saved[0].layout(), saved[1].layout()],
+            [saved[2].layout(), saved[3].layout()],
+        )
+        .and_then(|(data, dims)| Dyn::<T>::try_from_vec(data, &dims));
         let r = nan_on_error(r, &ad);
         Ok(Some(host::from_host(&like, r.to_vec(), &ad)?))
     })?;
@@ -870,8 +875,8 @@ fn eig_parts<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T>>(
 
 /// The eigenvalues and eigenvectors of each real matrix of `a`, as
 /// [`linalg::try_eig`](crate::linalg::try_eig), with PyTorch's gradient
-/// [`grad::eig_backward`] through the real and imaginary parts of both,
-/// computed on the host and copied to `a`'s device (the forward pass runs
+/// (`linalg_eig_backward`) through the real and imaginary parts of both,
+/// computed on the host by a CPU kernel and copied to `a`'s device (the forward pass runs
 /// on the host too, as PyTorch's CUDA `eig` does). As
 /// in PyTorch, a loss that depends on the phase of the eigenvectors has no
 /// well-defined gradient.

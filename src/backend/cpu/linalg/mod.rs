@@ -1,9 +1,11 @@
 //! [`Linalg`] for the CPU: faer (or LAPACK's loops written out) on every
 //! matrix of a batch, in parallel over the batch (`batch.rs`); the LU
-//! family in `lu.rs`, the substitutions in `triangular.rs`. The typed front
+//! family in `lu.rs`, the substitutions in `triangular.rs`, `eig` and its
+//! gradient (host only, for every device) in `eig.rs`. The typed front
 //! (`shaped::linalg`) checks the sizes and makes the results tensors.
 
 pub(crate) mod batch;
+pub(crate) mod eig;
 pub(crate) mod lu;
 pub(crate) mod triangular;
 
