@@ -21,7 +21,6 @@ use shaped::autograd::{Var, linalg as ag};
 use shaped::linalg::{self, Triangle};
 use shaped::{DynRank, Tensor};
 
-#[allow(dead_code)]
 #[path = "../tests/common/linalg_oracle.rs"]
 mod oracle;
 

@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 use std::process::Command;
 
 use proptest::prelude::*;
+use shaped::backend::CUDA_PRELUDE;
 use shaped::backend::fused::{CudaExpr, CudaGen, Expr, Leaves, Node};
-use shaped::backend::op::CUDA_PRELUDE;
 use shaped::backend::{Backend, Layout};
 use shaped::device::{Cpu, Device};
 use shaped::element::Element;

@@ -14,7 +14,8 @@
 //! gradient over the broadcast dimensions). Errors are messages.
 //!
 //! Self-contained (only `shaped`, `faer` and `rayon`), so that the bench can
-//! include it by path.
+//! include it by path; each includer uses a part of it.
+#![allow(dead_code)]
 
 use faer::Mat;
 use faer::linalg::solvers::{DenseSolveCore, Solve};

@@ -7,6 +7,9 @@ use shaped::autograd::Var;
 use shaped::element::Float;
 use shaped::{DynRank, Tensor};
 
+/// A one-dimensional variable.
+type V<T> = Var<T, DynRank>;
+
 /// The op's forms, each as a function (closures without captures).
 pub struct UnaryOp<T: Float> {
     /// `x.op()`.
@@ -16,9 +19,9 @@ pub struct UnaryOp<T: Float> {
     /// `x.op_()`.
     pub in_place: fn(&mut Tensor<T, DynRank>),
     /// `v.op()` on a variable.
-    pub var: fn(&Var<T, DynRank>) -> Var<T, DynRank>,
+    pub var: fn(&V<T>) -> V<T>,
     /// `(v.lazy().op() * g).eval_var()`.
-    pub fused_var: fn(&Var<T, DynRank>, &Var<T, DynRank>) -> Var<T, DynRank>,
+    pub fused_var: fn(&V<T>, &V<T>) -> V<T>,
 }
 
 /// `got` within `rel` of `want` (relative, or absolute below 1).

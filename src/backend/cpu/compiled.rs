@@ -62,7 +62,7 @@ pub(crate) struct CpuUnary<T: Element> {
     pub(crate) map: Map1Fn<T>,
     pub(crate) update: Update1Fn<T>,
     /// The op's type (the one the functions rebuild).
-    pub(crate) op: TypeId,
+    pub(crate) op: fn() -> TypeId,
 }
 
 /// A two-operand op's CPU loops on `T` with result `O`, compiled in shaped.
@@ -76,7 +76,7 @@ pub(crate) struct CpuBinary<T: Element, O: Element> {
     pub(crate) rhs: Option<&'static CpuUnary<T>>,
     pub(crate) lhs: Option<&'static CpuUnary<T>>,
     /// The op's type (the one the functions rebuild).
-    pub(crate) op: TypeId,
+    pub(crate) op: fn() -> TypeId,
 }
 
 /// A three-operand op's CPU loops (first operand `A`: `T`, or `bool` for
@@ -86,7 +86,7 @@ pub(crate) struct CpuTernary<A: Element, T: Element> {
     pub(crate) map: Map3Fn<A, T>,
     pub(crate) update: Option<Update3Fn<A, T>>,
     /// The op's type (the one the functions rebuild).
-    pub(crate) op: TypeId,
+    pub(crate) op: fn() -> TypeId,
 }
 
 /// Whether two names are the same, in a constant.

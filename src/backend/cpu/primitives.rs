@@ -33,7 +33,9 @@ use crate::shape::{DimVec, ShapeError, check_expand, check_inplace};
 macro_rules! compiled_or {
     ($loops:expr, |$k:ident| $compiled:expr, $generic:expr $(,)?) => {
         if const { $loops.is_some() } {
-            let Some($k) = const { $loops } else { unreachable!() };
+            let Some($k) = (const { $loops }) else {
+                unreachable!()
+            };
             table_f32::check::<T, Op>($k.op);
             $compiled
         } else {

@@ -49,7 +49,7 @@ macro_rules! cpu_f32 {
             const CPU_F32: CpuUnary<f32> = CpuUnary {
                 map: Self::cpu_f32_map,
                 update: Self::cpu_f32_update,
-                op: TypeId::of::<Self>(),
+                op: TypeId::of::<Self>,
             };
         }
     };
@@ -74,7 +74,7 @@ macro_rules! cpu_f32 {
                 update: Some(Self::cpu_f32_update),
                 rhs: cpu_f32!(@side $($forms)? CPU_F32_RHS),
                 lhs: cpu_f32!(@side $($forms)? CPU_F32_LHS),
-                op: TypeId::of::<Self>(),
+                op: TypeId::of::<Self>,
             };
         }
     };
@@ -98,12 +98,12 @@ macro_rules! cpu_f32 {
         const CPU_F32_RHS: CpuUnary<f32> = CpuUnary {
             map: Self::cpu_f32_rhs_map,
             update: Self::cpu_f32_rhs_update,
-            op: TypeId::of::<ScalarRhs<Self, f32>>(),
+            op: TypeId::of::<ScalarRhs<Self, f32>>,
         };
         const CPU_F32_LHS: CpuUnary<f32> = CpuUnary {
             map: Self::cpu_f32_lhs_map,
             update: Self::cpu_f32_lhs_update,
-            op: TypeId::of::<ScalarLhs<Self, f32>>(),
+            op: TypeId::of::<ScalarLhs<Self, f32>>,
         };
     };
     (@forms $op:expr) => {};
@@ -143,7 +143,7 @@ macro_rules! cpu_f32 {
                 update: None,
                 rhs: None,
                 lhs: None,
-                op: TypeId::of::<Self>(),
+                op: TypeId::of::<Self>,
             };
         }
     };
@@ -160,7 +160,7 @@ macro_rules! cpu_f32 {
             const CPU_F32: CpuTernary<f32, f32> = CpuTernary {
                 map: Self::cpu_f32_map,
                 update: Some(Self::cpu_f32_update),
-                op: TypeId::of::<Self>(),
+                op: TypeId::of::<Self>,
             };
         }
     };
@@ -173,7 +173,7 @@ macro_rules! cpu_f32 {
             const CPU_F32: CpuTernary<bool, f32> = CpuTernary {
                 map: Self::cpu_f32_map,
                 update: None,
-                op: TypeId::of::<Self>(),
+                op: TypeId::of::<Self>,
             };
         }
     };
@@ -280,8 +280,8 @@ macro_rules! retype_f32 {
         const fn $name<T: Element>(k: Option<&'static $K<$($f32),*>>) -> Option<&'static $K<$($p),*>> {
             match k {
                 // SAFETY: a reference to the same constant seen with `T` in
-                // place of `f32`: its fields are function pointers (and a
-                // `TypeId`), valid whatever their argument types. They are
+                // place of `f32`: its fields are function pointers, valid
+                // whatever their argument types. They are
                 // called only after `check::<T, _>`, when `T` is `f32`.
                 Some(k) if is_f32::<T>() => {
                     Some(unsafe { &*(k as *const $K<$($f32),*> as *const $K<$($p),*>) })
@@ -387,10 +387,10 @@ pub(crate) const fn update3<T: Element, Op: Map3<T, T>>() -> Option<&'static Cpu
 /// which an op outside the table could copy, and these loops rebuild the
 /// table's op (where both types are known, the comparisons fold away).
 #[inline(always)]
-pub(crate) fn check<T: 'static, Op: Pointwise>(op: TypeId) {
+pub(crate) fn check<T: 'static, Op: Pointwise>(op: fn() -> TypeId) {
     check_f32::<T>();
     assert!(
-        TypeId::of::<Op>() == op,
+        TypeId::of::<Op>() == op(),
         "an operation outside the op table is described as the table's `{}` is: pointwise operation descriptions must be distinct",
         Op::DEF.name
     );
@@ -430,27 +430,30 @@ mod tests {
     /// constant is the op's, so no two entries share a description.
     #[test]
     fn every_lookup_finds_the_ops_own_loops() {
-        assert_eq!(unary::<f32, Exp>().unwrap().op, TypeId::of::<Exp>());
-        assert_eq!(unary::<f32, Expm1>().unwrap().op, TypeId::of::<Expm1>());
+        assert_eq!((unary::<f32, Exp>().unwrap().op)(), TypeId::of::<Exp>());
+        assert_eq!((unary::<f32, Expm1>().unwrap().op)(), TypeId::of::<Expm1>());
         assert_eq!(
-            unary::<f32, Fill<f32>>().unwrap().op,
+            (unary::<f32, Fill<f32>>().unwrap().op)(),
             TypeId::of::<Fill<f32>>()
         );
         assert_eq!(
-            unary::<f32, ScalarLhs<Sub, f32>>().unwrap().op,
+            (unary::<f32, ScalarLhs<Sub, f32>>().unwrap().op)(),
             TypeId::of::<ScalarLhs<Sub, f32>>()
         );
-        assert_eq!(binary::<f32, Sub>().unwrap().op, TypeId::of::<Sub>());
+        assert_eq!((binary::<f32, Sub>().unwrap().op)(), TypeId::of::<Sub>());
         assert_eq!(
-            compare::<f32, LessEqual>().unwrap().op,
+            (compare::<f32, LessEqual>().unwrap().op)(),
             TypeId::of::<LessEqual>()
         );
-        assert_eq!(ternary::<f32, Lerp>().unwrap().op, TypeId::of::<Lerp>());
+        assert_eq!((ternary::<f32, Lerp>().unwrap().op)(), TypeId::of::<Lerp>());
         assert_eq!(
-            ternary::<f32, Addcdiv<f32>>().unwrap().op,
+            (ternary::<f32, Addcdiv<f32>>().unwrap().op)(),
             TypeId::of::<Addcdiv<f32>>()
         );
-        assert_eq!(select::<f32, Where>().unwrap().op, TypeId::of::<Where>());
+        assert_eq!(
+            (select::<f32, Where>().unwrap().op)(),
+            TypeId::of::<Where>()
+        );
         let defs = crate::backend::op::table::POINTWISE;
         for (i, a) in defs.iter().enumerate() {
             for b in &defs[i + 1..] {
