@@ -4,7 +4,7 @@
 //! [`Backend`] primitives and stride views, so a rule written with them runs
 //! wherever its forward ran.
 
-use super::graph::Dyn;
+use super::graph::DynTensor;
 use crate::Tensor;
 use crate::backend::fused::Fused;
 use crate::backend::op::table::{self, Fill};
@@ -44,17 +44,19 @@ impl<T: Float, D: Backend<T> + Backend<bool> + Gemm<T> + Fused<T> + Windows<T>> 
 /// A 0-d tensor holding `v`, on the device of `like`, which must have
 /// elements (the scalar is written through a view of its first one).
 pub(crate) fn scalar_like<T: Float, D: Backend<T>>(
-    like: &Dyn<T, D>,
+    like: &DynTensor<T, D>,
     v: T,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     debug_assert!(like.numel() > 0, "a scalar is made from an element");
-    let first: Dyn<T, D> = like.view_as(DimVec::new(), &[], like.offset);
+    let first: DynTensor<T, D> = like.view_as(DimVec::new(), &[], like.offset);
     pointwise::unary(Fill(v), &first)
 }
 
 /// Zeros of `like`'s sizes on its device: one element expanded (stride 0,
 /// no memory), or an empty tensor when `like` has no elements.
-pub(crate) fn zeros_like<T: Float, D: Backend<T>>(like: &Dyn<T, D>) -> Result<Dyn<T, D>, D::Error> {
+pub(crate) fn zeros_like<T: Float, D: Backend<T>>(
+    like: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     if like.numel() == 0 {
         return pointwise::unary(Fill(T::zero()), like);
     }
@@ -64,7 +66,7 @@ pub(crate) fn zeros_like<T: Float, D: Backend<T>>(like: &Dyn<T, D>) -> Result<Dy
 /// `g` with sizes `dims` (same element count): a view when the strides
 /// allow, as PyTorch's `reshape`, else a contiguous copy on the device.
 pub(crate) fn reshape_to<T: Float, D: Backend<T>, S2: Shape>(
-    g: &Dyn<T, D>,
+    g: &DynTensor<T, D>,
     dims: &[usize],
 ) -> Result<Tensor<T, S2, D>, D::Error> {
     let sizes: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
@@ -79,7 +81,7 @@ pub(crate) fn reshape_to<T: Float, D: Backend<T>, S2: Shape>(
 /// PyTorch's error when `like` does not broadcast to `g`'s sizes; an
 /// allocation or driver error.
 pub(crate) fn sum_to_like<T: Float, D: Backend<T>, S2: Shape>(
-    g: Dyn<T, D>,
+    g: DynTensor<T, D>,
     like: &[usize],
 ) -> Result<Tensor<T, S2, D>, D::Error> {
     sum_to_dims(&g, like)
@@ -87,36 +89,36 @@ pub(crate) fn sum_to_like<T: Float, D: Backend<T>, S2: Shape>(
 
 /// `g` summed over the dims in `mask`, kept with size 1.
 pub(crate) fn sum_keepdim<T: Float, D: Backend<T>>(
-    g: &Dyn<T, D>,
+    g: &DynTensor<T, D>,
     mask: &[bool],
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     reduction::reduce(Reduction::Sum, g, mask, true)
 }
 
 /// The op-table operation `op` on `g` and `x` broadcast together.
 pub(crate) fn map2<T: Float, D: Backend<T>, Op: Map2<T, Out = T>>(
     op: Op,
-    g: &Dyn<T, D>,
-    x: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    g: &DynTensor<T, D>,
+    x: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     pointwise::binary(op, g, x)
 }
 
 /// The op-table operation `op` on `g`, `x` and `y` broadcast together.
 pub(crate) fn map3<T: Float, D: Backend<T>, Op: Map3<T, T>>(
     op: Op,
-    g: &Dyn<T, D>,
-    x: &Dyn<T, D>,
-    y: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    g: &DynTensor<T, D>,
+    x: &DynTensor<T, D>,
+    y: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     pointwise::ternary(op, g, x, y)
 }
 
 /// A `bool` mask: the comparison `op` of `x` and `y` broadcast together.
 pub(crate) fn compare<T: Float, D: Backend<T>, Op: Map2<T, Out = bool>>(
     op: Op,
-    x: &Dyn<T, D>,
-    y: &Dyn<T, D>,
+    x: &DynTensor<T, D>,
+    y: &DynTensor<T, D>,
 ) -> Result<Tensor<bool, DynRank, D>, D::Error> {
     pointwise::compare(op, x, y)
 }
@@ -133,10 +135,10 @@ pub(crate) fn combine<D: Backend<bool>, Op: Map2<bool, Out = bool>>(
 /// `g` where `cond == keep`, else 0 (the op table's `where`), at the
 /// broadcast of the two, which is `g`'s sizes here.
 pub(crate) fn masked<T: Float, D: GradDevice<T>>(
-    g: &Dyn<T, D>,
+    g: &DynTensor<T, D>,
     cond: &Tensor<bool, DynRank, D>,
     keep: bool,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     if g.numel() == 0 {
         return Ok(g.share());
     }
@@ -149,8 +151,8 @@ pub(crate) fn masked<T: Float, D: GradDevice<T>>(
 /// broadcast together.
 pub(crate) fn select<T: Float, D: Backend<T>>(
     cond: &Tensor<bool, DynRank, D>,
-    x: &Dyn<T, D>,
-    y: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    x: &DynTensor<T, D>,
+    y: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     pointwise::select(table::Where, cond, x, y)
 }

@@ -32,7 +32,7 @@
 
 use std::sync::Arc;
 
-use super::graph::{Dyn, Grads, Node as GraphNode};
+use super::graph::{DynTensor, Grads, GraphNode};
 use super::var::Var;
 use crate::Tensor;
 use crate::backend::fused::expr::sealed;
@@ -323,7 +323,7 @@ pub trait FusedBackward<T: Float>: Fused<T> {
     #[doc(hidden)]
     fn gradients<E: Adjoint<T> + Node<Elem = T, Device = Self>>(
         e: &E,
-        g: &Dyn<T, Self>,
+        g: &DynTensor<T, Self>,
         needs: &[bool],
     ) -> Result<Grads<T, Self>, Self::Error>;
 }
@@ -333,7 +333,7 @@ pub trait FusedBackward<T: Float>: Fused<T> {
 impl<T: Float, D: FusedGrad<T>> FusedBackward<T> for D {
     fn gradients<E: Adjoint<T> + Node<Elem = T, Device = D>>(
         e: &E,
-        g: &Dyn<T, D>,
+        g: &DynTensor<T, D>,
         needs: &[bool],
     ) -> Result<Grads<T, D>, D::Error> {
         let outs = <D as FusedGrad<T>>::gradients(&e.grad_expr(), g.layout(), needs)?;
@@ -373,7 +373,7 @@ where
         let refs: Vec<Option<&GraphRef<E>>> = parents.iter().map(|p| p.0.as_ref()).collect();
         let e = self.0.clone();
         Ok(Var::from_op(value, &refs, move || {
-            Box::new(move |g: &Dyn<E::Elem, E::Device>, needs: &[bool]| {
+            Box::new(move |g: &DynTensor<E::Elem, E::Device>, needs: &[bool]| {
                 <E::Device as FusedBackward<E::Elem>>::gradients(&e, g, needs)
             })
         }))

@@ -16,21 +16,22 @@ use crate::element::Float;
 use crate::shape::{DimVec, DynRank, ShapeError};
 
 /// A tensor with its shape type erased.
-pub(crate) type Dyn<T, D = Cpu> = Tensor<T, DynRank, D>;
+pub(crate) type DynTensor<T, D = Cpu> = Tensor<T, DynRank, D>;
 
 /// One gradient per parent (`None`: that parent needs none).
-pub(crate) type Grads<T, D = Cpu> = SmallVec<[Option<Dyn<T, D>>; 3]>;
+pub(crate) type Grads<T, D = Cpu> = SmallVec<[Option<DynTensor<T, D>>; 3]>;
 
 /// Maps the gradient of a node's value to the gradients of its parents.
 /// The second argument says which parents need one. A rule that cannot form
 /// a gradient (a buffer it cannot allocate, say) returns its error, which
 /// [`backward`] passes on; no rule panics. The error is the device's
 /// (`ShapeError` on the CPU).
-pub(crate) type BackwardFn<T, D = Cpu> =
-    Box<dyn Fn(&Dyn<T, D>, &[bool]) -> Result<Grads<T, D>, <D as Device>::Error> + Send + Sync>;
+pub(crate) type BackwardFn<T, D = Cpu> = Box<
+    dyn Fn(&DynTensor<T, D>, &[bool]) -> Result<Grads<T, D>, <D as Device>::Error> + Send + Sync,
+>;
 
 /// A node's parents (`None`: that input needs no gradient).
-type Parents<T, D> = SmallVec<[Option<Arc<Node<T, D>>>; 3]>;
+type Parents<T, D> = SmallVec<[Option<Arc<GraphNode<T, D>>>; 3]>;
 
 /// Creation order: a node is always newer than its parents, so visiting
 /// nodes from newest to oldest is a reverse topological order.
@@ -41,7 +42,7 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 /// node records no parents and no backward function: it is there so that
 /// the operations reading it watch its storage for writes (PyTorch's
 /// version counter covers inputs that need no gradient too).
-pub(crate) struct Node<T: Float, D: Device = Cpu> {
+pub(crate) struct GraphNode<T: Float, D: Device = Cpu> {
     pub(crate) id: u64,
     /// Whether a gradient flows to this value (`false`: a constant).
     pub(crate) requires_grad: bool,
@@ -60,14 +61,14 @@ pub(crate) struct Node<T: Float, D: Device = Cpu> {
     parent_versions: SmallVec<[u64; 3]>,
 }
 
-impl<T: Float, D: Device> Node<T, D> {
+impl<T: Float, D: Device> GraphNode<T, D> {
     /// The leaf of the value `value`: a parameter when `requires_grad`, a
     /// constant otherwise.
     pub(crate) fn leaf(
         value: &Tensor<T, impl crate::shape::Shape, D>,
         requires_grad: bool,
     ) -> Arc<Self> {
-        Arc::new(Node {
+        Arc::new(GraphNode {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             requires_grad,
             dims: DimVec::from_slice(value.dims()),
@@ -134,14 +135,14 @@ fn torch_type_name(elem: &str, device: &str) -> String {
 /// engine follows and feeds only the parents that need a gradient.
 pub(crate) fn record<T: Float, D: Device>(
     value: &Tensor<T, impl crate::shape::Shape, D>,
-    parents: &[Option<&Arc<Node<T, D>>>],
+    parents: &[Option<&Arc<GraphNode<T, D>>>],
     backward: impl FnOnce() -> BackwardFn<T, D>,
-) -> Arc<Node<T, D>> {
+) -> Arc<GraphNode<T, D>> {
     let needed = parents.iter().flatten().any(|p| p.requires_grad);
     if !needed || super::no_grad::disabled() {
-        return Node::leaf(value, false);
+        return GraphNode::leaf(value, false);
     }
-    Arc::new(Node {
+    Arc::new(GraphNode {
         id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         requires_grad: true,
         dims: DimVec::from_slice(value.dims()),
@@ -157,15 +158,15 @@ pub(crate) fn record<T: Float, D: Device>(
 }
 
 /// Whether gradients flow into `parent`: a graph node that needs one.
-fn wants_grad<T: Float, D: Device>(parent: &Option<Arc<Node<T, D>>>) -> bool {
+fn wants_grad<T: Float, D: Device>(parent: &Option<Arc<GraphNode<T, D>>>) -> bool {
     parent.as_ref().is_some_and(|p| p.requires_grad)
 }
 
-impl<T: Float, D: Device> Drop for Node<T, D> {
+impl<T: Float, D: Device> Drop for GraphNode<T, D> {
     /// Drops long chains of parents iteratively: a graph a million
     /// operations deep must not overflow the stack when freed.
     fn drop(&mut self) {
-        let mut stack: Vec<Arc<Node<T, D>>> = self.parents.drain(..).flatten().collect();
+        let mut stack: Vec<Arc<GraphNode<T, D>>> = self.parents.drain(..).flatten().collect();
         while let Some(node) = stack.pop() {
             if let Ok(mut owned) = Arc::try_unwrap(node) {
                 stack.extend(owned.parents.drain(..).flatten());
@@ -181,11 +182,11 @@ impl<T: Float, D: Device> Drop for Node<T, D> {
 /// The first error of a backward rule (the pass stops there), or of adding
 /// up the gradients of a value used several times.
 pub(crate) fn backward<T: Float, D: Backend<T>>(
-    root: &Arc<Node<T, D>>,
-    seed: Dyn<T, D>,
-) -> Result<HashMap<u64, Dyn<T, D>>, D::Error> {
+    root: &Arc<GraphNode<T, D>>,
+    seed: DynTensor<T, D>,
+) -> Result<HashMap<u64, DynTensor<T, D>>, D::Error> {
     // Every node reachable from the root, newest first.
-    let mut seen: HashMap<u64, Arc<Node<T, D>>> = HashMap::new();
+    let mut seen: HashMap<u64, Arc<GraphNode<T, D>>> = HashMap::new();
     let mut stack = vec![Arc::clone(root)];
     while let Some(n) = stack.pop() {
         if seen.contains_key(&n.id) {
@@ -200,10 +201,10 @@ pub(crate) fn backward<T: Float, D: Backend<T>>(
         );
         seen.insert(n.id, n);
     }
-    let mut order: Vec<Arc<Node<T, D>>> = seen.into_values().collect();
+    let mut order: Vec<Arc<GraphNode<T, D>>> = seen.into_values().collect();
     order.sort_unstable_by_key(|n| std::cmp::Reverse(n.id));
 
-    let mut pending: HashMap<u64, Dyn<T, D>> = HashMap::new();
+    let mut pending: HashMap<u64, DynTensor<T, D>> = HashMap::new();
     pending.insert(root.id, seed);
     let mut leaves = HashMap::new();
     for node in order {
@@ -239,9 +240,9 @@ pub(crate) fn backward<T: Float, D: Backend<T>>(
 /// Adds `g` to the gradient pending for node `id`: a value used several
 /// times receives the sum of its uses' gradients.
 fn accumulate<T: Float, D: Backend<T>>(
-    pending: &mut HashMap<u64, Dyn<T, D>>,
+    pending: &mut HashMap<u64, DynTensor<T, D>>,
     id: u64,
-    g: Dyn<T, D>,
+    g: DynTensor<T, D>,
 ) -> Result<(), D::Error> {
     let sum = match pending.remove(&id) {
         Some(prev) => prev.try_add(&g)?,

@@ -15,7 +15,7 @@ use smallvec::{SmallVec, smallvec};
 
 use super::Var;
 use super::device::{GradDevice, reshape_to};
-use super::graph::{BackwardFn, Dyn};
+use super::graph::{BackwardFn, DynTensor};
 use super::pointwise::sum_to_like;
 use crate::Tensor;
 use crate::backend::Backend;
@@ -31,10 +31,10 @@ use crate::shape::{
 /// into by the rules): an input's sizes, which an expanded input can make
 /// too large to allocate (an error, passed on by the rule).
 fn zeros<T: Float, D: GradDevice<T>>(
-    like: &Dyn<T, D>,
+    like: &DynTensor<T, D>,
     dims: &[usize],
-) -> Result<Dyn<T, D>, D::Error> {
-    let zero: Dyn<T, D> = host::from_host(like, vec![T::zero()], &[])?;
+) -> Result<DynTensor<T, D>, D::Error> {
+    let zero: DynTensor<T, D> = host::from_host(like, vec![T::zero()], &[])?;
     pointwise::copy(&zero.try_broadcast_to::<DynRank>(dims)?)
 }
 
@@ -42,9 +42,9 @@ fn zeros<T: Float, D: GradDevice<T>>(
 /// takes the same view of a zero tensor, into which the gradient is copied.
 fn into_view_of_zeros<T: Float, D: GradDevice<T>>(
     dims: DimVec,
-    view: impl Fn(&Dyn<T, D>) -> Result<Dyn<T, D>, ShapeError> + Send + Sync + 'static,
+    view: impl Fn(&DynTensor<T, D>) -> Result<DynTensor<T, D>, ShapeError> + Send + Sync + 'static,
 ) -> BackwardFn<T, D> {
-    Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+    Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
         let full = zeros(g, &dims)?;
         let mut part = view(&full)?;
         part.try_copy_from(g)?;
@@ -56,11 +56,11 @@ fn into_view_of_zeros<T: Float, D: GradDevice<T>>(
 /// where `mask` is false (those elements pass through), 0 where it is true,
 /// summed back to the tensor's own `dims` (the mask may broadcast it).
 fn unmasked_grad<T: Float, D: GradDevice<T>>(
-    g: &Dyn<T, D>,
+    g: &DynTensor<T, D>,
     mask: &Tensor<bool, DynRank, D>,
     dims: &[usize],
-) -> Result<Dyn<T, D>, D::Error> {
-    let r: Dyn<T, D> = g.try_masked_fill(mask, T::zero())?;
+) -> Result<DynTensor<T, D>, D::Error> {
+    let r: DynTensor<T, D> = g.try_masked_fill(mask, T::zero())?;
     sum_to_like(r, dims)
 }
 
@@ -72,7 +72,7 @@ fn take_along_dim_backward<T: Float, D: GradDevice<T>, I: IndexElement>(
     dims: DimVec,
     indices: Tensor<I, DynRank, D>,
 ) -> BackwardFn<T, D> {
-    Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+    Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
         // The broadcast shape: the result's, with the input's size on k.
         let mut bdims = DimVec::from_slice(g.dims());
         bdims[k] = dims[k];
@@ -109,7 +109,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let value = self.value.try_gather(dim, index)?;
         let (dims, index) = (DimVec::from_slice(self.dims()), index.share().into_dyn());
         Ok(Var::from_op(value, &[Some(&self.node)], move || {
-            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                 let r = zeros(g, &dims)?.try_scatter_add(dim, &index, g)?;
                 Ok(smallvec![Some(r)])
             })
@@ -165,7 +165,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let value = self.value.try_index_select::<K, N>(index)?;
         let (dims, index) = (DimVec::from_slice(self.dims()), index.share());
         Ok(Var::from_op(value, &[Some(&self.node)], move || {
-            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                 let r = zeros(g, &dims)?.try_index_add(K as isize, &index, g)?;
                 Ok(smallvec![Some(r)])
             })
@@ -285,7 +285,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let out = self.value.try_masked_fill(mask, value)?;
         let (dims, mask) = (DimVec::from_slice(self.dims()), mask.share().into_dyn());
         Ok(Var::from_op(out, &[Some(&self.node)], move || {
-            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                 Ok(smallvec![Some(unmasked_grad(g, &mask, &dims)?)])
             })
         }))
@@ -395,7 +395,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let dims = DimVec::from_slice(self.dims());
         let flat: Tensor<I, DynRank, D> = indices.try_reshape(&[-1])?;
         Ok(Var::from_op(value, &[Some(&self.node)], move || {
-            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                 let n = dims.iter().product::<usize>();
                 let r = zeros(g, &[n])?.try_scatter_add(0, &flat, g)?;
                 Ok(smallvec![Some(reshape_to(&r, &dims)?)])
@@ -465,7 +465,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let mask = mask.share().into_dyn();
         let parents = [Some(&self.node), Some(&source.node)];
         Ok(Var::from_op(out, &parents, move || {
-            Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, needs: &[bool]| {
                 let gs = needs[0]
                     .then(|| unmasked_grad(g, &mask, &dims))
                     .transpose()?;
@@ -543,7 +543,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let mask = mask.share().into_dyn();
         let parents = [Some(&self.node), Some(&value.node)];
         Ok(Var::from_op(out, &parents, move || {
-            Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, needs: &[bool]| {
                 let gs = needs[0]
                     .then(|| unmasked_grad(g, &mask, &dims))
                     .transpose()?;
@@ -611,7 +611,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let sizes: Vec<usize> = vars.iter().map(|v| v.dims()[K]).collect();
         let parents: Vec<_> = vars.iter().map(|v| Some(&v.node)).collect();
         Ok(Var::from_op(value, &parents, move || {
-            Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, needs: &[bool]| {
                 let parts = g.try_split_with_sizes::<K>(&sizes)?;
                 Ok(parts
                     .into_iter()

@@ -36,7 +36,7 @@ use crate::shape::OrPanic;
 use crate::tensor::pointwise;
 use smallvec::smallvec;
 
-use super::graph::Dyn;
+use super::graph::DynTensor;
 use super::pointwise::{sum_to_like, when};
 use super::{GradDevice, Var};
 use crate::backend::Linalg;
@@ -66,7 +66,7 @@ pub fn try_inv<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgD
     Ok(Var::from_op(value, &[Some(&a.node)], move || {
         // `-Yᵀ g Yᵀ` (PyTorch's formula) with `Yᵀ` a
         // transposed view: two matrix products and a negation on the device.
-        Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+        Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
             let yt = crate::linalg::compose::mat_t(&y);
             Ok(smallvec![Some(
                 yt.try_matmul(g)?.try_matmul(&yt)?.try_neg()?
@@ -120,7 +120,7 @@ pub fn try_det<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::LinalgD
     let value = la::try_det(&a.value)?;
     let (av, d) = (a.erased(), value.share().into_dyn());
     Ok(Var::from_op(value, &[Some(&a.node)], move || {
-        Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+        Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
             Ok(smallvec![Some(nan_if_failed(
                 la::vjp::det_vjp(g, &av, &d),
                 &av
@@ -184,12 +184,12 @@ where
         value,
         &[Some(&a.node), Some(&b.node)],
         move || {
-            Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, needs: &[bool]| {
                 // `∂B = A⁻ᵀ G` (a solve with the transposed view of A,
                 // PyTorch's formula) and `∂A = -∂B Xᵀ`, on
                 // the device. A batch of vectors (as the forward pass read
                 // B) is a batch of one-column matrices.
-                let mat = |t: &Dyn<T, D>, vec: bool| -> Result<Dyn<T, D>, D::Error> {
+                let mat = |t: &DynTensor<T, D>, vec: bool| -> Result<DynTensor<T, D>, D::Error> {
                     if !vec {
                         return Ok(t.share());
                     }
@@ -265,7 +265,7 @@ pub fn try_cholesky<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::Li
     let value = la::try_cholesky(&a.value)?;
     let l = value.share().into_dyn();
     Ok(Var::from_op(value, &[Some(&a.node)], move || {
-        Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+        Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
             Ok(smallvec![Some(la::vjp::cholesky_vjp(g, &l)?)])
         })
     }))
@@ -292,14 +292,17 @@ pub fn cholesky<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T> + la::Linalg
 /// The gradient `r`, or NaN where its formula's factorization failed (an
 /// SVD of non-finite values): PyTorch's gradient at such inputs is NaN, not
 /// an error, so this rule does not use the engine's error channel for it.
-fn nan_on_error<T: LinalgFloat>(r: Result<Dyn<T>, ShapeError>, dims: &[usize]) -> Dyn<T> {
+fn nan_on_error<T: LinalgFloat>(
+    r: Result<DynTensor<T>, ShapeError>,
+    dims: &[usize],
+) -> DynTensor<T> {
     r.unwrap_or_else(|_| nan_like(dims))
 }
 
 /// A NaN gradient of sizes `dims`: one element, expanded (no allocation
 /// that could fail).
-fn nan_like<T: LinalgFloat>(dims: &[usize]) -> Dyn<T> {
-    Dyn::<T>::scalar(T::nan())
+fn nan_like<T: LinalgFloat>(dims: &[usize]) -> DynTensor<T> {
+    DynTensor::<T>::scalar(T::nan())
         .try_broadcast_to(dims)
         .expect("a scalar broadcasts to any sizes")
 }
@@ -342,7 +345,7 @@ where
         value,
         &[Some(&a.node), Some(&b.node)],
         move || {
-            Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, needs: &[bool]| {
                 let (ga, gb) = la::vjp::solve_triangular_vjp(g, &av, &x, tri)?;
                 Ok(smallvec![
                     when(needs[0], || sum_to_like(ga, av.dims()))?,
@@ -381,7 +384,7 @@ where
     let value = la::try_matrix_power(&a.value, k)?;
     let av = a.erased();
     Ok(Var::from_op(value, &[Some(&a.node)], move || {
-        Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+        Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
             Ok(smallvec![Some(nan_if_failed(
                 la::matrix_power_vjp(g, &av, k),
                 g
@@ -417,7 +420,7 @@ where
     let value = la::try_matrix_exp(&a.value)?;
     let av = a.erased();
     Ok(Var::from_op(value, &[Some(&a.node)], move || {
-        Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+        Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
             Ok(smallvec![Some(nan_if_failed(
                 la::matrix_exp_vjp(g, &av),
                 g
@@ -430,9 +433,9 @@ where
 /// formula failed (a singular inverse): PyTorch's gradient there is NaN,
 /// not an error.
 fn nan_if_failed<T: LinalgFloat, D: GradDevice<T>>(
-    r: Result<Dyn<T, D>, D::Error>,
-    g: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    r: Result<DynTensor<T, D>, D::Error>,
+    g: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     match r {
         Ok(r) => Ok(r),
         Err(_) => pointwise::unary(crate::backend::op::table::Fill(T::nan()), g),
@@ -470,8 +473,8 @@ where
         value,
         &[Some(&a.node), Some(&b.node)],
         move || {
-            Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
-                let cross = |x: &Dyn<T, D>, y: &Dyn<T, D>, like: &[usize]| {
+            Box::new(move |g: &DynTensor<T, D>, needs: &[bool]| {
+                let cross = |x: &DynTensor<T, D>, y: &DynTensor<T, D>, like: &[usize]| {
                     sum_to_like(crate::linalg::cross_dyn(x, y)?, like)
                 };
                 Ok(smallvec![

@@ -9,7 +9,7 @@ use smallvec::smallvec;
 
 use super::Var;
 use super::device::{GradDevice, map2};
-use super::graph::Dyn;
+use super::graph::DynTensor;
 use crate::Tensor;
 use crate::backend::op::table::{Abs, Add, Exp, Log1p, Mul, Neg, Relu, Sigmoid, Sub};
 use crate::element::Float;
@@ -49,7 +49,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
             ))
             .into());
         }
-        let (x, y): (Dyn<T, D>, Dyn<T, D>) = (self.erased(), target.share().into_dyn());
+        let (x, y): (DynTensor<T, D>, DynTensor<T, D>) = (self.erased(), target.share().into_dyn());
         // `(max(x, 0) - x·y) + log1p(exp(-|x|))`.
         let hinge = map2(Sub, &pointwise::unary(Relu, &x)?, &map2(Mul, &x, &y)?)?;
         let soft = pointwise::unary(
@@ -58,7 +58,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         )?;
         let value: Tensor<T, S, D> = pointwise::binary(Add, &hinge, &soft)?;
         Ok(Var::from_op(value, &[Some(&self.node)], move || {
-            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                 // `g (σ(x) - y)`.
                 let d = map2(Mul, g, &map2(Sub, &pointwise::unary(Sigmoid, &x)?, &y)?)?;
                 Ok(smallvec![Some(d)])

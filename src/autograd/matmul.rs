@@ -27,14 +27,14 @@ use smallvec::smallvec;
 
 use super::Var;
 use super::device::{GradDevice, reshape_to, sum_to_like};
-use super::graph::{BackwardFn, Dyn};
+use super::graph::{BackwardFn, DynTensor};
 use crate::backend::Backend;
 use crate::element::Float;
 use crate::ops::matmul::{ContractsWith, Matmul, MatmulShape, MatrixShape};
 use crate::shape::{DimVec, DynRank, Shape};
 
 /// The transpose of the last two axes of `a` (rank ≥ 2), as a view.
-fn mt<T: Float, D: Backend<T>>(a: &Dyn<T, D>) -> Dyn<T, D> {
+fn mt<T: Float, D: Backend<T>>(a: &DynTensor<T, D>) -> DynTensor<T, D> {
     let r = a.dims().len() as isize;
     let mut perm: Vec<isize> = (0..r).collect();
     perm.swap(r as usize - 2, r as usize - 1);
@@ -44,13 +44,16 @@ fn mt<T: Float, D: Backend<T>>(a: &Dyn<T, D>) -> Dyn<T, D> {
 
 /// Whether `x` is a matrix stored column by column (the transpose of a
 /// contiguous matrix), with more than one row and column.
-fn column_major<T: Float, D: Backend<T>>(x: &Dyn<T, D>) -> bool {
+fn column_major<T: Float, D: Backend<T>>(x: &DynTensor<T, D>) -> bool {
     matches!((x.dims(), x.strides()), (&[m, n], &[1, s]) if m > 1 && n > 1 && s == m)
 }
 
 /// `a` with a 1-D operand promoted to a matrix: a row (`1 × k`) when `left`,
 /// a column (`k × 1`) otherwise; other ranks as they are.
-fn promote<T: Float, D: Backend<T>>(a: &Dyn<T, D>, left: bool) -> Result<Dyn<T, D>, D::Error> {
+fn promote<T: Float, D: Backend<T>>(
+    a: &DynTensor<T, D>,
+    left: bool,
+) -> Result<DynTensor<T, D>, D::Error> {
     match *a.dims() {
         [k] if left => reshape_to(a, &[1, k]),
         [k] => reshape_to(a, &[k, 1]),
@@ -60,7 +63,10 @@ fn promote<T: Float, D: Backend<T>>(a: &Dyn<T, D>, left: bool) -> Result<Dyn<T, 
 
 /// The backward function of `a.matmul(b)` (any ranks ≥ 1, batch dimensions
 /// broadcast), given both operands.
-fn matmul_backward<T: Float, D: GradDevice<T>>(a: Dyn<T, D>, b: Dyn<T, D>) -> BackwardFn<T, D> {
+fn matmul_backward<T: Float, D: GradDevice<T>>(
+    a: DynTensor<T, D>,
+    b: DynTensor<T, D>,
+) -> BackwardFn<T, D> {
     Box::new(move |g, needs| {
         let (a2, b2) = (promote(&a, true)?, promote(&b, false)?);
         // The un-squeezed product's sizes: the broadcast batch, m, n.
@@ -79,17 +85,18 @@ fn matmul_backward<T: Float, D: GradDevice<T>>(a: Dyn<T, D>, b: Dyn<T, D>) -> Ba
         let g2 = reshape_to(g, &full)?;
         // A product (and its batch) can be larger than the forward result:
         // an allocation that fails is the rule's error.
-        let grad = |x: &Dyn<T, D>, y: &Dyn<T, D>, like: &Dyn<T, D>, dims: &[usize]| {
-            let p: Dyn<T, D> = x.try_matmul(y)?;
-            reshape_to(&sum_to_like::<T, D, DynRank>(p, like.dims())?, dims)
-        };
+        let grad =
+            |x: &DynTensor<T, D>, y: &DynTensor<T, D>, like: &DynTensor<T, D>, dims: &[usize]| {
+                let p: DynTensor<T, D> = x.try_matmul(y)?;
+                reshape_to(&sum_to_like::<T, D, DynRank>(p, like.dims())?, dims)
+            };
         // A column-major matrix operand (the transpose of a contiguous
         // one, as `Linear` uses its weight) gets its gradient in its own
         // layout, the product computed transposed (`(gᵀ·a)ᵀ` for `b`,
         // `(b·gᵀ)ᵀ` for `a`): the optimizer's passes over a parameter and
         // its gradient then run in memory order, as PyTorch's do.
-        let swapped = |x: &Dyn<T, D>, y: &Dyn<T, D>, dims: &[usize]| {
-            let p: Dyn<T, D> = x.try_matmul(y)?;
+        let swapped = |x: &DynTensor<T, D>, y: &DynTensor<T, D>, dims: &[usize]| {
+            let p: DynTensor<T, D> = x.try_matmul(y)?;
             reshape_to(&mt(&p), dims)
         };
         Ok(smallvec![

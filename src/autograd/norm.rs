@@ -14,7 +14,7 @@ use smallvec::smallvec;
 
 use super::Var;
 use super::device::{GradDevice, scalar_like};
-use super::graph::Dyn;
+use super::graph::DynTensor;
 use crate::element::Float;
 use crate::shape::{DimVec, DynRank};
 
@@ -22,15 +22,18 @@ use crate::shape::{DimVec, DynRank};
 /// mean and the biased variance, one per channel, in the input's rank
 /// with size 1 but on axis 1 (`keepdim`).
 pub(crate) struct BatchStats<T: Float, D: GradDevice<T>> {
-    pub(crate) mean: Dyn<T, D>,
-    pub(crate) var: Dyn<T, D>,
+    pub(crate) mean: DynTensor<T, D>,
+    pub(crate) var: DynTensor<T, D>,
 }
 
 /// The normalised value and the batch's statistics.
 pub(crate) type Normed<T, D> = (Var<T, DynRank, D>, BatchStats<T, D>);
 
 /// `t · v` for a scalar `v`.
-fn scaled<T: Float, D: GradDevice<T>>(t: &Dyn<T, D>, v: T) -> Result<Dyn<T, D>, D::Error> {
+fn scaled<T: Float, D: GradDevice<T>>(
+    t: &DynTensor<T, D>,
+    v: T,
+) -> Result<DynTensor<T, D>, D::Error> {
     t.try_mul(&scalar_like(t, v)?)
 }
 
@@ -53,8 +56,8 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
         let mean = x.try_mean_dims(&axes, true)?;
         let var = x.try_var_dims(&axes, true, 0)?;
         let invstd = var.try_add(&scalar_like(&var, eps)?)?.try_rsqrt()?;
-        let w: Dyn<T, D> = weight.value.try_reshape(&per)?;
-        let b: Dyn<T, D> = bias.value.try_reshape(&per)?;
+        let w: DynTensor<T, D> = weight.value.try_reshape(&per)?;
+        let b: DynTensor<T, D> = bias.value.try_reshape(&per)?;
         let a = w.try_mul(&invstd)?;
         let shift = b.try_sub(&mean.try_mul(&a)?)?;
         let y = shift.try_addcmul(&x, &a, T::one())?;
@@ -85,10 +88,11 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
                     } else {
                         None
                     };
-                    let as_dims = |t: &Dyn<T, D>, d: &DimVec| -> Result<Dyn<T, D>, D::Error> {
-                        let s: Vec<isize> = d.iter().map(|&v| v as isize).collect();
-                        t.try_reshape(&s)
-                    };
+                    let as_dims =
+                        |t: &DynTensor<T, D>, d: &DimVec| -> Result<DynTensor<T, D>, D::Error> {
+                            let s: Vec<isize> = d.iter().map(|&v| v as isize).collect();
+                            t.try_reshape(&s)
+                        };
                     Ok(smallvec![
                         gx,
                         needs[1].then(|| as_dims(&gw, &wdims)).transpose()?,

@@ -10,7 +10,7 @@ use smallvec::smallvec;
 use super::Var;
 pub(crate) use super::device::sum_to_like;
 use super::device::{GradDevice, combine, compare, map2, map3, masked, scalar_like};
-use super::graph::{BackwardFn, Dyn};
+use super::graph::{BackwardFn, DynTensor};
 use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::op::table;
@@ -22,16 +22,16 @@ use crate::shape::{Broadcast, Broadcast3, BroadcastShape, DynRank, Shape};
 /// that need one, its error passed on.
 pub(crate) fn when<T: Float, D: Device>(
     need: bool,
-    f: impl FnOnce() -> Result<Dyn<T, D>, D::Error>,
-) -> Result<Option<Dyn<T, D>>, D::Error> {
+    f: impl FnOnce() -> Result<DynTensor<T, D>, D::Error>,
+) -> Result<Option<DynTensor<T, D>>, D::Error> {
     need.then(f).transpose()
 }
 
 /// `g` summed to the sizes of `like`, if present.
 pub(crate) fn sum_to_opt<T: Float, D: Backend<T>>(
-    g: Option<Dyn<T, D>>,
+    g: Option<DynTensor<T, D>>,
     like: &[usize],
-) -> Result<Option<Dyn<T, D>>, D::Error> {
+) -> Result<Option<DynTensor<T, D>>, D::Error> {
     g.map(|t| sum_to_like(t, like)).transpose()
 }
 
@@ -53,8 +53,8 @@ pub(crate) enum Binary {
 /// the operands.
 fn binary_backward<T: Float, D: GradDevice<T>>(
     op: Binary,
-    a: Dyn<T, D>,
-    b: Dyn<T, D>,
+    a: DynTensor<T, D>,
+    b: DynTensor<T, D>,
 ) -> BackwardFn<T, D> {
     Box::new(move |g, needs| {
         let (da, db) = (needs[0], needs[1]);
@@ -249,9 +249,9 @@ enum Ternary<T> {
 /// The backward function of a three-operand operation on `s`, `a`, `b`.
 fn ternary_backward<T: Float, D: GradDevice<T>>(
     op: Ternary<T>,
-    s: Dyn<T, D>,
-    a: Dyn<T, D>,
-    b: Dyn<T, D>,
+    s: DynTensor<T, D>,
+    a: DynTensor<T, D>,
+    b: DynTensor<T, D>,
 ) -> BackwardFn<T, D> {
     Box::new(move |g, needs| {
         let (ds, da, db) = (needs[0], needs[1], needs[2]);
@@ -457,7 +457,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     pub fn clamp(&self, min: T, max: T) -> Var<T, S, D> {
         let x = self.erased();
         Var::from_op(self.value.clamp(min, max), &[Some(&self.node)], move || {
-            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                 if g.numel() == 0 {
                     return Ok(smallvec![Some(g.share())]);
                 }
@@ -506,7 +506,7 @@ where
         y.value.dims().to_vec(),
     );
     Var::from_op(value, &[Some(&x.node), Some(&y.node)], move || {
-        Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
+        Box::new(move |g: &DynTensor<T, D>, needs: &[bool]| {
             Ok(smallvec![
                 when(needs[0], || sum_to_like(masked(g, &c, true)?, &dx))?,
                 when(needs[1], || sum_to_like(masked(g, &c, false)?, &dy))?,

@@ -27,7 +27,7 @@ use super::device::{
     GradDevice, combine, compare, reshape_to, scalar_like, select, sum_keepdim, sum_to_like,
     zeros_like,
 };
-use super::graph::Dyn;
+use super::graph::DynTensor;
 use crate::Tensor;
 use crate::backend::op::table::{self, Fill};
 use crate::backend::op::{Map1, Map2, Reduction, ScalarRhs, Statistic};
@@ -42,9 +42,9 @@ use crate::shape::{DimVec, DynRank, ExpandsTo, FixedShape, RemoveAxis, Shape};
 /// for `max` or `min` over no elements).
 fn forward_keepdim<T: Float, D: GradDevice<T>>(
     r: Reduction,
-    x: &Dyn<T, D>,
+    x: &DynTensor<T, D>,
     mask: &[bool],
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     let dims: Vec<isize> = (0..mask.len())
         .filter(|&i| mask[i])
         .map(|i| i as isize)
@@ -63,13 +63,13 @@ fn forward_keepdim<T: Float, D: GradDevice<T>>(
 /// any device; an error only when a buffer cannot be allocated.
 fn device_grad<T: Float, D: GradDevice<T>>(
     r: Reduction,
-    x: &Dyn<T, D>,
-    y: &Dyn<T, D>,
-    g: &Dyn<T, D>,
+    x: &DynTensor<T, D>,
+    y: &DynTensor<T, D>,
+    g: &DynTensor<T, D>,
     mask: &[bool],
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     let n = crate::ops::reduce::reduced_count(x.dims(), mask);
-    let expand = |t: Dyn<T, D>| -> Result<Dyn<T, D>, D::Error> {
+    let expand = |t: DynTensor<T, D>| -> Result<DynTensor<T, D>, D::Error> {
         Ok(t.try_broadcast_to::<DynRank>(x.dims())?)
     };
     match r {
@@ -114,34 +114,34 @@ fn device_grad<T: Float, D: GradDevice<T>>(
 /// dims kept as 1, on any device.
 fn statistic_keepdim<T: Float, D: GradDevice<T>>(
     s: Statistic,
-    x: &Dyn<T, D>,
+    x: &DynTensor<T, D>,
     mask: &[bool],
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     reduction::statistic(s, x, mask, true)
 }
 
 /// `op(a, b)` at the broadcast of the two (an op-table operation).
 fn bin<T: Float, D: GradDevice<T>, Op: Map2<T, Out = T>>(
     op: Op,
-    a: &Dyn<T, D>,
-    b: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    a: &DynTensor<T, D>,
+    b: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     pointwise::binary(op, a, b)
 }
 
 /// `op` on every element of `a` (an op-table operation).
 fn un<T: Float, D: GradDevice<T>, Op: Map1<T>>(
     op: Op,
-    a: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    a: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     pointwise::unary(op, a)
 }
 
 /// `v` where `a == 0`, else `b` (`a` broadcast to `b`'s sizes).
 fn zero_where_zero<T: Float, D: GradDevice<T>>(
-    a: &Dyn<T, D>,
-    b: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    a: &DynTensor<T, D>,
+    b: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     if b.numel() == 0 {
         return Ok(b.share());
     }
@@ -154,11 +154,11 @@ fn zero_where_zero<T: Float, D: GradDevice<T>>(
 /// any device; an error only when a buffer cannot be allocated.
 fn statistic_grad<T: Float, D: GradDevice<T>>(
     s: Statistic,
-    x: &Dyn<T, D>,
-    y: &Dyn<T, D>,
-    g: &Dyn<T, D>,
+    x: &DynTensor<T, D>,
+    y: &DynTensor<T, D>,
+    g: &DynTensor<T, D>,
     mask: &[bool],
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     let n = crate::ops::reduce::reduced_count(x.dims(), mask);
     match s {
         Statistic::Variance { correction, sqrt } => {
@@ -187,11 +187,11 @@ fn statistic_grad<T: Float, D: GradDevice<T>>(
 /// PyTorch's `norm_backward`.
 fn norm_grad<T: Float, D: GradDevice<T>>(
     kind: NormKind,
-    x: &Dyn<T, D>,
-    y: &Dyn<T, D>,
-    g: &Dyn<T, D>,
+    x: &DynTensor<T, D>,
+    y: &DynTensor<T, D>,
+    g: &DynTensor<T, D>,
     mask: &[bool],
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     match kind {
         NormKind::Zero => zeros_like(x),
         NormKind::One => bin(table::Mul, g, &un(table::Sign, x)?),
@@ -222,13 +222,19 @@ fn norm_grad<T: Float, D: GradDevice<T>>(
 }
 
 /// A reduction `op` of `x` over a mask, with the reduced dims kept as 1.
-type Forward<Op, T, D> = fn(Op, &Dyn<T, D>, &[bool]) -> Result<Dyn<T, D>, <D as Device>::Error>;
+type Forward<Op, T, D> =
+    fn(Op, &DynTensor<T, D>, &[bool]) -> Result<DynTensor<T, D>, <D as Device>::Error>;
 
 /// The gradient of the input `x` of a reduction `op` from `x`, the result
 /// `y`, the upstream gradient `g` (both with the reduced dims kept) and the
 /// mask of reduced dims.
-type Backward<Op, T, D> =
-    fn(Op, &Dyn<T, D>, &Dyn<T, D>, &Dyn<T, D>, &[bool]) -> Result<Dyn<T, D>, <D as Device>::Error>;
+type Backward<Op, T, D> = fn(
+    Op,
+    &DynTensor<T, D>,
+    &DynTensor<T, D>,
+    &DynTensor<T, D>,
+    &[bool],
+) -> Result<DynTensor<T, D>, <D as Device>::Error>;
 
 impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
     /// A reduction over `mask` (`None`: all dims) recorded: `forward`
@@ -250,7 +256,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let value: Tensor<T, SO, D> = reshape_to(&y, &out_dims)?;
         Ok(Var::from_op(value, &[Some(&self.node)], move || {
             let keep: DimVec = y.dims().into();
-            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                 let g = reshape_to(g, &keep)?;
                 Ok(smallvec![Some(grad(op, &x, &y, &g, &mask)?)])
             })
@@ -487,7 +493,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let y = value.share().into_dyn();
         let mask = crate::ops::reduce::dims_mask(&[dim], self.value.rank())?;
         Ok(Var::from_op(value, &[Some(&self.node)], move || {
-            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                 let grad = match op {
                     // `y (g - Σ g y)`.
                     Normalize::Softmax => {
@@ -600,7 +606,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let value = sum_to_like(self.value.share().into_dyn(), dims)?;
         let from = DimVec::from_slice(self.dims());
         Ok(Var::from_op(value, &[Some(&self.node)], move || {
-            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                 Ok(smallvec![Some(g.try_broadcast_to::<DynRank>(&from)?)])
             })
         }))

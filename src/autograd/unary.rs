@@ -11,7 +11,7 @@ use crate::shape::OrPanic;
 
 use super::Var;
 use super::device::{GradDevice, zeros_like};
-use super::graph::{BackwardFn, Dyn};
+use super::graph::{BackwardFn, DynTensor};
 use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::op::table;
@@ -23,8 +23,8 @@ use crate::shape::Shape;
 /// of the upstream gradient, the input and the result (`tanh_backward`,
 /// ...), a table op rather than a closure so that any device can run it.
 fn unary_backward<T: Float, D: Backend<T>, Op: Map3<T, T>>(
-    x: Dyn<T, D>,
-    y: Dyn<T, D>,
+    x: DynTensor<T, D>,
+    y: DynTensor<T, D>,
     d: Op,
 ) -> BackwardFn<T, D> {
     Box::new(move |g, _| Ok(smallvec![Some(pointwise::ternary(d, g, &x, &y)?)]))
@@ -106,7 +106,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
             pointwise::unary(times, &self.value).or_panic(),
             &[Some(&self.node)],
             move || {
-                Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+                Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                     Ok(smallvec![Some(pointwise::unary(times, g)?)])
                 })
             },
@@ -134,7 +134,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
             pointwise::unary(over, &self.value).or_panic(),
             &[Some(&self.node)],
             move || {
-                Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+                Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                     Ok(smallvec![Some(pointwise::unary(over, g)?)])
                 })
             },
@@ -160,10 +160,10 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let value = pointwise::unary(ScalarLhs(table::Div, c), &self.value).or_panic();
         let (x, y) = (self.erased(), value.share().into_dyn());
         Var::from_op(value, &[Some(&self.node)], move || {
-            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                 // -g · y / x
-                let gy: Dyn<T, D> = pointwise::binary(table::Mul, g, &y)?;
-                let q: Dyn<T, D> = pointwise::binary(table::Div, &gy, &x)?;
+                let gy: DynTensor<T, D> = pointwise::binary(table::Mul, g, &y)?;
+                let q: DynTensor<T, D> = pointwise::binary(table::Div, &gy, &x)?;
                 Ok(smallvec![Some(pointwise::unary(table::Neg, &q)?)])
             })
         })
@@ -188,7 +188,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
             pointwise::unary(ScalarLhs(table::Sub, c), &self.value).or_panic(),
             &[Some(&self.node)],
             move || {
-                Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+                Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                     Ok(smallvec![Some(pointwise::unary(table::Neg, g)?)])
                 })
             },
@@ -211,7 +211,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         Var::from_op(
             pointwise::unary(ScalarRhs(table::Add, c), &self.value).or_panic(),
             &[Some(&self.node)],
-            move || Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(g.share())])),
+            move || Box::new(move |g: &DynTensor<T, D>, _: &[bool]| Ok(smallvec![Some(g.share())])),
         )
     }
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::device::GradDevice;
-use super::graph::{self, Dyn, Node};
+use super::graph::{self, DynTensor, GraphNode};
 use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::op::table::Fill;
@@ -48,8 +48,8 @@ use crate::shape::{DynRank, OrPanic, Shape, ShapeError};
 pub struct Var<T: Float, S: Shape, D: Device = Cpu> {
     pub(crate) value: Tensor<T, S, D>,
     /// Every value has a node: a constant's watches its storage for writes
-    /// (see [`Node`]).
-    pub(crate) node: Arc<Node<T, D>>,
+    /// (see [`GraphNode`]).
+    pub(crate) node: Arc<GraphNode<T, D>>,
 }
 
 impl<T: Float, S: Shape, D: Device> core::fmt::Debug for Var<T, S, D>
@@ -92,7 +92,7 @@ impl<T: Float, S: Shape, D: Device> Var<T, S, D> {
     /// assert!(Var::param(Tensor::<f32, Shape![2]>::zeros()).requires_grad());
     /// ```
     pub fn param(value: Tensor<T, S, D>) -> Self {
-        let node = Node::leaf(&value, true);
+        let node = GraphNode::leaf(&value, true);
         Var { value, node }
     }
 
@@ -104,7 +104,7 @@ impl<T: Float, S: Shape, D: Device> Var<T, S, D> {
     /// assert!(!Var::constant(Tensor::<f32, Shape![2]>::zeros()).requires_grad());
     /// ```
     pub fn constant(value: Tensor<T, S, D>) -> Self {
-        let node = Node::leaf(&value, false);
+        let node = GraphNode::leaf(&value, false);
         Var { value, node }
     }
 
@@ -212,7 +212,7 @@ impl<T: Float, S: Shape, D: Device> Var<T, S, D> {
     }
 
     /// The value with its shape type erased, for backward functions.
-    pub(crate) fn erased(&self) -> Dyn<T, D> {
+    pub(crate) fn erased(&self) -> DynTensor<T, D> {
         self.value.share().into_dyn()
     }
 
@@ -220,7 +220,7 @@ impl<T: Float, S: Shape, D: Device> Var<T, S, D> {
     /// `parents`; `backward` is built only when some input needs a gradient.
     pub(crate) fn from_op(
         value: Tensor<T, S, D>,
-        parents: &[Option<&Arc<Node<T, D>>>],
+        parents: &[Option<&Arc<GraphNode<T, D>>>],
         backward: impl FnOnce() -> graph::BackwardFn<T, D>,
     ) -> Self {
         let node = graph::record(&value, parents, backward);
@@ -359,7 +359,7 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
 /// assert!(g.wrt(&b).is_none()); // not used by the loss
 /// ```
 pub struct Gradients<T: Float, D: Device = Cpu> {
-    grads: HashMap<u64, Dyn<T, D>>,
+    grads: HashMap<u64, DynTensor<T, D>>,
 }
 
 impl<T: Float, D: Device> Gradients<T, D> {
@@ -411,7 +411,7 @@ impl<T: Float, D: Device> Gradients<T, D> {
         for (id, g) in other.grads {
             match self.grads.get_mut(&id) {
                 Some(mine) => {
-                    let sum: Dyn<T, D> =
+                    let sum: DynTensor<T, D> =
                         pointwise::binary(crate::backend::op::table::Add, &*mine, &g)?;
                     *mine = sum;
                 }

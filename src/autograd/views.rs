@@ -11,7 +11,7 @@ use crate::shape::OrPanic;
 
 use super::Var;
 use super::device::{GradDevice, reshape_to, sum_keepdim, sum_to_like};
-use super::graph::{BackwardFn, Dyn};
+use super::graph::{BackwardFn, DynTensor};
 use crate::Tensor;
 use crate::backend::Backend;
 use crate::backend::op::table::Fill;
@@ -130,7 +130,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let value = self.value.broadcast_in_dim(out_dims, bdims)?;
         let (dims, bdims) = (self.dim_vec(), bdims.to_vec());
         Ok(self.view(value, move || {
-            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                 // Sum every result axis that is new or stretched.
                 let mask: Vec<bool> = (0..g.rank())
                     .map(|j| match bdims.iter().position(|&b| b == j) {
@@ -167,7 +167,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
             inverse[crate::tensor::wrap_dim(p, rank)?] = i as isize;
         }
         Ok(self.view(value, move || {
-            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                 Ok(smallvec![Some(g.permute::<DynRank>(&inverse)?)])
             })
         }))
@@ -194,7 +194,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let mut perm: Vec<isize> = (0..self.value.rank() as isize).collect();
         perm.swap(I, J);
         self.view(value, move || {
-            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                 Ok(smallvec![Some(g.permute::<DynRank>(&perm)?)])
             })
         })
@@ -282,7 +282,7 @@ impl<T: Float, S: Shape, D: GradDevice<T>> Var<T, S, D> {
         let value = self.value.narrow(dim, start, len)?;
         let x = self.erased();
         Ok(self.view(value, move || {
-            Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
                 // Zeros of the input's sizes, made on its device.
                 let full = pointwise::unary(Fill(T::zero()), &x)?;
                 let mut part = full.narrow::<DynRank>(dim, start, len)?;
@@ -312,7 +312,7 @@ impl<T: Float, S: FixedShape, D: GradDevice<T>> Var<T, S, D> {
         let () = crate::shape::const_message::SameNumel::<S, S2>::CHECK;
         let dims = S2::static_sizes().expect("a fixed shape has static sizes");
         let value = reshape_to(&self.value.share().into_dyn(), dims.as_ref())
-            .and_then(|v: Dyn<T, D>| Ok(v.try_into_shape::<S2>()?))
+            .and_then(|v: DynTensor<T, D>| Ok(v.try_into_shape::<S2>()?))
             .or_panic();
         self.view(value, || reshape_backward(self.dim_vec()))
     }

@@ -18,7 +18,7 @@ use crate::tensor::pointwise;
 use crate::tensor::reduction;
 
 /// A tensor of any rank on the device `D`.
-pub(crate) type Dyn<T, D> = Tensor<T, DynRank, D>;
+pub(crate) type DynTensor<T, D> = Tensor<T, DynRank, D>;
 
 /// A device that runs the composed linear algebra on `T`: its [`Linalg`]
 /// factorizations, matrix products ([`Gemm`]), and the pointwise,
@@ -47,7 +47,7 @@ pub(crate) fn norm_last<T: LinalgFloat, S: Shape, D: Backend<T>>(
     p: f64,
     k: usize,
     keepdim: bool,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     let r = x.rank();
     let mask: Vec<bool> = (0..r).map(|d| d + k >= r).collect();
     reduction::statistic(Statistic::Norm(p), x, &mask, keepdim)
@@ -57,39 +57,39 @@ pub(crate) fn norm_last<T: LinalgFloat, S: Shape, D: Backend<T>>(
 pub(crate) fn scalar<V: Element, U: Element, D: Backend<V>>(
     like: &Tensor<U, impl Shape, D>,
     v: V,
-) -> Result<Dyn<V, D>, D::Error> {
+) -> Result<DynTensor<V, D>, D::Error> {
     host::from_host(like, vec![v], &[])
 }
 
 /// `op` of `a` and `b`, broadcast together (an op-table operation).
 pub(crate) fn bin<T: LinalgFloat, D: Backend<T>, Op: Map2<T, Out = T>>(
     op: Op,
-    a: &Dyn<T, D>,
-    b: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    a: &DynTensor<T, D>,
+    b: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     pointwise::binary(op, a, b)
 }
 
 /// `op` on every element of `a` (an op-table operation).
 pub(crate) fn un<T: LinalgFloat, D: Backend<T>, Op: Map1<T>>(
     op: Op,
-    a: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    a: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     pointwise::unary(op, a)
 }
 
 /// `b` where `cond` holds, else `c`, all broadcast together.
 pub(crate) fn select<T: LinalgFloat, D: Backend<T> + Backend<bool>>(
-    cond: &Dyn<bool, D>,
-    b: &Dyn<T, D>,
-    c: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, <D as crate::device::Device>::Error> {
+    cond: &DynTensor<bool, D>,
+    b: &DynTensor<T, D>,
+    c: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, <D as crate::device::Device>::Error> {
     pointwise::select(table::Where, cond, b, c)
 }
 
 /// The view of `x` `(..., m, n)` with its last two dimensions swapped
 /// `(..., n, m)` (no copy).
-pub(crate) fn mat_t<T: Element, D: crate::device::Device>(x: &Dyn<T, D>) -> Dyn<T, D> {
+pub(crate) fn mat_t<T: Element, D: crate::device::Device>(x: &DynTensor<T, D>) -> DynTensor<T, D> {
     let (mut dims, mut strides): (DimVec, Vec<usize>) = (x.dims().into(), x.strides().to_vec());
     let r = dims.len();
     dims.swap(r - 2, r - 1);
@@ -104,12 +104,12 @@ pub(crate) fn view<T: Element, S: Shape, D: crate::device::Device>(
     dims: &[usize],
     strides: &[usize],
     offset: usize,
-) -> Dyn<T, D> {
+) -> DynTensor<T, D> {
     x.view_as(dims.into(), strides, x.offset + offset)
 }
 
 /// `a` as a dynamic-rank tensor sharing its storage.
-pub(crate) fn dy<T: Element, S: Shape, D: Backend<T>>(a: &Tensor<T, S, D>) -> Dyn<T, D> {
+pub(crate) fn dy<T: Element, S: Shape, D: Backend<T>>(a: &Tensor<T, S, D>) -> DynTensor<T, D> {
     a.share().into_dyn()
 }
 
@@ -118,7 +118,7 @@ pub(crate) fn upload<T: Element, U: Element, D: Backend<T>>(
     like: &Tensor<U, impl Shape, D>,
     data: Vec<T>,
     dims: &[usize],
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     host::from_host(like, data, dims)
 }
 
@@ -135,7 +135,7 @@ pub(crate) fn download<T: Element, S: Shape, D: Backend<T>>(
 pub(crate) fn zeros_of<T: Numeric, S: Shape, D: Backend<T>>(
     like: &Tensor<T, S, D>,
     dims: &[usize],
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     zeros(&view(like, dims, &vec![0; dims.len()], 0))
 }
 
@@ -145,7 +145,7 @@ pub(crate) fn eye<T: Numeric, U: Element, D: Backend<T>>(
     like: &Tensor<U, impl Shape, D>,
     rows: usize,
     cols: usize,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     let data = (0..rows * cols)
         .map(|i| {
             if i / cols.max(1) == i % cols.max(1) {
@@ -159,47 +159,49 @@ pub(crate) fn eye<T: Numeric, U: Element, D: Backend<T>>(
 }
 
 /// Zeros of `a`'s sizes (a new tensor) on its device.
-pub(crate) fn zeros<T: Numeric, D: Backend<T>>(a: &Dyn<T, D>) -> Result<Dyn<T, D>, D::Error> {
+pub(crate) fn zeros<T: Numeric, D: Backend<T>>(
+    a: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     pointwise::unary(Fill(T::zero()), a)
 }
 
 /// `a + b`, broadcast.
 pub(crate) fn add<T: Numeric, D: Backend<T>>(
-    a: &Dyn<T, D>,
-    b: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    a: &DynTensor<T, D>,
+    b: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     pointwise::binary(Add, a, b)
 }
 
 /// `a - b`, broadcast.
 pub(crate) fn sub<T: Numeric, D: Backend<T>>(
-    a: &Dyn<T, D>,
-    b: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    a: &DynTensor<T, D>,
+    b: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     pointwise::binary(Sub, a, b)
 }
 
 /// `a * b`, elementwise, broadcast.
 pub(crate) fn mul<T: Numeric, D: Backend<T>>(
-    a: &Dyn<T, D>,
-    b: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    a: &DynTensor<T, D>,
+    b: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     pointwise::binary(Mul, a, b)
 }
 
 /// `a + s b`, broadcast (one kernel).
 pub(crate) fn axpy<T: Numeric, D: Backend<T>>(
-    a: &Dyn<T, D>,
+    a: &DynTensor<T, D>,
     s: T,
-    b: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    b: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     pointwise::binary(AddAlpha(s), a, b)
 }
 
 /// The matrix product `a @ b`, batches broadcast.
 pub(crate) fn matmul<T: Numeric, D: Gemm<T>>(
-    a: &Dyn<T, D>,
-    b: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    a: &DynTensor<T, D>,
+    b: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     a.try_matmul(b)
 }

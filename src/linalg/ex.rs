@@ -3,7 +3,7 @@
 //! a singular or non-positive-definite matrix (`lu_factor_ex` is with
 //! `lu_factor`).
 
-use super::compose::{Dyn, LinalgDevice, view};
+use super::compose::{DynTensor, LinalgDevice, view};
 use super::generic::{check_matrices, check_square_dims};
 use super::primitives;
 use super::solve::is_vector_rhs;
@@ -56,7 +56,7 @@ where
         let eye = (0..n * n)
             .map(|i| if i / n == i % n { T::one() } else { T::zero() })
             .collect();
-        let eye: Dyn<T, D> = host::from_host(a, eye, &[n, n])?;
+        let eye: DynTensor<T, D> = host::from_host(a, eye, &[n, n])?;
         x = primitives::lu_solve(&lu, &piv, &piv_host, &eye)?;
         info = lu_info;
     }

@@ -1,7 +1,7 @@
 //! `householder_product`: the first columns of a product of Householder
 //! reflectors, as LAPACK's `orgqr` forms `Q` from `geqrf`'s output.
 
-use super::compose::{Dyn, dy, eye, mat_t, matmul, mul, sub, upload};
+use super::compose::{DynTensor, dy, eye, mat_t, matmul, mul, sub, upload};
 use super::{LinalgFloat, Matrices, expect};
 use crate::backend::op::table::Where;
 use crate::backend::{Backend, Gemm};
@@ -75,13 +75,13 @@ where
     let (x, t) = (dy(a), dy(tau));
     // Q starts as the first n columns of the m x m identity.
     let id = eye::<T, _, D>(&x, m, n)?;
-    let mut q: Dyn<T, D> = pointwise::copy(&id.try_broadcast_to::<DynRank>(ad)?)?;
+    let mut q: DynTensor<T, D> = pointwise::copy(&id.try_broadcast_to::<DynRank>(ad)?)?;
     if k == 0 || x.numel() == 0 {
         return Ok(q.try_into_shape()?);
     }
     // vᵢ is column i of V: A below the diagonal, 1 on it, 0 above.
     let below = (0..m * n).map(|i| i / n > i % n).collect();
-    let v: Dyn<T, D> =
+    let v: DynTensor<T, D> =
         pointwise::select(Where, &upload::<bool, _, D>(&x, below, &[m, n])?, &x, &id)?;
     let mut one = td[..td.len() - 1]
         .iter()
@@ -89,8 +89,8 @@ where
         .collect::<Vec<_>>();
     one.extend([1, 1]);
     for i in (0..k).rev() {
-        let vi: Dyn<T, D> = v.narrow(-1, i, 1)?;
-        let ti: Dyn<T, D> = t.narrow::<DynRank>(-1, i, 1)?.try_reshape(&one)?;
+        let vi: DynTensor<T, D> = v.narrow(-1, i, 1)?;
+        let ti: DynTensor<T, D> = t.narrow::<DynRank>(-1, i, 1)?.try_reshape(&one)?;
         let w = matmul(&mat_t(&vi), &q)?;
         q = sub(&q, &matmul(&mul(&vi, &ti)?, &w)?)?;
     }

@@ -6,7 +6,7 @@ use crate::tensor::host;
 use crate::tensor::pointwise;
 use crate::tensor::reduction;
 
-use super::compose::{Dyn, add, dy, mat_t, matmul, mul, sub, upload};
+use super::compose::{DynTensor, add, dy, mat_t, matmul, mul, sub, upload};
 use super::generic::check_info;
 use super::solve::is_vector_rhs;
 use super::{LinalgFloat, LstsqRhs, LstsqVecShape, expect};
@@ -272,8 +272,8 @@ pub fn lstsq_vec<
 /// `B`'s batch broadcast), and, where asked for, the residuals
 /// `Σ (A X - B)²` (a product, two pointwise kernels and a column sum).
 fn lstsq_core<T: LinalgFloat, S: Shape, D: Linalg<T> + Gemm<T> + Backend<i64>>(
-    a: &Dyn<T, D>,
-    b: &Dyn<T, D>,
+    a: &DynTensor<T, D>,
+    b: &DynTensor<T, D>,
     vec: bool,
     rcond: Option<f64>,
     driver: LstsqDriver,
@@ -333,13 +333,13 @@ fn lstsq_core<T: LinalgFloat, S: Shape, D: Linalg<T> + Gemm<T> + Backend<i64>>(
     )?;
     let rank_of = |i: usize| ranks.get(own[i]).copied().unwrap_or(0);
     // X = pinv(A) B, B's vectors as one column.
-    let bm: Dyn<T, D> = if vec {
+    let bm: DynTensor<T, D> = if vec {
         b.try_reshape(&col(bd))?
     } else {
         b.share()
     };
     // PyTorch's batch can exceed both operands' (see `lstsq_batch`).
-    let bm: Dyn<T, D> = bm.try_broadcast_to(&dims_with(&batch, &[m, kk]))?;
+    let bm: DynTensor<T, D> = bm.try_broadcast_to(&dims_with(&batch, &[m, kk]))?;
     let x = matmul(&pinv, &bm)?;
     let empty = || upload::<T, _, D>(a, Vec::new(), &[0]);
     let full_rank = (0..own.len()).all(|i| rank_of(i) == k);
@@ -389,9 +389,9 @@ fn lstsq_core<T: LinalgFloat, S: Shape, D: Linalg<T> + Gemm<T> + Backend<i64>>(
 struct Pinv<T: LinalgFloat, D: Linalg<T>> {
     /// `V diag(1/σ) Uᵀ` `(..., n, m)`, singular values at or below the
     /// cut-off dropped.
-    pinv: Dyn<T, D>,
+    pinv: DynTensor<T, D>,
     /// The singular values `(..., min(m, n))`.
-    s: Dyn<T, D>,
+    s: DynTensor<T, D>,
     /// The number of singular values above the cut-off, per matrix.
     ranks: Vec<usize>,
     /// [`Linalg::svd`]'s `info` per matrix (the values are unspecified
@@ -404,7 +404,7 @@ struct Pinv<T: LinalgFloat, D: Linalg<T>> {
 /// `eps · max(m, n)`), then one pointwise kernel scales `V`'s columns by
 /// `1/σ` and one batched product gives `V diag(1/σ) Uᵀ`.
 fn pinv_parts<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
-    a: &Dyn<T, D>,
+    a: &DynTensor<T, D>,
     rcond: Option<f64>,
 ) -> Result<Pinv<T, D>, D::Error> {
     let ad = a.dims();
@@ -453,10 +453,10 @@ fn pinv_parts<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
 /// caller fills it); a driver error.
 #[allow(clippy::type_complexity)]
 pub(crate) fn lstsq_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
-    g: &Dyn<T, D>,
-    a: &Dyn<T, D>,
-    b: &Dyn<T, D>,
-) -> Result<(Dyn<T, D>, Dyn<T, D>), D::Error> {
+    g: &DynTensor<T, D>,
+    a: &DynTensor<T, D>,
+    b: &DynTensor<T, D>,
+) -> Result<(DynTensor<T, D>, DynTensor<T, D>), D::Error> {
     let p = pinv_parts(a, None)?;
     if p.info.iter().any(|&i| i != 0) {
         return Err(ShapeError::Invalid(format!("lstsq_backward: {NO_CONVERGENCE}")).into());
@@ -471,10 +471,10 @@ pub(crate) fn lstsq_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
 /// `P = pinv(A)` for an upstream gradient `gp` on `P`, batched and
 /// broadcast, on `a`'s device.
 fn pinv_vjp<T: LinalgFloat, D: Gemm<T>>(
-    a: &Dyn<T, D>,
-    p: &Dyn<T, D>,
-    gp: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    a: &DynTensor<T, D>,
+    p: &DynTensor<T, D>,
+    gp: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     let ad = a.dims();
     let (m, n) = (ad[ad.len() - 2], ad[ad.len() - 1]);
     let (ph, gh) = (mat_t(p), mat_t(gp));

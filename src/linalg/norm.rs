@@ -1,6 +1,6 @@
 //! `matrix_norm`.
 
-use super::compose::{Dyn, LinalgDevice, norm_last};
+use super::compose::{DynTensor, LinalgDevice, norm_last};
 use super::generic::check_matrices;
 use super::{BatchOf, LinalgFloat, Matrices, expect};
 use crate::backend::op::Statistic;
@@ -91,7 +91,7 @@ pub fn matrix_norm<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
 fn matrix_norm_on<T: LinalgFloat, S: Shape, D: LinalgDevice<T>>(
     a: &Tensor<T, S, D>,
     ord: MatrixNorm,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     let name = "linalg.matrix_norm";
     check_matrices(a.dims(), name, "A")?;
     let r = a.rank();
@@ -125,14 +125,14 @@ fn matrix_norm_on<T: LinalgFloat, S: Shape, D: LinalgDevice<T>>(
 pub(super) fn norm_of<T: LinalgFloat, S: Shape, D: LinalgDevice<T>>(
     a: &Tensor<T, S, D>,
     ord: MatrixNorm,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     let r = a.rank();
     let (m, n) = (a.dims()[r - 2], a.dims()[r - 1]);
     // The absolute sums along dimension `d` (the rows: column sums), then
     // the `p` norm (largest or smallest, the sums being >= 0) of those.
-    let sums = |d: usize, p: f64| -> Result<Dyn<T, D>, D::Error> {
+    let sums = |d: usize, p: f64| -> Result<DynTensor<T, D>, D::Error> {
         let mask: Vec<bool> = (0..r).map(|i| i == d).collect();
-        let s: Dyn<T, D> = reduction::statistic(Statistic::Norm(1.0), a, &mask, false)?;
+        let s: DynTensor<T, D> = reduction::statistic(Statistic::Norm(1.0), a, &mask, false)?;
         norm_last(&s, p, 1, false)
     };
     match ord {
@@ -158,7 +158,7 @@ pub(super) fn norm_of<T: LinalgFloat, S: Shape, D: LinalgDevice<T>>(
 /// The singular values `(..., k)` of each matrix of `a`, on its device.
 pub(super) fn svdvals_dyn<T: LinalgFloat, S: Shape, D: LinalgDevice<T>>(
     a: &Tensor<T, S, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     Ok(super::try_svdvals(&a.share().into_dyn())?.into_dyn())
 }
 

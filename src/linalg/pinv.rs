@@ -1,6 +1,6 @@
 //! `pinv`: the Moore-Penrose pseudo-inverse.
 
-use super::compose::{Dyn, LinalgDevice, bin, mat_t, scalar, select, un, view};
+use super::compose::{DynTensor, LinalgDevice, bin, mat_t, scalar, select, un, view};
 use super::{LinalgFloat, Matrices, Transposed, expect};
 use crate::backend::op::ScalarRhs;
 use crate::backend::op::table;
@@ -49,7 +49,7 @@ pub fn try_pinv<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
     let (m, n) = (a.dims()[r - 2], a.dims()[r - 1]);
     let batch = &a.dims()[..r - 2];
     if m == 0 || n == 0 {
-        let empty: Dyn<T, D> = host::from_host(a, Vec::new(), &[batch, &[n, m]].concat())?;
+        let empty: DynTensor<T, D> = host::from_host(a, Vec::new(), &[batch, &[n, m]].concat())?;
         return Ok(empty.try_into_shape()?);
     }
     let (u, s, vh) = super::try_svd(&a.share().into_dyn())?;
@@ -61,7 +61,7 @@ pub fn try_pinv<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
     let ss = s.strides().to_vec();
     let largest = view(&s, &[batch, &[1]].concat(), &ss, 0);
     let cut = un(ScalarRhs(table::Mul, rtol), &largest)?;
-    let keep: Dyn<bool, D> = pointwise::compare(table::Greater, &s, &cut)?;
+    let keep: DynTensor<bool, D> = pointwise::compare(table::Greater, &s, &cut)?;
     let recip = select(&keep, &un(table::Reciprocal, &s)?, &scalar(a, T::zero())?)?;
     // V diag(1 / σ) Uᵀ: the columns of V scaled (σ's row broadcast over
     // them), times Uᵀ.

@@ -9,7 +9,7 @@ use crate::tensor::indexing;
 use crate::tensor::pointwise;
 use crate::tensor::reduction;
 
-use super::compose::{Dyn, add, axpy, dy, eye, mat_t, matmul, mul, sub, upload, zeros};
+use super::compose::{DynTensor, add, axpy, dy, eye, mat_t, matmul, mul, sub, upload, zeros};
 use super::generic::check_square_dims;
 use super::{LinalgFloat, SquareMatrices, expect};
 use crate::Tensor;
@@ -60,7 +60,7 @@ where
         dy(a)
     };
     let (mut base, mut e) = (base, n.unsigned_abs());
-    let mut acc: Option<Dyn<T, D>> = None;
+    let mut acc: Option<DynTensor<T, D>> = None;
     while e > 0 {
         if e & 1 == 1 {
             acc = Some(match acc {
@@ -170,7 +170,7 @@ where
     // The 1-norm of each matrix (the largest column sum of |A|), on the host.
     let mut mask = vec![false; rank];
     mask[rank - 2] = true;
-    let cols: Dyn<T, D> =
+    let cols: DynTensor<T, D> =
         reduction::reduce(Reduction::Sum, &pointwise::unary(Abs, &x)?, &mask, false)?;
     let cols = host::to_host(&cols)?;
     let s: Vec<i32> = cols
@@ -186,7 +186,7 @@ where
     let a6 = matmul(&a4, &a2)?;
     let id = eye::<T, _, D>(&x, n, n)?;
     // w0 m0 + w1 m1 + w2 m2 (+ 0), summed in this order, as the CPU did.
-    let lin = |start: &Dyn<T, D>, w: [f64; 3]| -> Result<Dyn<T, D>, D::Error> {
+    let lin = |start: &DynTensor<T, D>, w: [f64; 3]| -> Result<DynTensor<T, D>, D::Error> {
         let mut acc = start.share();
         for (wk, m) in w.into_iter().zip([&a6, &a4, &a2]) {
             acc = axpy(&acc, c(wk), m)?;
@@ -252,10 +252,10 @@ fn c<T: LinalgFloat>(x: f64) -> T {
 /// # Errors
 /// For `k < 0`, a singular `A`; a driver error.
 pub(crate) fn matrix_power_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
-    g: &Dyn<T, D>,
-    a: &Dyn<T, D>,
+    g: &DynTensor<T, D>,
+    a: &DynTensor<T, D>,
     k: i64,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     if k == 0 || g.numel() == 0 {
         return zeros(g);
     }
@@ -272,34 +272,34 @@ pub(crate) fn matrix_power_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T>>(
 /// mode through the squarings `bases[j] = A^(2^j)` and the products that
 /// gather the set bits of `k`.
 fn power_vjp<T: LinalgFloat, D: Gemm<T>>(
-    a: &Dyn<T, D>,
-    g: &Dyn<T, D>,
+    a: &DynTensor<T, D>,
+    g: &DynTensor<T, D>,
     k: u64,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     let bits = 64 - k.leading_zeros() as usize;
     let mut bases = vec![a.share()];
     for j in 1..bits {
         bases.push(matmul(&bases[j - 1], &bases[j - 1])?);
     }
     // The product before each factor (`None`: the identity).
-    let mut acc: Option<Dyn<T, D>> = None;
+    let mut acc: Option<DynTensor<T, D>> = None;
     let mut steps = Vec::new();
     for (j, base) in bases.iter().enumerate() {
         if k >> j & 1 == 1 {
-            steps.push((acc.as_ref().map(Dyn::share), j));
+            steps.push((acc.as_ref().map(DynTensor::share), j));
             acc = Some(match acc {
                 None => base.share(),
                 Some(x) => matmul(&x, base)?,
             });
         }
     }
-    let plus = |x: Option<Dyn<T, D>>, y: Dyn<T, D>| match x {
+    let plus = |x: Option<DynTensor<T, D>>, y: DynTensor<T, D>| match x {
         None => Ok(y),
         Some(x) => add(&x, &y),
     };
     // Back through acc_{t+1} = acc_t · bases[j].
     let mut g_acc = g.share();
-    let mut g_bases: Vec<Option<Dyn<T, D>>> = (0..bits).map(|_| None).collect();
+    let mut g_bases: Vec<Option<DynTensor<T, D>>> = (0..bits).map(|_| None).collect();
     for (prev, j) in steps.iter().rev() {
         let gb = match prev {
             None => g_acc.share(),
@@ -330,9 +330,9 @@ fn power_vjp<T: LinalgFloat, D: Gemm<T>>(
 /// # Errors
 /// A driver error.
 pub(crate) fn matrix_exp_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T> + Backend<bool>>(
-    g: &Dyn<T, D>,
-    a: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    g: &DynTensor<T, D>,
+    a: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     let r = a.rank();
     let n = a.dims()[r - 1];
     if g.numel() == 0 {
@@ -341,12 +341,12 @@ pub(crate) fn matrix_exp_vjp<T: LinalgFloat, D: Linalg<T> + Gemm<T> + Backend<bo
     let at = mat_t(a);
     let mut wide = a.dims().to_vec();
     wide[r - 1] = 2 * n;
-    let top: Dyn<T, D> = indexing::cat(&[at.share(), g.share()], r - 1, &wide)?;
-    let bottom: Dyn<T, D> = indexing::cat(&[zeros(a)?, at], r - 1, &wide)?;
+    let top: DynTensor<T, D> = indexing::cat(&[at.share(), g.share()], r - 1, &wide)?;
+    let bottom: DynTensor<T, D> = indexing::cat(&[zeros(a)?, at], r - 1, &wide)?;
     let mut big = wide;
     big[r - 2] = 2 * n;
-    let big: Dyn<T, D> = indexing::cat(&[top, bottom], r - 2, &big)?;
+    let big: DynTensor<T, D> = indexing::cat(&[top, bottom], r - 2, &big)?;
     let e = try_matrix_exp(&big)?;
-    let block: Dyn<T, D> = e.narrow::<DynRank>(-2, 0, n)?.narrow(-1, n, n)?;
+    let block: DynTensor<T, D> = e.narrow::<DynRank>(-2, 0, n)?.narrow(-1, n, n)?;
     pointwise::copy(&block)
 }

@@ -12,77 +12,79 @@ use crate::linalg::{LinalgFloat, Triangle};
 use crate::shape::DynRank;
 
 /// A tensor of any rank on the device `D`.
-type Dyn<T, D> = Tensor<T, DynRank, D>;
+type DynTensor<T, D> = Tensor<T, DynRank, D>;
 
 /// A result on `D`.
 type Res<X, D> = Result<X, <D as Device>::Error>;
 
 /// Two tensors on `D` (`Q` and `R`).
-type Pair<T, D> = (Dyn<T, D>, Dyn<T, D>);
+type Pair<T, D> = (DynTensor<T, D>, DynTensor<T, D>);
 
 /// `(sign, log|det|, det)` of each matrix, each `(...)`.
-pub(crate) type Dets<T, D> = (Dyn<T, D>, Dyn<T, D>, Dyn<T, D>);
+pub(crate) type Dets<T, D> = (DynTensor<T, D>, DynTensor<T, D>, DynTensor<T, D>);
 
 /// A primitive's new storage as a tensor (its sizes checked).
-fn up<T: Element, D: Backend<T>>(o: Output<D::Storage<T>>) -> Res<Dyn<T, D>, D> {
+fn up<T: Element, D: Backend<T>>(o: Output<D::Storage<T>>) -> Res<DynTensor<T, D>, D> {
     Ok(Tensor::from_output(o)?)
 }
 
 /// An optional new storage as a tensor.
 fn up_opt<T: Element, D: Backend<T>>(
     o: Option<Output<D::Storage<T>>>,
-) -> Res<Option<Dyn<T, D>>, D> {
+) -> Res<Option<DynTensor<T, D>>, D> {
     o.map(up::<T, D>).transpose()
 }
 
 /// [`Linalg::lu_factor`]: the packed factors, the pivots and `info`.
 #[allow(clippy::type_complexity)]
 pub(crate) fn lu_factor<T: LinalgFloat, D: Linalg<T>>(
-    a: &Dyn<T, D>,
-) -> Res<(Dyn<T, D>, Dyn<i32, D>, Vec<i32>), D> {
+    a: &DynTensor<T, D>,
+) -> Res<(DynTensor<T, D>, DynTensor<i32, D>, Vec<i32>), D> {
     let (lu, piv, info) = D::lu_factor(a.layout())?;
     Ok((up::<T, D>(lu)?, up::<i32, D>(piv)?, info))
 }
 
 /// [`Linalg::inv`]: the inverses and `info`.
-pub(crate) fn inv<T: LinalgFloat, D: Linalg<T>>(a: &Dyn<T, D>) -> Res<(Dyn<T, D>, Vec<i32>), D> {
+pub(crate) fn inv<T: LinalgFloat, D: Linalg<T>>(
+    a: &DynTensor<T, D>,
+) -> Res<(DynTensor<T, D>, Vec<i32>), D> {
     let (x, info) = D::inv(a.layout())?;
     Ok((up::<T, D>(x)?, info))
 }
 
 /// [`Linalg::cholesky`]: the lower factors and `info`.
 pub(crate) fn cholesky<T: LinalgFloat, D: Linalg<T>>(
-    a: &Dyn<T, D>,
-) -> Res<(Dyn<T, D>, Vec<i32>), D> {
+    a: &DynTensor<T, D>,
+) -> Res<(DynTensor<T, D>, Vec<i32>), D> {
     let (l, info) = D::cholesky(a.layout())?;
     Ok((up::<T, D>(l)?, info))
 }
 
 /// [`Linalg::solve`]: `X` with `A X = B` and `info`.
 pub(crate) fn solve<T: LinalgFloat, D: Linalg<T>>(
-    a: &Dyn<T, D>,
-    b: &Dyn<T, D>,
+    a: &DynTensor<T, D>,
+    b: &DynTensor<T, D>,
     vec: bool,
-) -> Res<(Dyn<T, D>, Vec<i32>), D> {
+) -> Res<(DynTensor<T, D>, Vec<i32>), D> {
     let (x, info) = D::solve(a.layout(), b.layout(), vec)?;
     Ok((up::<T, D>(x)?, info))
 }
 
 /// [`Linalg::cholesky_solve`]: `X` with `L Lᵀ X = B`.
 pub(crate) fn cholesky_solve<T: LinalgFloat, D: Linalg<T>>(
-    b: &Dyn<T, D>,
-    l: &Dyn<T, D>,
-) -> Res<Dyn<T, D>, D> {
+    b: &DynTensor<T, D>,
+    l: &DynTensor<T, D>,
+) -> Res<DynTensor<T, D>, D> {
     up::<T, D>(D::cholesky_solve(b.layout(), l.layout())?)
 }
 
 /// [`Linalg::solve_triangular`]: `X` with `A X = B` (`left`) or `X A = B`.
 pub(crate) fn solve_triangular<T: LinalgFloat, D: Linalg<T>>(
-    a: &Dyn<T, D>,
-    b: &Dyn<T, D>,
+    a: &DynTensor<T, D>,
+    b: &DynTensor<T, D>,
     tri: Triangle,
     left: bool,
-) -> Res<Dyn<T, D>, D> {
+) -> Res<DynTensor<T, D>, D> {
     up::<T, D>(D::solve_triangular(a.layout(), b.layout(), tri, left)?)
 }
 
@@ -90,9 +92,9 @@ pub(crate) fn solve_triangular<T: LinalgFloat, D: Linalg<T>>(
 /// `info`.
 #[allow(clippy::type_complexity)]
 pub(crate) fn eigh<T: LinalgFloat, D: Linalg<T>>(
-    a: &Dyn<T, D>,
+    a: &DynTensor<T, D>,
     vectors: bool,
-) -> Res<(Dyn<T, D>, Option<Dyn<T, D>>, Vec<i32>), D> {
+) -> Res<(DynTensor<T, D>, Option<DynTensor<T, D>>, Vec<i32>), D> {
     let (w, v, info) = D::eigh(a.layout(), vectors)?;
     Ok((up::<T, D>(w)?, up_opt::<T, D>(v)?, info))
 }
@@ -101,10 +103,18 @@ pub(crate) fn eigh<T: LinalgFloat, D: Linalg<T>>(
 /// `info`.
 #[allow(clippy::type_complexity)]
 pub(crate) fn svd<T: LinalgFloat, D: Linalg<T>>(
-    a: &Dyn<T, D>,
+    a: &DynTensor<T, D>,
     vectors: bool,
     full: bool,
-) -> Res<(Option<Dyn<T, D>>, Dyn<T, D>, Option<Dyn<T, D>>, Vec<i32>), D> {
+) -> Res<
+    (
+        Option<DynTensor<T, D>>,
+        DynTensor<T, D>,
+        Option<DynTensor<T, D>>,
+        Vec<i32>,
+    ),
+    D,
+> {
     let (u, s, vh, info) = D::svd(a.layout(), vectors, full)?;
     Ok((
         up_opt::<T, D>(u)?,
@@ -115,14 +125,14 @@ pub(crate) fn svd<T: LinalgFloat, D: Linalg<T>>(
 }
 
 /// [`Linalg::slogdet`]: the sign, `log|det|` and the determinant.
-pub(crate) fn slogdet<T: LinalgFloat, D: Linalg<T>>(a: &Dyn<T, D>) -> Res<Dets<T, D>, D> {
+pub(crate) fn slogdet<T: LinalgFloat, D: Linalg<T>>(a: &DynTensor<T, D>) -> Res<Dets<T, D>, D> {
     let (sign, logabs, det) = D::slogdet(a.layout())?;
     Ok((up::<T, D>(sign)?, up::<T, D>(logabs)?, up::<T, D>(det)?))
 }
 
 /// [`Linalg::qr`]: `Q` and `R`.
 pub(crate) fn qr<T: LinalgFloat, D: Linalg<T>>(
-    a: &Dyn<T, D>,
+    a: &DynTensor<T, D>,
     complete: bool,
 ) -> Res<Pair<T, D>, D> {
     let (q, r) = D::qr(a.layout(), complete)?;
@@ -131,11 +141,11 @@ pub(crate) fn qr<T: LinalgFloat, D: Linalg<T>>(
 
 /// [`Linalg::lu_solve`]: `X` with `A X = B` from `A`'s LU factors.
 pub(crate) fn lu_solve<T: LinalgFloat, D: Linalg<T>>(
-    lu: &Dyn<T, D>,
-    piv: &Dyn<i32, D>,
+    lu: &DynTensor<T, D>,
+    piv: &DynTensor<i32, D>,
     piv_host: &[i32],
-    b: &Dyn<T, D>,
-) -> Res<Dyn<T, D>, D> {
+    b: &DynTensor<T, D>,
+) -> Res<DynTensor<T, D>, D> {
     up::<T, D>(D::lu_solve(
         lu.layout(),
         piv.layout(),
@@ -147,9 +157,9 @@ pub(crate) fn lu_solve<T: LinalgFloat, D: Linalg<T>>(
 /// [`Linalg::info_tensor`]: `info` as a tensor of sizes `dims` on `like`'s
 /// device.
 pub(crate) fn info_tensor<T: LinalgFloat, D: Linalg<T>>(
-    like: &Dyn<T, D>,
+    like: &DynTensor<T, D>,
     info: Vec<i32>,
     dims: &[usize],
-) -> Res<Dyn<i32, D>, D> {
+) -> Res<DynTensor<i32, D>, D> {
     up::<i32, D>(D::info_tensor(like.layout(), info, dims)?)
 }

@@ -1,7 +1,7 @@
 //! `matrix_rank` and `cond`, through the singular values (and, for `cond`
 //! in norms other than 2, the inverse).
 
-use super::compose::{Dyn, LinalgDevice, bin, scalar, select, un, view};
+use super::compose::{DynTensor, LinalgDevice, bin, scalar, select, un, view};
 use super::generic::{check_matrices, check_square_dims};
 use super::norm::{MatrixNorm, norm_of, svdvals_dyn};
 use super::primitives;
@@ -82,9 +82,9 @@ pub fn try_matrix_rank<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
         &[cut.strides(), &[0]].concat(),
         0,
     );
-    let above: Dyn<bool, D> = pointwise::compare(table::Greater, &s, &cut)?;
+    let above: DynTensor<bool, D> = pointwise::compare(table::Greater, &s, &cut)?;
     let (one, zero) = (scalar(a, 1i64)?, scalar(a, 0i64)?);
-    let counted: Dyn<i64, D> = pointwise::select(table::Where, &above, &one, &zero)?;
+    let counted: DynTensor<i64, D> = pointwise::select(table::Where, &above, &one, &zero)?;
     let mask: Vec<bool> = (0..r - 1).map(|d| d == r - 2).collect();
     crate::tensor::reduction::reduce(Reduction::Sum, &counted, &mask, false)
 }
@@ -188,14 +188,14 @@ pub fn try_cond<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
     let singular: Vec<bool> = info.iter().map(|&k| k != 0).collect();
     let inv = if singular.contains(&true) {
         let dims = [batch, &[1, 1]].concat();
-        let mask: Dyn<bool, D> = host::from_host(a, singular.clone(), &dims)?;
+        let mask: DynTensor<bool, D> = host::from_host(a, singular.clone(), &dims)?;
         select(&mask, &scalar(a, T::zero())?, &inv)?
     } else {
         inv
     };
     let prod = bin(table::Mul, &norm_of(a, p)?, &norm_of(&inv, p)?)?;
     let out = if singular.contains(&true) {
-        let mask: Dyn<bool, D> = host::from_host(a, singular, batch)?;
+        let mask: DynTensor<bool, D> = host::from_host(a, singular, batch)?;
         select(&mask, &scalar(a, T::infinity())?, &prod)?
     } else {
         prod
@@ -205,7 +205,9 @@ pub fn try_cond<T: LinalgFloat, S: Matrices, D: LinalgDevice<T>>(
 
 /// Views `(...)` of the first and the last element of the last dimension
 /// of `s` `(..., k)`, `k > 0`.
-fn first_last<T: LinalgFloat, D: LinalgDevice<T>>(s: &Dyn<T, D>) -> (Dyn<T, D>, Dyn<T, D>) {
+fn first_last<T: LinalgFloat, D: LinalgDevice<T>>(
+    s: &DynTensor<T, D>,
+) -> (DynTensor<T, D>, DynTensor<T, D>) {
     let r = s.rank();
     let (dims, strides) = (&s.dims()[..r - 1], &s.strides()[..r - 1]);
     let last = (s.dims()[r - 1] - 1) * s.strides()[r - 1];

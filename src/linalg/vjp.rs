@@ -11,7 +11,7 @@
 
 use super::LinalgFloat;
 use super::compose::{
-    Dyn, add, eye, mat_t, matmul, mul, scalar, select, sub, upload, zeros, zeros_of,
+    DynTensor, add, eye, mat_t, matmul, mul, scalar, select, sub, upload, zeros, zeros_of,
 };
 use super::primitives;
 use crate::backend::op::Reduction;
@@ -24,7 +24,7 @@ use crate::tensor::pointwise;
 use crate::tensor::reduction;
 
 /// The gradients of a function's two inputs.
-type Pair<T, D> = (Dyn<T, D>, Dyn<T, D>);
+type Pair<T, D> = (DynTensor<T, D>, DynTensor<T, D>);
 
 /// `dims` with `extra` appended, as `isize`s (reshape sizes).
 fn sizes_with(dims: &[usize], extra: &[usize]) -> Vec<isize> {
@@ -32,23 +32,25 @@ fn sizes_with(dims: &[usize], extra: &[usize]) -> Vec<isize> {
 }
 
 /// `x` `(...)` as `(..., 1, 1)`, to scale each matrix of a batch.
-fn per_matrix<T: LinalgFloat, D: Backend<T>>(x: &Dyn<T, D>) -> Result<Dyn<T, D>, D::Error> {
+fn per_matrix<T: LinalgFloat, D: Backend<T>>(
+    x: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     x.try_reshape(&sizes_with(x.dims(), &[1, 1]))
 }
 
 /// The last two sizes of `x`.
-fn mat_dims<T: LinalgFloat, D: Backend<T>>(x: &Dyn<T, D>) -> (usize, usize) {
+fn mat_dims<T: LinalgFloat, D: Backend<T>>(x: &DynTensor<T, D>) -> (usize, usize) {
     let r = x.rank();
     (x.dims()[r - 2], x.dims()[r - 1])
 }
 
 /// A `rows` by `cols` mask, `keep(i, j)` at `(i, j)`, on `like`'s device.
 fn mask<T: LinalgFloat, D: Backend<T> + Backend<bool>>(
-    like: &Dyn<T, D>,
+    like: &DynTensor<T, D>,
     rows: usize,
     cols: usize,
     keep: impl Fn(usize, usize) -> bool,
-) -> Result<Dyn<bool, D>, <D as crate::device::Device>::Error> {
+) -> Result<DynTensor<bool, D>, <D as crate::device::Device>::Error> {
     let data = (0..rows * cols).map(|e| keep(e / cols, e % cols)).collect();
     upload(like, data, &[rows, cols])
 }
@@ -56,35 +58,35 @@ fn mask<T: LinalgFloat, D: Backend<T> + Backend<bool>>(
 /// Each matrix of `x` where `keep(i, j)` holds, zero elsewhere (`tril`,
 /// `triu` and their strict forms).
 fn keep<T: LinalgFloat, D: Backend<T> + Backend<bool>>(
-    x: &Dyn<T, D>,
+    x: &DynTensor<T, D>,
     keep: impl Fn(usize, usize) -> bool,
-) -> Result<Dyn<T, D>, <D as crate::device::Device>::Error> {
+) -> Result<DynTensor<T, D>, <D as crate::device::Device>::Error> {
     let (m, n) = mat_dims(x);
     select(&mask(x, m, n, keep)?, x, &scalar(x, T::zero())?)
 }
 
 /// `-x`.
-fn neg<T: LinalgFloat, D: Backend<T>>(x: &Dyn<T, D>) -> Result<Dyn<T, D>, D::Error> {
+fn neg<T: LinalgFloat, D: Backend<T>>(x: &DynTensor<T, D>) -> Result<DynTensor<T, D>, D::Error> {
     pointwise::unary(Neg, x)
 }
 
 /// `x`'s matrices with columns (`dim` = -1) or rows (`dim` = -2) `start..
 /// start + len`, a view.
 fn part<T: LinalgFloat, D: Backend<T>>(
-    x: &Dyn<T, D>,
+    x: &DynTensor<T, D>,
     dim: isize,
     start: usize,
     len: usize,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     Ok(x.narrow::<DynRank>(dim, start, len)?)
 }
 
 /// `a` and `b` side by side along `dim` (-1: columns, -2: rows).
 fn join<T: LinalgFloat, D: Backend<T>>(
-    a: &Dyn<T, D>,
-    b: &Dyn<T, D>,
+    a: &DynTensor<T, D>,
+    b: &DynTensor<T, D>,
     dim: isize,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     let d = (a.rank() as isize + dim) as usize;
     let mut out = a.dims().to_vec();
     out[d] += b.dims()[d];
@@ -101,10 +103,10 @@ fn join<T: LinalgFloat, D: Backend<T>>(
 /// An SVD that does not converge (a matrix with non-finite values); a
 /// driver error.
 pub(crate) fn det_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
-    g: &Dyn<T, D>,
-    a: &Dyn<T, D>,
-    det: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    g: &DynTensor<T, D>,
+    a: &DynTensor<T, D>,
+    det: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     if a.numel() == 0 {
         return zeros(a);
     }
@@ -128,7 +130,9 @@ pub(crate) fn det_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
 /// `A = U Σ Vh`, `adj(A)ᵀ = det(U) det(Vh) · U adj(Σ) Vh`, where
 /// `adj(Σ)_k = Π_{j≠k} σ_j` (a product reduction over a matrix of the
 /// singular values with ones on its diagonal).
-fn adjugate_t<T: LinalgFloat, D: LinalgDevice<T>>(a: &Dyn<T, D>) -> Result<Dyn<T, D>, D::Error> {
+fn adjugate_t<T: LinalgFloat, D: LinalgDevice<T>>(
+    a: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     let n = mat_dims(a).0;
     let (u, s, vh, info) = primitives::svd(a, true, false)?;
     if info.iter().any(|&i| i != 0) {
@@ -139,7 +143,7 @@ fn adjugate_t<T: LinalgFloat, D: LinalgDevice<T>>(a: &Dyn<T, D>) -> Result<Dyn<T
     let row = s.try_reshape(&sizes_with(&s.dims()[..s.rank() - 1], &[1, n]))?;
     let others = select(&mask(a, n, n, |i, j| i == j)?, &scalar(a, T::one())?, &row)?;
     let last: Vec<bool> = (0..others.rank()).map(|d| d + 1 == others.rank()).collect();
-    let cof: Dyn<T, D> = reduction::reduce(Reduction::Prod, &others, &last, true)?;
+    let cof: DynTensor<T, D> = reduction::reduce(Reduction::Prod, &others, &last, true)?;
     let cof = mat_t(&cof);
     mul(&matmul(&mul(&u, &cof)?, &vh)?, &per_matrix(&sign)?)
 }
@@ -153,9 +157,9 @@ fn adjugate_t<T: LinalgFloat, D: LinalgDevice<T>>(a: &Dyn<T, D>) -> Result<Dyn<T
 /// # Errors
 /// A driver error.
 pub(crate) fn cholesky_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
-    g: &Dyn<T, D>,
-    l: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    g: &DynTensor<T, D>,
+    l: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     if l.numel() == 0 {
         return zeros(l);
     }
@@ -189,9 +193,9 @@ pub(crate) fn cholesky_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
 /// # Errors
 /// A driver error.
 pub(crate) fn solve_triangular_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
-    g: &Dyn<T, D>,
-    a: &Dyn<T, D>,
-    x: &Dyn<T, D>,
+    g: &DynTensor<T, D>,
+    a: &DynTensor<T, D>,
+    x: &DynTensor<T, D>,
     tri: Triangle,
 ) -> Result<Pair<T, D>, D::Error> {
     let flipped = Triangle {
@@ -209,9 +213,9 @@ pub(crate) fn solve_triangular_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
 
 /// `X` with `X Uᵀ = M` (`M U⁻ᵀ`) for upper triangular `u`.
 fn right_solve_upper_t<T: LinalgFloat, D: Linalg<T>>(
-    m: &Dyn<T, D>,
-    u: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    m: &DynTensor<T, D>,
+    u: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     let lower = Triangle {
         upper: false,
         unit: false,
@@ -221,9 +225,9 @@ fn right_solve_upper_t<T: LinalgFloat, D: Linalg<T>>(
 
 /// `L⁻ᵀ M` for unit lower triangular `l`.
 fn left_solve_unit_lower_t<T: LinalgFloat, D: Linalg<T>>(
-    l: &Dyn<T, D>,
-    m: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    l: &DynTensor<T, D>,
+    m: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     let unit_upper = Triangle {
         upper: true,
         unit: true,
@@ -241,12 +245,12 @@ fn left_solve_unit_lower_t<T: LinalgFloat, D: Linalg<T>>(
 /// # Errors
 /// A driver error.
 pub(crate) fn lu_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
-    gl: &Dyn<T, D>,
-    gu: &Dyn<T, D>,
-    p: &Dyn<T, D>,
-    l: &Dyn<T, D>,
-    u: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    gl: &DynTensor<T, D>,
+    gu: &DynTensor<T, D>,
+    p: &DynTensor<T, D>,
+    l: &DynTensor<T, D>,
+    u: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     let (m, k) = mat_dims(l);
     let n = mat_dims(u).1;
     let mut dims = p.dims().to_vec();
@@ -254,8 +258,8 @@ pub(crate) fn lu_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
     if m * n == 0 || p.numel() == 0 {
         return zeros_of(p, &dims);
     }
-    let tril1 = |x: &Dyn<T, D>| keep(x, |i, j| j < i);
-    let triu0 = |x: &Dyn<T, D>| keep(x, |i, j| j >= i);
+    let tril1 = |x: &DynTensor<T, D>| keep(x, |i, j| j < i);
+    let triu0 = |x: &DynTensor<T, D>| keep(x, |i, j| j >= i);
     let g = if m == n {
         let x = add(
             &tril1(&matmul(&mat_t(l), gl)?)?,
@@ -289,9 +293,9 @@ pub(crate) fn lu_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
 /// # Errors
 /// A driver error.
 pub(crate) fn householder_product_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
-    g: &Dyn<T, D>,
-    a: &Dyn<T, D>,
-    tau: &Dyn<T, D>,
+    g: &DynTensor<T, D>,
+    a: &DynTensor<T, D>,
+    tau: &DynTensor<T, D>,
 ) -> Result<Pair<T, D>, D::Error> {
     let (m, n) = mat_dims(a);
     let k = tau.dims()[tau.rank() - 1];
@@ -302,7 +306,7 @@ pub(crate) fn householder_product_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
     // One batch dimension (B, m, n), so that each reflector is one batched
     // rank-1 update (`baddbmm`).
     let b = a.numel() / (m * n);
-    let flat = |x: &Dyn<T, D>, tail: &[usize]| x.try_reshape(&sizes_with(&[b], tail));
+    let flat = |x: &DynTensor<T, D>, tail: &[usize]| x.try_reshape(&sizes_with(&[b], tail));
     let (a, g, tau3) = (flat(a, &[m, n])?, flat(g, &[m, n])?, flat(tau, &[1, k])?);
     // The reflectors as the columns of V (B, m, k); each τ_i as (B, 1, 1).
     let vs = select(
@@ -314,7 +318,7 @@ pub(crate) fn householder_product_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
     let t = |i: usize| part(&tau3, -1, i, 1);
     // H X = X - τ v (vᵀ X): one product for vᵀ X, then X + (-τ v)(vᵀ X) as
     // one `baddbmm` (one pass over X rather than three).
-    let apply = |x: &Dyn<T, D>, i: usize| -> Result<Dyn<T, D>, D::Error> {
+    let apply = |x: &DynTensor<T, D>, i: usize| -> Result<DynTensor<T, D>, D::Error> {
         let vi = v(i)?;
         let w = matmul(&mat_t(&vi), x)?;
         let tv = neg(&mul(&t(i)?, &vi)?)?;
@@ -322,7 +326,7 @@ pub(crate) fn householder_product_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
     };
     // Forward, H_{k-1} first, keeping what each reflector is applied to.
     let mut q = eye(&a, m, n)?;
-    let mut before: Vec<Option<Dyn<T, D>>> = (0..k).map(|_| None).collect();
+    let mut before: Vec<Option<DynTensor<T, D>>> = (0..k).map(|_| None).collect();
     for i in (0..k).rev() {
         let next = apply(&q, i)?;
         before[i] = Some(std::mem::replace(&mut q, next));
@@ -343,8 +347,8 @@ pub(crate) fn householder_product_vjp<T: LinalgFloat, D: LinalgDevice<T>>(
     if n > k {
         cols.push(zeros_of(&a, &[b, m, n - k])?);
     }
-    let ga: Dyn<T, D> = indexing::cat(&cols, 2, &[b, m, n])?;
-    let gt: Dyn<T, D> = indexing::cat(&gts, 2, &[b, 1, k])?;
+    let ga: DynTensor<T, D> = indexing::cat(&cols, 2, &[b, m, n])?;
+    let gt: DynTensor<T, D> = indexing::cat(&gts, 2, &[b, 1, k])?;
     let ga = ga.try_reshape(&sizes_with(orig_a, &[]))?;
     let gt = gt.try_reshape(&sizes_with(tau.dims(), &[]))?;
     Ok((ga, gt))

@@ -10,52 +10,52 @@ use crate::device::Device;
 use crate::element::Numeric;
 use crate::shape::DynRank;
 
-type Dyn<T, D> = Tensor<T, DynRank, D>;
+type DynTensor<T, D> = Tensor<T, DynRank, D>;
 
 /// What a direct kernel hands back: `None` when the device has none.
 type Direct<T, D> = Option<Result<Output<<D as Device>::Storage<T>>, <D as Device>::Error>>;
 
 /// A direct kernel's result as a tensor.
-fn wrap<T: Numeric, D: Windows<T>>(o: Direct<T, D>) -> Option<Result<Dyn<T, D>, D::Error>> {
+fn wrap<T: Numeric, D: Windows<T>>(o: Direct<T, D>) -> Option<Result<DynTensor<T, D>, D::Error>> {
     o.map(|r| Ok(Tensor::from_output(r?)?))
 }
 
 /// [`Windows::unfold`]: the windows of `x` `(N, C, H, W)` as `(N, C, kh,
 /// kw, oh, ow)`, `pad` outside the input.
 pub(crate) fn unfold<T: Numeric, D: Windows<T>>(
-    x: &Dyn<T, D>,
+    x: &DynTensor<T, D>,
     w: &Window,
     pad: T,
-) -> Option<Result<Dyn<T, D>, D::Error>> {
+) -> Option<Result<DynTensor<T, D>, D::Error>> {
     wrap::<T, D>(D::unfold(x.layout(), w, pad))
 }
 
 /// [`Windows::fold`]: `cols` `(N, C, kh, kw, oh, ow)` summed back into
 /// `(N, C, H, W)`.
 pub(crate) fn fold<T: Numeric, D: Windows<T>>(
-    cols: &Dyn<T, D>,
+    cols: &DynTensor<T, D>,
     w: &Window,
-) -> Option<Result<Dyn<T, D>, D::Error>> {
+) -> Option<Result<DynTensor<T, D>, D::Error>> {
     wrap::<T, D>(D::fold(cols.layout(), w))
 }
 
 /// [`Windows::depthwise`]: `x` `(N, C, H, W)` by `weight` `(O, 1, kh, kw)`.
 pub(crate) fn depthwise<T: Numeric, D: Windows<T>>(
-    x: &Dyn<T, D>,
-    weight: &Dyn<T, D>,
+    x: &DynTensor<T, D>,
+    weight: &DynTensor<T, D>,
     w: &Window,
-) -> Option<Result<Dyn<T, D>, D::Error>> {
+) -> Option<Result<DynTensor<T, D>, D::Error>> {
     wrap::<T, D>(D::depthwise(x.layout(), weight.layout(), w))
 }
 
 /// [`Windows::depthwise_grad_input`]: the input's gradient from the
 /// output's gradient `g`; `channels` is `C`.
 pub(crate) fn depthwise_grad_input<T: Numeric, D: Windows<T>>(
-    g: &Dyn<T, D>,
-    weight: &Dyn<T, D>,
+    g: &DynTensor<T, D>,
+    weight: &DynTensor<T, D>,
     w: &Window,
     channels: usize,
-) -> Option<Result<Dyn<T, D>, D::Error>> {
+) -> Option<Result<DynTensor<T, D>, D::Error>> {
     wrap::<T, D>(D::depthwise_grad_input(
         g.layout(),
         weight.layout(),
@@ -67,33 +67,33 @@ pub(crate) fn depthwise_grad_input<T: Numeric, D: Windows<T>>(
 /// [`Windows::depthwise_grad_weight`]: the weight's gradient from `g` and
 /// the input `x`.
 pub(crate) fn depthwise_grad_weight<T: Numeric, D: Windows<T>>(
-    g: &Dyn<T, D>,
-    x: &Dyn<T, D>,
+    g: &DynTensor<T, D>,
+    x: &DynTensor<T, D>,
     w: &Window,
-) -> Option<Result<Dyn<T, D>, D::Error>> {
+) -> Option<Result<DynTensor<T, D>, D::Error>> {
     wrap::<T, D>(D::depthwise_grad_weight(g.layout(), x.layout(), w))
 }
 
 /// [`Windows::conv_unit_stride`]: `x` `(N, C, H, W)` by `weight` `(O, C /
 /// groups, kh, kw)`, stride 1.
 pub(crate) fn conv_unit_stride<T: Numeric, D: Windows<T>>(
-    x: &Dyn<T, D>,
-    weight: &Dyn<T, D>,
+    x: &DynTensor<T, D>,
+    weight: &DynTensor<T, D>,
     w: &Window,
     groups: usize,
-) -> Option<Result<Dyn<T, D>, D::Error>> {
+) -> Option<Result<DynTensor<T, D>, D::Error>> {
     wrap::<T, D>(D::conv_unit_stride(x.layout(), weight.layout(), w, groups))
 }
 
 /// [`Windows::conv_unit_stride_grad_input`]: the input's gradient from the
 /// output's gradient `g`; `channels` is `C`.
 pub(crate) fn conv_unit_stride_grad_input<T: Numeric, D: Windows<T>>(
-    g: &Dyn<T, D>,
-    weight: &Dyn<T, D>,
+    g: &DynTensor<T, D>,
+    weight: &DynTensor<T, D>,
     w: &Window,
     groups: usize,
     channels: usize,
-) -> Option<Result<Dyn<T, D>, D::Error>> {
+) -> Option<Result<DynTensor<T, D>, D::Error>> {
     wrap::<T, D>(D::conv_unit_stride_grad_input(
         g.layout(),
         weight.layout(),
@@ -106,11 +106,11 @@ pub(crate) fn conv_unit_stride_grad_input<T: Numeric, D: Windows<T>>(
 /// [`Windows::conv_unit_stride_grad_weight`]: the weight's gradient from
 /// `g` and the input `x`.
 pub(crate) fn conv_unit_stride_grad_weight<T: Numeric, D: Windows<T>>(
-    g: &Dyn<T, D>,
-    x: &Dyn<T, D>,
+    g: &DynTensor<T, D>,
+    x: &DynTensor<T, D>,
     w: &Window,
     groups: usize,
-) -> Option<Result<Dyn<T, D>, D::Error>> {
+) -> Option<Result<DynTensor<T, D>, D::Error>> {
     wrap::<T, D>(D::conv_unit_stride_grad_weight(
         g.layout(),
         x.layout(),

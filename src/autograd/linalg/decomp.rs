@@ -30,7 +30,7 @@ use smallvec::smallvec;
 
 use super::{nan_on_error, sum_to_like, when};
 use crate::autograd::device::zeros_like;
-use crate::autograd::graph::Dyn;
+use crate::autograd::graph::DynTensor;
 use crate::autograd::{GradDevice, Var};
 use crate::backend::op::table::{self, Fill};
 use crate::backend::{Backend, Linalg};
@@ -59,7 +59,7 @@ fn of_empty<T: LinalgFloat, S: Shape, S2: Shape, D: GradDevice<T>>(
 ) -> Var<T, S2, D> {
     let av = a.erased();
     Var::from_op(value, &[Some(&a.node)], move || {
-        Box::new(move |_: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(zeros_like(&av)?)]))
+        Box::new(move |_: &DynTensor<T, D>, _: &[bool]| Ok(smallvec![Some(zeros_like(&av)?)]))
     })
 }
 /// The `ord` vector norm of all elements of `x`, as
@@ -130,7 +130,7 @@ pub fn try_svdvals<T: LinalgFloat, S: Matrices, D: GradDevice<T> + LinalgDevice<
     let value = la::try_svdvals(&a.value)?;
     let av = a.erased();
     Ok(Var::from_op(value, &[Some(&a.node)], move || {
-        Box::new(move |g: &Dyn<T, D>, _: &[bool]| Ok(smallvec![Some(svdvals_grad(&av, g)?)]))
+        Box::new(move |g: &DynTensor<T, D>, _: &[bool]| Ok(smallvec![Some(svdvals_grad(&av, g)?)]))
     }))
 }
 
@@ -138,9 +138,9 @@ pub fn try_svdvals<T: LinalgFloat, S: Matrices, D: GradDevice<T> + LinalgDevice<
 /// `(..., k)` on their device: `U`'s columns scaled by `g` (a broadcast
 /// view of it as a row), times `Vh`; zeros when `k = 0`.
 fn svdvals_grad<T: LinalgFloat, D: GradDevice<T> + LinalgDevice<T>>(
-    a: &Dyn<T, D>,
-    g: &Dyn<T, D>,
-) -> Result<Dyn<T, D>, D::Error> {
+    a: &DynTensor<T, D>,
+    g: &DynTensor<T, D>,
+) -> Result<DynTensor<T, D>, D::Error> {
     let r = a.rank();
     let k = a.dims()[r - 2].min(a.dims()[r - 1]);
     if k == 0 {
@@ -151,7 +151,7 @@ fn svdvals_grad<T: LinalgFloat, D: GradDevice<T> + LinalgDevice<T>>(
     let gs = g.strides();
     let row_dims = [&g.dims()[..r - 2], &[1, k]].concat();
     let row = view(g, &row_dims, &[&gs[..r - 2], &[0, gs[r - 2]]].concat(), 0);
-    let scaled: Dyn<T, D> = pointwise::binary(table::Mul, &u, &row)?;
+    let scaled: DynTensor<T, D> = pointwise::binary(table::Mul, &u, &row)?;
     scaled.try_matmul(&vh)
 }
 
@@ -347,8 +347,8 @@ pub fn try_cond<T: LinalgFloat, S: Matrices, D: GradDevice<T> + LinalgDevice<T>>
             Err(_) => {
                 let av = a.erased();
                 return Ok(Var::from_op(value, &[Some(&a.node)], move || {
-                    Box::new(move |_: &Dyn<T, D>, _: &[bool]| {
-                        let nan: Dyn<T, D> = host::from_host(&av, vec![T::nan()], &[])?;
+                    Box::new(move |_: &DynTensor<T, D>, _: &[bool]| {
+                        let nan: DynTensor<T, D> = host::from_host(&av, vec![T::nan()], &[])?;
                         Ok(smallvec![Some(nan.try_broadcast_to(av.dims())?)])
                     })
                 }));
@@ -447,8 +447,8 @@ fn lstsq_core<T: LinalgFloat, SA: Shape, SB: Shape, SX: Shape, D: GradDevice<T> 
 ) -> Var<T, SX, D> {
     let (av, bv) = (a.erased(), b.erased());
     Var::from_op(value, &[Some(&a.node), Some(&b.node)], move || {
-        Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
-            let col = |x: &Dyn<T, D>| {
+        Box::new(move |g: &DynTensor<T, D>, needs: &[bool]| {
+            let col = |x: &DynTensor<T, D>| {
                 let mut d = isize_dims(x.dims());
                 d.push(1);
                 x.try_reshape::<DynRank>(&d)
@@ -459,7 +459,7 @@ fn lstsq_core<T: LinalgFloat, SA: Shape, SB: Shape, SX: Shape, D: GradDevice<T> 
                 (g.share(), bv.share())
             };
             let Ok((ga, gb)) = la::lstsq_vjp(&g2, &av, &b2) else {
-                let nan = |x: &Dyn<T, D>| pointwise::unary(Fill(T::nan()), x);
+                let nan = |x: &DynTensor<T, D>| pointwise::unary(Fill(T::nan()), x);
                 return Ok(smallvec![Some(nan(&av)?), Some(nan(&bv)?)]);
             };
             let gb = if vec {
@@ -628,7 +628,7 @@ pub fn try_householder_product<
         value,
         &[Some(&a.node), Some(&tau.node)],
         move || {
-            Box::new(move |g: &Dyn<T, D>, needs: &[bool]| {
+            Box::new(move |g: &DynTensor<T, D>, needs: &[bool]| {
                 let (ga, gt) = la::vjp::householder_product_vjp(g, &av, &tv)?;
                 Ok(smallvec![needs[0].then_some(ga), needs[1].then_some(gt)])
             })
@@ -667,9 +667,12 @@ pub fn householder_product<
 /// as a view of the node, of the part's own sizes.
 #[allow(clippy::type_complexity)]
 fn packed<T: LinalgFloat, D: GradDevice<T>>(
-    parents: &[Option<&std::sync::Arc<crate::autograd::graph::Node<T, D>>>],
-    parts: &[Dyn<T, D>],
-    backward: impl Fn(&[Dyn<T, D>]) -> Result<Option<Dyn<T, D>>, D::Error> + Send + Sync + 'static,
+    parents: &[Option<&std::sync::Arc<crate::autograd::graph::GraphNode<T, D>>>],
+    parts: &[DynTensor<T, D>],
+    backward: impl Fn(&[DynTensor<T, D>]) -> Result<Option<DynTensor<T, D>>, D::Error>
+    + Send
+    + Sync
+    + 'static,
 ) -> Result<Vec<Var<T, DynRank, D>>, D::Error> {
     let dims: Vec<Vec<usize>> = parts.iter().map(|p| p.dims().to_vec()).collect();
     let lens: Vec<usize> = parts.iter().map(|p| p.numel()).collect();
@@ -677,11 +680,11 @@ fn packed<T: LinalgFloat, D: GradDevice<T>>(
     let flat = parts
         .iter()
         .map(|p| p.try_reshape(&[p.numel() as isize]))
-        .collect::<Result<Vec<Dyn<T, D>>, D::Error>>()?;
-    let value: Dyn<T, D> = indexing::cat(&flat, 0, &[total])?;
+        .collect::<Result<Vec<DynTensor<T, D>>, D::Error>>()?;
+    let value: DynTensor<T, D> = indexing::cat(&flat, 0, &[total])?;
     let (bd, bl) = (dims.clone(), lens.clone());
     let whole = Var::from_op(value, parents, move || {
-        Box::new(move |g: &Dyn<T, D>, _: &[bool]| {
+        Box::new(move |g: &DynTensor<T, D>, _: &[bool]| {
             let mut off = 0;
             let gs = bd
                 .iter()
@@ -691,7 +694,7 @@ fn packed<T: LinalgFloat, D: GradDevice<T>>(
                     off += n;
                     part.try_reshape(&isize_dims(d))
                 })
-                .collect::<Result<Vec<Dyn<T, D>>, D::Error>>()?;
+                .collect::<Result<Vec<DynTensor<T, D>>, D::Error>>()?;
             Ok(smallvec![backward(&gs)?])
         })
     });
@@ -827,11 +830,11 @@ fn eig_parts<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T>>(
         let saved = saved
             .iter()
             .map(crate::linalg::compose::download)
-            .collect::<Result<Vec<Dyn<T>>, D::Error>>()?;
+            .collect::<Result<Vec<DynTensor<T>>, D::Error>>()?;
         let g = g
             .iter()
             .map(crate::linalg::compose::download)
-            .collect::<Result<Vec<Dyn<T>>, D::Error>>()?;
+            .collect::<Result<Vec<DynTensor<T>>, D::Error>>()?;
         // An expanded zero (one element, no allocation of the full sizes).
         let zero = crate::Tensor::<T, crate::DynRank>::scalar(T::zero())
             .try_broadcast_to(saved[2].dims())
@@ -847,7 +850,7 @@ fn eig_parts<T: LinalgFloat, S: SquareMatrices, D: GradDevice<T>>(
             [saved[0].layout(), saved[1].layout()],
             [saved[2].layout(), saved[3].layout()],
         )
-        .and_then(|(data, dims)| Dyn::<T>::try_from_vec(data, &dims));
+        .and_then(|(data, dims)| DynTensor::<T>::try_from_vec(data, &dims));
         let r = nan_on_error(r, &ad);
         Ok(Some(host::from_host(&like, r.to_vec(), &ad)?))
     })?;

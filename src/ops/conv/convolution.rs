@@ -11,7 +11,7 @@ use crate::backend::{Gemm, Windows};
 use crate::element::Float;
 use crate::shape::{Dim, DynRank, OrPanic, Shape, ShapeError};
 
-type Dyn<T, D> = Tensor<T, DynRank, D>;
+type DynTensor<T, D> = Tensor<T, DynRank, D>;
 
 /// A convolution's geometry, checked: its windows, the group count and
 /// the channels per group.
@@ -241,27 +241,27 @@ pub(crate) fn plan_transposed(
 /// (one product per group), and the patches are added into the output
 /// where the convolution's windows lie (col2im).
 pub(crate) fn conv_transpose2d_erased<T: Float, D: Gemm<T> + Windows<T>>(
-    x: &Dyn<T, D>,
-    w: &Dyn<T, D>,
-    bias: Option<&Dyn<T, D>>,
+    x: &DynTensor<T, D>,
+    w: &DynTensor<T, D>,
+    bias: Option<&DynTensor<T, D>>,
     p: &ConvPlan,
-) -> Result<Dyn<T, D>, D::Error> {
-    let xm: Dyn<T, D> = x.try_reshape(&p.grouped_input())?;
-    let wm: Dyn<T, D> = w
+) -> Result<DynTensor<T, D>, D::Error> {
+    let xm: DynTensor<T, D> = x.try_reshape(&p.grouped_input())?;
+    let wm: DynTensor<T, D> = w
         .try_reshape::<DynRank>(&p.grouped_patches())?
         .permute(&[0, 2, 1])?;
-    let cols: Dyn<T, D> = wm.try_matmul(&xm)?.try_reshape(&p.patches())?;
+    let cols: DynTensor<T, D> = wm.try_matmul(&xm)?.try_reshape(&p.patches())?;
     add_bias(fold(&cols, &p.window)?, bias)
 }
 
 /// The convolution of `x` `(N, C, H, W)` by `w` `(O, C / groups, kh, kw)`
 /// plus `bias` `(O,)`, planned by `p`: `(N, O, oh, ow)`.
 pub(crate) fn conv2d_erased<T: Float, D: Gemm<T> + Windows<T>>(
-    x: &Dyn<T, D>,
-    w: &Dyn<T, D>,
-    bias: Option<&Dyn<T, D>>,
+    x: &DynTensor<T, D>,
+    w: &DynTensor<T, D>,
+    bias: Option<&DynTensor<T, D>>,
     p: &ConvPlan,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     if p.is_depthwise(x.dims()[1])
         && let Some(y) = crate::tensor::windows::depthwise(x, w, &p.window)
     {
@@ -270,17 +270,18 @@ pub(crate) fn conv2d_erased<T: Float, D: Gemm<T> + Windows<T>>(
     if let Some(y) = crate::tensor::windows::conv_unit_stride(x, w, &p.window, p.groups) {
         return add_bias(y?, bias);
     }
-    let cols: Dyn<T, D> = unfold(x, &p.window, T::zero())?.try_reshape(&p.grouped_windows())?;
-    let wm: Dyn<T, D> = w.try_reshape(&p.grouped_filters())?;
-    let y: Dyn<T, D> = wm.try_matmul(&cols)?.try_reshape(&p.output4())?;
+    let cols: DynTensor<T, D> =
+        unfold(x, &p.window, T::zero())?.try_reshape(&p.grouped_windows())?;
+    let wm: DynTensor<T, D> = w.try_reshape(&p.grouped_filters())?;
+    let y: DynTensor<T, D> = wm.try_matmul(&cols)?.try_reshape(&p.output4())?;
     add_bias(y, bias)
 }
 
 /// `y` `(N, O, oh, ow)` plus `bias` `(O,)` at every position.
 fn add_bias<T: Float, D: Gemm<T>>(
-    y: Dyn<T, D>,
-    bias: Option<&Dyn<T, D>>,
-) -> Result<Dyn<T, D>, D::Error> {
+    y: DynTensor<T, D>,
+    bias: Option<&DynTensor<T, D>>,
+) -> Result<DynTensor<T, D>, D::Error> {
     match bias {
         Some(b) => y.try_add(&b.try_reshape::<DynRank>(&[-1, 1, 1])?),
         None => Ok(y),
@@ -474,8 +475,8 @@ impl<T: Float, N: Dim, C: Dim, L: Dim, D: Gemm<T> + Windows<T>> Tensor<T, (N, C,
         result_type::<(N, O, LO)>("conv1d", &p.output_dims::<1>())?;
         let as4 =
             |d: &[usize]| -> Vec<isize> { as_2d::<1>(d).iter().map(|&v| v as isize).collect() };
-        let x: Dyn<T, D> = self.try_reshape(&as4(self.dims()))?;
-        let w: Dyn<T, D> = weight.try_reshape(&as4(weight.dims()))?;
+        let x: DynTensor<T, D> = self.try_reshape(&as4(self.dims()))?;
+        let w: DynTensor<T, D> = weight.try_reshape(&as4(weight.dims()))?;
         let b = bias.map(|b| b.share().into_dyn());
         let y = conv2d_erased(&x, &w, b.as_ref(), &p)?;
         let out: Vec<isize> = p.output_dims::<1>().iter().map(|&v| v as isize).collect();

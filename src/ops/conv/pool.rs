@@ -15,15 +15,15 @@ use crate::shape::{Dim, DynRank, OrPanic, ShapeError};
 use crate::tensor::host;
 use crate::tensor::pointwise;
 
-type Dyn<T, D> = Tensor<T, DynRank, D>;
+type DynTensor<T, D> = Tensor<T, DynRank, D>;
 
 /// The windows of `x` `(N, C, H, W)` as `(N, C, kh·kw, oh, ow)`, padded
 /// with `pad`.
 pub(crate) fn pool_windows<T: Float, D: Windows<T>>(
-    x: &Dyn<T, D>,
+    x: &DynTensor<T, D>,
     w: &Window,
     pad: T,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     let d = x.dims();
     let (k, o) = (w.kernel, w.output);
     unfold(x, w, pad)?.try_reshape(&[
@@ -39,12 +39,12 @@ pub(crate) fn pool_windows<T: Float, D: Windows<T>>(
 /// `(1, 1, oh, ow)`, on `like`'s device: the divisor of an average that
 /// leaves the padding out (`count_include_pad=False`).
 fn window_counts<T: Float, D: Gemm<T> + Windows<T>>(
-    like: &Dyn<T, D>,
+    like: &DynTensor<T, D>,
     w: &Window,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     // One plane `(1, 1, H, W)` of ones on `like`'s device (a sum is one
     // even for an empty batch).
-    let plane: Dyn<T, D> = like.try_sum_dims(&[0, 1], true)?;
+    let plane: DynTensor<T, D> = like.try_sum_dims(&[0, 1], true)?;
     let ones = pointwise::unary(Fill(T::one()), &plane)?;
     pool_windows(&ones, w, T::zero())?.try_sum_dims(&[2], false)
 }
@@ -55,10 +55,10 @@ fn window_counts<T: Float, D: Gemm<T> + Windows<T>>(
 /// or with `count_include_pad=False` the input elements it covers; as
 /// `(1, 1, oh, ow)` on `like`'s device.
 pub(crate) fn avg_divisor<T: Float, D: Gemm<T> + Windows<T>>(
-    like: &Dyn<T, D>,
+    like: &DynTensor<T, D>,
     w: &Window,
     count_include_pad: bool,
-) -> Result<Option<Dyn<T, D>>, D::Error> {
+) -> Result<Option<DynTensor<T, D>>, D::Error> {
     if !count_include_pad {
         return window_counts(like, w).map(Some);
     }
@@ -88,10 +88,10 @@ pub(crate) fn avg_divisor<T: Float, D: Gemm<T> + Windows<T>>(
 /// `floor(i·len/out) .. ceil((i+1)·len/out)`, as PyTorch's adaptive
 /// pooling windows, on the device of `like`.
 pub(crate) fn averaging<T: Float, D: Backend<T>>(
-    like: &Dyn<T, D>,
+    like: &DynTensor<T, D>,
     out: usize,
     len: usize,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     let mut m = vec![T::zero(); out * len];
     for i in 0..out {
         let (start, end) = (i * len / out, ((i + 1) * len).div_ceil(out));
@@ -258,7 +258,7 @@ impl<T: Float, N: Dim, C: Dim, H: Dim, W: Dim, D: Gemm<T> + Windows<T>> Tensor<T
         let x = self.share().into_dyn();
         let rows = averaging(&x, out[0], d[2])?;
         let cols = averaging(&x, out[1], d[3])?.transpose::<0, 1>();
-        let y: Dyn<T, D> = rows.try_matmul(&x.try_matmul(&cols)?)?;
+        let y: DynTensor<T, D> = rows.try_matmul(&x.try_matmul(&cols)?)?;
         y.try_into_shape().map_err(Into::into)
     }
 

@@ -16,16 +16,16 @@ use crate::tensor::host;
 use crate::tensor::pointwise;
 use crate::tensor::windows as direct;
 
-type Dyn<T, D> = Tensor<T, DynRank, D>;
+type DynTensor<T, D> = Tensor<T, DynRank, D>;
 
 /// A contiguous tensor of sizes `dims` filled with `value`, on the device
 /// of `like`.
 pub(crate) fn full_on<T: Numeric, D: Backend<T>>(
-    like: &Dyn<T, D>,
+    like: &DynTensor<T, D>,
     dims: &[usize],
     value: T,
-) -> Result<Dyn<T, D>, D::Error> {
-    let one: Dyn<T, D> = host::from_host(like, vec![value], &[])?;
+) -> Result<DynTensor<T, D>, D::Error> {
+    let one: DynTensor<T, D> = host::from_host(like, vec![value], &[])?;
     pointwise::copy(&one.try_broadcast_to::<DynRank>(dims)?)
 }
 
@@ -39,10 +39,10 @@ fn strides4(c: usize, h: usize, w: usize) -> [usize; 4] {
 /// input at row `p·stride + i·dilation - before` and column
 /// `q·stride + j·dilation - before`, or `pad` outside the input.
 pub(crate) fn unfold<T: Numeric, D: Windows<T>>(
-    x: &Dyn<T, D>,
+    x: &DynTensor<T, D>,
     w: &Window,
     pad: T,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     if let Some(y) = direct::unfold(x, w, pad) {
         return y;
     }
@@ -51,7 +51,7 @@ pub(crate) fn unfold<T: Numeric, D: Windows<T>>(
         let (hp, wp) = (w.padded(0), w.padded(1));
         let xp = full_on(x, &[n, c, hp, wp], pad)?;
         let st = strides4(c, hp, wp);
-        let mut inner: Dyn<T, D> = xp.view_as(
+        let mut inner: DynTensor<T, D> = xp.view_as(
             DimVec::from_slice(x.dims()),
             &st,
             xp.offset + w.before[0] * wp + w.before[1],
@@ -63,7 +63,7 @@ pub(crate) fn unfold<T: Numeric, D: Windows<T>>(
         (x.share(), [s[0], s[1], s[2], s[3]])
     };
     let (k, o, s, d) = (w.kernel, w.output, w.stride, w.dilation);
-    let view: Dyn<T, D> = src.view_as(
+    let view: DynTensor<T, D> = src.view_as(
         DimVec::from_slice(&[n, c, k[0], k[1], o[0], o[1]]),
         &[
             st[0],
@@ -83,9 +83,9 @@ pub(crate) fn unfold<T: Numeric, D: Windows<T>>(
 /// read from, giving `(N, C, H, W)` (padding positions dropped). The
 /// gradient of [`unfold`], and PyTorch's `fold` (col2im).
 pub(crate) fn fold<T: Numeric, D: Windows<T>>(
-    cols: &Dyn<T, D>,
+    cols: &DynTensor<T, D>,
     w: &Window,
-) -> Result<Dyn<T, D>, D::Error> {
+) -> Result<DynTensor<T, D>, D::Error> {
     if let Some(y) = direct::fold(cols, w) {
         return y;
     }
@@ -95,7 +95,7 @@ pub(crate) fn fold<T: Numeric, D: Windows<T>>(
     let grad = full_on(cols, &[n, c, hp, wp], T::zero())?;
     let (k, o, s, d) = (w.kernel, w.output, w.stride, w.dilation);
     if w.disjoint() {
-        let mut view: Dyn<T, D> = grad.view_as(
+        let mut view: DynTensor<T, D> = grad.view_as(
             DimVec::from_slice(&[n, c, k[0], k[1], o[0], o[1]]),
             &[st[0], st[1], d[0] * wp, d[1], s[0] * wp, s[1]],
             grad.offset,
@@ -106,12 +106,12 @@ pub(crate) fn fold<T: Numeric, D: Windows<T>>(
         let slice = DimVec::from_slice(&[n, c, o[0], o[1]]);
         for i in 0..k[0] {
             for j in 0..k[1] {
-                let mut into: Dyn<T, D> = grad.view_as(
+                let mut into: DynTensor<T, D> = grad.view_as(
                     slice.clone(),
                     &[st[0], st[1], s[0] * wp, s[1]],
                     grad.offset + i * d[0] * wp + j * d[1],
                 );
-                let part: Dyn<T, D> = cols.view_as(
+                let part: DynTensor<T, D> = cols.view_as(
                     slice.clone(),
                     &[cs[0], cs[1], cs[4], cs[5]],
                     cols.offset + i * cs[2] + j * cs[3],
@@ -123,7 +123,7 @@ pub(crate) fn fold<T: Numeric, D: Windows<T>>(
     if !w.has_padding() {
         return Ok(grad);
     }
-    let inner: Dyn<T, D> = grad.view_as(
+    let inner: DynTensor<T, D> = grad.view_as(
         DimVec::from_slice(&[n, c, w.input[0], w.input[1]]),
         &st,
         grad.offset + w.before[0] * wp + w.before[1],

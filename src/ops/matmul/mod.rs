@@ -1,14 +1,15 @@
 //! Matrix products: `matmul` with NumPy's batch broadcasting, the BLAS
-//! family (`mm`, `mv`, `bmm`, `dot`, `outer`) and the fused products
-//! (`addmm`, `addmv`, `addr`, `baddbmm`, `addbmm`), as PyTorch defines them.
+//! family (`mm`, `mv`, `bmm`, `dot`, `outer`) and the products with an
+//! addend (`addmm`, `addmv`, `addr`, `baddbmm`, `addbmm`: PyTorch's "fused"
+//! BLAS forms, not lazy fusion), as PyTorch defines them.
 //!
 //! | file | what |
 //! |---|---|
 //! | `shape.rs` | the rules at the type level: result types and compile errors |
-//! | `call_rule.rs` | each batched and fused product's whole rule as one bound, for one short error |
+//! | `call_rule.rs` | each batched product's and `addmm`-family product's whole rule as one bound, for one short error |
 //! | `rules.rs` | the same rules at run time, with PyTorch's messages |
 //! | `products.rs` | `matmul`, `mm`, `mv`, `bmm`, `dot`, `outer` |
-//! | `fused.rs` | `addmm`, `addmv`, `addr`, `baddbmm`, `addbmm` and their in-place forms |
+//! | `addmm.rs` | `addmm`, `addmv`, `addr`, `baddbmm`, `addbmm` and their in-place forms |
 //! | `amx.rs` | the switch for `f32` products on AMX tiles |
 //!
 //! Static sizes are checked by the compiler: the contracted sizes must be
@@ -19,8 +20,8 @@
 //! error, `try_op` returns it; a trailing `_` (`addmm_`) writes into the
 //! input, which keeps its shape.
 //!
-//! Only `matmul` broadcasts its operands; the fused products broadcast only
-//! their added input, to the shape of the product.
+//! Only `matmul` broadcasts its operands; the `addmm` family broadcasts only
+//! its added input, to the shape of the product.
 //!
 //! ```
 //! use shaped::{Shape, Tensor};
@@ -40,9 +41,9 @@
 //! per batch dimension (0 where broadcast), so expanded, transposed and
 //! sliced operands are read where they lie, never copied.
 
+mod addmm;
 mod amx;
 mod call_rule;
-mod fused;
 mod products;
 pub(crate) mod rules;
 mod shape;

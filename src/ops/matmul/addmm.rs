@@ -1,5 +1,5 @@
-//! The fused products `beta * input + alpha * product`, as PyTorch's
-//! `addmm`, `addmv`, `addr`, `baddbmm` and `addbmm`, and their in-place
+//! The products with an addend `beta * input + alpha * product` (PyTorch's
+//! "fused" BLAS forms), as `addmm`, `addmv`, `addr`, `baddbmm` and `addbmm`, and their in-place
 //! forms (`addmm_`, ...).
 //!
 //! Only the input broadcasts, to the shape of the unfused product
