@@ -399,6 +399,9 @@ pub(crate) fn check<T: 'static, Op: Pointwise>(op: fn() -> TypeId) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::Backend;
+    use crate::backend::cpu::storage::Storage;
+    use crate::device::Cpu;
 
     /// Which ops on which element types take the compiled loops: the
     /// table's ops and their scalar forms on `f32`, nothing else.
@@ -495,10 +498,18 @@ mod tests {
         }
     }
 
+    /// `op` on `[1, 2, 4]` through the CPU backend's `unary`, on a layout
+    /// (no tensor: the backend's own entry point).
     fn run<Op: Map1<f32>>(op: Op) -> Vec<f32> {
-        let t =
-            crate::Tensor::<f32, crate::DynRank>::try_from_vec(vec![1.0, 2.0, 4.0], &[3]).unwrap();
-        crate::tensor::pointwise::unary(op, &t).unwrap().to_vec()
+        let storage = Storage::shared(vec![1.0f32, 2.0, 4.0]);
+        let a = Layout {
+            storage: &storage,
+            dims: &[3],
+            strides: &[1],
+            offset: 0,
+        };
+        let out = <Cpu as Backend<f32>>::unary(op, a).unwrap();
+        out.storage.read().to_vec()
     }
 
     /// A name alone does not select the table's loops: the op runs its own
