@@ -211,6 +211,7 @@ fn unary_rules_match_cpu() {
     check!(dev, "gelu", any(), |v| v[0].gelu());
     check!(dev, "silu", any(), |v| v[0].silu());
     check!(dev, "mish", any(), |v| v[0].mish());
+    check!(dev, "softplus", any(), |v| v[0].softplus());
     check!(dev, "square", any(), |v| v[0].square());
     check!(dev, "reciprocal", positive(), |v| v[0].reciprocal());
     check!(dev, "add_scalar", any(), |v| v[0].add_scalar(2.0).square());
@@ -293,6 +294,9 @@ fn fused_chain_gradients_match_cpu() {
         });
         check!(dev, "fused mish", three(a, b, c), |v| {
             ((v[0].lazy() * &v[1]).mish() + &v[2]).eval_var()
+        });
+        check!(dev, "fused softplus", three(a, b, c), |v| {
+            ((v[0].lazy() * &v[1]).softplus() - &v[2]).eval_var()
         });
         check!(dev, "fused floor", three(a, b, c), |v| {
             ((v[0].lazy() * &v[1]).floor() * &v[2]).eval_var()

@@ -266,7 +266,7 @@ fn unary_ops_match_cpu() {
                 rsqrt / try_rsqrt, sin / try_sin, cos / try_cos, tan / try_tan, tanh / try_tanh,
                 sigmoid / try_sigmoid, gelu / try_gelu, silu / try_silu, floor / try_floor,
                 ceil / try_ceil, round / try_round, trunc / try_trunc, reciprocal / try_reciprocal,
-                mish / try_mish);
+                mish / try_mish, softplus / try_softplus);
         )*};
     }
     floats!(f32, f64);
@@ -1017,6 +1017,7 @@ fn every_table_op_is_exercised() {
         "trunc",
         "reciprocal",
         "mish",
+        "softplus",
         "neg_backward",
         "abs_backward",
         "exp_backward",
@@ -1036,6 +1037,7 @@ fn every_table_op_is_exercised() {
         "square_backward",
         "reciprocal_backward",
         "mish_backward",
+        "softplus_backward",
         // The derivative of the piecewise-constant ops, in the fused
         // gradients of `floor`, `sign` ... (`cuda_autograd.rs`).
         "zero_backward",
