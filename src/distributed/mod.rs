@@ -8,7 +8,7 @@
 //! | `mod.rs` | [`ReduceOp`], [`DistError`], the [`Communicator`] and [`Collectives`] traits |
 //! | `check.rs` | the cross-rank agreement check every collective runs first |
 //! | `single.rs` | [`SingleProcess`]: a world of one, the reference every engine must match |
-//! | `mpi.rs` | [`MpiComm`] (feature `mpi`) |
+//! | `mpi.rs` | `MpiComm` (feature `mpi`) |
 //! | `nccl.rs` | `NcclComm` (feature `nccl`) |
 //! | `ddp.rs` | [`DataParallel`]: broadcast the parameters, average the gradients in buckets |
 //! | `sampler.rs` | [`DistributedSampler`]: each rank's shard of every epoch |

@@ -1,6 +1,6 @@
 //! Conversions to and from the arrays of other crates, each behind its
-//! feature: [`ndarray`](mod@ndarray) (feature `ndarray`),
-//! [`nalgebra`](mod@nalgebra) (feature `nalgebra`), and serde's
+//! feature: ndarray's (feature `ndarray`, module `ndarray`), nalgebra's
+//! (feature `nalgebra`, module `nalgebra`), and serde's
 //! `Serialize`/`Deserialize` (feature `serde`, module `serde`).
 
 #[cfg(feature = "nalgebra")]

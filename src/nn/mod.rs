@@ -75,7 +75,7 @@
 //! | `clip.rs` | [`clip_grad_norm`]: gradients scaled to a global norm |
 //! | `schedule.rs` | [`LrScheduler`] (`LambdaLR`), [`warmup_cosine`], [`warmup_linear`] |
 //! | `data.rs` | [`DataLoader`]: shuffled mini-batches over a [`TensorDataset`] (one or more tensors sharing the sample axis) |
-//! | `optimizer_state.rs` | [`Adam::state_dict`] / [`Adam::load_state_dict`]: optimizer checkpoints (feature `safetensors`) |
+//! | `optimizer_state.rs` | `Adam::state_dict` / `Adam::load_state_dict`: optimizer checkpoints (feature `safetensors`) |
 //! | `state_dict.rs` | `load_safetensors`, `save_safetensors`, `state_dict`: parameters and buffers by name (feature `safetensors`) |
 
 mod accuracy;

@@ -11,7 +11,7 @@
 //! | `table.rs` | the op table's public name: `backend/op/table.rs` defines every built-in pointwise op (Rust function, CUDA expression, CPU kernels) once, beside the op traits the backends read |
 //! | `scalar.rs` | the scalar functions with PyTorch's semantics |
 //! | `reduce/` | reductions with `keepdim`, `argmax`, `softmax`, `sum_to` (naming in its doc) |
-//! | `operand.rs` | the compile error for a second operand of another element type ([`SameElement`]); one on another device fails [`SameDevice`](crate::device::SameDevice) |
+//! | `operand.rs` | the compile error for a second operand of another element type ([`SameElement`]); one on another device fails [`SameDevice`] |
 //! | `sort.rs` | `sort` (stable) and `topk` along the last axis, with `i64` positions |
 //! | `multinomial.rs` | `multinomial`: seeded class draws from rows of weights, with or without replacement |
 //! | `triangle.rs` | `tril`, `triu`: a triangle of the matrices in the last two axes |

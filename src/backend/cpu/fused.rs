@@ -93,7 +93,7 @@ pub enum Run<'s, T> {
 }
 
 /// A block's worth of scratch space for a node's value, taken from the
-/// evaluation's [`Arena`] ([`Block::scratch`]) and given back when dropped:
+/// evaluation's `Arena` ([`Block::scratch`]) and given back when dropped:
 /// one per node on the way down a backward pass, so a node's frame holds a
 /// pointer, not the block (a 24-operation chain's backward pass overflowed
 /// a 2 MiB thread stack in debug builds, where every inlined node kept its

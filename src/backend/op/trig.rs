@@ -239,7 +239,7 @@ fn atan_reduced(t: f64) -> f64 {
 /// infinities, NaN for a NaN).
 ///
 /// `a = min(|x|, |y|) / max(|x|, |y|)` in `[0, 1]`, `atan a` as
-/// `π/4 + atan((a - 1)/(a + 1))` above `tan(π/8)` ([`atan_reduced`]; one
+/// `π/4 + atan((a - 1)/(a + 1))` above `tan(π/8)` (`atan_reduced`; one
 /// division either way), then reflected into the octant of `(x, y)`, all
 /// in `f64`.
 ///

@@ -54,7 +54,7 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// [`Tensor::softmax`] along the compile-time axis `K`.
     ///
     /// # Panics
-    /// For [`DynRank`] tensors, when `K` is out of range.
+    /// For [`DynRank`](crate::shape::DynRank) tensors, when `K` is out of range.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
@@ -102,7 +102,7 @@ impl<T: Float, S: Shape, D: Backend<T>> Tensor<T, S, D> {
     /// [`Tensor::log_softmax`] along the compile-time axis `K`.
     ///
     /// # Panics
-    /// For [`DynRank`] tensors, when `K` is out of range.
+    /// For [`DynRank`](crate::shape::DynRank) tensors, when `K` is out of range.
     ///
     /// ```
     /// use shaped::{Shape, Tensor};
