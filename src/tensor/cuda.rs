@@ -47,9 +47,8 @@ use crate::backend::cuda::{CudaDevice, CudaElement, CudaError, CudaStorage};
 use crate::backend::random::below_one;
 use crate::device::Cuda;
 use crate::element::{Float, Numeric};
-use crate::iter::contiguous_strides;
 use crate::shape::OrPanic;
-use crate::shape::{Dims, Dyn, FixedShape, Shape};
+use crate::shape::{Dyn, FixedShape, Shape};
 
 impl<T: CudaElement, S: Shape> Tensor<T, S> {
     /// A copy of this tensor on GPU `dev`, with the same sizes, strides and
@@ -94,9 +93,12 @@ fn span(dims: &[usize], strides: &[usize], offset: usize) -> (usize, usize) {
 }
 
 impl<T: CudaElement, S: Shape> Tensor<T, S, Cuda> {
-    /// A contiguous tensor over `buf` (at least `numel(dims)` elements).
+    /// A contiguous tensor over `buf` (at least `numel(dims)` elements):
+    /// the NCCL collectives' results (feature `nccl`).
+    #[cfg(feature = "nccl")]
     pub(crate) fn from_cuda_parts(buf: Arc<CudaStorage<T>>, dims: S::Dims) -> Self {
-        let strides = contiguous_strides(dims.as_ref());
+        use crate::shape::Dims;
+        let strides = crate::iter::contiguous_strides(dims.as_ref());
         Tensor {
             storage: buf,
             offset: 0,
