@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""The polynomials of `pow_f32` (src/backend/op/power.rs): near-minimax
+fits of relative error, by Lawson's iteratively reweighted least squares
+over Chebyshev nodes, printed with their largest relative error on a dense
+grid (in powers of two).
+
+- `atanh(s) / s` as a polynomial in `z = s^2` for `|s| <= (√2 - 1)/(√2 + 1)`
+  (the range of `s = (m - 1)/(m + 1)`, `m` in `[√2/2, √2)`), 5 coefficients.
+- `2^w` for `w` in `[-1/2, 1/2]`, 7 coefficients (degree 6).
+
+Usage: python3 scripts/pow_coefficients.py   (needs numpy)
+"""
+import numpy as np
+
+
+def lawson(x, f, degree, iterations=300):
+    """Coefficients (lowest first) of the polynomial of `degree` in `x`
+    that nearly minimises max |p(x) / f(x) - 1|."""
+    v = x[:, None] ** np.arange(degree + 1)
+    a = v / f[:, None]
+    w = np.full_like(x, 1.0 / len(x))
+    for _ in range(iterations):
+        sw = np.sqrt(w)
+        c = np.linalg.lstsq(a * sw[:, None], sw, rcond=None)[0]
+        e = np.abs(a @ c - 1.0)
+        w = w * e
+        w /= w.sum()
+    return c
+
+
+def chebyshev_nodes(lo, hi, n=4000):
+    t = np.cos(np.pi * (np.arange(n) + 0.5) / n)
+    return lo + (hi - lo) * (t + 1.0) / 2.0
+
+
+def worst(c, x, f):
+    return np.log2(np.abs(np.polyval(c[::-1], x) / f - 1.0).max())
+
+
+def main():
+    s_max = (np.sqrt(2.0) - 1.0) / (np.sqrt(2.0) + 1.0)
+    z = chebyshev_nodes(0.0, s_max**2)
+    c = lawson(z, np.arctanh(np.sqrt(z)) / np.sqrt(z), 4)
+    zd = np.linspace(1e-12, s_max**2, 400001)
+    print("atanh(s)/s in s^2, max relative error 2^%.1f" % worst(c, zd, np.arctanh(np.sqrt(zd)) / np.sqrt(zd)))
+    print("  " + ", ".join(repr(float(x)) for x in c))
+    w = chebyshev_nodes(-0.5, 0.5)
+    c = lawson(w, np.exp2(w), 6)
+    wd = np.linspace(-0.5, 0.5, 400001)
+    print("2^w on [-1/2, 1/2], max relative error 2^%.1f" % worst(c, wd, np.exp2(wd)))
+    print("  " + ", ".join(repr(float(x)) for x in c))
+
+
+if __name__ == "__main__":
+    main()
