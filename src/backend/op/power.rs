@@ -15,7 +15,7 @@ use super::trig::ROUND;
 /// by `2^23` first), and `ln m = 2 atanh(s)`, `s = (m - 1)/(m + 1)`,
 /// `|s| < 0.1716`: `atanh(s)/s` by a polynomial in `s²` of degree 4 (a
 /// near-minimax fit of relative error 2^-37.8, from
-/// `scripts/pow_coefficients.py`; the Taylor series needed degree 5 for
+/// `scripts/polynomial_fits.py`; the Taylor series needed degree 5 for
 /// 2^-34), its coefficients multiplied by `2 log2 e`, by Estrin's scheme.
 #[inline(always)]
 fn log2_finite_positive(x: f32) -> f64 {
@@ -37,7 +37,7 @@ fn log2_finite_positive(x: f32) -> f64 {
 /// `2^t` in `f64` for `t` in `[-200, 200]`, without branches, to 2^-29
 /// relative: `2^n 2^w`, `n` the nearest integer to `t`, `|w| <= 1/2`,
 /// `2^w` by a polynomial of degree 6 (a near-minimax fit of relative error
-/// 2^-29.0, from `scripts/pow_coefficients.py`; the Taylor polynomial of
+/// 2^-29.0, from `scripts/polynomial_fits.py`; the Taylor polynomial of
 /// `e^(w ln 2)` needed degree 7 and a product for 2^-27.5), by Estrin's
 /// scheme. (`pow_f32`, 4,096 `L1`-resident pairs, one thread, AMD EPYC
 /// Zen 3, AVX2: 3.40 ns per element before both fits, 3.06 after.)

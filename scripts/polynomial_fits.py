@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The polynomials of `pow_f32` (src/backend/op/power.rs): near-minimax
+"""The polynomials of `pow_f32` (src/backend/op/power.rs) and `atan2_f32`
+(src/backend/op/trig.rs): near-minimax
 fits of relative error, by Lawson's iteratively reweighted least squares
 over Chebyshev nodes, printed with their largest relative error on a dense
 grid (in powers of two).
@@ -7,8 +8,10 @@ grid (in powers of two).
 - `atanh(s) / s` as a polynomial in `z = s^2` for `|s| <= (√2 - 1)/(√2 + 1)`
   (the range of `s = (m - 1)/(m + 1)`, `m` in `[√2/2, √2)`), 5 coefficients.
 - `2^w` for `w` in `[-1/2, 1/2]`, 7 coefficients (degree 6).
+- `atan(t) / t` as a polynomial in `t^2` for `|t| <= tan(π/8)`, 6
+  coefficients.
 
-Usage: python3 scripts/pow_coefficients.py   (needs numpy)
+Usage: python3 scripts/polynomial_fits.py   (needs numpy)
 """
 import numpy as np
 
@@ -48,6 +51,12 @@ def main():
     c = lawson(w, np.exp2(w), 6)
     wd = np.linspace(-0.5, 0.5, 400001)
     print("2^w on [-1/2, 1/2], max relative error 2^%.1f" % worst(c, wd, np.exp2(wd)))
+    print("  " + ", ".join(repr(float(x)) for x in c))
+    t_max = np.tan(np.pi / 8.0)
+    z = chebyshev_nodes(0.0, t_max**2)
+    c = lawson(z, np.arctan(np.sqrt(z)) / np.sqrt(z), 5)
+    zd = np.linspace(1e-12, t_max**2, 400001)
+    print("atan(t)/t in t^2, max relative error 2^%.1f" % worst(c, zd, np.arctan(np.sqrt(zd)) / np.sqrt(zd)))
     print("  " + ", ".join(repr(float(x)) for x in c))
 
 
