@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 """The polynomials of `pow_f32` (src/backend/op/power.rs) and `atan2_f32`
-(src/backend/op/trig.rs): near-minimax
-fits of relative error, by Lawson's iteratively reweighted least squares
-over Chebyshev nodes, printed with their largest relative error on a dense
-grid (in powers of two).
+(src/backend/op/trig.rs): near-minimax fits of relative error, by Lawson's
+iteratively reweighted least squares over Chebyshev nodes, printed with
+their largest relative error on a dense grid (in powers of two).
 
 - `atanh(s) / s` as a polynomial in `z = s^2` for `|s| <= (√2 - 1)/(√2 + 1)`
   (the range of `s = (m - 1)/(m + 1)`, `m` in `[√2/2, √2)`), 5 coefficients.
@@ -40,24 +39,24 @@ def worst(c, x, f):
     return np.log2(np.abs(np.polyval(c[::-1], x) / f - 1.0).max())
 
 
+def report(name, lo, hi, f, degree):
+    """Fits `f` on `[lo, hi]` with a polynomial of `degree` and prints its
+    largest relative error on a dense grid (without `lo`, where the
+    functions in `z` are 0/0) and its coefficients, lowest first (as the
+    Rust constants list them)."""
+    nodes = chebyshev_nodes(lo, hi)
+    c = lawson(nodes, f(nodes), degree)
+    dense = np.linspace(lo, hi, 400001)[1:]
+    print("%s, max relative error 2^%.1f" % (name, worst(c, dense, f(dense))))
+    print("  " + ", ".join(repr(float(x)) for x in c))
+
+
 def main():
     s_max = (np.sqrt(2.0) - 1.0) / (np.sqrt(2.0) + 1.0)
-    z = chebyshev_nodes(0.0, s_max**2)
-    c = lawson(z, np.arctanh(np.sqrt(z)) / np.sqrt(z), 4)
-    zd = np.linspace(1e-12, s_max**2, 400001)
-    print("atanh(s)/s in s^2, max relative error 2^%.1f" % worst(c, zd, np.arctanh(np.sqrt(zd)) / np.sqrt(zd)))
-    print("  " + ", ".join(repr(float(x)) for x in c))
-    w = chebyshev_nodes(-0.5, 0.5)
-    c = lawson(w, np.exp2(w), 6)
-    wd = np.linspace(-0.5, 0.5, 400001)
-    print("2^w on [-1/2, 1/2], max relative error 2^%.1f" % worst(c, wd, np.exp2(wd)))
-    print("  " + ", ".join(repr(float(x)) for x in c))
+    report("atanh(s)/s in s^2", 0.0, s_max**2, lambda z: np.arctanh(np.sqrt(z)) / np.sqrt(z), 4)
+    report("2^w on [-1/2, 1/2]", -0.5, 0.5, np.exp2, 6)
     t_max = np.tan(np.pi / 8.0)
-    z = chebyshev_nodes(0.0, t_max**2)
-    c = lawson(z, np.arctan(np.sqrt(z)) / np.sqrt(z), 5)
-    zd = np.linspace(1e-12, t_max**2, 400001)
-    print("atan(t)/t in t^2, max relative error 2^%.1f" % worst(c, zd, np.arctan(np.sqrt(zd)) / np.sqrt(zd)))
-    print("  " + ", ".join(repr(float(x)) for x in c))
+    report("atan(t)/t in t^2", 0.0, t_max**2, lambda z: np.arctan(np.sqrt(z)) / np.sqrt(z), 5)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
-//! Element types a tensor can hold: `f32`, `f64`, [`f16`](struct@f16), [`bf16`](struct@bf16) (the
-//! `half` crate's), `i8`, `i16`, `i32`, `i64`, `u8`, `u16`, `u32`, `u64` and
-//! `bool`, the numeric families the operations need, and [`CastFrom`], the
-//! element conversion behind [`Tensor::to_dtype`](crate::Tensor::to_dtype).
+//! Element types a tensor can hold: `f32`, `f64`, [`f16`](struct@f16),
+//! [`bf16`](struct@bf16) (the `half` crate's), `i8`, `i16`, `i32`, `i64`,
+//! `u8`, `u16`, `u32`, `u64` and `bool`, the numeric families the
+//! operations need, and [`CastFrom`], the element conversion behind
+//! [`Tensor::to_dtype`](crate::Tensor::to_dtype).
 //!
 //! ```
 //! use shaped::element::{Element, Float};
