@@ -7,6 +7,9 @@
 //! expanded along a stride-0 axis, an empty batch, and the
 //! non-finite inputs and taps for which the kernel reads the window
 //! matrix instead (a zero of the padding times an infinity would be NaN).
+//! 3x3 taps with 16 or more filters go by Winograd's F(2x2, 3x3)
+//! (`backend/cpu/winograd.rs`) where every value is finite: odd output
+//! sizes, padding 0 and 2, and random values in f64 within 1e-12.
 
 use shaped::autograd::Var;
 use shaped::element::Float;
@@ -206,6 +209,16 @@ fn geometries() -> Vec<Geometry> {
         // 64 output channels (products of 36 and 28 of them) over 648
         // positions of rows of 72: a tile of 512 ends inside a row.
         g([1, 16, 9, 70], 64, [3, 3], [(1, 1), (1, 1)], [1, 1], 1),
+        // 3x3 taps with at least 16 filters and 16 channels go by
+        // Winograd's F(2x2, 3x3) (`backend/cpu/winograd.rs`), forward and
+        // for the input's gradient: odd output sizes (a last block half
+        // outside), padding 0 or 2 on an axis, an output of 2x3, and
+        // blocks of 64 that end inside a block row.
+        g([2, 16, 9, 11], 16, [3, 3], [(1, 1), (1, 1)], [1, 1], 1),
+        g([1, 20, 8, 7], 24, [3, 3], [(0, 0), (2, 2)], [1, 1], 1),
+        g([1, 16, 2, 3], 17, [3, 3], [(1, 1), (1, 1)], [1, 1], 1),
+        g([1, 16, 4, 1], 16, [3, 3], [(0, 0), (1, 1)], [1, 1], 1),
+        g([2, 16, 30, 19], 16, [3, 3], [(1, 1), (1, 1)], [1, 1], 1),
     ]
 }
 
@@ -222,8 +235,15 @@ fn unit_stride_convolutions_match_naive_loops() {
 }
 
 #[test]
-fn unit_stride_convolutions_of_random_values_match_naive_loops_in_f64() {
-    let geo = geometries()[5];
+fn unit_stride_convolutions_of_random_values_match_naive_loops() {
+    // Groups (one product per tap), and Winograd's F(2x2, 3x3).
+    for geo in [geometries()[5], geometries()[9], geometries()[13]] {
+        random_values_match(&geo);
+    }
+}
+
+fn random_values_match(geo: &Geometry) {
+    let geo = *geo;
     let values = |len: usize, seed: u64| -> Vec<f64> {
         let mut s = seed;
         (0..len)
@@ -245,11 +265,25 @@ fn unit_stride_convolutions_of_random_values_match_naive_loops_in_f64() {
         &g,
     );
     compare(got, geo.naive(&x, &w, &g), 1e-12, true, &geo);
+    // In f32, within issue 41's bar of 1e-5 of the largest magnitude (the
+    // inputs rounded to f32 first, so that only the arithmetic differs).
+    let round = |v: &[f64]| -> Vec<f64> { v.iter().map(|&e| e as f32 as f64).collect() };
+    let (x, w, g) = (round(&x), round(&w), round(&g));
+    let got = run(
+        &geo,
+        tensor::<f32>(&x, geo.input, false),
+        tensor::<f32>(&w, geo.weight(), false),
+        &g,
+    );
+    compare(got, geo.naive(&x, &w, &g), 1e-5, true, &geo);
 }
 
 #[test]
 fn non_finite_inputs_and_taps_give_the_loops_values() {
-    for geo in [geometries()[0], geometries()[5]] {
+    // The last goes by Winograd's transforms where every value is finite
+    // (they subtract inputs, and `inf - inf` is NaN where the sums give
+    // `inf`).
+    for geo in [geometries()[0], geometries()[5], geometries()[9]] {
         let mut x = integers(geo.input.iter().product(), 1, 1);
         let mut w = integers(geo.weight().iter().product(), 2, 1);
         // An infinite input element at the start of a row, and an infinite
@@ -270,7 +304,8 @@ fn non_finite_inputs_and_taps_give_the_loops_values() {
 fn an_empty_batch_gives_empty_values_and_zero_weight_gradients() {
     let geo = Geometry {
         input: [0, 16, 5, 5],
-        o: 3,
+        // 16 filters: Winograd's F(2x2, 3x3), with no blocks to run.
+        o: 16,
         k: [3, 3],
         pad: [(1, 1), (1, 1)],
         dilation: [1, 1],

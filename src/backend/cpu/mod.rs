@@ -49,6 +49,7 @@ mod unit_stride_conv;
 mod widened;
 mod windows;
 mod windows_dispatch;
+mod winograd;
 
 pub(crate) use alloc::{
     checked_len, checked_len_of, storage_overflow, try_alloc_filled_by, try_storage_len_filled_by,

@@ -16,8 +16,13 @@
 //! input is read from a buffer the size of the input, not from one `kh·kw`
 //! times its size.
 //!
+//! 3x3 taps of dilation 1 with one group and at least 16 filters, in
+//! `f32` or `f64`, go instead by Winograd's F(2x2, 3x3) (`winograd.rs`),
+//! 2.25 times fewer multiply-adds, where every input element and tap is
+//! finite; the input's padded copy checks that as it is made.
+//!
 //! `(8, 64, 56, 56)` by `(64, 64, 3, 3)`, padding 1, `f32`, 2 threads, AMD
-//! EPYC Zen 5: figures in `benches/README.md` ("Convolutions").
+//! EPYC Zen 5 and Zen 3: figures in `benches/README.md` ("Convolutions").
 
 use super::alloc;
 use super::cache;
@@ -27,6 +32,7 @@ use super::mat::Mat;
 use super::pool;
 use super::primitives::whole;
 use super::windows::{Out, Plane4, col2im_of, im2col, pad_plane_into};
+use super::winograd;
 use crate::backend::Output;
 use crate::backend::windows::Window;
 use crate::element::Numeric;
@@ -77,6 +83,20 @@ pub(super) fn applies(w: &Window, channels: usize) -> bool {
             let reach = w.dilation[a] * (w.kernel[a] - 1);
             w.kernel[a] > 0 && w.before[a] <= reach && w.after[a] <= reach
         })
+}
+
+/// Whether a convolution with window `w` runs by Winograd's F(2x2, 3x3)
+/// (`winograd.rs`) where its input and taps are finite: 3x3 taps,
+/// dilation 1, one group, at least [`MIN_CHANNELS`] output channels, in
+/// `f32` or `f64` (`f16` and `bf16` products are summed in `f32` and
+/// rounded once, by the direct products).
+fn by_winograd<T: Numeric>(w: &Window, groups: usize, rows: usize) -> bool {
+    T::IS_FLOAT
+        && !T::MATMUL_IN_F32
+        && groups == 1
+        && w.kernel == [3, 3]
+        && w.dilation == [1, 1]
+        && rows >= MIN_CHANNELS
 }
 
 /// A zeroed scratch buffer of `len` elements from the caching allocator
@@ -200,6 +220,21 @@ fn convolve<T: Numeric>(
     let [oh, ow] = w.output;
     let o = groups * f.rows;
     let dims = [n, o, oh, ow];
+    if by_winograd::<T>(w, groups, f.rows) && x.finite {
+        let u = winograd::transform_filters(f.rows, f.cols, |oc, ic, t| {
+            f.w[f.tap[t] + oc * f.rs + ic * f.cs]
+        });
+        if u.iter().all(|v| Numeric::to_f64(*v).is_finite()) {
+            let planes = winograd::Planes {
+                data: &x.data,
+                plane: x.plane,
+                pw: x.pw,
+                ph: w.padded(0),
+            };
+            let y = winograd::convolve(&planes, &u, [n, f.cols, f.rows], w.output)?;
+            return Ok(whole(y, &dims));
+        }
+    }
     let taps = x.taps(w);
     let pw = x.pw;
     // Positions of the output grid (rows of `pw`) per tile: a multiple of
@@ -305,7 +340,8 @@ fn forward_by<T: Numeric>(
 ) -> Fresh<T> {
     let (n, o) = (x.dims[0], weight.dims[0]);
     let xg = x.storage.read();
-    let padded = Padded::of(&Plane4::of(&xg, &x), [n, x.dims[1]], w, false)?;
+    let check = by_winograd::<T>(w, groups, o / groups.max(1));
+    let padded = Padded::of(&Plane4::of(&xg, &x), [n, x.dims[1]], w, check)?;
     drop(xg);
     let wg = weight.storage.read();
     let [kh, kw] = w.kernel;
@@ -378,7 +414,8 @@ fn grad_input_by<T: Numeric>(
     let t = transposed(w);
     let n = g.dims[0];
     let gg = g.storage.read();
-    let padded = Padded::of(&Plane4::of(&gg, &g), [n, g.dims[1]], &t, false)?;
+    let check = by_winograd::<T>(&t, groups, weight.dims[1]);
+    let padded = Padded::of(&Plane4::of(&gg, &g), [n, g.dims[1]], &t, check)?;
     drop(gg);
     let wg = weight.storage.read();
     let [kh, kw] = w.kernel;

@@ -1,0 +1,390 @@
+//! Convolutions by 3x3 taps of stride 1 and dilation 1 with Winograd's
+//! minimal filtering F(2x2, 3x3): each 2x2 block of outputs from the 4x4
+//! block of padded input under it, with 16 multiplications per input
+//! channel instead of 36, so the matrix products do 2.25 times fewer
+//! multiply-adds than [`unit_stride_conv`](super::unit_stride_conv)'s nine
+//! products per tap.
+//!
+//! With `d` a 4x4 input block, `g` a 3x3 filter, the 2x2 outputs are
+//! `Aᵀ [(G g Gᵀ) ⊙ (Bᵀ d B)] A` (Lavin and Gray, "Fast Algorithms for
+//! Convolutional Neural Networks", 2016), where
+//!
+//! ```text
+//!      | 1  0 -1  0 |        | 1    0    0  |
+//! Bᵀ = | 0  1  1  0 |    G = | 1/2  1/2  1/2 |    Aᵀ = | 1  1  1  0 |
+//!      | 0 -1  1  0 |        | 1/2 -1/2  1/2 |         | 0  1 -1 -1 |
+//!      | 0  1  0 -1 |        | 0    0    1  |
+//! ```
+//!
+//! Every coefficient is 0, ±1 or ±1/2, so the transforms add and halve
+//! and do not multiply by rounded constants; on small integers the
+//! results are exact, as the direct products are.
+//!
+//! For each of the 16 positions `ξ` of the transformed block, the sums
+//! over input channels are one matrix product, `M[ξ] = U[ξ] @ V[ξ]`, `(O,
+//! C) @ (C, blocks)`, by the `gemm` crate's kernel. The blocks of an image
+//! are taken [`CHUNK`] at a time: their transformed input `V` and products
+//! `M` stay in the second-level cache between the transform, the 16
+//! products and the inverse transform, which writes the outputs.
+//!
+//! The caller ([`unit_stride_conv`](super::unit_stride_conv)) runs this
+//! only where every input element and tap is finite: the transforms
+//! subtract elements, and `∞ - ∞` would be NaN where the direct sums give
+//! `∞`.
+
+use super::alloc;
+use super::cache;
+use super::gemm::{Accum, kernel};
+use super::isa::Vectors;
+use super::mat::Mat;
+use super::pool;
+use super::windows::Out;
+use crate::element::Numeric;
+use crate::shape::ShapeError;
+
+/// Output blocks per chunk: the transformed input and the products of 64
+/// channels are 256 KiB each in `f32`.
+const CHUNK: usize = 64;
+
+/// Output channels per product at most (as in `unit_stride_conv`: the
+/// `gemm` crate reads the right operand in place up to 48).
+const ROW_BLOCK: usize = 48;
+
+/// Filters of 3x3 taps transformed, `U[ξ][o][c] = (G g[o][c] Gᵀ)[ξ]`, from
+/// `tap(o, c, t)`, tap `t = 3i + j` of filter `(o, c)`.
+pub(super) fn transform_filters<T: Numeric>(
+    o: usize,
+    c: usize,
+    tap: impl Fn(usize, usize, usize) -> T,
+) -> Vec<T> {
+    let half = T::from_f64(0.5);
+    let mut u = vec![T::zero(); 16 * o * c];
+    for oc in 0..o {
+        for ic in 0..c {
+            let g = |i: usize, j: usize| tap(oc, ic, 3 * i + j);
+            // `G g`: 4 rows of 3.
+            let mut gg = [[T::zero(); 3]; 4];
+            for (j, col) in (0..3).map(|j| (j, [g(0, j), g(1, j), g(2, j)])) {
+                gg[0][j] = col[0];
+                gg[1][j] = (col[0] + col[1] + col[2]) * half;
+                gg[2][j] = (col[0] - col[1] + col[2]) * half;
+                gg[3][j] = col[2];
+            }
+            // `(G g) Gᵀ`: 4 by 4.
+            for (i, r) in gg.iter().enumerate() {
+                let row = [
+                    r[0],
+                    (r[0] + r[1] + r[2]) * half,
+                    (r[0] - r[1] + r[2]) * half,
+                    r[2],
+                ];
+                for (j, v) in row.into_iter().enumerate() {
+                    u[((4 * i + j) * o + oc) * c + ic] = v;
+                }
+            }
+        }
+    }
+    u
+}
+
+/// The input of a convolution, as zero-padded planes: plane `p` (sample
+/// `p / c`, channel `p % c`) starts at `data[p·plane]`, rows of `pw`
+/// elements, `ph` rows, and at least 2 more elements after the last row.
+pub(super) struct Planes<'a, T> {
+    pub(super) data: &'a [T],
+    pub(super) plane: usize,
+    pub(super) pw: usize,
+    pub(super) ph: usize,
+}
+
+/// The convolution `(N, O, oh, ow)` of `x`'s `n·c` planes by the
+/// transformed filters `u` ([`transform_filters`], `o` by `c`), where the
+/// padded planes are `oh + 2` by `ow + 2`.
+pub(super) fn convolve<T: Numeric>(
+    x: &Planes<'_, T>,
+    u: &[T],
+    [n, c, o]: [usize; 3],
+    [oh, ow]: [usize; 2],
+) -> Result<Vec<T>, ShapeError> {
+    debug_assert!(x.ph == oh + 2 && x.pw >= ow + 2 && u.len() == 16 * o * c);
+    let (bh, bw) = (oh.div_ceil(2), ow.div_ceil(2));
+    let blocks = bh * bw;
+    let chunks_per_image = blocks.div_ceil(CHUNK);
+    let chunks = n * chunks_per_image;
+    let tiles = chunks.min(pool::threads() * 4).max(1);
+    let len = n * o * oh * ow;
+    let mut y = alloc::try_with_len::<T>(len)?;
+    let out = Out(y.as_mut_ptr());
+    pool::for_each_tile(tiles, &|t| {
+        let (mut v, mut m) = (scratch::<T>(16 * c * CHUNK), scratch::<T>(16 * o * CHUNK));
+        let mut rows = vec![T::zero(); 16 * (bw + 1)];
+        let zeros = vec![T::zero(); 2 * (bw + 1)];
+        for chunk in t * chunks / tiles..(t + 1) * chunks / tiles {
+            let b = chunk / chunks_per_image;
+            let q0 = (chunk % chunks_per_image) * CHUNK;
+            let q1 = (q0 + CHUNK).min(blocks);
+            Vectors::Widest.run(
+                #[inline(always)]
+                || transform_input(x, [b * c, c], bw, (q0, q1), &mut v, &mut rows, &zeros),
+            );
+            for xi in 0..16 {
+                for (o0, r) in row_blocks(o) {
+                    // SAFETY: `m[ξ]` is `o` rows of `CHUNK`, of which the
+                    // product writes rows `o0..o0 + r`, columns `..q1 -
+                    // q0 ≤ CHUNK`; `u[ξ]` is `o` rows of `c`; `v[ξ]` is
+                    // `c` rows of `CHUNK`, of which the first `q1 - q0`
+                    // columns are read. All three are live buffers of
+                    // those sizes, the destination distinct from both.
+                    unsafe {
+                        kernel::<T>(
+                            (r, q1 - q0, c),
+                            Mat {
+                                ptr: m.as_mut_ptr().add((xi * o + o0) * CHUNK),
+                                rs: CHUNK,
+                                cs: 1,
+                            },
+                            Mat {
+                                ptr: u.as_ptr().add((xi * o + o0) * c),
+                                rs: c,
+                                cs: 1,
+                            },
+                            Mat {
+                                ptr: v.as_ptr().add(xi * c * CHUNK),
+                                rs: CHUNK,
+                                cs: 1,
+                            },
+                            T::one(),
+                            Accum::Replace,
+                        )
+                    }
+                }
+            }
+            Vectors::Widest.run(
+                #[inline(always)]
+                || transform_output(&m, &out, [b, o, oh, ow], bw, (q0, q1), &mut rows),
+            );
+        }
+        cache::give(v);
+        cache::give(m);
+    });
+    // SAFETY: every output `(b, oc, r, col)` is written by the chunk of
+    // sample `b` holding block `(r / 2)·bw + col / 2`, each once; the
+    // chunks cover every block of every sample.
+    unsafe { y.set_len(len) };
+    Ok(y)
+}
+
+/// A zeroed buffer of `len` elements, from the caching allocator where it
+/// can (give it back with `cache::give`): 256 KiB from the C allocator
+/// would be fresh pages on every call.
+fn scratch<T: Numeric>(len: usize) -> Vec<T> {
+    let mut v = alloc::try_with_len::<T>(len).unwrap_or_default();
+    v.resize(len, T::zero());
+    v
+}
+
+/// `rows` cut into blocks of at most [`ROW_BLOCK`], multiples of the
+/// kernels' 6 columns where they can be: (first row, rows).
+fn row_blocks(rows: usize) -> impl Iterator<Item = (usize, usize)> {
+    let size = rows.div_ceil(rows.div_ceil(ROW_BLOCK).max(1)).div_ceil(6) * 6;
+    (0..rows.div_ceil(size.max(1))).map(move |i| (i * size, size.min(rows - i * size)))
+}
+
+/// The blocks `q0..q1` of the image whose planes start at plane `p0`, as
+/// `v[ξ][ch][q - q0] = (Bᵀ d B)[ξ]` for each of the `c` channels. `rows`
+/// is scratch of at least `8·(bw + 1)` elements, `zeros` at least `2·(bw
+/// + 1)` zeros.
+#[inline(always)]
+fn transform_input<T: Numeric>(
+    x: &Planes<'_, T>,
+    [p0, c]: [usize; 2],
+    bw: usize,
+    (q0, q1): (usize, usize),
+    v: &mut [T],
+    rows: &mut [T],
+    zeros: &[T],
+) {
+    for by in q0 / bw..q1.div_ceil(bw) {
+        // Blocks `a..e` of block row `by`, at `v`'s column `at`.
+        let a = q0.max(by * bw) - by * bw;
+        let e = q1.min((by + 1) * bw) - by * bw;
+        let at = by * bw + a - q0;
+        let k = e - a + 1;
+        for ch in 0..c {
+            let plane = &x.data[(p0 + ch) * x.plane..];
+            // Padded rows 2by..2by+3 from column 2a: 2k elements each
+            // (the last block's 4th column may be the next row's first,
+            // or the zeros after the plane's last row: it only reaches
+            // the output column past `ow` that is dropped). A row below
+            // the plane (odd `oh`) is zeros: it only reaches the dropped
+            // output row.
+            let row = |i: usize| -> &[T] {
+                let r = 2 * by + i;
+                if r < x.ph {
+                    &plane[r * x.pw + 2 * a..][..2 * k]
+                } else {
+                    &zeros[..2 * k]
+                }
+            };
+            let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+            // Each row split into its even and odd columns, `k` of each:
+            // `ev[i·k + j]` is row `i` at column `2j`, `od` at `2j + 1`.
+            let (ev, od) = rows[..8 * k].split_at_mut(4 * k);
+            for (i, r) in [r0, r1, r2, r3].into_iter().enumerate() {
+                deinterleave(&r[..2 * k], &mut ev[i * k..][..k], &mut od[i * k..][..k]);
+            }
+            // `Bᵀ d` down the columns, in place.
+            down(ev, k);
+            down(od, k);
+            // `(Bᵀ d) B` along the rows, block `j` from columns `2j..2j+3`.
+            let n = k - 1;
+            for i in 0..4 {
+                let (e0, o0) = (&ev[i * k..][..k], &od[i * k..][..k]);
+                let base = (4 * i * c + ch) * CHUNK + at;
+                let (v0, rest) = v[base..].split_at_mut(c * CHUNK);
+                let (v1, rest) = rest.split_at_mut(c * CHUNK);
+                let (v2, v3) = rest.split_at_mut(c * CHUNK);
+                let (v0, v1, v2, v3) = (&mut v0[..n], &mut v1[..n], &mut v2[..n], &mut v3[..n]);
+                let (ea, eb, oa, ob) = (&e0[..n], &e0[1..][..n], &o0[..n], &o0[1..][..n]);
+                for j in 0..n {
+                    v0[j] = ea[j] - eb[j];
+                    v1[j] = oa[j] + eb[j];
+                    v2[j] = eb[j] - oa[j];
+                    v3[j] = oa[j] - ob[j];
+                }
+            }
+        }
+    }
+}
+
+/// `r`'s even elements into `e`, its odd ones into `o` (`r` twice as
+/// long as each).
+#[inline(always)]
+fn deinterleave<T: Copy>(r: &[T], e: &mut [T], o: &mut [T]) {
+    let n = e.len().min(o.len()).min(r.len() / 2);
+    let (r, e, o) = (&r[..2 * n], &mut e[..n], &mut o[..n]);
+    for j in 0..n {
+        e[j] = r[2 * j];
+        o[j] = r[2 * j + 1];
+    }
+}
+
+/// `Aᵀ` applied to a column `m` of 4 runs: `a = m0 + m1 + m2`, `b = m1 -
+/// m2 - m3`.
+#[inline(always)]
+fn transpose_a<T: Numeric>(m: [&[T]; 4], a: &mut [T], b: &mut [T]) {
+    let n = a.len().min(b.len());
+    let [m0, m1, m2, m3] = m;
+    let (m0, m1, m2, m3) = (&m0[..n], &m1[..n], &m2[..n], &m3[..n]);
+    let (a, b) = (&mut a[..n], &mut b[..n]);
+    for j in 0..n {
+        a[j] = m0[j] + m1[j] + m2[j];
+        b[j] = m1[j] - m2[j] - m3[j];
+    }
+}
+
+/// A row `s` of 4 runs times `A`: `y0 = s0 + s1 + s2`, `y1 = s1 - s2 -
+/// s3`.
+#[inline(always)]
+fn times_a<T: Numeric>(s: [&mut &mut [T]; 4], y0: &mut [T], y1: &mut [T]) {
+    let n = y0.len().min(y1.len());
+    let [s0, s1, s2, s3] = s;
+    let (s0, s1, s2, s3) = (&s0[..n], &s1[..n], &s2[..n], &s3[..n]);
+    let (y0, y1) = (&mut y0[..n], &mut y1[..n]);
+    for j in 0..n {
+        y0[j] = s0[j] + s1[j] + s2[j];
+        y1[j] = s1[j] - s2[j] - s3[j];
+    }
+}
+
+/// `e` and `o` as the even and odd elements of `r`.
+#[inline(always)]
+fn interleave<T: Copy>(e: &[T], o: &[T], r: &mut [T]) {
+    let n = e.len().min(o.len()).min(r.len() / 2);
+    let (r, e, o) = (&mut r[..2 * n], &e[..n], &o[..n]);
+    for j in 0..n {
+        r[2 * j] = e[j];
+        r[2 * j + 1] = o[j];
+    }
+}
+
+/// `Bᵀ` applied down the columns of the 4 rows of `k` in `t`, in place:
+/// `(d0 - d2, d1 + d2, d2 - d1, d1 - d3)`.
+#[inline(always)]
+fn down<T: Numeric>(t: &mut [T], k: usize) {
+    let (t0, rest) = t[..4 * k].split_at_mut(k);
+    let (t1, rest) = rest.split_at_mut(k);
+    let (t2, t3) = rest.split_at_mut(k);
+    let (t0, t1, t2, t3) = (&mut t0[..k], &mut t1[..k], &mut t2[..k], &mut t3[..k]);
+    for j in 0..k {
+        let (d0, d1, d2, d3) = (t0[j], t1[j], t2[j], t3[j]);
+        t0[j] = d0 - d2;
+        t1[j] = d1 + d2;
+        t2[j] = d2 - d1;
+        t3[j] = d1 - d3;
+    }
+}
+
+/// The outputs of blocks `q0..q1` of sample `b` from their products `m`
+/// (`m[ξ][oc][q - q0]`): `Aᵀ m A`, 2x2 outputs per block, those past
+/// `oh` or `ow` dropped. `rows` is scratch of at least `16·bw` elements.
+#[inline(always)]
+fn transform_output<T: Numeric>(
+    m: &[T],
+    out: &Out<T>,
+    [b, o, oh, ow]: [usize; 4],
+    bw: usize,
+    (q0, q1): (usize, usize),
+    rows: &mut [T],
+) {
+    for by in q0 / bw..q1.div_ceil(bw) {
+        let a = q0.max(by * bw) - by * bw;
+        let e = q1.min((by + 1) * bw) - by * bw;
+        let at = by * bw + a - q0;
+        let k = e - a;
+        // The output columns of blocks `a..e`, `2a..min(2e, ow)`.
+        let (c0, c1) = (2 * a, (2 * e).min(ow));
+        for oc in 0..o {
+            let at_xi = |xi: usize| &m[(xi * o + oc) * CHUNK + at..][..k];
+            let mm: [&[T]; 16] = core::array::from_fn(at_xi);
+            // The two rows of `Aᵀ m`, column by column of the block
+            // (`sa[col]`, `sb[col]`), then each times `A`: a block's 2x2
+            // outputs in four runs, `y00`, `y01`, `y10`, `y11`.
+            let (s, rest) = rows[..16 * k].split_at_mut(8 * k);
+            let (y, line) = rest.split_at_mut(4 * k);
+            let mut parts = s.chunks_exact_mut(k);
+            let mut sa: [&mut [T]; 4] = core::array::from_fn(|_| parts.next().unwrap_or_default());
+            let mut sb: [&mut [T]; 4] = core::array::from_fn(|_| parts.next().unwrap_or_default());
+            for col in 0..4 {
+                transpose_a(
+                    [mm[col], mm[4 + col], mm[8 + col], mm[12 + col]],
+                    sa[col],
+                    sb[col],
+                );
+            }
+            let (y00, rest) = y.split_at_mut(k);
+            let (y01, rest) = rest.split_at_mut(k);
+            let (y10, y11) = rest.split_at_mut(k);
+            let [a0, a1, a2, a3] = &mut sa;
+            times_a([a0, a1, a2, a3], y00, y01);
+            let [b0, b1, b2, b3] = &mut sb;
+            times_a([b0, b1, b2, b3], y10, y11);
+            let (line0, line1) = line.split_at_mut(2 * k);
+            interleave(y00, y01, line0);
+            interleave(y10, y11, line1);
+            for (r, line) in [&*line0, &*line1].into_iter().enumerate() {
+                if 2 * by + r >= oh {
+                    break;
+                }
+                let to = ((b * o + oc) * oh + 2 * by + r) * ow + c0;
+                // SAFETY: output row `2by + r < oh` of channel `oc` of
+                // sample `b`, columns `c0..c1 ≤ ow`, inside the `n·o·oh·ow`
+                // elements of the output; only this block row's chunk
+                // writes them. `line` holds `2k ≥ c1 - c0` elements.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(line.as_ptr(), out.ptr().add(to), c1 - c0)
+                };
+            }
+        }
+    }
+}
