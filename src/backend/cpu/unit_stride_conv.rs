@@ -65,7 +65,7 @@ const GRAD_CHUNK: usize = 512;
 const ROW_BLOCK: usize = 48;
 
 /// `rows` cut into blocks of at most [`ROW_BLOCK`]: (first row, rows).
-fn row_blocks(rows: usize) -> impl Iterator<Item = (usize, usize)> {
+pub(super) fn row_blocks(rows: usize) -> impl Iterator<Item = (usize, usize)> {
     // Blocks of a multiple of the kernels' 6 columns where they can be,
     // so that only the last has an edge: 64 is 36 + 28, not 32 + 32.
     let size = rows.div_ceil(rows.div_ceil(ROW_BLOCK).max(1)).div_ceil(6) * 6;

@@ -38,6 +38,7 @@ use super::gemm::{Accum, kernel};
 use super::isa::Vectors;
 use super::mat::Mat;
 use super::pool;
+use super::unit_stride_conv::row_blocks;
 use super::windows::Out;
 use crate::element::Numeric;
 use crate::shape::ShapeError;
@@ -45,10 +46,6 @@ use crate::shape::ShapeError;
 /// Output blocks per chunk: the transformed input and the products of 64
 /// channels are 256 KiB each in `f32`.
 const CHUNK: usize = 64;
-
-/// Output channels per product at most (as in `unit_stride_conv`: the
-/// `gemm` crate reads the right operand in place up to 48).
-const ROW_BLOCK: usize = 48;
 
 /// Filters of 3x3 taps transformed, `U[ξ][o][c] = (G g[o][c] Gᵀ)[ξ]`, from
 /// `tap(o, c, t)`, tap `t = 3i + j` of filter `(o, c)`.
@@ -183,13 +180,6 @@ fn scratch<T: Numeric>(len: usize) -> Vec<T> {
     v
 }
 
-/// `rows` cut into blocks of at most [`ROW_BLOCK`], multiples of the
-/// kernels' 6 columns where they can be: (first row, rows).
-fn row_blocks(rows: usize) -> impl Iterator<Item = (usize, usize)> {
-    let size = rows.div_ceil(rows.div_ceil(ROW_BLOCK).max(1)).div_ceil(6) * 6;
-    (0..rows.div_ceil(size.max(1))).map(move |i| (i * size, size.min(rows - i * size)))
-}
-
 /// The blocks `q0..q1` of the image whose planes start at plane `p0`, as
 /// `v[ξ][ch][q - q0] = (Bᵀ d B)[ξ]` for each of the `c` channels. `rows`
 /// is scratch of at least `8·(bw + 1)` elements, `zeros` at least `2·(bw
@@ -269,8 +259,8 @@ fn deinterleave<T: Copy>(r: &[T], e: &mut [T], o: &mut [T]) {
     }
 }
 
-/// `Aᵀ` applied to a column `m` of 4 runs: `a = m0 + m1 + m2`, `b = m1 -
-/// m2 - m3`.
+/// `Aᵀ` applied to 4 runs `m`: `a = m0 + m1 + m2`, `b = m1 - m2 - m3`
+/// (down a column of the block, or, as `A`, along a row).
 #[inline(always)]
 fn transpose_a<T: Numeric>(m: [&[T]; 4], a: &mut [T], b: &mut [T]) {
     let n = a.len().min(b.len());
@@ -280,20 +270,6 @@ fn transpose_a<T: Numeric>(m: [&[T]; 4], a: &mut [T], b: &mut [T]) {
     for j in 0..n {
         a[j] = m0[j] + m1[j] + m2[j];
         b[j] = m1[j] - m2[j] - m3[j];
-    }
-}
-
-/// A row `s` of 4 runs times `A`: `y0 = s0 + s1 + s2`, `y1 = s1 - s2 -
-/// s3`.
-#[inline(always)]
-fn times_a<T: Numeric>(s: [&mut &mut [T]; 4], y0: &mut [T], y1: &mut [T]) {
-    let n = y0.len().min(y1.len());
-    let [s0, s1, s2, s3] = s;
-    let (s0, s1, s2, s3) = (&s0[..n], &s1[..n], &s2[..n], &s3[..n]);
-    let (y0, y1) = (&mut y0[..n], &mut y1[..n]);
-    for j in 0..n {
-        y0[j] = s0[j] + s1[j] + s2[j];
-        y1[j] = s1[j] - s2[j] - s3[j];
     }
 }
 
@@ -353,8 +329,8 @@ fn transform_output<T: Numeric>(
             let (s, rest) = rows[..16 * k].split_at_mut(8 * k);
             let (y, line) = rest.split_at_mut(4 * k);
             let mut parts = s.chunks_exact_mut(k);
-            let mut sa: [&mut [T]; 4] = core::array::from_fn(|_| parts.next().unwrap_or_default());
-            let mut sb: [&mut [T]; 4] = core::array::from_fn(|_| parts.next().unwrap_or_default());
+            let sa: [&mut [T]; 4] = core::array::from_fn(|_| parts.next().unwrap_or_default());
+            let sb: [&mut [T]; 4] = core::array::from_fn(|_| parts.next().unwrap_or_default());
             for col in 0..4 {
                 transpose_a(
                     [mm[col], mm[4 + col], mm[8 + col], mm[12 + col]],
@@ -365,10 +341,8 @@ fn transform_output<T: Numeric>(
             let (y00, rest) = y.split_at_mut(k);
             let (y01, rest) = rest.split_at_mut(k);
             let (y10, y11) = rest.split_at_mut(k);
-            let [a0, a1, a2, a3] = &mut sa;
-            times_a([a0, a1, a2, a3], y00, y01);
-            let [b0, b1, b2, b3] = &mut sb;
-            times_a([b0, b1, b2, b3], y10, y11);
+            transpose_a([&*sa[0], &*sa[1], &*sa[2], &*sa[3]], y00, y01);
+            transpose_a([&*sb[0], &*sb[1], &*sb[2], &*sb[3]], y10, y11);
             let (line0, line1) = line.split_at_mut(2 * k);
             interleave(y00, y01, line0);
             interleave(y10, y11, line1);
