@@ -19,7 +19,9 @@
 //! 3x3 taps of dilation 1 with one group and at least 16 filters, in
 //! `f32` or `f64`, go instead by Winograd's F(2x2, 3x3) (`winograd.rs`),
 //! 2.25 times fewer multiply-adds, where every input element and tap is
-//! finite; the input's padded copy checks that as it is made.
+//! finite (the input's padded copy checks that as it is made); for the
+//! weight's gradient too, where its result is finite (else the products
+//! per tap run again).
 //!
 //! `(8, 64, 56, 56)` by `(64, 64, 3, 3)`, padding 1, `f32`, 2 threads, AMD
 //! EPYC Zen 5 and Zen 3: figures in `benches/README.md` ("Convolutions").
@@ -522,6 +524,21 @@ fn grad_weight_by<T: Numeric>(
     if !padded.finite {
         cache::give(padded.data);
         return grad_weight_windows(g, x, w, groups);
+    }
+    if by_winograd::<T>(w, groups, m) && n * oh * ow > 0 {
+        let planes = winograd::Planes {
+            data: &padded.data,
+            plane: padded.plane,
+            pw: padded.pw,
+            ph: w.padded(0),
+        };
+        let dw = with_elements(g, |gv| {
+            winograd::grad_weight(&planes, gv, [n, c, o], w.output)
+        })?;
+        if dw.iter().all(|v| Numeric::to_f64(*v).is_finite()) {
+            cache::give(padded.data);
+            return Ok(whole(dw, &dims));
+        }
     }
     let pw = padded.pw;
     let q = oh * pw;
