@@ -317,9 +317,16 @@ fn an_empty_batch_gives_empty_values_and_zero_weight_gradients() {
 
 #[test]
 fn an_expanded_input_and_weight_are_read_through_their_zero_strides() {
+    // 4 filters: products per tap; 16: Winograd's transforms.
+    for o in [4, 16] {
+        expanded(o);
+    }
+}
+
+fn expanded(o: usize) {
     let geo = Geometry {
         input: [3, 16, 6, 7],
-        o: 4,
+        o,
         k: [3, 3],
         pad: [(1, 1), (1, 1)],
         dilation: [1, 1],
@@ -333,10 +340,10 @@ fn an_expanded_input_and_weight_are_read_through_their_zero_strides() {
         .expand(&[3, 16, 6, 7])
         .unwrap();
     let w: T4<f64> = tensor::<f64>(&filter, [1, 16, 3, 3], false)
-        .expand(&[4, 16, 3, 3])
+        .expand(&[o as isize, 16, 3, 3])
         .unwrap();
     let xs: Vec<f64> = (0..3).flat_map(|_| sample.clone()).collect();
-    let ws: Vec<f64> = (0..4).flat_map(|_| filter.clone()).collect();
+    let ws: Vec<f64> = (0..o).flat_map(|_| filter.clone()).collect();
     let g = integers(geo.output().iter().product(), 5, 1);
     compare(
         run(&geo, x, w, &g),
