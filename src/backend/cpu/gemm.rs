@@ -660,6 +660,21 @@ pub(super) unsafe fn kernel<T: Numeric>(
     }
 }
 
+/// Output channels per product at most: the `gemm` crate reads the right
+/// operand (a convolution's padded input, or its window rows) in place, without packing a copy of it, when
+/// a product has at most 48 output rows (8 of its 6-column kernels; its
+/// default threshold for one thread), and the output's rows are cut into
+/// blocks of at most this many.
+const ROW_BLOCK: usize = 48;
+
+/// `rows` cut into blocks of at most [`ROW_BLOCK`]: (first row, rows).
+pub(super) fn row_blocks(rows: usize) -> impl Iterator<Item = (usize, usize)> {
+    // Blocks of a multiple of the kernels' 6 columns where they can be,
+    // so that only the last has an edge: 64 is 36 + 28, not 32 + 32.
+    let size = rows.div_ceil(rows.div_ceil(ROW_BLOCK).max(1)).div_ceil(6) * 6;
+    (0..rows.div_ceil(size.max(1))).map(move |i| (i * size, size.min(rows - i * size)))
+}
+
 /// The most tiles per thread when one product is split across threads.
 const MAX_TILES_PER_THREAD: usize = 4;
 /// Rows or columns per thread for each tile beyond the first.

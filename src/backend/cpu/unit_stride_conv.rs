@@ -29,7 +29,7 @@
 use super::alloc;
 use super::cache;
 use super::exec::{Layout, with_elements};
-use super::gemm::{Accum, kernel};
+use super::gemm::{Accum, kernel, row_blocks};
 use super::mat::Mat;
 use super::pool;
 use super::primitives::whole;
@@ -58,21 +58,6 @@ const TILE_ELEMENTS: usize = 1 << 15;
 /// rows of this many elements (1.1 MiB of `f32` for 64 channels by 3x3
 /// taps) stay in the second-level cache while one product reads them.
 const GRAD_CHUNK: usize = 512;
-
-/// Output channels per product at most: the `gemm` crate reads the padded
-/// input (or the window rows) in place, without packing a copy of it, when
-/// a product has at most 48 of them (8 of its 6-column kernels; its
-/// default threshold for one thread), and the output's rows are cut into
-/// blocks of at most this many.
-const ROW_BLOCK: usize = 48;
-
-/// `rows` cut into blocks of at most [`ROW_BLOCK`]: (first row, rows).
-pub(super) fn row_blocks(rows: usize) -> impl Iterator<Item = (usize, usize)> {
-    // Blocks of a multiple of the kernels' 6 columns where they can be,
-    // so that only the last has an edge: 64 is 36 + 28, not 32 + 32.
-    let size = rows.div_ceil(rows.div_ceil(ROW_BLOCK).max(1)).div_ceil(6) * 6;
-    (0..rows.div_ceil(size.max(1))).map(move |i| (i * size, size.min(rows - i * size)))
-}
 
 /// Whether a convolution with window `w` and `channels` input channels per
 /// group runs here: stride 1, at least [`MIN_CHANNELS`] channels, and no

@@ -41,11 +41,10 @@
 
 use super::alloc;
 use super::cache;
-use super::gemm::{Accum, kernel};
+use super::gemm::{Accum, kernel, row_blocks};
 use super::isa::Vectors;
 use super::mat::Mat;
 use super::pool;
-use super::unit_stride_conv::row_blocks;
 use super::windows::Out;
 use crate::element::Numeric;
 use crate::shape::ShapeError;
