@@ -116,20 +116,18 @@ pub(super) fn convolve<T: Numeric>(
     debug_assert!(x.ph == oh + 2 && x.pw >= ow + 2 && u.len() == 16 * o * c);
     let (bh, bw) = (oh.div_ceil(2), ow.div_ceil(2));
     let blocks = bh * bw;
-    let chunks_per_image = blocks.div_ceil(CHUNK);
-    let chunks = n * chunks_per_image;
-    let tiles = chunks.min(pool::threads() * 4).max(1);
+    let chunks = Chunks::new(n, blocks, CHUNK);
     let len = n * o * oh * ow;
     let mut y = alloc::try_with_len::<T>(len)?;
     let out = Out(y.as_mut_ptr());
-    pool::for_each_tile(tiles, &|t| {
-        let (mut v, mut m) = (scratch::<T>(16 * c * CHUNK), scratch::<T>(16 * o * CHUNK));
-        let mut rows = vec![T::zero(); 16 * (bw + 1)];
-        let zeros = vec![T::zero(); 2 * (bw + 1)];
-        for chunk in t * chunks / tiles..(t + 1) * chunks / tiles {
-            let b = chunk / chunks_per_image;
-            let q0 = (chunk % chunks_per_image) * CHUNK;
-            let q1 = (q0 + CHUNK).min(blocks);
+    pool::for_each_tile(chunks.tiles, &|t| {
+        let Scratch {
+            mut v,
+            w: mut m,
+            mut rows,
+            zeros,
+        } = Scratch::new([c, o, CHUNK], bw);
+        for (b, q0, q1) in chunks.of_tile(t) {
             Vectors::Widest.run(
                 #[inline(always)]
                 || {
@@ -189,6 +187,66 @@ pub(super) fn convolve<T: Numeric>(
     // chunks cover every block of every sample.
     unsafe { y.set_len(len) };
     Ok(y)
+}
+
+/// The blocks of `n` images of `blocks` each, cut into chunks of `size`
+/// blocks (none across two images), and the chunks dealt into `tiles` for
+/// the pool.
+struct Chunks {
+    per_image: usize,
+    count: usize,
+    tiles: usize,
+    size: usize,
+    blocks: usize,
+}
+
+impl Chunks {
+    fn new(n: usize, blocks: usize, size: usize) -> Self {
+        let per_image = blocks.div_ceil(size);
+        let count = n * per_image;
+        let tiles = count.min(pool::threads() * 4).max(1);
+        Chunks {
+            per_image,
+            count,
+            tiles,
+            size,
+            blocks,
+        }
+    }
+
+    /// Tile `t`'s chunks: (sample, first block, end of the blocks).
+    fn of_tile(&self, t: usize) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+        (t * self.count / self.tiles..(t + 1) * self.count / self.tiles).map(move |chunk| {
+            let q0 = (chunk % self.per_image) * self.size;
+            (
+                chunk / self.per_image,
+                q0,
+                (q0 + self.size).min(self.blocks),
+            )
+        })
+    }
+}
+
+/// A tile's buffers for chunks of `size` blocks of `c` input and `o`
+/// output channels, in rows of `bw` blocks: the transformed input `v`
+/// (`16·c·size`), the other side's `16·o·size` (products or transformed
+/// gradient) `w`, the transforms' scratch `rows`, and a row of `zeros`.
+struct Scratch<T> {
+    v: Vec<T>,
+    w: Vec<T>,
+    rows: Vec<T>,
+    zeros: Vec<T>,
+}
+
+impl<T: Numeric> Scratch<T> {
+    fn new([c, o, size]: [usize; 3], bw: usize) -> Self {
+        Scratch {
+            v: scratch::<T>(16 * c * size),
+            w: scratch::<T>(16 * o * size),
+            rows: vec![T::zero(); 16 * (bw + 1)],
+            zeros: vec![T::zero(); 2 * (bw + 1)],
+        }
+    }
 }
 
 /// A zeroed buffer of `len` elements, from the caching allocator where it
@@ -402,24 +460,19 @@ pub(super) fn grad_weight<T: Numeric>(
     debug_assert!(x.ph == oh + 2 && x.pw >= ow + 2 && g.len() == n * o * oh * ow);
     let (bh, bw) = (oh.div_ceil(2), ow.div_ceil(2));
     let blocks = bh * bw;
-    let chunks_per_image = blocks.div_ceil(GRAD_CHUNK);
-    let chunks = n * chunks_per_image;
-    let tiles = chunks.min(pool::threads() * 4).max(1);
+    let chunks = Chunks::new(n, blocks, GRAD_CHUNK);
     let numel = 16 * o * c;
     // One partial sum of the products `M[ξ]` per tile.
-    let mut partial = scratch::<T>(tiles * numel);
+    let mut partial = scratch::<T>(chunks.tiles * numel);
     let parts = Out(partial.as_mut_ptr());
-    pool::for_each_tile(tiles, &|t| {
-        let (mut v, mut gt) = (
-            scratch::<T>(16 * c * GRAD_CHUNK),
-            scratch::<T>(16 * o * GRAD_CHUNK),
-        );
-        let mut rows = vec![T::zero(); 16 * (bw + 1)];
-        let zeros = vec![T::zero(); 2 * (bw + 1)];
-        for chunk in t * chunks / tiles..(t + 1) * chunks / tiles {
-            let b = chunk / chunks_per_image;
-            let q0 = (chunk % chunks_per_image) * GRAD_CHUNK;
-            let q1 = (q0 + GRAD_CHUNK).min(blocks);
+    pool::for_each_tile(chunks.tiles, &|t| {
+        let Scratch {
+            mut v,
+            w: mut gt,
+            mut rows,
+            zeros,
+        } = Scratch::new([c, o, GRAD_CHUNK], bw);
+        for (b, q0, q1) in chunks.of_tile(t) {
             Vectors::Widest.run(
                 #[inline(always)]
                 || {
