@@ -11,6 +11,7 @@ const HUGE_PAGE_BYTES: usize = 4 << 20;
 use std::sync::Arc;
 
 use super::storage::Storage;
+use crate::element::Numeric;
 use crate::shape::OrPanic;
 use crate::shape::ShapeError;
 
@@ -107,6 +108,19 @@ pub(crate) fn try_with_len<T>(len: usize) -> Result<Vec<T>, ShapeError> {
     if bytes >= HUGE_PAGE_BYTES {
         advise_huge_pages(v.as_mut_ptr() as *mut u8, bytes);
     }
+    Ok(v)
+}
+
+/// `len` zeros, in a buffer from the small-buffer stash or the caching
+/// allocator where one fits (as [`try_with_len`] takes it): scratch that
+/// a kernel reuses call after call would otherwise be fresh pages each
+/// time. Give a large one back with `cache::give`.
+///
+/// # Errors
+/// PyTorch's out-of-memory message when the allocator refuses the buffer.
+pub(crate) fn try_zeroed<T: Numeric>(len: usize) -> Result<Vec<T>, ShapeError> {
+    let mut v = try_with_len::<T>(len)?;
+    v.resize(len, T::zero());
     Ok(v)
 }
 

@@ -204,6 +204,31 @@ pub(crate) fn for_each_tile(tiles: usize, f: &(dyn Fn(usize) + Sync)) {
     }
 }
 
+/// [`for_each_tile`] for tiles that can fail: every tile runs (a tile
+/// that fails does not stop the others), and the first error reported is
+/// returned once all have finished.
+///
+/// # Errors
+/// The error of a tile that failed, when one did.
+pub(crate) fn try_for_each_tile<E: Send>(
+    tiles: usize,
+    f: &(dyn Fn(usize) -> Result<(), E> + Sync),
+) -> Result<(), E> {
+    let failed = Mutex::new(None);
+    for_each_tile(tiles, &|t| {
+        if let Err(e) = f(t) {
+            failed
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get_or_insert(e);
+        }
+    });
+    match failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
 /// Runs `first(j)` for every `j` in `0..n1`, then, once all of them have
 /// returned, `second(t)` for every `t` in `0..n2`, in one job of the pool
 /// (one wake-up of the helpers instead of two). Each thread takes work
@@ -356,6 +381,24 @@ fn helper(pool: &'static Pool) {
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicU64;
+
+    #[test]
+    fn a_failing_tile_gives_its_error_after_every_tile_has_run() {
+        for tiles in [0, 1, 2, 17, 1000] {
+            let hits: Vec<AtomicU64> = (0..tiles).map(|_| AtomicU64::new(0)).collect();
+            let r = try_for_each_tile(tiles, &|t| {
+                hits[t].fetch_add(1, SeqCst);
+                // Tiles 1 and 5 fail (one error kept, whichever came first).
+                if t == 1 || t == 5 { Err(t) } else { Ok(()) }
+            });
+            assert!(hits.iter().all(|h| h.load(SeqCst) == 1), "tiles = {tiles}");
+            match tiles {
+                0 | 1 => assert_eq!(r, Ok(())),
+                2 => assert_eq!(r, Err(1)),
+                _ => assert!(r == Err(1) || r == Err(5), "tiles = {tiles}: {r:?}"),
+            }
+        }
+    }
 
     #[test]
     fn every_tile_runs_exactly_once() {

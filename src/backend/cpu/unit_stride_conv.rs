@@ -86,15 +86,6 @@ fn by_winograd<T: Numeric>(w: &Window, groups: usize, rows: usize) -> bool {
         && rows >= MIN_CHANNELS
 }
 
-/// A zeroed scratch buffer of `len` elements from the caching allocator
-/// (give it back with `cache::give`): the gradients' temporaries are
-/// megabytes, which fresh from the C allocator are fresh pages every call.
-fn scratch<T: Numeric>(len: usize) -> Result<Vec<T>, ShapeError> {
-    let mut v = alloc::try_with_len::<T>(len)?;
-    v.resize(len, T::zero());
-    Ok(v)
-}
-
 /// The `(N, C)` planes of an input, zero-padded and contiguous: plane `p`
 /// is `data[p·plane..]`, rows of `pw` elements, with `slack` zeros after
 /// the last row for the extra columns of the last output row.
@@ -232,77 +223,80 @@ fn convolve<T: Numeric>(
     let tiles = grid.div_ceil(per);
     let tasks = n * tiles;
     let cin = groups * f.cols;
-    // SAFETY: every output element `(b, oc, r, c)` is written by the task
-    // of sample `b` and the tile holding grid position `r·pw + c`, once;
-    // tasks write disjoint positions. Each product's operands lie inside
-    // their buffers: tap `t` of positions `q0..q1` reads padded elements
-    // up to `taps[t] + q1 - 1 ≤ (oh - 1 + (kh - 1)·dh)·pw + pw - 1 + (kw -
-    // 1)·dw`, which is below the plane's `ph·pw + slack` since `oh + (kh -
-    // 1)·dh = ph`; the filters' offsets are their layout's.
-    let data = unsafe {
-        alloc::try_alloc_filled_by(&dims, |out_ptr: *mut T| {
-            let out = Out(out_ptr);
-            pool::for_each_tile(tasks, &|task| {
-                let (b, q0) = (task / tiles, (task % tiles) * per);
-                let cols = per.min(grid - q0);
-                // At most the output's size (one row tile of each channel).
-                let mut tile = scratch::<T>(o * cols).unwrap_or_else(|_| vec![T::zero(); o * cols]);
-                for g in 0..groups {
-                    if f.cols == 0 {
-                        continue;
-                    }
-                    for (o0, rows) in row_blocks(f.rows) {
-                        let dst = tile.as_mut_ptr().add((g * f.rows + o0) * cols);
-                        for (t, &off) in taps.iter().enumerate() {
-                            let rhs = x
-                                .data
-                                .as_ptr()
-                                .add((b * cin + g * f.cols) * x.plane + q0 + off);
-                            kernel::<T>(
-                                (rows, cols, f.cols),
-                                Mat {
-                                    ptr: dst,
-                                    rs: cols,
-                                    cs: 1,
-                                },
-                                Mat {
-                                    ptr: f.w.as_ptr().add(f.tap[t] + g * f.group + o0 * f.rs),
-                                    rs: f.rs,
-                                    cs: f.cs,
-                                },
-                                Mat {
-                                    ptr: rhs,
-                                    rs: x.plane,
-                                    cs: 1,
-                                },
-                                T::one(),
-                                if t == 0 {
-                                    Accum::Replace
-                                } else {
-                                    Accum::Add(T::one())
-                                },
-                            );
-                        }
+    let len = alloc::checked_len::<T>(&dims)?;
+    let mut data = alloc::try_with_len::<T>(len)?;
+    let out = Out(data.as_mut_ptr());
+    pool::try_for_each_tile(tasks, &|task| {
+        let (b, q0) = (task / tiles, (task % tiles) * per);
+        let cols = per.min(grid - q0);
+        // At most the output's size (one row tile of each channel).
+        let mut tile = alloc::try_zeroed::<T>(o * cols)?;
+        // SAFETY: every output element `(b, oc, r, c)` is written by the task
+        // of sample `b` and the tile holding grid position `r·pw + c`, once;
+        // tasks write disjoint positions. Each product's operands lie inside
+        // their buffers: tap `t` of positions `q0..q1` reads padded elements
+        // up to `taps[t] + q1 - 1 ≤ (oh - 1 + (kh - 1)·dh)·pw + pw - 1 + (kw -
+        // 1)·dw`, which is below the plane's `ph·pw + slack` since `oh + (kh -
+        // 1)·dh = ph`; the filters' offsets are their layout's.
+        unsafe {
+            for g in 0..groups {
+                if f.cols == 0 {
+                    continue;
+                }
+                for (o0, rows) in row_blocks(f.rows) {
+                    let dst = tile.as_mut_ptr().add((g * f.rows + o0) * cols);
+                    for (t, &off) in taps.iter().enumerate() {
+                        let rhs = x
+                            .data
+                            .as_ptr()
+                            .add((b * cin + g * f.cols) * x.plane + q0 + off);
+                        kernel::<T>(
+                            (rows, cols, f.cols),
+                            Mat {
+                                ptr: dst,
+                                rs: cols,
+                                cs: 1,
+                            },
+                            Mat {
+                                ptr: f.w.as_ptr().add(f.tap[t] + g * f.group + o0 * f.rs),
+                                rs: f.rs,
+                                cs: f.cs,
+                            },
+                            Mat {
+                                ptr: rhs,
+                                rs: x.plane,
+                                cs: 1,
+                            },
+                            T::one(),
+                            if t == 0 {
+                                Accum::Replace
+                            } else {
+                                Accum::Add(T::one())
+                            },
+                        );
                     }
                 }
-                // The tile's positions in each output row it meets, the
-                // extra columns dropped.
-                for r in q0 / pw..(q0 + cols).div_ceil(pw) {
-                    let c0 = (q0.max(r * pw) - r * pw).min(ow);
-                    let c1 = (q0 + cols - r * pw).min(ow);
-                    if c0 >= c1 {
-                        continue;
-                    }
-                    for oc in 0..o {
-                        let from = &tile[oc * cols + r * pw + c0 - q0..][..c1 - c0];
-                        let to = out.ptr().add(((b * o + oc) * oh + r) * ow + c0);
-                        core::ptr::copy_nonoverlapping(from.as_ptr(), to, c1 - c0);
-                    }
+            }
+            // The tile's positions in each output row it meets, the
+            // extra columns dropped.
+            for r in q0 / pw..(q0 + cols).div_ceil(pw) {
+                let c0 = (q0.max(r * pw) - r * pw).min(ow);
+                let c1 = (q0 + cols - r * pw).min(ow);
+                if c0 >= c1 {
+                    continue;
                 }
-                cache::give(tile);
-            });
-        })
-    }?;
+                for oc in 0..o {
+                    let from = &tile[oc * cols + r * pw + c0 - q0..][..c1 - c0];
+                    let to = out.ptr().add(((b * o + oc) * oh + r) * ow + c0);
+                    core::ptr::copy_nonoverlapping(from.as_ptr(), to, c1 - c0);
+                }
+            }
+        }
+        cache::give(tile);
+        Ok(())
+    })?;
+    // SAFETY: the tiles above wrote every element `0..len` (see there).
+    unsafe { data.set_len(len) };
     Ok(whole(data, &dims))
 }
 
@@ -519,7 +513,7 @@ fn grad_weight_by<T: Numeric>(
         };
         let dw = with_elements(g, |gv| {
             winograd::grad_weight(&planes, gv, [n, c, o], w.output)
-        })?;
+        })??;
         if dw.iter().all(|v| Numeric::to_f64(*v).is_finite()) {
             cache::give(padded.data);
             return Ok(whole(dw, &dims));
@@ -556,11 +550,10 @@ fn grad_weight_by<T: Numeric>(
     let tasks = units.min(pool::threads() * 4).max(1);
     let numel = o * k * khw;
     // One partial sum of the weight's gradient per task.
-    let mut partial = scratch::<T>(tasks * numel)?;
+    let mut partial = alloc::try_zeroed::<T>(tasks * numel)?;
     let parts = Out(partial.as_mut_ptr());
-    pool::for_each_tile(tasks, &|task| {
-        let mut cols =
-            scratch::<T>(c * khw * chunk).unwrap_or_else(|_| vec![T::zero(); c * khw * chunk]);
+    pool::try_for_each_tile(tasks, &|task| {
+        let mut cols = alloc::try_zeroed::<T>(c * khw * chunk)?;
         for (u, unit) in (task * units / tasks..(task + 1) * units / tasks).enumerate() {
             let (b, q0) = (unit / chunks, (unit % chunks) * chunk);
             let len = chunk.min(q - q0);
@@ -609,7 +602,8 @@ fn grad_weight_by<T: Numeric>(
             }
         }
         cache::give(cols);
-    });
+        Ok(())
+    })?;
     cache::give(padded.data);
     cache::give(grid);
     // The partials are laid out as the weight, `(O, k, kh, kw)`.

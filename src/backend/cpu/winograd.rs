@@ -120,13 +120,13 @@ pub(super) fn convolve<T: Numeric>(
     let len = n * o * oh * ow;
     let mut y = alloc::try_with_len::<T>(len)?;
     let out = Out(y.as_mut_ptr());
-    pool::for_each_tile(chunks.tiles, &|t| {
+    pool::try_for_each_tile(chunks.tiles, &|t| {
         let Scratch {
             mut v,
             w: mut m,
             mut rows,
             zeros,
-        } = Scratch::new([c, o, CHUNK], bw);
+        } = Scratch::new([c, o, CHUNK], bw)?;
         for (b, q0, q1) in chunks.of_tile(t) {
             Vectors::Widest.run(
                 #[inline(always)]
@@ -181,7 +181,8 @@ pub(super) fn convolve<T: Numeric>(
         }
         cache::give(v);
         cache::give(m);
-    });
+        Ok(())
+    })?;
     // SAFETY: every output `(b, oc, r, col)` is written by the chunk of
     // sample `b` holding block `(r / 2)·bw + col / 2`, each once; the
     // chunks cover every block of every sample.
@@ -239,23 +240,17 @@ struct Scratch<T> {
 }
 
 impl<T: Numeric> Scratch<T> {
-    fn new([c, o, size]: [usize; 3], bw: usize) -> Self {
-        Scratch {
-            v: scratch::<T>(16 * c * size),
-            w: scratch::<T>(16 * o * size),
+    /// `v` and `w` come from the caching allocator (give them back with
+    /// `cache::give`): 256 KiB and more from the C allocator would be
+    /// fresh pages on every call.
+    fn new([c, o, size]: [usize; 3], bw: usize) -> Result<Self, ShapeError> {
+        Ok(Scratch {
+            v: alloc::try_zeroed::<T>(16 * c * size)?,
+            w: alloc::try_zeroed::<T>(16 * o * size)?,
             rows: vec![T::zero(); 16 * (bw + 1)],
             zeros: vec![T::zero(); 2 * (bw + 1)],
-        }
+        })
     }
-}
-
-/// A zeroed buffer of `len` elements, from the caching allocator where it
-/// can (give it back with `cache::give`): 256 KiB from the C allocator
-/// would be fresh pages on every call.
-fn scratch<T: Numeric>(len: usize) -> Vec<T> {
-    let mut v = alloc::try_with_len::<T>(len).unwrap_or_default();
-    v.resize(len, T::zero());
-    v
 }
 
 /// The blocks `q0..q1` of the image whose planes start at plane `p0`, as
@@ -451,27 +446,30 @@ fn transform_output<T: Numeric>(
 /// gradient. A NaN or infinite element of `g` gives a NaN or infinite
 /// result where the direct sums might give another one: the caller
 /// checks the result.
+///
+/// # Errors
+/// PyTorch's out-of-memory message when a scratch buffer is refused.
 pub(super) fn grad_weight<T: Numeric>(
     x: &Planes<'_, T>,
     g: &[T],
     [n, c, o]: [usize; 3],
     [oh, ow]: [usize; 2],
-) -> Vec<T> {
+) -> Result<Vec<T>, ShapeError> {
     debug_assert!(x.ph == oh + 2 && x.pw >= ow + 2 && g.len() == n * o * oh * ow);
     let (bh, bw) = (oh.div_ceil(2), ow.div_ceil(2));
     let blocks = bh * bw;
     let chunks = Chunks::new(n, blocks, GRAD_CHUNK);
     let numel = 16 * o * c;
     // One partial sum of the products `M[ξ]` per tile.
-    let mut partial = scratch::<T>(chunks.tiles * numel);
+    let mut partial = alloc::try_zeroed::<T>(chunks.tiles * numel)?;
     let parts = Out(partial.as_mut_ptr());
-    pool::for_each_tile(chunks.tiles, &|t| {
+    pool::try_for_each_tile(chunks.tiles, &|t| {
         let Scratch {
             mut v,
             w: mut gt,
             mut rows,
             zeros,
-        } = Scratch::new([c, o, GRAD_CHUNK], bw);
+        } = Scratch::new([c, o, GRAD_CHUNK], bw)?;
         for (b, q0, q1) in chunks.of_tile(t) {
             Vectors::Widest.run(
                 #[inline(always)]
@@ -529,7 +527,8 @@ pub(super) fn grad_weight<T: Numeric>(
         }
         cache::give(v);
         cache::give(gt);
-    });
+        Ok(())
+    })?;
     let mut m = vec![T::zero(); numel];
     for part in partial.chunks_exact(numel) {
         for (d, &p) in m.iter_mut().zip(part) {
@@ -558,7 +557,7 @@ pub(super) fn grad_weight<T: Numeric>(
             }
         }
     }
-    dw
+    Ok(dw)
 }
 
 /// The output gradient's blocks `q0..q1` of sample `b`, as `gt[ξ][oc][q -
