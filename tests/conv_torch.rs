@@ -847,6 +847,14 @@ fn depthwise_stride_one_gradients_match_naive_loops() {
         let x32 = Var::param(T4::<f32>::try_from_vec(f32s(&xv), &[n, c, h, wd]).unwrap());
         let w32 = Var::param(T4::<f32>::try_from_vec(f32s(&tv), &[c * mult, 1, k, k]).unwrap());
         assert_eq!(grads(&x32, &w32, &gv, &opts), want, "f32, {case}");
+        // `y.sum().backward()`: the output gradient is expanded ones
+        // (stride 0 on every axis), read by both gradients.
+        let ones = vec![1.0; gv.len()];
+        let y: V4<f64> = x.try_conv2d(&w, None, &opts).unwrap();
+        let g = y.sum().backward();
+        let (dx, dw) = (g.wrt(&x).unwrap().to_vec(), g.wrt(&w).unwrap().to_vec());
+        assert_eq!(dx, geometry.grad_input(&tv, &ones), "sum, {case}");
+        assert_eq!(dw, geometry.grad_weight(&xv, &ones), "sum, {case}");
     }
     // An infinite gradient at output (0, 0) of the first channel, ones
     // elsewhere and in the input: taps that read the padding there stay

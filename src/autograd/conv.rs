@@ -164,6 +164,17 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
                             "this device has {kernel} but not its gradient"
                         )))
                     };
+                    // Both gradients read all of `g`: a strided or expanded
+                    // `g` (a `sum`'s gradient) is made contiguous once for
+                    // the two, not once in each.
+                    let whole;
+                    let g = match needs[0] && needs[1] && !g.is_contiguous() {
+                        true => {
+                            whole = g.try_contiguous()?;
+                            &whole
+                        }
+                        false => g,
+                    };
                     let gx = match needs[0] {
                         true => Some(grad_input(g, &wt).ok_or_else(missing)??),
                         false => None,

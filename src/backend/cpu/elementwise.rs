@@ -222,6 +222,17 @@ pub(crate) unsafe fn map1<A: Copy + Sync, O: Copy + Send>(
                             |c, s| f.run(c, &a[s..]),
                         );
                     }
+                    // A broadcast input (an expanded tensor made
+                    // contiguous): one value, written run-wide.
+                    [1, 0] => {
+                        let v = f.one(*a);
+                        write_run(
+                            slice_out(o, len),
+                            stream,
+                            #[inline(always)]
+                            |c, _| c.iter_mut().for_each(|d| _ = d.write(v)),
+                        );
+                    }
                     [so, sa] => {
                         for i in 0..len {
                             o.add(i * so).write(f.one(*a.add(i * sa)));

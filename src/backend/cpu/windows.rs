@@ -686,13 +686,16 @@ const FLUSH_ROWS: usize = 4;
 /// The weight gradient of output channel `oc` of a stride-1 depthwise
 /// convolution by `K = kh * kw` taps, from zero-padded copies of its input
 /// planes ([`padded_plane`]): each tap's sum `Σ g[r][q] · x[r + i][q + j]`
-/// over every output, tap by tap in runs of `LANES` (the gradient's rows
-/// padded with zeros to whole runs, so no run has a loop tail), summed in
-/// `T` lanes for [`FLUSH_ROWS`] rows, then in `f64`. The padded zeros add `0 · g` and
-/// the zero gradients `0 · x`, which are 0 unless `g` or `x` is infinite
-/// or NaN; a sum that is not finite returns `false`, and the caller
-/// recomputes the channel with the row loops, which skip the padding. `(8, 64, 56, 56)` by 3x3
-/// taps, padding 1, `f32`, 2 threads, AMD EPYC Zen 5: see `benches/README.md`.
+/// over every output, three taps per pass over the gradient's rows
+/// ([`tap_sums`]), in runs of `LANES` (the gradient's rows padded with
+/// zeros to whole runs, so no run has a loop tail), summed in `T` lanes
+/// for [`FLUSH_ROWS`] rows, then in `f64`. The padded zeros add `0 · g`
+/// and the zero gradients `0 · x`, which are 0 unless `g` or `x` is
+/// infinite or NaN; a sum that is not finite returns `false`, and the
+/// caller recomputes the channel with the row loops, which skip the
+/// padding. `(8, 64, 56, 56)` by 3x3 taps, padding 1, `f32`, 2 threads:
+/// see `benches/README.md` (AMD EPYC Zen 5, and Zen 3 for the three taps
+/// per pass).
 fn grad_weight_padded<T: Numeric, const K: usize>(
     src: &Plane4<'_, T>,
     ch: &Channels<'_, T>,
@@ -718,18 +721,18 @@ fn grad_weight_padded<T: Numeric, const K: usize>(
             || {
                 for rows in (0..oh).step_by(FLUSH_ROWS) {
                     let rows = rows..(rows + FLUSH_ROWS).min(oh);
-                    for k in 0..K {
-                        let mut acc = [T::zero(); LANES];
-                        for r in rows.clone() {
-                            let (gr, from) = (&gpad[r * gw..][..gw], &pad[r * pw + offs[k]..]);
-                            for (gv, x) in gr.chunks_exact(LANES).zip(from.chunks(LANES)) {
-                                let x: &[T; LANES] = x.try_into().expect("LANES");
-                                for (a, (&u, &v)) in acc.iter_mut().zip(gv.iter().zip(x)) {
-                                    *a = *a + u * v;
-                                }
-                            }
+                    let (g, x) = ((&gpad[..], gw), (&pad[..], pw));
+                    // Three taps per pass over the gradient's rows (`K` is
+                    // 9, 25 or 49: a last tap alone for the last two).
+                    for k in (0..K - K % 3).step_by(3) {
+                        let sums =
+                            tap_sums(g, x, rows.clone(), [offs[k], offs[k + 1], offs[k + 2]]);
+                        for (t, s) in total[k..k + 3].iter_mut().zip(sums) {
+                            *t += s;
                         }
-                        total[k] += acc.iter().map(|&v| v.to_f64()).sum::<f64>();
+                    }
+                    if K % 3 == 1 {
+                        total[K - 1] += tap_sums(g, x, rows.clone(), [offs[K - 1]])[0];
                     }
                 }
             },
@@ -742,6 +745,37 @@ fn grad_weight_padded<T: Numeric, const K: usize>(
         *d = T::from_f64(t);
     }
     true
+}
+
+/// `N` taps' sums `Σ g[r][q] · x[r·pw + off + q]` over the rows `rows`
+/// of the gradient `g` (rows of `gw`, a multiple of [`LANES`]) and the
+/// padded input `x` (rows of `pw`, [`padded_plane`]), each read of `g`
+/// serving all `N`: per tap, [`LANES`] lanes in `T` (lane `l` takes the
+/// columns `l mod LANES`, row after row), then summed in `f64`. The same
+/// sums in the same order as one tap at a time, with a third of the reads
+/// of `g`; the accumulators (`N·LANES` elements, six AVX2 registers for
+/// three taps of `f32`) stay in registers.
+#[inline(always)]
+fn tap_sums<T: Numeric, const N: usize>(
+    (g, gw): (&[T], usize),
+    (x, pw): (&[T], usize),
+    rows: core::ops::Range<usize>,
+    offs: [usize; N],
+) -> [f64; N] {
+    let mut acc = [[T::zero(); LANES]; N];
+    for r in rows {
+        let gr = &g[r * gw..][..gw];
+        let xs: [&[T]; N] = core::array::from_fn(|n| &x[r * pw + offs[n]..][..gw]);
+        for (c, gv) in gr.chunks_exact(LANES).enumerate() {
+            for (a, xr) in acc.iter_mut().zip(&xs) {
+                let xv: &[T; LANES] = xr[c * LANES..][..LANES].try_into().expect("LANES");
+                for (a, (&u, &v)) in a.iter_mut().zip(gv.iter().zip(xv)) {
+                    *a = *a + u * v;
+                }
+            }
+        }
+    }
+    acc.map(|a| a.iter().map(|&v| v.to_f64()).sum::<f64>())
 }
 
 /// The weight gradient of output channel `oc` by the row loops: tap by
