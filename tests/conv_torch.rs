@@ -710,6 +710,10 @@ fn depthwise_stride_one_matches_naive_loops() {
         (5, 2, 1, 9, 16),
         (7, 3, 2, 12, 13),
         (3, 0, 2, 18, 18),
+        // Rows of several passes of chunks (64 and 90 outputs): whole
+        // passes, and a last pass that repeats its last chunk.
+        (3, 1, 1, 3, 64),
+        (3, 1, 1, 4, 90),
     ] {
         let (n, c, mult) = (2, 3, 2);
         let xv = small_integers(n * c * h * wd, 7919, 17);
