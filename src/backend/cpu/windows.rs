@@ -397,6 +397,7 @@ fn depthwise_padded<T: Numeric, const K: usize>(
     let [oh, ow] = w.output;
     let pw = w.padded(1);
     let pad = padded_plane(src, base, w);
+    let ahead = ReadAhead::next_plane(src, base, w.input[0], oh);
     let taps: &[T; K] = taps.try_into().expect("K = kh * kw taps");
     let offs = tap_offsets::<K>(w);
     // The widest vectors this CPU has for the loop over a row's outputs,
@@ -405,6 +406,7 @@ fn depthwise_padded<T: Numeric, const K: usize>(
         #[inline(always)]
         || {
             for (r, dst) in out.chunks_exact_mut(ow).take(oh).enumerate() {
+                ahead.row(r);
                 let from = &pad[r * pw..];
                 if ow < LANES {
                     for (q, d) in dst.iter_mut().enumerate() {
@@ -426,6 +428,61 @@ fn depthwise_padded<T: Numeric, const K: usize>(
             }
         },
     )
+}
+
+/// The input plane after the one a kernel is computing (the next channel's,
+/// where planes go by channel), asked into the cache a slice per output
+/// row while the current plane computes from its L1-resident copy, so
+/// that the next plane's copy finds its lines arriving or arrived instead
+/// of waiting on memory with nothing else to do.
+struct ReadAhead {
+    start: *const u8,
+    /// Bytes asked for per output row.
+    per_row: usize,
+    /// Bytes of the plane.
+    bytes: usize,
+}
+
+impl ReadAhead {
+    /// The plane after `base`'s in `src` (`h` rows), in `rows` slices.
+    fn next_plane<T>(src: &Plane4<'_, T>, base: usize, h: usize, rows: usize) -> Self {
+        let size = core::mem::size_of::<T>();
+        // Rows of a plane that is contiguous along them; any other layout
+        // asks for nothing.
+        let bytes = if src.strides[3] == 1 {
+            h * src.strides[2] * size
+        } else {
+            0
+        };
+        ReadAhead {
+            start: src.x.as_ptr().wrapping_add(base + src.strides[1]) as *const u8,
+            per_row: bytes.div_ceil(rows.max(1)).next_multiple_of(64),
+            bytes,
+        }
+    }
+
+    /// Asks for output row `r`'s slice of the plane.
+    #[inline(always)]
+    fn row(&self, r: usize) {
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        {
+            let mut o = r * self.per_row;
+            let end = ((r + 1) * self.per_row).min(self.bytes);
+            while o < end {
+                // SAFETY: a prefetch reads nothing architecturally and never
+                // faults, whatever the address (past the storage's end
+                // included); SSE, present on every x86-64.
+                unsafe {
+                    core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                        self.start.wrapping_add(o) as *const i8,
+                    )
+                };
+                o += 64;
+            }
+        }
+        #[cfg(any(not(target_arch = "x86_64"), miri))]
+        let _ = r;
+    }
 }
 
 /// One output row `dst` (at least [`LANES`] long) of [`depthwise_padded`]
