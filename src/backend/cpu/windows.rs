@@ -512,10 +512,13 @@ fn chunk_sums<T: Numeric, const K: usize, const G: usize>(
         }
         let mut acc = [[T::zero(); LANES]; G];
         for k in 0..K {
+            // One bounds check per tap: each chunk lies in the row's
+            // `ow` elements from the tap.
+            let (xk, t) = (&from[offs[k]..][..ow], taps[k]);
             for (a, &at) in acc.iter_mut().zip(&at) {
-                let x: &[T; LANES] = from[offs[k] + at..][..LANES].try_into().expect("LANES");
+                let x: &[T; LANES] = xk[at..at + LANES].try_into().expect("LANES");
                 for (a, &v) in a.iter_mut().zip(x) {
-                    *a = *a + taps[k] * v;
+                    *a = *a + t * v;
                 }
             }
         }
