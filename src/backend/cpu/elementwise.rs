@@ -223,8 +223,9 @@ pub(crate) unsafe fn map1<A: Copy + Sync, O: Copy + Send>(
                         );
                     }
                     // A broadcast input (an expanded tensor made
-                    // contiguous): one value, written run-wide.
-                    [1, 0] => {
+                    // contiguous): one value, written run-wide (read only
+                    // for a run that has elements).
+                    [1, 0] if len > 0 => {
                         let v = f.one(*a);
                         write_run(
                             slice_out(o, len),
