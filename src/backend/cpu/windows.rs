@@ -858,7 +858,10 @@ fn tap_sums<T: Numeric, const N: usize>(
     let mut acc = [[T::zero(); LANES]; N];
     for r in rows {
         let gr = &g[r * gw..][..gw];
-        let xs: [&[T]; N] = core::array::from_fn(|n| &x[r * pw + offs[n]..][..gw]);
+        let mut xs: [&[T]; N] = [&[]; N];
+        for (xr, &off) in xs.iter_mut().zip(&offs) {
+            *xr = &x[r * pw + off..][..gw];
+        }
         for (c, gv) in gr.chunks_exact(LANES).enumerate() {
             for (a, xr) in acc.iter_mut().zip(&xs) {
                 let xv: &[T; LANES] = xr[c * LANES..][..LANES].try_into().expect("LANES");
