@@ -48,7 +48,7 @@ use super::primitives::whole;
 use super::reduce::{Reducer, Run as ReduceRun};
 use super::reducers::{Extreme, Sum};
 use super::storage::Storage;
-use super::store::{store_fence, stream_copy, stream_span, streams};
+use super::store::{prefetch_lines, store_fence, stream_copy, stream_span, streams};
 use crate::backend::Output;
 use crate::backend::fused::{Expr, Leaves};
 use crate::backend::layout::Owned;
@@ -714,7 +714,6 @@ fn read_ahead(leaves: &[LeafIn<'_>], ptrs: &LeafPtrs) -> [bool; MAX_LEAVES] {
 /// 2.13 in another run), and so was asking for the lines into L2 only.
 #[inline(always)]
 fn prefetch_block(s: &Segment<'_>, at: usize) {
-    #[cfg(target_arch = "x86_64")]
     for k in 0..MAX_LEAVES {
         let l = s.leaves.0[k];
         if !s.ahead[k] || s.st[k + 1] != 1 {
@@ -724,20 +723,8 @@ fn prefetch_block(s: &Segment<'_>, at: usize) {
         // address is never read: a prefetch is a hint, which does not
         // fault and changes nothing a program can observe.
         let first = l.ptr.wrapping_add((s.offs[k + 1] + at) * l.size);
-        let mut o = 0;
-        while o < BLOCK * l.size {
-            // SAFETY: a prefetch reads nothing architecturally and never
-            // faults, whatever the address (SSE, present on every x86-64).
-            unsafe {
-                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                    first.wrapping_add(o) as *const i8,
-                )
-            };
-            o += 64;
-        }
+        prefetch_lines(first, BLOCK * l.size);
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (s, at);
 }
 
 /// `r`'s fold of the value of `e` over `count` whole blocks of segment `s`

@@ -326,6 +326,27 @@ pub(crate) fn stream_span<O>(addr: usize, len: usize, unit: usize) -> Option<(us
     Some((head, (len - head) / unit * unit))
 }
 
+/// Asks for the cache lines of `start..start + bytes` into every cache
+/// level (`_MM_HINT_T0`), one request per 64 bytes. A prefetch is a hint:
+/// it reads nothing a program can observe and never faults, so any
+/// address will do, past a buffer's end included (x86-64's SSE, which
+/// every such CPU has; nothing elsewhere, or under Miri).
+#[inline(always)]
+pub(crate) fn prefetch_lines(start: *const u8, bytes: usize) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    for o in (0..bytes).step_by(64) {
+        // SAFETY: a prefetch reads nothing architecturally and never
+        // faults, whatever the address.
+        unsafe {
+            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                start.wrapping_add(o) as *const i8,
+            )
+        };
+    }
+    #[cfg(any(not(target_arch = "x86_64"), miri))]
+    let _ = (start, bytes);
+}
+
 /// Copies `bytes` bytes from `src` to `dst` with streaming stores (SSE2,
 /// which every x86-64 CPU has; plain stores elsewhere).
 ///

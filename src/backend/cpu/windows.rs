@@ -15,6 +15,7 @@ use super::isa::Vectors;
 use super::pool;
 use super::primitives::whole;
 use super::storage::Storage;
+use super::store::prefetch_lines;
 use crate::backend::Output;
 use crate::backend::windows::Window;
 use crate::element::Numeric;
@@ -464,24 +465,10 @@ impl ReadAhead {
     /// Asks for output row `r`'s slice of the plane.
     #[inline(always)]
     fn row(&self, r: usize) {
-        #[cfg(all(target_arch = "x86_64", not(miri)))]
-        {
-            let mut o = r * self.per_row;
-            let end = ((r + 1) * self.per_row).min(self.bytes);
-            while o < end {
-                // SAFETY: a prefetch reads nothing architecturally and never
-                // faults, whatever the address (past the storage's end
-                // included); SSE, present on every x86-64.
-                unsafe {
-                    core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                        self.start.wrapping_add(o) as *const i8,
-                    )
-                };
-                o += 64;
-            }
+        let (from, end) = (r * self.per_row, ((r + 1) * self.per_row).min(self.bytes));
+        if from < end {
+            prefetch_lines(self.start.wrapping_add(from), end - from);
         }
-        #[cfg(any(not(target_arch = "x86_64"), miri))]
-        let _ = r;
     }
 }
 
