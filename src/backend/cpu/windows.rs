@@ -380,7 +380,8 @@ fn tap_offsets<const K: usize>(w: &Window) -> [usize; K] {
 /// One output plane of a stride-1 depthwise convolution by `K = kh * kw`
 /// finite taps, from a zero-padded copy of the input plane: each output
 /// element is the sum of its `K` products in one pass (in the row loops'
-/// order, tap row by tap row, so the values are theirs), a row at a time.
+/// order, tap row by tap row, each by a fused multiply-add as there, so
+/// the values are theirs), a row at a time.
 /// The row loops ([`depthwise_rows`]) instead add one tap over the plane
 /// at a time, `K` passes over 56-element rows whose loop tails cost as
 /// much as their vectors. Rows of at least [`LANES`] outputs go by chunks
@@ -478,7 +479,8 @@ impl ReadAhead {
 /// chunks per pass (`G·LANES` accumulators in registers: eight AVX2
 /// registers of `f32` for `G = 4`), so the `K` additions of each output
 /// run in `G` independent chains instead of one. Each output is still the
-/// sum of its products in tap order, so the values are unchanged; a pass
+/// sum of its products in tap order, each added by a fused multiply-add
+/// ([`madd`]), so the values are those of one chain; a pass
 /// past the row's end repeats its last chunk (the same values, written
 /// again). `(8, 64, 56, 56)` by 3x3 taps, `f32`, 2 threads, AMD EPYC
 /// family 25 (Zen 3): see `benches/README.md`.
@@ -505,7 +507,7 @@ fn chunk_sums<T: Numeric, const K: usize, const G: usize>(
             for (a, &at) in acc.iter_mut().zip(&at) {
                 let x: &[T; LANES] = xk[at..at + LANES].try_into().expect("LANES");
                 for (a, &v) in a.iter_mut().zip(x) {
-                    *a = *a + t * v;
+                    *a = madd(*a, t, v);
                 }
             }
         }
@@ -521,8 +523,32 @@ fn chunk_sums<T: Numeric, const K: usize, const G: usize>(
     }
 }
 
+/// `a + t·v` rounded once (a fused multiply-add, `mul_add`) for `f32` and
+/// `f64`, as oneDNN's kernels compute; `a + t * v` for the other element
+/// types. Inlined into a [`Vectors::Widest`] closure on a processor with
+/// FMA it is one `vfmadd` per vector: half the instructions of a
+/// multiply and an add, each sum rounded once instead of twice. The value
+/// is the same on every path (`mul_add` is exactly rounded everywhere;
+/// where the processor has no FMA, as x86-64 before AVX2, it is the C
+/// library's `fma`, slower).
+#[inline(always)]
+fn madd<T: Numeric>(a: T, t: T, v: T) -> T {
+    use core::any::TypeId;
+    use core::mem::transmute_copy as bits;
+    if TypeId::of::<T>() == TypeId::of::<f32>() {
+        // SAFETY: `T` is `f32` (same size and bits), both ways.
+        unsafe { bits(&f32::mul_add(bits::<T, f32>(&t), bits(&v), bits(&a))) }
+    } else if TypeId::of::<T>() == TypeId::of::<f64>() {
+        // SAFETY: `T` is `f64` (same size and bits), both ways.
+        unsafe { bits(&f64::mul_add(bits::<T, f64>(&t), bits(&v), bits(&a))) }
+    } else {
+        a + t * v
+    }
+}
+
 /// One output plane of a depthwise convolution by the taps `taps` of its
-/// channel, added tap by tap over the rows inside the input (any stride;
+/// channel, added tap by tap over the rows inside the input by fused
+/// multiply-adds ([`madd`], as [`depthwise_padded`]) (any stride;
 /// `unit`: the stride along a row and the input's inner stride are 1).
 fn depthwise_rows<T: Numeric>(
     src: &Plane4<'_, T>,
@@ -548,11 +574,11 @@ fn depthwise_rows<T: Numeric>(
                         if unit {
                             let row = &src.x[base + ih * src.strides[2] + c0..][..dst.len()];
                             for (d, &v) in dst.iter_mut().zip(row) {
-                                *d = *d + tap * v;
+                                *d = madd(*d, tap, v);
                             }
                         } else {
                             for (k, d) in dst.iter_mut().enumerate() {
-                                *d = *d + tap * src.at(base, ih, c0 + k * w.stride[1]);
+                                *d = madd(*d, tap, src.at(base, ih, c0 + k * w.stride[1]));
                             }
                         }
                     }
@@ -769,7 +795,8 @@ const FLUSH_ROWS: usize = 4;
 /// over every output, three taps per pass over the gradient's rows
 /// ([`tap_sums`]), in runs of `LANES` (the gradient's rows padded with
 /// zeros to whole runs, so no run has a loop tail), summed in `T` lanes
-/// for [`FLUSH_ROWS`] rows, then in `f64`. The padded zeros add `0 · g`
+/// for [`FLUSH_ROWS`] rows, then lane by lane into `f64` totals, whose
+/// lanes are added once at the end. The padded zeros add `0 · g`
 /// and the zero gradients `0 · x`, which are 0 unless `g` or `x` is
 /// infinite or NaN; a sum that is not finite returns `false`, and the
 /// caller recomputes the channel with the row loops, which skip the
@@ -789,7 +816,8 @@ fn grad_weight_padded<T: Numeric, const K: usize>(
     // The gradient's rows padded with zeros to whole runs of `LANES`.
     let gw = ow.div_ceil(LANES) * LANES;
     let mut gpad = vec![T::zero(); oh * gw];
-    let mut total = [0f64; K];
+    // Per tap, `LANES` lanes of `f64` totals (summed once at the end).
+    let mut total = [[0f64; LANES]; K];
     for b in 0..ch.n {
         let (g, plane) = ch.planes(b, oc, oh * ow);
         for (d, r) in gpad.chunks_exact_mut(gw).zip(g.chunks_exact(ow)) {
@@ -805,19 +833,26 @@ fn grad_weight_padded<T: Numeric, const K: usize>(
                     // Three taps per pass over the gradient's rows (`K` is
                     // 9, 25 or 49: a last tap alone for the last two).
                     for k in (0..K - K % 3).step_by(3) {
-                        let sums =
-                            tap_sums(g, x, rows.clone(), [offs[k], offs[k + 1], offs[k + 2]]);
-                        for (t, s) in total[k..k + 3].iter_mut().zip(sums) {
-                            *t += s;
-                        }
+                        let [t0, t1, t2] = &mut total[k..k + 3] else {
+                            unreachable!("three taps")
+                        };
+                        tap_sums(
+                            g,
+                            x,
+                            rows.clone(),
+                            [offs[k], offs[k + 1], offs[k + 2]],
+                            [t0, t1, t2],
+                        );
                     }
                     if K % 3 == 1 {
-                        total[K - 1] += tap_sums(g, x, rows.clone(), [offs[K - 1]])[0];
+                        let t = &mut total[K - 1];
+                        tap_sums(g, x, rows.clone(), [offs[K - 1]], [t]);
                     }
                 }
             },
         );
     }
+    let total = total.map(|lanes| lanes.iter().sum::<f64>());
     if !total.iter().all(|t| t.is_finite()) {
         return false;
     }
@@ -827,21 +862,24 @@ fn grad_weight_padded<T: Numeric, const K: usize>(
     true
 }
 
-/// `N` taps' sums `Σ g[r][q] · x[r·pw + off + q]` over the rows `rows`
-/// of the gradient `g` (rows of `gw`, a multiple of [`LANES`]) and the
-/// padded input `x` (rows of `pw`, [`padded_plane`]), each read of `g`
-/// serving all `N`: per tap, [`LANES`] lanes in `T` (lane `l` takes the
-/// columns `l mod LANES`, row after row), then summed in `f64`. The same
-/// sums in the same order as one tap at a time, with a third of the reads
-/// of `g`; the accumulators (`N·LANES` elements, six AVX2 registers for
-/// three taps of `f32`) stay in registers.
+/// Adds `N` taps' sums `Σ g[r][q] · x[r·pw + off + q]` over the rows
+/// `rows` of the gradient `g` (rows of `gw`, a multiple of [`LANES`]) and
+/// the padded input `x` (rows of `pw`, [`padded_plane`]) into `totals`,
+/// each read of `g` serving all `N`: per tap, [`LANES`] lanes in `T` (lane
+/// `l` takes the columns `l mod LANES`, row after row, by fused
+/// multiply-adds, [`madd`]), then each lane added to its `f64` total
+/// (vector conversions and additions; the lanes are summed once, at the
+/// end). A third of the reads of `g` of one tap at a time; the
+/// accumulators (`N·LANES` elements, six AVX2 registers for three taps of
+/// `f32`) stay in registers.
 #[inline(always)]
 fn tap_sums<T: Numeric, const N: usize>(
     (g, gw): (&[T], usize),
     (x, pw): (&[T], usize),
     rows: core::ops::Range<usize>,
     offs: [usize; N],
-) -> [f64; N] {
+    totals: [&mut [f64; LANES]; N],
+) {
     let mut acc = [[T::zero(); LANES]; N];
     for r in rows {
         let gr = &g[r * gw..][..gw];
@@ -853,12 +891,16 @@ fn tap_sums<T: Numeric, const N: usize>(
             for (a, xr) in acc.iter_mut().zip(&xs) {
                 let xv: &[T; LANES] = xr[c * LANES..][..LANES].try_into().expect("LANES");
                 for (a, (&u, &v)) in a.iter_mut().zip(gv.iter().zip(xv)) {
-                    *a = *a + u * v;
+                    *a = madd(*a, u, v);
                 }
             }
         }
     }
-    acc.map(|a| a.iter().map(|&v| v.to_f64()).sum::<f64>())
+    for (t, a) in totals.into_iter().zip(&acc) {
+        for (t, &v) in t.iter_mut().zip(a) {
+            *t += v.to_f64();
+        }
+    }
 }
 
 /// The weight gradient of output channel `oc` by the row loops: tap by
