@@ -41,7 +41,7 @@ pub use lower::CpuExpr;
 
 use super::exec::Layout;
 use super::exec::{check_no_internal_overlap, partial_overlap};
-use super::isa::{Vectors, fold_in_memory_order, light_wide_default, widest};
+use super::isa::{Vectors, fold_in_memory_order, light_wide_default, read_ahead_blocks, widest};
 use super::locks::addr;
 use super::pool;
 use super::primitives::whole;
@@ -684,9 +684,13 @@ struct Segment<'a> {
 const READ_AHEAD_MIN: usize = 256 << 10;
 
 /// Which leaves a fused reduction reads ahead, a block at a time: those of
-/// at least [`READ_AHEAD_MIN`] bytes, which come from memory.
+/// at least [`READ_AHEAD_MIN`] bytes, which come from memory, on a
+/// processor where that helps ([`read_ahead_blocks`]; none elsewhere).
 fn read_ahead(leaves: &[LeafIn<'_>], ptrs: &LeafPtrs) -> [bool; MAX_LEAVES] {
     let mut far = [false; MAX_LEAVES];
+    if !read_ahead_blocks() {
+        return far;
+    }
     for (k, l) in leaves.iter().enumerate() {
         let span = if l.dims.contains(&0) {
             0
