@@ -716,6 +716,11 @@ fn read_ahead(leaves: &[LeafIn<'_>], ptrs: &LeafPtrs) -> [bool; MAX_LEAVES] {
 /// / 1.58-2.22 ms with `SHAPED_ISA=avx2`; 3.15-3.37 / 2.59-2.98 ms with
 /// `base`. A block two or three ahead was slower (2.34-2.50 ms against
 /// 2.13 in another run), and so was asking for the lines into L2 only.
+/// It runs only where the widest vectors are AVX-512
+/// ([`read_ahead_blocks`], which [`read_ahead`] consults): on an AMD EPYC
+/// Zen 3 with AVX2 the same sum was faster without it, so no leaf is read
+/// ahead on the AVX2 and SSE2 paths, Zen 5's `SHAPED_ISA` runs above
+/// included.
 #[inline(always)]
 fn prefetch_block(s: &Segment<'_>, at: usize) {
     for k in 0..MAX_LEAVES {

@@ -528,9 +528,11 @@ fn chunk_sums<T: Numeric, const K: usize, const G: usize>(
 /// types. Inlined into a [`Vectors::Widest`] closure on a processor with
 /// FMA it is one `vfmadd` per vector: half the instructions of a
 /// multiply and an add, each sum rounded once instead of twice. The value
-/// is the same on every path (`mul_add` is exactly rounded everywhere;
-/// where the processor has no FMA, as x86-64 before AVX2, it is the C
-/// library's `fma`, slower).
+/// is the same on every path, since `mul_add` is exactly rounded
+/// everywhere; but where the loops are not compiled for FMA (an x86-64
+/// without AVX2 and FMA, or `SHAPED_ISA=base`) each one is a call to the
+/// C library's `fma`, several times slower than the multiply and add it
+/// replaces. aarch64 has the instruction in its baseline.
 #[inline(always)]
 fn madd<T: Numeric>(a: T, t: T, v: T) -> T {
     use core::any::TypeId;
