@@ -859,6 +859,17 @@ fn depthwise_stride_one_gradients_match_naive_loops() {
         let (dx, dw) = (g.wrt(&x).unwrap().to_vec(), g.wrt(&w).unwrap().to_vec());
         assert_eq!(dx, geometry.grad_input(&tv, &ones), "sum, {case}");
         assert_eq!(dw, geometry.grad_weight(&xv, &ones), "sum, {case}");
+        // The output read with its spatial axes swapped, times the
+        // gradient stored that way: the output's gradient arrives
+        // transposed (strided, no zero stride), read by both gradients.
+        let yt: V4<f64> = y.permute(&[0, 1, 3, 2]).unwrap();
+        let [gn, go] = [n, c * mult];
+        let seed: T4<f64> = transposed_planes(&gv, [gn, go, oh, ow])
+            .permute(&[0, 1, 3, 2])
+            .unwrap();
+        let g = yt.try_mul(&Var::constant(seed)).unwrap().sum().backward();
+        let (dx, dw) = (g.wrt(&x).unwrap().to_vec(), g.wrt(&w).unwrap().to_vec());
+        assert_eq!((dx, dw), want, "transposed gradient, {case}");
     }
     // An infinite gradient at output (0, 0) of the first channel, ones
     // elsewhere and in the input: taps that read the padding there stay

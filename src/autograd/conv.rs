@@ -89,6 +89,10 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
 /// device has none.
 type DirectDyn<T, D> = Option<Result<DynTensor<T, D>, <D as crate::device::Device>::Error>>;
 type DynTensor<T, D> = crate::Tensor<T, DynRank, D>;
+/// Two results of one direct kernel on tensors of run-time rank: `None`
+/// when the device has none.
+type DirectPair<T, D> =
+    Option<Result<(DynTensor<T, D>, DynTensor<T, D>), <D as crate::device::Device>::Error>>;
 
 impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
     /// The depthwise convolution of this `(N, C, H, W)` value by `w` on a
@@ -107,6 +111,7 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
             |x, wt| direct::depthwise(x, wt, &win),
             move |g, wt| direct::depthwise_grad_input(g, wt, &win, channels),
             move |g, x| direct::depthwise_grad_weight(g, x, &win),
+            move |g, x, wt| direct::depthwise_grads(g, x, wt, &win, channels),
         )
     }
 
@@ -128,13 +133,17 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
             |x, wt| direct::conv_unit_stride(x, wt, &win, groups),
             move |g, wt| direct::conv_unit_stride_grad_input(g, wt, &win, groups, channels),
             move |g, x| direct::conv_unit_stride_grad_weight(g, x, &win, groups),
+            |_, _, _| None,
         )
     }
 
     /// A convolution of this value by `w` that the device runs by direct
     /// kernels: `forward(x, w)`, `None` where it has none; the gradients
     /// `grad_input(g, w)` and `grad_weight(g, x)` (`kernel` names the
-    /// kernel in the error where the device lacks a gradient).
+    /// kernel in the error where the device lacks a gradient), and
+    /// `grads(g, x, w)`, both at once where the device has that kernel
+    /// for this convolution (`None` otherwise), run first when both are
+    /// needed.
     fn direct_conv(
         &self,
         w: &DynVar<T, D>,
@@ -145,6 +154,10 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
         + Sync
         + 'static,
         grad_weight: impl Fn(&DynTensor<T, D>, &DynTensor<T, D>) -> DirectDyn<T, D>
+        + Send
+        + Sync
+        + 'static,
+        grads: impl Fn(&DynTensor<T, D>, &DynTensor<T, D>, &DynTensor<T, D>) -> DirectPair<T, D>
         + Send
         + Sync
         + 'static,
@@ -164,6 +177,15 @@ impl<T: Float, D: GradDevice<T>> Var<T, DynRank, D> {
                             "this device has {kernel} but not its gradient"
                         )))
                     };
+                    // One kernel for both, reading `g` once in its own
+                    // layout, where the device has it.
+                    if needs[0]
+                        && needs[1]
+                        && let Some(both) = grads(g, &x, &wt)
+                    {
+                        let (gx, gw) = both?;
+                        return Ok(smallvec![Some(gx), Some(gw)]);
+                    }
                     // Both gradients read all of `g`: a strided or expanded
                     // `g` (a `sum`'s gradient) is made contiguous once for
                     // the two, not once in each.

@@ -117,6 +117,17 @@ type Lay<'a, T, D> = Layout<'a, <D as Device>::Storage<T>>;
 /// A direct kernel's result: `None` when the device has none.
 type Direct<T, D> = Option<Result<Output<<D as Device>::Storage<T>>, <D as Device>::Error>>;
 
+/// Two results of one direct kernel: `None` when the device has none.
+type DirectPair<T, D> = Option<
+    Result<
+        (
+            Output<<D as Device>::Storage<T>>,
+            Output<<D as Device>::Storage<T>>,
+        ),
+        <D as Device>::Error,
+    >,
+>;
+
 /// Direct kernels for windows, where a device has them. Each reads its
 /// operands' layouts (any strides) and returns a new contiguous storage,
 /// or `None` when the device has no such kernel (the default): the
@@ -176,6 +187,38 @@ pub trait Windows<T: Numeric>: Backend<T> {
         _x: Lay<'_, T, Self>,
         _w: &Window,
     ) -> Direct<T, Self> {
+        None
+    }
+
+    /// Both gradients of [`Windows::depthwise`] at once, `(input's,
+    /// weight's)`, from the output's gradient `g` (any layout), the input
+    /// `x` and `weight`; `channels` is `C`. `None` where the device has no
+    /// such kernel or leaves this convolution to the two above (on the
+    /// CPU: other than one filter per channel, stride 1 and 3x3, 5x5 or
+    /// 7x7 taps, or taps that are not all finite). Each value is the one
+    /// the two separate kernels give.
+    ///
+    /// ```
+    /// use shaped::autograd::Var;
+    /// use shaped::ops::conv::Conv2dOptions;
+    /// use shaped::{Shape, Tensor};
+    /// // Depthwise 3x3, padding 1: both gradients from one read of `g`.
+    /// let x = Var::param(Tensor::<f32, Shape![1, 2, 3, 3]>::ones());
+    /// let w = Var::param(Tensor::<f32, Shape![2, 1, 3, 3]>::ones());
+    /// let opts = Conv2dOptions::new().padding(1).groups(2);
+    /// let y: Var<f32, Shape![1, 2, 3, 3]> = x.conv2d(&w, None, &opts);
+    /// let g = y.sum().backward();
+    /// // The centre input is in all nine windows; a corner tap sees 2x2 inputs.
+    /// assert_eq!(g.wrt(&x).unwrap().to_vec()[4], 9.);
+    /// assert_eq!(g.wrt(&w).unwrap().to_vec()[0], 4.);
+    /// ```
+    fn depthwise_grads(
+        _g: Lay<'_, T, Self>,
+        _x: Lay<'_, T, Self>,
+        _weight: Lay<'_, T, Self>,
+        _w: &Window,
+        _channels: usize,
+    ) -> DirectPair<T, Self> {
         None
     }
 

@@ -74,6 +74,23 @@ pub(crate) fn depthwise_grad_weight<T: Numeric, D: Windows<T>>(
     wrap::<T, D>(D::depthwise_grad_weight(g.layout(), x.layout(), w))
 }
 
+/// [`Windows::depthwise_grads`]: both gradients, `(input's, weight's)`,
+/// from `g`, the input `x` and `weight`; `channels` is `C`.
+#[allow(clippy::type_complexity)]
+pub(crate) fn depthwise_grads<T: Numeric, D: Windows<T>>(
+    g: &DynTensor<T, D>,
+    x: &DynTensor<T, D>,
+    weight: &DynTensor<T, D>,
+    w: &Window,
+    channels: usize,
+) -> Option<Result<(DynTensor<T, D>, DynTensor<T, D>), D::Error>> {
+    let both = D::depthwise_grads(g.layout(), x.layout(), weight.layout(), w, channels);
+    both.map(|r| {
+        let (gx, gw) = r?;
+        Ok((Tensor::from_output(gx)?, Tensor::from_output(gw)?))
+    })
+}
+
 /// [`Windows::conv_unit_stride`]: `x` `(N, C, H, W)` by `weight` `(O, C /
 /// groups, kh, kw)`, stride 1.
 pub(crate) fn conv_unit_stride<T: Numeric, D: Windows<T>>(

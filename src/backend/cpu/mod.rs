@@ -21,6 +21,7 @@ pub(crate) mod amx;
 pub(crate) mod attention;
 pub(crate) mod cache;
 pub(crate) mod compiled;
+mod depthwise_grads;
 mod elementwise;
 pub(crate) mod exec;
 pub(crate) mod fill;

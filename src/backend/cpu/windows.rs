@@ -42,7 +42,7 @@ impl<T> Out<T> {
 
 /// Runs `f(plane)` for every plane in `0..planes`, spread over the pool,
 /// with `work` elements touched per plane.
-fn planes(planes: usize, work: usize, f: &(dyn Fn(usize) + Sync)) {
+pub(super) fn planes(planes: usize, work: usize, f: &(dyn Fn(usize) + Sync)) {
     let tiles = if planes * work < pool::GRAIN {
         1
     } else {
@@ -307,7 +307,7 @@ fn depthwise_by<T: Numeric>(l: Layout<'_, T>, taps: &[T], o: usize, w: &Window) 
 
 /// Outputs per chunk of [`depthwise_padded`]'s rows: one AVX-512 register
 /// of `f32`.
-const LANES: usize = 16;
+pub(super) const LANES: usize = 16;
 
 /// A plane of a depthwise convolution of stride 1 by `K` taps:
 /// `(input, plane offset, taps, window, output plane)`.
@@ -318,12 +318,25 @@ type Planar<T> = fn(&Plane4<'_, T>, usize, &[T], &Window, &mut [MaybeUninit<T>])
 /// after the last row (so that a run of `LANES` from any element of it
 /// stays inside).
 fn padded_plane<T: Numeric>(src: &Plane4<'_, T>, base: usize, w: &Window) -> Vec<T> {
+    let mut pad = Vec::new();
+    fill_padded(&mut pad, src, base, w);
+    pad
+}
+
+/// Replaces the elements of `pad` by a [`padded_plane`] of the input plane
+/// at `base`, reusing its buffer.
+pub(super) fn fill_padded<T: Numeric>(
+    pad: &mut Vec<T>,
+    src: &Plane4<'_, T>,
+    base: usize,
+    w: &Window,
+) {
     let len = w.padded(0) * w.padded(1) + LANES + w.before[1];
-    let mut pad = Vec::with_capacity(len);
+    pad.clear();
+    pad.reserve(len);
     pad_plane_into(src, base, w, &mut pad.spare_capacity_mut()[..len]);
     // SAFETY: `pad_plane_into` wrote every one of the first `len` elements.
     unsafe { pad.set_len(len) };
-    pad
 }
 
 /// Writes every element of `dst` (at least `w.padded(0)·w.padded(1)`
@@ -354,6 +367,10 @@ pub(super) fn pad_plane_into<T: Numeric>(
             for (d, &v) in row.iter_mut().zip(from) {
                 *d = MaybeUninit::new(v);
             }
+        } else if src.strides[3] == 0 {
+            // A row expanded from one element (a `sum`'s gradient): one
+            // read, then a fill the compiler vectorises.
+            row.fill(MaybeUninit::new(src.at(base, r, 0)));
         } else {
             for (q, d) in row.iter_mut().enumerate() {
                 *d = MaybeUninit::new(src.at(base, r, q));
@@ -396,10 +413,23 @@ fn depthwise_padded<T: Numeric, const K: usize>(
     w: &Window,
     out: &mut [MaybeUninit<T>],
 ) {
+    let pad = padded_plane(src, base, w);
+    let ahead = ReadAhead::next_plane(src, base, w.input[0], w.output[0]);
+    padded_sums::<T, K>(&pad, taps, w, out, &ahead);
+}
+
+/// The output plane `out` of [`depthwise_padded`] from the padded plane
+/// `pad` ([`padded_plane`]), asking `ahead` for a slice of the next plane
+/// per output row.
+pub(super) fn padded_sums<T: Numeric, const K: usize>(
+    pad: &[T],
+    taps: &[T],
+    w: &Window,
+    out: &mut [MaybeUninit<T>],
+    ahead: &ReadAhead,
+) {
     let [oh, ow] = w.output;
     let pw = w.padded(1);
-    let pad = padded_plane(src, base, w);
-    let ahead = ReadAhead::next_plane(src, base, w.input[0], oh);
     let taps: &[T; K] = taps.try_into().expect("K = kh * kw taps");
     let offs = tap_offsets::<K>(w);
     // The widest vectors this CPU has for the loop over a row's outputs,
@@ -437,7 +467,7 @@ fn depthwise_padded<T: Numeric, const K: usize>(
 /// row while the current plane computes from its L1-resident copy, so
 /// that the next plane's copy finds its lines arriving or arrived instead
 /// of waiting on memory with nothing else to do.
-struct ReadAhead {
+pub(super) struct ReadAhead {
     start: *const u8,
     /// Bytes asked for per output row.
     per_row: usize,
@@ -448,6 +478,11 @@ struct ReadAhead {
 impl ReadAhead {
     /// The plane after `base`'s in `src` (`h` rows), in `rows` slices.
     fn next_plane<T>(src: &Plane4<'_, T>, base: usize, h: usize, rows: usize) -> Self {
+        Self::plane(src, base + src.strides[1], h, rows)
+    }
+
+    /// The plane at `base` in `src` (`h` rows), in `rows` slices.
+    pub(super) fn plane<T>(src: &Plane4<'_, T>, base: usize, h: usize, rows: usize) -> Self {
         let size = core::mem::size_of::<T>();
         // Rows of a plane that is contiguous along them; any other layout
         // asks for nothing.
@@ -457,7 +492,7 @@ impl ReadAhead {
             0
         };
         ReadAhead {
-            start: src.x.as_ptr().wrapping_add(base + src.strides[1]) as *const u8,
+            start: src.x.as_ptr().wrapping_add(base) as *const u8,
             per_row: bytes.div_ceil(rows.max(1)).next_multiple_of(64),
             bytes,
         }
@@ -663,31 +698,18 @@ fn grad_input_padded<T: Numeric>(
 ) -> Option<Fresh<T>> {
     let (n, o) = (dims[0], dims[1]);
     let [kh, kw] = w.kernel;
-    let reach = [w.dilation[0] * (kh - 1), w.dilation[1] * (kw - 1)];
-    let fits = (0..2).all(|a| w.before[a] <= reach[a] && w.after[a] <= reach[a]);
-    if w.stride != [1, 1] || o != c || !fits {
+    if o != c {
         return None;
     }
+    let turned = turned(w)?;
     let planar: Planar<T> = match kh * kw {
         9 => depthwise_padded::<T, 9>,
         25 => depthwise_padded::<T, 25>,
         49 => depthwise_padded::<T, 49>,
         _ => return None,
     };
-    let turned = Window {
-        kernel: w.kernel,
-        stride: [1, 1],
-        dilation: w.dilation,
-        before: [reach[0] - w.before[0], reach[1] - w.before[1]],
-        after: [reach[0] - w.after[0], reach[1] - w.after[1]],
-        input: w.output,
-        output: w.input,
-    };
-    // Tap `(i, j)` of each filter at `(kh - 1 - i, kw - 1 - j)`.
     let k = kh * kw;
-    let flipped: Vec<T> = (0..o * k)
-        .map(|t| taps[t / k * k + (k - 1 - t % k)])
-        .collect();
+    let flipped = flipped(taps, k);
     let [oh, ow] = w.output;
     let src = Plane4 {
         x: grad,
@@ -716,6 +738,35 @@ fn grad_input_padded<T: Numeric>(
             }
         },
     ))
+}
+
+/// The window whose stride-1 depthwise convolution of the output's
+/// gradient, by the taps turned by 180° ([`flipped`]), is the input's
+/// gradient: the forward's kernel, padding `dilation * (k - 1)` less the
+/// forward's on each side, the input and output sizes swapped. `None`
+/// for a stride other than 1 or a side padded by more than the dilated
+/// kernel.
+pub(super) fn turned(w: &Window) -> Option<Window> {
+    let [kh, kw] = w.kernel;
+    let reach = [w.dilation[0] * (kh - 1), w.dilation[1] * (kw - 1)];
+    let fits = (0..2).all(|a| w.before[a] <= reach[a] && w.after[a] <= reach[a]);
+    (w.stride == [1, 1] && fits).then_some(Window {
+        kernel: w.kernel,
+        stride: [1, 1],
+        dilation: w.dilation,
+        before: [reach[0] - w.before[0], reach[1] - w.before[1]],
+        after: [reach[0] - w.after[0], reach[1] - w.after[1]],
+        input: w.output,
+        output: w.input,
+    })
+}
+
+/// The filters of `k` taps in `taps`, each turned by 180°: tap `(i, j)` at
+/// `(kh - 1 - i, kw - 1 - j)`.
+pub(super) fn flipped<T: Numeric>(taps: &[T], k: usize) -> Vec<T> {
+    (0..taps.len())
+        .map(|t| taps[t / k * k + (k - 1 - t % k)])
+        .collect()
 }
 
 pub(super) fn depthwise_grad_weight<T: Numeric>(
@@ -813,25 +864,58 @@ fn grad_weight_padded<T: Numeric, const K: usize>(
     out: &mut [T],
 ) -> bool {
     let [oh, ow] = w.output;
-    let pw = w.padded(1);
-    let offs = tap_offsets::<K>(w);
+    let mut sums = TapTotals::<K>::new(w);
     // The gradient's rows padded with zeros to whole runs of `LANES`.
-    let gw = ow.div_ceil(LANES) * LANES;
+    let gw = runs(ow);
     let mut gpad = vec![T::zero(); oh * gw];
-    // Per tap, `LANES` lanes of `f64` totals (summed once at the end).
-    let mut total = [[0f64; LANES]; K];
+    let mut pad = Vec::new();
     for b in 0..ch.n {
         let (g, plane) = ch.planes(b, oc, oh * ow);
         for (d, r) in gpad.chunks_exact_mut(gw).zip(g.chunks_exact(ow)) {
             d[..ow].copy_from_slice(r);
         }
-        let pad = padded_plane(src, src.base(plane), w);
+        fill_padded(&mut pad, src, src.base(plane), w);
+        sums.add(&gpad, &pad, w);
+    }
+    sums.write(out)
+}
+
+/// `n` rounded up to whole runs of [`LANES`].
+pub(super) fn runs(n: usize) -> usize {
+    n.div_ceil(LANES) * LANES
+}
+
+/// The `K` taps' sums of a stride-1 depthwise weight gradient over the
+/// planes added so far: per tap, [`LANES`] lanes of `f64` totals, summed
+/// once at the end.
+pub(super) struct TapTotals<const K: usize> {
+    total: [[f64; LANES]; K],
+    offs: [usize; K],
+}
+
+impl<const K: usize> TapTotals<K> {
+    /// No planes yet, for the window `w` (of `K` taps).
+    pub(super) fn new(w: &Window) -> Self {
+        TapTotals {
+            total: [[0.0; LANES]; K],
+            offs: tap_offsets::<K>(w),
+        }
+    }
+
+    /// Adds each tap's `Σ g[r][q] · x[r + i][q + j]` over one plane: the
+    /// gradient's rows `gpad` (each padded with zeros to [`runs`] of its
+    /// `ow`) and the input's [`padded_plane`] `pad`, three taps per pass
+    /// over the gradient's rows ([`tap_sums`]).
+    pub(super) fn add<T: Numeric>(&mut self, gpad: &[T], pad: &[T], w: &Window) {
+        let [oh, ow] = w.output;
+        let (gw, pw, offs) = (runs(ow), w.padded(1), self.offs);
+        let total = &mut self.total;
         Vectors::Widest.run(
             #[inline(always)]
             || {
                 for rows in (0..oh).step_by(FLUSH_ROWS) {
                     let rows = rows..(rows + FLUSH_ROWS).min(oh);
-                    let (g, x) = ((&gpad[..], gw), (&pad[..], pw));
+                    let (g, x) = ((gpad, gw), (pad, pw));
                     // Three taps per pass over the gradient's rows (`K` is
                     // 9, 25 or 49: a last tap alone for the last two).
                     for k in (0..K - K % 3).step_by(3) {
@@ -854,14 +938,19 @@ fn grad_weight_padded<T: Numeric, const K: usize>(
             },
         );
     }
-    let total = total.map(|lanes| lanes.iter().sum::<f64>());
-    if !total.iter().all(|t| t.is_finite()) {
-        return false;
+
+    /// Writes the `K` sums to `out`; `false` (nothing written) when one is
+    /// not finite.
+    pub(super) fn write<T: Numeric>(&self, out: &mut [T]) -> bool {
+        let total = self.total.map(|lanes| lanes.iter().sum::<f64>());
+        if !total.iter().all(|t| t.is_finite()) {
+            return false;
+        }
+        for (d, &t) in out.iter_mut().zip(&total) {
+            *d = T::from_f64(t);
+        }
+        true
     }
-    for (d, &t) in out.iter_mut().zip(&total) {
-        *d = T::from_f64(t);
-    }
-    true
 }
 
 /// Adds `N` taps' sums `Σ g[r][q] · x[r·pw + off + q]` over the rows
@@ -890,6 +979,7 @@ fn tap_sums<T: Numeric, const N: usize>(
             *xr = &x[r * pw + off..][..gw];
         }
         for (c, gv) in gr.chunks_exact(LANES).enumerate() {
+            let gv: &[T; LANES] = gv.try_into().expect("LANES");
             for (a, xr) in acc.iter_mut().zip(&xs) {
                 let xv: &[T; LANES] = xr[c * LANES..][..LANES].try_into().expect("LANES");
                 for (a, (&u, &v)) in a.iter_mut().zip(gv.iter().zip(xv)) {
@@ -898,6 +988,7 @@ fn tap_sums<T: Numeric, const N: usize>(
             }
         }
     }
+    let acc = core::hint::black_box(acc);
     for (t, a) in totals.into_iter().zip(&acc) {
         for (t, &v) in t.iter_mut().zip(a) {
             *t += v.to_f64();

@@ -1,9 +1,11 @@
 //! Which CPU kernel runs each window operation of convolutions and
 //! poolings ([`Windows`]): im2col, col2im and the depthwise kernels of
-//! `windows.rs`, and the stride-1 convolution of `unit_stride_conv.rs`
-//! (one matrix product per tap). The two kernel files share the plane
-//! helpers of `windows.rs`; this impl is the only place that names both.
+//! `windows.rs` (both gradients in one pass: `depthwise_grads.rs`), and
+//! the stride-1 convolution of `unit_stride_conv.rs` (one matrix product
+//! per tap). The kernel files share the plane helpers of `windows.rs`;
+//! this impl is the only place that names them all.
 
+use super::depthwise_grads::depthwise_grads;
 use super::exec::Layout;
 use super::storage::Storage;
 use super::unit_stride_conv;
@@ -41,6 +43,16 @@ impl<T: Numeric> Windows<T> for Cpu {
 
     fn depthwise_grad_weight(g: Layout<'_, T>, x: Layout<'_, T>, w: &Window) -> Option<Fresh<T>> {
         Some(depthwise_grad_weight(g, x, w))
+    }
+
+    fn depthwise_grads(
+        g: Layout<'_, T>,
+        x: Layout<'_, T>,
+        weight: Layout<'_, T>,
+        w: &Window,
+        channels: usize,
+    ) -> Option<Result<(Output<Storage<T>>, Output<Storage<T>>), ShapeError>> {
+        depthwise_grads(g, x, weight, w, channels)
     }
 
     fn conv_unit_stride(
