@@ -988,6 +988,9 @@ fn tap_sums<T: Numeric, const N: usize>(
             }
         }
     }
+    // The lanes leave the registers here: without this, the vectoriser
+    // matched the loop above to the four-lane `f32 -> f64` conversions
+    // below and ran it in 128-bit vectors, half the AVX2 width.
     let acc = core::hint::black_box(acc);
     for (t, a) in totals.into_iter().zip(&acc) {
         for (t, &v) in t.iter_mut().zip(a) {
