@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Convolutions in shaped (examples/bench_conv.rs) and in PyTorch (CPU,
 float32, oneDNN, same thread count), timed the same way (median of REPS
-runs after 2 warm-up runs) in one session, with the ratio: a ResNet-18
+runs after 2 warm-up runs) in one session, each case in shaped and then
+in PyTorch back to back, with the ratio: a ResNet-18
 basic block (conv3x3-BN-ReLU-conv3x3-BN + residual, ReLU; 64 channels,
 56x56, batch 8) forward under no_grad and forward + backward, and a
 depthwise 3x3 convolution (64 channels, groups 64) forward and forward +
@@ -41,6 +42,7 @@ def median_ns(reps, f):
 
 
 def torch_cases(reps):
+    """PyTorch's cases, by name: each a function to time."""
     import torch
     import torch.nn as nn
 
@@ -83,13 +85,14 @@ def torch_cases(reps):
         "depthwise_forward": dw_forward,
         "depthwise_train": dw_train,
     }
-    return {k: median_ns(reps, f) for k, f in cases.items()}, torch.__version__
+    return cases, torch.__version__
 
 
-def shaped_cases(exe, reps):
+def shaped_case(exe, reps, name):
+    """shaped's median for the case `name` (bench_conv runs only it)."""
     env = dict(os.environ, RAYON_NUM_THREADS=str(THREADS))
-    out = subprocess.check_output([exe, str(reps)], env=env, text=True)
-    return {name: float(ns) for name, ns in (l.split("\t") for l in out.strip().splitlines())}
+    out = subprocess.check_output([exe, str(reps), name], env=env, text=True)
+    return {n: float(ns) for n, ns in (l.split("\t") for l in out.strip().splitlines())}[name]
 
 
 def main():
@@ -101,14 +104,18 @@ def main():
     )
     exe = os.path.join(ROOT, "target", "release", "examples", "bench_conv")
     print(f"convolutions, float32, {THREADS} threads, median of {reps}")
+    cases, version = torch_cases(reps)
     for r in range(rounds):
-        ours = shaped_cases(exe, reps)
-        theirs, version = torch_cases(reps)
-        for name in ours:
+        # Each case timed in shaped and then in PyTorch, back to back, so
+        # that a slow minute on this machine falls on both engines rather
+        # than on all of one engine's cases.
+        for name, f in cases.items():
+            ours = shaped_case(exe, reps, name)
+            theirs = median_ns(reps, f)
             print(
-                f"round {r + 1}  {name:18} shaped {ours[name] / 1e6:9.2f} ms"
-                f"   torch {version} {theirs[name] / 1e6:9.2f} ms"
-                f"   torch/shaped {theirs[name] / ours[name]:5.2f}"
+                f"round {r + 1}  {name:18} shaped {ours / 1e6:9.2f} ms"
+                f"   torch {version} {theirs / 1e6:9.2f} ms"
+                f"   torch/shaped {theirs / ours:5.2f}"
             )
 
 
