@@ -194,9 +194,10 @@ pub trait Windows<T: Numeric>: Backend<T> {
     /// weight's)`, from the output's gradient `g` (any layout), the input
     /// `x` and `weight`; `channels` is `C`. `None` where the device has no
     /// such kernel or leaves this convolution to the two above (on the
-    /// CPU: other than one filter per channel, stride 1 and 3x3, 5x5 or
-    /// 7x7 taps, or taps that are not all finite). Each value is the one
-    /// the two separate kernels give.
+    /// CPU: other than one filter per channel, stride 1 and kernels of
+    /// 9, 25 or 49 taps (3x3, 5x5, 7x7), a side padded past the dilated
+    /// kernel, or taps that are not all finite). Each value is the one the
+    /// two separate kernels give.
     ///
     /// ```
     /// use shaped::autograd::Var;

@@ -25,8 +25,8 @@ use crate::shape::ShapeError;
 type Pair<T> = Result<(Output<Storage<T>>, Output<Storage<T>>), ShapeError>;
 
 /// The gradients of a depthwise convolution of `x` `(N, C, H, W)` by
-/// `weight` `(C, 1, kh, kw)` (one filter per channel, stride 1, 3x3, 5x5
-/// or 7x7 taps, no side padded past the dilated kernel) from the output's
+/// `weight` `(C, 1, kh, kw)` (one filter per channel, stride 1, kernels of
+/// 9, 25 or 49 taps, no side padded past the dilated kernel) from the output's
 /// gradient `g`, `(N, C, oh, ow)` of any layout: `(input's, weight's)`.
 /// `None` for any other convolution, an empty one, or taps that are not
 /// all finite: the separate kernels handle those.
