@@ -176,31 +176,27 @@ fn channel<T: Numeric, const K: usize>(
 
 #[cfg(test)]
 mod tests {
-    use crate::autograd::Var;
-    use crate::ops::conv::ConvOptions;
-    use crate::{Dyn, Tensor};
+    use std::sync::Arc;
 
-    type T4 = Tensor<f64, (Dyn, Dyn, Dyn, Dyn)>;
+    use super::depthwise_grads;
+    use crate::backend::Layout;
+    use crate::backend::cpu::storage::Storage;
+    use crate::backend::windows::Window;
 
     /// Naive loops: the input's and the weight's gradients of a depthwise
     /// 3x3 convolution, padding 1, of `x` `(n, c, h, w)` by `taps` for the
-    /// output gradient `g` (same sizes as `x`).
+    /// row-major output gradient `g` (same sizes as `x`).
     fn naive(x: &[f64], taps: &[f64], g: &[f64], [n, c, h, w]: [usize; 4]) -> (Vec<f64>, Vec<f64>) {
         let (mut gx, mut gw) = (vec![0.0; x.len()], vec![0.0; c * 9]);
         for p in 0..n * c {
-            for r in 0..h {
-                for q in 0..w {
-                    for (i, j) in (0..3).flat_map(|i| (0..3).map(move |j| (i, j))) {
-                        let (y, z) = (r + i, q + j);
-                        if (1..=h).contains(&y) && (1..=w).contains(&z) {
-                            let (xi, gi, t) = (
-                                (p * h + y - 1) * w + z - 1,
-                                (p * h + r) * w + q,
-                                (p % c) * 9 + i * 3 + j,
-                            );
-                            gx[xi] += g[gi] * taps[t];
-                            gw[t] += g[gi] * x[xi];
-                        }
+            for (r, q) in (0..h).flat_map(|r| (0..w).map(move |q| (r, q))) {
+                for (i, j) in (0..3).flat_map(|i| (0..3).map(move |j| (i, j))) {
+                    let (y, z) = (r + i, q + j);
+                    if (1..=h).contains(&y) && (1..=w).contains(&z) {
+                        let xi = (p * h + y - 1) * w + z - 1;
+                        let (gi, t) = ((p * h + r) * w + q, (p % c) * 9 + i * 3 + j);
+                        gx[xi] += g[gi] * taps[t];
+                        gw[t] += g[gi] * x[xi];
                     }
                 }
             }
@@ -208,32 +204,66 @@ mod tests {
         (gx, gw)
     }
 
+    /// The layout of `storage` with sizes `dims` and strides `strides`.
+    fn lay<'a>(
+        storage: &'a Arc<Storage<f64>>,
+        dims: &'a [usize],
+        strides: &'a [usize],
+    ) -> Layout<'a, Storage<f64>> {
+        Layout {
+            storage,
+            dims,
+            strides,
+            offset: 0,
+        }
+    }
+
+    /// `len` small integers: sums of their products are exact.
+    fn ints(len: usize, step: usize, m: usize) -> Vec<f64> {
+        (0..len)
+            .map(|i| ((i * step) % m) as f64 - (m / 2) as f64)
+            .collect()
+    }
+
     /// Both gradients in one pass, rows of 17 (a chunk of 16 and one moved
-    /// back), for a contiguous output gradient and a `sum`'s expanded one
-    /// (stride 0 on every axis), against naive loops (small integers:
-    /// exact); small enough for Miri (`scripts/miri.sh`).
+    /// back), for a contiguous output gradient and an expanded one (stride
+    /// 0 on every axis), against naive loops; small enough for Miri
+    /// (`scripts/miri.sh`).
     #[test]
     fn both_gradients_match_naive_loops() {
-        let dims = [2, 2, 3, 17];
+        let dims = [2usize, 2, 3, 17];
         let len = dims.iter().product::<usize>();
-        let ints = |len: usize, step: usize, m: usize| -> Vec<f64> {
-            (0..len)
-                .map(|i| ((i * step) % m) as f64 - (m / 2) as f64)
-                .collect()
+        let w = Window {
+            kernel: [3, 3],
+            stride: [1, 1],
+            dilation: [1, 1],
+            before: [1, 1],
+            after: [1, 1],
+            input: [3, 17],
+            output: [3, 17],
         };
         let (xv, tv, gv) = (ints(len, 7919, 17), ints(18, 31, 7), ints(len, 104_729, 13));
-        let x = Var::param(T4::try_from_vec(xv.clone(), &dims).unwrap());
-        let w = Var::param(T4::try_from_vec(tv.clone(), &[2, 1, 3, 3]).unwrap());
-        let opts = ConvOptions::new().padding(1).groups(2);
-        let y: Var<f64, (Dyn, Dyn, Dyn, Dyn)> = x.try_conv2d(&w, None, &opts).unwrap();
-        let seed = Var::constant(T4::try_from_vec(gv.clone(), &dims).unwrap());
-        let grads = y.try_mul(&seed).unwrap().sum().backward();
-        let want = naive(&xv, &tv, &gv, dims);
-        assert_eq!(grads.wrt(&x).unwrap().to_vec(), want.0);
-        assert_eq!(grads.wrt(&w).unwrap().to_vec(), want.1);
-        let grads = y.sum().backward();
-        let want = naive(&xv, &tv, &vec![1.0; len], dims);
-        assert_eq!(grads.wrt(&x).unwrap().to_vec(), want.0);
-        assert_eq!(grads.wrt(&w).unwrap().to_vec(), want.1);
+        let (xs, ts) = (Storage::shared(xv.clone()), Storage::shared(tv.clone()));
+        let (gs, one) = (Storage::shared(gv.clone()), Storage::shared(vec![1.0]));
+        let x = lay(&xs, &dims, &[102, 51, 17, 1]);
+        let taps = lay(&ts, &[2, 1, 3, 3], &[9, 9, 3, 1]);
+        for (g, want) in [
+            (
+                lay(&gs, &dims, &[102, 51, 17, 1]),
+                naive(&xv, &tv, &gv, dims),
+            ),
+            (
+                lay(&one, &dims, &[0, 0, 0, 0]),
+                naive(&xv, &tv, &vec![1.0; len], dims),
+            ),
+        ] {
+            let (gx, gw) = depthwise_grads(g, x, taps, &w, 2)
+                .expect("one filter per channel, stride 1, 3x3")
+                .unwrap();
+            assert_eq!(&gx.dims[..], &dims[..]);
+            assert_eq!(&gw.dims[..], &[2, 1, 3, 3][..]);
+            assert_eq!(gx.storage.read().to_vec(), want.0);
+            assert_eq!(gw.storage.read().to_vec(), want.1);
+        }
     }
 }
