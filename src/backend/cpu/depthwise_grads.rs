@@ -13,8 +13,7 @@ use super::exec::{Layout, with_elements};
 use super::primitives::whole;
 use super::storage::Storage;
 use super::windows::{
-    LANES, Out, Plane4, ReadAhead, TapTotals, fill_padded, flipped, padded_sums, planes, runs,
-    turned,
+    Out, Plane4, ReadAhead, TapTotals, fill_padded, flipped, padded_sums, planes, runs, turned,
 };
 use crate::backend::Output;
 use crate::backend::windows::Window;
@@ -152,7 +151,6 @@ fn channel<T: Numeric, const K: usize>(
     // (`runs`); the zeros past each row are never overwritten.
     let mut grows = vec![T::zero(); oh * gw];
     let mut sums = TapTotals::<K>::new(w);
-    debug_assert!(gw >= LANES || ow == 0);
     for b in 0..ops.n {
         let p = b * ops.c + ch;
         fill_padded(&mut gpad, &ops.g, ops.g.base(p), turned);
